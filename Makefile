@@ -1,0 +1,35 @@
+# Two entry points for a fresh Debian machine: `make demo` and `make test`.
+VENV      ?= .venv
+PY        := $(VENV)/bin/python
+# Debian packages the project drives through subprocess (installed only when run as root).
+DEB_PKGS  := clang-22 libigc-tools spirv-tools graphviz python3-venv
+DEB_TOOLS := clang-22 iga64 spirv-val dot
+
+.PHONY: demo test deps bench clean
+
+$(VENV)/.deps: pyproject.toml
+	@missing=""; for t in $(DEB_TOOLS); do command -v $$t >/dev/null 2>&1 || missing="$$missing $$t"; done; \
+	if [ -n "$$missing" ]; then \
+	  if [ "$$(id -u)" = 0 ]; then \
+	    echo "installing Debian packages for:$$missing"; \
+	    apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $(DEB_PKGS); \
+	  else echo "warning: missing$$missing; run 'sudo apt-get install $(DEB_PKGS)'"; fi; \
+	fi
+	python3 -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q -e '.[test]'
+	touch $@
+
+deps: $(VENV)/.deps
+
+demo: deps
+	$(PY) -m tools.demo
+
+test: deps
+	$(PY) -m pytest -n auto -q -p no:cacheprovider
+
+bench: deps
+	$(PY) -m tools.bench_structurize
+
+clean:
+	rm -rf $(VENV) build *.egg-info

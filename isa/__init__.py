@@ -1,0 +1,1 @@
+"""Intel Gen ISA: encoding, text (IGA syntax) and a SIMD simulator."""

@@ -1,0 +1,1 @@
+"""Gen9 (Skylake) instruction set: model, encoding, assembler, disassembler, simulator."""
