@@ -1,0 +1,12 @@
+"""The NIR-like structured IR: types, values, instructions and the control-flow tree.
+
+    LLVM IR --frontend--> CFG form (blocks + br/cbr/switch/ret)
+            --structurize--> tree form (blocks, ifs, loops; break/continue/return)
+            --backends--> SPIR-V, Gen ISA
+
+Both forms share the same Block/Instr/Value classes, so analyses written on the CFG view (succs/preds)
+work on either; `Function.is_structured` tells which one a function is in.
+"""
+from lowering.ir.types import (Type, VOID, I1, I8, I16, I32, I64, F16, F32, F64, ptr, int_type, float_type)
+from lowering.ir.core import (Value, Const, Undef, Arg, Instr, Phi, Block, If, Loop, CFNode, Function,
+                              JUMPS, TERMINATORS)

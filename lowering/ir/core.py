@@ -1,0 +1,339 @@
+"""Values, instructions, blocks and the control-flow tree.
+
+A Function is either in CFG form (`blocks`, each ending in a terminator: br, cbr, switch, ret,
+unreachable) or in structured form (`body`, a CF list of Block/If/Loop nodes whose blocks end in a jump
+- break, continue, return - or fall through as the tree says). In both forms every Block carries `succs` and
+`preds`; in the structured form `Function.update_cfg()` derives them from the tree, and the validator
+checks that the stored lists agree with a fresh derivation.
+
+Tree rules (Mesa NIR's control-flow model): a CF list starts and ends with a block and holds exactly one
+block between two ifs/loops; every if has an else; a loop is infinite and left only by break (or return);
+phis sit at the top of the block after an if, the block after a loop, or a loop's first block.
+"""
+from __future__ import annotations
+
+from typing import Iterator
+
+from lowering.ir.types import Type, VOID, I1
+
+JUMPS = ("break", "continue", "return")
+TERMINATORS = ("br", "cbr", "switch", "ret", "unreachable")
+
+
+class Value:
+    """Anything an instruction can use: constants, undef, arguments and instruction results."""
+    __slots__ = ("type", "name")
+
+    def __init__(self, type: Type, name: str = ""):
+        self.type = type
+        self.name = name
+
+
+class Const(Value):
+    __slots__ = ("value",)
+
+    def __init__(self, type: Type, value: int | float):
+        super().__init__(type)
+        if type.is_int:
+            value = int(value) & ((1 << type.bits) - 1)
+        elif type.is_ptr:
+            value = int(value)
+        self.value = value
+
+    def signed(self) -> int:
+        v, bits = self.value, self.type.bits
+        return v - (1 << bits) if self.type.is_int and v >> (bits - 1) else v
+
+
+class Undef(Value):
+    __slots__ = ()
+
+
+class Arg(Value):
+    __slots__ = ("index",)
+
+    def __init__(self, type: Type, index: int, name: str = ""):
+        super().__init__(type, name)
+        self.index = index
+
+
+class Instr(Value):
+    """An SSA instruction. `attrs` holds non-value operands: compare predicate, builtin name, alignment,
+    switch case values. `targets` holds successor blocks of a CFG-form terminator."""
+    __slots__ = ("opcode", "operands", "attrs", "targets", "block")
+
+    def __init__(self, opcode: str, operands: list[Value], type: Type = VOID, attrs: dict | None = None,
+                 targets: list["Block"] | None = None, name: str = ""):
+        super().__init__(type, name)
+        self.opcode = opcode
+        self.operands = list(operands)
+        self.attrs = attrs or {}
+        self.targets = targets or []
+        self.block: Block | None = None
+
+    @property
+    def is_jump(self) -> bool:
+        return self.opcode in JUMPS
+
+    @property
+    def is_terminator(self) -> bool:
+        return self.opcode in TERMINATORS
+
+    @property
+    def has_result(self) -> bool:
+        return self.type != VOID
+
+    def __repr__(self) -> str:
+        return f"<{self.opcode} {self.name or hex(id(self))}>"
+
+
+class Phi(Instr):
+    """operands[i] flows in from blocks[i]; one entry per predecessor."""
+    __slots__ = ("blocks",)
+
+    def __init__(self, type: Type, incoming: list[tuple["Block", Value]] = (), name: str = ""):
+        super().__init__("phi", [v for _, v in incoming], type, name=name)
+        self.blocks = [b for b, _ in incoming]
+
+    def incoming(self) -> list[tuple["Block", Value]]:
+        return list(zip(self.blocks, self.operands))
+
+    def add_incoming(self, block: "Block", value: Value) -> None:
+        self.blocks.append(block)
+        self.operands.append(value)
+
+    def value_for(self, block: "Block") -> Value:
+        return self.operands[self.blocks.index(block)]
+
+
+class CFNode:
+    """A node of the control-flow tree. `parent` is the If/Loop/Function whose CF list holds it."""
+    __slots__ = ("parent",)
+
+    def __init__(self):
+        self.parent: CFNode | Function | None = None
+
+
+class Block(CFNode):
+    __slots__ = ("instrs", "succs", "preds", "label", "index")
+
+    def __init__(self, label: str = ""):
+        super().__init__()
+        self.instrs: list[Instr] = []
+        self.succs: list[Block] = []
+        self.preds: list[Block] = []
+        self.label = label           # the source's name for it, if any (LLVM block name)
+        self.index = -1              # position in the function's block order, set by Function.index_blocks
+
+    def append(self, instr: Instr) -> Instr:
+        instr.block = self
+        self.instrs.append(instr)
+        return instr
+
+    def insert(self, pos: int, instr: Instr) -> Instr:
+        instr.block = self
+        self.instrs.insert(pos, instr)
+        return instr
+
+    def phis(self) -> Iterator[Phi]:
+        for ins in self.instrs:
+            if not isinstance(ins, Phi):
+                break
+            yield ins
+
+    @property
+    def terminator(self) -> Instr | None:
+        """The last instruction if it ends the block: a CFG terminator or a structured jump."""
+        if self.instrs and (self.instrs[-1].is_terminator or self.instrs[-1].is_jump):
+            return self.instrs[-1]
+        return None
+
+    @property
+    def jump(self) -> Instr | None:
+        t = self.terminator
+        return t if t is not None and t.is_jump else None
+
+    def __repr__(self) -> str:
+        return f"<block b{self.index}{' ' + self.label if self.label else ''}>"
+
+
+class If(CFNode):
+    __slots__ = ("cond", "then_list", "else_list")
+
+    def __init__(self, cond: Value, then_list: list[CFNode] | None = None, else_list: list[CFNode] | None = None):
+        super().__init__()
+        self.cond = cond
+        self.then_list: list[CFNode] = []
+        self.else_list: list[CFNode] = []
+        for n in then_list or [Block()]:
+            self.add_then(n)
+        for n in else_list or [Block()]:
+            self.add_else(n)
+
+    def add_then(self, node: CFNode) -> CFNode:
+        node.parent = self
+        self.then_list.append(node)
+        return node
+
+    def add_else(self, node: CFNode) -> CFNode:
+        node.parent = self
+        self.else_list.append(node)
+        return node
+
+
+class Loop(CFNode):
+    __slots__ = ("body",)
+
+    def __init__(self, body: list[CFNode] | None = None):
+        super().__init__()
+        self.body: list[CFNode] = []
+        for n in body or [Block()]:
+            self.add(n)
+
+    def add(self, node: CFNode) -> CFNode:
+        node.parent = self
+        self.body.append(node)
+        return node
+
+
+def first_block(nodes: list[CFNode]) -> Block:
+    return nodes[0]  # CF lists start with a block (validated)
+
+
+def last_block(nodes: list[CFNode]) -> Block:
+    return nodes[-1]
+
+
+class Function:
+    """A kernel. CFG form: `blocks` (entry first). Structured form: `body` plus the fake `end_block`
+    that returns lead to (NIR's end block: it holds no instructions)."""
+
+    def __init__(self, name: str, args: list[Arg], return_type: Type = VOID, is_kernel: bool = True):
+        self.name = name
+        self.args = args
+        self.return_type = return_type
+        self.is_kernel = is_kernel
+        self.blocks: list[Block] = []      # CFG form
+        self.body: list[CFNode] = []       # structured form
+        self.is_structured = False
+        self.end_block = Block("end")
+        self.source_name = ""              # file the function came from, for error messages
+        self.local_memory: list = []       # module-level __local arrays used by this kernel (front end)
+        self.constant_data: list = []      # module-level constant data used by this kernel (front end)
+
+    # ----- structured form: tree construction -----
+    def add(self, node: CFNode) -> CFNode:
+        node.parent = self
+        self.body.append(node)
+        return node
+
+    # ----- walking -----
+    def all_blocks(self) -> list[Block]:
+        """Blocks in order: CFG form in list order, structured form in tree (program) order."""
+        if not self.is_structured:
+            return list(self.blocks)
+        out: list[Block] = []
+        stack: list[Iterator[CFNode]] = [iter(self.body)]
+        while stack:
+            node = next(stack[-1], None)
+            if node is None:
+                stack.pop()
+            elif isinstance(node, Block):
+                out.append(node)
+            elif isinstance(node, If):
+                stack.append(iter(node.else_list))
+                stack.append(iter(node.then_list))
+            else:
+                stack.append(iter(node.body))
+        # then is walked before else: the two iterators were pushed in reverse
+        return out
+
+    def entry(self) -> Block:
+        return self.body[0] if self.is_structured else self.blocks[0]
+
+    def instructions(self) -> Iterator[Instr]:
+        for b in self.all_blocks():
+            yield from b.instrs
+
+    def index_blocks(self) -> list[Block]:
+        blocks = self.all_blocks()
+        for i, b in enumerate(blocks):
+            b.index = i
+        self.end_block.index = len(blocks)
+        return blocks
+
+    # ----- CFG edges -----
+    def update_cfg(self) -> None:
+        """Recompute succs/preds of every block (both forms) and renumber blocks."""
+        blocks = self.index_blocks()
+        for b in blocks:
+            b.succs, b.preds = [], []
+        self.end_block.succs, self.end_block.preds = [], []
+        if self.is_structured:
+            for b, succs in structured_successors(self).items():
+                b.succs = succs
+        else:
+            for b in blocks:
+                t = b.terminator
+                b.succs = list(dict.fromkeys(t.targets)) if t is not None else []
+        for b in blocks:
+            for s in b.succs:
+                s.preds.append(b)
+
+
+def structured_successors(func: Function) -> dict[Block, list[Block]]:
+    """Successors of every block as the tree defines them (NIR's rules)."""
+    succs: dict[Block, list[Block]] = {}
+    end = func.end_block
+    # work items: (cf list, block control reaches after the list, innermost loop (header, after) or None)
+    work: list[tuple[list[CFNode], Block, tuple[Block, Block] | None]] = [(func.body, end, None)]
+    while work:
+        nodes, follow, loop = work.pop()
+        for i, node in enumerate(nodes):
+            nxt = nodes[i + 1] if i + 1 < len(nodes) else None
+            if isinstance(node, Block):
+                jump = node.jump
+                if jump is not None:
+                    if jump.opcode == "return":
+                        succs[node] = [end]
+                    elif loop is None:
+                        succs[node] = []          # invalid: the validator reports it
+                    else:
+                        succs[node] = [loop[1] if jump.opcode == "break" else loop[0]]
+                elif nxt is None:
+                    succs[node] = [follow]
+                elif isinstance(nxt, If):
+                    succs[node] = [first_block(nxt.then_list), first_block(nxt.else_list)]
+                elif isinstance(nxt, Loop):
+                    succs[node] = [first_block(nxt.body)]
+                else:
+                    succs[node] = [nxt]           # two blocks in a row: invalid, reported by the validator
+            elif isinstance(node, If):
+                after = nxt if isinstance(nxt, Block) else follow
+                work.append((node.then_list, after, loop))
+                work.append((node.else_list, after, loop))
+            elif isinstance(node, Loop):
+                after = nxt if isinstance(nxt, Block) else follow
+                work.append((node.body, first_block(node.body), (first_block(node.body), after)))
+    return succs
+
+
+def enclosing_loop(node: CFNode) -> Loop | None:
+    p = node.parent
+    while isinstance(p, CFNode):
+        if isinstance(p, Loop):
+            return p
+        p = p.parent
+    return None
+
+
+def cf_list_of(node: CFNode) -> list[CFNode]:
+    """The CF list that holds `node`."""
+    p = node.parent
+    if isinstance(p, Function):
+        return p.body
+    if isinstance(p, Loop):
+        return p.body
+    if isinstance(p, If):
+        return p.then_list if any(n is node for n in p.then_list) else p.else_list
+    raise ValueError("node is not in a tree")
