@@ -1,0 +1,556 @@
+"""Execution oracle: run a kernel's original LLVM IR on the host CPU with llvmlite's MCJIT.
+
+The structurizer's output is checked against this.  The spir64 module is retargeted to the host by small,
+anchored text rewrites (drop the target lines and the spir_kernel/spir_func calling conventions; address
+spaces are kept, x86 treats 1..4 as the flat space).  The OpenCL builtins clang leaves as mangled calls are
+defined by a library written in OpenCL C (generated below, compiled by the same clang-22 for spir64, so its
+mangled names match the kernels' by construction) and linked into each kernel module.  Work-item functions
+read a global array that the Python launch loop fills in before each call; work-items run one at a time,
+group by group, so `barrier` is a no-op (valid for kernels where a work-item only reads back what it wrote).
+"""
+from __future__ import annotations
+
+import ctypes
+import hashlib
+import os
+import re
+import subprocess
+import tempfile
+import threading
+
+import numpy as np
+
+import llvmlite.binding as llvm
+
+CLANG = os.environ.get("RECONVERGE_CLANG", "clang-22")
+
+
+class OracleError(RuntimeError):
+    """The oracle cannot run this kernel (unknown builtin, bad arguments, unsupported signature)."""
+
+
+# ---------------------------------------------------------------------------------------------------------
+# The builtin library, generated as OpenCL C source.
+
+_INT_TYPES = {  # name: (bits, signed, unsigned twin)
+    "char": (8, True, "uchar"), "uchar": (8, False, "uchar"), "short": (16, True, "ushort"),
+    "ushort": (16, False, "ushort"), "int": (32, True, "uint"), "uint": (32, False, "uint"),
+    "long": (64, True, "ulong"), "ulong": (64, False, "ulong"),
+}
+_FLOAT_TYPES = {"float": ("int", "f"), "double": ("long", "")}  # name: (same-size int, libm suffix)
+_WIDTHS = (2, 3, 4, 8, 16)
+_ALL_TYPES = list(_INT_TYPES) + list(_FLOAT_TYPES)
+
+# Slot layout of the work-item state array shared between the library and the launch loop.
+_GID, _LID, _GRP, _GSZ, _LSZ, _NGR, _OFF, _DIM, _NSLOTS = 0, 3, 6, 9, 12, 15, 18, 21, 24
+
+
+def _int_limits(t: str) -> tuple[str, str]:
+    bits, signed, _ = _INT_TYPES[t]
+    if signed:
+        lo = f"(({t})(-{2 ** (bits - 1) - 1}L - 1L))" if bits == 64 else f"(({t})(-{2 ** (bits - 1)}))"
+        return lo, f"(({t}){2 ** (bits - 1) - 1}{'L' if bits == 64 else ''})"
+    return f"(({t})0)", f"(({t}){2 ** bits - 1}{'UL' if bits == 64 else 'U'})"
+
+
+def _vectorize(ret: str, name: str, params: list[tuple[str, bool]], n: int) -> str:
+    """Component-wise vector overload of an already defined scalar function.
+
+    params: (element type, is_vector) per parameter; ret is the element type of the result."""
+    decl = ", ".join(f"{t}{n if v else ''} a{i}" for i, (t, v) in enumerate(params))
+    call = ", ".join(f"a{i}[i]" if v else f"a{i}" for i, (t, v) in enumerate(params))
+    return (f"OV {ret}{n} {name}({decl}) {{ {ret}{n} r; "
+            f"for (int i = 0; i < {n}; i++) r[i] = {name}({call}); return r; }}\n")
+
+
+def _scalar_and_vectors(ret: str, name: str, params: list[tuple[str, bool]], body: str) -> str:
+    decl = ", ".join(f"{t} a{i}" for i, (t, _) in enumerate(params))
+    out = f"OV {ret} {name}({decl}) {{ {body} }}\n"
+    for n in _WIDTHS:
+        out += _vectorize(ret, name, params, n)
+        if sum(v for _, v in params) > 1 and name in _MIXED_SCALAR:
+            # e.g. min(int4, int), clamp(float4, float, float): vector first, scalars after
+            mixed = [(t, i == 0) for i, (t, v) in enumerate(params)] if name != "step" else None
+            if name in ("step",):
+                mixed = [(params[0][0], False), (params[1][0], True)]
+            elif name == "smoothstep":
+                mixed = [(params[0][0], False), (params[1][0], False), (params[2][0], True)]
+            elif name == "mix":
+                mixed = [(params[0][0], True), (params[1][0], True), (params[2][0], False)]
+            out += _vectorize(ret, name, mixed, n)
+    return out
+
+
+_MIXED_SCALAR = {"min", "max", "clamp", "fmin", "fmax", "mix", "step", "smoothstep", "ldexp"}
+
+
+def _integer_builtins(t: str) -> str:
+    bits, signed, u = _INT_TYPES[t]
+    lo, hi = _int_limits(t)
+    wide = "long" if signed else "ulong"
+    T1, T2, T3 = [(t, True)], [(t, True)] * 2, [(t, True)] * 3
+    src = []
+    add = lambda ret, name, params, body: src.append(_scalar_and_vectors(ret, name, params, body))  # noqa: E731
+    add(u, "abs", T1, f"return a0 < ({t})0 ? ({u})(({u})0 - ({u})a0) : ({u})a0;")
+    add(u, "abs_diff", T2, f"return a0 > a1 ? ({u})(({u})a0 - ({u})a1) : ({u})(({u})a1 - ({u})a0);")
+    if signed:
+        add(t, "add_sat", T2, f"{t} r; if (__builtin_add_overflow(a0, a1, &r)) return a1 > 0 ? {hi} : {lo}; return r;")
+        add(t, "sub_sat", T2, f"{t} r; if (__builtin_sub_overflow(a0, a1, &r)) return a1 < 0 ? {hi} : {lo}; return r;")
+    else:
+        add(t, "add_sat", T2, f"{t} r; if (__builtin_add_overflow(a0, a1, &r)) return {hi}; return r;")
+        add(t, "sub_sat", T2, f"{t} r; if (__builtin_sub_overflow(a0, a1, &r)) return {lo}; return r;")
+    add(t, "hadd", T2, f"return ({t})((a0 >> 1) + (a1 >> 1) + (a0 & a1 & ({t})1));")
+    add(t, "rhadd", T2, f"return ({t})((a0 >> 1) + (a1 >> 1) + ((a0 | a1) & ({t})1));")
+    add(t, "max", T2, "return a0 > a1 ? a0 : a1;")
+    add(t, "min", T2, "return a0 < a1 ? a0 : a1;")
+    add(t, "clamp", T3, "return a0 < a1 ? a1 : (a0 > a2 ? a2 : a0);")
+    ubits = 64 if bits == 64 else 32
+    ucast = "ulong" if bits == 64 else "uint"
+    sfx = "ll" if bits == 64 else ""
+    add(t, "clz", T1, f"return a0 == 0 ? ({t}){bits} : ({t})(__builtin_clz{sfx}(({ucast})({u})a0) - {ubits - bits});")
+    add(t, "ctz", T1, f"return a0 == 0 ? ({t}){bits} : ({t})__builtin_ctz{sfx}(({ucast})({u})a0);")
+    add(t, "popcount", T1, f"return ({t})__builtin_popcount{sfx}(({ucast})({u})a0);")
+    add(t, "rotate", T2, f"{u} x = ({u})a0; uint s = (uint)(({u})a1 % {bits}u); "
+                         f"return s == 0 ? a0 : ({t})(({u})(x << s) | ({u})(x >> ({bits}u - s)));")
+    if bits < 64:
+        add(t, "mul_hi", T2, f"return ({t})((({wide})a0 * ({wide})a1) >> {bits});")
+        add(t, "mad_hi", T3, f"return ({t})(((({wide})a0 * ({wide})a1) >> {bits}) + a2);")
+        add(t, "mad_sat", T3, f"long r = (long)a0 * (long)a1 + (long)a2; "
+                              f"return r > (long){hi} ? {hi} : (r < (long){lo} ? {lo} : ({t})r);"
+            if bits < 32 or signed else
+            f"ulong r = (ulong)a0 * (ulong)a1 + (ulong)a2; return r > (ulong){hi} ? {hi} : ({t})r;")
+    else:
+        # 64x64 -> high 64 bits from 32-bit halves; the signed result corrects the unsigned one.
+        hi_u = ("ulong x = (ulong)a0, y = (ulong)a1; ulong xl = x & 0xffffffffUL, xh = x >> 32, "
+                "yl = y & 0xffffffffUL, yh = y >> 32; ulong p0 = xl * yl, p1 = xl * yh, p2 = xh * yl, p3 = xh * yh; "
+                "ulong mid = (p0 >> 32) + (p1 & 0xffffffffUL) + (p2 & 0xffffffffUL); "
+                "ulong h = p3 + (p1 >> 32) + (p2 >> 32) + (mid >> 32); ")
+        fix = "if (a0 < 0) h -= y; if (a1 < 0) h -= x; " if signed else ""
+        add(t, "mul_hi", T2, hi_u + fix + f"return ({t})h;")
+    if t in ("int", "uint"):
+        add(t, "mul24", T2, "return a0 * a1;")
+        add(t, "mad24", T3, "return a0 * a1 + a2;")
+    if bits < 64:
+        up = {"char": "short", "uchar": "ushort", "short": "int", "ushort": "uint", "int": "long", "uint": "ulong"}[t]
+        src.append(_scalar_and_vectors(up, "upsample", [(t, True), (u, True)],
+                                       f"return ({up})((({up})a0 << {bits}) | ({up})a1);"))
+    return "".join(src)
+
+
+def _float_builtins(t: str) -> str:
+    it, f = _FLOAT_TYPES[t]
+    T1, T2, T3 = [(t, True)], [(t, True)] * 2, [(t, True)] * 3
+    src = []
+    add = lambda ret, name, params, body: src.append(_scalar_and_vectors(ret, name, params, body))  # noqa: E731
+    unary = {
+        "sqrt": f"__builtin_sqrt{f}(a0)", "rsqrt": f"({t})1 / __builtin_sqrt{f}(a0)",
+        "fabs": f"__builtin_fabs{f}(a0)", "floor": f"__builtin_floor{f}(a0)", "ceil": f"__builtin_ceil{f}(a0)",
+        "trunc": f"__builtin_trunc{f}(a0)", "round": f"__builtin_round{f}(a0)", "rint": f"__builtin_rint{f}(a0)",
+        "exp": f"__builtin_exp{f}(a0)", "exp2": f"__builtin_exp2{f}(a0)", "exp10": f"__builtin_pow{f}(({t})10, a0)",
+        "expm1": f"__builtin_expm1{f}(a0)", "log": f"__builtin_log{f}(a0)", "log2": f"__builtin_log2{f}(a0)",
+        "log10": f"__builtin_log10{f}(a0)", "log1p": f"__builtin_log1p{f}(a0)", "sin": f"__builtin_sin{f}(a0)",
+        "cos": f"__builtin_cos{f}(a0)", "tan": f"__builtin_tan{f}(a0)", "asin": f"__builtin_asin{f}(a0)",
+        "acos": f"__builtin_acos{f}(a0)", "atan": f"__builtin_atan{f}(a0)", "sinh": f"__builtin_sinh{f}(a0)",
+        "cosh": f"__builtin_cosh{f}(a0)", "tanh": f"__builtin_tanh{f}(a0)", "cbrt": f"__builtin_cbrt{f}(a0)",
+        "native_sqrt": f"__builtin_sqrt{f}(a0)", "native_rsqrt": f"({t})1 / __builtin_sqrt{f}(a0)",
+        "native_exp": f"__builtin_exp{f}(a0)", "native_log": f"__builtin_log{f}(a0)",
+        "native_sin": f"__builtin_sin{f}(a0)", "native_cos": f"__builtin_cos{f}(a0)",
+        "native_recip": f"({t})1 / a0", "half_sqrt": f"__builtin_sqrt{f}(a0)", "half_exp": f"__builtin_exp{f}(a0)",
+        "sign": f"a0 > ({t})0 ? ({t})1 : (a0 < ({t})0 ? ({t})-1 : (a0 != a0 ? ({t})0 : a0))",
+        "degrees": f"a0 * ({t})57.29577951308232", "radians": f"a0 * ({t})0.017453292519943295",
+    }
+    for name, expr in unary.items():
+        add(t, name, T1, f"return {expr};")
+    binary = {
+        "pow": f"__builtin_pow{f}(a0, a1)", "powr": f"__builtin_pow{f}(a0, a1)", "fmod": f"__builtin_fmod{f}(a0, a1)",
+        "atan2": f"__builtin_atan2{f}(a0, a1)", "hypot": f"__builtin_hypot{f}(a0, a1)",
+        "copysign": f"__builtin_copysign{f}(a0, a1)", "fmin": f"__builtin_fmin{f}(a0, a1)",
+        "fmax": f"__builtin_fmax{f}(a0, a1)", "min": f"__builtin_fmin{f}(a0, a1)", "max": f"__builtin_fmax{f}(a0, a1)",
+        "fdim": f"a0 > a1 ? a0 - a1 : ({t})0", "step": f"a1 < a0 ? ({t})0 : ({t})1",
+        "native_divide": "a0 / a1", "native_powr": f"__builtin_pow{f}(a0, a1)", "maxmag": f"__builtin_fabs{f}(a0) > __builtin_fabs{f}(a1) ? a0 : (__builtin_fabs{f}(a1) > __builtin_fabs{f}(a0) ? a1 : __builtin_fmax{f}(a0, a1))",
+        "minmag": f"__builtin_fabs{f}(a0) < __builtin_fabs{f}(a1) ? a0 : (__builtin_fabs{f}(a1) < __builtin_fabs{f}(a0) ? a1 : __builtin_fmin{f}(a0, a1))",
+    }
+    for name, expr in binary.items():
+        add(t, name, T2, f"return {expr};")
+    add(t, "fma", T3, f"return __builtin_fma{f}(a0, a1, a2);")
+    add(t, "mad", T3, "return a0 * a1 + a2;")
+    add(t, "mix", T3, "return a0 + (a1 - a0) * a2;")
+    add(t, "clamp", T3, f"return __builtin_fmin{f}(__builtin_fmax{f}(a0, a1), a2);")
+    add(t, "smoothstep", T3, f"{t} x = (a2 - a0) / (a1 - a0); x = x < ({t})0 ? ({t})0 : (x > ({t})1 ? ({t})1 : x); "
+                             f"return x * x * (({t})3 - ({t})2 * x);")
+    src.append(_scalar_and_vectors(t, "pown", [(t, True), ("int", True)], f"return __builtin_pow{f}(a0, ({t})a1);"))
+    src.append(_scalar_and_vectors(t, "ldexp", [(t, True), ("int", True)], f"return __builtin_ldexp{f}(a0, a1);"))
+    # Relational: scalar versions return 0/1, vector versions 0/-1.
+    tests = {"isnan": "a0 != a0", "isinf": f"__builtin_isinf(a0)", "isfinite": f"__builtin_isfinite(a0)",
+             "signbit": f"__builtin_signbit(a0)", "isnormal": f"__builtin_isnormal(a0)"}
+    for name, expr in tests.items():
+        src.append(f"OV int {name}({t} a0) {{ return ({expr}) ? 1 : 0; }}\n")
+        for n in _WIDTHS:
+            src.append(f"OV {it}{n} {name}({t}{n} a0) {{ {it}{n} r; for (int i = 0; i < {n}; i++) "
+                       f"r[i] = {name}(a0[i]) ? ({it})-1 : ({it})0; return r; }}\n")
+    # Geometric functions on float/double 2, 3, 4 and scalars.
+    for n in ("", 2, 3, 4):
+        v = f"{t}{n}"
+        dot = "a0 * a1" if n == "" else " + ".join(f"a0[{i}] * a1[{i}]" for i in range(n))
+        src.append(f"OV {t} dot({v} a0, {v} a1) {{ return {dot}; }}\n")
+        src.append(f"OV {t} length({v} a0) {{ return __builtin_sqrt{f}(dot(a0, a0)); }}\n")
+        src.append(f"OV {t} distance({v} a0, {v} a1) {{ return length(a0 - a1); }}\n")
+        src.append(f"OV {v} normalize({v} a0) {{ return a0 / length(a0); }}\n")
+    src.append(f"OV {t}3 cross({t}3 a, {t}3 b) {{ return ({t}3)(a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, "
+               f"a.x * b.y - a.y * b.x); }}\n")
+    src.append(f"OV {t}4 cross({t}4 a, {t}4 b) {{ return ({t}4)(a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, "
+               f"a.x * b.y - a.y * b.x, ({t})0); }}\n")
+    return "".join(src)
+
+
+def _select_builtins(t: str) -> str:
+    """select(a, b, c): scalar picks b when c != 0, vectors when the most significant bit of c is set."""
+    if t in _INT_TYPES:
+        bits = _INT_TYPES[t][0]
+        masks = [s for s, (b, _, _) in _INT_TYPES.items() if b == bits]
+    else:
+        masks = [_FLOAT_TYPES[t][0], _INT_TYPES[_FLOAT_TYPES[t][0]][2]]
+    src = []
+    for m in masks:
+        src.append(f"OV {t} select({t} a, {t} b, {m} c) {{ return c ? b : a; }}\n")
+        msb = f"(c[i] < 0)" if _INT_TYPES[m][1] else f"(c[i] >> {_INT_TYPES[m][0] - 1})"
+        for n in _WIDTHS:
+            src.append(f"OV {t}{n} select({t}{n} a, {t}{n} b, {m}{n} c) {{ {t}{n} r; "
+                       f"for (int i = 0; i < {n}; i++) r[i] = {msb} ? b[i] : a[i]; return r; }}\n")
+    return "".join(src)
+
+
+def _memory_builtins(t: str) -> str:
+    src = []
+    for n in _WIDTHS:
+        for asp in ("__generic", "__global", "__local", "__constant", "__private"):
+            src.append(f"OV {t}{n} vload{n}(size_t o, const {asp} {t} *p) {{ {t}{n} r; "
+                       f"for (int i = 0; i < {n}; i++) r[i] = p[o * {n} + i]; return r; }}\n")
+            if asp != "__constant":
+                src.append(f"OV void vstore{n}({t}{n} v, size_t o, {asp} {t} *p) {{ "
+                           f"for (int i = 0; i < {n}; i++) p[o * {n} + i] = v[i]; }}\n")
+    return "".join(src)
+
+
+def _conversion_builtins() -> str:
+    src = []
+    for dst in _ALL_TYPES:
+        for s in _ALL_TYPES:
+            src.append(f"OV {dst} convert_{dst}({s} x) {{ return ({dst})x; }}\n")
+            for n in _WIDTHS:
+                src.append(f"OV {dst}{n} convert_{dst}{n}({s}{n} x) {{ {dst}{n} r; "
+                           f"for (int i = 0; i < {n}; i++) r[i] = ({dst})x[i]; return r; }}\n")
+    # Saturating float -> integer conversions (the only _sat flavour worth having: clamps NaN to 0).
+    for dst in _INT_TYPES:
+        lo, hi = _int_limits(dst)
+        for s in _FLOAT_TYPES:
+            src.append(f"OV {dst} convert_{dst}_sat({s} x) {{ return x != x ? ({dst})0 : (x <= ({s}){lo} ? {lo} : "
+                       f"(x >= ({s}){hi} ? {hi} : ({dst})x)); }}\n")
+    return "".join(src)
+
+
+def _any_all() -> str:
+    src = []
+    for t in ("char", "short", "int", "long"):
+        src.append(f"OV int any({t} x) {{ return x < 0; }}\nOV int all({t} x) {{ return x < 0; }}\n")
+        for n in _WIDTHS:
+            src.append(f"OV int any({t}{n} x) {{ for (int i = 0; i < {n}; i++) if (x[i] < 0) return 1; return 0; }}\n"
+                       f"OV int all({t}{n} x) {{ for (int i = 0; i < {n}; i++) if (x[i] >= 0) return 0; return 1; }}\n")
+    return "".join(src)
+
+
+def _work_item_builtins() -> str:
+    def getter(name: str, base: int, default: int) -> str:
+        return f"OV size_t {name}(uint d) {{ return d < 3u ? (size_t)__oracle_wi[{base} + d] : (size_t){default}; }}\n"
+    return (
+        f"global volatile ulong __oracle_wi[{_NSLOTS}];\n"
+        + getter("get_global_id", _GID, 0) + getter("get_local_id", _LID, 0) + getter("get_group_id", _GRP, 0)
+        + getter("get_global_size", _GSZ, 1) + getter("get_local_size", _LSZ, 1)
+        + getter("get_enqueued_local_size", _LSZ, 1) + getter("get_num_groups", _NGR, 1)
+        + getter("get_global_offset", _OFF, 0)
+        + f"OV uint get_work_dim(void) {{ return (uint)__oracle_wi[{_DIM}]; }}\n"
+        + "OV size_t get_global_linear_id(void) { return ((get_global_id(2) - get_global_offset(2)) * "
+          "get_global_size(1) + (get_global_id(1) - get_global_offset(1))) * get_global_size(0) + "
+          "(get_global_id(0) - get_global_offset(0)); }\n"
+        + "OV size_t get_local_linear_id(void) { return (get_local_id(2) * get_local_size(1) + get_local_id(1)) * "
+          "get_local_size(0) + get_local_id(0); }\n"
+        # Work-items run one at a time: every barrier and fence is already satisfied.
+        + "OV void barrier(uint f) {}\nOV void work_group_barrier(uint f) {}\n"
+        + "OV void work_group_barrier(uint f, int s) {}\nOV void mem_fence(uint f) {}\n"
+        + "OV void read_mem_fence(uint f) {}\nOV void write_mem_fence(uint f) {}\n"
+    )
+
+
+def builtin_library_source() -> str:
+    """OpenCL C text defining every builtin the oracle supports (no default header: no `const` attributes)."""
+    head = ["#define OV __attribute__((overloadable))\n",
+            "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n",
+            "#pragma OPENCL FP_CONTRACT OFF\n",
+            "typedef unsigned char uchar; typedef unsigned short ushort; typedef unsigned int uint;\n",
+            "typedef unsigned long ulong; typedef ulong size_t;\n"]
+    for t in _ALL_TYPES:
+        base = {"uchar": "unsigned char", "ushort": "unsigned short", "uint": "unsigned int",
+                "ulong": "unsigned long"}.get(t, t)
+        for n in _WIDTHS:
+            head.append(f"typedef {base} {t}{n} __attribute__((ext_vector_type({n})));\n")
+    body = [_work_item_builtins(), _conversion_builtins(), _any_all()]
+    for t in _INT_TYPES:
+        body.append(_integer_builtins(t))
+    for t in _FLOAT_TYPES:
+        body.append(_float_builtins(t))
+    for t in _ALL_TYPES:
+        body.append(_select_builtins(t))
+        body.append(_memory_builtins(t))
+    return "".join(head + body)
+
+
+_lib_lock = threading.Lock()
+_lib_ir: str | None = None
+
+
+def builtin_library_ir() -> str:
+    """The library compiled by clang-22 to spir64 LLVM IR; cached on disk by source hash (it takes ~1 s)."""
+    global _lib_ir
+    with _lib_lock:
+        if _lib_ir is not None:
+            return _lib_ir
+        src = builtin_library_source()
+        key = hashlib.sha256((src + CLANG).encode()).hexdigest()[:16]
+        cache = os.path.join(tempfile.gettempdir(), f"reconverge-oracle-lib-{os.getuid()}-{key}.ll")
+        if os.path.exists(cache):
+            with open(cache, encoding="utf-8") as f:
+                _lib_ir = f.read()
+            return _lib_ir
+        with tempfile.TemporaryDirectory() as tmp:
+            cl = os.path.join(tmp, "oracle_lib.cl")
+            with open(cl, "w", encoding="utf-8") as f:
+                f.write(src)
+            proc = subprocess.run([CLANG, "-x", "cl", "-cl-std=CL3.0", "-fno-builtin", "-target", "spir64",
+                                   "-emit-llvm", "-S", "-O2", "-o", "-", cl], capture_output=True, text=True)
+        if proc.returncode != 0:
+            raise OracleError("compiling the builtin library failed: " + proc.stderr[:2000])
+        _lib_ir = proc.stdout
+        tmp_path = f"{cache}.{os.getpid()}"
+        with open(tmp_path, "w", encoding="utf-8") as f:
+            f.write(_lib_ir)
+        os.replace(tmp_path, cache)
+        return _lib_ir
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Retargeting and compiling.
+
+_TARGET_LINE = re.compile(r"^target (?:datalayout|triple) = \"[^\"]*\"[ \t]*$", re.M)
+_SPIR_CC = re.compile(r"(?<![\w.$\"])spir_(?:kernel|func)(?=\s)")
+
+_initialised = False
+_target_machine = None
+
+
+def _init_llvm():
+    global _initialised, _target_machine
+    if not _initialised:
+        llvm.initialize_native_target()
+        llvm.initialize_native_asmprinter()
+        # A generic CPU with no FMA: llvm.fmuladd then never fuses, so results do not depend on the host.
+        target = llvm.Target.from_triple(llvm.get_process_triple())
+        _target_machine = target.create_target_machine(cpu="x86-64" if "x86_64" in llvm.get_process_triple() else "",
+                                                       features="", opt=1, reloc="default", codemodel="jitdefault")
+        _initialised = True
+    return _target_machine
+
+
+def retarget_to_host(ir_text: str) -> str:
+    """spir64 module text -> host module text (target lines and SPIR calling conventions removed)."""
+    return _SPIR_CC.sub("", _TARGET_LINE.sub("", ir_text))
+
+
+def _set_host(mod, tm) -> None:
+    mod.triple = llvm.get_process_triple()
+    mod.data_layout = str(tm.target_data)
+
+
+class _Library:
+    """The builtin library split into one text chunk per function, so a kernel links only what it calls.
+
+    Parsing all ~3000 definitions for every kernel costs 0.3 s; a closure of a few chunks costs almost nothing."""
+
+    _DEFINE = re.compile(r"^define [^@]*@([\w.$]+)\(")
+    _REF = re.compile(r"@([\w.$]+)")
+
+    def __init__(self, text: str):
+        self.chunks: dict[str, str] = {}
+        rest: list[str] = []
+        lines = text.splitlines()
+        i = 0
+        while i < len(lines):
+            m = self._DEFINE.match(lines[i])
+            if m:
+                j = lines.index("}", i)
+                self.chunks[m.group(1)] = "\n".join(lines[i:j + 1])
+                i = j + 1
+                continue
+            if not lines[i].startswith(("source_filename", "; ")):
+                rest.append(lines[i])
+            i += 1
+        self.rest = "\n".join(rest)
+        self.calls = {name: {r for r in self._REF.findall(body) if r in self.chunks and r != name}
+                      for name, body in self.chunks.items()}
+
+    def module_text_for(self, names: set[str]) -> str:
+        todo, seen = [n for n in names if n in self.chunks], set()
+        while todo:
+            n = todo.pop()
+            if n not in seen:
+                seen.add(n)
+                todo.extend(self.calls[n] - seen)
+        return self.rest + "\n" + "\n\n".join(self.chunks[n] for n in sorted(seen)) + "\n"
+
+
+_library: _Library | None = None
+
+
+def _get_library() -> _Library:
+    global _library
+    with _lib_lock:
+        lib = _library
+    if lib is None:
+        lib = _Library(retarget_to_host(builtin_library_ir()))
+        with _lib_lock:
+            _library = lib
+    return lib
+
+
+class _Compiled:
+    """One JIT-compiled kernel module plus the state array its work-item functions read."""
+
+    def __init__(self, ir_text: str):
+        tm = _init_llvm()
+        try:
+            mod = llvm.parse_assembly(retarget_to_host(ir_text))
+            mod.verify()
+        except RuntimeError as e:
+            raise OracleError(f"the kernel module does not parse or verify: {str(e).strip()}") from None
+        _set_host(mod, tm)
+        library = _get_library()
+        declared = {f.name for f in mod.functions if f.is_declaration and not f.name.startswith("llvm.")}
+        unknown = [n for n in declared if n not in library.chunks and not llvm.address_of_symbol(n)]
+        if unknown:
+            raise OracleError(f"no definition for external function(s): {', '.join(sorted(unknown))}")
+        lib = llvm.parse_assembly(library.module_text_for(declared | {"_Z13get_global_idj"}))
+        _set_host(lib, tm)
+        mod.link_in(lib)
+        self.engine = llvm.create_mcjit_compiler(mod, tm)
+        self.engine.finalize_object()
+        self.mod = mod
+        addr = self.engine.get_global_value_address("__oracle_wi")
+        self.state = np.ctypeslib.as_array((ctypes.c_uint64 * _NSLOTS).from_address(addr))
+        self._funcs: dict[str, tuple] = {}
+
+    def function(self, name: str):
+        if name not in self._funcs:
+            try:
+                fn = self.mod.get_function(name)
+            except NameError:
+                raise OracleError(f"no function @{name} in the module") from None
+            if fn.is_declaration:
+                raise OracleError(f"@{name} is only declared in the module")
+            ctypes_args = [_ctype_of(str(a.type), name) for a in fn.arguments]
+            proto = ctypes.CFUNCTYPE(None, *ctypes_args)
+            self._funcs[name] = (proto(self.engine.get_function_address(name)), ctypes_args)
+        return self._funcs[name]
+
+
+_SCALAR_CTYPES = {"i8": ctypes.c_int8, "i16": ctypes.c_int16, "i32": ctypes.c_int32, "i64": ctypes.c_int64,
+                  "float": ctypes.c_float, "double": ctypes.c_double}
+
+
+def _ctype_of(llvm_type: str, kernel: str):
+    if llvm_type == "ptr" or llvm_type.startswith("ptr "):
+        return ctypes.c_void_p
+    if llvm_type in _SCALAR_CTYPES:
+        return _SCALAR_CTYPES[llvm_type]
+    raise OracleError(f"@{kernel}: parameter type {llvm_type} is not supported by the oracle")
+
+
+_cache: dict[str, _Compiled] = {}
+_cache_lock = threading.Lock()
+
+
+def compile_module(llvm_ir: str) -> _Compiled:
+    """JIT-compile (once per distinct IR text) and return the cached engine wrapper."""
+    key = hashlib.sha256(llvm_ir.encode()).hexdigest()
+    with _cache_lock:
+        if key not in _cache:
+            _cache[key] = _Compiled(llvm_ir)
+        return _cache[key]
+
+
+def _dims(value, name: str) -> tuple[int, ...]:
+    t = (value,) if isinstance(value, (int, np.integer)) else tuple(value)
+    if not 1 <= len(t) <= 3:
+        raise OracleError(f"{name} must have 1 to 3 dimensions, got {value!r}")
+    return tuple(int(v) for v in t)
+
+
+def _c_value(arg, ctype, kernel: str, index: int):
+    if ctype is ctypes.c_void_p:
+        if not isinstance(arg, np.ndarray):
+            raise OracleError(f"@{kernel}: argument {index} is a pointer; pass a numpy array, not {type(arg).__name__}")
+        if not arg.flags.c_contiguous or not arg.flags.writeable:
+            raise OracleError(f"@{kernel}: argument {index} must be a writable C-contiguous array")
+        return ctypes.c_void_p(arg.ctypes.data)
+    if isinstance(arg, np.ndarray) and arg.ndim > 0:
+        raise OracleError(f"@{kernel}: argument {index} is a scalar, got an array")
+    value = arg.item() if isinstance(arg, (np.generic, np.ndarray)) else arg
+    if ctype in (ctypes.c_float, ctypes.c_double):
+        return ctype(float(value))
+    bits = ctypes.sizeof(ctype) * 8
+    value = int(value) & ((1 << bits) - 1)  # unsigned values keep their bit pattern
+    if value >= 1 << (bits - 1):
+        value -= 1 << bits
+    return ctype(value)
+
+
+def run_llvm_kernel(llvm_ir: str, kernel: str, args: list, global_size, local_size, global_offset=0) -> None:
+    """Run `kernel` of the (spir64, clang-made) module over the whole NDRange; buffers are updated in place.
+
+    Work-items run sequentially: work-group by work-group (dimension 0 fastest), and inside each group
+    local id by local id (dimension 0 fastest)."""
+    compiled = compile_module(llvm_ir)
+    fn, ctypes_args = compiled.function(kernel)
+    if len(args) != len(ctypes_args):
+        raise OracleError(f"@{kernel} takes {len(ctypes_args)} arguments, {len(args)} given")
+    c_args = [_c_value(a, t, kernel, i) for i, (a, t) in enumerate(zip(args, ctypes_args))]
+    gsize = _dims(global_size, "global_size")
+    lsize = _dims(local_size, "local_size")
+    offset = _dims(global_offset, "global_offset") if not isinstance(global_offset, (int, np.integer)) \
+        else (int(global_offset),) * len(gsize)
+    if len(lsize) != len(gsize) or len(offset) != len(gsize):
+        raise OracleError("global_size, local_size and global_offset must have the same number of dimensions")
+    if any(l <= 0 or g % l for g, l in zip(gsize, lsize)):
+        raise OracleError(f"local size {lsize} must divide global size {gsize}")
+    dim = len(gsize)
+    pad = lambda t, fill: list(t) + [fill] * (3 - dim)  # noqa: E731
+    g3, l3, o3 = pad(gsize, 1), pad(lsize, 1), pad(offset, 0)
+    groups = [g // l for g, l in zip(g3, l3)]
+    state = compiled.state
+    state[:] = 0
+    state[_GSZ:_GSZ + 3] = g3
+    state[_LSZ:_LSZ + 3] = l3
+    state[_NGR:_NGR + 3] = groups
+    state[_OFF:_OFF + 3] = o3
+    state[_DIM] = dim
+    keep_alive = args  # the arrays must outlive the calls: their addresses are in c_args
+    for gz in range(groups[2]):
+        for gy in range(groups[1]):
+            for gx in range(groups[0]):
+                state[_GRP:_GRP + 3] = (gx, gy, gz)
+                for lz in range(l3[2]):
+                    for ly in range(l3[1]):
+                        for lx in range(l3[0]):
+                            state[_LID:_LID + 3] = (lx, ly, lz)
+                            state[_GID:_GID + 3] = (gx * l3[0] + lx + o3[0], gy * l3[1] + ly + o3[1],
+                                                    gz * l3[2] + lz + o3[2])
+                            fn(*c_args)
+    del keep_alive
