@@ -17,6 +17,7 @@ from typing import Iterator
 from lowering.ir.types import Type, VOID, I1
 
 JUMPS = ("break", "continue", "return")
+END_LABEL = "(end)"   # the fake end block's label; no LLVM block can be named so unquoted
 TERMINATORS = ("br", "cbr", "switch", "ret", "unreachable")
 
 
@@ -216,7 +217,7 @@ class Function:
         self.blocks: list[Block] = []      # CFG form
         self.body: list[CFNode] = []       # structured form
         self.is_structured = False
-        self.end_block = Block("end")
+        self.end_block = Block(END_LABEL)
         self.source_name = ""              # file the function came from, for error messages
         self.local_memory: list = []       # module-level __local arrays used by this kernel (front end)
         self.constant_data: list = []      # module-level constant data used by this kernel (front end)

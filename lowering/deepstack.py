@@ -1,0 +1,47 @@
+"""Run a deeply recursive algorithm in a thread with a large stack.
+
+The structurizer and SSA construction recurse along the dominator tree and along block chains; a
+100k-block function nests that deep. A big thread stack plus a raised recursion limit is simpler and
+faster in Python than hand-made explicit stacks for these mutually recursive walks.
+"""
+from __future__ import annotations
+
+import sys
+import threading
+from typing import Callable, TypeVar
+
+T = TypeVar("T")
+_STACK_BYTES = 1 << 30
+_RECURSION_LIMIT = 2_000_000
+
+
+def call_with_deep_stack(fn: Callable[[], T]) -> T:
+    if getattr(_local, "deep", False):
+        return fn()
+    result: list = []
+    error: list = []
+
+    def runner() -> None:
+        _local.deep = True
+        try:
+            result.append(fn())
+        except BaseException as exc:  # re-raised in the caller's thread
+            error.append(exc)
+
+    old_size = threading.stack_size()
+    old_limit = sys.getrecursionlimit()
+    threading.stack_size(_STACK_BYTES)
+    sys.setrecursionlimit(max(old_limit, _RECURSION_LIMIT))
+    try:
+        t = threading.Thread(target=runner, name="reconverge-deep")
+        t.start()
+        t.join()
+    finally:
+        threading.stack_size(old_size)
+        sys.setrecursionlimit(old_limit)
+    if error:
+        raise error[0]
+    return result[0]
+
+
+_local = threading.local()

@@ -1,0 +1,83 @@
+"""GraphViz views: the CFG (any form) and the control-flow tree as nested clusters (as the NIR document
+draws it: grey boxes for ifs and loops, white boxes for then/else, ovals for blocks)."""
+from __future__ import annotations
+
+from lowering.ir.core import Block, Function, If, Loop
+from lowering.ir.printer import Namer, format_instr
+
+
+def _quote(text: str) -> str:
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def _block_label(b: Block, namer: Namer, max_lines: int = 12) -> str:
+    lines = [f"b{b.index}" + (f" ({b.label})" if b.label else "")]
+    body = [format_instr(i, namer) for i in b.instrs]
+    if len(body) > max_lines:
+        body = body[:max_lines - 1] + [f"... {len(body) - max_lines + 1} more"]
+    lines += body or ["(empty)"]
+    return "\\l".join(_quote(line)[1:-1] for line in lines) + "\\l"
+
+
+def _edges(func: Function, out: list[str]) -> None:
+    for b in func.all_blocks():
+        for s in b.succs:
+            back = s.index <= b.index and s is not func.end_block
+            out.append(f"  b{b.index} -> {'end' if s is func.end_block else f'b{s.index}'}"
+                       + (" [constraint=false, style=dashed]" if back else "") + ";")
+
+
+def cfg_dot(func: Function) -> str:
+    func.update_cfg() if not func.is_structured else func.index_blocks()
+    namer = Namer(func)
+    out = [f"digraph {_quote(func.name + ' CFG')} {{", "  node [shape=box, fontname=monospace];"]
+    for b in func.all_blocks():
+        out.append(f'  b{b.index} [label="{_block_label(b, namer)}"];')
+    if func.is_structured:
+        out.append('  end [label="(end)", shape=oval];')
+    _edges(func, out)
+    out.append("}")
+    return "\n".join(out) + "\n"
+
+
+def tree_dot(func: Function) -> str:
+    if not func.is_structured:
+        raise ValueError("tree view needs a structured function")
+    func.index_blocks()
+    namer = Namer(func)
+    out = [f"digraph {_quote(func.name + ' tree')} {{", '  clusterrank="local";',
+           "  node [shape=oval, fontname=monospace];",
+           f'  subgraph cluster_fn {{ style="solid"; label={_quote(func.name)};']
+    counter = [0]
+
+    def cluster(label: str, fill: str, indent: str) -> str:
+        counter[0] += 1
+        out.append(f'{indent}subgraph cluster_{counter[0]} {{ style="filled"; fillcolor="{fill}"; '
+                   f"label={_quote(label)};")
+        return indent + "  "
+
+    def emit(nodes: list, indent: str, shade: bool) -> None:
+        for node in nodes:
+            if isinstance(node, Block):
+                out.append(f'{indent}b{node.index} [label="{_block_label(node, namer)}"];')
+            elif isinstance(node, If):
+                fill, inner = ("lightgrey", "white") if shade else ("white", "lightgrey")
+                i2 = cluster(f"if {namer.value(node.cond)}", fill, indent)
+                i3 = cluster("then", inner, i2)
+                emit(node.then_list, i3, not shade)
+                out.append(f"{i2}}}")
+                i3 = cluster("else", inner, i2)
+                emit(node.else_list, i3, not shade)
+                out.append(f"{i2}}}")
+                out.append(f"{indent}}}")
+            elif isinstance(node, Loop):
+                i2 = cluster("loop", "lightgrey" if shade else "white", indent)
+                emit(node.body, i2, not shade)
+                out.append(f"{indent}}}")
+
+    emit(func.body, "    ", True)
+    out.append('    end [label="(end)"];')
+    out.append("  }")
+    _edges(func, out)
+    out.append("}")
+    return "\n".join(out) + "\n"

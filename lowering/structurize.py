@@ -1,0 +1,390 @@
+"""Structurizer: a reducible CFG-form function becomes a NIR-like control-flow tree.
+
+1. Loops (the natural-loop nesting forest) are handled region by region. A loop's blocks go inside a
+   Loop node; edges back to its header become `continue`; edges leaving it write the loop's exit
+   selector (when it has several exit targets) and `break`; after the loop, a dispatch on the selector
+   continues to the right target, which may break or continue an outer loop in turn: a ladder, since the
+   tree (like NIR) has no labelled break.
+2. Inside one region (a loop body with its inner loops collapsed to single nodes, or the function body)
+   the graph is acyclic. Code is placed along the dominator tree as in Ramsey's "Beyond Relooper" (ICFP
+   2022): a node with one forward in-edge is emitted inline at its predecessor's branch; a merge node
+   (several forward in-edges) is emitted after its immediate dominator's code, in reverse postorder;
+   branches to it fall out of the enclosing ifs after writing a label variable, and a guard on the
+   label runs it only when control came for it (no guard when every path out of the code before it goes
+   to it). Control thus reconverges at the immediate dominator's level, where the source's if/else
+   joined, and after loops, never inside them.
+3. Phis become variables written on their incoming edges; labels and selectors are variables too.
+   `lowering.ssa` rebuilds SSA form over the finished tree.
+
+Two shaping rules give NIR's canonical trees: when one arm of an if always jumps (break, continue,
+return), the other arm's code moves after the if; and an if whose then-arm is empty and else-arm jumps is
+inverted so the jump sits in the then-arm. A trailing `continue` at the end of a loop body and a trailing
+`return` at the end of the function are left implicit. Blocks holding only `ret void` are not placed
+anywhere: edges to them become `return` (or, from inside a loop, a loop exit first).
+"""
+from __future__ import annotations
+
+from typing import Callable
+
+from lowering.analysis import graph
+from lowering.errors import CompileError
+from lowering.ir.core import Block, Const, Function, If, Instr, Loop, Phi, Value
+from lowering.ir.types import I1, I32
+from lowering import ssa
+
+RETURN = -1          # pseudo target: a block that only returns
+
+
+class Var:
+    """A structurizer-internal variable, read and written by var_load/var_store until SSA is rebuilt."""
+    __slots__ = ("name", "type")
+
+    def __init__(self, name: str, type):
+        self.name = name
+        self.type = type
+
+    def __repr__(self) -> str:
+        return f"${self.name}"
+
+
+class _Cursor:
+    """The end of a CF list being built: instructions go into its last block."""
+    __slots__ = ("nodes", "add")
+
+    def __init__(self, nodes: list, add: Callable):
+        self.nodes = nodes
+        self.add = add
+
+    def block(self) -> Block:
+        return self.nodes[-1]
+
+    def emit(self, ins: Instr) -> Instr:
+        return self.nodes[-1].append(ins)
+
+
+def block_name(b: Block) -> str:
+    return f"%{b.label}" if b.label else f"block #{b.index}"
+
+
+def structurize(func: Function) -> Function:
+    """Turn `func` (CFG form) into structured form in place and return it."""
+    _Structurizer(func).run()
+    return func
+
+
+class _Structurizer:
+    def __init__(self, func: Function):
+        self.func = func
+
+    # ------------------------------------------------------------------ analysis
+    def _prepare(self) -> None:
+        func = self.func
+        func.update_cfg()
+        entry = func.blocks[0]
+        # drop unreachable blocks (and their phi entries)
+        seen = {entry}
+        stack = [entry]
+        while stack:
+            for s in stack.pop().succs:
+                if s not in seen:
+                    seen.add(s)
+                    stack.append(s)
+        if len(seen) != len(func.blocks):
+            func.blocks = [b for b in func.blocks if b in seen]
+            for b in func.blocks:
+                for phi in b.phis():
+                    keep = [(p, v) for p, v in phi.incoming() if p in seen]
+                    phi.blocks = [p for p, _ in keep]
+                    phi.operands = [v for _, v in keep]
+            func.update_cfg()
+
+        def only_returns(b: Block) -> bool:
+            return len(b.instrs) == 1 and b.instrs[0].opcode == "ret" and not b.instrs[0].operands
+
+        self.nodes = [b for b in func.blocks if not only_returns(b) or b is entry]
+        self.index = {b: i for i, b in enumerate(self.nodes)}
+        n = self.n = len(self.nodes)
+        # targets per node, in terminator order, RETURN for return-only blocks
+        self.targets: list[list[int]] = []
+        for b in self.nodes:
+            t = b.terminator
+            self.targets.append([self.index.get(s, RETURN) for s in (t.targets if t is not None else [])])
+        succs = [list(dict.fromkeys(x for x in ts if x != RETURN)) for ts in self.targets]
+        self.preds = graph.predecessors(succs)
+        self.rpo = graph.rpo_numbers(graph.reverse_postorder(succs, 0), n)
+        self.dom = graph.dominator_tree(succs, 0)
+        try:
+            self.forest = graph.loop_forest(succs, 0, self.dom, self.preds)
+        except graph.IrreducibleError as exc:
+            u, v = exc.edges[0]
+            raise CompileError(
+                f"{func.source_name or '<input>'}: function @{func.name}: irreducible control flow: the edge "
+                f"{block_name(self.nodes[u])} -> {block_name(self.nodes[v])} enters a loop not through its "
+                f"header (irreducible CFGs are not supported yet)") from None
+        self.header_of = self.forest.header_of
+        self.loop_parent = self.forest.parent
+
+    def _contains(self, h: int, v: int) -> bool:
+        return h == -1 or self.forest.contains(h, v)
+
+    def _rep(self, v: int, region: int) -> int:
+        """The node standing for block v in `region`: v itself, or n + h for the child loop h holding it."""
+        h = self.header_of[v]
+        if h == region:
+            return v
+        while self.loop_parent[h] != region:
+            h = self.loop_parent[h]
+        return self.n + h
+
+    def _classify(self, t: int, region: int) -> tuple[str, int]:
+        if t == RETURN:
+            return ("return", RETURN) if region == -1 else ("exit", RETURN)
+        if t == region:
+            return ("continue", t)
+        if self._contains(region, t):
+            return ("fwd", self._rep(t, region))
+        return ("exit", t)
+
+    def _region_of(self, v: int) -> int:
+        return self.header_of[v]
+
+    def _analyse_regions(self) -> None:
+        n = self.n
+        # exits of each loop: targets outside it of edges from inside it (any depth)
+        self.exits: dict[int, list[int]] = {h: [] for h in self.loop_parent}
+        exit_sets: dict[int, set[int]] = {h: set() for h in self.loop_parent}
+        for u in range(n):
+            h = self.header_of[u]
+            for t in self.targets[u]:
+                x = h
+                while x != -1 and not (t != RETURN and self.forest.contains(x, t)):
+                    if t not in exit_sets[x]:
+                        exit_sets[x].add(t)
+                        self.exits[x].append(t)
+                    x = self.loop_parent[x]
+        for h, ts in self.exits.items():
+            ts.sort(key=lambda t: (t == RETURN, self.rpo[t] if t != RETURN else 0))
+        # forward in-degree of every region node, and its immediate dominator in its region
+        indeg = [0] * (2 * n)
+        for u in range(n):
+            region = self._region_of(u)
+            for t in dict.fromkeys(self.targets[u]):
+                kind, z = self._classify(t, region)
+                if kind == "fwd":
+                    indeg[z] += 1
+        for h, ts in self.exits.items():
+            for t in ts:
+                kind, z = self._classify(t, self.loop_parent[h])
+                if kind == "fwd":
+                    indeg[z] += 1
+        self.is_merge = [d >= 2 for d in indeg]
+        self.merge_children: dict[int, list[int]] = {}
+        idom = self.dom.idom
+        for z in range(2 * n):
+            if not self.is_merge[z]:
+                continue
+            if z < n:
+                parent = self._rep(idom[z], self._region_of(z))
+            else:
+                h = z - n
+                parent = self._rep(idom[h], self.loop_parent[h])
+            self.merge_children.setdefault(parent, []).append(z)
+        for kids in self.merge_children.values():
+            kids.sort(key=lambda z: self.rpo[z if z < n else z - n])
+
+    # ------------------------------------------------------------------ variables
+    def _phis_to_variables(self) -> None:
+        """Each phi becomes a variable written on its incoming edges and read where the phi stood."""
+        self.edge_stores: dict[tuple[Block, Block], list[Instr]] = {}
+        self.replaced: dict[Value, Value] = {}
+        for b in self.nodes:
+            for i, phi in enumerate(list(b.phis())):
+                var = Var(phi.name or f"phi{id(phi):x}", phi.type)
+                for p, v in phi.incoming():
+                    self.edge_stores.setdefault((p, b), []).append(
+                        Instr("var_store", [v], attrs={"var": var}))
+                load = Instr("var_load", [], phi.type, attrs={"var": var}, name=phi.name)
+                load.block = b
+                b.instrs[i] = load
+                self.replaced[phi] = load
+        self.labels: dict[int, Var] = {}
+        self.selectors: dict[int, Var] = {}
+
+    def _label_var(self, region: int) -> Var:
+        if region not in self.labels:
+            self.labels[region] = Var(f"label{region}", I32)
+        return self.labels[region]
+
+    def _selector_var(self, h: int) -> Var:
+        if h not in self.selectors:
+            self.selectors[h] = Var(f"exit{h}", I32)
+        return self.selectors[h]
+
+    # ------------------------------------------------------------------ emission
+    def run(self) -> None:
+        self._prepare()
+        self._analyse_regions()
+        self._phis_to_variables()
+        func = self.func
+        func.body = []
+        func.is_structured = True
+        func.blocks = []
+        cursor = _Cursor(func.body, func.add)
+        func.add(Block())
+        from lowering.deepstack import call_with_deep_stack
+        fallout = call_with_deep_stack(lambda: self._do_tree(self._rep(0, -1), cursor, -1))
+        assert not fallout, f"labels left pending at function end: {fallout}"
+        _drop_implicit_jumps(func)
+        ssa.rebuild(func, self.replaced)
+
+    def _do_tree(self, z: int, cursor: _Cursor, region: int) -> set[int]:
+        if z >= self.n:
+            fallout = self._emit_loop(z - self.n, cursor, region)
+        else:
+            b = self.nodes[z]
+            block = cursor.block()
+            for ins in b.instrs[:-1] if b.terminator is not None else b.instrs:
+                block.append(ins)
+            fallout = self._emit_branch(z, cursor, region)
+        for y in self.merge_children.get(z, ()):
+            assert y in fallout, "a merge node nobody branches to"
+            if fallout == {y}:
+                fallout = self._do_tree(y, cursor, region)
+                continue
+            label = cursor.emit(Instr("var_load", [], I32, attrs={"var": self._label_var(region)}))
+            cond = cursor.emit(Instr("icmp", [label, Const(I32, y)], I1, attrs={"pred": "eq"}))
+            node, then_c, _ = self._add_if(cursor, cond)
+            fallout = (fallout - {y}) | self._do_tree(y, then_c, region)
+        return fallout
+
+    def _emit_loop(self, h: int, cursor: _Cursor, region: int) -> set[int]:
+        loop = Loop()
+        cursor.add(loop)
+        cursor.add(Block())
+        inside = self._do_tree(h, _Cursor(loop.body, loop.add), h)
+        assert not inside, f"labels left pending at loop end: {inside}"
+        exits = self.exits[h]
+        if not exits:
+            return set()
+        edges = [self._edge_thunk(None, t, region) for t in exits]
+        if len(exits) == 1:
+            return edges[0](cursor)
+        sel = cursor.emit(Instr("var_load", [], I32, attrs={"var": self._selector_var(h)}))
+        cases = [(self._equals(sel, [k]), edges[k]) for k in range(len(exits) - 1)]
+        return self._emit_chain(cursor, cases, edges[-1])
+
+    def _emit_branch(self, v: int, cursor: _Cursor, region: int) -> set[int]:
+        b = self.nodes[v]
+        term = b.terminator
+        op = term.opcode if term is not None else "unreachable"
+        targets = self.targets[v]
+        if op == "br" or (op == "cbr" and targets[0] == targets[1]):
+            return self._edge_thunk(b, targets[0], region)(cursor)
+        if op == "cbr":
+            cond = term.operands[0]
+            return self._emit_chain(cursor, [(lambda c: cond, self._edge_thunk(b, targets[0], region))],
+                                    self._edge_thunk(b, targets[1], region))
+        if op == "switch":
+            value, default = term.operands[0], targets[0]
+            groups: dict[int, list[int]] = {}
+            for case, t in zip(term.attrs["cases"], targets[1:]):
+                if t != default:
+                    groups.setdefault(t, []).append(case)
+            cases = [(self._equals(value, consts), self._edge_thunk(b, t, region)) for t, consts in groups.items()]
+            return self._emit_chain(cursor, cases, self._edge_thunk(b, default, region))
+        # ret / unreachable (undefined behaviour: leaving is as good as anything)
+        cursor.emit(Instr("return", list(term.operands) if op == "ret" else []))
+        return set()
+
+    @staticmethod
+    def _equals(value: Value, consts: list[int]) -> Callable[[_Cursor], Value]:
+        def make(cursor: _Cursor) -> Value:
+            cond = None
+            for c in consts:
+                eq = cursor.emit(Instr("icmp", [value, Const(value.type, c)], I1, attrs={"pred": "eq"}))
+                cond = eq if cond is None else cursor.emit(Instr("or", [cond, eq], I1))
+            return cond
+        return make
+
+    def _emit_chain(self, cursor: _Cursor, cases: list, default: Callable[[_Cursor], set[int]]) -> set[int]:
+        """if (c0) {e0} else { if (c1) {e1} else { ... default } }, each if shaped as NIR likes it."""
+        if not cases:
+            return default(cursor)
+        make_cond, edge = cases[0]
+        cond = make_cond(cursor)
+        node, then_c, else_c = self._add_if(cursor, cond)
+        f_then = edge(then_c)
+        f_else = self._emit_chain(else_c, cases[1:], default)
+        self._shape_if(cursor, node, f_then, f_else)
+        return f_then | f_else
+
+    def _add_if(self, cursor: _Cursor, cond: Value) -> tuple[If, _Cursor, _Cursor]:
+        node = If(cond)
+        cursor.add(node)
+        cursor.add(Block())
+        return node, _Cursor(node.then_list, node.add_then), _Cursor(node.else_list, node.add_else)
+
+    def _shape_if(self, cursor: _Cursor, node: If, f_then: set[int], f_else: set[int]) -> None:
+        """When one arm always jumps, move the other arm's code after the if. If both always jump, the
+        longer arm moves (so `if (c) return;` keeps just the return inside)."""
+        if f_then and f_else:
+            return
+        if not f_then and not f_else:
+            keep_then = len(node.then_list) <= len(node.else_list)
+        else:
+            keep_then = not f_then      # then jumps: hoist else
+        arm = node.else_list if keep_then else node.then_list
+        pos = len(cursor.nodes) - 1
+        before = cursor.nodes[pos - 2]  # the block holding the condition
+        assert cursor.nodes[pos - 1] is node and not cursor.nodes[pos].instrs
+        cursor.nodes.pop()
+        for child in arm:
+            cursor.add(child)
+        arm.clear()
+        empty = Block()
+        empty.parent = node
+        arm.append(empty)
+        if not keep_then:
+            # then is now empty and else jumps: put the jump first, on the negated condition
+            node.then_list, node.else_list = node.else_list, node.then_list
+            node.cond = before.append(Instr("xor", [node.cond, Const(I1, 1)], I1))
+
+    def _edge_thunk(self, src: Block | None, t: int, region: int) -> Callable[[_Cursor], set[int]]:
+        def emit(cursor: _Cursor) -> set[int]:
+            if src is not None and t != RETURN:
+                for store in self.edge_stores.get((src, self.nodes[t]), ()):
+                    cursor.emit(Instr(store.opcode, store.operands, attrs=store.attrs))
+            kind, z = self._classify(t, region)
+            if kind == "return":
+                cursor.emit(Instr("return", []))
+                return set()
+            if kind == "continue":
+                cursor.emit(Instr("continue", []))
+                return set()
+            if kind == "exit":
+                exits = self.exits[region]
+                if len(exits) > 1:
+                    cursor.emit(Instr("var_store", [Const(I32, exits.index(t))],
+                                      attrs={"var": self._selector_var(region)}))
+                cursor.emit(Instr("break", []))
+                return set()
+            if self.is_merge[z]:
+                cursor.emit(Instr("var_store", [Const(I32, z)], attrs={"var": self._label_var(region)}))
+                return {z}
+            return self._do_tree(z, cursor, region)
+        return emit
+
+
+def _drop_implicit_jumps(func: Function) -> None:
+    """A loop body's last `continue` and the function's last `return` (void) say nothing: drop them."""
+    def visit(nodes: list, tail_jump: str | None) -> None:
+        last = nodes[-1]
+        if tail_jump and last.instrs and last.instrs[-1].opcode == tail_jump and not last.instrs[-1].operands:
+            last.instrs.pop()
+        for node in nodes:
+            if isinstance(node, If):
+                visit(node.then_list, None)
+                visit(node.else_list, None)
+            elif isinstance(node, Loop):
+                visit(node.body, "continue")
+    visit(func.body, "return")
