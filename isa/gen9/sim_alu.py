@@ -1,0 +1,268 @@
+"""Per-lane value semantics of Gen9 ALU instructions, vectorised over the lanes of one instruction.
+
+Kept separate from the thread/mask machinery in simulator.py: everything here is a pure function of
+numpy arrays, so it can be tested op by op against numpy references.
+
+Model: integer sources are widened to int64 and float sources to float64; the result is converted
+once to the destination type (wrapping for integers, round-to-nearest-even for floats; float to
+integer truncates and clamps, NaN -> 0), with saturate clamping instead. Computing in float64 and
+rounding once gives the correctly rounded float32 result for add/mul/div/sqrt; transcendental math
+is therefore more accurate than the hardware's.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .model import DataType
+
+NP_TYPE = {
+    DataType.UD: np.uint32, DataType.D: np.int32, DataType.UW: np.uint16, DataType.W: np.int16,
+    DataType.UB: np.uint8, DataType.B: np.int8, DataType.F: np.float32, DataType.HF: np.float16,
+    DataType.DF: np.float64, DataType.UQ: np.uint64, DataType.Q: np.int64,
+}
+FLOAT_TYPES = {DataType.F, DataType.HF, DataType.DF}
+SIGNED_INT = {DataType.D, DataType.W, DataType.B, DataType.Q}
+LOGIC_OPS = {"and", "or", "xor", "not"}
+
+
+class AluError(Exception):
+    """An instruction form the ALU model does not cover."""
+
+
+def is_float(t: DataType) -> bool:
+    return t in FLOAT_TYPES
+
+
+def int_range(t: DataType) -> tuple[int, int]:
+    bits = 8 * t.size
+    return (-(1 << (bits - 1)), (1 << (bits - 1)) - 1) if t in SIGNED_INT else (0, (1 << bits) - 1)
+
+
+def decode_immediate(value: int, t: DataType, n: int) -> np.ndarray:
+    """The raw immediate bits as n lanes of its type (packed vectors V/UV/VF repeat every 8/4 lanes)."""
+    value &= (1 << 64) - 1
+    if t in (DataType.V, DataType.UV):
+        nib = np.array([(value >> (4 * k)) & 0xF for k in range(8)], np.int64)
+        if t == DataType.V:
+            nib = np.where(nib >= 8, nib - 16, nib)
+        return np.resize(nib.astype(np.int16 if t == DataType.V else np.uint16), n)
+    if t == DataType.VF:
+        # 8-bit restricted float: sign 7, exponent 6:4 (bias 3), mantissa 3:0; 0 encodes zero.
+        out = []
+        for k in range(4):
+            b = (value >> (8 * k)) & 0xFF
+            e, m = (b >> 4) & 7, b & 0xF
+            mag = 0.0 if (e == 0 and m == 0) else (1 + m / 16) * 2.0 ** (e - 3)
+            out.append(-mag if b & 0x80 else mag)
+        return np.resize(np.array(out, np.float32), n)
+    dtype = NP_TYPE.get(t)
+    if dtype is None:
+        raise AluError(f"immediate type {t.value} is not modelled")
+    raw = np.array([value & ((1 << (8 * t.size)) - 1)], dtype=np.uint64)
+    raw = raw.astype({1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}[t.size])
+    return np.full(n, raw.view(dtype)[0], dtype=dtype)
+
+
+def widen(values: np.ndarray, t: DataType) -> np.ndarray:
+    return values.astype(np.float64) if is_float(t) else values.astype(np.int64)
+
+
+def apply_modifiers(x: np.ndarray, t: DataType, abs_: bool, neg: bool, logic: bool) -> np.ndarray:
+    """Source modifiers: abs then negate; on logic ops (Gen8+) the negate modifier is a bitwise NOT."""
+    if logic:
+        return ~x if neg else x
+    if abs_:
+        x = np.abs(x)
+    if neg:
+        x = -x
+    return x
+
+
+def convert(x: np.ndarray, t: DataType, saturate: bool) -> np.ndarray:
+    """Round/clamp/wrap a widened result into destination type `t`."""
+    dtype = NP_TYPE.get(t)
+    if dtype is None:
+        raise AluError(f"destination type {t.value} is not modelled")
+    if is_float(t):
+        x = x.astype(np.float64)
+        if saturate:
+            x = np.where(np.isnan(x), 0.0, np.clip(x, 0.0, 1.0))
+        with np.errstate(over="ignore", invalid="ignore"):
+            return x.astype(dtype)
+    lo, hi = int_range(t)
+    if x.dtype.kind == "f":
+        with np.errstate(invalid="ignore"):
+            x = np.where(np.isnan(x), 0.0, np.trunc(x))
+            x = np.clip(x, lo, hi)
+        if t == DataType.UQ:
+            return x.astype(np.uint64)
+        return x.astype(np.int64).astype(dtype)
+    x = x.astype(np.int64)
+    if saturate:
+        x = np.clip(x, lo, hi)
+    return x.astype(dtype)      # two's-complement wrap
+
+
+def as_widened(values: np.ndarray, t: DataType) -> np.ndarray:
+    """A typed destination value back in the widened domain (for conditional modifiers)."""
+    return widen(values, t)
+
+
+def condition(x: np.ndarray, cond: str) -> np.ndarray:
+    """Conditional modifier on a result compared with zero."""
+    with np.errstate(invalid="ignore"):
+        if cond in ("eq", "z"):
+            return x == 0
+        if cond in ("ne", "nz"):
+            return x != 0
+        if cond in ("gt", "g"):
+            return x > 0
+        if cond == "ge":
+            return x >= 0
+        if cond in ("lt", "l"):
+            return x < 0
+        if cond == "le":
+            return x <= 0
+        if cond == "un":
+            return np.isnan(x) if x.dtype.kind == "f" else np.zeros(x.shape, bool)
+        if cond == "ov":
+            return np.zeros(x.shape, bool)   # overflow flag is not modelled
+    raise AluError(f"conditional modifier {cond!r} is not modelled")
+
+
+def compare(a: np.ndarray, b: np.ndarray, cond: str) -> np.ndarray:
+    """cmp: src0 <cond> src1 (NaN compares false except ne; un = unordered)."""
+    with np.errstate(invalid="ignore"):
+        return {"eq": lambda: a == b, "z": lambda: a == b, "ne": lambda: a != b, "nz": lambda: a != b,
+                "gt": lambda: a > b, "g": lambda: a > b, "ge": lambda: a >= b, "lt": lambda: a < b,
+                "l": lambda: a < b, "le": lambda: a <= b,
+                "un": lambda: (np.isnan(a) | np.isnan(b)) if a.dtype.kind == "f" else np.zeros(a.shape, bool),
+                }.get(cond, lambda: None)()
+
+
+def exec_bits(types: list[DataType]) -> int:
+    """Integer execution width: bytes execute as words (Gen has no byte execution type)."""
+    return max(16, 8 * max(t.size for t in types))
+
+
+def _mask(bits: int) -> int:
+    return (1 << bits) - 1
+
+
+def _unsigned(x: np.ndarray, bits: int) -> np.ndarray:
+    return x & _mask(bits) if bits < 64 else x
+
+
+def _bit_length(u: np.ndarray) -> np.ndarray:
+    """Number of significant bits of non-negative int64 values (0 for 0)."""
+    out = np.zeros(u.shape, np.int64)
+    v = u.copy()
+    for shift in (32, 16, 8, 4, 2, 1):
+        big = v >= (1 << shift)
+        out[big] += shift
+        v[big] >>= shift
+    return out + (v > 0)
+
+
+def _popcount32(u: np.ndarray) -> np.ndarray:
+    v = u.astype(np.uint64) & np.uint64(0xFFFFFFFF)
+    return np.unpackbits(v.astype("<u4").view(np.uint8).reshape(-1, 4), axis=1).sum(axis=1).astype(np.int64)
+
+
+def _bitrev32(u: np.ndarray) -> np.ndarray:
+    b = (u.astype(np.uint64) & np.uint64(0xFFFFFFFF)).astype("<u4").view(np.uint8).reshape(-1, 4)
+    bits = np.unpackbits(b, axis=1, bitorder="little")[:, ::-1]
+    return np.packbits(bits, axis=1, bitorder="little").view("<u4").reshape(-1).astype(np.int64)
+
+
+def math_function(fc: str, a: np.ndarray, b: np.ndarray | None, ta: DataType) -> np.ndarray:
+    """The EU math box (math instruction); exp/log are base 2 as on Gen."""
+    with np.errstate(all="ignore"):
+        if fc in ("idiv", "iqot", "irem"):
+            if is_float(ta):
+                raise AluError("integer math on float sources")
+            # truncating (C) division; division by zero gives quotient -1, remainder = dividend
+            safe_b = np.where(b == 0, 1, b)
+            q = np.where(b != 0, np.sign(a) * np.sign(safe_b) * (np.abs(a) // np.abs(safe_b)), -1)
+            r = np.where(b != 0, a - q * safe_b, a)
+            return r if fc == "irem" else q
+        fn = {"inv": lambda: 1.0 / a, "sqrt": lambda: np.sqrt(a), "rsq": lambda: 1.0 / np.sqrt(a),
+              "rsqt": lambda: 1.0 / np.sqrt(a), "exp": lambda: np.exp2(a), "log": lambda: np.log2(a),
+              "sin": lambda: np.sin(a), "cos": lambda: np.cos(a), "pow": lambda: np.power(a, b),
+              "fdiv": lambda: a / b}.get(fc)
+        if fn is None:
+            raise AluError(f"math function {fc!r} is not modelled")
+        return fn()
+
+
+def compute(op: str, xs: list[np.ndarray], types: list[DataType], inst, acc: np.ndarray | None = None):
+    """The widened result of a non-cmp, non-sel ALU op on widened, modified sources."""
+    floaty = any(is_float(t) for t in types)
+    if floaty:
+        xs = [x.astype(np.float64) for x in xs]
+    bits = 64 if floaty else exec_bits(types)
+    a = xs[0]
+    b = xs[1] if len(xs) > 1 else None
+    with np.errstate(all="ignore"):
+        if op == "mov":
+            return a
+        if op in LOGIC_OPS:
+            if floaty:
+                raise AluError(f"{op} on float operands")
+            if op == "not":
+                return ~a
+            return {"and": a & b, "or": a | b, "xor": a ^ b}[op]
+        if op in ("shl", "shr", "asr"):
+            if floaty:
+                raise AluError(f"{op} on float operands")
+            count = b & (bits - 1)
+            if op == "shl":
+                return (a << count) & _mask(bits) if bits < 64 else a << count
+            if op == "shr":
+                return _unsigned(a, bits) >> count
+            signed = a if bits == 64 else np.where(a & (1 << (bits - 1)), (a | ~_mask(bits)), a & _mask(bits))
+            return signed >> count
+        if op == "add":
+            return a + b
+        if op == "avg":
+            return (a + b + 1) >> 1 if not floaty else (a + b) / 2
+        if op == "mul":
+            return a * b
+        if op == "mac":
+            return (acc if acc is not None else 0) + a * b
+        if op == "mach":
+            if floaty:
+                raise AluError("mach on float operands")
+            prod = [int(p) * int(q) for p, q in zip(a, b)]
+            return np.array([(p >> 32) for p in prod], dtype=np.int64)
+        if op == "mad":
+            return xs[0] + xs[1] * xs[2]      # Gen mad: src0 + src1 * src2
+        if op == "frc":
+            return a - np.floor(a)
+        if op == "rndd":
+            return np.floor(a)
+        if op == "rndu":
+            return np.ceil(a)
+        if op == "rnde":
+            return np.rint(a)
+        if op == "rndz":
+            return np.trunc(a)
+        if op == "lzd":
+            return 32 - _bit_length(a & 0xFFFFFFFF)
+        if op == "cbit":
+            return _popcount32(a)
+        if op == "bfrev":
+            return _bitrev32(a)
+        if op == "fbl":
+            u = a & 0xFFFFFFFF
+            low = u & -u
+            return np.where(u == 0, -1, _bit_length(low) - 1)
+        if op == "fbh":
+            if types[0] in SIGNED_INT:
+                s = np.where(a < 0, ~a, a) & 0xFFFFFFFF      # first bit differing from the sign bit
+            else:
+                s = a & 0xFFFFFFFF
+            return np.where(s == 0, -1, 32 - _bit_length(s))
+        if op == "math":
+            return math_function(inst.math_fc or "", a, b, types[0])
+    raise AluError(f"opcode {op!r} is not modelled")

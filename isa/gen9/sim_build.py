@@ -1,0 +1,213 @@
+"""A small builder of Instruction lists with labels, for simulator tests and demos.
+
+Why: tests need programs with exact JIP/UIP before the assembler exists. The builder resolves
+branch offsets from labels and fills structured-CF JIP/UIP with the hardware rules of notes section 3
+(Mesa brw_set_uip_jip / brw_find_next_block_end, IGC FlowGraph "HW Rules"):
+  if: JIP = after the else (or the endif), UIP = endif;  else: JIP = UIP = endif;
+  endif: JIP = the next block end at this level (endif/else/while/halt), else the next instruction;
+  while: JIP = loop head;  break/cont: JIP = next block end, UIP = the while;
+  halt: UIP = given label, JIP = next block end or UIP.
+"""
+from __future__ import annotations
+
+from .model import DataType, Instruction, Operand, Predicate, RegFile, Region
+from .simulator import ARF_ACC, ARF_FLAG, ARF_IP, ARF_NULL, instruction_size
+
+T = DataType
+
+
+def grf(reg: int, t: DataType = T.D, subreg: int = 0, region: tuple[int, int, int] | None = None,
+        hstride: int = 1, neg: bool = False, abs: bool = False) -> Operand:
+    return Operand(RegFile.GRF, t, reg, subreg, Region(*region) if region else None, hstride, abs, neg)
+
+
+def scalar(reg: int, t: DataType = T.D, subreg: int = 0, neg: bool = False, abs: bool = False) -> Operand:
+    return grf(reg, t, subreg, (0, 1, 0), neg=neg, abs=abs)
+
+
+def imm(value, t: DataType = T.D) -> Operand:
+    import struct
+    if t == T.F:
+        raw = struct.unpack("<I", struct.pack("<f", float(value)))[0]
+    elif t == T.HF:
+        import numpy as np
+        raw = int(np.array([value], np.float16).view(np.uint16)[0])
+    else:
+        raw = int(value) & ((1 << (8 * t.size)) - 1)
+    return Operand(RegFile.IMM, t, value=raw)
+
+
+def null(t: DataType = T.D) -> Operand:
+    return Operand(RegFile.ARF, t, ARF_NULL)
+
+
+def flag(f: int = 0, sub: int = 0, t: DataType = T.UW) -> Operand:
+    return Operand(RegFile.ARF, t, ARF_FLAG + f, sub, Region(0, 1, 0))
+
+
+def acc(t: DataType = T.D) -> Operand:
+    return Operand(RegFile.ARF, t, ARF_ACC)
+
+
+def pred(f: int = 0, sub: int = 0, inv: bool = False, control: str = "") -> Predicate:
+    return Predicate(f, sub, inv, control)
+
+
+class Builder:
+    """Emit instructions; labels are names; `program()` resolves offsets and returns the list."""
+
+    def __init__(self, simd: int = 16):
+        self.simd = simd
+        self.insts: list[Instruction] = []
+        self.labels: dict[str, int] = {}            # label -> instruction index
+        self.fixups: list[tuple[int, str, str]] = []  # (index, field, label)
+        self._stack: list[tuple[str, int]] = []      # open structured constructs
+
+    def label(self, name: str) -> None:
+        self.labels[name] = len(self.insts)
+
+    def emit(self, opcode: str, dst=None, *srcs, n: int | None = None, **kw) -> Instruction:
+        inst = Instruction(opcode, n or self.simd, dst=dst, srcs=list(srcs), **kw)
+        self.insts.append(inst)
+        return inst
+
+    def __getattr__(self, opcode: str):
+        if opcode.startswith("_"):
+            raise AttributeError(opcode)
+        return lambda dst, *srcs, **kw: self.emit(opcode, dst, *srcs, **kw)
+
+    def math(self, fc: str, dst, *srcs, **kw) -> Instruction:
+        return self.emit("math", dst, *srcs, math_fc=fc, **kw)
+
+    # structured control flow: offsets are filled in program()
+    def if_(self, p: Predicate | None = None, n: int | None = None) -> None:
+        self.emit("if", None, n=n, predicate=p)
+
+    def else_(self, n: int | None = None) -> None:
+        self.emit("else", None, n=n)
+
+    def endif(self, n: int | None = None) -> None:
+        self.emit("endif", None, n=n)
+
+    def do(self) -> None:
+        self._stack.append(("do", len(self.insts)))
+
+    def while_(self, p: Predicate | None = None, n: int | None = None) -> None:
+        kind, head = self._stack.pop()
+        assert kind == "do"
+        inst = self.emit("while", None, n=n, predicate=p)
+        inst.options["_head"] = head
+
+    def break_(self, p: Predicate | None = None, n: int | None = None) -> None:
+        self.emit("break", None, n=n, predicate=p)
+
+    def cont(self, p: Predicate | None = None, n: int | None = None) -> None:
+        self.emit("cont", None, n=n, predicate=p)
+
+    def halt(self, target: str, p: Predicate | None = None, n: int | None = None) -> None:
+        inst = self.emit("halt", None, n=n, predicate=p)
+        self.fixups.append((len(self.insts) - 1, "uip", target))
+
+    def jmpi(self, target: str, p: Predicate | None = None) -> None:
+        ip = Operand(RegFile.ARF, T.UD, ARF_IP)
+        inst = self.emit("jmpi", ip, ip, Operand(RegFile.IMM, T.D), n=1, predicate=p,
+                         mask_ctrl_we_all=True)
+        self.fixups.append((len(self.insts) - 1, "jmpi", target))
+
+    def goto(self, jip: str, uip: str, p: Predicate | None = None, n: int | None = None) -> None:
+        self.emit("goto", None, n=n, predicate=p)
+        self.fixups.append((len(self.insts) - 1, "jip", jip))
+        self.fixups.append((len(self.insts) - 1, "uip", uip))
+
+    def join(self, jip: str, n: int | None = None) -> None:
+        self.emit("join", None, n=n)
+        self.fixups.append((len(self.insts) - 1, "jip", jip))
+
+    # ---- resolution -----------------------------------------------------------------------------
+    def program(self) -> list[Instruction]:
+        insts = self.insts
+        addr = [0]
+        for inst in insts:
+            addr.append(addr[-1] + instruction_size(inst))
+        at = lambda i: addr[i]
+        ops = [i.opcode for i in insts]
+
+        def while_jumps_before(w: int, i: int) -> bool:
+            return insts[w].options.get("_head", w) <= i
+
+        def next_block_end(i: int) -> int | None:
+            depth = 0
+            for j in range(i + 1, len(insts)):
+                o = ops[j]
+                if o == "if":
+                    depth += 1
+                elif o == "endif":
+                    if depth == 0:
+                        return j
+                    depth -= 1
+                elif o == "while":
+                    if while_jumps_before(j, i) and depth == 0:
+                        return j
+                elif o in ("else", "halt") and depth == 0:
+                    return j
+            return None
+
+        def loop_end(i: int) -> int:
+            for j in range(i + 1, len(insts)):
+                if ops[j] == "while" and while_jumps_before(j, i):
+                    return j
+            raise ValueError(f"{ops[i]} at {i} is outside a loop")
+
+        def matching(i: int) -> tuple[int | None, int]:
+            depth, els = 0, None
+            for j in range(i + 1, len(insts)):
+                if ops[j] == "if":
+                    depth += 1
+                elif ops[j] == "endif":
+                    if depth == 0:
+                        return els, j
+                    depth -= 1
+                elif ops[j] == "else" and depth == 0:
+                    els = j
+            raise ValueError(f"if at {i} has no endif")
+
+        for i, inst in enumerate(insts):
+            o = ops[i]
+            if o == "if":
+                els, end = matching(i)
+                inst.jip = at(els + 1 if els is not None else end) - at(i)
+                inst.uip = at(end) - at(i)
+            elif o == "else":
+                depth = 0
+                for j in range(i + 1, len(insts)):
+                    if ops[j] == "if":
+                        depth += 1
+                    elif ops[j] == "endif":
+                        if depth == 0:
+                            break
+                        depth -= 1
+                inst.jip = inst.uip = at(j) - at(i)
+            elif o == "endif":
+                e = next_block_end(i)
+                inst.jip = at(e) - at(i) if e is not None else at(i + 1) - at(i)
+            elif o == "while":
+                inst.jip = at(inst.options.pop("_head")) - at(i)
+            elif o in ("break", "cont"):
+                w = loop_end(i)
+                e = next_block_end(i)
+                inst.uip = at(w) - at(i)
+                inst.jip = at(e) - at(i) if e is not None else inst.uip
+        for i, fld, name in self.fixups:
+            if name not in self.labels:
+                raise ValueError(f"unknown label {name}")
+            target = at(self.labels[name])
+            if fld == "jmpi":
+                insts[i].srcs[-1].value = (target - at(i + 1)) & 0xFFFFFFFF
+            elif fld == "uip":
+                insts[i].uip = target - at(i)
+                if insts[i].opcode == "halt":
+                    e = next_block_end(i)
+                    insts[i].jip = at(e) - at(i) if e is not None else insts[i].uip
+            else:
+                setattr(insts[i], fld, target - at(i))
+        return insts

@@ -1,0 +1,66 @@
+"""Memory seen by simulated Gen9 threads: surfaces by binding-table index, shared local memory, scratch.
+
+Kept apart from the EU model so the SEND decoder (sim_messages) only asks "which bytes does BTI n mean
+for this thread" and the host side only hands numpy arrays in and reads them back.
+
+Out-of-bounds accesses follow bounds-checked buffer surfaces: reads return 0, writes are dropped
+(a simulator choice; the hardware behaviour depends on the surface state).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+BTI_SLM = 254          # Mesa brw_eu_defines.h GFX7_BTI_SLM
+BTI_STATELESS = 255    # Mesa brw_eu_defines.h BRW_BTI_STATELESS (not modelled: no flat address space)
+
+
+def as_bytes(array: np.ndarray) -> np.ndarray:
+    """A writable uint8 view sharing memory with `array`, so results are visible to the caller."""
+    a = np.asarray(array)
+    if not a.flags.c_contiguous:
+        raise ValueError("surface arrays must be C-contiguous")
+    return a.reshape(-1).view(np.uint8)
+
+
+class Memory:
+    """Surfaces (global buffers) shared by every thread; SLM per workgroup; scratch per thread."""
+
+    def __init__(self, surfaces: dict[int, np.ndarray] | None = None, slm_bytes: int = 64 * 1024,
+                 scratch_bytes: int = 16 * 1024):
+        self.surfaces: dict[int, np.ndarray] = {}
+        for bti, arr in (surfaces or {}).items():
+            self.bind(bti, arr)
+        self.slm_bytes = slm_bytes
+        self.scratch_bytes = scratch_bytes
+
+    def bind(self, bti: int, array: np.ndarray) -> None:
+        if not 0 <= bti < BTI_SLM - 2:
+            raise ValueError(f"binding table index {bti} is reserved or out of range")
+        self.surfaces[bti] = as_bytes(array)
+
+    def new_slm(self) -> np.ndarray:
+        return np.zeros(self.slm_bytes, np.uint8)
+
+    def new_scratch(self) -> np.ndarray:
+        return np.zeros(self.scratch_bytes, np.uint8)
+
+
+def gather(buf: np.ndarray, addrs: np.ndarray, size: int, active: np.ndarray) -> np.ndarray:
+    """Little-endian unsigned loads of `size` bytes at each active address (others and OOB read 0)."""
+    addrs = addrs.astype(np.int64)
+    ok = active & (addrs >= 0) & (addrs + size <= buf.size)
+    out = np.zeros(addrs.size, np.uint64)
+    for k in range(size):
+        byte = np.zeros(addrs.size, np.uint64)
+        byte[ok] = buf[addrs[ok] + k]
+        out |= byte << np.uint64(8 * k)
+    return out
+
+
+def scatter(buf: np.ndarray, addrs: np.ndarray, values: np.ndarray, size: int, active: np.ndarray) -> None:
+    """Little-endian stores of the low `size` bytes of each active lane's value; lanes go in lane order."""
+    addrs = addrs.astype(np.int64)
+    values = values.astype(np.uint64)
+    ok = active & (addrs >= 0) & (addrs + size <= buf.size)
+    for k in range(size):
+        buf[addrs[ok] + k] = ((values[ok] >> np.uint64(8 * k)) & np.uint64(0xFF)).astype(np.uint8)

@@ -1,0 +1,580 @@
+"""A numpy-vectorised SIMD simulator for decoded Gen9 programs (list[Instruction]).
+
+Why: to run what the backend emits without a GPU, and to see which lanes execute what
+(trace hook + trace_to_png), in particular for divergent and unstructured (Beignet blockIP) control flow.
+
+Model, in one place:
+- Thread state: 128 x 32-byte GRF (one uint8 array, read per type through byte offsets), flag registers
+  f0/f1 (8 bytes: f0.0 f0.1 f1.0 f1.1), a per-element accumulator, the execution mask EM (32 channels).
+- Addresses: native instructions take 16 bytes, compacted ones 8 (notes section 1); JIP/UIP are signed
+  byte offsets from the branch itself, jmpi's from the next instruction (notes section 2).
+- Structured control flow uses per-channel resume points, the Gen8+ "per-channel IP" view of the EM/RM
+  model in notes section 3: a branch parks the channels that leave in RM[target]; whenever the thread
+  arrives at an address (fall-through or jump), RM[address] is merged back into EM. Branches jump to JIP
+  when no channel of their group stays enabled. break parks channels after the while (UIP + 16), cont at
+  the while (UIP), halt at UIP; while keeps predicate-true channels and parks the rest after itself.
+  jmpi is scalar and changes no mask.
+- A workgroup is a set of threads run round-robin, one instruction each per turn; a barrier SEND blocks
+  its thread until every live thread of the group has sent one (sim_messages, gateway).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Iterable
+
+import numpy as np
+
+from . import sim_alu
+from .model import DataType, Instruction, Operand, Predicate, RegFile, Region
+from .sim_memory import Memory
+from .sim_messages import MessageError, execute_send
+
+# ARF register numbers -- Mesa brw_eu_defines.h BRW_ARF_* (the accumulator is 0x20, address 0x10)
+ARF_NULL, ARF_ADDRESS, ARF_ACC, ARF_FLAG, ARF_MASK = 0x00, 0x10, 0x20, 0x30, 0x40
+ARF_STATE, ARF_CONTROL, ARF_NOTIFICATION, ARF_IP, ARF_TIMESTAMP = 0x70, 0x80, 0x90, 0xA0, 0xC0
+
+GRF_SIZE = 32
+NUM_GRF = 128
+BRANCHES = {"if", "else", "endif", "while", "break", "cont", "halt", "goto", "join", "jmpi", "brd", "brc",
+            "call", "calla", "ret"}
+NO_OPS = {"nop", "wait", "sync", "illegal"}
+SENDS = {"send", "sendc", "sends", "sendsc"}
+
+TraceHook = Callable[[int, int, Instruction, np.ndarray], None]
+
+
+class SimulationError(Exception):
+    """The program did something the simulator cannot execute (bad address, unmodelled form, hang)."""
+
+
+def instruction_size(inst: Instruction) -> int:
+    return 8 if inst.compacted else 16
+
+
+def layout(program: list[Instruction]) -> list[int]:
+    """Byte address of each instruction (16 bytes native, 8 compacted)."""
+    addrs, a = [], 0
+    for inst in program:
+        addrs.append(a)
+        a += instruction_size(inst)
+    return addrs
+
+
+def _signed32(v: int | None) -> int:
+    if v is None:
+        return 0
+    v &= 0xFFFFFFFF
+    return v - (1 << 32) if v & 0x80000000 else v
+
+
+def _pred_group(control: str) -> tuple[str, int] | None:
+    """("any"|"all", group size) for any/all predicate controls; None for a normal predicate."""
+    if not control:
+        return None
+    if control in ("anyv", "allv"):
+        return control[:3], 4
+    kind, size = control[:3], control[3:].rstrip("h")
+    if kind not in ("any", "all") or not size.isdigit():
+        raise SimulationError(f"unknown predicate control {control!r}")
+    return kind, int(size)
+
+
+@dataclass
+class TraceEvent:
+    thread: int
+    address: int
+    opcode: str
+    mask: np.ndarray          # bool per lane of the thread's SIMD width: channels this instruction ran on
+    simd: int
+
+
+class Trace:
+    """A trace hook that records every executed instruction (use as `trace=Trace()`)."""
+
+    def __init__(self):
+        self.events: list[TraceEvent] = []
+
+    def __call__(self, tid: int, address: int, inst: Instruction, mask: np.ndarray) -> None:
+        self.events.append(TraceEvent(tid, address, inst.opcode, mask.copy(), mask.size))
+
+
+class Thread:
+    """One hardware thread: register state, masks and its position in the program."""
+
+    def __init__(self, program: list[Instruction], simd: int, tid: int = 0, memory: Memory | None = None,
+                 dispatch_mask: int | None = None, slm: np.ndarray | None = None,
+                 trace: TraceHook | None = None, max_steps: int = 1_000_000):
+        if simd not in (1, 2, 4, 8, 16, 32):
+            raise SimulationError(f"SIMD width {simd} is not a Gen exec size")
+        self.program = program
+        self.addresses = layout(program)
+        self.index = {a: i for i, a in enumerate(self.addresses)}
+        self.end = self.addresses[-1] + instruction_size(program[-1]) if program else 0
+        self.simd = simd
+        self.tid = tid
+        self.memory = memory or Memory()
+        self.slm = slm if slm is not None else self.memory.new_slm()
+        self.scratch = self.memory.new_scratch()
+        self.trace = trace
+        self.max_steps = max_steps
+        self.grf = np.zeros(NUM_GRF * GRF_SIZE, np.uint8)
+        self.flags = np.zeros(8, np.uint8)
+        self.acc_i = np.zeros(64, np.int64)
+        self.acc_f = np.zeros(64, np.float64)
+        self.address_reg = np.zeros(32, np.uint8)
+        mask = (1 << simd) - 1 if dispatch_mask is None else dispatch_mask
+        self.dispatch = np.array([(mask >> c) & 1 for c in range(32)], bool)
+        self.dispatch[simd:] = False
+        self.em = self.dispatch.copy()
+        self.resume: dict[int, np.ndarray] = {}
+        self.ip = 0
+        self.steps = 0
+        self.done = False
+        self.at_barrier = False
+        self.fell_off_end = False
+
+    # ---- register file access -------------------------------------------------------------------
+    def read_regs(self, regs: Iterable[int]) -> np.ndarray:
+        out = []
+        for r in regs:
+            if not 0 <= r < NUM_GRF:
+                raise SimulationError(f"register r{r} out of range")
+            out.append(self.grf[r * GRF_SIZE:(r + 1) * GRF_SIZE])
+        return np.concatenate(out).copy()
+
+    def write_regs(self, reg: int, data: np.ndarray) -> None:
+        data = np.asarray(data).view(np.uint8).reshape(-1)
+        if not 0 <= reg or reg * GRF_SIZE + data.size > self.grf.size:
+            raise SimulationError(f"write of {data.size} bytes at r{reg} leaves the GRF")
+        self.grf[reg * GRF_SIZE:reg * GRF_SIZE + data.size] = data
+
+    def write_lanes(self, reg: int, dwords: np.ndarray, lanes: np.ndarray) -> None:
+        """Write one dword per lane starting at r`reg`, for lanes set in `lanes`."""
+        view = self.grf.view(np.uint32)
+        idx = reg * 8 + np.arange(dwords.size)
+        if idx.size and idx[-1] >= view.size:
+            raise SimulationError(f"message writeback at r{reg} leaves the GRF")
+        view[idx[lanes]] = dwords[lanes]
+
+    def reg(self, r: int, t: DataType = DataType.UD, count: int | None = None) -> np.ndarray:
+        """Host helper: register r (and following) read as type t."""
+        dtype = np.dtype(sim_alu.NP_TYPE[t])
+        count = count if count is not None else GRF_SIZE // dtype.itemsize
+        start = r * GRF_SIZE
+        return self.grf[start:start + count * dtype.itemsize].view(dtype).copy()
+
+    def set_reg(self, r: int, values, t: DataType = DataType.UD) -> None:
+        arr = np.asarray(values, dtype=sim_alu.NP_TYPE[t])
+        self.write_regs(r, arr)
+
+    def flag_bits(self) -> np.ndarray:
+        return np.unpackbits(self.flags, bitorder="little").astype(bool)
+
+    def set_flag_bits(self, bits: np.ndarray) -> None:
+        self.flags[:] = np.packbits(bits.astype(np.uint8), bitorder="little")
+
+    # ---- operands -------------------------------------------------------------------------------
+    def _storage(self, op: Operand) -> tuple[np.ndarray, int]:
+        """(byte array, base byte offset) holding the operand."""
+        size = op.type.size
+        if op.file == RegFile.GRF:
+            if not 0 <= op.reg < NUM_GRF:
+                raise SimulationError(f"register r{op.reg} out of range")
+            return self.grf, op.reg * GRF_SIZE + op.subreg * size
+        if op.file == RegFile.ARF:
+            kind = op.reg & 0xF0
+            if kind == ARF_FLAG:
+                return self.flags, (op.reg & 0xF) * 4 + op.subreg * size
+            if kind == ARF_ADDRESS:
+                return self.address_reg, op.subreg * size
+        raise SimulationError(f"operand {op.file.value} {op.reg:#x} has no byte storage")
+
+    def _src_offsets(self, op: Operand, n: int, inst: Instruction) -> np.ndarray:
+        size = op.type.size
+        i = np.arange(n)
+        if inst.align16:
+            if op.rep_ctrl:
+                return np.zeros(n, np.int64)
+            swz = np.array(["xyzw".index(c) for c in (op.swizzle or "xyzw")], np.int64)
+            return ((i // 4) * 4 + swz[i % 4]) * size
+        r = op.region
+        if r is None:
+            return np.zeros(n, np.int64) if n == 1 else i * size
+        width = max(1, r.width)
+        return ((i // width) * r.vstride + (i % width) * r.hstride) * size
+
+    def read_src(self, op: Operand, n: int, inst: Instruction) -> np.ndarray:
+        """n lanes of a source in its own type (no modifiers)."""
+        if op.file == RegFile.IMM:
+            return sim_alu.decode_immediate(op.value, op.type, n)
+        dtype = sim_alu.NP_TYPE.get(op.type)
+        if dtype is None:
+            raise SimulationError(f"source type {op.type.value} is not modelled")
+        if op.file == RegFile.ARF:
+            kind = op.reg & 0xF0
+            if kind == ARF_NULL:
+                return np.zeros(n, dtype)
+            if kind == ARF_ACC:
+                idx = (op.reg & 0xF) * 8 + op.subreg + self._src_offsets(op, n, inst) // op.type.size
+                src = self.acc_f if sim_alu.is_float(op.type) else self.acc_i
+                return src[idx % 64].astype(dtype) if sim_alu.is_float(op.type) else sim_alu.convert(src[idx % 64], op.type, False)
+            if kind == ARF_MASK:                # ce0: channel enables of this thread
+                bits = int(np.packbits(self.em.astype(np.uint8), bitorder="little").view("<u4")[0])
+                return np.full(n, bits, np.uint64).astype(dtype)
+            if kind in (ARF_STATE, ARF_CONTROL, ARF_NOTIFICATION, ARF_IP):
+                return np.zeros(n, dtype)
+            if kind == ARF_TIMESTAMP:
+                return np.full(n, self.steps, np.uint64).astype(dtype)
+        store, base = self._storage(op)
+        offs = base + self._src_offsets(op, n, inst)
+        size = op.type.size
+        if offs.min() < 0 or offs.max() + size > store.size:
+            raise SimulationError(f"source region of r{op.reg} leaves the register file")
+        raw = store[offs[:, None] + np.arange(size)]
+        return np.ascontiguousarray(raw).view(dtype).reshape(n)
+
+    def write_dst(self, op: Operand, values: np.ndarray, mask: np.ndarray, inst: Instruction) -> None:
+        """Write typed `values` to the lanes set in `mask`."""
+        n = values.size
+        if op.file == RegFile.ARF:
+            kind = op.reg & 0xF0
+            if kind == ARF_NULL:
+                return
+            if kind == ARF_ACC:
+                idx = ((op.reg & 0xF) * 8 + op.subreg + np.arange(n) * max(op.hstride, 1)) % 64
+                self.acc_f[idx[mask]] = values[mask].astype(np.float64)
+                if sim_alu.is_float(op.type):
+                    with np.errstate(invalid="ignore"):
+                        self.acc_i[idx[mask]] = np.nan_to_num(values[mask]).astype(np.int64)
+                else:
+                    self.acc_i[idx[mask]] = values[mask].astype(np.int64)
+                return
+            if kind in (ARF_NOTIFICATION, ARF_IP, ARF_CONTROL, ARF_STATE):
+                return
+        store, base = self._storage(op)
+        size = op.type.size
+        i = np.arange(n)
+        if inst.align16:
+            offs = base + i * size
+            wm = np.array(["xyzw"[k] in (op.writemask or "xyzw") for k in range(4)])
+            mask = mask & wm[i % 4]
+        else:
+            offs = base + i * max(op.hstride, 0) * size
+        if offs.max(initial=0) + size > store.size:
+            raise SimulationError(f"destination region of r{op.reg} leaves the register file")
+        raw = np.ascontiguousarray(values.astype(sim_alu.NP_TYPE[op.type])).view(np.uint8).reshape(n, size)
+        sel = np.nonzero(mask)[0]
+        store[(offs[sel][:, None] + np.arange(size)).reshape(-1)] = raw[sel].reshape(-1)
+
+    # ---- masks ----------------------------------------------------------------------------------
+    def _group(self, inst: Instruction) -> slice:
+        m, n = inst.chan_offset, inst.exec_size
+        if m + n > 32:
+            raise SimulationError(f"channels M{m}+{n} exceed 32")
+        return slice(m, m + n)
+
+    def predicate(self, pred: Predicate | None, inst: Instruction) -> np.ndarray:
+        """Per-channel predicate value for the instruction's channels (all true without a predicate)."""
+        n, m = inst.exec_size, inst.chan_offset
+        if pred is None:
+            return np.ones(n, bool)
+        bits = self.flag_bits()
+        base = pred.flag_reg * 32 + pred.flag_subreg * 16
+        grp = _pred_group(pred.control)
+        ch = m + np.arange(n)
+        if grp is None:
+            idx = base + ch
+            if idx.max() >= 64:
+                raise SimulationError("predicate reads past f1")
+            val = bits[idx]
+        else:
+            kind, size = grp
+            if n == 1 and inst.opcode == "jmpi":
+                ch = np.array([m])
+            starts = (ch // size) * size
+            window = base + starts[:, None] + np.arange(size)
+            if window.max() >= 64:
+                raise SimulationError("predicate reads past f1")
+            val = bits[window].any(axis=1) if kind == "any" else bits[window].all(axis=1)
+        return ~val if pred.inverse else val
+
+    def enabled(self, inst: Instruction) -> np.ndarray:
+        """Channels enabled by the execution mask (or all, with WE_all), before predication."""
+        if inst.mask_ctrl_we_all:
+            return np.ones(inst.exec_size, bool)
+        return self.em[self._group(inst)].copy()
+
+    def _lane_view(self, inst: Instruction, mask: np.ndarray) -> np.ndarray:
+        out = np.zeros(max(self.simd, 1), bool)
+        g = self._group(inst)
+        stop = min(g.stop, out.size)
+        if g.start < stop:
+            out[g.start:stop] = mask[:stop - g.start]
+        return out
+
+    # ---- execution ------------------------------------------------------------------------------
+    def goto(self, target: int) -> None:
+        self.ip = target
+        rm = self.resume.pop(target, None)
+        if rm is not None:
+            self.em |= rm
+
+    def park(self, target: int, g: slice, lanes: np.ndarray) -> None:
+        if lanes.any():
+            rm = self.resume.setdefault(target, np.zeros(32, bool))
+            rm[g] |= lanes
+
+    def step(self) -> None:
+        """Execute one instruction (the thread must be runnable)."""
+        if self.ip == self.end:
+            self.done = self.fell_off_end = True
+            return
+        i = self.index.get(self.ip)
+        if i is None:
+            raise SimulationError(f"thread {self.tid}: jump to {self.ip:#x}, not an instruction address")
+        self.steps += 1
+        if self.steps > self.max_steps:
+            raise SimulationError(f"thread {self.tid}: no end after {self.max_steps} instructions")
+        inst = self.program[i]
+        addr = self.ip
+        op = inst.opcode
+        nxt = addr + instruction_size(inst)
+        try:
+            if op in BRANCHES:
+                if self.trace:
+                    self.trace(self.tid, addr, inst, self._lane_view(inst, self.enabled(inst)))
+                nxt = self._branch(inst, addr, nxt)
+            elif op in SENDS:
+                mask = self.enabled(inst) & self.predicate(inst.predicate, inst)
+                if self.trace:
+                    self.trace(self.tid, addr, inst, self._lane_view(inst, mask))
+                status = execute_send(self, inst, mask)
+                if inst.eot:
+                    self.done = True
+                    return
+                if status == "barrier":
+                    self.at_barrier = True
+            elif op in NO_OPS:
+                if self.trace:
+                    self.trace(self.tid, addr, inst, self._lane_view(inst, self.enabled(inst)))
+            else:
+                self._alu(inst, addr)
+        except (sim_alu.AluError, MessageError) as e:
+            raise SimulationError(f"thread {self.tid} at {addr:#x} ({op}): {e}") from None
+        self.goto(nxt)
+
+    def _alu(self, inst: Instruction, addr: int) -> None:
+        op = inst.opcode
+        n = inst.exec_size
+        en = self.enabled(inst)
+        pred = self.predicate(inst.predicate, inst)
+        # sel uses its predicate to choose, not to mask (the write happens on every enabled channel)
+        mask = en if op == "sel" and inst.cond_mod is None else en & pred
+        if self.trace:
+            self.trace(self.tid, addr, inst, self._lane_view(inst, mask))
+        if op != "math" and len(inst.srcs) == 0:
+            raise SimulationError(f"{op} without sources")
+        types = [s.type for s in inst.srcs]
+        logic = op in sim_alu.LOGIC_OPS
+        xs = []
+        for s in inst.srcs:
+            v = self.read_src(s, n, inst)
+            t = s.type
+            if t in (DataType.V, DataType.UV, DataType.VF):
+                t = {DataType.V: DataType.W, DataType.UV: DataType.UW, DataType.VF: DataType.F}[t]
+            xs.append(sim_alu.apply_modifiers(sim_alu.widen(v, t), t, s.abs, s.neg, logic))
+        types = [{DataType.V: DataType.W, DataType.UV: DataType.UW, DataType.VF: DataType.F}.get(t, t)
+                 for t in types]
+        floaty = any(sim_alu.is_float(t) for t in types)
+        if floaty:
+            xs = [x.astype(np.float64) for x in xs]
+        dst = inst.dst
+        flag_val = None
+        if op == "cmp":
+            cond = inst.cond_mod
+            if cond is None:
+                raise SimulationError("cmp without a conditional modifier")
+            flag_val = sim_alu.compare(xs[0], xs[1], cond)
+            if flag_val is None:
+                raise SimulationError(f"cmp.{cond} is not modelled")
+            if dst is not None and not (dst.file == RegFile.ARF and dst.reg == ARF_NULL):
+                ones = np.full(n, -1, np.int64)
+                bits = np.where(flag_val, ones, 0)
+                if sim_alu.is_float(dst.type):
+                    raw = np.where(flag_val, np.uint32(0xFFFFFFFF), np.uint32(0)).astype(np.uint32)
+                    vals = raw.view(np.float32) if dst.type == DataType.F else sim_alu.convert(bits, dst.type, False)
+                else:
+                    vals = sim_alu.convert(bits, dst.type, False)
+                self.write_dst(dst, vals, mask, inst)
+            self._write_flags(inst, flag_val, mask)
+            return
+        if op == "sel":
+            if inst.cond_mod is None:
+                choose0 = pred
+            else:
+                a, b = xs[0], xs[1]
+                c = sim_alu.compare(a, b, inst.cond_mod)
+                if c is None:
+                    raise SimulationError(f"sel.{inst.cond_mod} is not modelled")
+                if floaty:                       # min/max return the non-NaN operand
+                    c = np.where(np.isnan(a), False, np.where(np.isnan(b), True, c))
+                choose0 = c
+            result = np.where(choose0, xs[0], xs[1])
+            self._finish(inst, result, mask, floaty, cond_from_result=False)
+            return
+        acc = None
+        if op == "mac":
+            acc = self._acc_lanes(n, floaty)
+        result = sim_alu.compute(op, xs, types, inst, acc)
+        self._finish(inst, result, mask, floaty, cond_from_result=True)
+
+    def _acc_lanes(self, n: int, floaty: bool) -> np.ndarray:
+        return (self.acc_f if floaty else self.acc_i)[:n].copy()
+
+    def _finish(self, inst: Instruction, result: np.ndarray, mask: np.ndarray, floaty: bool,
+                cond_from_result: bool) -> None:
+        dst = inst.dst
+        if dst is None:
+            raise SimulationError(f"{inst.opcode} without a destination")
+        null = dst.file == RegFile.ARF and dst.reg == ARF_NULL
+        t = dst.type
+        if null:
+            # no destination: the condition is evaluated in the execution type
+            src_t = next((s.type for s in inst.srcs if sim_alu.is_float(s.type)), None) if floaty else None
+            t = src_t or (dst.type if dst.type in sim_alu.NP_TYPE else DataType.D)
+        typed = sim_alu.convert(result, t, inst.saturate)
+        if not null:
+            self.write_dst(dst, typed, mask, inst)
+        if inst.acc_wr_en and not (dst.file == RegFile.ARF and dst.reg & 0xF0 == ARF_ACC):
+            acc_op = Operand(RegFile.ARF, t, ARF_ACC)
+            self.write_dst(acc_op, typed, mask, inst)
+        if inst.cond_mod is not None and cond_from_result:
+            self._write_flags(inst, sim_alu.condition(sim_alu.widen(typed, t), inst.cond_mod), mask)
+
+    def _write_flags(self, inst: Instruction, values: np.ndarray, mask: np.ndarray) -> None:
+        """Conditional-modifier flag update: only channels enabled for this instruction change."""
+        bits = self.flag_bits()
+        base = inst.flag_reg * 32 + inst.flag_subreg * 16
+        idx = base + inst.chan_offset + np.arange(inst.exec_size)
+        if idx.max() >= 64:
+            raise SimulationError("conditional modifier writes past f1")
+        bits[idx[mask]] = values[mask]
+        self.set_flag_bits(bits)
+
+    def _branch(self, inst: Instruction, addr: int, nxt: int) -> int:
+        op = inst.opcode
+        if op == "jmpi":
+            taken = bool(self.predicate(inst.predicate, inst)[0]) if inst.predicate else True
+            if not taken:
+                return nxt
+            off = inst.jip if inst.jip is not None else next(
+                (s.value for s in reversed(inst.srcs) if s.file == RegFile.IMM), None)
+            if off is None:
+                raise SimulationError("jmpi without an immediate offset")
+            return nxt + _signed32(off)
+        if op in ("brd", "brc", "call", "calla", "ret"):
+            raise SimulationError(f"{op} is not modelled")
+        g = self._group(inst)
+        jip = addr + _signed32(inst.jip) if inst.jip is not None else nxt
+        uip = addr + _signed32(inst.uip) if inst.uip is not None else jip
+        em = self.em[g]                       # view: updates write through
+        p = self.predicate(inst.predicate, inst)
+        if op == "if":
+            leave = em & ~p
+            self.park(jip, g, leave)
+            em &= ~leave
+            return nxt if em.any() else jip
+        if op == "else":
+            self.park(jip, g, em.copy())
+            em[:] = False
+            waiting = self.resume.get(nxt)
+            return nxt if waiting is not None and waiting[g].any() else jip
+        if op in ("endif", "join"):
+            return nxt if em.any() or inst.jip in (None, 0) else jip
+        if op == "while":
+            stay = em & p
+            self.park(nxt, g, em & ~p)
+            em[:] = stay
+            return jip if stay.any() else nxt
+        if op in ("break", "cont", "halt", "goto"):
+            leave = em & p
+            if op == "break":
+                wi = self.index.get(uip)
+                if wi is None:
+                    raise SimulationError(f"break UIP {uip:#x} is not an instruction")
+                target = uip + instruction_size(self.program[wi])
+            else:
+                target = uip
+            self.park(target, g, leave)
+            em &= ~leave
+            return nxt if em.any() else jip
+        raise SimulationError(f"branch {op} is not modelled")
+
+    def run(self) -> None:
+        """Run alone until EOT (a barrier in a lone thread releases at once)."""
+        while not self.done:
+            self.step()
+            self.at_barrier = False
+
+
+def default_payload(thread: Thread, group_id: int, threads_in_group: int) -> None:
+    """Simulator convention for thread payloads (overridable with `setup=`):
+    r0.1:ud = group id, r0.2:ud = thread index in the group, r0.3:ud = threads in the group,
+    r1 onwards: local id per lane as UD (thread index * SIMD + lane), 1, 2 or 4 registers."""
+    thread.set_reg(0, [0, group_id, thread.tid, threads_in_group, 0, 0, 0, 0])
+    lanes = np.arange(thread.simd, dtype=np.uint32) + thread.tid * thread.simd
+    thread.write_regs(1, lanes)
+
+
+class Workgroup:
+    """Threads of one workgroup sharing SLM, scheduled round-robin so that barriers work."""
+
+    def __init__(self, program: list[Instruction], simd: int, n_threads: int = 1,
+                 memory: Memory | None = None, group_id: int = 0,
+                 setup: Callable[[Thread], None] | None = None,
+                 dispatch_masks: list[int] | None = None, trace: TraceHook | None = None,
+                 max_steps: int = 1_000_000):
+        self.memory = memory or Memory()
+        self.slm = self.memory.new_slm()
+        self.threads = []
+        for t in range(n_threads):
+            th = Thread(program, simd, t, self.memory,
+                        dispatch_masks[t] if dispatch_masks else None, self.slm, trace, max_steps)
+            default_payload(th, group_id, n_threads)
+            if setup:
+                setup(th)
+            self.threads.append(th)
+
+    def run(self) -> list[Thread]:
+        while True:
+            live = [t for t in self.threads if not t.done]
+            if not live:
+                return self.threads
+            runnable = [t for t in live if not t.at_barrier]
+            if not runnable:
+                if len(live) < len(self.threads):
+                    raise SimulationError("barrier reached after some threads of the group ended (hang)")
+                for t in live:
+                    t.at_barrier = False
+                continue
+            for t in runnable:
+                t.step()
+
+
+def run_program(program: list[Instruction], simd: int = 16, n_threads: int = 1,
+                surfaces: dict[int, np.ndarray] | None = None, setup: Callable[[Thread], None] | None = None,
+                dispatch_masks: list[int] | None = None, trace: TraceHook | None = None,
+                max_steps: int = 1_000_000) -> list[Thread]:
+    """Run one workgroup of `n_threads` threads of `program`; returns the finished threads."""
+    wg = Workgroup(program, simd, n_threads, Memory(surfaces), 0, setup, dispatch_masks, trace, max_steps)
+    return wg.run()
+
+
+def trace_to_png(trace, path) -> None:
+    """Draw a lane-activity picture of a Trace (or list of TraceEvent); see sim_trace."""
+    from .sim_trace import trace_to_png as draw
+    draw(trace, path)
+
+
+__all__ = ["SimulationError", "Thread", "Workgroup", "Trace", "TraceEvent", "run_program", "layout",
+           "instruction_size", "trace_to_png", "Memory", "Region"]
