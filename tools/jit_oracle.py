@@ -188,6 +188,15 @@ def _float_builtins(t: str) -> str:
         for n in _WIDTHS:
             src.append(f"OV {it}{n} {name}({t}{n} a0) {{ {it}{n} r; for (int i = 0; i < {n}; i++) "
                        f"r[i] = {name}(a0[i]) ? ({it})-1 : ({it})0; return r; }}\n")
+    comparisons = {"isequal": "a0 == a1", "isnotequal": "a0 != a1", "isgreater": "a0 > a1",
+                   "isgreaterequal": "a0 >= a1", "isless": "a0 < a1", "islessequal": "a0 <= a1",
+                   "islessgreater": "a0 < a1 || a0 > a1", "isordered": "a0 == a0 && a1 == a1",
+                   "isunordered": "a0 != a0 || a1 != a1"}
+    for name, expr in comparisons.items():
+        src.append(f"OV int {name}({t} a0, {t} a1) {{ return ({expr}) ? 1 : 0; }}\n")
+        for n in _WIDTHS:
+            src.append(f"OV {it}{n} {name}({t}{n} a0, {t}{n} a1) {{ {it}{n} r; for (int i = 0; i < {n}; i++) "
+                       f"r[i] = {name}(a0[i], a1[i]) ? ({it})-1 : ({it})0; return r; }}\n")
     # Geometric functions on float/double 2, 3, 4 and scalars.
     for n in ("", 2, 3, 4):
         v = f"{t}{n}"
