@@ -1,0 +1,462 @@
+"""The IR interpreter: runs a kernel Function, in CFG or structured form, over an NDRange.
+
+It is the project's execution oracle for its own IR: the same kernel run here before and after a pass
+(or compared with the CPU JIT of the original LLVM IR, tools/jit_oracle.py) must give the same buffers.
+
+    run_kernel(func, args, global_size, local_size, global_offset=0)
+
+`args` follow the JIT oracle's convention: a numpy array per pointer argument (stores land in it in place),
+a numpy (or Python) scalar per scalar argument. Work-items run one at a time, to completion, work-group by
+work-group (dimension 0 fastest, then 1, then 2), and within a group item by item in the same order: the
+JIT oracle's order, so the two agree even on kernels whose result depends on the schedule.
+
+Consequently `barrier` is a no-op: with one work-item running to completion before the next starts there
+is nothing to wait for. This is *not* OpenCL's semantics for kernels that communicate through `__local`
+memory across a barrier (an item reads what later items have not written yet), but it is exactly what the
+sequential JIT oracle does, and the interpreter's job is to agree with it and with itself across passes.
+
+Control flow:
+  - CFG form: follow the terminators; the phis of a block are evaluated as parallel copies for the edge
+    taken (all incoming values read before any phi is written).
+  - structured form: walk the tree - an if runs one branch, a loop repeats its body until a break (a
+    continue restarts it), a return leaves the function; phis are evaluated for the block control came
+    from, i.e. the last block executed.
+A step limit (instructions plus one per block entered) turns a loop that never ends into an error.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable, Iterable, Sequence
+
+import numpy as np
+
+from lowering import interp_ops as ops
+from lowering.interp_memory import KIND_OF_ADDRSPACE, Memory
+from lowering.interp_values import InterpreterError, const_value, from_host, mask
+from lowering.ir.core import Arg, Block, Const, Function, If, Instr, Loop, Phi, Undef, Value
+from lowering.ir.opcodes import OPCODES
+
+__all__ = ["run_kernel", "Interpreter", "InterpreterError", "DEFAULT_MAX_STEPS"]
+
+DEFAULT_MAX_STEPS = 5_000_000
+Env = dict
+Getter = Callable[[Env], Any]
+
+
+def run_kernel(func: Function, args: Sequence, global_size, local_size, global_offset=0, *,
+               max_steps: int = DEFAULT_MAX_STEPS, on_block: Callable[[Block], None] | None = None) -> None:
+    """Run `func` over the NDRange, modifying the numpy arrays in `args` in place.
+
+    `on_block(block)` is called each time a block is entered (for comparing block traces between forms)."""
+    Interpreter(func, max_steps=max_steps, on_block=on_block).run(args, global_size, local_size, global_offset)
+
+
+def _sizes(value, name: str) -> tuple[int, ...]:
+    sizes = (value,) if isinstance(value, (int, np.integer)) else tuple(value)
+    if not 1 <= len(sizes) <= 3:
+        raise InterpreterError(f"{name} must have 1 to 3 dimensions, got {sizes}")
+    return tuple(int(s) for s in sizes)
+
+
+def _pad(sizes: tuple[int, ...], fill: int) -> tuple[int, int, int]:
+    return tuple(sizes) + (fill,) * (3 - len(sizes))  # type: ignore[return-value]
+
+
+def describe_value(v: Value) -> str:
+    if isinstance(v, Arg):
+        return f"argument {v.index}" + (f" %{v.name}" if v.name else "")
+    if isinstance(v, Instr):
+        return f"%{v.name}" if v.name else f"a {v.opcode} result"
+    return repr(v)
+
+
+def describe_block(b: Block) -> str:
+    return f"b{b.index}" + (f" ({b.label})" if b.label else "")
+
+
+class _CompiledBlock:
+    """A block resolved once: phi incoming getters by predecessor, then (instr, evaluator) pairs."""
+    __slots__ = ("phis", "body", "steps", "term", "jump")
+
+    def __init__(self):
+        self.phis: list[tuple[Phi, dict[Block, Getter]]] = []
+        self.body: list[tuple[Instr, Getter, bool]] = []
+        self.steps = 1
+        self.term: Callable[[Env], Block | None] | None = None   # CFG form: next block, None to return
+        self.jump: str | None = None                             # structured form: break/continue/return
+
+
+class _ModuleSymbol:
+    """A module-level buffer (a __local array or constant data) as the interpreter needs it."""
+
+    def __init__(self, entry, kind: str):
+        get = entry.get if isinstance(entry, dict) else (lambda k, d=None: getattr(entry, k, d))
+        self.name = get("name") or get("symbol")
+        init = next((x for x in (get("data"), get("init"), get("initializer"), get("bytes")) if x is not None),
+                    None)
+        if isinstance(init, np.ndarray):
+            init = init.tobytes()
+        self.init: bytes | None = bytes(init) if init is not None else None
+        size = get("size")
+        self.size = int(size) if size is not None else len(self.init or b"")
+        self.align = int(get("align") or 16)
+        self.kind = kind
+        writable = get("writable")
+        self.readonly = kind == "constant" and not writable
+        if not self.name:
+            raise InterpreterError(f"a {kind} data entry has no name: {entry!r}")
+
+
+class Interpreter:
+    def __init__(self, func: Function, *, max_steps: int = DEFAULT_MAX_STEPS,
+                 on_block: Callable[[Block], None] | None = None):
+        self.func = func
+        self.max_steps = max_steps
+        self.on_block = on_block
+        self.steps = 0
+        self.memory = Memory()
+        self.symbols: dict[str, int] = {}
+        self._compiled: dict[Block, _CompiledBlock] = {}
+        self._cond: dict[If, Getter] = {}
+        self._wi: dict[str, tuple[int, int, int]] = {}
+        self._work_dim = 1
+        self._item = (0, 0, 0)
+        self._prev: Block | None = None       # structured walk: the block control came from
+        func.index_blocks()
+
+    # ----- the NDRange -----
+    def run(self, args: Sequence, global_size, local_size, global_offset=0) -> None:
+        func = self.func
+        gsize = _sizes(global_size, "global_size")
+        lsize = _sizes(local_size if local_size is not None else gsize, "local_size")
+        offset = _sizes(global_offset, "global_offset")
+        if len(offset) == 1 and len(gsize) > 1:
+            offset = offset * len(gsize)
+        if len(lsize) != len(gsize) or len(offset) != len(gsize):
+            raise InterpreterError(f"global size {gsize}, local size {lsize} and offset {offset} "
+                                   "have different dimensions")
+        if any(l <= 0 or g % l for g, l in zip(gsize, lsize)):
+            raise InterpreterError(f"local size {lsize} does not divide global size {gsize}")
+        if len(args) != len(func.args):
+            raise InterpreterError(f"{func.name} takes {len(func.args)} arguments, {len(args)} given")
+        self._work_dim = len(gsize)
+        g3, l3, o3 = _pad(gsize, 1), _pad(lsize, 1), _pad(offset, 0)
+        n3 = tuple(g // l for g, l in zip(g3, l3))
+        wi = self._wi
+        wi.update(global_size=g3, local_size=l3, num_groups=n3, global_offset=o3)
+
+        with np.errstate(all="ignore"):
+            env0 = self._map_args(args)
+            self._map_constants()
+            run_item = self._run_structured if func.is_structured else self._run_cfg
+            for gz in range(n3[2]):
+                for gy in range(n3[1]):
+                    for gx in range(n3[0]):
+                        self._start_group()
+                        grp = (gx, gy, gz)
+                        for lz in range(l3[2]):
+                            for ly in range(l3[1]):
+                                for lx in range(l3[0]):
+                                    lid = (lx, ly, lz)
+                                    wi["group_id"], wi["local_id"] = grp, lid
+                                    self._item = gid = tuple(g * l + i + o for g, l, i, o in zip(grp, l3, lid, o3))
+                                    wi["global_id"] = gid
+                                    self.memory.reset("private")
+                                    run_item(dict(env0))
+
+    def _map_args(self, args: Sequence) -> Env:
+        env: Env = {}
+        for a, x in zip(self.func.args, args):
+            name = a.name or f"arg{a.index}"
+            if a.type.is_ptr and isinstance(x, np.ndarray):
+                kind = KIND_OF_ADDRSPACE.get(a.type.addrspace, "global")
+                env[a] = self.memory.map_array(kind, name, x, readonly=kind == "constant").base
+            elif a.type.is_ptr and x is None:
+                env[a] = 0
+            else:
+                try:
+                    env[a] = from_host(a.type, x)
+                except (InterpreterError, TypeError, ValueError) as e:
+                    raise InterpreterError(f"{self.func.name}: argument {a.index} ({name}: {a.type}): {e}") from None
+        return env
+
+    def _map_constants(self) -> None:
+        for entry in self.func.constant_data:
+            s = _ModuleSymbol(entry, "constant")
+            self.symbols[s.name] = self.memory.allocate("constant", s.name, s.size, s.align, s.init,
+                                                        s.readonly).base
+
+    def _start_group(self) -> None:
+        """Fresh __local arrays for each work-group (their initial contents are undefined in OpenCL)."""
+        self.memory.reset("local")
+        for entry in self.func.local_memory:
+            s = _ModuleSymbol(entry, "local")
+            self.symbols[s.name] = self.memory.allocate("local", s.name, s.size, s.align, s.init).base
+
+    def _workitem(self, fn: str, dim: int) -> int:
+        if fn == "work_dim":
+            return self._work_dim
+        try:
+            table = self._wi[fn]
+        except KeyError:
+            raise InterpreterError(f"unknown work-item function {fn!r}") from None
+        if dim < 3:
+            return table[dim]
+        return 1 if fn in ("global_size", "local_size", "num_groups") else 0   # OpenCL: out-of-range dims
+
+    # ----- the two walks -----
+    def _run_cfg(self, env: Env) -> None:
+        block, prev = self.func.blocks[0], None
+        while block is not None:
+            cb = self._enter(block, prev, env)
+            if cb.term is None:
+                raise self._located(block, block.instrs[-1] if block.instrs else None,
+                                    InterpreterError("block does not end in a CFG terminator"))
+            try:
+                prev, block = block, cb.term(env)
+            except Exception as e:                                       # noqa: BLE001 - re-raised located
+                raise self._located(block, block.instrs[-1], e) from None
+
+    def _run_structured(self, env: Env) -> None:
+        self._prev = None
+        self._walk(self.func.body, env)
+
+    def _walk(self, nodes: Iterable, env: Env) -> str | None:
+        """Run a CF list; returns the jump that leaves it early (break/continue/return) or None."""
+        for node in nodes:
+            if type(node) is Block:
+                cb = self._enter(node, self._prev, env)
+                self._prev = node
+                if cb.jump is not None:
+                    return cb.jump
+            elif type(node) is If:
+                cond = self._cond.get(node)
+                if cond is None:
+                    cond = self._cond[node] = self._getter(node.cond)
+                try:
+                    taken = cond(env)
+                except Exception as e:                                   # noqa: BLE001
+                    raise self._located(self._prev, None, e, what=f"if condition {describe_value(node.cond)}") from None
+                jump = self._walk(node.then_list if taken else node.else_list, env)
+                if jump is not None:
+                    return jump
+            elif type(node) is Loop:
+                while True:
+                    jump = self._walk(node.body, env)
+                    if jump == "break":
+                        break
+                    if jump == "return":
+                        return jump
+            else:
+                raise InterpreterError(f"{self.func.name}: unexpected node {node!r} in the control-flow tree")
+        return None
+
+    def _enter(self, block: Block, prev: Block | None, env: Env) -> _CompiledBlock:
+        """Execute a block's phis (for the edge from `prev`) and its body; return its compiled form."""
+        cb = self._compiled.get(block)
+        if cb is None:
+            cb = self._compiled[block] = self._compile_block(block)
+        self.steps += cb.steps
+        if self.steps > self.max_steps:
+            raise self._located(block, None, InterpreterError(
+                f"step limit of {self.max_steps} exceeded (a loop that never ends?)"))
+        if self.on_block is not None:
+            self.on_block(block)
+        if cb.phis:
+            incoming = []
+            for phi, getters in cb.phis:
+                get = getters.get(prev)
+                if get is None:
+                    came = describe_block(prev) if prev is not None else "the function entry"
+                    raise self._located(block, phi, InterpreterError(f"no incoming value for {came}"))
+                try:
+                    incoming.append(get(env))
+                except Exception as e:                                   # noqa: BLE001
+                    raise self._located(block, phi, e) from None
+            for (phi, _), v in zip(cb.phis, incoming):                   # parallel copy
+                env[phi] = v
+        ins = None
+        try:
+            for ins, fn, has_result in cb.body:
+                if has_result:
+                    env[ins] = fn(env)
+                else:
+                    fn(env)
+        except Exception as e:                                           # noqa: BLE001
+            raise self._located(block, ins, e) from None
+        return cb
+
+    def _located(self, block: Block | None, ins: Instr | None, exc: Exception, what: str = "") -> InterpreterError:
+        """An InterpreterError naming the function, block, instruction and work-item of a failure."""
+        if getattr(exc, "located", False):
+            return exc  # type: ignore[return-value]
+        if isinstance(exc, KeyError) and exc.args and isinstance(exc.args[0], Value):
+            msg = f"uses {describe_value(exc.args[0])} before it is defined"
+        elif isinstance(exc, InterpreterError):
+            msg = str(exc)
+        else:
+            msg = f"{type(exc).__name__}: {exc}"
+        where = [f"in {self.func.name}"]
+        if block is not None:
+            where.append(f"block {describe_block(block)}")
+        if ins is not None:
+            pos = block.instrs.index(ins) if block is not None and ins in block.instrs else -1
+            where.append(f"instruction {pos} ({ins.opcode}{' %' + ins.name if ins.name else ''})")
+        if what:
+            where.append(what)
+        gid = ",".join(str(i) for i in self._item[:self._work_dim])
+        err = InterpreterError(f"{', '.join(where)}, work-item ({gid}): {msg}")
+        err.located = True  # type: ignore[attr-defined]
+        return err
+
+    # ----- compilation of blocks and instructions to closures -----
+    def _compile_block(self, block: Block) -> _CompiledBlock:
+        cb = _CompiledBlock()
+        instrs = block.instrs
+        cb.steps = max(1, len(instrs))
+        last = instrs[-1] if instrs else None
+        for ins in instrs:
+            try:
+                if isinstance(ins, Phi):
+                    if len(ins.blocks) != len(ins.operands):
+                        raise InterpreterError("phi has different numbers of blocks and operands")
+                    cb.phis.append((ins, {b: self._getter(v) for b, v in zip(ins.blocks, ins.operands)}))
+                elif ins is last and ins.is_terminator:
+                    if self.func.is_structured:
+                        raise InterpreterError(f"CFG terminator {ins.opcode} in a structured function")
+                    cb.term = self._compile_terminator(ins)
+                elif ins is last and ins.is_jump:
+                    if not self.func.is_structured:
+                        raise InterpreterError(f"structured jump {ins.opcode} in a CFG-form function")
+                    cb.jump = ins.opcode
+                elif ins.is_terminator or ins.is_jump:
+                    raise InterpreterError(f"{ins.opcode} is not the last instruction of its block")
+                else:
+                    cb.body.append((ins, self._compile(ins), ins.has_result))
+            except InterpreterError as e:
+                raise self._located(block, ins, e) from None
+        return cb
+
+    def _getter(self, v: Value) -> Getter:
+        if isinstance(v, (Const, Undef)):
+            c = const_value(v)
+            return lambda env: c
+        if isinstance(v, (Instr, Arg)):
+            return lambda env: env[v]
+        raise InterpreterError(f"cannot evaluate operand {v!r}")
+
+    def _compile_terminator(self, ins: Instr) -> Callable[[Env], Block | None]:
+        op, t = ins.opcode, ins.targets
+        if op == "br":
+            target = t[0]
+            return lambda env: target
+        if op == "cbr":
+            cond, yes, no = self._getter(ins.operands[0]), t[0], t[1]
+            return lambda env: yes if cond(env) else no
+        if op == "switch":
+            sel = self._getter(ins.operands[0])
+            m = mask(ins.operands[0].type.bits)
+            cases = ins.attrs.get("cases", [])
+            if len(t) != len(cases) + 1:
+                raise InterpreterError(f"switch has {len(cases)} cases but {len(t)} targets")
+            table: dict[int, Block] = {}
+            for value, target in zip(cases, t[1:]):
+                table.setdefault(int(value) & m, target)
+            default = t[0]
+            return lambda env: table.get(sel(env), default)
+        if op == "ret":
+            return lambda env: None
+        if op == "unreachable":
+            def unreachable(env):
+                raise InterpreterError("reached an unreachable instruction")
+            return unreachable
+        raise InterpreterError(f"unknown terminator {op!r}")
+
+    def _compile(self, ins: Instr) -> Getter:
+        """An evaluator for one non-control instruction: env -> result (None for stores and barriers)."""
+        op = ins.opcode
+        spec = OPCODES.get(op)
+        if spec is None:
+            raise InterpreterError(f"unknown opcode {op!r}")
+        if spec.n_operands >= 0 and len(ins.operands) != spec.n_operands:
+            raise InterpreterError(f"{op} takes {spec.n_operands} operands, has {len(ins.operands)}")
+        g = [self._getter(v) for v in ins.operands]
+        ty = ins.type
+        if op in ops.INT_BINARY:
+            f2 = ops.int_binary(op, ins.operands[0].type.bits)
+            a, b = g
+            return lambda env: f2(a(env), b(env))
+        if op in ops.INT_UNARY:
+            f1 = ops.int_unary(op, ins.operands[0].type.bits)
+            a, = g
+            return lambda env: f1(a(env))
+        if op in ops.FLOAT_BINARY:
+            f2 = ops.float_binary(op, ty)
+            a, b = g
+            return lambda env: f2(a(env), b(env))
+        if op == "fneg":
+            a, = g
+            return lambda env: -a(env)
+        if op in ("fma", "fmuladd"):
+            f3 = ops.fma(ty) if op == "fma" else ops.fmuladd(ty)
+            a, b, c = g
+            return lambda env: f3(a(env), b(env), c(env))
+        if op == "math":
+            fn = ops.math_fn(ins.attrs.get("fn", ""), ty)
+            if len(g) == 1:
+                a, = g
+                return lambda env: fn(a(env))
+            if len(g) == 2:
+                a, b = g
+                return lambda env: fn(a(env), b(env))
+            return lambda env: fn(*[x(env) for x in g])
+        if op in ("icmp", "fcmp"):
+            pred = ins.attrs.get("pred", "")
+            f2 = ops.icmp(pred, ins.operands[0].type.bits) if op == "icmp" else ops.fcmp(pred)
+            a, b = g
+            return lambda env: f2(a(env), b(env))
+        if op == "select":
+            c, a, b = g
+            return lambda env: a(env) if c(env) else b(env)
+        if op in ops.CASTS:
+            f1 = ops.cast(op, ins.operands[0].type, ty)
+            a, = g
+            return lambda env: f1(a(env))
+        return self._compile_memory_or_builtin(ins, g)
+
+    def _compile_memory_or_builtin(self, ins: Instr, g: list[Getter]) -> Getter:
+        op, ty, mem = ins.opcode, ins.type, self.memory
+        if op == "load":
+            p, = g
+            return lambda env: mem.load(p(env), ty)
+        if op == "store":
+            v, p = g
+            vty = ins.operands[0].type
+            return lambda env: mem.store(p(env), vty, v(env))
+        if op == "ptradd":
+            p, o = g
+            m64 = mask(64)
+            return lambda env: (p(env) + o(env)) & m64
+        if op == "alloca":
+            size, align = int(ins.attrs.get("size", 0)), int(ins.attrs.get("align", 1) or 1)
+            name = ins.name or "alloca"
+            return lambda env: mem.allocate("private", name, size, align).base
+        if op == "global_addr":
+            sym, symbols = ins.attrs.get("symbol"), self.symbols
+
+            def global_addr(env):
+                try:
+                    return symbols[sym]
+                except KeyError:
+                    raise InterpreterError(f"no module data named {sym!r} (not in the function's "
+                                           "local_memory or constant_data)") from None
+            return global_addr
+        if op == "workitem":
+            fn, d = ins.attrs.get("fn", ""), g[0]
+            m = mask(ty.bits)
+            wi = self._workitem
+            return lambda env: wi(fn, d(env)) & m
+        if op == "barrier":
+            return lambda env: None       # see the module docstring: items run one at a time
+        if op in ("var_load", "var_store"):
+            raise InterpreterError(f"{op} is structurizer-internal and cannot be interpreted")
+        raise InterpreterError(f"opcode {op!r} is not interpretable")

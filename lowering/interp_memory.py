@@ -1,0 +1,140 @@
+"""The interpreter's memory: every buffer at its own address in one flat 64-bit byte-addressed space.
+
+Each kind of memory has an arena of its own, at a fixed high address (global 0x1_0000_0000_00, constant
+0x2..., local 0x3..., private 0x4...), so an address alone says which buffer and which kind it is in, and
+address 0 (NULL) is never mapped. Buffers inside an arena sit one after the other with an unmapped guard
+gap between them, so running off the end of a buffer is caught rather than silently reading its neighbour.
+
+Pointer arguments are mapped over the caller's numpy arrays (stores land in them in place); `__constant`
+data is mapped read-only; `__local` arrays and allocas get fresh zero-filled bytes, the local arena being
+reset per work-group and the private one per work-item (`reset`).
+"""
+from __future__ import annotations
+
+import bisect
+
+import numpy as np
+
+from lowering.interp_values import FLOAT_DTYPES, InterpreterError, mask
+from lowering.ir.types import Type
+
+ARENA_SHIFT = 40
+ARENAS = {"global": 1, "constant": 2, "local": 3, "private": 4}
+KIND_OF_ADDRSPACE = {0: "private", 1: "global", 2: "constant", 3: "local", 4: "global"}
+GUARD = 4096            # unmapped bytes before each buffer
+MIN_ALIGN = 64
+
+
+class Region:
+    """One mapped buffer: `data` is a writable (or read-only) byte memoryview."""
+    __slots__ = ("base", "size", "data", "kind", "name", "readonly", "array")
+
+    def __init__(self, base: int, data: memoryview, kind: str, name: str, readonly: bool, array=None):
+        self.base, self.size, self.data = base, len(data), data
+        self.kind, self.name, self.readonly, self.array = kind, name, readonly, array
+
+    def describe(self) -> str:
+        return f"{self.kind} buffer {self.name!r} ({self.size} bytes at {self.base:#x})"
+
+
+class Memory:
+    def __init__(self):
+        self._bases: dict[int, list[int]] = {i: [] for i in ARENAS.values()}
+        self._regions: dict[int, list[Region]] = {i: [] for i in ARENAS.values()}
+        self._last: Region | None = None
+
+    # ----- mapping -----
+    def _place(self, kind: str, size: int, align: int) -> int:
+        arena = ARENAS[kind]
+        regions = self._regions[arena]
+        top = regions[-1].base + regions[-1].size if regions else arena << ARENA_SHIFT
+        align = max(MIN_ALIGN, align)
+        base = (top + GUARD + align - 1) // align * align
+        if base + size >= (arena + 1) << ARENA_SHIFT:
+            raise InterpreterError(f"{kind} memory exhausted")
+        return base
+
+    def _add(self, region: Region) -> Region:
+        arena = region.base >> ARENA_SHIFT
+        self._bases[arena].append(region.base)
+        self._regions[arena].append(region)
+        return region
+
+    def map_array(self, kind: str, name: str, array: np.ndarray, readonly: bool = False) -> Region:
+        """Map a numpy array in place (it must be C-contiguous so that stores reach the caller)."""
+        if not isinstance(array, np.ndarray):
+            raise InterpreterError(f"buffer {name!r} must be a numpy array, got {type(array).__name__}")
+        if not array.flags.c_contiguous:
+            raise InterpreterError(f"buffer {name!r} is not C-contiguous: stores could not reach it")
+        data = memoryview(array.reshape(-1).view(np.uint8))
+        if not readonly and data.readonly:
+            raise InterpreterError(f"buffer {name!r} is a read-only array")
+        base = self._place(kind, len(data), array.dtype.alignment)
+        return self._add(Region(base, data, kind, name, readonly, array))
+
+    def allocate(self, kind: str, name: str, size: int, align: int = 1, init: bytes | None = None,
+                 readonly: bool = False) -> Region:
+        """Fresh bytes: `init` (padded with zeros to `size`) or zeros."""
+        buf = bytearray(size)
+        if init is not None:
+            buf[:len(init)] = init
+        data = memoryview(buf)
+        if readonly:
+            data = data.toreadonly()
+        return self._add(Region(self._place(kind, size, align), data, kind, name, readonly))
+
+    def reset(self, kind: str) -> None:
+        """Unmap every buffer of a kind (a new work-item's stack, a new work-group's local memory)."""
+        arena = ARENAS[kind]
+        self._bases[arena].clear()
+        self._regions[arena].clear()
+        self._last = None
+
+    # ----- access -----
+    def locate(self, addr: int, size: int, write: bool) -> tuple[Region, int]:
+        """The region holding bytes [addr, addr+size) and the offset in it, or a precise error."""
+        r = self._last
+        if r is not None and r.base <= addr and addr + size <= r.base + r.size:
+            off = addr - r.base
+        else:
+            bases = self._bases.get(addr >> ARENA_SHIFT)
+            what = "store to" if write else "load from"
+            if not bases:
+                kind = "a null" if addr == 0 else "an unmapped"
+                raise InterpreterError(f"{what} {kind} address {addr:#x} ({size} bytes)")
+            i = bisect.bisect_right(bases, addr) - 1
+            regions = self._regions[addr >> ARENA_SHIFT]
+            if i < 0:
+                raise InterpreterError(f"{what} address {addr:#x}: {bases[0] - addr} bytes before "
+                                       f"{regions[0].describe()}")
+            r = regions[i]
+            off = addr - r.base
+            if off + size > r.size:
+                if off < r.size:
+                    raise InterpreterError(f"{size}-byte {what} offset {off} straddles the end of {r.describe()}")
+                raise InterpreterError(f"out-of-bounds {what} address {addr:#x} ({size} bytes): "
+                                       f"{off - r.size} bytes past the end of {r.describe()}")
+            self._last = r
+        if write and r.readonly:
+            raise InterpreterError(f"store to read-only {r.describe()} at offset {off}")
+        return r, off
+
+    def load(self, addr: int, ty: Type):
+        size = ty.size
+        r, off = self.locate(addr, size, False)
+        if ty.is_float:
+            return np.frombuffer(r.data, FLOAT_DTYPES[ty.bits], 1, off)[0]
+        v = int.from_bytes(r.data[off:off + size], "little")
+        return v & mask(ty.bits) if ty.bits < 8 * size else v
+
+    def store(self, addr: int, ty: Type, value) -> None:
+        size = ty.size
+        r, off = self.locate(addr, size, True)
+        if ty.is_float:
+            r.data[off:off + size] = FLOAT_DTYPES[ty.bits](value).tobytes()
+        else:
+            r.data[off:off + size] = (value & mask(8 * size)).to_bytes(size, "little")
+
+    def read_bytes(self, addr: int, size: int) -> bytes:
+        r, off = self.locate(addr, size, False)
+        return bytes(r.data[off:off + size])

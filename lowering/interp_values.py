@@ -1,0 +1,80 @@
+"""How the IR interpreter represents values, and conversions between host (numpy) and IR values.
+
+One representation per kind, chosen so that every operation is exact and cheap in Python:
+  - integers of any width: a Python int holding the bit pattern, masked to the width (i1 is 0 or 1);
+    signedness lives in the opcode, as in LLVM, so `signed()` reinterprets on demand;
+  - floats: numpy float16/float32/float64 scalars, so arithmetic rounds exactly as the CPU does;
+  - pointers: a Python int, the 64-bit address in the interpreter's flat memory (see interp_memory).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from lowering.ir.core import Const, Undef, Value
+from lowering.ir.types import Type
+
+FLOAT_DTYPES = {16: np.float16, 32: np.float32, 64: np.float64}
+UINT_DTYPES = {16: np.uint16, 32: np.uint32, 64: np.uint64}
+MASK64 = (1 << 64) - 1
+
+
+class InterpreterError(Exception):
+    """The kernel did something the IR leaves undefined, or the interpreter cannot run it.
+
+    The executor prefixes the message with the function, block and instruction at fault."""
+
+
+def mask(bits: int) -> int:
+    return (1 << bits) - 1
+
+
+def signed(value: int, bits: int) -> int:
+    """Two's complement reading of a masked bit pattern."""
+    return value - (1 << bits) if value >> (bits - 1) & 1 else value
+
+
+def float_dtype(ty: Type):
+    try:
+        return FLOAT_DTYPES[ty.bits]
+    except KeyError:
+        raise InterpreterError(f"unsupported float type {ty}") from None
+
+
+def float_to_bits(x, bits: int) -> int:
+    """The IEEE bit pattern of a float value (exact: no conversion through Python floats)."""
+    return int(np.asarray(x, dtype=FLOAT_DTYPES[bits]).view(UINT_DTYPES[bits]))
+
+
+def bits_to_float(n: int, bits: int):
+    return np.asarray(n & mask(bits), dtype=UINT_DTYPES[bits]).view(FLOAT_DTYPES[bits])[()]
+
+
+def zero(ty: Type):
+    """The value used for undef (and for fresh memory): all bits zero."""
+    if ty.is_float:
+        return float_dtype(ty)(0)
+    return 0
+
+
+def from_host(ty: Type, x):
+    """Convert a host value (Python or numpy scalar) to the interpreter's value of type `ty`.
+
+    Integers are taken modulo 2**bits, so both signed and unsigned host values work; floats are rounded to
+    the type (a numpy scalar of the right dtype is kept bit for bit)."""
+    if ty.is_float:
+        dt = float_dtype(ty)
+        return x if type(x) is dt else dt(x)
+    if ty.is_int or ty.is_ptr:
+        if isinstance(x, (float, np.floating)):
+            raise InterpreterError(f"a float {x!r} was given for an argument of type {ty}")
+        return int(x) & mask(ty.bits)
+    raise InterpreterError(f"no values of type {ty}")
+
+
+def const_value(v: Value):
+    """The interpreter value of a constant operand (Const or Undef)."""
+    if isinstance(v, Undef):
+        return zero(v.type)
+    if isinstance(v, Const):
+        return from_host(v.type, v.value)
+    raise TypeError(f"{v!r} is not a constant")
