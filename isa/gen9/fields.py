@@ -301,7 +301,7 @@ WIDTH = {1: 0, 2: 1, 4: 2, 8: 3, 16: 4}
 EXEC_SIZE = {1: 0, 2: 1, 4: 2, 8: 3, 16: 4, 32: 5}
 
 # ARF register numbers as encoded in the reg field [IGA, PRM]
-ARF = {"null": 0x00, "a0": 0x10, "acc0": 0x20, "acc1": 0x21, "f0": 0x30, "f1": 0x31, "ce0": 0x40,
+ARF = {"null": 0x00, "a0": 0x10, "acc0": 0x20, "acc1": 0x21, "f0": 0x30, "f1": 0x31, "ce": 0x40,
        "msg0": 0x50, "sp": 0x60, "sr0": 0x70, "cr0": 0x80, "n0": 0x90, "ip": 0xA0, "tdr0": 0xB0,
        "tm0": 0xC0}
 ARF_NAMES = {v: k for k, v in ARF.items()}
