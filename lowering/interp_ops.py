@@ -13,6 +13,8 @@ do not fit give the x86 "integer indefinite" pattern (the minimum signed value).
 """
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
 import math
 import struct
 from fractions import Fraction
@@ -213,30 +215,65 @@ def _round_half_away(x):
     return t
 
 
-MATH_UNARY = {
-    "sqrt": np.sqrt, "exp": np.exp, "exp2": np.exp2, "log": np.log, "log2": np.log2, "log10": np.log10,
-    "sin": np.sin, "cos": np.cos, "tan": np.tan, "asin": np.arcsin, "acos": np.arccos, "atan": np.arctan,
-    "sinh": np.sinh, "cosh": np.cosh, "tanh": np.tanh, "fabs": np.fabs, "floor": np.floor, "ceil": np.ceil,
-    "trunc": np.trunc, "rint": np.rint, "cbrt": np.cbrt, "round": _round_half_away,
+def _load_libm():
+    try:
+        return ctypes.CDLL(ctypes.util.find_library("m") or "libm.so.6")
+    except OSError:
+        return None
+
+
+_LIBM = _load_libm()
+
+
+def _libm_fn(name: str, bits: int, n_args: int):
+    """The C library's function for float (bits <= 32: the `f` variant) or double, or None."""
+    if _LIBM is None:
+        return None
+    ctype = ctypes.c_double if bits == 64 else ctypes.c_float
+    try:
+        f = getattr(_LIBM, name if bits == 64 else name + "f")
+    except AttributeError:
+        return None
+    f.argtypes, f.restype = [ctype] * n_args, ctype
+    return f
+
+
+# Functions with a single correct result: numpy computes them exactly in the operand precision.
+EXACT_UNARY = {"sqrt": np.sqrt, "fabs": np.fabs, "floor": np.floor, "ceil": np.ceil, "trunc": np.trunc,
+               "rint": np.rint, "round": _round_half_away}
+EXACT_BINARY = {"copysign": np.copysign, "fmod": np.fmod}
+# Transcendental functions: the C library's, as the CPU JIT of the original kernel calls them, so results
+# agree bit for bit; numpy (whose float32 versions may differ by an ulp) only when no libm can be loaded.
+LIBM_UNARY = {
+    "exp": np.exp, "exp2": np.exp2, "log": np.log, "log2": np.log2, "log10": np.log10, "sin": np.sin,
+    "cos": np.cos, "tan": np.tan, "asin": np.arcsin, "acos": np.arccos, "atan": np.arctan, "sinh": np.sinh,
+    "cosh": np.cosh, "tanh": np.tanh, "cbrt": np.cbrt,
 }
-MATH_BINARY = {"atan2": np.arctan2, "pow": np.power, "copysign": np.copysign, "fmod": np.fmod,
-               "hypot": np.hypot}
+LIBM_BINARY = {"atan2": np.arctan2, "pow": np.power, "hypot": np.hypot}
 
 
 def math_fn(fn: str, ty: Type) -> Callable:
-    """libm-like functions evaluated by numpy in the operand precision (float32 functions are numpy's own
-    float32 implementations, so transcendental results may differ from a C libm by an ulp)."""
+    """libm-like functions of MATH_FUNCTIONS in the operand precision (half computes in float)."""
     dt = float_dtype(ty)
-    if fn in MATH_UNARY:
-        f = MATH_UNARY[fn]
+    if fn in EXACT_UNARY:
+        f = EXACT_UNARY[fn]
         return lambda a: dt(f(a))
-    if fn == "rsqrt":
-        return lambda a: dt(dt(1) / np.sqrt(a))
-    if fn == "exp10":
-        return lambda a: dt(np.power(dt(10), a))
-    if fn in MATH_BINARY:
-        f = MATH_BINARY[fn]
+    if fn in EXACT_BINARY:
+        f = EXACT_BINARY[fn]
         return lambda a, b: dt(f(a, b))
+    if fn in LIBM_UNARY or fn in LIBM_BINARY:
+        n = 1 if fn in LIBM_UNARY else 2
+        c = _libm_fn(fn, ty.bits, n)
+        if c is None:
+            f = (LIBM_UNARY if n == 1 else LIBM_BINARY)[fn]
+            return (lambda a: dt(f(a))) if n == 1 else (lambda a, b: dt(f(a, b)))
+        return (lambda a: dt(c(a))) if n == 1 else (lambda a, b: dt(c(a, b)))
+    if fn == "rsqrt":                        # 1/sqrt, two roundings (what the oracle's library does)
+        return lambda a: dt(dt(1) / np.sqrt(a))
+    if fn == "exp10":                        # pow(10, x), as the oracle's library computes it
+        p = math_fn("pow", ty)
+        ten = dt(10)
+        return lambda a: p(ten, a)
     if fn == "ldexp":                        # second operand: an i32 exponent
         return lambda a, n: dt(np.ldexp(a, signed(n, 32)))
     raise InterpreterError(f"unknown math function {fn!r}")
