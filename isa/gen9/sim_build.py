@@ -191,7 +191,7 @@ class Builder:
                 e = next_block_end(i)
                 inst.jip = at(e) - at(i) if e is not None else at(i + 1) - at(i)
             elif o == "while":
-                inst.jip = at(inst.options.pop("_head")) - at(i)
+                inst.jip = at(inst.options["_head"]) - at(i)
             elif o in ("break", "cont"):
                 w = loop_end(i)
                 e = next_block_end(i)
@@ -210,4 +210,6 @@ class Builder:
                     insts[i].jip = at(e) - at(i) if e is not None else insts[i].uip
             else:
                 setattr(insts[i], fld, target - at(i))
+        for inst in insts:
+            inst.options.pop("_head", None)
         return insts
