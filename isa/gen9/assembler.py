@@ -34,6 +34,7 @@ class _Pending:
     inst: Instruction
     line: int
     targets: list = field(default_factory=list)   # label names or ints, in IGA operand order
+    no_compact: bool = False
 
 
 class _Ctx:
@@ -228,7 +229,7 @@ def _parse_line(ctx: _Ctx, text: str) -> _Pending:
     inst.compacted = "Compacted" in opts
     inst.no_dd_chk, inst.no_dd_clr = "NoDDChk" in opts, "NoDDClr" in opts
     inst.thread_ctrl = "atomic" if "Atomic" in opts else ("switch" if "Switch" in opts else None)
-    pend = _Pending(inst, ctx.line)
+    pend = _Pending(inst, ctx.line, no_compact="NoCompact" in opts)
     _parse_operands(ctx, pend, toks, "EOT" in opts, es_given)
     return pend
 
@@ -296,6 +297,8 @@ def _parse_operands(ctx: _Ctx, pend: _Pending, toks: list[str], eot: bool, es_gi
         _expect(ctx, toks, n + 1, f"{op}{'.' + inst.math_fc if inst.math_fc else ''}")
         inst.dst = _parse_dst(ctx, toks[0], inst)
         inst.srcs = [_parse_src(ctx, t) for t in toks[1:]]
+        if op == "frc":
+            inst.saturate = False   # iga64 1.1.0 silently drops (sat) on frc; stay bit-exact with it
         for i, s in enumerate(inst.srcs):
             if s.file == RegFile.IMM and i != len(inst.srcs) - 1:
                 raise ctx.err(f"{op}: only the last source may be an immediate")
@@ -306,7 +309,8 @@ def _strip_comment(line: str) -> str:
     return line if i < 0 else line[:i]
 
 
-def parse(text: str, filename: str = "<asm>") -> tuple[list[_Pending], dict[str, int]]:
+def parse(text: str, filename: str = "<asm>", autocompact: bool = False
+          ) -> tuple[list[_Pending], dict[str, int]]:
     ctx = _Ctx(filename)
     pend: list[_Pending] = []
     labels: dict[str, int] = {}
@@ -323,6 +327,14 @@ def parse(text: str, filename: str = "<asm>") -> tuple[list[_Pending], dict[str,
             line = line[m.end():].strip()
         if line:
             pend.append(_parse_line(ctx, line))
+    if autocompact:   # like iga64 -Xautocompact: compact every instruction the tables can express
+        for p in pend:
+            if not p.targets and not p.inst.compacted and not p.no_compact:
+                ctx.line = p.line
+                try:
+                    p.inst.compacted = E.try_compact(E.encode(p.inst), drop_nib_ctrl=True) is not None
+                except CompileError as e:
+                    raise ctx.err(str(e)) from None
     # lay out
     pcs, pc = [], 0
     for p in pend:
@@ -332,7 +344,7 @@ def parse(text: str, filename: str = "<asm>") -> tuple[list[_Pending], dict[str,
                 ctx.line = p.line
                 raise ctx.err(f"{p.inst.opcode} cannot be compacted")
             try:
-                small = E.try_compact(E.encode(p.inst))
+                small = E.try_compact(E.encode(p.inst), drop_nib_ctrl=autocompact)
             except CompileError as e:
                 ctx.line = p.line
                 raise ctx.err(str(e)) from None
@@ -370,18 +382,25 @@ def _resolve(ctx: _Ctx, p: _Pending, pc: int, labels: dict[str, int]) -> None:
             raise ctx.err("branch offset out of range")
 
 
-def assemble_instructions(text: str, filename: str = "<asm>") -> list[Instruction]:
-    return [p.inst for p in parse(text, filename)[0]]
+def assemble_instructions(text: str, filename: str = "<asm>", autocompact: bool = False) -> list[Instruction]:
+    """The Instructions of a program, branch offsets resolved (what decode_program of its bytes gives)."""
+    return [p.inst for p in parse(text, filename, autocompact)[0]]
 
 
-def assemble(text: str, filename: str = "<asm>") -> bytes:
-    """Assemble iga64-syntax text to a Gen9 binary; CompileError('FILE:LINE: ...') on bad input."""
-    pend, _ = parse(text, filename)
+def assemble(text: str, filename: str = "<asm>", autocompact: bool = False) -> bytes:
+    """Assemble iga64-syntax text to a Gen9 binary; CompileError('FILE:LINE: ...') on bad input.
+
+    autocompact=True compacts every instruction it can, as `iga64 -Xautocompact` does.
+    """
+    pend, _ = parse(text, filename, autocompact)
     out = bytearray()
     ctx = _Ctx(filename)
     for p in pend:
         ctx.line = p.line
         try:
+            if p.inst.compacted and autocompact:
+                out += E.try_compact(E.encode(p.inst), drop_nib_ctrl=True)
+                continue
             out += E.encode_program([p.inst])
         except CompileError as e:
             raise ctx.err(str(e)) from None

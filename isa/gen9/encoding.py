@@ -292,6 +292,8 @@ def _decode_3src(inst: Instruction, v: dict) -> None:
                             swizzle=_swz_text(v[f"t3_src{i}_swizzle"]), rep_ctrl=bool(v[f"t3_src{i}_rep"]),
                             abs=bool(v[f"t3_src{i}_abs"]), neg=bool(v[f"t3_src{i}_neg"])))
     inst.srcs = srcs
+    if inst.exec_size == 4 and inst.dst.writemask == "x":
+        inst.exec_size = 1        # iga64 writes Align16 SIMD1 as SIMD4 with writemask .x
 
 
 def _decode_send(inst: Instruction, v: dict) -> None:
@@ -451,6 +453,9 @@ def _encode_3src(inst: Instruction, v: dict) -> None:
     if d is None or len(inst.srcs) != 3:
         raise CompileError(f"encode: {inst.opcode} needs a destination and three sources")
     try:
+        if inst.exec_size == 1:   # Align16 has no SIMD1: SIMD4 with writemask .x
+            v["exec_size"] = F.EXEC_SIZE[4]
+            d = Operand(d.file, d.type, d.reg, d.subreg, writemask="x")
         v.update(t3_dst_type=F.TYPE_3SRC[d.type.value], t3_dst_reg=d.reg,
                  t3_dst_subreg=d.subreg * d.type.size // 4,
                  t3_dst_writemask=sum(1 << _SWZ.index(c) for c in d.writemask))
@@ -483,6 +488,11 @@ def _encode_sends(inst: Instruction, v: dict) -> None:
 
 # ---------------------------------------------------------------------------------------------------
 # compaction
+
+
+# Native bits with no place in the compact form (Mesa has_unmapped_bits, Gfx8/9): NibCtrl, Dst.AddrImm[9],
+# Src0.AddrImm[9] / Imm64 high bits.
+_UNMAPPED_BITS = tuple(_field_range(n, "a1")[0] for n in ("nib_ctrl", "dst_addr_imm9", "src0_addr_imm9"))
 
 
 def _sext13(x: int) -> int:
@@ -526,9 +536,18 @@ def expand_compact(data: bytes) -> bytes:
     return pack("a1imm", vals)
 
 
-def try_compact(native: bytes) -> bytes | None:
-    """The 8-byte compacted form of a native instruction, or None if the tables cannot express it."""
+def try_compact(native: bytes, drop_nib_ctrl: bool = False) -> bytes | None:
+    """The 8-byte compacted form of a native instruction, or None if the tables cannot express it.
+
+    NibCtrl has no place in the compact form (Mesa: an unmapped bit, so no compaction).  iga64 1.1.0's
+    -Xautocompact compacts anyway and loses it ((4|M4) becomes (4|M0)); drop_nib_ctrl=True mimics that
+    for bit-exactness with iga64 and should not be used to generate code.
+    """
     w = int.from_bytes(native, "little")
+    nib = _field_range("nib_ctrl", "a1")[1]
+    if drop_nib_ctrl and w >> nib & 1 and F.OPCODE_NAMES.get(w & 0x7F) not in THREE_SRC_OPS:
+        w &= ~(1 << nib)
+        native = w.to_bytes(16, "little")
     op = F.OPCODE_NAMES.get(w & 0x7F)
     if op in THREE_SRC_OPS:
         v = unpack("3src", native)
@@ -551,7 +570,7 @@ def try_compact(native: bytes) -> bytes | None:
         return out if expand_compact(out) == native else None
     if op in SEND_OPS + SENDS_OPS or op in F.BRANCH_JIP_UIP or w >> 8 & 1:
         return None
-    if any(_get_bits(w, b, b) for b in (95, 47, 11)):
+    if any(_get_bits(w, b, b) for b in _UNMAPPED_BITS):
         return None
     form = native_form(native)
     if form not in ("a1", "a1imm"):

@@ -80,6 +80,8 @@ FIELDS: list[Field] = [
     _row("dst_reg", 60, 53, OPS_A1 + ("a16", "sends")),
     _row("dst_hstride", 62, 61, OPS_A1, "0/1/2/3 = <0>/<1>/<2>/<4>"),
     _row("dst_indirect", 63, 63, OPS_A1 + ("a16",)),
+    _row("dst_addr_imm9", 47, 47, ("a1", "a1imm"), "indirect address immediate bit 9 (unused here)"),
+    _row("src0_addr_imm9", 95, 95, ("a1", "a1imm"), "indirect address immediate bit 9 (unused here)"),
     # ---- Align16 two-source destination (Mesa) --------------------------------------------------
     _row("dst_writemask", 51, 48, ("a16",)),
     _row("dst_subreg16", 52, 52, ("a16",), "16-byte units"),

@@ -1,0 +1,328 @@
+"""A generated corpus of Gen9 instructions in iga64 syntax that walks the encoding's fields.
+
+Each group varies one or two fields over all their values while the rest stay simple, so a wrong
+bit position or enum shows up as a mismatch against iga64 on a small, readable line.  The corpus is
+deterministic (no randomness) and every line is accepted by `iga64 -p=9 -a`.
+"""
+from __future__ import annotations
+
+import itertools
+
+INT_TYPES = ("ud", "d", "uw", "w")
+BYTE_TYPES = ("ub", "b")
+PRED_CTRLS = ("", "anyv", "allv", "any2h", "all2h", "any4h", "all4h", "any8h", "all8h", "any16h",
+              "all16h", "any32h", "all32h")
+FLAGS = ("f0.0", "f0.1", "f1.0", "f1.1")
+CONDS = ("eq", "ne", "gt", "ge", "lt", "le")
+EXEC_OFFSETS = [(1, 0), (1, 4), (1, 28), (2, 0), (2, 8), (4, 0), (4, 12), (4, 28), (8, 0), (8, 8),
+                (8, 16), (8, 24), (16, 0), (16, 16), (32, 0)]
+
+
+def _src(t: str, reg: int = 11, region: str = "<8;8,1>", sub: int = 0) -> str:
+    return f"r{reg}.{sub}{region}:{t}"
+
+
+def _dst(t: str, reg: int = 10, stride: int = 1, sub: int = 0) -> str:
+    return f"r{reg}.{sub}<{stride}>:{t}"
+
+
+def alu_lines() -> list[str]:
+    out = []
+    # logic and shifts over the integer types
+    for op, t in itertools.product(("and", "or", "xor", "shl", "shr", "asr"), INT_TYPES):
+        out.append(f"{op} (8|M0) {_dst(t)} {_src(t)} {_src(t, 12)}")
+    for op, t in itertools.product(("and", "or", "xor"), INT_TYPES):
+        out.append(f"{op} (16|M0) {_dst(t)} {_src(t)} {_imm_int(t)}")
+    for t in INT_TYPES:
+        out.append(f"not (8|M0) {_dst(t)} {_src(t)}")
+        out.append(f"sel (8|M0) (ge)f0.0 {_dst(t)} {_src(t)} {_src(t, 12)}")
+        out.append(f"(f0.1) sel (8|M0) {_dst(t)} {_src(t)} {_imm_int(t)}")
+    # arithmetic over int and float types
+    for op, t in itertools.product(("add", "mul"), INT_TYPES + ("f",)):
+        out.append(f"{op} (8|M0) {_dst(t)} {_src(t)} {_src(t, 12)}")
+    for op in ("add", "mul", "sel"):
+        out.append(f"{op} (8|M0) {_dst('hf')} {_src('hf')} {_src('hf', 12)}" if op != "sel" else
+                   f"sel (8|M0) (lt)f0.0 {_dst('hf')} {_src('hf')} {_src('hf', 12)}")
+    out.append(f"add (4|M0) {_dst('df')} {_src('df', 12, '<4;4,1>')} {_src('df', 14, '<4;4,1>')}")
+    out.append(f"mul (4|M0) {_dst('df')} {_src('df', 12, '<4;4,1>')} {_src('df', 14, '<4;4,1>')}")
+    out.append(f"add (4|M0) {_dst('q')} {_src('q', 12, '<4;4,1>')} {_src('q', 14, '<4;4,1>')}")
+    # mixed-type integer multiply: mul/mach pair for a 32x32 multiply
+    out.append("mul (8|M0) acc0.0<1>:d r11.0<8;8,1>:d r12.0<16;8,2>:uw")
+    out.append("mach (8|M0) r10.0<1>:d r11.0<8;8,1>:d r12.0<8;8,1>:d {AccWrEn}")
+    out.append("mov (8|M0) r13.0<1>:d acc0.0<8;8,1>:d")
+    out.append("mul (8|M0) acc0.0<1>:ud r11.0<8;8,1>:ud r12.0<16;8,2>:uw")
+    out.append("mach (8|M0) r10.0<1>:ud r11.0<8;8,1>:ud r12.0<8;8,1>:ud {AccWrEn}")
+    out.append("avg (8|M0) r10.0<1>:d r11.0<8;8,1>:d r12.0<8;8,1>:d")
+    # float unary rounding
+    for op in ("frc", "rndd", "rnde", "rndz", "rndu"):
+        out.append(f"{op} (8|M0) {_dst('f')} {_src('f')}")
+        out.append(f"{op} (16|M0) (sat){_dst('f')} -{_src('f')}")
+    # bit ops
+    for op in ("lzd", "fbh", "fbl", "cbit", "bfrev"):
+        out.append(f"{op} (8|M0) {_dst('ud')} {_src('ud')}")
+    out.append(f"fbh (8|M0) {_dst('ud')} {_src('d')}")
+    out.append(f"lzd (8|M0) {_dst('ud')} {_src('d')}")
+    return out
+
+
+def _imm_int(t: str) -> str:
+    return {"ud": "0x1234:ud", "d": "-7:d", "uw": "0xFF:uw", "w": "-3:w"}[t]
+
+
+def mov_type_lines() -> list[str]:
+    """Every register type to every other, plus strides that keep regions legal."""
+    out = []
+    for dt, st in itertools.product(INT_TYPES + ("f",), INT_TYPES + ("f",)):
+        out.append(f"mov (8|M0) {_dst(dt)} {_src(st)}")
+    for bt in BYTE_TYPES:
+        out.append(f"mov (8|M0) {_dst('w')} {_src(bt, 11, '<16;8,2>')}")
+        out.append(f"mov (8|M0) {_dst(bt, 10, 2)} {_src('w')}")
+        out.append(f"mov (8|M0) {_dst(bt, 10, 4)} {_src('d')}")
+        out.append(f"mov (8|M0) {_dst('d')} {_src(bt, 11, '<32;8,4>')}")
+        out.append(f"mov (1|M0) {_dst(bt, 10, 1, 7)} {_src(bt, 11, '<0;1,0>', 5)}")
+    out.append(f"mov (8|M0) {_dst('hf', 10, 2)} {_src('f')}")
+    out.append(f"mov (8|M0) {_dst('f')} {_src('hf', 11, '<16;8,2>')}")
+    out.append(f"mov (4|M0) {_dst('df')} {_src('f', 11, '<4;4,1>')}")
+    out.append(f"mov (4|M0) {_dst('f', 10, 2)} {_src('df', 11, '<4;4,1>')}")
+    out.append(f"mov (4|M0) {_dst('q')} {_src('d', 11, '<4;4,1>')}")
+    out.append(f"mov (4|M0) {_dst('uq')} {_src('uq', 11, '<4;4,1>')}")
+    out.append(f"mov (4|M0) {_dst('d', 10, 2)} {_src('q', 11, '<4;4,1>')}")
+    return out
+
+
+def region_lines() -> list[str]:
+    out = []
+    regions = ["<0;1,0>", "<1;1,0>", "<2;2,1>", "<4;4,1>", "<8;8,1>", "<16;8,2>", "<2;1,0>", "<4;2,2>",
+               "<8;4,2>", "<16;16,1>", "<0;4,1>", "<4;1,0>", "<8;2,4>", "<0;2,1>"]
+    for r in regions:
+        out.append(f"mov (8|M0) {_dst('w')} {_src('w', 11, r)}")
+        out.append(f"add (8|M0) {_dst('ud')} {_src('ud', 11, '<8;8,1>')} {_src('uw', 12, r)}")
+    for stride in (1, 2, 4):
+        out.append(f"mov (8|M0) {_dst('w', 10, stride)} {_src('w')}")
+    for sub in range(0, 8):
+        out.append(f"mov (1|M0) {_dst('d', 10, 1, sub)} {_src('d', 11, '<0;1,0>', 7 - sub)}")
+    for sub in (0, 1, 5, 15):
+        out.append(f"mov (1|M0) {_dst('w', 20, 1, sub)} {_src('uw', 21, '<0;1,0>', sub)}")
+    for reg in (0, 1, 2, 4, 8, 16, 32, 64, 127):
+        out.append(f"add (8|M0) {_dst('f', reg)} {_src('f', 127 - reg)} {_src('f', reg)}")
+    out.append("mov (16|M0) r10.0<1>:w r12.0<16;16,1>:w")
+    out.append("mov (32|M0) r10.0<1>:w r12.0<16;16,1>:w")
+    out.append("mov (32|M0) r10.0<1>:ub r12.0<32;32,1>:ub" if False else "mov (32|M0) r10.0<1>:b r12.0<16;16,1>:b")
+    return out
+
+
+def predicate_lines() -> list[str]:
+    out = []
+    for ctrl, flag, inv in itertools.product(PRED_CTRLS, FLAGS, ("", "~")):
+        suffix = f".{ctrl}" if ctrl else ""
+        es = 32 if ctrl in ("any32h", "all32h") else 16
+        out.append(f"({inv}{flag}{suffix}) mov ({es}|M0) r10.0<1>:d r12.0<8;8,1>:d")
+    for flag in FLAGS:
+        out.append(f"(W&{flag}) add (8|M0) r10.0<1>:d r12.0<8;8,1>:d 1:d")
+        out.append(f"(W&~{flag}.any8h) add (8|M0) r10.0<1>:d r12.0<8;8,1>:d 1:d")
+    return out
+
+
+def condmod_lines() -> list[str]:
+    out = []
+    for cm, flag in itertools.product(CONDS, FLAGS):
+        out.append(f"cmp (8|M0) ({cm}){flag} null<1>:f r11.0<8;8,1>:f r12.0<8;8,1>:f")
+        out.append(f"cmp (16|M0) ({cm}){flag} null<1>:d r11.0<8;8,1>:d 5:d")
+    for cm in CONDS + ("ov",):
+        out.append(f"add (8|M0) ({cm})f0.0 r10.0<1>:d r11.0<8;8,1>:d r12.0<8;8,1>:d")
+    out.append("add (8|M0) (un)f0.1 r10.0<1>:f r11.0<8;8,1>:f r12.0<8;8,1>:f")
+    out.append("(f0.0) cmp (8|M0) (lt)f0.0 r10.0<1>:f r11.0<8;8,1>:f 0.5:f")
+    out.append("(~f1.1.any8h) cmp (16|M0) (ne)f1.1 null<1>:ud r11.0<8;8,1>:ud 0x0:ud")
+    out.append("cmp (8|M0) (eq)f0.0 r10.0<1>:w r11.0<16;8,2>:w r12.0<16;8,2>:w")
+    out.append("mov (8|M0) (ne)f0.0 r10.0<1>:f r11.0<8;8,1>:f")
+    return out
+
+
+def exec_lines() -> list[str]:
+    out = []
+    for es, m in EXEC_OFFSETS:
+        rg = f"<{min(es, 8)};{min(es, 8)},1>" if es > 1 else "<0;1,0>"
+        t = "w" if es == 32 else "d"
+        rg = "<16;16,1>" if es == 32 else rg
+        out.append(f"mov ({es}|M{m}) r10.0<1>:{t} r12.0{rg}:{t}")
+        out.append(f"(W) mov ({es}|M{m}) r10.0<1>:{t} r12.0{rg}:{t}")
+    for m in range(0, 32, 4):
+        out.append(f"add (4|M{m}) r10.0<1>:f r12.0<4;4,1>:f 1.0:f")
+    return out
+
+
+def modifier_lines() -> list[str]:
+    out = []
+    for a, b in itertools.product(("", "-", "(abs)", "-(abs)"), repeat=2):
+        out.append(f"add (8|M0) r10.0<1>:f {a}r11.0<8;8,1>:f {b}r12.0<8;8,1>:f")
+    for a in ("", "-", "(abs)", "-(abs)"):
+        out.append(f"mov (8|M0) (sat)r10.0<1>:f {a}r11.0<8;8,1>:f")
+        out.append(f"add (8|M0) r10.0<1>:d {a}r11.0<8;8,1>:d 3:d")
+    out.append("mov (8|M0) (sat)r10.0<1>:hf r11.0<8;8,1>:hf")
+    out.append("mul (8|M0) (sat)r10.0<1>:f r11.0<8;8,1>:f 2.0:f")
+    for opts in ("{Atomic}", "{Switch}", "{NoDDClr}", "{NoDDChk}", "{NoDDClr, NoDDChk}", "{AccWrEn}",
+                 "{Breakpoint}", "{Atomic, NoDDChk, AccWrEn}"):
+        out.append(f"mov (8|M0) r10.0<1>:ud r11.0<8;8,1>:ud {opts}")
+    return out
+
+
+def immediate_lines() -> list[str]:
+    out = []
+    ints = {"ud": ("0x0", "0x1", "0x7FFFFFFF", "0x80000000", "0xFFFFFFFF", "0x1234"),
+            "d": ("0", "1", "-1", "2147483647", "-2147483648", "4096", "-4097"),
+            "uw": ("0x0", "0xFFFF", "0x8000", "0x12"),
+            "w": ("0", "-1", "32767", "-32768", "100")}
+    for t, vals in ints.items():
+        for v in vals:
+            out.append(f"mov (8|M0) r10.0<1>:{t} {v}:{t}")
+    floats = ("0.0", "-0.0", "1.0", "-1.5", "0.1", "3.14159", "1e+30", "1e-05", "100000.0", "1e+06",
+              "1.234567e+06", "0x4CEB79A3", "inf", "-inf", "qnan(0x0)", "-qnan(0x1)", "snan(0x5)",
+              "1.4013e-45", "0x7F7FFFFF", "65504.0", "2.0")
+    for v in floats:
+        out.append(f"mov (8|M0) r10.0<1>:f {v}:f")
+        out.append(f"add (8|M0) r10.0<1>:f r11.0<8;8,1>:f {v}:f")
+    for v in ("0.0", "-0.0", "1.5", "0x2E66", "65504.0", "inf", "-inf", "qnan(0x0)", "0x1", "0.5",
+              "-2.0", "snan(0x3)"):
+        out.append(f"mov (8|M0) r10.0<1>:hf {v}:hf")
+    for v in ("0.0", "-0.0", "0.1", "1e+100", "qnan(0x1)", "-inf", "1.5", "0x3FF0000000000001"):
+        out.append(f"mov (4|M0) r10.0<1>:df {v}:df")
+    for v in ("0", "-3", "9223372036854775807", "-9223372036854775808"):
+        out.append(f"mov (4|M0) r10.0<1>:q {v}:q")
+    for v in ("0x0", "0x3", "0xFFFFFFFFFFFFFFFF"):
+        out.append(f"mov (4|M0) r10.0<1>:uq {v}:uq")
+    for v in ("0x12345678", "0x0", "0xFEDCBA98"):
+        out.append(f"mov (8|M0) r10.0<1>:w {v}:v")
+        out.append(f"mov (8|M0) r10.0<1>:uw {v}:uv")
+    for v in ("0x3F800000", "0x0", "0x38302820"):
+        out.append(f"mov (4|M0) r10.0<1>:f {v}:vf")
+    return out
+
+
+def math_lines() -> list[str]:
+    out = []
+    for fc in ("inv", "log", "exp", "sqt", "rsqt", "sin", "cos"):
+        out.append(f"math.{fc} (8|M0) r10.0<1>:f r11.0<8;8,1>:f")
+        out.append(f"math.{fc} (16|M16) (sat)r10.0<1>:f -r11.0<8;8,1>:f")
+    for fc in ("fdiv", "pow"):
+        out.append(f"math.{fc} (8|M0) r10.0<1>:f r11.0<8;8,1>:f r12.0<8;8,1>:f")
+        out.append(f"math.{fc} (8|M0) r10.0<1>:f r11.0<8;8,1>:f 2.0:f")
+    for fc in ("idiv", "iqot", "irem"):
+        for t in ("d", "ud"):
+            out.append(f"math.{fc} (8|M0) r10.0<1>:{t} r11.0<8;8,1>:{t} r12.0<8;8,1>:{t}")
+    out.append("math.inv (8|M0) r10.0<1>:hf r11.0<8;8,1>:hf")
+    out.append("(f0.0) math.sqt (8|M0) r10.0<1>:f (abs)r11.0<8;8,1>:f")
+    return out
+
+
+def mad_lines() -> list[str]:
+    out = []
+    for t in ("f", "hf", "df", "d", "ud"):
+        es = 4 if t == "df" else 8
+        out.append(f"mad ({es}|M0) r10.0<1>:{t} r11.0<2;1>:{t} r12.0<2;1>:{t} r13.0<1>:{t}")
+    for rep in itertools.product((False, True), repeat=3):
+        s = [f"r{11 + i}.{i if r else 0}{('<0;0>' if i < 2 else '<0>') if r else ('<2;1>' if i < 2 else '<1>')}:f"
+             for i, r in enumerate(rep)]
+        out.append(f"mad (8|M0) r10.0<1>:f {s[0]} {s[1]} {s[2]}")
+    for m in ("", "-", "(abs)", "-(abs)"):
+        out.append(f"mad (8|M0) r10.0<1>:f {m}r11.0<2;1>:f {m}r12.0<2;1>:f {m}r13.0<1>:f")
+    for sub in range(0, 8):
+        out.append(f"mad (8|M0) r10.{sub}<1>:f r11.{sub}<0;0>:f r12.0<2;1>:f r13.{7 - sub}<0>:f")
+    out.append("mad (16|M16) (sat)r10.0<1>:f r11.0<2;1>:f r12.0<2;1>:f r13.0<1>:f")
+    out.append("(f0.1) mad (8|M0) (lt)f0.1 r10.0<1>:f r11.0<2;1>:f r12.0<2;1>:f r13.0<1>:f")
+    out.append("(W) mad (1|M0) r10.0<1>:f r11.0<0;0>:f r12.0<0;0>:f r13.0<0>:f")
+    out.append("mad (8|M0) r10.0<1>:f r11.0<2;1>:hf r12.0<2;1>:f r13.0<1>:hf")
+    out.append("mad (8|M0) r10.0<1>:hf r11.0<2;1>:hf r12.0<2;1>:f r13.0<1>:f")
+    out.append("mad (16|M0) r120.0<1>:f r121.0<2;1>:f r126.0<2;1>:f r127.0<1>:f")
+    out.append("lrp (8|M0) r10.0<1>:f r11.0<2;1>:f r12.0<2;1>:f r13.0<1>:f")
+    return out
+
+
+def send_lines() -> list[str]:
+    out = []
+    # data port 1: untyped surface read/write (SIMD8/16, channel masks, BTIs incl. 254 = SLM)
+    for mt, mask, simd, bti in itertools.product((1, 9), (0xE, 0xC, 0x8, 0x0), (0x2000, 0x1000), (0, 5, 254)):
+        desc = (2 << 25) | (mt << 14) | simd | (mask << 8) | bti | ((1 << 20) if mt == 1 else 0)
+        out.append(f"send (8|M0) {'r20' if mt == 1 else 'null'} r112 0xC 0x{desc:08X}")
+    # data port 0: byte scattered read/write (8/16/32-bit), dword gather/scatter, oword block, scratch
+    for mt, size in itertools.product((4, 12), (0, 1, 2)):
+        desc = (2 << 25) | (mt << 14) | (size << 10) | 0x100 | 3 | ((2 << 20) if mt == 4 else 0)
+        out.append(f"send (16|M0) {'r20' if mt == 4 else 'null'} r112 0xA 0x{desc:08X}")
+    for mt, blk in itertools.product((3, 11), range(4)):
+        desc = (1 << 25) | (mt << 14) | (blk << 10) | 0xFE | ((1 << 20) if mt == 3 else 0)
+        out.append(f"send (8|M0) {'r20' if mt == 3 else 'null'} r112 0xA 0x{desc:08X}")
+    for mt, n in itertools.product((0, 1, 8), range(6)):
+        desc = (1 << 25) | (1 << 19) | (mt << 14) | (n << 8) | 0xFF | ((1 << 20) if mt != 8 else 0)
+        out.append(f"send (8|M0) r20 r112 0xA 0x{desc:08X}")
+    for rw, n in itertools.product((0, 1), range(4)):
+        desc = (1 << 25) | (1 << 19) | (1 << 18) | (rw << 17) | (n << 12) | 0x10 | ((0 if rw else 1) << 20)
+        out.append(f"send (8|M0) {'null' if rw else 'r20'} r112 0xA 0x{desc:08X}")
+    for mt in (2, 10):
+        out.append(f"send (8|M0) r20 r112 0xA 0x{(2 << 25) | (1 << 19) | (mt << 14) | 0x0300:08X}")
+    # split sends
+    out.append("sends (8|M0) null:ud r112 r114 0x8C 0x04026E00")
+    out.append("sends (16|M0) null:ud r112 r116 0x10C 0x04026C00")
+    out.append("sends (8|M0) r20:ud r112 null 0xC 0x04125E00")
+    # gateway barrier and the EOT
+    out.append("(W) send (1|M0) null r1 0x3 0x02008004")
+    out.append("(W) send (8|M0) null r112 0x27 0x02000010 {EOT}")
+    out.append("(W) send (16|M0) null r127 0x27 0x02000010 {EOT}")
+    out.append("sendc (8|M0) r20 r112 0xC 0x04125E00")
+    out.append("(f0.0) send (16|M16) r40 r80 0xC 0x08085C00")
+    return out
+
+
+def control_flow_lines() -> list[str]:
+    """Structured control flow with labels, forward and backward, plus jmpi forms."""
+    return [
+        "mov (16|M0) r10.0<1>:d 0:d",
+        "LOOP0:",
+        "(f0.0) if (16|M0) ELSE0 ENDIF0",
+        "add (16|M0) r10.0<1>:d r10.0<8;8,1>:d 1:d",
+        "(f1.0) break (16|M0) ENDIF0 WEND0",
+        "ELSE0:",
+        "else (16|M0) ENDIF0 ENDIF0",
+        "(~f0.1) cont (16|M0) ENDIF0 WEND0",
+        "add (16|M0) r10.0<1>:d r10.0<8;8,1>:d -1:d",
+        "ENDIF0:",
+        "endif (16|M0) WEND0",
+        "WEND0:",
+        "(f0.0) while (16|M0) LOOP0",
+        "(f0.0.any16h) while (8|M8) LOOP0",
+        "if (8|M0) E1 E1",
+        "else.b (8|M0) E1 E1",
+        "halt (8|M0) E1 END",
+        "E1:",
+        "endif (8|M0) J1",
+        "J1:",
+        "(W) jmpi J2",
+        "(W&f0.0.any16h) jmpi J2",
+        "(W&~f1.1.all16h) jmpi LOOP0",
+        "(W&f0.1.any8h) jmpi J1",
+        "J2:",
+        "(W) jmpi r2.0",
+        "(W) jmpi r3.2",
+        "(f0.0) if (32|M0) E2 E2",
+        "E2:",
+        "endif (32|M0) END",
+        "nop",
+        "END:",
+        "(W) send (8|M0) null r112 0x27 0x02000010 {EOT}",
+    ]
+
+
+def corpus() -> list[str]:
+    """The whole corpus, one instruction (or label) per line."""
+    groups = [alu_lines(), mov_type_lines(), region_lines(), predicate_lines(), condmod_lines(),
+              exec_lines(), modifier_lines(), immediate_lines(), math_lines(), mad_lines(), send_lines(),
+              control_flow_lines()]
+    return [line for g in groups for line in g]
+
+
+def numeric_branch_lines() -> list[str]:
+    """Branches with numeric offsets (relative to the branch itself, as iga64 writes them)."""
+    return [
+        "if (16|M0) 64 96", "else (16|M0) 48 48", "else.b (16|M0) 32 32", "endif (16|M0) 16",
+        "(f0.0) while (16|M0) -64", "(f0.0) break (16|M0) 16 48", "(f1.0) cont (16|M0) 16 32",
+        "halt (16|M0) 16 16", "(W) jmpi -16", "(W&f0.0.any16h) jmpi 32", "(W) jmpi 0", "nop",
+        "(W) jmpi -176",
+    ]
