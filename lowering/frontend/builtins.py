@@ -1,0 +1,652 @@
+"""OpenCL C builtins and LLVM intrinsics, lowered to our opcodes one lane at a time.
+
+clang calls OpenCL builtins by their Itanium-mangled names (`_Z4sqrtf`, `_Z5clampDv4_iS_S_`); the mangled
+parameter types carry the signedness LLVM types lack, so names are demangled (enough of the grammar for
+OpenCL's builtin signatures). Vector overloads are scalarized: each function is written for one lane
+and applied lane-wise, scalar arguments being broadcast where OpenCL allows mixing (clamp(v, lo, hi)).
+"""
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+
+from lowering.frontend.llvm_types import LType
+from lowering.ir.core import Const, Undef, Value
+from lowering.ir.opcodes import MATH_FUNCTIONS
+from lowering.ir.types import F16, F32, I1, I32, I64, Type, VOID, float_type, int_type
+
+
+class _Unsupported(Exception):
+    pass
+
+
+def _unsupported(msg: str = ""):
+    from lowering.frontend.llvm_reader import Unsupported
+    return Unsupported(msg)
+
+
+# ----------------------------------------------------------------------------------------------
+# demangling
+
+
+@dataclass(frozen=True)
+class Param:
+    kind: str          # "s" signed int, "u" unsigned int, "f" float, "v" void, "o" opaque (images, events)
+    bits: int = 0
+    width: int = 1     # vector width
+    pointer: bool = False
+    addrspace: int = 0
+
+
+_CODES = {"c": ("s", 8), "a": ("s", 8), "h": ("u", 8), "s": ("s", 16), "t": ("u", 16), "i": ("s", 32),
+          "j": ("u", 32), "l": ("s", 64), "m": ("u", 64), "x": ("s", 64), "y": ("u", 64), "f": ("f", 32),
+          "d": ("f", 64), "b": ("u", 1), "v": ("v", 0)}
+
+
+def demangle(symbol: str) -> tuple[str, list[Param]] | None:
+    """`_Z5clampDv4_fff` -> ("clamp", [float4, float, float]); None if not an Itanium function name."""
+    m = re.match(r"_Z(\d+)", symbol)
+    if m is None:
+        return None
+    n = int(m.group(1))
+    name = symbol[m.end():m.end() + n]
+    s = symbol[m.end() + n:]
+    subs: list[Param] = []
+    params: list[Param] = []
+    i = 0
+    try:
+        while i < len(s):
+            p, i = _param(s, i, subs)
+            params.append(p)
+    except (IndexError, ValueError, KeyError):
+        return None
+    if params == [Param("v")]:
+        params = []
+    return name, params
+
+
+def _param(s: str, i: int, subs: list[Param]) -> tuple[Param, int]:
+    c = s[i]
+    if c == "S":
+        j = s.index("_", i)
+        seq = s[i + 1:j]
+        return subs[int(seq, 36) + 1 if seq else 0], j + 1
+    if s.startswith("Dh", i):
+        return Param("f", 16), i + 2
+    if s.startswith("Dv", i):
+        j = s.index("_", i)
+        width = int(s[i + 2:j])
+        e, k = _param(s, j + 1, subs)
+        p = Param(e.kind, e.bits, width)
+        subs.append(p)
+        return p, k
+    if c == "P":
+        e, k = _param(s, i + 1, subs)
+        p = Param(e.kind, e.bits, e.width, True, e.addrspace)
+        subs.append(p)
+        return p, k
+    if c in "KVr":
+        e, k = _param(s, i + 1, subs)
+        subs.append(e)
+        return e, k
+    if c == "U":
+        m = re.match(r"U(\d+)", s[i:])
+        n = int(m.group(1))
+        qual = s[i + len(m.group()):i + len(m.group()) + n]
+        e, k = _param(s, i + len(m.group()) + n, subs)
+        if qual.startswith("AS"):
+            e = Param(e.kind, e.bits, e.width, e.pointer, int(qual[2:]))
+        subs.append(e)
+        return e, k
+    if c.isdigit():
+        m = re.match(r"\d+", s[i:])
+        n = int(m.group())
+        p = Param("o")
+        subs.append(p)
+        return p, i + len(m.group()) + n
+    kind, bits = _CODES[c]
+    return Param(kind, bits), i + 1
+
+
+# ----------------------------------------------------------------------------------------------
+# lane helpers
+
+
+class Lanes:
+    """Emission helpers bound to the reader; every method works on single scalar values."""
+
+    def __init__(self, r):
+        self.r = r
+
+    def op(self, opcode: str, *xs: Value, t: Type | None = None, **attrs) -> Value:
+        return self.r.emit(opcode, list(xs), t or xs[0].type, attrs or None)
+
+    def c(self, t: Type, v) -> Const:
+        return Const(t, v)
+
+    def icmp(self, pred: str, a: Value, b: Value) -> Value:
+        return self.r.emit("icmp", [a, b], I1, {"pred": pred})
+
+    def fcmp(self, pred: str, a: Value, b: Value) -> Value:
+        return self.r.emit("fcmp", [a, b], I1, {"pred": pred})
+
+    def sel(self, c: Value, a: Value, b: Value) -> Value:
+        return self.r.emit("select", [c, a, b], a.type)
+
+    def math(self, fn: str, *xs: Value) -> Value:
+        return self.r.emit("math", list(xs), xs[0].type, {"fn": fn})
+
+    def fix_width(self, x: Value, t: Type, signed: bool) -> Value:
+        if x.type == t:
+            return x
+        if x.type.bits > t.bits:
+            return self.op("trunc", x, t=t)
+        return self.op("sext" if signed else "zext", x, t=t)
+
+
+def _bc(lanes: list[Value], n: int) -> list[Value]:
+    return lanes * n if len(lanes) == 1 and n > 1 else lanes
+
+
+def _map(fn, args: list[list[Value]], n: int) -> list[Value]:
+    cols = [_bc(a, n) for a in args]
+    return [fn(*[c[i] for c in cols]) for i in range(n)]
+
+
+def _leaf_type(lt: LType) -> Type:
+    from lowering.frontend.llvm_reader import scalar_type
+    return scalar_type(lt.elem if lt.kind == "vec" else lt)
+
+
+# ----------------------------------------------------------------------------------------------
+# OpenCL builtins
+
+WORKITEM = {"get_global_id": "global_id", "get_local_id": "local_id", "get_group_id": "group_id",
+            "get_global_size": "global_size", "get_local_size": "local_size", "get_num_groups": "num_groups",
+            "get_global_offset": "global_offset", "get_work_dim": "work_dim",
+            "get_enqueued_local_size": "local_size"}
+_FENCES = ("mem_fence", "read_mem_fence", "write_mem_fence", "atomic_work_item_fence")
+_RENAMED_MATH = {"powr": "pow"}
+_RELATIONAL = {"isequal": "oeq", "isnotequal": "une", "isgreater": "ogt", "isgreaterequal": "oge",
+               "isless": "olt", "islessequal": "ole", "islessgreater": "one", "isordered": "ord",
+               "isunordered": "uno"}
+_TYPE_NAMES = {"char": ("s", 8), "uchar": ("u", 8), "short": ("s", 16), "ushort": ("u", 16), "int": ("s", 32),
+               "uint": ("u", 32), "long": ("s", 64), "ulong": ("u", 64), "float": ("f", 32),
+               "double": ("f", 64), "half": ("f", 16)}
+
+
+def opencl(r, symbol: str, args: list[list[Value]], arg_types: list[LType], ret: LType) -> list[Value] | None:
+    dm = demangle(symbol)
+    if dm is None:
+        raise _unsupported(f"call to unknown function @{symbol}")
+    name, params = dm
+    L = Lanes(r)
+    n = ret.count if ret.kind == "vec" else 1
+    rt = None if ret.kind == "void" else _leaf_type(ret)
+    p0 = params[0] if params else Param("v")
+    signed = p0.kind == "s"
+
+    if name in WORKITEM or name in ("get_global_linear_id", "get_local_linear_id"):
+        return [_workitem(L, name, args, rt)]
+    if name in ("barrier", "work_group_barrier"):
+        flags = args[0][0]
+        r.emit("barrier", [L.fix_width(flags, I32, False)], VOID)
+        return None
+    if name in _FENCES:
+        return None        # no fence opcode: our memory model is sequentially consistent per work-group
+
+    base = name
+    for prefix in ("native_", "half_"):
+        if base.startswith(prefix) and base[len(prefix):] not in ("", ):
+            base = base[len(prefix):]
+            break
+    base = _RENAMED_MATH.get(base, base)
+
+    if p0.kind == "f" or (base in ("vload_half", "vstore_half") or base.startswith(("vload", "vstore"))
+                          or base.startswith("convert_") or base in ("select", "bitselect")):
+        out = _float_or_memory(L, base, name, params, args, ret, rt, n)
+        if out is not NotImplemented:
+            return out
+    if p0.kind in "su":
+        out = _integer(L, base, signed, params, args, rt, n)
+        if out is not NotImplemented:
+            return out
+    raise _unsupported(f"OpenCL builtin {name}")
+
+
+def _workitem(L: Lanes, name: str, args, rt: Type) -> Value:
+    def wi(fn: str, dim: int | Value) -> Value:
+        d = dim if isinstance(dim, Value) else Const(I32, dim)
+        return L.r.emit("workitem", [L.fix_width(d, I32, False)], I64, {"fn": fn})
+    if name == "get_work_dim":
+        v = L.r.emit("workitem", [Const(I32, 0)], I32, {"fn": "work_dim"})
+    elif name == "get_local_linear_id":
+        v = L.op("add", L.op("mul", L.op("add", L.op("mul", wi("local_id", 2), wi("local_size", 1)),
+                                          wi("local_id", 1)), wi("local_size", 0)), wi("local_id", 0))
+    elif name == "get_global_linear_id":
+        g = [L.op("sub", wi("global_id", d), wi("global_offset", d)) for d in range(3)]
+        v = L.op("add", L.op("mul", L.op("add", L.op("mul", g[2], wi("global_size", 1)), g[1]),
+                             wi("global_size", 0)), g[0])
+    else:
+        v = wi(WORKITEM[name], args[0][0])
+    return L.fix_width(v, rt, False)
+
+
+def _float_or_memory(L: Lanes, base: str, name: str, params: list[Param], args, ret: LType, rt, n: int):
+    r = L.r
+    if base.startswith("convert_"):
+        return _convert(L, base, params, args, rt, n)
+    if base in MATH_FUNCTIONS:
+        return _map(lambda *xs: L.math(base, *xs), args, n)
+    if base == "pown":
+        return _map(lambda x, k: L.math("pow", x, L.op("sitofp", k, t=x.type)), args, n)
+    if base == "recip":
+        return _map(lambda x: L.op("fdiv", L.c(x.type, 1.0), x), args, n)
+    if base == "divide":
+        return _map(lambda a, b: L.op("fdiv", a, b), args, n)
+    if base in ("fmin", "min"):
+        return _map(lambda a, b: L.op("fmin", a, b), args, n)
+    if base in ("fmax", "max"):
+        return _map(lambda a, b: L.op("fmax", a, b), args, n)
+    if base == "mad":
+        return _map(lambda a, b, c: L.op("fmuladd", a, b, c), args, n)
+    if base == "fma":
+        return _map(lambda a, b, c: L.op("fma", a, b, c), args, n)
+    if base == "clamp":
+        return _map(lambda x, lo, hi: L.op("fmin", L.op("fmax", x, lo), hi), args, n)
+    if base == "mix":
+        return _map(lambda x, y, a: L.op("fadd", x, L.op("fmul", L.op("fsub", y, x), a)), args, n)
+    if base == "step":
+        return _map(lambda e, x: L.sel(L.fcmp("olt", x, e), L.c(x.type, 0.0), L.c(x.type, 1.0)), args, n)
+    if base == "smoothstep":
+        def smooth(e0, e1, x):
+            t = L.op("fdiv", L.op("fsub", x, e0), L.op("fsub", e1, e0))
+            t = L.op("fmin", L.op("fmax", t, L.c(x.type, 0.0)), L.c(x.type, 1.0))
+            return L.op("fmul", L.op("fmul", t, t), L.op("fsub", L.c(x.type, 3.0), L.op("fmul", L.c(x.type, 2.0), t)))
+        return _map(smooth, args, n)
+    if base in ("degrees", "radians"):
+        k = 180.0 / math.pi if base == "degrees" else math.pi / 180.0
+        return _map(lambda x: L.op("fmul", x, L.c(x.type, k)), args, n)
+    if base == "sign":
+        def sign(x):
+            pos = L.sel(L.fcmp("ogt", x, L.c(x.type, 0.0)), L.c(x.type, 1.0), x)
+            neg = L.sel(L.fcmp("olt", x, L.c(x.type, 0.0)), L.c(x.type, -1.0), pos)
+            return L.sel(L.fcmp("uno", x, x), L.c(x.type, 0.0), neg)
+        return _map(sign, args, n)
+    if base in ("dot", "length", "distance", "normalize", "fast_length", "fast_distance", "fast_normalize"):
+        return _geometric(L, base.replace("fast_", ""), args)
+    if base == "cross":
+        a, b = args
+        x = [L.op("fsub", L.op("fmul", a[(i + 1) % 3], b[(i + 2) % 3]), L.op("fmul", a[(i + 2) % 3], b[(i + 1) % 3]))
+             for i in range(3)]
+        return x + [L.c(a[0].type, 0.0)] * (len(a) - 3)
+    if base in ("isnan", "isinf", "isfinite", "signbit", "isnormal") or base in _RELATIONAL:
+        return _relational(L, base, args, ret, rt, n)
+    if base in ("select", "bitselect"):
+        return _select(L, base, params, args, n)
+    if base.startswith(("vload", "vstore")):
+        return _vload_vstore(L, base, params, args, ret, n)
+    return NotImplemented
+
+
+def _geometric(L: Lanes, base: str, args) -> list[Value]:
+    def dot(a, b):
+        acc = L.op("fmul", a[0], b[0])
+        for x, y in zip(a[1:], b[1:]):
+            acc = L.op("fadd", acc, L.op("fmul", x, y))
+        return acc
+    if base == "dot":
+        return [dot(args[0], args[1])]
+    if base == "length":
+        return [L.math("sqrt", dot(args[0], args[0]))]
+    if base == "distance":
+        d = [L.op("fsub", x, y) for x, y in zip(args[0], args[1])]
+        return [L.math("sqrt", dot(d, d))]
+    inv = L.math("rsqrt", dot(args[0], args[0]))
+    return [L.op("fmul", x, inv) for x in args[0]]
+
+
+def _relational(L: Lanes, base: str, args, ret: LType, rt: Type, n: int) -> list[Value]:
+    def test(*xs):
+        x = xs[0]
+        if base in _RELATIONAL:
+            return L.fcmp(_RELATIONAL[base], xs[0], xs[1])
+        if base == "isnan":
+            return L.fcmp("uno", x, x)
+        inf = L.c(x.type, math.inf)
+        if base == "isinf":
+            return L.fcmp("oeq", L.math("fabs", x), inf)
+        if base == "isfinite":
+            return L.fcmp("one", L.math("fabs", x), inf)
+        if base == "isnormal":
+            tiny = {16: 2.0 ** -14, 32: 2.0 ** -126, 64: 2.0 ** -1022}[x.type.bits]
+            a = L.math("fabs", x)
+            return L.op("and", L.fcmp("one", a, inf), L.fcmp("oge", a, L.c(x.type, tiny)))
+        return L.icmp("slt", L.op("bitcast", x, t=int_type(x.type.bits)), L.c(int_type(x.type.bits), 0))
+    # scalar versions return int 1/0, vector versions -1/0 in the lane's width
+    ext = "sext" if ret.kind == "vec" else "zext"
+    return _map(lambda *xs: L.op(ext, test(*xs), t=rt), args, n)
+
+
+def _select(L: Lanes, base: str, params: list[Param], args, n: int) -> list[Value]:
+    vector = params[2].width > 1 if len(params) > 2 else False
+    if base == "select":
+        def sel(a, b, c):
+            cond = L.icmp("slt", c, L.c(c.type, 0)) if vector else L.icmp("ne", c, L.c(c.type, 0))
+            return L.sel(cond, b, a)
+        return _map(sel, args, n)
+
+    def bitsel(a, b, c):
+        t = a.type
+        it = int_type(t.bits)
+        ai, bi, ci = (x if x.type.is_int else L.op("bitcast", x, t=it) for x in (a, b, c))
+        v = L.op("xor", ai, L.op("and", L.op("xor", ai, bi), ci))
+        return v if t.is_int else L.op("bitcast", v, t=t)
+    return _map(bitsel, args, n)
+
+
+def _vload_vstore(L: Lanes, base: str, params: list[Param], args, ret: LType, n: int):
+    m = re.fullmatch(r"(vloada?|vstorea?)(_half)?(\d*)(_rte)?", base)
+    if m is None:
+        return NotImplemented
+    is_load = m.group(1).startswith("vload")
+    half = m.group(2) is not None
+    width = int(m.group(3) or 1)
+    r = L.r
+    ptr_param = params[-1]
+    p = args[-1][0]
+    offset = L.fix_width(args[-2][0], I64, False)
+    if half:
+        esize, et = 2, F16
+    else:
+        esize = max(1, ptr_param.bits // 8)
+        et = float_type(ptr_param.bits) if ptr_param.kind == "f" else int_type(ptr_param.bits)
+    step = 4 if (m.group(1).endswith("a") and width == 3) else width
+    base_off = L.op("mul", offset, Const(I64, step * esize))
+    start = r.emit("ptradd", [p, base_off], p.type)
+    if is_load:
+        vals = [r.load(start, i * esize, et, esize) for i in range(width)]
+        if half:
+            vals = [L.op("fpext", v, t=F32) for v in vals]
+        return vals
+    data = args[0]
+    for i, v in enumerate(data[:width]):
+        if half and v.type != F16:
+            v = L.op("fptrunc", v, t=F16)
+        r.store(v, start, i * esize, esize)
+    return None
+
+
+def _convert(L: Lanes, base: str, params: list[Param], args, rt: Type, n: int) -> list[Value]:
+    m = re.fullmatch(r"convert_([a-z]+?)(\d*)(_sat)?(_rte|_rtz|_rtp|_rtn)?", base)
+    if m is None or m.group(1) not in _TYPE_NAMES:
+        return NotImplemented
+    dkind, _bits = _TYPE_NAMES[m.group(1)]
+    sat, mode = m.group(3) is not None, m.group(4)
+    src = params[0]
+
+    def conv(x):
+        t = rt
+        if src.kind == "f" and dkind == "f":
+            if mode not in (None, "_rte"):
+                raise _unsupported(f"rounding mode {mode}")
+            return x if x.type == t else L.op("fpext" if t.bits > x.type.bits else "fptrunc", x, t=t)
+        if src.kind == "f":
+            if sat:
+                raise _unsupported("saturating float conversion")
+            rounded = {None: x, "_rtz": x, "_rte": None, "_rtp": None, "_rtn": None}[mode]
+            if rounded is None:
+                rounded = L.math({"_rte": "rint", "_rtp": "ceil", "_rtn": "floor"}[mode], x)
+            return L.op("fptosi" if dkind == "s" else "fptoui", rounded, t=t)
+        if dkind == "f":
+            if mode not in (None, "_rte"):
+                raise _unsupported(f"rounding mode {mode}")
+            return L.op("sitofp" if src.kind == "s" else "uitofp", x, t=t)
+        if sat:
+            return _saturate(L, x, src.kind == "s", t, dkind == "s")
+        return L.fix_width(x, t, src.kind == "s")
+    return _map(conv, args[:1], n)
+
+
+def _saturate(L: Lanes, x: Value, ssigned: bool, t: Type, dsigned: bool) -> Value:
+    """Integer conversion clamped to the destination's range."""
+    sb, db = x.type.bits, t.bits
+    lo = -(1 << (db - 1)) if dsigned else 0
+    hi = (1 << (db - 1)) - 1 if dsigned else (1 << db) - 1
+    src_lo = -(1 << (sb - 1)) if ssigned else 0
+    src_hi = (1 << (sb - 1)) - 1 if ssigned else (1 << sb) - 1
+    v = x
+    if hi < src_hi:
+        v = L.sel(L.icmp("sgt" if ssigned else "ugt", v, Const(x.type, hi)), Const(x.type, hi), v)
+    if lo > src_lo:
+        v = L.sel(L.icmp("slt" if ssigned else "ult", v, Const(x.type, lo)), Const(x.type, lo), v)
+    return L.fix_width(v, t, ssigned)
+
+
+def _integer(L: Lanes, base: str, signed: bool, params: list[Param], args, rt: Type, n: int):
+    s = "s" if signed else "u"
+    if base in ("min", "max"):
+        return _map(lambda a, b: L.op(s + base, a, b), args, n)
+    if base == "clamp":
+        return _map(lambda x, lo, hi: L.op(s + "min", L.op(s + "max", x, lo), hi), args, n)
+    if base == "abs":
+        return _map(lambda x: L.op("abs", x) if signed else x, args, n)
+    if base == "abs_diff":
+        return _map(lambda a, b: L.sel(L.icmp(s + "gt", a, b), L.op("sub", a, b), L.op("sub", b, a)), args, n)
+    if base in ("popcount", "clz", "ctz"):
+        return _map(lambda x: L.op(base, x), args, n)
+    if base == "mul_hi":
+        return _map(lambda a, b: L.op("mulhi_" + s, a, b), args, n)
+    if base == "mad_hi":
+        return _map(lambda a, b, c: L.op("add", L.op("mulhi_" + s, a, b), c), args, n)
+    if base == "mul24":
+        return _map(lambda a, b: L.op("mul", a, b), args, n)
+    if base == "mad24":
+        return _map(lambda a, b, c: L.op("add", L.op("mul", a, b), c), args, n)
+    if base == "rotate":
+        return _map(lambda x, k: _funnel(L, "fshl", x, x, k), args, n)
+    if base in ("add_sat", "sub_sat"):
+        return _map(lambda a, b: _sat_arith(L, base[:3], signed, a, b), args, n)
+    if base == "hadd":
+        return _map(lambda a, b: L.op("add", L.op("ashr" if signed else "lshr", L.op("xor", a, b), L.c(a.type, 1)),
+                                      L.op("and", a, b)), args, n)
+    if base == "rhadd":
+        return _map(lambda a, b: L.op("sub", L.op("or", a, b),
+                                      L.op("ashr" if signed else "lshr", L.op("xor", a, b), L.c(a.type, 1))), args, n)
+    if base == "upsample":
+        def ups(hi, lo):
+            w = int_type(hi.type.bits * 2)
+            return L.op("or", L.op("shl", L.op("zext", hi, t=w), L.c(w, hi.type.bits)), L.op("zext", lo, t=w))
+        return _map(ups, args, n)
+    if base in ("any", "all"):
+        bits = [L.icmp("slt", x, L.c(x.type, 0)) for x in args[0]]
+        acc = bits[0]
+        for b in bits[1:]:
+            acc = L.op("or" if base == "any" else "and", acc, b)
+        return [L.op("zext", acc, t=rt)]
+    if base in ("select", "bitselect"):
+        return _select(L, base, params, args, n)
+    return NotImplemented
+
+
+def _sat_arith(L: Lanes, op: str, signed: bool, a: Value, b: Value) -> Value:
+    t = a.type
+    res = L.op(op, a, b)
+    if not signed:
+        if op == "add":
+            return L.sel(L.icmp("ult", res, a), L.c(t, -1), res)
+        return L.sel(L.icmp("ult", a, b), L.c(t, 0), res)
+    zero = L.c(t, 0)
+    if op == "add":
+        ovf = L.icmp("slt", L.op("and", L.op("xor", a, res), L.op("xor", b, res)), zero)
+    else:
+        ovf = L.icmp("slt", L.op("and", L.op("xor", a, b), L.op("xor", a, res)), zero)
+    limit = L.sel(L.icmp("slt", a, zero), L.c(t, 1 << (t.bits - 1)), L.c(t, (1 << (t.bits - 1)) - 1))
+    return L.sel(ovf, limit, res)
+
+
+def _funnel(L: Lanes, which: str, a: Value, b: Value, s: Value) -> Value:
+    """llvm.fshl/fshr without shifting by the full width."""
+    t = a.type
+    w = t.bits
+    sh = L.op("and", s, L.c(t, w - 1))
+    inv = L.op("sub", L.c(t, w - 1), sh)
+    one = L.c(t, 1)
+    if which == "fshl":
+        return L.op("or", L.op("shl", a, sh), L.op("lshr", L.op("lshr", b, one), inv))
+    return L.op("or", L.op("shl", L.op("shl", a, one), inv), L.op("lshr", b, sh))
+
+
+# ----------------------------------------------------------------------------------------------
+# LLVM intrinsics
+
+_DROPPED = ("lifetime.start", "lifetime.end", "assume", "experimental.noalias.scope.decl", "dbg.declare",
+            "dbg.value", "dbg.label", "donothing", "invariant.start", "invariant.end", "sideeffect")
+_INTRINSIC_MATH = {"sqrt": "sqrt", "exp": "exp", "exp2": "exp2", "exp10": "exp10", "log": "log", "log2": "log2",
+                   "log10": "log10", "sin": "sin", "cos": "cos", "tan": "tan", "asin": "asin", "acos": "acos",
+                   "atan": "atan", "atan2": "atan2", "sinh": "sinh", "cosh": "cosh", "tanh": "tanh",
+                   "pow": "pow", "fabs": "fabs", "floor": "floor", "ceil": "ceil", "trunc": "trunc",
+                   "rint": "rint", "nearbyint": "rint", "roundeven": "rint", "round": "round",
+                   "copysign": "copysign", "ldexp": "ldexp"}
+_INTRINSIC_OPS = {"fmuladd": "fmuladd", "fma": "fma", "smin": "smin", "smax": "smax", "umin": "umin",
+                  "umax": "umax", "minnum": "fmin", "maxnum": "fmax", "minimum": "fmin", "maximum": "fmax",
+                  "minimumnum": "fmin", "maximumnum": "fmax", "ctpop": "popcount", "bitreverse": "bitreverse"}
+_REDUCE = {"add": "add", "mul": "mul", "and": "and", "or": "or", "xor": "xor", "smin": "smin", "smax": "smax",
+           "umin": "umin", "umax": "umax", "fmin": "fmin", "fmax": "fmax", "fminimum": "fmin",
+           "fmaximum": "fmax", "fadd": "fadd", "fmul": "fmul"}
+_KNOWN = sorted(set(_DROPPED) | set(_INTRINSIC_MATH) | set(_INTRINSIC_OPS) |
+                {"abs", "ctlz", "cttz", "bswap", "fshl", "fshr", "memcpy", "memmove", "memset", "memcpy.inline",
+                 "memset.inline", "sadd.with.overflow", "uadd.with.overflow", "ssub.with.overflow",
+                 "usub.with.overflow", "smul.with.overflow", "umul.with.overflow", "uadd.sat", "usub.sat",
+                 "sadd.sat", "ssub.sat", "vector.reduce"}, key=len, reverse=True)
+MAX_MEM_BYTES = 4096
+
+
+def intrinsic_base(name: str) -> str | None:
+    rest = name[len("llvm."):]
+    for k in _KNOWN:
+        if rest == k or rest.startswith(k + "."):
+            return k
+    return None
+
+
+def intrinsic(r, name: str, args: list[list[Value]], arg_types: list[LType], ret: LType):
+    base = intrinsic_base(name)
+    L = Lanes(r)
+    n = ret.count if ret.kind == "vec" else 1
+    if base is None:
+        raise _unsupported(f"intrinsic {name}")
+    if base in _DROPPED:
+        return None
+    if base in _INTRINSIC_MATH:
+        return _map(lambda *xs: L.math(_INTRINSIC_MATH[base], *xs), args, n)
+    if base in _INTRINSIC_OPS:
+        return _map(lambda *xs: L.op(_INTRINSIC_OPS[base], *xs), args, n)
+    if base == "abs":
+        return _map(lambda x: L.op("abs", x), args[:1], n)
+    if base in ("ctlz", "cttz"):
+        return _map(lambda x: L.op("clz" if base == "ctlz" else "ctz", x), args[:1], n)
+    if base == "bswap":
+        return _map(lambda x: _bswap(L, x), args, n)
+    if base in ("fshl", "fshr"):
+        return _map(lambda a, b, s: _funnel(L, base, a, b, s), args, n)
+    if base.endswith(".with.overflow"):
+        return _overflow(L, base, args, n)
+    if base.endswith(".sat"):
+        return _map(lambda a, b: _sat_arith(L, base[1:4], base[0] == "s", a, b), args, n)
+    if base == "vector.reduce":
+        return _reduce(L, name, args)
+    if base.startswith(("memcpy", "memmove", "memset")):
+        _mem(L, base, args)
+        return None
+    raise _unsupported(f"intrinsic {name}")
+
+
+def _bswap(L: Lanes, x: Value) -> Value:
+    t = x.type
+    nbytes = t.bits // 8
+    acc = None
+    for i in range(nbytes):
+        byte = L.op("and", L.op("lshr", x, L.c(t, 8 * i)), L.c(t, 0xFF)) if i else L.op("and", x, L.c(t, 0xFF))
+        moved = L.op("shl", byte, L.c(t, 8 * (nbytes - 1 - i))) if nbytes - 1 - i else byte
+        acc = moved if acc is None else L.op("or", acc, moved)
+    return acc
+
+
+def _overflow(L: Lanes, base: str, args, n: int) -> list[Value]:
+    kind = base.split(".")[0]           # sadd uadd ssub usub smul umul
+    op = kind[1:]
+    res, flags = [], []
+    for a, b in zip(_bc(args[0], n), _bc(args[1], n)):
+        t = a.type
+        zero = L.c(t, 0)
+        v = L.op(op, a, b)
+        if kind == "uadd":
+            o = L.icmp("ult", v, a)
+        elif kind == "usub":
+            o = L.icmp("ult", a, b)
+        elif kind == "sadd":
+            o = L.icmp("slt", L.op("and", L.op("xor", a, v), L.op("xor", b, v)), zero)
+        elif kind == "ssub":
+            o = L.icmp("slt", L.op("and", L.op("xor", a, b), L.op("xor", a, v)), zero)
+        elif kind == "umul":
+            o = L.icmp("ne", L.op("mulhi_u", a, b), zero)
+        else:
+            o = L.icmp("ne", L.op("mulhi_s", a, b), L.op("ashr", v, L.c(t, t.bits - 1)))
+        res.append(v)
+        flags.append(o)
+    return res + flags
+
+
+def _reduce(L: Lanes, name: str, args) -> list[Value]:
+    kind = name.split(".")[3]
+    op = _REDUCE.get(kind)
+    if op is None:
+        raise _unsupported(f"intrinsic {name}")
+    if kind in ("fadd", "fmul"):            # ordered: start value first
+        acc, vals = args[0][0], args[1]
+    else:
+        acc, vals = args[0][0], args[0][1:]
+    for v in vals:
+        acc = L.op(op, acc, v)
+    return [acc]
+
+
+def _mem(L: Lanes, base: str, args) -> None:
+    r = L.r
+    dst = args[0][0]
+    length = args[2][0]
+    if not isinstance(length, Const):
+        raise _unsupported("variable-length memory intrinsic")
+    size = length.value
+    if size > MAX_MEM_BYTES:
+        raise _unsupported(f"memory intrinsic of {size} bytes")
+    align = r.param_align(0)
+    if not base.startswith("memset"):
+        align = min(align, r.param_align(1))
+    chunks = []
+    off = 0
+    while off < size:
+        c = 8
+        while c > 1 and (c > size - off or align % c or off % c):
+            c //= 2
+        chunks.append((off, c))
+        off += c
+    if base.startswith("memset"):
+        byte = args[1][0]
+        for off, c in chunks:
+            t = int_type(8 * c)
+            if isinstance(byte, Const):
+                pattern = int.from_bytes(bytes([byte.value & 0xFF]) * c, "little")
+                v = Const(t, pattern)
+            elif c == 1:
+                v = byte
+            else:
+                v = L.op("mul", L.op("zext", byte, t=t), Const(t, int.from_bytes(b"\1" * c, "little")))
+            r.store(v, dst, off, align)
+        return
+    src = args[1][0]
+    vals = [r.load(src, off, int_type(8 * c), align) for off, c in chunks]     # all loads first: memmove-safe
+    for (off, c), v in zip(chunks, vals):
+        r.store(v, dst, off, align)

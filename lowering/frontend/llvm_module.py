@@ -1,0 +1,119 @@
+"""Loading LLVM modules (text, bitcode, llvmlite.ir) and preparing them for the reader.
+
+Preparation inlines every call to a defined function, so that each kernel is one function, and does
+nothing else: -O0 code keeps its allocas and clang's control flow. Inlining is done by LLVM's always-
+inliner after `noinline`/`optnone` are rewritten to `alwaysinline` in the module text (llvmlite pass
+managers silently skip `optnone` functions, and the always-inliner only takes `alwaysinline` callees).
+"""
+from __future__ import annotations
+
+import re
+
+import llvmlite.binding as llvm
+
+from lowering.errors import CompileError
+
+_NOT_NAME = r"[\w.$%@\"-]"
+_NOINLINE = re.compile(rf"(?<!{_NOT_NAME})(?:noinline|optnone)(?!{_NOT_NAME})")
+_KERNEL_TWIN = "__clang_ocl_kern_imp_"
+_initialized = False
+
+
+def _init() -> None:
+    global _initialized
+    if not _initialized:
+        llvm.initialize_native_target()
+        llvm.initialize_native_asmprinter()
+        _initialized = True
+
+
+def _llvm_error(source_name: str, err: Exception) -> CompileError:
+    """'<string>:12:5: error: msg' (llvmlite's text) -> 'FILE: line 12: msg'."""
+    text = str(err)
+    m = re.search(r"<string>:(\d+):(\d+): error: ([^\n]*)", text)
+    if m:
+        return CompileError(f"{source_name}: line {m.group(1)}: {m.group(3)}")
+    lines = [ln for ln in text.splitlines() if ln.strip() and "parsing error" not in ln]
+    return CompileError(f"{source_name}: {lines[0] if lines else text}")
+
+
+def make_inlinable(text: str) -> str:
+    """Rewrite noinline/optnone (attribute groups, define lines, call sites) to alwaysinline.
+
+    Line structure is preserved, so parse errors still point at the user's line numbers."""
+    out = _NOINLINE.sub(lambda m: "alwaysinline" if m.group() == "noinline" else "", text)
+    # a group that already said alwaysinline now says it twice: harmless for the parser, but keep it tidy
+    return re.sub(r"\balwaysinline(\s+alwaysinline)+\b", "alwaysinline", out)
+
+
+def parse_llvm_text(text: str, source_name: str = "<ir>") -> llvm.ModuleRef:
+    """Parse and verify LLVM IR text; errors become one-line CompileErrors naming the line."""
+    _init()
+    try:
+        mod = llvm.parse_assembly(text)
+    except RuntimeError as err:
+        raise _llvm_error(source_name, err) from None
+    try:
+        mod.verify()
+    except RuntimeError as err:
+        raise CompileError(f"{source_name}: invalid module: {' '.join(str(err).split())}") from None
+    mod.name = source_name
+    return mod
+
+
+def parse_llvm_bitcode(data: bytes, source_name: str = "<bitcode>") -> llvm.ModuleRef:
+    _init()
+    try:
+        mod = llvm.parse_bitcode(data)
+    except RuntimeError as err:
+        raise CompileError(f"{source_name}: not valid LLVM bitcode: "
+                           f"{' '.join(str(err).replace('LLVM bitcode parsing error', '').split())}") from None
+    return parse_llvm_text(str(mod), source_name)
+
+
+def from_llvmlite_ir(module, source_name: str | None = None) -> llvm.ModuleRef:
+    """An llvmlite.ir.Module (built in Python) -> a parsed ModuleRef."""
+    return parse_llvm_text(str(module), source_name or getattr(module, "name", "") or "<llvmlite.ir>")
+
+
+def prepare_module(mod: llvm.ModuleRef, source_name: str = "<ir>") -> llvm.ModuleRef:
+    """A copy of `mod` in which every call to a defined function is inlined (idempotent)."""
+    _init()
+    prepared = parse_llvm_text(make_inlinable(str(mod)), source_name)
+    target = llvm.Target.from_default_triple().create_target_machine()
+    builder = llvm.create_pass_builder(target, llvm.create_pipeline_tuning_options(speed_level=0))
+    passes = llvm.create_new_module_pass_manager()
+    passes.add_always_inliner_pass()
+    passes.run(prepared, builder)
+    return prepared
+
+
+def function_header(fn: llvm.ValueRef) -> str:
+    """The `define ...` line of a function (llvmlite has no calling-convention accessor)."""
+    for line in str(fn).splitlines():
+        if line.startswith(("define", "declare")):
+            return line
+    return ""
+
+
+def is_spir_kernel(fn: llvm.ValueRef) -> bool:
+    head = function_header(fn)
+    return re.search(r"\bspir_kernel\b", head.split("@", 1)[0]) is not None
+
+
+def find_kernels(mod: llvm.ModuleRef) -> list[str]:
+    """Names of the kernels: defined spir_kernel functions, without clang's `__clang_ocl_kern_imp_` twins.
+
+    A module with no spir_kernel function at all (hand-written IR) has as kernels its defined functions
+    that no other function calls."""
+    defined = [f for f in mod.functions if not f.is_declaration and not f.name.startswith(_KERNEL_TWIN)]
+    kernels = [f.name for f in defined if is_spir_kernel(f)]
+    if kernels:
+        return kernels
+    called = set()
+    for f in mod.functions:
+        for b in f.blocks:
+            for ins in b.instructions:
+                if ins.opcode == "call":
+                    called.add(list(ins.operands)[-1].name)
+    return [f.name for f in defined if f.name not in called]

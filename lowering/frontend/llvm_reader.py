@@ -1,0 +1,825 @@
+"""LLVM IR (as llvmlite sees it) -> the CFG form of our IR, one Function per kernel.
+
+Each LLVM value becomes a list of scalar values ("lanes"): one for scalars, one per element for vectors
+and one per scalar leaf for first-class aggregates, so vectors are scalarized as they are read. What
+llvmlite does not expose (predicates, case values, alloca/GEP types, constant expressions, alignment)
+is parsed from the instruction's text. Blocks are read in LLVM's order; a use that comes before its
+definition in that order gets a placeholder that is patched once the whole function has been read.
+"""
+from __future__ import annotations
+
+import ctypes
+import re
+from dataclasses import dataclass
+
+import llvmlite.binding as llvm
+
+from lowering.errors import CompileError
+from lowering.frontend import builtins
+from lowering.frontend.llvm_module import find_kernels, function_header, prepare_module
+from lowering.frontend.llvm_types import (CV, Cursor, DataLayout, LType, TypeError_, constant_from_text,
+                                          leaf_span, lint, memory_leaves, parse_type, parse_typed_value,
+                                          scalar_leaves, type_from_text, I64_T)
+from lowering.ir.core import Arg, Block, Const, Function, Instr, Phi, Undef, Value
+from lowering.ir.types import I1, I32, I64, VOID, Type, float_type, int_type, ptr
+
+ICMP_PREDS = ("eq", "ne", "ugt", "uge", "ult", "ule", "sgt", "sge", "slt", "sle")
+FCMP_PREDS = ("false", "oeq", "ogt", "oge", "olt", "ole", "one", "ord", "ueq", "ugt", "uge", "ult", "ule",
+              "une", "uno", "true")
+_INT_BINOPS = {"add", "sub", "mul", "udiv", "sdiv", "urem", "srem", "shl", "lshr", "ashr", "and", "or", "xor"}
+_FLOAT_BINOPS = {"fadd", "fsub", "fmul", "fdiv", "frem"}
+_CASTS = {"trunc", "zext", "sext", "fptrunc", "fpext", "fptoui", "fptosi", "uitofp", "sitofp", "ptrtoint",
+          "inttoptr", "addrspacecast"}
+_NAME = re.compile(r'^\s*%("(?:[^"]*)"|[-\w.$]+)\s*=')
+
+
+@dataclass
+class ModuleData:
+    """A module-level buffer a kernel uses: a __local array or a __constant (or program-scope) table."""
+    symbol: str
+    addrspace: int
+    size: int
+    align: int
+    init: bytes | None
+    writable: bool
+
+    @property
+    def name(self) -> str:
+        return self.symbol
+
+
+class Unsupported(Exception):
+    """Raised while lowering one instruction; the reader adds file/function/block/instruction."""
+
+
+class _Forward(Value):
+    """Stands for an instruction result used before the reader reached its definition."""
+    __slots__ = ()
+
+
+def key(v: llvm.ValueRef) -> int:
+    return ctypes.cast(v._ptr, ctypes.c_void_p).value
+
+
+def scalar_type(lt: LType) -> Type:
+    if lt.kind == "int":
+        return int_type(lt.bits)
+    if lt.kind == "float":
+        return float_type(lt.bits)
+    if lt.kind == "ptr":
+        return ptr(lt.bits)
+    raise Unsupported(f"type {lt} is not a scalar")
+
+
+def zero(t: Type) -> Const:
+    return Const(t, 0.0 if t.is_float else 0)
+
+
+class ModuleContext:
+    """Per-module state shared by the kernels: layout, named struct types, global variables."""
+
+    def __init__(self, mod: llvm.ModuleRef, source_name: str):
+        self.mod = mod
+        self.source_name = source_name
+        self.layout = DataLayout(mod.data_layout)
+        self._types: dict[str, LType] = {}
+        self._structs: dict[str, LType] = {}
+        self.globals = {g.name: g for g in mod.global_variables}
+        self._data: dict[str, ModuleData] = {}
+        self._declared: dict[str, bool] = {}
+
+    def resolve_struct(self, name: str) -> LType:
+        hit = self._structs.get(name)
+        if hit is None:
+            tref = self.mod.get_struct_type(name)
+            if tref.is_opaque_struct:
+                raise TypeError_(f"opaque struct %{name}")
+            hit = LType("struct", elems=tuple(self.ltype_of(e) for e in tref.elements),
+                        packed=tref.is_packed_struct, name=name)
+            self._structs[name] = hit
+        return hit
+
+    def ltype_of(self, tref: llvm.TypeRef) -> LType:
+        text = str(tref)
+        hit = self._types.get(text)
+        if hit is None:
+            hit = self._types[text] = type_from_text(text, self.resolve_struct)
+        return hit
+
+    def is_declaration(self, name: str) -> bool:
+        hit = self._declared.get(name)
+        if hit is None:
+            hit = self._declared[name] = self.mod.get_function(name).is_declaration
+        return hit
+
+    def parse_type_text(self, text: str) -> LType:
+        hit = self._types.get(text)
+        if hit is None:
+            hit = self._types[text] = type_from_text(text, self.resolve_struct)
+        return hit
+
+    def module_data(self, name: str) -> ModuleData:
+        hit = self._data.get(name)
+        if hit is not None:
+            return hit
+        g = self.globals.get(name)
+        if g is None:
+            raise Unsupported(f"@{name} is not a global variable")
+        text = str(g)
+        ty = self.ltype_of(g.global_value_type)
+        space = int(m.group(1)) if (m := re.search(r"\baddrspace\((\d+)\)", text.split("=", 1)[1])) else 0
+        align_m = re.search(r",\s*align (\d+)", text)
+        align = int(align_m.group(1)) if align_m else self.layout.align(ty)
+        init = None
+        if not g.is_declaration:
+            init_text = _initializer_text(text)
+            if init_text is not None:
+                cv = constant_from_text(f"{ty} {init_text}", self.resolve_struct) if init_text else None
+                if cv is not None and cv.kind not in ("undef",):
+                    init = self.layout.serialize(cv)
+        writable = re.search(r"=\s*(?:[\w()]+\s+)*?constant\b", text.split("\n")[0]) is None
+        hit = ModuleData(name, space, self.layout.alloc_size(ty), align, init, writable)
+        self._data[name] = hit
+        return hit
+
+
+def _initializer_text(text: str) -> str | None:
+    """The initializer of a global's definition line: the text between its value type and `, align`."""
+    head = text.split("\n")[0]
+    after_eq = head.split("=", 1)[1] if "=" in head else head
+    m = re.search(r"(?:^|\s)(?:global|constant)\s+", after_eq)
+    if m is None:
+        return None
+    rest = after_eq[m.end():]
+    rest = re.split(r",\s*(?:align|section|comdat|partition|!)", rest)[0]
+    cur = Cursor(rest)
+    parse_type(cur)
+    return " ".join(cur.toks[cur.i:])
+
+
+class FunctionReader:
+    """Reads one LLVM function into a CFG-form Function."""
+
+    def __init__(self, ctx: ModuleContext, fn: llvm.ValueRef):
+        self.ctx = ctx
+        self.fn = fn
+        self.layout = ctx.layout
+        self.values: dict[int, list[Value]] = {}
+        self.pending: dict[int, list[_Forward]] = {}
+        self.patch: dict[int, Value] = {}          # id(_Forward) -> real value
+        self.blocks: dict[int, Block] = {}
+        self.block_label = ""
+        self.text = ""
+        self._consts: dict[str, list[Value]] = {}
+        self.sink: Block | None = None
+        self.prologue = Block("prologue")
+        self.created: list[Instr] = []
+        self.func: Function | None = None
+
+    # ----- errors -----
+    def error(self, msg: str) -> CompileError:
+        where = f"{self.ctx.source_name}: function @{self.fn.name}"
+        if self.block_label:
+            where += f", block %{self.block_label}"
+        return CompileError(f"{where}: {msg}")
+
+    # ----- emission -----
+    def emit(self, opcode: str, operands: list[Value], type: Type = VOID, attrs: dict | None = None,
+             name: str = "") -> Instr:
+        ins = Instr(opcode, operands, type, attrs, name=name)
+        self.sink.append(ins)
+        self.created.append(ins)
+        return ins
+
+    def const(self, t: Type, value) -> Const:
+        return Const(t, value)
+
+    def i64(self, value: int) -> Const:
+        return Const(I64, value)
+
+    def ptradd(self, p: Value, offset: int | Value) -> Value:
+        if isinstance(offset, int):
+            if offset == 0:
+                return p
+            offset = self.i64(offset)
+        return self.emit("ptradd", [p, offset], p.type)
+
+    def to_i64(self, v: Value, signed: bool = True) -> Value:
+        if v.type == I64:
+            return v
+        if isinstance(v, Const):
+            return self.i64(v.signed() if signed else v.value)
+        if v.type.bits > 64:
+            return self.emit("trunc", [v], I64)
+        return self.emit("sext" if signed else "zext", [v], I64)
+
+    def load(self, p: Value, offset: int, t: Type, align: int) -> Value:
+        return self.emit("load", [self.ptradd(p, offset)], t, {"align": _align_at(align, offset)})
+
+    def store(self, v: Value, p: Value, offset: int, align: int) -> None:
+        self.emit("store", [v, self.ptradd(p, offset)], attrs={"align": _align_at(align, offset)})
+
+    # ----- values -----
+    def ltype(self, v: llvm.ValueRef) -> LType:
+        return self.ctx.ltype_of(v.type)
+
+    def lanes(self, v: llvm.ValueRef) -> list[Value]:
+        kind = v.value_kind
+        if kind in (llvm.ValueKind.instruction, llvm.ValueKind.argument):
+            k = key(v)
+            hit = self.values.get(k)
+            if hit is None:
+                if kind == llvm.ValueKind.argument:
+                    raise Unsupported(f"argument {v.name} of another function")
+                hit = [_Forward(scalar_type(t)) for t in scalar_leaves(self.ltype(v))]
+                self.pending.setdefault(k, []).extend(hit)
+                self.values[k] = hit
+            return hit
+        if kind == llvm.ValueKind.global_variable:
+            return [self.global_addr(v.name)]
+        if kind == llvm.ValueKind.constant_int:
+            t = scalar_type(self.ltype(v))
+            return [Const(t, v.get_constant_value())]
+        if kind == llvm.ValueKind.function:
+            raise Unsupported(f"function @{v.name} used as a value")
+        if kind in (llvm.ValueKind.metadata_as_value, llvm.ValueKind.basic_block, llvm.ValueKind.inline_asm,
+                    llvm.ValueKind.block_address):
+            raise Unsupported(f"{kind.name} operand")
+        text = str(v)
+        hit = self._consts.get(text)
+        if hit is None:
+            cv = constant_from_text(text, self.ctx.resolve_struct)
+            hit = self._consts[text] = self.cv_lanes(cv)
+        return hit
+
+    def lane(self, v: llvm.ValueRef) -> Value:
+        ls = self.lanes(v)
+        if len(ls) != 1:
+            raise Unsupported(f"expected a scalar operand, got {self.ltype(v)}")
+        return ls[0]
+
+    def define(self, v: llvm.ValueRef, lanes: list[Value]) -> None:
+        k = key(v)
+        fwd = self.pending.pop(k, None)
+        if fwd is not None:
+            for f, real in zip(fwd, lanes):
+                self.patch[id(f)] = real
+        self.values[k] = lanes
+
+    def global_addr(self, name: str) -> Value:
+        ck = "@" + name
+        hit = self._consts.get(ck)
+        if hit is None:
+            data = self.ctx.module_data(name)
+            saved, self.sink = self.sink, self.prologue
+            try:
+                ins = self.emit("global_addr", [], ptr(data.addrspace), {"symbol": name}, name=name)
+            finally:
+                self.sink = saved
+            target = self.func.local_memory if data.addrspace == 3 else self.func.constant_data
+            if data not in target:
+                target.append(data)
+            hit = self._consts[ck] = [ins]
+        return hit[0]
+
+    def cv_lanes(self, cv: CV) -> list[Value]:
+        """Lanes of a parsed constant; constant expressions are computed in the entry block."""
+        k = cv.kind
+        if k == "int":
+            return [Const(scalar_type(cv.type), cv.value)]
+        if k == "float":
+            return [Const(scalar_type(cv.type), cv.value)]
+        if k == "null":
+            return [Const(scalar_type(cv.type), 0)]
+        if k == "undef":
+            return [Undef(scalar_type(t)) for t in scalar_leaves(cv.type)]
+        if k == "zero":
+            return [zero(scalar_type(t)) for t in scalar_leaves(cv.type)]
+        if k == "agg":
+            return [x for a in cv.args for x in self.cv_lanes(a)]
+        if k == "global":
+            return [self.global_addr(cv.value)]
+        if k == "expr":
+            saved, self.sink = self.sink, self.prologue
+            try:
+                return self.const_expr(cv)
+            finally:
+                self.sink = saved
+        raise Unsupported(f"constant {cv.kind}")
+
+    def const_expr(self, cv: CV) -> list[Value]:
+        op = cv.value
+        if op == "getelementptr":
+            base = self.cv_lanes(cv.args[0])
+            if len(base) != 1:
+                raise Unsupported("vector getelementptr")
+            idx = [self.cv_lanes(a)[0] for a in cv.args[1:]]
+            return [self.gep(base[0], cv.extra[0], idx)]
+        if op in _CASTS or op == "bitcast":
+            src = cv.args[0]
+            return self.cast(op, self.cv_lanes(src), src.type, cv.extra[0])
+        a, b = (self.cv_lanes(x) for x in cv.args)
+        return [self.emit(op, [x, y], x.type) for x, y in zip(a, b)]
+
+    # ----- the function -----
+    def read(self, is_kernel: bool = True) -> Function:
+        fn = self.fn
+        header = function_header(fn)
+        ret_lt = self._return_type(header)
+        args = []
+        arg_lanes = []
+        for a in fn.arguments:
+            lt = self.ltype(a)
+            try:
+                leaves = scalar_leaves(lt)
+            except TypeError_ as e:
+                raise self.error(f"unsupported argument type: {e}") from None
+            lanes = []
+            for i, t in enumerate(leaves):
+                nm = a.name if len(leaves) == 1 else (f"{a.name}.{i}" if a.name else "")
+                arg = Arg(scalar_type(t), len(args), nm)
+                args.append(arg)
+                lanes.append(arg)
+            arg_lanes.append((a, lanes))
+        ret_t = Type("void") if ret_lt.kind == "void" else scalar_type(ret_lt) if ret_lt.is_scalar else None
+        if ret_t is None:
+            raise self.error(f"unsupported return type {ret_lt}")
+        func = self.func = Function(fn.name, args, ret_t, is_kernel=is_kernel)
+        func.source_name = self.ctx.source_name
+        for a, lanes in arg_lanes:
+            self.values[key(a)] = lanes
+        llvm_blocks = list(fn.blocks)
+        labels = _block_labels(str(fn), len(llvm_blocks), sum(1 for a in fn.arguments if not a.name))
+        for b, label in zip(llvm_blocks, labels):
+            blk = Block(b.name or label)
+            self.blocks[key(b)] = blk
+            func.blocks.append(blk)
+        phis: list[tuple[llvm.ValueRef, list[Phi], str]] = []
+        for b in llvm_blocks:
+            blk = self.blocks[key(b)]
+            self.sink = blk
+            self.block_label = blk.label
+            for ins in b.instructions:
+                self.text = " ".join(str(ins).split())
+                self.created = []
+                try:
+                    if ins.opcode == "phi":
+                        lanes = [Phi(scalar_type(t)) for t in scalar_leaves(self.ltype(ins))]
+                        for p in lanes:
+                            blk.append(p)
+                        phis.append((ins, lanes, blk.label))
+                        self.created = list(lanes)
+                    else:
+                        lanes = self.instruction(ins)
+                except Unsupported as e:
+                    detail = f" ({e})" if str(e) else ""
+                    raise self.error(f"unsupported instruction: {self.text}{detail}") from None
+                except (TypeError_, ValueError, KeyError, IndexError) as e:
+                    raise self.error(f"unsupported instruction: {self.text} ({e})") from None
+                if lanes is not None:
+                    self._name(lanes)
+                    self.define(ins, lanes)
+        for ins, lanes, label in phis:
+            self.block_label = label
+            self.text = " ".join(str(ins).split())
+            seen: set[int] = set()
+            for v, b in zip(ins.operands, ins.incoming_blocks):
+                pk = key(b)
+                if pk in seen:
+                    continue
+                seen.add(pk)
+                self.sink = self.prologue
+                try:
+                    vals = self.lanes(v)
+                except (Unsupported, TypeError_, ValueError) as e:
+                    raise self.error(f"unsupported instruction: {self.text} ({e})") from None
+                for p, x in zip(lanes, vals):
+                    p.add_incoming(self.blocks[pk], x)
+        self.block_label = ""
+        if self.pending:
+            raise self.error("a value is used but never defined")
+        entry = func.blocks[0]
+        for ins in reversed(self.prologue.instrs):
+            entry.insert(0, ins)
+        if self.patch:
+            for blk in func.blocks:
+                for ins in blk.instrs:
+                    ins.operands = [self.patch.get(id(o), o) if isinstance(o, _Forward) else o
+                                    for o in ins.operands]
+        func.update_cfg()
+        return func
+
+    def _return_type(self, header: str) -> LType:
+        m = re.match(r"define\s+(.*?)@", header)
+        words = m.group(1) if m else "void"
+        # the return type is the last type-looking run before @name (after linkage, cc and attributes)
+        for cand in _return_type_candidates(words):
+            try:
+                return self.ctx.parse_type_text(cand)
+            except TypeError_:
+                continue
+        return LType("void")
+
+    def _name(self, lanes: list[Value]) -> None:
+        m = _NAME.match(self.text)
+        if not m:
+            return
+        base = m.group(1).strip('"')
+        fresh = {id(x) for x in self.created}
+        for i, v in enumerate(lanes):
+            if isinstance(v, Instr) and id(v) in fresh and not v.name:
+                v.name = base if len(lanes) == 1 else f"{base}.{i}"
+
+    # ----- instructions -----
+    def instruction(self, ins: llvm.ValueRef) -> list[Value] | None:
+        op = ins.opcode
+        ops = list(ins.operands)
+        if op in _INT_BINOPS or op in _FLOAT_BINOPS:
+            a, b = self.lanes(ops[0]), self.lanes(ops[1])
+            return [self.emit(op, [x, y], x.type) for x, y in zip(a, b)]
+        if op == "fneg":
+            return [self.emit("fneg", [x], x.type) for x in self.lanes(ops[0])]
+        if op in ("icmp", "fcmp"):
+            pred = self._predicate(op)
+            a, b = self.lanes(ops[0]), self.lanes(ops[1])
+            return [self.emit(op, [x, y], I1, {"pred": pred}) for x, y in zip(a, b)]
+        if op == "select":
+            c, a, b = (self.lanes(o) for o in ops)
+            if len(c) == 1:
+                c = c * len(a)
+            return [self.emit("select", [x, y, z], y.type) for x, y, z in zip(c, a, b)]
+        if op in _CASTS or op == "bitcast":
+            return self.cast(op, self.lanes(ops[0]), self.ltype(ops[0]), self.ltype(ins))
+        if op == "freeze":
+            return [self.emit("freeze", [x], x.type) for x in self.lanes(ops[0])]
+        if op == "getelementptr":
+            return [self.gep_instruction(ins, ops)]
+        if op == "alloca":
+            return [self.alloca(ins)]
+        if op == "load":
+            if re.search(r"\bload atomic\b", self.text):
+                raise Unsupported()
+            return self.load_value(self.lane(ops[0]), self.ltype(ins), self._align())
+        if op == "store":
+            if re.search(r"\bstore atomic\b", self.text):
+                raise Unsupported()
+            self.store_value(self.lanes(ops[0]), self.ltype(ops[0]), self.lane(ops[1]), self._align())
+            return None
+        if op == "extractelement":
+            return [self.extract(self.lanes(ops[0]), ops[1])]
+        if op == "insertelement":
+            return self.insert(self.lanes(ops[0]), self.lane(ops[1]), ops[2])
+        if op == "shufflevector":
+            return self.shuffle(self.lanes(ops[0]), self.lanes(ops[1]))
+        if op == "extractvalue":
+            agg_t = self.ltype(ops[0])
+            start, t = leaf_span(agg_t, self._indices(1))
+            return self.lanes(ops[0])[start:start + len(scalar_leaves(t))]
+        if op == "insertvalue":
+            agg_t = self.ltype(ops[0])
+            start, t = leaf_span(agg_t, self._indices(2))
+            out = list(self.lanes(ops[0]))
+            out[start:start + len(scalar_leaves(t))] = self.lanes(ops[1])
+            return out
+        if op == "call":
+            return self.call(ins, ops)
+        if op in ("br", "switch", "ret", "unreachable"):
+            self.terminator(ins, op, ops)
+            return None
+        raise Unsupported()
+
+    def _predicate(self, op: str) -> str:
+        words = self.text.split("=", 1)[-1].split()
+        preds = ICMP_PREDS if op == "icmp" else FCMP_PREDS
+        i = words.index(op)
+        for w in words[i + 1:]:
+            if w in preds:
+                return w
+        raise Unsupported("no predicate found")
+
+    def _align(self) -> int:
+        m = re.search(r",\s*align (\d+)", self.text)
+        return int(m.group(1)) if m else 1
+
+    def _indices(self, n_values: int) -> list[int]:
+        cur = Cursor(self.text.split("=", 1)[1] if _NAME.match(self.text) else self.text)
+        cur.next()  # extractvalue / insertvalue
+        for i in range(n_values):
+            if i:
+                cur.expect(",")
+            parse_typed_value(cur)
+        out = []
+        while cur.accept(","):
+            t = cur.next()
+            if not t.isdigit():
+                break
+            out.append(int(t))
+        return out
+
+    # casts
+    def cast(self, op: str, lanes: list[Value], src: LType, dst: LType) -> list[Value]:
+        dst_leaves = [scalar_type(t) for t in scalar_leaves(dst)]
+        if op != "bitcast":
+            return [self.emit(op, [x], t) for x, t in zip(lanes, dst_leaves)]
+        if len(lanes) == len(dst_leaves):
+            return [x if x.type == t else self.emit("bitcast", [x], t) for x, t in zip(lanes, dst_leaves)]
+        # a bitcast that changes the number of lanes: regroup the bits through integers (little-endian)
+        ints = [self.as_int(x) for x in lanes]
+        sb, db = ints[0].type.bits, dst_leaves[0].bits
+        out: list[Value] = []
+        if sb > db:
+            k = sb // db
+            for x in ints:
+                for j in range(k):
+                    y = x if j == 0 else self.emit("lshr", [x, Const(x.type, j * db)], x.type)
+                    out.append(self.emit("trunc", [y], int_type(db)))
+        else:
+            k = db // sb
+            wide = int_type(db)
+            for i in range(len(dst_leaves)):
+                acc = None
+                for j in range(k):
+                    y = self.emit("zext", [ints[i * k + j]], wide)
+                    if j:
+                        y = self.emit("shl", [y, Const(wide, j * sb)], wide)
+                    acc = y if acc is None else self.emit("or", [acc, y], wide)
+                out.append(acc)
+        return [self.from_int(x, t) for x, t in zip(out, dst_leaves)]
+
+    def as_int(self, x: Value) -> Value:
+        if x.type.is_int:
+            return x
+        if x.type.is_float:
+            return self.emit("bitcast", [x], int_type(x.type.bits))
+        return self.emit("ptrtoint", [x], I64)
+
+    def from_int(self, x: Value, t: Type) -> Value:
+        if t.is_int:
+            return x
+        if t.is_float:
+            return self.emit("bitcast", [x], t)
+        return self.emit("inttoptr", [x], t)
+
+    # memory
+    def gep_instruction(self, ins: llvm.ValueRef, ops: list) -> Value:
+        body = self.text.split("=", 1)[1]
+        cur = Cursor(body, self.ctx.resolve_struct)
+        cur.expect("getelementptr")
+        while cur.peek() in ("inbounds", "nuw", "nusw", "inrange"):
+            if cur.next() == "inrange":
+                while cur.next() != ")":
+                    pass
+        src = parse_type(cur)
+        base = self.lanes(ops[0])
+        idx = [self.lanes(o) for o in ops[1:]]
+        if len(base) != 1 or any(len(i) != 1 for i in idx):
+            raise Unsupported("vector getelementptr")
+        return self.gep(base[0], src, [i[0] for i in idx])
+
+    def gep(self, base: Value, src: LType, indices: list[Value]) -> Value:
+        """ptradd(base, sum of index * stride) with the constant part folded."""
+        const_off = 0
+        terms: list[Value] = []
+        ty = src
+        for n, idx in enumerate(indices):
+            if n == 0:
+                stride = self.layout.alloc_size(src)
+            elif ty.kind == "struct":
+                if not isinstance(idx, Const):
+                    raise Unsupported("variable struct index")
+                field = idx.value
+                const_off += self.layout.field_offset(ty, field)
+                ty = ty.elems[field]
+                continue
+            elif ty.kind in ("arr", "vec"):
+                stride = self.layout.elem_offset(ty, 1)
+                ty = ty.elem
+            else:
+                raise Unsupported(f"cannot index into {ty}")
+            if isinstance(idx, Const):
+                const_off += idx.signed() * stride
+            elif isinstance(idx, Undef):
+                raise Unsupported("undef index")
+            else:
+                i64 = self.to_i64(idx)
+                terms.append(i64 if stride == 1 else self.emit("mul", [i64, self.i64(stride)], I64))
+        off: Value | None = None
+        for t in terms:
+            off = t if off is None else self.emit("add", [off, t], I64)
+        if off is None:
+            return self.ptradd(base, const_off)
+        if const_off:
+            off = self.emit("add", [off, self.i64(const_off)], I64)
+        return self.emit("ptradd", [base, off], base.type)
+
+    def alloca(self, ins: llvm.ValueRef) -> Value:
+        cur = Cursor(self.text.split("=", 1)[1], self.ctx.resolve_struct)
+        cur.expect("alloca")
+        cur.accept("inalloca")
+        ty = parse_type(cur)
+        count = 1
+        if cur.peek() == "," and re.fullmatch(r"i\d+", cur.peek(1)):
+            cur.next()
+            cv = parse_typed_value(cur)
+            if cv.kind != "int":
+                raise Unsupported("variable-sized alloca")
+            count = cv.value
+        align = self._align() if ", align" in self.text else self.layout.align(ty)
+        size = self.layout.alloc_size(ty) * count
+        return self.emit("alloca", [], scalar_type(self.ltype(ins)), {"size": size, "align": align})
+
+    def load_value(self, p: Value, ty: LType, align: int) -> list[Value]:
+        try:
+            leaves = memory_leaves(self.layout, ty)
+        except TypeError_ as e:
+            raise Unsupported(str(e)) from None
+        return [self.load(p, off, scalar_type(t), align) for off, t in leaves]
+
+    def store_value(self, vals: list[Value], ty: LType, p: Value, align: int) -> None:
+        try:
+            leaves = memory_leaves(self.layout, ty)
+        except TypeError_ as e:
+            raise Unsupported(str(e)) from None
+        for v, (off, _t) in zip(vals, leaves):
+            self.store(v, p, off, align)
+
+    # vectors
+    def extract(self, vec: list[Value], idx_ref: llvm.ValueRef) -> Value:
+        idx = self.lane(idx_ref)
+        if isinstance(idx, Const):
+            return vec[idx.value] if idx.value < len(vec) else Undef(vec[0].type)
+        out = vec[0]
+        for i in range(1, len(vec)):
+            hit = self.emit("icmp", [idx, Const(idx.type, i)], I1, {"pred": "eq"})
+            out = self.emit("select", [hit, vec[i], out], vec[i].type)
+        return out
+
+    def insert(self, vec: list[Value], val: Value, idx_ref: llvm.ValueRef) -> list[Value]:
+        idx = self.lane(idx_ref)
+        out = list(vec)
+        if isinstance(idx, Const):
+            if idx.value < len(out):
+                out[idx.value] = val
+            return out
+        for i in range(len(out)):
+            hit = self.emit("icmp", [idx, Const(idx.type, i)], I1, {"pred": "eq"})
+            out[i] = self.emit("select", [hit, val, out[i]], val.type)
+        return out
+
+    def shuffle(self, a: list[Value], b: list[Value]) -> list[Value]:
+        cur = Cursor(self.text.split("=", 1)[1] if _NAME.match(self.text) else self.text,
+                     self.ctx.resolve_struct)
+        cur.expect("shufflevector")
+        parse_typed_value(cur)
+        cur.expect(",")
+        parse_typed_value(cur)
+        cur.expect(",")
+        mask = parse_typed_value(cur)
+        n = mask.type.count
+        if mask.kind in ("zero",):
+            idx = [0] * n
+        elif mask.kind == "undef":
+            idx = [None] * n
+        else:
+            idx = [m.value if m.kind == "int" else None for m in mask.args]
+        both = a + b
+        return [Undef(a[0].type) if i is None else both[i] for i in idx]
+
+    # calls
+    def call(self, ins: llvm.ValueRef, ops: list) -> list[Value] | None:
+        callee = ops[-1]
+        if callee.value_kind != llvm.ValueKind.function:
+            raise Unsupported("indirect call")
+        name = callee.name
+        args = ops[:-1]
+        ret = self.ltype(ins)
+        if not name.startswith("llvm.") and not self.ctx.is_declaration(name):
+            raise Unsupported(f"call to @{name} could not be inlined (recursion?)")
+        arg_lanes = [self.lanes(a) for a in args]
+        arg_types = [self.ltype(a) for a in args]
+        if name.startswith("llvm."):
+            return builtins.intrinsic(self, name, arg_lanes, arg_types, ret)
+        return builtins.opencl(self, name, arg_lanes, arg_types, ret)
+
+    def param_align(self, index: int) -> int:
+        """`align N` of the index-th pointer argument in the call text (memcpy/memset), else 1."""
+        args_text = self.text[self.text.index("(") + 1:] if "(" in self.text else ""
+        parts = _split_top(args_text)
+        if index < len(parts):
+            m = re.search(r"\balign (\d+)", parts[index])
+            if m:
+                return int(m.group(1))
+        return 1
+
+    # terminators
+    def terminator(self, ins: llvm.ValueRef, op: str, ops: list) -> None:
+        blk = self.sink
+        if op == "ret":
+            vals = self.lanes(ops[0]) if ops else []
+            if len(vals) > 1:
+                raise Unsupported("returning a vector or aggregate")
+            self.emit("ret", vals, Type("void"))
+        elif op == "unreachable":
+            self.emit("unreachable", [], Type("void"))
+        elif op == "br":
+            if len(ops) == 1:
+                self.emit("br", [], Type("void")).targets = [self.blocks[key(ops[0])]]
+            else:
+                cond = self.lane(ops[0])
+                t, f = self.blocks[key(ops[2])], self.blocks[key(ops[1])]
+                if t is f:
+                    self.emit("br", [], Type("void")).targets = [t]
+                else:
+                    self.emit("cbr", [cond], Type("void")).targets = [t, f]
+        else:
+            cond = self.lane(ops[0])
+            cases = self._case_values(cond.type)
+            dests = [self.blocks[key(o)] for o in ops[1:]]
+            if len(cases) != len(dests) - 1:
+                raise Unsupported(f"found {len(cases)} case values for {len(dests) - 1} destinations")
+            self.emit("switch", [cond], Type("void"), {"cases": cases}).targets = dests
+        assert blk.instrs[-1].is_terminator
+
+    def _case_values(self, t: Type) -> list[int]:
+        body = self.text[self.text.index("[") + 1:self.text.rindex("]")]
+        cases = []
+        for m in re.finditer(r"i(\d+)\s+([-\w]+)\s*,\s*label", body):
+            lit = m.group(2)
+            v = 1 if lit == "true" else 0 if lit == "false" else int(lit, 0)
+            bits = int(m.group(1))
+            v &= (1 << bits) - 1
+            cases.append(v - (1 << bits) if bits > 1 and v >> (bits - 1) else v)
+        return cases
+
+
+def _align_at(align: int, offset: int) -> int:
+    """Alignment known for base+offset when base is `align`-aligned."""
+    if offset == 0:
+        return align
+    low = offset & -offset
+    return min(align, low)
+
+
+def _split_top(text: str) -> list[str]:
+    """Split call arguments at top-level commas."""
+    parts, depth, cur = [], 0, []
+    for ch in text:
+        if ch in "([{<":
+            depth += 1
+        elif ch in ")]}>":
+            depth -= 1
+            if depth < 0:
+                break
+        if ch == "," and depth == 0:
+            parts.append("".join(cur))
+            cur = []
+        else:
+            cur.append(ch)
+    parts.append("".join(cur))
+    return parts
+
+
+def _block_labels(fn_text: str, n: int, unnamed_args: int) -> list[str]:
+    """Labels of the blocks in order, from the printed function (unnamed blocks print their slot number)."""
+    labels = []
+    body = fn_text[fn_text.index("{", fn_text.index("define")) + 1:] if "define" in fn_text else fn_text
+    for line in body.splitlines():
+        m = re.match(r'^("[^"]*"|[-\w.$]+):', line)
+        if m:
+            labels.append(m.group(1).strip('"'))
+    if len(labels) == n - 1:
+        labels.insert(0, str(unnamed_args))   # an unnamed entry block takes the slot after the arguments
+    elif len(labels) != n:
+        labels = [""] * n
+    return labels
+
+
+_ATTR_WORDS = {"dso_local", "dso_preemptable", "internal", "private", "external", "weak", "linkonce_odr",
+               "weak_odr", "linkonce", "available_externally", "hidden", "protected", "default",
+               "spir_kernel", "spir_func", "noundef", "zeroext", "signext", "inreg", "noalias", "nonnull",
+               "local_unnamed_addr", "unnamed_addr", "fastcc", "ccc", "coldcc"}
+
+
+def _return_type_candidates(words: str) -> list[str]:
+    toks = [w for w in words.split() if w not in _ATTR_WORDS and not w.startswith(("align", "dereferenceable"))]
+    text = " ".join(toks)
+    return [text[i:] for i in range(len(text)) if i == 0 or text[i - 1] == " "]
+
+
+def read_kernels(module_ref: llvm.ModuleRef, source_name: str = "<ir>", kernel: str | None = None,
+                 prepared: bool = False) -> dict[str, Function]:
+    """Every kernel of the module (or the one named) in CFG form, calls inlined and vectors scalarized."""
+    mod = module_ref if prepared else prepare_module(module_ref, source_name)
+    names = find_kernels(mod)
+    if kernel is not None:
+        if kernel not in names:
+            raise CompileError(f"{source_name}: no kernel named {kernel!r} "
+                               f"(available: {', '.join(names) or 'none'})")
+        names = [kernel]
+    ctx = ModuleContext(mod, source_name)
+    return {n: FunctionReader(ctx, mod.get_function(n)).read() for n in names}
+
+
+def read_llvm_text(text: str, source_name: str = "<ir>", kernel: str | None = None) -> dict[str, Function]:
+    from lowering.frontend.llvm_module import parse_llvm_text
+    return read_kernels(parse_llvm_text(text, source_name), source_name, kernel)
