@@ -1,0 +1,320 @@
+"""Random reducible control-flow kernels, built with llvmlite.ir, for fuzzing and benchmarking the structurizer.
+
+The generator grows a program from a grammar of single-entry regions (sequences, if/else, switches with
+fall-through, while and do-while loops) and sprinkles conditional exits into them: breaks out of any
+enclosing loop, continues (straight back edges) into any enclosing loop, jumps to the join of an enclosing
+if/switch (forward gotos) and early returns.  Every such exit is conditional, so every region keeps a
+fall-through path and every block is reachable; every edge goes forward or back to the header of a loop
+that contains it, so the CFG is reducible by construction.  Loops count their iterations in an i32 phi and
+every back edge increments it before the header's bound check (or the latch's, for do-while), so each
+kernel terminates on any input.  The arithmetic is wrap-around (no nsw/nuw, no division): no UB.
+
+Values flow through one accumulator: each region carries it in, edges carry it to labels, and a label with
+several incoming values gets a phi.  Work is proportional to the number of blocks (no dominator queries).
+"""
+from __future__ import annotations
+
+import random
+
+from llvmlite import ir
+
+I1, I32, I64 = ir.IntType(1), ir.IntType(32), ir.IntType(64)
+SPIR64_DATALAYOUT = "e-i64:64-v16:16-v24:32-v32:32-v48:64-v96:128-v192:256-v256:256-v512:512-v1024:1024-G1"
+
+
+class _Label:
+    """A block whose incoming (block, accumulator) edges are collected before it is filled."""
+    __slots__ = ("block", "edges")
+
+    def __init__(self, block: ir.Block):
+        self.block = block
+        self.edges: list[tuple[ir.Block, ir.Value]] = []
+
+
+class _Loop:
+    __slots__ = ("header", "acc_phi", "i_phi", "exit", "latch", "bound")
+
+    def __init__(self, header, acc_phi, i_phi, exit_label, latch, bound):
+        self.header, self.acc_phi, self.i_phi = header, acc_phi, i_phi
+        self.exit, self.latch, self.bound = exit_label, latch, bound
+
+
+class _Gen:
+    def __init__(self, rng: random.Random, n_blocks: int, max_loop_depth: int, max_trip: int, max_nesting: int):
+        self.rng = rng
+        self.target = max(n_blocks, 4)
+        self.max_loop_depth = max_loop_depth
+        self.max_trip = max_trip
+        self.max_nesting = max_nesting
+        self.module = ir.Module(name="cfggen")
+        self.module.triple = "spir64"
+        self.module.data_layout = SPIR64_DATALAYOUT
+        gptr = ir.PointerType(addrspace=1)
+        fn = ir.Function(self.module, ir.FunctionType(ir.VoidType(), [gptr, gptr]), name="k")
+        fn.calling_convention = "spir_kernel"
+        fn.args[0].name, fn.args[1].name = "out", "in"
+        self.gid_fn = ir.Function(self.module, ir.FunctionType(I64, [I32]), name="_Z13get_global_idj")
+        self.gid_fn.calling_convention = "spir_func"
+        self.fn = fn
+        self.n = 0
+        self.b = ir.IRBuilder()
+        self.loops: list[_Loop] = []
+        self.joins: list[_Label] = []   # joins of enclosing if/switch regions: forward goto targets
+
+    # -- blocks and edges ---------------------------------------------------------------------------------
+
+    def label(self) -> _Label:
+        self.n += 1
+        return _Label(self.fn.append_basic_block(name=f"b{self.n}"))
+
+    def jump(self, target: _Label, acc) -> None:
+        target.edges.append((self.b.block, acc))
+        self.b.branch(target.block)
+
+    def cjump(self, cond, yes: _Label, no: _Label, acc) -> None:
+        yes.edges.append((self.b.block, acc))
+        no.edges.append((self.b.block, acc))
+        self.b.cbranch(cond, yes.block, no.block)
+
+    def enter(self, lab: _Label):
+        """Start filling `lab`; returns the accumulator (a phi when the incoming values differ)."""
+        self.b.position_at_end(lab.block)
+        first = lab.edges[0][1]
+        if all(v is first for _, v in lab.edges):
+            return first
+        phi = self.b.phi(I32)
+        for blk, v in lab.edges:
+            phi.add_incoming(v, blk)
+        return phi
+
+    # -- straight-line code ---------------------------------------------------------------------------------
+
+    def operand(self):
+        r = self.rng.random()
+        if r < 0.3:
+            return self.x
+        if r < 0.45 and self.loops:
+            return self.rng.choice(self.loops).i_phi
+        if r < 0.5:
+            return self.gid
+        return ir.Constant(I32, self.rng.randint(-9, 9))
+
+    def arith(self, acc, count: int):
+        b, rng = self.b, self.rng
+        for _ in range(count):
+            op = rng.randrange(8)
+            if op == 0:
+                acc = b.add(acc, self.operand())
+            elif op == 1:
+                acc = b.sub(acc, self.operand())
+            elif op == 2:
+                acc = b.mul(acc, ir.Constant(I32, rng.choice((3, 5, -1, 7))))
+            elif op == 3:
+                acc = b.xor(acc, self.operand())
+            elif op == 4:
+                acc = b.and_(acc, ir.Constant(I32, rng.choice((0xff, 0xffff, 0x7fffffff, -4))))
+            elif op == 5:
+                acc = b.or_(acc, ir.Constant(I32, rng.randint(1, 64)))
+            elif op == 6:
+                acc = b.shl(acc, ir.Constant(I32, rng.randint(1, 3)))
+            else:
+                acc = b.ashr(acc, ir.Constant(I32, rng.randint(1, 4))) if rng.random() < 0.5 \
+                    else b.lshr(acc, ir.Constant(I32, rng.randint(1, 4)))
+        return acc
+
+    def condition(self, acc):
+        b, rng = self.b, self.rng
+        r = rng.random()
+        if r < 0.4:
+            masked = b.and_(acc, ir.Constant(I32, rng.choice((1, 3, 7, 15))))
+            return b.icmp_unsigned(rng.choice(("==", "!=")), masked, ir.Constant(I32, rng.randint(0, 3)))
+        if r < 0.7:
+            return b.icmp_signed(rng.choice(("<", ">", "<=", ">=")), acc, ir.Constant(I32, rng.randint(-20, 20)))
+        if r < 0.85:
+            return b.icmp_signed(rng.choice(("<", ">")), acc, self.x)
+        return b.icmp_unsigned(rng.choice(("<", ">")), b.add(acc, self.x), ir.Constant(I32, rng.randint(0, 1 << 20)))
+
+    # -- regions --------------------------------------------------------------------------------------------
+
+    def seq(self, acc, budget: int, depth: int):
+        """Fill regions into the open block until `budget` more blocks exist (or the global target is met)."""
+        stop = min(self.n + budget, self.target)
+        while self.n < stop:
+            left = stop - self.n
+            acc = self.region(acc, left, depth)
+        return acc
+
+    def region(self, acc, left: int, depth: int):
+        rng = self.rng
+        r = rng.random()
+        nested_ok = depth < self.max_nesting and left >= 3
+        if r < 0.18 or not nested_ok:
+            if rng.random() < 0.5 and (self.loops or self.joins or depth > 0):
+                return self.exit_edge(acc)
+            return self.straight(acc)
+        sub = max(1, int(left * rng.uniform(0.2, 0.7)))
+        if r < 0.45:
+            return self.if_else(acc, sub, depth)
+        if r < 0.6:
+            return self.switch(acc, sub, depth)
+        if len(self.loops) < self.max_loop_depth:
+            return self.loop(acc, sub, depth)
+        return self.if_else(acc, sub, depth)
+
+    def straight(self, acc):
+        nxt = self.label()
+        acc = self.arith(acc, self.rng.randint(0, 1))
+        self.jump(nxt, acc)
+        acc = self.enter(nxt)
+        return self.arith(acc, self.rng.randint(1, 3))
+
+    def exit_edge(self, acc):
+        """A conditional break / continue / goto-join / return; the other side falls through."""
+        rng, b = self.rng, self.b
+        kinds = ["ret"]
+        if self.loops:
+            kinds += ["break", "break", "continue", "continue"]
+        if self.joins:
+            kinds += ["goto", "goto"]
+        kind = rng.choice(kinds)
+        acc = self.arith(acc, rng.randint(0, 2))
+        cond = self.condition(acc)
+        cont = self.label()
+        if kind == "continue":
+            loop = self.loops[-1] if rng.random() < 0.6 else rng.choice(self.loops)
+            if loop.latch is not None:        # do-while: continue goes to the latch (forward)
+                self.cjump(cond, loop.latch, cont, acc)
+            else:                             # while: a back edge straight into the header
+                inext = b.add(loop.i_phi, ir.Constant(I32, 1))
+                loop.acc_phi.add_incoming(acc, b.block)
+                loop.i_phi.add_incoming(inext, b.block)
+                b.cbranch(cond, loop.header.block, cont.block)
+                cont.edges.append((b.block, acc))
+        else:
+            if kind == "break":
+                target = self.loops[-1].exit if rng.random() < 0.6 else rng.choice(self.loops).exit
+            elif kind == "goto":
+                target = rng.choice(self.joins)
+            elif rng.random() < 0.5:
+                target = self.ret
+            else:                             # a return of its own: a second exit block
+                stub = self.label()
+                self.cjump(cond, stub, cont, acc)
+                b.position_at_end(stub.block)
+                b.store(acc, b.gep(self.fn.args[0], [self.gid64], source_etype=I32))
+                b.ret_void()
+                return self.enter(cont)
+            self.cjump(cond, target, cont, acc)
+        return self.enter(cont)
+
+    def if_else(self, acc, budget: int, depth: int):
+        rng = self.rng
+        cond = self.condition(acc)
+        then_l, join = self.label(), self.label()
+        has_else = rng.random() < 0.6
+        else_l = self.label() if has_else else join
+        self.cjump(cond, then_l, else_l, acc)
+        self.joins.append(join)
+        share = budget // 2 if has_else else budget
+        a = self.seq(self.enter(then_l), max(0, share - 1), depth + 1)
+        self.jump(join, a)
+        if has_else:
+            a = self.seq(self.enter(else_l), max(0, budget - share - 1), depth + 1)
+            self.jump(join, a)
+        self.joins.pop()
+        return self.enter(join)
+
+    def switch(self, acc, budget: int, depth: int):
+        """Arms in a random order (default among them); each arm ends in the join or falls into the next."""
+        rng, b = self.rng, self.b
+        n_cases = rng.randint(1, 4)
+        values = rng.sample(range(8), n_cases)
+        arms = [self.label() for _ in range(n_cases + 1)]   # arms[0] is the default
+        join = self.label()
+        sel = b.and_(b.add(acc, self.x), ir.Constant(I32, 7))
+        sw = b.switch(sel, arms[0].block)
+        arms[0].edges.append((b.block, acc))
+        for v, arm in zip(values, arms[1:]):
+            sw.add_case(ir.Constant(I32, v), arm.block)
+            arm.edges.append((b.block, acc))
+        order = arms[:]
+        rng.shuffle(order)
+        self.joins.append(join)
+        each = max(0, budget // len(order) - 1)
+        for k, arm in enumerate(order):
+            a = self.seq(self.enter(arm), each, depth + 1)
+            if k + 1 < len(order) and rng.random() < 0.35:
+                self.jump(order[k + 1], a)    # fall through into the next arm
+            else:
+                self.jump(join, a)
+        self.joins.pop()
+        return self.enter(join)
+
+    def loop(self, acc, budget: int, depth: int):
+        rng, b = self.rng, self.b
+        if rng.random() < 0.5:
+            bound = ir.Constant(I32, rng.randint(1, self.max_trip))
+        else:   # data-dependent trip count in [1, max_trip]
+            bound = b.add(b.urem(b.and_(self.x, ir.Constant(I32, 0xff)), ir.Constant(I32, self.max_trip)),
+                          ir.Constant(I32, 1))
+        pre = b.block
+        header, exit_l = self.label(), self.label()
+        b.branch(header.block)
+        b.position_at_end(header.block)
+        i_phi = b.phi(I32)
+        acc_phi = b.phi(I32)
+        i_phi.add_incoming(ir.Constant(I32, 0), pre)
+        acc_phi.add_incoming(acc, pre)
+        do_while = rng.random() < 0.4
+        # Enclosing joins stay valid goto targets inside the loop: such a goto is a multi-level break.
+        if do_while:
+            latch = self.label()
+            loop = _Loop(header, acc_phi, i_phi, exit_l, latch, bound)
+            self.loops.append(loop)
+            a = self.seq(self.arith(acc_phi, 1), max(0, budget - 3), depth + 1)
+            self.jump(latch, a)
+            self.loops.pop()
+            a = self.enter(latch)
+            inext = b.add(i_phi, ir.Constant(I32, 1))
+            cond = b.icmp_signed("<", inext, bound)
+            acc_phi.add_incoming(a, b.block)
+            i_phi.add_incoming(inext, b.block)
+            exit_l.edges.append((b.block, a))
+            b.cbranch(cond, header.block, exit_l.block)
+        else:
+            body = self.label()
+            cond = b.icmp_signed("<", i_phi, bound)
+            self.cjump(cond, body, exit_l, acc_phi)
+            loop = _Loop(header, acc_phi, i_phi, exit_l, None, bound)
+            self.loops.append(loop)
+            a = self.seq(self.arith(self.enter(body), 1), max(0, budget - 3), depth + 1)
+            self.loops.pop()
+            inext = b.add(i_phi, ir.Constant(I32, 1))
+            acc_phi.add_incoming(a, b.block)
+            i_phi.add_incoming(inext, b.block)
+            b.branch(header.block)
+        return self.enter(exit_l)
+
+    # -- the kernel -----------------------------------------------------------------------------------------
+
+    def build(self) -> ir.Module:
+        b = self.b
+        entry = self.label()
+        b.position_at_end(entry.block)
+        self.gid64 = gid64 = b.call(self.gid_fn, [ir.Constant(I32, 0)], cconv="spir_func", name="gid64")
+        self.gid = b.trunc(gid64, I32, name="gid")
+        self.x = b.load(b.gep(self.fn.args[1], [gid64], source_etype=I32), typ=I32, name="x")
+        self.ret = self.label()
+        acc = self.seq(self.x, self.target - 2, 0)
+        self.jump(self.ret, acc)
+        acc = self.enter(self.ret)
+        b.store(acc, b.gep(self.fn.args[0], [gid64], source_etype=I32))
+        b.ret_void()
+        return self.module
+
+
+def random_kernel(rng: random.Random, n_blocks: int, *, max_loop_depth: int = 3, max_trip: int = 4,
+                  max_nesting: int = 24) -> ir.Module:
+    """A module with one reducible kernel `void @k(ptr addrspace(1) %out, ptr addrspace(1) %in)` of about
+    `n_blocks` basic blocks; out[gid] receives a value computed from in[gid]."""
+    return _Gen(rng, n_blocks, max_loop_depth, max_trip, max_nesting).build()
