@@ -318,3 +318,28 @@ def random_kernel(rng: random.Random, n_blocks: int, *, max_loop_depth: int = 3,
     """A module with one reducible kernel `void @k(ptr addrspace(1) %out, ptr addrspace(1) %in)` of about
     `n_blocks` basic blocks; out[gid] receives a value computed from in[gid]."""
     return _Gen(rng, n_blocks, max_loop_depth, max_trip, max_nesting).build()
+
+
+def main(argv=None) -> int:
+    """`python -m tools.cfggen --blocks N --seed S [-o out.ll]`: print one generated module."""
+    import argparse
+    import sys
+    ap = argparse.ArgumentParser(description=main.__doc__)
+    ap.add_argument("--blocks", type=int, default=100)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--max-loop-depth", type=int, default=3)
+    ap.add_argument("--max-trip", type=int, default=4)
+    ap.add_argument("-o", "--output")
+    opts = ap.parse_args(argv)
+    text = str(random_kernel(random.Random(opts.seed), opts.blocks, max_loop_depth=opts.max_loop_depth,
+                             max_trip=opts.max_trip))
+    if opts.output:
+        with open(opts.output, "w", encoding="utf-8") as f:
+            f.write(text)
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -10,6 +10,7 @@ group by group, so `barrier` is a no-op (valid for kernels where a work-item onl
 """
 from __future__ import annotations
 
+import collections
 import ctypes
 import hashlib
 import os
@@ -350,7 +351,7 @@ def builtin_library_ir() -> str:
 # Retargeting and compiling.
 
 _TARGET_LINE = re.compile(r"^target (?:datalayout|triple) = \"[^\"]*\"[ \t]*$", re.M)
-_SPIR_CC = re.compile(r"(?<![\w.$\"])spir_(?:kernel|func)(?=\s)")
+_SPIR_CC = re.compile(r"(?<![\w.$\"@%!])spir_(?:kernel|func)(?=\s)")
 
 _initialised = False
 _target_machine = None
@@ -455,6 +456,7 @@ class _Compiled:
         addr = self.engine.get_global_value_address("__oracle_wi")
         self.state = np.ctypeslib.as_array((ctypes.c_uint64 * _NSLOTS).from_address(addr))
         self._funcs: dict[str, tuple] = {}
+        self.lock = threading.Lock()   # one launch at a time: the work-item state array is shared
 
     def function(self, name: str):
         if name not in self._funcs:
@@ -482,17 +484,23 @@ def _ctype_of(llvm_type: str, kernel: str):
     raise OracleError(f"@{kernel}: parameter type {llvm_type} is not supported by the oracle")
 
 
-_cache: dict[str, _Compiled] = {}
+_cache: "collections.OrderedDict[str, _Compiled]" = collections.OrderedDict()
 _cache_lock = threading.Lock()
+CACHE_SIZE = 128   # engines kept alive; fuzzing thousands of generated kernels must not keep them all
 
 
 def compile_module(llvm_ir: str) -> _Compiled:
-    """JIT-compile (once per distinct IR text) and return the cached engine wrapper."""
+    """JIT-compile (once per distinct IR text, least recently used first out) and return the engine wrapper."""
     key = hashlib.sha256(llvm_ir.encode()).hexdigest()
     with _cache_lock:
-        if key not in _cache:
-            _cache[key] = _Compiled(llvm_ir)
-        return _cache[key]
+        if key in _cache:
+            _cache.move_to_end(key)
+            return _cache[key]
+        compiled = _Compiled(llvm_ir)
+        _cache[key] = compiled
+        while len(_cache) > CACHE_SIZE:
+            _cache.popitem(last=False)
+        return compiled
 
 
 def _dims(value, name: str) -> tuple[int, ...]:
@@ -511,6 +519,9 @@ def _c_value(arg, ctype, kernel: str, index: int):
         return ctypes.c_void_p(arg.ctypes.data)
     if isinstance(arg, np.ndarray) and arg.ndim > 0:
         raise OracleError(f"@{kernel}: argument {index} is a scalar, got an array")
+    if isinstance(arg, np.generic) and (arg.dtype.itemsize != ctypes.sizeof(ctype)
+                                        or (arg.dtype.kind == "f") != (ctype in (ctypes.c_float, ctypes.c_double))):
+        raise OracleError(f"@{kernel}: argument {index} is a {ctype.__name__[2:]}, got a numpy {arg.dtype}")
     value = arg.item() if isinstance(arg, (np.generic, np.ndarray)) else arg
     if ctype in (ctypes.c_float, ctypes.c_double):
         return ctype(float(value))
@@ -543,14 +554,19 @@ def run_llvm_kernel(llvm_ir: str, kernel: str, args: list, global_size, local_si
     pad = lambda t, fill: list(t) + [fill] * (3 - dim)  # noqa: E731
     g3, l3, o3 = pad(gsize, 1), pad(lsize, 1), pad(offset, 0)
     groups = [g // l for g, l in zip(g3, l3)]
-    state = compiled.state
+    keep_alive = args  # the arrays must outlive the calls: their addresses are in c_args
+    with compiled.lock:
+        _launch(compiled.state, fn, c_args, dim, g3, l3, o3, groups)
+    del keep_alive
+
+
+def _launch(state, fn, c_args, dim, g3, l3, o3, groups) -> None:
     state[:] = 0
     state[_GSZ:_GSZ + 3] = g3
     state[_LSZ:_LSZ + 3] = l3
     state[_NGR:_NGR + 3] = groups
     state[_OFF:_OFF + 3] = o3
     state[_DIM] = dim
-    keep_alive = args  # the arrays must outlive the calls: their addresses are in c_args
     for gz in range(groups[2]):
         for gy in range(groups[1]):
             for gx in range(groups[0]):
@@ -562,4 +578,3 @@ def run_llvm_kernel(llvm_ir: str, kernel: str, args: list, global_size, local_si
                             state[_GID:_GID + 3] = (gx * l3[0] + lx + o3[0], gy * l3[1] + ly + o3[1],
                                                     gz * l3[2] + lz + o3[2])
                             fn(*c_args)
-    del keep_alive
