@@ -1,0 +1,118 @@
+"""The compilation pipeline: load -> read (CFG form) -> structurize (tree form), each pass followed by
+the validator when asked (tests always ask; the command line with --verify-each), and optionally dumped
+as text and GraphViz after any pass.
+
+    .cl --clang-22--> LLVM IR text ---+
+    .ll / .bc / llvmlite.ir.Module ---+--> prepare (inline) --> read --> structurize --> backends
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from typing import Callable
+
+from lowering.errors import CompileError
+from lowering.ir.core import Function
+from lowering.ir.validate import ValidationError, validate
+from lowering.structurize import structurize
+
+# name -> function pass; run in this order after "read"
+PASSES: dict[str, Callable[[Function], object]] = {
+    "structurize": structurize,
+}
+PASS_NAMES = ("read", *PASSES)
+
+
+@dataclass
+class Options:
+    kernel: str | None = None
+    verify_each: bool = True
+    dump_after: set[str] = field(default_factory=set)     # pass names, or {"all"}
+    dump_dir: str | None = None
+    stop_after: str | None = None                          # last pass to run (None: all)
+
+    def wants_dump(self, pass_name: str) -> bool:
+        return self.dump_dir is not None and ("all" in self.dump_after or pass_name in self.dump_after)
+
+
+def _after_pass(func: Function, pass_name: str, step: int, options: Options) -> None:
+    if options.verify_each:
+        errors = validate(func)
+        if errors:
+            raise ValidationError(func, errors, f"pass '{pass_name}'")
+    if options.wants_dump(pass_name):
+        dump_function(func, options.dump_dir, f"{step:02d}-{pass_name}")
+
+
+def dump_function(func: Function, directory: str, stem: str) -> list[str]:
+    """Write <kernel>.<stem>.nir, .cfg.dot and (tree form) .tree.dot; return the paths written."""
+    from lowering.ir.dot import cfg_dot, tree_dot
+    from lowering.ir.printer import print_function
+    os.makedirs(directory, exist_ok=True)
+    base = os.path.join(directory, f"{func.name}.{stem}")
+    outputs = {f"{base}.nir": print_function(func), f"{base}.cfg.dot": cfg_dot(func)}
+    if func.is_structured:
+        outputs[f"{base}.tree.dot"] = tree_dot(func)
+    for path, text in outputs.items():
+        with open(path, "w") as f:
+            f.write(text)
+    return list(outputs)
+
+
+def run_passes(funcs: dict[str, Function], options: Options) -> dict[str, Function]:
+    for func in funcs.values():
+        _after_pass(func, "read", 0, options)
+    if options.stop_after == "read":
+        return funcs
+    for step, (name, pass_fn) in enumerate(PASSES.items(), start=1):
+        for func in funcs.values():
+            pass_fn(func)
+            _after_pass(func, name, step, options)
+        if options.stop_after == name:
+            break
+    return funcs
+
+
+def read_module_ref(mod, source_name: str, options: Options) -> dict[str, Function]:
+    from lowering.frontend.llvm_module import prepare_module
+    from lowering.frontend.llvm_reader import read_kernels
+    return read_kernels(prepare_module(mod, source_name), source_name, options.kernel)
+
+
+def compile_llvm(text: str, source_name: str = "<ir>", kernel: str | None = None, verify_each: bool = True,
+                 options: Options | None = None) -> dict[str, Function]:
+    """LLVM IR text -> structured functions, one per kernel (or just `kernel`)."""
+    from lowering.frontend.llvm_module import parse_llvm_text
+    options = options or Options(kernel=kernel, verify_each=verify_each)
+    return run_passes(read_module_ref(parse_llvm_text(text, source_name), source_name, options), options)
+
+
+def compile_llvmlite(module, kernel: str | None = None, options: Options | None = None) -> dict[str, Function]:
+    """An llvmlite.ir.Module built in Python -> structured functions."""
+    from lowering.frontend.llvm_module import from_llvmlite_ir
+    options = options or Options(kernel=kernel)
+    name = getattr(module, "name", "") or "<llvmlite.ir>"
+    return run_passes(read_module_ref(from_llvmlite_ir(module, name), name, options), options)
+
+
+def load_llvm_text(path: str, opt_level: str = "-O0") -> str:
+    """The LLVM IR text of an input file: OpenCL C through clang-22, .ll as is, .bc through llvmlite."""
+    from lowering.frontend.clang import compile_opencl
+    if not os.path.isfile(path):
+        raise CompileError(f"{path}: no such file")
+    ext = os.path.splitext(path)[1].lower()
+    if ext == ".cl":
+        return compile_opencl(path, opt_level)
+    if ext == ".bc":
+        from lowering.frontend.llvm_module import parse_llvm_bitcode
+        with open(path, "rb") as f:
+            return str(parse_llvm_bitcode(f.read(), path))
+    if ext == ".ll":
+        with open(path, encoding="utf-8", errors="replace") as f:
+            return f.read()
+    raise CompileError(f"{path}: unknown input kind '{ext}' (expected .cl, .ll or .bc)")
+
+
+def compile_path(path: str, opt_level: str = "-O0", options: Options | None = None) -> dict[str, Function]:
+    options = options or Options()
+    return compile_llvm(load_llvm_text(path, opt_level), path, options=options)
