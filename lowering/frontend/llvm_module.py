@@ -17,6 +17,16 @@ _NOT_NAME = r"[\w.$%@\"-]"
 _NOINLINE = re.compile(rf"(?<!{_NOT_NAME})(?:noinline|optnone)(?!{_NOT_NAME})")
 _KERNEL_TWIN = "__clang_ocl_kern_imp_"
 _initialized = False
+# One LLVM context per parsed module keeps struct names as written (the global context would rename a
+# second %struct.S to %struct.S.0). Contexts are never disposed: at garbage collection Python may finalize
+# a context before its module, which crashes LLVM.
+_CONTEXTS: list = []
+
+
+def _new_context():
+    ctx = llvm.create_context()
+    _CONTEXTS.append(ctx)
+    return ctx
 
 
 def _init() -> None:
@@ -50,7 +60,7 @@ def parse_llvm_text(text: str, source_name: str = "<ir>") -> llvm.ModuleRef:
     """Parse and verify LLVM IR text; errors become one-line CompileErrors naming the line."""
     _init()
     try:
-        mod = llvm.parse_assembly(text)
+        mod = llvm.parse_assembly(text, _new_context())   # own context: struct names stay as written
     except RuntimeError as err:
         raise _llvm_error(source_name, err) from None
     try:
@@ -64,7 +74,7 @@ def parse_llvm_text(text: str, source_name: str = "<ir>") -> llvm.ModuleRef:
 def parse_llvm_bitcode(data: bytes, source_name: str = "<bitcode>") -> llvm.ModuleRef:
     _init()
     try:
-        mod = llvm.parse_bitcode(data)
+        mod = llvm.parse_bitcode(data, _new_context())
     except RuntimeError as err:
         raise CompileError(f"{source_name}: not valid LLVM bitcode: "
                            f"{' '.join(str(err).replace('LLVM bitcode parsing error', '').split())}") from None
@@ -79,7 +89,13 @@ def from_llvmlite_ir(module, source_name: str | None = None) -> llvm.ModuleRef:
 def prepare_module(mod: llvm.ModuleRef, source_name: str = "<ir>") -> llvm.ModuleRef:
     """A copy of `mod` in which every call to a defined function is inlined (idempotent)."""
     _init()
+    kernels = find_kernels(mod)          # before inlining: the fallback rule needs the call graph
     prepared = parse_llvm_text(make_inlinable(str(mod)), source_name)
+    prepared.reconverge_kernels = kernels
+    for fn in prepared.functions:
+        if not fn.is_declaration and "alwaysinline" not in {a.decode() if isinstance(a, bytes) else str(a)
+                                                            for a in fn.attributes}:
+            fn.add_function_attribute("alwaysinline")
     target = llvm.Target.from_default_triple().create_target_machine()
     builder = llvm.create_pass_builder(target, llvm.create_pipeline_tuning_options(speed_level=0))
     passes = llvm.create_new_module_pass_manager()
@@ -106,6 +122,9 @@ def find_kernels(mod: llvm.ModuleRef) -> list[str]:
 
     A module with no spir_kernel function at all (hand-written IR) has as kernels its defined functions
     that no other function calls."""
+    known = getattr(mod, "reconverge_kernels", None)
+    if known is not None:
+        return list(known)
     defined = [f for f in mod.functions if not f.is_declaration and not f.name.startswith(_KERNEL_TWIN)]
     kernels = [f.name for f in defined if is_spir_kernel(f)]
     if kernels:

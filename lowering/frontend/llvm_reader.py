@@ -132,7 +132,7 @@ class ModuleContext:
         align = int(align_m.group(1)) if align_m else self.layout.align(ty)
         init = None
         if not g.is_declaration:
-            init_text = _initializer_text(text)
+            init_text = _initializer_text(text, self.resolve_struct)
             if init_text is not None:
                 cv = constant_from_text(f"{ty} {init_text}", self.resolve_struct) if init_text else None
                 if cv is not None and cv.kind not in ("undef",):
@@ -143,7 +143,7 @@ class ModuleContext:
         return hit
 
 
-def _initializer_text(text: str) -> str | None:
+def _initializer_text(text: str, resolve) -> str | None:
     """The initializer of a global's definition line: the text between its value type and `, align`."""
     head = text.split("\n")[0]
     after_eq = head.split("=", 1)[1] if "=" in head else head
@@ -152,7 +152,7 @@ def _initializer_text(text: str) -> str | None:
         return None
     rest = after_eq[m.end():]
     rest = re.split(r",\s*(?:align|section|comdat|partition|!)", rest)[0]
-    cur = Cursor(rest)
+    cur = Cursor(rest, resolve)
     parse_type(cur)
     return " ".join(cur.toks[cur.i:])
 
@@ -324,7 +324,8 @@ class FunctionReader:
     # ----- the function -----
     def read(self, is_kernel: bool = True) -> Function:
         fn = self.fn
-        header = function_header(fn)
+        fn_text = str(fn)    # printed once: printing instructions one by one is quadratic (slot numbering)
+        header = next((ln for ln in fn_text.splitlines() if ln.startswith("define")), "")
         ret_lt = self._return_type(header)
         args = []
         arg_lanes = []
@@ -349,7 +350,12 @@ class FunctionReader:
         for a, lanes in arg_lanes:
             self.values[key(a)] = lanes
         llvm_blocks = list(fn.blocks)
-        labels = _block_labels(str(fn), len(llvm_blocks), sum(1 for a in fn.arguments if not a.name))
+        labels = _block_labels(fn_text, len(llvm_blocks), sum(1 for a in fn.arguments if not a.name))
+        all_instrs = [ins for b in llvm_blocks for ins in b.instructions]
+        texts = _instruction_texts(fn_text)
+        if len(texts) != len(all_instrs):
+            texts = [" ".join(str(ins).split()) for ins in all_instrs]
+        text_of = {key(ins): t for ins, t in zip(all_instrs, texts)}
         for b, label in zip(llvm_blocks, labels):
             blk = Block(b.name or label)
             self.blocks[key(b)] = blk
@@ -360,7 +366,7 @@ class FunctionReader:
             self.sink = blk
             self.block_label = blk.label
             for ins in b.instructions:
-                self.text = " ".join(str(ins).split())
+                self.text = text_of[key(ins)]
                 self.created = []
                 try:
                     if ins.opcode == "phi":
@@ -381,7 +387,7 @@ class FunctionReader:
                     self.define(ins, lanes)
         for ins, lanes, label in phis:
             self.block_label = label
-            self.text = " ".join(str(ins).split())
+            self.text = text_of[key(ins)]
             seen: set[int] = set()
             for v, b in zip(ins.operands, ins.incoming_blocks):
                 pk = key(b)
@@ -777,6 +783,25 @@ def _split_top(text: str) -> list[str]:
             cur.append(ch)
     parts.append("".join(cur))
     return parts
+
+
+def _instruction_texts(fn_text: str) -> list[str]:
+    """Each instruction's text (whitespace-normalized, comments kept out), from the printed function.
+
+    Instructions are the lines indented by two spaces; a switch continues up to its closing bracket."""
+    out: list[str] = []
+    open_switch = False
+    body = fn_text[fn_text.index("{", fn_text.index("define")) + 1:]
+    for line in body.splitlines():
+        if open_switch:
+            out[-1] += " " + line.strip()
+            open_switch = line.strip() != "]"
+            continue
+        if line.startswith("  ") and not line.startswith("   ") and line.strip():
+            text = " ".join(line.split())
+            out.append(text)
+            open_switch = text.startswith("switch ") and text.endswith("[")
+    return out
 
 
 def _block_labels(fn_text: str, n: int, unnamed_args: int) -> list[str]:
