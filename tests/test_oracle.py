@@ -460,3 +460,48 @@ def test_builtin_library_against_python(tmp_path):
             want[19] = 0 if fv != fv else sat(int(fv)) if abs(fv) != float("inf") else (2**31 - 1 if fv > 0 else -2**31)
             want[20] = (fv != fv) + 2 * (abs(fv) == float("inf")) + 4 * (np.signbit(f[i]) and fv == fv)
             assert o[i * 24:i * 24 + 24].tolist() == want, f"{level} work-item {i}: x={x} y={y} p={p} q={q} f={fv}"
+
+
+_VECTOR_BUILTIN_KERNEL = r"""
+kernel void k(global float4 *fo, global int4 *io, global const float4 *a, global const float4 *b,
+              global const int4 *c)
+{
+    int i = get_global_id(0);
+    float4 v = a[i], w = b[i];
+    int4 x = c[i];
+    fo[i * 4 + 0] = clamp(v, -1.0f, 1.0f) + mix(v, w, 0.25f) + step(0.0f, v);
+    fo[i * 4 + 1] = fmin(v, w) * fmax(v, 0.5f) + fabs(w) + floor(v);
+    fo[i * 4 + 2] = (float4)(dot(v, w), length(v), distance(v, w), dot(v.xyz, w.xyz));
+    fo[i * 4 + 3] = cross(v, w);
+    io[i * 3 + 0] = min(x, 3) + max(x, x.wzyx) + convert_int4(abs(x));
+    io[i * 3 + 1] = select(x, x * 2, x > (int4)(0)) + clamp(x, (int4)(-5), (int4)(5)) + (int4)(all(x > -100));
+    io[i * 3 + 2] = convert_int4(v * 10.0f) + isless(v, w) + (int4)(any(x < 0), all(x < 0), 0, 0);
+}
+"""
+
+
+def test_vector_builtins_against_numpy(tmp_path):
+    src = tmp_path / "vec.cl"
+    src.write_text(_VECTOR_BUILTIN_KERNEL)
+    rng = np.random.default_rng(8)
+    n = 16
+    a = rng.uniform(-3, 3, (n, 4)).astype(np.float32)
+    b = rng.uniform(-3, 3, (n, 4)).astype(np.float32)
+    c = rng.integers(-120, 120, (n, 4)).astype(np.int32)
+    fo, io = np.zeros((n * 4, 4), np.float32), np.zeros((n * 3, 4), np.int32)
+    run_llvm_kernel(compile_opencl(str(src), "-O2"), "k", [fo, io, a, b, c], n, 4)
+    f32 = np.float32
+    want_f = np.zeros_like(fo)
+    want_f[0::4] = np.clip(a, -1, 1) + (a + (b - a) * f32(0.25)) + (a >= 0)
+    want_f[1::4] = np.minimum(a, b) * np.maximum(a, f32(0.5)) + np.abs(b) + np.floor(a)
+    want_f[2::4] = np.stack([(a * b).sum(1), np.sqrt((a * a).sum(1)), np.sqrt(((a - b) ** 2).sum(1)),
+                             (a[:, :3] * b[:, :3]).sum(1)], 1)
+    want_f[3::4, :3] = np.cross(a[:, :3], b[:, :3])
+    np.testing.assert_allclose(fo, want_f, rtol=1e-5, atol=1e-5)
+    want_i = np.zeros_like(io)
+    want_i[0::3] = np.minimum(c, 3) + np.maximum(c, c[:, ::-1]) + np.abs(c)
+    want_i[1::3] = np.where(c > 0, c * 2, c) + np.clip(c, -5, 5) + np.all(c > -100, axis=1, keepdims=True) * 1
+    want_i[2::3] = (a * f32(10)).astype(np.int32) - (a < b)
+    want_i[2::3, 0] += np.any(c < 0, axis=1)
+    want_i[2::3, 1] += np.all(c < 0, axis=1)
+    assert np.array_equal(io, want_i)

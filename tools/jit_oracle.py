@@ -64,25 +64,22 @@ def _vectorize(ret: str, name: str, params: list[tuple[str, bool]], n: int) -> s
             f"for (int i = 0; i < {n}; i++) r[i] = {name}({call}); return r; }}\n")
 
 
+# Overloads that mix vector and scalar parameters (min(int4, int), mix(float4, float4, float), ...):
+# which parameters stay scalar in the mixed form.
+_MIXED_SCALAR = {"min": (1,), "max": (1,), "clamp": (1, 2), "fmin": (1,), "fmax": (1,), "mix": (2,),
+                 "step": (0,), "smoothstep": (0, 1), "ldexp": (1,)}
+
+
 def _scalar_and_vectors(ret: str, name: str, params: list[tuple[str, bool]], body: str) -> str:
+    """A scalar definition plus its component-wise vector overloads (and the mixed ones, if any)."""
     decl = ", ".join(f"{t} a{i}" for i, (t, _) in enumerate(params))
     out = f"OV {ret} {name}({decl}) {{ {body} }}\n"
+    scalar_params = _MIXED_SCALAR.get(name)
     for n in _WIDTHS:
         out += _vectorize(ret, name, params, n)
-        if sum(v for _, v in params) > 1 and name in _MIXED_SCALAR:
-            # e.g. min(int4, int), clamp(float4, float, float): vector first, scalars after
-            mixed = [(t, i == 0) for i, (t, v) in enumerate(params)] if name != "step" else None
-            if name in ("step",):
-                mixed = [(params[0][0], False), (params[1][0], True)]
-            elif name == "smoothstep":
-                mixed = [(params[0][0], False), (params[1][0], False), (params[2][0], True)]
-            elif name == "mix":
-                mixed = [(params[0][0], True), (params[1][0], True), (params[2][0], False)]
-            out += _vectorize(ret, name, mixed, n)
+        if scalar_params:
+            out += _vectorize(ret, name, [(t, i not in scalar_params) for i, (t, _) in enumerate(params)], n)
     return out
-
-
-_MIXED_SCALAR = {"min", "max", "clamp", "fmin", "fmax", "mix", "step", "smoothstep", "ldexp"}
 
 
 def _integer_builtins(t: str) -> str:
