@@ -150,12 +150,25 @@ def fcmp(pred: str) -> Callable:
     return lambda a, b: int(f(float(a), float(b)))    # float32/16 -> Python float is exact
 
 
+def _fmin(a, b):
+    """The non-NaN operand, else the smaller; on a tie (-0.0 vs +0.0) the first, as the x86 JIT's minnum."""
+    if a != a:
+        return b
+    return b if b < a else a
+
+
+def _fmax(a, b):
+    if a != a:
+        return b
+    return b if b > a else a
+
+
 def float_binary(opcode: str, ty: Type) -> Callable:
     """numpy scalar arithmetic in the operand dtype: IEEE round-to-nearest-even, as the CPU does."""
     dt = float_dtype(ty)
     ops = {
         "fadd": lambda a, b: a + b, "fsub": lambda a, b: a - b, "fmul": lambda a, b: a * b,
-        "fdiv": lambda a, b: a / b, "frem": np.fmod, "fmin": np.fmin, "fmax": np.fmax,
+        "fdiv": lambda a, b: a / b, "frem": np.fmod, "fmin": _fmin, "fmax": _fmax,
     }
     try:
         f = ops[opcode]

@@ -274,6 +274,15 @@ def test_float32_rounding_is_single_precision():
     assert bits_of(third)[0] == 0x3EAAAAAB
 
 
+def test_fmin_fmax_signed_zero_ties_return_the_first_operand():
+    # LLVM leaves the sign open; the x86 JIT of llvm.minnum/maxnum returns the first operand on a tie
+    a = np.array([-0.0, 0.0], np.float32)
+    b = np.array([0.0, -0.0], np.float32)
+    for op in ("fmin", "fmax"):
+        got = elementwise(op, F32, [F32, F32], [a, b])
+        np.testing.assert_array_equal(np.signbit(got), [True, False])
+
+
 def test_fmin_fmax_return_the_non_nan_operand():
     a = np.array([np.nan, 1.0, np.nan], np.float32)
     b = np.array([2.0, np.nan, np.nan], np.float32)
