@@ -501,7 +501,7 @@ def _funnel(L: Lanes, which: str, a: Value, b: Value, s: Value) -> Value:
 # ----------------------------------------------------------------------------------------------
 # LLVM intrinsics
 
-_DROPPED = ("lifetime.start", "lifetime.end", "assume", "experimental.noalias.scope.decl", "dbg.declare",
+DROPPED = ("lifetime.start", "lifetime.end", "assume", "experimental.noalias.scope.decl", "dbg.declare",
             "dbg.value", "dbg.label", "donothing", "invariant.start", "invariant.end", "sideeffect")
 _INTRINSIC_MATH = {"sqrt": "sqrt", "exp": "exp", "exp2": "exp2", "exp10": "exp10", "log": "log", "log2": "log2",
                    "log10": "log10", "sin": "sin", "cos": "cos", "tan": "tan", "asin": "asin", "acos": "acos",
@@ -515,7 +515,7 @@ _INTRINSIC_OPS = {"fmuladd": "fmuladd", "fma": "fma", "smin": "smin", "smax": "s
 _REDUCE = {"add": "add", "mul": "mul", "and": "and", "or": "or", "xor": "xor", "smin": "smin", "smax": "smax",
            "umin": "umin", "umax": "umax", "fmin": "fmin", "fmax": "fmax", "fminimum": "fmin",
            "fmaximum": "fmax", "fadd": "fadd", "fmul": "fmul"}
-_KNOWN = sorted(set(_DROPPED) | set(_INTRINSIC_MATH) | set(_INTRINSIC_OPS) |
+_KNOWN = sorted(set(DROPPED) | set(_INTRINSIC_MATH) | set(_INTRINSIC_OPS) |
                 {"abs", "ctlz", "cttz", "bswap", "fshl", "fshr", "memcpy", "memmove", "memset", "memcpy.inline",
                  "memset.inline", "sadd.with.overflow", "uadd.with.overflow", "ssub.with.overflow",
                  "usub.with.overflow", "smul.with.overflow", "umul.with.overflow", "uadd.sat", "usub.sat",
@@ -537,7 +537,7 @@ def intrinsic(r, name: str, args: list[list[Value]], arg_types: list[LType], ret
     n = ret.count if ret.kind == "vec" else 1
     if base is None:
         raise _unsupported(f"intrinsic {name}")
-    if base in _DROPPED:
+    if base in DROPPED:
         return None
     if base in _INTRINSIC_MATH:
         return _map(lambda *xs: L.math(_INTRINSIC_MATH[base], *xs), args, n)

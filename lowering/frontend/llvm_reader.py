@@ -101,6 +101,8 @@ class ModuleContext:
 
     def ltype_of(self, tref: llvm.TypeRef) -> LType:
         text = str(tref)
+        if " = type " in text:             # a named struct prints as its definition
+            return self.resolve_struct(text.split(" = type ", 1)[0].strip().lstrip("%").strip('"'))
         hit = self._types.get(text)
         if hit is None:
             hit = self._types[text] = type_from_text(text, self.resolve_struct)
@@ -701,6 +703,8 @@ class FunctionReader:
         ret = self.ltype(ins)
         if not name.startswith("llvm.") and not self.ctx.is_declaration(name):
             raise Unsupported(f"call to @{name} could not be inlined (recursion?)")
+        if name.startswith("llvm.") and builtins.intrinsic_base(name) in builtins.DROPPED:
+            return None
         arg_lanes = [self.lanes(a) for a in args]
         arg_types = [self.ltype(a) for a in args]
         if name.startswith("llvm."):
