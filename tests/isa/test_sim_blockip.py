@@ -1,0 +1,250 @@
+"""Beignet-style per-lane blockIP programs (notes section 4, scheme B) on the simulator.
+
+A small linearizer here turns a CFG (blocks in layout order, per-lane branches) into Gen code:
+  entry L:  (W) cmp.le f0.1 null blockip:uw L ; (W)(-f0.1.anyNh) jmpi JIP ; (+f0.1) if endif endif
+  fwd T:    mov blockip T ; endif ; (W) jmpi JIP
+  fwd? p,T: (+p) mov blockip T ; endif ; (W) cmp.g p blockip next ; (W)(+p.allNh) jmpi JIP
+  bwd? p,T: mov blockip next ; (+p) mov blockip T ; endif ; (W)(+p.anyNh) jmpi T
+with JIPs from Beignet's buildJIPs (pending forward targets). Each lane's result and the order in which
+it runs the blocks are compared with a direct per-lane walk of the CFG, including an irreducible CFG.
+"""
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from isa.gen9 import sim_messages as sm
+from isa.gen9.model import DataType as T
+from isa.gen9.sim_build import Builder, flag, grf, imm, null, pred
+from isa.gen9.simulator import Trace, layout, run_program
+
+BLOCKIP, DATA, X, Y, CNT, LIM, TMP = 2, 4, 8, 12, 16, 20, 24
+P = (0, 0)          # branch condition flag f0.0; f0.1 holds the block-entry mask
+
+
+class Block:
+    def __init__(self, body, term):
+        self.body = body            # callable(builder) emitting per-lane code; sets f0.0 if term needs p
+        self.term = term            # ("fall",) | ("br", T) | ("cbr", T)  (cbr: p true -> T, else next)
+
+
+def linearize(blocks, simd):
+    """Scheme-B Gen code for blocks in layout order; the last block is the return block (EOT only)."""
+    n_h = f"{simd}h"
+    b = Builder(simd)
+    bip = lambda: grf(BLOCKIP, T.UW)
+    b.mov(bip(), imm(0xFFFF, T.UW), mask_ctrl_we_all=True)
+    b.mov(bip(), imm(0, T.UW))
+    # buildJIPs: pending forward targets while walking blocks in layout order
+    nblk = len(blocks)
+    back_into = {i: [] for i in range(nblk)}
+    for i, blk in enumerate(blocks):
+        if blk.term[0] in ("br", "cbr") and blk.term[1] <= i:
+            back_into[blk.term[1]].append(i + 1)
+    pending = set()
+    for i, blk in enumerate(blocks):
+        b.label(f"B{i}")
+        pending.discard(i)
+        pending.update(back_into[i])
+        if i == nblk - 1:                                # return block: no entry code
+            b.mov(grf(112, T.UD), grf(0, T.UD), n=8, mask_ctrl_we_all=True)
+            b.emit("send", null(), grf(112, T.UD), n=8, sfid=sm.SFID_THREAD_SPAWNER, desc=sm.eot_desc(),
+                   eot=True, mask_ctrl_we_all=True)
+            break
+        b.cmp(null(T.UW), bip(), imm(i, T.UW), cond_mod="le", flag_reg=0, flag_subreg=1,
+              mask_ctrl_we_all=True)
+        if pending:
+            b.jmpi(f"B{min(pending)}", pred(0, 1, inv=True, control="any" + n_h))
+        b.if_(pred(0, 1))
+        b.mov(flag(*P), imm(0, T.UW), n=1, mask_ctrl_we_all=True)     # no stale p bits from other lanes
+        blk.body(b)
+        kind = blk.term[0]
+        nxt = i + 1
+        if kind == "fall":
+            b.endif()
+        elif kind == "br" and blk.term[1] > i:
+            t = blk.term[1]
+            b.mov(bip(), imm(t, T.UW))
+            b.endif()
+            pending.add(t)
+            if min(pending) != nxt:
+                b.jmpi(f"B{min(pending)}")
+        elif kind == "br":
+            t = blk.term[1]
+            b.mov(bip(), imm(t, T.UW))
+            b.endif()
+            b.jmpi(f"B{t}")
+        elif kind == "cbr" and blk.term[1] > i:
+            t = blk.term[1]
+            b.mov(bip(), imm(t, T.UW), predicate=pred(*P))
+            b.endif()
+            pending.add(t)
+            b.cmp(null(T.UW), bip(), imm(nxt, T.UW), cond_mod="gt", flag_reg=P[0], flag_subreg=P[1],
+                  mask_ctrl_we_all=True)
+            b.jmpi(f"B{min(pending)}", pred(*P, control="all" + n_h))
+        else:
+            t = blk.term[1]
+            b.mov(bip(), imm(nxt, T.UW))
+            b.mov(bip(), imm(t, T.UW), predicate=pred(*P))
+            b.endif()
+            b.jmpi(f"B{t}", pred(*P, control="any" + n_h))
+    return b.program(), b.labels
+
+
+def _mark(b, marks, name):
+    marks.setdefault(name, len(b.insts))
+
+
+def irreducible_cfg(marks):
+    """A -> B | C (two entries into the B <-> C cycle), both exit to D."""
+    def A(b):
+        _mark(b, marks, "A")
+        b.mov(grf(X), imm(1))
+        b.mov(grf(CNT), imm(0))
+        b.shr(grf(LIM), grf(DATA), imm(1))
+        b.emit("and", grf(LIM), grf(LIM), imm(7))
+        b.emit("and", grf(TMP), grf(DATA), imm(1))
+        b.cmp(null(), grf(TMP), imm(0), cond_mod="ne")
+
+    def B(b):
+        _mark(b, marks, "B")
+        b.mul(grf(X), grf(X), imm(3))
+        b.add(grf(X), grf(X), imm(1))
+        b.add(grf(CNT), grf(CNT), imm(1))
+        b.cmp(null(), grf(CNT), grf(LIM), cond_mod="ge")
+
+    def C(b):
+        _mark(b, marks, "C")
+        b.add(grf(X), grf(X), imm(5))
+        b.add(grf(CNT), grf(CNT), imm(1))
+        b.cmp(null(), grf(CNT), grf(LIM), cond_mod="lt")
+
+    def D(b):
+        _mark(b, marks, "D")
+        b.add(grf(Y), grf(X), grf(CNT))
+
+    return [Block(A, ("cbr", 2)), Block(B, ("cbr", 3)), Block(C, ("cbr", 1)), Block(D, ("fall",)),
+            Block(None, ("ret",))]
+
+
+def irreducible_reference(d):
+    x, cnt, lim = 1, 0, (d >> 1) & 7
+    path, blk = ["A"], "C" if d & 1 else "B"
+    while blk != "D":
+        path.append(blk)
+        if blk == "B":
+            x, cnt = x * 3 + 1, cnt + 1
+            blk = "D" if cnt >= lim else "C"
+        else:
+            x, cnt = x + 5, cnt + 1
+            blk = "B" if cnt < lim else "D"
+    path.append("D")
+    return x, x + cnt, path
+
+
+def beignet_doc_cfg(marks):
+    """The CFG of Beignet's unstructured_branches doc: 1 -> 4, 2 -> 5 must not skip 4; plus 4 -> 2 back."""
+    def one(b):
+        _mark(b, marks, "1")
+        b.mov(grf(X), imm(0))
+        b.emit("and", grf(LIM), grf(DATA), imm(3))
+        b.mov(grf(CNT), imm(0))
+        b.cmp(null(), grf(DATA), imm(20), cond_mod="ge")
+
+    def two(b):
+        _mark(b, marks, "2")
+        b.add(grf(X), grf(X), imm(10))
+        b.add(grf(CNT), grf(CNT), imm(1))
+        b.cmp(null(), grf(DATA), imm(40), cond_mod="ge")
+
+    def three(b):
+        _mark(b, marks, "3")
+        b.add(grf(X), grf(X), imm(100))
+
+    def four(b):
+        _mark(b, marks, "4")
+        b.add(grf(X), grf(X), imm(1000))
+        b.cmp(null(), grf(CNT), grf(LIM), cond_mod="lt")
+
+    def five(b):
+        _mark(b, marks, "5")
+        b.add(grf(Y), grf(X), grf(CNT))
+
+    return [Block(one, ("cbr", 3)), Block(two, ("cbr", 4)), Block(three, ("fall",)), Block(four, ("cbr", 1)),
+            Block(five, ("fall",)), Block(None, ("ret",))]
+
+
+def doc_reference(d):
+    x, cnt, lim = 0, 0, d & 3
+    path = ["1"]
+    blk = "4" if d >= 20 else "2"
+    while blk != "5":
+        path.append(blk)
+        if blk == "2":
+            x, cnt = x + 10, cnt + 1
+            blk = "5" if d >= 40 else "3"
+        elif blk == "3":
+            x += 100
+            blk = "4"
+        else:
+            x += 1000
+            blk = "2" if cnt < lim else "5"
+    path.append("5")
+    return x, x + cnt, path
+
+
+def run_cfg(make_cfg, simd, data, dispatch):
+    marks = {}
+    prog, labels = linearize(make_cfg(marks), simd)
+    trace = Trace()
+    th = run_program(prog, simd, setup=lambda th: th.set_reg(DATA, data[:simd], T.D),
+                     dispatch_masks=[dispatch], trace=trace, max_steps=20000)[0]
+    addrs = layout(prog)
+    first = {addrs[i]: name for name, i in marks.items()}
+    return th, trace, first, prog
+
+
+@pytest.mark.parametrize("make_cfg,reference", [(irreducible_cfg, irreducible_reference),
+                                                (beignet_doc_cfg, doc_reference)])
+@settings(max_examples=25, deadline=None)
+@given(simd=st.sampled_from([8, 16]), seed=st.integers(0, 2**31), partial=st.booleans())
+def test_blockip_programs_match_per_lane_cfg_walk(make_cfg, reference, simd, seed, partial):
+    rng = np.random.default_rng(seed)
+    data = rng.integers(0, 64, 16).astype(np.int32)
+    dispatch = (1 << simd) - 1
+    if partial:
+        dispatch &= int(rng.integers(1, 1 << simd))
+    th, trace, first, _ = run_cfg(make_cfg, simd, data, dispatch)
+    for lane in range(simd):
+        if not (dispatch >> lane) & 1:
+            continue
+        x, y, path = reference(int(data[lane]))
+        assert th.reg(X, T.D, simd)[lane] == np.int32(np.int64(x).astype(np.int32)), lane
+        assert th.reg(Y, T.D, simd)[lane] == np.int32(np.int64(y).astype(np.int32)), lane
+        ran = [first[e.address] for e in trace.events if e.address in first and e.mask[lane]]
+        assert ran == path, f"lane {lane}"
+
+
+def test_blockip_uses_any_and_all_jumps_both_ways():
+    data = np.array([1, 3, 5, 7, 9, 11, 13, 15, 0, 2, 4, 6, 8, 10, 12, 14], np.int32)
+    th, trace, first, prog = run_cfg(irreducible_cfg, 16, data, 0xFFFF)
+    addrs = layout(prog)
+    at = dict(zip(addrs, prog))
+    seq = [e.address for e in trace.events]
+    taken = [at[a] for a, nxt in zip(seq, seq[1:]) if at[a].opcode == "jmpi" and nxt != a + 16]
+    controls = {i.predicate.control for i in taken if i.predicate}
+    assert {"any16h", "all16h"} <= controls
+    backward = [i for i in range(len(seq) - 1) if at[seq[i]].opcode == "jmpi" and seq[i + 1] < seq[i]]
+    assert backward, "the B <-> C cycle must jump backwards"
+    # lanes with odd data enter the cycle at C, even ones at B: both entries are used in one thread
+    paths = {tuple(first[e.address] for e in trace.events if e.address in first and e.mask[lane])[:2]
+             for lane in range(16)}
+    assert ("A", "B") in paths and ("A", "C") in paths
+
+
+def test_undispatched_lanes_keep_blockip_max():
+    data = np.arange(16, dtype=np.int32)
+    th, *_ = run_cfg(irreducible_cfg, 16, data, 0x0FFF)
+    bip = th.reg(BLOCKIP, T.UW, 16)
+    assert (bip[12:] == 0xFFFF).all() and (bip[:12] == 3).all()
+    assert (th.reg(Y, T.D, 16)[12:] == 0).all()
