@@ -43,11 +43,15 @@ Getter = Callable[[Env], Any]
 
 
 def run_kernel(func: Function, args: Sequence, global_size, local_size, global_offset=0, *,
-               max_steps: int = DEFAULT_MAX_STEPS, on_block: Callable[[Block], None] | None = None) -> None:
+               max_steps: int = DEFAULT_MAX_STEPS, on_block: Callable[[Block], None] | None = None,
+               lockstep: bool = False) -> None:
     """Run `func` over the NDRange, modifying the numpy arrays in `args` in place.
 
-    `on_block(block)` is called each time a block is entered (for comparing block traces between forms)."""
-    Interpreter(func, max_steps=max_steps, on_block=on_block).run(args, global_size, local_size, global_offset)
+    `on_block(block)` is called each time a block is entered (for comparing block traces between forms).
+    `lockstep=True` runs each work-group's items as coroutines that all reach a barrier before any passes
+    it (OpenCL's semantics, see interp_lockstep) instead of one after the other like the JIT oracle."""
+    Interpreter(func, max_steps=max_steps, on_block=on_block, lockstep=lockstep).run(
+        args, global_size, local_size, global_offset)
 
 
 def _sizes(value, name: str) -> tuple[int, ...]:
@@ -59,6 +63,13 @@ def _sizes(value, name: str) -> tuple[int, ...]:
 
 def _pad(sizes: tuple[int, ...], fill: int) -> tuple[int, int, int]:
     return tuple(sizes) + (fill,) * (3 - len(sizes))  # type: ignore[return-value]
+
+
+def _aligned(addr: int, align: int) -> int:
+    """The address, checked against the alignment its load/store promises (LLVM: UB if broken)."""
+    if addr % align:
+        raise InterpreterError(f"address {addr:#x} is not {align}-byte aligned as the instruction declares")
+    return addr
 
 
 def describe_value(v: Value) -> str:
@@ -75,7 +86,7 @@ def describe_block(b: Block) -> str:
 
 class _CompiledBlock:
     """A block resolved once: phi incoming getters by predecessor, then (instr, evaluator) pairs."""
-    __slots__ = ("phis", "body", "steps", "term", "jump")
+    __slots__ = ("phis", "body", "steps", "term", "jump", "segments")
 
     def __init__(self):
         self.phis: list[tuple[Phi, dict[Block, Getter]]] = []
@@ -83,6 +94,8 @@ class _CompiledBlock:
         self.steps = 1
         self.term: Callable[[Env], Block | None] | None = None   # CFG form: next block, None to return
         self.jump: str | None = None                             # structured form: break/continue/return
+        # lockstep mode: the body cut at its barriers, [(instructions, barrier or None)]; None: no barrier
+        self.segments: list[tuple[list[tuple[Instr, Getter, bool]], Instr | None]] | None = None
 
 
 class _ModuleSymbol:
@@ -108,8 +121,9 @@ class _ModuleSymbol:
 
 class Interpreter:
     def __init__(self, func: Function, *, max_steps: int = DEFAULT_MAX_STEPS,
-                 on_block: Callable[[Block], None] | None = None):
+                 on_block: Callable[[Block], None] | None = None, lockstep: bool = False):
         self.func = func
+        self.lockstep = lockstep
         self.max_steps = max_steps
         self.on_block = on_block
         self.steps = 0
@@ -141,27 +155,31 @@ class Interpreter:
         self._work_dim = len(gsize)
         g3, l3, o3 = _pad(gsize, 1), _pad(lsize, 1), _pad(offset, 0)
         n3 = tuple(g // l for g, l in zip(g3, l3))
-        wi = self._wi
-        wi.update(global_size=g3, local_size=l3, num_groups=n3, global_offset=o3)
+        self._wi.update(global_size=g3, local_size=l3, num_groups=n3, global_offset=o3)
 
         with np.errstate(all="ignore"):
             env0 = self._map_args(args)
             self._map_constants()
             run_item = self._run_structured if func.is_structured else self._run_cfg
-            for gz in range(n3[2]):
-                for gy in range(n3[1]):
-                    for gx in range(n3[0]):
-                        self._start_group()
-                        grp = (gx, gy, gz)
-                        for lz in range(l3[2]):
-                            for ly in range(l3[1]):
-                                for lx in range(l3[0]):
-                                    lid = (lx, ly, lz)
-                                    wi["group_id"], wi["local_id"] = grp, lid
-                                    self._item = gid = tuple(g * l + i + o for g, l, i, o in zip(grp, l3, lid, o3))
-                                    wi["global_id"] = gid
-                                    self.memory.reset("private")
-                                    run_item(dict(env0))
+            local_ids = [(lx, ly, lz) for lz in range(l3[2]) for ly in range(l3[1]) for lx in range(l3[0])]
+            for grp in [(gx, gy, gz) for gz in range(n3[2]) for gy in range(n3[1]) for gx in range(n3[0])]:
+                self._start_group()
+                items = [(grp, lid, tuple(g * l + i + o for g, l, i, o in zip(grp, l3, lid, o3)))
+                         for lid in local_ids]
+                if self.lockstep:
+                    from lowering.interp_lockstep import run_group
+                    run_group(self, items, env0)
+                    continue
+                for item in items:
+                    self._set_item(item)
+                    self.memory.reset("private")
+                    run_item(dict(env0))
+
+    def _set_item(self, item: tuple) -> None:
+        """Make (group id, local id, global id) the current work-item's."""
+        wi = self._wi
+        wi["group_id"], wi["local_id"], wi["global_id"] = item
+        self._item = item[2]
 
     def _map_args(self, args: Sequence) -> Env:
         env: Env = {}
@@ -252,6 +270,12 @@ class Interpreter:
 
     def _enter(self, block: Block, prev: Block | None, env: Env) -> _CompiledBlock:
         """Execute a block's phis (for the edge from `prev`) and its body; return its compiled form."""
+        cb = self._enter_head(block, prev, env)
+        self._run_body(block, cb.body, env)
+        return cb
+
+    def _enter_head(self, block: Block, prev: Block | None, env: Env) -> _CompiledBlock:
+        """Count the steps, call the hook, evaluate the phis: everything of a block but its body."""
         cb = self._compiled.get(block)
         if cb is None:
             cb = self._compiled[block] = self._compile_block(block)
@@ -274,16 +298,18 @@ class Interpreter:
                     raise self._located(block, phi, e) from None
             for (phi, _), v in zip(cb.phis, incoming):                   # parallel copy
                 env[phi] = v
+        return cb
+
+    def _run_body(self, block: Block, body: list[tuple[Instr, Getter, bool]], env: Env) -> None:
         ins = None
         try:
-            for ins, fn, has_result in cb.body:
+            for ins, fn, has_result in body:
                 if has_result:
                     env[ins] = fn(env)
                 else:
                     fn(env)
         except Exception as e:                                           # noqa: BLE001
             raise self._located(block, ins, e) from None
-        return cb
 
     def _located(self, block: Block | None, ins: Instr | None, exc: Exception, what: str = "") -> InterpreterError:
         """An InterpreterError naming the function, block, instruction and work-item of a failure."""
@@ -334,6 +360,15 @@ class Interpreter:
                     cb.body.append((ins, self._compile(ins), ins.has_result))
             except InterpreterError as e:
                 raise self._located(block, ins, e) from None
+        if any(ins.opcode == "barrier" for ins, _, _ in cb.body):
+            cb.segments, part = [], []
+            for entry in cb.body:
+                if entry[0].opcode == "barrier":
+                    cb.segments.append((part, entry[0]))
+                    part = []
+                else:
+                    part.append(entry)
+            cb.segments.append((part, None))
         return cb
 
     def _getter(self, v: Value) -> Getter:
@@ -425,12 +460,17 @@ class Interpreter:
 
     def _compile_memory_or_builtin(self, ins: Instr, g: list[Getter]) -> Getter:
         op, ty, mem = ins.opcode, ins.type, self.memory
+        align = int(ins.attrs.get("align", 1) or 1)
         if op == "load":
             p, = g
+            if align > 1:
+                return lambda env: mem.load(_aligned(p(env), align), ty)
             return lambda env: mem.load(p(env), ty)
         if op == "store":
             v, p = g
             vty = ins.operands[0].type
+            if align > 1:
+                return lambda env: mem.store(_aligned(p(env), align), vty, v(env))
             return lambda env: mem.store(p(env), vty, v(env))
         if op == "ptradd":
             p, o = g

@@ -600,3 +600,68 @@ def test_interpreter_speed():
     run_kernel(sum_loop_tree(), [out], 64, 16)
     assert out[-1] == 63 * 64 // 2
     assert time.perf_counter() - t0 < 2.0
+
+
+# ----- lockstep mode: barriers synchronise a work-group -----
+
+def test_lockstep_barrier_makes_neighbours_writes_visible():
+    out = np.zeros(8, np.int32)
+    run_kernel(local_and_constant_kernel(), [out], 8, 4, lockstep=True)
+    table = [1, 10, 100, 1000]
+    want = [table[g % 4] * (g // 4 + 1) + table[(g + 1) % 4] * (g // 4 + 1) for g in range(8)]
+    assert out.tolist() == want
+
+
+def barrier_loop_cfg(divergent=False):
+    """tile[lid] = gid; repeat 3 times: { barrier; v = tile[(lid+1) % L]; barrier; tile[lid] = v };
+    out[gid] = tile[lid]: a rotation by 3 inside each group. `divergent`: items with lid 0 skip it all."""
+    out = Arg(ptr(1), 0, "out")
+    entry, loop, exit_ = Block("entry"), Block("loop"), Block("exit")
+    b = B(entry)
+    gid, lid, lsz = b.gid(), b.gid(0, "local_id"), b.gid(0, "local_size")
+    tile = b("global_addr", [], ptr(3), symbol="tile")
+    slot = b("ptradd", [tile, b("mul", [lid, i64(4)], I64)], ptr(3))
+    b("store", [b("trunc", [gid], I32), slot])
+    if divergent:
+        b.cbr(b("icmp", [lid, i64(0)], I1, pred="eq"), exit_, loop)
+    else:
+        b.br(loop)
+    b = B(loop)
+    k = loop.append(Phi(I32, name="k"))
+    b("barrier", [i32(1)])
+    nb = b("urem", [b("add", [lid, i64(1)], I64), lsz], I64)
+    v = b("load", [b("ptradd", [tile, b("mul", [nb, i64(4)], I64)], ptr(3))], I32)
+    b("barrier", [i32(1)])
+    b("store", [v, slot])
+    k2 = b("add", [k, i32(1)], I32)
+    b.cbr(b("icmp", [k2, i32(3)], I1, pred="slt"), loop, exit_)
+    k.add_incoming(entry, i32(0))
+    k.add_incoming(loop, k2)
+    b = B(exit_)
+    b("store", [b("load", [slot], I32), b.elem(out, gid)])
+    b("ret", [])
+    f = cfg_function("rotate", [out], [entry, loop, exit_])
+    f.local_memory = [Sym("tile", 16)]
+    return f
+
+
+def test_lockstep_barriers_in_a_loop():
+    out = np.zeros(8, np.int32)
+    run_kernel(barrier_loop_cfg(), [out], 8, 4, lockstep=True)
+    assert out.tolist() == [4 * (g // 4) + (g % 4 + 3) % 4 for g in range(8)]
+    sequential = np.zeros(8, np.int32)
+    run_kernel(barrier_loop_cfg(), [sequential], 8, 4)
+    assert sequential.tolist() != out.tolist()      # the default schedule does not synchronise
+
+
+def test_lockstep_detects_a_barrier_not_reached_by_all():
+    with pytest.raises(InterpreterError, match=r"barrier not reached by every work-item.*work-item \(0\) returned"):
+        run_kernel(barrier_loop_cfg(divergent=True), [np.zeros(4, np.int32)], 4, 4, lockstep=True)
+
+
+def test_lockstep_gives_sequential_results_without_barriers():
+    for make in (sum_loop_cfg, sum_loop_tree, nested_return_tree):
+        a, b = np.zeros(12, np.int32), np.zeros(12, np.int32)
+        run_kernel(make(), [a], 12, 4)
+        run_kernel(make(), [b], 12, 4, lockstep=True)
+        assert a.tolist() == b.tolist()

@@ -207,3 +207,35 @@ def test_a_wrong_interpreter_would_be_caught(compiled, monkeypatch):
     with np.errstate(all="ignore"):
         run_kernel(func, got, N, 8)
     assert not same_bytes(want[0], got[0]).all()
+
+
+REDUCE = """
+kernel void reduce(global int *out, global const int *in) {
+    local int tile[16];
+    int lid = get_local_id(0);
+    tile[lid] = in[get_global_id(0)];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int s = 8; s > 0; s >>= 1) {
+        if (lid < s)
+            tile[lid] += tile[lid + s];
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    if (lid == 0)
+        out[get_group_id(0)] = tile[0];
+}
+"""
+
+
+@pytest.mark.parametrize("level", LEVELS)
+@pytest.mark.parametrize("form", ["cfg", "tree"])
+def test_lockstep_tree_reduction(tmp_path, level, form):
+    """A __local tree reduction is only right with real barriers: lockstep mode must sum each group."""
+    path = tmp_path / "reduce.cl"
+    path.write_text(REDUCE)
+    func = llvm_reader.read_llvm_text(compile_opencl(str(path), level), "reduce.cl", "reduce")["reduce"]
+    if form == "tree":
+        pytest.importorskip("lowering.structurize").structurize(func)
+    data = np.random.default_rng(3).integers(-1000, 1000, 64).astype(np.int32)
+    out = np.zeros(4, np.int32)
+    run_kernel(func, [out, data], 64, 16, lockstep=True)
+    assert out.tolist() == data.reshape(4, 16).sum(axis=1).tolist()
