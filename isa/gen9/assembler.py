@@ -288,6 +288,8 @@ def _parse_operands(ctx: _Ctx, pend: _Pending, toks: list[str], eot: bool, es_gi
         inst.align16 = True
         inst.dst = _parse_dst(ctx, toks[0], inst)
         inst.dst.hstride = 1
+        if inst.exec_size == 1:
+            inst.dst.writemask = "x"    # how Align16 expresses SIMD1 (see encoding)
         inst.srcs = [_parse_src(ctx, t, True, i) for i, t in enumerate(toks[1:])]
     else:
         if op == "math":

@@ -37,14 +37,17 @@ def block_starts(items: list[tuple[int, Instruction, int]], end: int) -> set[int
     return {s for s in starts if s in pcs}
 
 
-def disassemble(data: bytes) -> str:
-    """Text for a whole program (mixed compacted/native), one instruction per line."""
+def disassemble(data: bytes, labels: bool = True) -> str:
+    """Text for a whole program (mixed compacted/native), one instruction per line.
+
+    labels=False prints numeric branch offsets and no label lines, like `iga64 -n`.
+    """
     items, pc = [], 0
     while pc < len(data):
         n = E.instruction_length(data, pc)
         items.append((pc, E.decode(data[pc:pc + n]), n))
         pc += n
-    starts = block_starts(items, len(data))
+    starts = block_starts(items, len(data)) if labels else set()
     lines = []
     for pc, inst, n in items:
         if pc in starts:
