@@ -354,15 +354,23 @@ _initialised = False
 _target_machine = None
 
 
+def _new_target_machine():
+    """A generic CPU with no FMA: llvm.fmuladd then never fuses, so results do not depend on the host.
+
+    Each execution engine needs its own: MCJIT takes ownership of the target machine it is given and
+    frees it with the engine (llvmlite's create_mcjit_compiler sets `_owned`), so a shared one would
+    dangle once an engine is evicted from the cache."""
+    target = llvm.Target.from_triple(llvm.get_process_triple())
+    return target.create_target_machine(cpu="x86-64" if "x86_64" in llvm.get_process_triple() else "",
+                                        features="", opt=1, reloc="default", codemodel="jitdefault")
+
+
 def _init_llvm():
     global _initialised, _target_machine
     if not _initialised:
         llvm.initialize_native_target()
         llvm.initialize_native_asmprinter()
-        # A generic CPU with no FMA: llvm.fmuladd then never fuses, so results do not depend on the host.
-        target = llvm.Target.from_triple(llvm.get_process_triple())
-        _target_machine = target.create_target_machine(cpu="x86-64" if "x86_64" in llvm.get_process_triple() else "",
-                                                       features="", opt=1, reloc="default", codemodel="jitdefault")
+        _target_machine = _new_target_machine()    # for data layouts only; never given to an engine
         _initialised = True
     return _target_machine
 
@@ -447,7 +455,7 @@ class _Compiled:
         lib = llvm.parse_assembly(library.module_text_for(declared | {"_Z13get_global_idj"}))
         _set_host(lib, tm)
         mod.link_in(lib)
-        self.engine = llvm.create_mcjit_compiler(mod, tm)
+        self.engine = llvm.create_mcjit_compiler(mod, _new_target_machine())
         self.engine.finalize_object()
         self.mod = mod
         addr = self.engine.get_global_value_address("__oracle_wi")
