@@ -463,15 +463,16 @@ class Interpreter:
         align = int(ins.attrs.get("align", 1) or 1)
         if op == "load":
             p, = g
+            ld = mem.loader(ty)
             if align > 1:
-                return lambda env: mem.load(_aligned(p(env), align), ty)
-            return lambda env: mem.load(p(env), ty)
+                return lambda env: ld(_aligned(p(env), align))
+            return lambda env: ld(p(env))
         if op == "store":
             v, p = g
-            vty = ins.operands[0].type
+            st = mem.storer(ins.operands[0].type)
             if align > 1:
-                return lambda env: mem.store(_aligned(p(env), align), vty, v(env))
-            return lambda env: mem.store(p(env), vty, v(env))
+                return lambda env: st(_aligned(p(env), align), v(env))
+            return lambda env: st(p(env), v(env))
         if op == "ptradd":
             p, o = g
             m64 = mask(64)

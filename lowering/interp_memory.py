@@ -12,6 +12,8 @@ reset per work-group and the private one per work-item (`reset`).
 from __future__ import annotations
 
 import bisect
+import struct
+from typing import Callable
 
 import numpy as np
 
@@ -23,6 +25,8 @@ ARENAS = {"global": 1, "constant": 2, "local": 3, "private": 4}
 KIND_OF_ADDRSPACE = {0: "private", 1: "global", 2: "constant", 3: "local", 4: "global"}
 GUARD = 4096            # unmapped bytes before each buffer
 MIN_ALIGN = 64
+_INT_FORMATS = {n: struct.Struct("<" + c) for n, c in ((1, "B"), (2, "H"), (4, "I"), (8, "Q"))}
+_FLOAT_FORMATS = {16: struct.Struct("<e"), 32: struct.Struct("<f"), 64: struct.Struct("<d")}
 
 
 class Region:
@@ -42,6 +46,7 @@ class Memory:
         self._bases: dict[int, list[int]] = {i: [] for i in ARENAS.values()}
         self._regions: dict[int, list[Region]] = {i: [] for i in ARENAS.values()}
         self._last: Region | None = None
+        self._caches: list[list] = []              # the per-instruction region caches of loader/storer
 
     # ----- mapping -----
     def _place(self, kind: str, size: int, align: int) -> int:
@@ -89,6 +94,8 @@ class Memory:
         self._bases[arena].clear()
         self._regions[arena].clear()
         self._last = None
+        for cache in self._caches:
+            cache[:] = None, 0, 0
 
     # ----- access -----
     def locate(self, addr: int, size: int, write: bool) -> tuple[Region, int]:
@@ -120,20 +127,76 @@ class Memory:
         return r, off
 
     def load(self, addr: int, ty: Type):
-        size = ty.size
-        r, off = self.locate(addr, size, False)
-        if ty.is_float:
-            return np.frombuffer(r.data, FLOAT_DTYPES[ty.bits], 1, off)[0]
-        v = int.from_bytes(r.data[off:off + size], "little")
-        return v & mask(ty.bits) if ty.bits < 8 * size else v
+        return self.loader(ty, cached=False)(addr)
 
     def store(self, addr: int, ty: Type, value) -> None:
-        size = ty.size
-        r, off = self.locate(addr, size, True)
+        self.storer(ty, cached=False)(addr, value)
+
+    def loader(self, ty: Type, cached: bool = True) -> Callable[[int], object]:
+        """A load function for one type (one per load instruction: it caches the last region it hit)."""
+        size, locate = ty.size, self.locate
+        last: list = [None, 0, 0]                  # region, base, end; emptied by reset()
+        if cached:
+            self._caches.append(last)
+
+        def region_offset(addr: int):
+            if last[1] <= addr and addr + size <= last[2]:
+                return last[0], addr - last[1]
+            r, off = locate(addr, size, False)
+            last[:] = r, r.base, r.base + r.size
+            return r, off
+
         if ty.is_float:
-            r.data[off:off + size] = FLOAT_DTYPES[ty.bits](value).tobytes()
-        else:
-            r.data[off:off + size] = (value & mask(8 * size)).to_bytes(size, "little")
+            dt = FLOAT_DTYPES[ty.bits]
+
+            def load_float(addr: int):
+                r, off = region_offset(addr)
+                return np.frombuffer(r.data, dt, 1, off)[0]      # bit-exact, NaN payloads included
+            return load_float
+        unpack = _INT_FORMATS[size].unpack_from if size in _INT_FORMATS else None
+        m = mask(ty.bits)
+
+        def load_int(addr: int) -> int:
+            r, off = region_offset(addr)
+            v = unpack(r.data, off)[0] if unpack else int.from_bytes(r.data[off:off + size], "little")
+            return v & m
+        return load_int
+
+    def storer(self, ty: Type, cached: bool = True) -> Callable[[int, object], None]:
+        """A store function for one type, with its own region cache (writable regions only)."""
+        size, locate = ty.size, self.locate
+        last: list = [None, 0, 0]
+        if cached:
+            self._caches.append(last)
+
+        def region_offset(addr: int):
+            if last[1] <= addr and addr + size <= last[2]:
+                return last[0], addr - last[1]
+            r, off = locate(addr, size, True)
+            last[:] = r, r.base, r.base + r.size
+            return r, off
+
+        if ty.is_float:
+            dt = FLOAT_DTYPES[ty.bits]
+            pack = _FLOAT_FORMATS[ty.bits].pack_into
+
+            def store_float(addr: int, value) -> None:
+                r, off = region_offset(addr)
+                if value == value:
+                    pack(r.data, off, value)                     # exact for every non-NaN value
+                else:                                            # NaN: keep the payload bit for bit
+                    r.data[off:off + size] = dt(value).tobytes()
+            return store_float
+        pack_int = _INT_FORMATS[size].pack_into if size in _INT_FORMATS else None
+        m = mask(8 * size)
+
+        def store_int(addr: int, value: int) -> None:
+            r, off = region_offset(addr)
+            if pack_int:
+                pack_int(r.data, off, value & m)
+            else:
+                r.data[off:off + size] = (value & m).to_bytes(size, "little")
+        return store_int
 
     def read_bytes(self, addr: int, size: int) -> bytes:
         r, off = self.locate(addr, size, False)
