@@ -186,7 +186,7 @@ def math_function(fc: str, a: np.ndarray, b: np.ndarray | None, ta: DataType) ->
             q = np.where(b != 0, np.sign(a) * np.sign(safe_b) * (np.abs(a) // np.abs(safe_b)), -1)
             r = np.where(b != 0, a - q * safe_b, a)
             return r if fc == "irem" else q
-        fn = {"inv": lambda: 1.0 / a, "sqrt": lambda: np.sqrt(a), "rsq": lambda: 1.0 / np.sqrt(a),
+        fn = {"inv": lambda: 1.0 / a, "sqrt": lambda: np.sqrt(a), "sqt": lambda: np.sqrt(a), "rsq": lambda: 1.0 / np.sqrt(a),
               "rsqt": lambda: 1.0 / np.sqrt(a), "exp": lambda: np.exp2(a), "log": lambda: np.log2(a),
               "sin": lambda: np.sin(a), "cos": lambda: np.cos(a), "pow": lambda: np.power(a, b),
               "fdiv": lambda: a / b}.get(fc)

@@ -86,6 +86,8 @@ class TraceEvent:
     opcode: str
     mask: np.ndarray          # bool per lane of the thread's SIMD width: channels this instruction ran on
     simd: int
+    we_all: bool = False
+    time: int = 0             # scheduling round of the workgroup (threads run one instruction per round)
 
 
 class Trace:
@@ -93,9 +95,15 @@ class Trace:
 
     def __init__(self):
         self.events: list[TraceEvent] = []
+        self.time = 0
+
+    def new_round(self) -> None:
+        """Called by the scheduler once per round, so pictures can align threads in time."""
+        self.time += 1
 
     def __call__(self, tid: int, address: int, inst: Instruction, mask: np.ndarray) -> None:
-        self.events.append(TraceEvent(tid, address, inst.opcode, mask.copy(), mask.size))
+        self.events.append(TraceEvent(tid, address, inst.opcode, mask.copy(), mask.size, inst.mask_ctrl_we_all,
+                                      self.time))
 
 
 class Thread:
@@ -176,6 +184,8 @@ class Thread:
     # ---- operands -------------------------------------------------------------------------------
     def _storage(self, op: Operand) -> tuple[np.ndarray, int]:
         """(byte array, base byte offset) holding the operand."""
+        if getattr(op, "indirect", False):
+            raise SimulationError("indirect register addressing is not modelled")
         size = op.type.size
         if op.file == RegFile.GRF:
             if not 0 <= op.reg < NUM_GRF:
@@ -515,6 +525,8 @@ class Thread:
         while not self.done:
             self.step()
             self.at_barrier = False
+            if hasattr(self.trace, "new_round"):
+                self.trace.new_round()
 
 
 def default_payload(thread: Thread, group_id: int, threads_in_group: int) -> None:
@@ -536,6 +548,7 @@ class Workgroup:
                  max_steps: int = 1_000_000):
         self.memory = memory or Memory()
         self.slm = self.memory.new_slm()
+        self.trace = trace
         self.threads = []
         for t in range(n_threads):
             th = Thread(program, simd, t, self.memory,
@@ -559,6 +572,8 @@ class Workgroup:
                 continue
             for t in runnable:
                 t.step()
+            if hasattr(self.trace, "new_round"):
+                self.trace.new_round()
 
 
 def run_program(program: list[Instruction], simd: int = 16, n_threads: int = 1,

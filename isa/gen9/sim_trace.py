@@ -1,0 +1,154 @@
+"""Lane-activity pictures of simulator traces, written as PNG with zlib + struct only (no dependency).
+
+Why: divergence is easiest to judge by eye. One panel per thread, side by side; inside a panel
+x = lanes and y = executed instructions in order (top to bottom). A lane cell is coloured by the kind
+of instruction when the lane ran it, light grey when the lane sat it out. Left of the lanes a grey bar
+shows the instruction address (darker = later in the program: loops look like saw teeth) and a strip
+shows the instruction kind. The panel header carries the thread number. With a simulator Trace, y is
+the workgroup's scheduling round, so a thread waiting at a barrier leaves a blank gap.
+
+Colours: ALU green, control flow blue, SEND orange, WE_all/scalar instructions purple,
+lane disabled light grey.
+"""
+from __future__ import annotations
+
+import os
+import struct
+import tempfile
+import zlib
+
+import numpy as np
+
+CF_OPS = {"if", "else", "endif", "while", "break", "cont", "halt", "goto", "join", "jmpi", "brd", "brc",
+          "call", "calla", "ret"}
+SEND_OPS = {"send", "sendc", "sends", "sendsc"}
+COLOURS = {
+    "alu": (46, 160, 67), "cf": (52, 110, 219), "send": (230, 126, 34), "scalar": (142, 68, 173),
+    "off": (225, 225, 225), "bg": (255, 255, 255), "grid": (150, 150, 150), "text": (30, 30, 30),
+}
+MAX_ROWS = 6000
+
+# 3x5 digit glyphs, one string of 15 bits per digit (rows top to bottom)
+_DIGITS = ["111101101101111", "010110010010111", "111001111100111", "111001111001111", "101101111001001",
+           "111100111001111", "111100111101111", "111001001001001", "111101111101111", "111101111001111"]
+
+
+def _kind(opcode: str, mask: np.ndarray, we_all: bool) -> str:
+    if opcode in CF_OPS:
+        return "cf"
+    if opcode in SEND_OPS:
+        return "send"
+    if we_all:
+        return "scalar"
+    return "alu"
+
+
+def _events(trace):
+    """Normalise a Trace, a list of TraceEvent or of (thread, address, inst-or-opcode, mask) tuples."""
+    events = getattr(trace, "events", trace)
+    out = []
+    for e in events:
+        if isinstance(e, tuple):
+            tid, addr, inst, mask = e
+            opcode = getattr(inst, "opcode", inst)
+            we_all = bool(getattr(inst, "mask_ctrl_we_all", False))
+        else:
+            tid, addr, opcode, mask, we_all = e.thread, e.address, e.opcode, e.mask, getattr(e, "we_all", False)
+        out.append((tid, addr, opcode, np.asarray(mask, bool), we_all, getattr(e, "time", None)))
+    # y position: the scheduling round when every event has one, else the order within its thread
+    if not out or any(e[5] is None for e in out):
+        seen: dict[int, int] = {}
+        fixed = []
+        for e in out:
+            fixed.append(e[:5] + (seen.get(e[0], 0),))
+            seen[e[0]] = seen.get(e[0], 0) + 1
+        out = fixed
+    else:
+        t0 = min(e[5] for e in out)
+        out = [e[:5] + (e[5] - t0,) for e in out]
+    return out
+
+
+def _draw_number(img: np.ndarray, x: int, y: int, value: int, scale: int = 2) -> None:
+    for k, ch in enumerate(str(value)):
+        glyph = _DIGITS[int(ch)]
+        for r in range(5):
+            for c in range(3):
+                if glyph[r * 3 + c] == "1":
+                    y0, x0 = y + r * scale, x + (k * 4 + c) * scale
+                    img[y0:y0 + scale, x0:x0 + scale] = COLOURS["text"]
+
+
+def render(trace) -> np.ndarray:
+    """The picture as an (height, width, 3) uint8 array."""
+    events = _events(trace)
+    threads = sorted({e[0] for e in events}) or [0]
+    per_thread = {t: [e for e in events if e[0] == t and e[5] < MAX_ROWS] for t in threads}
+    lanes = max([e[3].size for e in events] or [8])
+    rows = min(MAX_ROWS, max([e[5] for e in events] or [0]) + 1)
+    row_h = 4 if rows <= 300 else 2 if rows <= 1500 else 1
+    lane_w = 10 if lanes <= 16 else 6
+    gutter = 14                                  # address bar (8) + kind strip (4) + gap
+    panel_w = gutter + lanes * lane_w + 1
+    header = 16
+    gap = 12
+    width = len(threads) * panel_w + (len(threads) + 1) * gap
+    height = header + rows * row_h + gap
+    img = np.empty((height, width, 3), np.uint8)
+    img[:] = COLOURS["bg"]
+    max_addr = max([e[1] for e in events] or [1]) or 1
+    for p, t in enumerate(threads):
+        x0 = gap + p * (panel_w + gap)
+        _draw_number(img, x0 + gutter, 3, t)
+        lane_x = x0 + gutter
+        last = 0
+        for _, addr, opcode, mask, we_all, r in per_thread[t]:
+            y = header + r * row_h
+            last = max(last, r + 1)
+            kind = _kind(opcode, mask, we_all)
+            shade = int(220 - 190 * addr / max_addr)
+            img[y:y + row_h, x0:x0 + 8] = (shade, shade, shade)
+            img[y:y + row_h, x0 + 9:x0 + 13] = COLOURS[kind]
+            cells = np.where(mask[:lanes, None], 1, 0)
+            row = np.empty((lanes, 3), np.uint8)
+            row[:] = COLOURS["off"]
+            row[cells[:, 0] == 1] = COLOURS[kind]
+            block = np.repeat(row, lane_w, axis=0)
+            block[lane_w - 1::lane_w] = COLOURS["bg"]            # 1-px gap between lanes
+            img[y:y + row_h, lane_x:lane_x + lanes * lane_w] = block[None]
+        # a grid line every 8 lanes helps counting
+        for k in range(0, lanes + 1, 8):
+            img[header - 2:header + last * row_h, lane_x + k * lane_w - 1] = COLOURS["grid"]
+    return img
+
+
+def encode_png(img: np.ndarray) -> bytes:
+    """8-bit RGB PNG bytes (filter 0 on every row)."""
+    h, w, _ = img.shape
+    raw = np.zeros((h, 1 + 3 * w), np.uint8)
+    raw[:, 1:] = img.reshape(h, 3 * w)
+
+    def chunk(tag: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + tag + data + struct.pack(">I", zlib.crc32(tag + data) & 0xFFFFFFFF)
+
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 2, 0, 0, 0))
+            + chunk(b"IDAT", zlib.compress(raw.tobytes(), 6)) + chunk(b"IEND", b""))
+
+
+def write_atomically(path, data: bytes) -> None:
+    """Write via a temporary file and rename, so a failure never leaves a partial file at `path`."""
+    path = os.fspath(path)
+    fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".png", dir=os.path.dirname(os.path.abspath(path)))
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def trace_to_png(trace, path) -> None:
+    """Draw the lane-activity timeline of `trace` into the PNG file `path`."""
+    write_atomically(path, encode_png(render(trace)))

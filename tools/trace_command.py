@@ -1,0 +1,108 @@
+"""`reconverge trace`: run a Gen9 program on the simulator and draw its lane activity as a PNG.
+
+    reconverge trace INPUT.krn|INPUT.asm --simd 8|16|32 [--threads N] [--dispatch-mask M]
+                     [--surface BTI=FILE.npy ...] -o OUT.png
+
+Why a separate module: the main CLI (tools/cli.py) only calls add_commands(subparsers); everything
+about tracing lives here. Bad input raises CompileError with a one-line message; the PNG is written
+atomically, so a failed run leaves no file behind.
+"""
+from __future__ import annotations
+
+import os
+
+from lowering.errors import CompileError
+
+
+def _load_program(path: str):
+    if not os.path.isfile(path):
+        raise CompileError(f"{path}: no such file")
+    ext = os.path.splitext(path)[1].lower()
+    try:
+        from isa.gen9.encoding import decode_program
+    except ImportError:
+        raise CompileError(f"{path}: the Gen9 decoder (isa.gen9.encoding) is not available") from None
+    if ext == ".asm":
+        try:
+            from isa.gen9.assembler import assemble
+        except ImportError:
+            raise CompileError(f"{path}: the Gen9 assembler (isa.gen9.assembler) is not available") from None
+        with open(path, encoding="utf-8", errors="replace") as f:
+            data = assemble(f.read(), path)
+    elif ext in (".krn", ".bin"):
+        with open(path, "rb") as f:
+            data = f.read()
+    else:
+        raise CompileError(f"{path}: expected a .krn (binary) or .asm (iga64 text) file")
+    if not data:
+        raise CompileError(f"{path}: empty program")
+    try:
+        program = decode_program(data)
+    except CompileError as e:
+        raise CompileError(f"{path}: {e}") from None
+    except Exception as e:
+        raise CompileError(f"{path}: cannot decode: {e}") from None
+    return program
+
+
+def _load_surfaces(specs: list[str]):
+    import numpy as np
+    surfaces = {}
+    for spec in specs or []:
+        bti, sep, file = spec.partition("=")
+        if not sep or not bti.strip().isdigit() or not file:
+            raise CompileError(f"--surface {spec}: expected BTI=FILE.npy")
+        n = int(bti)
+        if n >= 252:
+            raise CompileError(f"--surface {spec}: binding table index {n} is reserved (252..255)")
+        try:
+            arr = np.load(file, allow_pickle=False)
+        except (OSError, ValueError) as e:
+            raise CompileError(f"--surface {spec}: cannot load {file}: {' '.join(str(e).split())}") from None
+        surfaces[n] = np.ascontiguousarray(arr).copy()
+    return surfaces
+
+
+def run_trace(args) -> None:
+    from isa.gen9.sim_trace import trace_to_png
+    from isa.gen9.simulator import SimulationError, Trace, run_program
+
+    if args.simd not in (8, 16, 32):
+        raise CompileError(f"--simd {args.simd}: expected 8, 16 or 32")
+    if args.threads < 1 or args.threads > 64:
+        raise CompileError(f"--threads {args.threads}: expected 1..64")
+    out_dir = os.path.dirname(os.path.abspath(args.output))
+    if not os.path.isdir(out_dir):
+        raise CompileError(f"{args.output}: cannot write: directory {out_dir} does not exist")
+    program = _load_program(args.input)
+    surfaces = _load_surfaces(args.surface)
+    masks = None
+    if args.dispatch_mask is not None:
+        try:
+            m = int(args.dispatch_mask, 0)
+        except ValueError:
+            raise CompileError(f"--dispatch-mask {args.dispatch_mask}: expected an integer") from None
+        masks = [m] * args.threads
+    trace = Trace()
+    try:
+        run_program(program, args.simd, args.threads, surfaces=surfaces, dispatch_masks=masks, trace=trace,
+                    max_steps=args.max_steps)
+    except SimulationError as e:
+        raise CompileError(f"{args.input}: simulation failed: {' '.join(str(e).split())}") from None
+    try:
+        trace_to_png(trace, args.output)
+    except OSError as e:
+        raise CompileError(f"{args.output}: cannot write: {e.strerror or e}") from None
+
+
+def add_commands(subparsers) -> None:
+    t = subparsers.add_parser("trace", help="simulate a Gen9 program and draw per-lane activity as a PNG")
+    t.add_argument("input", metavar="INPUT.krn|INPUT.asm")
+    t.add_argument("--simd", type=int, required=True, help="dispatch width: 8, 16 or 32")
+    t.add_argument("--threads", type=int, default=1, help="threads in the workgroup (default 1)")
+    t.add_argument("--dispatch-mask", help="live lanes of every thread, e.g. 0x0fff (default: all)")
+    t.add_argument("--surface", action="append", metavar="BTI=FILE.npy",
+                   help="bind a numpy array as the surface at this binding-table index (repeatable)")
+    t.add_argument("--max-steps", type=int, default=200_000, help="instructions per thread before giving up")
+    t.add_argument("-o", dest="output", required=True, help="output PNG file")
+    t.set_defaults(func=run_trace)
