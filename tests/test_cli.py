@@ -1,0 +1,175 @@
+"""The command line as a user meets it: outputs, dumps, and one-line errors with the right exit codes
+and no output file left behind."""
+import os
+import shutil
+import subprocess
+import sys
+
+import llvmlite.binding as llvm
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SEED = os.path.join(ROOT, "examples", "seed.cl")
+
+IRREDUCIBLE = """
+define spir_kernel void @irr(ptr addrspace(1) %out, i1 %c, i1 %d) {
+entry:
+  br i1 %c, label %a, label %b
+a:
+  store i32 1, ptr addrspace(1) %out
+  br i1 %d, label %b, label %done
+b:
+  store i32 2, ptr addrspace(1) %out
+  br i1 %d, label %a, label %done
+done:
+  ret void
+}
+"""
+
+ATOMIC = """
+define spir_kernel void @atom(ptr addrspace(1) %out) {
+entry:
+  %old = atomicrmw add ptr addrspace(1) %out, i32 1 seq_cst
+  ret void
+}
+"""
+
+
+def run(*args, cwd=None):
+    env = dict(os.environ, PYTHONPATH=ROOT)
+    return subprocess.run([sys.executable, "-m", "tools.cli", *args], capture_output=True, text=True,
+                          cwd=cwd, env=env)
+
+
+def assert_one_line_error(proc, code, *needles):
+    assert proc.returncode == code, proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1, proc.stderr
+    assert lines[0].startswith("reconverge: error: "), lines[0]
+    assert "Traceback" not in proc.stderr
+    for needle in needles:
+        assert needle in lines[0], (needle, lines[0])
+    return lines[0]
+
+
+def write(tmp_path, name, text):
+    path = tmp_path / name
+    path.write_text(text)
+    return str(path)
+
+
+def test_compile_writes_nir_to_a_file(tmp_path):
+    out = tmp_path / "seed.nir"
+    proc = run("compile", SEED, "-O2", "-o", str(out), "--verify-each")
+    assert proc.returncode == 0, proc.stderr
+    text = out.read_text()
+    assert text.startswith("kernel @seed(") and "loop {" in text and "break" in text
+
+
+@pytest.mark.parametrize("emit", ["dot-cfg", "dot-tree"])
+def test_dot_output_is_accepted_by_graphviz(tmp_path, emit):
+    out = tmp_path / f"seed.{emit}.dot"
+    proc = run("compile", SEED, "--emit", emit, "-o", str(out))
+    assert proc.returncode == 0, proc.stderr
+    assert shutil.which("dot"), "graphviz (dot) must be installed: the Makefile installs it"
+    rendered = subprocess.run(["dot", "-Tsvg", str(out)], capture_output=True, text=True)
+    assert rendered.returncode == 0, rendered.stderr
+    assert "<svg" in rendered.stdout
+    if emit == "dot-tree":
+        assert "cluster_" in out.read_text() and 'label="loop"' in out.read_text()
+
+
+def test_dump_after_all_writes_each_pass(tmp_path):
+    dump = tmp_path / "dumps"
+    proc = run("compile", SEED, "--dump-after", "all", "--dump-dir", str(dump), "-o", str(tmp_path / "x.nir"))
+    assert proc.returncode == 0, proc.stderr
+    names = sorted(os.listdir(dump))
+    assert "seed.00-read.nir" in names and "seed.00-read.cfg.dot" in names
+    assert "seed.01-structurize.nir" in names and "seed.01-structurize.tree.dot" in names
+    assert "cbr" in (dump / "seed.00-read.nir").read_text()        # the CFG form still has branches
+
+
+def test_stop_after_read_prints_the_cfg_form(tmp_path):
+    proc = run("compile", SEED, "--stop-after", "read")
+    assert proc.returncode == 0, proc.stderr
+    assert "cbr " in proc.stdout and "loop {" not in proc.stdout
+
+
+def test_bitcode_input(tmp_path):
+    llvm.initialize_native_target()
+    text = """
+define spir_kernel void @tiny(ptr addrspace(1) %out, i32 %n) {
+entry:
+  %c = icmp sgt i32 %n, 0
+  br i1 %c, label %pos, label %done
+pos:
+  store i32 %n, ptr addrspace(1) %out
+  br label %done
+done:
+  ret void
+}
+"""
+    bc = tmp_path / "tiny.bc"
+    bc.write_bytes(llvm.parse_assembly(text).as_bitcode())
+    proc = run("compile", str(bc))
+    assert proc.returncode == 0, proc.stderr
+    assert "kernel @tiny(" in proc.stdout and "if " in proc.stdout
+
+
+def test_truncated_ll_is_a_one_line_error_without_output(tmp_path):
+    full = IRREDUCIBLE.replace("@irr", "@t")
+    path = write(tmp_path, "trunc.ll", full[: len(full) // 2])
+    out = tmp_path / "out.nir"
+    proc = run("compile", path, "-o", str(out))
+    assert_one_line_error(proc, 1, "trunc.ll", "line")
+    assert not out.exists() and os.listdir(tmp_path) == ["trunc.ll"]
+
+
+def test_garbage_ll(tmp_path):
+    path = write(tmp_path, "garbage.ll", "this is not LLVM IR\n")
+    assert_one_line_error(run("compile", path), 1, "garbage.ll")
+
+
+def test_unknown_kernel_names_the_available_ones(tmp_path):
+    assert_one_line_error(run("compile", SEED, "--kernel", "nope"), 1, "nope", "seed")
+
+
+def test_unsupported_instruction_names_function_block_and_instruction(tmp_path):
+    path = write(tmp_path, "atom.ll", ATOMIC)
+    line = assert_one_line_error(run("compile", path), 1, "atom.ll", "@atom", "entry", "atomicrmw")
+    assert "unsupported" in line
+
+
+def test_irreducible_cfg_names_the_blocks(tmp_path):
+    path = write(tmp_path, "irr.ll", IRREDUCIBLE)
+    out = tmp_path / "irr.nir"
+    assert_one_line_error(run("compile", path, "-o", str(out)), 1, "irr.ll", "@irr", "irreducible", "%a", "%b")
+    assert not out.exists()
+
+
+def test_invalid_opencl_gives_clangs_file_and_line(tmp_path):
+    path = write(tmp_path, "bad.cl", "kernel void f(global int *o) {\n  o[0] = undefined_name;\n}\n")
+    assert_one_line_error(run("compile", path), 1, "bad.cl:2:", "undefined_name")
+
+
+@pytest.mark.parametrize("args,needle", [
+    (["compile"], "input"),
+    (["compile", SEED, "-O7"], "-O"),
+    (["compile", SEED, "--emit", "asm"], "--emit"),
+    (["compile", SEED, "--no-such-flag"], "--no-such-flag"),
+    (["compile", SEED, "--dump-after", "nopass"], "nopass"),
+    (["frobnicate"], "frobnicate"),
+    ([], "command"),
+])
+def test_bad_usage_exits_2(args, needle):
+    assert_one_line_error(run(*args), 2, needle)
+
+
+def test_missing_input_and_unwritable_output(tmp_path):
+    assert_one_line_error(run("compile", str(tmp_path / "none.cl")), 1, "none.cl")
+    assert_one_line_error(run("compile", SEED, "-o", str(tmp_path / "no" / "dir.nir")), 1, "does not exist")
+
+
+def test_unknown_input_kind(tmp_path):
+    path = write(tmp_path, "k.txt", "hello")
+    assert_one_line_error(run("compile", path), 1, "k.txt", ".cl")
