@@ -15,7 +15,7 @@ from lowering.errors import CompileError
 from . import encoding as E
 from . import fields as F
 from .immediates import parse_imm
-from .model import DataType, Instruction, Operand, Predicate, RegFile, Region
+from .model import VXH, DataType, Instruction, Operand, Predicate, RegFile, Region
 
 _OPTIONS = {"AccWrEn", "Atomic", "Breakpoint", "Compacted", "EOT", "NoDDChk", "NoDDClr", "Switch",
             "NoCompact"}
@@ -24,7 +24,8 @@ _PRED_RE = re.compile(r"^\((W)?(?:&?(~)?f([01])\.([01])(?:\.(\w+))?)?\)$")
 _EXEC_RE = re.compile(r"^\((\d+)(?:\|M(\d+))?\)$")
 _COND_RE = re.compile(r"^\((eq|ne|gt|ge|lt|le|ov|un|z|nz|g|l)\)f([01])\.([01])$")
 _REG_RE = re.compile(
-    r"^(?P<mods>-?(?:\(abs\))?)(?P<name>r\d+|null|acc\d+|f[01]|a0|sr0|cr0|n0|ip|ce|tm0|tdr0|sp|msg0)"
+    r"^(?P<mods>-?(?:\(abs\))?)(?P<name>r\d+|null|acc\d+|f[01]|a0|sr0|cr0|n0|ip|ce|tm0|tdr0|sp|msg0"
+    r"|r\[a0\.\d+(?:,\s*-?\d+)?\])"
     r"(?:\.(?P<sub>\d+))?(?P<region><[^>]*>)?(?::(?P<type>\w+))?$")
 _COND_ALIASES = {"z": "eq", "nz": "ne", "g": "gt", "l": "lt"}
 
@@ -73,7 +74,23 @@ def _dtype(ctx: _Ctx, t: str | None, default: str | None = None) -> DataType:
         raise ctx.err(f"unknown type ':{t}'") from None
 
 
+_IND_RE = re.compile(r"^r\[a0\.(\d+)(?:,\s*(-?\d+))?\]$")
+
+
+def _set_indirect(ctx: _Ctx, op: Operand, name: str) -> Operand:
+    m = _IND_RE.match(name)
+    if m:
+        op.indirect, op.addr_subreg, op.addr_imm = True, int(m.group(1)), int(m.group(2) or 0)
+        if op.addr_subreg > 15 or not -512 <= op.addr_imm < 512:
+            raise ctx.err(f"indirect address '{name}' out of range")
+    return op
+
+
 def _reg_fields(ctx: _Ctx, name: str, sub: str | None, t: DataType) -> tuple[RegFile, int, int]:
+    if name.startswith("r["):
+        if sub is not None:
+            raise ctx.err(f"malformed indirect register '{name}.{sub}'")
+        return RegFile.GRF, 0, 0
     subreg = int(sub) if sub is not None else 0
     if name.startswith("r") and name[1:].isdigit():
         reg = int(name[1:])
@@ -113,7 +130,7 @@ def _parse_dst(ctx: _Ctx, tok: str, inst: Instruction) -> Operand:
         if len(r) != 1 or r[0] not in F.HSTRIDE:
             raise ctx.err(f"bad destination region '{m.group('region')}'")
         hs = r[0]
-    return Operand(file, t, reg=reg, subreg=sub, hstride=hs)
+    return _set_indirect(ctx, Operand(file, t, reg=reg, subreg=sub, hstride=hs), m.group("name"))
 
 
 def _parse_imm(ctx: _Ctx, tok: str) -> Operand | None:
@@ -144,12 +161,18 @@ def _parse_src(ctx: _Ctx, tok: str, three_src: bool = False, index: int = 0) -> 
     t = _dtype(ctx, m.group("type"), "ud")
     file, reg, sub = _reg_fields(ctx, m.group("name"), m.group("sub"), t)
     op = Operand(file, t, reg=reg, subreg=sub, neg=mods.startswith("-"), abs="(abs)" in mods)
+    _set_indirect(ctx, op, m.group("name"))
     r = _parse_region(ctx, m.group("region")) if m.group("region") else None
     if three_src:
         op.rep_ctrl = r is not None and all(x == 0 for x in r)
         return op
     if r is None:
         r = (0, 1, 0)
+    if op.indirect and len(r) == 2:
+        if r[0] not in F.WIDTH or r[1] not in F.HSTRIDE:
+            raise ctx.err(f"bad source region '{m.group('region')}'")
+        op.region = Region(VXH, *r)
+        return op
     if len(r) != 3 or r[0] not in F.VSTRIDE or r[1] not in F.WIDTH or r[2] not in F.HSTRIDE:
         raise ctx.err(f"bad source region '{m.group('region')}'")
     op.region = Region(*r)

@@ -9,7 +9,7 @@ from __future__ import annotations
 from . import encoding as E
 from . import fields as F
 from .immediates import format_imm
-from .model import Instruction, Operand, RegFile
+from .model import VXH, Instruction, Operand, RegFile
 from .sendmsg import describe
 
 BRANCHES = F.BRANCH_JIP_UIP + F.BRANCH_JIP_ONLY + ("jmpi", "call", "calla", "ret")
@@ -82,6 +82,8 @@ def arf_name(reg: int) -> str:
 
 
 def _reg_text(o: Operand) -> str:
+    if o.indirect:
+        return f"r[a0.{o.addr_subreg}{',' + str(o.addr_imm) if o.addr_imm else ''}]"
     if o.file == RegFile.GRF:
         return f"r{o.reg}.{o.subreg}"
     name = arf_name(o.reg)
@@ -98,7 +100,8 @@ def _a1_src(o: Operand) -> str:
     if o.file == RegFile.IMM:
         return f"{format_imm(o.value, o.type)}:{o.type.value}"
     r = o.region
-    return f"{_mods(o)}{_reg_text(o)}<{r.vstride};{r.width},{r.hstride}>:{o.type.value}"
+    region = f"<{r.width},{r.hstride}>" if r.vstride == VXH else f"<{r.vstride};{r.width},{r.hstride}>"
+    return f"{_mods(o)}{_reg_text(o)}{region}:{o.type.value}"
 
 
 def _t3_src(o: Operand, i: int) -> str:

@@ -14,7 +14,7 @@ from construct import BitsInteger, BitStruct, ByteSwapped, Container
 from lowering.errors import CompileError
 
 from . import fields as F
-from .model import DataType, Instruction, Operand, Predicate, RegFile, Region
+from .model import VXH, DataType, Instruction, Operand, Predicate, RegFile, Region
 
 # ---------------------------------------------------------------------------------------------------
 # construct structs, one per form, generated from the table
@@ -38,14 +38,35 @@ STRUCTS = {form: _make_struct(form) for form in F.NATIVE_FORMS + F.COMPACT_FORMS
 
 
 def pack(form: str, values: dict) -> bytes:
-    """Build one instruction word of `form` from field values (missing fields are zero)."""
+    """Build one instruction word of `form` from field values (missing fields are zero).
+
+    Alias fields (indirect addressing) are applied last, over the bits of the fields they reinterpret.
+    """
     c = {name: 0 for name, _, _ in F.form_fields(form)}
+    aliases = {}
     for k, v in values.items():
+        if k.startswith("_"):
+            continue
         if k not in c:
-            raise KeyError(f"field {k} not in form {form}")
+            f = F.BY_NAME.get(k)
+            if f is None or not f.alias or form not in f.bits:
+                raise KeyError(f"field {k} not in form {form}")
+            aliases[k] = v
+            continue
         c[k] = v
     c.update({k: 0 for k in _reserved(form)})
-    return STRUCTS[form].build(c)
+    data = STRUCTS[form].build(c)
+    if aliases:
+        w = int.from_bytes(data, "little")
+        for k, v in aliases.items():
+            w = _scatter(w, (F.BY_NAME[k].bits[form],), v)
+        data = w.to_bytes(len(data), "little")
+    return data
+
+
+def alias_get(v: dict, name: str, form: str) -> int:
+    """Value of an alias field, read from the raw word kept in v['_word']."""
+    return _get_bits(v["_word"], *F.BY_NAME[name].bits[form])
 
 
 def unpack(form: str, data: bytes) -> dict:
@@ -148,6 +169,7 @@ def decode(data: bytes) -> Instruction:
         raise CompileError("decode: truncated instruction")
     form = native_form(data)
     v = unpack(form, data)
+    v["_word"], v["_form"] = int.from_bytes(data, "little"), form
     op = F.OPCODE_NAMES.get(v["opcode"])
     if op is None:
         raise CompileError(f"decode: unknown opcode 0x{v['opcode']:02X}")
@@ -232,19 +254,36 @@ def _decode_a1(inst: Instruction, v: dict, form: str) -> None:
     inst.srcs = srcs
 
 
+def _sext10(x: int) -> int:
+    return x - 1024 if x & 512 else x
+
+
+def _indirect(v: dict, op: Operand, p: str) -> Operand:
+    """Fill an operand's indirect address from the alias fields of prefix p ('dst', 'src0', 'src1')."""
+    form = v["_form"]
+    op.indirect = True
+    op.reg = op.subreg = 0
+    op.addr_subreg = alias_get(v, f"{p}_addr_subreg", form)
+    op.addr_imm = _sext10(alias_get(v, f"{p}_addr_imm", form) | v.get(f"{p}_addr_imm9", 0) << 9)
+    return op
+
+
 def _decode_a1_dst(v: dict) -> Operand:
     t = _REG_TYPE_NAMES.get(v["dst_type"], "ud")
-    return Operand(_FILE_DEC[v["dst_file"]], DataType(t), reg=v["dst_reg"],
-                   subreg=v["dst_subreg"] // _type_size(t), hstride=_HS_DEC[v["dst_hstride"]])
+    op = Operand(_FILE_DEC[v["dst_file"]], DataType(t), reg=v["dst_reg"],
+                 subreg=v["dst_subreg"] // _type_size(t), hstride=_HS_DEC[v["dst_hstride"]])
+    return _indirect(v, op, "dst") if v.get("dst_indirect") else op
 
 
 def _decode_a1_src(v: dict, i: int) -> Operand:
     t = _REG_TYPE_NAMES.get(v[f"src{i}_type"], "ud")
-    return Operand(_FILE_DEC.get(v[f"src{i}_file"], RegFile.ARF), DataType(t), reg=v[f"src{i}_reg"],
-                   subreg=v[f"src{i}_subreg"] // _type_size(t),
-                   region=Region(_VS_DEC.get(v[f"src{i}_vstride"], 0), _W_DEC.get(v[f"src{i}_width"], 1),
-                                 _HS_DEC[v[f"src{i}_hstride"]]),
-                   abs=bool(v[f"src{i}_abs"]), neg=bool(v[f"src{i}_neg"]))
+    vs = v[f"src{i}_vstride"]
+    op = Operand(_FILE_DEC.get(v[f"src{i}_file"], RegFile.ARF), DataType(t), reg=v[f"src{i}_reg"],
+                 subreg=v[f"src{i}_subreg"] // _type_size(t),
+                 region=Region(VXH if vs == F.VSTRIDE_VXH else _VS_DEC.get(vs, 0), _W_DEC.get(v[f"src{i}_width"], 1),
+                               _HS_DEC[v[f"src{i}_hstride"]]),
+                 abs=bool(v[f"src{i}_abs"]), neg=bool(v[f"src{i}_neg"]))
+    return _indirect(v, op, f"src{i}") if v.get(f"src{i}_indirect") else op
 
 
 def _swz_text(x: int) -> str:
@@ -399,6 +438,8 @@ def _encode_a1(inst: Instruction, v: dict) -> str:
         raise CompileError(f"encode: {op} needs a destination")
     v.update(dst_file=_file_code(d), dst_type=F.REG_TYPE[d.type.value], dst_reg=d.reg,
              dst_subreg=d.subreg * d.type.size, dst_hstride=F.HSTRIDE[d.hstride])
+    if d.indirect:
+        _encode_indirect(d, "dst", v)
     for i, s in enumerate(inst.srcs):
         if s.file == RegFile.IMM:
             if i != len(inst.srcs) - 1:
@@ -424,16 +465,26 @@ def _encode_a1(inst: Instruction, v: dict) -> str:
     return form
 
 
+def _encode_indirect(o: Operand, p: str, v: dict) -> None:
+    if not -512 <= o.addr_imm < 512 or not 0 <= o.addr_subreg < 16:
+        raise CompileError("encode: indirect address out of range")
+    imm = o.addr_imm & 0x3FF
+    v.update({f"{p}_indirect": 1, f"{p}_reg": 0, f"{p}_subreg": 0, f"{p}_addr_subreg": o.addr_subreg,
+              f"{p}_addr_imm": imm & 0x1FF, f"{p}_addr_imm9": imm >> 9})
+
+
 def _encode_a1_src(s: Operand, i: int, v: dict) -> None:
     r = s.region or Region(0, 1, 0)
     try:
         v.update({f"src{i}_file": _file_code(s), f"src{i}_type": F.REG_TYPE[s.type.value],
                   f"src{i}_reg": s.reg, f"src{i}_subreg": s.subreg * s.type.size,
                   f"src{i}_abs": int(s.abs), f"src{i}_neg": int(s.neg),
-                  f"src{i}_vstride": F.VSTRIDE[r.vstride], f"src{i}_width": F.WIDTH[r.width],
-                  f"src{i}_hstride": F.HSTRIDE[r.hstride]})
+                  f"src{i}_vstride": F.VSTRIDE_VXH if r.vstride == VXH else F.VSTRIDE[r.vstride],
+                  f"src{i}_width": F.WIDTH[r.width], f"src{i}_hstride": F.HSTRIDE[r.hstride]})
     except KeyError as e:
         raise CompileError(f"encode: bad region or type {e}") from None
+    if s.indirect:
+        _encode_indirect(s, f"src{i}", v)
 
 
 def _encode_a16(inst: Instruction, v: dict) -> None:

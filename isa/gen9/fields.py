@@ -35,14 +35,15 @@ class Field:
     name: str
     bits: dict[str, tuple[int, int]]
     doc: str = ""
+    alias: bool = False   # reinterprets bits of other fields (indirect addressing); not in the structs
 
     def width(self, form: str) -> int:
         hi, lo = self.bits[form]
         return hi - lo + 1
 
 
-def _row(name: str, hi: int, lo: int, forms, doc: str = "") -> Field:
-    return Field(name, {f: (hi, lo) for f in forms}, doc)
+def _row(name: str, hi: int, lo: int, forms, doc: str = "", alias: bool = False) -> Field:
+    return Field(name, {f: (hi, lo) for f in forms}, doc, alias)
 
 
 ALL = NATIVE_FORMS
@@ -80,8 +81,16 @@ FIELDS: list[Field] = [
     _row("dst_reg", 60, 53, OPS_A1 + ("a16", "sends")),
     _row("dst_hstride", 62, 61, OPS_A1, "0/1/2/3 = <0>/<1>/<2>/<4>"),
     _row("dst_indirect", 63, 63, OPS_A1 + ("a16",)),
-    _row("dst_addr_imm9", 47, 47, ("a1", "a1imm"), "indirect address immediate bit 9 (unused here)"),
-    _row("src0_addr_imm9", 95, 95, ("a1", "a1imm"), "indirect address immediate bit 9 (unused here)"),
+    _row("dst_addr_imm9", 47, 47, ("a1", "a1imm"), "indirect: address immediate bit 9 (sign)"),
+    _row("src0_addr_imm9", 95, 95, ("a1", "a1imm"), "indirect: address immediate bit 9 (sign)"),
+    _row("src1_addr_imm9", 121, 121, ("a1",), "indirect: address immediate bit 9 (sign)"),
+    # indirect operands reuse the subreg/reg bits [iga64 bit flips]
+    _row("dst_addr_imm", 56, 48, ("a1", "a1imm", "a1imm64"), "indirect: address immediate 8:0", alias=True),
+    _row("dst_addr_subreg", 60, 57, ("a1", "a1imm", "a1imm64"), "indirect: a0 subregister", alias=True),
+    _row("src0_addr_imm", 72, 64, ("a1", "a1imm"), "indirect: address immediate 8:0", alias=True),
+    _row("src0_addr_subreg", 76, 73, ("a1", "a1imm"), "indirect: a0 subregister", alias=True),
+    _row("src1_addr_imm", 104, 96, ("a1",), "indirect: address immediate 8:0", alias=True),
+    _row("src1_addr_subreg", 108, 105, ("a1",), "indirect: a0 subregister", alias=True),
     # ---- Align16 two-source destination (Mesa) --------------------------------------------------
     _row("dst_writemask", 51, 48, ("a16",)),
     _row("dst_subreg16", 52, 52, ("a16",), "16-byte units"),
@@ -198,7 +207,7 @@ BY_NAME: dict[str, Field] = {f.name: f for f in FIELDS}
 
 def form_fields(form: str) -> list[tuple[str, int, int]]:
     """(name, hi, lo) for every field of a form, most significant first."""
-    rows = [(f.name, *f.bits[form]) for f in FIELDS if form in f.bits]
+    rows = [(f.name, *f.bits[form]) for f in FIELDS if form in f.bits and not f.alias]
     rows.sort(key=lambda r: -r[1])
     return rows
 
@@ -299,6 +308,7 @@ MATH_FC = {"inv": 1, "log": 2, "exp": 3, "sqt": 4, "rsqt": 5, "sin": 6, "cos": 7
 THREAD_CTRL = {"atomic": 1, "switch": 2}
 HSTRIDE = {0: 0, 1: 1, 2: 2, 4: 3}            # element stride -> encoding
 VSTRIDE = {0: 0, 1: 1, 2: 2, 4: 3, 8: 4, 16: 5, 32: 6}
+VSTRIDE_VXH = 15                               # indirect Vx1 / VxH
 WIDTH = {1: 0, 2: 1, 4: 2, 8: 3, 16: 4}
 EXEC_SIZE = {1: 0, 2: 1, 4: 2, 8: 3, 16: 4, 32: 5}
 

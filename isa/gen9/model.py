@@ -27,9 +27,15 @@ class DataType(Enum):
                 "uq": 8, "q": 8, "v": 4, "uv": 4, "vf": 4}[self.value]
 
 
+VXH = -1
+
+
 @dataclass
 class Region:
-    """Align1 source region <vstride;width,hstride> (elements); for Align16 sources, swizzle is used."""
+    """Align1 source region <vstride;width,hstride> (elements); for Align16 sources, swizzle is used.
+
+    vstride == VXH (-1) is the indirect Vx1/VxH mode, written <width,hstride> (one a0 entry per row).
+    """
     vstride: int = 8
     width: int = 8
     hstride: int = 1
@@ -55,6 +61,9 @@ class Operand:
     swizzle: str = "xyzw"             # Align16 sources
     writemask: str = "xyzw"           # Align16 destinations
     rep_ctrl: bool = False            # Align16 three-source sources: replicate a scalar
+    indirect: bool = False            # r[a0.<addr_subreg>, <addr_imm>]: register address from a0
+    addr_subreg: int = 0              # a0 subregister (word units) holding the byte address
+    addr_imm: int = 0                 # signed byte offset added to it (-512..511)
 
 
 @dataclass

@@ -111,6 +111,22 @@ def region_lines() -> list[str]:
     return out
 
 
+def indirect_lines() -> list[str]:
+    """Register-indirect operands r[a0.N,imm] (dst, src0, src1) and the Vx1/VxH region <W,H>."""
+    out = []
+    for sub, imm in ((0, 0), (1, 16), (3, -32), (7, 511), (15, -512), (2, 4)):
+        tail = f",{imm}" if imm else ""
+        out.append(f"mov (8|M0) r10.0<1>:f r[a0.{sub}{tail}]<8;8,1>:f")
+        out.append(f"mov (8|M0) r[a0.{sub}{tail}]<1>:f r11.0<8;8,1>:f")
+        out.append(f"add (8|M0) r10.0<1>:f r11.0<8;8,1>:f -r[a0.{sub}{tail}]<8;8,1>:f")
+    for w, h in ((1, 0), (2, 0), (4, 1), (8, 1)):
+        out.append(f"mov (8|M0) r10.0<1>:d r[a0.0,4]<{w},{h}>:d")
+    out.append("mov (8|M0) r10.0<1>:w r[a0.0,2]<8;8,1>:w")
+    out.append("(W) mov (1|M0) a0.0<1>:uw 0x140:uw")
+    out.append("(W) add (1|M0) a0.1<1>:uw a0.0<0;1,0>:uw 0x20:uw")
+    return out
+
+
 def predicate_lines() -> list[str]:
     out = []
     for ctrl, flag, inv in itertools.product(PRED_CTRLS, FLAGS, ("", "~")):
@@ -312,7 +328,7 @@ def control_flow_lines() -> list[str]:
 
 def corpus() -> list[str]:
     """The whole corpus, one instruction (or label) per line."""
-    groups = [alu_lines(), mov_type_lines(), region_lines(), predicate_lines(), condmod_lines(),
+    groups = [alu_lines(), mov_type_lines(), region_lines(), indirect_lines(), predicate_lines(), condmod_lines(),
               exec_lines(), modifier_lines(), immediate_lines(), math_lines(), mad_lines(), send_lines(),
               control_flow_lines()]
     return [line for g in groups for line in g]
@@ -326,3 +342,63 @@ def numeric_branch_lines() -> list[str]:
         "halt (16|M0) 16 16", "(W) jmpi -16", "(W&f0.0.any16h) jmpi 32", "(W) jmpi 0", "nop",
         "(W) jmpi -176",
     ]
+
+
+def random_lines(n: int = 400, seed: int = 9) -> list[str]:
+    """Seeded random mixes of the fields the systematic groups vary one at a time (plus random
+    immediate bit patterns, which exercise iga64's float printing)."""
+    import random
+    rnd = random.Random(seed)
+    out = []
+    for _ in range(n):
+        t = rnd.choice(("ud", "d", "uw", "w", "f", "hf"))
+        op = rnd.choice(("mov", "add", "mul", "sel", "cmp", "and", "or", "xor", "not", "shl", "asr", "avg")
+                        if t not in ("f", "hf") else ("mov", "add", "mul", "sel", "cmp", "frc", "rndd", "rnde"))
+        if op in ("mul", "avg") and t in ("ud", "d", "uw", "w"):
+            t = "d" if t in ("d", "w") else "ud"
+        es, m = rnd.choice([(1, 0), (1, 12), (2, 4), (4, 8), (4, 20), (8, 0), (8, 8), (8, 24), (16, 0), (16, 16)])
+        size = {"ud": 4, "d": 4, "uw": 2, "w": 2, "f": 4, "hf": 2}[t]
+        pred = ""
+        flag = rnd.choice(FLAGS)
+        if rnd.random() < 0.5:
+            ctrl = rnd.choice(PRED_CTRLS[:11])
+            pred = f"({'W&' if rnd.random() < 0.3 else ''}{'~' if rnd.random() < 0.5 else ''}{flag}{'.' + ctrl if ctrl else ''}) "
+        elif rnd.random() < 0.3:
+            pred = "(W) "
+        cm = ""
+        if op == "cmp" or (op not in ("sel",) and rnd.random() < 0.2):
+            cm = f" ({rnd.choice(CONDS)}){flag}"
+        if op == "sel" and not pred and not cm:
+            cm = f" ({rnd.choice(('ge', 'lt'))}){flag}"
+        hs = rnd.choice((1, 2)) if size == 2 else 1
+        dreg, dsub = rnd.randrange(1, 120), rnd.randrange(0, 32 // size // hs) if es == 1 else 0
+        sat = "(sat)" if t in ("f", "hf") and op != "frc" and rnd.random() < 0.3 else ""
+        dst = f"{sat}r{dreg}.{dsub}<{hs}>:{t}" if not (op == "cmp" and rnd.random() < 0.5) else f"null<1>:{t}"
+
+        def src():
+            mods = rnd.choice(("", "", "-", "(abs)", "-(abs)")) if op not in ("and", "or", "xor", "not", "shl",
+                                                                             "asr", "sel") else rnd.choice(("", "", "-"))
+            if op in ("and", "or", "xor", "not") and mods == "-":
+                mods = ""
+            if es == 1:
+                return f"{mods}r{rnd.randrange(1, 120)}.{rnd.randrange(0, 32 // size)}<0;1,0>:{t}"
+            w = min(es, 8 if size == 4 else 16)
+            reg = rnd.choice((f"<{w};{w},1>", "<0;1,0>"))
+            return f"{mods}r{rnd.randrange(1, 120)}.0{reg}:{t}"
+
+        def imm():
+            if t == "f":
+                return f"0x{rnd.getrandbits(32):08X}:f"
+            if t == "hf":
+                return f"0x{rnd.getrandbits(16):04X}:hf"
+            bits = 8 * size
+            v = rnd.getrandbits(bits)
+            return f"0x{v:X}:{t}" if t.startswith("u") else f"{v - (1 << bits) if v >> (bits - 1) else v}:{t}"
+
+        nsrc = 1 if op in ("mov", "not", "frc", "rndd", "rnde") else 2
+        srcs = [src() for _ in range(nsrc)]
+        if rnd.random() < 0.4:
+            srcs[-1] = imm()
+        opts = rnd.choice(("", "", "", " {NoDDClr}", " {AccWrEn}", " {Atomic}", " {NoDDChk, NoDDClr}"))
+        out.append(f"{pred}{op} ({es}|M{m}){cm} {dst} {' '.join(srcs)}{opts}")
+    return out

@@ -14,7 +14,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from gen9_corpus import corpus, numeric_branch_lines
+from gen9_corpus import corpus, numeric_branch_lines, random_lines
 from isa.gen9 import encoding as E
 from isa.gen9.assembler import assemble, assemble_instructions
 from isa.gen9.disassembler import disassemble
@@ -43,7 +43,7 @@ def norm(text: str) -> list[str]:
 def oracle(tmp_path_factory):
     """Corpus source, iga64's native and autocompacted binaries, and iga64's disassembly of both."""
     d = tmp_path_factory.mktemp("iga9")
-    lines = corpus()
+    lines = corpus() + random_lines()
     src = "\n".join(lines) + "\n"
     (d / "c.asm").write_text(src)
     _iga("-a", str(d / "c.asm"), "-o", str(d / "n.krn"))
