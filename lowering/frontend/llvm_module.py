@@ -15,7 +15,7 @@ from lowering.errors import CompileError
 
 _NOT_NAME = r"[\w.$%@\"-]"
 _NOINLINE = re.compile(rf"(?<!{_NOT_NAME})(?:noinline|optnone)(?!{_NOT_NAME})")
-_KERNEL_TWIN = "__clang_ocl_kern_imp_"
+KERNEL_TWIN = "__clang_ocl_kern_imp_"
 _initialized = False
 # One LLVM context per parsed module keeps struct names as written (the global context would rename a
 # second %struct.S to %struct.S.0). Contexts are never disposed: at garbage collection Python may finalize
@@ -125,7 +125,7 @@ def find_kernels(mod: llvm.ModuleRef) -> list[str]:
     known = getattr(mod, "reconverge_kernels", None)
     if known is not None:
         return list(known)
-    defined = [f for f in mod.functions if not f.is_declaration and not f.name.startswith(_KERNEL_TWIN)]
+    defined = [f for f in mod.functions if not f.is_declaration and not f.name.startswith(KERNEL_TWIN)]
     kernels = [f.name for f in defined if is_spir_kernel(f)]
     if kernels:
         return kernels

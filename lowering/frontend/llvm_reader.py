@@ -16,7 +16,7 @@ import llvmlite.binding as llvm
 
 from lowering.errors import CompileError
 from lowering.frontend import builtins
-from lowering.frontend.llvm_module import find_kernels, function_header, prepare_module
+from lowering.frontend.llvm_module import KERNEL_TWIN, find_kernels, prepare_module
 from lowering.frontend.llvm_types import (CV, Cursor, DataLayout, LType, TypeError_, constant_from_text,
                                           leaf_span, lint, memory_leaves, parse_type, parse_typed_value,
                                           scalar_leaves, type_from_text, I64_T)
@@ -162,9 +162,10 @@ def _initializer_text(text: str, resolve) -> str | None:
 class FunctionReader:
     """Reads one LLVM function into a CFG-form Function."""
 
-    def __init__(self, ctx: ModuleContext, fn: llvm.ValueRef):
+    def __init__(self, ctx: ModuleContext, fn: llvm.ValueRef, name: str | None = None):
         self.ctx = ctx
         self.fn = fn
+        self.name = name or fn.name      # the kernel's name when reading its clang twin
         self.layout = ctx.layout
         self.values: dict[int, list[Value]] = {}
         self.pending: dict[int, list[_Forward]] = {}
@@ -180,7 +181,7 @@ class FunctionReader:
 
     # ----- errors -----
     def error(self, msg: str) -> CompileError:
-        where = f"{self.ctx.source_name}: function @{self.fn.name}"
+        where = f"{self.ctx.source_name}: function @{self.name}"
         if self.block_label:
             where += f", block %{self.block_label}"
         return CompileError(f"{where}: {msg}")
@@ -347,7 +348,7 @@ class FunctionReader:
         ret_t = Type("void") if ret_lt.kind == "void" else scalar_type(ret_lt) if ret_lt.is_scalar else None
         if ret_t is None:
             raise self.error(f"unsupported return type {ret_lt}")
-        func = self.func = Function(fn.name, args, ret_t, is_kernel=is_kernel)
+        func = self.func = Function(self.name, args, ret_t, is_kernel=is_kernel)
         func.source_name = self.ctx.source_name
         for a, lanes in arg_lanes:
             self.values[key(a)] = lanes
@@ -846,7 +847,26 @@ def read_kernels(module_ref: llvm.ModuleRef, source_name: str = "<ir>", kernel: 
                                f"(available: {', '.join(names) or 'none'})")
         names = [kernel]
     ctx = ModuleContext(mod, source_name)
-    return {n: FunctionReader(ctx, mod.get_function(n)).read() for n in names}
+    out = {}
+    for n in names:
+        out[n] = FunctionReader(ctx, kernel_body(mod, n), n).read()
+    return out
+
+
+def kernel_body(mod: llvm.ModuleRef, name: str) -> llvm.ValueRef:
+    """The function holding kernel `name`'s code as clang wrote it.
+
+    clang 22 emits `@k` and its twin `@__clang_ocl_kern_imp_k`; at -O0 `@k` is the twin already inlined by
+    clang, and inlining merges blocks (a for loop's body and increment become one block). The twin keeps
+    clang's own CFG, so it is read when it exists (at -O2 both hold the same optimised code)."""
+    twin = None
+    try:
+        twin = mod.get_function(KERNEL_TWIN + name)
+    except NameError:
+        pass
+    if twin is not None and not twin.is_declaration:
+        return twin
+    return mod.get_function(name)
 
 
 def read_llvm_text(text: str, source_name: str = "<ir>", kernel: str | None = None) -> dict[str, Function]:
