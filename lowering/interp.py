@@ -21,7 +21,8 @@ Control flow:
   - structured form: walk the tree - an if runs one branch, a loop repeats its body until a break (a
     continue restarts it), a return leaves the function; phis are evaluated for the block control came
     from, i.e. the last block executed.
-A step limit (instructions plus one per block entered) turns a loop that never ends into an error.
+A step limit per work-item (instructions, plus one per block entered) turns a loop that never ends into an
+error rather than a hang.
 """
 from __future__ import annotations
 
@@ -126,7 +127,8 @@ class Interpreter:
         self.lockstep = lockstep
         self.max_steps = max_steps
         self.on_block = on_block
-        self.steps = 0
+        self.steps = 0                        # instructions (and blocks) executed, all work-items
+        self._step_limit = max_steps          # self.steps at which the current work-item has used max_steps
         self.memory = Memory()
         self.symbols: dict[str, int] = {}
         self._compiled: dict[Block, _CompiledBlock] = {}
@@ -172,6 +174,7 @@ class Interpreter:
                     continue
                 for item in items:
                     self._set_item(item)
+                    self._step_limit = self.steps + self.max_steps
                     self.memory.reset("private")
                     run_item(dict(env0))
 
@@ -280,9 +283,9 @@ class Interpreter:
         if cb is None:
             cb = self._compiled[block] = self._compile_block(block)
         self.steps += cb.steps
-        if self.steps > self.max_steps:
+        if self.steps > self._step_limit:
             raise self._located(block, None, InterpreterError(
-                f"step limit of {self.max_steps} exceeded (a loop that never ends?)"))
+                f"step limit of {self.max_steps} per work-item exceeded (a loop that never ends?)"))
         if self.on_block is not None:
             self.on_block(block)
         if cb.phis:
@@ -436,7 +439,8 @@ class Interpreter:
             a, b, c = g
             return lambda env: f3(a(env), b(env), c(env))
         if op == "math":
-            fn = ops.math_fn(ins.attrs.get("fn", ""), ty)
+            fn = ops.math_fn(ins.attrs.get("fn", ""), ty,
+                             ins.operands[-1].type.bits if ins.operands[-1].type.is_int else 32)
             if len(g) == 1:
                 a, = g
                 return lambda env: fn(a(env))

@@ -29,15 +29,20 @@ def run_group(interp, items: list[tuple], env0: dict) -> None:
         walk = _walk_tree(interp, interp.func.body, dict(env0), [None]) if interp.func.is_structured \
             else _walk_cfg(interp, dict(env0))
         live.append((item, walk))
+    used = {item: 0 for item in items}                  # steps per work-item, for the per-item limit
     while live:
         waiting, finished, barrier = [], [], None
         for item, walk in live:
             interp._set_item(item)
+            before = interp.steps
+            interp._step_limit = before + interp.max_steps - used[item]
             try:
                 at = next(walk)
             except StopIteration:
                 finished.append(item)
                 continue
+            finally:
+                used[item] += interp.steps - before
             if barrier is None:
                 barrier = at
             elif at is not barrier:

@@ -265,8 +265,10 @@ LIBM_UNARY = {
 LIBM_BINARY = {"atan2": np.arctan2, "pow": np.power, "hypot": np.hypot}
 
 
-def math_fn(fn: str, ty: Type) -> Callable:
-    """libm-like functions of MATH_FUNCTIONS in the operand precision (half computes in float)."""
+def math_fn(fn: str, ty: Type, exponent_bits: int = 32) -> Callable:
+    """libm-like functions of MATH_FUNCTIONS in the operand precision (half computes in float).
+
+    `exponent_bits`: the width of ldexp's integer operand."""
     dt = float_dtype(ty)
     if fn in EXACT_UNARY:
         f = EXACT_UNARY[fn]
@@ -287,8 +289,8 @@ def math_fn(fn: str, ty: Type) -> Callable:
         p = math_fn("pow", ty)
         ten = dt(10)
         return lambda a: p(ten, a)
-    if fn == "ldexp":                        # second operand: an i32 exponent
-        return lambda a, n: dt(np.ldexp(a, signed(n, 32)))
+    if fn == "ldexp":                        # second operand: an integer exponent
+        return lambda a, n: dt(np.ldexp(a, max(-100000, min(100000, signed(n, exponent_bits)))))
     raise InterpreterError(f"unknown math function {fn!r}")
 
 

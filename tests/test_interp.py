@@ -317,12 +317,16 @@ def infinite_tree():
 
 @pytest.mark.parametrize("make", [infinite_cfg, infinite_tree], ids=["cfg", "tree"])
 def test_step_limit_stops_endless_loops(make):
-    with pytest.raises(InterpreterError, match="step limit of 10000 exceeded"):
+    with pytest.raises(InterpreterError, match="step limit of 10000 per work-item exceeded"):
         run_kernel(make(), [], 1, 1, max_steps=10_000)
 
 
-def test_step_limit_is_not_hit_by_a_legitimate_run():
-    run_kernel(sum_loop_cfg(), [np.zeros(50, np.int32)], 50, 10, max_steps=50 * 51 // 2 * 6 + 50 * 10)
+def test_step_limit_counts_instructions_per_work_item():
+    # the longest item (gid 49): entry 2 + 50 loop iterations of 6 + exit 5 = 307 steps
+    for lockstep in (False, True):
+        run_kernel(sum_loop_cfg(), [np.zeros(50, np.int32)], 50, 10, max_steps=307, lockstep=lockstep)
+        with pytest.raises(InterpreterError, match=r"work-item \(49\): step limit of 306 "):
+            run_kernel(sum_loop_cfg(), [np.zeros(50, np.int32)], 50, 10, max_steps=306, lockstep=lockstep)
 
 
 def test_use_before_definition_is_reported():
