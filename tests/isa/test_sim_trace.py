@@ -96,7 +96,7 @@ def test_png_round_trips_and_colours_lanes():
     # thread 0 (local ids 0-7): 3 green lanes + the 4-px kind strip, 5 grey lanes (10 px, 1-px gap);
     # thread 1 (local ids 8-15) jumps over the if body, so it has no such row
     assert is_green.sum() == 3 * 9 + 4 and is_off.sum() == 5 * 9
-    assert [e.opcode for e in trace.events if e.thread == 1] == ["cmp", "if", "mov", "send"]
+    assert [e.opcode for e in trace.events if e.thread == 1] == ["cmp", "if", "endif", "mov", "send"]
 
 
 def test_trace_to_png_writes_file(tmp_path):
