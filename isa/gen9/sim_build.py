@@ -11,7 +11,7 @@ branch offsets from labels and fills structured-CF JIP/UIP with the hardware rul
 from __future__ import annotations
 
 from .model import DataType, Instruction, Operand, Predicate, RegFile, Region
-from .simulator import ARF_ACC, ARF_FLAG, ARF_IP, ARF_NULL, instruction_size
+from .simulator import ARF_ACC, ARF_FLAG, ARF_NULL, instruction_size
 
 T = DataType
 
@@ -67,7 +67,11 @@ class Builder:
         self.labels[name] = len(self.insts)
 
     def emit(self, opcode: str, dst=None, *srcs, n: int | None = None, **kw) -> Instruction:
-        inst = Instruction(opcode, n or self.simd, dst=dst, srcs=list(srcs), **kw)
+        n = n or self.simd
+        for s in srcs:                    # explicit regions, as a decoder would produce them
+            if s.file == RegFile.GRF and s.region is None and not kw.get("align16"):
+                s.region = Region(0, 1, 0) if n == 1 else Region(min(n, 8), min(n, 8), 1)
+        inst = Instruction(opcode, n, dst=dst, srcs=list(srcs), **kw)
         self.insts.append(inst)
         return inst
 
@@ -109,9 +113,7 @@ class Builder:
         self.fixups.append((len(self.insts) - 1, "uip", target))
 
     def jmpi(self, target: str, p: Predicate | None = None) -> None:
-        ip = Operand(RegFile.ARF, T.UD, ARF_IP)
-        inst = self.emit("jmpi", ip, ip, Operand(RegFile.IMM, T.D), n=1, predicate=p,
-                         mask_ctrl_we_all=True)
+        self.emit("jmpi", None, n=1, predicate=p, mask_ctrl_we_all=True)
         self.fixups.append((len(self.insts) - 1, "jmpi", target))
 
     def goto(self, jip: str, uip: str, p: Predicate | None = None, n: int | None = None) -> None:
@@ -202,7 +204,7 @@ class Builder:
                 raise ValueError(f"unknown label {name}")
             target = at(self.labels[name])
             if fld == "jmpi":
-                insts[i].srcs[-1].value = (target - at(i + 1)) & 0xFFFFFFFF
+                insts[i].jip = target - at(i + 1)     # jmpi counts from the next instruction
             elif fld == "uip":
                 insts[i].uip = target - at(i)
                 if insts[i].opcode == "halt":

@@ -257,3 +257,18 @@ def test_all16h_forward_jump_skips_a_block_no_lane_needs():
     taken = [at[a] for a, nxt in zip(seq, seq[1:]) if at[a].opcode == "jmpi" and nxt != a + 16]
     assert taken[0].predicate.control == "all16h"
     assert [first[a] for a in seq if a in first][:2] == ["A", "C"]
+
+
+@pytest.mark.parametrize("make_cfg", [irreducible_cfg, beignet_doc_cfg])
+def test_blockip_program_survives_binary_encode_decode(make_cfg):
+    codec = pytest.importorskip("isa.gen9.encoding")
+    prog, _ = linearize(make_cfg({}), 16)
+    decoded = codec.decode_program(codec.encode_program(prog))
+    data = np.random.default_rng(5).integers(0, 64, 16).astype(np.int32)
+    results = []
+    for p in (prog, decoded):
+        trace = Trace()
+        th = run_program(p, 16, setup=lambda th: th.set_reg(DATA, data, T.D), trace=trace, max_steps=20000)[0]
+        results.append((th.reg(Y, T.D, 16).tolist(), [(e.address, e.mask.tolist()) for e in trace.events]))
+    assert results[0] == results[1]
+    assert any(i.opcode == "jmpi" and i.predicate and i.predicate.control == "all16h" for i in decoded)

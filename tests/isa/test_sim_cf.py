@@ -330,3 +330,30 @@ def test_bad_jump_target_is_reported():
     prog[0].predicate = pred()     # flags are 0: every lane leaves, so the if jumps
     with pytest.raises(SimulationError, match="not an instruction address"):
         run_program(prog, 8)
+
+
+def _same_run(prog_a, prog_b, simd, data, dispatch):
+    runs = []
+    for prog in (prog_a, prog_b):
+        trace = Trace()
+        th = run_program(prog, simd, setup=lambda th: th.set_reg(DATA, data[:simd], T.D),
+                         dispatch_masks=[dispatch], trace=trace, max_steps=20000)[0]
+        runs.append((th.reg(X, T.D, simd).tolist(), th.reg(Y, T.D, simd).tolist(),
+                     [(e.address, e.mask.tolist()) for e in trace.events]))
+    assert runs[0] == runs[1]
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(stmts=statements(), simd=st.sampled_from([8, 16]), seed=st.integers(0, 2**32 - 1))
+def test_random_programs_run_the_same_after_binary_encode_decode(stmts, simd, seed):
+    codec = pytest.importorskip("isa.gen9.encoding")
+    b = Builder(simd)
+    b.mov(grf(X), imm(1))
+    b.mov(grf(Y), imm(0))
+    emit(b, stmts)
+    eot(b)
+    prog = b.program()
+    decoded = codec.decode_program(codec.encode_program(prog))
+    assert [(i.opcode, i.jip, i.uip) for i in decoded] == [(i.opcode, i.jip, i.uip) for i in prog]
+    data = np.random.default_rng(seed).integers(0, 64, 32).astype(np.int32)
+    _same_run(prog, decoded, simd, data, (1 << simd) - 1)
