@@ -274,6 +274,17 @@ def send_lines() -> list[str]:
         out.append(f"send (8|M0) {'null' if rw else 'r20'} r112 0xA 0x{desc:08X}")
     for mt in (2, 10):
         out.append(f"send (8|M0) r20 r112 0xA 0x{(2 << 25) | (1 << 19) | (mt << 14) | 0x0300:08X}")
+    # untyped atomics (every op), typed surface read/write, fences (global with flushes, SLM), constant cache
+    for aop in range(16):
+        out.append(f"send (8|M0) r20 r112 0xC 0x{(3 << 25) | (1 << 20) | (2 << 14) | (aop << 8) | 0x2000 | (aop * 7 % 256):08X}")
+    for mt, mask, group in itertools.product((5, 13), (0x0, 0xE), (0, 2)):
+        out.append(f"send (8|M0) r20 r112 0xC 0x{(2 << 25) | (1 << 20) | (mt << 14) | (group << 12) | (mask << 8) | 3:08X}")
+    for flush, sync, bti in itertools.product((0x000, 0x100, 0x200, 0x400, 0x800, 0x1000, 0x1E00), (0, 1), (0, 0xFE)):
+        out.append(f"(W) send (8|M0) r20 r112 0xA 0x{(1 << 25) | (1 << 20) | (1 << 19) | (7 << 14) | (sync << 13) | flush | bti:08X}")
+    for mt, n in itertools.product((0, 1, 3), (0, 2, 4)):
+        out.append(f"(W) send (1|M0) r20 r112 0x9 0x{(1 << 25) | (1 << 20) | (1 << 19) | (mt << 14) | (n << 8) | 9:08X}")
+    for mt in (5, 9, 13):
+        out.append(f"send (8|M0) r20 r112 0xA 0x{(1 << 25) | (1 << 20) | (mt << 14) | 0x100:08X}")
     # split sends
     out.append("sends (8|M0) null:ud r112 r114 0x8C 0x04026E00")
     out.append("sends (16|M0) null:ud r112 r116 0x10C 0x04026C00")
