@@ -28,9 +28,15 @@ COLOURS = {
 }
 MAX_ROWS = 6000
 
-# 3x5 digit glyphs, one string of 15 bits per digit (rows top to bottom)
-_DIGITS = ["111101101101111", "010110010010111", "111001111100111", "111001111001111", "101101111001001",
-           "111100111001111", "111100111101111", "111001001001001", "111101111101111", "111101111001111"]
+# 3x5 glyphs, one string of 15 bits each (rows top to bottom): digits and the legend's letters
+_GLYPHS = dict(zip("0123456789", [
+    "111101101101111", "010110010010111", "111001111100111", "111001111001111", "101101111001001",
+    "111100111001111", "111100111101111", "111001001001001", "111101111101111", "111101111001111"]))
+_GLYPHS.update({"A": "010101111101101", "L": "100100100100111", "U": "101101101101111",
+                "C": "111100100100111", "F": "111100110100100", "S": "111100111001111",
+                "E": "111100110100111", "N": "110101101101101", "D": "110101101101110",
+                "W": "101101111111101", "O": "111101101101111", " ": "000000000000000"})
+LEGEND = [("alu", "ALU"), ("cf", "CF"), ("send", "SEND"), ("scalar", "W"), ("off", "OFF")]
 
 
 def _kind(opcode: str, mask: np.ndarray, we_all: bool) -> str:
@@ -69,9 +75,13 @@ def _events(trace):
     return out
 
 
-def _draw_number(img: np.ndarray, x: int, y: int, value: int, scale: int = 2) -> None:
-    for k, ch in enumerate(str(value)):
-        glyph = _DIGITS[int(ch)]
+def _text_width(text: str, scale: int = 2) -> int:
+    return len(text) * 4 * scale
+
+
+def _draw_text(img: np.ndarray, x: int, y: int, text, scale: int = 2) -> None:
+    for k, ch in enumerate(str(text)):
+        glyph = _GLYPHS[ch]
         for r in range(5):
             for c in range(3):
                 if glyph[r * 3 + c] == "1":
@@ -86,20 +96,22 @@ def render(trace) -> np.ndarray:
     per_thread = {t: [e for e in events if e[0] == t and e[5] < MAX_ROWS] for t in threads}
     lanes = max([e[3].size for e in events] or [8])
     rows = min(MAX_ROWS, max([e[5] for e in events] or [0]) + 1)
-    row_h = 4 if rows <= 300 else 2 if rows <= 1500 else 1
+    row_h = 6 if rows <= 120 else 4 if rows <= 300 else 2 if rows <= 1500 else 1
     lane_w = 10 if lanes <= 16 else 6
     gutter = 14                                  # address bar (8) + kind strip (4) + gap
     panel_w = gutter + lanes * lane_w + 1
     header = 16
     gap = 12
-    width = len(threads) * panel_w + (len(threads) + 1) * gap
-    height = header + rows * row_h + gap
+    legend_h = 18
+    legend_w = sum(14 + _text_width(word) + 10 for _, word in LEGEND) + gap
+    width = max(len(threads) * panel_w + (len(threads) + 1) * gap, legend_w)
+    height = header + rows * row_h + gap + legend_h
     img = np.empty((height, width, 3), np.uint8)
     img[:] = COLOURS["bg"]
     max_addr = max([e[1] for e in events] or [1]) or 1
     for p, t in enumerate(threads):
         x0 = gap + p * (panel_w + gap)
-        _draw_number(img, x0 + gutter, 3, t)
+        _draw_text(img, x0 + gutter, 3, t)
         lane_x = x0 + gutter
         last = 0
         for _, addr, opcode, mask, we_all, r in per_thread[t]:
@@ -119,6 +131,11 @@ def render(trace) -> np.ndarray:
         # a grid line every 8 lanes helps counting
         for k in range(0, lanes + 1, 8):
             img[header - 2:header + last * row_h, lane_x + k * lane_w - 1] = COLOURS["grid"]
+    x, y = gap, height - legend_h + 2
+    for kind, word in LEGEND:
+        img[y:y + 10, x:x + 10] = COLOURS[kind]
+        _draw_text(img, x + 14, y, word)
+        x += 14 + _text_width(word) + 10
     return img
 
 

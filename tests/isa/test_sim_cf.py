@@ -171,7 +171,7 @@ def check_against_reference(program, simd, data, dispatch, check_no_empty=True):
     def setup(th):
         th.set_reg(DATA, data[:simd], T.D)
 
-    th = run_program(program, simd, setup=setup, dispatch_masks=[dispatch], trace=trace)[0]
+    th = run_program(program, simd, setup=setup, dispatch_masks=[dispatch], trace=trace, max_steps=20000)[0]
     addrs = layout(program)
     by_addr = dict(zip(addrs, program))
     for lane in range(simd):
