@@ -66,13 +66,6 @@ def _pad(sizes: tuple[int, ...], fill: int) -> tuple[int, int, int]:
     return tuple(sizes) + (fill,) * (3 - len(sizes))  # type: ignore[return-value]
 
 
-def _aligned(addr: int, align: int) -> int:
-    """The address, checked against the alignment its load/store promises (LLVM: UB if broken)."""
-    if addr % align:
-        raise InterpreterError(f"address {addr:#x} is not {align}-byte aligned as the instruction declares")
-    return addr
-
-
 def describe_value(v: Value) -> str:
     if isinstance(v, Arg):
         return f"argument {v.index}" + (f" %{v.name}" if v.name else "")
@@ -374,6 +367,26 @@ class Interpreter:
             cb.segments.append((part, None))
         return cb
 
+    def _apply(self, f: Callable, operands: list[Value]) -> Getter:
+        """env -> f(operand values), specialised by operand kind so that reading an operand is an env
+        lookup or a constant, not a further call (the interpreter's inner loop)."""
+        kinds = "".join("c" if isinstance(v, (Const, Undef)) else "v" for v in operands)
+        vals = [const_value(v) if k == "c" else v for k, v in zip(kinds, operands)]
+        if kinds == "v":
+            x, = vals
+            return lambda env: f(env[x])
+        if kinds == "vv":
+            x, y = vals
+            return lambda env: f(env[x], env[y])
+        if kinds == "vc":
+            x, y = vals
+            return lambda env: f(env[x], y)
+        if kinds == "cv":
+            x, y = vals
+            return lambda env: f(x, env[y])
+        g = [self._getter(v) for v in operands]
+        return lambda env: f(*[x(env) for x in g])
+
     def _getter(self, v: Value) -> Getter:
         if isinstance(v, (Const, Undef)):
             c = const_value(v)
@@ -417,66 +430,39 @@ class Interpreter:
             raise InterpreterError(f"unknown opcode {op!r}")
         if spec.n_operands >= 0 and len(ins.operands) != spec.n_operands:
             raise InterpreterError(f"{op} takes {spec.n_operands} operands, has {len(ins.operands)}")
-        g = [self._getter(v) for v in ins.operands]
-        ty = ins.type
+        ty, operands = ins.type, ins.operands
         if op in ops.INT_BINARY:
-            f2 = ops.int_binary(op, ins.operands[0].type.bits)
-            a, b = g
-            return lambda env: f2(a(env), b(env))
+            return self._apply(ops.int_binary(op, operands[0].type.bits), operands)
         if op in ops.INT_UNARY:
-            f1 = ops.int_unary(op, ins.operands[0].type.bits)
-            a, = g
-            return lambda env: f1(a(env))
+            return self._apply(ops.int_unary(op, operands[0].type.bits), operands)
         if op in ops.FLOAT_BINARY:
-            f2 = ops.float_binary(op, ty)
-            a, b = g
-            return lambda env: f2(a(env), b(env))
+            return self._apply(ops.float_binary(op, ty), operands)
         if op == "fneg":
-            a, = g
-            return lambda env: -a(env)
+            return self._apply(ops.fneg, operands)
         if op in ("fma", "fmuladd"):
-            f3 = ops.fma(ty) if op == "fma" else ops.fmuladd(ty)
-            a, b, c = g
-            return lambda env: f3(a(env), b(env), c(env))
+            return self._apply(ops.fma(ty) if op == "fma" else ops.fmuladd(ty), operands)
         if op == "math":
-            fn = ops.math_fn(ins.attrs.get("fn", ""), ty,
-                             ins.operands[-1].type.bits if ins.operands[-1].type.is_int else 32)
-            if len(g) == 1:
-                a, = g
-                return lambda env: fn(a(env))
-            if len(g) == 2:
-                a, b = g
-                return lambda env: fn(a(env), b(env))
-            return lambda env: fn(*[x(env) for x in g])
+            last = operands[-1].type if operands else ty
+            return self._apply(ops.math_fn(ins.attrs.get("fn", ""), ty, last.bits if last.is_int else 32), operands)
         if op in ("icmp", "fcmp"):
             pred = ins.attrs.get("pred", "")
-            f2 = ops.icmp(pred, ins.operands[0].type.bits) if op == "icmp" else ops.fcmp(pred)
-            a, b = g
-            return lambda env: f2(a(env), b(env))
+            return self._apply(ops.icmp(pred, operands[0].type.bits) if op == "icmp" else ops.fcmp(pred), operands)
         if op == "select":
-            c, a, b = g
+            c, a, b = (self._getter(v) for v in operands)
             return lambda env: a(env) if c(env) else b(env)
         if op in ops.CASTS:
-            f1 = ops.cast(op, ins.operands[0].type, ty)
-            a, = g
-            return lambda env: f1(a(env))
+            return self._apply(ops.cast(op, operands[0].type, ty), operands)
+        g = [self._getter(v) for v in operands]
         return self._compile_memory_or_builtin(ins, g)
 
     def _compile_memory_or_builtin(self, ins: Instr, g: list[Getter]) -> Getter:
         op, ty, mem = ins.opcode, ins.type, self.memory
         align = int(ins.attrs.get("align", 1) or 1)
         if op == "load":
-            p, = g
-            ld = mem.loader(ty)
-            if align > 1:
-                return lambda env: ld(_aligned(p(env), align))
-            return lambda env: ld(p(env))
+            return self._apply(mem.loader(ty, align), ins.operands)
         if op == "store":
-            v, p = g
-            st = mem.storer(ins.operands[0].type)
-            if align > 1:
-                return lambda env: st(_aligned(p(env), align), v(env))
-            return lambda env: st(p(env), v(env))
+            st = mem.storer(ins.operands[0].type, align)
+            return self._apply(lambda v, p: st(p, v), ins.operands)
         if op == "ptradd":
             p, o = g
             m64 = mask(64)

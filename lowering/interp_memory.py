@@ -29,6 +29,11 @@ _INT_FORMATS = {n: struct.Struct("<" + c) for n, c in ((1, "B"), (2, "H"), (4, "
 _FLOAT_FORMATS = {16: struct.Struct("<e"), 32: struct.Struct("<f"), 64: struct.Struct("<d")}
 
 
+def _check_alignment(addr: int, align: int) -> None:
+    if align > 1 and addr % align:
+        raise InterpreterError(f"address {addr:#x} is not {align}-byte aligned as the instruction declares")
+
+
 class Region:
     """One mapped buffer: `data` is a writable (or read-only) byte memoryview."""
     __slots__ = ("base", "size", "data", "kind", "name", "readonly", "array")
@@ -132,16 +137,19 @@ class Memory:
     def store(self, addr: int, ty: Type, value) -> None:
         self.storer(ty, cached=False)(addr, value)
 
-    def loader(self, ty: Type, cached: bool = True) -> Callable[[int], object]:
-        """A load function for one type (one per load instruction: it caches the last region it hit)."""
+    def loader(self, ty: Type, align: int = 1, cached: bool = True) -> Callable[[int], object]:
+        """A load function for one type (one per load instruction: it caches the last region it hit).
+
+        `align`: the alignment the instruction promises; an address that breaks it is an error (UB)."""
         size, locate = ty.size, self.locate
         last: list = [None, 0, 0]                  # region, base, end; emptied by reset()
         if cached:
             self._caches.append(last)
 
         def region_offset(addr: int):
-            if last[1] <= addr and addr + size <= last[2]:
+            if last[1] <= addr and addr + size <= last[2] and not addr % align:
                 return last[0], addr - last[1]
+            _check_alignment(addr, align)
             r, off = locate(addr, size, False)
             last[:] = r, r.base, r.base + r.size
             return r, off
@@ -162,7 +170,7 @@ class Memory:
             return v & m
         return load_int
 
-    def storer(self, ty: Type, cached: bool = True) -> Callable[[int, object], None]:
+    def storer(self, ty: Type, align: int = 1, cached: bool = True) -> Callable[[int, object], None]:
         """A store function for one type, with its own region cache (writable regions only)."""
         size, locate = ty.size, self.locate
         last: list = [None, 0, 0]
@@ -170,8 +178,9 @@ class Memory:
             self._caches.append(last)
 
         def region_offset(addr: int):
-            if last[1] <= addr and addr + size <= last[2]:
+            if last[1] <= addr and addr + size <= last[2] and not addr % align:
                 return last[0], addr - last[1]
+            _check_alignment(addr, align)
             r, off = locate(addr, size, True)
             last[:] = r, r.base, r.base + r.size
             return r, off

@@ -669,3 +669,17 @@ def test_lockstep_gives_sequential_results_without_barriers():
         run_kernel(make(), [a], 12, 4)
         run_kernel(make(), [b], 12, 4, lockstep=True)
         assert a.tolist() == b.tolist()
+
+
+def test_misaligned_access_breaks_the_declared_alignment():
+    out = Arg(ptr(1), 0, "out")
+    entry = Block("entry")
+    b = B(entry)
+    p = b("ptradd", [out, i64(2)], ptr(1))
+    b("load", [out], I32, align=4)               # fine
+    b("load", [p], I32, align=4)
+    b("ret", [])
+    with pytest.raises(InterpreterError, match=r"instruction 2 \(load\).*not 4-byte aligned"):
+        run_kernel(cfg_function("misaligned", [out], [entry]), [np.zeros(4, np.int32)], 1, 1)
+    entry.instrs[2].attrs["align"] = 2           # what the instruction promises is what counts
+    run_kernel(cfg_function("misaligned", [out], [entry]), [np.zeros(4, np.int32)], 1, 1)
