@@ -184,9 +184,11 @@ class Thread:
     # ---- operands -------------------------------------------------------------------------------
     def _storage(self, op: Operand) -> tuple[np.ndarray, int]:
         """(byte array, base byte offset) holding the operand."""
-        if getattr(op, "indirect", False):
-            raise SimulationError("indirect register addressing is not modelled")
         size = op.type.size
+        if getattr(op, "indirect", False):
+            if op.file != RegFile.GRF:
+                raise SimulationError("indirect addressing of an ARF is not modelled")
+            return self.grf, self._a0(op.addr_subreg) + op.addr_imm
         if op.file == RegFile.GRF:
             if not 0 <= op.reg < NUM_GRF:
                 raise SimulationError(f"register r{op.reg} out of range")
@@ -199,9 +201,22 @@ class Thread:
                 return self.address_reg, op.subreg * size
         raise SimulationError(f"operand {op.file.value} {op.reg:#x} has no byte storage")
 
+    def _a0(self, subreg: int) -> int:
+        """a0.<subreg>:uw, a byte address into the GRF (indirect register addressing)."""
+        if not 0 <= subreg < 16:
+            raise SimulationError(f"a0.{subreg} out of range")
+        return int(self.address_reg.view(np.uint16)[subreg])
+
     def _src_offsets(self, op: Operand, n: int, inst: Instruction) -> np.ndarray:
         size = op.type.size
         i = np.arange(n)
+        r = op.region
+        if getattr(op, "indirect", False) and r is not None and r.vstride < 0:
+            # Vx1 / VxH: each row of `width` elements takes its base from the next a0 word
+            width = max(1, r.width)
+            first = self._a0(op.addr_subreg)
+            rows = np.array([self._a0(op.addr_subreg + k) - first for k in range((n + width - 1) // width)])
+            return rows[i // width] + (i % width) * r.hstride * size
         if inst.align16:
             if op.rep_ctrl:
                 return np.zeros(n, np.int64)
@@ -477,10 +492,12 @@ class Thread:
             taken = bool(self.predicate(inst.predicate, inst)[0]) if inst.predicate else True
             if not taken:
                 return nxt
-            off = inst.jip if inst.jip is not None else next(
-                (s.value for s in reversed(inst.srcs) if s.file == RegFile.IMM), None)
-            if off is None:
-                raise SimulationError("jmpi without an immediate offset")
+            if inst.jip is not None:
+                return nxt + _signed32(inst.jip)
+            if not inst.srcs:
+                raise SimulationError("jmpi without an offset")
+            src = inst.srcs[-1]                 # immediate, or a register holding the offset
+            off = src.value if src.file == RegFile.IMM else int(self.read_src(src, 1, inst)[0])
             return nxt + _signed32(off)
         if op in ("brd", "brc", "call", "calla", "ret"):
             raise SimulationError(f"{op} is not modelled")

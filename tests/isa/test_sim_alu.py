@@ -408,3 +408,35 @@ def test_unmodelled_opcode_raises():
     b.emit("dp4", grf(DST, T.F), grf(1, T.F), grf(2, T.F))
     with pytest.raises(SimulationError, match="dp4"):
         run_program(b.program(), 8)
+
+
+def test_indirect_register_addressing_1x1_and_vxh():
+    from isa.gen9.model import Operand, RegFile, Region
+    from isa.gen9.simulator import ARF_ADDRESS
+    data = np.arange(64, dtype=np.int32)
+    a0 = Operand(RegFile.ARF, T.UW, ARF_ADDRESS, 0, Region(1, 1, 0))
+    b = Builder(8)
+    b.mov(a0, imm(SRC_REGS[0] * 32 + 8, T.UW), n=1, mask_ctrl_we_all=True)            # a0.0 = &r10.2
+    b.mov(Operand(RegFile.ARF, T.UW, ARF_ADDRESS, 1), imm(SRC_REGS[0] * 32 + 64, T.UW), n=1,
+          mask_ctrl_we_all=True)                                                       # a0.1 = &r12.0
+    ind = Operand(RegFile.GRF, T.D, region=Region(8, 8, 1), indirect=True, addr_subreg=0, addr_imm=4)
+    b.mov(grf(DST, T.D), ind)                                                          # r[a0.0, 4] = r10.3..
+    vxh = Operand(RegFile.GRF, T.D, region=Region(-1, 4, 1), indirect=True, addr_subreg=0, addr_imm=0)
+    b.mov(grf(DST + 1, T.D), vxh)                                                      # rows from a0.0, a0.1
+    b.mov(Operand(RegFile.GRF, T.D, indirect=True, addr_subreg=1, addr_imm=32), imm(-7))  # write r13
+    eot(b)
+    th = run_program(b.program(), 8, setup=lambda th: th.write_regs(SRC_REGS[0], data))[0]
+    np.testing.assert_array_equal(th.reg(DST, T.D, 8), data[3:11])
+    np.testing.assert_array_equal(th.reg(DST + 1, T.D, 8), list(data[2:6]) + list(data[16:20]))
+    np.testing.assert_array_equal(th.reg(SRC_REGS[0] + 3, T.D, 8), [-7] * 8)
+
+
+def test_jmpi_with_register_offset():
+    b = Builder(8)
+    b.mov(grf(DST, T.D), imm(1))
+    b.emit("jmpi", None, scalar(SRC_REGS[0], T.D), n=1, mask_ctrl_we_all=True)
+    b.mov(grf(DST, T.D), imm(2))
+    b.mov(grf(DST + 1, T.D), imm(3))
+    eot(b)
+    th = run_program(b.program(), 8, setup=lambda th: th.set_reg(SRC_REGS[0], [16] * 8, T.D))[0]
+    assert th.reg(DST, T.D, 1)[0] == 1 and th.reg(DST + 1, T.D, 1)[0] == 3     # skipped "mov 2" only
