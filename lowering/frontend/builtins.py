@@ -393,11 +393,11 @@ def _convert(L: Lanes, base: str, params: list[Param], args, rt: Type, n: int) -
                 raise _unsupported(f"rounding mode {mode}")
             return x if x.type == t else L.op("fpext" if t.bits > x.type.bits else "fptrunc", x, t=t)
         if src.kind == "f":
-            if sat:
-                raise _unsupported("saturating float conversion")
             rounded = {None: x, "_rtz": x, "_rte": None, "_rtp": None, "_rtn": None}[mode]
             if rounded is None:
                 rounded = L.math({"_rte": "rint", "_rtp": "ceil", "_rtn": "floor"}[mode], x)
+            if sat:
+                return fp_to_int_sat(L, rounded, t, dkind == "s")
             return L.op("fptosi" if dkind == "s" else "fptoui", rounded, t=t)
         if dkind == "f":
             if mode not in (None, "_rte"):
@@ -407,6 +407,21 @@ def _convert(L: Lanes, base: str, params: list[Param], args, rt: Type, n: int) -
             return _saturate(L, x, src.kind == "s", t, dkind == "s")
         return L.fix_width(x, t, src.kind == "s")
     return _map(conv, args[:1], n)
+
+
+def fp_to_int_sat(L: Lanes, x: Value, t: Type, signed: bool) -> Value:
+    """llvm.fpto[su]i.sat: NaN -> 0, out-of-range -> the nearest limit, else truncation toward zero."""
+    import numpy as np
+    dt = {16: np.float16, 32: np.float32, 64: np.float64}[x.type.bits]
+    lo = -(2 ** (t.bits - 1)) if signed else 0
+    top = 2 ** (t.bits - 1) if signed else 2 ** t.bits          # first value out of range
+    with np.errstate(over="ignore"):
+        top_f = dt(top)
+    inside = float(np.nextafter(top_f, dt(0))) if np.isfinite(top_f) else float(np.finfo(dt).max)
+    clamped = L.op("fmin", L.op("fmax", x, L.c(x.type, float(lo))), L.c(x.type, inside))
+    r = L.op("fptosi" if signed else "fptoui", clamped, t=t)
+    r = L.sel(L.fcmp("oge", x, L.c(x.type, float(top_f))), L.c(t, top - 1), r)
+    return L.sel(L.fcmp("uno", x, x), L.c(t, 0), r)
 
 
 def _saturate(L: Lanes, x: Value, ssigned: bool, t: Type, dsigned: bool) -> Value:
@@ -519,7 +534,7 @@ _KNOWN = sorted(set(DROPPED) | set(_INTRINSIC_MATH) | set(_INTRINSIC_OPS) |
                 {"abs", "ctlz", "cttz", "bswap", "fshl", "fshr", "memcpy", "memmove", "memset", "memcpy.inline",
                  "memset.inline", "sadd.with.overflow", "uadd.with.overflow", "ssub.with.overflow",
                  "usub.with.overflow", "smul.with.overflow", "umul.with.overflow", "uadd.sat", "usub.sat",
-                 "sadd.sat", "ssub.sat", "vector.reduce"}, key=len, reverse=True)
+                 "sadd.sat", "ssub.sat", "vector.reduce", "scmp", "ucmp", "fptosi.sat", "fptoui.sat"}, key=len, reverse=True)
 MAX_MEM_BYTES = 4096
 
 
@@ -555,6 +570,14 @@ def intrinsic(r, name: str, args: list[list[Value]], arg_types: list[LType], ret
         return _overflow(L, base, args, n)
     if base.endswith(".sat"):
         return _map(lambda a, b: _sat_arith(L, base[1:4], base[0] == "s", a, b), args, n)
+    if base in ("scmp", "ucmp"):
+        rt = _leaf_type(ret)
+        p = base[0]
+        return _map(lambda a, b: L.sel(L.icmp(p + "lt", a, b), L.c(rt, -1),
+                                       L.op("zext", L.icmp(p + "gt", a, b), t=rt)), args, n)
+    if base in ("fptosi.sat", "fptoui.sat"):
+        rt = _leaf_type(ret)
+        return _map(lambda x: fp_to_int_sat(L, x, rt, base[4] == "s"), args, n)
     if base == "vector.reduce":
         return _reduce(L, name, args)
     if base.startswith(("memcpy", "memmove", "memset")):

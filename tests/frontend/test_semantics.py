@@ -197,3 +197,38 @@ def test_against_jit_oracle(path, level):
                     np.testing.assert_allclose(g, w, rtol=2e-6, atol=1e-6)
                 else:
                     np.testing.assert_array_equal(g, w)
+
+
+RELATIONAL = """
+kernel void rel(global const float *x, global int *o, global const int *a)
+{
+    int i = get_global_id(0);
+    float v = x[i];
+    o[8*i] = isnan(v); o[8*i+1] = isinf(v); o[8*i+2] = isfinite(v); o[8*i+3] = isnormal(v);
+    o[8*i+4] = signbit(v);
+    o[8*i+5] = (a[i] > a[i+1]) - (a[i] < a[i+1]);
+    o[8*i+6] = convert_int_sat(v * 1e9f);
+    int4 q = isnan((float4)(v, 1.0f, v, 2.0f));
+    o[8*i+7] = q.x + 2 * q.y + 4 * q.z;
+}
+"""
+
+
+@pytest.mark.parametrize("level", LEVELS)
+def test_relational_compare_and_saturating_conversion(level):
+    x = np.array([np.nan, np.inf, -np.inf, 1e-40, -0.0, 2.5, -3.0, 1e30], np.float32)
+    a = np.array([3, 1, 1, -4, 7, 7, 0, -9, 5], np.int32)
+    o = np.zeros(64, np.int32)
+    run_cl(RELATIONAL, "rel", [x, o, a], level, n=8)
+    o = o.reshape(8, 8)
+    with np.errstate(all="ignore"):
+        big = x.astype(np.float64) * np.float32(1e9)
+    for i, v in enumerate(x.tolist()):
+        fin = np.isfinite(v)
+        assert o[i, :5].tolist() == [int(np.isnan(v)), int(np.isinf(v)), int(fin),
+                                     int(fin and abs(v) >= 2.0 ** -126), int(np.signbit(v))]
+        assert o[i, 5] == int(a[i] > a[i + 1]) - int(a[i] < a[i + 1])
+        with np.errstate(all="ignore"):
+            want = 0 if np.isnan(v) else int(max(min(np.trunc(np.float32(big[i])), 2**31 - 1), -2**31))
+        assert o[i, 6] == want
+        assert o[i, 7] == (-1 - 4 if np.isnan(v) else 0)
