@@ -176,3 +176,47 @@ def test_cli_rejects_unknown_extension(tmp_path):
     src.write_text("x")
     with pytest.raises(CompileError, match=r"\.krn"):
         _cli(["trace", str(src), "--simd", "8", "-o", str(tmp_path / "o.png")])
+
+
+def test_compacted_program_runs_like_the_native_one():
+    pytest.importorskip("isa.gen9.assembler")
+    from isa.gen9.assembler import assemble
+    from isa.gen9.encoding import decode_program
+    results = []
+    for compact in (False, True):
+        prog = decode_program(assemble(ASM, autocompact=compact))
+        out = np.zeros(16, np.uint32)
+        run_program(prog, 16, surfaces={0: out}, dispatch_masks=[0xF0F3])
+        results.append((out.tolist(), sum(i.compacted for i in prog)))
+    assert results[0][0] == results[1][0] == [1, 1, 0, 0, 1, 2, 2, 2, 0, 0, 0, 0, 2, 2, 2, 2]
+    assert results[0][1] == 0 and results[1][1] > 0
+
+
+def test_split_send_from_assembly():
+    pytest.importorskip("isa.gen9.assembler")
+    from isa.gen9.assembler import assemble
+    from isa.gen9.encoding import decode_program
+    text = """\
+        shl (8|M0)               r50.0<1>:ud   r1.0<8;8,1>:ud   0x2:ud
+        add (8|M0)               r90.0<1>:ud   r1.0<8;8,1>:ud   0x64:ud
+        sends (8|M0)             null:ud       r50              r90         0x4C        0x02026E00
+(W)     send (8|M0)              null:ud       r112             0x27        0x02000010 {EOT}
+"""
+    out = np.zeros(8, np.uint32)
+    run_program(decode_program(assemble(text)), 8, surfaces={0: out})
+    np.testing.assert_array_equal(out, np.arange(8) + 100)
+
+
+def test_main_cli_trace_exit_codes(tmp_path, capsys):
+    cli = pytest.importorskip("tools.cli")
+    src = tmp_path / "k.asm"
+    src.write_text(ASM)
+    np.save(tmp_path / "s.npy", np.zeros(16, np.uint32))
+    png = tmp_path / "k.png"
+    assert cli.main(["trace", str(src), "--simd", "16", "--surface", f"0={tmp_path / 's.npy'}",
+                     "-o", str(png)]) == 0
+    decode_png(png.read_bytes())
+    png.unlink()
+    assert cli.main(["trace", str(src), "--simd", "16", "-o", str(png)]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "no surface bound" in err and not png.exists()
