@@ -35,7 +35,15 @@ SCRATCH_WRITE_BIT = 1 << 17
 
 # Data cache port 1 message types -- Mesa brw_eu_defines.h HSW_DATAPORT_DC_PORT1_*
 DC1_UNTYPED_SURFACE_READ = 1
+DC1_UNTYPED_ATOMIC_OP = 2
 DC1_UNTYPED_SURFACE_WRITE = 9
+# Untyped atomic msg_control -- Mesa brw_eu.h brw_dp_untyped_atomic_desc:
+#   3:0 atomic op (BRW_AOP_*), bit 4 = SIMD8 (else SIMD16), bit 5 = return the old value.
+# Atomic ops -- Mesa brw_eu_defines.h BRW_AOP_*. CMPWR operand order (src0 compared, src1 stored) is the
+# simulator's reading of the PRM wording, not checked against hardware.
+AOP_AND, AOP_OR, AOP_XOR, AOP_MOV, AOP_INC, AOP_DEC, AOP_ADD, AOP_SUB = 1, 2, 3, 4, 5, 6, 7, 8
+AOP_REVSUB, AOP_IMAX, AOP_IMIN, AOP_UMAX, AOP_UMIN, AOP_CMPWR, AOP_PREDEC = 9, 10, 11, 12, 13, 14, 15
+_AOP_SOURCES = {AOP_INC: 0, AOP_DEC: 0, AOP_PREDEC: 0, AOP_CMPWR: 2}
 # Untyped surface msg_control -- Mesa brw_eu.h brw_dp_untyped_surface_rw_desc:
 #   3:0 channel mask, a set bit *disables* R/G/B/A (brw_mdc_cmask); 5:4 SIMD mode: 1 = SIMD16, 2 = SIMD8.
 # Byte scattered msg_control -- Mesa brw_eu.h brw_dp_byte_scattered_rw_desc:
@@ -70,6 +78,27 @@ def untyped_surface_desc(bti: int, simd: int, channels: int, write: bool) -> int
     if write:
         return message_desc(regs * (1 + channels), 0) | dp_desc(bti, DC1_UNTYPED_SURFACE_WRITE, control)
     return message_desc(regs, regs * channels) | dp_desc(bti, DC1_UNTYPED_SURFACE_READ, control)
+
+
+def untyped_atomic_desc(bti: int, simd: int, aop: int, returns: bool) -> int:
+    """Untyped atomic integer operation on one dword per lane at byte addresses (no header)."""
+    assert simd in (8, 16) and 1 <= aop <= 15
+    regs = simd // 8
+    control = aop | int(simd == 8) << 4 | int(returns) << 5
+    mlen = regs * (1 + _AOP_SOURCES.get(aop, 1))
+    return message_desc(mlen, regs if returns else 0) | dp_desc(bti, DC1_UNTYPED_ATOMIC_OP, control)
+
+
+def _atomic(aop: int, old: int, a: int, b: int) -> tuple[int, int]:
+    """(new value, returned value) of one dword atomic; values are unsigned 32-bit."""
+    s32 = lambda v: v - (1 << 32) if v & 0x80000000 else v
+    new = {AOP_AND: lambda: old & a, AOP_OR: lambda: old | a, AOP_XOR: lambda: old ^ a, AOP_MOV: lambda: a,
+           AOP_INC: lambda: old + 1, AOP_DEC: lambda: old - 1, AOP_PREDEC: lambda: old - 1,
+           AOP_ADD: lambda: old + a, AOP_SUB: lambda: old - a, AOP_REVSUB: lambda: a - old,
+           AOP_IMAX: lambda: max(s32(old), s32(a)), AOP_IMIN: lambda: min(s32(old), s32(a)),
+           AOP_UMAX: lambda: max(old, a), AOP_UMIN: lambda: min(old, a),
+           AOP_CMPWR: lambda: b if old == a else old}[aop]() & 0xFFFFFFFF
+    return new, (new if aop == AOP_PREDEC else old)
 
 
 def byte_scattered_desc(bti: int, simd: int, size: int, write: bool) -> int:
@@ -194,6 +223,28 @@ def execute_send(thread, inst, mask: np.ndarray) -> str | None:
             return None
         rows = [gather(buf, addrs.astype(np.int64) + 4 * c, 4, active).astype(np.uint32) for c in channels]
         _writeback(thread, inst, d, np.stack(rows), active, simd)
+        return None
+    if d.sfid == SFID_DC1 and d.msg_type == DC1_UNTYPED_ATOMIC_OP:
+        simd = 8 if d.msg_control & 0x10 else 16
+        aop = d.msg_control & 0xF
+        if aop == 0:
+            raise MessageError("untyped atomic op 0 is reserved")
+        start = 8 if d.header else 0
+        addrs = payload[start:start + simd].astype(np.int64)
+        srcs = [payload[start + simd * (1 + k): start + simd * (2 + k)] for k in range(2)]
+        active = _lanes(mask, simd)
+        buf = _buffer(thread, d.bti)
+        ret = np.zeros(simd, np.uint32)
+        for lane in np.nonzero(active)[0]:          # lanes in order: same-address lanes accumulate
+            one = np.array([True])
+            at = addrs[lane:lane + 1]
+            old = int(gather(buf, at, 4, one)[0])
+            a = int(srcs[0][lane]) if srcs[0].size > lane else 0
+            b = int(srcs[1][lane]) if srcs[1].size > lane else 0
+            new, ret[lane] = _atomic(aop, old, a, b)
+            scatter(buf, at, np.array([new], np.uint64), 4, one)
+        if d.msg_control & 0x20:
+            _writeback(thread, inst, d, ret[None], active, simd)
         return None
     if d.sfid == SFID_DC0 and d.desc & SCRATCH_BIT:
         nregs = _bits(d.desc, 13, 12) + 1

@@ -198,3 +198,62 @@ def test_unbound_surface_and_unknown_message_raise():
     send(b, grf(RES, T.UD), PAY, 2, 0x02100000, 8)      # sampler
     with pytest.raises(SimulationError, match="not modelled"):
         run_program(b.program(), 8)
+
+
+ATOMICS = {  # aop: (python reference new value from old, a, b)
+    sm.AOP_ADD: lambda o, a, b: o + a, sm.AOP_SUB: lambda o, a, b: o - a, sm.AOP_INC: lambda o, a, b: o + 1,
+    sm.AOP_DEC: lambda o, a, b: o - 1, sm.AOP_AND: lambda o, a, b: o & a, sm.AOP_OR: lambda o, a, b: o | a,
+    sm.AOP_XOR: lambda o, a, b: o ^ a, sm.AOP_MOV: lambda o, a, b: a, sm.AOP_REVSUB: lambda o, a, b: a - o,
+    sm.AOP_UMAX: lambda o, a, b: max(o, a), sm.AOP_UMIN: lambda o, a, b: min(o, a),
+    sm.AOP_IMAX: lambda o, a, b: max(o - (o >> 31 << 32), a - (a >> 31 << 32)),
+    sm.AOP_IMIN: lambda o, a, b: min(o - (o >> 31 << 32), a - (a >> 31 << 32)),
+    sm.AOP_CMPWR: lambda o, a, b: b if o == a else o,
+}
+
+
+@pytest.mark.parametrize("aop", sorted(ATOMICS))
+@pytest.mark.parametrize("simd", [8, 16])
+def test_untyped_atomics_serialise_lanes_on_the_same_address(aop, simd):
+    rng = np.random.default_rng(aop)
+    mem = rng.integers(0, 2**32, 4, dtype=np.uint64).astype(np.uint32)
+    mem[1] = 5
+    slots = rng.integers(0, 4, simd)
+    a = rng.integers(0, 2**32, simd, dtype=np.uint64).astype(np.uint32)
+    a[::3] = 5                                   # some cmpwr matches
+    b_ = rng.integers(0, 2**32, simd, dtype=np.uint64).astype(np.uint32)
+    regs = simd // 8
+    b = Builder(simd)
+    b.shl(grf(PAY, T.UD), grf(20, T.UD), imm(2, T.UD))
+    b.mov(grf(PAY + regs, T.UD), grf(30, T.UD))
+    b.mov(grf(PAY + 2 * regs, T.UD), grf(40, T.UD))
+    send(b, grf(RES, T.UD), PAY, sm.SFID_DC1, sm.untyped_atomic_desc(0, simd, aop, True), simd)
+    eot(b)
+
+    def setup(th):
+        th.set_reg(20, slots, T.UD)
+        th.set_reg(30, a, T.UD)
+        th.set_reg(40, b_, T.UD)
+
+    want, returned = [int(x) for x in mem], []
+    for lane in range(simd):
+        returned.append(want[slots[lane]])
+        want[slots[lane]] = ATOMICS[aop](want[slots[lane]], int(a[lane]), int(b_[lane])) & 0xFFFFFFFF
+    th = run_program(b.program(), simd, setup=setup, surfaces={0: mem})[0]
+    np.testing.assert_array_equal(mem, want)
+    np.testing.assert_array_equal(th.reg(RES, T.UD, simd), returned)
+
+
+def test_atomic_histogram_over_slm_from_two_threads():
+    out = np.zeros(4, np.uint32)
+    b = Builder(8)
+    b.emit("and", grf(PAY, T.UD), grf(LID, T.UD), imm(3, T.UD))
+    b.shl(grf(PAY, T.UD), grf(PAY, T.UD), imm(2, T.UD))
+    send(b, null(), PAY, sm.SFID_DC1, sm.untyped_atomic_desc(sm.BTI_SLM, 8, sm.AOP_INC, False), 8)
+    b.mov(grf(60, T.UD), grf(0, T.UD), mask_ctrl_we_all=True)
+    send(b, null(), 60, sm.SFID_GATEWAY, sm.barrier_desc(), 8, mask_ctrl_we_all=True)
+    send(b, grf(RES, T.UD), PAY, sm.SFID_DC1, sm.untyped_surface_desc(sm.BTI_SLM, 8, 1, False), 8)
+    b.mov(grf(PAY + 1, T.UD), grf(RES, T.UD))
+    send(b, null(), PAY, sm.SFID_DC1, sm.untyped_surface_desc(0, 8, 1, True), 8)
+    eot(b)
+    run_program(b.program(), 8, 2, surfaces={0: out})
+    np.testing.assert_array_equal(out, [4, 4, 4, 4])
