@@ -45,13 +45,16 @@ Getter = Callable[[Env], Any]
 
 def run_kernel(func: Function, args: Sequence, global_size, local_size, global_offset=0, *,
                max_steps: int = DEFAULT_MAX_STEPS, on_block: Callable[[Block], None] | None = None,
-               lockstep: bool = False) -> None:
+               lockstep: bool = False, uninitialized: int = 0) -> None:
     """Run `func` over the NDRange, modifying the numpy arrays in `args` in place.
 
     `on_block(block)` is called each time a block is entered (for comparing block traces between forms).
     `lockstep=True` runs each work-group's items as coroutines that all reach a barrier before any passes
-    it (OpenCL's semantics, see interp_lockstep) instead of one after the other like the JIT oracle."""
-    Interpreter(func, max_steps=max_steps, on_block=on_block, lockstep=lockstep).run(
+    it (OpenCL's semantics, see interp_lockstep) instead of one after the other like the JIT oracle.
+    `uninitialized`: the byte that undef values, allocas and __local arrays are made of (default 0); running
+    twice with different bytes and comparing shows whether a result depends on uninitialized data."""
+    Interpreter(func, max_steps=max_steps, on_block=on_block, lockstep=lockstep,
+                uninitialized=uninitialized).run(
         args, global_size, local_size, global_offset)
 
 
@@ -115,14 +118,18 @@ class _ModuleSymbol:
 
 class Interpreter:
     def __init__(self, func: Function, *, max_steps: int = DEFAULT_MAX_STEPS,
-                 on_block: Callable[[Block], None] | None = None, lockstep: bool = False):
+                 on_block: Callable[[Block], None] | None = None, lockstep: bool = False,
+                 uninitialized: int = 0):
+        if not 0 <= uninitialized <= 255:
+            raise ValueError("uninitialized must be a byte value")
         self.func = func
         self.lockstep = lockstep
+        self.undef_byte = uninitialized
         self.max_steps = max_steps
         self.on_block = on_block
         self.steps = 0                        # instructions (and blocks) executed, all work-items
         self._step_limit = max_steps          # self.steps at which the current work-item has used max_steps
-        self.memory = Memory()
+        self.memory = Memory(uninitialized)
         self.symbols: dict[str, int] = {}
         self._compiled: dict[Block, _CompiledBlock] = {}
         self._cond: dict[If, Getter] = {}
@@ -371,7 +378,7 @@ class Interpreter:
         """env -> f(operand values), specialised by operand kind so that reading an operand is an env
         lookup or a constant, not a further call (the interpreter's inner loop)."""
         kinds = "".join("c" if isinstance(v, (Const, Undef)) else "v" for v in operands)
-        vals = [const_value(v) if k == "c" else v for k, v in zip(kinds, operands)]
+        vals = [const_value(v, self.undef_byte) if k == "c" else v for k, v in zip(kinds, operands)]
         if kinds == "v":
             x, = vals
             return lambda env: f(env[x])
@@ -389,7 +396,7 @@ class Interpreter:
 
     def _getter(self, v: Value) -> Getter:
         if isinstance(v, (Const, Undef)):
-            c = const_value(v)
+            c = const_value(v, self.undef_byte)
             return lambda env: c
         if isinstance(v, (Instr, Arg)):
             return lambda env: env[v]

@@ -47,7 +47,8 @@ class Region:
 
 
 class Memory:
-    def __init__(self):
+    def __init__(self, fill: int = 0):
+        self.fill = fill                           # the byte fresh (uninitialized) memory holds
         self._bases: dict[int, list[int]] = {i: [] for i in ARENAS.values()}
         self._regions: dict[int, list[Region]] = {i: [] for i in ARENAS.values()}
         self._last: Region | None = None
@@ -84,8 +85,8 @@ class Memory:
 
     def allocate(self, kind: str, name: str, size: int, align: int = 1, init: bytes | None = None,
                  readonly: bool = False) -> Region:
-        """Fresh bytes: `init` (padded with zeros to `size`) or zeros."""
-        buf = bytearray(size)
+        """Fresh bytes: `init` (padded with zeros to `size`), or every byte `self.fill`."""
+        buf = bytearray(size) if init is not None or not self.fill else bytearray([self.fill]) * size
         if init is not None:
             buf[:len(init)] = init
         data = memoryview(buf)

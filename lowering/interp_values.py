@@ -50,10 +50,20 @@ def bits_to_float(n: int, bits: int):
 
 
 def zero(ty: Type):
-    """The value used for undef (and for fresh memory): all bits zero."""
+    """All bits zero."""
     if ty.is_float:
         return float_dtype(ty)(0)
     return 0
+
+
+def filled(ty: Type, byte: int):
+    """The value whose every byte is `byte`: what undef reads as when uninitialized data is filled."""
+    if byte == 0:
+        return zero(ty)
+    bits = int.from_bytes(bytes([byte]) * 8, "little")
+    if ty.is_float:
+        return bits_to_float(bits, ty.bits)
+    return bits & mask(ty.bits)
 
 
 def from_host(ty: Type, x):
@@ -71,10 +81,10 @@ def from_host(ty: Type, x):
     raise InterpreterError(f"no values of type {ty}")
 
 
-def const_value(v: Value):
-    """The interpreter value of a constant operand (Const or Undef)."""
+def const_value(v: Value, undef_byte: int = 0):
+    """The interpreter value of a constant operand (Const, or Undef: every byte `undef_byte`)."""
     if isinstance(v, Undef):
-        return zero(v.type)
+        return filled(v.type, undef_byte)
     if isinstance(v, Const):
         return from_host(v.type, v.value)
     raise TypeError(f"{v!r} is not a constant")

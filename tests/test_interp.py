@@ -683,3 +683,32 @@ def test_misaligned_access_breaks_the_declared_alignment():
         run_kernel(cfg_function("misaligned", [out], [entry]), [np.zeros(4, np.int32)], 1, 1)
     entry.instrs[2].attrs["align"] = 2           # what the instruction promises is what counts
     run_kernel(cfg_function("misaligned", [out], [entry]), [np.zeros(4, np.int32)], 1, 1)
+
+
+def test_uninitialized_fill_exposes_reads_of_uninitialized_data():
+    """private_array_kernel reads one stack slot before writing it: its result depends on the fill byte,
+    while a kernel without such reads does not."""
+    results = {}
+    for fill in (0, 0x5A):
+        out = np.zeros(3, np.int32)
+        run_kernel(private_array_kernel(), [out], 3, 3, uninitialized=fill)
+        results[fill] = out.tolist()
+    assert results[0] == [3, 5, 7]
+    assert results[0x5A] == [v + 0x5A5A5A5A for v in results[0]]
+    clean = [np.zeros(5, np.int32) for _ in range(2)]
+    run_kernel(sum_loop_tree(), [clean[0]], 5, 5)
+    run_kernel(sum_loop_tree(), [clean[1]], 5, 5, uninitialized=0xFF)
+    assert clean[0].tolist() == clean[1].tolist()
+
+
+def test_undef_operands_follow_the_fill_byte():
+    from lowering.ir import Undef
+    out = Arg(ptr(1), 0, "out")
+    entry = Block("entry")
+    b = B(entry)
+    b("store", [Undef(I32), out])
+    b("store", [Undef(F32), b("ptradd", [out, i64(4)], ptr(1))])
+    b("ret", [])
+    buf = np.zeros(2, np.uint32)
+    run_kernel(cfg_function("undef", [out], [entry]), [buf], 1, 1, uninitialized=0xA5)
+    assert buf.tolist() == [0xA5A5A5A5, 0xA5A5A5A5]
