@@ -87,6 +87,7 @@ class ModuleContext:
         self.globals = {g.name: g for g in mod.global_variables}
         self._data: dict[str, ModuleData] = {}
         self._declared: dict[str, bool] = {}
+        self._by_ptr: dict[int, LType] = {}
 
     def resolve_struct(self, name: str) -> LType:
         hit = self._structs.get(name)
@@ -100,6 +101,13 @@ class ModuleContext:
         return hit
 
     def ltype_of(self, tref: llvm.TypeRef) -> LType:
+        tk = key(tref)                     # types are uniqued in their context: the pointer is the type
+        hit = self._by_ptr.get(tk)
+        if hit is None:
+            hit = self._by_ptr[tk] = self._ltype_of_text(tref)
+        return hit
+
+    def _ltype_of_text(self, tref: llvm.TypeRef) -> LType:
         text = str(tref)
         if " = type " in text:             # a named struct prints as its definition
             return self.resolve_struct(text.split(" = type ", 1)[0].strip().lstrip("%").strip('"'))
@@ -372,14 +380,15 @@ class FunctionReader:
                 self.text = text_of[key(ins)]
                 self.created = []
                 try:
-                    if ins.opcode == "phi":
+                    op = ins.opcode
+                    if op == "phi":
                         lanes = [Phi(scalar_type(t)) for t in scalar_leaves(self.ltype(ins))]
                         for p in lanes:
                             blk.append(p)
                         phis.append((ins, lanes, blk.label))
                         self.created = list(lanes)
                     else:
-                        lanes = self.instruction(ins)
+                        lanes = self.instruction(ins, op)
                 except Unsupported as e:
                     detail = f" ({e})" if str(e) else ""
                     raise self.error(f"unsupported instruction: {self.text}{detail}") from None
@@ -440,8 +449,7 @@ class FunctionReader:
                 v.name = base if len(lanes) == 1 else f"{base}.{i}"
 
     # ----- instructions -----
-    def instruction(self, ins: llvm.ValueRef) -> list[Value] | None:
-        op = ins.opcode
+    def instruction(self, ins: llvm.ValueRef, op: str) -> list[Value] | None:
         ops = list(ins.operands)
         if op in _INT_BINOPS or op in _FLOAT_BINOPS:
             a, b = self.lanes(ops[0]), self.lanes(ops[1])
