@@ -399,22 +399,15 @@ class Thread:
             self.trace(self.tid, addr, inst, self._lane_view(inst, mask))
         if op != "math" and len(inst.srcs) == 0:
             raise SimulationError(f"{op} without sources")
-        types = [s.type for s in inst.srcs]
         logic = op in sim_alu.LOGIC_OPS
-        xs = []
-        for s in inst.srcs:
-            v = self.read_src(s, n, inst)
-            t = s.type
-            if t in (DataType.V, DataType.UV, DataType.VF):
-                t = {DataType.V: DataType.W, DataType.UV: DataType.UW, DataType.VF: DataType.F}[t]
-            xs.append(sim_alu.apply_modifiers(sim_alu.widen(v, t), t, s.abs, s.neg, logic))
-        types = [{DataType.V: DataType.W, DataType.UV: DataType.UW, DataType.VF: DataType.F}.get(t, t)
-                 for t in types]
+        packed = {DataType.V: DataType.W, DataType.UV: DataType.UW, DataType.VF: DataType.F}
+        types = [packed.get(s.type, s.type) for s in inst.srcs]   # packed vectors unpack to W/UW/F lanes
+        xs = [sim_alu.apply_modifiers(sim_alu.widen(self.read_src(s, n, inst), t), t, s.abs, s.neg, logic)
+              for s, t in zip(inst.srcs, types)]
         floaty = any(sim_alu.is_float(t) for t in types)
         if floaty:
             xs = [x.astype(np.float64) for x in xs]
         dst = inst.dst
-        flag_val = None
         if op == "cmp":
             cond = inst.cond_mod
             if cond is None:
@@ -423,14 +416,11 @@ class Thread:
             if flag_val is None:
                 raise SimulationError(f"cmp.{cond} is not modelled")
             if dst is not None and not (dst.file == RegFile.ARF and dst.reg == ARF_NULL):
-                ones = np.full(n, -1, np.int64)
-                bits = np.where(flag_val, ones, 0)
-                if sim_alu.is_float(dst.type):
-                    raw = np.where(flag_val, np.uint32(0xFFFFFFFF), np.uint32(0)).astype(np.uint32)
-                    vals = raw.view(np.float32) if dst.type == DataType.F else sim_alu.convert(bits, dst.type, False)
-                else:
-                    vals = sim_alu.convert(bits, dst.type, False)
-                self.write_dst(dst, vals, mask, inst)
+                # true is all ones in the destination's bits (so -1 for integers, a NaN pattern for floats)
+                size = dst.type.size
+                uint = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}[size]
+                raw = np.where(flag_val, uint(np.iinfo(uint).max), uint(0)).astype(uint)
+                self.write_dst(dst, raw.view(sim_alu.NP_TYPE[dst.type]), mask, inst)
             self._write_flags(inst, flag_val, mask)
             return
         if op == "sel":

@@ -440,3 +440,29 @@ def test_jmpi_with_register_offset():
     eot(b)
     th = run_program(b.program(), 8, setup=lambda th: th.set_reg(SRC_REGS[0], [16] * 8, T.D))[0]
     assert th.reg(DST, T.D, 1)[0] == 1 and th.reg(DST + 1, T.D, 1)[0] == 3     # skipped "mov 2" only
+
+
+@pytest.mark.parametrize("dst_t", [T.F, T.UW, T.B])
+def test_cmp_true_is_all_ones_in_the_destination_type(dst_t):
+    a = np.arange(8, dtype=np.int32)
+    _, th = run("cmp", dst_t, [(T.D, a), imm(4)], n=8, cond_mod="ge")
+    raw = th.grf[DST * 32:DST * 32 + 8 * dst_t.size].reshape(8, dst_t.size)
+    np.testing.assert_array_equal(raw.min(axis=1), [0] * 4 + [255] * 4)
+    np.testing.assert_array_equal(raw.max(axis=1), [0] * 4 + [255] * 4)
+
+
+@pytest.mark.parametrize("n,offset", [(1, 3), (2, 4), (4, 4), (4, 12), (8, 24), (16, 16), (32, 0)])
+def test_small_and_wide_exec_sizes_with_channel_offsets(n, offset):
+    """An (n|M offset) add touches exactly channels offset..offset+n-1 of a SIMD32 thread."""
+    a = np.arange(32, dtype=np.int32) * 3
+    b = Builder(32)
+    b.add(grf(DST, T.D, subreg=offset), grf(SRC_REGS[0], T.D, subreg=offset,
+                                            region=(0, 1, 0) if n == 1 else (min(n, 8), min(n, 8), 1)),
+          imm(1), n=n, chan_offset=offset)
+    eot(b)
+    mask = 0xAAAAAAAA | (1 << offset)           # odd lanes + the first channel of the group
+    th = run_program(b.program(), 32, setup=lambda th: th.set_reg(SRC_REGS[0], a, T.D), dispatch_masks=[mask])[0]
+    got = th.reg(DST, T.D, 32)
+    lanes = np.arange(32)
+    on = (lanes >= offset) & (lanes < offset + n) & (((mask >> lanes) & 1) == 1)
+    np.testing.assert_array_equal(got, np.where(on, a + 1, 0))
