@@ -36,6 +36,7 @@ class _Pending:
     line: int
     targets: list = field(default_factory=list)   # label names or ints, in IGA operand order
     no_compact: bool = False
+    compact: bytes | None = None      # the 8-byte form, once known
 
 
 class _Ctx:
@@ -289,6 +290,11 @@ def _parse_operands(ctx: _Ctx, pend: _Pending, toks: list[str], eot: bool, es_gi
         pend.targets = [_parse_target(ctx, toks[0])]
     elif op in E.SEND_OPS + E.SENDS_OPS:
         split = op in E.SENDS_OPS
+        if inst.cond_mod:
+            raise ctx.err(f"{op} takes no conditional modifier")
+        if inst.acc_wr_en:
+            raise ctx.err(f"{op} takes no AccWrEn")
+        inst.no_dd_clr = inst.no_dd_chk = False    # iga64 1.1.0 silently drops NoDDClr/NoDDChk on sends
         _expect(ctx, toks, 5 if split else 4, op)
         regs = []
         for i, tok in enumerate(toks[:-2]):
@@ -357,7 +363,8 @@ def parse(text: str, filename: str = "<asm>", autocompact: bool = False
             if not p.targets and not p.inst.compacted and not p.no_compact:
                 ctx.line = p.line
                 try:
-                    p.inst.compacted = E.try_compact(E.encode(p.inst), drop_nib_ctrl=True) is not None
+                    p.compact = E.try_compact(E.encode(p.inst), drop_nib_ctrl=True)
+                    p.inst.compacted = p.compact is not None
                 except CompileError as e:
                     raise ctx.err(str(e)) from None
     # lay out
@@ -369,13 +376,14 @@ def parse(text: str, filename: str = "<asm>", autocompact: bool = False
                 ctx.line = p.line
                 raise ctx.err(f"{p.inst.opcode} cannot be compacted")
             try:
-                small = E.try_compact(E.encode(p.inst), drop_nib_ctrl=autocompact)
+                small = p.compact or E.try_compact(E.encode(p.inst), drop_nib_ctrl=autocompact)
             except CompileError as e:
                 ctx.line = p.line
                 raise ctx.err(str(e)) from None
             if small is None:
                 ctx.line = p.line
                 raise ctx.err("instruction cannot be compacted")
+            p.compact = small
         pc += 8 if p.inst.compacted else 16
     pcs.append(pc)
     for name, idx, _ in label_at:
@@ -423,10 +431,7 @@ def assemble(text: str, filename: str = "<asm>", autocompact: bool = False) -> b
     for p in pend:
         ctx.line = p.line
         try:
-            if p.inst.compacted and autocompact:
-                out += E.try_compact(E.encode(p.inst), drop_nib_ctrl=True)
-                continue
-            out += E.encode_program([p.inst])
+            out += p.compact if p.inst.compacted else E.encode(p.inst)
         except CompileError as e:
             raise ctx.err(str(e)) from None
         except (KeyError, ValueError, TypeError) as e:

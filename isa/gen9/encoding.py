@@ -7,6 +7,7 @@ then decodes that; encoding with `compacted=True` tries the reverse and falls ba
 """
 from __future__ import annotations
 
+import functools
 import struct as _struct
 
 from construct import BitsInteger, BitStruct, ByteSwapped, Container
@@ -74,6 +75,7 @@ def unpack(form: str, data: bytes) -> dict:
     return {k: v for k, v in c.items() if not k.startswith("_")}
 
 
+@functools.lru_cache(maxsize=None)
 def _reserved(form: str) -> list[str]:
     return [s.name for s in STRUCTS[form].subcon.subcon.subcons if s.name.startswith("_rsv")]
 
@@ -124,9 +126,15 @@ _SWZ = "xyzw"
 IMM64 = ("df", "q", "uq")
 
 
+def peek(word: int, name: str, form: str = "a1") -> int:
+    """One field of a raw instruction word (an int), without parsing the whole struct."""
+    return _get_bits(word, *F.BY_NAME[name].bits[form])
+
+
 def native_form(data: bytes) -> str:
     """Which form a 16-byte word uses (decided from opcode, access mode and operand files)."""
-    a1 = unpack("a1", data)
+    w = int.from_bytes(data, "little")
+    a1 = {k: peek(w, k) for k in ("opcode", "access_mode", "src0_file", "src0_type", "src1_file")}
     op = F.OPCODE_NAMES.get(a1["opcode"])
     if op in SEND_OPS:
         return "send"
@@ -160,7 +168,7 @@ def _num_srcs(op: str) -> int:
 
 def decode(data: bytes) -> Instruction:
     """Decode one instruction (16 bytes native, or the first 8 bytes if its CmptCtrl bit is set)."""
-    if len(data) >= 8 and unpack("compact", bytes(data[:8]))["cmpt"]:
+    if len(data) >= 8 and peek(int.from_bytes(data[:8], "little"), "cmpt", "compact"):
         inst = decode(expand_compact(bytes(data[:8])))
         inst.compacted = True
         return inst
@@ -550,6 +558,7 @@ def _sext13(x: int) -> int:
     return (x | ~0x1FFF) & 0xFFFFFFFF if x & 0x1000 else x
 
 
+@functools.lru_cache(maxsize=4096)
 def expand_compact(data: bytes) -> bytes:
     """Expand an 8-byte compacted instruction to the 16-byte native word it stands for."""
     op = F.OPCODE_NAMES.get(data[0] & 0x7F)
@@ -587,6 +596,7 @@ def expand_compact(data: bytes) -> bytes:
     return pack("a1imm", vals)
 
 
+@functools.lru_cache(maxsize=4096)
 def try_compact(native: bytes, drop_nib_ctrl: bool = False) -> bytes | None:
     """The 8-byte compacted form of a native instruction, or None if the tables cannot express it.
 

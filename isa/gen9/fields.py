@@ -23,7 +23,8 @@ Forms:
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import functools
+from dataclasses import dataclass
 
 NATIVE_FORMS = ("a1", "a1imm", "a1imm64", "a16", "3src", "send", "sends", "branch")
 COMPACT_FORMS = ("compact", "compact3")
@@ -205,11 +206,12 @@ FIELDS: list[Field] = [
 BY_NAME: dict[str, Field] = {f.name: f for f in FIELDS}
 
 
-def form_fields(form: str) -> list[tuple[str, int, int]]:
+@functools.lru_cache(maxsize=None)
+def form_fields(form: str) -> tuple[tuple[str, int, int], ...]:
     """(name, hi, lo) for every field of a form, most significant first."""
     rows = [(f.name, *f.bits[form]) for f in FIELDS if form in f.bits and not f.alias]
     rows.sort(key=lambda r: -r[1])
-    return rows
+    return tuple(rows)
 
 
 # ---- compaction index tables: "which native bits" and the table contents -------------------------

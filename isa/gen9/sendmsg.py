@@ -107,8 +107,8 @@ def describe(sfid: int, desc: int, ex_mlen: int = 0) -> str:
         what = _dc1(desc)
     elif sfid == 0x9:
         what = _dcro(desc)
-    elif sfid == 0x3 and desc & 7 == 4:
-        what = "signal barrier"
-    elif sfid == 0x7 and desc >> 4 & 1:
-        what = "end of thread"
+    elif sfid == 0x3:
+        what = {0: "end of thread", 1: "signal event", 4: "signal barrier"}.get(desc & 7, "?")
+    elif sfid == 0x7:
+        what = "end of thread"      # iga64 names every spawner message this way
     return f"wr:{mlen}{'h' if header else ''}+{ex_mlen}, rd:{rlen}; {SFID_NAMES.get(sfid, '?')}; {what}"

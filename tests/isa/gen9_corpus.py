@@ -294,6 +294,14 @@ def send_lines() -> list[str]:
     out.append("(W) send (8|M0) null r112 0x27 0x02000010 {EOT}")
     out.append("(W) send (16|M0) null r127 0x27 0x02000010 {EOT}")
     out.append("sendc (8|M0) r20 r112 0xC 0x04125E00")
+    for opts in ("{NoDDClr}", "{NoDDChk}", "{Atomic}", "{Switch}", "{Breakpoint}", "{EOT, NoDDClr}"):
+        sfid = "0x27" if "EOT" in opts else "0xC"
+        out.append(f"(W) send (8|M0) null r112 {sfid} 0x04026E00 {opts}")
+    out.append("sends (8|M0) null:ud r112 r114 0x8C 0x04026E00 {NoDDClr, Atomic}")
+    out.append("if (8|M0) IFX IFX {Switch}")
+    out.append("IFX:")
+    out.append("endif (8|M0) ENDX {Breakpoint}")
+    out.append("ENDX:")
     out.append("(f0.0) send (16|M16) r40 r80 0xC 0x08085C00")
     return out
 

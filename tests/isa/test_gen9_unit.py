@@ -115,7 +115,7 @@ def alu_instruction(draw):
                        debug=draw(st.booleans()))
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(alu_instruction())
 def test_random_instruction_round_trips_through_bytes_and_text(inst):
     data = E.encode(inst)
@@ -155,6 +155,9 @@ BAD = [
     ("mov (8|M0) r10.0<1>:f r11.0<8;8,1>:f {Bogus}", "unknown instruction option"),
     ("mov (8|M0) r10.0<1>:d 99999999999:d", "bad immediate"),
     ("send (8|M0) null r112 0xC", "expects 4 operands"),
+    ("send (8|M0) (eq)f0.0 null r112 0xC 0x04026E00", "no conditional modifier"),
+    ("send (8|M0) null r112 0xC 0x04026E00 {AccWrEn}", "no AccWrEn"),
+    ("mov (8|M0) r10.0<1>:f r[a0.16]<8;8,1>:f", "out of range"),
 ]
 
 
