@@ -362,7 +362,7 @@ def _new_target_machine():
     dangle once an engine is evicted from the cache."""
     target = llvm.Target.from_triple(llvm.get_process_triple())
     return target.create_target_machine(cpu="x86-64" if "x86_64" in llvm.get_process_triple() else "",
-                                        features="", opt=1, reloc="default", codemodel="jitdefault")
+                                        features="", opt=0, reloc="default", codemodel="jitdefault")
 
 
 def _init_llvm():
