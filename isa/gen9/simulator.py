@@ -442,6 +442,11 @@ class Thread:
             acc = self._acc_lanes(n, floaty)
         result = sim_alu.compute(op, xs, types, inst, acc)
         self._finish(inst, result, mask, floaty, cond_from_result=True)
+        if op == "mach" and inst.acc_wr_en:
+            # mach leaves the low 32 bits of the full product in the accumulator (Mesa reads them back
+            # for 32x32->64 multiplies); the high half went to the destination
+            low = np.array([(int(a) * int(b)) & 0xFFFFFFFF for a, b in zip(xs[0], xs[1])], np.int64)
+            self.write_dst(Operand(RegFile.ARF, DataType.UD, ARF_ACC), low.astype(np.uint32), mask, inst)
 
     def _acc_lanes(self, n: int, floaty: bool) -> np.ndarray:
         return (self.acc_f if floaty else self.acc_i)[:n].copy()
@@ -460,7 +465,7 @@ class Thread:
         typed = sim_alu.convert(result, t, inst.saturate)
         if not null:
             self.write_dst(dst, typed, mask, inst)
-        if inst.acc_wr_en and not (dst.file == RegFile.ARF and dst.reg & 0xF0 == ARF_ACC):
+        if inst.acc_wr_en and inst.opcode != "mach" and not (dst.file == RegFile.ARF and dst.reg & 0xF0 == ARF_ACC):
             acc_op = Operand(RegFile.ARF, t, ARF_ACC)
             self.write_dst(acc_op, typed, mask, inst)
         if inst.cond_mod is not None and cond_from_result:

@@ -466,3 +466,24 @@ def test_small_and_wide_exec_sizes_with_channel_offsets(n, offset):
     lanes = np.arange(32)
     on = (lanes >= offset) & (lanes < offset + n) & (((mask >> lanes) & 1) == 1)
     np.testing.assert_array_equal(got, np.where(on, a + 1, 0))
+
+
+def test_mul_mach_pair_gives_a_64_bit_product():
+    """Mesa's 32x32->64 pattern: mul acc0 a b.uw ; mach (AccWrEn) hi a b ; mov lo acc0."""
+    rng = np.random.default_rng(21)
+    for t in (T.D, T.UD):
+        a, c = rand(t, 8, rng), rand(t, 8, rng)
+        b_ = Builder(8)
+        b_.mul(acc(t), grf(SRC_REGS[0], t), grf(SRC_REGS[1], T.UW, region=(16, 8, 2)))
+        b_.mach(grf(DST, t), grf(SRC_REGS[0], t), grf(SRC_REGS[1], t), acc_wr_en=True)
+        b_.mov(grf(DST + 1, T.UD), acc(T.UD))
+        eot(b_)
+
+        def setup(th):
+            th.set_reg(SRC_REGS[0], a, t)
+            th.set_reg(SRC_REGS[1], c, t)
+
+        th = run_program(b_.program(), 8, setup=setup)[0]
+        full = [int(x) * int(y) for x, y in zip(a, c)]
+        np.testing.assert_array_equal(th.reg(DST, t, 8), np.array([p >> 32 for p in full]).astype(NP[t]))
+        np.testing.assert_array_equal(th.reg(DST + 1, T.UD, 8), [p & 0xFFFFFFFF for p in full])
