@@ -505,3 +505,22 @@ def test_vector_builtins_against_numpy(tmp_path):
     want_i[2::3, 0] += np.any(c < 0, axis=1)
     want_i[2::3, 1] += np.all(c < 0, axis=1)
     assert np.array_equal(io, want_i)
+
+
+def test_engine_cache_eviction(monkeypatch):
+    """Evicted engines are freed and recompiled on demand; live ones keep working (MCJIT owns its target
+    machine, so each engine must have its own)."""
+    import tools.jit_oracle as jit
+    monkeypatch.setattr(jit, "CACHE_SIZE", 2)
+    texts = [str(random_kernel(random.Random(100 + s), 30)) for s in range(5)]
+    inp = np.arange(16, dtype=np.int32) * 61 - 400
+    first = []
+    for _ in range(2):
+        results = []
+        for t in texts:
+            out = np.zeros(16, np.int32)
+            run_llvm_kernel(t, "k", [out, inp.copy()], 16, 4)
+            results.append(out)
+        first.append(results)
+    assert all(np.array_equal(a, b) for a, b in zip(*first))
+    assert len(jit._cache) <= 2

@@ -359,7 +359,8 @@ def _new_target_machine():
 
     Each execution engine needs its own: MCJIT takes ownership of the target machine it is given and
     frees it with the engine (llvmlite's create_mcjit_compiler sets `_owned`), so a shared one would
-    dangle once an engine is evicted from the cache."""
+    dangle once an engine is evicted from the cache.  Codegen at opt=0 (fast instruction selection and
+    register allocation): a 100000-block generated function compiles in ~15 s instead of ~7 minutes."""
     target = llvm.Target.from_triple(llvm.get_process_triple())
     return target.create_target_machine(cpu="x86-64" if "x86_64" in llvm.get_process_triple() else "",
                                         features="", opt=0, reloc="default", codemodel="jitdefault")
