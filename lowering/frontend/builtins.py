@@ -12,13 +12,9 @@ import re
 from dataclasses import dataclass
 
 from lowering.frontend.llvm_types import LType
-from lowering.ir.core import Const, Undef, Value
+from lowering.ir.core import Const, Value
 from lowering.ir.opcodes import MATH_FUNCTIONS
 from lowering.ir.types import F16, F32, I1, I32, I64, Type, VOID, float_type, int_type
-
-
-class _Unsupported(Exception):
-    pass
 
 
 def _unsupported(msg: str = ""):

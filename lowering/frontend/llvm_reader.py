@@ -18,10 +18,10 @@ from lowering.errors import CompileError
 from lowering.frontend import builtins
 from lowering.frontend.llvm_module import KERNEL_TWIN, find_kernels, prepare_module
 from lowering.frontend.llvm_types import (CV, Cursor, DataLayout, LType, TypeError_, constant_from_text,
-                                          leaf_span, lint, memory_leaves, parse_type, parse_typed_value,
-                                          scalar_leaves, type_from_text, I64_T)
+                                          leaf_span, memory_leaves, parse_type, parse_typed_value,
+                                          scalar_leaves, type_from_text)
 from lowering.ir.core import Arg, Block, Const, Function, Instr, Phi, Undef, Value
-from lowering.ir.types import I1, I32, I64, VOID, Type, float_type, int_type, ptr
+from lowering.ir.types import I1, I64, VOID, Type, float_type, int_type, ptr
 
 ICMP_PREDS = ("eq", "ne", "ugt", "uge", "ult", "ule", "sgt", "sge", "slt", "sle")
 FCMP_PREDS = ("false", "oeq", "ogt", "oge", "olt", "ole", "one", "ord", "ueq", "ugt", "uge", "ult", "ule",
@@ -336,8 +336,7 @@ class FunctionReader:
     def read(self, is_kernel: bool = True) -> Function:
         fn = self.fn
         fn_text = str(fn)    # printed once: printing instructions one by one is quadratic (slot numbering)
-        header = next((ln for ln in fn_text.splitlines() if ln.startswith("define")), "")
-        ret_lt = self._return_type(header)
+        ret_lt = self.ctx.ltype_of(fn.global_value_type.get_function_return())
         args = []
         arg_lanes = []
         for a in fn.arguments:
@@ -427,16 +426,6 @@ class FunctionReader:
         func.update_cfg()
         return func
 
-    def _return_type(self, header: str) -> LType:
-        m = re.match(r"define\s+(.*?)@", header)
-        words = m.group(1) if m else "void"
-        # the return type is the last type-looking run before @name (after linkage, cc and attributes)
-        for cand in _return_type_candidates(words):
-            try:
-                return self.ctx.parse_type_text(cand)
-            except TypeError_:
-                continue
-        return LType("void")
 
     def _name(self, lanes: list[Value]) -> None:
         m = _NAME.match(self.text)
@@ -830,18 +819,6 @@ def _block_labels(fn_text: str, n: int, unnamed_args: int) -> list[str]:
     elif len(labels) != n:
         labels = [""] * n
     return labels
-
-
-_ATTR_WORDS = {"dso_local", "dso_preemptable", "internal", "private", "external", "weak", "linkonce_odr",
-               "weak_odr", "linkonce", "available_externally", "hidden", "protected", "default",
-               "spir_kernel", "spir_func", "noundef", "zeroext", "signext", "inreg", "noalias", "nonnull",
-               "local_unnamed_addr", "unnamed_addr", "fastcc", "ccc", "coldcc"}
-
-
-def _return_type_candidates(words: str) -> list[str]:
-    toks = [w for w in words.split() if w not in _ATTR_WORDS and not w.startswith(("align", "dereferenceable"))]
-    text = " ".join(toks)
-    return [text[i:] for i in range(len(text)) if i == 0 or text[i - 1] == " "]
 
 
 def read_kernels(module_ref: llvm.ModuleRef, source_name: str = "<ir>", kernel: str | None = None,
