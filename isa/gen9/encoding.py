@@ -70,9 +70,10 @@ def alias_get(v: dict, name: str, form: str) -> int:
     return _get_bits(v["_word"], *F.BY_NAME[name].bits[form])
 
 
-def unpack(form: str, data: bytes) -> dict:
+def unpack(form: str, data: bytes, reserved: bool = False) -> dict:
+    """Field values of a word of `form` (the reserved gaps too, as _rsv<lo>, if asked)."""
     c = STRUCTS[form].parse(data)
-    return {k: v for k, v in c.items() if not k.startswith("_")}
+    return {k: v for k, v in c.items() if not k.startswith("_") or (reserved and k.startswith("_rsv"))}
 
 
 @functools.lru_cache(maxsize=None)
@@ -554,6 +555,11 @@ def _encode_sends(inst: Instruction, v: dict) -> None:
 _UNMAPPED_BITS = tuple(_field_range(n, "a1")[0] for n in ("nib_ctrl", "dst_addr_imm9", "src0_addr_imm9"))
 
 
+# a compacted immediate: 13 bits, src1_index holding the high part and src1_reg the low part
+_C_IMM_LO = F.BY_NAME["c_src1_reg"].width("compact")
+_C_IMM_HI = F.BY_NAME["c_src1_index"].width("compact")
+
+
 def _sext13(x: int) -> int:
     return (x | ~0x1FFF) & 0xFFFFFFFF if x & 0x1000 else x
 
@@ -561,7 +567,7 @@ def _sext13(x: int) -> int:
 @functools.lru_cache(maxsize=4096)
 def expand_compact(data: bytes) -> bytes:
     """Expand an 8-byte compacted instruction to the 16-byte native word it stands for."""
-    op = F.OPCODE_NAMES.get(data[0] & 0x7F)
+    op = F.OPCODE_NAMES.get(peek(int.from_bytes(data, "little"), "opcode", "compact"))
     if op in THREE_SRC_OPS:
         c = unpack("compact3", data)
         w = _scatter(0, F.COMPACT_KEYS["3src_control"], F.CONTROL_3SRC_TABLE[c["c3_control_index"]])
@@ -590,7 +596,7 @@ def expand_compact(data: bytes) -> bytes:
         vals = unpack("a1", w2.to_bytes(16, "little"))
         vals["src1_reg"] = c["c_src1_reg"]
         return pack("a1", vals)
-    imm = _sext13(c["c_src1_index"] << 8 | c["c_src1_reg"])
+    imm = _sext13(c["c_src1_index"] << _C_IMM_LO | c["c_src1_reg"])
     vals = {k: x for k, x in vals.items() if k in dict((n, 0) for n, _, _ in F.form_fields("a1imm"))}
     vals["imm32"] = imm
     return pack("a1imm", vals)
@@ -606,30 +612,30 @@ def try_compact(native: bytes, drop_nib_ctrl: bool = False) -> bytes | None:
     """
     w = int.from_bytes(native, "little")
     nib = _field_range("nib_ctrl", "a1")[1]
-    if drop_nib_ctrl and w >> nib & 1 and F.OPCODE_NAMES.get(w & 0x7F) not in THREE_SRC_OPS:
+    if drop_nib_ctrl and w >> nib & 1 and F.OPCODE_NAMES.get(peek(w, "opcode")) not in THREE_SRC_OPS:
         w &= ~(1 << nib)
         native = w.to_bytes(16, "little")
-    op = F.OPCODE_NAMES.get(w & 0x7F)
+    op = F.OPCODE_NAMES.get(peek(w, "opcode"))
     if op in THREE_SRC_OPS:
-        v = unpack("3src", native)
-        if _get_bits(w, 127, 127):
+        v = unpack("3src", native, reserved=True)
+        if any(x for k, x in v.items() if k.startswith("_rsv")):
             return None
         try:
             ci = F.CONTROL_3SRC_TABLE.index(_gather(w, F.COMPACT_KEYS["3src_control"]))
             si = F.SOURCE_3SRC_TABLE.index(_gather(w, F.COMPACT_KEYS["3src_source"]))
         except ValueError:
             return None
-        if v["t3_dst_reg"] > 127 or v["t3_dst_subreg"]:
+        if v["t3_dst_reg"] >> F.BY_NAME["c3_dst_reg"].width("compact3") or v["t3_dst_subreg"]:
             return None
         c = dict(opcode=v["opcode"], c3_control_index=ci, c3_source_index=si, c3_dst_reg=v["t3_dst_reg"],
                  cmpt=1, c3_debug=v["debug"], c3_saturate=v["saturate"])
         for i in range(3):
             c[f"c3_src{i}_rep"] = v[f"t3_src{i}_rep"]
             c[f"c3_src{i}_subreg"] = v[f"t3_src{i}_subreg"]
-            c[f"c3_src{i}_reg"] = v[f"t3_src{i}_reg"] & 0x7F
+            c[f"c3_src{i}_reg"] = v[f"t3_src{i}_reg"] & ((1 << F.BY_NAME["c3_src0_reg"].width("compact3")) - 1)
         out = pack("compact3", c)
         return out if expand_compact(out) == native else None
-    if op in SEND_OPS + SENDS_OPS or op in F.BRANCH_JIP_UIP or w >> 8 & 1:
+    if op in SEND_OPS + SENDS_OPS or op in F.BRANCH_JIP_UIP or peek(w, "access_mode"):
         return None
     if any(_get_bits(w, b, b) for b in _UNMAPPED_BITS):
         return None
@@ -647,7 +653,7 @@ def try_compact(native: bytes, drop_nib_ctrl: bool = False) -> bytes | None:
             imm = v["imm32"]
             if _sext13(imm & 0x1FFF) != imm:
                 return None
-            s1, s1reg = (imm >> 8) & 0x1F, imm & 0xFF
+            s1, s1reg = imm >> _C_IMM_LO & ((1 << _C_IMM_HI) - 1), imm & ((1 << _C_IMM_LO) - 1)
         else:
             s1 = F.SRC_INDEX_TABLE.index(_gather(w, F.COMPACT_KEYS["src1"]))
             s1reg = v["src1_reg"]
@@ -675,7 +681,7 @@ def encode_program(insts: list[Instruction]) -> bytes:
 
 
 def instruction_length(data: bytes, offset: int = 0) -> int:
-    return 8 if data[offset + 3] >> 5 & 1 else 16
+    return 8 if peek(int.from_bytes(data[offset:offset + 8], "little"), "cmpt", "compact") else 16
 
 
 def decode_program(data: bytes) -> list[Instruction]:

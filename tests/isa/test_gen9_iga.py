@@ -55,6 +55,7 @@ def oracle(tmp_path_factory):
                          native=(d / "n.krn").read_bytes(), compact=(d / "c.krn").read_bytes(),
                          num=(d / "num.krn").read_bytes())
     ns.native_text = _iga("-d", str(d / "n.krn")).stdout
+    ns.native_text_n = _iga("-d", "-n", str(d / "n.krn")).stdout
     ns.compact_text = _iga("-d", str(d / "c.krn")).stdout
     ns.num_text = _iga("-d", str(d / "num.krn")).stdout
     ns.num_text_n = _iga("-d", "-n", str(d / "num.krn")).stdout
@@ -103,6 +104,8 @@ def test_autocompacted_bytes_equal_iga64(oracle):
 
 def test_disassembly_equals_iga64(oracle):
     ours, ref = norm(disassemble(oracle.native)), norm(oracle.native_text)
+    assert ours == ref, _text_diff(ours, ref)
+    ours, ref = norm(disassemble(oracle.native, labels=False)), norm(oracle.native_text_n)
     assert ours == ref, _text_diff(ours, ref)
 
 
