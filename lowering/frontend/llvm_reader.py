@@ -824,8 +824,13 @@ def _block_labels(fn_text: str, n: int, unnamed_args: int) -> list[str]:
 def read_kernels(module_ref: llvm.ModuleRef, source_name: str = "<ir>", kernel: str | None = None,
                  prepared: bool = False) -> dict[str, Function]:
     """Every kernel of the module (or the one named) in CFG form, calls inlined and vectors scalarized."""
-    mod = module_ref if prepared else prepare_module(module_ref, source_name)
+    if prepared or getattr(module_ref, "reconverge_kernels", None) is not None:
+        mod = module_ref                 # prepare_module's output: already inlined
+    else:
+        mod = prepare_module(module_ref, source_name)
     names = find_kernels(mod)
+    if not names:
+        raise CompileError(f"{source_name}: no kernels in the module")
     if kernel is not None:
         if kernel not in names:
             raise CompileError(f"{source_name}: no kernel named {kernel!r} "
