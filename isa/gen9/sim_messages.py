@@ -28,8 +28,9 @@ DC0_BYTE_SCATTERED_READ = 4
 DC0_MEMORY_FENCE = 7
 DC0_BYTE_SCATTERED_WRITE = 12
 # Scratch block messages on DC0 -- Mesa brw_eu_defines.h GFX7_DATAPORT_SCRATCH_READ/WRITE:
-#   bit 18 = scratch, bit 17 = write, number of registers - 1 at 13:12 (GFX7_DATAPORT_SCRATCH_NUM_REGS_SHIFT),
-#   offset in 32-byte units at 11:0 (Mesa gen7 scratch helpers in brw_eu_emit.c; not checked with IGA).
+#   bit 18 = scratch, bit 17 = write, block size at 13:12 (GFX7_DATAPORT_SCRATCH_NUM_REGS_SHIFT) read as
+#   log2(registers): 1, 2, 4, 8 -- that is how iga64 1.1.0 decodes it (isa/gen9/sendmsg.py's bit sweep);
+#   offset in 32-byte units at 11:0 (not checked).
 SCRATCH_BIT = 1 << 18
 SCRATCH_WRITE_BIT = 1 << 17
 
@@ -112,12 +113,16 @@ def byte_scattered_desc(bti: int, simd: int, size: int, write: bool) -> int:
 
 
 def scratch_desc(offset_bytes: int, nregs: int, write: bool) -> int:
-    """Scratch block read/write of 1, 2 or 4 registers at a 32-byte aligned per-thread offset."""
-    assert nregs in (1, 2, 4) and offset_bytes % 32 == 0
-    base = SCRATCH_BIT | (nregs - 1) << 12 | (offset_bytes // 32) & 0xFFF
+    """Scratch block read/write of 1, 2, 4 or 8 registers at a 32-byte aligned per-thread offset."""
+    assert nregs in (1, 2, 4, 8) and offset_bytes % 32 == 0
+    base = SCRATCH_BIT | (nregs.bit_length() - 1) << 12 | (offset_bytes // 32) & 0xFFF
     if write:
         return message_desc(1 + nregs, 0, True) | base | SCRATCH_WRITE_BIT
     return message_desc(1, nregs, True) | base
+
+
+def decode_mlen_rlen(desc: int) -> tuple[int, int]:
+    return _bits(desc, 28, 25), _bits(desc, 24, 20)
 
 
 def barrier_desc() -> int:
@@ -247,7 +252,7 @@ def execute_send(thread, inst, mask: np.ndarray) -> str | None:
             _writeback(thread, inst, d, ret[None], active, simd)
         return None
     if d.sfid == SFID_DC0 and d.desc & SCRATCH_BIT:
-        nregs = _bits(d.desc, 13, 12) + 1
+        nregs = 1 << _bits(d.desc, 13, 12)
         offset = _bits(d.desc, 11, 0) * 32
         if offset + 32 * nregs > thread.scratch.size:
             raise MessageError("scratch access beyond the thread's scratch space")

@@ -257,3 +257,49 @@ def test_atomic_histogram_over_slm_from_two_threads():
     eot(b)
     run_program(b.program(), 8, 2, surfaces={0: out})
     np.testing.assert_array_equal(out, [4, 4, 4, 4])
+
+
+@pytest.mark.parametrize("nregs", [1, 2, 4, 8])
+def test_scratch_block_sizes_round_trip(nregs):
+    desc_w, desc_r = sm.scratch_desc(32 * 3, nregs, True), sm.scratch_desc(32 * 3, nregs, False)
+    assert (desc_w >> 12 & 3) == nregs.bit_length() - 1 and sm.decode_mlen_rlen(desc_r) == (1, nregs)
+    b = Builder(8)
+    b.mov(grf(PAY, T.UD), grf(0, T.UD), mask_ctrl_we_all=True)
+    for k in range(nregs):
+        b.add(grf(PAY + 1 + k, T.UD), grf(LID, T.UD), imm(100 * k, T.UD))
+    send(b, null(), PAY, sm.SFID_DC0, desc_w, 8, mask_ctrl_we_all=True)
+    send(b, grf(RES, T.UD), PAY, sm.SFID_DC0, desc_r, 8, mask_ctrl_we_all=True)
+    eot(b)
+    th = run_program(b.program(), 8)[0]
+    got = th.reg(RES, T.UD, 8 * nregs).reshape(nregs, 8)
+    np.testing.assert_array_equal(got, np.arange(8)[None] + 100 * np.arange(nregs)[:, None])
+    assert not th.scratch[:96].any() and not th.scratch[96 + 32 * nregs:].any()
+
+
+IGA_NAMES = [  # (sfid, descriptor from our helpers, exec size, what iga64 1.1.0 prints for it)
+    (sm.SFID_DC0, sm.scratch_desc(96, 4, False), 16, "wr:1h+0, rd:4; hdc.dc0; hword scratch block read x4"),
+    (sm.SFID_DC0, sm.scratch_desc(96, 8, True), 8, "wr:9h+0, rd:0; hdc.dc0; hword scratch block write x8"),
+    (sm.SFID_DC1, sm.untyped_surface_desc(1, 16, 2, False), 16, "wr:2+0, rd:4; hdc.dc1; untyped surface read with xy"),
+    (sm.SFID_DC1, sm.untyped_surface_desc(sm.BTI_SLM, 8, 4, True), 8, "wr:5+0, rd:0; hdc.dc1; untyped surface write with xyzw"),
+    (sm.SFID_DC0, sm.byte_scattered_desc(3, 16, 2, True), 16, "wr:4+0, rd:0; hdc.dc0; byte scattering write 16b"),
+    (sm.SFID_DC0, sm.byte_scattered_desc(3, 8, 1, False), 8, "wr:1+0, rd:1; hdc.dc0; byte gathering read 8b"),
+    (sm.SFID_DC1, sm.untyped_atomic_desc(0, 8, sm.AOP_ADD, True), 8, "wr:2+0, rd:1; hdc.dc1; untyped atomic int32 integer add"),
+    (sm.SFID_GATEWAY, sm.barrier_desc(), 8, "wr:1+0, rd:0; gateway; signal barrier"),
+    (sm.SFID_THREAD_SPAWNER, sm.eot_desc(), 8, "wr:1+0, rd:0; spawner; end of thread"),
+]
+
+
+def test_descriptor_helpers_read_back_the_same_in_iga64(tmp_path):
+    import shutil
+    import subprocess
+    if shutil.which("iga64") is None:
+        pytest.skip("iga64 not installed")
+    codec = pytest.importorskip("isa.gen9.encoding")
+    b = Builder(8)
+    for sfid, desc, n, _ in IGA_NAMES:
+        b.emit("send", grf(70, T.UD), grf(50, T.UD), n=n, sfid=sfid, desc=desc, ex_desc=sfid)
+    krn = tmp_path / "m.krn"
+    krn.write_bytes(codec.encode_program(b.program()))
+    text = subprocess.run(["iga64", "-p=9", "-d", str(krn)], check=True, capture_output=True, text=True).stdout
+    comments = [line.split("//", 1)[1].strip() for line in text.splitlines() if "//" in line]
+    assert comments == [name for *_, name in IGA_NAMES]
