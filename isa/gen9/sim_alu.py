@@ -103,11 +103,6 @@ def convert(x: np.ndarray, t: DataType, saturate: bool) -> np.ndarray:
     return x.astype(dtype)      # two's-complement wrap
 
 
-def as_widened(values: np.ndarray, t: DataType) -> np.ndarray:
-    """A typed destination value back in the widened domain (for conditional modifiers)."""
-    return widen(values, t)
-
-
 def condition(x: np.ndarray, cond: str) -> np.ndarray:
     """Conditional modifier on a result compared with zero."""
     with np.errstate(invalid="ignore"):

@@ -13,7 +13,12 @@ Model, in one place:
   arrives at an address (fall-through or jump), RM[address] is merged back into EM. Branches jump to JIP
   when no channel of their group stays enabled. break parks channels after the while (UIP + 16), cont at
   the while (UIP), halt at UIP; while keeps predicate-true channels and parks the rest after itself.
-  jmpi is scalar and changes no mask.
+  jmpi is scalar and changes no mask. (Consequence: an if whose JIP names the else instruction itself,
+  rather than the instruction after it as Mesa/IGC emit, merges its false channels before the else runs.)
+- Conditional modifiers update flag bits of the channels the instruction ran on only; they are evaluated
+  on the value written (after saturation and conversion), or in the source type for a null destination.
+- Not modelled: brd/brc, call/ret, denormal flushing and rounding-mode control (cr0), float exceptions,
+  the overflow condition, stateless (BTI 255) memory, typed surfaces, OWord block messages, samplers.
 - A workgroup is a set of threads run round-robin, one instruction each per turn; a barrier SEND blocks
   its thread until every live thread of the group has sent one (sim_messages, gateway).
 """
