@@ -381,6 +381,8 @@ def encode(inst: Instruction) -> bytes:
         form = "branch"
         v.update(dst_hstride=1, src0_file=3, src0_type=F.IMM_TYPE["d"], jip=(inst.jip or 0) & 0xFFFFFFFF,
                  uip=(inst.uip or 0) & 0xFFFFFFFF)
+        if op == "brc":                                  # brc names ip:d as its destination [iga64]
+            v.update(dst_reg=F.ARF["ip"], dst_type=F.REG_TYPE["d"])
         v.pop("acc_wr_en", None)
         v["branch_ctrl"] = int(inst.branch_ctrl)
     elif op in THREE_SRC_OPS:
@@ -430,7 +432,11 @@ def _encode_a1(inst: Instruction, v: dict) -> str:
     op = inst.opcode
     if op == "nop":
         return "a1"
-    if op in ("endif", "while", "join", "brd"):
+    if op == "brd":                                      # ip:d destination, JIP as src0 [iga64]
+        v.update(dst_hstride=1, dst_reg=F.ARF["ip"], dst_type=F.REG_TYPE["d"], src0_file=3,
+                 src0_type=F.IMM_TYPE["d"], imm32=(inst.jip or 0) & 0xFFFFFFFF)
+        return "a1imm"
+    if op in ("endif", "while", "join"):
         v.update(dst_hstride=1, src1_file=3, src1_type=F.IMM_TYPE["d"], imm32=(inst.jip or 0) & 0xFFFFFFFF)
         return "a1imm"
     if op == "jmpi":

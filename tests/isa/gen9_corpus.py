@@ -53,6 +53,15 @@ def alu_lines() -> list[str]:
     out.append("mul (8|M0) acc0.0<1>:ud r11.0<8;8,1>:ud r12.0<16;8,2>:uw")
     out.append("mach (8|M0) r10.0<1>:ud r11.0<8;8,1>:ud r12.0<8;8,1>:ud {AccWrEn}")
     out.append("avg (8|M0) r10.0<1>:d r11.0<8;8,1>:d r12.0<8;8,1>:d")
+    # carry/borrow, bit-field, multiply-accumulate and NaN-aware compare
+    out.append("addc (8|M0) r10.0<1>:ud r11.0<8;8,1>:ud r12.0<8;8,1>:ud {AccWrEn}")
+    out.append("subb (8|M0) r10.0<1>:ud r11.0<8;8,1>:ud r12.0<8;8,1>:ud {AccWrEn}")
+    out.append("bfi1 (8|M0) r10.0<1>:ud r11.0<8;8,1>:ud r12.0<8;8,1>:ud")
+    out.append("bfe (8|M0) r10.0<1>:ud r11.0<2;1>:ud r12.0<2;1>:ud r13.0<1>:ud")
+    out.append("bfi2 (8|M0) r10.0<1>:ud r11.0<2;1>:ud r12.0<2;1>:ud r13.0<1>:ud")
+    out.append("mac (8|M0) r10.0<1>:d r11.0<8;8,1>:w r12.0<8;8,1>:w")
+    out.append("cmpn (8|M0) (lt)f0.0 null<1>:f r11.0<8;8,1>:f r12.0<8;8,1>:f")
+    out.append("sad2 (8|M0) r10.0<1>:w r11.0<8;8,1>:b r12.0<8;8,1>:b")
     # float unary rounding
     for op in ("frc", "rndd", "rnde", "rndz", "rndu"):
         out.append(f"{op} (8|M0) {_dst('f')} {_src('f')}")
@@ -340,6 +349,13 @@ def control_flow_lines() -> list[str]:
         "E2:",
         "endif (32|M0) END",
         "nop",
+        "goto (16|M0) JN1 END",
+        "JN1:",
+        "join (16|M0) BR1",
+        "BR1:",
+        "brd (16|M0) BR2",
+        "BR2:",
+        "brc (16|M0) END END",
         "END:",
         "(W) send (8|M0) null r112 0x27 0x02000010 {EOT}",
     ]
