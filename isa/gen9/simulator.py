@@ -45,6 +45,7 @@ BRANCHES = {"if", "else", "endif", "while", "break", "cont", "halt", "goto", "jo
 NO_OPS = {"nop", "wait", "sync", "illegal"}
 SENDS = {"send", "sendc", "sends", "sendsc"}
 
+_SIZE = {t: t.size for t in DataType}
 TraceHook = Callable[[int, int, Instruction, np.ndarray], None]
 
 
@@ -145,6 +146,7 @@ class Thread:
         self.done = False
         self.at_barrier = False
         self.fell_off_end = False
+        self._index_cache: dict = {}
 
     # ---- register file access -------------------------------------------------------------------
     def read_regs(self, regs: Iterable[int]) -> np.ndarray:
@@ -236,7 +238,12 @@ class Thread:
     def read_src(self, op: Operand, n: int, inst: Instruction) -> np.ndarray:
         """n lanes of a source in its own type (no modifiers)."""
         if op.file == RegFile.IMM:
-            return sim_alu.decode_immediate(op.value, op.type, n)
+            key = (id(op), n, "imm")
+            hit = self._index_cache.get(key)
+            if hit is None or hit[0] is not op:
+                hit = (op, sim_alu.decode_immediate(op.value, op.type, n))
+                self._index_cache[key] = hit
+            return hit[1]
         dtype = sim_alu.NP_TYPE.get(op.type)
         if dtype is None:
             raise SimulationError(f"source type {op.type.value} is not modelled")
@@ -255,13 +262,33 @@ class Thread:
                 return np.zeros(n, dtype)
             if kind == ARF_TIMESTAMP:
                 return np.full(n, self.steps, np.uint64).astype(dtype)
+        store, index, _ = self._byte_index(op, n, inst, False)
+        return store[index].view(dtype).reshape(n)
+
+    def _byte_index(self, op: Operand, n: int, inst: Instruction, dst: bool):
+        """(storage, n x size byte indices, lane mask or None) of a register operand; cached when direct."""
+        key = (id(op), n, dst)
+        hit = self._index_cache.get(key)
+        if hit is not None and hit[0] is op:
+            return hit[1:]
         store, base = self._storage(op)
-        offs = base + self._src_offsets(op, n, inst)
-        size = op.type.size
+        size = _SIZE[op.type]
+        lanes = None
+        if not dst:
+            offs = base + self._src_offsets(op, n, inst)
+        elif inst.align16:
+            i = np.arange(n)
+            offs = base + i * size
+            lanes = np.array(["xyzw"[k] in (op.writemask or "xyzw") for k in range(4)])[i % 4]
+        else:
+            offs = base + np.arange(n) * max(op.hstride, 0) * size
         if offs.min() < 0 or offs.max() + size > store.size:
-            raise SimulationError(f"source region of r{op.reg} leaves the register file")
-        raw = store[offs[:, None] + np.arange(size)]
-        return np.ascontiguousarray(raw).view(dtype).reshape(n)
+            what = "destination" if dst else "source"
+            raise SimulationError(f"{what} region of r{op.reg} leaves the register file")
+        index = offs[:, None] + np.arange(size)
+        if not getattr(op, "indirect", False):
+            self._index_cache[key] = (op, store, index, lanes)
+        return store, index, lanes
 
     def write_dst(self, op: Operand, values: np.ndarray, mask: np.ndarray, inst: Instruction) -> None:
         """Write typed `values` to the lanes set in `mask`."""
@@ -281,20 +308,11 @@ class Thread:
                 return
             if kind in (ARF_NOTIFICATION, ARF_IP, ARF_CONTROL, ARF_STATE):
                 return
-        store, base = self._storage(op)
-        size = op.type.size
-        i = np.arange(n)
-        if inst.align16:
-            offs = base + i * size
-            wm = np.array(["xyzw"[k] in (op.writemask or "xyzw") for k in range(4)])
-            mask = mask & wm[i % 4]
-        else:
-            offs = base + i * max(op.hstride, 0) * size
-        if offs.max(initial=0) + size > store.size:
-            raise SimulationError(f"destination region of r{op.reg} leaves the register file")
-        raw = np.ascontiguousarray(values.astype(sim_alu.NP_TYPE[op.type])).view(np.uint8).reshape(n, size)
-        sel = np.nonzero(mask)[0]
-        store[(offs[sel][:, None] + np.arange(size)).reshape(-1)] = raw[sel].reshape(-1)
+        store, index, lanes = self._byte_index(op, n, inst, True)
+        if lanes is not None:
+            mask = mask & lanes
+        raw = np.ascontiguousarray(values.astype(sim_alu.NP_TYPE[op.type])).view(np.uint8).reshape(n, -1)
+        store[index[mask]] = raw[mask]
 
     # ---- masks ----------------------------------------------------------------------------------
     def _group(self, inst: Instruction) -> slice:
