@@ -487,3 +487,25 @@ def test_mul_mach_pair_gives_a_64_bit_product():
         full = [int(x) * int(y) for x, y in zip(a, c)]
         np.testing.assert_array_equal(th.reg(DST, t, 8), np.array([p >> 32 for p in full]).astype(NP[t]))
         np.testing.assert_array_equal(th.reg(DST + 1, T.UD, 8), [p & 0xFFFFFFFF for p in full])
+
+
+@pytest.mark.parametrize("t", [T.D, T.UD, T.HF])
+def test_mad_integer_and_half(t):
+    rng = np.random.default_rng(23)
+    if t == T.HF:
+        a, b, c = (rand(t, 8, rng) for _ in range(3))
+        want = (a.astype(np.float64) + b.astype(np.float64) * c.astype(np.float64)).astype(np.float16)
+    else:
+        a, b, c = (rand(t, 8, rng, 0, 1000) for _ in range(3))
+        with np.errstate(over="ignore"):
+            want = a + b * c
+    got, _ = run("mad", t, [(t, a), (t, b), (t, c)], n=8, align16=True)
+    np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("t", [T.UB, T.B, T.UW, T.W, T.D, T.UD])
+def test_avg_rounds_up(t):
+    rng = np.random.default_rng(29)
+    a, b = rand(t, 16, rng), rand(t, 16, rng)
+    got, _ = run("avg", t, [(t, a), (t, b)])
+    np.testing.assert_array_equal(got, ((a.astype(np.int64) + b.astype(np.int64) + 1) >> 1).astype(NP[t]))
