@@ -233,7 +233,7 @@ def _parse_line(ctx: _Ctx, text: str) -> _Pending:
             raise ctx.err(f"bad execution size {inst.exec_size}")
         if inst.chan_offset % 4 or inst.chan_offset > 28:
             raise ctx.err(f"bad channel offset M{inst.chan_offset}")
-    elif op in ("jmpi", "nop"):
+    elif op in ("jmpi", "nop", "wait", "illegal"):
         inst.exec_size = 1
     else:
         raise ctx.err(f"{op}: missing execution size")
@@ -267,8 +267,22 @@ def _parse_operands(ctx: _Ctx, pend: _Pending, toks: list[str], eot: bool, es_gi
     inst, op = pend.inst, pend.inst.opcode
     if eot and op not in E.SEND_OPS + E.SENDS_OPS:
         raise ctx.err("EOT is only valid on send")
-    if op == "nop":
+    if op in ("nop", "illegal"):
         _expect(ctx, toks, 0, op)
+    elif op in ("call", "calla"):
+        _expect(ctx, toks, 2, op)
+        inst.dst = _parse_dst(ctx, toks[0] if ":" in toks[0] else toks[0] + ":d", inst)
+        pend.targets = [_parse_target(ctx, toks[1])]
+    elif op == "ret":
+        _expect(ctx, toks, 1, op)
+        reg, _, ty = toks[0].partition(":")
+        src = _parse_src(ctx, (reg if "<" in reg else reg + "<2;2,1>") + ":" + (ty or "d"))
+        inst.srcs = [src]
+    elif op == "wait":
+        _expect(ctx, toks, 1, op)
+        inst.srcs = [_parse_src(ctx, toks[0])]
+        s0 = inst.srcs[0]
+        inst.dst = Operand(s0.file, s0.type, reg=s0.reg, subreg=s0.subreg)
     elif op == "jmpi":
         _expect(ctx, toks, 1, op)
         inst.mask_ctrl_we_all = True
@@ -406,6 +420,10 @@ def _resolve(ctx: _Ctx, p: _Pending, pc: int, labels: dict[str, int]) -> None:
     inst = p.inst
     if inst.opcode == "jmpi" and rel:
         inst.jip = rel[0] - 16
+    elif inst.opcode == "call":
+        inst.jip = rel[0]
+    elif inst.opcode == "calla":       # absolute: a label's address, or the number as written
+        inst.jip = labels[p.targets[0]] if isinstance(p.targets[0], str) else p.targets[0]
     elif inst.opcode in F.BRANCH_JIP_UIP:
         inst.jip, inst.uip = rel
     elif inst.opcode in F.BRANCH_JIP_ONLY:

@@ -19,6 +19,8 @@ def branch_targets(pc: int, inst: Instruction) -> list[int]:
     """Absolute byte targets of a branch instruction at pc (JIP first, then UIP)."""
     if inst.opcode == "jmpi":
         return [pc + 16 + inst.jip] if inst.jip is not None else []
+    if inst.opcode in ("call", "calla"):
+        return [inst.jip + (pc if inst.opcode == "call" else 0)]
     out = []
     if inst.opcode in F.BRANCH_JIP_UIP + F.BRANCH_JIP_ONLY and inst.jip is not None:
         out.append(pc + inst.jip)
@@ -147,7 +149,7 @@ def format_instruction(inst: Instruction, pc: int = 0, starts: set[int] | None =
     if inst.branch_ctrl:
         mnem += ".b"
     toks = [_pred_prefix(inst) + mnem]
-    if op not in ("jmpi", "nop"):
+    if op not in ("jmpi", "nop", "wait", "illegal"):
         toks.append(f"({inst.exec_size}|M{inst.chan_offset})")
     if inst.cond_mod:
         toks.append(f"({inst.cond_mod})f{inst.flag_reg}.{inst.flag_subreg}")
@@ -158,6 +160,13 @@ def format_instruction(inst: Instruction, pc: int = 0, starts: set[int] | None =
         else:
             t = pc + 16 + inst.jip
             toks.append(_target(pc, t, inst.jip + 16, starts))
+    elif op in ("call", "calla"):
+        t = inst.jip + (pc if op == "call" else 0)
+        toks += [_reg_text(inst.dst), _target(pc, t, inst.jip, starts)]
+    elif op == "ret":
+        toks.append(_reg_text(inst.srcs[0]))
+    elif op == "wait":
+        toks.append(_a1_src(inst.srcs[0]))
     elif op in F.BRANCH_JIP_UIP:
         toks.append(_target(pc, pc + inst.jip, inst.jip, starts))
         toks.append(_target(pc, pc + inst.uip, inst.uip, starts))

@@ -239,7 +239,16 @@ def _decode_imm(type_code: int, raw: int) -> Operand:
 
 def _decode_a1(inst: Instruction, v: dict, form: str) -> None:
     op = inst.opcode
-    if op == "nop":
+    if op in ("nop", "illegal"):
+        return
+    if op in ("call", "calla"):                  # dst saves the return IP; JIP (calla: absolute) in src1
+        inst.dst = _decode_a1_dst(v)
+        inst.jip = _s32(v["imm32"])
+        return
+    if op in ("ret", "wait"):                    # the return IP / the notification register
+        inst.srcs = [_decode_a1_src(v, 0)]
+        if op == "wait":
+            inst.dst = _decode_a1_dst(v)
         return
     if op in ("endif", "while", "join", "brd"):
         inst.jip = _s32(v["imm32"])
@@ -430,7 +439,20 @@ def _file_code(o: Operand) -> int:
 
 def _encode_a1(inst: Instruction, v: dict) -> str:
     op = inst.opcode
-    if op == "nop":
+    if op in ("nop", "illegal"):
+        return "a1"
+    if op in ("call", "calla"):
+        d = inst.dst
+        v.update(dst_file=_file_code(d), dst_type=F.REG_TYPE[d.type.value], dst_reg=d.reg,
+                 dst_subreg=d.subreg * d.type.size, dst_hstride=1, src0_vstride=F.VSTRIDE[2],
+                 src0_width=F.WIDTH[2], src0_hstride=F.HSTRIDE[1], src1_file=3, src1_type=F.IMM_TYPE["d"],
+                 imm32=(inst.jip or 0) & 0xFFFFFFFF)
+        return "a1imm"
+    if op in ("ret", "wait"):
+        _encode_a1_src(inst.srcs[0], 0, v)
+        d = inst.dst or Operand(RegFile.ARF, DataType.UD)
+        v.update(dst_file=_file_code(d), dst_type=F.REG_TYPE[d.type.value], dst_reg=d.reg,
+                 dst_subreg=d.subreg * d.type.size, dst_hstride=1)
         return "a1"
     if op == "brd":                                      # ip:d destination, JIP as src0 [iga64]
         v.update(dst_hstride=1, dst_reg=F.ARF["ip"], dst_type=F.REG_TYPE["d"], src0_file=3,

@@ -356,6 +356,13 @@ def control_flow_lines() -> list[str]:
         "brd (16|M0) BR2",
         "BR2:",
         "brc (16|M0) END END",
+        "call (1|M0) r100.0 SUB",
+        "(W) jmpi END",
+        "SUB:",
+        "ret (1|M0) r100.0",
+        "calla (1|M0) r101.0 0x0",
+        "wait n0.0<0;1,0>:ud",
+        "illegal",
         "END:",
         "(W) send (8|M0) null r112 0x27 0x02000010 {EOT}",
     ]
