@@ -200,7 +200,7 @@ def opencl(r, symbol: str, args: list[list[Value]], arg_types: list[LType], ret:
     base = _RENAMED_MATH.get(base, base)
 
     if p0.kind == "f" or (base in ("vload_half", "vstore_half") or base.startswith(("vload", "vstore"))
-                          or base.startswith("convert_") or base in ("select", "bitselect")):
+                          or base.startswith("convert_") or base in ("select", "bitselect", "shuffle", "shuffle2")):
         out = _float_or_memory(L, base, name, params, args, ret, rt, n)
         if out is not NotImplemented:
             return out
@@ -233,6 +233,8 @@ def _float_or_memory(L: Lanes, base: str, name: str, params: list[Param], args, 
     r = L.r
     if base.startswith("convert_"):
         return _convert(L, base, params, args, rt, n)
+    if base in ("shuffle", "shuffle2"):
+        return _shuffle(L, base, args, n)
     if base in MATH_FUNCTIONS:
         return _map(lambda *xs: L.math(base, *xs), args, n)
     if base == "pown":
@@ -283,7 +285,65 @@ def _float_or_memory(L: Lanes, base: str, name: str, params: list[Param], args, 
         return _select(L, base, params, args, n)
     if base.startswith(("vload", "vstore")):
         return _vload_vstore(L, base, params, args, ret, n)
+    if base in ("fract", "modf", "sincos"):
+        return _with_out_pointer(L, base, args, n)
+    if base in ("fdim", "maxmag", "minmag"):
+        return _map(lambda a, b: _float_pair(L, base, a, b), args, n)
     return NotImplemented
+
+
+def _float_pair(L: Lanes, base: str, a: Value, b: Value) -> Value:
+    t = a.type
+    if base == "fdim":          # a - b if a > b, +0 otherwise, NaN if either is NaN
+        d = L.sel(L.fcmp("ogt", a, b), L.op("fsub", a, b), L.c(t, 0.0))
+        return L.sel(L.fcmp("uno", a, b), L.op("fadd", a, b), d)
+    fa, fb = L.math("fabs", a), L.math("fabs", b)
+    big, small = ("ogt", "olt") if base == "maxmag" else ("olt", "ogt")
+    tie = L.op("fmax" if base == "maxmag" else "fmin", a, b)
+    return L.sel(L.fcmp(big, fa, fb), a, L.sel(L.fcmp(small, fa, fb), b, tie))
+
+
+def _with_out_pointer(L: Lanes, base: str, args, n: int) -> list[Value]:
+    """fract/modf/sincos: one result returned, one stored through the last (pointer) argument."""
+    r = L.r
+    p = args[-1][0]
+    out, stored = [], []
+    for x in _bc(args[0], n):
+        t = x.type
+        if base == "fract":
+            fl = L.math("floor", x)
+            below_one = {16: 0.99951171875, 32: 0.99999994039535522, 64: 0.99999999999999989}[t.bits]
+            frac = L.op("fmin", L.op("fsub", x, fl), L.c(t, below_one))
+            frac = L.sel(L.fcmp("oeq", L.math("fabs", x), L.c(t, math.inf)), L.math("copysign", L.c(t, 0.0), x), frac)
+            out.append(L.sel(L.fcmp("uno", x, x), x, frac))
+            stored.append(fl)
+        elif base == "modf":
+            whole = L.math("trunc", x)
+            frac = L.math("copysign", L.op("fsub", x, whole), x)
+            frac = L.sel(L.fcmp("oeq", L.math("fabs", x), L.c(t, math.inf)), L.math("copysign", L.c(t, 0.0), x), frac)
+            out.append(frac)
+            stored.append(whole)
+        else:
+            out.append(L.math("sin", x))
+            stored.append(L.math("cos", x))
+    size = stored[0].type.size
+    for i, v in enumerate(stored):
+        r.store(v, p, i * size, size)
+    return out
+
+
+def _shuffle(L: Lanes, base: str, args, n: int) -> list[Value]:
+    """shuffle(x, mask) / shuffle2(x, y, mask): lane i = source[mask[i] % (size of the source)]."""
+    src = args[0] + (args[1] if base == "shuffle2" else [])
+    width = len(args[0])
+    out = []
+    for m in args[-1]:
+        sel = L.op("and", m, L.c(m.type, (2 * width if base == "shuffle2" else width) - 1))
+        acc = src[0]
+        for j in range(1, len(src)):
+            acc = L.sel(L.icmp("eq", sel, L.c(m.type, j)), src[j], acc)
+        out.append(acc)
+    return out
 
 
 def _geometric(L: Lanes, base: str, args) -> list[Value]:

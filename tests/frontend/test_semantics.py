@@ -251,3 +251,47 @@ def test_random_cfgs_from_llvmlite_ir_against_oracle(seed):
     oracle.run_llvm_kernel(str(mod), "k", [want, inp.copy()], 32, 8)
     interp.run_kernel(f, [got, inp.copy()], 32, 8)
     np.testing.assert_array_equal(got, want)
+
+
+OUT_POINTER = """
+kernel void outp(global const float4 *x, global float4 *a, global float4 *b, global int4 *m, global float4 *s)
+{
+    int i = get_global_id(0);
+    float4 ip;
+    a[3*i] = fract(x[i], &ip);
+    b[3*i] = ip;
+    a[3*i+1] = modf(x[i], &ip);
+    b[3*i+1] = ip;
+    a[3*i+2] = sincos(x[i], &ip);
+    b[3*i+2] = ip;
+    s[2*i] = shuffle(x[i], as_uint4(m[i]));
+    s[2*i+1] = shuffle2(x[i], ip, as_uint4(m[i]) + 1u).s3210 + fdim(x[i], 0.5f) + maxmag(x[i], -1.0f);
+}
+"""
+
+
+@pytest.mark.parametrize("level", LEVELS)
+def test_out_pointer_and_shuffle_builtins(level):
+    x = np.array([[-2.25, -0.5, 0.0, 1.75], [3.5, -7.0, np.inf, -np.inf]], np.float32)
+    m = np.array([[3, 0, 2, 1], [1, 1, 7, 4]], np.int32)
+    a, b, s = (np.zeros((6, 4), np.float32) for _ in range(3))
+    s = np.zeros((4, 4), np.float32)
+    run_cl(OUT_POINTER, "outp", [x, a, b, m, s], level, n=2)
+    with np.errstate(all="ignore"):
+        for i in range(2):
+            v = x[i]
+            fl = np.floor(v)
+            frac = np.where(np.isinf(v), np.copysign(0, v), np.minimum(v - fl, np.float32(0.99999994)))
+            np.testing.assert_array_equal(a[3 * i], frac)
+            np.testing.assert_array_equal(b[3 * i], fl)
+            frac_m = np.where(np.isinf(v), np.copysign(0, v), v - np.trunc(v))
+            np.testing.assert_array_equal(a[3 * i + 1], frac_m)
+            np.testing.assert_array_equal(b[3 * i + 1], np.trunc(v))
+            np.testing.assert_allclose(a[3 * i + 2], np.sin(v), rtol=1e-6, atol=1e-7)
+            np.testing.assert_allclose(b[3 * i + 2], np.cos(v), rtol=1e-6, atol=1e-7)
+            np.testing.assert_array_equal(s[2 * i], v[m[i] % 4])
+            both = np.concatenate([v, b[3 * i + 2]])
+            sh2 = both[(m[i] + 1) % 8][::-1]
+            fdim = np.where(v > 0.5, v - 0.5, 0)
+            mm = np.where(np.abs(v) > 1, v, np.where(np.abs(v) < 1, -1, np.maximum(v, -1)))
+            np.testing.assert_allclose(s[2 * i + 1], sh2 + fdim + mm, rtol=1e-6)
