@@ -1,13 +1,15 @@
 """SSA reconstruction over a finished control-flow tree.
 
 The structurizer writes and reads variables (var_store/var_load: former phis, labels, loop-exit
-selectors) and moves code so that some definitions no longer dominate their uses. Both are fixed with the
-on-demand construction of Braun et al., "Simple and Efficient Construction of SSA Form" (CC 2013), on a
-complete CFG: the value of a variable at the top of a block is the value at the end of its only
-predecessor, or a phi over all predecessors (created before its operands are read, which ends cycles).
-A moved definition is treated as a store of itself: a use then sees "the most recent execution of the
-definition", which is what SSA meant by it, with undef on paths that never executed it.
-Phis land only where blocks have several predecessors: after an if, after a loop, at a loop header.
+selectors) and moves code so that some definitions no longer dominate their uses. Both are fixed with
+the classic construction of Cytron et al. ("Efficiently computing static single assignment form and the
+control dependence graph", TOPLAS 1991): phis at the iterated dominance frontier of each variable's
+definitions, then one renaming walk down the dominator tree. A value whose definition no longer
+dominates all its uses is treated as a variable defined where the value is: a use then sees "the most
+recent execution of the definition", which is what SSA meant by it, with undef on paths that never ran
+it. Phis land only where blocks have several predecessors: after an if, after a loop, at a loop header.
+Cost: linear in the code plus the dominance frontiers visited (on-demand construction that walks every
+path back to a definition was quadratic on big functions).
 """
 from __future__ import annotations
 
@@ -15,47 +17,134 @@ from lowering.analysis import graph
 from lowering.ir.core import Block, Function, If, Instr, Loop, Phi, Undef, Value, cf_list_of
 
 
-class _Reader:
-    """Braun's readVariable on the structured CFG; memoised per (variable, block)."""
+class _Var:
+    """A moved definition seen as a variable (`value` is its only definition)."""
+    __slots__ = ("value", "type")
 
-    def __init__(self):
-        self.end_def: dict[tuple[object, Block], Value] = {}
-        self.start: dict[tuple[object, Block], Value] = {}
-        self.new_phis: list[Phi] = []
+    def __init__(self, value: Instr):
+        self.value = value
+        self.type = value.type
 
-    def at_end(self, var, block: Block, type) -> Value:
-        v = self.end_def.get((var, block))
-        return v if v is not None else self.at_start(var, block, type)
 
-    def at_start(self, var, block: Block, type) -> Value:
-        key = (var, block)
-        v = self.start.get(key)
-        if v is not None:
-            return v
-        preds = block.preds
-        if not preds:
-            v = Undef(type)
-        elif len(preds) == 1:
-            v = self.at_end(var, preds[0], type)
-        else:
-            phi = Phi(type)
-            block.insert(0, phi)
-            self.new_phis.append(phi)
-            self.start[key] = phi
-            for p in preds:
-                phi.add_incoming(p, self.at_end(var, p, type))
-            return phi
-        self.start[key] = v
-        return v
+def _cfg(func: Function):
+    blocks = func.index_blocks()
+    succs = [[s.index for s in b.succs if s is not func.end_block] for b in blocks]
+    preds = graph.predecessors(succs)
+    dom = graph.dominator_tree(succs, 0)
+    return blocks, succs, preds, dom
+
+
+def _place_phis(def_blocks: dict[object, set[int]], types: dict[object, object], blocks: list[Block],
+                df: list[set[int]]) -> dict[int, list[tuple[object, Phi]]]:
+    """Phis at the iterated dominance frontier of each variable's definition blocks."""
+    placed: dict[int, list[tuple[object, Phi]]] = {}
+    for var, defs in def_blocks.items():
+        has_phi: set[int] = set()
+        work = list(defs)
+        queued = set(defs)
+        while work:
+            x = work.pop()
+            for y in df[x]:
+                if y in has_phi:
+                    continue
+                has_phi.add(y)
+                phi = Phi(types[var])
+                blocks[y].insert(0, phi)
+                placed.setdefault(y, []).append((var, phi))
+                if y not in queued:
+                    queued.add(y)
+                    work.append(y)
+    return placed
+
+
+def _rename(func: Function, blocks: list[Block], succs, dom: graph.DomTree,
+            placed: dict[int, list[tuple[object, Phi]]], moved: dict[Instr, _Var],
+            replace: dict[Value, Value]) -> None:
+    """One walk down the dominator tree with a definition stack per variable (iterative)."""
+    stacks: dict[object, list[Value]] = {}
+    phi_var = {phi: var for lst in placed.values() for var, phi in lst}
+
+    def top(var) -> Value:
+        st = stacks.get(var)
+        return st[-1] if st else Undef(var.type)
+
+    # (block index, entering?) ; on leaving, pop what the block pushed
+    work: list[tuple[int, list | None]] = [(0, None)]
+    while work:
+        v, pushed = work.pop()
+        if pushed is not None:
+            for var in pushed:
+                stacks[var].pop()
+            continue
+        pushed = []
+        b = blocks[v]
+        for ins in b.instrs:
+            if isinstance(ins, Phi) and ins in phi_var:
+                var = phi_var[ins]
+                stacks.setdefault(var, []).append(ins)
+                pushed.append(var)
+                continue
+            if moved:
+                ops = ins.operands
+                for i, op in enumerate(ops):
+                    var = moved.get(op)
+                    if var is not None and not isinstance(ins, Phi):
+                        ops[i] = top(var)
+            if ins.opcode == "var_store":
+                var = ins.attrs["var"]
+                stacks.setdefault(var, []).append(ins.operands[0])
+                pushed.append(var)
+            elif ins.opcode == "var_load":
+                replace[ins] = top(ins.attrs["var"])
+            var = moved.get(ins) if moved else None
+            if var is not None:
+                stacks.setdefault(var, []).append(ins)
+                pushed.append(var)
+        for s in succs[v]:
+            sb = blocks[s]
+            for phi in sb.instrs:
+                if not isinstance(phi, Phi):
+                    break
+                var = phi_var.get(phi)
+                if var is not None:
+                    phi.add_incoming(b, top(var))
+                elif moved:
+                    phi.operands = [top(moved[op]) if p is b and op in moved else op
+                                    for p, op in zip(phi.blocks, phi.operands)]
+        if moved:
+            _rename_if_condition(b, moved, top)
+        work.append((v, pushed))
+        for child in reversed(dom.children[v]):
+            work.append((child, None))
+
+
+def _rename_if_condition(b: Block, moved: dict[Instr, _Var], top) -> None:
+    """An if's condition is read at the end of the block just before it."""
+    nodes = cf_list_of(b)
+    i = next(k for k, n in enumerate(nodes) if n is b)
+    if i + 1 < len(nodes) and isinstance(nodes[i + 1], If) and nodes[i + 1].cond in moved:
+        nodes[i + 1].cond = top(moved[nodes[i + 1].cond])
+
+
+def _complete_phis(placed: dict[int, list[tuple[object, Phi]]], blocks: list[Block]) -> None:
+    """Predecessors the walk never reached (unreachable code) give undef."""
+    for y, lst in placed.items():
+        preds = blocks[y].preds
+        for _, phi in lst:
+            if len(phi.blocks) != len(preds):
+                have = set(map(id, phi.blocks))
+                for p in preds:
+                    if id(p) not in have:
+                        phi.add_incoming(p, Undef(phi.type))
 
 
 def _resolve(replace: dict[Value, Value], v: Value) -> Value:
-    seen = v
-    while v in replace:
-        v = replace[v]
-    while seen in replace and replace[seen] is not v:      # path compression
-        replace[seen], seen = v, replace[seen]
-    return v
+    root = v
+    while root in replace:
+        root = replace[root]
+    while v in replace and replace[v] is not root:      # path compression
+        replace[v], v = root, replace[v]
+    return root
 
 
 def _rewrite(func: Function, replace: dict[Value, Value]) -> None:
@@ -67,27 +156,22 @@ def _rewrite(func: Function, replace: dict[Value, Value]) -> None:
             for i, op in enumerate(ops):
                 if op in replace:
                     ops[i] = _resolve(replace, op)
-    _rewrite_if_conditions(func, replace)
-
-
-def _rewrite_if_conditions(func: Function, replace: dict[Value, Value]) -> None:
     stack = list(func.body)
     while stack:
         node = stack.pop()
         if isinstance(node, If):
             if node.cond in replace:
                 node.cond = _resolve(replace, node.cond)
-            stack.extend(node.then_list)
-            stack.extend(node.else_list)
+            stack += node.then_list + node.else_list
         elif isinstance(node, Loop):
-            stack.extend(node.body)
+            stack += node.body
 
 
-def _remove_trivial_phis(func: Function, phis: list[Phi]) -> None:
-    """A phi whose operands are only itself and one value X is X (Braun's tryRemoveTrivialPhi, batched)."""
+def _simplify_phis(func: Function, phis: list[Phi]) -> None:
+    """Drop phis that merge one value (Braun's trivial phis, batched) and phis nobody uses."""
     replace: dict[Value, Value] = {}
     changed = True
-    live = [p for p in phis]
+    live = list(phis)
     while changed:
         changed = False
         still = []
@@ -108,115 +192,121 @@ def _remove_trivial_phis(func: Function, phis: list[Phi]) -> None:
             else:
                 still.append(phi)
         live = still
-    if replace:
-        for phi in replace:
-            phi.block.instrs.remove(phi)
-        _rewrite(func, replace)
+    _rewrite(func, replace)
+    # dead phis (only used by themselves or other dead phis)
+    users: dict[Phi, int] = {p: 0 for p in live}
+    for b in func.all_blocks():
+        for ins in b.instrs:
+            if ins in users:
+                continue
+            for op in ins.operands:
+                if op in users:
+                    users[op] += 1
+    stack = list(func.body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, If):
+            if node.cond in users:
+                users[node.cond] += 1
+            stack += node.then_list + node.else_list
+        elif isinstance(node, Loop):
+            stack += node.body
+    alive = {p for p, n in users.items() if n}
+    work = list(alive)
+    while work:
+        p = work.pop()
+        for op in p.operands:
+            if op in users and op not in alive:
+                alive.add(op)
+                work.append(op)
+    dead = set(replace) | (set(users) - alive)
+    for b in {p.block for p in dead}:
+        b.instrs = [i for i in b.instrs if i not in dead]
 
 
 def rebuild(func: Function, replaced: dict[Value, Value]) -> None:
     """Remove var_load/var_store and restore SSA dominance; `replaced` maps old values to new ones."""
     func.update_cfg()
-    reader = _Reader()
-    pending: list[Instr] = []
-    for b in func.all_blocks():
-        current: dict[object, Value] = {}
+    blocks, succs, preds, dom = _cfg(func)
+    df = graph.dominance_frontiers(succs, dom.idom, preds)
+    def_blocks: dict[object, set[int]] = {}
+    types: dict[object, object] = {}
+    for b in blocks:
         for ins in b.instrs:
             if ins.opcode == "var_store":
-                current[ins.attrs["var"]] = ins.operands[0]
-            elif ins.opcode == "var_load":
                 var = ins.attrs["var"]
-                if var in current:
-                    replaced[ins] = current[var]
-                else:
-                    pending.append(ins)
-        for var, value in current.items():
-            reader.end_def[(var, b)] = value
-    for ins in pending:
-        replaced[ins] = reader.at_start(ins.attrs["var"], ins.block, ins.type)
-    for b in func.all_blocks():
-        b.instrs = [i for i in b.instrs if i.opcode not in ("var_load", "var_store")]
+                def_blocks.setdefault(var, set()).add(b.index)
+                types[var] = var.type
+    placed = _place_phis(def_blocks, types, blocks, df)
+    _rename(func, blocks, succs, dom, placed, {}, replaced)
+    _complete_phis(placed, blocks)
+    for b in blocks:
+        if any(i.opcode in ("var_load", "var_store") for i in b.instrs):
+            for i in b.instrs:
+                if i.opcode == "var_load" and i not in replaced:
+                    replaced[i] = Undef(i.type)           # in unreachable code
+            b.instrs = [i for i in b.instrs if i.opcode not in ("var_load", "var_store")]
     _rewrite(func, replaced)
-    _remove_trivial_phis(func, reader.new_phis)
-    repair_dominance(func)
+    _simplify_phis(func, [phi for lst in placed.values() for _, phi in lst])
+    repair_dominance(func, (blocks, succs, preds, dom, df))   # phis changed no edge: reuse the analyses
 
 
-def _dominance_violations(func: Function) -> dict[Instr, list[tuple[Instr | None, Block]]]:
-    """Uses not dominated by their definitions: value -> [(user or None for an if condition, block)]."""
-    blocks = func.index_blocks()
-    succs = [[s.index for s in b.succs if s is not func.end_block] for b in blocks]
-    dom = graph.dominator_tree(succs, 0) if blocks else None
+def _violations(func: Function, blocks: list[Block], dom: graph.DomTree) -> set[Instr]:
+    """Values with a use their definition does not dominate."""
     position: dict[Instr, int] = {}
     for b in blocks:
         for i, ins in enumerate(b.instrs):
             position[ins] = i
-    bad: dict[Instr, list] = {}
 
     def dominated(d: Instr, block: Block, index: int) -> bool:
-        db = d.block
-        if db is block:
+        if d.block is block:
             return position[d] < index
-        return dom.dominates(db.index, block.index)
+        return dom.dominates(d.block.index, block.index)
 
-    reachable = [dom.pre[b.index] >= 0 for b in blocks]
+    bad: set[Instr] = set()
     for b in blocks:
-        if not reachable[b.index]:
+        if dom.pre[b.index] < 0:
             continue
         for i, ins in enumerate(b.instrs):
             if isinstance(ins, Phi):
                 for p, v in ins.incoming():
-                    if isinstance(v, Instr) and v in position and reachable[p.index] and \
-                            not dominated(v, p, len(p.instrs)):
-                        bad.setdefault(v, []).append((ins, p))
+                    if v in position and dom.pre[p.index] >= 0 and not dominated(v, p, len(p.instrs)):
+                        bad.add(v)
             else:
                 for v in ins.operands:
-                    if isinstance(v, Instr) and v in position and not dominated(v, b, i):
-                        bad.setdefault(v, []).append((ins, b))
-    _check_if_conditions(func, dominated, position, bad)
-    return bad
-
-
-def _check_if_conditions(func, dominated, position, bad) -> None:
-    """An if's condition is used at the end of the block just before the if."""
+                    if v in position and not dominated(v, b, i):
+                        bad.add(v)
     work = [func.body]
     while work:
         nodes = work.pop()
         for i, node in enumerate(nodes):
             if isinstance(node, If):
-                before = nodes[i - 1]
-                c = node.cond
-                if isinstance(c, Instr) and c in position and not dominated(c, before, len(before.instrs)):
-                    bad.setdefault(c, []).append((None, before))
-                work.append(node.then_list)
-                work.append(node.else_list)
+                before, c = nodes[i - 1], node.cond
+                if c in position and dom.pre[before.index] >= 0 and not dominated(c, before, len(before.instrs)):
+                    bad.add(c)
+                work += [node.then_list, node.else_list]
             elif isinstance(node, Loop):
                 work.append(node.body)
+    return bad
 
 
-def repair_dominance(func: Function) -> None:
-    """Route every value whose definition does not dominate a use through phis (undef where undefined)."""
-    bad = _dominance_violations(func)
+def repair_dominance(func: Function, analyses=None) -> None:
+    """Route every value whose definition does not dominate a use through phis (undef where undefined).
+
+    `analyses` = (blocks, succs, preds, dom, df) of the current CFG when the caller has them."""
+    if analyses is None:
+        blocks, succs, preds, dom = _cfg(func)
+        df = None
+    else:
+        blocks, succs, preds, dom, df = analyses
+    bad = _violations(func, blocks, dom)
     if not bad:
         return
-    reader = _Reader()
-    for value in bad:
-        reader.end_def[(value, value.block)] = value
-    for value, uses in bad.items():
-        for user, block in uses:
-            if user is None:
-                new = reader.at_end(value, block, value.type)
-                _replace_if_condition(func, block, value, new)
-            elif isinstance(user, Phi):
-                new = reader.at_end(value, block, value.type)
-                user.operands = [new if (p is block and op is value) else op
-                                 for p, op in zip(user.blocks, user.operands)]
-            else:
-                new = reader.at_start(value, block, value.type)
-                user.operands = [new if op is value else op for op in user.operands]
-    _remove_trivial_phis(func, reader.new_phis)
-
-
-def _replace_if_condition(func: Function, before: Block, old: Value, new: Value) -> None:
-    nodes = cf_list_of(before)
-    i = next(k for k, n in enumerate(nodes) if n is before)
-    nodes[i + 1].cond = new
+    moved = {v: _Var(v) for v in bad}
+    if df is None:
+        df = graph.dominance_frontiers(succs, dom.idom, preds)
+    placed = _place_phis({var: {v.block.index} for v, var in moved.items()},
+                         {var: var.type for var in moved.values()}, blocks, df)
+    _rename(func, blocks, succs, dom, placed, moved, {})
+    _complete_phis(placed, blocks)
+    _simplify_phis(func, [phi for lst in placed.values() for _, phi in lst])

@@ -75,7 +75,9 @@ def format_instr(ins: Instr, namer: Namer) -> str:
     if op == "global_addr":
         extra.append(f"@{ins.attrs.get('symbol')}")
     text = f"{head}{name}"
-    if ins.has_result:
+    if op in ("icmp", "fcmp"):
+        text += f" {ins.operands[0].type}"     # the compared type; the result is always i1
+    elif ins.has_result:
         text += f" {ins.type}"
     if ops:
         text += f" {ops}"
