@@ -86,7 +86,11 @@ def _check_block(func: Function, b: Block, block_ids: set[int], defined: set[int
         out.append(f"{_where(b, term)}: {len(term.targets)} targets")
     if term.opcode == "cbr" and len(term.targets) == 2 and term.targets[0] is term.targets[1]:
         out.append(f"{_where(b, term)}: both targets are the same block (use br)")
+    if term.opcode == "cbr" and term.operands and term.operands[0].type != I1:
+        out.append(f"{_where(b, term)}: condition is {term.operands[0].type}, not i1")
     if term.opcode == "switch":
+        if term.operands and not term.operands[0].type.is_int:
+            out.append(f"{_where(b, term)}: switch on {term.operands[0].type}")
         cases = term.attrs.get("cases")
         if cases is None or len(cases) + 1 != len(term.targets):
             out.append(f"{_where(b, term)}: {len(term.targets)} targets for cases {cases}")

@@ -179,7 +179,7 @@ def _oracle_kernels():
     return sorted(os.path.join(here, p) for p in os.listdir(here)) if os.path.isdir(here) else []
 
 
-@pytest.mark.parametrize("level", LEVELS)
+@pytest.mark.parametrize("level", LEVELS + ("-O3",))
 @pytest.mark.parametrize("path", _oracle_kernels(), ids=lambda p: p.rsplit("/", 1)[-1])
 def test_against_jit_oracle(path, level):
     oracle = pytest.importorskip("tools.jit_oracle")

@@ -127,3 +127,9 @@ def test_structured_opcode_rejected():
         n["b"].instrs[-1] = Instr("break", [])
         n["b"].instrs[-1].block = n["b"]
     assert "structured-form opcode" in _problems(m)
+
+
+def test_condition_types():
+    def m(f, n):
+        n["entry"].instrs[-1].operands = [n["x"]]
+    assert "not i1" in _problems(m)
