@@ -135,36 +135,33 @@ class ModuleContext:
         g = self.globals.get(name)
         if g is None:
             raise Unsupported(f"@{name} is not a global variable")
-        text = str(g)
+        text = str(g).split("\n")[0]
         ty = self.ltype_of(g.global_value_type)
-        space = int(m.group(1)) if (m := re.search(r"\baddrspace\((\d+)\)", text.split("=", 1)[1])) else 0
+        space = self.ltype_of(g.type).bits          # the global's own pointer type carries its address space
         align_m = re.search(r",\s*align (\d+)", text)
         align = int(align_m.group(1)) if align_m else self.layout.align(ty)
+        keyword, init_text = _global_definition(text, self.resolve_struct)
         init = None
-        if not g.is_declaration:
-            init_text = _initializer_text(text, self.resolve_struct)
-            if init_text is not None:
-                cv = constant_from_text(f"{ty} {init_text}", self.resolve_struct) if init_text else None
-                if cv is not None and cv.kind not in ("undef",):
-                    init = self.layout.serialize(cv)
-        writable = re.search(r"=\s*(?:[\w()]+\s+)*?constant\b", text.split("\n")[0]) is None
+        if not g.is_declaration and init_text:
+            cv = constant_from_text(f"{ty} {init_text}", self.resolve_struct)
+            if cv.kind != "undef":
+                init = self.layout.serialize(cv)
+        writable = keyword != "constant"
         hit = ModuleData(name, space, self.layout.alloc_size(ty), align, init, writable)
         self._data[name] = hit
         return hit
 
 
-def _initializer_text(text: str, resolve) -> str | None:
-    """The initializer of a global's definition line: the text between its value type and `, align`."""
-    head = text.split("\n")[0]
+def _global_definition(head: str, resolve) -> tuple[str, str]:
+    """('global' or 'constant', initializer text) of a global variable's definition line."""
     after_eq = head.split("=", 1)[1] if "=" in head else head
-    m = re.search(r"(?:^|\s)(?:global|constant)\s+", after_eq)
+    m = re.search(r"(?:^|\s)(global|constant)\s+", after_eq)
     if m is None:
-        return None
-    rest = after_eq[m.end():]
-    rest = re.split(r",\s*(?:align|section|comdat|partition|!)", rest)[0]
+        return "global", ""
+    rest = re.split(r",\s*(?:align|section|comdat|partition|code_model|!)", after_eq[m.end():])[0]
     cur = Cursor(rest, resolve)
     parse_type(cur)
-    return " ".join(cur.toks[cur.i:])
+    return m.group(1), " ".join(cur.toks[cur.i:])
 
 
 class FunctionReader:

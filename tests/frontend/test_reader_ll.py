@@ -394,3 +394,22 @@ define i32 @f(i32 %x) {
   ret i32 %y
 }""")
     assert f.blocks[0].instrs[-1].operands == [by_name(f, "y")]
+
+
+def test_global_address_space_and_pointer_typed_globals():
+    f = read_one("""
+@p = global ptr addrspace(1) null, align 8
+@q = external addrspace(1) global i32
+@s = internal addrspace(2) constant [6 x i8] c"hi\\00\\01\\02\\03", align 1
+define spir_kernel void @k(ptr addrspace(1) %o) {
+  %a = load ptr addrspace(1), ptr @p
+  %b = load i32, ptr addrspace(1) @q
+  %c = load i8, ptr addrspace(2) getelementptr (i8, ptr addrspace(2) @s, i64 3)
+  store i32 %b, ptr addrspace(1) %a
+  ret void
+}""")
+    data = {d.symbol: d for d in f.constant_data}
+    assert (data["p"].addrspace, data["p"].size, data["p"].init, data["p"].writable) == (0, 8, bytes(8), True)
+    assert (data["q"].addrspace, data["q"].init) == (1, None)
+    assert (data["s"].addrspace, data["s"].init, data["s"].writable) == (2, b"hi\x00\x01\x02\x03", False)
+    assert {i.attrs["symbol"]: i.type for i in instrs(f, "global_addr")} == {"p": ptr(0), "q": ptr(1), "s": ptr(2)}
