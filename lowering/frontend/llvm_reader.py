@@ -333,15 +333,17 @@ class FunctionReader:
     def read(self, is_kernel: bool = True) -> Function:
         fn = self.fn
         fn_text = str(fn)    # printed once: printing instructions one by one is quadratic (slot numbering)
-        ret_lt = self.ctx.ltype_of(fn.global_value_type.get_function_return())
+        try:
+            ret_lt = self.ctx.ltype_of(fn.global_value_type.get_function_return())
+        except TypeError_ as e:
+            raise self.error(f"unsupported return type: {e}") from None
         args = []
         arg_lanes = []
         for a in fn.arguments:
-            lt = self.ltype(a)
             try:
-                leaves = scalar_leaves(lt)
+                leaves = scalar_leaves(self.ltype(a))
             except TypeError_ as e:
-                raise self.error(f"unsupported argument type: {e}") from None
+                raise self.error(f"unsupported type of argument {len(arg_lanes)}: {e}") from None
             lanes = []
             for i, t in enumerate(leaves):
                 nm = a.name if len(leaves) == 1 else (f"{a.name}.{i}" if a.name else "")
@@ -418,11 +420,19 @@ class FunctionReader:
         if self.patch:
             for blk in func.blocks:
                 for ins in blk.instrs:
-                    ins.operands = [self.patch.get(id(o), o) if isinstance(o, _Forward) else o
-                                    for o in ins.operands]
+                    ins.operands = [self._resolve(o) if isinstance(o, _Forward) else o for o in ins.operands]
         func.update_cfg()
         return func
 
+
+    def _resolve(self, v: Value) -> Value:
+        """A placeholder's value; placeholders can stand for placeholders (a lane of a forward vector)."""
+        while isinstance(v, _Forward):
+            nxt = self.patch.get(id(v))
+            if nxt is None:
+                raise self.error("a value is used but never defined")
+            v = nxt
+        return v
 
     def _name(self, lanes: list[Value]) -> None:
         m = _NAME.match(self.text)

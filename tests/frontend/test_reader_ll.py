@@ -413,3 +413,30 @@ define spir_kernel void @k(ptr addrspace(1) %o) {
     assert (data["q"].addrspace, data["q"].init) == (1, None)
     assert (data["s"].addrspace, data["s"].init, data["s"].writable) == (2, b"hi\x00\x01\x02\x03", False)
     assert {i.attrs["symbol"]: i.type for i in instrs(f, "global_addr")} == {"p": ptr(0), "q": ptr(1), "s": ptr(2)}
+
+
+def test_forward_reference_to_a_lane_of_a_forward_vector():
+    f = read_one("""
+define spir_kernel void @k(ptr addrspace(1) %o, <2 x i32> %v) {
+entry:
+  br label %b2
+b1:
+  %s = add i32 %a, 1
+  store i32 %s, ptr addrspace(1) %o
+  ret void
+b3:
+  %a = extractelement <2 x i32> %w, i64 1
+  br label %b1
+b2:
+  %w = mul <2 x i32> %v, <i32 3, i32 5>
+  br label %b3
+}""")
+    assert by_name(f, "s").operands[0] is by_name(f, "w.1")
+
+
+def test_image_argument_is_reported():
+    from lowering.errors import CompileError
+    from tests.frontend.helpers import read_cl
+    src = "kernel void img(read_only image2d_t im, global float4 *o) { o[0] = (float4)(1.0f); }"
+    with pytest.raises(CompileError, match=r"^snippet\.cl: function @img: unsupported type of argument 0: "):
+        read_cl(src)
