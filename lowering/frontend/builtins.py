@@ -591,7 +591,7 @@ _KNOWN = sorted(set(DROPPED) | set(_INTRINSIC_MATH) | set(_INTRINSIC_OPS) |
                  "memset.inline", "sadd.with.overflow", "uadd.with.overflow", "ssub.with.overflow",
                  "usub.with.overflow", "smul.with.overflow", "umul.with.overflow", "uadd.sat", "usub.sat",
                  "sadd.sat", "ssub.sat", "vector.reduce", "scmp", "ucmp", "fptosi.sat", "fptoui.sat"}, key=len, reverse=True)
-MAX_MEM_BYTES = 4096
+MAX_MEM_BYTES = 16384    # larger constant-length copies become too many explicit accesses
 
 
 def intrinsic_base(name: str) -> str | None:

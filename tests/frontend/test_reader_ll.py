@@ -440,3 +440,20 @@ def test_image_argument_is_reported():
     src = "kernel void img(read_only image2d_t im, global float4 *o) { o[0] = (float4)(1.0f); }"
     with pytest.raises(CompileError, match=r"^snippet\.cl: function @img: unsupported type of argument 0: "):
         read_cl(src)
+
+
+def test_memory_intrinsic_limits():
+    from lowering.errors import CompileError
+    body = """
+define spir_kernel void @k(ptr addrspace(1) %o, i64 %n) {
+  call void @llvm.memset.p1.i64(ptr addrspace(1) align 1 %o, i8 0, i64 LEN, i1 false)
+  ret void
+}
+declare void @llvm.memset.p1.i64(ptr addrspace(1), i8, i64, i1)
+"""
+    f = read_one(body.replace("LEN", "7"))
+    assert [s.operands[0].type.bits for s in instrs(f, "store")] == [8] * 7       # align 1: byte stores
+    with pytest.raises(CompileError, match="variable-length memory intrinsic"):
+        read_one(body.replace("LEN", "%n"))
+    with pytest.raises(CompileError, match="memory intrinsic of 100000 bytes"):
+        read_one(body.replace("LEN", "100000"))
