@@ -31,6 +31,7 @@ from typing import Any, Callable, Iterable, Sequence
 import numpy as np
 
 from lowering import interp_ops as ops
+from lowering.interp_codegen import At, compile_body, compile_phi_copy
 from lowering.interp_memory import KIND_OF_ADDRSPACE, Memory
 from lowering.interp_values import InterpreterError, const_value, from_host, mask
 from lowering.ir.core import Arg, Block, Const, Function, If, Instr, Loop, Phi, Undef, Value
@@ -83,16 +84,17 @@ def describe_block(b: Block) -> str:
 
 class _CompiledBlock:
     """A block resolved once: phi incoming getters by predecessor, then (instr, evaluator) pairs."""
-    __slots__ = ("phis", "body", "steps", "term", "jump", "segments")
+    __slots__ = ("phis", "body", "code", "steps", "term", "jump", "segments")
 
     def __init__(self):
-        self.phis: list[tuple[Phi, dict[Block, Getter]]] = []
+        self.phis: dict[Block, Callable[[Env], None]] | None = None   # predecessor -> phis' parallel copy
         self.body: list[tuple[Instr, Getter, bool]] = []
+        self.code: tuple[Callable[[Env], None], list[Instr]] | None = None    # body compiled by interp_codegen
         self.steps = 1
         self.term: Callable[[Env], Block | None] | None = None   # CFG form: next block, None to return
         self.jump: str | None = None                             # structured form: break/continue/return
-        # lockstep mode: the body cut at its barriers, [(instructions, barrier or None)]; None: no barrier
-        self.segments: list[tuple[list[tuple[Instr, Getter, bool]], Instr | None]] | None = None
+        # lockstep mode: the body cut at its barriers, [(code, barrier or None)]; None: no barrier
+        self.segments: list[tuple[tuple[Callable[[Env], None], list[Instr]], Instr | None]] | None = None
 
 
 class _ModuleSymbol:
@@ -274,7 +276,10 @@ class Interpreter:
     def _enter(self, block: Block, prev: Block | None, env: Env) -> _CompiledBlock:
         """Execute a block's phis (for the edge from `prev`) and its body; return its compiled form."""
         cb = self._enter_head(block, prev, env)
-        self._run_body(block, cb.body, env)
+        try:
+            cb.code[0](env)
+        except At as e:
+            raise self._located(block, cb.code[1][e.pos], e.exc) from None
         return cb
 
     def _enter_head(self, block: Block, prev: Block | None, env: Env) -> _CompiledBlock:
@@ -288,31 +293,23 @@ class Interpreter:
                 f"step limit of {self.max_steps} per work-item exceeded (a loop that never ends?)"))
         if self.on_block is not None:
             self.on_block(block)
-        if cb.phis:
-            incoming = []
-            for phi, getters in cb.phis:
-                get = getters.get(prev)
-                if get is None:
-                    came = describe_block(prev) if prev is not None else "the function entry"
-                    raise self._located(block, phi, InterpreterError(f"no incoming value for {came}"))
-                try:
-                    incoming.append(get(env))
-                except Exception as e:                                   # noqa: BLE001
-                    raise self._located(block, phi, e) from None
-            for (phi, _), v in zip(cb.phis, incoming):                   # parallel copy
-                env[phi] = v
+        if cb.phis is not None:
+            copy = cb.phis.get(prev)
+            if copy is None:
+                came = describe_block(prev) if prev is not None else "the function entry"
+                missing = next(phi for phi in block.phis() if prev not in phi.blocks)
+                raise self._located(block, missing, InterpreterError(f"no incoming value for {came}"))
+            try:
+                copy(env)                                                # a parallel copy
+            except At as e:
+                raise self._located(block, list(block.phis())[e.pos], e.exc) from None
         return cb
 
-    def _run_body(self, block: Block, body: list[tuple[Instr, Getter, bool]], env: Env) -> None:
-        ins = None
+    def _run_body(self, block: Block, code: tuple[Callable[[Env], None], list[Instr]], env: Env) -> None:
         try:
-            for ins, fn, has_result in body:
-                if has_result:
-                    env[ins] = fn(env)
-                else:
-                    fn(env)
-        except Exception as e:                                           # noqa: BLE001
-            raise self._located(block, ins, e) from None
+            code[0](env)
+        except At as e:
+            raise self._located(block, code[1][e.pos], e.exc) from None
 
     def _located(self, block: Block | None, ins: Instr | None, exc: Exception, what: str = "") -> InterpreterError:
         """An InterpreterError naming the function, block, instruction and work-item of a failure."""
@@ -343,12 +340,15 @@ class Interpreter:
         instrs = block.instrs
         cb.steps = max(1, len(instrs))
         last = instrs[-1] if instrs else None
+        phis: list[Phi] = []
         for ins in instrs:
             try:
                 if isinstance(ins, Phi):
                     if len(ins.blocks) != len(ins.operands):
                         raise InterpreterError("phi has different numbers of blocks and operands")
-                    cb.phis.append((ins, {b: self._getter(v) for b, v in zip(ins.blocks, ins.operands)}))
+                    if ins is not instrs[len(phis)]:
+                        raise InterpreterError("phi after a non-phi instruction")
+                    phis.append(ins)
                 elif ins is last and ins.is_terminator:
                     if self.func.is_structured:
                         raise InterpreterError(f"CFG terminator {ins.opcode} in a structured function")
@@ -363,16 +363,23 @@ class Interpreter:
                     cb.body.append((ins, self._compile(ins), ins.has_result))
             except InterpreterError as e:
                 raise self._located(block, ins, e) from None
+        preds = [b for b in dict.fromkeys(b for phi in phis for b in phi.blocks) if all(b in p.blocks for p in phis)]
+        if phis:
+            cb.phis = {b: compile_phi_copy([p.value_for(b) for p in phis], phis, self.undef_byte) for b in preds}
+        cb.code = self._code(cb.body)
         if any(ins.opcode == "barrier" for ins, _, _ in cb.body):
             cb.segments, part = [], []
             for entry in cb.body:
                 if entry[0].opcode == "barrier":
-                    cb.segments.append((part, entry[0]))
+                    cb.segments.append((self._code(part), entry[0]))
                     part = []
                 else:
                     part.append(entry)
-            cb.segments.append((part, None))
+            cb.segments.append((self._code(part), None))
         return cb
+
+    def _code(self, body: list[tuple[Instr, Getter, bool]]) -> tuple[Callable[[Env], None], list[Instr]]:
+        return compile_body(body, self.undef_byte), [ins for ins, _, _ in body]
 
     def _apply(self, f: Callable, operands: list[Value]) -> Getter:
         """env -> f(operand values), specialised by operand kind so that reading an operand is an env
@@ -381,18 +388,21 @@ class Interpreter:
         vals = [const_value(v, self.undef_byte) if k == "c" else v for k, v in zip(kinds, operands)]
         if kinds == "v":
             x, = vals
-            return lambda env: f(env[x])
-        if kinds == "vv":
+            run = lambda env: f(env[x])                                  # noqa: E731
+        elif kinds == "vv":
             x, y = vals
-            return lambda env: f(env[x], env[y])
-        if kinds == "vc":
+            run = lambda env: f(env[x], env[y])                          # noqa: E731
+        elif kinds == "vc":
             x, y = vals
-            return lambda env: f(env[x], y)
-        if kinds == "cv":
+            run = lambda env: f(env[x], y)                               # noqa: E731
+        elif kinds == "cv":
             x, y = vals
-            return lambda env: f(x, env[y])
-        g = [self._getter(v) for v in operands]
-        return lambda env: f(*[x(env) for x in g])
+            run = lambda env: f(x, env[y])                               # noqa: E731
+        else:
+            g = [self._getter(v) for v in operands]
+            run = lambda env: f(*[x(env) for x in g])                    # noqa: E731
+        run.direct = f        # type: ignore[attr-defined]  # for interp_codegen: f of the operand values
+        return run
 
     def _getter(self, v: Value) -> Getter:
         if isinstance(v, (Const, Undef)):
@@ -469,7 +479,9 @@ class Interpreter:
             return self._apply(mem.loader(ty, align), ins.operands)
         if op == "store":
             st = mem.storer(ins.operands[0].type, align)
-            return self._apply(lambda v, p: st(p, v), ins.operands)
+            run = self._apply(lambda v, p: st(p, v), ins.operands)
+            run.store = st    # type: ignore[attr-defined]  # for interp_codegen: st(address, value)
+            return run
         if op == "ptradd":
             p, o = g
             m64 = mask(64)

@@ -59,7 +59,7 @@ def run_group(interp, items: list[tuple], env0: dict) -> None:
 def _enter(interp, block: Block, prev: Block | None, env: dict) -> Walk:
     cb = interp._enter_head(block, prev, env)
     if cb.segments is None:
-        interp._run_body(block, cb.body, env)
+        interp._run_body(block, cb.code, env)
     else:
         for part, barrier in cb.segments:
             interp._run_body(block, part, env)

@@ -101,7 +101,7 @@ class Memory:
         self._regions[arena].clear()
         self._last = None
         for cache in self._caches:
-            cache[:] = None, 0, 0
+            cache[:] = b"", 0, 0
 
     # ----- access -----
     def locate(self, addr: int, size: int, write: bool) -> tuple[Region, int]:
@@ -142,71 +142,84 @@ class Memory:
         """A load function for one type (one per load instruction: it caches the last region it hit).
 
         `align`: the alignment the instruction promises; an address that breaks it is an error (UB)."""
-        size, locate = ty.size, self.locate
-        last: list = [None, 0, 0]                  # region, base, end; emptied by reset()
+        size, slow, last = ty.size, self._slow_path(ty.size, align, False), [b"", 0, 0]
         if cached:
-            self._caches.append(last)
+            self._caches.append(last)                # [data, base, end] of the last region; reset() empties it
 
-        def region_offset(addr: int):
-            if last[1] <= addr and addr + size <= last[2] and not addr % align:
-                return last[0], addr - last[1]
-            _check_alignment(addr, align)
-            r, off = locate(addr, size, False)
-            last[:] = r, r.base, r.base + r.size
-            return r, off
+        def hit(addr: int) -> bool:
+            return last[1] <= addr and addr + size <= last[2] and not addr % align
 
         if ty.is_float:
-            dt = FLOAT_DTYPES[ty.bits]
+            dt, frombuffer = FLOAT_DTYPES[ty.bits], np.frombuffer
 
             def load_float(addr: int):
-                r, off = region_offset(addr)
-                return np.frombuffer(r.data, dt, 1, off)[0]      # bit-exact, NaN payloads included
+                if last[1] <= addr and addr + size <= last[2] and not addr % align:
+                    return frombuffer(last[0], dt, 1, addr - last[1])[0]     # bit-exact, NaNs included
+                data, off = slow(addr, last)
+                return frombuffer(data, dt, 1, off)[0]
             return load_float
-        unpack = _INT_FORMATS[size].unpack_from if size in _INT_FORMATS else None
+        if size in _INT_FORMATS and ty.bits == 8 * size:
+            unpack = _INT_FORMATS[size].unpack_from
+
+            def load_int(addr: int) -> int:
+                if last[1] <= addr and addr + size <= last[2] and not addr % align:
+                    return unpack(last[0], addr - last[1])[0]
+                return unpack(*slow(addr, last))[0]
+            return load_int
         m = mask(ty.bits)
 
-        def load_int(addr: int) -> int:
-            r, off = region_offset(addr)
-            v = unpack(r.data, off)[0] if unpack else int.from_bytes(r.data[off:off + size], "little")
-            return v & m
-        return load_int
+        def load_bits(addr: int) -> int:              # i1 (a byte) and odd widths
+            data, off = (last[0], addr - last[1]) if hit(addr) else slow(addr, last)
+            return int.from_bytes(data[off:off + size], "little") & m
+        return load_bits
 
     def storer(self, ty: Type, align: int = 1, cached: bool = True) -> Callable[[int, object], None]:
-        """A store function for one type, with its own region cache (writable regions only)."""
-        size, locate = ty.size, self.locate
-        last: list = [None, 0, 0]
+        """A store function for one type, with its own region cache (writable regions only).
+
+        Values arrive masked to their type, so integers need no masking here."""
+        size, slow, last = ty.size, self._slow_path(ty.size, align, True), [b"", 0, 0]
         if cached:
             self._caches.append(last)
 
-        def region_offset(addr: int):
-            if last[1] <= addr and addr + size <= last[2] and not addr % align:
-                return last[0], addr - last[1]
-            _check_alignment(addr, align)
-            r, off = locate(addr, size, True)
-            last[:] = r, r.base, r.base + r.size
-            return r, off
-
         if ty.is_float:
-            dt = FLOAT_DTYPES[ty.bits]
-            pack = _FLOAT_FORMATS[ty.bits].pack_into
+            dt, pack = FLOAT_DTYPES[ty.bits], _FLOAT_FORMATS[ty.bits].pack_into
 
             def store_float(addr: int, value) -> None:
-                r, off = region_offset(addr)
+                if last[1] <= addr and addr + size <= last[2] and not addr % align:
+                    data, off = last[0], addr - last[1]
+                else:
+                    data, off = slow(addr, last)
                 if value == value:
-                    pack(r.data, off, value)                     # exact for every non-NaN value
+                    pack(data, off, value)                       # exact for every non-NaN value
                 else:                                            # NaN: keep the payload bit for bit
-                    r.data[off:off + size] = dt(value).tobytes()
+                    data[off:off + size] = dt(value).tobytes()
             return store_float
-        pack_int = _INT_FORMATS[size].pack_into if size in _INT_FORMATS else None
-        m = mask(8 * size)
+        if size in _INT_FORMATS:
+            pack_int = _INT_FORMATS[size].pack_into
 
-        def store_int(addr: int, value: int) -> None:
-            r, off = region_offset(addr)
-            if pack_int:
-                pack_int(r.data, off, value & m)
-            else:
-                r.data[off:off + size] = (value & m).to_bytes(size, "little")
-        return store_int
+            def store_int(addr: int, value: int) -> None:
+                if last[1] <= addr and addr + size <= last[2] and not addr % align:
+                    pack_int(last[0], addr - last[1], value)
+                else:
+                    data, off = slow(addr, last)
+                    pack_int(data, off, value)
+            return store_int
+
+        def store_bytes(addr: int, value: int) -> None:
+            data, off = slow(addr, last)
+            data[off:off + size] = value.to_bytes(size, "little")
+        return store_bytes
+
+    def _slow_path(self, size: int, align: int, write: bool) -> Callable:
+        """(addr, cache) -> (data, offset): check alignment and bounds, and refill the accessor's cache."""
+        locate = self.locate
+
+        def slow(addr: int, last: list):
+            _check_alignment(addr, align)
+            r, off = locate(addr, size, write)
+            last[:] = r.data, r.base, r.base + r.size
+            return r.data, off
+        return slow
 
     def read_bytes(self, addr: int, size: int) -> bytes:
         r, off = self.locate(addr, size, False)

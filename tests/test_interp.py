@@ -712,3 +712,16 @@ def test_undef_operands_follow_the_fill_byte():
     buf = np.zeros(2, np.uint32)
     run_kernel(cfg_function("undef", [out], [entry]), [buf], 1, 1, uninitialized=0xA5)
     assert buf.tolist() == [0xA5A5A5A5, 0xA5A5A5A5]
+
+
+def test_phi_missing_an_edge_that_another_phi_has():
+    """Two phis, only one of which lists the edge taken: the other one must be reported."""
+    entry, other, merge = Block("entry"), Block("other"), Block("merge")
+    B(entry).br(merge)
+    B(other).br(merge)
+    merge.append(Phi(I32, [(entry, i32(1)), (other, i32(2))], "p"))
+    merge.append(Phi(I32, [(other, i32(3))], "q"))
+    B(merge)("ret", [])
+    f = cfg_function("bad_phi2", [], [entry, other, merge])
+    with pytest.raises(InterpreterError, match=r"instruction 1 \(phi %q\).*no incoming value for b0 \(entry\)"):
+        run_kernel(f, [], 1, 1)
