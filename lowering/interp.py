@@ -14,6 +14,7 @@ Consequently `barrier` is a no-op: with one work-item running to completion befo
 is nothing to wait for. This is *not* OpenCL's semantics for kernels that communicate through `__local`
 memory across a barrier (an item reads what later items have not written yet), but it is exactly what the
 sequential JIT oracle does, and the interpreter's job is to agree with it and with itself across passes.
+`lockstep=True` gives real barrier semantics instead (interp_lockstep).
 
 Control flow:
   - CFG form: follow the terminators; the phis of a block are evaluated as parallel copies for the edge
@@ -23,6 +24,11 @@ Control flow:
     from, i.e. the last block executed.
 A step limit per work-item (instructions, plus one per block entered) turns a loop that never ends into an
 error rather than a hang.
+
+Modules: interp_values (value representation), interp_ops (opcode semantics), interp_memory (the flat
+address space), interp_codegen (blocks compiled to Python functions), interp_lockstep (barrier schedule).
+Each instruction is first resolved to a closure over interp_ops (`_compile`); interp_codegen then strings a
+block's instructions together into one function, inlining the common ones.
 """
 from __future__ import annotations
 

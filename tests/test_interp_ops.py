@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import ctypes
 import ctypes.util
-import math
 
 import numpy as np
 import pytest
