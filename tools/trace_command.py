@@ -96,7 +96,13 @@ def run_trace(args) -> None:
 
 
 def add_commands(subparsers) -> None:
-    t = subparsers.add_parser("trace", help="simulate a Gen9 program and draw per-lane activity as a PNG")
+    t = subparsers.add_parser(
+        "trace", help="simulate a Gen9 program and draw per-lane activity as a PNG",
+        description="Run one workgroup of a Gen9 program on the simulator and draw which lanes executed "
+                    "each instruction (x = lanes, y = scheduling rounds, one panel per thread).",
+        epilog="Thread payload (simulator convention): r0.1:ud group id, r0.2:ud thread index, r0.3:ud "
+               "threads in the group; r1 onwards: local id per lane as ud (thread index * SIMD + lane). "
+               "Surfaces are numpy arrays bound by binding-table index; SLM is BTI 254.")
     t.add_argument("input", metavar="INPUT.krn|INPUT.asm")
     t.add_argument("--simd", type=int, required=True, help="dispatch width: 8, 16 or 32")
     t.add_argument("--threads", type=int, default=1, help="threads in the workgroup (default 1)")
