@@ -119,7 +119,7 @@ def test_shifts(op, t):
     got, _ = run(op, t, [(t, a), (t, s)])
     u = a.view(NP[{T.D: T.UD, T.W: T.UW}.get(t, t)])
     sgn = a.view(NP[{T.UD: T.D, T.UW: T.W}.get(t, t)])
-    want = {"shl": lambda: (u << s.astype(u.dtype)).astype(NP[t]) if True else None,
+    want = {"shl": lambda: (u << s.astype(u.dtype)).view(NP[t]),
             "shr": lambda: (u >> s.astype(u.dtype)).view(NP[t]),
             "asr": lambda: (sgn >> s.astype(sgn.dtype)).view(NP[t])}[op]()
     np.testing.assert_array_equal(got, want.view(NP[t]))
@@ -356,16 +356,16 @@ def test_regions_scalar_strided_and_vstride():
 
 
 def test_packed_vector_immediates():
+    from isa.gen9.model import Operand, RegFile
     b = Builder(8)
-    b.mov(grf(DST, T.W), imm(0, T.D))
-    b.emit("mov", grf(DST, T.W), __import__("isa.gen9.model", fromlist=["Operand"]).Operand(
-        __import__("isa.gen9.model", fromlist=["RegFile"]).RegFile.IMM, T.V, value=0x76543210 | 0))
-    b.emit("mov", grf(DST + 1, T.W), __import__("isa.gen9.model", fromlist=["Operand"]).Operand(
-        __import__("isa.gen9.model", fromlist=["RegFile"]).RegFile.IMM, T.V, value=0xF8E00001))
+    b.mov(grf(DST, T.W), Operand(RegFile.IMM, T.V, value=0x76543210))
+    b.mov(grf(DST + 1, T.W), Operand(RegFile.IMM, T.V, value=0xF8E00001))
+    b.mov(grf(DST + 2, T.F), Operand(RegFile.IMM, T.VF, value=0xB0403800))   # 0, 1.5, 2.0, -1.0 (8-bit floats)
     eot(b)
     th = run_program(b.program(), 8)[0]
     np.testing.assert_array_equal(th.reg(DST, T.W, 8), range(8))
     np.testing.assert_array_equal(th.reg(DST + 1, T.W, 8), [1, 0, 0, 0, 0, -2, -8, -1])
+    np.testing.assert_array_equal(th.reg(DST + 2, T.F, 8), [0, 1.5, 2.0, -1.0] * 2)
 
 
 def test_channel_offset_and_we_all_and_exec_size_1():
