@@ -84,8 +84,8 @@ def describe_value(v: Value) -> str:
     return repr(v)
 
 
-def describe_block(b: Block) -> str:
-    return f"b{b.index}" + (f" ({b.label})" if b.label else "")
+def describe_block(b: Block, number: int | None = None) -> str:
+    return f"b{b.index if number is None else number}" + (f" ({b.label})" if b.label else "")
 
 
 class _CompiledBlock:
@@ -104,7 +104,9 @@ class _CompiledBlock:
 
 
 class _ModuleSymbol:
-    """A module-level buffer (a __local array or constant data) as the interpreter needs it."""
+    """A module-level buffer (a __local array, constant data or a program-scope global) as the interpreter
+    needs it. Entries of Function.local_memory/constant_data are read by field name - the front end's
+    ModuleData (symbol/name, addrspace, size, align, init bytes or None, writable) or a dict of them."""
 
     def __init__(self, entry, kind: str):
         get = entry.get if isinstance(entry, dict) else (lambda k, d=None: getattr(entry, k, d))
@@ -117,9 +119,11 @@ class _ModuleSymbol:
         size = get("size")
         self.size = int(size) if size is not None else len(self.init or b"")
         self.align = int(get("align") or 16)
-        self.kind = kind
-        writable = get("writable")
-        self.readonly = kind == "constant" and not writable
+        space, writable = get("addrspace"), get("writable")
+        self.kind = KIND_OF_ADDRSPACE.get(space, kind) if space is not None else kind
+        if self.kind == "private":       # module data in address space 0 lives for the whole launch
+            self.kind = "global" if writable else "constant"
+        self.readonly = self.kind == "constant" and not writable
         if not self.name:
             raise InterpreterError(f"a {kind} data entry has no name: {entry!r}")
 
@@ -145,7 +149,8 @@ class Interpreter:
         self._work_dim = 1
         self._item = (0, 0, 0)
         self._prev: Block | None = None       # structured walk: the block control came from
-        func.index_blocks()
+        # block numbers for messages, as Function.index_blocks would give them (without renumbering)
+        self._block_no = {b: i for i, b in enumerate(func.all_blocks())}
 
     # ----- the NDRange -----
     def run(self, args: Sequence, global_size, local_size, global_offset=0) -> None:
@@ -211,7 +216,7 @@ class Interpreter:
     def _map_constants(self) -> None:
         for entry in self.func.constant_data:
             s = _ModuleSymbol(entry, "constant")
-            self.symbols[s.name] = self.memory.allocate("constant", s.name, s.size, s.align, s.init,
+            self.symbols[s.name] = self.memory.allocate(s.kind, s.name, s.size, s.align, s.init,
                                                         s.readonly).base
 
     def _start_group(self) -> None:
@@ -302,7 +307,7 @@ class Interpreter:
         if cb.phis is not None:
             copy = cb.phis.get(prev)
             if copy is None:
-                came = describe_block(prev) if prev is not None else "the function entry"
+                came = self._describe(prev) if prev is not None else "the function entry"
                 missing = next(phi for phi in block.phis() if prev not in phi.blocks)
                 raise self._located(block, missing, InterpreterError(f"no incoming value for {came}"))
             try:
@@ -317,6 +322,9 @@ class Interpreter:
         except At as e:
             raise self._located(block, code[1][e.pos], e.exc) from None
 
+    def _describe(self, block: Block) -> str:
+        return describe_block(block, self._block_no.get(block, block.index))
+
     def _located(self, block: Block | None, ins: Instr | None, exc: Exception, what: str = "") -> InterpreterError:
         """An InterpreterError naming the function, block, instruction and work-item of a failure."""
         if getattr(exc, "located", False):
@@ -329,7 +337,7 @@ class Interpreter:
             msg = f"{type(exc).__name__}: {exc}"
         where = [f"in {self.func.name}"]
         if block is not None:
-            where.append(f"block {describe_block(block)}")
+            where.append(f"block {self._describe(block)}")
         if ins is not None:
             pos = block.instrs.index(ins) if block is not None and ins in block.instrs else -1
             where.append(f"instruction {pos} ({ins.opcode}{' %' + ins.name if ins.name else ''})")

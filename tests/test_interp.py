@@ -725,3 +725,24 @@ def test_phi_missing_an_edge_that_another_phi_has():
     f = cfg_function("bad_phi2", [], [entry, other, merge])
     with pytest.raises(InterpreterError, match=r"instruction 1 \(phi %q\).*no incoming value for b0 \(entry\)"):
         run_kernel(f, [], 1, 1)
+
+
+def test_module_data_kinds_follow_their_address_space():
+    """A writable program-scope global (addrspace 1) and private-space constant data survive across
+    work-items and groups; read-only data rejects stores."""
+    out = Arg(ptr(1), 0, "out")
+    entry = Block("entry")
+    b = B(entry)
+    counter = b("global_addr", [], ptr(1), symbol="counter")
+    table = b("global_addr", [], ptr(0), symbol="table0")
+    n = b("load", [counter], I32)
+    b("store", [b("add", [n, b("load", [table], I32)], I32), counter])
+    b("store", [n, b.elem(out, b.gid())])
+    b("ret", [])
+    f = cfg_function("globals", [out], [entry])
+    f.constant_data = [dict(symbol="counter", addrspace=1, size=4, align=4, init=None, writable=True),
+                       dict(symbol="table0", addrspace=0, size=4, align=4, init=(5).to_bytes(4, "little"),
+                            writable=False)]
+    buf = np.zeros(6, np.int32)
+    run_kernel(f, [buf], 6, 2)
+    assert buf.tolist() == [0, 5, 10, 15, 20, 25]
