@@ -173,6 +173,9 @@ class Interpreter:
         self._wi.update(global_size=g3, local_size=l3, num_groups=n3, global_offset=o3)
 
         with np.errstate(all="ignore"):
+            for kind in ("global", "constant", "local", "private"):     # a fresh address space per launch
+                self.memory.reset(kind)
+            self.symbols.clear()
             env0 = self._map_args(args)
             self._map_constants()
             run_item = self._run_structured if func.is_structured else self._run_cfg

@@ -746,3 +746,12 @@ def test_module_data_kinds_follow_their_address_space():
     buf = np.zeros(6, np.int32)
     run_kernel(f, [buf], 6, 2)
     assert buf.tolist() == [0, 5, 10, 15, 20, 25]
+
+
+def test_an_interpreter_can_launch_twice():
+    from lowering.interp import Interpreter
+    it = Interpreter(sum_loop_cfg())
+    a, b = np.zeros(4, np.int32), np.zeros(6, np.int32)
+    it.run([a], 4, 2)
+    it.run([b], 6, 3)
+    assert a.tolist() == [0, 1, 3, 6] and b.tolist() == [0, 1, 3, 6, 10, 15]
