@@ -6,8 +6,9 @@ the assembler, disassembler and simulator only ever see field names and the enum
 
 Sources (facts only): checked with iga64 1.1.0 by assembling and flipping bits (see
 /work/shared/notes/gen9-isa-facts.md); Mesa src/intel/compiler/brw_inst.h (Gfx8/9 column) and
-brw_eu_compact.c for the compact layouts and the Align16 two-source rows (the latter not checkable with
-this iga64, which refuses to print Align16 two-source instructions).
+brw_eu_compact.c for the compact layouts and the Align16 two-source rows.  Of the latter, iga64 only
+prints instructions it can convert to Align1 (identity swizzle, full writemask), which confirmed the
+16-byte subregister bits (52, 68, 100) and vstride; the swizzle rows are Mesa's and unchecked.
 
 Forms:
   a1       two-source Align1, both sources registers (also one-source ops: src1 fields are zero)
