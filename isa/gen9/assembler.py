@@ -350,6 +350,8 @@ def _parse_operands(ctx: _Ctx, pend: _Pending, toks: list[str], eot: bool, es_gi
 
 
 def _strip_comment(line: str) -> str:
+    """Drop `// ...` and single-line `/* ... */` comments (iga64 -Xprint-pc writes the latter)."""
+    line = re.sub(r"/\*.*?\*/", " ", line)
     i = line.find("//")
     return line if i < 0 else line[:i]
 

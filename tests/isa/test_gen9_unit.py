@@ -212,3 +212,15 @@ def test_cli_bad_input_leaves_no_output_file(tmp_path):
     with pytest.raises(CompileError, match="truncated"):
         args.func(args)
     assert not (tmp_path / "t.txt").exists()
+
+
+def test_comments_labels_and_blank_lines_are_accepted():
+    text = """
+    // a comment line
+    START:  /* [0000] */  mov (8|M0) r10.0<1>:ud r11.0<8;8,1>:ud   // trailing comment
+    LOOP: (W) jmpi START
+    """
+    data = assemble(text, "c.asm")
+    assert data[:16] == bytes.fromhex(GOLDEN[0][1])
+    assert E.decode(data[16:]).jip == -16 - 16       # back to START, counted from the next instruction
+    assert _norm(disassemble(data)).splitlines()[-1] == "(W) jmpi L0"
