@@ -1,8 +1,9 @@
-"""Binary -> text in iga64's syntax, so that our output equals `iga64 -p=9 -d` up to whitespace.
+"""Binary -> text in iga64's syntax: our output equals `iga64 -p=9 -d` character for character.
 
 Labels `L<byte offset>:` start every basic block the way iga64 prints them: at offset 0, at every branch
-target and after every branch or EOT send; branch operands name the label.  Column padding is not
-reproduced (tests compare whitespace-normalised text).
+target and after every branch or EOT send; branch operands name the label.  Columns are padded the way
+iga64's formatter pads them (see _Columns).  Send messages get iga64's `// wr:..., rd:...; sfid; what`
+comment for the messages sendmsg.py knows.
 """
 from __future__ import annotations
 
@@ -54,7 +55,7 @@ def disassemble(data: bytes, labels: bool = True) -> str:
     for pc, inst, n in items:
         if pc in starts:
             lines.append(f"L{pc}:")
-        lines.append("        " + format_instruction(inst, pc, starts))
+        lines.append(format_instruction(inst, pc, starts))
     if len(data) in starts and items:
         lines.append(f"L{len(data)}:")
     return "\n".join(lines) + "\n"
@@ -139,59 +140,120 @@ def _target(pc: int, target: int, rel: int, starts: set[int]) -> str:
     return f"L{target}" if target in starts else str(rel)
 
 
+# Column layout of iga64's formatter (IGA Frontend/Formatter: a column is padded to its preferred
+# width, an overflow becomes "debt" that later columns' padding pays back).  iga64 1.1.0's widths;
+# immediate values and labels are written around the column bookkeeping, so they do not count.
+_W_PRED, _W_OP, _W_FLAG, _W_DST, _W_SRC = 7, 13, 9, 12, 16
+_W_SEND_DST, _W_SEND_SRC, _W_SEND_DESC = 7, 6, 10
+
+
+class _Columns:
+    def __init__(self):
+        self.parts: list[str] = []
+        self.debt = 0
+
+    def raw(self, text: str) -> None:
+        self.parts.append(text)
+
+    def column(self, width: int, pieces: list[tuple[str, bool]]) -> None:
+        """pieces: (text, counts toward the column width)."""
+        self.parts.append("".join(t for t, _ in pieces))
+        size = sum(len(t) for t, counted in pieces if counted)
+        if size <= width:
+            pad = width - size
+            paid = min(self.debt, pad)
+            self.debt -= paid
+            self.parts.append(" " * (pad - paid))
+        else:
+            self.debt += size - width
+
+    def text(self) -> str:
+        return "".join(self.parts)
+
+
+def _counted(text: str) -> list[tuple[str, bool]]:
+    return [(text, True)]
+
+
+def _src_pieces(o: Operand) -> list[tuple[str, bool]]:
+    if o.file == RegFile.IMM:
+        return [(format_imm(o.value, o.type), False), (":" + o.type.value, True)]
+    return _counted(_a1_src(o))
+
+
 def format_instruction(inst: Instruction, pc: int = 0, starts: set[int] | None = None) -> str:
-    """One instruction in IGA syntax; branch targets become labels when `starts` has them."""
+    """One instruction laid out exactly as iga64 -p=9 -d prints it (without the leading label line);
+    branch targets become labels when `starts` has them, else numeric offsets."""
     starts = starts or set()
     op = inst.opcode
-    mnem = op
-    if op == "math":
-        mnem += "." + inst.math_fc
-    if inst.branch_ctrl:
-        mnem += ".b"
-    toks = [_pred_prefix(inst) + mnem]
-    if op not in ("jmpi", "nop", "wait", "illegal"):
-        toks.append(f"({inst.exec_size}|M{inst.chan_offset})")
-    if inst.cond_mod:
-        toks.append(f"({inst.cond_mod})f{inst.flag_reg}.{inst.flag_subreg}")
+    mnem = op + ("." + inst.math_fc if op == "math" else "") + (".b" if inst.branch_ctrl else "")
+    exec_info = "" if op in ("jmpi", "nop", "wait", "illegal") else f"({inst.exec_size}|M{inst.chan_offset})"
+    cond = f"({inst.cond_mod})f{inst.flag_reg}.{inst.flag_subreg}" if inst.cond_mod else ""
+    line = _Columns()
+    line.column(_W_PRED, _counted(_pred_prefix(inst).strip()))
+    line.raw(" ")
+    line.column(_W_OP, _counted(f"{mnem} {exec_info}"))
+    line.raw(" ")
+    line.column(_W_FLAG, _counted(cond))
+
+    send = op in E.SEND_OPS + E.SENDS_OPS
+    dst: list[tuple[str, bool]] | None = None
+    srcs: list[list[tuple[str, bool]]] = []
     comment = None
+
+    def label(target: int, rel: int) -> list[tuple[str, bool]]:
+        return [(_target(pc, target, rel, starts), False)]
+
     if op == "jmpi":
-        if inst.srcs:
-            toks.append(_reg_text(inst.srcs[0]))
-        else:
-            t = pc + 16 + inst.jip
-            toks.append(_target(pc, t, inst.jip + 16, starts))
+        srcs = [_counted(_reg_text(inst.srcs[0]))] if inst.srcs else [label(pc + 16 + inst.jip, inst.jip + 16)]
     elif op in ("call", "calla"):
-        t = inst.jip + (pc if op == "call" else 0)
-        toks += [_reg_text(inst.dst), _target(pc, t, inst.jip, starts)]
+        dst = _counted(_reg_text(inst.dst))
+        srcs = [label(inst.jip + (pc if op == "call" else 0), inst.jip)]
     elif op == "ret":
-        toks.append(_reg_text(inst.srcs[0]))
+        srcs = [_counted(_reg_text(inst.srcs[0]))]
     elif op == "wait":
-        toks.append(_a1_src(inst.srcs[0]))
+        srcs = [_counted(_a1_src(inst.srcs[0]))]
     elif op in F.BRANCH_JIP_UIP:
-        toks.append(_target(pc, pc + inst.jip, inst.jip, starts))
-        toks.append(_target(pc, pc + inst.uip, inst.uip, starts))
+        srcs = [label(pc + inst.jip, inst.jip), label(pc + inst.uip, inst.uip)]
     elif op in F.BRANCH_JIP_ONLY:
-        toks.append(_target(pc, pc + inst.jip, inst.jip, starts))
-    elif op in E.SEND_OPS + E.SENDS_OPS:
-        d = inst.dst
-        split = op in E.SENDS_OPS
-        toks.append(_reg_text(d).split(".")[0] + (":ud" if split else ""))
-        toks += [_reg_text(s).split(".")[0] for s in inst.srcs]
+        srcs = [label(pc + inst.jip, inst.jip)]
+    elif send:
+        dst = _counted(_reg_text(inst.dst).split(".")[0] + (":ud" if op in E.SENDS_OPS else ""))
+        srcs = [_counted(_reg_text(s).split(".")[0]) for s in inst.srcs]
         exmlen = (inst.ex_desc or 0) >> 6 & 0xF
-        toks.append(f"0x{(inst.sfid or 0) | inst.eot << 5 | exmlen << 6:X}")
-        toks.append(f"0x{inst.desc:08X}")
         comment = describe(inst.sfid or 0, inst.desc or 0, exmlen)
     elif inst.dst is not None:
         d = inst.dst
-        sat = "(sat)" if inst.saturate else ""
-        toks.append(f"{sat}{_reg_text(d)}<{d.hstride}>:{d.type.value}")
+        dst = _counted(f"{'(sat)' if inst.saturate else ''}{_reg_text(d)}<{d.hstride}>:{d.type.value}")
         if op in E.THREE_SRC_OPS:
-            toks += [_t3_src(s, i) for i, s in enumerate(inst.srcs)]
+            srcs = [_counted(_t3_src(s, i)) for i, s in enumerate(inst.srcs)]
         else:
-            toks += [_a1_src(s) for s in inst.srcs]
+            srcs = [_src_pieces(s) for s in inst.srcs]
+
     opts = _options(inst)
+    if dst is not None:
+        line.raw("  ")
+        line.column(_W_SEND_DST if send else _W_DST, dst)
+    elif srcs or opts:
+        line.raw(" " * _W_DST)
+    if not srcs:
+        if opts:
+            line.raw(" " * _W_SRC)
+    else:
+        width = _W_SEND_SRC if send else _W_SRC
+        for i, src in enumerate(srcs):
+            line.raw("  ")
+            line.column(width, src)
+            if i == 0 and len(srcs) == 1 and not send:
+                line.column(_W_SRC, [])          # at least two source columns, except for sends
+    if send:
+        exmlen = (inst.ex_desc or 0) >> 6 & 0xF
+        line.raw("  ")
+        line.column(_W_SEND_DESC, [(f"0x{(inst.sfid or 0) | inst.eot << 5 | exmlen << 6:X}", False)])
+        line.raw("  ")
+        line.column(_W_SEND_DESC, [(f"0x{inst.desc:08X}", False)])
     if opts:
-        toks.append("{" + ",".join(opts) + "}")
+        line.raw(" {" + ",".join(opts) + "}")
     if comment:
-        toks.append("// " + comment)
-    return " ".join(toks)
+        line.raw(" // " + comment)
+    return line.text()

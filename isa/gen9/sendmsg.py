@@ -59,7 +59,7 @@ def _fence(desc: int) -> str:
     else:
         core = ""
     if desc >> 13 & 1:
-        return ("synchronized " + core).strip()
+        return "synchronized " + core          # iga64 keeps the space when nothing follows
     return core or "?"
 
 
