@@ -46,7 +46,7 @@ class Operand:
     """A destination or source operand.
 
     For GRF: reg (0..127) and subreg in *elements of type* (as IGA prints: r3.2:d = byte 8).
-    For ARF: reg is the ARF number (null 0x00, acc 0x10, f0 0x30, f1 0x31, ip 0xA0 ...).
+    For ARF: reg is the ARF number as encoded (null 0x00, a0 0x10, acc0 0x20, f0 0x30, f1 0x31, ip 0xA0 ...).
     For IMM: value holds the raw immediate bits (int), type says how to read them.
     """
     file: RegFile
