@@ -1,116 +1,22 @@
-"""Gen9 binary encoding: Instruction <-> 16-byte native / 8-byte compacted words.
+"""Gen9 binary encoding: Instruction <-> instruction words, and whole programs.
 
-The `construct` structs are generated from the field table in fields.py (one BitStruct per form, most
-significant bit first, over the byte-swapped little-endian word), so no bit position appears here.
-Decoding a compacted instruction expands it to the native word through Mesa's Gfx8/9 index tables and
-then decodes that; encoding with `compacted=True` tries the reverse and falls back to native.
+decode() reads field values through the `construct` structs of layout.py (generated from the field
+table, so no bit position appears here) and builds the model; encode() does the reverse for the native
+16-byte form.  Compacted 8-byte instructions are expanded to their native word first (compaction.py);
+encode_program() compacts the instructions marked `compacted` when the tables allow it.
+
+Layout:  fields.py (bits) -> layout.py (structs) -> encoding.py (model) / compaction.py (8-byte form)
 """
 from __future__ import annotations
-
-import functools
-import struct as _struct
-
-from construct import BitsInteger, BitStruct, ByteSwapped, Container
 
 from lowering.errors import CompileError
 
 from . import fields as F
+from .compaction import expand_compact, try_compact  # noqa: F401  (re-exported)
+from .layout import (IMM64, SEND_OPS, SENDS_OPS, STRUCTS, THREE_SRC_OPS, alias_get,  # noqa: F401
+                     instruction_length, native_form, pack, peek, unpack)
 from .model import VXH, DataType, Instruction, Operand, Predicate, RegFile, Region
 
-# ---------------------------------------------------------------------------------------------------
-# construct structs, one per form, generated from the table
-
-
-def _make_struct(form: str):
-    parts, pos = [], F.FORM_BITS[form] - 1
-    for name, hi, lo in F.form_fields(form):
-        if hi > pos:
-            raise AssertionError(f"field {name} overlaps in form {form}")
-        if hi < pos:
-            parts.append(f"_rsv{hi + 1}" / BitsInteger(pos - hi))
-        parts.append(name / BitsInteger(hi - lo + 1))
-        pos = lo - 1
-    if pos >= 0:
-        parts.append("_rsv0" / BitsInteger(pos + 1))
-    return ByteSwapped(BitStruct(*parts))
-
-
-STRUCTS = {form: _make_struct(form) for form in F.NATIVE_FORMS + F.COMPACT_FORMS}
-
-
-def pack(form: str, values: dict) -> bytes:
-    """Build one instruction word of `form` from field values (missing fields are zero).
-
-    Alias fields (indirect addressing) are applied last, over the bits of the fields they reinterpret.
-    """
-    c = {name: 0 for name, _, _ in F.form_fields(form)}
-    aliases = {}
-    for k, v in values.items():
-        if k.startswith("_"):
-            continue
-        if k not in c:
-            f = F.BY_NAME.get(k)
-            if f is None or not f.alias or form not in f.bits:
-                raise KeyError(f"field {k} not in form {form}")
-            aliases[k] = v
-            continue
-        c[k] = v
-    c.update({k: 0 for k in _reserved(form)})
-    data = STRUCTS[form].build(c)
-    if aliases:
-        w = int.from_bytes(data, "little")
-        for k, v in aliases.items():
-            w = _scatter(w, (F.BY_NAME[k].bits[form],), v)
-        data = w.to_bytes(len(data), "little")
-    return data
-
-
-def alias_get(v: dict, name: str, form: str) -> int:
-    """Value of an alias field, read from the raw word kept in v['_word']."""
-    return _get_bits(v["_word"], *F.BY_NAME[name].bits[form])
-
-
-def unpack(form: str, data: bytes, reserved: bool = False) -> dict:
-    """Field values of a word of `form` (the reserved gaps too, as _rsv<lo>, if asked)."""
-    c = STRUCTS[form].parse(data)
-    return {k: v for k, v in c.items() if not k.startswith("_") or (reserved and k.startswith("_rsv"))}
-
-
-@functools.lru_cache(maxsize=None)
-def _reserved(form: str) -> list[str]:
-    return [s.name for s in STRUCTS[form].subcon.subcon.subcons if s.name.startswith("_rsv")]
-
-
-def _get_bits(word: int, hi: int, lo: int) -> int:
-    return (word >> lo) & ((1 << (hi - lo + 1)) - 1)
-
-
-def _gather(word: int, key) -> int:
-    v = 0
-    for hi, lo in key:
-        v = (v << (hi - lo + 1)) | _get_bits(word, hi, lo)
-    return v
-
-
-def _scatter(word: int, key, value: int) -> int:
-    for hi, lo in reversed(key):
-        w = hi - lo + 1
-        mask = ((1 << w) - 1) << lo
-        word = (word & ~mask) | ((value & ((1 << w) - 1)) << lo)
-        value >>= w
-    return word
-
-
-def _field_range(name: str, form: str) -> tuple[int, int]:
-    return F.BY_NAME[name].bits[form]
-
-
-# ---------------------------------------------------------------------------------------------------
-# classification
-
-THREE_SRC_OPS = ("mad", "lrp", "bfe", "bfi2", "madm", "csel")
-SEND_OPS = ("send", "sendc")
-SENDS_OPS = ("sends", "sendsc")
 _REG_TYPE_NAMES = {v: k for k, v in F.REG_TYPE.items()}
 _IMM_TYPE_NAMES = {v: k for k, v in F.IMM_TYPE.items()}
 _T3_NAMES = {v: k for k, v in F.TYPE_3SRC.items()}
@@ -124,32 +30,7 @@ _W_DEC = {v: k for k, v in F.WIDTH.items()}
 _ES_DEC = {v: k for k, v in F.EXEC_SIZE.items()}
 _FILE_DEC = {0: RegFile.ARF, 1: RegFile.GRF, 3: RegFile.IMM}
 _SWZ = "xyzw"
-IMM64 = ("df", "q", "uq")
 
-
-def peek(word: int, name: str, form: str = "a1") -> int:
-    """One field of a raw instruction word (an int), without parsing the whole struct."""
-    return _get_bits(word, *F.BY_NAME[name].bits[form])
-
-
-def native_form(data: bytes) -> str:
-    """Which form a 16-byte word uses (decided from opcode, access mode and operand files)."""
-    w = int.from_bytes(data, "little")
-    a1 = {k: peek(w, k) for k in ("opcode", "access_mode", "src0_file", "src0_type", "src1_file")}
-    op = F.OPCODE_NAMES.get(a1["opcode"])
-    if op in SEND_OPS:
-        return "send"
-    if op in SENDS_OPS:
-        return "sends"
-    if op in F.BRANCH_JIP_UIP:
-        return "branch"
-    if a1["access_mode"]:
-        return "3src" if op in THREE_SRC_OPS else "a16"
-    if a1["src0_file"] == 3 and _IMM_TYPE_NAMES.get(a1["src0_type"]) in IMM64:
-        return "a1imm64"
-    if a1["src0_file"] == 3 or a1["src1_file"] == 3:
-        return "a1imm"
-    return "a1"
 
 
 def _num_srcs(op: str) -> int:
@@ -575,126 +456,6 @@ def _encode_sends(inst: Instruction, v: dict) -> None:
 
 
 # ---------------------------------------------------------------------------------------------------
-# compaction
-
-
-# Native bits with no place in the compact form (Mesa has_unmapped_bits, Gfx8/9): NibCtrl, Dst.AddrImm[9],
-# Src0.AddrImm[9] / Imm64 high bits.
-_UNMAPPED_BITS = tuple(_field_range(n, "a1")[0] for n in ("nib_ctrl", "dst_addr_imm9", "src0_addr_imm9"))
-
-
-# a compacted immediate: 13 bits, src1_index holding the high part and src1_reg the low part
-_C_IMM_LO = F.BY_NAME["c_src1_reg"].width("compact")
-_C_IMM_HI = F.BY_NAME["c_src1_index"].width("compact")
-
-
-def _sext13(x: int) -> int:
-    return (x | ~0x1FFF) & 0xFFFFFFFF if x & 0x1000 else x
-
-
-@functools.lru_cache(maxsize=4096)
-def expand_compact(data: bytes) -> bytes:
-    """Expand an 8-byte compacted instruction to the 16-byte native word it stands for."""
-    op = F.OPCODE_NAMES.get(peek(int.from_bytes(data, "little"), "opcode", "compact"))
-    if op in THREE_SRC_OPS:
-        c = unpack("compact3", data)
-        w = _scatter(0, F.COMPACT_KEYS["3src_control"], F.CONTROL_3SRC_TABLE[c["c3_control_index"]])
-        w = _scatter(w, F.COMPACT_KEYS["3src_source"], F.SOURCE_3SRC_TABLE[c["c3_source_index"]])
-        vals = unpack("3src", w.to_bytes(16, "little"))
-        vals.update(opcode=c["opcode"], debug=c["c3_debug"], saturate=c["c3_saturate"], cmpt=0,
-                    t3_dst_reg=c["c3_dst_reg"] | vals["t3_dst_reg"])
-        for i in range(3):
-            vals[f"t3_src{i}_rep"] = c[f"c3_src{i}_rep"]
-            vals[f"t3_src{i}_subreg"] = c[f"c3_src{i}_subreg"]
-            vals[f"t3_src{i}_reg"] = c[f"c3_src{i}_reg"] | vals[f"t3_src{i}_reg"]
-        return pack("3src", vals)
-    c = unpack("compact", data)
-    w = _scatter(0, F.COMPACT_KEYS["control"], F.CONTROL_TABLE[c["c_control_index"]])
-    w = _scatter(w, F.COMPACT_KEYS["datatype"], F.DATATYPE_TABLE[c["c_datatype_index"]])
-    a1 = unpack("a1", w.to_bytes(16, "little"))
-    is_imm = a1["src0_file"] == 3 or a1["src1_file"] == 3
-    w = _scatter(w, F.COMPACT_KEYS["subreg"], F.SUBREG_TABLE[c["c_subreg_index"]])
-    w = _scatter(w, F.COMPACT_KEYS["src0"], F.SRC_INDEX_TABLE[c["c_src0_index"]])
-    vals = unpack("a1", w.to_bytes(16, "little"))
-    vals.update(opcode=c["opcode"], debug=c["c_debug"], acc_wr_en=c["c_acc_wr_en"], cond_mod=c["cond_mod"],
-                cmpt=0, dst_reg=c["c_dst_reg"], src0_reg=c["c_src0_reg"])
-    if not is_imm:
-        w2 = _scatter(int.from_bytes(pack("a1", vals), "little"), F.COMPACT_KEYS["src1"],
-                      F.SRC_INDEX_TABLE[c["c_src1_index"]])
-        vals = unpack("a1", w2.to_bytes(16, "little"))
-        vals["src1_reg"] = c["c_src1_reg"]
-        return pack("a1", vals)
-    imm = _sext13(c["c_src1_index"] << _C_IMM_LO | c["c_src1_reg"])
-    vals = {k: x for k, x in vals.items() if k in dict((n, 0) for n, _, _ in F.form_fields("a1imm"))}
-    vals["imm32"] = imm
-    return pack("a1imm", vals)
-
-
-@functools.lru_cache(maxsize=4096)
-def try_compact(native: bytes, drop_nib_ctrl: bool = False) -> bytes | None:
-    """The 8-byte compacted form of a native instruction, or None if the tables cannot express it.
-
-    NibCtrl has no place in the compact form (Mesa: an unmapped bit, so no compaction).  iga64 1.1.0's
-    -Xautocompact compacts anyway and loses it ((4|M4) becomes (4|M0)); drop_nib_ctrl=True mimics that
-    for bit-exactness with iga64 and should not be used to generate code.
-    """
-    w = int.from_bytes(native, "little")
-    nib = _field_range("nib_ctrl", "a1")[1]
-    if drop_nib_ctrl and w >> nib & 1 and F.OPCODE_NAMES.get(peek(w, "opcode")) not in THREE_SRC_OPS:
-        w &= ~(1 << nib)
-        native = w.to_bytes(16, "little")
-    op = F.OPCODE_NAMES.get(peek(w, "opcode"))
-    if op in THREE_SRC_OPS:
-        v = unpack("3src", native, reserved=True)
-        if any(x for k, x in v.items() if k.startswith("_rsv")):
-            return None
-        try:
-            ci = F.CONTROL_3SRC_TABLE.index(_gather(w, F.COMPACT_KEYS["3src_control"]))
-            si = F.SOURCE_3SRC_TABLE.index(_gather(w, F.COMPACT_KEYS["3src_source"]))
-        except ValueError:
-            return None
-        if v["t3_dst_reg"] >> F.BY_NAME["c3_dst_reg"].width("compact3") or v["t3_dst_subreg"]:
-            return None
-        c = dict(opcode=v["opcode"], c3_control_index=ci, c3_source_index=si, c3_dst_reg=v["t3_dst_reg"],
-                 cmpt=1, c3_debug=v["debug"], c3_saturate=v["saturate"])
-        for i in range(3):
-            c[f"c3_src{i}_rep"] = v[f"t3_src{i}_rep"]
-            c[f"c3_src{i}_subreg"] = v[f"t3_src{i}_subreg"]
-            c[f"c3_src{i}_reg"] = v[f"t3_src{i}_reg"] & ((1 << F.BY_NAME["c3_src0_reg"].width("compact3")) - 1)
-        out = pack("compact3", c)
-        return out if expand_compact(out) == native else None
-    if op in SEND_OPS + SENDS_OPS or op in F.BRANCH_JIP_UIP or peek(w, "access_mode"):
-        return None
-    if any(_get_bits(w, b, b) for b in _UNMAPPED_BITS):
-        return None
-    form = native_form(native)
-    if form not in ("a1", "a1imm"):
-        return None
-    v = unpack(form, native)
-    is_imm = form == "a1imm"
-    try:
-        ci = F.CONTROL_TABLE.index(_gather(w, F.COMPACT_KEYS["control"]))
-        di = F.DATATYPE_TABLE.index(_gather(w, F.COMPACT_KEYS["datatype"]))
-        sri = F.SUBREG_TABLE.index(_gather(w, F.COMPACT_KEYS["subreg_imm" if is_imm else "subreg"]))
-        s0 = F.SRC_INDEX_TABLE.index(_gather(w, F.COMPACT_KEYS["src0"]))
-        if is_imm:
-            imm = v["imm32"]
-            if _sext13(imm & 0x1FFF) != imm:
-                return None
-            s1, s1reg = imm >> _C_IMM_LO & ((1 << _C_IMM_HI) - 1), imm & ((1 << _C_IMM_LO) - 1)
-        else:
-            s1 = F.SRC_INDEX_TABLE.index(_gather(w, F.COMPACT_KEYS["src1"]))
-            s1reg = v["src1_reg"]
-    except ValueError:
-        return None
-    c = dict(opcode=v["opcode"], c_debug=v["debug"], c_control_index=ci, c_datatype_index=di,
-             c_subreg_index=sri, c_acc_wr_en=v["acc_wr_en"], cond_mod=v["cond_mod"], cmpt=1, c_src0_index=s0,
-             c_src1_index=s1, c_dst_reg=v["dst_reg"], c_src0_reg=v["src0_reg"], c_src1_reg=s1reg)
-    out = pack("compact", c)
-    return out if expand_compact(out) == native else None
-
-
-# ---------------------------------------------------------------------------------------------------
 # programs
 
 
@@ -706,10 +467,6 @@ def encode_program(insts: list[Instruction]) -> bytes:
         small = try_compact(native) if inst.compacted else None
         out += small if small is not None else native
     return bytes(out)
-
-
-def instruction_length(data: bytes, offset: int = 0) -> int:
-    return 8 if peek(int.from_bytes(data[offset:offset + 8], "little"), "cmpt", "compact") else 16
 
 
 def decode_program(data: bytes) -> list[Instruction]:
@@ -733,20 +490,3 @@ def decode_program_with_offsets(data: bytes) -> list[tuple[int, Instruction]]:
         out.append((pc, decode(data[pc:pc + n])))
         pc += n
     return out
-
-
-def float_bits(x: float, t: str) -> int:
-    """Raw bits of a float literal for type t (IGA parses as double, then narrows)."""
-    if t == "df":
-        return int.from_bytes(_struct.pack("<d", x), "little")
-    if t == "f":
-        try:
-            return int.from_bytes(_struct.pack("<f", x), "little")
-        except OverflowError:
-            return 0xFF800000 if x < 0 else 0x7F800000
-    if t == "hf":
-        try:
-            return int.from_bytes(_struct.pack("<e", x), "little")
-        except OverflowError:
-            return 0xFC00 if x < 0 else 0x7C00
-    raise ValueError(t)

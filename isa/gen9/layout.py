@@ -1,0 +1,132 @@
+"""Instruction words as field values: the `construct` structs generated from the field table.
+
+One BitStruct per form (fields.py), most significant bit first, over the byte-swapped little-endian word,
+so no bit position appears outside fields.py.  Also: which form a native word uses, and how long an
+instruction is (8 bytes when its CmptCtrl bit is set).
+"""
+from __future__ import annotations
+
+import functools
+
+from construct import BitsInteger, BitStruct, ByteSwapped
+
+from . import fields as F
+
+THREE_SRC_OPS = ("mad", "lrp", "bfe", "bfi2", "madm", "csel")
+SEND_OPS = ("send", "sendc")
+SENDS_OPS = ("sends", "sendsc")
+IMM64 = ("df", "q", "uq")
+_IMM_TYPE_NAMES = {v: k for k, v in F.IMM_TYPE.items()}
+
+
+def _make_struct(form: str):
+    parts, pos = [], F.FORM_BITS[form] - 1
+    for name, hi, lo in F.form_fields(form):
+        if hi > pos:
+            raise AssertionError(f"field {name} overlaps in form {form}")
+        if hi < pos:
+            parts.append(f"_rsv{hi + 1}" / BitsInteger(pos - hi))
+        parts.append(name / BitsInteger(hi - lo + 1))
+        pos = lo - 1
+    if pos >= 0:
+        parts.append("_rsv0" / BitsInteger(pos + 1))
+    return ByteSwapped(BitStruct(*parts))
+
+
+STRUCTS = {form: _make_struct(form) for form in F.NATIVE_FORMS + F.COMPACT_FORMS}
+
+
+def pack(form: str, values: dict) -> bytes:
+    """Build one instruction word of `form` from field values (missing fields are zero).
+
+    Alias fields (indirect addressing) are applied last, over the bits of the fields they reinterpret.
+    """
+    c = {name: 0 for name, _, _ in F.form_fields(form)}
+    aliases = {}
+    for k, v in values.items():
+        if k.startswith("_"):
+            continue
+        if k not in c:
+            f = F.BY_NAME.get(k)
+            if f is None or not f.alias or form not in f.bits:
+                raise KeyError(f"field {k} not in form {form}")
+            aliases[k] = v
+            continue
+        c[k] = v
+    c.update({k: 0 for k in _reserved(form)})
+    data = STRUCTS[form].build(c)
+    if aliases:
+        w = int.from_bytes(data, "little")
+        for k, v in aliases.items():
+            w = _scatter(w, (F.BY_NAME[k].bits[form],), v)
+        data = w.to_bytes(len(data), "little")
+    return data
+
+
+def alias_get(v: dict, name: str, form: str) -> int:
+    """Value of an alias field, read from the raw word kept in v['_word']."""
+    return _get_bits(v["_word"], *F.BY_NAME[name].bits[form])
+
+
+def unpack(form: str, data: bytes, reserved: bool = False) -> dict:
+    """Field values of a word of `form` (the reserved gaps too, as _rsv<lo>, if asked)."""
+    c = STRUCTS[form].parse(data)
+    return {k: v for k, v in c.items() if not k.startswith("_") or (reserved and k.startswith("_rsv"))}
+
+
+@functools.lru_cache(maxsize=None)
+def _reserved(form: str) -> list[str]:
+    return [s.name for s in STRUCTS[form].subcon.subcon.subcons if s.name.startswith("_rsv")]
+
+
+def _get_bits(word: int, hi: int, lo: int) -> int:
+    return (word >> lo) & ((1 << (hi - lo + 1)) - 1)
+
+
+def _gather(word: int, key) -> int:
+    v = 0
+    for hi, lo in key:
+        v = (v << (hi - lo + 1)) | _get_bits(word, hi, lo)
+    return v
+
+
+def _scatter(word: int, key, value: int) -> int:
+    for hi, lo in reversed(key):
+        w = hi - lo + 1
+        mask = ((1 << w) - 1) << lo
+        word = (word & ~mask) | ((value & ((1 << w) - 1)) << lo)
+        value >>= w
+    return word
+
+
+def _field_range(name: str, form: str) -> tuple[int, int]:
+    return F.BY_NAME[name].bits[form]
+
+
+def peek(word: int, name: str, form: str = "a1") -> int:
+    """One field of a raw instruction word (an int), without parsing the whole struct."""
+    return _get_bits(word, *F.BY_NAME[name].bits[form])
+
+
+def native_form(data: bytes) -> str:
+    """Which form a 16-byte word uses (decided from opcode, access mode and operand files)."""
+    w = int.from_bytes(data, "little")
+    a1 = {k: peek(w, k) for k in ("opcode", "access_mode", "src0_file", "src0_type", "src1_file")}
+    op = F.OPCODE_NAMES.get(a1["opcode"])
+    if op in SEND_OPS:
+        return "send"
+    if op in SENDS_OPS:
+        return "sends"
+    if op in F.BRANCH_JIP_UIP:
+        return "branch"
+    if a1["access_mode"]:
+        return "3src" if op in THREE_SRC_OPS else "a16"
+    if a1["src0_file"] == 3 and _IMM_TYPE_NAMES.get(a1["src0_type"]) in IMM64:
+        return "a1imm64"
+    if a1["src0_file"] == 3 or a1["src1_file"] == 3:
+        return "a1imm"
+    return "a1"
+
+
+def instruction_length(data: bytes, offset: int = 0) -> int:
+    return 8 if peek(int.from_bytes(data[offset:offset + 8], "little"), "cmpt", "compact") else 16
