@@ -43,7 +43,7 @@ from lowering.interp_values import InterpreterError, const_value, from_host, mas
 from lowering.ir.core import Arg, Block, Const, Function, If, Instr, Loop, Phi, Undef, Value
 from lowering.ir.opcodes import OPCODES
 
-__all__ = ["run_kernel", "Interpreter", "InterpreterError", "DEFAULT_MAX_STEPS"]
+__all__ = ["run_kernel", "uninitialized_dependence", "Interpreter", "InterpreterError", "DEFAULT_MAX_STEPS"]
 
 DEFAULT_MAX_STEPS = 5_000_000
 Env = dict
@@ -63,6 +63,20 @@ def run_kernel(func: Function, args: Sequence, global_size, local_size, global_o
     Interpreter(func, max_steps=max_steps, on_block=on_block, lockstep=lockstep,
                 uninitialized=uninitialized).run(
         args, global_size, local_size, global_offset)
+
+
+def uninitialized_dependence(func: Function, make_args: Callable[[], list], global_size, local_size,
+                             global_offset=0, fills: Sequence[int] = (0x00, 0x5A, 0xFF)) -> list[int]:
+    """Indices of the buffers whose final contents change with the `uninitialized` fill byte: non-empty
+    means the kernel's result depends on undef values or uninitialized memory (for a function made from a
+    well-defined kernel, a bug in the pass that made it). `make_args()` must return fresh, equal arguments."""
+    results = []
+    for fill in fills:
+        args = make_args()
+        run_kernel(func, args, global_size, local_size, global_offset, uninitialized=fill)
+        results.append([a.tobytes() if isinstance(a, np.ndarray) else None for a in args])
+    return [i for i, first in enumerate(results[0])
+            if first is not None and any(r[i] != first for r in results[1:])]
 
 
 def _sizes(value, name: str) -> tuple[int, ...]:

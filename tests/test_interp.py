@@ -755,3 +755,9 @@ def test_an_interpreter_can_launch_twice():
     it.run([a], 4, 2)
     it.run([b], 6, 3)
     assert a.tolist() == [0, 1, 3, 6] and b.tolist() == [0, 1, 3, 6, 10, 15]
+
+
+def test_uninitialized_dependence_names_the_affected_buffers():
+    from lowering.interp import uninitialized_dependence
+    assert uninitialized_dependence(private_array_kernel(), lambda: [np.zeros(3, np.int32)], 3, 3) == [0]
+    assert uninitialized_dependence(sum_loop_tree(), lambda: [np.zeros(3, np.int32)], 3, 3) == []
