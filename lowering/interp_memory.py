@@ -1,13 +1,15 @@
 """The interpreter's memory: every buffer at its own address in one flat 64-bit byte-addressed space.
 
-Each kind of memory has an arena of its own, at a fixed high address (global 0x1_0000_0000_00, constant
-0x2..., local 0x3..., private 0x4...), so an address alone says which buffer and which kind it is in, and
+Each kind of memory has an arena of its own at a fixed high address (global at 1 << 40, constant 2 << 40,
+local 3 << 40, private 4 << 40), so an address alone says which buffer and which kind it is in, and
 address 0 (NULL) is never mapped. Buffers inside an arena sit one after the other with an unmapped guard
 gap between them, so running off the end of a buffer is caught rather than silently reading its neighbour.
 
 Pointer arguments are mapped over the caller's numpy arrays (stores land in them in place); `__constant`
-data is mapped read-only; `__local` arrays and allocas get fresh zero-filled bytes, the local arena being
-reset per work-group and the private one per work-item (`reset`).
+data is mapped read-only; `__local` arrays and allocas get fresh bytes (zeros, or the `fill` byte that
+stands for uninitialized data), the local arena being reset per work-group and the private one per
+work-item (`reset`). Loads and stores go through typed accessors (`loader`, `storer`), one per
+instruction, each remembering the buffer it last hit so that the common case is one range check.
 """
 from __future__ import annotations
 
