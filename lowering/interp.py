@@ -219,7 +219,9 @@ class Interpreter:
         for a, x in zip(self.func.args, args):
             name = a.name or f"arg{a.index}"
             if a.type.is_ptr and isinstance(x, np.ndarray):
-                kind = KIND_OF_ADDRSPACE.get(a.type.addrspace, "global")
+                # a __constant buffer is read-only; any other (a __local pointer argument too, as the JIT
+                # oracle passes it) is the caller's array, mapped in place for the whole launch
+                kind = "constant" if a.type.addrspace == 2 else "global"
                 env[a] = self.memory.map_array(kind, name, x, readonly=kind == "constant").base
             elif a.type.is_ptr and x is None:
                 env[a] = 0

@@ -761,3 +761,17 @@ def test_uninitialized_dependence_names_the_affected_buffers():
     from lowering.interp import uninitialized_dependence
     assert uninitialized_dependence(private_array_kernel(), lambda: [np.zeros(3, np.int32)], 3, 3) == [0]
     assert uninitialized_dependence(sum_loop_tree(), lambda: [np.zeros(3, np.int32)], 3, 3) == []
+
+
+def test_local_pointer_arguments_are_mapped_for_the_whole_launch():
+    scratch, out = Arg(ptr(3), 0, "scratch"), Arg(ptr(1), 1, "out")
+    entry = Block("entry")
+    b = B(entry)
+    gid, lid = b.gid(), b.gid(0, "local_id")
+    slot = b("ptradd", [scratch, b("mul", [lid, i64(4)], I64)], ptr(3))
+    b("store", [b("trunc", [gid], I32), slot])
+    b("store", [b("load", [slot], I32), b.elem(out, gid)])
+    b("ret", [])
+    out_a = np.zeros(8, np.int32)
+    run_kernel(cfg_function("local_arg", [scratch, out], [entry]), [np.zeros(4, np.int32), out_a], 8, 4)
+    assert out_a.tolist() == list(range(8))
