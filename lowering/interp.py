@@ -103,7 +103,8 @@ def describe_block(b: Block, number: int | None = None) -> str:
 
 
 class _CompiledBlock:
-    """A block resolved once: phi incoming getters by predecessor, then (instr, evaluator) pairs."""
+    """A block resolved once: a parallel copy of its phis per predecessor, its body as (instr, closure)
+    entries and as one generated function, and what ends it (a CFG terminator or a structured jump)."""
     __slots__ = ("phis", "body", "code", "steps", "term", "jump", "segments")
 
     def __init__(self):
