@@ -775,3 +775,34 @@ def test_local_pointer_arguments_are_mapped_for_the_whole_launch():
     out_a = np.zeros(8, np.int32)
     run_kernel(cfg_function("local_arg", [scratch, out], [entry]), [np.zeros(4, np.int32), out_a], 8, 4)
     assert out_a.tolist() == list(range(8))
+
+
+def test_random_cfgs_agree_with_an_independent_walker():
+    """Random reducible CFGs (branches on arguments, switches with negative cases, phis, endless loops)
+    from the structurizer's generator: the blocks the interpreter visits, and the last value stored, are
+    those of the structurizer tests' own minimal executor (tests/structurizer/trace_walk.py)."""
+    import random
+    random_cfg = pytest.importorskip("tests.structurizer.random_cfg")
+    trace_walk = pytest.importorskip("tests.structurizer.trace_walk")
+    limit, ended, endless = 300, 0, 0
+    for seed in range(120):
+        rng = random.Random(seed)
+        f = random_cfg.random_function(rng, rng.randrange(3, 30))
+        conds = [rng.randrange(2) for _ in range(4)]
+        sel = rng.randrange(-4, 7)
+        theirs = trace_walk.TraceWalker(f, {**{f"c{i}": c for i, c in enumerate(conds)}, "sel": sel & 0xFFFFFFFF},
+                                        limit=limit).run()
+        their_blocks = [v for v in theirs if v < 1000]       # phis store 1000 + k, blocks their number
+        visited: list[int] = []
+        out = np.full(1, -1, np.int32)
+        try:
+            run_kernel(f, [out, *[np.uint8(c) for c in conds], np.int32(sel)], 1, 1, max_steps=8 * limit,
+                       on_block=lambda b: visited.append(int(b.label[1:])))
+        except InterpreterError as e:
+            assert "step limit" in str(e) and len(theirs) >= limit, (seed, str(e))
+            assert visited[:len(their_blocks)] == their_blocks, seed
+            endless += 1
+            continue
+        assert len(theirs) < limit and visited == their_blocks and out[0] == theirs[-1], seed
+        ended += 1
+    assert ended > 30 and endless > 10      # both kinds of run were exercised
