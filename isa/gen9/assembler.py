@@ -29,7 +29,7 @@ _REG_RE = re.compile(
     r"(?:\.(?P<sub>\d+))?(?P<region><[^>]*>)?(?::(?P<type>\w+))?$")
 _COND_ALIASES = {"z": "eq", "nz": "ne", "g": "gt", "l": "lt"}
 # ops whose (sat) iga64 1.1.0 accepts but does not encode (found by assembling each with (sat))
-_NO_SAT_OPS = {"frc", "cmp", "cmpn", "and", "or", "xor", "not", "fbh", "fbl", "cbit", "bfrev", "bfe", "bfi1",
+NO_SAT_OPS = {"frc", "cmp", "cmpn", "and", "or", "xor", "not", "fbh", "fbl", "cbit", "bfrev", "bfe", "bfi1",
                "bfi2", "addc"}
 
 
@@ -334,7 +334,7 @@ def _parse_operands(ctx: _Ctx, pend: _Pending, toks: list[str], eot: bool, es_gi
         inst.align16 = True
         inst.dst = _parse_dst(ctx, toks[0], inst)
         inst.dst.hstride = 1
-        if op in _NO_SAT_OPS:
+        if op in NO_SAT_OPS:
             inst.saturate = False
         if inst.exec_size == 1:
             inst.dst.writemask = "x"    # how Align16 expresses SIMD1 (see encoding)
@@ -347,7 +347,7 @@ def _parse_operands(ctx: _Ctx, pend: _Pending, toks: list[str], eot: bool, es_gi
         _expect(ctx, toks, n + 1, f"{op}{'.' + inst.math_fc if inst.math_fc else ''}")
         inst.dst = _parse_dst(ctx, toks[0], inst)
         inst.srcs = [_parse_src(ctx, t) for t in toks[1:]]
-        if op in _NO_SAT_OPS:
+        if op in NO_SAT_OPS:
             inst.saturate = False   # iga64 1.1.0 silently drops (sat) on these; stay bit-exact with it
         for i, s in enumerate(inst.srcs):
             if s.file == RegFile.IMM and i != len(inst.srcs) - 1:

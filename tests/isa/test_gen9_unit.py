@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from isa.gen9 import encoding as E
 from isa.gen9 import fields as F
-from isa.gen9.assembler import assemble
+from isa.gen9.assembler import NO_SAT_OPS, assemble
 from isa.gen9.disassembler import disassemble
 from isa.gen9.model import DataType, Instruction, Operand, Predicate, RegFile, Region
 from lowering.errors import CompileError
@@ -107,7 +107,7 @@ def alu_instruction(draw):
 
     n = 1 if op in ("mov", "not") else 2
     return Instruction(op, exec_size=es, chan_offset=off, predicate=pred, cond_mod=cm, flag_reg=fr, flag_subreg=fs,
-                       saturate=draw(st.booleans()), mask_ctrl_we_all=draw(st.booleans()),
+                       saturate=op not in NO_SAT_OPS and draw(st.booleans()), mask_ctrl_we_all=draw(st.booleans()),
                        dst=Operand(RegFile.GRF, DataType(t), reg=draw(st.integers(0, 127)),
                                    subreg=draw(st.integers(0, 32 // size - 1)), hstride=draw(st.sampled_from([1, 2, 4]))),
                        srcs=[src(i) for i in range(n)], no_dd_clr=draw(st.booleans()), no_dd_chk=draw(st.booleans()),
