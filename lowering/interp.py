@@ -94,7 +94,7 @@ def describe_value(v: Value) -> str:
     if isinstance(v, Arg):
         return f"argument {v.index}" + (f" %{v.name}" if v.name else "")
     if isinstance(v, Instr):
-        return f"%{v.name}" if v.name else f"a {v.opcode} result"
+        return f"%{v.name}" if v.name else f"the {v.opcode} result"
     return repr(v)
 
 

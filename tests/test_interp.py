@@ -806,3 +806,25 @@ def test_random_cfgs_agree_with_an_independent_walker():
         assert len(theirs) < limit and visited == their_blocks and out[0] == theirs[-1], seed
         ended += 1
     assert ended > 30 and endless > 10      # both kinds of run were exercised
+
+
+def test_first_uninitialized_use_names_the_store_or_the_branch():
+    from lowering.interp_trace import first_uninitialized_use
+    from lowering.ir import Undef
+    make = lambda: [np.zeros(4, np.int32)]   # noqa: E731
+    assert first_uninitialized_use(sum_loop_tree(), make, 4, 2) is None
+    msg = first_uninitialized_use(private_array_kernel(), lambda: [np.zeros(3, np.int32)], 3, 3)
+    assert msg == ("work-item (0): block b0 (entry), instruction 24 (store of the add result) writes a value "
+                   "that depends on uninitialized data (3 vs 1515870813)")
+    # an if on an undef condition, in the tree form: the branch is reported
+    out = Arg(ptr(1), 0, "out")
+    entry, then_b, else_b, merge = Block("entry"), Block("then"), Block("else"), Block("merge")
+    b = B(entry)
+    gid = b.gid()
+    cond = b("icmp", [Undef(I32), i32(0)], I1, "c", pred="eq")
+    B(then_b)("store", [i32(1), B(then_b).elem(out, gid)])
+    b = B(merge)
+    b("store", [i32(2), b.elem(out, b.gid())])
+    f = tree_function("undef_if", [out], [entry, If(cond, [then_b], [else_b]), merge])
+    msg = first_uninitialized_use(f, make, 4, 4)
+    assert msg.startswith("work-item (0): after block b0 (entry) control goes to b1 (then) or b2 (else)"), msg
