@@ -17,16 +17,31 @@ _NOT_NAME = r"[\w.$%@\"-]"
 _NOINLINE = re.compile(rf"(?<!{_NOT_NAME})(?:noinline|optnone)(?!{_NOT_NAME})")
 KERNEL_TWIN = "__clang_ocl_kern_imp_"
 _initialized = False
-# One LLVM context per parsed module keeps struct names as written (the global context would rename a
-# second %struct.S to %struct.S.0). Contexts are never disposed: at garbage collection Python may finalize
-# a context before its module, which crashes LLVM.
-_CONTEXTS: list = []
 
 
-def _new_context():
+class _ContextOwningModule(llvm.ModuleRef):
+    """A module parsed into its own LLVM context, which it disposes right after itself.
+
+    A private context keeps struct names as written (the global context renames a second %struct.S to
+    %struct.S.0). The context must die after the module, and when both are garbage in one cycle Python
+    may finalize them in either order, so the context is detached and disposed here instead."""
+
+    def _dispose(self):
+        super()._dispose()
+        llvm.ffi.lib.LLVMPY_ContextDispose(self._owned_context)
+
+
+def _parse_in_own_context(parse, data) -> llvm.ModuleRef:
     ctx = llvm.create_context()
-    _CONTEXTS.append(ctx)
-    return ctx
+    try:
+        mod = parse(data, ctx)
+    except Exception:
+        ctx.close()
+        raise
+    mod._owned_context = ctx._ptr
+    ctx.detach()
+    mod.__class__ = _ContextOwningModule
+    return mod
 
 
 def _init() -> None:
@@ -60,7 +75,7 @@ def parse_llvm_text(text: str, source_name: str = "<ir>") -> llvm.ModuleRef:
     """Parse and verify LLVM IR text; errors become one-line CompileErrors naming the line."""
     _init()
     try:
-        mod = llvm.parse_assembly(text, _new_context())   # own context: struct names stay as written
+        mod = _parse_in_own_context(llvm.parse_assembly, text)
     except RuntimeError as err:
         raise _llvm_error(source_name, err) from None
     try:
@@ -74,7 +89,7 @@ def parse_llvm_text(text: str, source_name: str = "<ir>") -> llvm.ModuleRef:
 def parse_llvm_bitcode(data: bytes, source_name: str = "<bitcode>") -> llvm.ModuleRef:
     _init()
     try:
-        mod = llvm.parse_bitcode(data, _new_context())
+        mod = _parse_in_own_context(llvm.parse_bitcode, data)
     except RuntimeError as err:
         raise CompileError(f"{source_name}: not valid LLVM bitcode: "
                            f"{' '.join(str(err).replace('LLVM bitcode parsing error', '').split())}") from None

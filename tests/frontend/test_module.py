@@ -177,3 +177,22 @@ define spir_kernel void @k(ptr addrspace(1) %p) {
     with pytest.raises(CompileError, match=r"^r\.ll: function @k, block %\w+: unsupported instruction: .*call"
                                            r".*could not be inlined"):
         read_ll(body, name="r.ll")
+
+
+def test_modules_and_contexts_survive_garbage_cycles():
+    """Each module owns a private LLVM context; collecting both in one cycle must not crash or leak."""
+    import gc
+    for _ in range(40):
+        mod = parse_llvm_text(SIMPLE, "s.ll")
+        fn = mod.get_function("k")
+        cycle = [mod, fn, list(fn.blocks), fn.global_value_type]
+        cycle.append(cycle)
+        with pytest.raises(CompileError):
+            parse_llvm_text(SIMPLE[:60], "t.ll")
+    del mod, fn, cycle
+    gc.collect()
+    # a struct type keeps its name when a second module defines it too (private contexts)
+    text = HEADER + "%struct.S = type { i32 }\n@g = global %struct.S zeroinitializer\n"
+    a, b = parse_llvm_text(text, "a.ll"), parse_llvm_text(text, "b.ll")
+    assert str(b.get_global_variable("g").global_value_type).startswith("%struct.S ")
+    assert a.get_struct_type("struct.S") is not None
