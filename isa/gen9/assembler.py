@@ -170,8 +170,8 @@ def _parse_src(ctx: _Ctx, tok: str, three_src: bool = False, index: int = 0) -> 
     if three_src:
         op.rep_ctrl = r is not None and all(x == 0 for x in r)
         return op
-    if r is None:
-        r = (0, 1, 0)
+    if r is None:   # iga64's defaults: r11.0:f is a scalar <0;1,0>, r11:f a packed vector <1;1,0>
+        r = (0, 1, 0) if m.group("sub") is not None or op.indirect else (1, 1, 0)
     if op.indirect and len(r) == 2:
         if r[0] not in F.WIDTH or r[1] not in F.HSTRIDE:
             raise ctx.err(f"bad source region '{m.group('region')}'")

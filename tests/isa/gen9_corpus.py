@@ -114,6 +114,20 @@ def region_lines() -> list[str]:
         out.append(f"mov (1|M0) {_dst('w', 20, 1, sub)} {_src('uw', 21, '<0;1,0>', sub)}")
     for reg in (0, 1, 2, 4, 8, 16, 32, 64, 127):
         out.append(f"add (8|M0) {_dst('f', reg)} {_src('f', 127 - reg)} {_src('f', reg)}")
+    # operands written without a region or subregister take iga64's defaults
+    out += [
+        "mov (8|M0) r10.0<1>:f r11.0:f",
+        "mov (8|M0) r10.0:f r11.0:f",
+        "mov (16|M0) r10.0<1>:f r11.0:f",
+        "mov (1|M0) r10.0<1>:f r11.0:f",
+        "mov (8|M0) r10.0<1>:w r11.0:w",
+        "mov (8|M0) r10.0<1>:f r11:f",
+        "mov (8|M0) r10<1>:f r11.0<8;8,1>:f",
+        "add (8|M0) r10.0<1>:f r11.0:f r12.1:f",
+        "mov (4|M0) r10.0<1>:f r11.0:f",
+        "mov (8|M0) r10.0<1>:d f0.0:uw",
+        "(W) mov (1|M0) r10.0<1>:ud sr0.0:ud",
+    ]
     out.append("mov (16|M0) r10.0<1>:w r12.0<16;16,1>:w")
     out.append("mov (32|M0) r10.0<1>:w r12.0<16;16,1>:w")
     out.append("mov (32|M0) r10.0<1>:ub r12.0<32;32,1>:ub" if False else "mov (32|M0) r10.0<1>:b r12.0<16;16,1>:b")
