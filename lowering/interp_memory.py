@@ -99,11 +99,14 @@ class Memory:
     def reset(self, kind: str) -> None:
         """Unmap every buffer of a kind (a new work-item's stack, a new work-group's local memory)."""
         arena = ARENAS[kind]
+        if not self._regions[arena]:
+            return
         self._bases[arena].clear()
         self._regions[arena].clear()
         self._last = None
-        for cache in self._caches:
-            cache[:] = b"", 0, 0
+        for cache in self._caches:                 # forget the unmapped buffers, keep the others
+            if cache[1] >> ARENA_SHIFT == arena:
+                cache[:] = b"", 0, 0
 
     # ----- access -----
     def locate(self, addr: int, size: int, write: bool) -> tuple[Region, int]:
