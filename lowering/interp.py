@@ -32,7 +32,7 @@ block's instructions together into one function, inlining the common ones.
 """
 from __future__ import annotations
 
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any, Callable, Iterator, Sequence
 
 import numpy as np
 
@@ -163,7 +163,6 @@ class Interpreter:
         self._wi: dict[str, tuple[int, int, int]] = {}
         self._work_dim = 1
         self._item = (0, 0, 0)
-        self._prev: Block | None = None       # structured walk: the block control came from
         # block numbers for messages, as Function.index_blocks would give them (without renumbering)
         self._block_no = {b: i for i, b in enumerate(func.all_blocks())}
 
@@ -193,7 +192,6 @@ class Interpreter:
             self.symbols.clear()
             env0 = self._map_args(args)
             self._map_constants()
-            run_item = self._run_structured if func.is_structured else self._run_cfg
             local_ids = [(lx, ly, lz) for lz in range(l3[2]) for ly in range(l3[1]) for lx in range(l3[0])]
             for grp in [(gx, gy, gz) for gz in range(n3[2]) for gy in range(n3[1]) for gx in range(n3[0])]:
                 self._start_group()
@@ -207,7 +205,8 @@ class Interpreter:
                     self._set_item(item)
                     self._step_limit = self.steps + self.max_steps
                     self.memory.reset("private")
-                    run_item(dict(env0))
+                    for _ in self.walk(dict(env0)):
+                        pass                                         # no barrier yields sequentially
 
     def _set_item(self, item: tuple) -> None:
         """Make (group id, local id, global id) the current work-item's."""
@@ -258,10 +257,21 @@ class Interpreter:
         return 1 if fn in ("global_size", "local_size", "num_groups") else 0   # OpenCL: out-of-range dims
 
     # ----- the two walks -----
-    def _run_cfg(self, env: Env) -> None:
+    # Both are generators that yield only at a barrier, and only in lockstep mode (interp_lockstep
+    # resumes them); the sequential schedule runs one to completion with a single next(). The tree walk
+    # keeps an explicit stack of CF lists, so nesting depth is not limited by Python's recursion limit.
+    def walk(self, env: Env) -> Iterator[Instr]:
+        """Run one work-item's function body; yields each barrier reached (lockstep mode only)."""
+        return self._walk_tree(env) if self.func.is_structured else self._walk_cfg(env)
+
+    def _walk_cfg(self, env: Env) -> Iterator[Instr]:
         block, prev = self.func.blocks[0], None
         while block is not None:
-            cb = self._enter(block, prev, env)
+            cb = self._enter_head(block, prev, env)
+            if self.lockstep and cb.segments is not None:
+                yield from self._segments(block, cb, env)
+            else:
+                self._run_body(block, cb.code, env)
             if cb.term is None:
                 raise self._located(block, block.instrs[-1] if block.instrs else None,
                                     InterpreterError("block does not end in a CFG terminator"))
@@ -270,18 +280,40 @@ class Interpreter:
             except Exception as e:                                       # noqa: BLE001 - re-raised located
                 raise self._located(block, block.instrs[-1], e) from None
 
-    def _run_structured(self, env: Env) -> None:
-        self._prev = None
-        self._walk(self.func.body, env)
-
-    def _walk(self, nodes: Iterable, env: Env) -> str | None:
-        """Run a CF list; returns the jump that leaves it early (break/continue/return) or None."""
-        for node in nodes:
+    def _walk_tree(self, env: Env) -> Iterator[Instr]:
+        """An if runs one branch, a loop repeats its body until a break (continue restarts it), return
+        leaves; `prev` is the last block executed, the predecessor the phis are evaluated for."""
+        prev: Block | None = None
+        stack: list[list] = [[self.func.body, 0, False]]     # [CF list, next position, is a loop body]
+        while stack:
+            frame = stack[-1]
+            nodes, i = frame[0], frame[1]
+            if i == len(nodes):
+                if frame[2]:
+                    frame[1] = 0                               # end of a loop body: go round again
+                else:
+                    stack.pop()
+                continue
+            node = nodes[i]
+            frame[1] = i + 1
             if type(node) is Block:
-                cb = self._enter(node, self._prev, env)
-                self._prev = node
-                if cb.jump is not None:
-                    return cb.jump
+                cb = self._enter_head(node, prev, env)
+                if self.lockstep and cb.segments is not None:
+                    yield from self._segments(node, cb, env)
+                else:
+                    self._run_body(node, cb.code, env)
+                prev = node
+                jump = cb.jump
+                if jump is None:
+                    continue
+                if jump == "return":
+                    return
+                while not stack[-1][2]:                        # leave the ifs up to the innermost loop
+                    stack.pop()
+                if jump == "break":
+                    stack.pop()
+                else:
+                    stack[-1][1] = 0
             elif type(node) is If:
                 cond = self._cond.get(node)
                 if cond is None:
@@ -289,29 +321,18 @@ class Interpreter:
                 try:
                     taken = cond(env)
                 except Exception as e:                                   # noqa: BLE001
-                    raise self._located(self._prev, None, e, what=f"if condition {describe_value(node.cond)}") from None
-                jump = self._walk(node.then_list if taken else node.else_list, env)
-                if jump is not None:
-                    return jump
+                    raise self._located(prev, None, e, what=f"if condition {describe_value(node.cond)}") from None
+                stack.append([node.then_list if taken else node.else_list, 0, False])
             elif type(node) is Loop:
-                while True:
-                    jump = self._walk(node.body, env)
-                    if jump == "break":
-                        break
-                    if jump == "return":
-                        return jump
+                stack.append([node.body, 0, True])
             else:
                 raise InterpreterError(f"{self.func.name}: unexpected node {node!r} in the control-flow tree")
-        return None
 
-    def _enter(self, block: Block, prev: Block | None, env: Env) -> _CompiledBlock:
-        """Execute a block's phis (for the edge from `prev`) and its body; return its compiled form."""
-        cb = self._enter_head(block, prev, env)
-        try:
-            cb.code[0](env)
-        except At as e:
-            raise self._located(block, cb.code[1][e.pos], e.exc) from None
-        return cb
+    def _segments(self, block: Block, cb: _CompiledBlock, env: Env) -> Iterator[Instr]:
+        for code, barrier in cb.segments:
+            self._run_body(block, code, env)
+            if barrier is not None:
+                yield barrier
 
     def _enter_head(self, block: Block, prev: Block | None, env: Env) -> _CompiledBlock:
         """Count the steps, call the hook, evaluate the phis: everything of a block but its body."""

@@ -26,12 +26,12 @@ class _Tracer(Interpreter):
         super().__init__(func, max_steps=max_steps, uninitialized=fill)
         self.events: list[tuple] = []
 
-    def _enter(self, block: Block, prev, env):
-        cb = self._enter_head(block, prev, env)
+    def _run_body(self, block: Block, code, env) -> None:
+        """Instruction by instruction (the closures, not the generated code), recording as it goes."""
         self.events.append(("block", self._item, block))
         ins = None
         try:
-            for ins, fn, has_result in cb.body:
+            for ins, fn, has_result in self._compiled[block].body:
                 if ins.opcode == "store":
                     value, addr = (self._getter(v)(env) for v in ins.operands)
                     self.events.append(("store", self._item, ins, addr, value))
@@ -41,7 +41,6 @@ class _Tracer(Interpreter):
                     fn(env)
         except Exception as e:                                           # noqa: BLE001
             raise self._located(block, ins, e) from None
-        return cb
 
 
 def _same(x: tuple, y: tuple) -> bool:

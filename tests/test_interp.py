@@ -828,3 +828,26 @@ def test_first_uninitialized_use_names_the_store_or_the_branch():
     f = tree_function("undef_if", [out], [entry, If(cond, [then_b], [else_b]), merge])
     msg = first_uninitialized_use(f, make, 4, 4)
     assert msg.startswith("work-item (0): after block b0 (entry) control goes to b1 (then) or b2 (else)"), msg
+
+
+def test_deeply_nested_trees_need_no_recursion():
+    """3000 nested ifs inside a loop, the innermost breaking out: deeper than Python's recursion limit."""
+    import sys
+    depth = max(3000, sys.getrecursionlimit() + 500)
+    out = Arg(ptr(1), 0, "out")
+    entry = Block("entry")
+    one = B(entry)("icmp", [i32(1), i32(1)], I1, pred="eq")
+    inner = [Block("innermost")]
+    b = B(inner[0])
+    b("store", [i32(depth), out])
+    b("break", [])
+    for _ in range(depth):
+        inner = [Block(), If(one, inner, [Block()]), Block()]
+    loop = Loop(inner)
+    after = Block("after")
+    b = B(after)
+    b("store", [b("add", [b("load", [out], I32), i32(1)], I32), out])
+    f = tree_function("deep", [out], [entry, loop, after])
+    buf = np.zeros(1, np.int32)
+    run_kernel(f, [buf], 1, 1)
+    assert buf[0] == depth + 1
