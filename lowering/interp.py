@@ -308,6 +308,8 @@ class Interpreter:
                     continue
                 if jump == "return":
                     return
+                if not any(f[2] for f in stack):
+                    raise self._located(node, node.instrs[-1], InterpreterError(f"{jump} outside any loop"))
                 while not stack[-1][2]:                        # leave the ifs up to the innermost loop
                     stack.pop()
                 if jump == "break":

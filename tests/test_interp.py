@@ -851,3 +851,12 @@ def test_deeply_nested_trees_need_no_recursion():
     buf = np.zeros(1, np.int32)
     run_kernel(f, [buf], 1, 1)
     assert buf[0] == depth + 1
+
+
+def test_break_outside_a_loop_is_reported():
+    b0 = Block("entry")
+    b1 = Block("stray")
+    B(b1)("break", [])
+    f = tree_function("stray_break", [], [b0, If(Const(I1, 1), [b1], [Block()]), Block()])
+    with pytest.raises(InterpreterError, match=r"block b1 \(stray\), instruction 0 \(break\).*break outside any loop"):
+        run_kernel(f, [], 1, 1)
