@@ -181,6 +181,8 @@ class Interpreter:
             raise InterpreterError(f"local size {lsize} does not divide global size {gsize}")
         if len(args) != len(func.args):
             raise InterpreterError(f"{func.name} takes {len(func.args)} arguments, {len(args)} given")
+        if not (func.body if func.is_structured else func.blocks):
+            raise InterpreterError(f"{func.name} has no code ({'structured' if func.is_structured else 'CFG'} form)")
         self._work_dim = len(gsize)
         g3, l3, o3 = _pad(gsize, 1), _pad(lsize, 1), _pad(offset, 0)
         n3 = tuple(g // l for g, l in zip(g3, l3))

@@ -860,3 +860,8 @@ def test_break_outside_a_loop_is_reported():
     f = tree_function("stray_break", [], [b0, If(Const(I1, 1), [b1], [Block()]), Block()])
     with pytest.raises(InterpreterError, match=r"block b1 \(stray\), instruction 0 \(break\).*break outside any loop"):
         run_kernel(f, [], 1, 1)
+
+
+def test_a_function_without_code_is_reported():
+    with pytest.raises(InterpreterError, match="has no code"):
+        run_kernel(Function("empty", []), [], 1, 1)
