@@ -1,15 +1,20 @@
 """SSA reconstruction over a finished control-flow tree.
 
 The structurizer writes and reads variables (var_store/var_load: former phis, labels, loop-exit
-selectors) and moves code so that some definitions no longer dominate their uses. Both are fixed with
-the classic construction of Cytron et al. ("Efficiently computing static single assignment form and the
-control dependence graph", TOPLAS 1991): phis at the iterated dominance frontier of each variable's
-definitions, then one renaming walk down the dominator tree. A value whose definition no longer
-dominates all its uses is treated as a variable defined where the value is: a use then sees "the most
-recent execution of the definition", which is what SSA meant by it, with undef on paths that never ran
-it. Phis land only where blocks have several predecessors: after an if, after a loop, at a loop header.
-Cost: linear in the code plus the dominance frontiers visited (on-demand construction that walks every
-path back to a definition was quadratic on big functions).
+selectors) and moves code so that some definitions no longer dominate their uses.
+
+- Variables are resolved on demand as in Braun et al., "Simple and Efficient Construction of SSA Form"
+  (CC 2013), on the complete CFG: the value at the top of a block is the value at the end of its only
+  predecessor, or a phi over all its predecessors (made before its operands are read, which ends
+  cycles). The structurizer stores undef where a variable's live range begins (at the start of the code
+  that dominates its reads, at the top of each loop iteration for loop-exit values), so each walk stays
+  inside that range: linear overall.
+- A value whose definition no longer dominates all its uses is treated as a variable defined where the
+  value is, placed with Cytron et al.'s iterated dominance frontiers ("Efficiently computing static
+  single assignment form and the control dependence graph", TOPLAS 1991) and renamed in one walk down
+  the dominator tree: a use then sees "the most recent execution of the definition", which is what SSA
+  meant by it, with undef on paths that never ran it.
+Phis land only where blocks have several predecessors: after an if, after a loop, at a loop header.
 """
 from __future__ import annotations
 
@@ -24,6 +29,39 @@ class _Var:
     def __init__(self, value: Instr):
         self.value = value
         self.type = value.type
+
+
+class _Reader:
+    """Braun's readVariable on the complete CFG, memoised per (variable, block)."""
+
+    def __init__(self):
+        self.end_def: dict[tuple[object, Block], Value] = {}
+        self.start: dict[tuple[object, Block], Value] = {}
+        self.new_phis: list[Phi] = []
+
+    def at_end(self, var, block: Block) -> Value:
+        v = self.end_def.get((var, block))
+        return v if v is not None else self.at_start(var, block)
+
+    def at_start(self, var, block: Block) -> Value:
+        key = (var, block)
+        v = self.start.get(key)
+        if v is not None:
+            return v
+        preds = block.preds
+        if not preds:
+            v = Undef(var.type)
+        elif len(preds) == 1:
+            v = self.at_end(var, preds[0])
+        else:
+            v = phi = Phi(var.type)
+            block.insert(0, phi)
+            self.new_phis.append(phi)
+            self.start[key] = phi                 # before the operands: a cycle finds the phi itself
+            for p in preds:
+                phi.add_incoming(p, self.at_end(var, p))
+        self.start[key] = v
+        return v
 
 
 def _cfg(func: Function):
@@ -57,19 +95,17 @@ def _place_phis(def_blocks: dict[object, set[int]], types: dict[object, object],
     return placed
 
 
-def _rename(func: Function, blocks: list[Block], succs, dom: graph.DomTree,
-            placed: dict[int, list[tuple[object, Phi]]], moved: dict[Instr, _Var],
-            replace: dict[Value, Value]) -> None:
-    """One walk down the dominator tree with a definition stack per variable (iterative)."""
-    stacks: dict[object, list[Value]] = {}
+def _rename(blocks: list[Block], succs, dom: graph.DomTree, placed: dict[int, list[tuple[object, Phi]]],
+            moved: dict[Instr, _Var]) -> None:
+    """One walk down the dominator tree with a definition stack per moved value (iterative)."""
+    stacks: dict[_Var, list[Value]] = {var: [] for var in moved.values()}
     phi_var = {phi: var for lst in placed.values() for var, phi in lst}
 
-    def top(var) -> Value:
-        st = stacks.get(var)
+    def top(var: _Var) -> Value:
+        st = stacks[var]
         return st[-1] if st else Undef(var.type)
 
-    # (block index, entering?) ; on leaving, pop what the block pushed
-    work: list[tuple[int, list | None]] = [(0, None)]
+    work: list[tuple[int, list | None]] = [(0, None)]        # (block, None) = enter; (block, pushed) = leave
     while work:
         v, pushed = work.pop()
         if pushed is not None:
@@ -79,40 +115,28 @@ def _rename(func: Function, blocks: list[Block], succs, dom: graph.DomTree,
         pushed = []
         b = blocks[v]
         for ins in b.instrs:
-            if isinstance(ins, Phi) and ins in phi_var:
-                var = phi_var[ins]
-                stacks.setdefault(var, []).append(ins)
-                pushed.append(var)
-                continue
-            if moved:
-                ops = ins.operands
-                for i, op in enumerate(ops):
-                    var = moved.get(op)
-                    if var is not None and not isinstance(ins, Phi):
-                        ops[i] = top(var)
-            if ins.opcode == "var_store":
-                var = ins.attrs["var"]
-                stacks.setdefault(var, []).append(ins.operands[0])
-                pushed.append(var)
-            elif ins.opcode == "var_load":
-                replace[ins] = top(ins.attrs["var"])
-            var = moved.get(ins) if moved else None
+            var = phi_var.get(ins)
+            if var is None:
+                if not isinstance(ins, Phi):          # a phi's operands are renamed from its predecessors
+                    ops = ins.operands
+                    for i, op in enumerate(ops):
+                        if op in moved:
+                            ops[i] = top(moved[op])
+                var = moved.get(ins)
             if var is not None:
-                stacks.setdefault(var, []).append(ins)
+                stacks[var].append(ins)
                 pushed.append(var)
         for s in succs[v]:
-            sb = blocks[s]
-            for phi in sb.instrs:
+            for phi in blocks[s].instrs:
                 if not isinstance(phi, Phi):
                     break
                 var = phi_var.get(phi)
                 if var is not None:
                     phi.add_incoming(b, top(var))
-                elif moved:
+                else:
                     phi.operands = [top(moved[op]) if p is b and op in moved else op
                                     for p, op in zip(phi.blocks, phi.operands)]
-        if moved:
-            _rename_if_condition(b, moved, top)
+        _rename_if_condition(b, moved, top)
         work.append((v, pushed))
         for child in reversed(dom.children[v]):
             work.append((child, None))
@@ -227,28 +251,29 @@ def _simplify_phis(func: Function, phis: list[Phi]) -> None:
 def rebuild(func: Function, replaced: dict[Value, Value]) -> None:
     """Remove var_load/var_store and restore SSA dominance; `replaced` maps old values to new ones."""
     func.update_cfg()
-    blocks, succs, preds, dom = _cfg(func)
-    df = graph.dominance_frontiers(succs, dom.idom, preds)
-    def_blocks: dict[object, set[int]] = {}
-    types: dict[object, object] = {}
-    for b in blocks:
+    reader = _Reader()
+    pending: list[Instr] = []
+    for b in func.all_blocks():
+        current: dict[object, Value] = {}
         for ins in b.instrs:
             if ins.opcode == "var_store":
+                current[ins.attrs["var"]] = ins.operands[0]
+            elif ins.opcode == "var_load":
                 var = ins.attrs["var"]
-                def_blocks.setdefault(var, set()).add(b.index)
-                types[var] = var.type
-    placed = _place_phis(def_blocks, types, blocks, df)
-    _rename(func, blocks, succs, dom, placed, {}, replaced)
-    _complete_phis(placed, blocks)
-    for b in blocks:
+                if var in current:
+                    replaced[ins] = current[var]
+                else:
+                    pending.append(ins)
+        for var, value in current.items():
+            reader.end_def[(var, b)] = value
+    for ins in pending:
+        replaced[ins] = reader.at_start(ins.attrs["var"], ins.block)
+    for b in func.all_blocks():
         if any(i.opcode in ("var_load", "var_store") for i in b.instrs):
-            for i in b.instrs:
-                if i.opcode == "var_load" and i not in replaced:
-                    replaced[i] = Undef(i.type)           # in unreachable code
             b.instrs = [i for i in b.instrs if i.opcode not in ("var_load", "var_store")]
     _rewrite(func, replaced)
-    _simplify_phis(func, [phi for lst in placed.values() for _, phi in lst])
-    repair_dominance(func, (blocks, succs, preds, dom, df))   # phis changed no edge: reuse the analyses
+    _simplify_phis(func, reader.new_phis)
+    repair_dominance(func)
 
 
 def _violations(func: Function, blocks: list[Block], dom: graph.DomTree) -> set[Instr]:
@@ -307,6 +332,6 @@ def repair_dominance(func: Function, analyses=None) -> None:
         df = graph.dominance_frontiers(succs, dom.idom, preds)
     placed = _place_phis({var: {v.block.index} for v, var in moved.items()},
                          {var: var.type for var in moved.values()}, blocks, df)
-    _rename(func, blocks, succs, dom, placed, moved, {})
+    _rename(blocks, succs, dom, placed, moved)
     _complete_phis(placed, blocks)
     _simplify_phis(func, [phi for lst in placed.values() for _, phi in lst])

@@ -30,7 +30,7 @@ from typing import Callable
 
 from lowering.analysis import graph
 from lowering.errors import CompileError
-from lowering.ir.core import Block, Const, Function, If, Instr, Loop, Phi, Value
+from lowering.ir.core import Block, Const, Function, If, Instr, Loop, Phi, Undef, Value
 from lowering.ir.types import I1, I32
 from lowering import ssa
 
@@ -213,9 +213,11 @@ class _Structurizer:
         """Each phi becomes a variable written on its incoming edges and read where the phi stood."""
         self.edge_stores: dict[tuple[Block, Block], list[Instr]] = {}
         self.replaced: dict[Value, Value] = {}
-        for b in self.nodes:
+        self.phi_vars: dict[int, list[Var]] = {}
+        for v, b in enumerate(self.nodes):
             for i, phi in enumerate(list(b.phis())):
                 var = Var(phi.name or f"phi{id(phi):x}", phi.type)
+                self.phi_vars.setdefault(v, []).append(var)
                 for p, v in phi.incoming():
                     self.edge_stores.setdefault((p, b), []).append(
                         Instr("var_store", [v], attrs={"var": var}))
@@ -248,12 +250,25 @@ class _Structurizer:
         cursor = _Cursor(func.body, func.add)
         func.add(Block())
         from lowering.deepstack import call_with_deep_stack
-        fallout = call_with_deep_stack(lambda: self._do_tree(self._rep(0, -1), cursor, -1))
-        assert not fallout, f"labels left pending at function end: {fallout}"
-        _drop_implicit_jumps(func)
-        ssa.rebuild(func, self.replaced)
+
+        def build() -> None:
+            fallout = self._do_tree(self._rep(0, -1), cursor, -1)
+            assert not fallout, f"labels left pending at function end: {fallout}"
+            _drop_implicit_jumps(func)
+            ssa.rebuild(func, self.replaced)
+        call_with_deep_stack(build)
+
+    def _start_live_ranges(self, cursor: _Cursor, vars: list[Var]) -> None:
+        """Store undef where these variables' live ranges begin, so SSA reconstruction never walks
+        past this point looking for a definition (see lowering.ssa)."""
+        for var in vars:
+            cursor.emit(Instr("var_store", [Undef(var.type)], attrs={"var": var}))
 
     def _do_tree(self, z: int, cursor: _Cursor, region: int) -> set[int]:
+        merges = self.merge_children.get(z, ())
+        if merges:
+            self._start_live_ranges(cursor, [self._label_var(region)] + [
+                var for y in merges for var in self.phi_vars.get(y if y < self.n else y - self.n, ())])
         if z >= self.n:
             fallout = self._emit_loop(z - self.n, cursor, region)
         else:
@@ -262,7 +277,7 @@ class _Structurizer:
             for ins in b.instrs[:-1] if b.terminator is not None else b.instrs:
                 block.append(ins)
             fallout = self._emit_branch(z, cursor, region)
-        for y in self.merge_children.get(z, ()):
+        for y in merges:
             assert y in fallout, "a merge node nobody branches to"
             if fallout == {y}:
                 fallout = self._do_tree(y, cursor, region)
@@ -277,7 +292,9 @@ class _Structurizer:
         loop = Loop()
         cursor.add(loop)
         cursor.add(Block())
-        inside = self._do_tree(h, _Cursor(loop.body, loop.add), h)
+        body = _Cursor(loop.body, loop.add)
+        self._start_live_ranges(body, [var for t in self.exits[h] if t != RETURN for var in self.phi_vars.get(t, ())])
+        inside = self._do_tree(h, body, h)
         assert not inside, f"labels left pending at loop end: {inside}"
         exits = self.exits[h]
         if not exits:
