@@ -127,6 +127,30 @@ KERNELS = {
                      rng.integers(-2 ** 15, 2 ** 15 - 1, N, endpoint=True).astype(np.int16),
                      rng.integers(-2 ** 63, 2 ** 63 - 1, N, endpoint=True).astype(np.int64),
                      rng.uniform(-100, 100, N).astype(np.float32), np.zeros(N, np.float64)]),
+    "builtins": ("""
+        kernel void builtins(global float *out, global const float *x, global const float *y, global int *io) {
+            size_t i = get_global_id(0);
+            float a = x[i], b = y[i];
+            global float *o = out + i * 24;
+            o[0] = native_sin(a); o[1] = native_exp(a); o[2] = native_log(b); o[3] = native_sqrt(b);
+            o[4] = native_rsqrt(b); o[5] = native_recip(b); o[6] = native_divide(a, b); o[7] = half_sqrt(b);
+            o[8] = degrees(a); o[9] = radians(a); o[10] = sign(a); o[11] = step(a, b);
+            o[12] = smoothstep(0.0f, 4.0f, b); o[13] = mix(a, b, 0.25f); o[14] = clamp(a, -1.0f, 1.0f);
+            o[15] = fdim(a, b); o[16] = maxmag(a, b); o[17] = minmag(a, b); o[18] = pown(a, 3);
+            o[19] = powr(b, 1.5f); o[20] = dot((float2)(a, b), (float2)(b, a));
+            o[21] = length((float3)(a, b, 1.0f)); o[22] = distance((float2)(a, b), (float2)(b, 1.0f));
+            o[23] = cross((float3)(a, b, 1), (float3)(b, a, 2)).z;
+            int k = (int)(a * 10);
+            global int *q = io + i * 8;
+            q[0] = convert_int_sat(a * 1e9f); q[1] = convert_uchar_sat(a * 100); q[2] = mad24(k, k, 3);
+            q[3] = mul24(k, 7); q[4] = upsample((short)k, (ushort)3); q[5] = mad_hi(k, k << 20, 5);
+            q[6] = select(1, 2, k > 0); q[7] = k ^ 0x0f0f0f0f;
+            switch ((long)k) { case -5: q[0] += 1; break; case 7: q[1] += 2; case 8: q[2] += 3; break;
+                               default: q[3] += 4; }
+        }""",
+        lambda rng: [np.zeros(N * 24, np.float32),
+                     np.concatenate([[0.0, -0.0, 0.5, -2.5], rng.uniform(-3, 3, N - 4)]).astype(np.float32),
+                     rng.uniform(0.1, 4, N).astype(np.float32), np.zeros(N * 8, np.int32)]),
 }
 LEVELS = ("-O0", "-O2")
 
