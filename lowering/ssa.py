@@ -1,165 +1,97 @@
 """SSA reconstruction over a finished control-flow tree.
 
-The structurizer writes and reads variables (var_store/var_load: former phis, labels, loop-exit
-selectors) and moves code so that some definitions no longer dominate their uses.
+The structurizer turns into variables (var_store/var_load) everything whose value must now travel along
+new paths: former phis, labels, loop-exit selectors, and values defined in a loop and used after it
+(there the definition no longer dominates the use: other breaks lead to the same place). This module
+resolves them as in Braun et al., "Simple and Efficient Construction of SSA Form" (CC 2013), on the
+complete CFG: the value at the top of a block is the value at the end of its only predecessor, or a phi
+over all its predecessors, made before its operands are read so that cycles end, and dropped when it
+merges a single value (tryRemoveTrivialPhi).
 
-- Variables are resolved on demand as in Braun et al., "Simple and Efficient Construction of SSA Form"
-  (CC 2013), on the complete CFG: the value at the top of a block is the value at the end of its only
-  predecessor, or a phi over all its predecessors (made before its operands are read, which ends
-  cycles). The structurizer stores undef where a variable's live range begins (at the start of the code
-  that dominates its reads, at the top of each loop iteration for loop-exit values), so each walk stays
-  inside that range: linear overall.
-- A value whose definition no longer dominates all its uses is treated as a variable defined where the
-  value is, placed with Cytron et al.'s iterated dominance frontiers ("Efficiently computing static
-  single assignment form and the control dependence graph", TOPLAS 1991) and renamed in one walk down
-  the dominator tree: a use then sees "the most recent execution of the definition", which is what SSA
-  meant by it, with undef on paths that never ran it.
-Phis land only where blocks have several predecessors: after an if, after a loop, at a loop header.
+Two things keep the walks short: the structurizer stores undef where a variable's live range begins
+(where the code that dominates its reads starts; at the top of each loop iteration for values that
+leave the loop), and a walk steps over a whole if or loop that never writes the variable. Phis land
+only where blocks have several predecessors: after an if, after a loop, at a loop header.
 """
 from __future__ import annotations
 
-from lowering.analysis import graph
-from lowering.ir.core import Block, Function, If, Instr, Loop, Phi, Undef, Value, cf_list_of
-
-
-class _Var:
-    """A moved definition seen as a variable (`value` is its only definition)."""
-    __slots__ = ("value", "type")
-
-    def __init__(self, value: Instr):
-        self.value = value
-        self.type = value.type
+from lowering.ir.core import Block, CFNode, Function, If, Instr, Loop, Phi, Undef, Value
 
 
 class _Reader:
-    """Braun's readVariable on the complete CFG, memoised per (variable, block)."""
+    """Braun's readVariable on the complete CFG, memoised per variable and block.
 
-    def __init__(self):
-        self.end_def: dict[tuple[object, Block], Value] = {}
-        self.start: dict[tuple[object, Block], Value] = {}
+    A phi whose operands turn out to be one value (besides itself) is not kept: the value is used
+    instead, and `replaced` redirects whoever saw the phi during a cycle (tryRemoveTrivialPhi)."""
+
+    def __init__(self, replaced: dict[Value, Value], bypass: dict[Block, tuple[CFNode, Block]],
+                 stored_in: dict[CFNode, set]):
+        self.end_def: dict[object, dict[Block, Value]] = {}
+        self.start: dict[object, dict[Block, Value]] = {}
         self.new_phis: list[Phi] = []
-
-    def at_end(self, var, block: Block) -> Value:
-        v = self.end_def.get((var, block))
-        return v if v is not None else self.at_start(var, block)
+        self.replaced = replaced
+        self.bypass = bypass            # block after an if/loop, or a loop's first block -> (node, block before)
+        self.stored_in = stored_in      # if/loop -> variables stored somewhere inside it
 
     def at_start(self, var, block: Block) -> Value:
-        key = (var, block)
-        v = self.start.get(key)
-        if v is not None:
-            return v
-        preds = block.preds
-        if not preds:
-            v = Undef(var.type)
-        elif len(preds) == 1:
-            v = self.at_end(var, preds[0])
-        else:
-            v = phi = Phi(var.type)
-            block.insert(0, phi)
-            self.new_phis.append(phi)
-            self.start[key] = phi                 # before the operands: a cycle finds the phi itself
-            for p in preds:
-                phi.add_incoming(p, self.at_end(var, p))
-        self.start[key] = v
-        return v
+        ends = self.end_def.get(var, {})
+        starts = self.start.setdefault(var, {})
+        new_phis, replaced, bypass, stored_in = self.new_phis, self.replaced, self.bypass, self.stored_in
 
-
-def _cfg(func: Function):
-    blocks = func.index_blocks()
-    succs = [[s.index for s in b.succs if s is not func.end_block] for b in blocks]
-    preds = graph.predecessors(succs)
-    dom = graph.dominator_tree(succs, 0)
-    return blocks, succs, preds, dom
-
-
-def _place_phis(def_blocks: dict[object, set[int]], types: dict[object, object], blocks: list[Block],
-                df: list[set[int]]) -> dict[int, list[tuple[object, Phi]]]:
-    """Phis at the iterated dominance frontier of each variable's definition blocks."""
-    placed: dict[int, list[tuple[object, Phi]]] = {}
-    for var, defs in def_blocks.items():
-        has_phi: set[int] = set()
-        work = list(defs)
-        queued = set(defs)
-        while work:
-            x = work.pop()
-            for y in df[x]:
-                if y in has_phi:
-                    continue
-                has_phi.add(y)
-                phi = Phi(types[var])
-                blocks[y].insert(0, phi)
-                placed.setdefault(y, []).append((var, phi))
-                if y not in queued:
-                    queued.add(y)
-                    work.append(y)
-    return placed
-
-
-def _rename(blocks: list[Block], succs, dom: graph.DomTree, placed: dict[int, list[tuple[object, Phi]]],
-            moved: dict[Instr, _Var]) -> None:
-    """One walk down the dominator tree with a definition stack per moved value (iterative)."""
-    stacks: dict[_Var, list[Value]] = {var: [] for var in moved.values()}
-    phi_var = {phi: var for lst in placed.values() for var, phi in lst}
-
-    def top(var: _Var) -> Value:
-        st = stacks[var]
-        return st[-1] if st else Undef(var.type)
-
-    work: list[tuple[int, list | None]] = [(0, None)]        # (block, None) = enter; (block, pushed) = leave
-    while work:
-        v, pushed = work.pop()
-        if pushed is not None:
-            for var in pushed:
-                stacks[var].pop()
-            continue
-        pushed = []
-        b = blocks[v]
-        for ins in b.instrs:
-            var = phi_var.get(ins)
-            if var is None:
-                if not isinstance(ins, Phi):          # a phi's operands are renamed from its predecessors
-                    ops = ins.operands
-                    for i, op in enumerate(ops):
-                        if op in moved:
-                            ops[i] = top(moved[op])
-                var = moved.get(ins)
-            if var is not None:
-                stacks[var].append(ins)
-                pushed.append(var)
-        for s in succs[v]:
-            for phi in blocks[s].instrs:
-                if not isinstance(phi, Phi):
-                    break
-                var = phi_var.get(phi)
-                if var is not None:
-                    phi.add_incoming(b, top(var))
+        def read(b: Block) -> Value:
+            """The value at the top of b. Chains of single predecessors (and skipped ifs/loops) are
+            followed in a loop; only joins recurse, once per predecessor."""
+            v = starts.get(b)
+            if v is not None:
+                return v
+            chain = []
+            while True:
+                skip = bypass.get(b)
+                if skip is not None and var not in stored_in[skip[0]]:
+                    before = skip[1]              # nothing inside that if/loop writes var: look before it
                 else:
-                    phi.operands = [top(moved[op]) if p is b and op in moved else op
-                                    for p, op in zip(phi.blocks, phi.operands)]
-        _rename_if_condition(b, moved, top)
-        work.append((v, pushed))
-        for child in reversed(dom.children[v]):
-            work.append((child, None))
+                    preds = b.preds
+                    if len(preds) != 1:
+                        v = join(b, preds)
+                        break
+                    before = preds[0]
+                chain.append(b)
+                v = ends.get(before)
+                if v is None:
+                    v = starts.get(before)
+                if v is not None:
+                    break
+                b = before
+            for c in chain:
+                starts[c] = v
+            return v
 
+        def join(b: Block, preds: list[Block]) -> Value:
+            if not preds:
+                v = Undef(var.type)
+                starts[b] = v
+                return v
+            phi = Phi(var.type)
+            starts[b] = phi                       # before the operands: a cycle finds the phi itself
+            same = None
+            for p in preds:
+                op = ends.get(p)
+                if op is None:
+                    op = read(p)
+                phi.add_incoming(p, op)
+                if op is not phi and op is not same:
+                    same = op if same is None else phi    # `phi` here marks "several values"
+            if same is phi:
+                b.insert(0, phi)
+                new_phis.append(phi)
+                v = phi
+            else:
+                v = same if same is not None else Undef(var.type)
+                replaced[phi] = v
+            starts[b] = v
+            return v
 
-def _rename_if_condition(b: Block, moved: dict[Instr, _Var], top) -> None:
-    """An if's condition is read at the end of the block just before it."""
-    nodes = cf_list_of(b)
-    i = next(k for k, n in enumerate(nodes) if n is b)
-    if i + 1 < len(nodes) and isinstance(nodes[i + 1], If) and nodes[i + 1].cond in moved:
-        nodes[i + 1].cond = top(moved[nodes[i + 1].cond])
-
-
-def _complete_phis(placed: dict[int, list[tuple[object, Phi]]], blocks: list[Block]) -> None:
-    """Predecessors the walk never reached (unreachable code) give undef."""
-    for y, lst in placed.items():
-        preds = blocks[y].preds
-        for _, phi in lst:
-            if len(phi.blocks) != len(preds):
-                have = set(map(id, phi.blocks))
-                for p in preds:
-                    if id(p) not in have:
-                        phi.add_incoming(p, Undef(phi.type))
+        return read(block)
 
 
 def _resolve(replace: dict[Value, Value], v: Value) -> Value:
@@ -171,11 +103,13 @@ def _resolve(replace: dict[Value, Value], v: Value) -> Value:
     return root
 
 
-def _rewrite(func: Function, replace: dict[Value, Value]) -> None:
-    if not replace:
-        return
-    for b in func.all_blocks():
-        for ins in b.instrs:
+def _rewrite(func: Function, blocks: list[Block], replace: dict[Value, Value], drop=frozenset()) -> None:
+    """One pass over the code: drop the instructions in `drop`, map operands through `replace`."""
+    for b in blocks:
+        instrs = b.instrs
+        if drop and any(i in drop for i in instrs):
+            instrs = b.instrs = [i for i in instrs if i not in drop]
+        for ins in instrs:
             ops = ins.operands
             for i, op in enumerate(ops):
                 if op in replace:
@@ -191,9 +125,9 @@ def _rewrite(func: Function, replace: dict[Value, Value]) -> None:
             stack += node.body
 
 
-def _simplify_phis(func: Function, phis: list[Phi]) -> None:
-    """Drop phis that merge one value (Braun's trivial phis, batched) and phis nobody uses."""
-    replace: dict[Value, Value] = {}
+def _trivial_phis(phis: list[Phi], replace: dict[Value, Value]) -> list[Phi]:
+    """Map each phi that merges one value (besides itself) to that value, as Braun's tryRemoveTrivialPhi
+    does, batched to a fixed point; return the phis that stay."""
     changed = True
     live = list(phis)
     while changed:
@@ -216,122 +150,62 @@ def _simplify_phis(func: Function, phis: list[Phi]) -> None:
             else:
                 still.append(phi)
         live = still
-    _rewrite(func, replace)
-    # dead phis (only used by themselves or other dead phis)
-    users: dict[Phi, int] = {p: 0 for p in live}
-    for b in func.all_blocks():
-        for ins in b.instrs:
-            if ins in users:
+    return live
+
+
+def _tree_shortcuts(func: Function) -> tuple[dict[Block, tuple[CFNode, Block]], dict[CFNode, set]]:
+    """For each if/loop: the variables stored inside it, and the blocks whose value of a variable not
+    stored inside is the value at the end of the block before it (the block after it; a loop's first
+    block). Walks for a variable then step over whole ifs and loops that never write it."""
+    bypass: dict[Block, tuple[CFNode, Block]] = {}
+    stored_in: dict[CFNode, set] = {}
+
+    def visit(nodes: list[CFNode]) -> set:
+        stored: set = set()
+        for i, node in enumerate(nodes):
+            if isinstance(node, Block):
+                for ins in node.instrs:
+                    if ins.opcode == "var_store":
+                        stored.add(ins.attrs["var"])
                 continue
-            for op in ins.operands:
-                if op in users:
-                    users[op] += 1
-    stack = list(func.body)
-    while stack:
-        node = stack.pop()
-        if isinstance(node, If):
-            if node.cond in users:
-                users[node.cond] += 1
-            stack += node.then_list + node.else_list
-        elif isinstance(node, Loop):
-            stack += node.body
-    alive = {p for p, n in users.items() if n}
-    work = list(alive)
-    while work:
-        p = work.pop()
-        for op in p.operands:
-            if op in users and op not in alive:
-                alive.add(op)
-                work.append(op)
-    dead = set(replace) | (set(users) - alive)
-    for b in {p.block for p in dead}:
-        b.instrs = [i for i in b.instrs if i not in dead]
+            before, after = nodes[i - 1], nodes[i + 1]
+            if isinstance(node, If):
+                inner = visit(node.then_list) | visit(node.else_list)
+            else:
+                inner = visit(node.body)
+                bypass[node.body[0]] = (node, before)
+            bypass[after] = (node, before)
+            stored_in[node] = inner
+            stored |= inner
+        return stored
+
+    visit(func.body)
+    return bypass, stored_in
 
 
 def rebuild(func: Function, replaced: dict[Value, Value]) -> None:
-    """Remove var_load/var_store and restore SSA dominance; `replaced` maps old values to new ones."""
-    func.update_cfg()
-    reader = _Reader()
+    """Replace var_load/var_store by SSA values and phis; `replaced` maps old values to their new ones."""
+    blocks = func.update_cfg()
+    reader = _Reader(replaced, *_tree_shortcuts(func))
     pending: list[Instr] = []
-    for b in func.all_blocks():
+    drop: set[Instr] = set()
+    for b in blocks:
         current: dict[object, Value] = {}
         for ins in b.instrs:
             if ins.opcode == "var_store":
                 current[ins.attrs["var"]] = ins.operands[0]
+                drop.add(ins)
             elif ins.opcode == "var_load":
+                drop.add(ins)
                 var = ins.attrs["var"]
                 if var in current:
                     replaced[ins] = current[var]
                 else:
                     pending.append(ins)
         for var, value in current.items():
-            reader.end_def[(var, b)] = value
+            reader.end_def.setdefault(var, {})[b] = value
     for ins in pending:
         replaced[ins] = reader.at_start(ins.attrs["var"], ins.block)
-    for b in func.all_blocks():
-        if any(i.opcode in ("var_load", "var_store") for i in b.instrs):
-            b.instrs = [i for i in b.instrs if i.opcode not in ("var_load", "var_store")]
-    _rewrite(func, replaced)
-    _simplify_phis(func, reader.new_phis)
-    repair_dominance(func)
-
-
-def _violations(func: Function, blocks: list[Block], dom: graph.DomTree) -> set[Instr]:
-    """Values with a use their definition does not dominate."""
-    position: dict[Instr, int] = {}
-    for b in blocks:
-        for i, ins in enumerate(b.instrs):
-            position[ins] = i
-
-    def dominated(d: Instr, block: Block, index: int) -> bool:
-        if d.block is block:
-            return position[d] < index
-        return dom.dominates(d.block.index, block.index)
-
-    bad: set[Instr] = set()
-    for b in blocks:
-        if dom.pre[b.index] < 0:
-            continue
-        for i, ins in enumerate(b.instrs):
-            if isinstance(ins, Phi):
-                for p, v in ins.incoming():
-                    if v in position and dom.pre[p.index] >= 0 and not dominated(v, p, len(p.instrs)):
-                        bad.add(v)
-            else:
-                for v in ins.operands:
-                    if v in position and not dominated(v, b, i):
-                        bad.add(v)
-    work = [func.body]
-    while work:
-        nodes = work.pop()
-        for i, node in enumerate(nodes):
-            if isinstance(node, If):
-                before, c = nodes[i - 1], node.cond
-                if c in position and dom.pre[before.index] >= 0 and not dominated(c, before, len(before.instrs)):
-                    bad.add(c)
-                work += [node.then_list, node.else_list]
-            elif isinstance(node, Loop):
-                work.append(node.body)
-    return bad
-
-
-def repair_dominance(func: Function, analyses=None) -> None:
-    """Route every value whose definition does not dominate a use through phis (undef where undefined).
-
-    `analyses` = (blocks, succs, preds, dom, df) of the current CFG when the caller has them."""
-    if analyses is None:
-        blocks, succs, preds, dom = _cfg(func)
-        df = None
-    else:
-        blocks, succs, preds, dom, df = analyses
-    bad = _violations(func, blocks, dom)
-    if not bad:
-        return
-    moved = {v: _Var(v) for v in bad}
-    if df is None:
-        df = graph.dominance_frontiers(succs, dom.idom, preds)
-    placed = _place_phis({var: {v.block.index} for v, var in moved.items()},
-                         {var: var.type for var in moved.values()}, blocks, df)
-    _rename(blocks, succs, dom, placed, moved)
-    _complete_phis(placed, blocks)
-    _simplify_phis(func, [phi for lst in placed.values() for _, phi in lst])
+    kept = set(_trivial_phis(reader.new_phis, replaced))
+    drop.update(p for p in reader.new_phis if p not in kept)
+    _rewrite(func, blocks, replaced, drop)

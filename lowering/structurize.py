@@ -214,19 +214,65 @@ class _Structurizer:
         self.edge_stores: dict[tuple[Block, Block], list[Instr]] = {}
         self.replaced: dict[Value, Value] = {}
         self.phi_vars: dict[int, list[Var]] = {}
-        for v, b in enumerate(self.nodes):
+        for node, b in enumerate(self.nodes):
             for i, phi in enumerate(list(b.phis())):
                 var = Var(phi.name or f"phi{id(phi):x}", phi.type)
-                self.phi_vars.setdefault(v, []).append(var)
-                for p, v in phi.incoming():
+                self.phi_vars.setdefault(node, []).append(var)
+                for p, value in phi.incoming():
                     self.edge_stores.setdefault((p, b), []).append(
-                        Instr("var_store", [v], attrs={"var": var}))
+                        Instr("var_store", [value], attrs={"var": var}))
                 load = Instr("var_load", [], phi.type, attrs={"var": var}, name=phi.name)
                 load.block = b
                 b.instrs[i] = load
                 self.replaced[phi] = load
         self.labels: dict[int, Var] = {}
         self.selectors: dict[int, Var] = {}
+
+    def _loop_escapes_to_variables(self) -> None:
+        """A value defined inside a loop and used outside it: after the loop, its definition no longer
+        dominates the use (other breaks lead there too). It becomes a variable, stored right after the
+        definition and loaded where used outside; its live range starts at the top of each iteration
+        of the loops it leaves (their last iteration defined it: a definition that dominates a use
+        outside a loop dominates, within an iteration, every exit that reaches the use)."""
+        self.loop_inits: dict[int, list[Var]] = {}
+        escaping: dict[Instr, Var] = {}
+        loads_in: dict[int, dict[Instr, Instr]] = {}      # node -> escaping value -> its load there
+        index = self.index
+
+        def as_seen_from(value, user: int) -> Value:
+            value = self.replaced.get(value, value)          # a phi now stands as its variable's load
+            if not isinstance(value, Instr) or value.block not in index:
+                return value
+            h = self.header_of[index[value.block]]
+            if h == -1 or self.forest.contains(h, user):
+                return value
+            var = escaping.get(value)
+            if var is None:
+                var = escaping[value] = Var(value.name or f"v{id(value):x}", value.type)
+                while h != -1 and not self.forest.contains(h, user):
+                    self.loop_inits.setdefault(h, []).append(var)
+                    h = self.loop_parent[h]
+            loads = loads_in.setdefault(user, {})
+            if value not in loads:
+                loads[value] = Instr("var_load", [], value.type, attrs={"var": var}, name=value.name)
+            return loads[value]
+
+        for u, b in enumerate(self.nodes):
+            for ins in b.instrs:
+                if ins.opcode != "var_load":
+                    ins.operands = [as_seen_from(op, u) for op in ins.operands]
+        for (p, _), stores in self.edge_stores.items():
+            for store in stores:                              # an edge's stores run at its source
+                store.operands = [as_seen_from(store.operands[0], index[p])]
+        for u, loads in loads_in.items():                     # loads go before the block's terminator
+            b = self.nodes[u]
+            end = len(b.instrs) - (b.terminator is not None)
+            for load in loads.values():
+                b.insert(end, load)
+                end += 1
+        for value, var in escaping.items():                   # stores go right after the definition
+            b = value.block
+            b.insert(b.instrs.index(value) + 1, Instr("var_store", [value], attrs={"var": var}))
 
     def _label_var(self, region: int) -> Var:
         if region not in self.labels:
@@ -243,6 +289,7 @@ class _Structurizer:
         self._prepare()
         self._analyse_regions()
         self._phis_to_variables()
+        self._loop_escapes_to_variables()
         func = self.func
         func.body = []
         func.is_structured = True
@@ -293,7 +340,8 @@ class _Structurizer:
         cursor.add(loop)
         cursor.add(Block())
         body = _Cursor(loop.body, loop.add)
-        self._start_live_ranges(body, [var for t in self.exits[h] if t != RETURN for var in self.phi_vars.get(t, ())])
+        self._start_live_ranges(body, self.loop_inits.get(h, []) + [
+            var for t in self.exits[h] if t != RETURN for var in self.phi_vars.get(t, ())])
         inside = self._do_tree(h, body, h)
         assert not inside, f"labels left pending at loop end: {inside}"
         exits = self.exits[h]

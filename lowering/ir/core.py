@@ -151,8 +151,9 @@ class Block(CFNode):
 
     @property
     def jump(self) -> Instr | None:
-        t = self.terminator
-        return t if t is not None and t.is_jump else None
+        """The break/continue/return ending the block, if any (hot: called per block per CFG rebuild)."""
+        instrs = self.instrs
+        return instrs[-1] if instrs and instrs[-1].opcode in JUMPS else None
 
     def __repr__(self) -> str:
         return f"<block b{self.index}{' ' + self.label if self.label else ''}>"
@@ -264,8 +265,8 @@ class Function:
         return blocks
 
     # ----- CFG edges -----
-    def update_cfg(self) -> None:
-        """Recompute succs/preds of every block (both forms) and renumber blocks."""
+    def update_cfg(self) -> list[Block]:
+        """Recompute succs/preds of every block (both forms), renumber blocks and return them in order."""
         blocks = self.index_blocks()
         for b in blocks:
             b.succs, b.preds = [], []
@@ -280,6 +281,7 @@ class Function:
         for b in blocks:
             for s in b.succs:
                 s.preds.append(b)
+        return blocks
 
 
 def structured_successors(func: Function) -> dict[Block, list[Block]]:
