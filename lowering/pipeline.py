@@ -114,5 +114,11 @@ def load_llvm_text(path: str, opt_level: str = "-O0") -> str:
 
 
 def compile_path(path: str, opt_level: str = "-O0", options: Options | None = None) -> dict[str, Function]:
+    """Any input file at an optimisation level: clang runs it for OpenCL C, LLVM's own pipeline for IR."""
+    from lowering.frontend.llvm_module import optimize_module, parse_llvm_text
     options = options or Options()
-    return compile_llvm(load_llvm_text(path, opt_level), path, options=options)
+    text = load_llvm_text(path, opt_level)
+    mod = parse_llvm_text(text, path)
+    if not path.lower().endswith(".cl"):
+        optimize_module(mod, int(opt_level[2:]))
+    return run_passes(read_module_ref(mod, path, options), options)

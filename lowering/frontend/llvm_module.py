@@ -151,3 +151,15 @@ def find_kernels(mod: llvm.ModuleRef) -> list[str]:
                 if ins.opcode == "call":
                     called.add(list(ins.operands)[-1].name)
     return [f.name for f in defined if f.name not in called]
+
+
+def optimize_module(mod: llvm.ModuleRef, speed_level: int) -> llvm.ModuleRef:
+    """Run LLVM's default -O1..-O3 module pipeline (as `opt -O<n>` would) on a parsed module, in place.
+
+    For .ll/.bc input, so that `-O2` means the same thing it means for OpenCL C (where clang runs it)."""
+    _init()
+    if speed_level:
+        target = llvm.Target.from_default_triple().create_target_machine()
+        builder = llvm.create_pass_builder(target, llvm.create_pipeline_tuning_options(speed_level=speed_level))
+        builder.getModulePassManager().run(mod, builder)
+    return mod
