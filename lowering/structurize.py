@@ -30,7 +30,7 @@ from typing import Callable
 
 from lowering.analysis import graph
 from lowering.errors import CompileError
-from lowering.ir.core import Block, Const, Function, If, Instr, Loop, Phi, Undef, Value
+from lowering.ir.core import Block, Const, Function, If, Instr, Loop, Undef, Value
 from lowering.ir.types import I1, I32
 from lowering import ssa
 

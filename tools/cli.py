@@ -12,11 +12,10 @@ error (a bug: please report it; --debug shows the traceback). A failed command l
 from __future__ import annotations
 
 import argparse
-import os
 import sys
-import tempfile
 
 from lowering.errors import CompileError
+from lowering.output import write_output
 
 EXIT_INPUT, EXIT_USAGE, EXIT_INTERNAL = 1, 2, 3
 EMIT_KINDS = ("nir", "dot-cfg", "dot-tree")
@@ -31,28 +30,6 @@ class _Parser(argparse.ArgumentParser):
 
     def error(self, message: str):
         raise UsageError(message)
-
-
-def write_output(path: str | None, data: str | bytes) -> None:
-    """Write all of `data` to `path` (stdout for None or '-') atomically: no partial file on failure."""
-    if path in (None, "-"):
-        if isinstance(data, bytes):
-            sys.stdout.buffer.write(data)
-        else:
-            sys.stdout.write(data)
-        return
-    directory = os.path.dirname(os.path.abspath(path))
-    if not os.path.isdir(directory):
-        raise CompileError(f"{path}: cannot write: directory {directory} does not exist")
-    fd, tmp = tempfile.mkstemp(dir=directory, prefix=".reconverge-")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data if isinstance(data, bytes) else data.encode())
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
 
 
 def _compile(args) -> None:

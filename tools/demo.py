@@ -30,7 +30,6 @@ def _section(title: str) -> None:
 def _lowering() -> bool:
     from lowering.frontend.clang import compile_opencl
     from lowering.interp import run_kernel
-    from lowering.ir.dot import tree_dot
     from lowering.ir.printer import print_function
     from lowering.pipeline import compile_llvm, dump_function
     from tools.jit_oracle import run_llvm_kernel

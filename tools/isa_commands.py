@@ -8,11 +8,10 @@ temporary file in the target directory and renamed, so a failure never leaves a 
 """
 from __future__ import annotations
 
-import os
 import sys
-import tempfile
 
 from lowering.errors import CompileError
+from lowering.output import write_output
 
 
 def _read(path: str, binary: bool) -> bytes | str:
@@ -27,30 +26,11 @@ def _read(path: str, binary: bool) -> bytes | str:
         raise CompileError(f"{path}: cannot read: {e.strerror}") from None
 
 
-def _write(path: str | None, data: bytes) -> None:
-    if path in (None, "-"):
-        sys.stdout.buffer.write(data)
-        sys.stdout.flush()
-        return
-    directory = os.path.dirname(os.path.abspath(path))
-    if not os.path.isdir(directory):
-        raise CompileError(f"{path}: cannot write: directory {directory} does not exist")
-    fd, tmp = tempfile.mkstemp(dir=directory, prefix=".reconverge-")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
-
-
 def _asm(args) -> None:
     from isa.gen9.assembler import assemble
     text = _read(args.input, binary=False)
     name = "<stdin>" if args.input == "-" else args.input
-    _write(args.output, assemble(text, name, autocompact=args.compact))
+    write_output(args.output, assemble(text, name, autocompact=args.compact))
 
 
 def _disasm(args) -> None:
@@ -63,7 +43,7 @@ def _disasm(args) -> None:
         raise CompileError(f"{name}: {e}") from None
     except (KeyError, ValueError, IndexError) as e:
         raise CompileError(f"{name}: cannot decode: {e}") from None
-    _write(args.output, text.encode())
+    write_output(args.output, text.encode())
 
 
 def add_commands(subparsers) -> None:

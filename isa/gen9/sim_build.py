@@ -109,7 +109,7 @@ class Builder:
         self.emit("cont", None, n=n, predicate=p)
 
     def halt(self, target: str, p: Predicate | None = None, n: int | None = None) -> None:
-        inst = self.emit("halt", None, n=n, predicate=p)
+        self.emit("halt", None, n=n, predicate=p)
         self.fixups.append((len(self.insts) - 1, "uip", target))
 
     def jmpi(self, target: str, p: Predicate | None = None) -> None:

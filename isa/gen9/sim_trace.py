@@ -12,12 +12,12 @@ lane disabled light grey.
 """
 from __future__ import annotations
 
-import os
 import struct
-import tempfile
 import zlib
 
 import numpy as np
+
+from lowering.output import write_output
 
 CF_OPS = {"if", "else", "endif", "while", "break", "cont", "halt", "goto", "join", "jmpi", "brd", "brc",
           "call", "calla", "ret"}
@@ -152,20 +152,6 @@ def encode_png(img: np.ndarray) -> bytes:
             + chunk(b"IDAT", zlib.compress(raw.tobytes(), 6)) + chunk(b"IEND", b""))
 
 
-def write_atomically(path, data: bytes) -> None:
-    """Write via a temporary file and rename, so a failure never leaves a partial file at `path`."""
-    path = os.fspath(path)
-    fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".png", dir=os.path.dirname(os.path.abspath(path)))
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
-
-
 def trace_to_png(trace, path) -> None:
     """Draw the lane-activity timeline of `trace` into the PNG file `path`."""
-    write_atomically(path, encode_png(render(trace)))
+    write_output(path, encode_png(render(trace)))

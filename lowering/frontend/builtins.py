@@ -230,7 +230,6 @@ def _workitem(L: Lanes, name: str, args, rt: Type) -> Value:
 
 
 def _float_or_memory(L: Lanes, base: str, name: str, params: list[Param], args, ret: LType, rt, n: int):
-    r = L.r
     if base.startswith("convert_"):
         return _convert(L, base, params, args, rt, n)
     if base in ("shuffle", "shuffle2"):

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from lowering.ir.types import Type, VOID, I1
+from lowering.ir.types import Type, VOID
 
 JUMPS = ("break", "continue", "return")
 END_LABEL = "(end)"   # the fake end block's label; no LLVM block can be named so unquoted

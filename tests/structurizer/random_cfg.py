@@ -55,7 +55,6 @@ def random_function(rng: random.Random, n: int, loop_count: int | None = None) -
             return n - 1
         return legal_forward(i, rng.randrange(i + 1, min(n, i + 1 + rng.randrange(1, 8))))
 
-    values: list = []
     for i, b in enumerate(blocks):
         b.append(Instr("store", [Const(I32, i), out]))
         if i == n - 1:
