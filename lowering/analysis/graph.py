@@ -174,14 +174,16 @@ def dominance_frontiers(succs: Succs, idom: list[int], preds: Succs | None = Non
     preds = predecessors(succs) if preds is None else preds
     df: list[set[int]] = [set() for _ in succs]
     for v, ps in enumerate(preds):
-        if idom[v] == -1 or len(ps) < 2:
-            continue
+        is_entry = idom[v] == v
+        if idom[v] == -1 or (len(ps) < 2 and not is_entry):
+            continue                   # one predecessor: it is the idom, nothing to add (but the entry)
+        stop = -1 if is_entry else idom[v]
         for p in ps:
             runner = p
-            while runner != -1 and runner != idom[v]:
+            while runner != stop and idom[runner] != -1:
                 df[runner].add(v)
                 if idom[runner] == runner:
-                    break
+                    break                  # passed the entry
                 runner = idom[runner]
     return df
 
