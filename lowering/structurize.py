@@ -161,9 +161,6 @@ class _Structurizer:
             return ("fwd", self._rep(t, region))
         return ("exit", t)
 
-    def _region_of(self, v: int) -> int:
-        return self.header_of[v]
-
     def _analyse_regions(self) -> None:
         n = self.n
         # exits of each loop: targets outside it of edges from inside it (any depth)
@@ -183,7 +180,7 @@ class _Structurizer:
         # forward in-degree of every region node, and its immediate dominator in its region
         indeg = [0] * (2 * n)
         for u in range(n):
-            region = self._region_of(u)
+            region = self.header_of[u]
             for t in dict.fromkeys(self.targets[u]):
                 kind, z = self._classify(t, region)
                 if kind == "fwd":
@@ -200,7 +197,7 @@ class _Structurizer:
             if not self.is_merge[z]:
                 continue
             if z < n:
-                parent = self._rep(idom[z], self._region_of(z))
+                parent = self._rep(idom[z], self.header_of[z])
             else:
                 h = z - n
                 parent = self._rep(idom[h], self.loop_parent[h])

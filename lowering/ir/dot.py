@@ -28,7 +28,10 @@ def _edges(func: Function, out: list[str]) -> None:
 
 
 def cfg_dot(func: Function) -> str:
-    func.update_cfg() if not func.is_structured else func.index_blocks()
+    if func.is_structured:
+        func.index_blocks()
+    else:
+        func.update_cfg()
     namer = Namer(func)
     out = [f"digraph {_quote(func.name + ' CFG')} {{", "  node [shape=box, fontname=monospace];"]
     for b in func.all_blocks():
