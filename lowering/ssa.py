@@ -71,7 +71,7 @@ class _Reader:
                 v = Undef(var.type)
                 starts[b] = v
                 return v
-            phi = Phi(var.type)
+            phi = Phi(var.type, name=var.name)     # a former LLVM phi keeps its name (the printer dedups)
             starts[b] = phi                       # before the operands: a cycle finds the phi itself
             same = None
             for p in preds:

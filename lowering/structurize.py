@@ -408,7 +408,13 @@ class _Structurizer:
         if f_then and f_else:
             return
         if not f_then and not f_else:
-            keep_then = len(node.then_list) <= len(node.else_list)
+            # both jump: a continue moves out (at the end of a loop body it then goes without saying,
+            # leaving `if (!c) break;`); otherwise the longer arm moves
+            then_jump, else_jump = node.then_list[-1].jump, node.else_list[-1].jump
+            if (then_jump.opcode == "continue") != (else_jump.opcode == "continue"):
+                keep_then = else_jump.opcode == "continue"
+            else:
+                keep_then = len(node.then_list) <= len(node.else_list)
         else:
             keep_then = not f_then      # then jumps: hoist else
         arm = node.else_list if keep_then else node.then_list
