@@ -123,6 +123,10 @@ class _StructuredValidator:
             self.error("block b0", "the start block has predecessors")
         if func.end_block.instrs:
             self.error("end block", "the end block must be empty")
+        self._check_critical_edges()
+
+    def _check_critical_edges(self) -> None:
+        """An edge from a block with several successors to one with several predecessors."""
         for b in self.blocks:
             if len(b.succs) > 1:
                 for s in b.succs:
