@@ -186,3 +186,10 @@ def test_ll_input_is_optimised_at_the_level_asked(tmp_path):
     assert o0.returncode == 0 and o2.returncode == 0, o0.stderr + o2.stderr
     assert "alloca" in o0.stdout and "phi" not in o0.stdout
     assert "alloca" not in o2.stdout and "phi" in o2.stdout
+
+
+def test_version_and_help():
+    version = run("--version")
+    assert version.returncode == 0 and version.stdout.startswith("reconverge ")
+    helptext = run("compile", "--help")
+    assert helptext.returncode == 0 and "--emit" in helptext.stdout and "--dump-after" in helptext.stdout

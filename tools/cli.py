@@ -52,10 +52,19 @@ def _compile(args) -> None:
     write_output(args.output, "".join(render(f) for f in funcs.values()))
 
 
+def _version() -> str:
+    try:
+        from importlib.metadata import version
+        return version("reconverge")
+    except Exception:       # running from a checkout that was never installed
+        return "(not installed)"
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="reconverge", description="GPU compiler backend: LLVM IR to structured IR, "
                      "SPIR-V and Intel Gen9 ISA.")
     parser.add_argument("--debug", action="store_true", help="show tracebacks of internal errors")
+    parser.add_argument("--version", action="version", version=f"reconverge {_version()}")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     c = sub.add_parser("compile", help="compile an OpenCL C, LLVM IR (.ll) or bitcode (.bc) file")
     c.add_argument("input")
