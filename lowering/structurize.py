@@ -410,9 +410,9 @@ class _Structurizer:
         if not f_then and not f_else:
             # both jump: a continue moves out (at the end of a loop body it then goes without saying,
             # leaving `if (!c) break;`); otherwise the longer arm moves
-            then_jump, else_jump = node.then_list[-1].jump, node.else_list[-1].jump
-            if (then_jump.opcode == "continue") != (else_jump.opcode == "continue"):
-                keep_then = else_jump.opcode == "continue"
+            then_continues = _ends_in(node.then_list, "continue")
+            if then_continues != _ends_in(node.else_list, "continue"):
+                keep_then = not then_continues
             else:
                 keep_then = len(node.then_list) <= len(node.else_list)
         else:
@@ -457,6 +457,13 @@ class _Structurizer:
                 return {z}
             return self._do_tree(z, cursor, region)
         return emit
+
+
+def _ends_in(nodes: list, opcode: str) -> bool:
+    """The CF list's last block ends in this jump (it may instead be unreachable after an if whose
+    arms both jump)."""
+    jump = nodes[-1].jump
+    return jump is not None and jump.opcode == opcode
 
 
 def _drop_implicit_jumps(func: Function) -> None:
