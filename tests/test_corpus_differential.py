@@ -3,8 +3,8 @@
 Every corpus kernel (tests/kernels/*.cl), at -O0 and -O2, is compiled by clang-22, structurized by
 lowering.pipeline.compile_llvm (verifying after every pass) and run by the IR interpreter; the original LLVM
 IR is run by the MCJIT oracle on an identical, freshly generated set of arguments.  Every buffer must come
-out the same: bit-exact for integers, within a tight relative tolerance for floats (the two sides may
-round library functions such as exp or fmuladd differently by an ulp).
+out the same, floats included: both sides round every float operation the same way (fmuladd unfused,
+the same libm for library functions), so any difference is a real one.
 """
 from __future__ import annotations
 
@@ -23,8 +23,8 @@ EXAMPLE_DIR = os.path.join(os.path.dirname(__file__), os.pardir, "examples")
 CORPUS = sorted(glob.glob(os.path.join(KERNEL_DIR, "*.cl"))) + sorted(glob.glob(os.path.join(EXAMPLE_DIR, "*.cl")))
 LEVELS = ("-O0", "-O2")
 SEED = 20260611
-FLOAT_RTOL = 1e-5
-FLOAT_ATOL = 1e-6   # for results that cancel to (almost) zero
+FLOAT_RTOL = 0.0   # exact; NaNs compare equal to NaNs
+FLOAT_ATOL = 0.0
 
 
 def _cases():
