@@ -82,7 +82,7 @@ KERNELS = {
             o[5] = ub ? ua / ub : 0; o[6] = ub ? ua % ub : 0; o[7] = a << (b & (8 * sizeof(T) - 1)); \\
             o[8] = a >> (b & (8 * sizeof(T) - 1)); o[9] = ua >> (ub & (8 * sizeof(T) - 1)); \\
             o[10] = a & b; o[11] = a | b; o[12] = a ^ ~b; o[13] = mul_hi(a, b); o[14] = mul_hi(ua, ub); \\
-            o[15] = sizeof(T) == 8 ? 0 : clz(a); /* the oracle's clz(long) is off by 64 */ o[16] = popcount(a); o[17] = ctz(a); o[18] = abs(a); o[19] = min(a, b); \\
+            o[15] = clz(a); o[16] = popcount(a); o[17] = ctz(a); o[18] = abs(a); o[19] = min(a, b); \\
             o[20] = max(ua, ub); o[21] = rotate(a, b); o[22] = add_sat(a, b); o[23] = hadd(a, b); \\
             o[24] = (a < b) + (ua < ub) * 2 + (a == b) * 4 + (a >= b) * 8 + (ua > ub) * 16; \\
             o[25] = abs_diff(a, b); o[26] = sub_sat(ua, ub); o[27] = rhadd(ua, ub); o[28] = -a; \\

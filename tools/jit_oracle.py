@@ -104,7 +104,7 @@ def _integer_builtins(t: str) -> str:
     add(t, "clamp", T3, "return a0 < a1 ? a1 : (a0 > a2 ? a2 : a0);")
     ubits = 64 if bits == 64 else 32
     ucast = "ulong" if bits == 64 else "uint"
-    sfx = "ll" if bits == 64 else ""
+    sfx = "l" if bits == 64 else ""      # OpenCL C's long is 64-bit; its long long is 128-bit (clzll counts from 128)
     add(t, "clz", T1, f"return a0 == 0 ? ({t}){bits} : ({t})(__builtin_clz{sfx}(({ucast})({u})a0) - {ubits - bits});")
     add(t, "ctz", T1, f"return a0 == 0 ? ({t}){bits} : ({t})__builtin_ctz{sfx}(({ucast})({u})a0);")
     add(t, "popcount", T1, f"return ({t})__builtin_popcount{sfx}(({ucast})({u})a0);")
