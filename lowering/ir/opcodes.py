@@ -23,7 +23,9 @@ def _table(kind: str, n: int, names: str, doc: str) -> list[Opcode]:
 
 OPCODES: dict[str, Opcode] = {op.name: op for op in [
     *_table("int", 2, "add sub mul udiv sdiv urem srem shl lshr ashr and or xor",
-            "LLVM integer semantics on same-typed operands (wrapping; shifts by >= width are undefined)"),
+            "LLVM integer semantics on same-typed operands (wrapping); a shift by >= the width, and "
+            "division overflow/by zero, give poison (optimised code may compute them speculatively: "
+            "they must not trap unless the result is used)"),
     *_table("int", 2, "smin smax umin umax", "integer min/max, signed or unsigned"),
     *_table("int", 2, "mulhi_s mulhi_u", "high half of the double-width product"),
     *_table("int", 1, "abs", "integer absolute value (INT_MIN stays INT_MIN)"),
@@ -32,12 +34,14 @@ OPCODES: dict[str, Opcode] = {op.name: op for op in [
     *_table("float", 1, "fneg", "sign flip"),
     *_table("float", 3, "fma", "fused multiply-add a*b+c, one rounding"),
     *_table("float", 3, "fmuladd", "a*b+c, rounded after the multiply and after the add (as the CPU JIT runs llvm.fmuladd)"),
-    Opcode("math", "float", -1, "attrs['fn'] in MATH_FUNCTIONS: libm-like function of 1-3 float operands"),
+    Opcode("math", "float", -1, "attrs['fn'] in MATH_FUNCTIONS: libm function of 1-3 float operands "
+                                "(precision: the host libm's, not OpenCL's ulp bounds)"),
     Opcode("icmp", "cmp", 2, "attrs['pred'] in eq ne ugt uge ult ule sgt sge slt sle; result i1"),
     Opcode("fcmp", "cmp", 2, "attrs['pred'] in false oeq ogt oge olt ole one ord ueq ugt uge ult ule une uno true; result i1"),
     Opcode("select", "select", 3, "cond ? a : b"),
     *_table("cast", 1, "trunc zext sext fptrunc fpext fptoui fptosi uitofp sitofp ptrtoint inttoptr "
-                       "bitcast addrspacecast freeze", "LLVM cast semantics to the result type; freeze is a copy"),
+                       "bitcast addrspacecast freeze", "LLVM cast semantics to the result type (fptosi/fptoui "
+                       "out of range give poison); freeze is a copy"),
     Opcode("alloca", "memory", 0, "private memory of attrs['size'] bytes, attrs['align']; result ptr0"),
     Opcode("load", "memory", 1, "load result type from operand 0 (pointer)"),
     Opcode("store", "memory", 2, "store operand 0 to operand 1 (pointer)"),
