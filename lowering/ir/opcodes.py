@@ -23,9 +23,9 @@ def _table(kind: str, n: int, names: str, doc: str) -> list[Opcode]:
 
 OPCODES: dict[str, Opcode] = {op.name: op for op in [
     *_table("int", 2, "add sub mul udiv sdiv urem srem shl lshr ashr and or xor",
-            "LLVM integer semantics on same-typed operands (wrapping); a shift by >= the width, and "
-            "division overflow/by zero, give poison (optimised code may compute them speculatively: "
-            "they must not trap unless the result is used)"),
+            "LLVM integer semantics on same-typed operands (wrapping); a shift by >= the width gives "
+            "poison (optimised code may compute it speculatively: it must not trap); division by zero "
+            "or INT_MIN / -1 is undefined behaviour (the interpreter reports it)"),
     *_table("int", 2, "smin smax umin umax", "integer min/max, signed or unsigned"),
     *_table("int", 2, "mulhi_s mulhi_u", "high half of the double-width product"),
     *_table("int", 1, "abs", "integer absolute value (INT_MIN stays INT_MIN)"),
