@@ -5,7 +5,7 @@ PY        := $(VENV)/bin/python
 DEB_PKGS  := clang-22 libigc-tools spirv-tools graphviz python3-venv
 DEB_TOOLS := clang-22 iga64 spirv-val dot
 
-.PHONY: demo test deps bench clean
+.PHONY: demo test deps bench fuzz clean
 
 $(VENV)/.deps: pyproject.toml
 	@missing=""; for t in $(DEB_TOOLS); do command -v $$t >/dev/null 2>&1 || missing="$$missing $$t"; done; \
@@ -30,6 +30,9 @@ test: deps
 
 bench: deps
 	$(PY) -m tools.bench_structurize
+
+fuzz: deps
+	$(PY) -m tools.fuzz_structurize --seconds 600
 
 clean:
 	rm -rf $(VENV) build *.egg-info

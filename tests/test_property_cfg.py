@@ -35,3 +35,10 @@ def test_random_reducible_cfg_matches_jit(seed, blocks, depth, data_seed):
     run_llvm_kernel(llvm_text, "k", [want, data.copy()], GLOBAL, LOCAL)
     run_kernel(func, [got, data.copy()], GLOBAL, LOCAL)
     assert np.array_equal(got, want), f"lanes differ: {np.flatnonzero(got != want)}"
+
+
+def test_the_on_demand_fuzzer_runs(capsys):
+    """tools/fuzz_structurize.py (the long-running version of this check) keeps working."""
+    from tools.fuzz_structurize import main
+    assert main(["--seconds", "1", "--seed", "77", "--max-blocks", "60"]) == 0
+    assert "all lanes agree" in capsys.readouterr().out
