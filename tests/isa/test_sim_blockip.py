@@ -261,7 +261,7 @@ def test_all16h_forward_jump_skips_a_block_no_lane_needs():
 
 @pytest.mark.parametrize("make_cfg", [irreducible_cfg, beignet_doc_cfg])
 def test_blockip_program_survives_binary_encode_decode(make_cfg):
-    codec = pytest.importorskip("isa.gen9.encoding")
+    from isa.gen9 import encoding as codec
     prog, _ = linearize(make_cfg({}), 16)
     decoded = codec.decode_program(codec.encode_program(prog))
     data = np.random.default_rng(5).integers(0, 64, 16).astype(np.int32)
