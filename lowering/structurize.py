@@ -13,12 +13,14 @@
    label runs it only when control came for it (no guard when every path out of the code before it goes
    to it). Control thus reconverges at the immediate dominator's level, where the source's if/else
    joined, and after loops, never inside them.
-3. Phis become variables written on their incoming edges; labels and selectors are variables too.
-   `lowering.ssa` rebuilds SSA form over the finished tree.
+3. Phis become variables written on their incoming edges; labels and selectors are variables too, and
+   so are values defined in a loop and used after it (the breaks that reach the use do not all pass
+   the definition). `lowering.ssa` rebuilds SSA form over the finished tree.
 
-Two shaping rules give NIR's canonical trees: when one arm of an if always jumps (break, continue,
-return), the other arm's code moves after the if; and an if whose then-arm is empty and else-arm jumps is
-inverted so the jump sits in the then-arm. A trailing `continue` at the end of a loop body and a trailing
+Shaping rules give NIR's canonical trees: when one arm of an if always jumps (break, continue,
+return), the other arm's code moves after the if (when both jump, a `continue` or else the longer arm
+moves); and an if whose then-arm is empty and else-arm jumps is inverted so the jump sits in the
+then-arm. A trailing `continue` at the end of a loop body and a trailing
 `return` at the end of the function are left implicit. Blocks holding only `ret void` are not placed
 anywhere: edges to them become `return` (or, from inside a loop, a loop exit first).
 """
