@@ -15,7 +15,7 @@ only where blocks have several predecessors: after an if, after a loop, at a loo
 """
 from __future__ import annotations
 
-from lowering.ir.core import Block, CFNode, Function, If, Instr, Loop, Phi, Undef, Value
+from lowering.ir.core import Block, CFNode, Function, If, Instr, Phi, Undef, Value, cf_lists
 
 
 class _Reader:
@@ -114,15 +114,10 @@ def _rewrite(func: Function, blocks: list[Block], replace: dict[Value, Value], d
             for i, op in enumerate(ops):
                 if op in replace:
                     ops[i] = _resolve(replace, op)
-    stack = list(func.body)
-    while stack:
-        node = stack.pop()
-        if isinstance(node, If):
-            if node.cond in replace:
+    for nodes in cf_lists(func):
+        for node in nodes:
+            if isinstance(node, If) and node.cond in replace:
                 node.cond = _resolve(replace, node.cond)
-            stack += node.then_list + node.else_list
-        elif isinstance(node, Loop):
-            stack += node.body
 
 
 def _trivial_phis(phis: list[Phi], replace: dict[Value, Value]) -> list[Phi]:

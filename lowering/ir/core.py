@@ -321,6 +321,19 @@ def structured_successors(func: Function) -> dict[Block, list[Block]]:
     return succs
 
 
+def cf_lists(func: Function) -> Iterator[list[CFNode]]:
+    """Every CF list of the tree: the body, each then/else list and each loop body."""
+    work = [func.body]
+    while work:
+        nodes = work.pop()
+        yield nodes
+        for node in nodes:
+            if isinstance(node, If):
+                work += [node.then_list, node.else_list]
+            elif isinstance(node, Loop):
+                work.append(node.body)
+
+
 def enclosing_loop(node: CFNode) -> Loop | None:
     p = node.parent
     while isinstance(p, CFNode):

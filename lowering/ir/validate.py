@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from lowering.analysis import graph
 from lowering.ir.core import (Arg, Block, CFNode, Const, Function, If, Instr, Loop, Phi, Undef,
-                              structured_successors, TERMINATORS)
+                              cf_lists, structured_successors, TERMINATORS)
 from lowering.ir.opcodes import OPCODES
 from lowering.ir.types import I1
 
@@ -199,14 +199,9 @@ class _StructuredValidator:
                         if not ok(v, b, i):
                             self.error(f"block b{b.index}, instruction {i} ({ins.opcode})",
                                        "uses a value whose definition does not dominate it")
-        work = [func.body]
-        while work:
-            nodes = work.pop()
+        for nodes in cf_lists(func):                    # an if's condition is read where the block before ends
             for i, node in enumerate(nodes):
                 if isinstance(node, If):
                     before = nodes[i - 1]
                     if reachable[before.index] and not ok(node.cond, before, len(before.instrs)):
                         self.error(f"if after b{before.index}", "condition's definition does not dominate the if")
-                    work += [node.then_list, node.else_list]
-                elif isinstance(node, Loop):
-                    work.append(node.body)
