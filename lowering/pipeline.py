@@ -95,30 +95,28 @@ def compile_llvmlite(module, kernel: str | None = None, options: Options | None 
     return run_passes(read_module_ref(from_llvmlite_ir(module, name), name, options), options)
 
 
-def load_llvm_text(path: str, opt_level: str = "-O0") -> str:
-    """The LLVM IR text of an input file: OpenCL C through clang-22, .ll as is, .bc through llvmlite."""
+def load_module(path: str, opt_level: str = "-O0"):
+    """An input file as a parsed LLVM module: OpenCL C through clang-22 (which runs -O<n> itself), .ll
+    and .bc through llvmlite, then LLVM's own -O<n> pipeline, so that -O2 means the same for all."""
     from lowering.frontend.clang import compile_opencl
+    from lowering.frontend.llvm_module import optimize_module, parse_llvm_bitcode, parse_llvm_text
     if not os.path.isfile(path):
         raise CompileError(f"{path}: no such file")
     ext = os.path.splitext(path)[1].lower()
     if ext == ".cl":
-        return compile_opencl(path, opt_level)
+        return parse_llvm_text(compile_opencl(path, opt_level), path)
     if ext == ".bc":
-        from lowering.frontend.llvm_module import parse_llvm_bitcode
         with open(path, "rb") as f:
-            return str(parse_llvm_bitcode(f.read(), path))
-    if ext == ".ll":
+            mod = parse_llvm_bitcode(f.read(), path)
+    elif ext == ".ll":
         with open(path, encoding="utf-8", errors="replace") as f:
-            return f.read()
-    raise CompileError(f"{path}: unknown input kind '{ext}' (expected .cl, .ll or .bc)")
+            mod = parse_llvm_text(f.read(), path)
+    else:
+        raise CompileError(f"{path}: unknown input kind '{ext}' (expected .cl, .ll or .bc)")
+    return optimize_module(mod, int(opt_level[2:]))
 
 
 def compile_path(path: str, opt_level: str = "-O0", options: Options | None = None) -> dict[str, Function]:
-    """Any input file at an optimisation level: clang runs it for OpenCL C, LLVM's own pipeline for IR."""
-    from lowering.frontend.llvm_module import optimize_module, parse_llvm_text
+    """Any input file at an optimisation level -> structured functions, one per kernel."""
     options = options or Options()
-    text = load_llvm_text(path, opt_level)
-    mod = parse_llvm_text(text, path)
-    if not path.lower().endswith(".cl"):
-        optimize_module(mod, int(opt_level[2:]))
-    return run_passes(read_module_ref(mod, path, options), options)
+    return run_passes(read_module_ref(load_module(path, opt_level), path, options), options)
