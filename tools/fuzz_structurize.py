@@ -17,21 +17,25 @@ import time
 import numpy as np
 
 
-def check(seed: int, max_blocks: int) -> str | None:
-    """None if seed's kernel behaves; otherwise a one-line description of what went wrong."""
+def kernel_for(seed: int, max_blocks: int):
+    """The generated kernel (an llvmlite.ir.Module) a seed stands for."""
+    from tools.cfggen import random_kernel
+    rng = random.Random(seed)
+    return random_kernel(rng, rng.randrange(4, max_blocks), max_loop_depth=rng.randrange(1, 5))
+
+
+def check(module, data_seed: int) -> str | None:
+    """None if the kernel behaves on inputs drawn from data_seed, else one line saying what went wrong."""
     from lowering.interp import run_kernel
     from lowering.ir.validate import validate
     from lowering.pipeline import compile_llvmlite
-    from tools.cfggen import random_kernel
     from tools.jit_oracle import run_llvm_kernel
 
-    rng = random.Random(seed)
-    module = random_kernel(rng, rng.randrange(4, max_blocks), max_loop_depth=rng.randrange(1, 5))
     func = compile_llvmlite(module)["k"]
     errors = validate(func)
     if errors:
         return f"invalid tree: {errors[0]}"
-    data = np.random.default_rng(seed).integers(-2**31, 2**31, 32, dtype=np.int64).astype(np.int32)
+    data = np.random.default_rng(data_seed).integers(-2**31, 2**31, 32, dtype=np.int64).astype(np.int32)
     want, got = np.zeros(32, np.int32), np.zeros(32, np.int32)
     run_llvm_kernel(str(module), "k", [want, data.copy()], 32, 8)
     run_kernel(func, [got, data.copy()], 32, 8)
@@ -46,21 +50,19 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=0, help="first seed")
     ap.add_argument("--out", default="fuzz-failures")
     opts = ap.parse_args(argv)
-    from tools.cfggen import random_kernel
     deadline = time.monotonic() + opts.seconds
     seed = opts.seed
     while time.monotonic() < deadline:
+        module = kernel_for(seed, opts.max_blocks)
         try:
-            problem = check(seed, opts.max_blocks)
+            problem = check(module, seed)
         except Exception as exc:          # a crash is a finding too
             problem = f"{type(exc).__name__}: {' '.join(str(exc).split())}"
         if problem:
             os.makedirs(opts.out, exist_ok=True)
-            rng = random.Random(seed)
             path = os.path.join(opts.out, f"seed{seed}.ll")
             with open(path, "w") as f:
-                f.write(str(random_kernel(rng, rng.randrange(4, opts.max_blocks),
-                                          max_loop_depth=rng.randrange(1, 5))))
+                f.write(str(module))
             print(f"seed {seed}: {problem} (kernel: {path})")
             return 1
         seed += 1
