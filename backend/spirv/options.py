@@ -1,0 +1,54 @@
+"""What the SPIR-V backend is asked to produce: version, target environment, work-group size."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from lowering.errors import CompileError
+
+# Highest SPIR-V version each Vulkan version consumes (Vulkan spec, appendix "SPIR-V Environment").
+TARGET_ENVS = {"vulkan1.0": (1, 0), "vulkan1.1": (1, 3), "vulkan1.2": (1, 5), "vulkan1.3": (1, 6)}
+VERSIONS = [(1, minor) for minor in range(7)]
+DEFAULT_LOCAL_SIZE = (64, 1, 1)
+
+
+@dataclass(frozen=True)
+class SpirvOptions:
+    version: tuple[int, int] = (1, 3)
+    target_env: str = "vulkan1.3"
+    # None: the kernel's reqd_work_group_size if it has one, else DEFAULT_LOCAL_SIZE
+    local_size: tuple[int, int, int] | None = None
+    validate: bool = False      # run spirv-val on the result and turn its verdict into a CompileError
+
+    def __post_init__(self):
+        if self.version not in VERSIONS:
+            raise CompileError(f"unsupported SPIR-V version {format_version(self.version)} (1.0 to 1.6)")
+        if self.target_env not in TARGET_ENVS:
+            raise CompileError(f"unknown target environment '{self.target_env}' "
+                               f"({', '.join(TARGET_ENVS)})")
+        if self.version > TARGET_ENVS[self.target_env]:
+            raise CompileError(f"SPIR-V {format_version(self.version)} is newer than {self.target_env} "
+                               f"accepts (at most {format_version(TARGET_ENVS[self.target_env])})")
+
+
+def format_version(version: tuple[int, int]) -> str:
+    return f"{version[0]}.{version[1]}"
+
+
+def parse_version(text: str) -> tuple[int, int]:
+    """'1.3' -> (1, 3); anything else is a CompileError naming the text."""
+    try:
+        major, minor = (int(x) for x in text.split("."))
+    except ValueError:
+        raise CompileError(f"bad SPIR-V version '{text}' (expected 1.0 to 1.6)") from None
+    return major, minor
+
+
+def parse_local_size(text: str) -> tuple[int, int, int]:
+    """'8' or '8,8' or '8,8,1' -> a 3-tuple of positive sizes."""
+    try:
+        dims = [int(x) for x in text.split(",")]
+    except ValueError:
+        dims = []
+    if not 1 <= len(dims) <= 3 or any(d <= 0 for d in dims):
+        raise CompileError(f"bad local size '{text}' (expected X[,Y[,Z]] of positive integers)")
+    return tuple(dims + [1] * (3 - len(dims)))
