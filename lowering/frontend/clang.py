@@ -18,7 +18,9 @@ OPT_LEVELS = ("-O0", "-O1", "-O2", "-O3")
 def clang_command(source_path: str, opt_level: str = "-O0") -> list[str]:
     if opt_level not in OPT_LEVELS:
         raise ValueError(f"unknown optimisation level {opt_level!r}")
-    cmd = [CLANG, "-x", "cl", "-cl-std=CL3.0", "-Xclang", "-finclude-default-header",
+    # -cl-kernel-arg-info: clang leaves kernel parameters unnamed (%0, %1); !kernel_arg_name keeps the
+    # source's names for the IR, its dumps and `reconverge run --arg NAME=...`
+    cmd = [CLANG, "-x", "cl", "-cl-std=CL3.0", "-Xclang", "-finclude-default-header", "-cl-kernel-arg-info",
            "-target", "spir64", "-emit-llvm", "-S", opt_level, "-o", "-", source_path]
     if opt_level == "-O0":
         cmd[-4:-4] = ["-Xclang", "-disable-O0-optnone"]

@@ -16,7 +16,7 @@ import llvmlite.binding as llvm
 
 from lowering.errors import CompileError
 from lowering.frontend import builtins
-from lowering.frontend.llvm_module import KERNEL_TWIN, find_kernels, prepare_module
+from lowering.frontend.llvm_module import KERNEL_TWIN, find_kernels, function_header, prepare_module
 from lowering.frontend.llvm_types import (CV, Cursor, DataLayout, LType, TypeError_, constant_from_text,
                                           leaf_span, memory_leaves, parse_type, parse_typed_value,
                                           scalar_leaves, type_from_text)
@@ -88,6 +88,7 @@ class ModuleContext:
         self._data: dict[str, ModuleData] = {}
         self._declared: dict[str, bool] = {}
         self._by_ptr: dict[int, LType] = {}
+        self._module_text: str | None = None
 
     def resolve_struct(self, name: str) -> LType:
         hit = self._structs.get(name)
@@ -115,6 +116,21 @@ class ModuleContext:
         if hit is None:
             hit = self._types[text] = type_from_text(text, self.resolve_struct)
         return hit
+
+    def kernel_metadata(self, kernel: str, body_text: str) -> KernelMetadata:
+        """The metadata of kernel `kernel`, read from `body_text` (the function being read, often clang's
+        twin) or else from the kernel's own define line; the module is printed only when one is found."""
+        header = _define_line(body_text)
+        if not _ATTACHMENT.search(header) and kernel != _define_name(header):
+            try:
+                header = function_header(self.mod.get_function(kernel))
+            except NameError:
+                header = ""
+        if not _ATTACHMENT.search(header):
+            return KernelMetadata()
+        if self._module_text is None:
+            self._module_text = str(self.mod)
+        return parse_kernel_metadata(header, self._module_text, f"{self.source_name}: kernel @{kernel}")
 
     def is_declaration(self, name: str) -> bool:
         hit = self._declared.get(name)
@@ -150,6 +166,34 @@ class ModuleContext:
         hit = ModuleData(name, space, self.layout.alloc_size(ty), align, init, writable)
         self._data[name] = hit
         return hit
+
+
+@dataclass
+class KernelMetadata:
+    """What clang says about a kernel only in metadata (llvmlite does not expose metadata)."""
+    arg_names: tuple[str, ...] = ()                          # !kernel_arg_name (-cl-kernel-arg-info)
+    reqd_work_group_size: tuple[int, int, int] | None = None  # !reqd_work_group_size
+
+
+_ATTACHMENT = re.compile(r"!(kernel_arg_name|reqd_work_group_size)\s+!(\d+)")
+_MD_NODE = re.compile(r"^!(\d+) = (?:distinct )?!\{(.*)\}\s*$", re.M)
+
+
+def parse_kernel_metadata(header: str, module_text: str | None, where: str) -> KernelMetadata:
+    """Read a kernel's attachments from its `define` line and the nodes they name from the module text."""
+    found = dict(_ATTACHMENT.findall(header))
+    meta = KernelMetadata()
+    if not found or module_text is None:
+        return meta
+    nodes = {m.group(1): m.group(2) for m in _MD_NODE.finditer(module_text) if m.group(1) in found.values()}
+    if "kernel_arg_name" in found and found["kernel_arg_name"] in nodes:
+        meta.arg_names = tuple(re.findall(r'!"([^"]*)"', nodes[found["kernel_arg_name"]]))
+    if "reqd_work_group_size" in found and found["reqd_work_group_size"] in nodes:
+        sizes = [int(x) for x in re.findall(r"i\d+\s+(-?\d+)", nodes[found["reqd_work_group_size"]])]
+        if len(sizes) != 3 or min(sizes) <= 0:
+            raise CompileError(f"{where}: bad !reqd_work_group_size {sizes} (expected three positive sizes)")
+        meta.reqd_work_group_size = (sizes[0], sizes[1], sizes[2])
+    return meta
 
 
 def _global_definition(head: str, resolve) -> tuple[str, str]:
@@ -339,15 +383,17 @@ class FunctionReader:
             raise self.error(f"unsupported return type: {e}") from None
         args = []
         arg_lanes = []
-        for a in fn.arguments:
+        meta = self.ctx.kernel_metadata(self.name, fn_text) if is_kernel else KernelMetadata()
+        for param, a in enumerate(fn.arguments):
             try:
                 leaves = scalar_leaves(self.ltype(a))
             except TypeError_ as e:
                 raise self.error(f"unsupported type of argument {len(arg_lanes)}: {e}") from None
             lanes = []
+            base = a.name or (meta.arg_names[param] if param < len(meta.arg_names) else "")
             for i, t in enumerate(leaves):
-                nm = a.name if len(leaves) == 1 else (f"{a.name}.{i}" if a.name else "")
-                arg = Arg(scalar_type(t), len(args), nm)
+                nm = base if len(leaves) == 1 else (f"{base}.{i}" if base else "")
+                arg = Arg(scalar_type(t), len(args), nm, param)
                 args.append(arg)
                 lanes.append(arg)
             arg_lanes.append((a, lanes))
@@ -356,6 +402,7 @@ class FunctionReader:
             raise self.error(f"unsupported return type {ret_lt}")
         func = self.func = Function(self.name, args, ret_t, is_kernel=is_kernel)
         func.source_name = self.ctx.source_name
+        func.reqd_work_group_size = meta.reqd_work_group_size
         for a, lanes in arg_lanes:
             self.values[key(a)] = lanes
         llvm_blocks = list(fn.blocks)
@@ -826,6 +873,18 @@ def _block_labels(fn_text: str, n: int, unnamed_args: int) -> list[str]:
     elif len(labels) != n:
         labels = [""] * n
     return labels
+
+
+def _define_line(fn_text: str) -> str:
+    for line in fn_text.splitlines():
+        if line.startswith("define"):
+            return line
+    return ""
+
+
+def _define_name(header: str) -> str:
+    m = re.search(r'@("[^"]*"|[-\w.$]+)\s*\(', header)
+    return m.group(1).strip('"') if m else ""
 
 
 def read_kernels(module_ref: llvm.ModuleRef, source_name: str = "<ir>", kernel: str | None = None,

@@ -51,11 +51,14 @@ class Undef(Value):
 
 
 class Arg(Value):
-    __slots__ = ("index",)
+    """A kernel argument. `index` counts IR arguments; `param` is the source (LLVM) parameter it came
+    from, which differs once a by-value vector is split into one Arg per lane (binding = parameter)."""
+    __slots__ = ("index", "param")
 
-    def __init__(self, type: Type, index: int, name: str = ""):
+    def __init__(self, type: Type, index: int, name: str = "", param: int | None = None):
         super().__init__(type, name)
         self.index = index
+        self.param = index if param is None else param
 
 
 class Instr(Value):
@@ -222,6 +225,7 @@ class Function:
         self.source_name = ""              # file the function came from, for error messages
         self.local_memory: list = []       # module-level __local arrays used by this kernel (front end)
         self.constant_data: list = []      # module-level constant data used by this kernel (front end)
+        self.reqd_work_group_size: tuple[int, int, int] | None = None   # OpenCL's attribute, if given
 
     # ----- structured form: tree construction -----
     def add(self, node: CFNode) -> CFNode:
