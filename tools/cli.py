@@ -1,7 +1,12 @@
 """The `reconverge` command line (clang/llc-style).
 
-    reconverge compile INPUT [-o OUT|-] [--emit nir|dot-cfg|dot-tree] [-O0..-O3] [--kernel NAME]
-                       [--verify-each] [--dump-after PASS|all] [--dump-dir DIR] [--stop-after PASS]
+    reconverge compile INPUT [-o OUT|-] [--emit nir|dot-cfg|dot-tree|spirv|spirv-asm|dot-spirv] [-O0..-O3]
+                       [--kernel NAME] [--verify-each] [--dump-after PASS|all] [--dump-dir DIR]
+                       [--stop-after PASS] [--spirv-version 1.0..1.6] [--target-env vulkan1.0..vulkan1.3]
+                       [--local-size X[,Y,Z]] [--validate]
+    reconverge run INPUT [--kernel NAME] --target llvm|ir|spirv --global N[,N,N] [--local L[,L,L]]
+                   --arg NAME=@FILE.npy|NAME=zeros:COUNT:DTYPE|NAME=NUMBER ... --out DIR [-O0..-O3]
+                   [--spirv-version 1.0..1.6] [--target-env vulkan1.0..vulkan1.3]
     reconverge asm INPUT.asm -o OUT.krn       (Gen9, iga64 syntax)
     reconverge disasm INPUT.krn [-o OUT|-]
     reconverge trace PROGRAM --simd N -o OUT.png
@@ -12,13 +17,18 @@ error (a bug: please report it; --debug shows the traceback). A failed command l
 from __future__ import annotations
 
 import argparse
+import os
+import shutil
 import sys
+import tempfile
 
 from lowering.errors import CompileError
 from lowering.output import write_output
 
 EXIT_INPUT, EXIT_USAGE, EXIT_INTERNAL = 1, 2, 3
-EMIT_KINDS = ("nir", "dot-cfg", "dot-tree")
+EMIT_KINDS = ("nir", "dot-cfg", "dot-tree", "spirv", "spirv-asm", "dot-spirv")
+SPIRV_EMITS = ("spirv", "spirv-asm", "dot-spirv")
+DEFAULT_SPIRV_VERSION, DEFAULT_TARGET_ENV = "1.3", "vulkan1.3"
 
 
 class UsageError(Exception):
@@ -43,13 +53,151 @@ def _compile(args) -> None:
                          f"(passes: {', '.join(pipeline.PASS_NAMES)}, all)")
     if args.stop_after and args.stop_after not in pipeline.PASS_NAMES:
         raise UsageError(f"--stop-after: unknown pass '{args.stop_after}'")
-    if args.emit == "dot-tree" and args.stop_after == "read":
-        raise UsageError("--emit dot-tree needs the structurize pass (drop --stop-after read)")
+    if args.emit in ("dot-tree", *SPIRV_EMITS) and args.stop_after == "read":
+        raise UsageError(f"--emit {args.emit} needs the structurize pass (drop --stop-after read)")
+    spirv = _compile_spirv_options(args)
     options = pipeline.Options(kernel=args.kernel, verify_each=args.verify_each, dump_after=dump_after,
                                dump_dir=args.dump_dir if dump_after else None, stop_after=args.stop_after)
     funcs = pipeline.compile_path(args.input, f"-O{args.opt}", options)
+    if spirv is not None:
+        write_output(args.output, _emit_spirv(args.emit, list(funcs.values()), spirv))
+        return
     render = {"nir": print_function, "dot-cfg": cfg_dot, "dot-tree": tree_dot}[args.emit]
     write_output(args.output, "".join(render(f) for f in funcs.values()))
+
+
+def _spirv_options(version: str, target_env: str, local_size: tuple[int, int, int] | None = None,
+                   validate: bool = False):
+    """SpirvOptions from command-line text; its complaints are usage errors."""
+    from backend.spirv.options import SpirvOptions, parse_version
+    try:
+        return SpirvOptions(version=parse_version(version), target_env=target_env, local_size=local_size,
+                            validate=validate)
+    except CompileError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def _compile_spirv_options(args):
+    """The SPIR-V options of `compile`, or None when not emitting SPIR-V (then none may be given)."""
+    given = [flag for flag, value in (("--spirv-version", args.spirv_version), ("--target-env", args.target_env),
+                                      ("--local-size", args.local_size), ("--validate", args.validate or None))
+             if value is not None]
+    if args.emit not in SPIRV_EMITS:
+        if given:
+            raise UsageError(f"{given[0]} only applies to --emit {', '.join(SPIRV_EMITS)}")
+        return None
+    local_size = None
+    if args.local_size is not None:
+        from backend.spirv.options import parse_local_size
+        try:
+            local_size = parse_local_size(args.local_size)
+        except CompileError as exc:
+            raise UsageError(f"--local-size: {exc}") from None
+    return _spirv_options(args.spirv_version or DEFAULT_SPIRV_VERSION, args.target_env or DEFAULT_TARGET_ENV,
+                          local_size, args.validate)
+
+
+def _emit_spirv(emit: str, funcs: list, options) -> str | bytes:
+    """All the kernels in one SPIR-V module: the binary, its disassembly or its CFG as GraphViz."""
+    try:
+        from backend.spirv import compile_spirv
+        from backend.spirv import tools as spirv_tools
+    except ImportError as exc:
+        raise CompileError(f"--emit {emit}: the SPIR-V backend is not available ({exc})") from None
+    binary = compile_spirv(funcs, options)
+    if emit == "spirv":
+        return binary
+    return spirv_tools.disassemble(binary) if emit == "spirv-asm" else spirv_tools.cfg_dot(binary)
+
+
+def _sizes(text: str, flag: str) -> tuple[int, ...]:
+    parts = text.split(",")
+    if not 1 <= len(parts) <= 3 or not all(p.strip().isdigit() and int(p) > 0 for p in parts):
+        raise UsageError(f"{flag} {text!r}: expected N[,N[,N]] of positive integers")
+    return tuple(int(p) for p in parts)
+
+
+def _launch_local_size(args, kernel: str, global_size: tuple[int, ...], reqd) -> tuple[int, ...]:
+    """--local, else the default (see the help); it must divide --global and match reqd_work_group_size."""
+    from tools.harness import default_local_size
+    if reqd is not None:
+        needed = max([d + 1 for d in range(3) if reqd[d] != 1] or [1])
+        if len(global_size) < needed:
+            raise UsageError(f"kernel @{kernel} requires work-group size {','.join(map(str, reqd))} "
+                             f"(reqd_work_group_size): --global needs {needed} dimensions")
+    if args.local is None:
+        local_size = default_local_size(global_size, reqd)
+    else:
+        local_size = _sizes(args.local, "--local")
+        if len(local_size) != len(global_size):
+            raise UsageError(f"--local {args.local} and --global {args.global_size} have different dimensions")
+        padded = tuple(local_size) + (1,) * (3 - len(local_size))
+        if reqd is not None and padded != tuple(reqd):
+            raise UsageError(f"--local {args.local}: kernel @{kernel} requires work-group size "
+                             f"{','.join(map(str, reqd))} (reqd_work_group_size)")
+    for dim, (g, l) in enumerate(zip(global_size, local_size)):
+        if g % l:
+            raise UsageError(f"local size {l} does not divide global size {g} in dimension {dim}")
+    return local_size
+
+
+def _run(args) -> None:
+    from tools import harness, run_args
+    if args.target not in harness.TARGETS:
+        raise UsageError(f"--target: unknown target '{args.target}' (targets: {', '.join(harness.TARGETS)})")
+    global_size = _sizes(args.global_size, "--global")
+    if args.local is not None:
+        _sizes(args.local, "--local")
+    spirv = _spirv_options(args.spirv_version, args.target_env) if args.target == "spirv" else None
+    program = harness.load_program(args.input, f"-O{args.opt}", args.kernel, verify_each=args.verify_each)
+    if args.kernel is None and len(program.functions) != 1:
+        raise UsageError(f"{args.input} has {len(program.functions)} kernels ({', '.join(program.functions)}): "
+                         f"choose one with --kernel")
+    kernel = args.kernel or next(iter(program.functions))
+    func = program.function(kernel)
+    params = harness.kernel_params(func)
+    try:
+        values = run_args.bind_args(params, args.arg or [], kernel)
+    except run_args.ArgError as exc:
+        raise UsageError(str(exc)) from None
+    local_size = _launch_local_size(args, kernel, global_size, func.reqd_work_group_size)
+    if spirv is not None:
+        from dataclasses import replace
+        spirv = replace(spirv, local_size=tuple(local_size) + (1,) * (3 - len(local_size)))
+    results = harness.run_target(args.target, program, kernel, values, global_size, local_size, spirv)
+    _write_arrays(args.out, [(p.name, results[i]) for i, p in enumerate(params) if p.is_buffer])
+
+
+def _write_arrays(directory: str, arrays: list) -> None:
+    """DIR/NAME.npy for every array, all or none: written into a temporary folder in DIR, then moved."""
+    import numpy as np
+    if os.path.exists(directory) and not os.path.isdir(directory):
+        raise CompileError(f"{directory}: cannot write the results: not a directory")
+    created = not os.path.exists(directory)
+    try:
+        os.makedirs(directory, exist_ok=True)
+        tmp = tempfile.mkdtemp(dir=directory, prefix=".reconverge-")
+    except OSError as exc:
+        raise CompileError(f"{directory}: cannot create the output directory ({exc.strerror})") from None
+    moved: list[str] = []
+    ok = False
+    try:
+        for name, array in arrays:
+            np.save(os.path.join(tmp, f"{name}.npy"), array, allow_pickle=False)
+        for name, _ in arrays:
+            target = os.path.join(directory, f"{name}.npy")
+            os.replace(os.path.join(tmp, f"{name}.npy"), target)
+            moved.append(target)
+        ok = True
+    except OSError as exc:
+        raise CompileError(f"{directory}: cannot write the results ({exc.strerror or exc})") from None
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+        if not ok:
+            for path in moved:
+                os.unlink(path)
+            if created:
+                shutil.rmtree(directory, ignore_errors=True)
 
 
 def _version() -> str:
@@ -70,7 +218,8 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("input")
     c.add_argument("-o", dest="output", default="-", help="output file ('-' = stdout, the default)")
     c.add_argument("--emit", choices=EMIT_KINDS, default="nir",
-                   help="nir: text IR; dot-cfg: GraphViz CFG; dot-tree: GraphViz control-flow tree")
+                   help="nir: text IR; dot-cfg: GraphViz CFG; dot-tree: GraphViz control-flow tree; spirv: a "
+                        "SPIR-V binary of all the kernels; spirv-asm: its disassembly; dot-spirv: its CFG")
     c.add_argument("-O", dest="opt", choices=list("0123"), default="0", help="optimisation level (clang's)")
     c.add_argument("--kernel", help="compile only this kernel")
     c.add_argument("--verify-each", action="store_true", help="run the IR validator after every pass")
@@ -78,8 +227,42 @@ def build_parser() -> argparse.ArgumentParser:
                    help="write text IR and .dot files after this pass (repeatable)")
     c.add_argument("--dump-dir", default="reconverge-dump", help="folder for --dump-after (default: %(default)s)")
     c.add_argument("--stop-after", metavar="PASS", help="stop after this pass (read: the CFG form)")
+    c.add_argument("--spirv-version", metavar="1.0..1.6",
+                   help=f"SPIR-V version to emit (default {DEFAULT_SPIRV_VERSION})")
+    c.add_argument("--target-env", metavar="vulkan1.0..vulkan1.3",
+                   help=f"Vulkan environment the module is for (default {DEFAULT_TARGET_ENV})")
+    c.add_argument("--local-size", metavar="X[,Y,Z]",
+                   help="work-group size of the entry points (default: each kernel's reqd_work_group_size, "
+                        "else 64,1,1)")
+    c.add_argument("--validate", action="store_true", help="check the SPIR-V module with spirv-val")
     c.add_argument("--debug", action="store_true", help=argparse.SUPPRESS)
     c.set_defaults(func=_compile)
+    r = sub.add_parser("run", help="run a kernel and write its buffers to DIR/NAME.npy",
+                       description="Run one kernel over an NDRange on a target and write every buffer "
+                                   "argument, after the run, to DIR/NAME.npy (all of them or, on an error, "
+                                   "none).")
+    r.add_argument("input", help="an OpenCL C (.cl), LLVM IR (.ll) or bitcode (.bc) file")
+    r.add_argument("--kernel", help="the kernel to run (needed when the input has several)")
+    r.add_argument("--target", required=True, metavar="llvm|ir|spirv",
+                   help="llvm: the LLVM module on the CPU JIT; ir: the structured IR on the interpreter; "
+                        "spirv: the SPIR-V module on a Vulkan device")
+    r.add_argument("--global", dest="global_size", required=True, metavar="N[,N,N]", help="global size")
+    r.add_argument("--local", metavar="L[,L,L]",
+                   help="work-group size (default: the kernel's reqd_work_group_size; else the largest "
+                        "divisor of the global size that is at most 64 in dimension 0, and 1 in the others)")
+    r.add_argument("--arg", action="append", metavar="NAME=VALUE",
+                   help="one per kernel parameter, NAME its source name or argN: a buffer takes @FILE.npy or "
+                        "zeros:COUNT:DTYPE (DTYPE a numpy name: int8..uint64, float16..float64); a scalar "
+                        "a number (range-checked against its type); a vector N,N,.. (one per lane)")
+    r.add_argument("--out", required=True, metavar="DIR", help="folder for NAME.npy (created if needed)")
+    r.add_argument("-O", dest="opt", choices=list("0123"), default="0", help="optimisation level (clang's)")
+    r.add_argument("--spirv-version", default=DEFAULT_SPIRV_VERSION, metavar="1.0..1.6",
+                   help="SPIR-V version, for --target spirv (default %(default)s)")
+    r.add_argument("--target-env", default=DEFAULT_TARGET_ENV, metavar="vulkan1.0..vulkan1.3",
+                   help="Vulkan environment, for --target spirv (default %(default)s)")
+    r.add_argument("--verify-each", action="store_true", help="run the IR validator after every pass")
+    r.add_argument("--debug", action="store_true", help=argparse.SUPPRESS)
+    r.set_defaults(func=_run)
     for module_name in ("tools.isa_commands", "tools.trace_command"):
         try:
             module = __import__(module_name, fromlist=["add_commands"])

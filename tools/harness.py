@@ -1,0 +1,254 @@
+"""Differential execution: one input, several ways of running a kernel, the buffers compared lane by lane.
+
+The command line's `run`, the test suite and the fuzzers all ask the same question - do two targets
+compute the same buffers? - so the loading, launching and comparing live here once:
+
+    program = load_program("k.cl", "-O2")
+    ref = run_target("llvm", program, "k", args, (64,), (16,))
+    got = run_target("ir", program, "k", args, (64,), (16,))
+    problems = compare(ref, got, [p.name for p in kernel_params(program.functions["k"])])
+
+Targets (TARGETS, name -> launcher; a backend registers itself by adding one):
+    llvm    the original LLVM module on the CPU (tools.jit_oracle, llvmlite's MCJIT)
+    ir      the structured IR on the interpreter (lowering.interp)
+    spirv   the SPIR-V module on a Vulkan device (backend.spirv.launch, imported when first used)
+
+Arguments are given once per kernel parameter, in order: a numpy array for a buffer, a numpy scalar for a
+scalar, a 1-D numpy array of the lanes for a by-value vector (split into one IR argument per lane, see
+Arg.param). A list with one entry per IR argument is accepted too. Every run works on fresh copies.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable
+
+import numpy as np
+
+from lowering.errors import CompileError
+from lowering.ir.core import Function
+from lowering.ir.types import Type
+
+DEFAULT_MAX_LOCAL = 64     # the default local size's bound in dimension 0
+
+
+@dataclass
+class Program:
+    """One input, loaded once: the LLVM module for the llvm target, structured kernels for the others."""
+    path: str
+    opt_level: str
+    llvm_text: str
+    functions: dict[str, Function] = field(default_factory=dict)
+
+    def function(self, kernel: str) -> Function:
+        func = self.functions.get(kernel)
+        if func is None:
+            raise CompileError(f"{self.path}: no kernel named {kernel!r} "
+                               f"(available: {', '.join(self.functions) or 'none'})")
+        return func
+
+
+@dataclass(frozen=True)
+class Param:
+    """A kernel parameter as the source wrote it (several IR arguments for a by-value vector)."""
+    index: int
+    name: str                  # the source's name, else argN
+    types: tuple[Type, ...]    # one per IR argument (lane)
+
+    @property
+    def is_buffer(self) -> bool:
+        return len(self.types) == 1 and self.types[0].is_ptr
+
+    @property
+    def is_vector(self) -> bool:
+        return len(self.types) > 1
+
+
+def kernel_params(func: Function) -> list[Param]:
+    """The source parameters of `func`, from its IR arguments grouped by Arg.param."""
+    groups: dict[int, list] = {}
+    for a in func.args:
+        groups.setdefault(a.param, []).append(a)
+    params = []
+    for index, lanes in groups.items():
+        name = lanes[0].name if len(lanes) == 1 else lanes[0].name.rsplit(".", 1)[0]
+        params.append(Param(index, name or f"arg{index}", tuple(a.type for a in lanes)))
+    return params
+
+
+# ----- loading -----
+
+def load_program(path: str, opt_level: str = "-O0", kernel: str | None = None,
+                 verify_each: bool = True) -> Program:
+    """Load a .cl, .ll or .bc file once: the (optimised) LLVM module's text and its structured kernels."""
+    from lowering import pipeline
+    if opt_level not in ("-O0", "-O1", "-O2", "-O3"):
+        raise CompileError(f"unknown optimisation level {opt_level!r} (-O0 to -O3)")
+    mod = pipeline.load_module(path, opt_level)
+    options = pipeline.Options(kernel=kernel, verify_each=verify_each)
+    functions = pipeline.run_passes(pipeline.read_module_ref(mod, path, options), options)
+    return Program(path, opt_level, str(mod), functions)
+
+
+def program_from_llvm(text: str, source_name: str = "<ir>", kernel: str | None = None,
+                      verify_each: bool = True) -> Program:
+    """A Program from LLVM IR text already in memory (generated kernels: no file, no optimisation)."""
+    from lowering import pipeline
+    functions = pipeline.compile_llvm(text, source_name, kernel, verify_each)
+    return Program(source_name, "-O0", text, functions)
+
+
+# ----- launch geometry -----
+
+def default_local_size(global_size: tuple[int, ...], reqd: tuple[int, int, int] | None = None) -> tuple[int, ...]:
+    """The kernel's reqd_work_group_size when it has one; else the largest divisor of the global size that
+    is at most 64 in dimension 0, and 1 in the others."""
+    if reqd is not None:
+        return tuple(reqd[:len(global_size)])
+    first = max(d for d in range(1, min(DEFAULT_MAX_LOCAL, global_size[0]) + 1) if global_size[0] % d == 0)
+    return (first,) + (1,) * (len(global_size) - 1)
+
+
+# ----- arguments -----
+
+def _copy(value):
+    return np.array(value, copy=True, order="C") if isinstance(value, np.ndarray) else value
+
+
+def ir_arguments(func: Function, args: list) -> list:
+    """Per-parameter arguments -> one per IR argument (a vector's array split into its lanes)."""
+    params = kernel_params(func)
+    if len(args) == len(func.args):
+        return list(args)
+    if len(args) != len(params):
+        raise CompileError(f"kernel @{func.name} takes {len(params)} parameters, {len(args)} arguments given")
+    out = []
+    for param, value in zip(params, args):
+        if param.is_vector:
+            lanes = np.asarray(value).reshape(-1)
+            if lanes.size != len(param.types):
+                raise CompileError(f"kernel @{func.name}: parameter '{param.name}' has {len(param.types)} "
+                                   f"lanes, {lanes.size} given")
+            out.extend(lanes[i] for i in range(lanes.size))
+        else:
+            out.append(value)
+    return out
+
+
+# ----- targets -----
+
+def _run_llvm(program: Program, kernel: str, args: list, global_size, local_size, options, global_offset):
+    from tools.jit_oracle import OracleError, run_llvm_kernel
+    func = program.functions.get(kernel)
+    if func is not None and any(p.is_vector for p in kernel_params(func)):
+        raise CompileError(f"{program.path}: kernel @{kernel}: the llvm target cannot pass by-value "
+                           f"vector parameters")
+    try:
+        run_llvm_kernel(program.llvm_text, kernel, args, global_size, local_size, global_offset)
+    except OracleError as e:
+        raise CompileError(f"{program.path}: kernel @{kernel}: llvm target: {e}") from None
+
+
+def _run_ir(program: Program, kernel: str, args: list, global_size, local_size, options, global_offset):
+    from lowering.interp import InterpreterError, run_kernel
+    func = program.function(kernel)
+    try:
+        run_kernel(func, ir_arguments(func, args), global_size, local_size, global_offset)
+    except InterpreterError as e:
+        raise CompileError(f"{program.path}: kernel @{kernel}: ir target: {e}") from None
+
+
+def _run_spirv(program: Program, kernel: str, args: list, global_size, local_size, options, global_offset):
+    from backend.spirv.options import SpirvOptions
+    try:
+        from backend.spirv.launch import run_spirv_kernel
+    except ImportError as e:
+        raise CompileError(f"the spirv target is not available: {e}") from None
+    if global_offset not in (0, None) and any(np.atleast_1d(global_offset)):
+        raise CompileError(f"{program.path}: kernel @{kernel}: the spirv target has no global offset")
+    func = program.function(kernel)
+    local3 = tuple(local_size) + (1,) * (3 - len(local_size))
+    if options is None:
+        options = SpirvOptions(local_size=local3)
+    elif options.local_size is None:
+        from dataclasses import replace
+        options = replace(options, local_size=local3)
+    run_spirv_kernel(func, ir_arguments(func, args), global_size, local_size, options)
+
+
+# name -> launcher(program, kernel, args, global_size, local_size, backend_options, global_offset); it
+# updates the argument arrays in place. A new backend adds itself here.
+TARGETS: dict[str, Callable] = {"llvm": _run_llvm, "ir": _run_ir, "spirv": _run_spirv}
+
+
+def run_target(target: str, program: Program, kernel: str, args: list, global_size, local_size,
+               backend_options=None, global_offset=0) -> list:
+    """Run `kernel` on `target` with copies of `args`; return the copies after the run."""
+    launcher = TARGETS.get(target)
+    if launcher is None:
+        raise CompileError(f"unknown target '{target}' (targets: {', '.join(TARGETS)})")
+    copies = [_copy(a) for a in args]
+    launcher(program, kernel, copies, global_size, local_size, backend_options, global_offset)
+    return copies
+
+
+# ----- comparing -----
+
+def _float_bits(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(sign, magnitude) of each float's bit pattern, as integers: ulp distance is magnitude arithmetic."""
+    bits = a.view(np.dtype(f"u{a.dtype.itemsize}")).astype(np.uint64)
+    top = np.uint64(1) << np.uint64(a.dtype.itemsize * 8 - 1)
+    return (bits & top) != 0, (bits & (top - np.uint64(1))).astype(np.int64)
+
+
+def _float_equal(ref: np.ndarray, got: np.ndarray, ulps: int) -> np.ndarray:
+    both_nan = np.isnan(ref) & np.isnan(got)
+    if ulps == 0:
+        same = ref.view(np.dtype(f"u{ref.dtype.itemsize}")) == got.view(np.dtype(f"u{got.dtype.itemsize}"))
+        return same | both_nan
+    rs, rm = _float_bits(ref)
+    gs, gm = _float_bits(got)
+    same_sign = (rs == gs) & (np.abs(rm - gm) <= ulps)
+    # across zero the distance is the sum of the magnitudes; checked in two steps so it cannot overflow
+    across = (rs != gs) & (rm <= ulps) & (gm <= ulps - np.minimum(rm, ulps))
+    either_nan = np.isnan(ref) | np.isnan(got)
+    return both_nan | ((same_sign | across) & ~either_nan)
+
+
+def _show(x) -> str:
+    return str(x) if isinstance(x, np.generic) else repr(x)
+
+
+def compare(reference: list, got: list, names: list[str], float_ulps: int = 0, *,
+            labels: tuple[str, str] = ("reference", "result")) -> list[str]:
+    """Compare the buffers (numpy arrays) of two runs; one line per differing buffer naming its first
+    differing lane, e.g. "buffer 'out' [17]: spirv 3 != llvm 4 (and 2 more lanes differ)". Integers must be
+    equal; floats within `float_ulps` units in the last place (0: the same bits; NaN equals NaN).
+    `labels` are the names of the reference's and the result's targets."""
+    ref_label, got_label = labels
+    problems = []
+    for name, want, have in zip(names, reference, got):
+        if not isinstance(want, np.ndarray):
+            continue
+        where = f"buffer '{name}'"
+        if not isinstance(have, np.ndarray):
+            problems.append(f"{where}: {got_label} gave no array")
+            continue
+        if have.dtype != want.dtype or have.shape != want.shape:
+            problems.append(f"{where}: {got_label} {have.dtype}{list(have.shape)} != "
+                            f"{ref_label} {want.dtype}{list(want.shape)}")
+            continue
+        if want.dtype.kind == "f":
+            equal = _float_equal(want, have, float_ulps)
+        else:
+            equal = want == have
+        bad = np.argwhere(~np.asarray(equal).reshape(want.shape))
+        if bad.size == 0:
+            continue
+        lane = tuple(int(i) for i in bad[0])
+        index = ", ".join(str(i) for i in lane)
+        more = f" (and {len(bad) - 1} more lanes differ)" if len(bad) > 1 else ""
+        problems.append(f"{where} [{index}]: {got_label} {_show(have[lane])} != "
+                        f"{ref_label} {_show(want[lane])}{more}")
+    if len(reference) != len(got):
+        problems.append(f"{got_label} returned {len(got)} arguments, {ref_label} {len(reference)}")
+    return problems

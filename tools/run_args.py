@@ -1,0 +1,142 @@
+"""`reconverge run --arg NAME=VALUE`: kernel arguments from the command line, checked against the kernel.
+
+    NAME=@file.npy              a buffer: the array in the file (any shape; its dtype is the element type)
+    NAME=zeros:COUNT:DTYPE      a buffer: COUNT zeros of a numpy dtype (int8 .. uint64, float16 .. float64)
+    NAME=NUMBER                 a scalar, range-checked against the parameter's IR type
+    NAME=N,N,N,N                a by-value vector parameter, one number per lane
+
+NAME is the parameter's source name (clang's -cl-kernel-arg-info) or its position, argN. Every parameter
+must be given exactly once. Mistakes on the command line are ArgErrors (usage, exit 2); a .npy file that
+cannot be read is a CompileError (bad input, exit 1). Both name the argument.
+"""
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+from lowering.errors import CompileError
+from lowering.ir.types import Type
+from tools.harness import Param
+
+DTYPES = ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+          "float16", "float32", "float64")
+_FLOAT_DTYPES = {16: np.float16, 32: np.float32, 64: np.float64}
+
+
+class ArgError(Exception):
+    """A bad --arg on the command line (a usage error)."""
+
+
+def split_args(texts: list[str]) -> list[tuple[str, str]]:
+    """'NAME=VALUE' strings -> (name, value) pairs."""
+    pairs = []
+    for text in texts:
+        name, eq, value = text.partition("=")
+        if not eq or not name or not value:
+            raise ArgError(f"--arg {text!r}: expected NAME=VALUE")
+        pairs.append((name.strip(), value.strip()))
+    return pairs
+
+
+def bind_args(params: list[Param], texts: list[str], kernel: str) -> list:
+    """The kernel's arguments, one per parameter in order, from the --arg strings."""
+    by_name = {p.name: p for p in params}
+    by_position = {f"arg{p.index}": p for p in params}
+    given: dict[int, tuple[str, str]] = {}
+    for name, value in split_args(texts):
+        param = by_name.get(name) or by_position.get(name)
+        if param is None:
+            raise ArgError(f"--arg {name}: kernel @{kernel} has no parameter '{name}' "
+                           f"(parameters: {', '.join(p.name for p in params) or 'none'})")
+        if param.index in given:
+            raise ArgError(f"--arg {name}: parameter '{param.name}' of kernel @{kernel} is given twice")
+        given[param.index] = (name, value)
+    missing = [p.name for p in params if p.index not in given]
+    if missing:
+        raise ArgError(f"missing --arg for parameter '{missing[0]}' of kernel @{kernel}"
+                       + (f" (and {', '.join(missing[1:])})" if len(missing) > 1 else ""))
+    return [make_value(p, given[p.index][1], kernel) for p in params]
+
+
+def make_value(param: Param, text: str, kernel: str):
+    where = f"--arg {param.name}"
+    is_buffer_text = text.startswith("@") or text.startswith("zeros:")
+    if param.is_buffer:
+        if text.startswith("@"):
+            return load_npy(text[1:], param.name)
+        if text.startswith("zeros:"):
+            return zeros(text, where)
+        raise ArgError(f"{where}: parameter '{param.name}' of kernel @{kernel} is a buffer: "
+                       f"expected @FILE.npy or zeros:COUNT:DTYPE, got {text!r}")
+    kind = f"{len(param.types)}-lane vector" if param.is_vector else f"scalar ({param.types[0]})"
+    if is_buffer_text:
+        raise ArgError(f"{where}: parameter '{param.name}' of kernel @{kernel} is a {kind}, not a buffer")
+    parts = text.split(",")
+    if len(parts) != len(param.types):
+        raise ArgError(f"{where}: parameter '{param.name}' of kernel @{kernel} is a {kind}: "
+                       f"expected {len(param.types)} comma-separated numbers, got {text!r}")
+    values = [number(t, part.strip(), where) for t, part in zip(param.types, parts)]
+    if param.is_vector:
+        return np.array(values, dtype=np.result_type(*values))
+    return values[0]
+
+
+def number(ty: Type, text: str, where: str):
+    """`text` as a numpy scalar of IR type `ty`; integers may be written signed or unsigned."""
+    if ty.is_float:
+        dtype = _FLOAT_DTYPES.get(ty.bits)
+        try:
+            value = float(text)
+        except ValueError:
+            raise ArgError(f"{where}: {text!r} is not a number") from None
+        if dtype is None:
+            raise ArgError(f"{where}: parameters of type {ty} are not supported")
+        if np.isfinite(value) and abs(value) > float(np.finfo(dtype).max):
+            raise ArgError(f"{where}: {text} is out of range for {ty}")
+        return dtype(value)
+    if not ty.is_int:
+        raise ArgError(f"{where}: parameters of type {ty} are not supported")
+    if not re.fullmatch(r"[-+]?(0[xX][0-9a-fA-F]+|0[bB][01]+|\d+)", text):
+        raise ArgError(f"{where}: {text!r} is not an integer")
+    value = int(text, 0) if not re.fullmatch(r"[-+]?0\d+", text) else int(text, 10)
+    bits = ty.bits
+    if not -(1 << (bits - 1)) <= value < (1 << bits):
+        raise ArgError(f"{where}: {value} is out of range for {ty} "
+                       f"({-(1 << (bits - 1))} to {(1 << bits) - 1})")
+    if bits not in (8, 16, 32, 64):
+        raise ArgError(f"{where}: parameters of type {ty} are not supported")
+    signed = value < (1 << (bits - 1))
+    return np.dtype(f"{'' if signed else 'u'}int{bits}").type(value)
+
+
+def zeros(text: str, where: str) -> np.ndarray:
+    parts = text.split(":")
+    if len(parts) != 3:
+        raise ArgError(f"{where}: expected zeros:COUNT:DTYPE, got {text!r}")
+    _, count_text, dtype_text = parts
+    if not count_text.isdigit() or int(count_text) <= 0:
+        raise ArgError(f"{where}: bad element count {count_text!r} in {text!r} (a positive integer)")
+    if dtype_text not in DTYPES:
+        raise ArgError(f"{where}: unknown DTYPE {dtype_text!r} (one of {', '.join(DTYPES)})")
+    return np.zeros(int(count_text), dtype=dtype_text)
+
+
+def load_npy(path: str, name: str) -> np.ndarray:
+    """A buffer from a .npy file: numeric, at least one dimension, made C-contiguous and writable."""
+    where = f"{path}: argument '{name}'"
+    try:
+        array = np.load(path, allow_pickle=False)
+    except FileNotFoundError:
+        raise CompileError(f"{where}: no such file") from None
+    except (OSError, ValueError, EOFError) as e:
+        reason = " ".join(str(e).split()).split(". ")[0].rstrip(".") or type(e).__name__
+        raise CompileError(f"{where}: not a readable .npy file ({reason})") from None
+    if not isinstance(array, np.ndarray):
+        array.close()
+        raise CompileError(f"{where}: not a single array (.npz archives are not accepted)")
+    if array.dtype.name not in DTYPES:
+        raise CompileError(f"{where}: unsupported dtype {array.dtype} (one of {', '.join(DTYPES)})")
+    if array.ndim == 0:
+        raise CompileError(f"{where}: a 0-dimensional array is not a buffer")
+    return array.astype(array.dtype.newbyteorder("="), order="C", copy=True)   # the host's byte order
