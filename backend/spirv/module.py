@@ -51,7 +51,7 @@ def _string_words(text: str) -> list[int]:
 
 class _Plan:
     """How to encode one opcode: what the grammar says, digested once per opname."""
-    __slots__ = ("opname", "opcode", "has_type", "has_result", "rest", "fixed_ids", "section")
+    __slots__ = ("opname", "opcode", "has_type", "has_result", "rest", "fixed_ids", "section", "is_type")
 
     def __init__(self, opname: str):
         self.opname = opname
@@ -64,6 +64,8 @@ class _Plan:
         if self.has_result:
             operands = operands[1:]
         self.rest = operands
+        self.is_type = (not self.has_type and self.has_result
+                        and GRAMMAR.instruction_class(opname) == "Type-Declaration")
         # Fast path: a fixed number of plain ids (OpIAdd, OpLoad without memory operands, ...).
         plain = all(q == "" and GRAMMAR.category(k) == "Id" for k, q in operands)
         self.fixed_ids = len(operands) if plain else None
@@ -84,6 +86,7 @@ class SpirvModule:
             raise ValueError(f"bad SPIR-V version {version!r}")
         self.version = (major, minor)
         self._bound = 1
+        self._pending: set[int] = set()              # ids from new_id() not defined yet
         self._plans: dict[str, _Plan] = {}
         self._sections: dict[str, list[int]] = {name: [] for name in _SECTIONS}
         self._capabilities: set[int] = set()
@@ -105,7 +108,13 @@ class SpirvModule:
     # ---- ids and encoding ------------------------------------------------------------------------
 
     def new_id(self) -> int:
-        """A fresh result id (for forward references: branch targets, phi operands)."""
+        """A fresh id to define later with result=/label= (forward references: branch targets, phis)."""
+        result = self._bound
+        self._bound += 1
+        self._pending.add(result)
+        return result
+
+    def _fresh(self) -> int:
         result = self._bound
         self._bound += 1
         return result
@@ -144,8 +153,9 @@ class SpirvModule:
             if result is None:
                 result = self._bound
                 self._bound += 1
-            else:
-                self._check_id(opname, result)
+            elif result not in self._pending:
+                raise ValueError(f"{opname}: result id {result!r} was not allocated by new_id() "
+                                 "or is already defined")
             inst.append(result)
         elif result is not None:
             raise ValueError(f"{opname} has no result id, but result={result!r} was given")
@@ -169,6 +179,7 @@ class SpirvModule:
         if count > 0xFFFF:
             raise ValueError(f"{opname}: {count} words is more than an instruction can hold")
         inst[0] = (count << 16) | plan.opcode
+        self._pending.discard(result)
         return inst, result
 
     def _operands(self, opname: str, kinds, args: tuple, i: int, out: list[int], context) -> int:
@@ -341,6 +352,8 @@ class SpirvModule:
         plan = self._plans.get(opname) or self._plan(opname)
         if opname in _STRUCTURAL:
             raise ValueError(f"{opname}: use begin_function/begin_block/end_function")
+        if plan.is_type:
+            return self.type(opname, *args, result=result)
         if plan.has_type:
             if not args:
                 raise ValueError(f"{opname}: missing the result type")
@@ -434,25 +447,34 @@ class SpirvModule:
 
     # ---- types, constants, global variables ------------------------------------------------------
 
-    def type(self, opname: str, *args, unique: bool = False) -> int:
-        """A type declaration, shared with an identical earlier one unless unique=True."""
+    def type(self, opname: str, *args, unique: bool = False, result: int | None = None) -> int:
+        """A type declaration, shared with an identical earlier one unless unique=True.
+
+        result= defines a pre-allocated id (e.g. a struct a forward pointer refers to); such a
+        type is never shared, but later identical requests reuse it.
+        """
         plan = self._plan(opname)
-        if plan.has_type or not plan.has_result or GRAMMAR.instruction_class(opname) != "Type-Declaration":
+        if not plan.is_type:
             raise ValueError(f"{opname} is not a type declaration")
         operands: list[int] = []
         i = self._operands(opname, plan.rest, args, 0, operands, None)
         if i < len(args):
             raise ValueError(f"{opname}: {len(args) - i} operand(s) too many: {args[i:]!r}")
         key = (plan.opcode, tuple(operands))
-        if not unique:
+        if not unique and result is None:
             found = self._types.get(key)
             if found is not None:
                 return found
-        result = self.new_id()
+        if result is None:
+            result = self._fresh()
+        elif result in self._pending:
+            self._pending.discard(result)
+        else:
+            raise ValueError(f"{opname}: result id {result!r} was not allocated by new_id() or is already defined")
         inst = [((len(operands) + 2) << 16) | plan.opcode, result, *operands]
         self._sections["globals"].extend(inst)
         if not unique:
-            self._types[key] = result
+            self._types.setdefault(key, result)
         if opname == "OpTypeInt":
             self._type_info[result] = ("int", operands[0], operands[1] != 0)
         elif opname == "OpTypeFloat":
@@ -479,7 +501,7 @@ class SpirvModule:
         key = (type_id, tuple(words))
         found = self._constants.get(key)
         if found is None:
-            result = self.new_id()
+            result = self._fresh()
             self._sections["globals"].extend(
                 [((len(words) + 3) << 16) | GRAMMAR.opcode("OpConstant"), type_id, result, *words])
             self._value_types[result] = type_id

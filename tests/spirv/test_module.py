@@ -491,3 +491,54 @@ def test_missing_grammar_is_a_compile_error():
     grammar = Grammar(core_path="/nonexistent/spirv.core.grammar.json")
     with pytest.raises(CompileError, match="spirv.core.grammar.json.*install the Debian package spirv-headers"):
         grammar.opcode("OpIAdd")
+
+
+def test_result_ids_must_come_from_new_id_and_be_defined_once():
+    m = SpirvModule()
+    uint = m.type("OpTypeInt", 32, 0)
+    one = m.constant(uint, 1)
+    void = m.type("OpTypeVoid")
+    m.begin_function(void, m.type("OpTypeFunction", void))
+    m.begin_block()
+    later = m.new_id()
+    assert m.op("OpIAdd", uint, one, one, result=later) == later
+    with pytest.raises(ValueError, match="OpISub: result id .* already defined"):
+        m.op("OpISub", uint, one, one, result=later)     # defined twice
+    with pytest.raises(ValueError, match="OpISub"):
+        m.op("OpISub", uint, one, one, result=one)       # an id this module allocated itself
+    label = m.new_id()
+    m.op("OpBranch", label)
+    assert m.begin_block(label) == label
+    m.op("OpReturn")
+    with pytest.raises(ValueError, match="OpLabel"):
+        m.begin_block(label)
+
+
+def test_type_declarations_through_op_are_shared_with_type():
+    m = SpirvModule(version=(1, 6))
+    m.capability("Shader")
+    m.capability("PhysicalStorageBufferAddresses")
+    m.memory_model("PhysicalStorageBuffer64", "GLSL450")
+    uint = m.op("OpTypeInt", 32, 0)
+    assert m.type("OpTypeInt", 32, 0) == uint
+    assert m.type_width(uint) == 32
+    # a linked-list node: struct { uint value; node *next; } needs a forward pointer
+    pointer = m.new_id()
+    m.op("OpTypeForwardPointer", pointer, "PhysicalStorageBuffer")
+    node = m.type("OpTypeStruct", uint, pointer)
+    m.member_decorate(node, 0, "Offset", 0)
+    m.member_decorate(node, 1, "Offset", 8)
+    assert m.type("OpTypePointer", "PhysicalStorageBuffer", node, result=pointer) == pointer
+    assert m.type("OpTypePointer", "PhysicalStorageBuffer", node) == pointer
+    void = m.type("OpTypeVoid")
+    fn = m.begin_function(void, m.type("OpTypeFunction", void))
+    m.entry_point("GLCompute", fn, "main", [])
+    m.execution_mode(fn, "LocalSize", 1, 1, 1)
+    m.begin_block()
+    m.op("OpReturn")
+    m.end_function()
+    binary = m.assemble()
+    validate(binary, "vulkan1.3", "forward pointer test")
+    text = disassemble(binary)
+    assert "OpTypeForwardPointer" in text
+    assert text.count("OpTypePointer PhysicalStorageBuffer") == 1
