@@ -326,7 +326,8 @@ class SpirvModule:
                 raise ValueError(f"{opname}: expected a float for a {width}-bit float, got {value!r}")
             value = float(value)
             if width == 16:
-                bits = int(numpy.float16(value).view(numpy.uint16))
+                with numpy.errstate(over="ignore"):     # beyond float16: rounds to infinity
+                    bits = int(numpy.float16(value).view(numpy.uint16))
             elif width == 32:
                 try:
                     bits = struct.unpack("<I", struct.pack("<f", value))[0]

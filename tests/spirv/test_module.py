@@ -174,15 +174,17 @@ def test_function_variable_is_placed_right_after_the_first_label():
 
 @pytest.mark.parametrize("version, word", [((1, 3), 0x00010300), ((1, 6), 0x00010600), ((1, 0), 0x00010000)])
 def test_header_words(version, word):
-    m, _ = build_kernel(version if version >= (1, 3) else (1, 3))
-    m.version = version
+    m = SpirvModule(version=version)
+    m.type("OpTypeVoid")
+    m.new_id()                          # allocated but unused ids still count towards the bound
     binary = m.assemble()
     assert len(binary) % 4 == 0
     magic, version_word, generator, bound, schema = struct.unpack("<5I", binary[:20])
     assert magic == 0x07230203 == GRAMMAR.magic_number
     assert version_word == word
     assert generator == 0 and schema == 0
-    assert bound == m.bound
+    assert bound == m.bound == 3
+    assert len(binary) == 4 * (5 + 2)
 
 
 def test_bound_is_max_id_plus_one_and_word_counts_tile_the_binary():
@@ -297,6 +299,7 @@ def test_constant_encodings():
     assert _constant_words(m, m.constant(s64, -2)) == [0xFFFFFFFE, 0xFFFFFFFF]
     assert _constant_words(m, m.constant(f16, 1.0)) == [0x3C00]
     assert _constant_words(m, m.constant(f16, -2.0)) == [0xC000]
+    assert _constant_words(m, m.constant(f16, 1e6)) == [0x7C00]
     assert _constant_words(m, m.constant(f32, 0.5)) == [0x3F000000]
     assert _constant_words(m, m.constant(f32, 1e39)) == [0x7F800000]    # beyond float32: infinity
     assert _constant_words(m, m.constant(f64, 1.0)) == [0, 0x3FF00000]
@@ -460,7 +463,8 @@ def test_assemble_speed_100k_instructions():
 
 def test_grammar_matches_the_generated_python_header():
     namespace: dict = {}
-    exec(open("/usr/include/spirv/unified1/spirv.py").read(), namespace)    # noqa: S102 (Khronos header)
+    with open("/usr/include/spirv/unified1/spirv.py", encoding="utf-8") as header:
+        exec(header.read(), namespace)      # noqa: S102 (the Khronos-generated header: a dict literal)
     spv = namespace["spv"]
     for name in ["OpIAdd", "OpPhi", "OpLoopMerge", "OpSwitch", "OpExtInst", "OpDecorate"]:
         assert GRAMMAR.opcode(name) == spv["Op"][name]
