@@ -193,3 +193,42 @@ def test_version_and_help():
     assert version.returncode == 0 and version.stdout.startswith("reconverge ")
     helptext = run("compile", "--help")
     assert helptext.returncode == 0 and "--emit" in helptext.stdout and "--dump-after" in helptext.stdout
+
+
+@pytest.mark.parametrize("args,needles", [
+    (["--spirv-version", "1.3"], ["--spirv-version only applies to --emit spirv"]),
+    (["--emit", "dot-cfg", "--validate"], ["--validate only applies"]),
+    (["--emit", "spirv", "--spirv-version", "1.6", "--target-env", "vulkan1.0"], ["SPIR-V 1.6", "vulkan1.0"]),
+    (["--emit", "spirv", "--spirv-version", "1.7"], ["SPIR-V version 1.7"]),
+    (["--emit", "spirv-asm", "--spirv-version", "one"], ["bad SPIR-V version 'one'"]),
+    (["--emit", "dot-spirv", "--target-env", "opencl2.0"], ["target environment 'opencl2.0'"]),
+    (["--emit", "spirv", "--local-size", "8,0"], ["--local-size", "'8,0'"]),
+    (["--emit", "spirv", "--local-size", "1,2,3,4"], ["--local-size", "'1,2,3,4'"]),
+    (["--emit", "spirv", "--stop-after", "read"], ["--emit spirv needs the structurize pass"]),
+])
+def test_spirv_options_are_checked_before_compiling(tmp_path, args, needles):
+    out = tmp_path / "seed.spv"
+    assert_one_line_error(run("compile", SEED, *args, "-o", str(out)), 2, *needles)
+    assert not out.exists()
+
+
+def test_spirv_options_build_the_backend_options():
+    from backend.spirv.options import SpirvOptions
+    from tools.cli import _compile_spirv_options, build_parser
+    parse = build_parser().parse_args
+    default = _compile_spirv_options(parse(["compile", SEED, "--emit", "spirv"]))
+    assert default == SpirvOptions(version=(1, 3), target_env="vulkan1.3", local_size=None, validate=False)
+    chosen = _compile_spirv_options(parse(["compile", SEED, "--emit", "spirv-asm", "--spirv-version", "1.0",
+                                           "--target-env", "vulkan1.0", "--local-size", "8,4", "--validate"]))
+    assert chosen == SpirvOptions(version=(1, 0), target_env="vulkan1.0", local_size=(8, 4, 1), validate=True)
+    assert _compile_spirv_options(parse(["compile", SEED])) is None
+
+
+def test_run_command_end_to_end(tmp_path):
+    proc = run("run", SEED, "--target", "ir", "--global", "16", "--arg", "out=zeros:16:int32",
+               "--arg", "foo=zeros:16:int32", "--arg", "bar=zeros:16:int32", "--arg", "baz=zeros:16:int32",
+               "--out", str(tmp_path / "o"))
+    assert proc.returncode == 0, proc.stderr
+    assert sorted(os.listdir(tmp_path / "o")) == ["bar.npy", "baz.npy", "foo.npy", "out.npy"]
+    helptext = run("run", "--help")
+    assert helptext.returncode == 0 and "largest divisor" in helptext.stdout
