@@ -41,7 +41,8 @@ def test_multidimensional_lane_index_and_scalars_ignored():
     ref = np.zeros((4, 3), np.int16)
     got = ref.copy()
     got[2, 1] = -1
-    assert compare([np.int32(1), ref], [np.int32(2), got], ["n", "v"]) == ["buffer 'v' [2, 1]: result -1 != reference 0"]
+    lines = compare([np.int32(1), ref], [np.int32(2), got], ["n", "v"])
+    assert lines == ["buffer 'v' [2, 1]: result -1 != reference 0"]
 
 
 def test_shape_and_dtype_mismatch():
@@ -148,7 +149,7 @@ def test_targets_registry_is_open():
     harness.TARGETS["echo"] = lambda program, kernel, args, g, l, options, offset: seen.append((kernel, g, l))
     try:
         program = harness.Program("p.cl", "-O0", "")
-        assert run_target("echo", program, "k", [np.zeros(2)], (8,), (4,)) [0].tolist() == [0, 0]
+        assert run_target("echo", program, "k", [np.zeros(2)], (8,), (4,))[0].tolist() == [0, 0]
         assert seen == [("k", (8,), (4,))]
     finally:
         del harness.TARGETS["echo"]

@@ -158,21 +158,12 @@ def _run_ir(program: Program, kernel: str, args: list, global_size, local_size, 
 
 
 def _run_spirv(program: Program, kernel: str, args: list, global_size, local_size, options, global_offset):
-    from backend.spirv.options import SpirvOptions
     try:
         from backend.spirv.launch import run_spirv_kernel
     except ImportError as e:
         raise CompileError(f"the spirv target is not available: {e}") from None
-    if global_offset not in (0, None) and any(np.atleast_1d(global_offset)):
-        raise CompileError(f"{program.path}: kernel @{kernel}: the spirv target has no global offset")
     func = program.function(kernel)
-    local3 = tuple(local_size) + (1,) * (3 - len(local_size))
-    if options is None:
-        options = SpirvOptions(local_size=local3)
-    elif options.local_size is None:
-        from dataclasses import replace
-        options = replace(options, local_size=local3)
-    run_spirv_kernel(func, ir_arguments(func, args), global_size, local_size, options)
+    run_spirv_kernel(func, ir_arguments(func, args), global_size, local_size, options, global_offset=global_offset)
 
 
 # name -> launcher(program, kernel, args, global_size, local_size, backend_options, global_offset); it
