@@ -40,6 +40,8 @@ _SECTIONS = ("capabilities", "extensions", "imports", "memory_model", "entry_poi
 _STRUCTURAL = frozenset({"OpFunction", "OpLabel", "OpFunctionEnd"})
 
 _WORD = 0xFFFFFFFF
+# The scalar widths SPIR-V has (all but 32 need a capability: Int8, Int16, Int64, Float16, Float64).
+_WIDTHS = {"OpTypeInt": (8, 16, 32, 64), "OpTypeFloat": (16, 32, 64)}
 
 
 def _string_words(text: str) -> list[int]:
@@ -461,6 +463,9 @@ class SpirvModule:
         i = self._operands(opname, plan.rest, args, 0, operands, None)
         if i < len(args):
             raise ValueError(f"{opname}: {len(args) - i} operand(s) too many: {args[i:]!r}")
+        if opname in ("OpTypeInt", "OpTypeFloat") and operands[0] not in _WIDTHS[opname]:
+            raise ValueError(f"{opname}: {operands[0]}-bit types do not exist in SPIR-V "
+                             f"(widths {', '.join(map(str, _WIDTHS[opname]))})")
         key = (plan.opcode, tuple(operands))
         if not unique and result is None:
             found = self._types.get(key)

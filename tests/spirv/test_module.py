@@ -419,6 +419,10 @@ def test_operand_mistakes_raise_value_error_naming_the_opcode():
         m.begin_block()
     with pytest.raises(ValueError, match="type declaration"):
         m.type("OpIAdd", uint, one, one)
+    with pytest.raises(ValueError, match="OpTypeInt: 2-bit"):
+        m.type("OpTypeInt", 2, 0)
+    with pytest.raises(ValueError, match="OpTypeFloat: 8-bit"):
+        m.op("OpTypeFloat", 8)
 
 
 def test_decorations_with_id_parameters_use_op_decorate_id():
