@@ -2,13 +2,16 @@
 VENV      ?= .venv
 PY        := $(VENV)/bin/python
 # Debian packages the project drives through subprocess (installed only when run as root).
-DEB_PKGS  := clang-22 libigc-tools spirv-tools graphviz python3-venv
+DEB_PKGS  := clang-22 libigc-tools spirv-tools graphviz python3-venv mesa-vulkan-drivers libvulkan1 spirv-headers
 DEB_TOOLS := clang-22 iga64 spirv-val dot
+# Files (not commands) from DEB_PKGS: the lavapipe Vulkan driver and the SPIR-V grammar.
+DEB_FILES := /usr/share/vulkan/icd.d/lvp_icd.*.json /usr/include/spirv/unified1/spirv.core.grammar.json
 
 .PHONY: demo test deps bench fuzz clean
 
 $(VENV)/.deps: pyproject.toml
 	@missing=""; for t in $(DEB_TOOLS); do command -v $$t >/dev/null 2>&1 || missing="$$missing $$t"; done; \
+	for f in $(DEB_FILES); do [ -e "$$f" ] || missing="$$missing $$f"; done; \
 	if [ -n "$$missing" ]; then \
 	  if [ "$$(id -u)" = 0 ]; then \
 	    echo "installing Debian packages for:$$missing"; \

@@ -1,0 +1,442 @@
+"""Run a SPIR-V compute shader on a real Vulkan driver (Mesa lavapipe in CI).
+
+Why: spirv-val only says a module is well formed; executing it on a driver is what shows
+that the code we emit computes the right values. `dispatch` binds numpy arrays as storage
+buffers (descriptor set 0), pushes constants, runs vkCmdDispatch and returns the buffers.
+
+The instance and device are created once per process; everything else (buffers, memory,
+shader module, pipeline, descriptors, command pool, fence) is created and destroyed per call.
+
+Gotcha of the `vulkan` (cffi) binding: a struct copied into another struct or array does not
+keep the objects its pointers refer to alive, so every struct built here stays in a local
+variable until the call that uses it returns.
+"""
+
+from __future__ import annotations
+
+import atexit
+import os
+import re
+import threading
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import numpy as np
+
+from lowering.errors import CompileError
+
+FENCE_TIMEOUT_S = 120.0
+"""How long `dispatch` waits for the GPU (seconds) before giving up."""
+
+_CORE_FEATURES = ("shaderInt64", "shaderInt16", "shaderFloat64")
+_VK11_FEATURES = ("storageBuffer16BitAccess", "uniformAndStorageBuffer16BitAccess", "storagePushConstant16")
+_VK12_FEATURES = (
+    "shaderInt8", "shaderFloat16", "storageBuffer8BitAccess", "uniformAndStorageBuffer8BitAccess",
+    "storagePushConstant8", "vulkanMemoryModel",
+)
+FEATURE_NAMES = _CORE_FEATURES + _VK11_FEATURES + _VK12_FEATURES
+
+_NO_DRIVER = "no Vulkan driver found: install mesa-vulkan-drivers (lavapipe)"
+_SPIRV_MAGIC = 0x07230203
+_OP_ENTRY_POINT, _OP_FUNCTION, _GL_COMPUTE = 15, 54, 5
+
+
+class VulkanError(CompileError):
+    """Vulkan is missing, a limit is exceeded, or a Vulkan call failed (one-line message)."""
+
+
+@dataclass(frozen=True)
+class _Limits:
+    """The device limits `dispatch` checks (copied: the binding's structs die with their owner)."""
+
+    maxPushConstantsSize: int
+    maxComputeWorkGroupCount: tuple[int, int, int]
+    maxPerStageDescriptorStorageBuffers: int
+    maxStorageBufferRange: int
+
+
+@dataclass
+class _Context:
+    """The per-process instance, device and queue, plus what `dispatch` checks against."""
+
+    vk: Any
+    instance: Any
+    device: Any
+    queue: Any
+    queue_family: int
+    name: str
+    features: dict[str, bool]
+    limits: _Limits
+    memory_types: list[tuple[int, int]]  # (propertyFlags, heapIndex) per memory type
+    wedged: bool = False  # a dispatch timed out: the device may still be busy, so never tear it down
+    queue_lock: threading.Lock = field(default_factory=threading.Lock)
+
+
+_lock = threading.Lock()
+_context: _Context | None = None
+_init_error: str | None = None
+
+
+def _result_name(exc: BaseException) -> str:
+    """VkErrorOutOfHostMemory -> VK_ERROR_OUT_OF_HOST_MEMORY."""
+    return "VK_" + re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", type(exc).__name__[2:]).upper()
+
+
+def _call(vk: Any, name: str, fn: Callable[..., Any], *args: Any) -> Any:
+    """Call a Vulkan function, turning a VkResult error into a VulkanError naming the call."""
+    try:
+        return fn(*args)
+    except (vk.VkError, vk.VkException) as exc:
+        raise VulkanError(f"{name} failed: {_result_name(exc)}") from None
+
+
+def _import_vulkan() -> Any:
+    try:
+        import vulkan
+    except ImportError as exc:
+        raise VulkanError(f"cannot import the 'vulkan' Python package ({exc}): install the 'vulkan' "
+                          "pip package / apt libvulkan1") from None
+    except OSError:
+        raise VulkanError("cannot load the Vulkan loader libvulkan.so.1: install the 'vulkan' "
+                          "pip package / apt libvulkan1") from None
+    return vulkan
+
+
+def _pick_device(vk: Any, instance: Any) -> tuple[Any, int]:
+    """The first CPU device (lavapipe) with a compute queue, else the first device with one."""
+    try:
+        devices = list(vk.vkEnumeratePhysicalDevices(instance))
+    except (vk.VkError, vk.VkException):
+        raise VulkanError(_NO_DRIVER) from None
+    candidates = []
+    for pd in devices:
+        families = vk.vkGetPhysicalDeviceQueueFamilyProperties(pd)
+        compute = [i for i, f in enumerate(families) if f.queueFlags & vk.VK_QUEUE_COMPUTE_BIT]
+        if not compute:
+            continue
+        props = vk.vkGetPhysicalDeviceProperties(pd)
+        if props.apiVersion < vk.VK_MAKE_VERSION(1, 1, 0):
+            continue
+        is_cpu = props.deviceType == vk.VK_PHYSICAL_DEVICE_TYPE_CPU
+        candidates.append((not is_cpu, len(candidates), pd, compute[0]))
+    if not candidates:
+        raise VulkanError(_NO_DRIVER)
+    _, _, pd, family = min(candidates, key=lambda c: (c[0], c[1]))
+    return pd, family
+
+
+def _create_context() -> _Context:
+    os.environ.setdefault("MESA_SHADER_CACHE_DISABLE", "true")
+    vk = _import_vulkan()
+    app = vk.VkApplicationInfo(sType=vk.VK_STRUCTURE_TYPE_APPLICATION_INFO, pApplicationName="reconverge",
+                               applicationVersion=1, pEngineName="reconverge", engineVersion=1,
+                               apiVersion=vk.VK_MAKE_VERSION(1, 3, 0))
+    inst_info = vk.VkInstanceCreateInfo(sType=vk.VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO, pApplicationInfo=app)
+    try:
+        instance = vk.vkCreateInstance(inst_info, None)
+    except vk.VkErrorIncompatibleDriver:
+        raise VulkanError(_NO_DRIVER) from None
+    except (vk.VkError, vk.VkException) as exc:
+        raise VulkanError(f"vkCreateInstance failed: {_result_name(exc)}") from None
+    try:
+        pd, family = _pick_device(vk, instance)
+        props = vk.vkGetPhysicalDeviceProperties(pd)
+        has_12 = props.apiVersion >= vk.VK_MAKE_VERSION(1, 2, 0)
+
+        # Ask what is supported, then enable exactly that subset of FEATURE_NAMES.
+        q11 = vk.VkPhysicalDeviceVulkan11Features(sType=vk.VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES)
+        q12 = vk.VkPhysicalDeviceVulkan12Features(sType=vk.VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES,
+                                                  pNext=q11)
+        q2 = vk.VkPhysicalDeviceFeatures2(sType=vk.VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2,
+                                          pNext=q12 if has_12 else None)
+        vk.vkGetPhysicalDeviceFeatures2(pd, q2)
+        features = {n: bool(getattr(q2.features, n)) for n in _CORE_FEATURES}
+        features.update({n: has_12 and bool(getattr(q11, n)) for n in _VK11_FEATURES})
+        features.update({n: has_12 and bool(getattr(q12, n)) for n in _VK12_FEATURES})
+
+        e11 = vk.VkPhysicalDeviceVulkan11Features(sType=vk.VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES,
+                                                  **{n: 1 for n in _VK11_FEATURES if features[n]})
+        e12 = vk.VkPhysicalDeviceVulkan12Features(sType=vk.VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES,
+                                                  pNext=e11, **{n: 1 for n in _VK12_FEATURES if features[n]})
+        core = vk.VkPhysicalDeviceFeatures(**{n: 1 for n in _CORE_FEATURES if features[n]})
+        e2 = vk.VkPhysicalDeviceFeatures2(sType=vk.VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2,
+                                          pNext=e12 if has_12 else None, features=core)
+        priorities = [1.0]
+        queue_info = vk.VkDeviceQueueCreateInfo(sType=vk.VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO,
+                                                queueFamilyIndex=family, queueCount=1, pQueuePriorities=priorities)
+        queue_infos = [queue_info]
+        dev_info = vk.VkDeviceCreateInfo(sType=vk.VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO, pNext=e2,
+                                         queueCreateInfoCount=1, pQueueCreateInfos=queue_infos)
+        device = _call(vk, "vkCreateDevice", vk.vkCreateDevice, pd, dev_info, None)
+    except BaseException:
+        vk.vkDestroyInstance(instance, None)
+        raise
+    queue = vk.vkGetDeviceQueue(device, family, 0)
+    mem = vk.vkGetPhysicalDeviceMemoryProperties(pd)
+    memory_types = [(mem.memoryTypes[i].propertyFlags, mem.memoryTypes[i].heapIndex)
+                    for i in range(mem.memoryTypeCount)]
+    lim = props.limits
+    limits = _Limits(int(lim.maxPushConstantsSize), tuple(int(n) for n in lim.maxComputeWorkGroupCount),
+                     int(lim.maxPerStageDescriptorStorageBuffers), int(lim.maxStorageBufferRange))
+    return _Context(vk=vk, instance=instance, device=device, queue=queue, queue_family=family,
+                    name=str(props.deviceName), features=features, limits=limits, memory_types=memory_types)
+
+
+def _get_context() -> _Context:
+    """The cached context, created on first use; a failure is remembered and re-raised."""
+    global _context, _init_error
+    with _lock:
+        if _context is None:
+            if _init_error is not None:
+                raise VulkanError(_init_error)
+            try:
+                _context = _create_context()
+            except VulkanError as exc:
+                _init_error = str(exc)
+                raise
+        return _context
+
+
+@atexit.register
+def _shutdown() -> None:
+    global _context
+    with _lock:
+        ctx, _context = _context, None
+    if ctx is not None and not ctx.wedged:
+        ctx.vk.vkDestroyDevice(ctx.device, None)
+        ctx.vk.vkDestroyInstance(ctx.instance, None)
+
+
+def device_name() -> str:
+    """The name of the device `dispatch` runs on, e.g. 'llvmpipe (LLVM 15.0.6, 256 bits)'."""
+    return _get_context().name
+
+
+def device_features() -> dict[str, bool]:
+    """FEATURE_NAMES -> whether the device supports (and so has enabled) that feature."""
+    return dict(_get_context().features)
+
+
+def _entry_points(spirv: bytes) -> list[tuple[int, str]]:
+    """(execution model, name) of each OpEntryPoint; VulkanError if this is not SPIR-V."""
+    if len(spirv) < 20 or len(spirv) % 4:
+        raise VulkanError(f"not a SPIR-V module: {len(spirv)} bytes (need a multiple of 4, at least 20)")
+    words = np.frombuffer(spirv, dtype="<u4")
+    if words[0] == int.from_bytes(_SPIRV_MAGIC.to_bytes(4, "little"), "big"):
+        words = words.byteswap()
+    elif words[0] != _SPIRV_MAGIC:
+        raise VulkanError(f"not a SPIR-V module: magic number {int(words[0]):#010x}")
+    found, i = [], 5
+    while i < len(words):
+        count, opcode = int(words[i]) >> 16, int(words[i]) & 0xFFFF
+        if count == 0 or i + count > len(words):
+            raise VulkanError(f"malformed SPIR-V module: bad instruction at word {i}")
+        if opcode == _OP_FUNCTION:
+            break
+        if opcode == _OP_ENTRY_POINT and count >= 4:
+            raw = words[i + 3:i + count].astype("<u4").tobytes()
+            found.append((int(words[i + 1]), raw.split(b"\0", 1)[0].decode("utf-8", "replace")))
+        i += count
+    return found
+
+
+def _check_request(ctx: _Context, spirv: bytes, entry: str, buffers: dict[int, np.ndarray],
+                   push_constants: bytes, groups: tuple[int, int, int]) -> None:
+    """Reject what the driver would not diagnose clearly (or would crash on)."""
+    points = _entry_points(spirv)
+    if (_GL_COMPUTE, entry) not in points:
+        have = ", ".join(repr(n) for m, n in points if m == _GL_COMPUTE) or "none"
+        raise VulkanError(f"no GLCompute entry point {entry!r} in the SPIR-V module (has: {have})")
+    limits = ctx.limits
+    if len(push_constants) > limits.maxPushConstantsSize:
+        raise VulkanError(f"push constants are {len(push_constants)} bytes; the device allows at most "
+                          f"{limits.maxPushConstantsSize} ({ctx.name})")
+    if len(groups) != 3:
+        raise VulkanError(f"groups must be 3 counts (x, y, z), got {groups!r}")
+    for axis, n, most in zip("xyz", groups, limits.maxComputeWorkGroupCount):
+        if not isinstance(n, (int, np.integer)) or n < 0 or n > most:
+            raise VulkanError(f"work-group count {axis}={n} is outside 0..{most} (maxComputeWorkGroupCount "
+                              f"of {ctx.name})")
+    if len(buffers) > limits.maxPerStageDescriptorStorageBuffers:
+        raise VulkanError(f"{len(buffers)} storage buffers; the device allows at most "
+                          f"{limits.maxPerStageDescriptorStorageBuffers} per stage")
+    for binding, array in buffers.items():
+        if not isinstance(binding, (int, np.integer)) or binding < 0:
+            raise VulkanError(f"buffer binding {binding!r} is not a non-negative integer")
+        if not isinstance(array, np.ndarray) or array.dtype.hasobject:
+            raise VulkanError(f"buffer at binding {binding} must be a numpy array of plain data")
+        if array.nbytes > limits.maxStorageBufferRange:
+            raise VulkanError(f"buffer at binding {binding} is {array.nbytes} bytes; the device allows at most "
+                              f"{limits.maxStorageBufferRange}")
+
+
+def _memory_type(ctx: _Context, type_bits: int) -> int:
+    want = ctx.vk.VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | ctx.vk.VK_MEMORY_PROPERTY_HOST_COHERENT_BIT
+    for i, (flags, _) in enumerate(ctx.memory_types):
+        if type_bits & (1 << i) and flags & want == want:
+            return i
+    raise VulkanError(f"{ctx.name} has no host-visible coherent memory for a storage buffer")
+
+
+def dispatch(spirv: bytes, entry: str, buffers: dict[int, np.ndarray], push_constants: bytes,
+             groups: tuple[int, int, int]) -> dict[int, np.ndarray]:
+    """Run entry point `entry` of the SPIR-V module `spirv` (GLCompute) with vkCmdDispatch(*groups).
+
+    buffers: binding number (descriptor set 0, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER) -> a numpy array
+    whose raw bytes are the buffer's initial contents (any dtype/shape).
+    push_constants: raw bytes for one push-constant range (offset 0, compute stage); b"" means none.
+    Returns binding -> a new numpy array with the same dtype and shape holding the buffer's contents
+    after the run.
+    """
+    ctx = _get_context()
+    spirv = bytes(spirv)
+    push_constants = bytes(push_constants)
+    _check_request(ctx, spirv, entry, buffers, push_constants, groups)
+    cleanup: list[Callable[[], None]] = []
+    try:
+        return _run(ctx, spirv, entry, buffers, push_constants, tuple(int(g) for g in groups), cleanup)
+    except _FenceTimeout:
+        # The device may still use every object: leaking them is the only safe choice.
+        raise VulkanError(f"the dispatch did not finish within {FENCE_TIMEOUT_S:g} s on {ctx.name} "
+                          "(vkWaitForFences: VK_TIMEOUT)") from None
+    finally:
+        for undo in reversed(cleanup):
+            undo()
+
+
+class _FenceTimeout(Exception):
+    pass
+
+
+def _run(ctx: _Context, spirv: bytes, entry: str, buffers: dict[int, np.ndarray], push_constants: bytes,
+         groups: tuple[int, ...], cleanup: list[Callable[[], None]]) -> dict[int, np.ndarray]:
+    """The body of `dispatch`; appends a destroy call to `cleanup` for each object it creates."""
+    vk, dev = ctx.vk, ctx.device
+    arrays = {int(b): np.ascontiguousarray(a) for b, a in sorted(buffers.items())}
+
+    # One buffer and one allocation per binding, mapped for the whole call (host-coherent).
+    mapped: dict[int, Any] = {}
+    vk_buffers: dict[int, Any] = {}
+    for binding, array in arrays.items():
+        size = max(array.nbytes, 4)
+        buf_info = vk.VkBufferCreateInfo(sType=vk.VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO, size=size,
+                                         usage=vk.VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
+                                         sharingMode=vk.VK_SHARING_MODE_EXCLUSIVE)
+        buf = _call(vk, "vkCreateBuffer", vk.vkCreateBuffer, dev, buf_info, None)
+        cleanup.append(lambda buf=buf: vk.vkDestroyBuffer(dev, buf, None))
+        req = vk.vkGetBufferMemoryRequirements(dev, buf)
+        alloc_info = vk.VkMemoryAllocateInfo(sType=vk.VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
+                                             allocationSize=req.size,
+                                             memoryTypeIndex=_memory_type(ctx, req.memoryTypeBits))
+        mem = _call(vk, "vkAllocateMemory", vk.vkAllocateMemory, dev, alloc_info, None)
+        cleanup.append(lambda mem=mem: vk.vkFreeMemory(dev, mem, None))
+        _call(vk, "vkBindBufferMemory", vk.vkBindBufferMemory, dev, buf, mem, 0)
+        view = _call(vk, "vkMapMemory", vk.vkMapMemory, dev, mem, 0, size, 0)
+        cleanup.append(lambda mem=mem: vk.vkUnmapMemory(dev, mem))
+        view[0:size] = array.tobytes() + bytes(size - array.nbytes)
+        mapped[binding], vk_buffers[binding] = view, buf
+
+    code_info = vk.VkShaderModuleCreateInfo(sType=vk.VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO,
+                                            codeSize=len(spirv), pCode=spirv)
+    module = _call(vk, "vkCreateShaderModule", vk.vkCreateShaderModule, dev, code_info, None)
+    cleanup.append(lambda: vk.vkDestroyShaderModule(dev, module, None))
+
+    # Descriptor set 0: one storage buffer per binding.
+    layout_bindings = [vk.VkDescriptorSetLayoutBinding(binding=b, descriptorType=vk.VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+                                                       descriptorCount=1, stageFlags=vk.VK_SHADER_STAGE_COMPUTE_BIT)
+                       for b in arrays]
+    set_layout_info = vk.VkDescriptorSetLayoutCreateInfo(
+        sType=vk.VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO, bindingCount=len(layout_bindings),
+        pBindings=layout_bindings or None)
+    set_layout = _call(vk, "vkCreateDescriptorSetLayout", vk.vkCreateDescriptorSetLayout, dev, set_layout_info, None)
+    cleanup.append(lambda: vk.vkDestroyDescriptorSetLayout(dev, set_layout, None))
+
+    pc_size = -(-len(push_constants) // 4) * 4  # Vulkan wants a multiple of 4
+    pc_data = push_constants + bytes(pc_size - len(push_constants))
+    pc_ranges = [vk.VkPushConstantRange(stageFlags=vk.VK_SHADER_STAGE_COMPUTE_BIT, offset=0, size=pc_size)]
+    set_layouts = [set_layout]
+    layout_info = vk.VkPipelineLayoutCreateInfo(
+        sType=vk.VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO, setLayoutCount=1, pSetLayouts=set_layouts,
+        pushConstantRangeCount=1 if pc_size else 0, pPushConstantRanges=pc_ranges if pc_size else None)
+    layout = _call(vk, "vkCreatePipelineLayout", vk.vkCreatePipelineLayout, dev, layout_info, None)
+    cleanup.append(lambda: vk.vkDestroyPipelineLayout(dev, layout, None))
+
+    entry_name = entry.encode("utf-8")
+    stage = vk.VkPipelineShaderStageCreateInfo(sType=vk.VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
+                                               stage=vk.VK_SHADER_STAGE_COMPUTE_BIT, module=module, pName=entry_name)
+    pipeline_info = vk.VkComputePipelineCreateInfo(sType=vk.VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
+                                                   stage=stage, layout=layout)
+    pipeline_infos = [pipeline_info]
+    try:
+        pipeline = vk.vkCreateComputePipelines(dev, vk.VK_NULL_HANDLE, 1, pipeline_infos, None)[0]
+    except (vk.VkError, vk.VkException) as exc:
+        raise VulkanError(f"vkCreateComputePipelines failed: {_result_name(exc)} ({ctx.name} rejected the "
+                          "shader; check it with spirv-val --target-env vulkan1.3)") from None
+    cleanup.append(lambda: vk.vkDestroyPipeline(dev, pipeline, None))
+
+    descriptor_set = None
+    if arrays:
+        pool_sizes = [vk.VkDescriptorPoolSize(type=vk.VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, descriptorCount=len(arrays))]
+        pool_info = vk.VkDescriptorPoolCreateInfo(sType=vk.VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO,
+                                                  maxSets=1, poolSizeCount=1, pPoolSizes=pool_sizes)
+        pool = _call(vk, "vkCreateDescriptorPool", vk.vkCreateDescriptorPool, dev, pool_info, None)
+        cleanup.append(lambda: vk.vkDestroyDescriptorPool(dev, pool, None))
+        set_alloc = vk.VkDescriptorSetAllocateInfo(sType=vk.VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO,
+                                                   descriptorPool=pool, descriptorSetCount=1, pSetLayouts=set_layouts)
+        descriptor_set = _call(vk, "vkAllocateDescriptorSets", vk.vkAllocateDescriptorSets, dev, set_alloc)[0]
+        buffer_infos = [vk.VkDescriptorBufferInfo(buffer=vk_buffers[b], offset=0, range=max(a.nbytes, 4))
+                        for b, a in arrays.items()]
+        writes = [vk.VkWriteDescriptorSet(sType=vk.VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, dstSet=descriptor_set,
+                                          dstBinding=b, descriptorCount=1,
+                                          descriptorType=vk.VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, pBufferInfo=[info])
+                  for b, info in zip(arrays, buffer_infos)]
+        vk.vkUpdateDescriptorSets(dev, len(writes), writes, 0, None)
+
+    cmd_pool_info = vk.VkCommandPoolCreateInfo(sType=vk.VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
+                                               flags=vk.VK_COMMAND_POOL_CREATE_TRANSIENT_BIT,
+                                               queueFamilyIndex=ctx.queue_family)
+    cmd_pool = _call(vk, "vkCreateCommandPool", vk.vkCreateCommandPool, dev, cmd_pool_info, None)
+    cleanup.append(lambda: vk.vkDestroyCommandPool(dev, cmd_pool, None))
+    cmd_alloc = vk.VkCommandBufferAllocateInfo(sType=vk.VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
+                                               commandPool=cmd_pool, level=vk.VK_COMMAND_BUFFER_LEVEL_PRIMARY,
+                                               commandBufferCount=1)
+    cmd = _call(vk, "vkAllocateCommandBuffers", vk.vkAllocateCommandBuffers, dev, cmd_alloc)[0]
+    begin = vk.VkCommandBufferBeginInfo(sType=vk.VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
+                                        flags=vk.VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT)
+    _call(vk, "vkBeginCommandBuffer", vk.vkBeginCommandBuffer, cmd, begin)
+    vk.vkCmdBindPipeline(cmd, vk.VK_PIPELINE_BIND_POINT_COMPUTE, pipeline)
+    if descriptor_set is not None:
+        vk.vkCmdBindDescriptorSets(cmd, vk.VK_PIPELINE_BIND_POINT_COMPUTE, layout, 0, 1, [descriptor_set], 0, None)
+    if pc_size:
+        pc_buffer = vk.ffi.from_buffer(pc_data)
+        vk.vkCmdPushConstants(cmd, layout, vk.VK_SHADER_STAGE_COMPUTE_BIT, 0, pc_size, pc_buffer)
+    vk.vkCmdDispatch(cmd, *groups)
+    # Make the shader's writes visible to the host reads below.
+    barrier = vk.VkMemoryBarrier(sType=vk.VK_STRUCTURE_TYPE_MEMORY_BARRIER, srcAccessMask=vk.VK_ACCESS_SHADER_WRITE_BIT,
+                                 dstAccessMask=vk.VK_ACCESS_HOST_READ_BIT)
+    vk.vkCmdPipelineBarrier(cmd, vk.VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, vk.VK_PIPELINE_STAGE_HOST_BIT, 0,
+                            1, [barrier], 0, None, 0, None)
+    _call(vk, "vkEndCommandBuffer", vk.vkEndCommandBuffer, cmd)
+
+    fence_info = vk.VkFenceCreateInfo(sType=vk.VK_STRUCTURE_TYPE_FENCE_CREATE_INFO)
+    fence = _call(vk, "vkCreateFence", vk.vkCreateFence, dev, fence_info, None)
+    cleanup.append(lambda: vk.vkDestroyFence(dev, fence, None))
+    cmds = [cmd]
+    submit = vk.VkSubmitInfo(sType=vk.VK_STRUCTURE_TYPE_SUBMIT_INFO, commandBufferCount=1, pCommandBuffers=cmds)
+    submits = [submit]
+    with ctx.queue_lock:  # vkQueueSubmit needs the queue externally synchronized
+        _call(vk, "vkQueueSubmit", vk.vkQueueSubmit, ctx.queue, 1, submits, fence)
+    try:
+        vk.vkWaitForFences(dev, 1, [fence], vk.VK_TRUE, int(FENCE_TIMEOUT_S * 1e9))
+    except vk.VkTimeout:
+        cleanup.clear()
+        ctx.wedged = True
+        raise _FenceTimeout() from None
+    except (vk.VkError, vk.VkException) as exc:
+        raise VulkanError(f"vkWaitForFences failed: {_result_name(exc)}") from None
+
+    results = {}
+    for binding, array in arrays.items():
+        raw = np.frombuffer(mapped[binding], dtype=np.uint8, count=array.nbytes).copy()
+        results[binding] = raw.view(array.dtype).reshape(array.shape) if array.nbytes else np.empty_like(array)
+    return results
