@@ -6,10 +6,14 @@
                        [--local-size X[,Y,Z]] [--validate]
     reconverge run INPUT [--kernel NAME] --target llvm|ir|spirv --global N[,N,N] [--local L[,L,L]]
                    --arg NAME=@FILE.npy|NAME=zeros:COUNT:DTYPE|NAME=NUMBER ... --out DIR [-O0..-O3]
-                   [--spirv-version 1.0..1.6] [--target-env vulkan1.0..vulkan1.3]
+                   [--spirv-version 1.0..1.6] [--target-env vulkan1.0..vulkan1.3] [--verify-each]
     reconverge asm INPUT.asm -o OUT.krn       (Gen9, iga64 syntax)
     reconverge disasm INPUT.krn [-o OUT|-]
     reconverge trace PROGRAM --simd N -o OUT.png
+
+`run` writes every buffer argument, after the run, to DIR/NAME.npy (tools/run_args.py reads --arg; see
+tools/harness.py for the targets); --local defaults to the kernel's reqd_work_group_size, else to the
+largest divisor of the global size that is at most 64 in dimension 0 (1 in the others).
 
 Errors are one line, `reconverge: error: ...`: exit 1 for bad input, 2 for bad usage, 3 for an internal
 error (a bug: please report it; --debug shows the traceback). A failed command leaves no output file.
