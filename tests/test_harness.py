@@ -153,3 +153,22 @@ def test_targets_registry_is_open():
         assert seen == [("k", (8,), (4,))]
     finally:
         del harness.TARGETS["echo"]
+
+
+def test_program_from_llvm_text():
+    text = """
+define spir_kernel void @twice(ptr addrspace(1) %buf) {
+entry:
+  %i = call i64 @_Z13get_global_idj(i32 0)
+  %p = getelementptr i32, ptr addrspace(1) %buf, i64 %i
+  %v = load i32, ptr addrspace(1) %p
+  %w = shl i32 %v, 1
+  store i32 %w, ptr addrspace(1) %p
+  ret void
+}
+declare i64 @_Z13get_global_idj(i32)
+"""
+    program = harness.program_from_llvm(text, "gen.ll")
+    args = [np.arange(8, dtype=np.int32)]
+    ref, got = (run_target(t, program, "twice", args, 8, 4) for t in LLVM_IR)
+    assert compare(ref, got, ["buf"]) == [] and got[0].tolist() == [0, 2, 4, 6, 8, 10, 12, 14]

@@ -206,3 +206,49 @@ def test_output_path_that_is_a_file(tmp_path, capsys, saxpy):
                      "--out", blocker)
     assert_one_line_error(result, 1, str(blocker), "not a directory")
     assert blocker.read_text() == "x"
+
+
+def test_spirv_target_gets_the_options_and_launch_geometry(tmp_path, capsys, saxpy, monkeypatch):
+    """The launcher itself is the SPIR-V backend's; here only what the command line hands it."""
+    from backend.spirv.options import SpirvOptions
+    from tools import harness
+    seen = []
+
+    def fake(program, kernel, args, global_size, local_size, options, global_offset):
+        seen.append((kernel, tuple(global_size), tuple(local_size), options))
+        args[0][:] = 7
+    monkeypatch.setitem(harness.TARGETS, "spirv", fake)
+    path, _ = saxpy
+    code, _, err = run_cli(capsys, "run", path, "--target", "spirv", "--global", "48", "--local", "16",
+                           "--spirv-version", "1.0", "--target-env", "vulkan1.1", *saxpy_args(tmp_path),
+                           "--out", tmp_path / "o")
+    assert code == 0, err
+    assert seen == [("saxpy", (48,), (16,), SpirvOptions(version=(1, 0), target_env="vulkan1.1",
+                                                          local_size=(16, 1, 1)))]
+    assert np.load(tmp_path / "o" / "out.npy").tolist() == [7.0] * 48
+
+
+LL_KERNEL = """
+define spir_kernel void @inc(ptr addrspace(1) %data, i64 %step) {
+entry:
+  %i = call i64 @_Z13get_global_idj(i32 0)
+  %p = getelementptr i64, ptr addrspace(1) %data, i64 %i
+  %v = load i64, ptr addrspace(1) %p
+  %w = add i64 %v, %step
+  store i64 %w, ptr addrspace(1) %p
+  ret void
+}
+declare i64 @_Z13get_global_idj(i32)
+"""
+
+
+def test_ll_input_uses_the_ir_parameter_names(tmp_path, capsys):
+    path = tmp_path / "inc.ll"
+    path.write_text(LL_KERNEL)
+    np.save(tmp_path / "d.npy", np.arange(6, dtype=np.int64))
+    for target in ("llvm", "ir"):
+        code, _, err = run_cli(capsys, "run", path, "--target", target, "--global", "6", "-O2",
+                               "--arg", f"data=@{tmp_path / 'd.npy'}", "--arg", "step=18446744073709551615",
+                               "--out", tmp_path / target)
+        assert code == 0, err
+        assert np.load(tmp_path / target / "data.npy").tolist() == [-1, 0, 1, 2, 3, 4]
