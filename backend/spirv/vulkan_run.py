@@ -38,7 +38,11 @@ FEATURE_NAMES = _CORE_FEATURES + _VK11_FEATURES + _VK12_FEATURES
 
 _NO_DRIVER = "no Vulkan driver found: install mesa-vulkan-drivers (lavapipe)"
 _SPIRV_MAGIC = 0x07230203
-_OP_ENTRY_POINT, _OP_FUNCTION, _GL_COMPUTE = 15, 54, 5
+_OP_ENTRY_POINT, _OP_FUNCTION, _OP_VARIABLE, _OP_DECORATE = 15, 54, 59, 71
+_GL_COMPUTE = 5
+_DEC_BINDING, _DEC_DESCRIPTOR_SET = 33, 34
+_SC_PUSH_CONSTANT = 9
+_BUFFER_STORAGE = (2, 12)  # Uniform (old-style BufferBlock), StorageBuffer
 
 
 class VulkanError(CompileError):
@@ -217,8 +221,18 @@ def device_features() -> dict[str, bool]:
     return dict(_get_context().features)
 
 
-def _entry_points(spirv: bytes) -> list[tuple[int, str]]:
-    """(execution model, name) of each OpEntryPoint; VulkanError if this is not SPIR-V."""
+@dataclass
+class _ModuleSummary:
+    """What `dispatch` checks in a SPIR-V module before handing it to the driver."""
+
+    version: int
+    entry_points: dict[tuple[int, str], list[int]] = field(default_factory=dict)  # (model, name) -> interface
+    variables: dict[int, int] = field(default_factory=dict)  # module-scope variable id -> storage class
+    decorations: dict[tuple[int, int], int] = field(default_factory=dict)  # (id, decoration) -> literal
+
+
+def _summarize(spirv: bytes) -> _ModuleSummary:
+    """Entry points, module-scope variables and their bindings; VulkanError if this is not SPIR-V."""
     if len(spirv) < 20 or len(spirv) % 4:
         raise VulkanError(f"not a SPIR-V module: {len(spirv)} bytes (need a multiple of 4, at least 20)")
     words = np.frombuffer(spirv, dtype="<u4")
@@ -226,27 +240,54 @@ def _entry_points(spirv: bytes) -> list[tuple[int, str]]:
         words = words.byteswap()
     elif words[0] != _SPIRV_MAGIC:
         raise VulkanError(f"not a SPIR-V module: magic number {int(words[0]):#010x}")
-    found, i = [], 5
+    summary, i = _ModuleSummary(version=int(words[1])), 5
     while i < len(words):
         count, opcode = int(words[i]) >> 16, int(words[i]) & 0xFFFF
         if count == 0 or i + count > len(words):
             raise VulkanError(f"malformed SPIR-V module: bad instruction at word {i}")
+        operands = [int(w) for w in words[i + 1:i + count]]
         if opcode == _OP_FUNCTION:
-            break
+            break  # everything checked here precedes the first function
         if opcode == _OP_ENTRY_POINT and count >= 4:
             raw = words[i + 3:i + count].astype("<u4").tobytes()
-            found.append((int(words[i + 1]), raw.split(b"\0", 1)[0].decode("utf-8", "replace")))
+            name, _, _ = raw.partition(b"\0")
+            interface = operands[2 + len(name) // 4 + 1:]
+            summary.entry_points[(operands[0], name.decode("utf-8", "replace"))] = interface
+        elif opcode == _OP_VARIABLE and count >= 4:
+            summary.variables[operands[1]] = operands[2]
+        elif opcode == _OP_DECORATE and count >= 4:
+            summary.decorations[(operands[0], operands[1])] = operands[2]
         i += count
-    return found
+    return summary
+
+
+def _check_module(spirv: bytes, entry: str, bindings: set[int], push_constants: bytes) -> None:
+    """The entry point exists, and its resources are exactly what `dispatch` binds."""
+    module = _summarize(spirv)
+    if (_GL_COMPUTE, entry) not in module.entry_points:
+        have = ", ".join(repr(n) for m, n in module.entry_points if m == _GL_COMPUTE) or "none"
+        raise VulkanError(f"no GLCompute entry point {entry!r} in the SPIR-V module (has: {have})")
+    # Before SPIR-V 1.4 the interface lists only Input/Output variables, so look at them all.
+    used = module.entry_points[(_GL_COMPUTE, entry)] if module.version >= 0x10400 else list(module.variables)
+    for var in used:
+        storage = module.variables.get(var)
+        if storage == _SC_PUSH_CONSTANT and not push_constants:
+            raise VulkanError(f"entry point {entry!r} reads push constants (variable %{var}) but none were given")
+        if storage not in _BUFFER_STORAGE:
+            continue
+        binding = module.decorations.get((var, _DEC_BINDING))
+        dset = module.decorations.get((var, _DEC_DESCRIPTOR_SET), 0)
+        if dset != 0:
+            raise VulkanError(f"entry point {entry!r} uses descriptor set {dset} (variable %{var}); "
+                              "dispatch binds only set 0")
+        if binding is not None and binding not in bindings:
+            raise VulkanError(f"entry point {entry!r} uses storage buffer binding {binding} (variable %{var}) "
+                              f"but no buffer was given for it (given: {sorted(bindings)})")
 
 
 def _check_request(ctx: _Context, spirv: bytes, entry: str, buffers: dict[int, np.ndarray],
                    push_constants: bytes, groups: tuple[int, int, int]) -> None:
-    """Reject what the driver would not diagnose clearly (or would crash on)."""
-    points = _entry_points(spirv)
-    if (_GL_COMPUTE, entry) not in points:
-        have = ", ".join(repr(n) for m, n in points if m == _GL_COMPUTE) or "none"
-        raise VulkanError(f"no GLCompute entry point {entry!r} in the SPIR-V module (has: {have})")
+    """Reject what the driver would not diagnose clearly (or would silently get wrong)."""
     limits = ctx.limits
     if len(push_constants) > limits.maxPushConstantsSize:
         raise VulkanError(f"push constants are {len(push_constants)} bytes; the device allows at most "
@@ -268,6 +309,7 @@ def _check_request(ctx: _Context, spirv: bytes, entry: str, buffers: dict[int, n
         if array.nbytes > limits.maxStorageBufferRange:
             raise VulkanError(f"buffer at binding {binding} is {array.nbytes} bytes; the device allows at most "
                               f"{limits.maxStorageBufferRange}")
+    _check_module(spirv, entry, {int(b) for b in buffers}, push_constants)
 
 
 def _memory_type(ctx: _Context, type_bits: int) -> int:
@@ -333,7 +375,10 @@ def _run(ctx: _Context, spirv: bytes, entry: str, buffers: dict[int, np.ndarray]
         _call(vk, "vkBindBufferMemory", vk.vkBindBufferMemory, dev, buf, mem, 0)
         view = _call(vk, "vkMapMemory", vk.vkMapMemory, dev, mem, 0, size, 0)
         cleanup.append(lambda mem=mem: vk.vkUnmapMemory(dev, mem))
-        view[0:size] = array.tobytes() + bytes(size - array.nbytes)
+        if array.nbytes:
+            vk.ffi.memmove(view, array, array.nbytes)
+        else:
+            view[0:size] = bytes(size)
         mapped[binding], vk_buffers[binding] = view, buf
 
     code_info = vk.VkShaderModuleCreateInfo(sType=vk.VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO,

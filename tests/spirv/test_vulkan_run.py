@@ -346,6 +346,19 @@ def test_missing_entry_point_and_not_spirv():
         dispatch(b"not a SPIR-V module", "main", _buffers(), bytes(4), (1, 1, 1))
 
 
+def test_module_resources_must_match_the_call():
+    with pytest.raises(VulkanError, match=r"uses storage buffer binding 2 \(variable %\d+\) but no buffer was "
+                                          r"given for it \(given: \[0, 1\]\)"):
+        dispatch(scale_shader("u32"), "main", {0: np.zeros(8, np.uint32), 1: np.zeros(8, np.uint32)}, bytes(4),
+                 (1, 1, 1))
+    with pytest.raises(VulkanError, match=r"entry point 'main' reads push constants \(variable %\d+\) but none"):
+        dispatch(scale_shader("u32"), "main", _buffers(), b"", (1, 1, 1))
+    set1 = assemble(SCALE.format(caps="", size=4, bits=32, signed=1, convert="OpBitcast").replace(
+        "OpDecorate %out_var DescriptorSet 0", "OpDecorate %out_var DescriptorSet 1"))
+    with pytest.raises(VulkanError, match=r"uses descriptor set 1 \(variable %\d+\); dispatch binds only set 0"):
+        dispatch(set1, "main", _buffers(), bytes(4), (1, 1, 1))
+
+
 def test_driver_rejects_module():
     # Use an id nobody defines: spirv-val rejects it, and so does the driver's SPIR-V parser.
     bad_text = SCALE.format(caps="", size=4, bits=32, signed=1, convert="OpBitcast").replace(
