@@ -1,1 +1,26 @@
-"""SPIR-V backend: structured IR -> Vulkan compute SPIR-V (see emit.py), plus spirv-val/spirv-dis helpers."""
+"""SPIR-V backend: structured IR -> Vulkan compute SPIR-V.
+
+    compile_spirv(functions, options) -> bytes      one module, one GLCompute entry point per kernel
+
+Modules: options (what to produce), abi (parameters -> descriptors and push constants), memory (pointer
+provenance under logical addressing), types, isel (instruction selection), emit (control flow and
+module structure), module/grammar (the binary encoder, driven by the official grammar), tools
+(spirv-val/spirv-dis/spirv-cfg/spirv-opt), vulkan_run and launch (running on a Vulkan driver).
+"""
+from __future__ import annotations
+
+from lowering.ir.core import Function
+
+from .options import SpirvOptions
+
+
+def compile_spirv(functions: list[Function], options: SpirvOptions | None = None) -> bytes:
+    from .emit import compile_module
+    options = options or SpirvOptions()
+    binary = compile_module(list(functions), options)
+    if options.validate:
+        from .tools import validate
+        names = ", ".join("@" + f.name for f in functions)
+        source = next((f.source_name for f in functions if f.source_name), "<input>")
+        validate(binary, options.target_env, f"{source}: {names}")
+    return binary

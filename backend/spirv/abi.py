@@ -1,0 +1,119 @@
+"""The Vulkan kernel ABI: how an OpenCL kernel's parameters reach a GLCompute entry point.
+
+- A `__global` or `__constant` pointer parameter is a storage buffer: descriptor set 0, binding = the
+  parameter's index in the source signature, a Block struct holding one runtime array.
+- Scalar parameters (and the lanes of a by-value vector) are members of one push-constant block, in
+  parameter order, each widened to 32 bits (64-bit types stay 64 bits, aligned to 8), so the block never
+  needs the 8/16-bit push-constant capabilities. A float is stored as itself, every integer type as its
+  two's-complement pattern zero-extended, a half as its 16 bits in the low half of the word.
+- Hidden members follow the user's: `work_dim` (u32), present only when the kernel asks for it.
+
+Everything else (a `__local` pointer parameter, a by-value struct, a private pointer) has no mapping and is
+a CompileError naming the parameter. The same description packs the host's values (`pack_push_constants`),
+so the emitter and the launcher cannot disagree.
+"""
+from __future__ import annotations
+
+import struct
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from lowering.errors import CompileError
+from lowering.ir.core import Arg, Function
+from lowering.ir.types import Type
+
+PUSH_CONSTANT_LIMIT = 128   # bytes: the minimum maxPushConstantsSize every Vulkan device must offer
+
+
+@dataclass(frozen=True)
+class BufferParam:
+    arg: Arg
+    binding: int
+    readonly: bool          # a __constant buffer (decorated NonWritable)
+
+
+@dataclass(frozen=True)
+class PushMember:
+    name: str
+    offset: int
+    type: Type              # the member's own type in the block: i32/i64/f32/f64
+    arg: Arg | None         # None for a hidden member
+
+
+@dataclass
+class KernelABI:
+    buffers: list[BufferParam] = field(default_factory=list)
+    push: list[PushMember] = field(default_factory=list)
+
+    @property
+    def push_size(self) -> int:
+        return max((m.offset + m.type.size for m in self.push), default=0)
+
+    def member_for(self, arg: Arg) -> PushMember:
+        return next(m for m in self.push if m.arg is arg)
+
+    def hidden(self, name: str) -> PushMember | None:
+        return next((m for m in self.push if m.arg is None and m.name == name), None)
+
+
+def _param_index(arg: Arg) -> int:
+    return getattr(arg, "param", arg.index)
+
+
+def _member_type(t: Type) -> Type:
+    if t.is_float and t.bits in (32, 64):
+        return t
+    return Type("int", 64) if t.bits == 64 else Type("int", 32)
+
+
+def kernel_abi(func: Function) -> KernelABI:
+    abi = KernelABI()
+    offset = 0
+
+    def add_member(name: str, t: Type, arg: Arg | None) -> None:
+        nonlocal offset
+        offset = -(-offset // t.size) * t.size
+        abi.push.append(PushMember(name, offset, t, arg))
+        offset += t.size
+
+    for arg in func.args:
+        name = arg.name or f"arg{arg.index}"
+        where = f"{func.source_name or '<input>'}: @{func.name}: parameter {_param_index(arg)} ({name})"
+        if arg.type.is_ptr:
+            space = arg.type.addrspace
+            if space not in (1, 2):
+                kind = {0: "a private pointer (or by-value struct)", 3: "a __local pointer",
+                        4: "a generic pointer"}.get(space, f"a pointer in address space {space}")
+                raise CompileError(f"{where}: {kind} has no Vulkan mapping (buffers must be __global or "
+                                   "__constant; declare __local arrays inside the kernel)")
+            abi.buffers.append(BufferParam(arg, _param_index(arg), space == 2))
+        elif arg.type.is_int or arg.type.is_float:
+            add_member(name, _member_type(arg.type), arg)
+        else:
+            raise CompileError(f"{where}: parameter type {arg.type} has no Vulkan mapping")
+    if any(i.opcode == "workitem" and i.attrs.get("fn") == "work_dim" for i in func.instructions()):
+        add_member("work_dim", Type("int", 32), None)
+    if abi.push_size > PUSH_CONSTANT_LIMIT:
+        raise CompileError(f"{func.source_name or '<input>'}: @{func.name}: scalar parameters need "
+                           f"{abi.push_size} bytes of push constants, more than the {PUSH_CONSTANT_LIMIT} "
+                           "every Vulkan device offers")
+    return abi
+
+
+def pack_push_constants(abi: KernelABI, args: list, work_dim: int) -> bytes:
+    """The push-constant bytes for one launch; `args` in Function.args order (numpy scalars or numbers)."""
+    data = bytearray(abi.push_size)
+    for m in abi.push:
+        value = work_dim if m.arg is None else args[m.arg.index]
+        src = m.arg.type if m.arg is not None else m.type
+        if src.is_float and src.bits == 16:
+            word = int(np.float16(value).view(np.uint16))
+            struct.pack_into("<I", data, m.offset, word)
+        elif m.type.is_float:
+            struct.pack_into("<f" if m.type.bits == 32 else "<d", data, m.offset, float(value))
+        else:
+            bits = src.bits
+            pattern = int(value) & ((1 << bits) - 1)
+            struct.pack_into("<I" if m.type.bits == 32 else "<Q", data, m.offset, pattern)
+    return bytes(data)

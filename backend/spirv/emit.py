@@ -1,0 +1,350 @@
+"""Structured IR -> SPIR-V: the control-flow tree becomes structured control flow by construction.
+
+The NIR-shaped tree already has what SPIR-V's structured rules (spec 2.11) ask for, so each construct maps
+one to one:
+- a block followed by an if ends in OpSelectionMerge(the block after the if) + OpBranchConditional to the
+  first blocks of the two arms. That merge block is unique to the if (exactly one block follows each if);
+- a loop gets two extra blocks: a header H holding the loop-header phis and OpLoopMerge(the block after the
+  loop, C), then OpBranch to the body; and a continue target C that every `continue` and the body's end
+  branch to, merging their values in phis, and that branches back to H. The body's first block may itself
+  end in a selection, which is why H is separate (a block has one merge instruction at most);
+- break is OpBranch to the loop's merge, continue to C, return is OpReturn; phis after ifs and loops keep
+  their predecessors, which are the same blocks in SPIR-V.
+A block control can never reach (after an if whose arms all jump, or an endless loop) is still the
+construct's merge block: it is emitted as OpLabel + OpUnreachable, and the rest of its CF list, which is
+unreachable as well, is left out. Block order is tree order, in which dominators come first.
+"""
+from __future__ import annotations
+
+from lowering.errors import CompileError
+from lowering.ir.core import Arg, Block, Const, Function, If, Instr, Loop, Phi, Undef, Value, cf_lists
+from lowering.ir.types import Type
+
+from .abi import KernelABI, PushMember, kernel_abi
+from .isel import InstructionSelector
+from .memory import MemoryObject, MemoryPlan
+from .module import SpirvModule
+from .options import DEFAULT_LOCAL_SIZE, SpirvOptions
+from .types import TypeTable
+
+
+class ModuleEmitter:
+    """One SPIR-V module holding any number of kernels, one GLCompute entry point each."""
+
+    def __init__(self, options: SpirvOptions):
+        self.options = options
+        self.m = m = SpirvModule(version=options.version)
+        m.capability("Shader")
+        if options.version < (1, 3):
+            m.extension("SPV_KHR_storage_buffer_storage_class")
+        m.memory_model("Logical", "GLSL450")
+        self.types = TypeTable(m)
+        self.builtins: dict[str, int] = {}
+        self.decorated: set[tuple[int, str]] = set()
+        self.entry_names: set[str] = set()
+
+    def builtin_variable(self, name: str) -> int:
+        var = self.builtins.get(name)
+        if var is None:
+            var = self.m.global_variable(self.types.pointer("Input", self.types.v3u32), "Input")
+            self.m.decorate(var, "BuiltIn", name)
+            self.m.name(var, name)
+            self.builtins[name] = var
+        return var
+
+    def storage_capabilities(self, bits: int) -> None:
+        """8/16-bit elements in a storage buffer need the storage capabilities (core in 1.5 / 1.3)."""
+        if bits == 8:
+            self.m.capability("StorageBuffer8BitAccess")
+            if self.options.version < (1, 5):
+                self.m.extension("SPV_KHR_8bit_storage")
+        elif bits == 16:
+            self.m.capability("StorageBuffer16BitAccess")
+            if self.options.version < (1, 3):
+                self.m.extension("SPV_KHR_16bit_storage")
+
+    def add_kernel(self, func: Function) -> None:
+        if not func.is_structured:
+            raise CompileError(f"@{func.name}: the SPIR-V backend needs the structured form (run structurize)")
+        if func.name in self.entry_names:
+            raise CompileError(f"@{func.name}: two kernels with the same name")
+        self.entry_names.add(func.name)
+        FunctionEmitter(self, func).emit()
+
+    def assemble(self) -> bytes:
+        return self.m.assemble()
+
+
+def local_size_of(func: Function, options: SpirvOptions) -> tuple[int, int, int]:
+    if options.local_size is not None:
+        return tuple(options.local_size)
+    reqd = getattr(func, "reqd_work_group_size", None)
+    return tuple(reqd) if reqd else DEFAULT_LOCAL_SIZE
+
+
+class FunctionEmitter(InstructionSelector):
+    def __init__(self, module: ModuleEmitter, func: Function):
+        self.module, self.func = module, func
+        self.m, self.types = module.m, module.types
+        self.abi: KernelABI = kernel_abi(func)
+        self.plan = MemoryPlan(func)
+        self.local_size = local_size_of(func, module.options)
+        self.ids: dict[Value, int] = {}
+        self.forward: dict[Value, int] = {}     # ids handed out before the value was computed (back edges)
+        self.labels: dict[Block, int] = {}
+        self.loop_labels: dict[Loop, tuple[int, int]] = {}   # loop -> (header H, continue target C)
+        self.variables: dict[MemoryObject, int] = {}
+        self.interface: dict[int, None] = {}
+        self.push_variable: int | None = None
+        self.push_struct: int | None = None
+        self._local_size_id: int | None = None
+
+    # ----- naming things for messages -----
+    def where(self, ins: Instr | None) -> str:
+        head = f"{self.func.source_name or '<input>'}: @{self.func.name}"
+        if ins is None:
+            return head
+        b = ins.block
+        block = f"block {b.label or 'b%d' % b.index}: " if b is not None else ""
+        return f"{head}: {block}{ins.opcode}"
+
+    # ----- values -----
+    def const(self, t: Type, value) -> int:
+        if t.is_int and t.bits == 1:
+            return self.m.constant(self.types.bool, bool(value))
+        if t.is_int or t.is_ptr:
+            bits = 32 if t.is_ptr else t.bits
+            return self.m.constant(self.types.uint(bits), int(value) & ((1 << bits) - 1))
+        return self.m.constant(self.types.of(t), float(value))
+
+    def value(self, v: Value) -> int:
+        hit = self.ids.get(v)
+        if hit is not None:
+            return hit
+        if isinstance(v, Const):
+            return self.const(v.type, 0 if v.type.is_ptr else v.value)
+        if isinstance(v, Undef):
+            return self.m.undef(self.types.of(v.type))
+        if isinstance(v, Arg):
+            raise CompileError(f"{self.where(None)}: parameter {v.index} used before it was loaded")
+        fid = self.forward[v] = self.ids[v] = self.m.new_id()
+        return fid
+
+    def define(self, ins: Instr) -> None:
+        res = self.forward.pop(ins, None)
+        computed = self.lower(ins, res)
+        if computed is not None:
+            self.ids[ins] = computed
+
+    # ----- global objects -----
+    def note_interface(self, var: int) -> int:
+        self.interface[var] = None
+        return var
+
+    def builtin_variable(self, name: str) -> int:
+        return self.note_interface(self.module.builtin_variable(name))
+
+    def local_size_constant(self) -> int:
+        """WorkgroupSize as this entry point's LocalSize constant. (A BuiltIn WorkgroupSize constant would
+        override LocalSize for every entry point of the module, and is deprecated in SPIR-V 1.6.)"""
+        if self._local_size_id is None:
+            parts = [self.u32(x) for x in self.local_size]
+            self._local_size_id = self.m.constant_composite(self.types.v3u32, parts)
+        return self._local_size_id
+
+    def decorate_once(self, target: int, decoration: str, *args) -> None:
+        key = (target, decoration)
+        if key not in self.module.decorated:
+            self.module.decorated.add(key)
+            self.m.decorate(target, decoration, *args)
+
+    def object_variable(self, obj: MemoryObject) -> int:
+        var = self.variables.get(obj)
+        if var is not None:
+            return var
+        m, types = self.m, self.types
+        elem = types.uint(obj.elem_bits)
+        if obj.kind == "buffer":
+            self.module.storage_capabilities(obj.elem_bits)
+            array = m.type("OpTypeRuntimeArray", elem)
+            self.decorate_once(array, "ArrayStride", obj.elem_bytes)
+            block = m.type("OpTypeStruct", array, unique=True)
+            m.decorate(block, "Block")
+            m.member_decorate(block, 0, "Offset", 0)
+            if obj.readonly:
+                m.member_decorate(block, 0, "NonWritable")
+            m.name(block, f"{self.func.name}.{obj.name}.block")
+            var = m.global_variable(types.pointer("StorageBuffer", block), "StorageBuffer")
+            m.decorate(var, "DescriptorSet", 0)
+            m.decorate(var, "Binding", next(b.binding for b in self.abi.buffers if b.arg is obj.arg))
+        else:
+            array = m.type("OpTypeArray", elem, self.u32(obj.length))
+            pointer = types.pointer(obj.storage_class, array)
+            if obj.kind == "workgroup":
+                var = m.global_variable(pointer, "Workgroup")
+            elif obj.kind == "constant":
+                data = (obj.init or b"").ljust(obj.length * obj.elem_bytes, b"\0")
+                words = [int.from_bytes(data[i:i + obj.elem_bytes], "little")
+                         for i in range(0, len(data), obj.elem_bytes)]
+                init = m.constant_composite(array, [m.constant(elem, w) for w in words])
+                var = m.global_variable(pointer, "Private", init)
+            else:
+                var = m.function_variable(pointer)
+        m.name(var, obj.name)
+        if obj.kind != "private":
+            self.note_interface(var)
+        self.variables[obj] = var
+        return var
+
+    def load_push_member(self, member: PushMember, t: Type, res=None) -> int:
+        m, types = self.m, self.types
+        if self.push_variable is None:
+            self.push_struct = m.type("OpTypeStruct", *(types.of(x.type) for x in self.abi.push), unique=True)
+            m.decorate(self.push_struct, "Block")
+            for i, x in enumerate(self.abi.push):
+                m.member_decorate(self.push_struct, i, "Offset", x.offset)
+                m.member_name(self.push_struct, i, x.name)
+            m.name(self.push_struct, f"{self.func.name}.scalars")
+            self.push_variable = self.note_interface(
+                m.global_variable(types.pointer("PushConstant", self.push_struct), "PushConstant"))
+        index = self.abi.push.index(member)
+        member_t = types.of(member.type)
+        word = self.op("OpLoad", member_t, self.op("OpAccessChain", types.pointer("PushConstant", member_t),
+                                                   self.push_variable, self.u32(index)))
+        if t == member.type:
+            return self.finish(res, t, word)
+        if t.is_float:      # a half, stored in the low 16 bits
+            half = self.op("OpUConvert", types.uint(16), word)
+            return self.op("OpBitcast", types.of(t), half, result=res)
+        if t.bits == 1:
+            return self.op("OpINotEqual", types.bool, word, self.const(member.type, 0), result=res)
+        return self.op("OpUConvert", types.of(t), word, result=res)
+
+    # ----- the function -----
+    def emit(self) -> None:
+        func, m, types = self.func, self.m, self.types
+        blocks = func.update_cfg()
+        self.reachable = _reachable(func.entry())
+        for b in blocks:
+            self.labels[b] = m.new_id()
+            if b.label:
+                m.name(self.labels[b], b.label)
+        for body in _loops(func):
+            self.loop_labels[body] = (m.new_id(), m.new_id())
+        fn_type = m.type("OpTypeFunction", types.void)
+        fid = m.begin_function(types.void, fn_type)
+        m.name(fid, func.name)
+        self.emit_list(func.body, None, None)
+        m.end_function()
+        used = list(self.interface) if self.module.options.version >= (1, 4) else \
+            [v for v in self.interface if v in self.module.builtins.values()]
+        m.entry_point("GLCompute", fid, func.name, used)
+        m.execution_mode(fid, "LocalSize", *self.local_size)
+
+    def load_arguments(self) -> None:
+        """Scalar parameters are read once, at the top of the entry block (which dominates every use)."""
+        for member in self.abi.push:
+            if member.arg is not None:
+                self.ids[member.arg] = self.load_push_member(member, member.arg.type)
+        for b in self.abi.buffers:
+            self.ids[b.arg] = self.u32(0)
+            self.object_variable(self.plan.base[b.arg])
+
+    def emit_list(self, nodes: list, follow: int | None, loop: tuple[int, int] | None) -> None:
+        """Emit a CF list. `follow`: the label after its last block (None: the function returns);
+        `loop`: (merge, continue target) of the innermost loop."""
+        for i, node in enumerate(nodes):
+            if isinstance(node, Block):
+                if node not in self.reachable:
+                    self.m.begin_block(self.labels[node])
+                    self.m.op("OpUnreachable")
+                    return
+                self.emit_block(node, nodes, i, follow, loop)
+            elif isinstance(node, If):
+                after = self.labels[nodes[i + 1]]
+                self.emit_list(node.then_list, after, loop)
+                self.emit_list(node.else_list, after, loop)
+            else:
+                self.emit_loop(node, nodes, i)
+
+    def emit_block(self, b: Block, nodes: list, i: int, follow: int | None, loop) -> None:
+        m = self.m
+        m.begin_block(self.labels[b])
+        if b is self.func.body[0]:
+            self.load_arguments()
+        if not (isinstance(b.parent, Loop) and b.parent.body[0] is b):    # header phis live in H
+            for phi in b.phis():
+                self.emit_phi(phi, [(self.labels[p], self.value(v)) for p, v in phi.incoming()
+                                    if p in self.reachable])
+        for ins in b.instrs:
+            if not isinstance(ins, Phi) and not ins.is_jump:
+                self.define(ins)
+        jump = b.jump
+        nxt = nodes[i + 1] if i + 1 < len(nodes) else None
+        if jump is not None:
+            if jump.opcode == "return":
+                m.op("OpReturn")
+            else:
+                m.op("OpBranch", loop[0] if jump.opcode == "break" else loop[1])
+        elif isinstance(nxt, If):
+            m.op("OpSelectionMerge", self.labels[nodes[i + 2]], "None")
+            m.op("OpBranchConditional", self.value(nxt.cond), self.labels[nxt.then_list[0]],
+                 self.labels[nxt.else_list[0]])
+        elif isinstance(nxt, Loop):
+            m.op("OpBranch", self.loop_labels[nxt][0])
+        elif follow is None:
+            m.op("OpReturn")
+        else:
+            m.op("OpBranch", follow)
+
+    def emit_phi(self, phi: Phi, incoming: list[tuple[int, int]]) -> None:
+        """OpPhi from (predecessor label, value id) pairs."""
+        pairs = [x for label, value in incoming for x in (value, label)]
+        self.ids[phi] = self.m.op("OpPhi", self.types.of(phi.type), *pairs, result=self.forward.pop(phi, None))
+
+    def emit_loop(self, loop: Loop, nodes: list, i: int) -> None:
+        m = self.m
+        header, cont = self.loop_labels[loop]
+        merge = self.labels[nodes[i + 1]]
+        before, first = nodes[i - 1], loop.body[0]
+        back = [p for p in first.preds if p is not before and p in self.reachable]
+        m.begin_block(header)
+        merged: list[tuple[Phi, int]] = []
+        for phi in first.phis():
+            if not back:
+                from_c = self.m.undef(self.types.of(phi.type))
+            elif len(back) == 1:
+                from_c = self.value(phi.value_for(back[0]))
+            else:
+                from_c = m.new_id()
+                merged.append((phi, from_c))
+            self.emit_phi(phi, [(self.labels[before], self.value(phi.value_for(before))), (cont, from_c)])
+        m.op("OpLoopMerge", merge, cont, "None")
+        m.op("OpBranch", self.labels[first])
+        self.emit_list(loop.body, cont, (merge, cont))
+        m.begin_block(cont)
+        for phi, from_c in merged:
+            pairs = [x for p in back for x in (self.value(phi.value_for(p)), self.labels[p])]
+            m.op("OpPhi", self.types.of(phi.type), *pairs, result=from_c)
+        m.op("OpBranch", header)
+
+
+def _reachable(entry: Block) -> set[Block]:
+    seen, work = {entry}, [entry]
+    while work:
+        for s in work.pop().succs:
+            if s not in seen:
+                seen.add(s)
+                work.append(s)
+    return seen
+
+
+def _loops(func: Function) -> list[Loop]:
+    return [node for nodes in cf_lists(func) for node in nodes if isinstance(node, Loop)]
+
+
+def compile_module(funcs: list[Function], options: SpirvOptions) -> bytes:
+    emitter = ModuleEmitter(options)
+    for f in funcs:
+        emitter.add_kernel(f)
+    return emitter.assemble()

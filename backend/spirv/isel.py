@@ -1,0 +1,534 @@
+"""Instruction selection: one IR instruction -> SPIR-V instructions (Shader capability, GLSL.std.450).
+
+Each `_op_*` handler returns the id of the value it computed and passes `res` (an id some phi already
+refers to, or None) to its last instruction. Facts used here, from the Vulkan SPIR-V environment: the
+bit instructions (OpBitCount, OpBitReverse) and FindUMsb/FindILsb take 32-bit operands only, so other
+widths are widened or split; GLSL.std.450's transcendental functions exist for 16/32-bit floats only;
+OpOrdered/OpUnordered need the Kernel capability, so ord/uno are built from OpIsNan. Float arithmetic is
+decorated NoContraction so the driver cannot fuse a*b+c into an fma the CPU reference does not compute.
+"""
+from __future__ import annotations
+
+import math
+
+from lowering.errors import CompileError
+from lowering.ir.core import Const, Instr, Undef, Value
+from lowering.ir.types import Type
+
+from .grammar import GRAMMAR
+from .memory import access_bits
+from .types import is_odd_int, legal_bits
+
+INT_BINOPS = {"add": "OpIAdd", "sub": "OpISub", "mul": "OpIMul", "udiv": "OpUDiv", "sdiv": "OpSDiv",
+              "urem": "OpUMod", "srem": "OpSRem", "shl": "OpShiftLeftLogical", "lshr": "OpShiftRightLogical",
+              "ashr": "OpShiftRightArithmetic", "and": "OpBitwiseAnd", "or": "OpBitwiseOr", "xor": "OpBitwiseXor"}
+BOOL_BINOPS = {"and": "OpLogicalAnd", "or": "OpLogicalOr", "xor": "OpLogicalNotEqual",
+               "add": "OpLogicalNotEqual", "sub": "OpLogicalNotEqual", "mul": "OpLogicalAnd"}
+FLOAT_BINOPS = {"fadd": "OpFAdd", "fsub": "OpFSub", "fmul": "OpFMul", "fdiv": "OpFDiv", "frem": "OpFRem"}
+GLSL_INT = {"smin": "SMin", "smax": "SMax", "umin": "UMin", "umax": "UMax", "abs": "SAbs"}
+ICMP = {"eq": "OpIEqual", "ne": "OpINotEqual", "ugt": "OpUGreaterThan", "uge": "OpUGreaterThanEqual",
+        "ult": "OpULessThan", "ule": "OpULessThanEqual", "sgt": "OpSGreaterThan",
+        "sge": "OpSGreaterThanEqual", "slt": "OpSLessThan", "sle": "OpSLessThanEqual"}
+FCMP = {"oeq": "OpFOrdEqual", "ogt": "OpFOrdGreaterThan", "oge": "OpFOrdGreaterThanEqual",
+        "olt": "OpFOrdLessThan", "ole": "OpFOrdLessThanEqual", "one": "OpFOrdNotEqual",
+        "ueq": "OpFUnordEqual", "ugt": "OpFUnordGreaterThan", "uge": "OpFUnordGreaterThanEqual",
+        "ult": "OpFUnordLessThan", "ule": "OpFUnordLessThanEqual", "une": "OpFUnordNotEqual"}
+# IR math function -> GLSL.std.450 instruction of the same meaning
+GLSL_MATH = {"sqrt": "Sqrt", "rsqrt": "InverseSqrt", "exp": "Exp", "exp2": "Exp2", "log": "Log", "log2": "Log2",
+             "sin": "Sin", "cos": "Cos", "tan": "Tan", "asin": "Asin", "acos": "Acos", "atan": "Atan",
+             "atan2": "Atan2", "sinh": "Sinh", "cosh": "Cosh", "tanh": "Tanh", "pow": "Pow", "fabs": "FAbs",
+             "floor": "Floor", "ceil": "Ceil", "trunc": "Trunc", "rint": "RoundEven", "ldexp": "Ldexp"}
+# the GLSL.std.450 functions that accept 64-bit floats
+GLSL_F64 = {"Sqrt", "InverseSqrt", "FAbs", "Floor", "Ceil", "Trunc", "RoundEven", "Ldexp", "Fma", "NMin", "NMax"}
+BUILTIN_VARIABLES = {"global_id": "GlobalInvocationId", "local_id": "LocalInvocationId",
+                     "group_id": "WorkgroupId", "num_groups": "NumWorkgroups"}
+SIZE_FUNCTIONS = ("global_size", "local_size", "num_groups")   # their value past dimension 2 is 1, not 0
+FENCE_SEMANTICS = ((1, "WorkgroupMemory"), (2, "UniformMemory"), (4, "ImageMemory"))  # OpenCL CLK_*_MEM_FENCE
+
+
+class InstructionSelector:
+    """Mixed into the function emitter, which provides m, types, plan, abi, ids, value(), const() ..."""
+
+    # ----- small helpers -----
+    def op(self, name: str, type_id: int | None, *operands, result=None) -> int:
+        if type_id is None:
+            return self.m.op(name, *operands)
+        return self.m.op(name, type_id, *operands, result=result)
+
+    def finish(self, res, t: Type, computed: int) -> int:
+        """Make `computed` available under the id `res` a phi already uses (if any)."""
+        if res is None:
+            return computed
+        return self.op("OpCopyObject", self.types.of(t), computed, result=res)
+
+    def precise(self, name: str, t: Type, a: int, b: int, result=None) -> int:
+        r = self.op(name, self.types.of(t), a, b, result=result)
+        self.m.decorate(r, "NoContraction")
+        return r
+
+    def glsl(self, t: Type, name: str, *args, result=None, ins: Instr | None = None) -> int:
+        if t.is_float and t.bits == 64 and name not in GLSL_F64:
+            raise CompileError(f"{self.where(ins)}: {ins.attrs.get('fn', name) if ins else name} on double "
+                               "has no Vulkan SPIR-V instruction (GLSL.std.450 offers it for 16/32-bit floats)")
+        return self.m.ext_inst(self.types.of(t), name, *args, result=result)
+
+    def u32(self, value: int) -> int:
+        return self.const(Type("int", 32), value)
+
+    def int_const(self, bits: int, value: int) -> int:
+        return self.const(Type("int", bits), value)
+
+    # odd widths (i2, i24 ...) live zero-extended in the next legal width: results that may carry into
+    # the spare bits are masked, signed operations first sign-extend their operands
+    def mask_odd(self, t: Type, x: int, res=None) -> int:
+        return self.op("OpBitwiseAnd", self.types.of(t), x, self.int_const(t.bits, (1 << t.bits) - 1), result=res)
+
+    def sign_extend_odd(self, t: Type, x: int) -> int:
+        spare = self.int_const(t.bits, legal_bits(t.bits) - t.bits)
+        ut = self.types.of(t)
+        return self.op("OpShiftRightArithmetic", ut, self.op("OpShiftLeftLogical", ut, x, spare), spare)
+
+    def signed_value(self, v: Value) -> int:
+        x = self.value(v)
+        return self.sign_extend_odd(v.type, x) if is_odd_int(v.type) else x
+
+    # ----- dispatch -----
+    def lower(self, ins: Instr, res) -> int | None:
+        op = ins.opcode
+        if op in INT_BINOPS:
+            return self._int_binop(ins, res)
+        if op in FLOAT_BINOPS:
+            return self.precise(FLOAT_BINOPS[op], ins.type, self.value(ins.operands[0]),
+                                self.value(ins.operands[1]), result=res)
+        handler = getattr(self, "_op_" + op, None)
+        if handler is None:
+            raise CompileError(f"{self.where(ins)}: no SPIR-V lowering for this instruction")
+        return handler(ins, res)
+
+    # ----- integers -----
+    def _int_binop(self, ins: Instr, res) -> int:
+        a, b = (self.value(x) for x in ins.operands)
+        t = ins.type
+        if t.bits == 1:
+            if ins.opcode not in BOOL_BINOPS:
+                raise CompileError(f"{self.where(ins)}: {ins.opcode} on i1 is not supported")
+            return self.op(BOOL_BINOPS[ins.opcode], self.types.bool, a, b, result=res)
+        if not is_odd_int(t):
+            return self.op(INT_BINOPS[ins.opcode], self.types.of(t), a, b, result=res)
+        if ins.opcode in ("sdiv", "srem", "ashr"):
+            a = self.sign_extend_odd(t, a)
+            if ins.opcode != "ashr":
+                b = self.sign_extend_odd(t, b)
+        return self.mask_odd(t, self.op(INT_BINOPS[ins.opcode], self.types.of(t), a, b), res)
+
+    def _glsl_int(self, ins: Instr, res) -> int:
+        if not is_odd_int(ins.type):
+            return self.glsl(ins.type, GLSL_INT[ins.opcode], *(self.value(x) for x in ins.operands), result=res)
+        signed = ins.opcode in ("smin", "smax", "abs")
+        args = [self.signed_value(x) if signed else self.value(x) for x in ins.operands]
+        return self.mask_odd(ins.type, self.glsl(ins.type, GLSL_INT[ins.opcode], *args), res)
+
+    _op_smin = _op_smax = _op_umin = _op_umax = _op_abs = _glsl_int
+
+    def _mulhi(self, ins: Instr, res, name: str) -> int:
+        if is_odd_int(ins.type):
+            raise CompileError(f"{self.where(ins)}: {ins.opcode} on {ins.type} is not supported")
+        t = self.types.of(ins.type)
+        pair = self.m.type("OpTypeStruct", t, t)
+        both = self.op(name, pair, *(self.value(x) for x in ins.operands))
+        return self.op("OpCompositeExtract", t, both, 1, result=res)
+
+    def _op_mulhi_s(self, ins, res):
+        return self._mulhi(ins, res, "OpSMulExtended")
+
+    def _op_mulhi_u(self, ins, res):
+        return self._mulhi(ins, res, "OpUMulExtended")
+
+    def _widen32(self, x: int, bits: int) -> int:
+        return x if legal_bits(bits) == 32 else self.op("OpUConvert", self.types.u32, x)
+
+    def _narrow(self, x32: int, bits: int, res) -> int:
+        if legal_bits(bits) == 32:
+            return x32 if res is None else self.op("OpCopyObject", self.types.u32, x32, result=res)
+        return self.op("OpUConvert", self.types.uint(bits), x32, result=res)
+
+    def _halves(self, x: int) -> tuple[int, int]:
+        u64 = self.types.uint(64)
+        lo = self.op("OpUConvert", self.types.u32, x)
+        hi = self.op("OpUConvert", self.types.u32, self.op("OpShiftRightLogical", u64, x, self.int_const(64, 32)))
+        return lo, hi
+
+    def _bit_op(self, ins: Instr, res, f32) -> int:
+        """Apply the 32-bit-only operation f32(x, bits) on any width: 8/16 are widened, 64 is split."""
+        x, bits = self.value(ins.operands[0]), ins.type.bits
+        if bits == 1:
+            raise CompileError(f"{self.where(ins)}: {ins.opcode} on i1 is not supported")
+        if bits <= 32:
+            return self._narrow(f32(self._widen32(x, bits), bits), bits, res)
+        lo, hi = self._halves(x)
+        return self._combine64(ins.opcode, lo, hi, f32, res)
+
+    def _combine64(self, opcode: str, lo: int, hi: int, f32, res) -> int:
+        u32, u64 = self.types.u32, self.types.uint(64)
+        if opcode == "popcount":
+            r = self.op("OpIAdd", u32, f32(lo, 32), f32(hi, 32))
+        elif opcode == "bitreverse":
+            rlo = self.op("OpUConvert", u64, f32(lo, 32))
+            rhi = self.op("OpUConvert", u64, f32(hi, 32))
+            return self.op("OpBitwiseOr", u64, self.op("OpShiftLeftLogical", u64, rlo, self.int_const(64, 32)),
+                           rhi, result=res)
+        else:   # clz: the high half decides unless it is zero; ctz: the low half decides unless it is zero
+            first, second = (hi, lo) if opcode == "clz" else (lo, hi)
+            zero = self.op("OpIEqual", self.types.bool, first, self.u32(0))
+            r = self.op("OpSelect", u32, zero, self.op("OpIAdd", u32, self.u32(32), f32(second, 32)), f32(first, 32))
+        return self.op("OpUConvert", u64, r, result=res)
+
+    def _op_popcount(self, ins, res):
+        return self._bit_op(ins, res, lambda x, bits: self.op("OpBitCount", self.types.u32, x))
+
+    def _op_bitreverse(self, ins, res):
+        def rev(x, bits):
+            r = self.op("OpBitReverse", self.types.u32, x)
+            return r if bits == 32 else self.op("OpShiftRightLogical", self.types.u32, r, self.u32(32 - bits))
+        return self._bit_op(ins, res, rev)
+
+    def _op_clz(self, ins, res):
+        def clz(x, bits):     # FindUMsb(0) = -1, so 31 - msb is 32 for zero
+            msb = self.glsl(Type("int", 32), "FindUMsb", x)
+            return self.op("OpISub", self.types.u32, self.u32(31 - (32 - bits)), msb)
+        return self._bit_op(ins, res, clz)
+
+    def _op_ctz(self, ins, res):
+        def ctz(x, bits):     # a sentinel bit just above the width makes ctz(0) = width
+            if bits < 32:
+                return self.glsl(Type("int", 32), "FindILsb", self.op("OpBitwiseOr", self.types.u32, x, self.u32(1 << bits)))
+            lsb = self.glsl(Type("int", 32), "FindILsb", x)
+            zero = self.op("OpIEqual", self.types.bool, x, self.u32(0))
+            return self.op("OpSelect", self.types.u32, zero, self.u32(32), lsb)
+        return self._bit_op(ins, res, ctz)
+
+    # ----- floats -----
+    def _op_fneg(self, ins, res):
+        return self.op("OpFNegate", self.types.of(ins.type), self.value(ins.operands[0]), result=res)
+
+    def _op_fmin(self, ins, res):
+        return self.glsl(ins.type, "NMin", *(self.value(x) for x in ins.operands), result=res)
+
+    def _op_fmax(self, ins, res):
+        return self.glsl(ins.type, "NMax", *(self.value(x) for x in ins.operands), result=res)
+
+    def _op_fma(self, ins, res):
+        return self.glsl(ins.type, "Fma", *(self.value(x) for x in ins.operands), result=res)
+
+    def _op_fmuladd(self, ins, res):
+        a, b, c = (self.value(x) for x in ins.operands)
+        return self.precise("OpFAdd", ins.type, self.precise("OpFMul", ins.type, a, b), c, result=res)
+
+    def _fconst(self, t: Type, value: float) -> int:
+        return self.const(t, value)
+
+    def _op_math(self, ins: Instr, res) -> int:
+        fn, t = ins.attrs["fn"], ins.type
+        args = [self.value(x) for x in ins.operands]
+        if fn in GLSL_MATH:
+            return self.glsl(t, GLSL_MATH[fn], *args, result=res, ins=ins)
+        ft = self.types.of(t)
+        if fn == "fmod":
+            return self.op("OpFRem", ft, *args, result=res)
+        if fn == "copysign":
+            ut = self.types.uint(t.bits)
+            sign = self.int_const(t.bits, 1 << (t.bits - 1))
+            mag = self.op("OpBitwiseAnd", ut, self.op("OpBitcast", ut, args[0]),
+                          self.op("OpNot", ut, sign))
+            sgn = self.op("OpBitwiseAnd", ut, self.op("OpBitcast", ut, args[1]), sign)
+            return self.op("OpBitcast", ft, self.op("OpBitwiseOr", ut, mag, sgn), result=res)
+        if fn == "round":       # OpenCL round: halfway cases away from zero (GLSL Round leaves them open)
+            x = args[0]
+            whole = self.glsl(t, "Trunc", x)
+            frac = self.glsl(t, "FAbs", self.op("OpFSub", ft, x, whole))
+            half = self.op("OpFOrdGreaterThanEqual", self.types.bool, frac, self._fconst(t, 0.5))
+            step = self.glsl(t, "FSign", x) if t.bits != 64 else self._sign64(t, x)
+            return self.op("OpFAdd", ft, whole, self.op("OpSelect", ft, half, step, self._fconst(t, 0.0)),
+                           result=res)
+        # the rest are approximations through GLSL.std.450 (within the tolerance the tests state)
+        if fn in ("exp10", "log10", "cbrt", "hypot") and t.bits == 64:
+            raise CompileError(f"{self.where(ins)}: {fn} on double has no Vulkan SPIR-V instruction")
+        if fn == "exp10":
+            return self.glsl(t, "Exp2", self.op("OpFMul", ft, args[0], self._fconst(t, math.log2(10))), result=res)
+        if fn == "log10":
+            return self.op("OpFMul", ft, self.glsl(t, "Log2", args[0]), self._fconst(t, math.log10(2)), result=res)
+        if fn == "cbrt":
+            root = self.glsl(t, "Pow", self.glsl(t, "FAbs", args[0]), self._fconst(t, 1 / 3))
+            return self.op("OpFMul", ft, self.glsl(t, "FSign", args[0]), root, result=res)
+        if fn == "hypot":
+            x, y = (self.glsl(t, "FAbs", a) for a in args)
+            big, small = self.glsl(t, "NMax", x, y), self.glsl(t, "NMin", x, y)
+            ratio = self.op("OpFDiv", ft, small, big)
+            scaled = self.glsl(t, "Sqrt", self.op("OpFAdd", ft, self._fconst(t, 1.0), self.op("OpFMul", ft, ratio, ratio)))
+            r = self.op("OpFMul", ft, big, scaled)
+            zero = self.op("OpFOrdEqual", self.types.bool, big, self._fconst(t, 0.0))
+            return self.op("OpSelect", ft, zero, self._fconst(t, 0.0), r, result=res)
+        raise CompileError(f"{self.where(ins)}: math function {fn} has no SPIR-V lowering")
+
+    def _sign64(self, t: Type, x: int) -> int:
+        ft = self.types.of(t)
+        neg = self.op("OpFOrdLessThan", self.types.bool, x, self._fconst(t, 0.0))
+        return self.op("OpSelect", ft, neg, self._fconst(t, -1.0), self._fconst(t, 1.0))
+
+    # ----- comparisons and select -----
+    def _op_icmp(self, ins: Instr, res) -> int:
+        pred = ins.attrs["pred"]
+        a, b = ins.operands
+        if a.type.is_ptr:
+            return self._pointer_compare(ins, res)
+        x, y = self.value(a), self.value(b)
+        if is_odd_int(a.type) and pred[0] == "s":
+            x, y = self.signed_value(a), self.signed_value(b)
+        if a.type.bits == 1:
+            if pred in ("eq", "ne"):
+                return self.op("OpLogicalEqual" if pred == "eq" else "OpLogicalNotEqual", self.types.bool,
+                               x, y, result=res)
+            x, y = (self.op("OpSelect", self.types.u32, v, self.u32(1), self.u32(0)) for v in (x, y))
+            if pred[0] == "s":          # as signed i1, true is -1: the order flips
+                x, y = y, x
+                pred = "u" + pred[1:]
+        return self.op(ICMP[pred], self.types.bool, x, y, result=res)
+
+    def _op_fcmp(self, ins: Instr, res) -> int:
+        pred = ins.attrs["pred"]
+        x, y = (self.value(v) for v in ins.operands)
+        b = self.types.bool
+        if pred in ("true", "false"):
+            return self.finish(res, ins.type, self.const(ins.type, pred == "true"))
+        if pred in ("ord", "uno"):
+            nan = self.op("OpLogicalOr", b, self.op("OpIsNan", b, x), self.op("OpIsNan", b, y))
+            if pred == "uno":
+                return nan if res is None else self.op("OpCopyObject", b, nan, result=res)
+            return self.op("OpLogicalNot", b, nan, result=res)
+        return self.op(FCMP[pred], b, x, y, result=res)
+
+    def _op_select(self, ins: Instr, res) -> int:
+        c, a, b = (self.value(v) for v in ins.operands)
+        return self.op("OpSelect", self.types.of(ins.type), c, a, b, result=res)
+
+    # ----- casts -----
+    def convert_int(self, name: str, x: int, src: Type, t: Type, res=None) -> int:
+        """OpUConvert/OpSConvert between legal widths (a copy when both live in the same one)."""
+        if legal_bits(src.bits) == legal_bits(t.bits):
+            return self.finish(res, t, x)
+        return self.op(name, self.types.of(t), x, result=res)
+
+    def _op_trunc(self, ins, res):
+        x, t, src = self.value(ins.operands[0]), ins.type, ins.operands[0].type
+        if t.bits == 1:
+            low = self.op("OpBitwiseAnd", self.types.of(src), x, self.int_const(src.bits, 1))
+            return self.op("OpINotEqual", self.types.bool, low, self.int_const(src.bits, 0), result=res)
+        if is_odd_int(t):
+            return self.mask_odd(t, self.convert_int("OpUConvert", x, src, t))
+        return self.convert_int("OpUConvert", x, src, t, res)
+
+    def _extend(self, ins, res, name: str, true_value: int):
+        x, src, t = self.value(ins.operands[0]), ins.operands[0].type, ins.type
+        if src.bits == 1:
+            one = self.int_const(t.bits, true_value & ((1 << t.bits) - 1))
+            return self.op("OpSelect", self.types.of(t), x, one, self.int_const(t.bits, 0), result=res)
+        if name == "OpSConvert" and is_odd_int(src):
+            x = self.sign_extend_odd(src, x)
+        if name == "OpSConvert" and is_odd_int(t):
+            return self.mask_odd(t, self.convert_int(name, x, src, t), res)
+        return self.convert_int(name, x, src, t, res)
+
+    def _op_zext(self, ins, res):
+        return self._extend(ins, res, "OpUConvert", 1)
+
+    def _op_sext(self, ins, res):
+        return self._extend(ins, res, "OpSConvert", -1)
+
+    def _op_fptrunc(self, ins, res):
+        return self.op("OpFConvert", self.types.of(ins.type), self.value(ins.operands[0]), result=res)
+
+    _op_fpext = _op_fptrunc
+
+    def _float_to_int(self, ins, res, name: str):
+        x, t = self.value(ins.operands[0]), ins.type
+        if t.bits == 1:
+            v = self.op(name, self.types.u32, x)
+            return self.op("OpINotEqual", self.types.bool, v, self.u32(0), result=res)
+        if is_odd_int(t):
+            return self.mask_odd(t, self.op(name, self.types.of(t), x), res)
+        return self.op(name, self.types.of(t), x, result=res)
+
+    def _op_fptoui(self, ins, res):
+        return self._float_to_int(ins, res, "OpConvertFToU")
+
+    def _op_fptosi(self, ins, res):
+        return self._float_to_int(ins, res, "OpConvertFToS")
+
+    def _int_to_float(self, ins, res, name: str, true_value: float):
+        x, src, t = self.value(ins.operands[0]), ins.operands[0].type, ins.type
+        if src.bits == 1:
+            return self.op("OpSelect", self.types.of(t), x, self._fconst(t, true_value), self._fconst(t, 0.0),
+                           result=res)
+        if name == "OpConvertSToF" and is_odd_int(src):
+            x = self.sign_extend_odd(src, x)
+        return self.op(name, self.types.of(t), x, result=res)
+
+    def _op_uitofp(self, ins, res):
+        return self._int_to_float(ins, res, "OpConvertUToF", 1.0)
+
+    def _op_sitofp(self, ins, res):
+        return self._int_to_float(ins, res, "OpConvertSToF", -1.0)
+
+    def _op_bitcast(self, ins, res):
+        src = ins.operands[0]
+        if src.type == ins.type or ins.type.is_ptr:
+            return self.op("OpCopyObject", self.types.of(ins.type), self.value(src), result=res)
+        if src.type.is_ptr:
+            raise CompileError(f"{self.where(ins)}: a pointer used as an integer cannot be expressed in "
+                               "logical-addressing SPIR-V")
+        return self.op("OpBitcast", self.types.of(ins.type), self.value(src), result=res)
+
+    def _op_freeze(self, ins, res):
+        return self.op("OpCopyObject", self.types.of(ins.type), self.value(ins.operands[0]), result=res)
+
+    _op_addrspacecast = _op_freeze
+
+    def _op_ptrtoint(self, ins, res):
+        raise CompileError(f"{self.where(ins)}: a pointer converted to an integer cannot be expressed in "
+                           "logical-addressing SPIR-V")
+
+    _op_inttoptr = _op_ptrtoint
+
+    # ----- pointers and memory -----
+    def _op_ptradd(self, ins, res):
+        base, offset = ins.operands
+        if isinstance(offset, Const):
+            off32 = self.u32(offset.value)
+        elif offset.type.bits == 32:
+            off32 = self.value(offset)
+        else:
+            off32 = self.op("OpUConvert", self.types.u32, self.value(offset))
+        return self.op("OpIAdd", self.types.u32, self.value(base), off32, result=res)
+
+    def _op_alloca(self, ins, res):
+        self.object_variable(self.plan.base[ins])
+        return self.finish(res, ins.type, self.u32(0))
+
+    def _op_global_addr(self, ins, res):
+        return self.finish(res, ins.type, self.u32(0))
+
+    def _pointer_compare(self, ins: Instr, res) -> int:
+        pred = ins.attrs["pred"]
+        a, b = ins.operands
+        oa, ob = self.plan.base.get(a), self.plan.base.get(b)
+        if oa is not None and oa is ob:
+            unsigned = {"sgt": "ugt", "sge": "uge", "slt": "ult", "sle": "ule"}.get(pred, pred)
+            return self.op(ICMP[unsigned], self.types.bool, self.value(a), self.value(b), result=res)
+        if pred in ("eq", "ne") and (oa is None or ob is None or oa is not ob):
+            # different objects (or an object and null) never share an address
+            if not (isinstance(a, (Const, Undef)) or isinstance(b, (Const, Undef)) or (oa and ob)):
+                raise CompileError(f"{self.where(ins)}: comparison of pointers of unknown origin")
+            return self.finish(res, ins.type, self.const(ins.type, pred == "ne"))
+        raise CompileError(f"{self.where(ins)}: ordering pointers into different memory objects cannot be "
+                           "expressed in logical-addressing SPIR-V")
+
+    def _element_pointers(self, ins: Instr, ptr: Value, count: int):
+        obj = self.plan.object_of(ptr, ins)
+        var = self.object_variable(obj)
+        elem_ptr_t = self.types.pointer(obj.storage_class, self.types.uint(obj.elem_bits))
+        shift = obj.elem_bytes.bit_length() - 1
+        index = self.value(ptr)
+        if shift:
+            index = self.op("OpShiftRightLogical", self.types.u32, index, self.u32(shift))
+        prefix = [self.u32(0)] if obj.kind == "buffer" else []
+        out = []
+        for k in range(count):
+            i = index if k == 0 else self.op("OpIAdd", self.types.u32, index, self.u32(k))
+            out.append(self.op("OpAccessChain", elem_ptr_t, var, *prefix, i))
+        return obj, out
+
+    def _op_load(self, ins: Instr, res) -> int:
+        bits = access_bits(ins)
+        obj = self.plan.object_of(ins.operands[0], ins)
+        count = bits // obj.elem_bits
+        _, pointers = self._element_pointers(ins, ins.operands[0], count)
+        elem_t, word_t = self.types.uint(obj.elem_bits), self.types.uint(bits)
+        parts = [self.op("OpLoad", elem_t, p) for p in pointers]
+        word = parts[0] if len(parts) == 1 else self.op("OpUConvert", word_t, parts[0])
+        for k, part in enumerate(parts[1:], 1):     # little-endian: element k holds bits k*E and up
+            wide = self.op("OpUConvert", word_t, part)
+            shifted = self.op("OpShiftLeftLogical", word_t, wide, self.int_const(bits, k * obj.elem_bits))
+            word = self.op("OpBitwiseOr", word_t, word, shifted)
+        t = ins.type
+        if t.is_float:
+            return self.op("OpBitcast", self.types.of(t), word, result=res)
+        if t.bits == 1:
+            return self.op("OpINotEqual", self.types.bool, word, self.int_const(8, 0), result=res)
+        if is_odd_int(t):
+            return self.mask_odd(t, word, res)
+        return self.finish(res, t, word)
+
+    def _op_store(self, ins: Instr, res) -> None:
+        value, ptr = ins.operands
+        bits = access_bits(ins)
+        obj = self.plan.object_of(ptr, ins)
+        count = bits // obj.elem_bits
+        _, pointers = self._element_pointers(ins, ptr, count)
+        word_t, elem_t = self.types.uint(bits), self.types.uint(obj.elem_bits)
+        word = self.value(value)
+        if value.type.is_float:
+            word = self.op("OpBitcast", word_t, word)
+        elif value.type.bits == 1:
+            word = self.op("OpSelect", word_t, word, self.int_const(8, 1), self.int_const(8, 0))
+        for k, p in enumerate(pointers):
+            part = word
+            if count > 1:
+                if k:
+                    part = self.op("OpShiftRightLogical", word_t, word, self.int_const(bits, k * obj.elem_bits))
+                part = self.op("OpUConvert", elem_t, part)
+            self.m.op("OpStore", p, part)
+        return None
+
+    # ----- work-items and barriers -----
+    def _op_workitem(self, ins: Instr, res) -> int:
+        fn, dim = ins.attrs["fn"], ins.operands[0]
+        if fn == "work_dim":
+            return self.load_push_member(self.abi.hidden("work_dim"), ins.type, res)
+        if fn == "global_offset":
+            return self.finish(res, ins.type, self.const(ins.type, 0))
+        local = self.local_size_constant()
+        if fn == "local_size":
+            vec = local
+        elif fn == "global_size":
+            groups = self.op("OpLoad", self.types.v3u32, self.builtin_variable("NumWorkgroups"))
+            vec = self.op("OpIMul", self.types.v3u32, groups, local)
+        else:
+            vec = self.op("OpLoad", self.types.v3u32, self.builtin_variable(BUILTIN_VARIABLES[fn]))
+        outside = 1 if fn in SIZE_FUNCTIONS else 0
+        u32 = self.types.u32
+        if isinstance(dim, Const):
+            d = dim.value
+            comp = self.op("OpCompositeExtract", u32, vec, d) if d < 3 else self.u32(outside)
+        else:
+            d = self.value(dim)
+            if dim.type.bits != 32:
+                d = self.op("OpUConvert", u32, d)
+            inside = self.op("OpULessThan", self.types.bool, d, self.u32(3))
+            picked = self.op("OpVectorExtractDynamic", u32, vec, self.glsl(Type("int", 32), "UMin", d, self.u32(2)))
+            comp = self.op("OpSelect", u32, inside, picked, self.u32(outside))
+        if ins.type.bits == 32:
+            return self.finish(res, ins.type, comp)
+        return self.op("OpUConvert", self.types.of(ins.type), comp, result=res)
+
+    def _op_barrier(self, ins: Instr, res) -> None:
+        flags = ins.operands[0]
+        flags = flags.value if isinstance(flags, Const) else 3
+        semantics = 0
+        for bit, name in FENCE_SEMANTICS:
+            if flags & bit:
+                semantics |= GRAMMAR.enumerant("MemorySemantics", name)
+        if semantics:
+            semantics |= GRAMMAR.enumerant("MemorySemantics", "AcquireRelease")
+        workgroup = self.u32(GRAMMAR.enumerant("Scope", "Workgroup"))
+        self.m.op("OpControlBarrier", workgroup, workgroup, self.u32(semantics))
+        return None

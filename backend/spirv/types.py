@@ -1,0 +1,56 @@
+"""IR types as SPIR-V type ids, with the capability each type needs declared on first use."""
+from __future__ import annotations
+
+from lowering.ir.types import Type
+
+_INT_CAPABILITIES = {8: "Int8", 16: "Int16", 64: "Int64"}
+LEGAL_INT_BITS = (8, 16, 32, 64)
+
+
+def legal_bits(bits: int) -> int:
+    """The SPIR-V integer width that holds an iN: LLVM makes odd widths (an i2 counter, an i24) that
+    SPIR-V lacks. Such values live zero-extended in the next legal width (see isel.py)."""
+    for w in LEGAL_INT_BITS:
+        if bits <= w:
+            return w
+    raise ValueError(f"i{bits} is wider than 64 bits")
+
+
+def is_odd_int(t: Type) -> bool:
+    return t.is_int and t.bits != 1 and t.bits not in LEGAL_INT_BITS
+_FLOAT_CAPABILITIES = {16: "Float16", 64: "Float64"}
+
+
+class TypeTable:
+    """Every integer is unsigned in SPIR-V (signedness lives in the opcodes, as in the IR); i1 is bool;
+    a pointer value is its byte offset into its memory object, a u32."""
+
+    def __init__(self, module):
+        self.m = module
+        self.void = module.type("OpTypeVoid")
+        self.bool = module.type("OpTypeBool")
+        self.u32 = self.uint(32)
+        self.v3u32 = module.type("OpTypeVector", self.u32, 3)
+
+    def uint(self, bits: int) -> int:
+        bits = legal_bits(bits)
+        if bits in _INT_CAPABILITIES:
+            self.m.capability(_INT_CAPABILITIES[bits])
+        return self.m.type("OpTypeInt", bits, 0)
+
+    def float(self, bits: int) -> int:
+        if bits in _FLOAT_CAPABILITIES:
+            self.m.capability(_FLOAT_CAPABILITIES[bits])
+        return self.m.type("OpTypeFloat", bits)
+
+    def of(self, t: Type) -> int:
+        if t.is_ptr:
+            return self.u32
+        if t.is_int:
+            return self.bool if t.bits == 1 else self.uint(t.bits)
+        if t.is_float:
+            return self.float(t.bits)
+        return self.void
+
+    def pointer(self, storage_class: str, pointee: int) -> int:
+        return self.m.type("OpTypePointer", storage_class, pointee)
