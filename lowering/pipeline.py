@@ -3,7 +3,7 @@ the validator when asked (tests always ask; the command line with --verify-each)
 as text and GraphViz after any pass.
 
     .cl --clang-22--> LLVM IR text ---+
-    .ll / .bc / llvmlite.ir.Module ---+--> prepare (inline) --> read --> structurize --> backends
+    .ll / .bc / llvmlite.ir.Module ---+--> prepare (inline) --> read --> structurize --> promote --> backends
 """
 from __future__ import annotations
 
@@ -14,11 +14,13 @@ from typing import Callable
 from lowering.errors import CompileError
 from lowering.ir.core import Function
 from lowering.ir.validate import ValidationError, validate
+from lowering.promote import promote_allocas
 from lowering.structurize import structurize
 
 # name -> function pass; run in this order after "read"
 PASSES: dict[str, Callable[[Function], object]] = {
     "structurize": structurize,
+    "promote": promote_allocas,
 }
 PASS_NAMES = ("read", *PASSES)
 
