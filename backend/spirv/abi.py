@@ -6,7 +6,9 @@
   parameter order, each widened to 32 bits (64-bit types stay 64 bits, aligned to 8), so the block never
   needs the 8/16-bit push-constant capabilities. A float is stored as itself, every integer type as its
   two's-complement pattern zero-extended, a half as its 16 bits in the low half of the word.
-- Hidden members follow the user's: `work_dim` (u32), present only when the kernel asks for it.
+- Hidden members follow the user's, each present only when the kernel needs it: `global_offset.x/y/z`
+  (u32 each; OpenCL's global offset, which Vulkan dispatches lack: get_global_id adds it to
+  GlobalInvocationId) and `work_dim` (u32).
 
 Everything else (a `__local` pointer parameter, a by-value struct, a private pointer) has no mapping and is
 a CompileError naming the parameter. The same description packs the host's values (`pack_push_constants`),
@@ -92,7 +94,11 @@ def kernel_abi(func: Function) -> KernelABI:
             add_member(name, _member_type(arg.type), arg)
         else:
             raise CompileError(f"{where}: parameter type {arg.type} has no Vulkan mapping")
-    if any(i.opcode == "workitem" and i.attrs.get("fn") == "work_dim" for i in func.instructions()):
+    asked = {i.attrs.get("fn") for i in func.instructions() if i.opcode == "workitem"}
+    if asked & {"global_id", "global_offset"}:
+        for axis in "xyz":
+            add_member(f"global_offset.{axis}", Type("int", 32), None)
+    if "work_dim" in asked:
         add_member("work_dim", Type("int", 32), None)
     if abi.push_size > PUSH_CONSTANT_LIMIT:
         raise CompileError(f"{func.source_name or '<input>'}: @{func.name}: scalar parameters need "
@@ -101,11 +107,12 @@ def kernel_abi(func: Function) -> KernelABI:
     return abi
 
 
-def pack_push_constants(abi: KernelABI, args: list, work_dim: int) -> bytes:
+def pack_push_constants(abi: KernelABI, args: list, work_dim: int, global_offset=(0, 0, 0)) -> bytes:
     """The push-constant bytes for one launch; `args` in Function.args order (numpy scalars or numbers)."""
     data = bytearray(abi.push_size)
+    hidden = {"work_dim": work_dim, **{f"global_offset.{a}": o for a, o in zip("xyz", global_offset)}}
     for m in abi.push:
-        value = work_dim if m.arg is None else args[m.arg.index]
+        value = hidden[m.name] if m.arg is None else args[m.arg.index]
         src = m.arg.type if m.arg is not None else m.type
         if src.is_float and src.bits == 16:
             word = int(np.float16(value).view(np.uint16))

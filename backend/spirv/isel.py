@@ -494,16 +494,18 @@ class InstructionSelector:
         fn, dim = ins.attrs["fn"], ins.operands[0]
         if fn == "work_dim":
             return self.load_push_member(self.abi.hidden("work_dim"), ins.type, res)
-        if fn == "global_offset":
-            return self.finish(res, ins.type, self.const(ins.type, 0))
         local = self.local_size_constant()
         if fn == "local_size":
             vec = local
         elif fn == "global_size":
             groups = self.op("OpLoad", self.types.v3u32, self.builtin_variable("NumWorkgroups"))
             vec = self.op("OpIMul", self.types.v3u32, groups, local)
+        elif fn == "global_offset":
+            vec = self.global_offset_vector()
         else:
             vec = self.op("OpLoad", self.types.v3u32, self.builtin_variable(BUILTIN_VARIABLES[fn]))
+            if fn == "global_id":
+                vec = self.op("OpIAdd", self.types.v3u32, vec, self.global_offset_vector())
         outside = 1 if fn in SIZE_FUNCTIONS else 0
         u32 = self.types.u32
         if isinstance(dim, Const):
@@ -519,6 +521,10 @@ class InstructionSelector:
         if ins.type.bits == 32:
             return self.finish(res, ins.type, comp)
         return self.op("OpUConvert", self.types.of(ins.type), comp, result=res)
+
+    def global_offset_vector(self) -> int:
+        parts = [self.load_push_member(self.abi.hidden(f"global_offset.{a}"), Type("int", 32)) for a in "xyz"]
+        return self.op("OpCompositeConstruct", self.types.v3u32, *parts)
 
     def _op_barrier(self, ins: Instr, res) -> None:
         flags = ins.operands[0]

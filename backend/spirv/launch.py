@@ -24,6 +24,15 @@ def _dims(value, name: str) -> tuple[int, ...]:
     return dims
 
 
+def _offsets(value, n: int) -> tuple[int, ...]:
+    if isinstance(value, (int, np.integer)):
+        return (int(value),) * n
+    offset = tuple(int(x) for x in value)
+    if len(offset) != n:
+        raise CompileError(f"global offset {offset} and global size have different dimensions")
+    return offset
+
+
 def run_spirv_kernel(func: Function, args: list, global_size, local_size, options: SpirvOptions | None = None,
                      global_offset=0) -> None:
     """Like lowering.interp.run_kernel: the numpy arrays in `args` are updated in place."""
@@ -31,8 +40,6 @@ def run_spirv_kernel(func: Function, args: list, global_size, local_size, option
     gsize, lsize = _dims(global_size, "global size"), _dims(local_size, "local size")
     if len(gsize) != len(lsize) or any(g % l for g, l in zip(gsize, lsize)):
         raise CompileError(f"local size {lsize} does not divide global size {gsize}")
-    if any(np.atleast_1d(global_offset)):
-        raise CompileError("the spirv target has no global offset (Vulkan dispatches start at 0)")
     if len(args) != len(func.args):
         raise CompileError(f"@{func.name} takes {len(func.args)} arguments, {len(args)} given")
     pad = lambda t: tuple(t) + (1,) * (3 - len(t))   # noqa: E731
@@ -45,7 +52,8 @@ def run_spirv_kernel(func: Function, args: list, global_size, local_size, option
         if not isinstance(array, np.ndarray):
             raise CompileError(f"@{func.name}: parameter {b.binding} ({b.arg.name}) needs a buffer")
         buffers[b.binding] = array
-    push = pack_push_constants(abi, args, len(gsize))
+    offset = _offsets(global_offset, len(gsize))
+    push = pack_push_constants(abi, args, len(gsize), offset + (0,) * (3 - len(offset)))
     groups = tuple(g // l for g, l in zip(pad(gsize), pad(lsize)))
     results = dispatch(binary, func.name, buffers, push, groups)
     for b in abi.buffers:
