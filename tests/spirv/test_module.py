@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import re
 import struct
-import time
 
 import pytest
 
@@ -442,7 +441,8 @@ def test_decorations_with_id_parameters_use_op_decorate_id():
     assert re.search(r"OpExecutionModeId %\w+ LocalSizeId %uint_8 %uint_1 %uint_1", disassemble(binary))
 
 
-def test_assemble_speed_100k_instructions():
+def test_a_100k_instruction_module_assembles_and_validates():
+    """Size, not speed: timing belongs in benchmarks (tools/bench_spirv.py), never in tests."""
     m = SpirvModule()
     m.capability("Shader")
     m.memory_model("Logical", "GLSL450")
@@ -457,11 +457,8 @@ def test_assemble_speed_100k_instructions():
         value = m.op("OpIAdd", uint, value, value)
     m.op("OpReturn")
     m.end_function()
-    start = time.perf_counter()
     binary = m.assemble()
-    elapsed = time.perf_counter() - start
     assert len(binary) // 4 > 5 * 100_000      # 100k five-word OpIAdds
-    assert elapsed < 0.5, f"assemble took {elapsed:.3f} s"
     validate(binary, "vulkan1.3", "100k module")
 
 
