@@ -95,6 +95,7 @@ def _call(vk: Any, name: str, fn: Callable[..., Any], *args: Any) -> Any:
 
 
 def _import_vulkan() -> Any:
+    """The `vulkan` module, which loads libvulkan.so.1 when imported."""
     try:
         import vulkan
     except ImportError as exc:
@@ -130,6 +131,7 @@ def _pick_device(vk: Any, instance: Any) -> tuple[Any, int]:
 
 
 def _create_context() -> _Context:
+    """Instance, device (with every supported feature of FEATURE_NAMES enabled) and queue."""
     os.environ.setdefault("MESA_SHADER_CACHE_DISABLE", "true")
     vk = _import_vulkan()
     app = vk.VkApplicationInfo(sType=vk.VK_STRUCTURE_TYPE_APPLICATION_INFO, pApplicationName="reconverge",
