@@ -217,3 +217,42 @@ def test_missing_vulkan_driver_is_one_line(tmp_path, saxpy, existing):
         assert list(out_dir.iterdir()) == []
     else:
         assert not out_dir.exists()
+
+
+# ----- device limits the launcher does not check today (lavapipe runs these without complaint) -----
+
+BIG_LOCAL = """
+kernel void big_local(global int *out)
+{
+    local int big[20000];
+    int lid = get_local_id(0);
+    for (int i = lid; i < 20000; i += get_local_size(0))
+        big[i] = i;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    out[get_global_id(0)] = big[19999 - lid];
+}
+"""
+
+
+@pytest.mark.xfail(strict=True, reason="80,000 bytes of __local memory (Workgroup storage) exceed lavapipe's "
+                   "maxComputeSharedMemorySize (32768); neither the compiler nor vulkan_run checks it, so the "
+                   "dispatch violates Vulkan valid usage and succeeds on lavapipe")
+def test_run_spirv_over_the_shared_memory_limit_is_one_line(tmp_path, capsys):
+    path = write(tmp_path, "big_local.cl", BIG_LOCAL)
+    out_dir = tmp_path / "results"
+    result = run_cli(capsys, "run", path, "--target", "spirv", "--global", "64", "--arg", "out=zeros:64:int32",
+                     "--out", out_dir)
+    assert_one_line_error(result, 1, "@big_local")
+    assert not out_dir.exists()
+
+
+@pytest.mark.xfail(strict=True, reason="a work-group of 2048 invocations exceeds lavapipe's "
+                   "maxComputeWorkGroupSize[0] and maxComputeWorkGroupInvocations (1024); vulkan_run checks the "
+                   "group count but not the group size, so the dispatch violates Vulkan valid usage and succeeds")
+def test_run_spirv_over_the_work_group_size_limit_is_one_line(tmp_path, capsys, saxpy):
+    out_dir = tmp_path / "results"
+    result = run_cli(capsys, "run", saxpy, "--target", "spirv", "--global", "2048", "--local", "2048",
+                     "--arg", "out=zeros:2048:float32", "--arg", f"x=@{tmp_path / 'x.npy'}", "--arg", "a=2",
+                     "--arg", "n=16", "--out", out_dir)
+    assert_one_line_error(result, 1, "2048")
+    assert not out_dir.exists()
