@@ -25,6 +25,8 @@ import numpy as np
 
 from lowering.errors import CompileError
 
+from .grammar import GRAMMAR
+
 FENCE_TIMEOUT_S = 120.0
 """How long `dispatch` waits for the GPU (seconds) before giving up."""
 
@@ -37,12 +39,14 @@ _VK12_FEATURES = (
 FEATURE_NAMES = _CORE_FEATURES + _VK11_FEATURES + _VK12_FEATURES
 
 _NO_DRIVER = "no Vulkan driver found: install mesa-vulkan-drivers (lavapipe)"
-_SPIRV_MAGIC = 0x07230203
-_OP_ENTRY_POINT, _OP_FUNCTION, _OP_VARIABLE, _OP_DECORATE = 15, 54, 59, 71
-_GL_COMPUTE = 5
-_DEC_BINDING, _DEC_DESCRIPTOR_SET = 33, 34
-_SC_PUSH_CONSTANT = 9
-_BUFFER_STORAGE = (2, 12)  # Uniform (old-style BufferBlock), StorageBuffer
+# the numbers this module reads a SPIR-V header for, from the Khronos grammar (spirv-headers)
+_SPIRV_MAGIC = GRAMMAR.magic_number
+_OP_ENTRY_POINT, _OP_FUNCTION, _OP_VARIABLE, _OP_DECORATE = (
+    GRAMMAR.opcode(n) for n in ("OpEntryPoint", "OpFunction", "OpVariable", "OpDecorate"))
+_GL_COMPUTE = GRAMMAR.enumerant("ExecutionModel", "GLCompute")
+_DEC_BINDING, _DEC_DESCRIPTOR_SET = (GRAMMAR.enumerant("Decoration", n) for n in ("Binding", "DescriptorSet"))
+_SC_PUSH_CONSTANT = GRAMMAR.enumerant("StorageClass", "PushConstant")
+_BUFFER_STORAGE = tuple(GRAMMAR.enumerant("StorageClass", n) for n in ("Uniform", "StorageBuffer"))
 
 
 class VulkanError(CompileError):
