@@ -14,6 +14,7 @@ from lowering.ir.core import Function
 
 from . import compile_spirv
 from .abi import kernel_abi, pack_push_constants
+from .memory import MemoryPlan
 from .options import SpirvOptions
 
 
@@ -36,7 +37,7 @@ def _offsets(value, n: int) -> tuple[int, ...]:
 def run_spirv_kernel(func: Function, args: list, global_size, local_size, options: SpirvOptions | None = None,
                      global_offset=0) -> None:
     """Like lowering.interp.run_kernel: the numpy arrays in `args` are updated in place."""
-    from .vulkan_run import dispatch
+    from .vulkan_run import check_work_group, dispatch
     gsize, lsize = _dims(global_size, "global size"), _dims(local_size, "local size")
     if len(gsize) != len(lsize) or any(g % l for g, l in zip(gsize, lsize)):
         raise CompileError(f"local size {lsize} does not divide global size {gsize}")
@@ -45,6 +46,8 @@ def run_spirv_kernel(func: Function, args: list, global_size, local_size, option
     pad = lambda t: tuple(t) + (1,) * (3 - len(t))   # noqa: E731
     options = dataclasses.replace(options or SpirvOptions(), local_size=pad(lsize), validate=True)
     binary = compile_spirv([func], options)
+    shared = sum(o.length * o.elem_bytes for o in MemoryPlan(func).objects if o.kind == "workgroup")
+    check_work_group(pad(lsize), shared, f"{func.source_name or '<input>'}: @{func.name}")
     abi = kernel_abi(func)
     buffers = {}
     for b in abi.buffers:

@@ -61,6 +61,9 @@ class _Limits:
     maxComputeWorkGroupCount: tuple[int, int, int]
     maxPerStageDescriptorStorageBuffers: int
     maxStorageBufferRange: int
+    maxComputeWorkGroupSize: tuple[int, int, int]
+    maxComputeWorkGroupInvocations: int
+    maxComputeSharedMemorySize: int
 
 
 @dataclass
@@ -187,7 +190,9 @@ def _create_context() -> _Context:
                     for i in range(mem.memoryTypeCount)]
     lim = props.limits
     limits = _Limits(int(lim.maxPushConstantsSize), tuple(int(n) for n in lim.maxComputeWorkGroupCount),
-                     int(lim.maxPerStageDescriptorStorageBuffers), int(lim.maxStorageBufferRange))
+                     int(lim.maxPerStageDescriptorStorageBuffers), int(lim.maxStorageBufferRange),
+                     tuple(int(n) for n in lim.maxComputeWorkGroupSize), int(lim.maxComputeWorkGroupInvocations),
+                     int(lim.maxComputeSharedMemorySize))
     return _Context(vk=vk, instance=instance, device=device, queue=queue, queue_family=family,
                     name=str(props.deviceName), features=features, limits=limits, memory_types=memory_types)
 
@@ -289,6 +294,24 @@ def _check_module(spirv: bytes, entry: str, bindings: set[int], push_constants: 
         if binding is not None and binding not in bindings:
             raise VulkanError(f"entry point {entry!r} uses storage buffer binding {binding} (variable %{var}) "
                               f"but no buffer was given for it (given: {sorted(bindings)})")
+
+
+def check_work_group(local_size: tuple[int, int, int], shared_bytes: int, what: str) -> None:
+    """The work-group shape and Workgroup memory a module declares, against the device's limits (the
+    driver does not diagnose them: lavapipe runs such a launch anyway, outside valid usage)."""
+    ctx = _get_context()
+    limits = ctx.limits
+    for axis, n, most in zip("xyz", local_size, limits.maxComputeWorkGroupSize):
+        if n > most:
+            raise VulkanError(f"{what}: local size {axis}={n} exceeds the device's maxComputeWorkGroupSize "
+                              f"({most}, {ctx.name})")
+    total = local_size[0] * local_size[1] * local_size[2]
+    if total > limits.maxComputeWorkGroupInvocations:
+        raise VulkanError(f"{what}: a work-group of {total} work-items exceeds the device's "
+                          f"maxComputeWorkGroupInvocations ({limits.maxComputeWorkGroupInvocations}, {ctx.name})")
+    if shared_bytes > limits.maxComputeSharedMemorySize:
+        raise VulkanError(f"{what}: {shared_bytes} bytes of __local memory exceed the device's "
+                          f"maxComputeSharedMemorySize ({limits.maxComputeSharedMemorySize}, {ctx.name})")
 
 
 def _check_request(ctx: _Context, spirv: bytes, entry: str, buffers: dict[int, np.ndarray],

@@ -234,9 +234,6 @@ kernel void big_local(global int *out)
 """
 
 
-@pytest.mark.xfail(strict=True, reason="80,000 bytes of __local memory (Workgroup storage) exceed lavapipe's "
-                   "maxComputeSharedMemorySize (32768); neither the compiler nor vulkan_run checks it, so the "
-                   "dispatch violates Vulkan valid usage and succeeds on lavapipe")
 def test_run_spirv_over_the_shared_memory_limit_is_one_line(tmp_path, capsys):
     path = write(tmp_path, "big_local.cl", BIG_LOCAL)
     out_dir = tmp_path / "results"
@@ -246,9 +243,6 @@ def test_run_spirv_over_the_shared_memory_limit_is_one_line(tmp_path, capsys):
     assert not out_dir.exists()
 
 
-@pytest.mark.xfail(strict=True, reason="a work-group of 2048 invocations exceeds lavapipe's "
-                   "maxComputeWorkGroupSize[0] and maxComputeWorkGroupInvocations (1024); vulkan_run checks the "
-                   "group count but not the group size, so the dispatch violates Vulkan valid usage and succeeds")
 def test_run_spirv_over_the_work_group_size_limit_is_one_line(tmp_path, capsys, saxpy):
     out_dir = tmp_path / "results"
     result = run_cli(capsys, "run", saxpy, "--target", "spirv", "--global", "2048", "--local", "2048",
