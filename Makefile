@@ -34,6 +34,10 @@ test: deps
 bench: deps
 	$(PY) -m tools.bench_structurize
 
+.PHONY: bench-spirv
+bench-spirv: deps
+	$(PY) -m tools.bench_spirv
+
 fuzz: deps
 	$(PY) -m tools.fuzz_structurize --seconds 600
 
