@@ -12,7 +12,7 @@ import struct
 import sys
 from array import array
 
-import numpy
+import numbers
 
 from backend.spirv.grammar import GRAMMAR
 
@@ -316,7 +316,7 @@ class SpirvModule:
         width = info[1]
         if info[0] == "int":
             if value.__class__ is not int:
-                if isinstance(value, (int, numpy.integer)) and not isinstance(value, bool):
+                if isinstance(value, numbers.Integral) and not isinstance(value, bool):
                     value = int(value)
                 else:
                     raise ValueError(f"{opname}: expected an int for a {width}-bit integer, got {value!r}")
@@ -324,12 +324,14 @@ class SpirvModule:
             if width < 32 and info[2] and bits >> (width - 1):
                 bits |= _WORD ^ ((1 << width) - 1)
         else:
-            if isinstance(value, bool) or not isinstance(value, (int, float, numpy.floating, numpy.integer)):
+            if isinstance(value, bool) or not isinstance(value, numbers.Real):
                 raise ValueError(f"{opname}: expected a float for a {width}-bit float, got {value!r}")
             value = float(value)
             if width == 16:
-                with numpy.errstate(over="ignore"):     # beyond float16: rounds to infinity
-                    bits = int(numpy.float16(value).view(numpy.uint16))
+                try:
+                    bits = struct.unpack("<H", struct.pack("<e", value))[0]
+                except OverflowError:      # finite but beyond float16: rounds to infinity
+                    bits = struct.unpack("<H", struct.pack("<e", math.copysign(math.inf, value)))[0]
             elif width == 32:
                 try:
                     bits = struct.unpack("<I", struct.pack("<f", value))[0]
@@ -495,7 +497,7 @@ class SpirvModule:
         if info is None:
             raise ValueError(f"constant: %{type_id} is not a scalar type created by this module")
         if info[0] == "bool":
-            if not isinstance(value, (bool, int, numpy.bool_)):
+            if not isinstance(value, (bool, int)) and type(value).__name__ != "bool_":
                 raise ValueError(f"constant: expected a bool, got {value!r}")
             key = (type_id, bool(value))
             found = self._constants.get(key)
