@@ -15,9 +15,11 @@ from .options import SpirvOptions
 
 
 def compile_spirv(functions: list[Function], options: SpirvOptions | None = None) -> bytes:
+    from lowering.structurize import gc_paused
     from .emit import compile_module
     options = options or SpirvOptions()
-    binary = compile_module(list(functions), options)
+    with gc_paused():       # like the structurizer: many small objects, few freed (a quarter of the time)
+        binary = compile_module(list(functions), options)
     if options.validate:
         from .tools import validate
         names = ", ".join("@" + f.name for f in functions)
