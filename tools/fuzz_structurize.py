@@ -10,7 +10,9 @@ Each round generates a reducible kernel (tools.cfggen) from its seed and structu
 --target spirv compiles the tree to SPIR-V (backend.spirv.compile_spirv), which spirv-val must accept for
     Vulkan 1.3, and runs it on the Vulkan driver (lavapipe) with the inputs the JIT gets; every lane of
     every buffer must agree (tools.harness.compare). The launch geometry (a local size that divides the
-    global size) and the inputs are drawn from the seed too.
+    global size) and the inputs are drawn from the seed too. A mismatch is rerun with local size 1 and the
+    message says whether that agrees (invocations compute alone: a result that depends on the grouping
+    points at the driver's SIMD code, or at undefined behaviour in the module).
 
 A failing kernel is written to --out as a .ll file named by its seed (plus the .spv module, when one was
 produced) and the run exits 1: at the first failure, or at the end with --keep-going. `--seed S --count 1`
