@@ -9,3 +9,13 @@ class CompileError(Exception):
 
     def __init__(self, message: str):
         super().__init__(" ".join(message.split("\n")).strip())
+
+
+def where(func, ins=None) -> str:
+    """'FILE: @kernel' or 'FILE: @kernel: block L: opcode', the head of a message about `ins`."""
+    head = f"{func.source_name or '<input>'}: @{func.name}"
+    if ins is None:
+        return head
+    b = ins.block
+    block = f"block {b.label or 'b%d' % b.index}: " if b is not None else ""
+    return f"{head}: {block}{ins.opcode}"

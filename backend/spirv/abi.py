@@ -19,7 +19,7 @@ from __future__ import annotations
 import struct
 from dataclasses import dataclass, field
 
-from lowering.errors import CompileError
+from lowering.errors import CompileError, where
 from lowering.ir.core import Arg, Function
 from lowering.ir.types import Type
 
@@ -57,10 +57,6 @@ class KernelABI:
         return next((m for m in self.push if m.arg is None and m.name == name), None)
 
 
-def _param_index(arg: Arg) -> int:
-    return getattr(arg, "param", arg.index)
-
-
 def _member_type(t: Type) -> Type:
     if t.is_float and t.bits in (32, 64):
         return t
@@ -79,19 +75,19 @@ def kernel_abi(func: Function) -> KernelABI:
 
     for arg in func.args:
         name = arg.name or f"arg{arg.index}"
-        where = f"{func.source_name or '<input>'}: @{func.name}: parameter {_param_index(arg)} ({name})"
+        place = f"{where(func)}: parameter {arg.param} ({name})"
         if arg.type.is_ptr:
             space = arg.type.addrspace
             if space not in (1, 2):
                 kind = {0: "a private pointer (or by-value struct)", 3: "a __local pointer",
                         4: "a generic pointer"}.get(space, f"a pointer in address space {space}")
-                raise CompileError(f"{where}: {kind} has no Vulkan mapping (buffers must be __global or "
+                raise CompileError(f"{place}: {kind} has no Vulkan mapping (buffers must be __global or "
                                    "__constant; declare __local arrays inside the kernel)")
-            abi.buffers.append(BufferParam(arg, _param_index(arg), space == 2))
+            abi.buffers.append(BufferParam(arg, arg.param, space == 2))
         elif arg.type.is_int or arg.type.is_float:
             add_member(name, _member_type(arg.type), arg)
         else:
-            raise CompileError(f"{where}: parameter type {arg.type} has no Vulkan mapping")
+            raise CompileError(f"{place}: parameter type {arg.type} has no Vulkan mapping")
     asked = {i.attrs.get("fn") for i in func.instructions() if i.opcode == "workitem"}
     if asked & {"global_id", "global_offset"}:
         for axis in "xyz":
@@ -99,7 +95,7 @@ def kernel_abi(func: Function) -> KernelABI:
     if "work_dim" in asked:
         add_member("work_dim", Type("int", 32), None)
     if abi.push_size > PUSH_CONSTANT_LIMIT:
-        raise CompileError(f"{func.source_name or '<input>'}: @{func.name}: scalar parameters need "
+        raise CompileError(f"{where(func)}: scalar parameters need "
                            f"{abi.push_size} bytes of push constants, more than the {PUSH_CONSTANT_LIMIT} "
                            "every Vulkan device offers")
     return abi

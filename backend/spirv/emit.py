@@ -16,7 +16,7 @@ unreachable as well, is left out. Block order is tree order, in which dominators
 """
 from __future__ import annotations
 
-from lowering.errors import CompileError
+from lowering.errors import CompileError, where
 from lowering.ir.core import Arg, Block, Const, Function, If, Instr, Loop, Phi, Undef, Value, cf_lists
 from lowering.ir.types import Type
 
@@ -65,9 +65,10 @@ class ModuleEmitter:
 
     def add_kernel(self, func: Function) -> None:
         if not func.is_structured:
-            raise CompileError(f"@{func.name}: the SPIR-V backend needs the structured form (run structurize)")
+            raise CompileError(f"{where(func)}: the SPIR-V backend needs the "
+                               "structured form (run structurize)")
         if func.name in self.entry_names:
-            raise CompileError(f"@{func.name}: two kernels with the same name")
+            raise CompileError(f"{where(func)}: two kernels with the same name")
         self.entry_names.add(func.name)
         FunctionEmitter(self, func).emit()
 
@@ -101,12 +102,7 @@ class FunctionEmitter(InstructionSelector):
 
     # ----- naming things for messages -----
     def where(self, ins: Instr | None) -> str:
-        head = f"{self.func.source_name or '<input>'}: @{self.func.name}"
-        if ins is None:
-            return head
-        b = ins.block
-        block = f"block {b.label or 'b%d' % b.index}: " if b is not None else ""
-        return f"{head}: {block}{ins.opcode}"
+        return where(self.func, ins)
 
     # ----- values -----
     def const(self, t: Type, value) -> int:
@@ -218,12 +214,15 @@ class FunctionEmitter(InstructionSelector):
             return self.op("OpBitcast", types.of(t), half, result=res)
         if t.bits == 1:
             return self.op("OpINotEqual", types.bool, word, self.const(member.type, 0), result=res)
-        return self.op("OpUConvert", types.of(t), word, result=res)
+        return self.convert_int("OpUConvert", word, member.type, t, res)    # packed zero-extended
 
     # ----- the function -----
     def emit(self) -> None:
         func, m, types = self.func, self.m, self.types
         blocks = func.update_cfg()
+        for ins in func.instructions():
+            if any(v.type.is_int and v.type.bits > 64 for v in (ins, *ins.operands)):
+                raise CompileError(f"{self.where(ins)}: integers wider than 64 bits have no SPIR-V type")
         self.reachable = _reachable(func.entry())
         for b in blocks:
             self.labels[b] = m.new_id()

@@ -4,8 +4,11 @@ Each `_op_*` handler returns the id of the value it computed and passes `res` (a
 refers to, or None) to its last instruction. Facts used here, from the Vulkan SPIR-V environment: the
 bit instructions (OpBitCount, OpBitReverse) and FindUMsb/FindILsb take 32-bit operands only, so other
 widths are widened or split; GLSL.std.450's transcendental functions exist for 16/32-bit floats only;
-OpOrdered/OpUnordered need the Kernel capability, so ord/uno are built from OpIsNan. Float arithmetic is
-decorated NoContraction so the driver cannot fuse a*b+c into an fma the CPU reference does not compute.
+OpOrdered/OpUnordered need the Kernel capability, so ord/uno are built from OpIsNan. The IR's float
+arithmetic (fadd, fsub, fmul, fdiv, frem, fmuladd) is decorated NoContraction so the driver cannot fuse
+a*b+c into an fma the CPU reference does not compute. GLSL.std.450 leaves NaN operands and some edges
+undefined (pow of a negative base, atan2(0, 0), round's halfway cases): the `_math_*` helpers give
+OpenCL's values there.
 """
 from __future__ import annotations
 
@@ -67,6 +70,7 @@ class InstructionSelector:
         return r
 
     def glsl(self, t: Type, name: str, *args, result=None, ins: Instr | None = None) -> int:
+        ins = ins or self.current
         if t.is_float and t.bits == 64 and name not in GLSL_F64:
             raise CompileError(f"{self.where(ins)}: {ins.attrs.get('fn', name) if ins else name} on double "
                                "has no Vulkan SPIR-V instruction (GLSL.std.450 offers it for 16/32-bit floats)")
@@ -94,6 +98,7 @@ class InstructionSelector:
 
     # ----- dispatch -----
     def lower(self, ins: Instr, res) -> int | None:
+        self.current = ins          # for messages from helpers several calls down
         op = ins.opcode
         if op in INT_BINOPS:
             return self._int_binop(ins, res)
@@ -149,7 +154,7 @@ class InstructionSelector:
 
     def _narrow(self, x32: int, bits: int, res) -> int:
         if legal_bits(bits) == 32:
-            return x32 if res is None else self.op("OpCopyObject", self.types.u32, x32, result=res)
+            return self.finish(res, Type("int", 32), x32)
         return self.op("OpUConvert", self.types.uint(bits), x32, result=res)
 
     def _halves(self, x: int) -> tuple[int, int]:
@@ -159,14 +164,23 @@ class InstructionSelector:
         return lo, hi
 
     def _bit_op(self, ins: Instr, res, f32) -> int:
-        """Apply the 32-bit-only operation f32(x, bits) on any width: 8/16 are widened, 64 is split."""
+        """Apply the 32-bit-only operation f32(x, bits) on any width: 8/16 are widened, 64 is split
+        (an odd width up to 64, say i48, is computed as 64 bits and corrected)."""
         x, bits = self.value(ins.operands[0]), ins.type.bits
         if bits == 1:
             raise CompileError(f"{self.where(ins)}: {ins.opcode} on i1 is not supported")
         if bits <= 32:
             return self._narrow(f32(self._widen32(x, bits), bits), bits, res)
+        u64, spare = self.types.uint(64), 64 - bits
+        if spare and ins.opcode == "ctz":       # a sentinel bit just above the width: ctz(0) = width
+            x = self.op("OpBitwiseOr", u64, x, self.int_const(64, 1 << bits))
         lo, hi = self._halves(x)
-        return self._combine64(ins.opcode, lo, hi, f32, res)
+        r = self._combine64(ins.opcode, lo, hi, f32, None)
+        if spare and ins.opcode == "clz":
+            r = self.op("OpISub", u64, r, self.int_const(64, spare))
+        elif spare and ins.opcode == "bitreverse":
+            r = self.op("OpShiftRightLogical", u64, r, self.int_const(64, spare))
+        return self.finish(res, ins.type, r)
 
     def _combine64(self, opcode: str, lo: int, hi: int, f32, res) -> int:
         u32, u64 = self.types.u32, self.types.uint(64)
@@ -224,56 +238,119 @@ class InstructionSelector:
         a, b, c = (self.value(x) for x in ins.operands)
         return self.precise("OpFAdd", ins.type, self.precise("OpFMul", ins.type, a, b), c, result=res)
 
-    def _fconst(self, t: Type, value: float) -> int:
-        return self.const(t, value)
-
     def _op_math(self, ins: Instr, res) -> int:
         fn, t = ins.attrs["fn"], ins.type
         args = [self.value(x) for x in ins.operands]
+        special = getattr(self, "_math_" + fn, None)
+        if special is not None:
+            if fn in ("exp10", "log10", "cbrt", "hypot") and t.bits == 64:
+                raise CompileError(f"{self.where(ins)}: {fn} on double has no Vulkan SPIR-V instruction")
+            return self.finish(res, t, special(t, *args))
         if fn in GLSL_MATH:
             return self.glsl(t, GLSL_MATH[fn], *args, result=res, ins=ins)
-        ft = self.types.of(t)
-        if fn == "fmod":
-            return self.op("OpFRem", ft, *args, result=res)
-        if fn == "copysign":
-            ut = self.types.uint(t.bits)
-            sign = self.int_const(t.bits, 1 << (t.bits - 1))
-            mag = self.op("OpBitwiseAnd", ut, self.op("OpBitcast", ut, args[0]),
-                          self.op("OpNot", ut, sign))
-            sgn = self.op("OpBitwiseAnd", ut, self.op("OpBitcast", ut, args[1]), sign)
-            return self.op("OpBitcast", ft, self.op("OpBitwiseOr", ut, mag, sgn), result=res)
-        if fn == "round":       # OpenCL round: halfway cases away from zero (GLSL Round leaves them open)
-            x = args[0]
-            whole = self.glsl(t, "Trunc", x)
-            frac = self.glsl(t, "FAbs", self.op("OpFSub", ft, x, whole))
-            half = self.op("OpFOrdGreaterThanEqual", self.types.bool, frac, self._fconst(t, 0.5))
-            step = self.glsl(t, "FSign", x) if t.bits != 64 else self._sign64(t, x)
-            return self.op("OpFAdd", ft, whole, self.op("OpSelect", ft, half, step, self._fconst(t, 0.0)),
-                           result=res)
-        # the rest are approximations through GLSL.std.450 (within the tolerance the tests state)
-        if fn in ("exp10", "log10", "cbrt", "hypot") and t.bits == 64:
-            raise CompileError(f"{self.where(ins)}: {fn} on double has no Vulkan SPIR-V instruction")
-        if fn == "exp10":
-            return self.glsl(t, "Exp2", self.op("OpFMul", ft, args[0], self._fconst(t, math.log2(10))), result=res)
-        if fn == "log10":
-            return self.op("OpFMul", ft, self.glsl(t, "Log2", args[0]), self._fconst(t, math.log10(2)), result=res)
-        if fn == "cbrt":
-            root = self.glsl(t, "Pow", self.glsl(t, "FAbs", args[0]), self._fconst(t, 1 / 3))
-            return self.op("OpFMul", ft, self.glsl(t, "FSign", args[0]), root, result=res)
-        if fn == "hypot":
-            x, y = (self.glsl(t, "FAbs", a) for a in args)
-            big, small = self.glsl(t, "NMax", x, y), self.glsl(t, "NMin", x, y)
-            ratio = self.op("OpFDiv", ft, small, big)
-            scaled = self.glsl(t, "Sqrt", self.op("OpFAdd", ft, self._fconst(t, 1.0), self.op("OpFMul", ft, ratio, ratio)))
-            r = self.op("OpFMul", ft, big, scaled)
-            zero = self.op("OpFOrdEqual", self.types.bool, big, self._fconst(t, 0.0))
-            return self.op("OpSelect", ft, zero, self._fconst(t, 0.0), r, result=res)
         raise CompileError(f"{self.where(ins)}: math function {fn} has no SPIR-V lowering")
 
-    def _sign64(self, t: Type, x: int) -> int:
+    # OpenCL's special values (OpenCL C spec, "edge case behavior") where GLSL.std.450 leaves them undefined
+    def _test(self, name: str, *args) -> int:
+        return self.op(name, self.types.bool, *args)
+
+    def _pick(self, t: Type, cond: int, a: int, b: int) -> int:
+        return self.op("OpSelect", self.types.of(t), cond, a, b)
+
+    def _nan_if_any(self, t: Type, r: int, *args: int) -> int:
+        """NaN in, NaN out (GLSL.std.450 leaves NaN operands undefined)."""
+        nan = self._test("OpIsNan", args[0])
+        for a in args[1:]:
+            nan = self.op("OpLogicalOr", self.types.bool, nan, self._test("OpIsNan", a))
+        return self._pick(t, nan, self.const(t, math.nan), r)
+
+    def _signbit(self, t: Type, x: int) -> int:
+        ut = self.types.uint(t.bits)
+        return self._test("OpSLessThan", self.op("OpBitcast", ut, x), self.int_const(t.bits, 0))
+
+    def _math_copysign(self, t: Type, a: int, b: int) -> int:
+        ut = self.types.uint(t.bits)
+        sign = self.int_const(t.bits, 1 << (t.bits - 1))
+        mag = self.op("OpBitwiseAnd", ut, self.op("OpBitcast", ut, a), self.op("OpNot", ut, sign))
+        sgn = self.op("OpBitwiseAnd", ut, self.op("OpBitcast", ut, b), sign)
+        return self.op("OpBitcast", self.types.of(t), self.op("OpBitwiseOr", ut, mag, sgn))
+
+    def _math_fmod(self, t: Type, x: int, y: int) -> int:
+        """OpFRem has fmod's sign rule, but a zero result must keep x's sign (fmod(-8, 2) = -0), and
+        fmod(finite x, +-inf) is x."""
+        r = self._math_copysign(t, self.op("OpFRem", self.types.of(t), x, y), x)
+        keep = self.op("OpLogicalAnd", self.types.bool, self._test("OpIsInf", y),
+                       self.op("OpLogicalNot", self.types.bool, self._test("OpIsInf", x)))
+        return self._nan_if_any(t, self._pick(t, keep, x, r), x, y)
+
+    def _math_round(self, t: Type, x: int) -> int:
+        """Halfway cases away from zero (GLSL Round leaves them open); the sign of a zero result kept."""
         ft = self.types.of(t)
-        neg = self.op("OpFOrdLessThan", self.types.bool, x, self._fconst(t, 0.0))
-        return self.op("OpSelect", ft, neg, self._fconst(t, -1.0), self._fconst(t, 1.0))
+        whole = self.glsl(t, "Trunc", x)
+        half = self._test("OpFOrdGreaterThanEqual", self.glsl(t, "FAbs", self.op("OpFSub", ft, x, whole)),
+                          self.const(t, 0.5))
+        step = self._pick(t, half, self._math_copysign(t, self.const(t, 1.0), x), self.const(t, 0.0))
+        return self._math_copysign(t, self.op("OpFAdd", ft, whole, step), x)
+
+    def _math_pow(self, t: Type, x: int, y: int) -> int:
+        """GLSL Pow is undefined for x < 0 and for x = 0, y <= 0: compute |x|^y and fix sign and edges."""
+        ft = self.types.of(t)
+        ax = self.glsl(t, "FAbs", x)
+        r = self.glsl(t, "Pow", ax, y)
+        whole = self.glsl(t, "Trunc", y)
+        is_int = self._test("OpFOrdEqual", whole, y)
+        half = self.op("OpFMul", ft, y, self.const(t, 0.5))
+        is_odd = self.op("OpLogicalAnd", self.types.bool, is_int,
+                         self._test("OpFOrdNotEqual", self.glsl(t, "Trunc", half), half))
+        y_neg = self._test("OpFOrdLessThan", y, self.const(t, 0.0))
+        at_zero = self._pick(t, y_neg, self.const(t, math.inf), self.const(t, 0.0))     # pow(+-0, y)
+        r = self._pick(t, self._test("OpFOrdEqual", ax, self.const(t, 0.0)), at_zero, r)
+        r = self._nan_if_any(t, r, x, y)
+        r = self._pick(t, self._test("OpFOrdEqual", ax, self.const(t, 1.0)), self.const(t, 1.0), r)  # |x| = 1, y inf
+        negative = self._test("OpFOrdLessThan", x, self.const(t, 0.0))
+        r = self._pick(t, self.op("OpLogicalAnd", self.types.bool, negative,
+                                  self.op("OpLogicalNot", self.types.bool, is_int)), self.const(t, math.nan), r)
+        odd_sign = self.op("OpLogicalAnd", self.types.bool, is_odd, self._signbit(t, x))
+        r = self._pick(t, odd_sign, self.op("OpFNegate", ft, r), r)
+        r = self._pick(t, self._test("OpFOrdEqual", x, self.const(t, 1.0)), self.const(t, 1.0), r)   # pow(1, NaN) = 1
+        return self._pick(t, self._test("OpFOrdEqual", y, self.const(t, 0.0)), self.const(t, 1.0), r)  # pow(NaN, 0) = 1
+
+    def _math_atan2(self, t: Type, y: int, x: int) -> int:
+        """GLSL Atan2 is undefined at x = y = 0 and gives NaN for two infinities: OpenCL's values there."""
+        r = self.glsl(t, "Atan2", y, x)
+        x_back = self._signbit(t, x)
+        zeros = self.op("OpLogicalAnd", self.types.bool, self._test("OpFOrdEqual", x, self.const(t, 0.0)),
+                        self._test("OpFOrdEqual", y, self.const(t, 0.0)))
+        infs = self.op("OpLogicalAnd", self.types.bool, self.op("OpIsInf", self.types.bool, x),
+                       self.op("OpIsInf", self.types.bool, y))
+        at_zero = self._pick(t, x_back, self.const(t, math.pi), self.const(t, 0.0))
+        at_inf = self._pick(t, x_back, self.const(t, 3 * math.pi / 4), self.const(t, math.pi / 4))
+        r = self._pick(t, zeros, at_zero, self._pick(t, infs, at_inf, r))
+        return self._nan_if_any(t, self._math_copysign(t, r, y), x, y)
+
+    # approximations through GLSL.std.450 (within the tolerance the tests state)
+    def _math_exp10(self, t: Type, x: int) -> int:
+        return self.glsl(t, "Exp2", self.op("OpFMul", self.types.of(t), x, self.const(t, math.log2(10))))
+
+    def _math_log10(self, t: Type, x: int) -> int:
+        return self.op("OpFMul", self.types.of(t), self.glsl(t, "Log2", x), self.const(t, math.log10(2)))
+
+    def _math_cbrt(self, t: Type, x: int) -> int:
+        root = self.glsl(t, "Pow", self.glsl(t, "FAbs", x), self.const(t, 1 / 3))
+        return self._nan_if_any(t, self._math_copysign(t, root, x), x)
+
+    def _math_hypot(self, t: Type, a: int, b: int) -> int:
+        ft = self.types.of(t)
+        x, y = self.glsl(t, "FAbs", a), self.glsl(t, "FAbs", b)
+        big, small = self.glsl(t, "NMax", x, y), self.glsl(t, "NMin", x, y)
+        ratio = self.op("OpFDiv", ft, small, big)
+        r = self.op("OpFMul", ft, big, self.glsl(t, "Sqrt", self.op("OpFAdd", ft, self.const(t, 1.0),
+                                                                        self.op("OpFMul", ft, ratio, ratio))))
+        r = self._pick(t, self._test("OpFOrdEqual", big, self.const(t, 0.0)), self.const(t, 0.0), r)
+        r = self._nan_if_any(t, r, x, y)
+        inf = self.op("OpLogicalOr", self.types.bool, self.op("OpIsInf", self.types.bool, x),
+                      self.op("OpIsInf", self.types.bool, y))
+        return self._pick(t, inf, self.const(t, math.inf), r)          # hypot(inf, NaN) = inf
 
     # ----- comparisons and select -----
     def _op_icmp(self, ins: Instr, res) -> int:
@@ -303,7 +380,7 @@ class InstructionSelector:
         if pred in ("ord", "uno"):
             nan = self.op("OpLogicalOr", b, self.op("OpIsNan", b, x), self.op("OpIsNan", b, y))
             if pred == "uno":
-                return nan if res is None else self.op("OpCopyObject", b, nan, result=res)
+                return self.finish(res, ins.type, nan)
             return self.op("OpLogicalNot", b, nan, result=res)
         return self.op(FCMP[pred], b, x, y, result=res)
 
@@ -367,7 +444,7 @@ class InstructionSelector:
     def _int_to_float(self, ins, res, name: str, true_value: float):
         x, src, t = self.value(ins.operands[0]), ins.operands[0].type, ins.type
         if src.bits == 1:
-            return self.op("OpSelect", self.types.of(t), x, self._fconst(t, true_value), self._fconst(t, 0.0),
+            return self.op("OpSelect", self.types.of(t), x, self.const(t, true_value), self.const(t, 0.0),
                            result=res)
         if name == "OpConvertSToF" and is_odd_int(src):
             x = self.sign_extend_odd(src, x)
@@ -424,6 +501,8 @@ class InstructionSelector:
         if oa is not None and oa is ob:
             unsigned = {"sgt": "ugt", "sge": "uge", "slt": "ult", "sle": "ule"}.get(pred, pred)
             return self.op(ICMP[unsigned], self.types.bool, self.value(a), self.value(b), result=res)
+        if pred in ("eq", "ne") and isinstance(a, Const) and isinstance(b, Const):   # null == null
+            return self.finish(res, ins.type, self.const(ins.type, (a.value == b.value) == (pred == "eq")))
         if pred in ("eq", "ne") and (oa is None or ob is None or oa is not ob):
             # different objects (or an object and null) never share an address
             if not (isinstance(a, (Const, Undef)) or isinstance(b, (Const, Undef)) or (oa and ob)):

@@ -9,7 +9,7 @@ import dataclasses
 
 import numpy as np
 
-from lowering.errors import CompileError
+from lowering.errors import CompileError, where
 from lowering.ir.core import Function
 
 from . import compile_spirv
@@ -47,7 +47,7 @@ def run_spirv_kernel(func: Function, args: list, global_size, local_size, option
     options = dataclasses.replace(options or SpirvOptions(), local_size=pad(lsize), validate=True)
     binary = compile_spirv([func], options)
     shared = sum(o.length * o.elem_bytes for o in MemoryPlan(func).objects if o.kind == "workgroup")
-    check_work_group(pad(lsize), shared, f"{func.source_name or '<input>'}: @{func.name}")
+    check_work_group(pad(lsize), shared, where(func))
     abi = kernel_abi(func)
     buffers = {}
     for b in abi.buffers:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from lowering.errors import CompileError
+from lowering.errors import CompileError, where
 from lowering.ir.core import Arg, Function, Instr, Undef, Value
 
 POINTER_COPIES = ("addrspacecast", "freeze", "bitcast")
@@ -50,12 +50,6 @@ class _Conflict:
 
 
 CONFLICT = _Conflict()
-
-
-def _where(func: Function, ins: Instr) -> str:
-    block = ins.block
-    label = f"block {block.label or 'b%d' % block.index}" if block is not None else "?"
-    return f"{func.source_name or '<input>'}: @{func.name}: {label}: {ins.opcode}"
 
 
 def access_bits(ins: Instr) -> int:
@@ -115,12 +109,12 @@ class MemoryPlan:
         if op == "phi":
             return list(ins.operands)
         if op == "load":
-            raise CompileError(f"{_where(self.func, ins)}: a pointer loaded from memory cannot be expressed "
+            raise CompileError(f"{where(self.func, ins)}: a pointer loaded from memory cannot be expressed "
                                "in logical-addressing SPIR-V")
         if op == "inttoptr":
-            raise CompileError(f"{_where(self.func, ins)}: a pointer made from an integer cannot be "
+            raise CompileError(f"{where(self.func, ins)}: a pointer made from an integer cannot be "
                                "expressed in logical-addressing SPIR-V")
-        raise CompileError(f"{_where(self.func, ins)}: unsupported pointer-producing instruction")
+        raise CompileError(f"{where(self.func, ins)}: unsupported pointer-producing instruction")
 
     def _find_bases(self) -> None:
         copies: list[tuple[Instr, list[Value]]] = []
@@ -149,14 +143,14 @@ class MemoryPlan:
                     changed = True
         for ins, _ in copies:
             if self.base.get(ins) is CONFLICT:
-                raise CompileError(f"{_where(self.func, ins)}: this pointer may point into different memory "
+                raise CompileError(f"{where(self.func, ins)}: this pointer may point into different memory "
                                    "objects, which logical-addressing SPIR-V cannot express")
 
     def object_of(self, ptr: Value, user: Instr) -> MemoryObject:
         obj = self.base.get(ptr)
         if obj is None or obj is CONFLICT:
             what = "undefined" if isinstance(ptr, Undef) else "of unknown origin"
-            raise CompileError(f"{_where(self.func, user)}: the pointer is {what}")
+            raise CompileError(f"{where(self.func, user)}: the pointer is {what}")
         return obj
 
     # ----- element widths -----
@@ -166,17 +160,17 @@ class MemoryPlan:
                 continue
             ptr = ins.operands[0] if ins.opcode == "load" else ins.operands[1]
             if ins.opcode == "store" and ins.operands[0].type.is_ptr:
-                raise CompileError(f"{_where(self.func, ins)}: storing a pointer to memory cannot be "
+                raise CompileError(f"{where(self.func, ins)}: storing a pointer to memory cannot be "
                                    "expressed in logical-addressing SPIR-V")
             obj = self.object_of(ptr, ins)
             bits = access_bits(ins)
             if bits > 64 or bits & (bits - 1):
-                raise CompileError(f"{_where(self.func, ins)}: a {bits}-bit access is not supported")
+                raise CompileError(f"{where(self.func, ins)}: a {bits}-bit access is not supported")
             align_bits = 8 * ins.attrs.get("align", bits // 8)
             e = max(8, min(bits, align_bits))
             obj.elem_bits = min(obj.elem_bits or 64, e)
             if ins.opcode == "store" and obj.readonly:
-                raise CompileError(f"{_where(self.func, ins)}: store into read-only memory {obj.name}")
+                raise CompileError(f"{where(self.func, ins)}: store into read-only memory {obj.name}")
         for obj in self.objects:
             if not obj.elem_bits:
                 obj.elem_bits = 32

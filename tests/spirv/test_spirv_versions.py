@@ -107,6 +107,23 @@ def test_validate_option_runs_the_validator(programs, version, env):
     assert plain == checked
 
 
+def test_validate_option_rejects_an_invalid_module(programs, monkeypatch):
+    """validate=True really runs spirv-val: a module broken on purpose becomes a one-line CompileError."""
+    import backend.spirv.emit as emit
+    good = emit.compile_module
+
+    def broken(funcs, options):
+        words = bytearray(good(funcs, options))
+        words[12:16] = (1).to_bytes(4, "little")        # the id bound: every id is now out of range
+        return bytes(words)
+    monkeypatch.setattr(emit, "compile_module", broken)
+    funcs = list(programs["two-kernels"].functions.values())
+    compile_spirv(funcs, SpirvOptions())                 # not asked to validate: no complaint
+    with pytest.raises(CompileError) as info:
+        compile_spirv(funcs, SpirvOptions(validate=True))
+    assert "spirv-val" in str(info.value) and "\n" not in str(info.value)
+
+
 INCOMPATIBLE = [((1, 1), "vulkan1.0"), ((1, 4), "vulkan1.0"), ((1, 4), "vulkan1.1"), ((1, 6), "vulkan1.2")]
 
 
