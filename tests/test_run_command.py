@@ -252,3 +252,27 @@ def test_ll_input_uses_the_ir_parameter_names(tmp_path, capsys):
                                "--out", tmp_path / target)
         assert code == 0, err
         assert np.load(tmp_path / target / "data.npy").tolist() == [-1, 0, 1, 2, 3, 4]
+
+
+def test_a_kernel_that_crashes_the_jit_is_a_one_line_error(tmp_path, capsys):
+    """Division by zero is undefined behaviour; on the llvm target it raises SIGFPE in native code, which
+    the command runs in a child process so that it reports it instead of dying silently."""
+    path = tmp_path / "div0.cl"
+    path.write_text("kernel void d(global int *out, int k) { int i = get_global_id(0); out[i] = 100 / (i - k); }\n")
+    out_dir = tmp_path / "results"
+    result = run_cli(capsys, "run", str(path), "--target", "llvm", "--global", "8",
+                     "--arg", "out=zeros:8:int32", "--arg", "k=3", "--out", str(out_dir))
+    assert_one_line_error(result, 1, "@d on the llvm target crashed with SIGFPE")
+    assert not out_dir.exists()
+    fine = run_cli(capsys, "run", str(path), "--target", "llvm", "--global", "8",
+                   "--arg", "out=zeros:8:int32", "--arg", "k=30", "--out", str(out_dir))
+    assert fine[0] == 0
+    assert np.load(out_dir / "out.npy").tolist() == [-(100 // (30 - i)) for i in range(8)]  # C truncates
+
+
+def test_call_in_child_hands_back_results_and_exceptions():
+    from lowering.errors import CompileError
+    from tools.isolate import call_in_child
+    assert call_in_child(lambda: [np.arange(3)], "t")[0].tolist() == [0, 1, 2]
+    with pytest.raises(CompileError, match="boom"):
+        call_in_child(lambda: (_ for _ in ()).throw(CompileError("boom")), "t")

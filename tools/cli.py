@@ -168,7 +168,13 @@ def _run(args) -> None:
     if spirv is not None:
         from dataclasses import replace
         spirv = replace(spirv, local_size=tuple(local_size) + (1,) * (3 - len(local_size)))
-    results = harness.run_target(args.target, program, kernel, values, global_size, local_size, spirv)
+    def launch():
+        return harness.run_target(args.target, program, kernel, values, global_size, local_size, spirv)
+    if args.target == "llvm":       # native code: isolated, so that a crash is an error, not the end
+        from tools.isolate import call_in_child
+        results = call_in_child(launch, f"{args.input}: @{kernel} on the llvm target")
+    else:
+        results = launch()
     _write_arrays(args.out, [(p.name, results[i]) for i, p in enumerate(params) if p.is_buffer])
 
 
