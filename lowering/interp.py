@@ -42,6 +42,7 @@ from lowering.interp_memory import KIND_OF_ADDRSPACE, Memory
 from lowering.interp_values import InterpreterError, const_value, from_host, mask
 from lowering.ir.core import Arg, Block, Const, Function, If, Instr, Loop, Phi, Undef, Value
 from lowering.ir.opcodes import OPCODES
+from lowering.ndrange import ndrange
 
 __all__ = ["run_kernel", "uninitialized_dependence", "Interpreter", "InterpreterError", "DEFAULT_MAX_STEPS"]
 
@@ -77,17 +78,6 @@ def uninitialized_dependence(func: Function, make_args: Callable[[], list], glob
         results.append([a.tobytes() if isinstance(a, np.ndarray) else None for a in args])
     return [i for i, first in enumerate(results[0])
             if first is not None and any(r[i] != first for r in results[1:])]
-
-
-def _sizes(value, name: str) -> tuple[int, ...]:
-    sizes = (value,) if isinstance(value, (int, np.integer)) else tuple(value)
-    if not 1 <= len(sizes) <= 3:
-        raise InterpreterError(f"{name} must have 1 to 3 dimensions, got {sizes}")
-    return tuple(int(s) for s in sizes)
-
-
-def _pad(sizes: tuple[int, ...], fill: int) -> tuple[int, int, int]:
-    return tuple(sizes) + (fill,) * (3 - len(sizes))  # type: ignore[return-value]
 
 
 def describe_value(v: Value) -> str:
@@ -169,23 +159,16 @@ class Interpreter:
     # ----- the NDRange -----
     def run(self, args: Sequence, global_size, local_size, global_offset=0) -> None:
         func = self.func
-        gsize = _sizes(global_size, "global_size")
-        lsize = _sizes(local_size if local_size is not None else gsize, "local_size")
-        offset = _sizes(global_offset, "global_offset")
-        if len(offset) == 1 and len(gsize) > 1:
-            offset = offset * len(gsize)
-        if len(lsize) != len(gsize) or len(offset) != len(gsize):
-            raise InterpreterError(f"global size {gsize}, local size {lsize} and offset {offset} "
-                                   "have different dimensions")
-        if any(l <= 0 or g % l for g, l in zip(gsize, lsize)):
-            raise InterpreterError(f"local size {lsize} does not divide global size {gsize}")
+        try:
+            rng = ndrange(global_size, local_size if local_size is not None else global_size, global_offset)
+        except ValueError as exc:
+            raise InterpreterError(str(exc)) from None
         if len(args) != len(func.args):
             raise InterpreterError(f"{func.name} takes {len(func.args)} arguments, {len(args)} given")
         if not (func.body if func.is_structured else func.blocks):
             raise InterpreterError(f"{func.name} has no code ({'structured' if func.is_structured else 'CFG'} form)")
-        self._work_dim = len(gsize)
-        g3, l3, o3 = _pad(gsize, 1), _pad(lsize, 1), _pad(offset, 0)
-        n3 = tuple(g // l for g, l in zip(g3, l3))
+        self._work_dim = rng.work_dim
+        g3, l3, o3, n3 = rng.global_size, rng.local_size, rng.offset, rng.groups
         self._wi.update(global_size=g3, local_size=l3, num_groups=n3, global_offset=o3)
 
         with np.errstate(all="ignore"):

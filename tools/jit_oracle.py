@@ -21,6 +21,8 @@ import threading
 
 import numpy as np
 
+from lowering.ndrange import ndrange
+
 import llvmlite.binding as llvm
 
 CLANG = os.environ.get("RECONVERGE_CLANG", "clang-22")
@@ -509,13 +511,6 @@ def compile_module(llvm_ir: str) -> _Compiled:
         return compiled
 
 
-def _dims(value, name: str) -> tuple[int, ...]:
-    t = (value,) if isinstance(value, (int, np.integer)) else tuple(value)
-    if not 1 <= len(t) <= 3:
-        raise OracleError(f"{name} must have 1 to 3 dimensions, got {value!r}")
-    return tuple(int(v) for v in t)
-
-
 def _c_value(arg, ctype, kernel: str, index: int):
     if ctype is ctypes.c_void_p:
         if not isinstance(arg, np.ndarray):
@@ -548,18 +543,11 @@ def run_llvm_kernel(llvm_ir: str, kernel: str, args: list, global_size, local_si
     if len(args) != len(ctypes_args):
         raise OracleError(f"@{kernel} takes {len(ctypes_args)} arguments, {len(args)} given")
     c_args = [_c_value(a, t, kernel, i) for i, (a, t) in enumerate(zip(args, ctypes_args))]
-    gsize = _dims(global_size, "global_size")
-    lsize = _dims(local_size, "local_size")
-    offset = _dims(global_offset, "global_offset") if not isinstance(global_offset, (int, np.integer)) \
-        else (int(global_offset),) * len(gsize)
-    if len(lsize) != len(gsize) or len(offset) != len(gsize):
-        raise OracleError("global_size, local_size and global_offset must have the same number of dimensions")
-    if any(l <= 0 or g % l for g, l in zip(gsize, lsize)):
-        raise OracleError(f"local size {lsize} must divide global size {gsize}")
-    dim = len(gsize)
-    pad = lambda t, fill: list(t) + [fill] * (3 - dim)  # noqa: E731
-    g3, l3, o3 = pad(gsize, 1), pad(lsize, 1), pad(offset, 0)
-    groups = [g // l for g, l in zip(g3, l3)]
+    try:
+        rng = ndrange(global_size, local_size, global_offset)
+    except ValueError as exc:
+        raise OracleError(str(exc)) from None
+    g3, l3, o3, groups, dim = rng.global_size, rng.local_size, rng.offset, rng.groups, rng.work_dim
     keep_alive = args  # the arrays must outlive the calls: their addresses are in c_args
     with compiled.lock:
         _launch(compiled.state, fn, c_args, dim, g3, l3, o3, groups)

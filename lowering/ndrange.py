@@ -1,0 +1,43 @@
+"""An OpenCL NDRange checked once for every way of running a kernel (the IR interpreter, the JIT
+oracle, the Vulkan launcher): 1 to 3 dimensions, a local size dividing the global size, an offset
+given per dimension or once for all, everything padded to 3 dimensions as the work-item functions see it."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class NDRange:
+    global_size: tuple[int, int, int]
+    local_size: tuple[int, int, int]
+    offset: tuple[int, int, int]
+    work_dim: int
+
+    @property
+    def groups(self) -> tuple[int, int, int]:
+        return tuple(g // l for g, l in zip(self.global_size, self.local_size))   # type: ignore[return-value]
+
+
+def _dims(value, name: str) -> tuple[int, ...]:
+    dims = (value,) if not hasattr(value, "__len__") else tuple(value)
+    if not 1 <= len(dims) <= 3:
+        raise ValueError(f"{name} must have 1 to 3 dimensions, got {value!r}")
+    return tuple(int(d) for d in dims)
+
+
+def _pad(sizes: tuple[int, ...], fill: int) -> tuple[int, int, int]:
+    return tuple(sizes) + (fill,) * (3 - len(sizes))    # type: ignore[return-value]
+
+
+def ndrange(global_size, local_size, global_offset=0) -> NDRange:
+    """The checked launch geometry; a ValueError (one line) says what is wrong with it."""
+    gsize = _dims(global_size, "global size")
+    lsize = _dims(local_size, "local size")
+    offset = _dims(global_offset, "global offset")
+    if len(offset) == 1 and len(gsize) > 1:
+        offset = offset * len(gsize)
+    if len(lsize) != len(gsize) or len(offset) != len(gsize):
+        raise ValueError(f"global size {gsize}, local size {lsize} and offset {offset} have different dimensions")
+    if any(l <= 0 or g % l for g, l in zip(gsize, lsize)):
+        raise ValueError(f"local size {lsize} does not divide global size {gsize}")
+    return NDRange(_pad(gsize, 1), _pad(lsize, 1), _pad(offset, 0), len(gsize))
