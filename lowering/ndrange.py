@@ -25,6 +25,14 @@ def _dims(value, name: str) -> tuple[int, ...]:
     return tuple(int(d) for d in dims)
 
 
+def parse_sizes(text: str) -> tuple[int, ...]:
+    """'8' or '8,8' or '8,8,1' (command-line sizes) -> the positive sizes; ValueError if malformed."""
+    parts = text.split(",")
+    if not 1 <= len(parts) <= 3 or not all(p.strip().isdigit() and int(p) > 0 for p in parts):
+        raise ValueError(text)
+    return tuple(int(p) for p in parts)
+
+
 def _pad(sizes: tuple[int, ...], fill: int) -> tuple[int, int, int]:
     return tuple(sizes) + (fill,) * (3 - len(sizes))    # type: ignore[return-value]
 

@@ -115,10 +115,11 @@ def _emit_spirv(emit: str, funcs: list, options) -> str | bytes:
 
 
 def _sizes(text: str, flag: str) -> tuple[int, ...]:
-    parts = text.split(",")
-    if not 1 <= len(parts) <= 3 or not all(p.strip().isdigit() and int(p) > 0 for p in parts):
-        raise UsageError(f"{flag} {text!r}: expected N[,N[,N]] of positive integers")
-    return tuple(int(p) for p in parts)
+    from lowering.ndrange import parse_sizes
+    try:
+        return parse_sizes(text)
+    except ValueError:
+        raise UsageError(f"{flag} {text!r}: expected N[,N[,N]] of positive integers") from None
 
 
 def _launch_local_size(args, kernel: str, global_size: tuple[int, ...], reqd) -> tuple[int, ...]:

@@ -86,7 +86,7 @@ class MemoryPlan:
             self.objects.append(obj)
         for data in func.constant_data:
             if data.writable:
-                raise CompileError(f"{func.source_name or '<input>'}: @{func.name}: program-scope variable "
+                raise CompileError(f"{where(func)}: program-scope variable "
                                    f"@{data.symbol} is writable: Vulkan has no program-scope global memory")
             obj = MemoryObject("constant", data.symbol, data.size, init=data.init, readonly=True)
             self._by_symbol[data.symbol] = obj

@@ -45,10 +45,9 @@ def parse_version(text: str) -> tuple[int, int]:
 
 def parse_local_size(text: str) -> tuple[int, int, int]:
     """'8' or '8,8' or '8,8,1' -> a 3-tuple of positive sizes."""
+    from lowering.ndrange import parse_sizes
     try:
-        dims = [int(x) for x in text.split(",")]
+        dims = parse_sizes(text)
     except ValueError:
-        dims = []
-    if not 1 <= len(dims) <= 3 or any(d <= 0 for d in dims):
-        raise CompileError(f"bad local size '{text}' (expected X[,Y[,Z]] of positive integers)")
-    return tuple(dims + [1] * (3 - len(dims)))
+        raise CompileError(f"bad local size '{text}' (expected X[,Y[,Z]] of positive integers)") from None
+    return dims + (1,) * (3 - len(dims))
