@@ -38,6 +38,7 @@ class Program:
     opt_level: str
     llvm_text: str
     functions: dict[str, Function] = field(default_factory=dict)
+    build_options: tuple[str, ...] = ()     # OpenCL build options (-D, -I, -cl-*) the source was compiled with
 
     def function(self, kernel: str) -> Function:
         func = self.functions.get(kernel)
@@ -73,6 +74,18 @@ def kernel_params(func: Function) -> list[Param]:
         name = lanes[0].name if len(lanes) == 1 else lanes[0].name.rsplit(".", 1)[0]
         params.append(Param(index, name or f"arg{index}", tuple(a.type for a in lanes)))
     return params
+
+
+@dataclass(frozen=True)
+class LocalArg:
+    """The argument of a `__local T *p` parameter: the host gives only a size, as clSetKernelArg(size, NULL)
+    does; every work-group gets its own zero-initialised block of `count` elements of `dtype`."""
+    count: int
+    dtype: np.dtype
+
+    @property
+    def nbytes(self) -> int:
+        return self.count * np.dtype(self.dtype).itemsize
 
 
 # ----- loading -----
