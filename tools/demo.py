@@ -104,7 +104,8 @@ def _divergent_loop_reference(lane: int) -> int:
 
 def _gen9() -> bool:
     from isa.gen9.encoding import decode_program
-    from isa.gen9.simulator import run_program, trace_to_png, Trace
+    from isa.gen9.sim_trace import trace_png
+    from isa.gen9.simulator import run_program, Trace
 
     asm = os.path.join(ROOT, "examples", "divergent_loop.asm")
     _section("examples/divergent_loop.asm: Gen9 assembler vs iga64, disassembly, simulation")
@@ -129,7 +130,8 @@ def _gen9() -> bool:
     print(f"simulated SIMD16 lanes: {surface.view(np.int32).tolist()}")
     print(f"per-lane reference:     {'all lanes agree' if same else want.view(np.int32).tolist()}")
     png = os.path.join(OUT, "divergent_loop.png")
-    trace_to_png(trace, png)
+    with open(png, "wb") as f:
+        f.write(trace_png(trace))
     print(f"lane-activity picture: {os.path.relpath(png, ROOT)}")
     return ok
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import sys
 
+from isa.gen9.errors import IsaError
 from lowering.errors import CompileError
 from lowering.output import write_output
 
@@ -30,7 +31,11 @@ def _asm(args) -> None:
     from isa.gen9.assembler import assemble
     text = _read(args.input, binary=False)
     name = "<stdin>" if args.input == "-" else args.input
-    write_output(args.output, assemble(text, name, autocompact=args.compact))
+    try:
+        binary = assemble(text, name, autocompact=args.compact)
+    except IsaError as e:
+        raise CompileError(str(e)) from None
+    write_output(args.output, binary)
 
 
 def _disasm(args) -> None:
@@ -39,7 +44,7 @@ def _disasm(args) -> None:
     name = "<stdin>" if args.input == "-" else args.input
     try:
         text = disassemble(data)
-    except CompileError as e:
+    except IsaError as e:
         raise CompileError(f"{name}: {e}") from None
     except (KeyError, ValueError, IndexError) as e:
         raise CompileError(f"{name}: cannot decode: {e}") from None

@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import os
 
+from isa.gen9.errors import IsaError
 from lowering.errors import CompileError
+from lowering.output import write_output
 
 
 def _load_program(path: str):
@@ -28,7 +30,11 @@ def _load_program(path: str):
         except ImportError:
             raise CompileError(f"{path}: the Gen9 assembler (isa.gen9.assembler) is not available") from None
         with open(path, encoding="utf-8", errors="replace") as f:
-            data = assemble(f.read(), path)
+            text = f.read()
+        try:
+            data = assemble(text, path)
+        except IsaError as e:
+            raise CompileError(str(e)) from None
     elif ext in (".krn", ".bin"):
         with open(path, "rb") as f:
             data = f.read()
@@ -38,7 +44,7 @@ def _load_program(path: str):
         raise CompileError(f"{path}: empty program")
     try:
         program = decode_program(data)
-    except CompileError as e:
+    except IsaError as e:
         raise CompileError(f"{path}: {e}") from None
     except Exception as e:
         raise CompileError(f"{path}: cannot decode: {e}") from None
@@ -64,7 +70,7 @@ def _load_surfaces(specs: list[str]):
 
 
 def run_trace(args) -> None:
-    from isa.gen9.sim_trace import trace_to_png
+    from isa.gen9.sim_trace import trace_png
     from isa.gen9.simulator import SimulationError, Trace, run_program
 
     if args.simd not in (8, 16, 32):
@@ -90,7 +96,7 @@ def run_trace(args) -> None:
     except SimulationError as e:
         raise CompileError(f"{args.input}: simulation failed: {' '.join(str(e).split())}") from None
     try:
-        trace_to_png(trace, args.output)
+        write_output(args.output, trace_png(trace))
     except OSError as e:
         raise CompileError(f"{args.output}: cannot write: {e.strerror or e}") from None
 

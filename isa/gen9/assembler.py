@@ -10,10 +10,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from lowering.errors import CompileError
-
 from . import encoding as E
 from . import fields as F
+from .errors import IsaError
 from .immediates import parse_imm
 from .model import VXH, DataType, Instruction, Operand, Predicate, RegFile, Region
 
@@ -47,8 +46,8 @@ class _Ctx:
         self.filename = filename
         self.line = 0
 
-    def err(self, msg: str) -> CompileError:
-        return CompileError(f"{self.filename}:{self.line}: {msg}")
+    def err(self, msg: str) -> IsaError:
+        return IsaError(f"{self.filename}:{self.line}: {msg}")
 
 
 def _split_operands(text: str) -> list[str]:
@@ -386,7 +385,7 @@ def parse(text: str, filename: str = "<asm>", autocompact: bool = False
                 try:
                     p.compact = E.try_compact(E.encode(p.inst), drop_nib_ctrl=True)
                     p.inst.compacted = p.compact is not None
-                except CompileError as e:
+                except IsaError as e:
                     raise ctx.err(str(e)) from None
     # lay out
     pcs, pc = [], 0
@@ -398,7 +397,7 @@ def parse(text: str, filename: str = "<asm>", autocompact: bool = False
                 raise ctx.err(f"{p.inst.opcode} cannot be compacted")
             try:
                 small = p.compact or E.try_compact(E.encode(p.inst), drop_nib_ctrl=autocompact)
-            except CompileError as e:
+            except IsaError as e:
                 ctx.line = p.line
                 raise ctx.err(str(e)) from None
             if small is None:
@@ -446,7 +445,7 @@ def assemble_instructions(text: str, filename: str = "<asm>", autocompact: bool 
 
 
 def assemble(text: str, filename: str = "<asm>", autocompact: bool = False) -> bytes:
-    """Assemble iga64-syntax text to a Gen9 binary; CompileError('FILE:LINE: ...') on bad input.
+    """Assemble iga64-syntax text to a Gen9 binary; IsaError('FILE:LINE: ...') on bad input.
 
     autocompact=True compacts every instruction it can, as `iga64 -Xautocompact` does.
     """
@@ -457,7 +456,7 @@ def assemble(text: str, filename: str = "<asm>", autocompact: bool = False) -> b
         ctx.line = p.line
         try:
             out += p.compact if p.inst.compacted else E.encode(p.inst)
-        except CompileError as e:
+        except IsaError as e:
             raise ctx.err(str(e)) from None
         except (KeyError, ValueError, TypeError) as e:
             raise ctx.err(f"cannot encode {p.inst.opcode}: {e}") from None

@@ -9,7 +9,7 @@ Layout:  fields.py (bits) -> layout.py (structs) -> encoding.py (model) / compac
 """
 from __future__ import annotations
 
-from lowering.errors import CompileError
+from .errors import IsaError
 
 from . import fields as F
 from .compaction import expand_compact, try_compact  # noqa: F401  (re-exported)
@@ -56,13 +56,13 @@ def decode(data: bytes) -> Instruction:
         return inst
     data = bytes(data[:16])
     if len(data) != 16:
-        raise CompileError("decode: truncated instruction")
+        raise IsaError("decode: truncated instruction")
     form = native_form(data)
     v = unpack(form, data)
     v["_word"], v["_form"] = int.from_bytes(data, "little"), form
     op = F.OPCODE_NAMES.get(v["opcode"])
     if op is None:
-        raise CompileError(f"decode: unknown opcode 0x{v['opcode']:02X}")
+        raise IsaError(f"decode: unknown opcode 0x{v['opcode']:02X}")
     inst = Instruction(opcode=op)
     _decode_header(inst, v, form)
     if form == "3src":
@@ -259,7 +259,7 @@ def encode(inst: Instruction) -> bytes:
     """Encode to the native 16-byte form (compaction is handled by encode_program)."""
     op = inst.opcode
     if op not in F.OPCODES:
-        raise CompileError(f"encode: unknown opcode '{op}'")
+        raise IsaError(f"encode: unknown opcode '{op}'")
     v = _encode_header(inst)
     if op in SEND_OPS:
         form = "send"
@@ -292,9 +292,9 @@ def encode(inst: Instruction) -> bytes:
 
 def _encode_header(inst: Instruction) -> dict:
     if inst.exec_size not in F.EXEC_SIZE:
-        raise CompileError(f"encode: bad execution size {inst.exec_size}")
+        raise IsaError(f"encode: bad execution size {inst.exec_size}")
     if inst.chan_offset % 4 or not 0 <= inst.chan_offset <= 28:
-        raise CompileError(f"encode: bad channel offset M{inst.chan_offset}")
+        raise IsaError(f"encode: bad channel offset M{inst.chan_offset}")
     q, n = divmod(inst.chan_offset // 4, 2)
     v = dict(opcode=F.OPCODES[inst.opcode], access_mode=int(inst.align16 or inst.opcode in THREE_SRC_OPS),
              no_dd_clr=int(inst.no_dd_clr), no_dd_chk=int(inst.no_dd_chk), nib_ctrl=n, qtr_ctrl=q,
@@ -353,7 +353,7 @@ def _encode_a1(inst: Instruction, v: dict) -> str:
     form = "a1"
     d = inst.dst
     if d is None:
-        raise CompileError(f"encode: {op} needs a destination")
+        raise IsaError(f"encode: {op} needs a destination")
     v.update(dst_file=_file_code(d), dst_type=F.REG_TYPE[d.type.value], dst_reg=d.reg,
              dst_subreg=d.subreg * d.type.size, dst_hstride=F.HSTRIDE[d.hstride])
     if d.indirect:
@@ -361,12 +361,12 @@ def _encode_a1(inst: Instruction, v: dict) -> str:
     for i, s in enumerate(inst.srcs):
         if s.file == RegFile.IMM:
             if i != len(inst.srcs) - 1:
-                raise CompileError(f"encode: {op}: only the last source may be an immediate")
+                raise IsaError(f"encode: {op}: only the last source may be an immediate")
             v[f"src{i}_file"] = 3
             v[f"src{i}_type"] = F.IMM_TYPE[s.type.value]
             if s.type.value in IMM64:
                 if i != 0:
-                    raise CompileError(f"encode: {op}: 64-bit immediate must be src0")
+                    raise IsaError(f"encode: {op}: 64-bit immediate must be src0")
                 form = "a1imm64"
                 v["imm64"] = s.value & (1 << 64) - 1
             else:
@@ -385,7 +385,7 @@ def _encode_a1(inst: Instruction, v: dict) -> str:
 
 def _encode_indirect(o: Operand, p: str, v: dict) -> None:
     if not -512 <= o.addr_imm < 512 or not 0 <= o.addr_subreg < 16:
-        raise CompileError("encode: indirect address out of range")
+        raise IsaError("encode: indirect address out of range")
     imm = o.addr_imm & 0x3FF
     v.update({f"{p}_indirect": 1, f"{p}_reg": 0, f"{p}_subreg": 0, f"{p}_addr_subreg": o.addr_subreg,
               f"{p}_addr_imm": imm & 0x1FF, f"{p}_addr_imm9": imm >> 9})
@@ -400,7 +400,7 @@ def _encode_a1_src(s: Operand, i: int, v: dict) -> None:
                   f"src{i}_vstride": F.VSTRIDE_VXH if r.vstride == VXH else F.VSTRIDE[r.vstride],
                   f"src{i}_width": F.WIDTH[r.width], f"src{i}_hstride": F.HSTRIDE[r.hstride]})
     except KeyError as e:
-        raise CompileError(f"encode: bad region or type {e}") from None
+        raise IsaError(f"encode: bad region or type {e}") from None
     if s.indirect:
         _encode_indirect(s, f"src{i}", v)
 
@@ -420,7 +420,7 @@ def _encode_a16(inst: Instruction, v: dict) -> None:
 def _encode_3src(inst: Instruction, v: dict) -> None:
     d = inst.dst
     if d is None or len(inst.srcs) != 3:
-        raise CompileError(f"encode: {inst.opcode} needs a destination and three sources")
+        raise IsaError(f"encode: {inst.opcode} needs a destination and three sources")
     try:
         if inst.exec_size == 1:   # Align16 has no SIMD1: SIMD4 with writemask .x
             v["exec_size"] = F.EXEC_SIZE[4]
@@ -431,7 +431,7 @@ def _encode_3src(inst: Instruction, v: dict) -> None:
         st = inst.srcs[0].type.value
         v["t3_src_type"] = F.TYPE_3SRC[st]
     except KeyError as e:
-        raise CompileError(f"encode: {inst.opcode}: type {e} not allowed in three-source form") from None
+        raise IsaError(f"encode: {inst.opcode}: type {e} not allowed in three-source form") from None
     for i, s in enumerate(inst.srcs):
         byte = s.subreg * s.type.size
         if i and s.type.value == "hf":
@@ -475,7 +475,7 @@ def decode_program(data: bytes) -> list[Instruction]:
     while pc < len(data):
         n = instruction_length(data, pc)
         if pc + n > len(data):
-            raise CompileError(f"decode: truncated instruction at byte {pc}")
+            raise IsaError(f"decode: truncated instruction at byte {pc}")
         out.append(decode(data[pc:pc + n]))
         pc += n
     return out
@@ -486,7 +486,7 @@ def decode_program_with_offsets(data: bytes) -> list[tuple[int, Instruction]]:
     while pc < len(data):
         n = instruction_length(data, pc)
         if pc + n > len(data):
-            raise CompileError(f"decode: truncated instruction at byte {pc}")
+            raise IsaError(f"decode: truncated instruction at byte {pc}")
         out.append((pc, decode(data[pc:pc + n])))
         pc += n
     return out

@@ -103,3 +103,17 @@ class Instruction:
     debug: bool = False
     compacted: bool = False                # decoded from (or to be encoded as) the 64-bit compact form
     options: dict = field(default_factory=dict)  # anything else, keyed by IGA's option name
+
+
+def instruction_size(inst: Instruction) -> int:
+    """Bytes the instruction takes in the binary: 16 native, 8 compacted."""
+    return 8 if inst.compacted else 16
+
+
+def layout(program: list[Instruction]) -> list[int]:
+    """Byte address of each instruction; branch offsets (JIP/UIP) are differences of these."""
+    addrs, a = [], 0
+    for inst in program:
+        addrs.append(a)
+        a += instruction_size(inst)
+    return addrs

@@ -17,8 +17,6 @@ import zlib
 
 import numpy as np
 
-from lowering.output import write_output
-
 CF_OPS = {"if", "else", "endif", "while", "break", "cont", "halt", "goto", "join", "jmpi", "brd", "brc",
           "call", "calla", "ret"}
 SEND_OPS = {"send", "sendc", "sends", "sendsc"}
@@ -152,6 +150,6 @@ def encode_png(img: np.ndarray) -> bytes:
             + chunk(b"IDAT", zlib.compress(raw.tobytes(), 6)) + chunk(b"IEND", b""))
 
 
-def trace_to_png(trace, path) -> None:
-    """Draw the lane-activity timeline of `trace` into the PNG file `path`."""
-    write_output(path, encode_png(render(trace)))
+def trace_png(trace) -> bytes:
+    """The lane-activity timeline of `trace` as PNG bytes (the caller decides where they go)."""
+    return encode_png(render(trace))

@@ -1,7 +1,7 @@
 """A numpy-vectorised SIMD simulator for decoded Gen9 programs (list[Instruction]).
 
 Why: to run what the backend emits without a GPU, and to see which lanes execute what
-(trace hook + trace_to_png), in particular for divergent and unstructured (Beignet blockIP) control flow.
+(trace hook; sim_trace draws it), in particular for divergent and unstructured (Beignet blockIP) control flow.
 
 Model, in one place:
 - Thread state: 128 x 32-byte GRF (one uint8 array, read per type through byte offsets), flag registers
@@ -30,16 +30,33 @@ from typing import Callable, Iterable
 import numpy as np
 
 from . import sim_alu
-from .model import DataType, Instruction, Operand, Predicate, RegFile, Region
+from .model import (
+    DataType,
+    Instruction,
+    Operand,
+    Predicate,
+    RegFile,
+    Region,
+    instruction_size,
+    layout,
+)
+from .registers import (
+    ARF_ACC,
+    ARF_ADDRESS,
+    ARF_CONTROL,
+    ARF_FLAG,
+    ARF_IP,
+    ARF_MASK,
+    ARF_NOTIFICATION,
+    ARF_NULL,
+    ARF_STATE,
+    ARF_TIMESTAMP,
+    GRF_SIZE,
+    NUM_GRF,
+)
 from .sim_memory import Memory
 from .sim_messages import MessageError, execute_send
 
-# ARF register numbers -- Mesa brw_eu_defines.h BRW_ARF_* (the accumulator is 0x20, address 0x10)
-ARF_NULL, ARF_ADDRESS, ARF_ACC, ARF_FLAG, ARF_MASK = 0x00, 0x10, 0x20, 0x30, 0x40
-ARF_STATE, ARF_CONTROL, ARF_NOTIFICATION, ARF_IP, ARF_TIMESTAMP = 0x70, 0x80, 0x90, 0xA0, 0xC0
-
-GRF_SIZE = 32
-NUM_GRF = 128
 BRANCHES = {"if", "else", "endif", "while", "break", "cont", "halt", "goto", "join", "jmpi", "brd", "brc",
             "call", "calla", "ret"}
 NO_OPS = {"nop", "wait", "sync", "illegal"}
@@ -51,19 +68,6 @@ TraceHook = Callable[[int, int, Instruction, np.ndarray], None]
 
 class SimulationError(Exception):
     """The program did something the simulator cannot execute (bad address, unmodelled form, hang)."""
-
-
-def instruction_size(inst: Instruction) -> int:
-    return 8 if inst.compacted else 16
-
-
-def layout(program: list[Instruction]) -> list[int]:
-    """Byte address of each instruction (16 bytes native, 8 compacted)."""
-    addrs, a = [], 0
-    for inst in program:
-        addrs.append(a)
-        a += instruction_size(inst)
-    return addrs
 
 
 def _signed32(v: int | None) -> int:
@@ -620,11 +624,5 @@ def run_program(program: list[Instruction], simd: int = 16, n_threads: int = 1,
     return wg.run()
 
 
-def trace_to_png(trace, path) -> None:
-    """Draw a lane-activity picture of a Trace (or list of TraceEvent); see sim_trace."""
-    from .sim_trace import trace_to_png as draw
-    draw(trace, path)
-
-
 __all__ = ["SimulationError", "Thread", "Workgroup", "Trace", "TraceEvent", "run_program", "layout",
-           "instruction_size", "trace_to_png", "Memory", "Region"]
+           "instruction_size", "Memory", "Region"]

@@ -4,9 +4,9 @@ import math
 import numpy as np
 import pytest
 
-from isa.gen9 import sim_messages as sm
+from isa.gen9 import messages as sm
 from isa.gen9.model import DataType as T
-from isa.gen9.sim_build import Builder, acc, flag, grf, imm, null, pred, scalar
+from isa.gen9.builder import Builder, acc, flag, grf, imm, null, pred, scalar
 from isa.gen9.simulator import SimulationError, run_program
 
 NP = {T.UD: np.uint32, T.D: np.int32, T.UW: np.uint16, T.W: np.int16, T.UB: np.uint8, T.B: np.int8,
@@ -412,7 +412,7 @@ def test_unmodelled_opcode_raises():
 
 def test_indirect_register_addressing_1x1_and_vxh():
     from isa.gen9.model import Operand, RegFile, Region
-    from isa.gen9.simulator import ARF_ADDRESS
+    from isa.gen9.registers import ARF_ADDRESS
     data = np.arange(64, dtype=np.int32)
     a0 = Operand(RegFile.ARF, T.UW, ARF_ADDRESS, 0, Region(1, 1, 0))
     b = Builder(8)

@@ -1,6 +1,6 @@
-"""Beignet-style per-lane blockIP programs (notes section 4, scheme B) on the simulator.
+"""Beignet-style per-lane blockIP programs (isa/gen9/blockip.py) on the simulator.
 
-A small linearizer here turns a CFG (blocks in layout order, per-lane branches) into Gen code:
+The linearizer turns a CFG (blocks in layout order, per-lane branches) into Gen code:
   entry L:  (W) cmp.le f0.1 null blockip:uw L ; (W)(-f0.1.anyNh) jmpi JIP ; (+f0.1) if endif endif
   fwd T:    mov blockip T ; endif ; (W) jmpi JIP
   fwd? p,T: (+p) mov blockip T ; endif ; (W) cmp.g p blockip next ; (W)(+p.allNh) jmpi JIP
@@ -13,82 +13,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from isa.gen9 import sim_messages as sm
+from isa.gen9 import messages as sm
+from isa.gen9.blockip import BlockIPBlock as Block
+from isa.gen9.blockip import linearize
+from isa.gen9.builder import Builder, flag, grf, imm, null, pred
 from isa.gen9.model import DataType as T
-from isa.gen9.sim_build import Builder, flag, grf, imm, null, pred
 from isa.gen9.simulator import Trace, layout, run_program
 
 BLOCKIP, DATA, X, Y, CNT, LIM, TMP = 2, 4, 8, 12, 16, 20, 24
 P = (0, 0)          # branch condition flag f0.0; f0.1 holds the block-entry mask
-
-
-class Block:
-    def __init__(self, body, term):
-        self.body = body            # callable(builder) emitting per-lane code; sets f0.0 if term needs p
-        self.term = term            # ("fall",) | ("br", T) | ("cbr", T)  (cbr: p true -> T, else next)
-
-
-def linearize(blocks, simd):
-    """Scheme-B Gen code for blocks in layout order; the last block is the return block (EOT only)."""
-    n_h = f"{simd}h"
-    b = Builder(simd)
-    bip = lambda: grf(BLOCKIP, T.UW)
-    b.mov(bip(), imm(0xFFFF, T.UW), mask_ctrl_we_all=True)
-    b.mov(bip(), imm(0, T.UW))
-    # buildJIPs: pending forward targets while walking blocks in layout order
-    nblk = len(blocks)
-    back_into = {i: [] for i in range(nblk)}
-    for i, blk in enumerate(blocks):
-        if blk.term[0] in ("br", "cbr") and blk.term[1] <= i:
-            back_into[blk.term[1]].append(i + 1)
-    pending = set()
-    for i, blk in enumerate(blocks):
-        b.label(f"B{i}")
-        pending.discard(i)
-        pending.update(back_into[i])
-        if i == nblk - 1:                                # return block: no entry code
-            b.mov(grf(112, T.UD), grf(0, T.UD), n=8, mask_ctrl_we_all=True)
-            b.emit("send", null(), grf(112, T.UD), n=8, sfid=sm.SFID_THREAD_SPAWNER, desc=sm.eot_desc(),
-                   eot=True, mask_ctrl_we_all=True)
-            break
-        b.cmp(null(T.UW), bip(), imm(i, T.UW), cond_mod="le", flag_reg=0, flag_subreg=1,
-              mask_ctrl_we_all=True)
-        if pending:
-            b.jmpi(f"B{min(pending)}", pred(0, 1, inv=True, control="any" + n_h))
-        b.if_(pred(0, 1))
-        b.mov(flag(*P), imm(0, T.UW), n=1, mask_ctrl_we_all=True)     # no stale p bits from other lanes
-        blk.body(b)
-        kind = blk.term[0]
-        nxt = i + 1
-        if kind == "fall":
-            b.endif()
-        elif kind == "br" and blk.term[1] > i:
-            t = blk.term[1]
-            b.mov(bip(), imm(t, T.UW))
-            b.endif()
-            pending.add(t)
-            if min(pending) != nxt:
-                b.jmpi(f"B{min(pending)}")
-        elif kind == "br":
-            t = blk.term[1]
-            b.mov(bip(), imm(t, T.UW))
-            b.endif()
-            b.jmpi(f"B{t}")
-        elif kind == "cbr" and blk.term[1] > i:
-            t = blk.term[1]
-            b.mov(bip(), imm(t, T.UW), predicate=pred(*P))
-            b.endif()
-            pending.add(t)
-            b.cmp(null(T.UW), bip(), imm(nxt, T.UW), cond_mod="gt", flag_reg=P[0], flag_subreg=P[1],
-                  mask_ctrl_we_all=True)
-            b.jmpi(f"B{min(pending)}", pred(*P, control="all" + n_h))
-        else:
-            t = blk.term[1]
-            b.mov(bip(), imm(nxt, T.UW))
-            b.mov(bip(), imm(t, T.UW), predicate=pred(*P))
-            b.endif()
-            b.jmpi(f"B{t}", pred(*P, control="any" + n_h))
-    return b.program(), b.labels
 
 
 def _mark(b, marks, name):

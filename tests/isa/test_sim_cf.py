@@ -10,9 +10,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from isa.gen9 import sim_messages as sm
+from isa.gen9 import messages as sm
 from isa.gen9.model import DataType as T, RegFile
-from isa.gen9.sim_build import Builder, grf, imm, null, pred
+from isa.gen9.builder import Builder, grf, imm, null, pred
 from isa.gen9.simulator import SimulationError, Trace, instruction_size, layout, run_program
 
 DATA, X, Y = 4, 8, 12
@@ -357,3 +357,17 @@ def test_random_programs_run_the_same_after_binary_encode_decode(stmts, simd, se
     assert [(i.opcode, i.jip, i.uip) for i in decoded] == [(i.opcode, i.jip, i.uip) for i in prog]
     data = np.random.default_rng(seed).integers(0, 64, 32).astype(np.int32)
     _same_run(prog, decoded, simd, data, (1 << simd) - 1)
+
+
+@pytest.mark.parametrize("build,message", [
+    (lambda b: b.jmpi("nowhere"), "unknown label nowhere"),
+    (lambda b: b.if_(), "has no endif"),
+    (lambda b: b.break_(), "outside a loop"),
+    (lambda b: b.while_(), "while without a matching do"),
+])
+def test_builder_reports_malformed_programs_as_isa_errors(build, message):
+    from isa.gen9.errors import IsaError
+    b = Builder(8)
+    with pytest.raises(IsaError, match=message):
+        build(b)
+        b.program()

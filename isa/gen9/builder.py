@@ -1,8 +1,8 @@
-"""A small builder of Instruction lists with labels, for simulator tests and demos.
+"""Build Gen9 Instruction lists with labels: the code generator's and the tests' way to write programs.
 
-Why: tests need programs with exact JIP/UIP before the assembler exists. The builder resolves
-branch offsets from labels and fills structured-CF JIP/UIP with the hardware rules of notes section 3
-(Mesa brw_set_uip_jip / brw_find_next_block_end, IGC FlowGraph "HW Rules"):
+Why: branch offsets depend on the final layout, so code is emitted against names and resolved once at
+the end. `Builder.program()` resolves labels and fills structured-CF JIP/UIP by the hardware rules
+(Mesa brw_eu_emit.c brw_set_uip_jip / brw_find_next_block_end, IGC FlowGraph "HW Rules"):
   if: JIP = after the else (or the endif), UIP = endif;  else: JIP = UIP = endif;
   endif: JIP = the next block end at this level (endif/else/while/halt), else the next instruction;
   while: JIP = loop head;  break/cont: JIP = next block end, UIP = the while;
@@ -10,8 +10,17 @@ branch offsets from labels and fills structured-CF JIP/UIP with the hardware rul
 """
 from __future__ import annotations
 
-from .model import DataType, Instruction, Operand, Predicate, RegFile, Region
-from .simulator import ARF_ACC, ARF_FLAG, ARF_NULL, instruction_size
+from .errors import IsaError
+from .model import (
+    DataType,
+    Instruction,
+    Operand,
+    Predicate,
+    RegFile,
+    Region,
+    instruction_size,
+)
+from .registers import ARF_ACC, ARF_FLAG, ARF_NULL
 
 T = DataType
 
@@ -97,8 +106,9 @@ class Builder:
         self._stack.append(("do", len(self.insts)))
 
     def while_(self, p: Predicate | None = None, n: int | None = None) -> None:
-        kind, head = self._stack.pop()
-        assert kind == "do"
+        if not self._stack:
+            raise IsaError("while without a matching do")
+        _, head = self._stack.pop()
         inst = self.emit("while", None, n=n, predicate=p)
         inst.options["_head"] = head
 
@@ -158,7 +168,7 @@ class Builder:
             for j in range(i + 1, len(insts)):
                 if ops[j] == "while" and while_jumps_before(j, i):
                     return j
-            raise ValueError(f"{ops[i]} at {i} is outside a loop")
+            raise IsaError(f"{ops[i]} at {i} is outside a loop")
 
         def matching(i: int) -> tuple[int | None, int]:
             depth, els = 0, None
@@ -171,7 +181,7 @@ class Builder:
                     depth -= 1
                 elif ops[j] == "else" and depth == 0:
                     els = j
-            raise ValueError(f"if at {i} has no endif")
+            raise IsaError(f"if at {i} has no endif")
 
         for i, inst in enumerate(insts):
             o = ops[i]
@@ -201,7 +211,7 @@ class Builder:
                 inst.jip = at(e) - at(i) if e is not None else inst.uip
         for i, fld, name in self.fixups:
             if name not in self.labels:
-                raise ValueError(f"unknown label {name}")
+                raise IsaError(f"unknown label {name}")
             target = at(self.labels[name])
             if fld == "jmpi":
                 insts[i].jip = target - at(i + 1)     # jmpi counts from the next instruction
