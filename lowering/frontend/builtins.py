@@ -12,13 +12,13 @@ import re
 from dataclasses import dataclass
 
 from lowering.frontend.llvm_types import LType
+from lowering.frontend.scalar import Unsupported, scalar_type
 from lowering.ir.core import Const, Value
 from lowering.ir.opcodes import MATH_FUNCTIONS
-from lowering.ir.types import F16, F32, I1, I32, I64, Type, VOID, float_type, int_type
+from lowering.ir.types import F16, F32, I1, I32, I64, VOID, Type, float_type, int_type
 
 
 def _unsupported(msg: str = ""):
-    from lowering.frontend.llvm_reader import Unsupported
     return Unsupported(msg)
 
 
@@ -151,7 +151,6 @@ def _map(fn, args: list[list[Value]], n: int) -> list[Value]:
 
 
 def _leaf_type(lt: LType) -> Type:
-    from lowering.frontend.llvm_reader import scalar_type
     return scalar_type(lt.elem if lt.kind == "vec" else lt)
 
 

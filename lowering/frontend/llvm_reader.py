@@ -20,8 +20,9 @@ from lowering.frontend.llvm_module import KERNEL_TWIN, find_kernels, function_he
 from lowering.frontend.llvm_types import (CV, Cursor, DataLayout, LType, TypeError_, constant_from_text,
                                           leaf_span, memory_leaves, parse_type, parse_typed_value,
                                           scalar_leaves, type_from_text)
+from lowering.frontend.scalar import Unsupported, scalar_type
 from lowering.ir.core import Arg, Block, Const, Function, Instr, Phi, Undef, Value
-from lowering.ir.types import I1, I64, VOID, Type, float_type, int_type, ptr
+from lowering.ir.types import I1, I64, VOID, Type, int_type, ptr
 
 ICMP_PREDS = ("eq", "ne", "ugt", "uge", "ult", "ule", "sgt", "sge", "slt", "sle")
 FCMP_PREDS = ("false", "oeq", "ogt", "oge", "olt", "ole", "one", "ord", "ueq", "ugt", "uge", "ult", "ule",
@@ -48,10 +49,6 @@ class ModuleData:
         return self.symbol
 
 
-class Unsupported(Exception):
-    """Raised while lowering one instruction; the reader adds file/function/block/instruction."""
-
-
 class _Forward(Value):
     """Stands for an instruction result used before the reader reached its definition."""
     __slots__ = ()
@@ -59,16 +56,6 @@ class _Forward(Value):
 
 def key(v: llvm.ValueRef) -> int:
     return ctypes.cast(v._ptr, ctypes.c_void_p).value
-
-
-def scalar_type(lt: LType) -> Type:
-    if lt.kind == "int":
-        return int_type(lt.bits)
-    if lt.kind == "float":
-        return float_type(lt.bits)
-    if lt.kind == "ptr":
-        return ptr(lt.bits)
-    raise Unsupported(f"type {lt} is not a scalar")
 
 
 def zero(t: Type) -> Const:

@@ -1,0 +1,112 @@
+"""The one-way import rule, enforced: data flows LLVM IR -> structured IR -> target, and the layers say so.
+
+    isa       imports nothing of ours (a leaf: encodings, assembler, simulator)
+    lowering  may import isa, never backend or tools
+    backend   may import lowering and isa, never tools
+    tools     may import anything (command line, test support)
+
+and no module imports itself through others (a cycle), counting imports inside functions too: a
+function-level import is still a dependency, only a hidden one.
+"""
+import ast
+import os
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+PACKAGES = ("isa", "lowering", "backend", "tools")
+FORBIDDEN = {"isa": {"lowering", "backend", "tools"}, "lowering": {"backend", "tools"}, "backend": {"tools"}}
+
+
+def _modules() -> dict[str, str]:
+    found = {}
+    for package in PACKAGES:
+        for root, _, files in os.walk(os.path.join(ROOT, package)):
+            for name in files:
+                if name.endswith(".py"):
+                    path = os.path.join(root, name)
+                    module = os.path.relpath(path, ROOT)[:-3].replace(os.sep, ".")
+                    found[module.removesuffix(".__init__")] = path
+    return found
+
+
+def _imports(module: str, path: str, known: set[str]) -> list[tuple[str, int]]:
+    """(imported module of ours, line) for every import statement in the file, at any depth."""
+    package = module if path.endswith("__init__.py") else module.rpartition(".")[0]
+    out = []
+    for node in ast.walk(ast.parse(open(path, encoding="utf-8").read(), path)):
+        if isinstance(node, ast.Import):
+            names = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parts = package.split(".")
+                base = ".".join(parts[:len(parts) - node.level + 1] + ([node.module] if node.module else []))
+            names = [base] + [f"{base}.{a.name}" for a in node.names]
+        else:
+            continue
+        for name in names:
+            parts = name.split(".")
+            while parts and ".".join(parts) not in known:
+                parts.pop()
+            if parts and ".".join(parts) != module:
+                out.append((".".join(parts), node.lineno))
+    return out
+
+
+MODULES = _modules()
+GRAPH = {m: _imports(m, p, set(MODULES)) for m, p in MODULES.items()}
+
+
+def test_the_scan_sees_the_packages():
+    assert {"lowering.pipeline", "backend.spirv.emit", "isa.gen9.simulator", "tools.cli"} <= set(MODULES)
+    assert any(t == "lowering.ir.core" for t, _ in GRAPH["lowering.pipeline"])
+
+
+@pytest.mark.parametrize("layer", sorted(FORBIDDEN))
+def test_no_layer_imports_a_layer_above_it(layer):
+    bad = [f"{MODULES[m]}:{line}: {m} imports {t}" for m, edges in GRAPH.items() if m.split(".")[0] == layer
+           for t, line in edges if t.split(".")[0] in FORBIDDEN[layer]]
+    assert not bad, "\n".join(bad)
+
+
+def test_no_import_cycles():
+    """Tarjan's strongly connected components over module imports, iteratively."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    on_stack: set[str] = set()
+    stack: list[str] = []
+    cycles = []
+    for start in GRAPH:
+        if start in index:
+            continue
+        work = [(start, iter(sorted({t for t, _ in GRAPH[start]})))]
+        index[start] = low[start] = len(index)
+        stack.append(start)
+        on_stack.add(start)
+        while work:
+            node, successors = work[-1]
+            for succ in successors:
+                if succ not in index:
+                    index[succ] = low[succ] = len(index)
+                    stack.append(succ)
+                    on_stack.add(succ)
+                    work.append((succ, iter(sorted({t for t, _ in GRAPH[succ]}))))
+                    break
+                if succ in on_stack:
+                    low[node] = min(low[node], index[succ])
+            else:
+                work.pop()
+                if work:
+                    low[work[-1][0]] = min(low[work[-1][0]], low[node])
+                if low[node] == index[node]:
+                    component = []
+                    while True:
+                        member = stack.pop()
+                        on_stack.discard(member)
+                        component.append(member)
+                        if member == node:
+                            break
+                    if len(component) > 1:
+                        cycles.append(sorted(component))
+    assert not cycles, f"import cycles: {cycles}"
