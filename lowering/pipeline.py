@@ -7,6 +7,7 @@ as text and GraphViz after any pass.
 """
 from __future__ import annotations
 
+import errno
 import os
 from dataclasses import dataclass, field
 from typing import Callable
@@ -14,6 +15,7 @@ from typing import Callable
 from lowering.errors import CompileError
 from lowering.ir.core import Function
 from lowering.ir.validate import ValidationError, validate
+from lowering.output import safe_file_name, write_files
 from lowering.promote import promote_allocas
 from lowering.structurize import structurize
 
@@ -32,6 +34,7 @@ class Options:
     dump_after: set[str] = field(default_factory=set)     # pass names, or {"all"}
     dump_dir: str | None = None
     stop_after: str | None = None                          # last pass to run (None: all)
+    dumps: dict[str, str] = field(default_factory=dict)    # file name -> text, written by the caller
 
     def wants_dump(self, pass_name: str) -> bool:
         return self.dump_dir is not None and ("all" in self.dump_after or pass_name in self.dump_after)
@@ -43,22 +46,24 @@ def _after_pass(func: Function, pass_name: str, step: int, options: Options) -> 
         if errors:
             raise ValidationError(func, errors, f"pass '{pass_name}'")
     if options.wants_dump(pass_name):
-        dump_function(func, options.dump_dir, f"{step:02d}-{pass_name}")
+        options.dumps.update(dump_texts(func, f"{step:02d}-{pass_name}"))
 
 
-def dump_function(func: Function, directory: str, stem: str) -> list[str]:
-    """Write <kernel>.<stem>.nir, .cfg.dot and (tree form) .tree.dot; return the paths written."""
+def dump_texts(func: Function, stem: str) -> dict[str, str]:
+    """<kernel>.<stem>.nir, .cfg.dot and (tree form) .tree.dot, by file name; the kernel's name goes
+    through safe_file_name, so no kernel name can make a dump land outside the dump directory."""
     from lowering.ir.dot import cfg_dot, tree_dot
     from lowering.ir.printer import print_function
-    os.makedirs(directory, exist_ok=True)
-    base = os.path.join(directory, f"{func.name}.{stem}")
+    base = f"{safe_file_name(func.name)}.{stem}"
     outputs = {f"{base}.nir": print_function(func), f"{base}.cfg.dot": cfg_dot(func)}
     if func.is_structured:
         outputs[f"{base}.tree.dot"] = tree_dot(func)
-    for path, text in outputs.items():
-        with open(path, "w") as f:
-            f.write(text)
-    return list(outputs)
+    return outputs
+
+
+def dump_function(func: Function, directory: str, stem: str) -> list[str]:
+    """Write dump_texts(func, stem) into `directory` (all or none); return the paths written."""
+    return write_files(directory, {name: text.encode() for name, text in dump_texts(func, stem).items()})
 
 
 def run_passes(funcs: dict[str, Function], options: Options) -> dict[str, Function]:
@@ -97,24 +102,36 @@ def compile_llvmlite(module, kernel: str | None = None, options: Options | None 
     return run_passes(read_module_ref(from_llvmlite_ir(module, name), name, options), options)
 
 
+def read_input(path: str) -> bytes:
+    """An input file's bytes; a missing, unreadable or non-regular input is a one-line error."""
+    if os.path.isdir(path):
+        raise CompileError(f"{path}: cannot read: {os.strerror(errno.EISDIR)}")
+    try:
+        with open(path, "rb") as f:
+            return f.read()
+    except FileNotFoundError:
+        raise CompileError(f"{path}: no such file") from None
+    except OSError as exc:
+        raise CompileError(f"{path}: cannot read: {exc.strerror or exc}") from None
+
+
 def load_module(path: str, opt_level: str = "-O0"):
     """An input file as a parsed LLVM module: OpenCL C through clang-22 (which runs -O<n> itself), .ll
     and .bc through llvmlite, then LLVM's own -O<n> pipeline, so that -O2 means the same for all."""
     from lowering.frontend.clang import compile_opencl
     from lowering.frontend.llvm_module import optimize_module, parse_llvm_bitcode, parse_llvm_text
-    if not os.path.isfile(path):
-        raise CompileError(f"{path}: no such file")
     ext = os.path.splitext(path)[1].lower()
+    if ext not in (".cl", ".ll", ".bc"):
+        if not os.path.exists(path):
+            raise CompileError(f"{path}: no such file")
+        raise CompileError(f"{path}: unknown input kind '{ext}' (expected .cl, .ll or .bc)")
+    data = read_input(path)
     if ext == ".cl":
         return parse_llvm_text(compile_opencl(path, opt_level), path)
     if ext == ".bc":
-        with open(path, "rb") as f:
-            mod = parse_llvm_bitcode(f.read(), path)
-    elif ext == ".ll":
-        with open(path, encoding="utf-8", errors="replace") as f:
-            mod = parse_llvm_text(f.read(), path)
+        mod = parse_llvm_bitcode(data, path)
     else:
-        raise CompileError(f"{path}: unknown input kind '{ext}' (expected .cl, .ll or .bc)")
+        mod = parse_llvm_text(data.decode("utf-8", errors="replace"), path)
     return optimize_module(mod, int(opt_level[2:]))
 
 

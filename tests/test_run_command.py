@@ -204,7 +204,7 @@ def test_output_path_that_is_a_file(tmp_path, capsys, saxpy):
     blocker.write_text("x")
     result = run_cli(capsys, "run", path, "--target", "ir", "--global", "48", *saxpy_args(tmp_path),
                      "--out", blocker)
-    assert_one_line_error(result, 1, str(blocker), "not a directory")
+    assert_one_line_error(result, 1, str(blocker), "Not a directory")
     assert blocker.read_text() == "x"
 
 

@@ -24,19 +24,15 @@ import argparse
 import os
 import shutil
 import sys
-import tempfile
 
 from lowering.errors import CompileError
-from lowering.output import write_output
+from lowering.output import check_names_distinct, write_files, write_output
+from tools.usage import UsageError
 
 EXIT_INPUT, EXIT_USAGE, EXIT_INTERNAL = 1, 2, 3
 EMIT_KINDS = ("nir", "dot-cfg", "dot-tree", "spirv", "spirv-asm", "dot-spirv")
 SPIRV_EMITS = ("spirv", "spirv-asm", "dot-spirv")
 DEFAULT_SPIRV_VERSION, DEFAULT_TARGET_ENV = "1.3", "vulkan1.3"
-
-
-class UsageError(Exception):
-    pass
 
 
 class _Parser(argparse.ArgumentParser):
@@ -64,10 +60,30 @@ def _compile(args) -> None:
                                dump_dir=args.dump_dir if dump_after else None, stop_after=args.stop_after)
     funcs = pipeline.compile_path(args.input, f"-O{args.opt}", options)
     if spirv is not None:
-        write_output(args.output, _emit_spirv(args.emit, list(funcs.values()), spirv))
+        data = _emit_spirv(args.emit, list(funcs.values()), spirv)
+    else:
+        render = {"nir": print_function, "dot-cfg": cfg_dot, "dot-tree": tree_dot}[args.emit]
+        data = "".join(render(f) for f in funcs.values())
+    _write_with_dumps(args, data, options.dumps)
+
+
+def _write_with_dumps(args, data: str | bytes, dumps: dict[str, str]) -> None:
+    """The output and the pass dumps of a command that succeeded: both, or (on a write error) neither."""
+    if not dumps:
+        write_output(args.output, data, inputs=[args.input])
         return
-    render = {"nir": print_function, "dot-cfg": cfg_dot, "dot-tree": tree_dot}[args.emit]
-    write_output(args.output, "".join(render(f) for f in funcs.values()))
+    created = not os.path.exists(args.dump_dir)
+    written = write_files(args.dump_dir, {name: text.encode() for name, text in dumps.items()},
+                          inputs=[args.input])
+    try:
+        write_output(args.output, data, inputs=[args.input])
+    except BaseException:
+        for path in written:
+            if os.path.lexists(path):
+                os.unlink(path)
+        if created:
+            shutil.rmtree(args.dump_dir, ignore_errors=True)
+        raise
 
 
 def _spirv_options(version: str, target_env: str, local_size: tuple[int, int, int] | None = None,
@@ -176,39 +192,23 @@ def _run(args) -> None:
         results = call_in_child(launch, f"{args.input}: @{kernel} on the llvm target")
     else:
         results = launch()
-    _write_arrays(args.out, [(p.name, results[i]) for i, p in enumerate(params) if p.is_buffer])
+    _write_arrays(args.out, [(p.name, results[i]) for i, p in enumerate(params) if p.is_buffer],
+                  [args.input] + run_args.input_files(args.arg or []))
 
 
-def _write_arrays(directory: str, arrays: list) -> None:
-    """DIR/NAME.npy for every array, all or none: written into a temporary folder in DIR, then moved."""
+def _write_arrays(directory: str, arrays: list, inputs: list[str]) -> None:
+    """DIR/NAME.npy for every array, all or none; NAME is the parameter's name made safe (see
+    lowering.output.safe_file_name), and no result may replace an input .npy."""
+    import io
+
     import numpy as np
-    if os.path.exists(directory) and not os.path.isdir(directory):
-        raise CompileError(f"{directory}: cannot write the results: not a directory")
-    created = not os.path.exists(directory)
-    try:
-        os.makedirs(directory, exist_ok=True)
-        tmp = tempfile.mkdtemp(dir=directory, prefix=".reconverge-")
-    except OSError as exc:
-        raise CompileError(f"{directory}: cannot create the output directory ({exc.strerror})") from None
-    moved: list[str] = []
-    ok = False
-    try:
-        for name, array in arrays:
-            np.save(os.path.join(tmp, f"{name}.npy"), array, allow_pickle=False)
-        for name, _ in arrays:
-            target = os.path.join(directory, f"{name}.npy")
-            os.replace(os.path.join(tmp, f"{name}.npy"), target)
-            moved.append(target)
-        ok = True
-    except OSError as exc:
-        raise CompileError(f"{directory}: cannot write the results ({exc.strerror or exc})") from None
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
-        if not ok:
-            for path in moved:
-                os.unlink(path)
-            if created:
-                shutil.rmtree(directory, ignore_errors=True)
+    files = check_names_distinct([(name, ".npy") for name, _ in arrays], "parameters")
+    contents = {}
+    for name, array in arrays:
+        buffer = io.BytesIO()
+        np.save(buffer, array, allow_pickle=False)
+        contents[files[name]] = buffer.getvalue()
+    write_files(directory, contents, inputs)
 
 
 def _version() -> str:

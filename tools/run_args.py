@@ -39,6 +39,16 @@ def split_args(texts: list[str]) -> list[tuple[str, str]]:
     return pairs
 
 
+def input_files(texts: list[str]) -> list[str]:
+    """The .npy files named by @FILE arguments (so that no result is written over one of them)."""
+    files = []
+    for text in texts:
+        _, eq, value = text.partition("=")
+        if eq and value.strip().startswith("@"):
+            files.append(value.strip()[1:])
+    return files
+
+
 def bind_args(params: list[Param], texts: list[str], kernel: str) -> list:
     """The kernel's arguments, one per parameter in order, from the --arg strings."""
     by_name = {p.name: p for p in params}

@@ -14,6 +14,15 @@ import os
 from isa.gen9.errors import IsaError
 from lowering.errors import CompileError
 from lowering.output import write_output
+from tools.usage import UsageError
+
+
+def _read(path: str) -> bytes:
+    try:
+        with open(path, "rb") as f:
+            return f.read()
+    except OSError as e:
+        raise CompileError(f"{path}: cannot read: {e.strerror or e}") from None
 
 
 def _load_program(path: str):
@@ -29,15 +38,12 @@ def _load_program(path: str):
             from isa.gen9.assembler import assemble
         except ImportError:
             raise CompileError(f"{path}: the Gen9 assembler (isa.gen9.assembler) is not available") from None
-        with open(path, encoding="utf-8", errors="replace") as f:
-            text = f.read()
         try:
-            data = assemble(text, path)
+            data = assemble(_read(path).decode("utf-8", errors="replace"), path)
         except IsaError as e:
             raise CompileError(str(e)) from None
     elif ext in (".krn", ".bin"):
-        with open(path, "rb") as f:
-            data = f.read()
+        data = _read(path)
     else:
         raise CompileError(f"{path}: expected a .krn (binary) or .asm (iga64 text) file")
     if not data:
@@ -57,10 +63,10 @@ def _load_surfaces(specs: list[str]):
     for spec in specs or []:
         bti, sep, file = spec.partition("=")
         if not sep or not bti.strip().isdigit() or not file:
-            raise CompileError(f"--surface {spec}: expected BTI=FILE.npy")
+            raise UsageError(f"--surface {spec}: expected BTI=FILE.npy")
         n = int(bti)
         if n >= 252:
-            raise CompileError(f"--surface {spec}: binding table index {n} is reserved (252..255)")
+            raise UsageError(f"--surface {spec}: binding table index {n} is reserved (252..255)")
         try:
             arr = np.load(file, allow_pickle=False)
         except (OSError, ValueError) as e:
@@ -74,9 +80,11 @@ def run_trace(args) -> None:
     from isa.gen9.simulator import SimulationError, Trace, run_program
 
     if args.simd not in (8, 16, 32):
-        raise CompileError(f"--simd {args.simd}: expected 8, 16 or 32")
+        raise UsageError(f"--simd {args.simd}: expected 8, 16 or 32")
     if args.threads < 1 or args.threads > 64:
-        raise CompileError(f"--threads {args.threads}: expected 1..64")
+        raise UsageError(f"--threads {args.threads}: expected 1..64")
+    if args.max_steps < 1:
+        raise UsageError(f"--max-steps {args.max_steps}: expected a positive number of instructions")
     out_dir = os.path.dirname(os.path.abspath(args.output))
     if not os.path.isdir(out_dir):
         raise CompileError(f"{args.output}: cannot write: directory {out_dir} does not exist")
@@ -87,7 +95,7 @@ def run_trace(args) -> None:
         try:
             m = int(args.dispatch_mask, 0)
         except ValueError:
-            raise CompileError(f"--dispatch-mask {args.dispatch_mask}: expected an integer") from None
+            raise UsageError(f"--dispatch-mask {args.dispatch_mask}: expected an integer") from None
         masks = [m] * args.threads
     trace = Trace()
     try:

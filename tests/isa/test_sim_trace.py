@@ -14,6 +14,7 @@ from isa.gen9.builder import Builder, grf, imm, null, pred
 from isa.gen9.sim_trace import COLOURS, encode_png, render, trace_png
 from isa.gen9.simulator import Trace, layout, run_program
 from lowering.errors import CompileError
+from tools.usage import UsageError
 
 ASM = """\
         mov (16|M0)              r10.0<1>:d    0:d
@@ -145,15 +146,19 @@ def test_iga64_binary_decodes_to_the_same_behaviour(tmp_path):
     np.testing.assert_array_equal(out, [1] * 5 + [2] * 10 + [0])
 
 
-@pytest.mark.parametrize("content,argv_extra,message", [
-    (None, [], "no such file"),
-    ("mov (8|M0) r1.0<1>:zz r2:d\n", [], "k.asm"),
-    (ASM, [], "no surface bound"),
-    (ASM, ["--surface", "0=missing.npy"], "cannot load"),
-    (ASM, ["--surface", "zero=x.npy"], "BTI=FILE"),
-    (ASM, ["--simd", "12"], "--simd 12"),
+@pytest.mark.parametrize("content,argv_extra,message,error", [
+    (None, [], "no such file", CompileError),
+    ("mov (8|M0) r1.0<1>:zz r2:d\n", [], "k.asm", CompileError),
+    (ASM, [], "no surface bound", CompileError),
+    (ASM, ["--surface", "0=missing.npy"], "cannot load", CompileError),
+    (ASM, ["--surface", "zero=x.npy"], "BTI=FILE", UsageError),
+    (ASM, ["--surface", "253=x.npy"], "reserved", UsageError),
+    (ASM, ["--simd", "12"], "--simd 12", UsageError),
+    (ASM, ["--threads", "0"], "--threads 0", UsageError),
+    (ASM, ["--max-steps", "-1"], "--max-steps -1", UsageError),
+    (ASM, ["--dispatch-mask", "lots"], "--dispatch-mask lots", UsageError),
 ])
-def test_cli_errors_are_one_line_and_leave_no_file(tmp_path, content, argv_extra, message):
+def test_cli_errors_are_one_line_and_leave_no_file(tmp_path, content, argv_extra, message, error):
     src = tmp_path / "k.asm"
     if content is not None:
         src.write_text(content)
@@ -161,7 +166,7 @@ def test_cli_errors_are_one_line_and_leave_no_file(tmp_path, content, argv_extra
     argv = ["trace", str(src), "--simd", "16", "-o", str(png)]
     if "--simd" in argv_extra:
         argv = ["trace", str(src), "-o", str(png)]
-    with pytest.raises(CompileError) as e:
+    with pytest.raises(error) as e:
         _cli(argv + argv_extra)
     assert message in str(e.value) and "\n" not in str(e.value)
     assert not png.exists()
