@@ -149,6 +149,11 @@ def ir_arguments(func: Function, args: list) -> list:
 
 # ----- targets -----
 
+def has_barrier(func: Function) -> bool:
+    """Does the kernel (calls are inlined by then) synchronise its work-group?"""
+    return any(ins.opcode == "barrier" for ins in func.instructions())
+
+
 def _run_llvm(program: Program, kernel: str, args: list, global_size, local_size, options, global_offset):
     from tools.jit_oracle import OracleError, run_llvm_kernel
     func = program.functions.get(kernel)
@@ -164,8 +169,9 @@ def _run_llvm(program: Program, kernel: str, args: list, global_size, local_size
 def _run_ir(program: Program, kernel: str, args: list, global_size, local_size, options, global_offset):
     from lowering.interp import InterpreterError, run_kernel
     func = program.function(kernel)
+    lockstep = has_barrier(func)     # barriers need every item of a group to arrive before any passes
     try:
-        run_kernel(func, ir_arguments(func, args), global_size, local_size, global_offset)
+        run_kernel(func, ir_arguments(func, args), global_size, local_size, global_offset, lockstep=lockstep)
     except InterpreterError as e:
         raise CompileError(f"{program.path}: kernel @{kernel}: ir target: {e}") from None
 

@@ -37,7 +37,9 @@ def call_in_child(fn: Callable[[], object], what: str) -> object:
     _, status = os.waitpid(pid, 0)
     if os.WIFSIGNALED(status):
         sig = signal.Signals(os.WTERMSIG(status)).name
-        hint = " (an integer division by zero or INT_MIN / -1 in the kernel?)" if sig == "SIGFPE" else ""
+        hint = {"SIGFPE": " (an integer division by zero or INT_MIN / -1 in the kernel?)",
+                "SIGSEGV": " (an access outside the kernel's buffers? each buffer ends at an unmapped guard "
+                           "region)"}.get(sig, "")
         raise CompileError(f"{what} crashed with {sig}{hint}")
     ok, value = pickle.loads(data)
     if not ok:

@@ -4,15 +4,33 @@ The structurizer's output is checked against this.  The spir64 module is retarge
 anchored text rewrites (drop the target lines and the spir_kernel/spir_func calling conventions; address
 spaces are kept, x86 treats 1..4 as the flat space).  The OpenCL builtins clang leaves as mangled calls are
 defined by a library written in OpenCL C (generated below, compiled by the same clang-22 for spir64, so its
-mangled names match the kernels' by construction) and linked into each kernel module.  Work-item functions
-read a global array that the Python launch loop fills in before each call; work-items run one at a time,
-group by group, so `barrier` is a no-op (valid for kernels where a work-item only reads back what it wrote).
+mangled names match the kernels' by construction) and linked into each kernel module.
+
+Work-items and barriers.  Every work-item function reads the calling thread's own state array (global,
+local and group ids, sizes), found with libc's `pthread_getspecific` under a key the host creates, so
+the same machine code serves one thread or many.  A kernel that never calls a barrier runs its
+work-items one after another on the calling thread, group by group (fast, and exact: nothing can
+observe the order).  A kernel that may call one (`barrier`, `work_group_barrier`) runs each work-group's
+items each on its own OS thread (ctypes releases the GIL during the call), groups one after another;
+the barrier built-in calls back into a Python barrier shared by the group's threads.  A barrier that
+only some items of a group reach (the others returned) or that items reach a different number of times
+is an OracleError naming the group, never a deadlock.  Atomics are real atomic instructions (clang's
+`__atomic`/`__opencl_atomic` builtins in the library), so contending threads are exact too.
+
+Memory.  `__local T *` parameters (a LocalArg) get one zero-filled block per work-group.  Every buffer
+argument is copied into its own mapping placed so that the buffer's end (rounded up to 16 bytes) touches
+an unmapped 256 KiB guard region, with another one before the page holding its start; the results are
+copied back after the run.  An access past the end (beyond the rounding, up to 256 KiB) faults instead of
+reading or writing host memory, and so does one before the start by more than the rest of its page
+(an index of -1 is caught only when the buffer's size is a multiple of the page size); `run --target
+llvm` runs in a child process, so the fault is a one-line error.
 """
 from __future__ import annotations
 
 import collections
 import ctypes
 import hashlib
+import mmap
 import os
 import re
 import subprocess
@@ -181,8 +199,8 @@ def _float_builtins(t: str) -> str:
     src.append(_scalar_and_vectors(t, "pown", [(t, True), ("int", True)], f"return __builtin_pow{f}(a0, ({t})a1);"))
     src.append(_scalar_and_vectors(t, "ldexp", [(t, True), ("int", True)], f"return __builtin_ldexp{f}(a0, a1);"))
     # Relational: scalar versions return 0/1, vector versions 0/-1.
-    tests = {"isnan": "a0 != a0", "isinf": f"__builtin_isinf(a0)", "isfinite": f"__builtin_isfinite(a0)",
-             "signbit": f"__builtin_signbit(a0)", "isnormal": f"__builtin_isnormal(a0)"}
+    tests = {"isnan": "a0 != a0", "isinf": "__builtin_isinf(a0)", "isfinite": "__builtin_isfinite(a0)",
+             "signbit": "__builtin_signbit(a0)", "isnormal": "__builtin_isnormal(a0)"}
     for name, expr in tests.items():
         src.append(f"OV int {name}({t} a0) {{ return ({expr}) ? 1 : 0; }}\n")
         for n in _WIDTHS:
@@ -222,7 +240,7 @@ def _select_builtins(t: str) -> str:
     src = []
     for m in masks:
         src.append(f"OV {t} select({t} a, {t} b, {m} c) {{ return c ? b : a; }}\n")
-        msb = f"(c[i] < 0)" if _INT_TYPES[m][1] else f"(c[i] >> {_INT_TYPES[m][0] - 1})"
+        msb = "(c[i] < 0)" if _INT_TYPES[m][1] else f"(c[i] >> {_INT_TYPES[m][0] - 1})"
         for n in _WIDTHS:
             src.append(f"OV {t}{n} select({t}{n} a, {t}{n} b, {m}{n} c) {{ {t}{n} r; "
                        f"for (int i = 0; i < {n}; i++) r[i] = {msb} ? b[i] : a[i]; return r; }}\n")
@@ -270,30 +288,99 @@ def _any_all() -> str:
 
 def _work_item_builtins() -> str:
     def getter(name: str, base: int, default: int) -> str:
-        return f"OV size_t {name}(uint d) {{ return d < 3u ? (size_t)__oracle_wi[{base} + d] : (size_t){default}; }}\n"
+        return (f"OV size_t {name}(uint d) {{ return d < 3u ? (size_t)__oracle_state()[{base} + d] : "
+                f"(size_t){default}; }}\n")
     return (
-        f"global volatile ulong __oracle_wi[{_NSLOTS}];\n"
+        # the calling thread's work-item state (see the module docstring); the host sets the key
+        "__global ulong *pthread_getspecific(uint key);\n"
+        "void __oracle_barrier(void);\n"
+        "global volatile uint __oracle_key;\n"
+        "static __global ulong *__oracle_state(void) { return pthread_getspecific(__oracle_key); }\n"
         + getter("get_global_id", _GID, 0) + getter("get_local_id", _LID, 0) + getter("get_group_id", _GRP, 0)
         + getter("get_global_size", _GSZ, 1) + getter("get_local_size", _LSZ, 1)
         + getter("get_enqueued_local_size", _LSZ, 1) + getter("get_num_groups", _NGR, 1)
         + getter("get_global_offset", _OFF, 0)
-        + f"OV uint get_work_dim(void) {{ return (uint)__oracle_wi[{_DIM}]; }}\n"
+        + f"OV uint get_work_dim(void) {{ return (uint)__oracle_state()[{_DIM}]; }}\n"
         + "OV size_t get_global_linear_id(void) { return ((get_global_id(2) - get_global_offset(2)) * "
           "get_global_size(1) + (get_global_id(1) - get_global_offset(1))) * get_global_size(0) + "
           "(get_global_id(0) - get_global_offset(0)); }\n"
         + "OV size_t get_local_linear_id(void) { return (get_local_id(2) * get_local_size(1) + get_local_id(1)) * "
           "get_local_size(0) + get_local_id(0); }\n"
-        # Work-items run one at a time: every barrier and fence is already satisfied.
-        + "OV void barrier(uint f) {}\nOV void work_group_barrier(uint f) {}\n"
-        + "OV void work_group_barrier(uint f, int s) {}\nOV void mem_fence(uint f) {}\n"
-        + "OV void read_mem_fence(uint f) {}\nOV void write_mem_fence(uint f) {}\n"
+        # barriers wait for the group's other threads; fences order nothing more than x86 already does
+        + "OV void barrier(uint f) { __oracle_barrier(); }\nOV void work_group_barrier(uint f) { __oracle_barrier(); }\n"
+        + "OV void work_group_barrier(uint f, memory_scope s) { __oracle_barrier(); }\n"
+        + "OV void mem_fence(uint f) { __atomic_thread_fence(__ATOMIC_SEQ_CST); }\n"
+        + "OV void read_mem_fence(uint f) { __atomic_thread_fence(__ATOMIC_SEQ_CST); }\n"
+        + "OV void write_mem_fence(uint f) { __atomic_thread_fence(__ATOMIC_SEQ_CST); }\n"
     )
+
+
+def _atomic_builtins() -> str:
+    """OpenCL 1.x atomic_*/atom_* on __global/__local/generic int, uint, long, ulong (and atomic_xchg on
+    float), and the OpenCL 2.0 atomic_* on atomic types with their _explicit forms: real atomic
+    instructions (clang's __atomic/__opencl_atomic builtins), so work-items on threads contend for real."""
+    seq = "__ATOMIC_SEQ_CST"
+    src = []
+    for t in ("int", "uint", "long", "ulong"):
+        for asp in ("__global", "__local", "__generic"):
+            p = f"volatile {asp} {t} *p"
+            ops = {"add": f"__atomic_fetch_add(p, v, {seq})", "sub": f"__atomic_fetch_sub(p, v, {seq})",
+                   "xchg": f"__atomic_exchange_n(p, v, {seq})", "min": f"__atomic_fetch_min(p, v, {seq})",
+                   "max": f"__atomic_fetch_max(p, v, {seq})", "and": f"__atomic_fetch_and(p, v, {seq})",
+                   "or": f"__atomic_fetch_or(p, v, {seq})", "xor": f"__atomic_fetch_xor(p, v, {seq})"}
+            for prefix in ("atomic_", "atom_"):
+                for op, expr in ops.items():
+                    src.append(f"OV {t} {prefix}{op}({p}, {t} v) {{ return {expr}; }}\n")
+                src.append(f"OV {t} {prefix}inc({p}) {{ return __atomic_fetch_add(p, ({t})1, {seq}); }}\n")
+                src.append(f"OV {t} {prefix}dec({p}) {{ return __atomic_fetch_sub(p, ({t})1, {seq}); }}\n")
+                src.append(f"OV {t} {prefix}cmpxchg({p}, {t} c, {t} v) {{ "
+                           f"__atomic_compare_exchange_n(p, &c, v, 0, {seq}, {seq}); return c; }}\n")
+    for asp in ("__global", "__local", "__generic"):
+        src.append(f"OV float atomic_xchg(volatile {asp} float *p, float v) {{ return __builtin_astype("
+                   f"__atomic_exchange_n((volatile {asp} int *)p, __builtin_astype(v, int), {seq}), float); }}\n")
+    dev = "__OPENCL_MEMORY_SCOPE_DEVICE"
+    for t in ("int", "uint", "long", "ulong", "float"):
+        a = f"volatile __generic atomic_{t} *p"
+        src.append(f"OV void atomic_init({a}, {t} v) {{ __opencl_atomic_init(p, v); }}\n")
+        forms = [("", "", f"{seq}", dev), ("_explicit", ", memory_order o", "o", dev),
+                 ("_explicit", ", memory_order o, memory_scope s", "o", "s")]
+        for sfx, extra, o, s in forms:
+            src.append(f"OV void atomic_store{sfx}({a}, {t} v{extra}) {{ __opencl_atomic_store(p, v, {o}, {s}); }}\n")
+            src.append(f"OV {t} atomic_load{sfx}({a}{extra}) {{ return __opencl_atomic_load(p, {o}, {s}); }}\n")
+            src.append(f"OV {t} atomic_exchange{sfx}({a}, {t} v{extra}) {{ "
+                       f"return __opencl_atomic_exchange(p, v, {o}, {s}); }}\n")
+            if t == "float":
+                continue
+            for op in ("add", "sub", "or", "xor", "and", "min", "max"):
+                src.append(f"OV {t} atomic_fetch_{op}{sfx}({a}, {t} v{extra}) {{ "
+                           f"return __opencl_atomic_fetch_{op}(p, v, {o}, {s}); }}\n")
+        for strength in ("strong", "weak"):
+            e = f"__generic {t} *e, {t} d"
+            src.append(f"OV bool atomic_compare_exchange_{strength}({a}, {e}) {{ return "
+                       f"__opencl_atomic_compare_exchange_{strength}(p, e, d, {seq}, {seq}, {dev}); }}\n")
+            src.append(f"OV bool atomic_compare_exchange_{strength}_explicit({a}, {e}, memory_order o, "
+                       f"memory_order f) {{ return __opencl_atomic_compare_exchange_{strength}(p, e, d, o, f, "
+                       f"{dev}); }}\n")
+            src.append(f"OV bool atomic_compare_exchange_{strength}_explicit({a}, {e}, memory_order o, "
+                       f"memory_order f, memory_scope s) {{ return __opencl_atomic_compare_exchange_{strength}("
+                       f"p, e, d, o, f, s); }}\n")
+    flag = "volatile __generic atomic_flag *p"
+    for sfx, extra, o, s in (("", "", seq, dev), ("_explicit", ", memory_order o", "o", dev),
+                             ("_explicit", ", memory_order o, memory_scope s", "o", "s")):
+        src.append(f"OV bool atomic_flag_test_and_set{sfx}({flag}{extra}) {{ "
+                   f"return __opencl_atomic_exchange(p, 1, {o}, {s}) != 0; }}\n")
+        src.append(f"OV void atomic_flag_clear{sfx}({flag}{extra}) {{ __opencl_atomic_store(p, 0, {o}, {s}); }}\n")
+    src.append("OV void atomic_work_item_fence(uint f, memory_order o, memory_scope s) { "
+               "__atomic_thread_fence(__ATOMIC_SEQ_CST); }\n")
+    return "".join(src)
 
 
 def builtin_library_source() -> str:
     """OpenCL C text defining every builtin the oracle supports (no default header: no `const` attributes)."""
     head = ["#define OV __attribute__((overloadable))\n",
             "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n",
+            "#pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable\n",
+            "#pragma OPENCL EXTENSION cl_khr_int64_extended_atomics : enable\n",
             "#pragma OPENCL FP_CONTRACT OFF\n",
             "typedef unsigned char uchar; typedef unsigned short ushort; typedef unsigned int uint;\n",
             "typedef unsigned long ulong; typedef ulong size_t;\n"]
@@ -302,7 +389,7 @@ def builtin_library_source() -> str:
                 "ulong": "unsigned long"}.get(t, t)
         for n in _WIDTHS:
             head.append(f"typedef {base} {t}{n} __attribute__((ext_vector_type({n})));\n")
-    body = [_work_item_builtins(), _conversion_builtins(), _any_all()]
+    body = [_work_item_builtins(), _conversion_builtins(), _any_all(), _atomic_builtins()]
     for t in _INT_TYPES:
         body.append(_integer_builtins(t))
     for t in _FLOAT_TYPES:
@@ -439,8 +526,70 @@ def _get_library() -> _Library:
     return lib
 
 
+_libc = ctypes.CDLL(None, use_errno=True)
+_libc.pthread_setspecific.argtypes = [ctypes.c_uint, ctypes.c_void_p]
+_state_key: int | None = None
+_BARRIER_CALLBACK = ctypes.CFUNCTYPE(None)
+_barrier_local = threading.local()       # .group: the GroupBarrier of the work-item on this thread
+
+
+def _key() -> int:
+    """The process's pthread key under which each thread keeps its work-item state array."""
+    global _state_key
+    with _lib_lock:
+        if _state_key is None:
+            key = ctypes.c_uint()
+            if _libc.pthread_key_create(ctypes.byref(key), None) != 0:
+                raise OracleError("cannot create a thread-specific key for the work-item state")
+            _state_key = key.value
+        return _state_key
+
+
+def _barrier_entry() -> None:
+    group = getattr(_barrier_local, "group", None)
+    if group is not None:
+        group.wait()
+
+
+_barrier_callback = _BARRIER_CALLBACK(_barrier_entry)     # kept alive for the process's lifetime
+_BARRIER_FUNCTIONS = ("_Z7barrierj", "_Z18work_group_barrierj", "_Z18work_group_barrierj12memory_scope")
+
+
+def _calls(mod) -> dict[str, set[str]]:
+    """Direct callees of every function defined in the module."""
+    graph: dict[str, set[str]] = {}
+    for fn in mod.functions:
+        if fn.is_declaration:
+            continue
+        callees = graph.setdefault(fn.name, set())
+        for block in fn.blocks:
+            for ins in block.instructions:
+                if ins.opcode in ("call", "invoke"):
+                    operands = list(ins.operands)
+                    if operands and operands[-1].name:
+                        callees.add(operands[-1].name)
+    return graph
+
+
+def _reachable(graph: dict[str, set[str]], root: str) -> set[str]:
+    seen, todo = set(), [root]
+    while todo:
+        name = todo.pop()
+        if name not in seen:
+            seen.add(name)
+            todo.extend(graph.get(name, ()))
+    return seen
+
+
+def _trap_stub(fn) -> str:
+    """A definition of an unresolved declaration that no kernel run here reaches: it traps if called."""
+    head = next(line for line in str(fn).splitlines() if line.startswith("declare "))
+    head = re.sub(r"\s#\d+\s*$", "", head).replace("declare ", "define ", 1)
+    return head + " {\n  call void @llvm.trap()\n  unreachable\n}\n"
+
+
 class _Compiled:
-    """One JIT-compiled kernel module plus the state array its work-item functions read."""
+    """One JIT-compiled kernel module."""
 
     def __init__(self, ir_text: str):
         tm = _init_llvm()
@@ -451,20 +600,27 @@ class _Compiled:
             raise OracleError(f"the kernel module does not parse or verify: {str(e).strip()}") from None
         _set_host(mod, tm)
         library = _get_library()
+        self.calls = _calls(mod)
         declared = {f.name for f in mod.functions if f.is_declaration and not f.name.startswith("llvm.")}
-        unknown = [n for n in declared if n not in library.chunks and not llvm.address_of_symbol(n)]
-        if unknown:
-            raise OracleError(f"no definition for external function(s): {', '.join(sorted(unknown))}")
+        self.unresolved = {n for n in declared if n not in library.chunks and not llvm.address_of_symbol(n)}
+        self.uses_barrier = bool(declared & set(_BARRIER_FUNCTIONS))
         lib = llvm.parse_assembly(library.module_text_for(declared | {"_Z13get_global_idj"}))
         _set_host(lib, tm)
         mod.link_in(lib)
+        if self.unresolved:           # only a kernel that reaches one is refused (see function())
+            stubs = "declare void @llvm.trap()\n" + "".join(
+                _trap_stub(mod.get_function(n)) for n in sorted(self.unresolved))
+            stub_mod = llvm.parse_assembly(stubs)
+            _set_host(stub_mod, tm)
+            mod.link_in(stub_mod)
+        llvm.add_symbol("__oracle_barrier", ctypes.cast(_barrier_callback, ctypes.c_void_p).value)
         self.engine = llvm.create_mcjit_compiler(mod, _new_target_machine())
         self.engine.finalize_object()
         self.mod = mod
-        addr = self.engine.get_global_value_address("__oracle_wi")
-        self.state = np.ctypeslib.as_array((ctypes.c_uint64 * _NSLOTS).from_address(addr))
+        key_addr = self.engine.get_global_value_address("__oracle_key")
+        ctypes.c_uint.from_address(key_addr).value = _key()
         self._funcs: dict[str, tuple] = {}
-        self.lock = threading.Lock()   # one launch at a time: the work-item state array is shared
+        self.lock = threading.Lock()
 
     def function(self, name: str):
         if name not in self._funcs:
@@ -474,9 +630,12 @@ class _Compiled:
                 raise OracleError(f"no function @{name} in the module") from None
             if fn.is_declaration:
                 raise OracleError(f"@{name} is only declared in the module")
-            ctypes_args = [_ctype_of(str(a.type), name) for a in fn.arguments]
-            proto = ctypes.CFUNCTYPE(None, *ctypes_args)
-            self._funcs[name] = (proto(self.engine.get_function_address(name)), ctypes_args)
+            missing = sorted(self.unresolved & _reachable(self.calls, name))
+            if missing:
+                raise OracleError(f"no definition for external function(s): {', '.join(missing)}")
+            params = [_param_of(str(a.type), name) for a in fn.arguments]
+            proto = ctypes.CFUNCTYPE(None, *[c for c, _ in params])
+            self._funcs[name] = (proto(self.engine.get_function_address(name)), params)
         return self._funcs[name]
 
 
@@ -484,11 +643,14 @@ _SCALAR_CTYPES = {"i8": ctypes.c_int8, "i16": ctypes.c_int16, "i32": ctypes.c_in
                   "float": ctypes.c_float, "double": ctypes.c_double}
 
 
-def _ctype_of(llvm_type: str, kernel: str):
-    if llvm_type == "ptr" or llvm_type.startswith("ptr "):
-        return ctypes.c_void_p
+def _param_of(llvm_type: str, kernel: str) -> tuple:
+    """(ctypes type, address space or None) of a kernel parameter."""
+    if llvm_type == "ptr":
+        return ctypes.c_void_p, 0
+    if llvm_type.startswith("ptr addrspace("):
+        return ctypes.c_void_p, int(llvm_type[len("ptr addrspace("):-1])
     if llvm_type in _SCALAR_CTYPES:
-        return _SCALAR_CTYPES[llvm_type]
+        return _SCALAR_CTYPES[llvm_type], None
     raise OracleError(f"@{kernel}: parameter type {llvm_type} is not supported by the oracle")
 
 
@@ -511,13 +673,59 @@ def compile_module(llvm_ir: str) -> _Compiled:
         return compiled
 
 
-def _c_value(arg, ctype, kernel: str, index: int):
+# ---------------------------------------------------------------------------------------------------------
+# Arguments: guarded buffers, __local blocks, scalars.
+
+PAGE = mmap.PAGESIZE
+END_ALIGN = 16      # a buffer's end is rounded up to this before its guard page (vector accesses stay aligned)
+GUARD = 64 * PAGE   # unmapped bytes on each side: an index off by up to 64K dwords lands in them
+
+
+class _GuardedBuffer:
+    """A copy of a numpy buffer between two unmapped guard regions, its end (rounded up to END_ALIGN)
+    touching the second one; copied back into the original after the run."""
+
+    def __init__(self, array: np.ndarray):
+        self.array = array
+        nbytes = array.nbytes
+        span = -(-max(nbytes, 1) // END_ALIGN) * END_ALIGN
+        data = -(-span // PAGE) * PAGE
+        self.size = data + 2 * GUARD
+        self.map = mmap.mmap(-1, self.size, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
+        self.base = ctypes.addressof(ctypes.c_char.from_buffer(self.map))
+        for start in (self.base, self.base + GUARD + data):
+            if _libc.mprotect(ctypes.c_void_p(start), ctypes.c_size_t(GUARD), 0) != 0:
+                raise OracleError("cannot protect a guard region (mprotect failed)")
+        self.address = self.base + GUARD + data - span
+        ctypes.memmove(self.address, array.ctypes.data, nbytes)
+
+    def copy_back(self) -> None:
+        ctypes.memmove(self.array.ctypes.data, self.address, self.array.nbytes)
+
+    def close(self) -> None:
+        _libc.mprotect(ctypes.c_void_p(self.base), ctypes.c_size_t(self.size), 3)   # PROT_READ | PROT_WRITE
+        self.map.close()
+
+
+def _is_local_arg(arg) -> bool:
+    return hasattr(arg, "nbytes") and hasattr(arg, "count") and not isinstance(arg, np.ndarray)
+
+
+def _c_value(arg, param, kernel: str, index: int, guards: list):
+    ctype, space = param
+    if space == 3 and _is_local_arg(arg):
+        return None                     # a __local block, filled in per work-group
     if ctype is ctypes.c_void_p:
+        if _is_local_arg(arg):
+            raise OracleError(f"@{kernel}: argument {index} is a __global/__constant pointer; a __local size "
+                              f"was given")
         if not isinstance(arg, np.ndarray):
             raise OracleError(f"@{kernel}: argument {index} is a pointer; pass a numpy array, not {type(arg).__name__}")
         if not arg.flags.c_contiguous or not arg.flags.writeable:
             raise OracleError(f"@{kernel}: argument {index} must be a writable C-contiguous array")
-        return ctypes.c_void_p(arg.ctypes.data)
+        guard = _GuardedBuffer(arg)
+        guards.append(guard)
+        return ctypes.c_void_p(guard.address)
     if isinstance(arg, np.ndarray) and arg.ndim > 0:
         raise OracleError(f"@{kernel}: argument {index} is a scalar, got an array")
     if isinstance(arg, np.generic) and (arg.dtype.itemsize != ctypes.sizeof(ctype)
@@ -536,39 +744,168 @@ def _c_value(arg, ctype, kernel: str, index: int):
 def run_llvm_kernel(llvm_ir: str, kernel: str, args: list, global_size, local_size, global_offset=0) -> None:
     """Run `kernel` of the (spir64, clang-made) module over the whole NDRange; buffers are updated in place.
 
-    Work-items run sequentially: work-group by work-group (dimension 0 fastest), and inside each group
-    local id by local id (dimension 0 fastest)."""
+    Without barriers, work-items run one after another: work-group by work-group (dimension 0 fastest),
+    and inside each group local id by local id. With barriers, each group's items run on threads."""
     compiled = compile_module(llvm_ir)
-    fn, ctypes_args = compiled.function(kernel)
-    if len(args) != len(ctypes_args):
-        raise OracleError(f"@{kernel} takes {len(ctypes_args)} arguments, {len(args)} given")
-    c_args = [_c_value(a, t, kernel, i) for i, (a, t) in enumerate(zip(args, ctypes_args))]
+    fn, params = compiled.function(kernel)
+    if len(args) != len(params):
+        raise OracleError(f"@{kernel} takes {len(params)} arguments, {len(args)} given")
     try:
         rng = ndrange(global_size, local_size, global_offset)
     except ValueError as exc:
         raise OracleError(str(exc)) from None
-    g3, l3, o3, groups, dim = rng.global_size, rng.local_size, rng.offset, rng.groups, rng.work_dim
-    keep_alive = args  # the arrays must outlive the calls: their addresses are in c_args
-    with compiled.lock:
-        _launch(compiled.state, fn, c_args, dim, g3, l3, o3, groups)
-    del keep_alive
+    guards: list[_GuardedBuffer] = []
+    try:
+        c_args = [_c_value(a, p, kernel, i, guards) for i, (a, p) in enumerate(zip(args, params))]
+        local_blocks = [(i, int(a.nbytes)) for i, a in enumerate(args) if c_args[i] is None]
+        with compiled.lock:
+            launch = _launch_threaded if compiled.uses_barrier else _launch_sequential
+            launch(fn, c_args, local_blocks, rng, kernel)
+        for guard in guards:
+            guard.copy_back()
+    finally:
+        for guard in guards:
+            guard.close()
 
 
-def _launch(state, fn, c_args, dim, g3, l3, o3, groups) -> None:
-    state[:] = 0
-    state[_GSZ:_GSZ + 3] = g3
-    state[_LSZ:_LSZ + 3] = l3
-    state[_NGR:_NGR + 3] = groups
-    state[_OFF:_OFF + 3] = o3
-    state[_DIM] = dim
-    for gz in range(groups[2]):
-        for gy in range(groups[1]):
-            for gx in range(groups[0]):
-                state[_GRP:_GRP + 3] = (gx, gy, gz)
-                for lz in range(l3[2]):
-                    for ly in range(l3[1]):
-                        for lx in range(l3[0]):
-                            state[_LID:_LID + 3] = (lx, ly, lz)
-                            state[_GID:_GID + 3] = (gx * l3[0] + lx + o3[0], gy * l3[1] + ly + o3[1],
-                                                    gz * l3[2] + lz + o3[2])
-                            fn(*c_args)
+def _group_state(rng, group: tuple[int, int, int]) -> np.ndarray:
+    state = np.zeros(_NSLOTS, np.uint64)
+    state[_GSZ:_GSZ + 3] = rng.global_size
+    state[_LSZ:_LSZ + 3] = rng.local_size
+    state[_NGR:_NGR + 3] = rng.groups
+    state[_OFF:_OFF + 3] = rng.offset
+    state[_DIM] = rng.work_dim
+    state[_GRP:_GRP + 3] = group
+    return state
+
+
+def _set_item(state: np.ndarray, rng, group, local) -> None:
+    state[_LID:_LID + 3] = local
+    state[_GID:_GID + 3] = [group[d] * rng.local_size[d] + local[d] + rng.offset[d] for d in range(3)]
+
+
+def _groups(rng):
+    g = rng.groups
+    for gz in range(g[2]):
+        for gy in range(g[1]):
+            for gx in range(g[0]):
+                yield gx, gy, gz
+
+
+def _locals(rng):
+    l3 = rng.local_size
+    for lz in range(l3[2]):
+        for ly in range(l3[1]):
+            for lx in range(l3[0]):
+                yield lx, ly, lz
+
+
+def _with_local_blocks(c_args: list, local_blocks: list) -> tuple[list, list]:
+    """The call arguments with a fresh zero-filled, 16-byte aligned block for every __local parameter."""
+    keep, out = [], list(c_args)
+    for index, nbytes in local_blocks:
+        block = np.zeros(max(nbytes, 1) + 16, np.uint8)
+        offset = (-block.ctypes.data) % 16
+        keep.append(block)
+        out[index] = ctypes.c_void_p(block.ctypes.data + offset)
+    return out, keep
+
+
+def _launch_sequential(fn, c_args, local_blocks, rng, kernel) -> None:
+    key = _key()
+    for group in _groups(rng):
+        state = _group_state(rng, group)
+        _libc.pthread_setspecific(key, ctypes.c_void_p(state.ctypes.data))
+        args, keep = _with_local_blocks(c_args, local_blocks)
+        for local in _locals(rng):
+            _set_item(state, rng, group, local)
+            fn(*args)
+        del keep
+    _libc.pthread_setspecific(key, None)
+
+
+class GroupBarrier:
+    """The barrier of one work-group's threads. Every item must reach every barrier: an item that returns
+    while others wait (or wait later) makes the group divergent, which is reported, never waited on."""
+
+    def __init__(self, size: int, group):
+        self.size, self.group = size, group
+        self.cond = threading.Condition()
+        self.arrived = 0
+        self.generation = 0
+        self.finished = 0
+        self.error: str | None = None
+
+    def _fail(self, message: str) -> None:
+        if self.error is None:
+            self.error = message
+        self.cond.notify_all()
+
+    def wait(self) -> None:
+        with self.cond:
+            if self.error is None and self.finished:
+                self._fail(f"work-group {self.group}: a barrier was reached after {self.finished} of its "
+                           f"{self.size} work-items had returned (a barrier in divergent control flow)")
+            if self.error is None:
+                self.arrived += 1
+                generation = self.generation
+                if self.arrived == self.size:
+                    self.arrived = 0
+                    self.generation += 1
+                    self.cond.notify_all()
+                    return
+                while generation == self.generation and self.error is None:
+                    self.cond.wait()
+                if self.error is None:
+                    return
+        threading.Event().wait()      # the group is broken: park this thread forever; the host reports
+
+    def finish(self) -> None:
+        with self.cond:
+            self.finished += 1
+            if self.arrived:
+                self._fail(f"work-group {self.group}: {self.arrived} work-item(s) wait at a barrier that "
+                           f"{self.finished} other(s) returned without reaching (a barrier in divergent "
+                           f"control flow)")
+            self.cond.notify_all()
+
+
+THREAD_STACK = 512 * 1024     # per work-item thread: kernels keep their private arrays on the stack
+
+
+def _launch_threaded(fn, c_args, local_blocks, rng, kernel) -> None:
+    key = _key()
+    size = int(np.prod(rng.local_size))
+    old_stack = threading.stack_size(THREAD_STACK)
+    try:
+        for group in _groups(rng):
+            barrier = GroupBarrier(size, group)
+            args, keep = _with_local_blocks(c_args, local_blocks)
+            states = []
+
+            def item(state):
+                _libc.pthread_setspecific(key, ctypes.c_void_p(state.ctypes.data))
+                _barrier_local.group = barrier
+                try:
+                    fn(*args)
+                finally:
+                    barrier.finish()
+
+            threads = []
+            for local in _locals(rng):
+                state = _group_state(rng, group)
+                _set_item(state, rng, group, local)
+                states.append(state)
+                thread = threading.Thread(target=item, args=(state,), daemon=True)
+                threads.append(thread)
+                thread.start()
+            with barrier.cond:
+                while barrier.finished < size and barrier.error is None:
+                    barrier.cond.wait()
+            if barrier.error is not None:
+                raise OracleError(f"@{kernel}: {barrier.error}")
+            for thread in threads:
+                thread.join()
+            del keep, states
+    finally:
+        threading.stack_size(old_stack)

@@ -1,4 +1,4 @@
-// RUN: global=8 local=4 out:float[128]=zero x:float4[8]=rand(-3,3) n:int4[8]=rand(-100,100) c:uchar[64]=rand(0,255)
+// RUN: global=8 local=4 out:float[136]=zero x:float4[8]=rand(-3,3) n:int4[8]=rand(-100,100) c:uchar[64]=rand(0,255)
 typedef struct { char c; float f; double d; short s[3]; int4 v; } S;
 __constant int tab[5] = {3, -1, 4, -1, 5};
 __constant float ftab[3] = {0.5f, 1.5f, -2.5f};
@@ -30,7 +30,7 @@ kernel void structs_vectors(global float *out, global const float4 *x, global co
   out[o+5] = z.x + z.y + z.z + z.w;
   uchar4 cv = vload4(i, c);
   out[o+6] = (float)(cv.x + cv.y * 2 + cv.z * 3 + cv.w * 4);
-  vstore4(convert_uchar4(cv + (uchar4)(1)), i, (global uchar*)(out + 120));
+  vstore4(convert_uchar4(cv + (uchar4)(1)), i, (global uchar*)(out + 128));   // past the items' slots: no race
   int4 mx = max(m, (int4)(0)) + min(m, 5) + clamp(m, -3, 3) + as_int4(abs(m));
   out[o+7] = (float)(mx.x + mx.y + mx.z + mx.w);
   float4 fm = fmax(a, 0.5f) + clamp(a, -1.0f, 1.0f) + mix(a, b, 0.5f) + fabs(a) + sqrt(fabs(a));
