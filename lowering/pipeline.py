@@ -119,7 +119,8 @@ def load_module(path: str, opt_level: str = "-O0"):
     """An input file as a parsed LLVM module: OpenCL C through clang-22 (which runs -O<n> itself), .ll
     and .bc through llvmlite, then LLVM's own -O<n> pipeline, so that -O2 means the same for all."""
     from lowering.frontend.clang import compile_opencl
-    from lowering.frontend.llvm_module import optimize_module, parse_llvm_bitcode, parse_llvm_text
+    from lowering.frontend.llvm_module import (is_spir_kernel, optimize_module, parse_llvm_bitcode,
+                                               parse_llvm_text)
     ext = os.path.splitext(path)[1].lower()
     if ext not in (".cl", ".ll", ".bc"):
         if not os.path.exists(path):
@@ -127,7 +128,10 @@ def load_module(path: str, opt_level: str = "-O0"):
         raise CompileError(f"{path}: unknown input kind '{ext}' (expected .cl, .ll or .bc)")
     data = read_input(path)
     if ext == ".cl":
-        return parse_llvm_text(compile_opencl(path, opt_level), path)
+        mod = parse_llvm_text(compile_opencl(path, opt_level), path)
+        if not any(is_spir_kernel(f) for f in mod.functions if not f.is_declaration):
+            raise CompileError(f"{path}: no kernel in this file (an OpenCL C program needs a `kernel` function)")
+        return mod
     if ext == ".bc":
         mod = parse_llvm_bitcode(data, path)
     else:

@@ -62,13 +62,28 @@ def _llvm_error(source_name: str, err: Exception) -> CompileError:
     return CompileError(f"{source_name}: {lines[0] if lines else text}")
 
 
+_STRING_OR_COMMENT = re.compile(r'"[^"]*"|;[^\n]*')
+
+
 def make_inlinable(text: str) -> str:
     """Rewrite noinline/optnone (attribute groups, define lines, call sites) to alwaysinline.
 
-    Line structure is preserved, so parse errors still point at the user's line numbers."""
-    out = _NOINLINE.sub(lambda m: "alwaysinline" if m.group() == "noinline" else "", text)
+    Only LLVM's own tokens are rewritten: string constants, quoted names and comments are copied as
+    they are (an LLVM string cannot contain a raw '"', it writes \\22). Line structure is preserved,
+    so parse errors still point at the user's line numbers."""
+    out, pos = [], 0
+    for skipped in _STRING_OR_COMMENT.finditer(text):
+        out.append(_rewrite_attributes(text[pos:skipped.start()]))
+        out.append(skipped.group())
+        pos = skipped.end()
+    out.append(_rewrite_attributes(text[pos:]))
+    return "".join(out)
+
+
+def _rewrite_attributes(code: str) -> str:
+    code = _NOINLINE.sub(lambda m: "alwaysinline" if m.group() == "noinline" else "", code)
     # a group that already said alwaysinline now says it twice: harmless for the parser, but keep it tidy
-    return re.sub(r"\balwaysinline(\s+alwaysinline)+\b", "alwaysinline", out)
+    return re.sub(r"\balwaysinline(\s+alwaysinline)+\b", "alwaysinline", code)
 
 
 def parse_llvm_text(text: str, source_name: str = "<ir>") -> llvm.ModuleRef:

@@ -1,6 +1,7 @@
 """Loading modules: parse errors, bitcode, llvmlite.ir modules, inlining, kernel discovery."""
 from __future__ import annotations
 
+import numpy as np
 import llvmlite.binding as llvm
 import llvmlite.ir as ir
 import pytest
@@ -196,3 +197,31 @@ def test_modules_and_contexts_survive_garbage_cycles():
     a, b = parse_llvm_text(text, "a.ll"), parse_llvm_text(text, "b.ll")
     assert str(b.get_global_variable("g").global_value_type).startswith("%struct.S ")
     assert a.get_struct_type("struct.S") is not None
+
+
+def test_make_inlinable_leaves_strings_comments_and_quoted_names_alone():
+    text = ('@msg = constant [24 x i8] c"noinline optnone \\22; x\\00"  ; noinline in a comment\n'
+            'define void @"my noinline optnone f"() noinline optnone {\n  ret void\n}\n')
+    out = make_inlinable(text)
+    assert 'c"noinline optnone \\22; x\\00"' in out and "; noinline in a comment" in out
+    assert '@"my noinline optnone f"() alwaysinline  {' in out
+
+
+def test_a_string_mentioning_noinline_runs(tmp_path):
+    from tests.test_cli import run
+    src = tmp_path / "s.cl"
+    src.write_text('constant char msg[] = "noinline optnone";\n'
+                   'kernel void k(global char *out) { out[get_global_id(0)] = msg[get_global_id(0)]; }\n')
+    result = run("run", str(src), "--target", "ir", "--global", "8", "--arg", "out=zeros:8:int8",
+                 "--out", str(tmp_path / "o"))
+    assert result.returncode == 0, result.stderr
+    assert bytes(np.load(tmp_path / "o" / "out.npy").view(np.uint8)) == b"noinline"
+
+
+def test_an_opencl_file_without_a_kernel_is_an_error(tmp_path):
+    from tests.test_cli import assert_one_line_error, run
+    src = tmp_path / "lib.cl"
+    src.write_text("float helper(float x) { return x * 2.0f; }\n")
+    assert_one_line_error(run("compile", str(src)), 1, str(src), "no kernel")
+    assert_one_line_error(run("run", str(src), "--target", "ir", "--global", "1", "--out", str(tmp_path / "o")),
+                          1, "no kernel")
