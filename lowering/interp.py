@@ -80,6 +80,11 @@ def uninitialized_dependence(func: Function, make_args: Callable[[], list], glob
             if first is not None and any(r[i] != first for r in results[1:])]
 
 
+def _is_local_size(x) -> bool:
+    """A `__local T *` argument given as a size (tools.harness.LocalArg: .count and .nbytes), not memory."""
+    return hasattr(x, "nbytes") and hasattr(x, "count") and not isinstance(x, np.ndarray)
+
+
 def describe_value(v: Value) -> str:
     if isinstance(v, Arg):
         return f"argument {v.index}" + (f" %{v.name}" if v.name else "")
@@ -180,6 +185,8 @@ class Interpreter:
             local_ids = [(lx, ly, lz) for lz in range(l3[2]) for ly in range(l3[1]) for lx in range(l3[0])]
             for grp in [(gx, gy, gz) for gz in range(n3[2]) for gy in range(n3[1]) for gx in range(n3[0])]:
                 self._start_group()
+                for a, nbytes in self._local_params:          # a fresh block per group for __local T *p
+                    env0[a] = self.memory.allocate("local", a.name or f"arg{a.index}", max(nbytes, 1), 16).base
                 items = [(grp, lid, tuple(g * l + i + o for g, l, i, o in zip(grp, l3, lid, o3)))
                          for lid in local_ids]
                 if self.lockstep:
@@ -201,9 +208,13 @@ class Interpreter:
 
     def _map_args(self, args: Sequence) -> Env:
         env: Env = {}
+        self._local_params = []
         for a, x in zip(self.func.args, args):
             name = a.name or f"arg{a.index}"
-            if a.type.is_ptr and isinstance(x, np.ndarray):
+            if a.type.is_ptr and _is_local_size(x):
+                self._local_params.append((a, int(x.nbytes)))
+                env[a] = 0
+            elif a.type.is_ptr and isinstance(x, np.ndarray):
                 # a __constant buffer is read-only; any other (a __local pointer argument too, as the JIT
                 # oracle passes it) is the caller's array, mapped in place for the whole launch
                 kind = "constant" if a.type.addrspace == 2 else "global"
@@ -329,7 +340,8 @@ class Interpreter:
         self.steps += cb.steps
         if self.steps > self._step_limit:
             raise self._located(block, None, InterpreterError(
-                f"step limit of {self.max_steps} per work-item exceeded (a loop that never ends?)"))
+                f"step limit of {self.max_steps} per work-item exceeded (a loop that never ends? raise it "
+                f"with --max-steps, 0 for none)"))
         if self.on_block is not None:
             self.on_block(block)
         if cb.phis is not None:

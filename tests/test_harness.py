@@ -102,9 +102,11 @@ def _corpus_cases():
 @pytest.mark.parametrize("path,spec", list(_corpus_cases()))
 def test_llvm_and_ir_agree_on_corpus_kernels(path, spec):
     program = load_program(path, "-O2", spec.kernel)
-    assert list(program.functions) == [spec.kernel]
-    names = [p.name for p in kernel_params(program.functions[spec.kernel])]
+    assert program._functions == {}                       # nothing structurized before a target asks
+    names = [p.name for p in program.params(spec.kernel)]
     assert names == [a.name for a in spec.args]          # -cl-kernel-arg-info names = the RUN header's
+    assert [(p.name, p.types) for p in kernel_params(program.function(spec.kernel))] == \
+        [(p.name, p.types) for p in program.params(spec.kernel)]
     args = spec.make_args(7)
     before = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
     results = {t: run_target(t, program, spec.kernel, args, spec.global_size, spec.local_size,

@@ -169,27 +169,36 @@ def _run(args) -> None:
     global_size = _sizes(args.global_size, "--global")
     if args.local is not None:
         _sizes(args.local, "--local")
-    spirv = _spirv_options(args.spirv_version, args.target_env) if args.target == "spirv" else None
+    if args.max_steps is not None and args.target != "ir":
+        raise UsageError("--max-steps only applies to --target ir")
+    if args.max_steps is not None and args.max_steps < 0:
+        raise UsageError(f"--max-steps {args.max_steps}: expected a number of steps >= 0 (0: no limit)")
+    if args.timeout is not None and not args.timeout > 0:
+        raise UsageError(f"--timeout {args.timeout:g}: expected a positive number of seconds")
+    backend = _spirv_options(args.spirv_version, args.target_env) if args.target == "spirv" else None
+    if args.target == "ir":
+        backend = harness.InterpreterOptions(args.max_steps)
     program = harness.load_program(args.input, f"-O{args.opt}", args.kernel, verify_each=args.verify_each)
-    if args.kernel is None and len(program.functions) != 1:
-        raise UsageError(f"{args.input} has {len(program.functions)} kernels ({', '.join(program.functions)}): "
-                         f"choose one with --kernel")
-    kernel = args.kernel or next(iter(program.functions))
-    func = program.function(kernel)
-    params = harness.kernel_params(func)
+    kernels = program.kernel_names()
+    if args.kernel is None and len(kernels) != 1:
+        raise UsageError(f"{args.input} has {len(kernels)} kernels ({', '.join(kernels)}): choose one with --kernel")
+    kernel = args.kernel or kernels[0]
+    params = program.params(kernel)
     try:
         values = run_args.bind_args(params, args.arg or [], kernel)
     except run_args.ArgError as exc:
         raise UsageError(str(exc)) from None
-    local_size = _launch_local_size(args, kernel, global_size, func.reqd_work_group_size)
-    if spirv is not None:
+    local_size = _launch_local_size(args, kernel, global_size, program.reqd_work_group_size(kernel))
+    if args.target == "spirv":
         from dataclasses import replace
-        spirv = replace(spirv, local_size=tuple(local_size) + (1,) * (3 - len(local_size)))
+        backend = replace(backend, local_size=tuple(local_size) + (1,) * (3 - len(local_size)))
+
     def launch():
-        return harness.run_target(args.target, program, kernel, values, global_size, local_size, spirv)
-    if args.target == "llvm":       # native code: isolated, so that a crash is an error, not the end
+        return harness.run_target(args.target, program, kernel, values, global_size, local_size, backend)
+    if args.target == "llvm" or args.timeout is not None:
+        # native code is isolated, so that a crash is an error and not the end; a time limit needs a child
         from tools.isolate import call_in_child
-        results = call_in_child(launch, f"{args.input}: @{kernel} on the llvm target")
+        results = call_in_child(launch, f"{args.input}: @{kernel} on the {args.target} target", args.timeout)
     else:
         results = launch()
     _write_arrays(args.out, [(p.name, results[i]) for i, p in enumerate(params) if p.is_buffer],
@@ -263,14 +272,20 @@ def build_parser() -> argparse.ArgumentParser:
                         "divisor of the global size that is at most 64 in dimension 0, and 1 in the others)")
     r.add_argument("--arg", action="append", metavar="NAME=VALUE",
                    help="one per kernel parameter, NAME its source name or argN: a buffer takes @FILE.npy or "
-                        "zeros:COUNT:DTYPE (DTYPE a numpy name: int8..uint64, float16..float64); a scalar "
-                        "a number (range-checked against its type); a vector N,N,.. (one per lane)")
+                        "zeros:COUNT:DTYPE (DTYPE a numpy name: int8..uint64, float16..float64; it must match "
+                        "the parameter's element type); a __local pointer local:COUNT:DTYPE (per work-group); "
+                        "a scalar a number (range-checked against its type); a vector N,N,.. (one per lane)")
     r.add_argument("--out", required=True, metavar="DIR", help="folder for NAME.npy (created if needed)")
     r.add_argument("-O", dest="opt", choices=list("0123"), default="0", help="optimisation level (clang's)")
     r.add_argument("--spirv-version", default=DEFAULT_SPIRV_VERSION, metavar="1.0..1.6",
                    help="SPIR-V version, for --target spirv (default %(default)s)")
     r.add_argument("--target-env", default=DEFAULT_TARGET_ENV, metavar="vulkan1.0..vulkan1.3",
                    help="Vulkan environment, for --target spirv (default %(default)s)")
+    r.add_argument("--max-steps", type=int, metavar="N",
+                   help="ir target: instructions per work-item before the run is stopped as endless (default "
+                        "5000000; 0: no limit)")
+    r.add_argument("--timeout", type=float, metavar="SECONDS",
+                   help="stop the run (any target) after this many seconds, with an error")
     r.add_argument("--verify-each", action="store_true", help="run the IR validator after every pass")
     r.add_argument("--debug", action="store_true", help=argparse.SUPPRESS)
     r.set_defaults(func=_run)

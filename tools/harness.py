@@ -19,6 +19,8 @@ Arg.param). A list with one entry per IR argument is accepted too. Every run wor
 """
 from __future__ import annotations
 
+import re
+import sys
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -26,26 +28,69 @@ import numpy as np
 
 from lowering.errors import CompileError
 from lowering.ir.core import Function
-from lowering.ir.types import Type
+from lowering.ir.types import F16, F32, F64, Type, int_type, ptr
 
 DEFAULT_MAX_LOCAL = 64     # the default local size's bound in dimension 0
 
 
 @dataclass
 class Program:
-    """One input, loaded once: the LLVM module for the llvm target, structured kernels for the others."""
+    """One input, loaded once. The LLVM module is what the llvm target runs and where kernel names and
+    parameters come from; our structured kernels are made only when a target asks for one (`function`),
+    so the reference never depends on our reader, and an unsupported construct in a kernel that is not
+    run stops nothing."""
     path: str
     opt_level: str
     llvm_text: str
-    functions: dict[str, Function] = field(default_factory=dict)
     build_options: tuple[str, ...] = ()     # OpenCL build options (-D, -I, -cl-*) the source was compiled with
+    kernels: list[str] | None = None        # None: found in llvm_text when first asked
+    verify_each: bool = True
+    _module: object = field(default=None, repr=False)
+    _functions: dict[str, Function] = field(default_factory=dict, repr=False)
+
+    def module(self):
+        """The parsed LLVM module (parsed from llvm_text on first use)."""
+        if self._module is None:
+            from lowering.frontend.llvm_module import parse_llvm_text
+            self._module = parse_llvm_text(self.llvm_text, self.path)
+        return self._module
+
+    def kernel_names(self) -> list[str]:
+        if self.kernels is None:
+            from lowering.frontend.llvm_module import find_kernels
+            self.kernels = find_kernels(self.module())
+        return self.kernels
+
+    def _check(self, kernel: str) -> None:
+        if kernel not in self.kernel_names() and kernel not in self._functions:
+            raise CompileError(f"{self.path}: no kernel named {kernel!r} "
+                               f"(available: {', '.join(self.kernel_names()) or 'none'})")
 
     def function(self, kernel: str) -> Function:
-        func = self.functions.get(kernel)
-        if func is None:
-            raise CompileError(f"{self.path}: no kernel named {kernel!r} "
-                               f"(available: {', '.join(self.functions) or 'none'})")
-        return func
+        """The structured kernel, read and structurized on first use (only this one)."""
+        self._check(kernel)
+        if kernel not in self._functions:
+            from lowering import pipeline
+            options = pipeline.Options(kernel=kernel, verify_each=self.verify_each)
+            funcs = pipeline.run_passes(pipeline.read_module_ref(self.module(), self.path, options), options)
+            self._functions.update(funcs)
+        return self._functions[kernel]
+
+    @property
+    def functions(self) -> dict[str, Function]:
+        """Every kernel, structurized."""
+        return {k: self.function(k) for k in self.kernel_names()}
+
+    def params(self, kernel: str) -> list["Param"]:
+        """The kernel's source parameters, from the LLVM module alone (see llvm_kernel_params)."""
+        self._check(kernel)
+        if kernel not in self.kernel_names():
+            return kernel_params(self._functions[kernel])
+        return llvm_kernel_params(self.module(), self.llvm_text, kernel, self.path)
+
+    def reqd_work_group_size(self, kernel: str) -> tuple[int, int, int] | None:
+        self._check(kernel)
+        return _kernel_metadata(self.module(), self.llvm_text, kernel, self.path).reqd_work_group_size
 
 
 @dataclass(frozen=True)
@@ -54,10 +99,20 @@ class Param:
     index: int
     name: str                  # the source's name, else argN
     types: tuple[Type, ...]    # one per IR argument (lane)
+    cl_type: str = ""          # the OpenCL type name from !kernel_arg_type ("float4*", "int"), if known
+
+    @property
+    def is_pointer(self) -> bool:
+        return len(self.types) == 1 and self.types[0].is_ptr
+
+    @property
+    def is_local(self) -> bool:
+        """A `__local T *` parameter: the host gives a size (LocalArg), not a buffer."""
+        return self.is_pointer and self.types[0].addrspace == 3
 
     @property
     def is_buffer(self) -> bool:
-        return len(self.types) == 1 and self.types[0].is_ptr
+        return self.is_pointer and not self.is_local
 
     @property
     def is_vector(self) -> bool:
@@ -65,7 +120,7 @@ class Param:
 
 
 def kernel_params(func: Function) -> list[Param]:
-    """The source parameters of `func`, from its IR arguments grouped by Arg.param."""
+    """The source parameters of a structured kernel, from its IR arguments grouped by Arg.param."""
     groups: dict[int, list] = {}
     for a in func.args:
         groups.setdefault(a.param, []).append(a)
@@ -73,6 +128,48 @@ def kernel_params(func: Function) -> list[Param]:
     for index, lanes in groups.items():
         name = lanes[0].name if len(lanes) == 1 else lanes[0].name.rsplit(".", 1)[0]
         params.append(Param(index, name or f"arg{index}", tuple(a.type for a in lanes)))
+    return params
+
+
+def _kernel_metadata(mod, text: str, kernel: str, path: str):
+    from lowering.frontend.llvm_module import function_header
+    from lowering.frontend.llvm_reader import parse_kernel_metadata
+    return parse_kernel_metadata(function_header(mod.get_function(kernel)), text, f"{path}: kernel @{kernel}")
+
+
+_LLVM_SCALARS = {"half": F16, "float": F32, "double": F64}
+
+
+def _llvm_type(text: str, where: str) -> tuple[Type, ...]:
+    """An LLVM parameter type as one IR type per lane: i32, float, ptr addrspace(N), <N x T>."""
+    text = text.strip()
+    vector = re.fullmatch(r"<(\d+) x ([^>]+)>", text)
+    if vector:
+        return _llvm_type(vector.group(2), where) * int(vector.group(1))
+    if re.fullmatch(r"i\d+", text):
+        return (int_type(int(text[1:])),)
+    if text in _LLVM_SCALARS:
+        return (_LLVM_SCALARS[text],)
+    pointer = re.fullmatch(r"ptr(?: addrspace\((\d+)\))?", text)
+    if pointer:
+        return (ptr(int(pointer.group(1) or 0)),)
+    raise CompileError(f"{where}: parameter type {text} is not supported")
+
+
+def llvm_kernel_params(mod, text: str, kernel: str, path: str) -> list[Param]:
+    """The kernel's parameters from the LLVM module: names from !kernel_arg_name (else argN), OpenCL type
+    names from !kernel_arg_type, one IR type per lane. A by-value struct (`byval`) is refused."""
+    fn = mod.get_function(kernel)
+    meta = _kernel_metadata(mod, text, kernel, path)
+    params = []
+    for index, arg in enumerate(fn.arguments):
+        where = f"{path}: kernel @{kernel}: parameter {index}"
+        if "byval" in str(arg):
+            raise CompileError(f"{where} is a struct passed by value, which run does not support")
+        name = meta.arg_names[index] if index < len(meta.arg_names) and meta.arg_names[index] else \
+            (arg.name or f"arg{index}")
+        cl_type = meta.arg_types[index] if index < len(meta.arg_types) else ""
+        params.append(Param(index, name, _llvm_type(str(arg.type), where), cl_type))
     return params
 
 
@@ -92,22 +189,27 @@ class LocalArg:
 
 def load_program(path: str, opt_level: str = "-O0", kernel: str | None = None,
                  verify_each: bool = True) -> Program:
-    """Load a .cl, .ll or .bc file once: the (optimised) LLVM module's text and its structured kernels."""
+    """Load a .cl, .ll or .bc file once: the (optimised) LLVM module. Structured kernels are made when a
+    target asks for them; `kernel` only checks that the input has it."""
     from lowering import pipeline
+    from lowering.frontend.llvm_module import find_kernels
     if opt_level not in ("-O0", "-O1", "-O2", "-O3"):
         raise CompileError(f"unknown optimisation level {opt_level!r} (-O0 to -O3)")
     mod = pipeline.load_module(path, opt_level)
-    options = pipeline.Options(kernel=kernel, verify_each=verify_each)
-    functions = pipeline.run_passes(pipeline.read_module_ref(mod, path, options), options)
-    return Program(path, opt_level, str(mod), functions)
+    program = Program(path, opt_level, str(mod), kernels=find_kernels(mod), verify_each=verify_each,
+                      _module=mod)
+    if kernel is not None:
+        program._check(kernel)
+    return program
 
 
 def program_from_llvm(text: str, source_name: str = "<ir>", kernel: str | None = None,
                       verify_each: bool = True) -> Program:
     """A Program from LLVM IR text already in memory (generated kernels: no file, no optimisation)."""
-    from lowering import pipeline
-    functions = pipeline.compile_llvm(text, source_name, kernel, verify_each)
-    return Program(source_name, "-O0", text, functions)
+    program = Program(source_name, "-O0", text, verify_each=verify_each)
+    if kernel is not None:
+        program.function(kernel)
+    return program
 
 
 # ----- launch geometry -----
@@ -156,8 +258,7 @@ def has_barrier(func: Function) -> bool:
 
 def _run_llvm(program: Program, kernel: str, args: list, global_size, local_size, options, global_offset):
     from tools.jit_oracle import OracleError, run_llvm_kernel
-    func = program.functions.get(kernel)
-    if func is not None and any(p.is_vector for p in kernel_params(func)):
+    if any(p.is_vector for p in program.params(kernel)):
         raise CompileError(f"{program.path}: kernel @{kernel}: the llvm target cannot pass by-value "
                            f"vector parameters")
     try:
@@ -166,12 +267,29 @@ def _run_llvm(program: Program, kernel: str, args: list, global_size, local_size
         raise CompileError(f"{program.path}: kernel @{kernel}: llvm target: {e}") from None
 
 
+@dataclass(frozen=True)
+class InterpreterOptions:
+    """The ir target's settings: `max_steps` instructions per work-item (None: the interpreter's default,
+    0: no limit)."""
+    max_steps: int | None = None
+
+
+MAX_IR_WORK_ITEMS = 1 << 24     # the interpreter runs about a million simple work-items a minute
+
+
 def _run_ir(program: Program, kernel: str, args: list, global_size, local_size, options, global_offset):
-    from lowering.interp import InterpreterError, run_kernel
+    from lowering.interp import DEFAULT_MAX_STEPS, InterpreterError, run_kernel
+    items = int(np.prod(global_size))
+    if items > MAX_IR_WORK_ITEMS:
+        raise CompileError(f"{program.path}: kernel @{kernel}: ir target: {items} work-items is more than the "
+                           f"interpreter runs ({MAX_IR_WORK_ITEMS}); use --target llvm or spirv")
     func = program.function(kernel)
     lockstep = has_barrier(func)     # barriers need every item of a group to arrive before any passes
+    max_steps = options.max_steps if options is not None and options.max_steps is not None else DEFAULT_MAX_STEPS
+    max_steps = max_steps or sys.maxsize
     try:
-        run_kernel(func, ir_arguments(func, args), global_size, local_size, global_offset, lockstep=lockstep)
+        run_kernel(func, ir_arguments(func, args), global_size, local_size, global_offset, lockstep=lockstep,
+                   max_steps=max_steps)
     except InterpreterError as e:
         raise CompileError(f"{program.path}: kernel @{kernel}: ir target: {e}") from None
 

@@ -1,25 +1,47 @@
-"""Run a function in a forked child process, so that a crash in native code becomes a one-line error.
+"""Run a function in a forked child process, so that a crash in native code becomes a one-line error,
+and a run that takes too long can be stopped.
 
 llvmlite's JIT runs the original kernel as machine code: an integer division by zero (undefined
-behaviour in the kernel) raises SIGFPE and would kill the whole command without a word.
+behaviour in the kernel) raises SIGFPE and would kill the whole command without a word; a kernel that
+never ends cannot be interrupted from inside. The child asks the kernel to kill it when its parent
+dies (prctl PR_SET_PDEATHSIG), so killing `reconverge` never leaves a JIT spinning as an orphan.
 """
 from __future__ import annotations
 
+import ctypes
 import os
 import pickle
+import select
 import signal
+import time
 from typing import Callable
 
 from lowering.errors import CompileError
 
 
-def call_in_child(fn: Callable[[], object], what: str) -> object:
+PR_SET_PDEATHSIG = 1
+
+
+def _die_with(parent: int) -> None:
+    """In the child: be killed when the parent dies (Linux); if it already has, go now."""
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    except (OSError, AttributeError):
+        pass
+    if os.getppid() != parent:
+        os._exit(1)
+
+
+def call_in_child(fn: Callable[[], object], what: str, timeout: float | None = None) -> object:
     """fn()'s result (or its exception), computed in a child process; a signal that kills the child is a
-    CompileError naming `what` and the signal."""
+    CompileError naming `what` and the signal, and so is a child still running after `timeout` seconds
+    (it is killed)."""
     read_end, write_end = os.pipe()
+    parent = os.getpid()
     pid = os.fork()
     if pid == 0:                                    # the child: compute, send, leave without cleanup
         os.close(read_end)
+        _die_with(parent)
         import faulthandler
         faulthandler.disable()                      # the parent reports the crash, in one line
         try:
@@ -32,8 +54,19 @@ def call_in_child(fn: Callable[[], object], what: str) -> object:
         finally:
             os._exit(0)
     os.close(write_end)
-    with os.fdopen(read_end, "rb") as inp:
-        data = inp.read()
+    try:
+        data = _read_all(read_end, None if timeout is None else time.monotonic() + timeout)
+    except TimeoutError:
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+        os.close(read_end)
+        raise CompileError(f"{what} did not finish within {timeout:g} s (--timeout)") from None
+    except BaseException:
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+        os.close(read_end)
+        raise
+    os.close(read_end)
     _, status = os.waitpid(pid, 0)
     if os.WIFSIGNALED(status):
         sig = signal.Signals(os.WTERMSIG(status)).name
@@ -41,7 +74,23 @@ def call_in_child(fn: Callable[[], object], what: str) -> object:
                 "SIGSEGV": " (an access outside the kernel's buffers? each buffer ends at an unmapped guard "
                            "region)"}.get(sig, "")
         raise CompileError(f"{what} crashed with {sig}{hint}")
+    if not data:
+        raise CompileError(f"{what} ended without a result (exit status {os.WEXITSTATUS(status)})")
     ok, value = pickle.loads(data)
     if not ok:
         raise value
     return value
+
+
+def _read_all(fd: int, deadline: float | None) -> bytes:
+    """Everything the child writes until it closes the pipe; TimeoutError past the deadline."""
+    chunks = []
+    while True:
+        if deadline is not None:
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([fd], [], [], left)[0]:
+                raise TimeoutError
+        chunk = os.read(fd, 1 << 16)
+        if not chunk:
+            return b"".join(chunks)
+        chunks.append(chunk)

@@ -2,8 +2,14 @@
 
     NAME=@file.npy              a buffer: the array in the file (any shape; its dtype is the element type)
     NAME=zeros:COUNT:DTYPE      a buffer: COUNT zeros of a numpy dtype (int8 .. uint64, float16 .. float64)
+    NAME=local:COUNT:DTYPE      a `__local T *` parameter: COUNT elements of DTYPE per work-group
     NAME=NUMBER                 a scalar, range-checked against the parameter's IR type
     NAME=N,N,N,N                a by-value vector parameter, one number per lane
+
+A buffer's dtype must be the parameter's element type when the kernel says what it is (OpenCL C input:
+!kernel_arg_type, e.g. `float4*` takes float32, `uchar*` uint8); for `void*`, other pointees and
+hand-written LLVM IR without that metadata any dtype is accepted. A buffer larger than MAX_BUFFER_BYTES
+is refused before anything is allocated.
 
 NAME is the parameter's source name (clang's -cl-kernel-arg-info) or its position, argN. Every parameter
 must be given exactly once. Mistakes on the command line are ArgErrors (usage, exit 2); a .npy file that
@@ -17,11 +23,33 @@ import numpy as np
 
 from lowering.errors import CompileError
 from lowering.ir.types import Type
-from tools.harness import Param
+from tools.harness import LocalArg, Param
 
 DTYPES = ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
           "float16", "float32", "float64")
 _FLOAT_DTYPES = {16: np.float16, 32: np.float32, 64: np.float64}
+
+
+MAX_BUFFER_BYTES = 1 << 32       # 4 GiB: a buffer (or __local block) beyond it is refused up front
+
+# OpenCL C scalar type names (as !kernel_arg_type writes them) -> the numpy dtype of their buffer elements
+OPENCL_DTYPES = {"char": "int8", "uchar": "uint8", "unsigned char": "uint8", "short": "int16",
+                 "ushort": "uint16", "unsigned short": "uint16", "int": "int32", "uint": "uint32",
+                 "unsigned int": "uint32", "long": "int64", "ulong": "uint64", "unsigned long": "uint64",
+                 "half": "float16", "float": "float32", "double": "float64", "bool": "uint8",
+                 "size_t": "uint64", "ptrdiff_t": "int64", "intptr_t": "int64", "uintptr_t": "uint64"}
+
+
+def element_dtype(cl_type: str) -> str | None:
+    """The numpy dtype a buffer of OpenCL pointer type `cl_type` must have ("float4*" -> float32), or None
+    when the type does not say (void*, structs, typedefs we do not know, no metadata)."""
+    base = cl_type.strip()
+    if not base.endswith("*"):
+        return None
+    base = re.sub(r"\b(const|volatile|restrict|__global|global|__constant|constant|__local|local)\b", "",
+                  base[:-1]).strip()
+    base = re.sub(r"(2|3|4|8|16)$", "", base) if re.sub(r"(2|3|4|8|16)$", "", base) in OPENCL_DTYPES else base
+    return OPENCL_DTYPES.get(base)
 
 
 class ArgError(Exception):
@@ -71,14 +99,30 @@ def bind_args(params: list[Param], texts: list[str], kernel: str) -> list:
 
 def make_value(param: Param, text: str, kernel: str):
     where = f"--arg {param.name}"
-    is_buffer_text = text.startswith("@") or text.startswith("zeros:")
+    is_buffer_text = text.startswith(("@", "zeros:", "local:"))
+    if param.is_local:
+        if not text.startswith("local:"):
+            raise ArgError(f"{where}: parameter '{param.name}' of kernel @{kernel} is a __local pointer: "
+                           f"expected local:COUNT:DTYPE (its size per work-group), got {text!r}")
+        count, dtype = _count_and_dtype(text, "local", where)
+        return LocalArg(count, np.dtype(dtype))
     if param.is_buffer:
         if text.startswith("@"):
-            return load_npy(text[1:], param.name)
-        if text.startswith("zeros:"):
-            return zeros(text, where)
-        raise ArgError(f"{where}: parameter '{param.name}' of kernel @{kernel} is a buffer: "
-                       f"expected @FILE.npy or zeros:COUNT:DTYPE, got {text!r}")
+            array = load_npy(text[1:], param.name)
+        elif text.startswith("zeros:"):
+            array = zeros(text, where)
+        elif text.startswith("local:"):
+            raise ArgError(f"{where}: parameter '{param.name}' of kernel @{kernel} is a __global/__constant "
+                           f"buffer, not __local: expected @FILE.npy or zeros:COUNT:DTYPE")
+        else:
+            raise ArgError(f"{where}: parameter '{param.name}' of kernel @{kernel} is a buffer: "
+                           f"expected @FILE.npy or zeros:COUNT:DTYPE, got {text!r}")
+        want = element_dtype(param.cl_type)
+        if want is not None and array.dtype != np.dtype(want):
+            source = f"{text[1:]}: " if text.startswith("@") else ""
+            raise CompileError(f"{source}argument '{param.name}' of kernel @{kernel} is {array.dtype}, but the "
+                               f"parameter is {param.cl_type} (expected {want})")
+        return array
     kind = f"{len(param.types)}-lane vector" if param.is_vector else f"scalar ({param.types[0]})"
     if is_buffer_text:
         raise ArgError(f"{where}: parameter '{param.name}' of kernel @{kernel} is a {kind}, not a buffer")
@@ -120,16 +164,29 @@ def number(ty: Type, text: str, where: str):
     return np.dtype(f"{'' if signed else 'u'}int{bits}").type(value)
 
 
-def zeros(text: str, where: str) -> np.ndarray:
+def _count_and_dtype(text: str, kind: str, where: str) -> tuple[int, str]:
     parts = text.split(":")
     if len(parts) != 3:
-        raise ArgError(f"{where}: expected zeros:COUNT:DTYPE, got {text!r}")
+        raise ArgError(f"{where}: expected {kind}:COUNT:DTYPE, got {text!r}")
     _, count_text, dtype_text = parts
     if not count_text.isdigit() or int(count_text) <= 0:
         raise ArgError(f"{where}: bad element count {count_text!r} in {text!r} (a positive integer)")
     if dtype_text not in DTYPES:
         raise ArgError(f"{where}: unknown DTYPE {dtype_text!r} (one of {', '.join(DTYPES)})")
-    return np.zeros(int(count_text), dtype=dtype_text)
+    count = int(count_text)
+    nbytes = count * np.dtype(dtype_text).itemsize
+    if nbytes > MAX_BUFFER_BYTES:
+        raise ArgError(f"{where}: {count} x {dtype_text} is {nbytes} bytes, more than the "
+                       f"{MAX_BUFFER_BYTES} a buffer may have")
+    return count, dtype_text
+
+
+def zeros(text: str, where: str) -> np.ndarray:
+    count, dtype = _count_and_dtype(text, "zeros", where)
+    try:
+        return np.zeros(count, dtype=dtype)
+    except MemoryError:
+        raise CompileError(f"{where}: not enough memory for {count} x {dtype}") from None
 
 
 def load_npy(path: str, name: str) -> np.ndarray:

@@ -159,10 +159,11 @@ class ModuleContext:
 class KernelMetadata:
     """What clang says about a kernel only in metadata (llvmlite does not expose metadata)."""
     arg_names: tuple[str, ...] = ()                          # !kernel_arg_name (-cl-kernel-arg-info)
+    arg_types: tuple[str, ...] = ()                          # !kernel_arg_type: OpenCL type names ("int*")
     reqd_work_group_size: tuple[int, int, int] | None = None  # !reqd_work_group_size
 
 
-_ATTACHMENT = re.compile(r"!(kernel_arg_name|reqd_work_group_size)\s+!(\d+)")
+_ATTACHMENT = re.compile(r"!(kernel_arg_name|kernel_arg_type|reqd_work_group_size)\s+!(\d+)")
 _MD_NODE = re.compile(r"^!(\d+) = (?:distinct )?!\{(.*)\}\s*$", re.M)
 
 
@@ -175,6 +176,8 @@ def parse_kernel_metadata(header: str, module_text: str | None, where: str) -> K
     nodes = {m.group(1): m.group(2) for m in _MD_NODE.finditer(module_text) if m.group(1) in found.values()}
     if "kernel_arg_name" in found and found["kernel_arg_name"] in nodes:
         meta.arg_names = tuple(re.findall(r'!"([^"]*)"', nodes[found["kernel_arg_name"]]))
+    if "kernel_arg_type" in found and found["kernel_arg_type"] in nodes:
+        meta.arg_types = tuple(re.findall(r'!"([^"]*)"', nodes[found["kernel_arg_type"]]))
     if "reqd_work_group_size" in found and found["reqd_work_group_size"] in nodes:
         sizes = [int(x) for x in re.findall(r"i\d+\s+(-?\d+)", nodes[found["reqd_work_group_size"]])]
         if len(sizes) != 3 or min(sizes) <= 0:
