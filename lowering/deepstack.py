@@ -1,16 +1,21 @@
 """Run a deeply recursive algorithm in a thread with a large stack.
 
-The structurizer and SSA construction recurse along the dominator tree and along block chains; a
-100k-block function nests that deep. A big thread stack plus a raised recursion limit is simpler and
-faster in Python than hand-made explicit stacks for these mutually recursive walks.
+The structurizer and SSA construction recurse along the dominator tree and along block chains, the
+printer, validator, emitters and interpreter along the tree: a 100k-block function or 5,000 nested ifs
+nest that deep. A big thread stack plus a raised recursion limit is simpler and faster in Python than
+hand-made explicit stacks for these mutually recursive walks. Every public entry point that walks a
+tree is wrapped with `depth_independent`, so callers never see Python's recursion limit; nested calls
+run in place.
 """
 from __future__ import annotations
 
 import sys
 import threading
+import functools
 from typing import Callable, TypeVar
 
 T = TypeVar("T")
+F = TypeVar("F", bound=Callable)
 _STACK_BYTES = 1 << 30
 _RECURSION_LIMIT = 2_000_000
 
@@ -33,7 +38,7 @@ def call_with_deep_stack(fn: Callable[[], T]) -> T:
     threading.stack_size(_STACK_BYTES)
     sys.setrecursionlimit(max(old_limit, _RECURSION_LIMIT))
     try:
-        t = threading.Thread(target=runner, name="reconverge-deep")
+        t = threading.Thread(target=runner, name="reconverge-deep", daemon=True)
         t.start()
         t.join()
     finally:
@@ -45,3 +50,11 @@ def call_with_deep_stack(fn: Callable[[], T]) -> T:
 
 
 _local = threading.local()
+
+
+def depth_independent(fn: F) -> F:
+    """Decorator: `fn` runs with a deep stack (in place when already inside one)."""
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        return call_with_deep_stack(lambda: fn(*args, **kwargs))
+    return wrapper  # type: ignore[return-value]

@@ -37,10 +37,22 @@ from typing import Any, Callable, Iterator, Sequence
 import numpy as np
 
 from lowering import interp_ops as ops
+from lowering.deepstack import depth_independent
 from lowering.interp_codegen import At, compile_body, compile_phi_copy
 from lowering.interp_memory import KIND_OF_ADDRSPACE, Memory
 from lowering.interp_values import InterpreterError, const_value, from_host, mask
-from lowering.ir.core import Arg, Block, Const, Function, If, Instr, Loop, Phi, Undef, Value
+from lowering.ir.core import (
+    Arg,
+    Block,
+    Const,
+    Function,
+    If,
+    Instr,
+    Loop,
+    Phi,
+    Undef,
+    Value,
+)
 from lowering.ir.opcodes import OPCODES
 from lowering.ndrange import ndrange
 
@@ -51,6 +63,7 @@ Env = dict
 Getter = Callable[[Env], Any]
 
 
+@depth_independent
 def run_kernel(func: Function, args: Sequence, global_size, local_size, global_offset=0, *,
                max_steps: int = DEFAULT_MAX_STEPS, on_block: Callable[[Block], None] | None = None,
                lockstep: bool = False, uninitialized: int = 0) -> None:

@@ -12,6 +12,7 @@ import os
 from dataclasses import dataclass, field
 from typing import Callable
 
+from lowering.deepstack import depth_independent
 from lowering.errors import CompileError
 from lowering.ir.core import Function
 from lowering.ir.validate import ValidationError, validate
@@ -66,6 +67,7 @@ def dump_function(func: Function, directory: str, stem: str) -> list[str]:
     return write_files(directory, {name: text.encode() for name, text in dump_texts(func, stem).items()})
 
 
+@depth_independent
 def run_passes(funcs: dict[str, Function], options: Options) -> dict[str, Function]:
     for func in funcs.values():
         _after_pass(func, "read", 0, options)
@@ -119,8 +121,12 @@ def load_module(path: str, opt_level: str = "-O0"):
     """An input file as a parsed LLVM module: OpenCL C through clang-22 (which runs -O<n> itself), .ll
     and .bc through llvmlite, then LLVM's own -O<n> pipeline, so that -O2 means the same for all."""
     from lowering.frontend.clang import compile_opencl
-    from lowering.frontend.llvm_module import (is_spir_kernel, optimize_module, parse_llvm_bitcode,
-                                               parse_llvm_text)
+    from lowering.frontend.llvm_module import (
+        is_spir_kernel,
+        optimize_module,
+        parse_llvm_bitcode,
+        parse_llvm_text,
+    )
     ext = os.path.splitext(path)[1].lower()
     if ext not in (".cl", ".ll", ".bc"):
         if not os.path.exists(path):

@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from lowering import ssa
+from lowering.deepstack import depth_independent
 from lowering.ir.core import Function, Instr
 from lowering.ir.types import Type
 
@@ -39,6 +40,7 @@ def _promotable(alloca: Instr, uses: list[Instr]) -> Type | None:
     return access_type
 
 
+@depth_independent
 def promote_allocas(func: Function) -> int:
     """Promote every qualifying alloca of a structured function; return how many were promoted."""
     total = 0

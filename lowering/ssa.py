@@ -15,7 +15,9 @@ only where blocks have several predecessors: after an if, after a loop, at a loo
 """
 from __future__ import annotations
 
-from lowering.ir.core import Block, CFNode, Function, If, Instr, Phi, Undef, Value, cf_lists
+import bisect
+
+from lowering.ir.core import Block, CFNode, Function, If, Instr, Loop, Phi, Undef, Value, cf_lists
 
 
 class _Reader:
@@ -24,19 +26,20 @@ class _Reader:
     A phi whose operands turn out to be one value (besides itself) is not kept: the value is used
     instead, and `replaced` redirects whoever saw the phi during a cycle (tryRemoveTrivialPhi)."""
 
-    def __init__(self, replaced: dict[Value, Value], bypass: dict[Block, tuple[CFNode, Block]],
-                 stored_in: dict[CFNode, set]):
+    def __init__(self, replaced: dict[Value, Value], shortcuts: "_Shortcuts"):
         self.end_def: dict[object, dict[Block, Value]] = {}
         self.start: dict[object, dict[Block, Value]] = {}
         self.new_phis: list[Phi] = []
         self.replaced = replaced
-        self.bypass = bypass            # block after an if/loop, or a loop's first block -> (node, block before)
-        self.stored_in = stored_in      # if/loop -> variables stored somewhere inside it
+        self.bypass = shortcuts.bypass          # block after an if/loop, or a loop's first block -> (node, block before)
+        self.stored_in = shortcuts.stored_in    # if/loop -> variables stored somewhere inside it
+        self.shortcuts = shortcuts
 
     def at_start(self, var, block: Block) -> Value:
         ends = self.end_def.get(var, {})
         starts = self.start.setdefault(var, {})
         new_phis, replaced, bypass, stored_in = self.new_phis, self.replaced, self.bypass, self.stored_in
+        jump_back = self.shortcuts.jump_back
 
         def read(b: Block) -> Value:
             """The value at the top of b. Chains of single predecessors (and skipped ifs/loops) are
@@ -48,13 +51,29 @@ class _Reader:
             while True:
                 skip = bypass.get(b)
                 if skip is not None and var not in stored_in[skip[0]]:
-                    before = skip[1]              # nothing inside that if/loop writes var: look before it
-                else:
-                    preds = b.preds
-                    if len(preds) != 1:
-                        v = join(b, preds)
+                    # nothing inside that if/loop writes var: jump back along its CF list to the last
+                    # node that does (a block: its value at the end; an if/loop: the join after it), or
+                    # to the list's first block when none does
+                    kind, target = jump_back(b, var, skip)
+                    chain.append(b)
+                    if kind != "end":
+                        v = starts.get(target)        # already known (or a phi being built: a cycle)
+                        if v is not None:
+                            break
+                        b = target
+                        continue
+                    v = ends.get(target)
+                    if v is None:
+                        v = starts.get(target)
+                    if v is not None:
                         break
-                    before = preds[0]
+                    b = target
+                    continue
+                preds = b.preds
+                if len(preds) != 1:
+                    v = join(b, preds)
+                    break
+                before = preds[0]
                 chain.append(b)
                 v = ends.get(before)
                 if v is None:
@@ -148,40 +167,91 @@ def _trivial_phis(phis: list[Phi], replace: dict[Value, Value]) -> list[Phi]:
     return live
 
 
-def _tree_shortcuts(func: Function) -> tuple[dict[Block, tuple[CFNode, Block]], dict[CFNode, set]]:
+class _Shortcuts:
     """For each if/loop: the variables stored inside it, and the blocks whose value of a variable not
     stored inside is the value at the end of the block before it (the block after it; a loop's first
-    block). Walks for a variable then step over whole ifs and loops that never write it."""
-    bypass: dict[Block, tuple[CFNode, Block]] = {}
-    stored_in: dict[CFNode, set] = {}
+    block). Walks for a variable then step over whole ifs and loops that never write it, and, along a
+    CF list, jump straight to the last node that writes it (binary search over that list's writers):
+    a flat sequence of thousands of guarded ifs (a lowered switch) costs a walk O(log n), not O(n)."""
 
-    def visit(nodes: list[CFNode]) -> set:
+    def __init__(self, func: Function):
+        self.bypass: dict[Block, tuple[CFNode, Block]] = {}
+        self.stored_in: dict[CFNode, set] = {}
+        self.place: dict[Block, tuple[int, int]] = {}       # block directly in a CF list -> (list, position)
+        self.lists: list[list[CFNode]] = []
+        self.writers: list[dict[object, list[int]]] = []    # per list: variable -> positions writing it
+        self._visit_all(func.body)
+
+    def _visit_all(self, body: list[CFNode]) -> None:
+        # iterative post-order over CF lists: a list's stored set needs its children's first
+        work: list[tuple[list[CFNode], bool]] = [(body, False)]
+        stored_of: dict[int, set] = {}
+        while work:
+            nodes, done = work.pop()
+            if not done:
+                work.append((nodes, True))
+                for node in nodes:
+                    if isinstance(node, If):
+                        work += [(node.then_list, False), (node.else_list, False)]
+                    elif isinstance(node, Loop):
+                        work.append((node.body, False))
+                continue
+            stored_of[id(nodes)] = self._visit_list(nodes, stored_of)
+
+    def _visit_list(self, nodes: list[CFNode], stored_of: dict[int, set]) -> set:
+        index = len(self.lists)
+        self.lists.append(nodes)
+        writers: dict[object, list[int]] = {}
         stored: set = set()
         for i, node in enumerate(nodes):
             if isinstance(node, Block):
+                self.place[node] = (index, i)
                 for ins in node.instrs:
                     if ins.opcode == "var_store":
-                        stored.add(ins.attrs["var"])
+                        var = ins.attrs["var"]
+                        stored.add(var)
+                        positions = writers.setdefault(var, [])
+                        if not positions or positions[-1] != i:
+                            positions.append(i)
                 continue
             before, after = nodes[i - 1], nodes[i + 1]
             if isinstance(node, If):
-                inner = visit(node.then_list) | visit(node.else_list)
+                inner = stored_of[id(node.then_list)] | stored_of[id(node.else_list)]
             else:
-                inner = visit(node.body)
-                bypass[node.body[0]] = (node, before)
-            bypass[after] = (node, before)
-            stored_in[node] = inner
+                inner = stored_of[id(node.body)]
+                self.bypass[node.body[0]] = (node, before)
+            self.bypass[after] = (node, before)
+            self.stored_in[node] = inner
+            for var in inner:
+                writers.setdefault(var, []).append(i)
             stored |= inner
+        self.writers.append(writers)
         return stored
 
-    visit(func.body)
-    return bypass, stored_in
+    def jump_back(self, block: Block, var, skip: tuple[CFNode, Block]) -> tuple[str, Block]:
+        """Where a walk for `var` from the top of `block` (right after an if/loop that does not write it)
+        goes next: ("end", B) when the value is the one at the end of B (the last block of the same CF
+        list writing it; for a loop body's first block, the block before the loop); ("join", B) when the
+        last writer is an if/loop and B the block after it; ("top", B) with B the list's first block when
+        nothing earlier in the list writes it."""
+        index, pos = self.place[block]
+        nodes = self.lists[index]
+        if pos == 0:                      # a loop body's first block: the loop does not write var
+            return "end", skip[1]
+        positions = self.writers[index].get(var, ())
+        k = bisect.bisect_left(positions, pos) - 1
+        if k < 0:
+            return "top", nodes[0]
+        q = positions[k]
+        if isinstance(nodes[q], Block):
+            return "end", nodes[q]
+        return "join", nodes[q + 1]
 
 
 def rebuild(func: Function, replaced: dict[Value, Value]) -> None:
     """Replace var_load/var_store by SSA values and phis; `replaced` maps old values to their new ones."""
     blocks = func.update_cfg()
-    reader = _Reader(replaced, *_tree_shortcuts(func))
+    reader = _Reader(replaced, _Shortcuts(func))
     pending: list[Instr] = []
     drop: set[Instr] = set()
     for b in blocks:

@@ -30,11 +30,12 @@ import contextlib
 import gc
 from typing import Callable
 
+from lowering import ssa
 from lowering.analysis import graph
+from lowering.deepstack import depth_independent
 from lowering.errors import CompileError
 from lowering.ir.core import Block, Const, Function, If, Instr, Loop, Undef, Value
 from lowering.ir.types import I1, I32
-from lowering import ssa
 
 RETURN = -1          # pseudo target: a block that only returns
 
@@ -70,6 +71,7 @@ def block_name(b: Block) -> str:
     return f"%{b.label}" if b.label else f"block #{b.index}"
 
 
+@depth_independent
 def structurize(func: Function) -> Function:
     """Turn `func` (CFG form) into structured form in place and return it."""
     with gc_paused():
@@ -350,8 +352,7 @@ class _Structurizer:
         if len(exits) == 1:
             return edges[0](cursor)
         sel = cursor.emit(Instr("var_load", [], I32, attrs={"var": self._selector_var(h)}))
-        cases = [(self._equals(sel, [k]), edges[k]) for k in range(len(exits) - 1)]
-        return self._emit_chain(cursor, cases, edges[-1])
+        return self._emit_flat(cursor, sel, [([k], edges[k]) for k in range(len(exits) - 1)], edges[-1])
 
     def _emit_branch(self, v: int, cursor: _Cursor, region: int) -> set[int]:
         b = self.nodes[v]
@@ -370,8 +371,8 @@ class _Structurizer:
             for case, t in zip(term.attrs["cases"], targets[1:]):
                 if t != default:
                     groups.setdefault(t, []).append(case)
-            cases = [(self._equals(value, consts), self._edge_thunk(b, t, region)) for t, consts in groups.items()]
-            return self._emit_chain(cursor, cases, self._edge_thunk(b, default, region))
+            cases = [(consts, self._edge_thunk(b, t, region)) for t, consts in groups.items()]
+            return self._emit_flat(cursor, value, cases, self._edge_thunk(b, default, region))
         # ret / unreachable (undefined behaviour: leaving is as good as anything)
         cursor.emit(Instr("return", list(term.operands) if op == "ret" else []))
         return set()
@@ -385,6 +386,31 @@ class _Structurizer:
                 cond = eq if cond is None else cursor.emit(Instr("or", [cond, eq], I1))
             return cond
         return make
+
+    def _emit_flat(self, cursor: _Cursor, value: Value, cases: list[tuple[list[int], Callable]],
+                   default: Callable[[_Cursor], set[int]]) -> set[int]:
+        """A multi-way branch on `value` (cases: (constants, edge), the constants of different cases
+        distinct) as a flat sequence of guarded ifs at one level, as Mesa's nir_lower_switch does:
+
+            if (value == c0) {e0}   if (value == c1 || value == c2) {e1}   ...   if (none matched) {default}
+
+        Every edge ends in a jump or a label store, so a lane that ran one arm passes the later guards
+        false. Depth stays constant and work linear in the number of cases, where a chain of else-ifs
+        would nest one level per case (and lavapipe answers wrongly from about 80 levels). A two-way
+        branch keeps the plain if/else."""
+        if len(cases) <= 1:
+            return self._emit_chain(cursor, [(self._equals(value, c), e) for c, e in cases], default)
+        fallout: set[int] = set()
+        for consts, edge in cases:
+            _, then_c, _ = self._add_if(cursor, self._equals(value, consts)(cursor))
+            fallout |= edge(then_c)
+        none = None
+        for consts, _ in cases:
+            for c in consts:
+                ne = cursor.emit(Instr("icmp", [value, Const(value.type, c)], I1, attrs={"pred": "ne"}))
+                none = ne if none is None else cursor.emit(Instr("and", [none, ne], I1))
+        _, then_c, _ = self._add_if(cursor, none)
+        return fallout | default(then_c)
 
     def _emit_chain(self, cursor: _Cursor, cases: list, default: Callable[[_Cursor], set[int]]) -> set[int]:
         """if (c0) {e0} else { if (c1) {e1} else { ... default } }, each if shaped as NIR likes it."""

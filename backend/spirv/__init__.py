@@ -9,13 +9,16 @@ module structure), module/grammar (the binary encoder, driven by the official gr
 """
 from __future__ import annotations
 
+from lowering.deepstack import depth_independent
 from lowering.ir.core import Function
 
 from .options import SpirvOptions
 
 
+@depth_independent
 def compile_spirv(functions: list[Function], options: SpirvOptions | None = None) -> bytes:
     from lowering.structurize import gc_paused
+
     from .emit import compile_module
     options = options or SpirvOptions()
     with gc_paused():       # like the structurizer: many small objects, few freed (a quarter of the time)

@@ -17,7 +17,8 @@ unreachable as well, is left out. Block order is tree order, in which dominators
 from __future__ import annotations
 
 from lowering.errors import CompileError, where
-from lowering.ir.core import Arg, Block, Const, Function, If, Instr, Loop, Phi, Undef, Value, cf_lists
+from lowering.ir.core import (Arg, Block, Const, Function, If, Instr, Loop, Phi, Undef, Value, cf_lists,
+                              nesting_depth)
 from lowering.ir.types import Type
 
 from .abi import KernelABI, PushMember, kernel_abi
@@ -342,8 +343,17 @@ def _loops(func: Function) -> list[Loop]:
     return [node for nodes in cf_lists(func) for node in nodes if isinstance(node, Loop)]
 
 
+# SPIR-V 1.6 spec, section 2.17 "Universal Limits": structured control flow nests at most 1023 deep
+# (spirv-val checks it as "Maximum Control Flow nesting depth")
+SPIRV_MAX_NESTING = 1023
+
+
 def compile_module(funcs: list[Function], options: SpirvOptions) -> bytes:
     emitter = ModuleEmitter(options)
     for f in funcs:
+        depth = nesting_depth(f)
+        if depth > SPIRV_MAX_NESTING:
+            raise CompileError(f"{where(f)}: control flow nests {depth} levels deep; "
+                               f"SPIR-V allows at most {SPIRV_MAX_NESTING} (its universal limits)")
         emitter.add_kernel(f)
     return emitter.assemble()

@@ -588,7 +588,9 @@ _KNOWN = sorted(set(DROPPED) | set(_INTRINSIC_MATH) | set(_INTRINSIC_OPS) |
                 {"abs", "ctlz", "cttz", "bswap", "fshl", "fshr", "memcpy", "memmove", "memset", "memcpy.inline",
                  "memset.inline", "sadd.with.overflow", "uadd.with.overflow", "ssub.with.overflow",
                  "usub.with.overflow", "smul.with.overflow", "umul.with.overflow", "uadd.sat", "usub.sat",
-                 "sadd.sat", "ssub.sat", "vector.reduce", "scmp", "ucmp", "fptosi.sat", "fptoui.sat"}, key=len, reverse=True)
+                 "sadd.sat", "ssub.sat", "vector.reduce", "scmp", "ucmp", "fptosi.sat", "fptoui.sat",
+                 "experimental.cttz.elts", "vector.reverse", "experimental.vector.reverse", "is.fpclass"},
+                key=len, reverse=True)
 MAX_MEM_BYTES = 16384    # larger constant-length copies become too many explicit accesses
 
 
@@ -634,10 +636,53 @@ def intrinsic(r, name: str, args: list[list[Value]], arg_types: list[LType], ret
         return _map(lambda x: fp_to_int_sat(L, x, rt, base[4] == "s"), args, n)
     if base == "vector.reduce":
         return _reduce(L, name, args)
+    if base == "experimental.cttz.elts":
+        # the index of the first set lane of a vector of i1 (the lane count when none is: the result for
+        # an all-false vector is poison only when operand 1 says so, and then any value will do)
+        rt = _leaf_type(ret)
+        lanes = args[0]
+        result: Value = L.c(rt, len(lanes))
+        for i in range(len(lanes) - 1, -1, -1):
+            result = L.sel(lanes[i], L.c(rt, i), result)
+        return [result]
+    if base in ("vector.reverse", "experimental.vector.reverse"):
+        return list(reversed(args[0]))
+    if base == "is.fpclass":
+        return [_is_fpclass(L, x, int(args[1][0].value)) for x in args[0]]
     if base.startswith(("memcpy", "memmove", "memset")):
         _mem(L, base, args)
         return None
     raise _unsupported(f"intrinsic {name}")
+
+
+def _is_fpclass(L: Lanes, x: Value, test: int) -> Value:
+    """llvm.is.fpclass: bit k of `test` asks for class k (LangRef): 0 signaling NaN, 1 quiet NaN, 2 -inf,
+    3 -normal, 4 -subnormal, 5 -0, 6 +0, 7 +subnormal, 8 +normal, 9 +inf. Both NaNs are one class here
+    (OpenCL cannot tell them apart portably)."""
+    t = x.type
+    bits = t.bits
+    it = int_type(bits)
+    raw = L.op("bitcast", x, t=it)
+    magnitude = L.op("and", raw, L.c(it, (1 << (bits - 1)) - 1))
+    negative = L.icmp("slt", raw, L.c(it, 0))
+    exp_bits = {16: 5, 32: 8, 64: 11}[bits]
+    inf = ((1 << exp_bits) - 1) << (bits - 1 - exp_bits)
+    smallest_normal = 1 << (bits - 1 - exp_bits)
+    is_nan = L.icmp("ugt", magnitude, L.c(it, inf))
+    is_inf = L.icmp("eq", magnitude, L.c(it, inf))
+    is_zero = L.icmp("eq", magnitude, L.c(it, 0))
+    is_sub = L.op("and", L.icmp("ult", magnitude, L.c(it, smallest_normal)), L.op("xor", is_zero, L.c(I1, 1)))
+    is_norm = L.op("and", L.icmp("uge", magnitude, L.c(it, smallest_normal)), L.icmp("ult", magnitude, L.c(it, inf)))
+    positive = L.op("xor", negative, L.c(I1, 1))
+    classes = [(0b11, is_nan, None), (1 << 2, is_inf, negative), (1 << 3, is_norm, negative),
+               (1 << 4, is_sub, negative), (1 << 5, is_zero, negative), (1 << 6, is_zero, positive),
+               (1 << 7, is_sub, positive), (1 << 8, is_norm, positive), (1 << 9, is_inf, positive)]
+    result: Value = L.c(I1, 0)
+    for mask, kind, sign in classes:
+        if test & mask:
+            term = kind if sign is None else L.op("and", kind, sign)
+            result = L.op("or", result, term)
+    return result
 
 
 def _bswap(L: Lanes, x: Value) -> Value:

@@ -357,3 +357,19 @@ def cf_list_of(node: CFNode) -> list[CFNode]:
     if isinstance(p, If):
         return p.then_list if any(n is node for n in p.then_list) else p.else_list
     raise ValueError("node is not in a tree")
+
+
+def nesting_depth(func: Function) -> int:
+    """How many ifs and loops nest at the deepest point of the tree (0 for straight-line code)."""
+    deepest = 0
+    work: list[tuple[list[CFNode], int]] = [(func.body, 0)]
+    while work:
+        nodes, depth = work.pop()
+        for node in nodes:
+            if isinstance(node, If):
+                deepest = max(deepest, depth + 1)
+                work += [(node.then_list, depth + 1), (node.else_list, depth + 1)]
+            elif isinstance(node, Loop):
+                deepest = max(deepest, depth + 1)
+                work.append((node.body, depth + 1))
+    return deepest

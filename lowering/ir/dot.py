@@ -2,6 +2,7 @@
 draws it: grey boxes for ifs and loops, white boxes for then/else, ovals for blocks)."""
 from __future__ import annotations
 
+from lowering.deepstack import depth_independent
 from lowering.ir.core import Block, Function, If, Loop
 from lowering.ir.printer import Namer, format_instr
 
@@ -27,6 +28,7 @@ def _edges(func: Function, out: list[str]) -> None:
                        + (" [constraint=false, style=dashed]" if back else "") + ";")
 
 
+@depth_independent
 def cfg_dot(func: Function) -> str:
     if func.is_structured:
         func.index_blocks()
@@ -43,6 +45,7 @@ def cfg_dot(func: Function) -> str:
     return "\n".join(out) + "\n"
 
 
+@depth_independent
 def tree_dot(func: Function) -> str:
     if not func.is_structured:
         raise ValueError("tree view needs a structured function")

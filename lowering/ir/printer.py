@@ -6,7 +6,19 @@ so the CFG view can be read off the tree view.
 """
 from __future__ import annotations
 
-from lowering.ir.core import END_LABEL, Block, Const, Function, If, Instr, Loop, Phi, Undef, Value
+from lowering.deepstack import depth_independent
+from lowering.ir.core import (
+    END_LABEL,
+    Block,
+    Const,
+    Function,
+    If,
+    Instr,
+    Loop,
+    Phi,
+    Undef,
+    Value,
+)
 
 
 class Namer:
@@ -86,6 +98,7 @@ def format_instr(ins: Instr, namer: Namer) -> str:
     return text
 
 
+@depth_independent
 def print_function(func: Function) -> str:
     func.index_blocks()
     namer = Namer(func)

@@ -17,8 +17,22 @@ Errors are collected, not thrown one by one, so a dump can show them all.
 from __future__ import annotations
 
 from lowering.analysis import graph
-from lowering.ir.core import (Arg, Block, CFNode, Const, Function, If, Instr, Loop, Phi, Undef,
-                              cf_lists, structured_successors, TERMINATORS)
+from lowering.deepstack import depth_independent
+from lowering.ir.core import (
+    TERMINATORS,
+    Arg,
+    Block,
+    CFNode,
+    Const,
+    Function,
+    If,
+    Instr,
+    Loop,
+    Phi,
+    Undef,
+    cf_lists,
+    structured_successors,
+)
 from lowering.ir.opcodes import OPCODES
 from lowering.ir.types import I1
 
@@ -31,6 +45,7 @@ class ValidationError(Exception):
         self.errors = errors
 
 
+@depth_independent
 def validate(func: Function) -> list[str]:
     if not func.is_structured:
         from lowering.ir.validate_cfg import validate_cfg

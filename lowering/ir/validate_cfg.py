@@ -6,15 +6,22 @@ whose types are fixed. Returns readable problems instead of raising, so tests ca
 """
 from __future__ import annotations
 
+from lowering.deepstack import depth_independent
 from lowering.ir.core import Arg, Block, Const, Function, Instr, Phi, Undef, Value
-from lowering.ir.opcodes import (FCMP_PREDICATES, ICMP_PREDICATES, MATH_FUNCTIONS, OPCODES,
-                                 WORKITEM_FUNCTIONS)
+from lowering.ir.opcodes import (
+    FCMP_PREDICATES,
+    ICMP_PREDICATES,
+    MATH_FUNCTIONS,
+    OPCODES,
+    WORKITEM_FUNCTIONS,
+)
 from lowering.ir.types import I1, I64, VOID
 
 _CFG_TERMINATORS = ("br", "cbr", "switch", "ret", "unreachable")
 _N_TARGETS = {"br": 1, "cbr": 2, "ret": 0, "unreachable": 0}
 
 
+@depth_independent
 def validate_cfg(func: Function) -> list[str]:
     problems: list[str] = []
     if func.is_structured:

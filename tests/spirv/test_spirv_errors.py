@@ -144,7 +144,7 @@ def test_run_spirv_of_an_unsupported_kernel_is_one_line(tmp_path, capsys, case):
     source, needles = COMPILE_ERRORS[case]
     path = write(tmp_path, f"{case}.cl", source)
     np.save(tmp_path / "in.npy", np.linspace(0, 1, 16))
-    arg = (["--arg", "out=zeros:16:int32", "--arg", "scratch=zeros:16:int32"] if case == "local-pointer-param"
+    arg = (["--arg", "out=zeros:16:int32", "--arg", "scratch=local:16:int32"] if case == "local-pointer-param"
            else ["--arg", "out=zeros:16:float64", "--arg", f"in=@{tmp_path / 'in.npy'}"])
     out_dir = tmp_path / "results"
     result = run_cli(capsys, "run", path, "--target", "spirv", "--global", "16", *arg, "--out", out_dir)

@@ -55,6 +55,8 @@ class TraceWalker:
                 self.env[ins] = self.value(ins.operands[0]) ^ self.value(ins.operands[1])
             elif op == "or":
                 self.env[ins] = self.value(ins.operands[0]) | self.value(ins.operands[1])
+            elif op == "and":
+                self.env[ins] = self.value(ins.operands[0]) & self.value(ins.operands[1])
             elif op in ("br", "cbr", "switch", "ret", "break", "continue", "return"):
                 self.prev = b
                 return ins
