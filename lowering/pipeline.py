@@ -117,7 +117,7 @@ def read_input(path: str) -> bytes:
         raise CompileError(f"{path}: cannot read: {exc.strerror or exc}") from None
 
 
-def load_module(path: str, opt_level: str = "-O0"):
+def load_module(path: str, opt_level: str = "-O0", build_options: tuple[str, ...] = ()):
     """An input file as a parsed LLVM module: OpenCL C through clang-22 (which runs -O<n> itself), .ll
     and .bc through llvmlite, then LLVM's own -O<n> pipeline, so that -O2 means the same for all."""
     from lowering.frontend.clang import compile_opencl
@@ -133,8 +133,10 @@ def load_module(path: str, opt_level: str = "-O0"):
             raise CompileError(f"{path}: no such file")
         raise CompileError(f"{path}: unknown input kind '{ext}' (expected .cl, .ll or .bc)")
     data = read_input(path)
+    if build_options and ext != ".cl":
+        raise CompileError(f"{path}: build options ({build_options[0]} ...) only apply to OpenCL C input")
     if ext == ".cl":
-        mod = parse_llvm_text(compile_opencl(path, opt_level), path)
+        mod = parse_llvm_text(compile_opencl(path, opt_level, build_options), path)
         if not any(is_spir_kernel(f) for f in mod.functions if not f.is_declaration):
             raise CompileError(f"{path}: no kernel in this file (an OpenCL C program needs a `kernel` function)")
         return mod
@@ -145,7 +147,8 @@ def load_module(path: str, opt_level: str = "-O0"):
     return optimize_module(mod, int(opt_level[2:]))
 
 
-def compile_path(path: str, opt_level: str = "-O0", options: Options | None = None) -> dict[str, Function]:
+def compile_path(path: str, opt_level: str = "-O0", options: Options | None = None,
+                 build_options: tuple[str, ...] = ()) -> dict[str, Function]:
     """Any input file at an optimisation level -> structured functions, one per kernel."""
     options = options or Options()
-    return run_passes(read_module_ref(load_module(path, opt_level), path, options), options)
+    return run_passes(read_module_ref(load_module(path, opt_level, build_options), path, options), options)

@@ -58,7 +58,7 @@ def _compile(args) -> None:
     spirv = _compile_spirv_options(args)
     options = pipeline.Options(kernel=args.kernel, verify_each=args.verify_each, dump_after=dump_after,
                                dump_dir=args.dump_dir if dump_after else None, stop_after=args.stop_after)
-    funcs = pipeline.compile_path(args.input, f"-O{args.opt}", options)
+    funcs = pipeline.compile_path(args.input, f"-O{args.opt}", options, _build_options(args))
     if spirv is not None:
         data = _emit_spirv(args.emit, list(funcs.values()), spirv)
     else:
@@ -84,6 +84,36 @@ def _write_with_dumps(args, data: str | bytes, dumps: dict[str, str]) -> None:
         if created:
             shutil.rmtree(args.dump_dir, ignore_errors=True)
         raise
+
+
+def _build_options(args) -> tuple[str, ...]:
+    """The OpenCL build options of the command line, as clBuildProgram would take them (-D, -I, -cl-*,
+    -w, -Werror), then the --clang-arg flags."""
+    options = [f"-D{d}" for d in args.define or []] + [f"-I{i}" for i in args.include or []]
+    options += list(getattr(args, "cl_options", ()))
+    options += list(args.clang_arg or [])
+    if options and not args.input.lower().endswith(".cl"):
+        raise UsageError(f"{options[0]}: build options only apply to OpenCL C (.cl) input")
+    return tuple(options)
+
+
+def _split_cl_options(argv: list[str]) -> tuple[list[str], list[str]]:
+    """Pull clBuildProgram-style options (-cl-..., -w, -Werror) out of argv: argparse cannot declare
+    single-dash long options with values like -cl-std=CL2.0."""
+    from lowering.frontend.clang import CL_FLAGS
+    rest, found = [], []
+    for token in argv:
+        if token.startswith("-cl-std="):
+            if token[len("-cl-std="):] not in ("CL1.0", "CL1.1", "CL1.2", "CL2.0", "CL3.0"):
+                raise UsageError(f"{token}: expected -cl-std=CL1.0, CL1.1, CL1.2, CL2.0 or CL3.0")
+            found.append(token)
+        elif token.startswith("-cl-") or token in ("-w", "-Werror"):
+            if token not in CL_FLAGS:
+                raise UsageError(f"{token}: unknown OpenCL build option (known: -cl-std=, {', '.join(CL_FLAGS)})")
+            found.append(token)
+        else:
+            rest.append(token)
+    return rest, found
 
 
 def _spirv_options(version: str, target_env: str, local_size: tuple[int, int, int] | None = None,
@@ -178,7 +208,8 @@ def _run(args) -> None:
     backend = _spirv_options(args.spirv_version, args.target_env) if args.target == "spirv" else None
     if args.target == "ir":
         backend = harness.InterpreterOptions(args.max_steps)
-    program = harness.load_program(args.input, f"-O{args.opt}", args.kernel, verify_each=args.verify_each)
+    program = harness.load_program(args.input, f"-O{args.opt}", args.kernel, verify_each=args.verify_each,
+                                   build_options=_build_options(args))
     kernels = program.kernel_names()
     if args.kernel is None and len(kernels) != 1:
         raise UsageError(f"{args.input} has {len(kernels)} kernels ({', '.join(kernels)}): choose one with --kernel")
@@ -228,6 +259,16 @@ def _version() -> str:
         return "(not installed)"
 
 
+def _add_build_options(p) -> None:
+    p.add_argument("-D", dest="define", action="append", metavar="NAME[=VALUE]",
+                   help="define a preprocessor macro (OpenCL C input; repeatable)")
+    p.add_argument("-I", dest="include", action="append", metavar="DIR", help="add an #include directory")
+    p.add_argument("--clang-arg", action="append", metavar="FLAG",
+                   help="pass FLAG to clang-22 as it is (repeatable; write --clang-arg=-FLAG). Also accepted: "
+                        "clBuildProgram's -cl-std=, -cl-fast-relaxed-math, -cl-mad-enable and the other -cl-* "
+                        "options, -w, -Werror")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="reconverge", description="GPU compiler backend: LLVM IR to structured IR, "
                      "SPIR-V and Intel Gen9 ISA.")
@@ -255,6 +296,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="work-group size of the entry points (default: each kernel's reqd_work_group_size, "
                         "else 64,1,1)")
     c.add_argument("--validate", action="store_true", help="check the SPIR-V module with spirv-val")
+    _add_build_options(c)
     c.add_argument("--debug", action="store_true", help=argparse.SUPPRESS)
     c.set_defaults(func=_compile)
     r = sub.add_parser("run", help="run a kernel and write its buffers to DIR/NAME.npy",
@@ -287,6 +329,7 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--timeout", type=float, metavar="SECONDS",
                    help="stop the run (any target) after this many seconds, with an error")
     r.add_argument("--verify-each", action="store_true", help="run the IR validator after every pass")
+    _add_build_options(r)
     r.add_argument("--debug", action="store_true", help=argparse.SUPPRESS)
     r.set_defaults(func=_run)
     for module_name in ("tools.isa_commands", "tools.trace_command"):
@@ -303,7 +346,11 @@ def main(argv: list[str] | None = None) -> int:
     debug = "--debug" in argv
     try:
         parser = build_parser()
+        argv, cl_options = _split_cl_options(argv)
         args = parser.parse_args(argv)
+        args.cl_options = cl_options
+        if cl_options and args.command not in ("compile", "run"):
+            raise UsageError(f"{cl_options[0]}: build options only apply to compile and run")
         args.func(args)
         return 0
     except UsageError as exc:

@@ -188,16 +188,16 @@ class LocalArg:
 # ----- loading -----
 
 def load_program(path: str, opt_level: str = "-O0", kernel: str | None = None,
-                 verify_each: bool = True) -> Program:
+                 verify_each: bool = True, build_options: tuple[str, ...] = ()) -> Program:
     """Load a .cl, .ll or .bc file once: the (optimised) LLVM module. Structured kernels are made when a
     target asks for them; `kernel` only checks that the input has it."""
     from lowering import pipeline
     from lowering.frontend.llvm_module import find_kernels
     if opt_level not in ("-O0", "-O1", "-O2", "-O3"):
         raise CompileError(f"unknown optimisation level {opt_level!r} (-O0 to -O3)")
-    mod = pipeline.load_module(path, opt_level)
-    program = Program(path, opt_level, str(mod), kernels=find_kernels(mod), verify_each=verify_each,
-                      _module=mod)
+    mod = pipeline.load_module(path, opt_level, tuple(build_options))
+    program = Program(path, opt_level, str(mod), tuple(build_options), kernels=find_kernels(mod),
+                      verify_each=verify_each, _module=mod)
     if kernel is not None:
         program._check(kernel)
     return program
