@@ -142,3 +142,28 @@ def test_the_jit_child_dies_with_its_parent(tmp_path):
         time.sleep(0.2)
     os.kill(child, signal.SIGKILL)
     pytest.fail("the JIT child outlived the reconverge process")
+
+
+BYVAL = """
+typedef struct { int a; float b; short c[3]; } S;
+kernel void k(global float *o, S s) { o[get_global_id(0)] = s.a * s.b + s.c[2] + (float)get_global_id(0); }
+"""
+
+
+def test_a_struct_passed_by_value_runs_on_ir(tmp_path):
+    source = write(tmp_path, "st.cl", BYVAL)
+    layout = np.dtype([("a", "<i4"), ("b", "<f4"), ("c", "<i2", (3,)), ("pad", "<i2")])
+    value = np.zeros((), layout)
+    value["a"], value["b"], value["c"] = 3, 2.5, [1, 2, 7]
+    np.save(tmp_path / "s.npy", value)
+    np.save(tmp_path / "short.npy", np.zeros(3, np.int32))
+    common = ["run", source, "--global", "4", "--arg", "o=zeros:4:float32", "--out", str(tmp_path / "out")]
+    result = run(*common, "--target", "ir", "--arg", f"s=@{tmp_path / 's.npy'}")
+    assert result.returncode == 0, result.stderr
+    assert np.load(tmp_path / "out" / "o.npy").tolist() == [14.5, 15.5, 16.5, 17.5]
+    assert sorted(os.listdir(tmp_path / "out")) == ["o.npy"]            # the struct is not a result
+    assert_one_line_error(run(*common, "--target", "ir", "--arg", f"s=@{tmp_path / 'short.npy'}"), 1,
+                          "12 bytes", "16")
+    assert_one_line_error(run(*common, "--target", "ir", "--arg", "s=zeros:16:uint8"), 2, "by value")
+    assert_one_line_error(run(*common, "--target", "llvm", "--arg", f"s=@{tmp_path / 's.npy'}"), 1,
+                          "struct by value")

@@ -100,6 +100,7 @@ class Param:
     name: str                  # the source's name, else argN
     types: tuple[Type, ...]    # one per IR argument (lane)
     cl_type: str = ""          # the OpenCL type name from !kernel_arg_type ("float4*", "int"), if known
+    byval_size: int = 0        # a struct passed by value (LLVM `byval`): its size in bytes; else 0
 
     @property
     def is_pointer(self) -> bool:
@@ -111,8 +112,13 @@ class Param:
         return self.is_pointer and self.types[0].addrspace == 3
 
     @property
+    def is_byval(self) -> bool:
+        """A struct passed by value: given as its bytes (a .npy of exactly byval_size bytes), not written back."""
+        return self.byval_size > 0
+
+    @property
     def is_buffer(self) -> bool:
-        return self.is_pointer and not self.is_local
+        return self.is_pointer and not self.is_local and not self.is_byval
 
     @property
     def is_vector(self) -> bool:
@@ -158,19 +164,35 @@ def _llvm_type(text: str, where: str) -> tuple[Type, ...]:
 
 def llvm_kernel_params(mod, text: str, kernel: str, path: str) -> list[Param]:
     """The kernel's parameters from the LLVM module: names from !kernel_arg_name (else argN), OpenCL type
-    names from !kernel_arg_type, one IR type per lane. A by-value struct (`byval`) is refused."""
+    names from !kernel_arg_type, one IR type per lane; a struct passed by value (`byval(T)`) with T's size."""
     fn = mod.get_function(kernel)
     meta = _kernel_metadata(mod, text, kernel, path)
     params = []
     for index, arg in enumerate(fn.arguments):
         where = f"{path}: kernel @{kernel}: parameter {index}"
-        if "byval" in str(arg):
-            raise CompileError(f"{where} is a struct passed by value, which run does not support")
         name = meta.arg_names[index] if index < len(meta.arg_names) and meta.arg_names[index] else \
             (arg.name or f"arg{index}")
         cl_type = meta.arg_types[index] if index < len(meta.arg_types) else ""
-        params.append(Param(index, name, _llvm_type(str(arg.type), where), cl_type))
+        byval = _byval_size(mod, " ".join(a.decode() if isinstance(a, bytes) else str(a) for a in arg.attributes),
+                            where)
+        params.append(Param(index, name, _llvm_type(str(arg.type), where), cl_type, byval))
     return params
+
+
+def _byval_size(mod, arg_text: str, where: str) -> int:
+    """The size in bytes of a `byval(T)` parameter's T (0 when the parameter is not byval)."""
+    m = re.search(r"\bbyval\((%[\w.$\"]+|\{[^}]*\}|\[[^\]]*\])\)", arg_text)
+    if m is None:
+        return 0
+    type_name = m.group(1)
+    try:
+        from lowering.frontend.llvm_module import target_data
+        struct = mod.get_struct_type(type_name[1:].strip('"')) if type_name.startswith("%") else None
+        if struct is None:
+            raise NameError(type_name)
+        return target_data(mod).get_abi_size(struct)
+    except (NameError, RuntimeError, ValueError):
+        raise CompileError(f"{where}: cannot size the by-value type {type_name}") from None
 
 
 @dataclass(frozen=True)
@@ -258,6 +280,9 @@ def has_barrier(func: Function) -> bool:
 
 def _run_llvm(program: Program, kernel: str, args: list, global_size, local_size, options, global_offset):
     from tools.jit_oracle import OracleError, run_llvm_kernel
+    if any(p.is_byval for p in program.params(kernel)):
+        raise CompileError(f"{program.path}: kernel @{kernel}: the llvm target cannot pass a struct by value "
+                           f"(use --target ir)")
     if any(p.is_vector for p in program.params(kernel)):
         raise CompileError(f"{program.path}: kernel @{kernel}: the llvm target cannot pass by-value "
                            f"vector parameters")

@@ -3,6 +3,8 @@
     NAME=@file.npy              a buffer: the array in the file (any shape; its dtype is the element type)
     NAME=zeros:COUNT:DTYPE      a buffer: COUNT zeros of a numpy dtype (int8 .. uint64, float16 .. float64)
     NAME=local:COUNT:DTYPE      a `__local T *` parameter: COUNT elements of DTYPE per work-group
+    NAME=@struct.npy            a struct passed by value: any array of exactly the struct's size in bytes
+                                (a numpy structured array laid out as the kernel's struct, or uint8)
     NAME=NUMBER                 a scalar, range-checked against the parameter's IR type
     NAME=N,N,N,N                a by-value vector parameter, one number per lane
 
@@ -106,6 +108,15 @@ def make_value(param: Param, text: str, kernel: str):
                            f"expected local:COUNT:DTYPE (its size per work-group), got {text!r}")
         count, dtype = _count_and_dtype(text, "local", where)
         return LocalArg(count, np.dtype(dtype))
+    if param.is_byval:
+        if not text.startswith("@"):
+            raise ArgError(f"{where}: parameter '{param.name}' of kernel @{kernel} is a struct passed by value: "
+                           f"expected @FILE.npy holding its {param.byval_size} bytes, got {text!r}")
+        array = load_npy(text[1:], param.name, any_dtype=True)
+        if array.nbytes != param.byval_size:
+            raise CompileError(f"{text[1:]}: argument '{param.name}' of kernel @{kernel} has {array.nbytes} bytes; "
+                               f"the struct ({param.cl_type or 'by value'}) has {param.byval_size}")
+        return np.frombuffer(array.tobytes(), np.uint8).copy()
     if param.is_buffer:
         if text.startswith("@"):
             array = load_npy(text[1:], param.name)
@@ -189,7 +200,7 @@ def zeros(text: str, where: str) -> np.ndarray:
         raise CompileError(f"{where}: not enough memory for {count} x {dtype}") from None
 
 
-def load_npy(path: str, name: str) -> np.ndarray:
+def load_npy(path: str, name: str, any_dtype: bool = False) -> np.ndarray:
     """A buffer from a .npy file: numeric, at least one dimension, made C-contiguous and writable."""
     where = f"{path}: argument '{name}'"
     try:
@@ -202,6 +213,8 @@ def load_npy(path: str, name: str) -> np.ndarray:
     if not isinstance(array, np.ndarray):
         array.close()
         raise CompileError(f"{where}: not a single array (.npz archives are not accepted)")
+    if any_dtype:
+        return np.ascontiguousarray(array)
     if array.dtype.name not in DTYPES:
         raise CompileError(f"{where}: unsupported dtype {array.dtype} (one of {', '.join(DTYPES)})")
     if array.ndim == 0:

@@ -178,3 +178,8 @@ def optimize_module(mod: llvm.ModuleRef, speed_level: int) -> llvm.ModuleRef:
         builder = llvm.create_pass_builder(target, llvm.create_pipeline_tuning_options(speed_level=speed_level))
         builder.getModulePassManager().run(mod, builder)
     return mod
+
+
+def target_data(mod: llvm.ModuleRef):
+    """The module's own data layout (sizes and alignments as its target sees them)."""
+    return llvm.create_target_data(mod.data_layout)
