@@ -208,6 +208,11 @@ def _run(args) -> None:
     backend = _spirv_options(args.spirv_version, args.target_env) if args.target == "spirv" else None
     if args.target == "ir":
         backend = harness.InterpreterOptions(args.max_steps)
+    if (args.platform or args.device) and args.target != "opencl":
+        raise UsageError(f"{'--platform' if args.platform else '--device'} only applies to --target opencl")
+    if args.target == "opencl":
+        from tools.opencl_target import OpenCLOptions
+        backend = OpenCLOptions(args.platform, args.device)
     program = harness.load_program(args.input, f"-O{args.opt}", args.kernel, verify_each=args.verify_each,
                                    build_options=_build_options(args))
     kernels = program.kernel_names()
@@ -226,7 +231,7 @@ def _run(args) -> None:
 
     def launch():
         return harness.run_target(args.target, program, kernel, values, global_size, local_size, backend)
-    if args.target == "llvm" or args.timeout is not None:
+    if args.target in ("llvm", "opencl") or args.timeout is not None:
         # native code is isolated, so that a crash is an error and not the end; a time limit needs a child
         from tools.isolate import call_in_child
         results = call_in_child(launch, f"{args.input}: @{kernel} on the {args.target} target", args.timeout)
@@ -305,9 +310,12 @@ def build_parser() -> argparse.ArgumentParser:
                                    "none).")
     r.add_argument("input", help="an OpenCL C (.cl), LLVM IR (.ll) or bitcode (.bc) file")
     r.add_argument("--kernel", help="the kernel to run (needed when the input has several)")
-    r.add_argument("--target", required=True, metavar="llvm|ir|spirv",
+    r.add_argument("--target", required=True, metavar="llvm|ir|spirv|opencl",
                    help="llvm: the LLVM module on the CPU JIT; ir: the structured IR on the interpreter; "
-                        "spirv: the SPIR-V module on a Vulkan device")
+                        "spirv: the SPIR-V module on a Vulkan device; opencl: the .cl source on an installed "
+                        "OpenCL driver (not our compiler at all)")
+    r.add_argument("--platform", metavar="NAME|N", help="opencl target: the OpenCL platform (default: the first)")
+    r.add_argument("--device", metavar="NAME|N", help="opencl target: the device (default: the platform's first)")
     r.add_argument("--global", dest="global_size", required=True, metavar="N[,N,N]", help="global size")
     r.add_argument("--local", metavar="L[,L,L]",
                    help="work-group size (default: the kernel's reqd_work_group_size; else the largest "

@@ -12,6 +12,7 @@ Targets (TARGETS, name -> launcher; a backend registers itself by adding one):
     llvm    the original LLVM module on the CPU (tools.jit_oracle, llvmlite's MCJIT)
     ir      the structured IR on the interpreter (lowering.interp)
     spirv   the SPIR-V module on a Vulkan device (backend.spirv.launch, imported when first used)
+    opencl  the original OpenCL C source on an installed OpenCL driver (tools.opencl_target, pyopencl)
 
 Arguments are given once per kernel parameter, in order: a numpy array for a buffer, a numpy scalar for a
 scalar, a 1-D numpy array of the lanes for a by-value vector (split into one IR argument per lane, see
@@ -328,9 +329,14 @@ def _run_spirv(program: Program, kernel: str, args: list, global_size, local_siz
     run_spirv_kernel(func, ir_arguments(func, args), global_size, local_size, options, global_offset=global_offset)
 
 
+def _run_opencl(program: Program, kernel: str, args: list, global_size, local_size, options, global_offset):
+    from tools.opencl_target import run_opencl
+    run_opencl(program, kernel, args, global_size, local_size, options, global_offset)
+
+
 # name -> launcher(program, kernel, args, global_size, local_size, backend_options, global_offset); it
 # updates the argument arrays in place. A new backend adds itself here.
-TARGETS: dict[str, Callable] = {"llvm": _run_llvm, "ir": _run_ir, "spirv": _run_spirv}
+TARGETS: dict[str, Callable] = {"llvm": _run_llvm, "ir": _run_ir, "spirv": _run_spirv, "opencl": _run_opencl}
 
 
 def run_target(target: str, program: Program, kernel: str, args: list, global_size, local_size,

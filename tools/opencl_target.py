@@ -1,0 +1,145 @@
+"""The `opencl` run target: the original OpenCL C source on an installed OpenCL platform (pyopencl).
+
+Why: an oracle that shares nothing with us. The llvm target runs the LLVM module our front end made
+with clang-22; this one hands the .cl text to somebody else's compiler and runtime (PoCL on the CPU in
+CI, a user's GPU driver elsewhere), with the same arguments and results layout as the other targets:
+buffers are copied in and back, `LocalArg` becomes `__local` memory of its size, scalars get the
+parameter's exact type, a by-value vector its lanes (a 3-vector padded to 4, as OpenCL lays it out), a
+by-value struct its bytes. Build options are clBuildProgram's (`Program.build_options`, plus
+-cl-kernel-arg-info and the source's directory for #include); our -O level does not apply.
+"""
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+from dataclasses import dataclass
+
+import numpy as np
+
+from lowering.errors import CompileError
+
+
+@dataclass(frozen=True)
+class OpenCLOptions:
+    """Which platform and device (a name substring or an index; None: the first)."""
+    platform: str | None = None
+    device: str | None = None
+
+
+def _pick(items, choice: str | None, kind: str, describe):
+    if choice is None:
+        return items[0]
+    if choice.isdigit() and int(choice) < len(items):
+        return items[int(choice)]
+    matches = [i for i in items if choice.lower() in describe(i).lower()]
+    if not matches:
+        listing = "; ".join(f"{n}: {describe(i)}" for n, i in enumerate(items))
+        raise CompileError(f"--{kind} {choice}: no such OpenCL {kind} (available: {listing})")
+    return matches[0]
+
+
+def choose_device(options: OpenCLOptions | None):
+    try:
+        import pyopencl as cl
+    except ImportError as exc:
+        raise CompileError(f"the opencl target needs pyopencl ({exc})") from None
+    options = options or OpenCLOptions()
+    try:
+        platforms = cl.get_platforms()
+    except cl.Error:
+        platforms = []
+    if not platforms:
+        raise CompileError("the opencl target found no OpenCL platform (install one, e.g. Debian's pocl-opencl-icd)")
+    platform = _pick(platforms, options.platform, "platform", lambda p: p.name)
+    devices = platform.get_devices()
+    if not devices:
+        raise CompileError(f"OpenCL platform {platform.name!r} has no device")
+    return _pick(devices, options.device, "device", lambda d: d.name)
+
+
+OPENCL_OPTION_PREFIXES = ("-D", "-I", "-cl-", "-w", "-Werror")
+
+
+@contextlib.contextmanager
+def _quiet_stderr():
+    """Point file descriptor 2 at /dev/null for a while (the driver writes to it directly)."""
+    saved = os.dup(2)
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, 2)
+        yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+        os.close(devnull)
+
+
+def _first_error(log: str) -> str:
+    """The first diagnostic of a pyopencl build failure (the lines after 'Build on ...:'), temp paths cut."""
+    lines = [line.strip() for line in log.splitlines()]
+    after = [line for line in lines[next((i for i, x in enumerate(lines) if x.startswith("Build on")), 0) + 1:]
+             if line and not line.startswith(("Device ", "(options:"))]
+    first = next((line for line in after if "error" in line.lower()), after[0] if after else lines[0])
+    return re.sub(r"\S*tempfile_\w+\.cl:", "line ", first)
+
+
+def _numpy_type(t) -> np.dtype:
+    if t.is_float:
+        return np.dtype(f"float{t.bits}")
+    if t.is_ptr:
+        return np.dtype(np.uint64)
+    return np.dtype(f"int{max(8, t.bits)}")
+
+
+def run_opencl(program, kernel: str, args: list, global_size, local_size, options, global_offset) -> None:
+    """Launch `kernel` of program.path (OpenCL C) with `args` (updated in place, as the other targets)."""
+    import pyopencl as cl
+    from tools.harness import LocalArg
+    if not program.path.lower().endswith(".cl"):
+        raise CompileError(f"{program.path}: the opencl target runs OpenCL C source (.cl) only")
+    with open(program.path, encoding="utf-8", errors="replace") as f:
+        source = f.read()
+    device = choose_device(options)
+    context = cl.Context([device])
+    queue = cl.CommandQueue(context)
+    build = ["-cl-kernel-arg-info", f"-I{os.path.dirname(os.path.abspath(program.path))}"]
+    build += [o for o in program.build_options if o.startswith(OPENCL_OPTION_PREFIXES)]
+    try:
+        with _quiet_stderr():        # drivers print their compiler's diagnostics; we report the first
+            built = cl.Program(context, source).build(options=build)
+    except cl.RuntimeError as exc:
+        raise CompileError(f"{program.path}: the OpenCL driver cannot build it: {_first_error(str(exc))}") from None
+    try:
+        knl = getattr(built, kernel)
+    except (AttributeError, cl.LogicError):
+        raise CompileError(f"{program.path}: the OpenCL driver has no kernel {kernel!r}") from None
+    params = program.params(kernel)
+    buffers = []
+    for param, value in zip(params, args):
+        if isinstance(value, LocalArg):
+            knl.set_arg(param.index, cl.LocalMemory(max(1, value.nbytes)))
+        elif param.is_buffer:
+            buf = cl.Buffer(context, cl.mem_flags.READ_WRITE | cl.mem_flags.COPY_HOST_PTR, hostbuf=value)
+            buffers.append((buf, value))
+            knl.set_arg(param.index, buf)
+        elif param.is_byval:
+            knl.set_arg(param.index, np.frombuffer(np.ascontiguousarray(value).tobytes(), np.uint8))
+        elif param.is_vector:
+            lanes = np.asarray(value, _numpy_type(param.types[0])).reshape(-1)
+            if lanes.size == 3:
+                lanes = np.append(lanes, lanes.dtype.type(0))
+            knl.set_arg(param.index, lanes)
+        else:
+            knl.set_arg(param.index, np.asarray(value, _numpy_type(param.types[0])).reshape(()))
+    dims = len(global_size) if isinstance(global_size, tuple) else 1
+    g = tuple(global_size) if isinstance(global_size, tuple) else (global_size,)
+    loc = tuple(local_size) if isinstance(local_size, tuple) else (local_size,)
+    offset = tuple(global_offset) if isinstance(global_offset, tuple) else (global_offset,) * dims
+    try:
+        cl.enqueue_nd_range_kernel(queue, knl, g, loc, global_work_offset=offset if any(offset) else None)
+        for buf, value in buffers:
+            cl.enqueue_copy(queue, value, buf)
+        queue.finish()
+    except cl.Error as exc:
+        raise CompileError(f"{program.path}: @{kernel}: the OpenCL driver failed: {' '.join(str(exc).split())}") from None
