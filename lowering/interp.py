@@ -539,6 +539,44 @@ class Interpreter:
         g = [self._getter(v) for v in operands]
         return self._compile_memory_or_builtin(ins, g)
 
+    def _compile_atomic(self, ins: Instr, g: list[Getter]) -> Getter:
+        """Read, modify, write: atomic by construction, since work-items only interleave at barriers
+        (sequentially or in lock step). Returns the old value."""
+        kind = ins.attrs.get("op")
+        vt = ins.operands[1].type if kind == "store" else ins.type
+        load, store = self.memory.loader(vt, 1), self.memory.storer(vt, 1)     # caches reset with memory
+        m = mask(vt.bits) if vt.is_int else None
+
+        def signed(v: int) -> int:
+            return v - (1 << vt.bits) if v >> (vt.bits - 1) else v
+        update = {"add": lambda o, a: (o + a) & m, "sub": lambda o, a: (o - a) & m, "xchg": lambda o, a: a,
+                  "inc": lambda o, a: (o + 1) & m, "dec": lambda o, a: (o - 1) & m,
+                  "and": lambda o, a: o & a, "or": lambda o, a: o | a, "xor": lambda o, a: o ^ a,
+                  "umin": min, "umax": max, "store": lambda o, a: a, "load": lambda o, a: o,
+                  "smin": lambda o, a: o if signed(o) <= signed(a) else a,
+                  "smax": lambda o, a: o if signed(o) >= signed(a) else a}.get(kind)
+        if kind == "cmpxchg":
+            p, new, cmp = g
+
+            def cmpxchg(env):
+                addr = p(env)
+                old = load(addr)
+                if old == cmp(env):
+                    store(addr, new(env))
+                return old
+            return cmpxchg
+        if update is None:
+            raise InterpreterError(f"atomic operation {kind!r} is not interpretable")
+        p = g[0]
+        value = g[1] if len(g) > 1 else (lambda env: 0)
+
+        def rmw(env):
+            addr = p(env)
+            old = load(addr)
+            store(addr, update(old, value(env)))
+            return old
+        return rmw
+
     def _compile_memory_or_builtin(self, ins: Instr, g: list[Getter]) -> Getter:
         op, ty, mem = ins.opcode, ins.type, self.memory
         align = int(ins.attrs.get("align", 1) or 1)
@@ -574,6 +612,8 @@ class Interpreter:
             return lambda env: wi(fn, d(env)) & m
         if op == "barrier":
             return lambda env: None       # see the module docstring: items run one at a time
+        if op == "atomic":
+            return self._compile_atomic(ins, g)
         if op in ("var_load", "var_store"):
             raise InterpreterError(f"{op} is structurizer-internal and cannot be interpreted")
         raise InterpreterError(f"opcode {op!r} is not interpretable")

@@ -568,6 +568,48 @@ class InstructionSelector:
             self.m.op("OpStore", p, part)
         return None
 
+    # ----- atomics -----
+    _ATOMIC_OPS = {"add": "OpAtomicIAdd", "sub": "OpAtomicISub", "xchg": "OpAtomicExchange",
+                   "inc": "OpAtomicIIncrement", "dec": "OpAtomicIDecrement", "smin": "OpAtomicSMin",
+                   "smax": "OpAtomicSMax", "umin": "OpAtomicUMin", "umax": "OpAtomicUMax", "and": "OpAtomicAnd",
+                   "or": "OpAtomicOr", "xor": "OpAtomicXor"}
+
+    def _op_atomic(self, ins: Instr, res) -> int | None:
+        """OpAtomic* on the element the pointer names: Workgroup scope for __local, Device otherwise;
+        acquire-release semantics (acquire for loads, release for stores) on the object's storage class."""
+        kind = ins.attrs["op"]
+        vt = ins.operands[1].type if kind == "store" else ins.type
+        if vt.bits != 32:
+            raise CompileError(f"{self.where(ins)}: {vt.bits}-bit atomics are not supported on the SPIR-V "
+                               "target (32-bit only)")
+        obj, (pointer,) = self._element_pointers(ins, ins.operands[0], 1)
+        scope = self.u32(GRAMMAR.enumerant("Scope", "Workgroup" if obj.kind == "workgroup" else "Device"))
+        storage = "WorkgroupMemory" if obj.kind == "workgroup" else "UniformMemory"
+        order = {"load": "Acquire", "store": "Release"}.get(kind, "AcquireRelease")
+        semantics = self.u32(GRAMMAR.enumerant("MemorySemantics", order)
+                             | GRAMMAR.enumerant("MemorySemantics", storage))
+        word_t = self.types.uint(32)
+
+        def word(v: Value) -> int:
+            x = self.value(v)
+            return self.op("OpBitcast", word_t, x) if v.type.is_float else x
+        if kind == "store":
+            self.m.op("OpAtomicStore", pointer, scope, semantics, word(ins.operands[1]))
+            return None
+        if kind == "load":
+            old = self.op("OpAtomicLoad", word_t, pointer, scope, semantics)
+        elif kind == "cmpxchg":
+            relaxed = self.u32(GRAMMAR.enumerant("MemorySemantics", storage))
+            old = self.op("OpAtomicCompareExchange", word_t, pointer, scope, semantics, relaxed,
+                          word(ins.operands[1]), word(ins.operands[2]))
+        elif kind in ("inc", "dec"):
+            old = self.op(self._ATOMIC_OPS[kind], word_t, pointer, scope, semantics)
+        else:
+            old = self.op(self._ATOMIC_OPS[kind], word_t, pointer, scope, semantics, word(ins.operands[1]))
+        if ins.type.is_float:
+            return self.op("OpBitcast", self.types.of(ins.type), old, result=res)
+        return self.finish(res, ins.type, old)
+
     # ----- work-items and barriers -----
     def _op_workitem(self, ins: Instr, res) -> int:
         fn, dim = ins.attrs["fn"], ins.operands[0]

@@ -171,8 +171,19 @@ class MemoryPlan:
             obj.elem_bits = min(obj.elem_bits or 64, e)
             if ins.opcode == "store" and obj.readonly:
                 raise CompileError(f"{where(self.func, ins)}: store into read-only memory {obj.name}")
+        atomics = []
+        for ins in self.func.instructions():
+            if ins.opcode == "atomic":
+                obj = self.object_of(ins.operands[0], ins)
+                bits = (ins.operands[1].type if ins.attrs.get("op") == "store" else ins.type).bits
+                obj.elem_bits = min(obj.elem_bits or 64, bits)
+                atomics.append((ins, obj, bits))
         for obj in self.objects:
             if not obj.elem_bits:
                 obj.elem_bits = 32
             while obj.size is not None and obj.size % obj.elem_bytes and obj.elem_bits > 8:
                 obj.elem_bits //= 2
+        for ins, obj, bits in atomics:      # an atomic works on one whole element
+            if obj.elem_bits != bits:
+                raise CompileError(f"{where(self.func, ins)}: a {bits}-bit atomic on {obj.name}, which is also "
+                                   f"accessed {obj.elem_bits} bits at a time: SPIR-V atomics need whole elements")

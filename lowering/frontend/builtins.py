@@ -188,8 +188,10 @@ def opencl(r, symbol: str, args: list[list[Value]], arg_types: list[LType], ret:
         flags = args[0][0]
         r.emit("barrier", [L.fix_width(flags, I32, False)], VOID)
         return None
-    if name in _FENCES:
+    if name in _FENCES or name == "atomic_work_item_fence":
         return None        # no fence opcode: our memory model is sequentially consistent per work-group
+    if name.startswith(("atomic_", "atom_")):
+        return _atomic(L, name, params, args, rt)
 
     base = name
     for prefix in ("native_", "half_"):
@@ -208,6 +210,59 @@ def opencl(r, symbol: str, args: list[list[Value]], arg_types: list[LType], ret:
         if out is not NotImplemented:
             return out
     raise _unsupported(f"OpenCL builtin {name}")
+
+
+_ATOMIC_10 = {"add": "add", "sub": "sub", "xchg": "xchg", "inc": "inc", "dec": "dec", "cmpxchg": "cmpxchg",
+              "min": "min", "max": "max", "and": "and", "or": "or", "xor": "xor"}
+_ATOMIC_20 = {"fetch_add": "add", "fetch_sub": "sub", "fetch_or": "or", "fetch_xor": "xor", "fetch_and": "and",
+              "fetch_min": "min", "fetch_max": "max", "exchange": "xchg", "load": "load", "store": "store",
+              "init": "store", "flag_test_and_set": "flag_set", "flag_clear": "flag_clear",
+              "compare_exchange_strong": "cas", "compare_exchange_weak": "cas"}
+
+
+def _atomic(L: Lanes, name: str, params: list[Param], args, rt: Type | None) -> Value | None:
+    """OpenCL 1.x atomic_*/atom_* and 2.0 atomic_* built-ins as `atomic` instructions. The scope is the
+    pointer's: work-group for __local, device otherwise (2.0 forms with a memory_scope keep device: the
+    widest is always correct); the order is recorded as seq_cst (the strongest)."""
+    rest = name.split("_", 1)[1]
+    explicit = rest.endswith("_explicit")
+    if explicit:
+        rest = rest[:-len("_explicit")]
+    op = (_ATOMIC_20 if name.startswith("atomic_") and rest in _ATOMIC_20 and rest not in _ATOMIC_10
+          else _ATOMIC_10).get(rest)
+    if op is None:
+        raise _unsupported(f"OpenCL builtin {name}")
+    ptr_arg = args[0][0]
+    elem = params[0]
+    scope = "workgroup" if elem.addrspace == 3 else "device"
+    vt = float_type(elem.bits) if elem.kind == "f" else int_type(elem.bits)
+    if op in ("min", "max"):
+        op = ("s" if elem.kind == "s" else "u") + op
+    attrs = {"scope": scope, "order": "seq_cst"}
+
+    def atomic(kind: str, *values: Value, t: Type = vt) -> Value:
+        return L.r.emit("atomic", [ptr_arg, *values], t, {"op": kind, **attrs})
+    if op in ("inc", "dec", "load"):
+        return [atomic(op)]
+    if op == "store":
+        L.r.emit("atomic", [ptr_arg, args[1][0]], VOID, {"op": "store", **attrs})
+        return None
+    if op == "cmpxchg":
+        return [atomic("cmpxchg", args[2][0], args[1][0])]       # (new value, compared value)
+    if op == "flag_set":
+        old = atomic("xchg", L.c(I32, 1), t=I32)
+        return [L.op("zext", L.icmp("ne", old, L.c(I32, 0)), t=rt)]
+    if op == "flag_clear":
+        L.r.emit("atomic", [ptr_arg, L.c(I32, 0)], VOID, {"op": "store", **attrs})
+        return None
+    if op == "cas":
+        expected_ptr, desired = args[1][0], args[2][0]
+        expected = L.r.emit("load", [expected_ptr], vt, {"align": vt.bits // 8})
+        old = atomic("cmpxchg", desired, expected)
+        ok = L.icmp("eq", old, expected)
+        L.r.emit("store", [L.sel(ok, expected, old), expected_ptr], VOID, {"align": vt.bits // 8})
+        return [L.op("zext", ok, t=rt)]
+    return [atomic(op, args[1][0])]
 
 
 def _workitem(L: Lanes, name: str, args, rt: Type) -> Value:

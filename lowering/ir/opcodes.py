@@ -49,6 +49,10 @@ OPCODES: dict[str, Opcode] = {op.name: op for op in [
     Opcode("global_addr", "memory", 0, "address of module data attrs['symbol'] (__local arrays, constant tables)"),
     Opcode("workitem", "builtin", 1, "attrs['fn'] in WORKITEM_FUNCTIONS of dimension operand 0 (i32); result i64 (work_dim: i32)"),
     Opcode("barrier", "builtin", 1, "work-group barrier; operand 0 = OpenCL fence flags (i32)"),
+    Opcode("atomic", "memory", -1, "atomic read-modify-write at operand 0 (pointer): attrs['op'] in ATOMIC_OPS, "
+                                   "operand 1 the value (none for inc/dec/load), operand 2 the compared value of "
+                                   "cmpxchg; result: the old value (store: none). attrs['scope']: workgroup or "
+                                   "device, attrs['order']: an OpenCL memory_order name"),
     Opcode("phi", "ssa", -1, "one operand per predecessor block (Phi.blocks)"),
     Opcode("var_load", "ssa", 0, "structurizer-internal: read variable attrs['var']; gone after SSA construction"),
     Opcode("var_store", "ssa", 1, "structurizer-internal: write variable attrs['var']; gone after SSA construction"),
@@ -63,6 +67,10 @@ OPCODES: dict[str, Opcode] = {op.name: op for op in [
     Opcode("continue", "control", 0, "go to the innermost loop's first block"),
     Opcode("return", "control", -1, "leave the function"),
 ]}
+
+ATOMIC_OPS = ("add", "sub", "xchg", "inc", "dec", "cmpxchg", "smin", "smax", "umin", "umax", "and", "or", "xor",
+              "load", "store")
+ATOMIC_SCOPES = ("workgroup", "device")
 
 WORKITEM_FUNCTIONS = ("global_id", "local_id", "group_id", "global_size", "local_size", "num_groups",
                       "work_dim", "global_offset")
