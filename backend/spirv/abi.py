@@ -10,8 +10,12 @@
   (u32 each; OpenCL's global offset, which Vulkan dispatches lack: get_global_id adds it to
   GlobalInvocationId) and `work_dim` (u32).
 
-Everything else (a `__local` pointer parameter, a by-value struct, a private pointer) has no mapping and is
-a CompileError naming the parameter. The same description packs the host's values (`pack_push_constants`),
+- A `__local T *` parameter is a Workgroup array whose element count is the specialization constant
+  SpecId LOCAL_SPEC_ID_BASE + the parameter's index; the launcher sets it from the host's size (a
+  LocalArg's bytes divided by the element width the memory plan chose), through VkSpecializationInfo.
+
+Everything else (a by-value struct, a private pointer) has no mapping and is a CompileError naming the
+parameter. The same description packs the host's values (`pack_push_constants`),
 so the emitter and the launcher cannot disagree.
 """
 from __future__ import annotations
@@ -24,6 +28,11 @@ from lowering.ir.core import Arg, Function
 from lowering.ir.types import Type
 
 PUSH_CONSTANT_LIMIT = 128   # bytes: the minimum maxPushConstantsSize every Vulkan device must offer
+LOCAL_SPEC_ID_BASE = 100    # SpecId of parameter N's __local array length: 100 + N
+
+
+def local_spec_id(arg: Arg) -> int:
+    return LOCAL_SPEC_ID_BASE + arg.param
 
 
 @dataclass(frozen=True)
@@ -45,6 +54,7 @@ class PushMember:
 class KernelABI:
     buffers: list[BufferParam] = field(default_factory=list)
     push: list[PushMember] = field(default_factory=list)
+    locals: list[Arg] = field(default_factory=list)      # __local pointer parameters
 
     @property
     def push_size(self) -> int:
@@ -78,8 +88,11 @@ def kernel_abi(func: Function) -> KernelABI:
         place = f"{where(func)}: parameter {arg.param} ({name})"
         if arg.type.is_ptr:
             space = arg.type.addrspace
+            if space == 3:
+                abi.locals.append(arg)
+                continue
             if space not in (1, 2):
-                kind = {0: "a private pointer (or by-value struct)", 3: "a __local pointer",
+                kind = {0: "a private pointer (or by-value struct)",
                         4: "a generic pointer"}.get(space, f"a pointer in address space {space}")
                 raise CompileError(f"{place}: {kind} has no Vulkan mapping (buffers must be __global or "
                                    "__constant; declare __local arrays inside the kernel)")

@@ -21,7 +21,7 @@ from lowering.ir.core import (Arg, Block, Const, Function, If, Instr, Loop, Phi,
                               nesting_depth)
 from lowering.ir.types import Type
 
-from .abi import KernelABI, PushMember, kernel_abi
+from .abi import KernelABI, PushMember, kernel_abi, local_spec_id
 from .isel import InstructionSelector
 from .memory import MemoryObject, MemoryPlan
 from .module import SpirvModule
@@ -175,7 +175,12 @@ class FunctionEmitter(InstructionSelector):
             m.decorate(var, "DescriptorSet", 0)
             m.decorate(var, "Binding", next(b.binding for b in self.abi.buffers if b.arg is obj.arg))
         else:
-            array = m.type("OpTypeArray", elem, self.u32(obj.length))
+            if obj.kind == "workgroup" and obj.arg is not None:      # a __local parameter: host-sized
+                length = m.spec_constant(types.u32, 1, local_spec_id(obj.arg))
+                m.name(length, f"{self.func.name}.{obj.name}.length")
+            else:
+                length = self.u32(obj.length)
+            array = m.type("OpTypeArray", elem, length, unique=obj.arg is not None)
             pointer = types.pointer(obj.storage_class, array)
             if obj.kind == "workgroup":
                 var = m.global_variable(pointer, "Workgroup")
@@ -249,6 +254,9 @@ class FunctionEmitter(InstructionSelector):
         for b in self.abi.buffers:
             self.ids[b.arg] = self.u32(0)
             self.object_variable(self.plan.base[b.arg])
+        for arg in self.abi.locals:              # offset 0 into its Workgroup array
+            self.ids[arg] = self.u32(0)
+            self.object_variable(self.plan.base[arg])
 
     def emit_list(self, nodes: list, follow: int | None, loop: tuple[int, int] | None) -> None:
         """Emit a CF list. `follow`: the label after its last block (None: the function returns);

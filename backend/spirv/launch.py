@@ -14,7 +14,7 @@ from lowering.ir.core import Function, nesting_depth
 from lowering.ndrange import ndrange
 
 from . import compile_spirv
-from .abi import kernel_abi, pack_push_constants
+from .abi import local_spec_id, kernel_abi, pack_push_constants
 from .memory import MemoryPlan
 from .options import SpirvOptions
 
@@ -42,7 +42,22 @@ def run_spirv_kernel(func: Function, args: list, global_size, local_size, option
                            f"{LAVAPIPE_MAX_NESTING} levels on, so the spirv target does not run it")
     options = dataclasses.replace(options or SpirvOptions(), local_size=rng.local_size, validate=True)
     binary = compile_spirv([func], options)
-    shared = sum(o.length * o.elem_bytes for o in MemoryPlan(func).objects if o.kind == "workgroup")
+    plan = MemoryPlan(func)
+    spec: dict[int, int] = {}
+    shared = 0
+    for obj in plan.objects:
+        if obj.kind != "workgroup":
+            continue
+        if obj.arg is None:
+            shared += obj.length * obj.elem_bytes
+            continue
+        size = args[obj.arg.index]
+        if not (hasattr(size, "nbytes") and hasattr(size, "count")) or isinstance(size, np.ndarray):
+            raise CompileError(f"{where(func)}: parameter {obj.arg.param} ({obj.arg.name}) is a __local pointer: "
+                               "give its size (a LocalArg), not a buffer")
+        count = max(1, -(-int(size.nbytes) // obj.elem_bytes))
+        spec[local_spec_id(obj.arg)] = count
+        shared += count * obj.elem_bytes
     check_work_group(rng.local_size, shared, where(func))
     abi = kernel_abi(func)
     buffers = {}
@@ -52,7 +67,7 @@ def run_spirv_kernel(func: Function, args: list, global_size, local_size, option
             raise CompileError(f"{where(func)}: parameter {b.binding} ({b.arg.name}) needs a buffer")
         buffers[b.binding] = array
     push = pack_push_constants(abi, args, rng.work_dim, rng.offset)
-    results = dispatch(binary, func.name, buffers, push, rng.groups)
+    results = dispatch(binary, func.name, buffers, push, rng.groups, spec)
     for b in abi.buffers:
         if not b.readonly:
             args[b.arg.index][...] = results[b.binding]

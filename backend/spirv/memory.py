@@ -24,7 +24,7 @@ POINTER_COPIES = ("addrspacecast", "freeze", "bitcast")
 class MemoryObject:
     kind: str                   # "buffer", "workgroup", "constant" (read-only table), "private" (alloca)
     name: str
-    size: int | None            # bytes; None for a buffer (runtime-sized)
+    size: int | None            # bytes; None for a buffer (runtime-sized) or a __local parameter (host-sized)
     init: bytes | None = None   # a constant table's contents
     arg: Arg | None = None
     readonly: bool = False
@@ -75,7 +75,11 @@ class MemoryPlan:
     def _make_objects(self) -> None:
         func = self.func
         for arg in func.args:
-            if arg.type.is_ptr:
+            if arg.type.is_ptr and arg.type.addrspace == 3:     # sized by the host: a spec constant
+                obj = MemoryObject("workgroup", arg.name or f"arg{arg.index}", None, arg=arg)
+                self._by_arg[arg] = obj
+                self.objects.append(obj)
+            elif arg.type.is_ptr:
                 obj = MemoryObject("buffer", arg.name or f"arg{arg.index}", None, arg=arg,
                                    readonly=arg.type.addrspace == 2)
                 self._by_arg[arg] = obj

@@ -516,6 +516,16 @@ class SpirvModule:
             found = self._constants[key] = result
         return found
 
+    def spec_constant(self, type_id: int, default: int, spec_id: int) -> int:
+        """An OpSpecConstant (never shared) decorated with SpecId `spec_id`: the pipeline may set it."""
+        words = self._number_words("OpConstant", type_id, default)
+        result = self._fresh()
+        self._sections["globals"].extend(
+            [((len(words) + 3) << 16) | GRAMMAR.opcode("OpSpecConstant"), type_id, result, *words])
+        self._value_types[result] = type_id
+        self.decorate(result, "SpecId", spec_id)
+        return result
+
     def constant_composite(self, type_id: int, constituents) -> int:
         """OpConstantComposite, shared with an identical earlier one."""
         key = ("composite", type_id, tuple(constituents))

@@ -350,12 +350,13 @@ def _memory_type(ctx: _Context, type_bits: int) -> int:
 
 
 def dispatch(spirv: bytes, entry: str, buffers: dict[int, np.ndarray], push_constants: bytes,
-             groups: tuple[int, int, int]) -> dict[int, np.ndarray]:
+             groups: tuple[int, int, int], spec_constants: dict[int, int] | None = None) -> dict[int, np.ndarray]:
     """Run entry point `entry` of the SPIR-V module `spirv` (GLCompute) with vkCmdDispatch(*groups).
 
     buffers: binding number (descriptor set 0, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER) -> a numpy array
     whose raw bytes are the buffer's initial contents (any dtype/shape).
     push_constants: raw bytes for one push-constant range (offset 0, compute stage); b"" means none.
+    spec_constants: SpecId -> a 32-bit unsigned value, given to the pipeline (VkSpecializationInfo).
     Returns binding -> a new numpy array with the same dtype and shape holding the buffer's contents
     after the run.
     """
@@ -365,7 +366,8 @@ def dispatch(spirv: bytes, entry: str, buffers: dict[int, np.ndarray], push_cons
     _check_request(ctx, spirv, entry, buffers, push_constants, groups)
     cleanup: list[Callable[[], None]] = []
     try:
-        return _run(ctx, spirv, entry, buffers, push_constants, tuple(int(g) for g in groups), cleanup)
+        return _run(ctx, spirv, entry, buffers, push_constants, tuple(int(g) for g in groups), cleanup,
+                    dict(spec_constants or {}))
     except _FenceTimeout:
         # The device may still use every object: leaking them is the only safe choice.
         raise VulkanError(f"the dispatch did not finish within {FENCE_TIMEOUT_S:g} s on {ctx.name} "
@@ -380,7 +382,8 @@ class _FenceTimeout(Exception):
 
 
 def _run(ctx: _Context, spirv: bytes, entry: str, buffers: dict[int, np.ndarray], push_constants: bytes,
-         groups: tuple[int, ...], cleanup: list[Callable[[], None]]) -> dict[int, np.ndarray]:
+         groups: tuple[int, ...], cleanup: list[Callable[[], None]],
+         spec_constants: dict[int, int]) -> dict[int, np.ndarray]:
     """The body of `dispatch`; appends a destroy call to `cleanup` for each object it creates."""
     vk, dev = ctx.vk, ctx.device
     arrays = {int(b): np.ascontiguousarray(a) for b, a in sorted(buffers.items())}
@@ -436,8 +439,16 @@ def _run(ctx: _Context, spirv: bytes, entry: str, buffers: dict[int, np.ndarray]
     cleanup.append(lambda: vk.vkDestroyPipelineLayout(dev, layout, None))
 
     entry_name = entry.encode("utf-8")
+    specialization = None
+    if spec_constants:
+        ids = sorted(spec_constants)
+        entries = [vk.VkSpecializationMapEntry(constantID=i, offset=4 * k, size=4) for k, i in enumerate(ids)]
+        spec_data = b"".join(int(spec_constants[i]).to_bytes(4, "little") for i in ids)
+        specialization = vk.VkSpecializationInfo(mapEntryCount=len(entries), pMapEntries=entries,
+                                                 dataSize=len(spec_data), pData=vk.ffi.from_buffer(spec_data))
     stage = vk.VkPipelineShaderStageCreateInfo(sType=vk.VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
-                                               stage=vk.VK_SHADER_STAGE_COMPUTE_BIT, module=module, pName=entry_name)
+                                               stage=vk.VK_SHADER_STAGE_COMPUTE_BIT, module=module, pName=entry_name,
+                                               pSpecializationInfo=specialization)
     pipeline_info = vk.VkComputePipelineCreateInfo(sType=vk.VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
                                                    stage=stage, layout=layout)
     pipeline_infos = [pipeline_info]
