@@ -167,3 +167,23 @@ def test_a_struct_passed_by_value_runs_on_ir(tmp_path):
     assert_one_line_error(run(*common, "--target", "ir", "--arg", "s=zeros:16:uint8"), 2, "by value")
     assert_one_line_error(run(*common, "--target", "llvm", "--arg", f"s=@{tmp_path / 's.npy'}"), 1,
                           "struct by value")
+
+
+UNUSED_IMAGE = """
+float4 helper(read_only image2d_t img, sampler_t s) { return read_imagef(img, s, (int2)(0, 0)); }
+kernel void uses_image(read_only image2d_t img, sampler_t s, global float4 *o) { o[0] = helper(img, s); }
+kernel void plain(global int *o) { o[get_global_id(0)] = 3 * (int)get_global_id(0); }
+"""
+
+
+@pytest.mark.parametrize("target", ["llvm", "ir", "spirv"])
+def test_only_what_the_kernel_reaches_counts(tmp_path, target):
+    source = write(tmp_path, "mixed.cl", UNUSED_IMAGE)
+    result = run("run", source, "--kernel", "plain", "--target", target, "--global", "4",
+                 "--arg", "o=zeros:4:int32", "--out", str(tmp_path / "out"))
+    assert result.returncode == 0, result.stderr
+    assert np.load(tmp_path / "out" / "o.npy").tolist() == [0, 3, 6, 9]
+    compiled = run("compile", source, "--kernel", "plain", "--emit", "spirv", "-o", str(tmp_path / "p.spv"))
+    assert compiled.returncode == 0, compiled.stderr
+    refused = run("compile", source, "--kernel", "uses_image")
+    assert refused.returncode == 1 and "@uses_image" in refused.stderr and len(refused.stderr.splitlines()) == 1
