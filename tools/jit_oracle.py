@@ -591,10 +591,13 @@ def _trap_stub(fn) -> str:
 class _Compiled:
     """One JIT-compiled kernel module."""
 
-    def __init__(self, ir_text: str):
+    def __init__(self, ir_text: str, kernel: str | None = None):
         tm = _init_llvm()
         try:
-            mod = llvm.parse_assembly(retarget_to_host(ir_text))
+            text = retarget_to_host(ir_text)
+            mod = llvm.parse_assembly(text)
+            if kernel is not None:
+                mod = _without_unreachable_targets(mod, text, kernel)
             mod.verify()
         except RuntimeError as e:
             raise OracleError(f"the kernel module does not parse or verify: {str(e).strip()}") from None
@@ -659,14 +662,38 @@ _cache_lock = threading.Lock()
 CACHE_SIZE = 128   # engines kept alive; fuzzing thousands of generated kernels must not keep them all
 
 
-def compile_module(llvm_ir: str) -> _Compiled:
-    """JIT-compile (once per distinct IR text, least recently used first out) and return the engine wrapper."""
-    key = hashlib.sha256(llvm_ir.encode()).hexdigest()
+def _without_unreachable_targets(mod, text: str, kernel: str):
+    """The module without the functions `kernel` cannot reach that use target types (images, samplers,
+    `target("spirv.Image")` and the like): the host's code generator cannot lower them at all, and they
+    must not stop a kernel that never calls them. They are made internal and LLVM's global dead-code
+    elimination removes them (nothing reachable calls them)."""
+    try:
+        reachable = _reachable(_calls(mod), kernel)
+    except NameError:
+        return mod
+    unreachable = [f for f in mod.functions if not f.is_declaration and f.name not in reachable]
+    if not any("target(" in str(f) for f in unreachable):
+        return mod
+    for f in unreachable:
+        f.linkage = "internal"
+    tm = _init_llvm()
+    builder = llvm.create_pass_builder(tm, llvm.create_pipeline_tuning_options(speed_level=0))
+    passes = llvm.create_new_module_pass_manager()
+    passes.add_global_dead_code_eliminate_pass()
+    passes.add_strip_dead_prototype_pass()
+    passes.run(mod, builder)
+    return mod
+
+
+def compile_module(llvm_ir: str, kernel: str | None = None) -> _Compiled:
+    """JIT-compile (once per distinct IR text and kernel, least recently used first out) and return the
+    engine wrapper. With `kernel`, functions it cannot reach that the host cannot compile are left out."""
+    key = hashlib.sha256(llvm_ir.encode() + b"\0" + (kernel or "").encode()).hexdigest()
     with _cache_lock:
         if key in _cache:
             _cache.move_to_end(key)
             return _cache[key]
-        compiled = _Compiled(llvm_ir)
+        compiled = _Compiled(llvm_ir, kernel)
         _cache[key] = compiled
         while len(_cache) > CACHE_SIZE:
             _cache.popitem(last=False)
@@ -746,7 +773,7 @@ def run_llvm_kernel(llvm_ir: str, kernel: str, args: list, global_size, local_si
 
     Without barriers, work-items run one after another: work-group by work-group (dimension 0 fastest),
     and inside each group local id by local id. With barriers, each group's items run on threads."""
-    compiled = compile_module(llvm_ir)
+    compiled = compile_module(llvm_ir, kernel)
     fn, params = compiled.function(kernel)
     if len(args) != len(params):
         raise OracleError(f"@{kernel} takes {len(params)} arguments, {len(args)} given")
