@@ -95,7 +95,6 @@ def _numpy_type(t) -> np.dtype:
 def run_opencl(program, kernel: str, args: list, global_size, local_size, options, global_offset) -> None:
     """Launch `kernel` of program.path (OpenCL C) with `args` (updated in place, as the other targets)."""
     import pyopencl as cl
-    from tools.harness import LocalArg
     if not program.path.lower().endswith(".cl"):
         raise CompileError(f"{program.path}: the opencl target runs OpenCL C source (.cl) only")
     with open(program.path, encoding="utf-8", errors="replace") as f:
@@ -117,7 +116,7 @@ def run_opencl(program, kernel: str, args: list, global_size, local_size, option
     params = program.params(kernel)
     buffers = []
     for param, value in zip(params, args):
-        if isinstance(value, LocalArg):
+        if param.is_local:                     # a LocalArg: only its size reaches the driver
             knl.set_arg(param.index, cl.LocalMemory(max(1, value.nbytes)))
         elif param.is_buffer:
             buf = cl.Buffer(context, cl.mem_flags.READ_WRITE | cl.mem_flags.COPY_HOST_PTR, hostbuf=value)
