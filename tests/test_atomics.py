@@ -105,3 +105,30 @@ def test_a_compare_exchange_retry_loop(tmp_path, target):
     path.write_text(CAS_LOOP)
     program = load_program(str(path), "-O2")
     assert run_target(target, program, "cas", [np.zeros(1, np.uint32)], 256, 64)[0].tolist() == [256]
+
+
+LLVM_ATOMICS = """
+define spir_kernel void @atom(ptr addrspace(1) %out) {
+entry:
+  %old = atomicrmw add ptr addrspace(1) %out, i32 1 seq_cst, align 4
+  %hi = getelementptr i32, ptr addrspace(1) %out, i64 1
+  %m = atomicrmw umax ptr addrspace(1) %hi, i32 %old seq_cst, align 4
+  %pair = cmpxchg ptr addrspace(1) %out, i32 1000, i32 7 seq_cst seq_cst, align 4
+  %ok = extractvalue { i32, i1 } %pair, 1
+  %v = load atomic i32, ptr addrspace(1) %out seq_cst, align 4
+  %slot = getelementptr i32, ptr addrspace(1) %out, i64 2
+  %z = zext i1 %ok to i32
+  %s = add i32 %z, %v
+  store atomic i32 %s, ptr addrspace(1) %slot seq_cst, align 4
+  ret void
+}
+"""
+
+
+@pytest.mark.parametrize("target", ["llvm", "ir", "spirv"])
+def test_llvm_atomic_instructions(target):
+    """atomicrmw, cmpxchg (its {old, success} pair), load atomic and store atomic in .ll input."""
+    from tools.harness import program_from_llvm
+    program = program_from_llvm(LLVM_ATOMICS, "atomics.ll")
+    out = run_target(target, program, "atom", [np.zeros(3, np.int32)], 64, 16)[0]
+    assert out[0] == 64 and out[1] == 63 and out[2] >= 1

@@ -29,7 +29,7 @@ done:
 ATOMIC = """
 define spir_kernel void @atom(ptr addrspace(1) %out) {
 entry:
-  %old = atomicrmw add ptr addrspace(1) %out, i32 1 seq_cst
+  %old = atomicrmw nand ptr addrspace(1) %out, i32 1 seq_cst
   ret void
 }
 """

@@ -27,6 +27,8 @@ from lowering.ir.types import I1, I64, VOID, Type, int_type, ptr
 ICMP_PREDS = ("eq", "ne", "ugt", "uge", "ult", "ule", "sgt", "sge", "slt", "sle")
 FCMP_PREDS = ("false", "oeq", "ogt", "oge", "olt", "ole", "one", "ord", "ueq", "ugt", "uge", "ult", "ule",
               "une", "uno", "true")
+_ATOMICRMW = {"xchg": "xchg", "add": "add", "sub": "sub", "and": "and", "or": "or", "xor": "xor", "max": "smax",
+              "min": "smin", "umax": "umax", "umin": "umin"}
 _INT_BINOPS = {"add", "sub", "mul", "udiv", "sdiv", "urem", "srem", "shl", "lshr", "ashr", "and", "or", "xor"}
 _FLOAT_BINOPS = {"fadd", "fsub", "fmul", "fdiv", "frem"}
 _CASTS = {"trunc", "zext", "sext", "fptrunc", "fpext", "fptoui", "fptosi", "uitofp", "sitofp", "ptrtoint",
@@ -508,13 +510,25 @@ class FunctionReader:
             return [self.alloca(ins)]
         if op == "load":
             if re.search(r"\bload atomic\b", self.text):
-                raise Unsupported()
+                return [self._atomic("load", self.lane(ops[0]), [], scalar_type(self.ltype(ins)))]
             return self.load_value(self.lane(ops[0]), self.ltype(ins), self._align())
         if op == "store":
             if re.search(r"\bstore atomic\b", self.text):
-                raise Unsupported()
+                self._atomic("store", self.lane(ops[1]), [self.lane(ops[0])], VOID)
+                return None
             self.store_value(self.lanes(ops[0]), self.ltype(ops[0]), self.lane(ops[1]), self._align())
             return None
+        if op == "atomicrmw":
+            m = re.search(r"\batomicrmw\s+(?:volatile\s+)?(\w+)", self.text)
+            kind = _ATOMICRMW.get(m.group(1)) if m else None
+            if kind is None:
+                raise Unsupported(f"atomicrmw {m.group(1) if m else '?'}")
+            value = self.lane(ops[1])
+            return [self._atomic(kind, self.lane(ops[0]), [value], value.type)]
+        if op == "cmpxchg":
+            compared, new = self.lane(ops[1]), self.lane(ops[2])
+            old = self._atomic("cmpxchg", self.lane(ops[0]), [new, compared], compared.type)
+            return [old, self.emit("icmp", [old, compared], I1, {"pred": "eq"})]
         if op == "extractelement":
             return [self.extract(self.lanes(ops[0]), ops[1])]
         if op == "insertelement":
@@ -537,6 +551,13 @@ class FunctionReader:
             self.terminator(ins, op, ops)
             return None
         raise Unsupported()
+
+    def _atomic(self, kind: str, ptr: Value, values: list[Value], t: Type) -> Value:
+        """An `atomic` instruction; the scope is the work-group's for __local memory or when the
+        instruction says syncscope("workgroup"), else the device's."""
+        local = ptr.type.addrspace == 3 or 'syncscope("workgroup")' in self.text
+        return self.emit("atomic", [ptr, *values], t, {"op": kind, "scope": "workgroup" if local else "device",
+                                                        "order": "seq_cst"})
 
     def _predicate(self, op: str) -> str:
         words = self.text.split("=", 1)[-1].split()
