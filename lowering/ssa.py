@@ -167,6 +167,9 @@ def _trivial_phis(phis: list[Phi], replace: dict[Value, Value]) -> list[Phi]:
     return live
 
 
+LONG_LIST = 16      # CF lists at least this long get a per-variable index of the nodes writing it
+
+
 class _Shortcuts:
     """For each if/loop: the variables stored inside it, and the blocks whose value of a variable not
     stored inside is the value at the end of the block before it (the block after it; a loop's first
@@ -179,7 +182,7 @@ class _Shortcuts:
         self.stored_in: dict[CFNode, set] = {}
         self.place: dict[Block, tuple[int, int]] = {}       # block directly in a CF list -> (list, position)
         self.lists: list[list[CFNode]] = []
-        self.writers: list[dict[object, list[int]]] = []    # per list: variable -> positions writing it
+        self.writers: list[dict[object, list[int]] | None] = []  # per long list: variable -> writer positions
         self._visit_all(func.body)
 
     def _visit_all(self, body: list[CFNode]) -> None:
@@ -201,7 +204,9 @@ class _Shortcuts:
     def _visit_list(self, nodes: list[CFNode], stored_of: dict[int, set]) -> set:
         index = len(self.lists)
         self.lists.append(nodes)
-        writers: dict[object, list[int]] = {}
+        # only long lists get a writers index: short ones are stepped through as before, and indexing
+        # every list would cost depth x variables on deeply nested code
+        writers: dict[object, list[int]] | None = {} if len(nodes) >= LONG_LIST else None
         stored: set = set()
         for i, node in enumerate(nodes):
             if isinstance(node, Block):
@@ -210,9 +215,10 @@ class _Shortcuts:
                     if ins.opcode == "var_store":
                         var = ins.attrs["var"]
                         stored.add(var)
-                        positions = writers.setdefault(var, [])
-                        if not positions or positions[-1] != i:
-                            positions.append(i)
+                        if writers is not None:
+                            positions = writers.setdefault(var, [])
+                            if not positions or positions[-1] != i:
+                                positions.append(i)
                 continue
             before, after = nodes[i - 1], nodes[i + 1]
             if isinstance(node, If):
@@ -222,8 +228,9 @@ class _Shortcuts:
                 self.bypass[node.body[0]] = (node, before)
             self.bypass[after] = (node, before)
             self.stored_in[node] = inner
-            for var in inner:
-                writers.setdefault(var, []).append(i)
+            if writers is not None:
+                for var in inner:
+                    writers.setdefault(var, []).append(i)
             stored |= inner
         self.writers.append(writers)
         return stored
@@ -236,9 +243,10 @@ class _Shortcuts:
         nothing earlier in the list writes it."""
         index, pos = self.place[block]
         nodes = self.lists[index]
-        if pos == 0:                      # a loop body's first block: the loop does not write var
+        writers = self.writers[index]
+        if pos == 0 or writers is None:   # a loop body's first block, or a short list: one step back
             return "end", skip[1]
-        positions = self.writers[index].get(var, ())
+        positions = writers.get(var, ())
         k = bisect.bisect_left(positions, pos) - 1
         if k < 0:
             return "top", nodes[0]
