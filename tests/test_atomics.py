@@ -78,14 +78,23 @@ def test_the_spirv_module_uses_atomic_instructions(tmp_path):
         assert needle in text, needle
 
 
-def test_64_bit_atomics_are_refused_on_spirv_in_one_line(tmp_path):
-    from lowering.errors import CompileError
+@pytest.mark.parametrize("target", ["llvm", "ir", "spirv"])
+def test_64_bit_atomics_on_global_and_local_memory(tmp_path, target):
     path = tmp_path / "wide.cl"
-    path.write_text("kernel void k(global long *c) { atom_add(c, 1L); }\n")
-    program = load_program(str(path), "-O0")
-    with pytest.raises(CompileError, match="64-bit atomics"):
-        run_target("spirv", program, "k", [np.zeros(1, np.int64)], 4, 4)
-    assert run_target("ir", program, "k", [np.zeros(1, np.int64)], 4, 4)[0].tolist() == [4]
+    path.write_text("""#pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable
+kernel void k(global long *c, global long *m) {
+    local long part[1];
+    if (get_local_id(0) == 0) part[0] = 0;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    atom_add(&part[0], (long)get_global_id(0) << 33);
+    atom_max(m, (long)get_global_id(0) << 40);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (get_local_id(0) == 0) atom_add(c, part[0]);
+}
+""")
+    program = load_program(str(path), "-O2")
+    got = run_target(target, program, "k", [np.zeros(1, np.int64), np.zeros(1, np.int64)], 64, 16)
+    assert got[0].tolist() == [sum(range(64)) << 33] and got[1].tolist() == [63 << 40]
 
 
 CAS_LOOP = """

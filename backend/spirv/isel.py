@@ -579,16 +579,17 @@ class InstructionSelector:
         acquire-release semantics (acquire for loads, release for stores) on the object's storage class."""
         kind = ins.attrs["op"]
         vt = ins.operands[1].type if kind == "store" else ins.type
-        if vt.bits != 32:
-            raise CompileError(f"{self.where(ins)}: {vt.bits}-bit atomics are not supported on the SPIR-V "
-                               "target (32-bit only)")
+        if vt.bits not in (32, 64):
+            raise CompileError(f"{self.where(ins)}: {vt.bits}-bit atomics have no SPIR-V form (32 or 64 bits)")
+        if vt.bits == 64:
+            self.m.capability("Int64Atomics")
         obj, (pointer,) = self._element_pointers(ins, ins.operands[0], 1)
         scope = self.u32(GRAMMAR.enumerant("Scope", "Workgroup" if obj.kind == "workgroup" else "Device"))
         storage = "WorkgroupMemory" if obj.kind == "workgroup" else "UniformMemory"
         order = {"load": "Acquire", "store": "Release"}.get(kind, "AcquireRelease")
         semantics = self.u32(GRAMMAR.enumerant("MemorySemantics", order)
                              | GRAMMAR.enumerant("MemorySemantics", storage))
-        word_t = self.types.uint(32)
+        word_t = self.types.uint(vt.bits)
 
         def word(v: Value) -> int:
             x = self.value(v)

@@ -26,6 +26,21 @@ from .options import SpirvOptions
 LAVAPIPE_MAX_NESTING = 80
 
 
+def _check_atomic_features(func: Function, plan: MemoryPlan) -> None:
+    """64-bit atomics need shaderBufferInt64Atomics / shaderSharedInt64Atomics (cl_khr_int64_*_atomics)."""
+    from .vulkan_run import device_features
+    for ins in func.instructions():
+        if ins.opcode != "atomic":
+            continue
+        t = ins.operands[1].type if ins.attrs.get("op") == "store" else ins.type
+        if t.bits != 64:
+            continue
+        shared = plan.object_of(ins.operands[0], ins).kind == "workgroup"
+        feature = "shaderSharedInt64Atomics" if shared else "shaderBufferInt64Atomics"
+        if not device_features().get(feature):
+            raise CompileError(f"{where(func, ins)}: the Vulkan device lacks {feature} for a 64-bit atomic")
+
+
 def run_spirv_kernel(func: Function, args: list, global_size, local_size, options: SpirvOptions | None = None,
                      global_offset=0) -> None:
     """Like lowering.interp.run_kernel: the numpy arrays in `args` are updated in place."""
@@ -59,6 +74,7 @@ def run_spirv_kernel(func: Function, args: list, global_size, local_size, option
         spec[local_spec_id(obj.arg)] = count
         shared += count * obj.elem_bytes
     check_work_group(rng.local_size, shared, where(func))
+    _check_atomic_features(func, plan)
     abi = kernel_abi(func)
     buffers = {}
     for b in abi.buffers:

@@ -34,7 +34,7 @@ _CORE_FEATURES = ("shaderInt64", "shaderInt16", "shaderFloat64")
 _VK11_FEATURES = ("storageBuffer16BitAccess", "uniformAndStorageBuffer16BitAccess", "storagePushConstant16")
 _VK12_FEATURES = (
     "shaderInt8", "shaderFloat16", "storageBuffer8BitAccess", "uniformAndStorageBuffer8BitAccess",
-    "storagePushConstant8", "vulkanMemoryModel",
+    "storagePushConstant8", "vulkanMemoryModel", "shaderBufferInt64Atomics", "shaderSharedInt64Atomics",
 )
 FEATURE_NAMES = _CORE_FEATURES + _VK11_FEATURES + _VK12_FEATURES
 
