@@ -1,0 +1,91 @@
+"""Proof that a refactoring changed no SPIR-V: hash every module the kernel corpus produces at -O0..-O3,
+here and at another git revision, and list the modules that differ.
+
+    python -m tools.spirv_identity                 # compare the work tree with HEAD
+    python -m tools.spirv_identity --base REV      # ... with any revision
+    python -m tools.spirv_identity --hash          # print this tree's manifest (JSON) and exit
+
+The base revision is checked out into a temporary git worktree and hashed by this same script run
+there (copied in, so the base need not contain it), in a child process whose imports resolve to that
+worktree. A kernel that fails to compile is recorded with its one-line error, so a change in what is
+refused shows up too. Cost: one compile per kernel and level on each side (about a minute each).
+"""
+from __future__ import annotations
+
+import argparse
+import glob
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+LEVELS = ("-O0", "-O1", "-O2", "-O3")
+BUILD_OPTIONS = {"defines.cl": ("-DORDER=3", "-DSCALE=5")}   # as tests/test_real_kernels.py builds it
+CORPUS_GLOBS = ("tests/kernels/*.cl", "tests/kernels_barrier/*.cl", "tests/kernels_real/*.cl")
+
+
+def corpus(root: str) -> list[str]:
+    """The corpus's kernel files, relative to `root`, in a fixed order."""
+    paths: list[str] = []
+    for pattern in CORPUS_GLOBS:
+        paths += sorted(os.path.relpath(p, root) for p in glob.glob(os.path.join(root, pattern)))
+    return paths
+
+
+def manifest(root: str) -> dict[str, str]:
+    """'file -O<n>' -> sha256 of the SPIR-V module (or 'error: ...'), compiled by the tree at `root`."""
+    from backend.spirv import compile_spirv
+    from lowering import pipeline
+    from lowering.errors import CompileError
+    out: dict[str, str] = {}
+    for rel in corpus(root):
+        include = os.path.join(root, os.path.dirname(rel), "include")
+        build = BUILD_OPTIONS.get(os.path.basename(rel), ()) + ((f"-I{include}",) if os.path.isdir(include) else ())
+        for level in LEVELS:
+            try:
+                funcs = pipeline.compile_path(os.path.join(root, rel), level, build_options=build)
+                out[f"{rel} {level}"] = hashlib.sha256(compile_spirv(list(funcs.values()))).hexdigest()
+            except CompileError as exc:
+                out[f"{rel} {level}"] = f"error: {exc}"
+    return out
+
+
+def base_manifest(revision: str, root: str) -> dict[str, str]:
+    """manifest() of `revision`, computed in a temporary worktree by a child process."""
+    tmp = tempfile.mkdtemp(prefix="spirv-identity-")
+    tree = os.path.join(tmp, "tree")
+    try:
+        subprocess.run(["git", "-C", root, "worktree", "add", "--detach", "-q", tree, revision], check=True)
+        shutil.copy(__file__, os.path.join(tree, "tools", "spirv_identity.py"))
+        env = dict(os.environ, PYTHONPATH=tree)
+        child = subprocess.run([sys.executable, "-m", "tools.spirv_identity", "--hash"], cwd=tree, env=env,
+                               check=True, capture_output=True, text=True)
+        return json.loads(child.stdout)
+    finally:
+        subprocess.run(["git", "-C", root, "worktree", "remove", "--force", tree], check=False)
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m tools.spirv_identity", description=__doc__.splitlines()[0])
+    parser.add_argument("--base", default="HEAD", help="git revision to compare with (default HEAD)")
+    parser.add_argument("--hash", action="store_true", help="print this tree's manifest as JSON and exit")
+    args = parser.parse_args(argv)
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    if args.hash:
+        json.dump(manifest(root), sys.stdout, indent=1, sort_keys=True)
+        return 0
+    before = base_manifest(args.base, root)
+    after = manifest(root)
+    changed = sorted(k for k in before.keys() | after.keys() if before.get(k) != after.get(k))
+    for key in changed:
+        print(f"differs: {key}: {before.get(key, 'absent')[:80]} -> {after.get(key, 'absent')[:80]}")
+    print(f"{len(after) - len(changed)} of {len(after)} modules identical to {args.base}")
+    return 1 if changed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
