@@ -4,6 +4,9 @@ as text and GraphViz after any pass.
 
     .cl --clang-22--> LLVM IR text ---+
     .ll / .bc / llvmlite.ir.Module ---+--> prepare (inline) --> read --> structurize --> promote --> backends
+    .nir (our own text form) ---------------------------------+ (CFG form)  +--(structured form)
+
+IR text enters after the last pass its form implies, so `--emit nir` of a final dump reproduces it.
 """
 from __future__ import annotations
 
@@ -15,7 +18,7 @@ from typing import Callable
 from lowering.deepstack import depth_independent
 from lowering.errors import CompileError
 from lowering.ir.core import Function
-from lowering.ir.validate import ValidationError, validate
+from lowering.ir.validate import ValidationError, check
 from lowering.output import safe_file_name, write_files
 from lowering.promote import promote_allocas
 from lowering.structurize import structurize
@@ -43,9 +46,9 @@ class Options:
 
 def _after_pass(func: Function, pass_name: str, step: int, options: Options) -> None:
     if options.verify_each:
-        errors = validate(func)
-        if errors:
-            raise ValidationError(func, errors, f"pass '{pass_name}'")
+        problems = check(func)
+        if problems:
+            raise ValidationError(func, problems, f"pass '{pass_name}'")
     if options.wants_dump(pass_name):
         options.dumps.update(dump_texts(func, f"{step:02d}-{pass_name}"))
 
@@ -68,12 +71,21 @@ def dump_function(func: Function, directory: str, stem: str) -> list[str]:
 
 
 @depth_independent
-def run_passes(funcs: dict[str, Function], options: Options) -> dict[str, Function]:
-    for func in funcs.values():
-        _after_pass(func, "read", 0, options)
-    if options.stop_after == "read":
+def run_passes(funcs: dict[str, Function], options: Options, done: str = "read") -> dict[str, Function]:
+    """The passes after `done` (the last one the functions have been through), each followed by the
+    validator (and a dump) as the options ask."""
+    order = list(PASS_NAMES)
+    if options.stop_after is not None and order.index(options.stop_after) < order.index(done):
+        raise CompileError(f"--stop-after {options.stop_after}: the input is already past that pass "
+                           f"(it is in {'structured' if done != 'read' else 'CFG'} form)")
+    if done == "read":
+        for func in funcs.values():
+            _after_pass(func, "read", 0, options)
+    if options.stop_after == done:
         return funcs
     for step, (name, pass_fn) in enumerate(PASSES.items(), start=1):
+        if step <= order.index(done):
+            continue
         for func in funcs.values():
             pass_fn(func)
             _after_pass(func, name, step, options)
@@ -104,6 +116,40 @@ def compile_llvmlite(module, kernel: str | None = None, options: Options | None 
     return run_passes(read_module_ref(from_llvmlite_ir(module, name), name, options), options)
 
 
+class InvalidIRText(CompileError):
+    """IR text that parses but breaks the IR's rules; `annotated` shows the function with them marked."""
+
+    def __init__(self, message: str, annotated: str):
+        super().__init__(message)
+        self.annotated = annotated
+
+
+def read_nir(path: str, text: str, options: Options) -> tuple[dict[str, Function], str]:
+    """Functions from IR text (what --emit nir prints), validated, and the last pass they have been
+    through: 'read' for CFG form, 'structurize' for structured form (promote, which leaves promoted code
+    as it is, runs again)."""
+    from lowering.ir.parser import parse_module
+    from lowering.ir.validate import annotated, check
+    parsed = parse_module(text, path)
+    funcs = parsed.functions
+    if options.kernel is not None:
+        if options.kernel not in funcs:
+            raise CompileError(f"{path}: no function named {options.kernel!r} (available: {', '.join(funcs)})")
+        funcs = {options.kernel: funcs[options.kernel]}
+    forms = {f.is_structured for f in funcs.values()}
+    if len(forms) > 1:
+        raise CompileError(f"{path}: functions in CFG form and in structured form together: give --kernel")
+    for func in funcs.values():
+        problems = check(func)
+        if problems:
+            first = problems[0]
+            line = parsed.lines.get(id(first.anchor), parsed.lines.get(id(func)))
+            more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+            raise InvalidIRText(f"{path}:{line}: @{func.name}: invalid IR: {first}{more}",
+                                annotated(func, problems))
+    return funcs, "structurize" if forms == {True} else "read"
+
+
 def read_input(path: str) -> bytes:
     """An input file's bytes; a missing, unreadable or non-regular input is a one-line error."""
     if os.path.isdir(path):
@@ -131,7 +177,7 @@ def load_module(path: str, opt_level: str = "-O0", build_options: tuple[str, ...
     if ext not in (".cl", ".ll", ".bc"):
         if not os.path.exists(path):
             raise CompileError(f"{path}: no such file")
-        raise CompileError(f"{path}: unknown input kind '{ext}' (expected .cl, .ll or .bc)")
+        raise CompileError(f"{path}: unknown input kind '{ext}' (expected .cl, .ll, .bc or .nir)")
     data = read_input(path)
     if build_options and ext != ".cl":
         raise CompileError(f"{path}: build options ({build_options[0]} ...) only apply to OpenCL C input")
@@ -151,4 +197,9 @@ def compile_path(path: str, opt_level: str = "-O0", options: Options | None = No
                  build_options: tuple[str, ...] = ()) -> dict[str, Function]:
     """Any input file at an optimisation level -> structured functions, one per kernel."""
     options = options or Options()
+    if path.lower().endswith(".nir"):
+        if build_options:
+            raise CompileError(f"{path}: build options ({build_options[0]} ...) only apply to OpenCL C input")
+        funcs, done = read_nir(path, read_input(path).decode("utf-8", errors="replace"), options)
+        return run_passes(funcs, options, done)
     return run_passes(read_module_ref(load_module(path, opt_level, build_options), path, options), options)

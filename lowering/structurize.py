@@ -49,7 +49,7 @@ class Var:
         self.type = type
 
     def __repr__(self) -> str:
-        return f"${self.name}"
+        return f"${self.name or hex(id(self))}"
 
 
 class _Cursor:
@@ -217,7 +217,7 @@ class _Structurizer:
         self.phi_vars: dict[int, list[Var]] = {}
         for node, b in enumerate(self.nodes):
             for i, phi in enumerate(list(b.phis())):
-                var = Var(phi.name or f"phi{id(phi):x}", phi.type)
+                var = Var(phi.name, phi.type)
                 self.phi_vars.setdefault(node, []).append(var)
                 for p, value in phi.incoming():
                     self.edge_stores.setdefault((p, b), []).append(
@@ -249,7 +249,7 @@ class _Structurizer:
                 return value
             var = escaping.get(value)
             if var is None:
-                var = escaping[value] = Var(value.name or f"v{id(value):x}", value.type)
+                var = escaping[value] = Var(value.name, value.type)
                 while h != -1 and not self.forest.contains(h, user):
                     self.loop_inits.setdefault(h, []).append(var)
                     h = self.loop_parent[h]

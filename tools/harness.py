@@ -49,14 +49,24 @@ class Program:
     _module: object = field(default=None, repr=False)
     _functions: dict[str, Function] = field(default_factory=dict, repr=False)
 
+    @property
+    def has_llvm(self) -> bool:
+        """False for IR text input (.nir): only the targets that run our IR can run it."""
+        return bool(self.llvm_text)
+
     def module(self):
         """The parsed LLVM module (parsed from llvm_text on first use)."""
+        if not self.has_llvm:
+            raise CompileError(f"{self.path}: IR text has no LLVM module (the llvm and opencl targets need "
+                               f".cl, .ll or .bc input; use --target ir or spirv)")
         if self._module is None:
             from lowering.frontend.llvm_module import parse_llvm_text
             self._module = parse_llvm_text(self.llvm_text, self.path)
         return self._module
 
     def kernel_names(self) -> list[str]:
+        if not self.has_llvm:
+            return list(self._functions)
         if self.kernels is None:
             from lowering.frontend.llvm_module import find_kernels
             self.kernels = find_kernels(self.module())
@@ -85,12 +95,14 @@ class Program:
     def params(self, kernel: str) -> list["Param"]:
         """The kernel's source parameters, from the LLVM module alone (see llvm_kernel_params)."""
         self._check(kernel)
-        if kernel not in self.kernel_names():
+        if not self.has_llvm or kernel not in self.kernel_names():
             return kernel_params(self._functions[kernel])
         return llvm_kernel_params(self.module(), self.llvm_text, kernel, self.path)
 
     def reqd_work_group_size(self, kernel: str) -> tuple[int, int, int] | None:
         self._check(kernel)
+        if not self.has_llvm:
+            return self._functions[kernel].reqd_work_group_size
         return _kernel_metadata(self.module(), self.llvm_text, kernel, self.path).reqd_work_group_size
 
 
@@ -218,6 +230,10 @@ def load_program(path: str, opt_level: str = "-O0", kernel: str | None = None,
     from lowering.frontend.llvm_module import find_kernels
     if opt_level not in ("-O0", "-O1", "-O2", "-O3"):
         raise CompileError(f"unknown optimisation level {opt_level!r} (-O0 to -O3)")
+    if path.lower().endswith(".nir"):
+        funcs = pipeline.compile_path(path, opt_level, pipeline.Options(kernel=kernel, verify_each=verify_each),
+                                      tuple(build_options))
+        return Program(path, opt_level, "", tuple(build_options), verify_each=verify_each, _functions=funcs)
     mod = pipeline.load_module(path, opt_level, tuple(build_options))
     program = Program(path, opt_level, str(mod), tuple(build_options), kernels=find_kernels(mod),
                       verify_each=verify_each, _module=mod)

@@ -21,7 +21,7 @@ from lowering.frontend.llvm_types import (CV, Cursor, DataLayout, LType, TypeErr
                                           leaf_span, memory_leaves, parse_type, parse_typed_value,
                                           scalar_leaves, type_from_text)
 from lowering.frontend.scalar import Unsupported, scalar_type
-from lowering.ir.core import Arg, Block, Const, Function, Instr, Phi, Undef, Value
+from lowering.ir.core import Arg, Block, Const, Function, Instr, ModuleData, Phi, Undef, Value
 from lowering.ir.types import I1, I64, VOID, Type, int_type, ptr
 
 ICMP_PREDS = ("eq", "ne", "ugt", "uge", "ult", "ule", "sgt", "sge", "slt", "sle")
@@ -34,21 +34,6 @@ _FLOAT_BINOPS = {"fadd", "fsub", "fmul", "fdiv", "frem"}
 _CASTS = {"trunc", "zext", "sext", "fptrunc", "fpext", "fptoui", "fptosi", "uitofp", "sitofp", "ptrtoint",
           "inttoptr", "addrspacecast"}
 _NAME = re.compile(r'^\s*%("(?:[^"]*)"|[-\w.$]+)\s*=')
-
-
-@dataclass
-class ModuleData:
-    """A module-level buffer a kernel uses: a __local array or a __constant (or program-scope) table."""
-    symbol: str
-    addrspace: int
-    size: int
-    align: int
-    init: bytes | None
-    writable: bool
-
-    @property
-    def name(self) -> str:
-        return self.symbol
 
 
 class _Forward(Value):

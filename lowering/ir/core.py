@@ -12,13 +12,13 @@ phis sit at the top of the block after an if, the block after a loop, or a loop'
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Iterator
 
+from lowering.ir.opcodes import JUMPS, TERMINATORS
 from lowering.ir.types import Type, VOID
 
-JUMPS = ("break", "continue", "return")
 END_LABEL = "(end)"   # the fake end block's label; no LLVM block can be named so unquoted
-TERMINATORS = ("br", "cbr", "switch", "ret", "unreachable")
 
 
 class Value:
@@ -209,6 +209,21 @@ def last_block(nodes: list[CFNode]) -> Block:
     return nodes[-1]
 
 
+@dataclass
+class ModuleData:
+    """A module-level buffer a kernel uses: a __local array or a __constant (or program-scope) table."""
+    symbol: str
+    addrspace: int
+    size: int
+    align: int
+    init: bytes | None
+    writable: bool
+
+    @property
+    def name(self) -> str:
+        return self.symbol
+
+
 class Function:
     """A kernel. CFG form: `blocks` (entry first). Structured form: `body` plus the fake `end_block`
     that returns lead to (NIR's end block: it holds no instructions)."""
@@ -223,8 +238,8 @@ class Function:
         self.is_structured = False
         self.end_block = Block(END_LABEL)
         self.source_name = ""              # file the function came from, for error messages
-        self.local_memory: list = []       # module-level __local arrays used by this kernel (front end)
-        self.constant_data: list = []      # module-level constant data used by this kernel (front end)
+        self.local_memory: list[ModuleData] = []    # module-level __local arrays this kernel uses
+        self.constant_data: list[ModuleData] = []   # module-level constant data this kernel uses
         self.reqd_work_group_size: tuple[int, int, int] | None = None   # OpenCL's attribute, if given
 
     # ----- structured form: tree construction -----

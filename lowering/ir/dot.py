@@ -12,7 +12,7 @@ def _quote(text: str) -> str:
 
 
 def _block_label(b: Block, namer: Namer, max_lines: int = 12) -> str:
-    lines = [f"b{b.index}" + (f" ({b.label})" if b.label else "")]
+    lines = [namer.block(b) + (f" ({b.label})" if b.label else "")]
     body = [format_instr(i, namer) for i in b.instrs]
     if len(body) > max_lines:
         body = body[:max_lines - 1] + [f"... {len(body) - max_lines + 1} more"]
@@ -20,27 +20,25 @@ def _block_label(b: Block, namer: Namer, max_lines: int = 12) -> str:
     return "\\l".join(_quote(line)[1:-1] for line in lines) + "\\l"
 
 
-def _edges(func: Function, out: list[str]) -> None:
-    for b in func.all_blocks():
+def _edges(func: Function, namer: Namer, out: list[str]) -> None:
+    """Edges as stored; one to an earlier block (a back edge in program order) is dashed."""
+    number = namer.block_number
+    for b in namer.blocks:
         for s in b.succs:
-            back = s.index <= b.index and s is not func.end_block
-            out.append(f"  b{b.index} -> {'end' if s is func.end_block else f'b{s.index}'}"
+            back = s is not func.end_block and number.get(s, -1) <= number[b]
+            out.append(f"  {namer.block(b)} -> {namer.block(s)}"
                        + (" [constraint=false, style=dashed]" if back else "") + ";")
 
 
 @depth_independent
 def cfg_dot(func: Function) -> str:
-    if func.is_structured:
-        func.index_blocks()
-    else:
-        func.update_cfg()
     namer = Namer(func)
     out = [f"digraph {_quote(func.name + ' CFG')} {{", "  node [shape=box, fontname=monospace];"]
-    for b in func.all_blocks():
-        out.append(f'  b{b.index} [label="{_block_label(b, namer)}"];')
+    for b in namer.blocks:
+        out.append(f'  {namer.block(b)} [label="{_block_label(b, namer)}"];')
     if func.is_structured:
         out.append('  end [label="(end)", shape=oval];')
-    _edges(func, out)
+    _edges(func, namer, out)
     out.append("}")
     return "\n".join(out) + "\n"
 
@@ -49,7 +47,6 @@ def cfg_dot(func: Function) -> str:
 def tree_dot(func: Function) -> str:
     if not func.is_structured:
         raise ValueError("tree view needs a structured function")
-    func.index_blocks()
     namer = Namer(func)
     out = [f"digraph {_quote(func.name + ' tree')} {{", '  clusterrank="local";',
            "  node [shape=oval, fontname=monospace];",
@@ -65,7 +62,7 @@ def tree_dot(func: Function) -> str:
     def emit(nodes: list, indent: str, shade: bool) -> None:
         for node in nodes:
             if isinstance(node, Block):
-                out.append(f'{indent}b{node.index} [label="{_block_label(node, namer)}"];')
+                out.append(f'{indent}{namer.block(node)} [label="{_block_label(node, namer)}"];')
             elif isinstance(node, If):
                 fill, inner = ("lightgrey", "white") if shade else ("white", "lightgrey")
                 i2 = cluster(f"if {namer.value(node.cond)}", fill, indent)
@@ -84,6 +81,6 @@ def tree_dot(func: Function) -> str:
     emit(func.body, "    ", True)
     out.append('    end [label="(end)"];')
     out.append("  }")
-    _edges(func, out)
+    _edges(func, namer, out)
     out.append("}")
     return "\n".join(out) + "\n"

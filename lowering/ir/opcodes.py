@@ -1,84 +1,342 @@
-"""The instruction set of the IR, as data: name -> (kind, number of value operands, meaning).
+"""The instruction set of the IR, as data: every opcode with its operand and result type rule, its
+attribute schema and its properties. The front end emits only these; the validator checks every
+instruction against this table, the interpreter and the reader take their opcode families from it.
 
-The front end produces only these; the interpreter, validator and backends consume only these.
 Integer values are two's complement bit patterns (signedness lives in the opcode, as in LLVM); i1 is a bool.
 Pointers are 64-bit byte addresses tagged with an address space (in the type).
+
+A type rule is a function (operand types, result type, attributes) -> a problem in words, or None.
+Properties:
+- pure: no effect but its result (may be removed when unused, moved, or computed speculatively);
+- reads_memory / writes_memory: touches memory through a pointer operand (or module data);
+- terminator: ends a CFG-form block (targets in Instr.targets); jump: ends a structured-form block;
+- convergent: all lanes of a group (or sub-group) that should run it together must reach it together,
+  so no transformation may make it control-dependent on more or fewer values (LLVM's `convergent`);
+- divergence_source: may give different lanes different results even from uniform operands.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Callable, Iterable
+
+from lowering.ir.types import I1, I32, I64, VOID, Type
+
+TypeRule = Callable[[list[Type], Type, dict], "str | None"]
+
+ATOMIC_OPS = ("add", "sub", "xchg", "inc", "dec", "cmpxchg", "smin", "smax", "umin", "umax", "and", "or", "xor",
+              "load", "store")
+ATOMIC_SCOPES = ("workgroup", "device")
+MEMORY_ORDERS = ("relaxed", "acquire", "release", "acq_rel", "seq_cst")
+
+WORKITEM_FUNCTIONS = ("global_id", "local_id", "group_id", "global_size", "local_size", "num_groups",
+                      "work_dim", "global_offset")
+UNIFORM_WORKITEM_FUNCTIONS = ("group_id", "global_size", "local_size", "num_groups", "work_dim", "global_offset")
+
+MATH_FUNCTIONS = ("sqrt", "rsqrt", "exp", "exp2", "exp10", "log", "log2", "log10", "sin", "cos", "tan",
+                  "asin", "acos", "atan", "atan2", "sinh", "cosh", "tanh", "pow", "fabs", "floor", "ceil",
+                  "round", "trunc", "rint", "copysign", "fmod", "hypot", "cbrt", "ldexp")
+MATH_BINARY = ("atan2", "pow", "copysign", "fmod", "hypot", "ldexp")   # the others take one operand
+
+ICMP_PREDICATES = ("eq", "ne", "ugt", "uge", "ult", "ule", "sgt", "sge", "slt", "sle")
+FCMP_PREDICATES = ("false", "oeq", "ogt", "oge", "olt", "ole", "one", "ord", "ueq", "ugt", "uge", "ult",
+                   "ule", "une", "uno", "true")
+
+
+@dataclass(frozen=True)
+class Attr:
+    """One attribute of an opcode: its allowed values (a tuple) or its Python type, and whether it must be
+    present."""
+    allowed: tuple | type
+    required: bool = True
+
+    def problem(self, name: str, value) -> str | None:
+        if isinstance(self.allowed, tuple):
+            return None if value in self.allowed else f"attribute {name} = {value!r} is not one of {', '.join(map(str, self.allowed))}"
+        if self.allowed is int and (not isinstance(value, int) or isinstance(value, bool) or value < 0):
+            return f"attribute {name} = {value!r} must be a non-negative integer"
+        if not isinstance(value, self.allowed):
+            return f"attribute {name} = {value!r} must be a {self.allowed.__name__}"
+        return None
 
 
 @dataclass(frozen=True)
 class Opcode:
     name: str
-    kind: str          # "int", "float", "cmp", "cast", "memory", "select", "builtin", "control", "ssa"
-    n_operands: int    # -1: variable
+    kind: str           # family: int, float, cmp, select, cast, memory, builtin, ssa, control
+    n_operands: int     # -1: variable (the type rule checks the count)
+    types: TypeRule
     doc: str
+    attrs: dict[str, Attr] = field(default_factory=dict)
+    properties: frozenset[str] = frozenset()
+    variant: str | None = None   # the attribute the text form writes as opcode.variant (icmp.slt)
+
+    def has(self, prop: str) -> bool:
+        return prop in self.properties
 
 
-def _table(kind: str, n: int, names: str, doc: str) -> list[Opcode]:
-    return [Opcode(name, kind, n, doc) for name in names.split()]
+# ----- type rules
+def _names(types: Iterable[Type]) -> str:
+    return ", ".join(map(str, types)) or "nothing"
+
+
+def same_as_result(kind: str) -> TypeRule:
+    """Every operand has the result type, which is an integer (or a float)."""
+    def rule(ops: list[Type], t: Type, attrs: dict) -> str | None:
+        if t.kind != kind:
+            return f"result is {t}, not {'an integer' if kind == 'int' else 'a float'}"
+        if any(o != t for o in ops):
+            return f"operands {_names(ops)} for a {t} result"
+        return None
+    return rule
+
+
+def _unary_to(check: Callable[[Type, Type], bool], what: str) -> TypeRule:
+    def rule(ops: list[Type], t: Type, attrs: dict) -> str | None:
+        return None if check(ops[0], t) else f"{ops[0]} -> {t}: {what}"
+    return rule
+
+
+def _compare(kinds: tuple[str, ...]) -> TypeRule:
+    def rule(ops: list[Type], t: Type, attrs: dict) -> str | None:
+        if t != I1:
+            return f"result is {t}, not i1"
+        if ops[0] != ops[1] or ops[0].kind not in kinds:
+            return f"compares {_names(ops)}"
+        return None
+    return rule
+
+
+def _select(ops: list[Type], t: Type, attrs: dict) -> str | None:
+    return None if ops == [I1, t, t] and t != VOID else f"select of {_names(ops)} -> {t}"
+
+
+def _math(ops: list[Type], t: Type, attrs: dict) -> str | None:
+    want = 2 if attrs.get("fn") in MATH_BINARY else 1
+    if len(ops) != want:
+        return f"{attrs.get('fn')} takes {want} operand{'s' * (want > 1)}, has {len(ops)}"
+    if not t.is_float or ops[0] != t:
+        return f"math on {_names(ops)} -> {t}"
+    if want == 2 and attrs.get("fn") != "ldexp" and ops[1] != t:
+        return f"math on {_names(ops)} -> {t}"
+    if attrs.get("fn") == "ldexp" and not ops[1].is_int:
+        return f"ldexp's exponent is {ops[1]}, not an integer"
+    return None
+
+
+def _alloca(ops: list[Type], t: Type, attrs: dict) -> str | None:
+    return None if t.is_ptr and t.addrspace == 0 else f"alloca gives {t}, not a private pointer (ptr0)"
+
+
+def _load(ops: list[Type], t: Type, attrs: dict) -> str | None:
+    if not ops[0].is_ptr:
+        return f"load through {ops[0]}, not a pointer"
+    return "load of nothing (void result)" if t == VOID else None
+
+
+def _store(ops: list[Type], t: Type, attrs: dict) -> str | None:
+    if not ops[1].is_ptr:
+        return f"store through {ops[1]}, not a pointer"
+    if ops[0] == VOID or t != VOID:
+        return f"store of {ops[0]} -> {t}"
+    return None
+
+
+def _ptradd(ops: list[Type], t: Type, attrs: dict) -> str | None:
+    return None if ops[0].is_ptr and ops[1] == I64 and t == ops[0] else f"ptradd {_names(ops)} -> {t}"
+
+
+def _global_addr(ops: list[Type], t: Type, attrs: dict) -> str | None:
+    return None if t.is_ptr else f"global_addr gives {t}, not a pointer"
+
+
+def _workitem(ops: list[Type], t: Type, attrs: dict) -> str | None:
+    want = I32 if attrs.get("fn") == "work_dim" else I64
+    return None if ops == [I32] and t == want else f"workitem.{attrs.get('fn')} of {_names(ops)} -> {t} (expects i32 -> {want})"
+
+
+def _barrier(ops: list[Type], t: Type, attrs: dict) -> str | None:
+    return None if ops == [I32] and t == VOID else f"barrier of {_names(ops)} -> {t} (expects i32 fence flags)"
+
+
+_ATOMIC_VALUES = {"inc": 0, "dec": 0, "load": 0, "cmpxchg": 2}
+
+
+def _atomic(ops: list[Type], t: Type, attrs: dict) -> str | None:
+    op = attrs.get("op")
+    n_values = _ATOMIC_VALUES.get(op, 1)
+    if len(ops) != 1 + n_values:
+        return f"atomic {op} takes a pointer and {n_values} value{'s' * (n_values != 1)}, has {len(ops)} operands"
+    if not ops[0].is_ptr:
+        return f"atomic through {ops[0]}, not a pointer"
+    value_type = ops[1] if op == "store" else t
+    floats_too = op in ("xchg", "load", "store")          # OpenCL's atomic_xchg takes float as well
+    if not (value_type.is_int or (floats_too and value_type.is_float)) or value_type.bits not in (32, 64):
+        return f"atomic {op} on {value_type}: only i32 and i64" + (" (or f32, f64)" if floats_too else "")
+    if op == "store" and t != VOID:
+        return f"atomic store gives {t}"
+    if any(o != value_type for o in ops[1:]):
+        return f"atomic {op} values {_names(ops[1:])} for {value_type}"
+    return None
+
+
+def _phi(ops: list[Type], t: Type, attrs: dict) -> str | None:
+    if t == VOID:
+        return "phi without a type"
+    return None if all(o == t for o in ops) else f"incoming {_names(ops)} for a {t} phi"
+
+
+def _void(ops: list[Type], t: Type, attrs: dict) -> str | None:
+    return None if t == VOID else f"result {t} on an instruction that has none"
+
+
+def _var_load(ops: list[Type], t: Type, attrs: dict) -> str | None:
+    return "var_load of nothing" if t == VOID else None
+
+
+def _cbr(ops: list[Type], t: Type, attrs: dict) -> str | None:
+    return None if ops == [I1] and t == VOID else f"branch on {_names(ops)}, not i1"
+
+
+def _switch(ops: list[Type], t: Type, attrs: dict) -> str | None:
+    return None if ops[0].is_int and t == VOID else f"switch on {ops[0]}, not an integer"
+
+
+def _returned(ops: list[Type], t: Type, attrs: dict) -> str | None:
+    # the returned value's type against the function's is checked by the validator, which knows it
+    return None if len(ops) <= 1 and t == VOID else f"return of {_names(ops)} -> {t}"
+
+
+# cast rules: (source check, result check, what must hold)
+def _cast(op: str) -> TypeRule:
+    checks: dict[str, tuple[Callable[[Type, Type], bool], str]] = {
+        "trunc": (lambda a, b: a.is_int and b.is_int and b.bits < a.bits, "an integer to a narrower one"),
+        "zext": (lambda a, b: a.is_int and b.is_int and b.bits > a.bits, "an integer to a wider one"),
+        "sext": (lambda a, b: a.is_int and b.is_int and b.bits > a.bits, "an integer to a wider one"),
+        "fptrunc": (lambda a, b: a.is_float and b.is_float and b.bits < a.bits, "a float to a narrower one"),
+        "fpext": (lambda a, b: a.is_float and b.is_float and b.bits > a.bits, "a float to a wider one"),
+        "fptoui": (lambda a, b: a.is_float and b.is_int, "a float to an integer"),
+        "fptosi": (lambda a, b: a.is_float and b.is_int, "a float to an integer"),
+        "uitofp": (lambda a, b: a.is_int and b.is_float, "an integer to a float"),
+        "sitofp": (lambda a, b: a.is_int and b.is_float, "an integer to a float"),
+        "ptrtoint": (lambda a, b: a.is_ptr and b.is_int, "a pointer to an integer"),
+        "inttoptr": (lambda a, b: a.is_int and b.is_ptr, "an integer to a pointer"),
+        "bitcast": (lambda a, b: a.bits == b.bits and a.kind != "void" and a.is_ptr == b.is_ptr,
+                    "same size, pointers to pointers only"),
+        "addrspacecast": (lambda a, b: a.is_ptr and b.is_ptr, "a pointer to a pointer"),
+        "freeze": (lambda a, b: a == b and a != VOID, "the same type"),
+    }
+    check, what = checks[op]
+    return _unary_to(check, f"{op} converts {what}")
+
+
+# ----- the table
+PURE = frozenset({"pure"})
+_ALIGN = {"align": Attr(int, required=False)}
+_ATOMIC_ATTRS = {"op": Attr(ATOMIC_OPS), "scope": Attr(ATOMIC_SCOPES), "order": Attr(MEMORY_ORDERS)}
+
+
+def _family(kind: str, n: int, names: str, rule: TypeRule, doc: str, **extra) -> list[Opcode]:
+    return [Opcode(name, kind, n, rule, doc, **extra) for name in names.split()]
 
 
 OPCODES: dict[str, Opcode] = {op.name: op for op in [
-    *_table("int", 2, "add sub mul udiv sdiv urem srem shl lshr ashr and or xor",
-            "LLVM integer semantics on same-typed operands (wrapping); a shift by >= the width gives "
-            "poison (optimised code may compute it speculatively: it must not trap); division by zero "
-            "or INT_MIN / -1 is undefined behaviour (the interpreter reports it)"),
-    *_table("int", 2, "smin smax umin umax", "integer min/max, signed or unsigned"),
-    *_table("int", 2, "mulhi_s mulhi_u", "high half of the double-width product"),
-    *_table("int", 1, "abs", "integer absolute value (INT_MIN stays INT_MIN)"),
-    *_table("int", 1, "popcount clz ctz bitreverse", "bit counting on the operand's width (clz/ctz of 0 = width)"),
-    *_table("float", 2, "fadd fsub fmul fdiv frem fmin fmax", "IEEE arithmetic in the operand type; fmin/fmax return the non-NaN operand"),
-    *_table("float", 1, "fneg", "sign flip"),
-    *_table("float", 3, "fma", "fused multiply-add a*b+c, one rounding"),
-    *_table("float", 3, "fmuladd", "a*b+c, rounded after the multiply and after the add (as the CPU JIT runs llvm.fmuladd)"),
-    Opcode("math", "float", -1, "attrs['fn'] in MATH_FUNCTIONS: libm function of 1-3 float operands "
-                                "(precision: the host libm's, not OpenCL's ulp bounds)"),
-    Opcode("icmp", "cmp", 2, "attrs['pred'] in eq ne ugt uge ult ule sgt sge slt sle; result i1"),
-    Opcode("fcmp", "cmp", 2, "attrs['pred'] in false oeq ogt oge olt ole one ord ueq ugt uge ult ule une uno true; result i1"),
-    Opcode("select", "select", 3, "cond ? a : b"),
-    *_table("cast", 1, "trunc zext sext fptrunc fpext fptoui fptosi uitofp sitofp ptrtoint inttoptr "
-                       "bitcast addrspacecast freeze", "LLVM cast semantics to the result type (fptosi/fptoui "
-                       "out of range give poison); freeze is a copy"),
-    Opcode("alloca", "memory", 0, "private memory of attrs['size'] bytes, attrs['align']; result ptr0"),
-    Opcode("load", "memory", 1, "load result type from operand 0 (pointer)"),
-    Opcode("store", "memory", 2, "store operand 0 to operand 1 (pointer)"),
-    Opcode("ptradd", "memory", 2, "pointer + i64 byte offset (GEPs are lowered to this)"),
-    Opcode("global_addr", "memory", 0, "address of module data attrs['symbol'] (__local arrays, constant tables)"),
-    Opcode("workitem", "builtin", 1, "attrs['fn'] in WORKITEM_FUNCTIONS of dimension operand 0 (i32); result i64 (work_dim: i32)"),
-    Opcode("barrier", "builtin", 1, "work-group barrier; operand 0 = OpenCL fence flags (i32)"),
-    Opcode("atomic", "memory", -1, "atomic read-modify-write at operand 0 (pointer): attrs['op'] in ATOMIC_OPS, "
-                                   "operand 1 the value (none for inc/dec/load), operand 2 the compared value of "
-                                   "cmpxchg; result: the old value (store: none). attrs['scope']: workgroup or "
-                                   "device, attrs['order']: an OpenCL memory_order name"),
-    Opcode("phi", "ssa", -1, "one operand per predecessor block (Phi.blocks)"),
-    Opcode("var_load", "ssa", 0, "structurizer-internal: read variable attrs['var']; gone after SSA construction"),
-    Opcode("var_store", "ssa", 1, "structurizer-internal: write variable attrs['var']; gone after SSA construction"),
+    *_family("int", 2, "add sub mul shl lshr ashr and or xor", same_as_result("int"),
+             "LLVM integer semantics on same-typed operands (wrapping); a shift by >= the width gives poison "
+             "(optimised code may compute it speculatively: it must not trap)", properties=PURE),
+    *_family("int", 2, "udiv sdiv urem srem", same_as_result("int"),
+             "division by zero or INT_MIN / -1 is undefined behaviour (the interpreter reports it), so not "
+             "speculated", properties=frozenset()),
+    *_family("int", 2, "smin smax umin umax", same_as_result("int"), "integer min/max, signed or unsigned",
+             properties=PURE),
+    *_family("int", 2, "mulhi_s mulhi_u", same_as_result("int"), "high half of the double-width product",
+             properties=PURE),
+    *_family("int", 1, "abs", same_as_result("int"), "integer absolute value (INT_MIN stays INT_MIN)",
+             properties=PURE),
+    *_family("int", 1, "popcount clz ctz bitreverse", same_as_result("int"),
+             "bit counting on the operand's width (clz/ctz of 0 = width)", properties=PURE),
+    *_family("float", 2, "fadd fsub fmul fdiv frem fmin fmax", same_as_result("float"),
+             "IEEE arithmetic in the operand type; fmin/fmax return the non-NaN operand", properties=PURE),
+    *_family("float", 1, "fneg", same_as_result("float"), "sign flip", properties=PURE),
+    *_family("float", 3, "fma", same_as_result("float"), "fused multiply-add a*b+c, one rounding", properties=PURE),
+    *_family("float", 3, "fmuladd", same_as_result("float"),
+             "a*b+c, rounded after the multiply and after the add (as the CPU JIT runs llvm.fmuladd)",
+             properties=PURE),
+    Opcode("math", "float", -1, _math, "attrs['fn'] in MATH_FUNCTIONS: libm function of 1-2 float operands "
+           "(ldexp: float, integer; precision: the host libm's, not OpenCL's ulp bounds)",
+           {"fn": Attr(MATH_FUNCTIONS)}, PURE, "fn"),
+    Opcode("icmp", "cmp", 2, _compare(("int", "ptr")), "integer or pointer compare; result i1",
+           {"pred": Attr(ICMP_PREDICATES)}, PURE, "pred"),
+    Opcode("fcmp", "cmp", 2, _compare(("float",)), "float compare, ordered or unordered; result i1",
+           {"pred": Attr(FCMP_PREDICATES)}, PURE, "pred"),
+    Opcode("select", "select", 3, _select, "cond ? a : b", properties=PURE),
+    *[Opcode(name, "cast", 1, _cast(name), "LLVM cast semantics to the result type (fptosi/fptoui out of range "
+             "give poison); freeze is a copy", properties=PURE)
+      for name in ("trunc zext sext fptrunc fpext fptoui fptosi uitofp sitofp ptrtoint inttoptr bitcast "
+                   "addrspacecast freeze").split()],
+    Opcode("alloca", "memory", 0, _alloca, "private memory of attrs['size'] bytes, attrs['align']; result ptr0",
+           {"size": Attr(int), "align": Attr(int, required=False)}),
+    Opcode("load", "memory", 1, _load, "load the result type from operand 0 (a pointer)", _ALIGN,
+           frozenset({"reads_memory"})),
+    Opcode("store", "memory", 2, _store, "store operand 0 to operand 1 (a pointer)", _ALIGN,
+           frozenset({"writes_memory"})),
+    Opcode("ptradd", "memory", 2, _ptradd, "pointer + i64 byte offset (GEPs are lowered to this)",
+           properties=PURE),
+    Opcode("global_addr", "memory", 0, _global_addr,
+           "address of module data attrs['symbol'] (__local arrays, constant tables)",
+           {"symbol": Attr(str)}, PURE),
+    Opcode("workitem", "builtin", 1, _workitem,
+           "attrs['fn'] in WORKITEM_FUNCTIONS of dimension operand 0 (i32); result i64 (work_dim: i32)",
+           {"fn": Attr(WORKITEM_FUNCTIONS)}, frozenset({"pure", "divergence_source"}), "fn"),
+    Opcode("barrier", "builtin", 1, _barrier, "work-group barrier; operand 0 = OpenCL fence flags (i32)",
+           properties=frozenset({"convergent", "reads_memory", "writes_memory"})),
+    Opcode("atomic", "memory", -1, _atomic,
+           "atomic read-modify-write at operand 0 (pointer): attrs['op'] in ATOMIC_OPS, operand 1 the value "
+           "(none for inc/dec/load), operand 2 the compared value of cmpxchg; result: the old value (store: "
+           "none). attrs['scope']: workgroup or device, attrs['order']: an OpenCL memory_order name",
+           _ATOMIC_ATTRS, frozenset({"reads_memory", "writes_memory", "divergence_source"}), "op"),
+    Opcode("phi", "ssa", -1, _phi, "one operand per predecessor block (Phi.blocks)", properties=PURE),
+    Opcode("var_load", "ssa", 0, _var_load, "structurizer-internal: read variable attrs['var']; gone after "
+           "SSA construction", {"var": Attr(object)}),
+    Opcode("var_store", "ssa", 1, _void, "structurizer-internal: write variable attrs['var']; gone after SSA "
+           "construction", {"var": Attr(object)}),
     # CFG form terminators (targets in Instr.targets)
-    Opcode("br", "control", 0, "goto targets[0]"),
-    Opcode("cbr", "control", 1, "operand 0 ? targets[0] : targets[1]"),
-    Opcode("switch", "control", 1, "attrs['cases'][i] -> targets[i+1], otherwise targets[0]"),
-    Opcode("ret", "control", -1, "return (operand 0 if the function returns a value)"),
-    Opcode("unreachable", "control", 0, "undefined behaviour if reached"),
+    Opcode("br", "control", 0, _void, "goto targets[0]", properties=frozenset({"terminator"})),
+    Opcode("cbr", "control", 1, _cbr, "operand 0 ? targets[0] : targets[1]", properties=frozenset({"terminator"})),
+    Opcode("switch", "control", 1, _switch, "attrs['cases'][i] -> targets[i+1], otherwise targets[0]",
+           {"cases": Attr(list)}, frozenset({"terminator"})),
+    Opcode("ret", "control", -1, _returned, "return (operand 0 if the function returns a value)",
+           properties=frozenset({"terminator"})),
+    Opcode("unreachable", "control", 0, _void, "undefined behaviour if reached", properties=frozenset({"terminator"})),
     # structured form jumps
-    Opcode("break", "control", 0, "leave the innermost loop"),
-    Opcode("continue", "control", 0, "go to the innermost loop's first block"),
-    Opcode("return", "control", -1, "leave the function"),
+    Opcode("break", "control", 0, _void, "leave the innermost loop", properties=frozenset({"jump"})),
+    Opcode("continue", "control", 0, _void, "go to the innermost loop's first block", properties=frozenset({"jump"})),
+    Opcode("return", "control", -1, _returned, "leave the function", properties=frozenset({"jump"})),
 ]}
 
-ATOMIC_OPS = ("add", "sub", "xchg", "inc", "dec", "cmpxchg", "smin", "smax", "umin", "umax", "and", "or", "xor",
-              "load", "store")
-ATOMIC_SCOPES = ("workgroup", "device")
+TERMINATORS = tuple(name for name, op in OPCODES.items() if op.has("terminator"))
+JUMPS = tuple(name for name, op in OPCODES.items() if op.has("jump"))
+STRUCTURIZER_ONLY = ("var_load", "var_store")
 
-WORKITEM_FUNCTIONS = ("global_id", "local_id", "group_id", "global_size", "local_size", "num_groups",
-                      "work_dim", "global_offset")
 
-MATH_FUNCTIONS = ("sqrt", "rsqrt", "exp", "exp2", "exp10", "log", "log2", "log10", "sin", "cos", "tan",
-                  "asin", "acos", "atan", "atan2", "sinh", "cosh", "tanh", "pow", "fabs", "floor", "ceil",
-                  "round", "trunc", "rint", "copysign", "fmod", "hypot", "cbrt", "ldexp")
+def opcodes_of(kind: str) -> tuple[str, ...]:
+    """The opcodes of one family, in table order (for example every cast, for a reader or an emitter)."""
+    return tuple(name for name, op in OPCODES.items() if op.kind == kind)
 
-ICMP_PREDICATES = ("eq", "ne", "ugt", "uge", "ult", "ule", "sgt", "sge", "slt", "sle")
-FCMP_PREDICATES = ("false", "oeq", "ogt", "oge", "olt", "ole", "one", "ord", "ueq", "ugt", "uge", "ult",
-                   "ule", "une", "uno", "true")
+
+def type_problem(opcode: str, operand_types: list[Type], result: Type, attrs: dict) -> str | None:
+    """What is wrong with an instruction of `opcode` on these types and attributes, or None."""
+    op = OPCODES.get(opcode)
+    if op is None:
+        return f"unknown opcode {opcode}"
+    if op.n_operands >= 0 and len(operand_types) != op.n_operands:
+        return f"{opcode} takes {op.n_operands} operand{'s' * (op.n_operands != 1)}, has {len(operand_types)}"
+    for name, spec in op.attrs.items():
+        if name not in attrs:
+            if spec.required:
+                return f"attribute {name} is missing"
+        elif (problem := spec.problem(name, attrs[name])) is not None:
+            return problem
+    unknown = sorted(set(attrs) - set(op.attrs))
+    if unknown:
+        return f"unknown attribute {unknown[0]} on {opcode}"
+    return op.types(operand_types, result, attrs)

@@ -9,7 +9,7 @@ import tempfile
 from lowering.frontend.clang import compile_opencl
 from lowering.frontend.llvm_reader import read_llvm_text
 from lowering.ir.core import Const, Function, Instr
-from lowering.ir.validate_cfg import validate_cfg
+from lowering.ir.validate import validate
 
 DL = "e-i64:64-v16:16-v24:32-v32:32-v48:64-v96:128-v192:256-v256:256-v512:512-v1024:1024-G1"
 HEADER = f'target datalayout = "{DL}"\ntarget triple = "spir64"\n'
@@ -36,14 +36,14 @@ def read_one(body: str, name: str = "t.ll") -> Function:
     funcs = read_ll(body, name=name)
     assert len(funcs) == 1, list(funcs)
     f = next(iter(funcs.values()))
-    assert validate_cfg(f) == []
+    assert validate(f) == []
     return f
 
 
 def read_cl(source: str, level: str = "-O0", kernel: str | None = None) -> dict[str, Function]:
     funcs = read_llvm_text(cl_ir(source, level), "snippet.cl", kernel)
     for f in funcs.values():
-        problems = validate_cfg(f)
+        problems = validate(f)
         assert problems == [], problems
     return funcs
 

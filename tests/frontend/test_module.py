@@ -10,7 +10,7 @@ from lowering.errors import CompileError
 from lowering.frontend.llvm_module import (find_kernels, from_llvmlite_ir, make_inlinable, parse_llvm_bitcode,
                                            parse_llvm_text, prepare_module)
 from lowering.frontend.llvm_reader import read_kernels
-from lowering.ir.validate_cfg import validate_cfg
+from lowering.ir.validate import validate
 
 from tests.frontend.helpers import HEADER, cl_ir, instrs, read_ll
 
@@ -82,7 +82,7 @@ def test_llvmlite_ir_module():
     b.ret_void()
     funcs = read_kernels(from_llvmlite_ir(m), "built")
     f = funcs["k"]
-    assert validate_cfg(f) == []
+    assert validate(f) == []
     assert [blk.label for blk in f.blocks] == ["entry", "loop", "done"]
     cmp = [x for x in instrs(f, "icmp")][0]
     assert cmp.attrs["pred"] == "slt" and cmp.name == "c"
@@ -112,7 +112,7 @@ def test_kernels_skip_clang_twins_and_helpers_are_inlined():
         assert sorted(find_kernels(mod)) == ["first", "second"]
         funcs = read_kernels(mod, "s.cl", prepared=True)
         for f in funcs.values():
-            assert validate_cfg(f) == []
+            assert validate(f) == []
             assert not instrs(f, "call")
 
 
@@ -128,7 +128,7 @@ def test_optnone_input_is_inlined():
     assert "optnone" in text
     from lowering.frontend.llvm_reader import read_llvm_text
     f = read_llvm_text(text, "opt.ll")["k"]
-    assert validate_cfg(f) == []
+    assert validate(f) == []
     assert [i.attrs["fn"] for i in instrs(f, "workitem")] == ["global_id"]
     assert len(instrs(f, "cbr")) == 1
 

@@ -7,7 +7,7 @@ from hypothesis import given, settings, strategies as st
 from lowering.ir.core import Arg, Const, Phi, Undef
 from lowering.ir.opcodes import FCMP_PREDICATES, ICMP_PREDICATES, OPCODES
 from lowering.ir.types import F32, I1, I16, I32, I64, ptr
-from lowering.ir.validate_cfg import validate_cfg
+from lowering.ir.validate import validate
 
 from tests.frontend.helpers import by_name, const_offset, instrs, read_one
 
@@ -215,7 +215,7 @@ next:
   %w = extractelement <8 x i16> %h, i64 5
   ret void
 }""")
-    assert validate_cfg(f) == []
+    assert validate(f) == []
     for ins in instrs(f):
         assert ins.type.kind in ("int", "float", "ptr", "void")
     assert [i.name for i in instrs(f, "fadd")] == ["a.0", "a.1", "a.2", "a.3"]

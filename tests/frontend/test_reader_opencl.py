@@ -22,11 +22,11 @@ CORPUS = sorted(glob.glob(os.path.join(os.path.dirname(__file__), "..", "kernels
 def test_corpus_reads_into_valid_cfg(path, level):
     from lowering.frontend.clang import compile_opencl
     from lowering.frontend.llvm_reader import read_llvm_text
-    from lowering.ir.validate_cfg import validate_cfg
+    from lowering.ir.validate import validate
     funcs = read_llvm_text(compile_opencl(path, level), path)
     assert funcs
     for f in funcs.values():
-        assert validate_cfg(f) == []
+        assert validate(f) == []
         assert all(i.opcode in OPCODES for i in instrs(f))
         assert f.blocks[0].label
 

@@ -242,10 +242,10 @@ def test_random_cfgs_from_llvmlite_ir_against_oracle(seed):
     oracle = pytest.importorskip("tools.jit_oracle")
     from lowering.frontend.llvm_module import from_llvmlite_ir
     from lowering.frontend.llvm_reader import read_kernels
-    from lowering.ir.validate_cfg import validate_cfg
+    from lowering.ir.validate import validate
     mod = cfggen.random_kernel(random.Random(seed), [8, 30, 80, 160][seed % 4])
     f = read_kernels(from_llvmlite_ir(mod, "rnd"), "rnd")["k"]
-    assert validate_cfg(f) == []
+    assert validate(f) == []
     inp = np.random.default_rng(seed).integers(-1000, 1000, 32).astype(np.int32)
     want, got = np.full(32, 12345, np.int32), np.full(32, 12345, np.int32)
     oracle.run_llvm_kernel(str(mod), "k", [want, inp.copy()], 32, 8)

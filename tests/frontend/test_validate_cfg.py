@@ -1,9 +1,9 @@
-"""validate_cfg accepts the reader's output and reports each kind of broken CFG."""
+"""The validator on CFG form: it accepts the reader's output and reports each kind of broken CFG."""
 from __future__ import annotations
 
 from lowering.ir.core import Arg, Block, Const, Function, Instr, Phi
 from lowering.ir.types import F32, I1, I32, I64, VOID, ptr
-from lowering.ir.validate_cfg import validate_cfg
+from lowering.ir.validate import validate
 
 
 def _diamond():
@@ -19,19 +19,20 @@ def _diamond():
     b.append(Instr("br", [], targets=[join]))
     phi = join.append(Phi(I32, [(a, va), (b, x)]))
     join.append(Instr("ret", []))
+    f.update_cfg()
     return f, dict(entry=entry, a=a, b=b, join=join, phi=phi, c=c, va=va, x=x)
 
 
 def test_valid_diamond():
     f, _ = _diamond()
-    assert validate_cfg(f) == []
+    assert validate(f) == []
     assert [p.label for p in f.blocks[3].preds] == ["a", "b"]
 
 
 def _problems(mutate) -> str:
     f, n = _diamond()
     mutate(f, n)
-    probs = validate_cfg(f)
+    probs = validate(f)
     assert probs, "mutation not detected"
     return " | ".join(probs)
 
@@ -84,7 +85,8 @@ def test_operand_type_errors():
         n["a"].insert(0, Instr("ptradd", [n["x"], Const(I64, 1)], ptr(1)))
         n["a"].insert(0, Instr("select", [n["x"], n["x"], n["x"]], I32))
     text = _problems(m)
-    assert "operand types" in text and "bad predicate" in text and "ptradd" in text and "select" in text
+    assert "operands i32, f32 for a f32 result" in text and "pred = 'lt' is not one of" in text
+    assert "ptradd i32, i64 -> ptr1" in text and "select of i32, i32, i32" in text
 
 
 def test_wrong_target_counts_and_switch_cases():
