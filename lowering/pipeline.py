@@ -145,7 +145,8 @@ def read_nir(path: str, text: str, options: Options) -> tuple[dict[str, Function
             first = problems[0]
             line = parsed.lines.get(id(first.anchor), parsed.lines.get(id(func)))
             more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
-            raise InvalidIRText(f"{path}:{line}: @{func.name}: invalid IR: {first}{more}",
+            shown = f" (in `{text.splitlines()[line - 1].strip()}`)" if line else ""
+            raise InvalidIRText(f"{path}:{line}: @{func.name}: invalid IR: {first}{more}{shown}",
                                 annotated(func, problems))
     return funcs, "structurize" if forms == {True} else "read"
 

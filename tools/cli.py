@@ -17,6 +17,8 @@ largest divisor of the global size that is at most 64 in dimension 0 (1 in the o
 
 Errors are one line, `reconverge: error: ...`: exit 1 for bad input, 2 for bad usage, 3 for an internal
 error (a bug: please report it; --debug shows the traceback). A failed command leaves no output file.
+INPUT may be IR text (.nir, what --emit nir prints); when it breaks the IR's rules, --debug also prints
+the function with each broken rule marked under its line.
 """
 from __future__ import annotations
 
@@ -281,7 +283,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"reconverge {_version()}")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     c = sub.add_parser("compile", help="compile an OpenCL C, LLVM IR (.ll) or bitcode (.bc) file")
-    c.add_argument("input")
+    c.add_argument("input", help="an OpenCL C (.cl), LLVM IR (.ll), bitcode (.bc) or reconverge IR text (.nir) "
+                                  "file; .nir (what --emit nir prints) continues after the pass its form implies")
     c.add_argument("-o", dest="output", default="-", help="output file ('-' = stdout, the default)")
     c.add_argument("--emit", choices=EMIT_KINDS, default="nir",
                    help="nir: text IR; dot-cfg: GraphViz CFG; dot-tree: GraphViz control-flow tree; spirv: a "
@@ -308,7 +311,7 @@ def build_parser() -> argparse.ArgumentParser:
                        description="Run one kernel over an NDRange on a target and write every buffer "
                                    "argument, after the run, to DIR/NAME.npy (all of them or, on an error, "
                                    "none).")
-    r.add_argument("input", help="an OpenCL C (.cl), LLVM IR (.ll) or bitcode (.bc) file")
+    r.add_argument("input", help="an OpenCL C (.cl), LLVM IR (.ll), bitcode (.bc) or reconverge IR text (.nir) file")
     r.add_argument("--kernel", help="the kernel to run (needed when the input has several)")
     r.add_argument("--target", required=True, metavar="llvm|ir|spirv|opencl",
                    help="llvm: the LLVM module on the CPU JIT; ir: the structured IR on the interpreter; "
@@ -366,6 +369,8 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_USAGE
     except CompileError as exc:
         print(f"reconverge: error: {exc}", file=sys.stderr)
+        if debug and getattr(exc, "annotated", None):
+            print(exc.annotated, end="", file=sys.stderr)       # the function, its broken rules marked
         return EXIT_INPUT
     except KeyboardInterrupt:
         return 130
@@ -373,6 +378,8 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     except Exception as exc:  # a bug in reconverge
         if debug:
+            if getattr(exc, "annotated", None):
+                print(exc.annotated, end="", file=sys.stderr)
             raise
         message = " ".join(str(exc).split()) or type(exc).__name__
         print(f"reconverge: internal error: {type(exc).__name__}: {message} (rerun with --debug for the "

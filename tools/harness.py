@@ -361,6 +361,8 @@ def run_target(target: str, program: Program, kernel: str, args: list, global_si
     launcher = TARGETS.get(target)
     if launcher is None:
         raise CompileError(f"unknown target '{target}' (targets: {', '.join(TARGETS)})")
+    if target in ("llvm", "opencl") and not program.has_llvm:
+        program.module()              # IR text input: the one-line refusal
     copies = [_copy(a) for a in args]
     launcher(program, kernel, copies, global_size, local_size, backend_options, global_offset)
     return copies

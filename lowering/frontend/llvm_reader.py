@@ -463,6 +463,8 @@ class FunctionReader:
         if not m:
             return
         base = m.group(1).strip('"')
+        if base.isdigit():
+            return                  # LLVM's numbered values (%11) are unnamed: a slot, not a chosen name
         fresh = {id(x) for x in self.created}
         for i, v in enumerate(lanes):
             if isinstance(v, Instr) and id(v) in fresh and not v.name:

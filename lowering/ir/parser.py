@@ -317,11 +317,11 @@ class _Parser:
                 if current is None:
                     raise self.error(line, "an instruction outside a block")
                 current.append(self.instruction_head(t, line))
+        for ins, line, t, slot in self.pending:
+            self.instruction_rest(ins, t, line, slot)
         for ref, block in self.blocks.items():
             if block not in self.block_order:
                 raise self.error(None, f"@{func.name}: block {ref} is used but never defined")
-        for ins, line, t, slot in self.pending:
-            self.instruction_rest(ins, t, line, slot)
         self.resolve_if_conditions(lists[0][0])
         structured = structured or any(not b.instrs or b.instrs[-1].opcode not in TERMINATORS
                                        for b in self.block_order)

@@ -217,4 +217,5 @@ def test_values_and_blocks_keep_llvm_names():
     for lab in labels[1:]:
         assert f"\n{lab}:" in text
     cmp = instrs(f, "icmp")[0]
-    assert f"%{cmp.name} = icmp sgt i32 %1, 2" in text
+    assert "= icmp sgt i32 %1, 2" in text and cmp.name == ""   # a numbered value (%3) is unnamed
+    assert [a.name for a in f.args] == ["p", "n"]
