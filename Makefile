@@ -31,6 +31,8 @@ demo: deps
 	$(PY) -m tools.demo
 
 test: deps
+	$(PY) -m ruff check .
+	$(PY) -m mypy lowering/ir isa
 	$(PY) -m pytest -n auto -q -p no:cacheprovider
 
 bench: deps

@@ -9,9 +9,9 @@ run in place.
 """
 from __future__ import annotations
 
+import functools
 import sys
 import threading
-import functools
 from typing import Callable, TypeVar
 
 T = TypeVar("T")

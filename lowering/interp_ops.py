@@ -22,8 +22,15 @@ from typing import Callable
 
 import numpy as np
 
-from lowering.interp_values import (FLOAT_DTYPES, InterpreterError, bits_to_float, float_dtype, float_to_bits,
-                                    mask, signed)
+from lowering.interp_values import (
+    FLOAT_DTYPES,
+    InterpreterError,
+    bits_to_float,
+    float_dtype,
+    float_to_bits,
+    mask,
+    signed,
+)
 from lowering.ir.types import Type
 
 INT_BINARY = ("add sub mul udiv sdiv urem srem shl lshr ashr and or xor smin smax umin umax mulhi_s mulhi_u"

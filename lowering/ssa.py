@@ -31,7 +31,7 @@ class _Reader:
         self.start: dict[object, dict[Block, Value]] = {}
         self.new_phis: list[Phi] = []
         self.replaced = replaced
-        self.bypass = shortcuts.bypass          # block after an if/loop, or a loop's first block -> (node, block before)
+        self.bypass = shortcuts.bypass          # block after an if/loop or a loop's first block -> (node, block before)
         self.stored_in = shortcuts.stored_in    # if/loop -> variables stored somewhere inside it
         self.shortcuts = shortcuts
 

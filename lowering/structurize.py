@@ -179,7 +179,7 @@ class _Structurizer:
                         exit_sets[x].add(t)
                         self.exits[x].append(t)
                     x = self.loop_parent[x]
-        for h, ts in self.exits.items():
+        for ts in self.exits.values():
             ts.sort(key=lambda t: (t == RETURN, self.rpo[t] if t != RETURN else 0))
         # forward in-degree of every region node, and its immediate dominator in its region
         indeg = [0] * (2 * n)

@@ -170,7 +170,7 @@ def test_oversized_shift_gives_a_value_not_an_error():
 
 @pytest.mark.parametrize("bits", WIDTHS)
 def test_min_max(bits, rng):
-    u, s = UNSIGNED[bits], SIGNED[bits]
+    s = SIGNED[bits]
     a, b = rand_ints(bits, rng), rand_ints(bits, rng)[::-1].copy()
     ty = int_type(bits)
     np.testing.assert_array_equal(elementwise("umin", ty, [ty, ty], [a, b]), np.minimum(a, b))
@@ -207,7 +207,7 @@ def test_bit_counting_and_abs(bits, rng):
 
 @pytest.mark.parametrize("bits", WIDTHS)
 def test_icmp_every_predicate(bits, rng):
-    u, s = UNSIGNED[bits], SIGNED[bits]
+    s = SIGNED[bits]
     a = rand_ints(bits, rng)
     b = np.where(rng.integers(0, 3, N) == 0, a, rand_ints(bits, rng)[::-1])   # a third equal pairs
     ty = int_type(bits)

@@ -8,10 +8,9 @@ import glob
 import os
 import random
 
+import llvmlite.binding as llvm
 import numpy as np
 import pytest
-
-import llvmlite.binding as llvm
 
 from lowering.frontend.clang import compile_opencl
 from tools.cfggen import random_kernel

@@ -9,7 +9,8 @@ import os
 import random
 
 import numpy as np
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from lowering.interp import run_kernel
 from lowering.ir.validate import validate

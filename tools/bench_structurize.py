@@ -54,7 +54,8 @@ def main(argv: list[str] | None = None) -> int:
         slope = ""
         if rows:
             prev = rows[-1]
-            slope = f"{math.log(row['structurize'] / prev['structurize']) / math.log(row['blocks'] / prev['blocks']):.2f}"
+            growth = math.log(row['structurize'] / prev['structurize']) / math.log(row['blocks'] / prev['blocks'])
+            slope = f"{growth:.2f}"
         rows.append(row)
         print(f"{row['blocks']:>8} {row['read']:>9.2f} {row['structurize']:>16.3f} {slope:>9}", flush=True)
     if len(rows) > 1:

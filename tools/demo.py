@@ -105,7 +105,7 @@ def _divergent_loop_reference(lane: int) -> int:
 def _gen9() -> bool:
     from isa.gen9.encoding import decode_program
     from isa.gen9.sim_trace import trace_png
-    from isa.gen9.simulator import run_program, Trace
+    from isa.gen9.simulator import Trace, run_program
 
     asm = os.path.join(ROOT, "examples", "divergent_loop.asm")
     _section("examples/divergent_loop.asm: Gen9 assembler vs iga64, disassembly, simulation")

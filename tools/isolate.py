@@ -18,7 +18,6 @@ from typing import Callable
 
 from lowering.errors import CompileError
 
-
 PR_SET_PDEATHSIG = 1
 
 

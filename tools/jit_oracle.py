@@ -37,11 +37,10 @@ import subprocess
 import tempfile
 import threading
 
+import llvmlite.binding as llvm
 import numpy as np
 
 from lowering.ndrange import ndrange
-
-import llvmlite.binding as llvm
 
 CLANG = os.environ.get("RECONVERGE_CLANG", "clang-22")
 

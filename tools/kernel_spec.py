@@ -97,7 +97,8 @@ def _make_arg(a: ArgSpec, rng: np.random.Generator):
 def _draw(a: ArgSpec, rng: np.random.Generator, shape):
     if _is_float(a.dtype):
         return rng.uniform(a.lo, a.hi, size=shape)
-    return rng.integers(int(a.lo), int(a.hi), size=shape, endpoint=True, dtype=np.int64 if a.lo < 0 or a.hi < 2**63 else np.uint64)
+    dtype = np.int64 if a.lo < 0 or a.hi < 2**63 else np.uint64
+    return rng.integers(int(a.lo), int(a.hi), size=shape, endpoint=True, dtype=dtype)
 
 
 def _parse_number(text: str, dtype, where: str):
@@ -165,7 +166,8 @@ def _parse_arg(token: str, where: str) -> ArgSpec:
     return ArgSpec(name, type_text, dtype, width, count, "fill", value=_parse_number(init_text, dtype, where))
 
 
-def parse_header_line(text: str, path: str = "<header>", lineno: int = 1, default_kernel: str | None = None) -> KernelSpec:
+def parse_header_line(text: str, path: str = "<header>", lineno: int = 1,
+                      default_kernel: str | None = None) -> KernelSpec:
     """Parse the part after `// RUN:` (or the whole comment line) into a KernelSpec."""
     m = _HEADER.match(text)
     body = m.group(1) if m else text

@@ -141,4 +141,5 @@ def run_opencl(program, kernel: str, args: list, global_size, local_size, option
             cl.enqueue_copy(queue, value, buf)
         queue.finish()
     except cl.Error as exc:
-        raise CompileError(f"{program.path}: @{kernel}: the OpenCL driver failed: {' '.join(str(exc).split())}") from None
+        message = " ".join(str(exc).split())
+        raise CompileError(f"{program.path}: @{kernel}: the OpenCL driver failed: {message}") from None

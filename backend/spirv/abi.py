@@ -122,7 +122,7 @@ def pack_push_constants(abi: KernelABI, args: list, work_dim: int, global_offset
         value = hidden[m.name] if m.arg is None else args[m.arg.index]
         src = m.arg.type if m.arg is not None else m.type
         if src.is_float and src.bits == 16:
-            import numpy as np          # only launches need it: `compile` does not pay for the import
+            import numpy as np  # only launches need it: `compile` does not pay for the import
             word = int(np.float16(value).view(np.uint16))
             struct.pack_into("<I", data, m.offset, word)
         elif m.type.is_float:

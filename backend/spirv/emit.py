@@ -17,8 +17,7 @@ unreachable as well, is left out. Block order is tree order, in which dominators
 from __future__ import annotations
 
 from lowering.errors import CompileError, where
-from lowering.ir.core import (Arg, Block, Const, Function, If, Instr, Loop, Phi, Undef, Value, cf_lists,
-                              nesting_depth)
+from lowering.ir.core import Arg, Block, Const, Function, If, Instr, Loop, Phi, Undef, Value, cf_lists, nesting_depth
 from lowering.ir.types import Type
 
 from .abi import KernelABI, PushMember, kernel_abi, local_spec_id

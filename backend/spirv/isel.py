@@ -215,7 +215,8 @@ class InstructionSelector:
     def _op_ctz(self, ins, res):
         def ctz(x, bits):     # a sentinel bit just above the width makes ctz(0) = width
             if bits < 32:
-                return self.glsl(Type("int", 32), "FindILsb", self.op("OpBitwiseOr", self.types.u32, x, self.u32(1 << bits)))
+                sentinel = self.op("OpBitwiseOr", self.types.u32, x, self.u32(1 << bits))
+                return self.glsl(Type("int", 32), "FindILsb", sentinel)
             lsb = self.glsl(Type("int", 32), "FindILsb", x)
             zero = self.op("OpIEqual", self.types.bool, x, self.u32(0))
             return self.op("OpSelect", self.types.u32, zero, self.u32(32), lsb)

@@ -14,10 +14,9 @@ from lowering.ir.core import Function, nesting_depth
 from lowering.ndrange import ndrange
 
 from . import compile_spirv
-from .abi import local_spec_id, kernel_abi, pack_push_constants
+from .abi import kernel_abi, local_spec_id, pack_push_constants
 from .memory import MemoryPlan
 from .options import SpirvOptions
-
 
 # Mesa 22.3's lavapipe answers wrongly (lanes past the 80th level lose their stores) once control flow
 # nests deeper than its stack holds. Measured with our own output: 85 nested divergent ifs ran right and

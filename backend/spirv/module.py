@@ -8,11 +8,10 @@ Each instruction is encoded to a list of words once; assemble() only concatenate
 from __future__ import annotations
 
 import math
+import numbers
 import struct
 import sys
 from array import array
-
-import numbers
 
 from backend.spirv.grammar import GRAMMAR
 

@@ -229,6 +229,7 @@ def _parse_line(ctx: _Ctx, text: str) -> _Pending:
     es_given = False
     if toks and _EXEC_RE.match(toks[0]):
         em = _EXEC_RE.match(toks.pop(0))
+        assert em is not None                  # matched just above
         inst.exec_size, inst.chan_offset = int(em.group(1)), int(em.group(2) or 0)
         es_given = True
         if inst.exec_size not in F.EXEC_SIZE:
@@ -241,6 +242,7 @@ def _parse_line(ctx: _Ctx, text: str) -> _Pending:
         raise ctx.err(f"{op}: missing execution size")
     if toks and _COND_RE.match(toks[0]):
         cm = _COND_RE.match(toks.pop(0))
+        assert cm is not None                  # matched just above
         inst.cond_mod = _COND_ALIASES.get(cm.group(1), cm.group(1))
         inst.flag_reg, inst.flag_subreg = int(cm.group(2)), int(cm.group(3))
         if pred and (pred.flag_reg, pred.flag_subreg) != (inst.flag_reg, inst.flag_subreg):
@@ -277,8 +279,8 @@ def _parse_operands(ctx: _Ctx, pend: _Pending, toks: list[str], eot: bool, es_gi
         pend.targets = [_parse_target(ctx, toks[1])]
     elif op == "ret":
         _expect(ctx, toks, 1, op)
-        reg, _, ty = toks[0].partition(":")
-        src = _parse_src(ctx, (reg if "<" in reg else reg + "<2;2,1>") + ":" + (ty or "d"))
+        text, _, ty = toks[0].partition(":")
+        src = _parse_src(ctx, (text if "<" in text else text + "<2;2,1>") + ":" + (ty or "d"))
         inst.srcs = [src]
     elif op == "wait":
         _expect(ctx, toks, 1, op)
@@ -313,7 +315,7 @@ def _parse_operands(ctx: _Ctx, pend: _Pending, toks: list[str], eot: bool, es_gi
         inst.no_dd_clr = inst.no_dd_chk = False    # iga64 1.1.0 silently drops NoDDClr/NoDDChk on sends
         _expect(ctx, toks, 5 if split else 4, op)
         regs = []
-        for i, tok in enumerate(toks[:-2]):
+        for tok in toks[:-2]:
             m = _REG_RE.match(tok)
             if not m or m.group("mods") or m.group("region"):
                 raise ctx.err(f"bad send operand '{tok}'")
@@ -455,7 +457,7 @@ def assemble(text: str, filename: str = "<asm>", autocompact: bool = False) -> b
     for p in pend:
         ctx.line = p.line
         try:
-            out += p.compact if p.inst.compacted else E.encode(p.inst)
+            out += p.compact if p.inst.compacted and p.compact is not None else E.encode(p.inst)
         except IsaError as e:
             raise ctx.err(str(e)) from None
         except (KeyError, ValueError, TypeError) as e:

@@ -10,9 +10,19 @@ from __future__ import annotations
 import functools
 
 from . import fields as F
-from .layout import (THREE_SRC_OPS, SEND_OPS, SENDS_OPS, _field_range, _gather, _get_bits, _scatter,
-                     native_form, pack, peek, unpack)
-
+from .layout import (
+    SEND_OPS,
+    SENDS_OPS,
+    THREE_SRC_OPS,
+    _field_range,
+    _gather,
+    _get_bits,
+    _scatter,
+    native_form,
+    pack,
+    peek,
+    unpack,
+)
 
 # Native bits with no place in the compact form (Mesa has_unmapped_bits, Gfx8/9): NibCtrl, Dst.AddrImm[9],
 # Src0.AddrImm[9] / Imm64 high bits.

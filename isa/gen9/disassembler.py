@@ -21,7 +21,7 @@ def branch_targets(pc: int, inst: Instruction) -> list[int]:
     if inst.opcode == "jmpi":
         return [pc + 16 + inst.jip] if inst.jip is not None else []
     if inst.opcode in ("call", "calla"):
-        return [inst.jip + (pc if inst.opcode == "call" else 0)]
+        return [inst.jip_bytes + (pc if inst.opcode == "call" else 0)]
     out = []
     if inst.opcode in F.BRANCH_JIP_UIP + F.BRANCH_JIP_ONLY and inst.jip is not None:
         out.append(pc + inst.jip)
@@ -52,7 +52,7 @@ def disassemble(data: bytes, labels: bool = True) -> str:
         pc += n
     starts = block_starts(items, len(data)) if labels else set()
     lines = []
-    for pc, inst, n in items:
+    for pc, inst, _ in items:
         if pc in starts:
             lines.append(f"L{pc}:")
         lines.append(format_instruction(inst, pc, starts))
@@ -102,7 +102,7 @@ def _mods(o: Operand) -> str:
 def _a1_src(o: Operand) -> str:
     if o.file == RegFile.IMM:
         return f"{format_imm(o.value, o.type)}:{o.type.value}"
-    r = o.region
+    r = o.source_region
     region = f"<{r.width},{r.hstride}>" if r.vstride == VXH else f"<{r.vstride};{r.width},{r.hstride}>"
     return f"{_mods(o)}{_reg_text(o)}{region}:{o.type.value}"
 
@@ -186,7 +186,7 @@ def format_instruction(inst: Instruction, pc: int = 0, starts: set[int] | None =
     branch targets become labels when `starts` has them, else numeric offsets."""
     starts = starts or set()
     op = inst.opcode
-    mnem = op + ("." + inst.math_fc if op == "math" else "") + (".b" if inst.branch_ctrl else "")
+    mnem = op + ("." + str(inst.math_fc) if op == "math" else "") + (".b" if inst.branch_ctrl else "")
     exec_info = "" if op in ("jmpi", "nop", "wait", "illegal") else f"({inst.exec_size}|M{inst.chan_offset})"
     cond = f"({inst.cond_mod})f{inst.flag_reg}.{inst.flag_subreg}" if inst.cond_mod else ""
     line = _Columns()
@@ -205,20 +205,21 @@ def format_instruction(inst: Instruction, pc: int = 0, starts: set[int] | None =
         return [(_target(pc, target, rel, starts), False)]
 
     if op == "jmpi":
-        srcs = [_counted(_reg_text(inst.srcs[0]))] if inst.srcs else [label(pc + 16 + inst.jip, inst.jip + 16)]
+        srcs = [_counted(_reg_text(inst.srcs[0]))] if inst.srcs else \
+            [label(pc + 16 + inst.jip_bytes, inst.jip_bytes + 16)]
     elif op in ("call", "calla"):
-        dst = _counted(_reg_text(inst.dst))
-        srcs = [label(inst.jip + (pc if op == "call" else 0), inst.jip)]
+        dst = _counted(_reg_text(inst.destination))
+        srcs = [label(inst.jip_bytes + (pc if op == "call" else 0), inst.jip_bytes)]
     elif op == "ret":
         srcs = [_counted(_reg_text(inst.srcs[0]))]
     elif op == "wait":
         srcs = [_counted(_a1_src(inst.srcs[0]))]
     elif op in F.BRANCH_JIP_UIP:
-        srcs = [label(pc + inst.jip, inst.jip), label(pc + inst.uip, inst.uip)]
+        srcs = [label(pc + inst.jip_bytes, inst.jip_bytes), label(pc + inst.uip_bytes, inst.uip_bytes)]
     elif op in F.BRANCH_JIP_ONLY:
-        srcs = [label(pc + inst.jip, inst.jip)]
+        srcs = [label(pc + inst.jip_bytes, inst.jip_bytes)]
     elif send:
-        dst = _counted(_reg_text(inst.dst).split(".")[0] + (":ud" if op in E.SENDS_OPS else ""))
+        dst = _counted(_reg_text(inst.destination).split(".")[0] + (":ud" if op in E.SENDS_OPS else ""))
         srcs = [_counted(_reg_text(s).split(".")[0]) for s in inst.srcs]
         exmlen = (inst.ex_desc or 0) >> 6 & 0xF
         comment = describe(inst.sfid or 0, inst.desc or 0, exmlen)

@@ -9,12 +9,22 @@ Layout:  fields.py (bits) -> layout.py (structs) -> encoding.py (model) / compac
 """
 from __future__ import annotations
 
-from .errors import IsaError
-
 from . import fields as F
 from .compaction import expand_compact, try_compact  # noqa: F401  (re-exported)
-from .layout import (IMM64, SEND_OPS, SENDS_OPS, STRUCTS, THREE_SRC_OPS, alias_get,  # noqa: F401
-                     instruction_length, native_form, pack, peek, unpack)
+from .errors import IsaError
+from .layout import (  # noqa: F401
+    IMM64,
+    SEND_OPS,
+    SENDS_OPS,
+    STRUCTS,
+    THREE_SRC_OPS,
+    alias_get,
+    instruction_length,
+    native_form,
+    pack,
+    peek,
+    unpack,
+)
 from .model import VXH, DataType, Instruction, Operand, Predicate, RegFile, Region
 
 _REG_TYPE_NAMES = {v: k for k, v in F.REG_TYPE.items()}
@@ -236,8 +246,8 @@ def _decode_3src(inst: Instruction, v: dict) -> None:
 
 def _decode_send(inst: Instruction, v: dict) -> None:
     inst.dst = _decode_a1_dst(v)
-    inst.srcs = [Operand(_FILE_DEC.get(v["src0_file"], RegFile.ARF), DataType(_REG_TYPE_NAMES.get(v["src0_type"], "ud")),
-                         reg=v["src0_reg"])]
+    src_type = DataType(_REG_TYPE_NAMES.get(v["src0_type"], "ud"))
+    inst.srcs = [Operand(_FILE_DEC.get(v["src0_file"], RegFile.ARF), src_type, reg=v["src0_reg"])]
     inst.sfid, inst.desc, inst.eot = v["sfid"], v["desc"], bool(v["eot"])
     inst.ex_desc = v["sfid"] | (inst.eot << 5)
 
@@ -306,7 +316,7 @@ def _encode_header(inst: Instruction) -> dict:
         v.update(pred_ctrl=F.PRED_CTRL[p.control], pred_inv=int(p.inverse), flag_reg=p.flag_reg,
                  flag_subreg=p.flag_subreg)
     if inst.opcode == "math":
-        v["cond_mod"] = F.MATH_FC[inst.math_fc]
+        v["cond_mod"] = F.MATH_FC[str(inst.math_fc)]
     elif inst.opcode in SEND_OPS + SENDS_OPS:
         v["cond_mod"] = inst.sfid if inst.sfid is not None else (inst.ex_desc or 0) & 0xF
     else:
@@ -323,7 +333,7 @@ def _encode_a1(inst: Instruction, v: dict) -> str:
     if op in ("nop", "illegal"):
         return "a1"
     if op in ("call", "calla"):
-        d = inst.dst
+        d = inst.destination
         v.update(dst_file=_file_code(d), dst_type=F.REG_TYPE[d.type.value], dst_reg=d.reg,
                  dst_subreg=d.subreg * d.type.size, dst_hstride=1, src0_vstride=F.VSTRIDE[2],
                  src0_width=F.WIDTH[2], src0_hstride=F.HSTRIDE[1], src1_file=3, src1_type=F.IMM_TYPE["d"],
@@ -351,9 +361,9 @@ def _encode_a1(inst: Instruction, v: dict) -> str:
         v.update(src1_file=3, src1_type=F.IMM_TYPE["d"], imm32=(inst.jip or 0) & 0xFFFFFFFF)
         return "a1imm"
     form = "a1"
-    d = inst.dst
-    if d is None:
+    if inst.dst is None:
         raise IsaError(f"encode: {op} needs a destination")
+    d = inst.dst
     v.update(dst_file=_file_code(d), dst_type=F.REG_TYPE[d.type.value], dst_reg=d.reg,
              dst_subreg=d.subreg * d.type.size, dst_hstride=F.HSTRIDE[d.hstride])
     if d.indirect:
@@ -406,9 +416,10 @@ def _encode_a1_src(s: Operand, i: int, v: dict) -> None:
 
 
 def _encode_a16(inst: Instruction, v: dict) -> None:
-    d = inst.dst
+    d = inst.destination
     v.update(dst_file=_file_code(d), dst_type=F.REG_TYPE[d.type.value], dst_reg=d.reg,
-             dst_subreg16=d.subreg * d.type.size // 16, dst_writemask=sum(1 << _SWZ.index(c) for c in d.writemask))
+             dst_subreg16=d.subreg * d.type.size // 16,
+             dst_writemask=sum((1 << _SWZ.index(c) for c in d.writemask), 0))
     for i, s in enumerate(inst.srcs):
         v.update({f"src{i}_file": _file_code(s), f"src{i}_type": F.REG_TYPE[s.type.value],
                   f"src{i}_reg": s.reg, f"src{i}_subreg16": s.subreg * s.type.size // 16,
@@ -442,14 +453,14 @@ def _encode_3src(inst: Instruction, v: dict) -> None:
 
 
 def _encode_send(inst: Instruction, v: dict) -> None:
-    d, s0 = inst.dst, inst.srcs[0]
+    d, s0 = inst.destination, inst.srcs[0]
     v.update(dst_file=_file_code(d), dst_type=F.REG_TYPE[d.type.value], dst_reg=d.reg, dst_hstride=1,
              src0_file=_file_code(s0), src0_type=F.REG_TYPE[s0.type.value], src0_reg=s0.reg,
              src1_file=3, desc=(inst.desc or 0) & 0x7FFFFFFF, eot=int(inst.eot))
 
 
 def _encode_sends(inst: Instruction, v: dict) -> None:
-    d, s0, s1 = inst.dst, inst.srcs[0], inst.srcs[1]
+    d, s0, s1 = inst.destination, inst.srcs[0], inst.srcs[1]
     v.update(sends_dst_file=int(d.file == RegFile.GRF), dst_reg=d.reg, src0_reg=s0.reg,
              sends_src1_file=int(s1.file == RegFile.GRF), sends_src1_reg=s1.reg,
              sends_exmlen=((inst.ex_desc or 0) >> 6) & 0xF, desc=(inst.desc or 0) & 0x7FFFFFFF, eot=int(inst.eot))

@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import Enum
 
+from isa.gen9.errors import IsaError
+
 
 class RegFile(Enum):
     ARF = "arf"   # architecture registers: null, flags, accumulator, ip, ...
@@ -65,6 +67,13 @@ class Operand:
     addr_subreg: int = 0              # a0 subregister (word units) holding the byte address
     addr_imm: int = 0                 # signed byte offset added to it (-512..511)
 
+    @property
+    def source_region(self) -> Region:
+        """The region of a register source (which has one once parsed or decoded)."""
+        if self.region is None:
+            raise IsaError(f"{self.file.value} operand r{self.reg} has no region")
+        return self.region
+
 
 @dataclass
 class Predicate:
@@ -88,7 +97,8 @@ class Instruction:
     align16: bool = False
     dst: Operand | None = None
     srcs: list[Operand] = field(default_factory=list)
-    math_fc: str | None = None             # math function: "inv" "sqrt" "rsqt" "exp" "log" "sin" "cos" "pow" "fdiv" "idiv" "iqot" "irem"
+    # math function: "inv" "sqrt" "rsqt" "exp" "log" "sin" "cos" "pow" "fdiv" "idiv" "iqot" "irem"
+    math_fc: str | None = None
     jip: int | None = None                 # branch offsets in bytes, relative as the hardware defines them
     uip: int | None = None
     branch_ctrl: bool = False              # else.b / goto.b
@@ -103,6 +113,25 @@ class Instruction:
     debug: bool = False
     compacted: bool = False                # decoded from (or to be encoded as) the 64-bit compact form
     options: dict = field(default_factory=dict)  # anything else, keyed by IGA's option name
+
+    # the fields an opcode requires, None only while an instruction is being built
+    @property
+    def destination(self) -> Operand:
+        if self.dst is None:
+            raise IsaError(f"{self.opcode}: the instruction has no destination")
+        return self.dst
+
+    @property
+    def jip_bytes(self) -> int:
+        if self.jip is None:
+            raise IsaError(f"{self.opcode}: the branch has no JIP")
+        return self.jip
+
+    @property
+    def uip_bytes(self) -> int:
+        if self.uip is None:
+            raise IsaError(f"{self.opcode}: the branch has no UIP")
+        return self.uip
 
 
 def instruction_size(inst: Instruction) -> int:

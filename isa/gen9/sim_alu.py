@@ -11,6 +11,8 @@ is therefore more accurate than the hardware's.
 """
 from __future__ import annotations
 
+from typing import cast
+
 import numpy as np
 
 from .model import DataType
@@ -174,6 +176,8 @@ def math_function(fc: str, a: np.ndarray, b: np.ndarray | None, ta: DataType) ->
     """The EU math box (math instruction); exp/log are base 2 as on Gen."""
     with np.errstate(all="ignore"):
         if fc in ("idiv", "iqot", "irem"):
+            if b is None:
+                raise AluError(f"math.{fc} needs two sources")
             if is_float(ta):
                 raise AluError("integer math on float sources")
             # truncating (C) division; division by zero gives quotient -1, remainder = dividend
@@ -181,13 +185,20 @@ def math_function(fc: str, a: np.ndarray, b: np.ndarray | None, ta: DataType) ->
             q = np.where(b != 0, np.sign(a) * np.sign(safe_b) * (np.abs(a) // np.abs(safe_b)), -1)
             r = np.where(b != 0, a - q * safe_b, a)
             return r if fc == "irem" else q
-        fn = {"inv": lambda: 1.0 / a, "sqrt": lambda: np.sqrt(a), "sqt": lambda: np.sqrt(a), "rsq": lambda: 1.0 / np.sqrt(a),
+        fn = {"inv": lambda: 1.0 / a, "sqrt": lambda: np.sqrt(a), "sqt": lambda: np.sqrt(a),
+              "rsq": lambda: 1.0 / np.sqrt(a),
               "rsqt": lambda: 1.0 / np.sqrt(a), "exp": lambda: np.exp2(a), "log": lambda: np.log2(a),
-              "sin": lambda: np.sin(a), "cos": lambda: np.cos(a), "pow": lambda: np.power(a, b),
-              "fdiv": lambda: a / b}.get(fc)
+              "sin": lambda: np.sin(a), "cos": lambda: np.cos(a), "pow": lambda: np.power(a, _second(b, fc)),
+              "fdiv": lambda: a / _second(b, fc)}.get(fc)
         if fn is None:
             raise AluError(f"math function {fc!r} is not modelled")
         return fn()
+
+
+def _second(b: np.ndarray | None, op: str) -> np.ndarray:
+    if b is None:
+        raise AluError(f"{op} needs a second source")
+    return b
 
 
 def compute(op: str, xs: list[np.ndarray], types: list[DataType], inst, acc: np.ndarray | None = None):
@@ -197,7 +208,8 @@ def compute(op: str, xs: list[np.ndarray], types: list[DataType], inst, acc: np.
         xs = [x.astype(np.float64) for x in xs]
     bits = 64 if floaty else exec_bits(types)
     a = xs[0]
-    b = xs[1] if len(xs) > 1 else None
+    b_or_none = xs[1] if len(xs) > 1 else None
+    b = cast(np.ndarray, b_or_none)     # read only by the two-source opcodes, which always have it
     with np.errstate(all="ignore"):
         if op == "mov":
             return a
@@ -259,5 +271,5 @@ def compute(op: str, xs: list[np.ndarray], types: list[DataType], inst, acc: np.
                 s = a & 0xFFFFFFFF
             return np.where(s == 0, -1, 32 - _bit_length(s))
         if op == "math":
-            return math_function(inst.math_fc or "", a, b, types[0])
+            return math_function(inst.math_fc or "", a, b_or_none, types[0])
     raise AluError(f"opcode {op!r} is not modelled")

@@ -258,7 +258,9 @@ class Thread:
             if kind == ARF_ACC:
                 idx = (op.reg & 0xF) * 8 + op.subreg + self._src_offsets(op, n, inst) // op.type.size
                 src = self.acc_f if sim_alu.is_float(op.type) else self.acc_i
-                return src[idx % 64].astype(dtype) if sim_alu.is_float(op.type) else sim_alu.convert(src[idx % 64], op.type, False)
+                if sim_alu.is_float(op.type):
+                    return src[idx % 64].astype(dtype)
+                return sim_alu.convert(src[idx % 64], op.type, False)
             if kind == ARF_MASK:                # ce0: channel enables of this thread
                 bits = int(np.packbits(self.em.astype(np.uint8), bitorder="little").view("<u4")[0])
                 return np.full(n, bits, np.uint64).astype(dtype)
@@ -445,8 +447,8 @@ class Thread:
             if dst is not None and not (dst.file == RegFile.ARF and dst.reg == ARF_NULL):
                 # true is all ones in the destination's bits (so -1 for integers, a NaN pattern for floats)
                 size = dst.type.size
-                uint = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}[size]
-                raw = np.where(flag_val, uint(np.iinfo(uint).max), uint(0)).astype(uint)
+                uint = np.dtype(f"<u{size}")
+                raw = np.where(flag_val, uint.type(np.iinfo(uint).max), uint.type(0)).astype(uint)
                 self.write_dst(dst, raw.view(sim_alu.NP_TYPE[dst.type]), mask, inst)
             self._write_flags(inst, flag_val, mask)
             return
@@ -564,8 +566,9 @@ class Thread:
         while not self.done:
             self.step()
             self.at_barrier = False
-            if hasattr(self.trace, "new_round"):
-                self.trace.new_round()
+            new_round = getattr(self.trace, "new_round", None)
+            if new_round is not None:
+                new_round()
 
 
 def default_payload(thread: Thread, group_id: int, threads_in_group: int) -> None:
@@ -611,8 +614,9 @@ class Workgroup:
                 continue
             for t in runnable:
                 t.step()
-            if hasattr(self.trace, "new_round"):
-                self.trace.new_round()
+            new_round = getattr(self.trace, "new_round", None)
+            if new_round is not None:
+                new_round()
 
 
 def run_program(program: list[Instruction], simd: int = 16, n_threads: int = 1,

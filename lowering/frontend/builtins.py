@@ -825,5 +825,5 @@ def _mem(L: Lanes, base: str, args) -> None:
         return
     src = args[1][0]
     vals = [r.load(src, off, int_type(8 * c), align) for off, c in chunks]     # all loads first: memmove-safe
-    for (off, c), v in zip(chunks, vals):
+    for (off, _), v in zip(chunks, vals):
         r.store(v, dst, off, align)

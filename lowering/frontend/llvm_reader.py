@@ -17,9 +17,20 @@ import llvmlite.binding as llvm
 from lowering.errors import CompileError
 from lowering.frontend import builtins
 from lowering.frontend.llvm_module import KERNEL_TWIN, find_kernels, function_header, prepare_module
-from lowering.frontend.llvm_types import (CV, Cursor, DataLayout, LType, TypeError_, constant_from_text,
-                                          leaf_span, memory_leaves, parse_type, parse_typed_value,
-                                          scalar_leaves, type_from_text)
+from lowering.frontend.llvm_types import (
+    CV,
+    Cursor,
+    DataLayout,
+    LType,
+    TypeError_,
+    constant_from_text,
+    leaf_span,
+    memory_leaves,
+    parse_type,
+    parse_typed_value,
+    scalar_leaves,
+    type_from_text,
+)
 from lowering.frontend.scalar import Unsupported, scalar_type
 from lowering.ir.core import Arg, Block, Const, Function, Instr, ModuleData, Phi, Undef, Value
 from lowering.ir.types import I1, I64, VOID, Type, int_type, ptr

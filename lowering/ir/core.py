@@ -13,10 +13,10 @@ phis sit at the top of the block after an if, the block after a loop, or a loop'
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterator
+from typing import Iterator, Sequence, cast
 
 from lowering.ir.opcodes import JUMPS, TERMINATORS
-from lowering.ir.types import Type, VOID
+from lowering.ir.types import VOID, Type
 
 END_LABEL = "(end)"   # the fake end block's label; no LLVM block can be named so unquoted
 
@@ -43,7 +43,10 @@ class Const(Value):
 
     def signed(self) -> int:
         v, bits = self.value, self.type.bits
-        return v - (1 << bits) if self.type.is_int and v >> (bits - 1) else v
+        if not self.type.is_int:
+            return int(v)
+        v = int(v)
+        return v - (1 << bits) if v >> (bits - 1) else v
 
 
 class Undef(Value):
@@ -95,7 +98,7 @@ class Phi(Instr):
     """operands[i] flows in from blocks[i]; one entry per predecessor."""
     __slots__ = ("blocks",)
 
-    def __init__(self, type: Type, incoming: list[tuple["Block", Value]] = (), name: str = ""):
+    def __init__(self, type: Type, incoming: Sequence[tuple["Block", Value]] = (), name: str = ""):
         super().__init__("phi", [v for _, v in incoming], type, name=name)
         self.blocks = [b for b, _ in incoming]
 
@@ -202,11 +205,11 @@ class Loop(CFNode):
 
 
 def first_block(nodes: list[CFNode]) -> Block:
-    return nodes[0]  # CF lists start with a block (validated)
+    return cast(Block, nodes[0])  # CF lists start with a block (validated)
 
 
 def last_block(nodes: list[CFNode]) -> Block:
-    return nodes[-1]
+    return cast(Block, nodes[-1])
 
 
 @dataclass
@@ -264,13 +267,13 @@ class Function:
             elif isinstance(node, If):
                 stack.append(iter(node.else_list))
                 stack.append(iter(node.then_list))
-            else:
+            elif isinstance(node, Loop):
                 stack.append(iter(node.body))
         # then is walked before else: the two iterators were pushed in reverse
         return out
 
     def entry(self) -> Block:
-        return self.body[0] if self.is_structured else self.blocks[0]
+        return first_block(self.body) if self.is_structured else self.blocks[0]
 
     def instructions(self) -> Iterator[Instr]:
         for b in self.all_blocks():
@@ -329,7 +332,7 @@ def structured_successors(func: Function) -> dict[Block, list[Block]]:
                 elif isinstance(nxt, Loop):
                     succs[node] = [first_block(nxt.body)]
                 else:
-                    succs[node] = [nxt]           # two blocks in a row: invalid, reported by the validator
+                    succs[node] = [cast(Block, nxt)]   # two blocks in a row: invalid, reported by the validator
             elif isinstance(node, If):
                 after = nxt if isinstance(nxt, Block) else follow
                 work.append((node.then_list, after, loop))

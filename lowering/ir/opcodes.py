@@ -51,7 +51,9 @@ class Attr:
 
     def problem(self, name: str, value) -> str | None:
         if isinstance(self.allowed, tuple):
-            return None if value in self.allowed else f"attribute {name} = {value!r} is not one of {', '.join(map(str, self.allowed))}"
+            if value in self.allowed:
+                return None
+            return f"attribute {name} = {value!r} is not one of {', '.join(map(str, self.allowed))}"
         if self.allowed is int and (not isinstance(value, int) or isinstance(value, bool) or value < 0):
             return f"attribute {name} = {value!r} must be a non-negative integer"
         if not isinstance(value, self.allowed):
@@ -151,7 +153,9 @@ def _global_addr(ops: list[Type], t: Type, attrs: dict) -> str | None:
 
 def _workitem(ops: list[Type], t: Type, attrs: dict) -> str | None:
     want = I32 if attrs.get("fn") == "work_dim" else I64
-    return None if ops == [I32] and t == want else f"workitem.{attrs.get('fn')} of {_names(ops)} -> {t} (expects i32 -> {want})"
+    if ops == [I32] and t == want:
+        return None
+    return f"workitem.{attrs.get('fn')} of {_names(ops)} -> {t} (expects i32 -> {want})"
 
 
 def _barrier(ops: list[Type], t: Type, attrs: dict) -> str | None:
@@ -162,7 +166,7 @@ _ATOMIC_VALUES = {"inc": 0, "dec": 0, "load": 0, "cmpxchg": 2}
 
 
 def _atomic(ops: list[Type], t: Type, attrs: dict) -> str | None:
-    op = attrs.get("op")
+    op = str(attrs.get("op"))
     n_values = _ATOMIC_VALUES.get(op, 1)
     if len(ops) != 1 + n_values:
         return f"atomic {op} takes a pointer and {n_values} value{'s' * (n_values != 1)}, has {len(ops)} operands"

@@ -327,8 +327,8 @@ class _Parser:
                                        for b in self.block_order)
         if structured:
             func.is_structured = True
-            for node in lists[0][0]:
-                func.add(node)
+            for top in lists[0][0]:
+                func.add(top)
             self.link_parents(func.body)
         else:
             func.blocks = list(self.block_order)

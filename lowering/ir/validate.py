@@ -26,6 +26,7 @@ concerns, so `annotated()` can print the function with the offending lines marke
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import cast
 
 from lowering.analysis import graph
 from lowering.deepstack import depth_independent
@@ -386,7 +387,7 @@ class _Validator:
         for nodes in cf_lists(self.func):
             for i, node in enumerate(nodes):
                 if isinstance(node, If):
-                    before = nodes[i - 1]
+                    before = cast(Block, nodes[i - 1])
                     if reachable[self.number[before]] and not ok(node.cond, before, len(before.instrs)):
                         self.error(f"if after {self.name(before)}", "condition's definition does not dominate the if",
                                    node)

@@ -1,17 +1,21 @@
 """Loading modules: parse errors, bitcode, llvmlite.ir modules, inlining, kernel discovery."""
 from __future__ import annotations
 
-import numpy as np
-import llvmlite.binding as llvm
 import llvmlite.ir as ir
+import numpy as np
 import pytest
 
 from lowering.errors import CompileError
-from lowering.frontend.llvm_module import (find_kernels, from_llvmlite_ir, make_inlinable, parse_llvm_bitcode,
-                                           parse_llvm_text, prepare_module)
+from lowering.frontend.llvm_module import (
+    find_kernels,
+    from_llvmlite_ir,
+    make_inlinable,
+    parse_llvm_bitcode,
+    parse_llvm_text,
+    prepare_module,
+)
 from lowering.frontend.llvm_reader import read_kernels
 from lowering.ir.validate import validate
-
 from tests.frontend.helpers import HEADER, cl_ir, instrs, read_ll
 
 SIMPLE = HEADER + """

@@ -2,13 +2,13 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from lowering.ir.core import Arg, Const, Phi, Undef
+from lowering.ir.core import Arg, Phi, Undef
 from lowering.ir.opcodes import FCMP_PREDICATES, ICMP_PREDICATES, OPCODES
-from lowering.ir.types import F32, I1, I16, I32, I64, ptr
+from lowering.ir.types import I1, I16, I32, I64, ptr
 from lowering.ir.validate import validate
-
 from tests.frontend.helpers import by_name, const_offset, instrs, read_one
 
 

@@ -10,7 +10,6 @@ from lowering.errors import CompileError
 from lowering.ir.core import Const
 from lowering.ir.opcodes import OPCODES
 from lowering.ir.types import I32, I64, ptr
-
 from tests.frontend.helpers import cl_ir, instrs, read_cl
 
 LEVELS = ("-O0", "-O2")

@@ -6,7 +6,6 @@ import numpy as np
 import pytest
 
 from lowering.frontend.llvm_reader import read_llvm_text
-
 from tests.frontend.helpers import HEADER, cl_ir
 
 interp = pytest.importorskip("lowering.interp")

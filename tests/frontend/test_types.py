@@ -6,11 +6,18 @@ import struct
 
 import llvmlite.binding as llvm
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from lowering.frontend.llvm_types import (DataLayout, TypeError_, constant_from_text, leaf_span,
-                                          memory_leaves, scalar_leaves, type_from_text)
-
+from lowering.frontend.llvm_types import (
+    DataLayout,
+    TypeError_,
+    constant_from_text,
+    leaf_span,
+    memory_leaves,
+    scalar_leaves,
+    type_from_text,
+)
 from tests.frontend.helpers import DL
 
 SCALARS = ["i1", "i8", "i16", "i32", "i64", "half", "float", "double", "ptr", "ptr addrspace(3)", "i24"]

@@ -1,26 +1,34 @@
 """The validator on CFG form: it accepts the reader's output and reports each kind of broken CFG."""
 from __future__ import annotations
 
-from lowering.ir.core import Arg, Block, Const, Function, Instr, Phi
-from lowering.ir.types import F32, I1, I32, I64, VOID, ptr
+from lowering.ir.core import Block, Const, Instr
+from lowering.ir.parser import parse_module
+from lowering.ir.types import F32, I1, I32, I64, ptr
 from lowering.ir.validate import validate
+
+DIAMOND = """
+kernel @d(i32 %x) {
+  block b0 "entry":
+    %c = icmp.slt i32 %x, 0
+    cbr i1 %c, b1, b2
+  block b1 "a":
+    %va = add i32 %x, 1
+    br b3
+  block b2 "b":
+    br b3
+  block b3 "join":
+    %phi = phi i32 [b1: %va], [b2: %x]
+    ret
+}
+"""
 
 
 def _diamond():
-    """entry -cbr-> a, b -> join(phi) -> ret"""
-    x = Arg(I32, 0, "x")
-    f = Function("d", [x])
-    entry, a, b, join = Block("entry"), Block("a"), Block("b"), Block("join")
-    f.blocks = [entry, a, b, join]
-    c = entry.append(Instr("icmp", [x, Const(I32, 0)], I1, {"pred": "slt"}))
-    entry.append(Instr("cbr", [c], targets=[a, b]))
-    va = a.append(Instr("add", [x, Const(I32, 1)], I32))
-    a.append(Instr("br", [], targets=[join]))
-    b.append(Instr("br", [], targets=[join]))
-    phi = join.append(Phi(I32, [(a, va), (b, x)]))
-    join.append(Instr("ret", []))
-    f.update_cfg()
-    return f, dict(entry=entry, a=a, b=b, join=join, phi=phi, c=c, va=va, x=x)
+    """entry -cbr-> a, b -> join(phi) -> ret, read from its text; blocks and values by name."""
+    f = parse_module(DIAMOND).functions["d"]
+    blocks = {b.label: b for b in f.blocks}
+    values = {v.name: v for v in [*f.args, *f.instructions()] if v.name}
+    return f, {**blocks, **{k: values[k] for k in ("phi", "c", "va", "x")}}
 
 
 def test_valid_diamond():

@@ -13,8 +13,8 @@ import subprocess
 from types import SimpleNamespace
 
 import pytest
-
 from gen9_corpus import corpus, numeric_branch_lines, random_lines
+
 from isa.gen9 import encoding as E
 from isa.gen9.assembler import assemble, assemble_instructions
 from isa.gen9.disassembler import disassemble

@@ -17,8 +17,8 @@ from isa.gen9 import encoding as E
 from isa.gen9 import fields as F
 from isa.gen9.assembler import NO_SAT_OPS, assemble
 from isa.gen9.disassembler import disassemble
-from isa.gen9.model import DataType, Instruction, Operand, Predicate, RegFile, Region
 from isa.gen9.errors import IsaError
+from isa.gen9.model import DataType, Instruction, Operand, Predicate, RegFile, Region
 from lowering.errors import CompileError
 
 GOLDEN = [

@@ -5,8 +5,8 @@ import numpy as np
 import pytest
 
 from isa.gen9 import messages as sm
-from isa.gen9.model import DataType as T
 from isa.gen9.builder import Builder, acc, flag, grf, imm, null, pred, scalar
+from isa.gen9.model import DataType as T
 from isa.gen9.simulator import SimulationError, run_program
 
 NP = {T.UD: np.uint32, T.D: np.int32, T.UW: np.uint16, T.W: np.int16, T.UB: np.uint8, T.B: np.int8,

@@ -11,8 +11,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from isa.gen9 import messages as sm
-from isa.gen9.model import DataType as T, RegFile
 from isa.gen9.builder import Builder, grf, imm, null, pred
+from isa.gen9.model import DataType as T
+from isa.gen9.model import RegFile
 from isa.gen9.simulator import SimulationError, Trace, instruction_size, layout, run_program
 
 DATA, X, Y = 4, 8, 12

@@ -3,8 +3,8 @@ import numpy as np
 import pytest
 
 from isa.gen9 import messages as sm
-from isa.gen9.model import DataType as T
 from isa.gen9.builder import Builder, grf, imm, null, pred
+from isa.gen9.model import DataType as T
 from isa.gen9.simulator import SimulationError, Trace, run_program
 
 LID = 1          # default payload: local id per lane (UD) from r1

@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from isa.gen9 import messages as sm
-from isa.gen9.model import DataType as T
 from isa.gen9.builder import Builder, grf, imm, null, pred
+from isa.gen9.model import DataType as T
 from isa.gen9.sim_trace import COLOURS, encode_png, render, trace_png
 from isa.gen9.simulator import Trace, layout, run_program
 from lowering.errors import CompileError

@@ -9,7 +9,8 @@ import pytest
 
 from backend.spirv import compile_spirv
 from backend.spirv.launch import run_spirv_kernel
-from backend.spirv.tools import disassemble, validate as spirv_val
+from backend.spirv.tools import disassemble
+from backend.spirv.tools import validate as spirv_val
 from lowering.interp import run_kernel
 from lowering.ir.core import Arg, Block, Const, Function, If, Instr, Loop, Phi
 from lowering.ir.types import I1, I32, I64, ptr

@@ -1,0 +1,139 @@
+"""Filetests: IR text files that say what to run on themselves and what it must print.
+
+    ; test: validate | pass structurize | pass promote | spirv-asm | print
+    ; run: --global 8 --arg out=zeros:8:int32 --arg n=3      (any number; on the interpreter)
+    kernel @k(...) { ... }                                     (the IR, as --emit nir prints it)
+    ; expect:
+    ; <the output, one comment line per line>
+
+`test` runs on every function of the file: `validate` prints "valid" or the function with each broken rule
+marked; `pass NAME` runs one pass (then the validator) and prints the result; `spirv-asm` compiles to SPIR-V
+and disassembles it with spirv-dis; `print` prints the function as read (a round trip). Each `run:` line runs
+`reconverge run FILE --target ir` with those arguments and prints every buffer after the run. The output
+must equal the `; expect:` block; `--bless` rewrites that block with the output instead.
+
+    python -m tools.filetest [--bless] FILE.nir ...
+"""
+from __future__ import annotations
+
+import argparse
+import contextlib
+import io
+import os
+import shlex
+import sys
+import tempfile
+
+import numpy as np
+
+EXPECT = "; expect:"
+
+
+def split(text: str) -> tuple[str, list[str], list[str], str]:
+    """(test command, run lines, the file's text before the expect block, the expected output)."""
+    head, _, expected = text.partition("\n" + EXPECT + "\n")
+    test, runs = "", []
+    for line in head.splitlines():
+        if line.startswith("; test:"):
+            test = line[len("; test:"):].strip()
+        elif line.startswith("; run:"):
+            runs.append(line[len("; run:"):].strip())
+    out = "\n".join(line[2:] if line.startswith("; ") else line[1:] for line in expected.splitlines())
+    return test, runs, head.rstrip("\n") + "\n", out + "\n" if out else ""
+
+
+def _functions(path: str, text: str):
+    from lowering.ir.parser import parse_module
+    return list(parse_module(text, path).functions.values())
+
+
+def run_test(path: str, test: str, text: str) -> str:
+    """What the `test` command prints for the IR in `text`."""
+    from lowering.ir.printer import print_function
+    from lowering.ir.validate import annotated, check, verify
+    word, _, rest = test.partition(" ")
+    funcs = _functions(path, text)
+    if word == "validate":
+        out = []
+        for func in funcs:
+            problems = check(func)
+            out.append(f"@{func.name}: valid\n" if not problems else annotated(func, problems))
+        return "".join(out)
+    if word == "print":
+        return "".join(print_function(f) for f in funcs)
+    if word == "pass":
+        from lowering.pipeline import PASSES
+        if rest not in PASSES:
+            raise ValueError(f"{path}: unknown pass '{rest}' (passes: {', '.join(PASSES)})")
+        for func in funcs:
+            verify(func, "reading")
+            PASSES[rest](func)
+            verify(func, rest)
+        return "".join(print_function(f) for f in funcs)
+    if word == "spirv-asm":
+        from backend.spirv import compile_spirv
+        from backend.spirv.tools import disassemble
+        for func in funcs:
+            verify(func, "reading")
+        return disassemble(compile_spirv(funcs))
+    raise ValueError(f"{path}: unknown test '{test}' (validate, print, pass NAME, spirv-asm)")
+
+
+def run_line(path: str, arguments: str) -> str:
+    """`reconverge run PATH --target ir ARGUMENTS`, and every buffer it wrote, one line each."""
+    from tools.cli import main
+    with tempfile.TemporaryDirectory() as out_dir:
+        err = io.StringIO()
+        with contextlib.redirect_stderr(err):
+            status = main(["run", path, "--target", "ir", "--out", out_dir, *shlex.split(arguments)])
+        if status != 0:
+            return f"run {arguments}: exit {status}: {err.getvalue().strip()}\n"
+        lines = [f"run {arguments}:"]
+        for name in sorted(os.listdir(out_dir)):
+            values = np.load(os.path.join(out_dir, name))
+            lines.append(f"  {name[:-4]} = {np.array2string(values, separator=', ', max_line_width=10**6)}")
+        return "\n".join(lines) + "\n"
+
+
+def actual_output(path: str) -> tuple[str, str, str]:
+    """(the file's text without its expect block, the expected output, the actual output)."""
+    with open(path) as f:
+        text = f.read()
+    test, runs, head, expected = split(text)
+    out = run_test(path, test, head) if test else ""
+    for arguments in runs:
+        out += run_line(path, arguments)
+    return head, expected, out
+
+
+def bless(path: str) -> bool:
+    """Rewrite the expect block with the actual output; True if the file changed."""
+    head, expected, out = actual_output(path)
+    if out == expected:
+        return False
+    block = "".join(f"; {line}".rstrip() + "\n" for line in out.splitlines())
+    with open(path, "w") as f:
+        f.write(head + EXPECT + "\n" + block)
+    return True
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m tools.filetest", description="run or bless IR filetests")
+    parser.add_argument("--bless", action="store_true", help="write the actual output into each file")
+    parser.add_argument("files", nargs="+")
+    args = parser.parse_args(argv)
+    failed = 0
+    for path in args.files:
+        if args.bless:
+            if bless(path):
+                print(f"blessed {path}")
+            continue
+        _, expected, out = actual_output(path)
+        if out != expected:
+            failed += 1
+            print(f"FAIL {path}")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
