@@ -13,21 +13,15 @@ from __future__ import annotations
 import errno
 import os
 from dataclasses import dataclass, field
-from typing import Callable
 
 from lowering.deepstack import depth_independent
 from lowering.errors import CompileError
 from lowering.ir.core import Function
 from lowering.ir.validate import ValidationError, check
 from lowering.output import safe_file_name, write_files
-from lowering.promote import promote_allocas
-from lowering.structurize import structurize
+from lowering.passes import PASSES
+from lowering.target import CAPS, PIPELINES
 
-# name -> function pass; run in this order after "read"
-PASSES: dict[str, Callable[[Function], object]] = {
-    "structurize": structurize,
-    "promote": promote_allocas,
-}
 PASS_NAMES = ("read", *PASSES)
 
 
@@ -38,6 +32,9 @@ class Options:
     dump_after: set[str] = field(default_factory=set)     # pass names, or {"all"}
     dump_dir: str | None = None
     stop_after: str | None = None                          # last pass to run (None: all)
+    pipeline: str = "generic"                              # which target's passes (lowering.target.PIPELINES)
+    print_after: set[str] = field(default_factory=set)     # pass names, or {"all"}: text to `printed`
+    printed: list[str] = field(default_factory=list)       # what --print-after collected, in order
     dumps: dict[str, str] = field(default_factory=dict)    # file name -> text, written by the caller
 
     def wants_dump(self, pass_name: str) -> bool:
@@ -51,6 +48,9 @@ def _after_pass(func: Function, pass_name: str, step: int, options: Options) -> 
             raise ValidationError(func, problems, f"pass '{pass_name}'")
     if options.wants_dump(pass_name):
         options.dumps.update(dump_texts(func, f"{step:02d}-{pass_name}"))
+    if "all" in options.print_after or pass_name in options.print_after:
+        from lowering.ir.printer import print_function
+        options.printed.append(f"; after {pass_name}\n{print_function(func)}")
 
 
 def dump_texts(func: Function, stem: str) -> dict[str, str]:
@@ -72,9 +72,18 @@ def dump_function(func: Function, directory: str, stem: str) -> list[str]:
 
 @depth_independent
 def run_passes(funcs: dict[str, Function], options: Options, done: str = "read") -> dict[str, Function]:
-    """The passes after `done` (the last one the functions have been through), each followed by the
-    validator (and a dump) as the options ask."""
-    order = list(PASS_NAMES)
+    """The passes of options.pipeline after `done` (the last one the functions have been through: 'read'
+    for fresh CFG form, 'structurize' for IR text in structured form), each followed by the validator
+    (and a dump or a print) as the options ask."""
+    if options.pipeline not in PIPELINES:
+        raise CompileError(f"unknown pipeline '{options.pipeline}' (pipelines: {', '.join(PIPELINES)})")
+    caps = CAPS[options.pipeline]
+    order = ["read", *PIPELINES[options.pipeline]]
+    if options.stop_after is not None and options.stop_after not in order:
+        raise CompileError(f"--stop-after {options.stop_after}: the {options.pipeline} pipeline has no such pass "
+                           f"(it runs {', '.join(order)})")
+    if done not in order:             # structured input to a pipeline without the structurizer
+        raise CompileError(f"the {options.pipeline} pipeline works on CFG form; this input is structured")
     if options.stop_after is not None and order.index(options.stop_after) < order.index(done):
         raise CompileError(f"--stop-after {options.stop_after}: the input is already past that pass "
                            f"(it is in {'structured' if done != 'read' else 'CFG'} form)")
@@ -83,15 +92,30 @@ def run_passes(funcs: dict[str, Function], options: Options, done: str = "read")
             _after_pass(func, "read", 0, options)
     if options.stop_after == done:
         return funcs
-    for step, (name, pass_fn) in enumerate(PASSES.items(), start=1):
+    for step, name in enumerate(order[1:], start=1):
         if step <= order.index(done):
             continue
         for func in funcs.values():
-            pass_fn(func)
+            PASSES[name].run(func, caps)
             _after_pass(func, name, step, options)
         if options.stop_after == name:
             break
     return funcs
+
+
+def lower_for(funcs: list[Function], pipeline: str, verify_each: bool = True) -> None:
+    """Run the passes of `pipeline` that come after promote on functions that have been through the
+    generic pipeline (what a backend calls on its input, so that any caller gets target-ready IR)."""
+    caps = CAPS[pipeline]
+    generic = PIPELINES["generic"]
+    for name in PIPELINES[pipeline]:
+        if name in generic:
+            continue
+        for func in funcs:
+            if PASSES[name].run(func, caps) and verify_each:
+                problems = check(func)
+                if problems:
+                    raise ValidationError(func, problems, f"pass '{name}'")
 
 
 def read_module_ref(mod, source_name: str, options: Options) -> dict[str, Function]:

@@ -200,7 +200,7 @@ def test_interpreter_matches_jit(compiled, name, level):
 @pytest.mark.filterwarnings("ignore::RuntimeWarning")
 @pytest.mark.parametrize("name", list(KERNELS))
 def test_structured_form_matches_cfg_form(compiled, name):
-    structurize = pytest.importorskip("lowering.structurize").structurize
+    structurize = pytest.importorskip("lowering.passes.structurize").structurize
     ir = compiled(name, "-O2")
     cfg = llvm_reader.read_llvm_text(ir, f"{name}.cl", name)[name]
     tree = llvm_reader.read_llvm_text(ir, f"{name}.cl", name)[name]
@@ -258,7 +258,7 @@ def test_lockstep_tree_reduction(tmp_path, level, form):
     path.write_text(REDUCE)
     func = llvm_reader.read_llvm_text(compile_opencl(str(path), level), "reduce.cl", "reduce")["reduce"]
     if form == "tree":
-        pytest.importorskip("lowering.structurize").structurize(func)
+        pytest.importorskip("lowering.passes.structurize").structurize(func)
     data = np.random.default_rng(3).integers(-1000, 1000, 64).astype(np.int32)
     out = np.zeros(4, np.int32)
     run_kernel(func, [out, data], 64, 16, lockstep=True)

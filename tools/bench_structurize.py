@@ -16,7 +16,7 @@ import time
 from lowering.frontend.llvm_module import parse_llvm_text, prepare_module
 from lowering.frontend.llvm_reader import read_kernels
 from lowering.ir.validate import validate
-from lowering.structurize import structurize
+from lowering.passes.structurize import structurize
 from tools.cfggen import random_kernel
 
 

@@ -2,7 +2,8 @@
 
     reconverge compile INPUT [-o OUT|-] [--emit nir|dot-cfg|dot-tree|spirv|spirv-asm|dot-spirv] [-O0..-O3]
                        [--kernel NAME] [--verify-each] [--dump-after PASS|all] [--dump-dir DIR]
-                       [--stop-after PASS] [--spirv-version 1.0..1.6] [--target-env vulkan1.0..vulkan1.3]
+                       [--stop-after PASS] [--pipeline generic|spirv|gen|gen-blockip]
+                       [--print-after PASS|all] [--spirv-version 1.0..1.6] [--target-env vulkan1.0..vulkan1.3]
                        [--local-size X[,Y,Z]] [--validate]
     reconverge run INPUT [--kernel NAME] --target llvm|ir|spirv --global N[,N,N] [--local L[,L,L]]
                    --arg NAME=@FILE.npy|NAME=zeros:COUNT:DTYPE|NAME=NUMBER ... --out DIR [-O0..-O3]
@@ -58,9 +59,25 @@ def _compile(args) -> None:
     if args.emit in ("dot-tree", *SPIRV_EMITS) and args.stop_after == "read":
         raise UsageError(f"--emit {args.emit} needs the structurize pass (drop --stop-after read)")
     spirv = _compile_spirv_options(args)
+    from lowering.target import PIPELINES
+    chosen = args.pipeline or ("spirv" if spirv is not None else "generic")
+    if chosen not in PIPELINES:
+        raise UsageError(f"--pipeline: unknown pipeline '{chosen}' (pipelines: {', '.join(PIPELINES)})")
+    if spirv is not None and chosen != "spirv":
+        raise UsageError(f"--emit {args.emit} needs the spirv pipeline, not '{chosen}'")
+    print_after = set(args.print_after or [])
+    unknown = print_after - set(pipeline.PASS_NAMES) - {"all"}
+    if unknown:
+        raise UsageError(f"--print-after: unknown pass '{sorted(unknown)[0]}' "
+                         f"(passes: {', '.join(pipeline.PASS_NAMES)}, all)")
     options = pipeline.Options(kernel=args.kernel, verify_each=args.verify_each, dump_after=dump_after,
-                               dump_dir=args.dump_dir if dump_after else None, stop_after=args.stop_after)
-    funcs = pipeline.compile_path(args.input, f"-O{args.opt}", options, _build_options(args))
+                               dump_dir=args.dump_dir if dump_after else None, stop_after=args.stop_after,
+                               pipeline=chosen, print_after=print_after)
+    try:
+        funcs = pipeline.compile_path(args.input, f"-O{args.opt}", options, _build_options(args))
+    finally:
+        if options.printed:
+            sys.stderr.write("".join(options.printed))
     if spirv is not None:
         data = _emit_spirv(args.emit, list(funcs.values()), spirv)
     else:
@@ -296,6 +313,11 @@ def build_parser() -> argparse.ArgumentParser:
                    help="write text IR and .dot files after this pass (repeatable)")
     c.add_argument("--dump-dir", default="reconverge-dump", help="folder for --dump-after (default: %(default)s)")
     c.add_argument("--stop-after", metavar="PASS", help="stop after this pass (read: the CFG form)")
+    c.add_argument("--pipeline", metavar="generic|spirv|gen|gen-blockip",
+                   help="which target's passes to run (default: spirv for the SPIR-V outputs, else generic, the "
+                        "target-independent passes); see lowering/target.py")
+    c.add_argument("--print-after", action="append", metavar="PASS|all",
+                   help="print the IR after this pass to standard error (repeatable)")
     c.add_argument("--spirv-version", metavar="1.0..1.6",
                    help=f"SPIR-V version to emit (default {DEFAULT_SPIRV_VERSION})")
     c.add_argument("--target-env", metavar="vulkan1.0..vulkan1.3",

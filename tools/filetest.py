@@ -1,15 +1,17 @@
 """Filetests: IR text files that say what to run on themselves and what it must print.
 
-    ; test: validate | pass structurize | pass promote | spirv-asm | print
+    ; test: validate | pass NAME [for TARGET] | spirv-asm | print
     ; run: --global 8 --arg out=zeros:8:int32 --arg n=3      (any number; on the interpreter)
     kernel @k(...) { ... }                                     (the IR, as --emit nir prints it)
     ; expect:
     ; <the output, one comment line per line>
 
 `test` runs on every function of the file: `validate` prints "valid" or the function with each broken rule
-marked; `pass NAME` runs one pass (then the validator) and prints the result; `spirv-asm` compiles to SPIR-V
+marked; `pass NAME` runs one pass (for a target's capabilities: `pass lower_math_edges for spirv`; then
+the validator) and prints the result; `spirv-asm` compiles to SPIR-V
 and disassembles it with spirv-dis; `print` prints the function as read (a round trip). Each `run:` line runs
-`reconverge run FILE --target ir` with those arguments and prints every buffer after the run. The output
+`reconverge run --target ir` with those arguments on the IR the test printed (`pass`, `print`), else on
+the file itself, and prints every buffer after the run. The output
 must equal the `; expect:` block; `--bless` rewrites that block with the output instead.
 
     python -m tools.filetest [--bless] FILE.nir ...
@@ -62,13 +64,16 @@ def run_test(path: str, test: str, text: str) -> str:
     if word == "print":
         return "".join(print_function(f) for f in funcs)
     if word == "pass":
-        from lowering.pipeline import PASSES
-        if rest not in PASSES:
-            raise ValueError(f"{path}: unknown pass '{rest}' (passes: {', '.join(PASSES)})")
+        from lowering.passes import PASSES
+        from lowering.target import CAPS
+        name, _, target = rest.partition(" for ")
+        if name not in PASSES or (target or "generic") not in CAPS:
+            raise ValueError(f"{path}: unknown pass '{rest}' (passes: {', '.join(PASSES)}; "
+                             f"'for TARGET' with TARGET one of {', '.join(CAPS)})")
         for func in funcs:
             verify(func, "reading")
-            PASSES[rest](func)
-            verify(func, rest)
+            PASSES[name].run(func, CAPS[target or "generic"])
+            verify(func, name)
         return "".join(print_function(f) for f in funcs)
     if word == "spirv-asm":
         from backend.spirv import compile_spirv
@@ -101,6 +106,15 @@ def actual_output(path: str) -> tuple[str, str, str]:
         text = f.read()
     test, runs, head, expected = split(text)
     out = run_test(path, test, head) if test else ""
+    if runs and test.split(" ")[0] in ("pass", "print"):
+        # run the IR the pass produced, so the run: lines check what the pass did
+        with tempfile.TemporaryDirectory() as tmp:
+            produced = os.path.join(tmp, os.path.basename(path))
+            with open(produced, "w") as f:
+                f.write(out)
+            for arguments in runs:
+                out += run_line(produced, arguments)
+        return head, expected, out
     for arguments in runs:
         out += run_line(path, arguments)
     return head, expected, out

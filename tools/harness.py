@@ -48,6 +48,7 @@ class Program:
     verify_each: bool = True
     _module: object = field(default=None, repr=False)
     _functions: dict[str, Function] = field(default_factory=dict, repr=False)
+    _lowered: dict[tuple[str, str], Function] = field(default_factory=dict, repr=False)
 
     @property
     def has_llvm(self) -> bool:
@@ -77,15 +78,27 @@ class Program:
             raise CompileError(f"{self.path}: no kernel named {kernel!r} "
                                f"(available: {', '.join(self.kernel_names()) or 'none'})")
 
-    def function(self, kernel: str) -> Function:
-        """The structured kernel, read and structurized on first use (only this one)."""
+    def function(self, kernel: str, target_pipeline: str = "generic") -> Function:
+        """The structured kernel, read and structurized on first use (only this one); for another
+        pipeline than the generic one (lowering.target.PIPELINES), a separate copy lowered for it, so
+        that each target runs its own IR."""
         self._check(kernel)
         if kernel not in self._functions:
             from lowering import pipeline
             options = pipeline.Options(kernel=kernel, verify_each=self.verify_each)
             funcs = pipeline.run_passes(pipeline.read_module_ref(self.module(), self.path, options), options)
             self._functions.update(funcs)
-        return self._functions[kernel]
+        if target_pipeline == "generic":
+            return self._functions[kernel]
+        key = (kernel, target_pipeline)
+        if key not in self._lowered:
+            from lowering.ir.parser import parse_module
+            from lowering.ir.printer import print_function
+            from lowering.pipeline import lower_for
+            copy = parse_module(print_function(self._functions[kernel]), self.path).functions[kernel]
+            lower_for([copy], target_pipeline, self.verify_each)
+            self._lowered[key] = copy
+        return self._lowered[key]
 
     @property
     def functions(self) -> dict[str, Function]:
@@ -341,7 +354,7 @@ def _run_spirv(program: Program, kernel: str, args: list, global_size, local_siz
         from backend.spirv.launch import run_spirv_kernel
     except ImportError as e:
         raise CompileError(f"the spirv target is not available: {e}") from None
-    func = program.function(kernel)
+    func = program.function(kernel, "spirv")
     run_spirv_kernel(func, ir_arguments(func, args), global_size, local_size, options, global_offset=global_offset)
 
 

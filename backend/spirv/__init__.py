@@ -2,6 +2,9 @@
 
     compile_spirv(functions, options) -> bytes      one module, one GLCompute entry point per kernel
 
+The functions are first lowered in place for SPIR-V (lowering.target.SPIRV: global size, 64-bit bit
+operations, math edge cases), so the emitter only sees what Vulkan SPIR-V has.
+
 Modules: options (what to produce), abi (parameters -> descriptors and push constants), memory (pointer
 provenance under logical addressing), types, isel (instruction selection), emit (control flow and
 module structure), module/grammar (the binary encoder, driven by the official grammar), tools
@@ -17,10 +20,12 @@ from .options import SpirvOptions
 
 @depth_independent
 def compile_spirv(functions: list[Function], options: SpirvOptions | None = None) -> bytes:
-    from lowering.structurize import gc_paused
+    from lowering.gcpause import gc_paused
+    from lowering.pipeline import lower_for
 
     from .emit import compile_module
     options = options or SpirvOptions()
+    lower_for(list(functions), "spirv")     # in place; a no-op on IR the spirv pipeline already lowered
     with gc_paused():       # like the structurizer: many small objects, few freed (a quarter of the time)
         binary = compile_module(list(functions), options)
     if options.validate:

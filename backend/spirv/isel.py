@@ -2,21 +2,21 @@
 
 Each `_op_*` handler returns the id of the value it computed and passes `res` (an id some phi already
 refers to, or None) to its last instruction. Facts used here, from the Vulkan SPIR-V environment: the
-bit instructions (OpBitCount, OpBitReverse) and FindUMsb/FindILsb take 32-bit operands only, so other
-widths are widened or split; GLSL.std.450's transcendental functions exist for 16/32-bit floats only;
+bit instructions (OpBitCount, OpBitReverse) and FindUMsb/FindILsb take 32-bit operands only, so narrower
+widths are widened here (wider ones arrive split by lowering.passes.lower_bitops64); GLSL.std.450's
+transcendental functions exist for 16/32-bit floats only;
 OpOrdered/OpUnordered need the Kernel capability, so ord/uno are built from OpIsNan. The IR's float
 arithmetic (fadd, fsub, fmul, fdiv, frem, fmuladd) is decorated NoContraction so the driver cannot fuse
 a*b+c into an fma the CPU reference does not compute. GLSL.std.450 leaves NaN operands and some edges
-undefined (pow of a negative base, atan2(0, 0), round's halfway cases): the `_math_*` helpers give
-OpenCL's values there.
+undefined (pow of a negative base, atan2(0, 0), round's halfway cases): lowering.passes.lower_math_edges
+gives OpenCL's values there before this runs (lowering.target.SPIRV says what is native).
 """
 from __future__ import annotations
-
-import math
 
 from lowering.errors import CompileError
 from lowering.ir.core import Const, Instr, Undef, Value
 from lowering.ir.types import Type
+from lowering.passes.lower_math_edges import LOWERED as LOWERED_MATH
 
 from .grammar import GRAMMAR
 from .memory import access_bits
@@ -45,7 +45,7 @@ GLSL_MATH = {"sqrt": "Sqrt", "rsqrt": "InverseSqrt", "exp": "Exp", "exp2": "Exp2
 GLSL_F64 = {"Sqrt", "InverseSqrt", "FAbs", "Floor", "Ceil", "Trunc", "RoundEven", "Ldexp", "Fma", "NMin", "NMax"}
 BUILTIN_VARIABLES = {"global_id": "GlobalInvocationId", "local_id": "LocalInvocationId",
                      "group_id": "WorkgroupId", "num_groups": "NumWorkgroups"}
-SIZE_FUNCTIONS = ("global_size", "local_size", "num_groups")   # their value past dimension 2 is 1, not 0
+SIZE_FUNCTIONS = ("local_size", "num_groups")   # their value past dimension 2 is 1, not 0
 FENCE_SEMANTICS = ((1, "WorkgroupMemory"), (2, "UniformMemory"), (4, "ImageMemory"))  # OpenCL CLK_*_MEM_FENCE
 
 
@@ -157,45 +157,13 @@ class InstructionSelector:
             return self.finish(res, Type("int", 32), x32)
         return self.op("OpUConvert", self.types.uint(bits), x32, result=res)
 
-    def _halves(self, x: int) -> tuple[int, int]:
-        u64 = self.types.uint(64)
-        lo = self.op("OpUConvert", self.types.u32, x)
-        hi = self.op("OpUConvert", self.types.u32, self.op("OpShiftRightLogical", u64, x, self.int_const(64, 32)))
-        return lo, hi
-
     def _bit_op(self, ins: Instr, res, f32) -> int:
-        """Apply the 32-bit-only operation f32(x, bits) on any width: 8/16 are widened, 64 is split
-        (an odd width up to 64, say i48, is computed as 64 bits and corrected)."""
+        """Apply the 32-bit-only operation f32(x, bits): 8 and 16 bits are widened (wider values arrive
+        split into halves by lowering.passes.lower_bitops64)."""
         x, bits = self.value(ins.operands[0]), ins.type.bits
-        if bits == 1:
-            raise CompileError(f"{self.where(ins)}: {ins.opcode} on i1 is not supported")
-        if bits <= 32:
-            return self._narrow(f32(self._widen32(x, bits), bits), bits, res)
-        u64, spare = self.types.uint(64), 64 - bits
-        if spare and ins.opcode == "ctz":       # a sentinel bit just above the width: ctz(0) = width
-            x = self.op("OpBitwiseOr", u64, x, self.int_const(64, 1 << bits))
-        lo, hi = self._halves(x)
-        r = self._combine64(ins.opcode, lo, hi, f32, None)
-        if spare and ins.opcode == "clz":
-            r = self.op("OpISub", u64, r, self.int_const(64, spare))
-        elif spare and ins.opcode == "bitreverse":
-            r = self.op("OpShiftRightLogical", u64, r, self.int_const(64, spare))
-        return self.finish(res, ins.type, r)
-
-    def _combine64(self, opcode: str, lo: int, hi: int, f32, res) -> int:
-        u32, u64 = self.types.u32, self.types.uint(64)
-        if opcode == "popcount":
-            r = self.op("OpIAdd", u32, f32(lo, 32), f32(hi, 32))
-        elif opcode == "bitreverse":
-            rlo = self.op("OpUConvert", u64, f32(lo, 32))
-            rhi = self.op("OpUConvert", u64, f32(hi, 32))
-            return self.op("OpBitwiseOr", u64, self.op("OpShiftLeftLogical", u64, rlo, self.int_const(64, 32)),
-                           rhi, result=res)
-        else:   # clz: the high half decides unless it is zero; ctz: the low half decides unless it is zero
-            first, second = (hi, lo) if opcode == "clz" else (lo, hi)
-            zero = self.op("OpIEqual", self.types.bool, first, self.u32(0))
-            r = self.op("OpSelect", u32, zero, self.op("OpIAdd", u32, self.u32(32), f32(second, 32)), f32(first, 32))
-        return self.op("OpUConvert", u64, r, result=res)
+        if bits == 1 or bits > 32:
+            raise CompileError(f"{self.where(ins)}: {ins.opcode} on i{bits} is not supported")
+        return self._narrow(f32(self._widen32(x, bits), bits), bits, res)
 
     def _op_popcount(self, ins, res):
         return self._bit_op(ins, res, lambda x, bits: self.op("OpBitCount", self.types.u32, x))
@@ -240,118 +208,12 @@ class InstructionSelector:
         return self.precise("OpFAdd", ins.type, self.precise("OpFMul", ins.type, a, b), c, result=res)
 
     def _op_math(self, ins: Instr, res) -> int:
+        """GLSL.std.450's function of the same name; lowering.passes.lower_math_edges has already turned
+        the functions whose OpenCL edges GLSL leaves undefined into relaxed ones and selects."""
         fn, t = ins.attrs["fn"], ins.type
-        args = [self.value(x) for x in ins.operands]
-        special = getattr(self, "_math_" + fn, None)
-        if special is not None:
-            if fn in ("exp10", "log10", "cbrt", "hypot") and t.bits == 64:
-                raise CompileError(f"{self.where(ins)}: {fn} on double has no Vulkan SPIR-V instruction")
-            return self.finish(res, t, special(t, *args))
-        if fn in GLSL_MATH:
-            return self.glsl(t, GLSL_MATH[fn], *args, result=res, ins=ins)
-        raise CompileError(f"{self.where(ins)}: math function {fn} has no SPIR-V lowering")
-
-    # OpenCL's special values (OpenCL C spec, "edge case behavior") where GLSL.std.450 leaves them undefined
-    def _test(self, name: str, *args) -> int:
-        return self.op(name, self.types.bool, *args)
-
-    def _pick(self, t: Type, cond: int, a: int, b: int) -> int:
-        return self.op("OpSelect", self.types.of(t), cond, a, b)
-
-    def _nan_if_any(self, t: Type, r: int, *args: int) -> int:
-        """NaN in, NaN out (GLSL.std.450 leaves NaN operands undefined)."""
-        nan = self._test("OpIsNan", args[0])
-        for a in args[1:]:
-            nan = self.op("OpLogicalOr", self.types.bool, nan, self._test("OpIsNan", a))
-        return self._pick(t, nan, self.const(t, math.nan), r)
-
-    def _signbit(self, t: Type, x: int) -> int:
-        ut = self.types.uint(t.bits)
-        return self._test("OpSLessThan", self.op("OpBitcast", ut, x), self.int_const(t.bits, 0))
-
-    def _math_copysign(self, t: Type, a: int, b: int) -> int:
-        ut = self.types.uint(t.bits)
-        sign = self.int_const(t.bits, 1 << (t.bits - 1))
-        mag = self.op("OpBitwiseAnd", ut, self.op("OpBitcast", ut, a), self.op("OpNot", ut, sign))
-        sgn = self.op("OpBitwiseAnd", ut, self.op("OpBitcast", ut, b), sign)
-        return self.op("OpBitcast", self.types.of(t), self.op("OpBitwiseOr", ut, mag, sgn))
-
-    def _math_fmod(self, t: Type, x: int, y: int) -> int:
-        """OpFRem has fmod's sign rule, but a zero result must keep x's sign (fmod(-8, 2) = -0), and
-        fmod(finite x, +-inf) is x."""
-        r = self._math_copysign(t, self.op("OpFRem", self.types.of(t), x, y), x)
-        keep = self.op("OpLogicalAnd", self.types.bool, self._test("OpIsInf", y),
-                       self.op("OpLogicalNot", self.types.bool, self._test("OpIsInf", x)))
-        return self._nan_if_any(t, self._pick(t, keep, x, r), x, y)
-
-    def _math_round(self, t: Type, x: int) -> int:
-        """Halfway cases away from zero (GLSL Round leaves them open); the sign of a zero result kept."""
-        ft = self.types.of(t)
-        whole = self.glsl(t, "Trunc", x)
-        half = self._test("OpFOrdGreaterThanEqual", self.glsl(t, "FAbs", self.op("OpFSub", ft, x, whole)),
-                          self.const(t, 0.5))
-        step = self._pick(t, half, self._math_copysign(t, self.const(t, 1.0), x), self.const(t, 0.0))
-        return self._math_copysign(t, self.op("OpFAdd", ft, whole, step), x)
-
-    def _math_pow(self, t: Type, x: int, y: int) -> int:
-        """GLSL Pow is undefined for x < 0 and for x = 0, y <= 0: compute |x|^y and fix sign and edges."""
-        ft = self.types.of(t)
-        ax = self.glsl(t, "FAbs", x)
-        r = self.glsl(t, "Pow", ax, y)
-        whole = self.glsl(t, "Trunc", y)
-        is_int = self._test("OpFOrdEqual", whole, y)
-        half = self.op("OpFMul", ft, y, self.const(t, 0.5))
-        is_odd = self.op("OpLogicalAnd", self.types.bool, is_int,
-                         self._test("OpFOrdNotEqual", self.glsl(t, "Trunc", half), half))
-        y_neg = self._test("OpFOrdLessThan", y, self.const(t, 0.0))
-        at_zero = self._pick(t, y_neg, self.const(t, math.inf), self.const(t, 0.0))     # pow(+-0, y)
-        r = self._pick(t, self._test("OpFOrdEqual", ax, self.const(t, 0.0)), at_zero, r)
-        r = self._nan_if_any(t, r, x, y)
-        r = self._pick(t, self._test("OpFOrdEqual", ax, self.const(t, 1.0)), self.const(t, 1.0), r)  # |x| = 1, y inf
-        negative = self._test("OpFOrdLessThan", x, self.const(t, 0.0))
-        r = self._pick(t, self.op("OpLogicalAnd", self.types.bool, negative,
-                                  self.op("OpLogicalNot", self.types.bool, is_int)), self.const(t, math.nan), r)
-        odd_sign = self.op("OpLogicalAnd", self.types.bool, is_odd, self._signbit(t, x))
-        r = self._pick(t, odd_sign, self.op("OpFNegate", ft, r), r)
-        r = self._pick(t, self._test("OpFOrdEqual", x, self.const(t, 1.0)), self.const(t, 1.0), r)   # pow(1, NaN) = 1
-        return self._pick(t, self._test("OpFOrdEqual", y, self.const(t, 0.0)), self.const(t, 1.0), r)  # pow(NaN, 0) = 1
-
-    def _math_atan2(self, t: Type, y: int, x: int) -> int:
-        """GLSL Atan2 is undefined at x = y = 0 and gives NaN for two infinities: OpenCL's values there."""
-        r = self.glsl(t, "Atan2", y, x)
-        x_back = self._signbit(t, x)
-        zeros = self.op("OpLogicalAnd", self.types.bool, self._test("OpFOrdEqual", x, self.const(t, 0.0)),
-                        self._test("OpFOrdEqual", y, self.const(t, 0.0)))
-        infs = self.op("OpLogicalAnd", self.types.bool, self.op("OpIsInf", self.types.bool, x),
-                       self.op("OpIsInf", self.types.bool, y))
-        at_zero = self._pick(t, x_back, self.const(t, math.pi), self.const(t, 0.0))
-        at_inf = self._pick(t, x_back, self.const(t, 3 * math.pi / 4), self.const(t, math.pi / 4))
-        r = self._pick(t, zeros, at_zero, self._pick(t, infs, at_inf, r))
-        return self._nan_if_any(t, self._math_copysign(t, r, y), x, y)
-
-    # approximations through GLSL.std.450 (within the tolerance the tests state)
-    def _math_exp10(self, t: Type, x: int) -> int:
-        return self.glsl(t, "Exp2", self.op("OpFMul", self.types.of(t), x, self.const(t, math.log2(10))))
-
-    def _math_log10(self, t: Type, x: int) -> int:
-        return self.op("OpFMul", self.types.of(t), self.glsl(t, "Log2", x), self.const(t, math.log10(2)))
-
-    def _math_cbrt(self, t: Type, x: int) -> int:
-        root = self.glsl(t, "Pow", self.glsl(t, "FAbs", x), self.const(t, 1 / 3))
-        return self._nan_if_any(t, self._math_copysign(t, root, x), x)
-
-    def _math_hypot(self, t: Type, a: int, b: int) -> int:
-        ft = self.types.of(t)
-        x, y = self.glsl(t, "FAbs", a), self.glsl(t, "FAbs", b)
-        big, small = self.glsl(t, "NMax", x, y), self.glsl(t, "NMin", x, y)
-        ratio = self.op("OpFDiv", ft, small, big)
-        r = self.op("OpFMul", ft, big, self.glsl(t, "Sqrt", self.op("OpFAdd", ft, self.const(t, 1.0),
-                                                                        self.op("OpFMul", ft, ratio, ratio))))
-        r = self._pick(t, self._test("OpFOrdEqual", big, self.const(t, 0.0)), self.const(t, 0.0), r)
-        r = self._nan_if_any(t, r, x, y)
-        inf = self.op("OpLogicalOr", self.types.bool, self.op("OpIsInf", self.types.bool, x),
-                      self.op("OpIsInf", self.types.bool, y))
-        return self._pick(t, inf, self.const(t, math.inf), r)          # hypot(inf, NaN) = inf
+        if fn not in GLSL_MATH or (fn in LOWERED_MATH and not ins.attrs.get("relaxed")):
+            raise CompileError(f"{self.where(ins)}: math function {fn} has no SPIR-V lowering")
+        return self.glsl(t, GLSL_MATH[fn], *(self.value(x) for x in ins.operands), result=res, ins=ins)
 
     # ----- comparisons and select -----
     def _op_icmp(self, ins: Instr, res) -> int:
@@ -379,7 +241,9 @@ class InstructionSelector:
         if pred in ("true", "false"):
             return self.finish(res, ins.type, self.const(ins.type, pred == "true"))
         if pred in ("ord", "uno"):
-            nan = self.op("OpLogicalOr", b, self.op("OpIsNan", b, x), self.op("OpIsNan", b, y))
+            nan = self.op("OpIsNan", b, x)
+            if y != x:                   # isnan(x) is written uno x, x (lower_math_edges does)
+                nan = self.op("OpLogicalOr", b, nan, self.op("OpIsNan", b, y))
             if pred == "uno":
                 return self.finish(res, ins.type, nan)
             return self.op("OpLogicalNot", b, nan, result=res)
@@ -615,14 +479,13 @@ class InstructionSelector:
     # ----- work-items and barriers -----
     def _op_workitem(self, ins: Instr, res) -> int:
         fn, dim = ins.attrs["fn"], ins.operands[0]
+        if fn == "global_size":             # lowering.passes.lower_workitem makes it num_groups * local_size
+            raise CompileError(f"{self.where(ins)}: get_global_size reached the SPIR-V emitter unlowered")
         if fn == "work_dim":
             return self.load_push_member(self.abi.hidden("work_dim"), ins.type, res)
         local = self.local_size_constant()
         if fn == "local_size":
             vec = local
-        elif fn == "global_size":
-            groups = self.op("OpLoad", self.types.v3u32, self.builtin_variable("NumWorkgroups"))
-            vec = self.op("OpIMul", self.types.v3u32, groups, local)
         elif fn == "global_offset":
             vec = self.global_offset_vector()
         else:

@@ -266,8 +266,9 @@ OPCODES: dict[str, Opcode] = {op.name: op for op in [
              "a*b+c, rounded after the multiply and after the add (as the CPU JIT runs llvm.fmuladd)",
              properties=PURE),
     Opcode("math", "float", -1, _math, "attrs['fn'] in MATH_FUNCTIONS: libm function of 1-2 float operands "
-           "(ldexp: float, integer; precision: the host libm's, not OpenCL's ulp bounds)",
-           {"fn": Attr(MATH_FUNCTIONS)}, PURE, "fn"),
+           "(ldexp: float, integer; precision: the host libm's, not OpenCL's ulp bounds); attrs['relaxed']: "
+           "the operands avoid the function's OpenCL edge cases (lowering.passes.lower_math_edges put it there)",
+           {"fn": Attr(MATH_FUNCTIONS), "relaxed": Attr(bool, required=False)}, PURE, "fn"),
     Opcode("icmp", "cmp", 2, _compare(("int", "ptr")), "integer or pointer compare; result i1",
            {"pred": Attr(ICMP_PREDICATES)}, PURE, "pred"),
     Opcode("fcmp", "cmp", 2, _compare(("float",)), "float compare, ordered or unordered; result i1",

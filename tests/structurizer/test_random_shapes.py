@@ -4,7 +4,7 @@ import random
 import pytest
 
 from lowering.ir.validate import validate
-from lowering.structurize import structurize
+from lowering.passes.structurize import structurize
 from tests.structurizer.random_cfg import random_function
 
 

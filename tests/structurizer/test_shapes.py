@@ -4,7 +4,7 @@ import itertools
 from lowering.ir.core import Arg, Block, Const, Function, Instr
 from lowering.ir.types import I1, I32, ptr
 from lowering.ir.validate import validate
-from lowering.structurize import structurize
+from lowering.passes.structurize import structurize
 from tests.structurizer.trace_walk import TraceWalker
 
 

@@ -26,14 +26,13 @@ anywhere: edges to them become `return` (or, from inside a loop, a loop exit fir
 """
 from __future__ import annotations
 
-import contextlib
-import gc
 from typing import Callable
 
 from lowering import ssa
 from lowering.analysis import graph
 from lowering.deepstack import depth_independent
 from lowering.errors import CompileError
+from lowering.gcpause import gc_paused
 from lowering.ir.core import Block, Const, Function, If, Instr, Loop, Undef, Value
 from lowering.ir.types import I1, I32
 
@@ -71,25 +70,20 @@ def block_name(b: Block) -> str:
     return f"%{b.label}" if b.label else f"block #{b.index}"
 
 
+NAME, FORM = "structurize", "cfg"
+
+
+def run(func: Function, caps=None) -> bool:
+    structurize(func)
+    return True
+
+
 @depth_independent
 def structurize(func: Function) -> Function:
     """Turn `func` (CFG form) into structured form in place and return it."""
     with gc_paused():
         _Structurizer(func).run()
     return func
-
-
-@contextlib.contextmanager
-def gc_paused():
-    """The pass allocates hundreds of thousands of small objects and frees few: Python's cyclic
-    collector would rescan the whole heap many times over (half the time on 10k-block functions)."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
 
 
 class _Structurizer:

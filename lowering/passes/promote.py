@@ -40,6 +40,13 @@ def _promotable(alloca: Instr, uses: list[Instr]) -> Type | None:
     return access_type
 
 
+NAME, FORM = "promote", "structured"
+
+
+def run(func: Function, caps=None) -> bool:
+    return promote_allocas(func) > 0
+
+
 @depth_independent
 def promote_allocas(func: Function) -> int:
     """Promote every qualifying alloca of a structured function; return how many were promoted."""

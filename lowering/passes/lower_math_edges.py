@@ -1,0 +1,150 @@
+"""OpenCL's math edge cases around a target's relaxed math functions.
+
+GLSL.std.450 (and Gen's math box) leave some inputs undefined where OpenCL C 3.0 (section 7.5, "Edge
+case behavior") fixes the result: pow of a negative base or of zero, atan2(0, 0) and of two infinities,
+round's halfway cases, NaN operands, fmod's zero sign and infinite divisor. Each such function becomes
+a relaxed primitive (math with `relaxed true`: the operands avoid its undefined inputs, or the result
+there is replaced) plus compares and selects that give OpenCL's values; copysign, exp10, log10, cbrt and
+hypot become the primitives the target has. Values at the edges are checked on the interpreter and on
+the Vulkan driver against the CPU reference (tests/spirv/test_spirv_edges.py).
+"""
+from __future__ import annotations
+
+import math
+
+from lowering.ir.builder import InsertBefore, replace_uses
+from lowering.ir.core import Const, Function, Instr, Value
+from lowering.ir.types import I1, int_type
+
+NAME, FORM = "lower_math_edges", "any"
+LOWERED = ("copysign", "fmod", "round", "pow", "atan2", "exp10", "log10", "cbrt", "hypot")
+
+
+def run(func: Function, caps) -> bool:
+    if caps.math_edges:
+        return False
+    todo = [ins for ins in func.instructions()
+            if ins.opcode == "math" and ins.attrs.get("fn") in LOWERED and not ins.attrs.get("relaxed")]
+    replacement: dict[Instr, Value] = {}
+    for ins in todo:
+        replacement[ins] = getattr(_Edges(ins), ins.attrs["fn"])(*ins.operands)
+    replace_uses(func, replacement)
+    return bool(todo)
+
+
+class _Edges:
+    """The expansions, built just before the instruction they replace."""
+
+    def __init__(self, ins: Instr):
+        self.b, self.t = InsertBefore(ins), ins.type
+        self.bits_type = int_type(self.t.bits)
+
+    def c(self, value: float) -> Const:
+        return Const(self.t, value)
+
+    # predicates and small pieces
+    def isnan(self, x: Value) -> Value:
+        return self.b.fcmp("uno", x, x)
+
+    def isinf(self, x: Value) -> Value:
+        return self.b.fcmp("oeq", self.b.math("fabs", x), self.c(math.inf))
+
+    def signbit(self, x: Value) -> Value:
+        return self.b.icmp("slt", self.b.cast("bitcast", x, self.bits_type), Const(self.bits_type, 0))
+
+    def both(self, p: Value, q: Value) -> Value:
+        return self.b.binary("and", p, q)
+
+    def either(self, p: Value, q: Value) -> Value:
+        return self.b.binary("or", p, q)
+
+    def negate(self, p: Value) -> Value:
+        return self.b.binary("xor", p, Const(I1, 1))
+
+    def pick(self, cond: Value, a: Value, b: Value) -> Value:
+        return self.b.select(cond, a, b)
+
+    def equals(self, x: Value, value: float) -> Value:
+        return self.b.fcmp("oeq", x, self.c(value))
+
+    def nan_if_any(self, r: Value, *xs: Value) -> Value:
+        """NaN in, NaN out."""
+        nan = self.isnan(xs[0])
+        for x in xs[1:]:
+            nan = self.either(nan, self.isnan(x))
+        return self.pick(nan, self.c(math.nan), r)
+
+    # the functions
+    def copysign(self, a: Value, sign_of: Value) -> Value:
+        it, b = self.bits_type, self.b
+        sign = Const(it, 1 << (self.t.bits - 1))
+        magnitude = b.binary("and", b.cast("bitcast", a, it), Const(it, ~(1 << (self.t.bits - 1))))
+        sign_bit = b.binary("and", b.cast("bitcast", sign_of, it), sign)
+        return b.cast("bitcast", b.binary("or", magnitude, sign_bit), self.t)
+
+    def fmod(self, x: Value, y: Value) -> Value:
+        """frem has fmod's sign rule, but a zero result keeps x's sign (fmod(-8, 2) = -0) and
+        fmod(finite x, +-inf) is x."""
+        r = self.copysign(self.b.binary("frem", x, y), x)
+        keep = self.both(self.isinf(y), self.negate(self.isinf(x)))
+        return self.nan_if_any(self.pick(keep, x, r), x, y)
+
+    def round(self, x: Value) -> Value:
+        """Halfway cases away from zero; the sign of a zero result kept."""
+        whole = self.b.math("trunc", x)
+        half = self.b.fcmp("oge", self.b.math("fabs", self.b.binary("fsub", x, whole)), self.c(0.5))
+        step = self.pick(half, self.copysign(self.c(1.0), x), self.c(0.0))
+        return self.copysign(self.b.binary("fadd", whole, step), x)
+
+    def pow(self, x: Value, y: Value) -> Value:
+        """|x|^y from the relaxed pow, then the sign and the edges fixed."""
+        b = self.b
+        ax = b.math("fabs", x)
+        r: Value = b.math("pow", ax, y, relaxed=True)
+        whole = b.math("trunc", y)
+        is_int = b.fcmp("oeq", whole, y)
+        half = b.binary("fmul", y, self.c(0.5))
+        is_odd = self.both(is_int, b.fcmp("one", b.math("trunc", half), half))
+        at_zero = self.pick(b.fcmp("olt", y, self.c(0.0)), self.c(math.inf), self.c(0.0))      # pow(+-0, y)
+        r = self.pick(self.equals(ax, 0.0), at_zero, r)
+        r = self.nan_if_any(r, x, y)
+        r = self.pick(self.equals(ax, 1.0), self.c(1.0), r)                                   # |x| = 1, y inf
+        negative = b.fcmp("olt", x, self.c(0.0))
+        r = self.pick(self.both(negative, self.negate(is_int)), self.c(math.nan), r)
+        r = self.pick(self.both(is_odd, self.signbit(x)), b.op("fneg", [r], self.t), r)
+        r = self.pick(self.equals(x, 1.0), self.c(1.0), r)                                    # pow(1, NaN) = 1
+        return self.pick(self.equals(y, 0.0), self.c(1.0), r)                                 # pow(NaN, 0) = 1
+
+    def atan2(self, y: Value, x: Value) -> Value:
+        """OpenCL's values at x = y = 0 and for two infinities."""
+        r = self.b.math("atan2", y, x, relaxed=True)
+        x_back = self.signbit(x)
+        zeros = self.both(self.equals(x, 0.0), self.equals(y, 0.0))
+        infs = self.both(self.isinf(x), self.isinf(y))
+        at_zero = self.pick(x_back, self.c(math.pi), self.c(0.0))
+        at_inf = self.pick(x_back, self.c(3 * math.pi / 4), self.c(math.pi / 4))
+        r = self.pick(zeros, at_zero, self.pick(infs, at_inf, r))
+        return self.nan_if_any(self.copysign(r, y), x, y)
+
+    # approximations through the primitives (within the tolerance the tests state)
+    def exp10(self, x: Value) -> Value:
+        return self.b.math("exp2", self.b.binary("fmul", x, self.c(math.log2(10))))
+
+    def log10(self, x: Value) -> Value:
+        return self.b.binary("fmul", self.b.math("log2", x), self.c(math.log10(2)))
+
+    def cbrt(self, x: Value) -> Value:
+        root = self.b.math("pow", self.b.math("fabs", x), self.c(1 / 3), relaxed=True)
+        return self.nan_if_any(self.copysign(root, x), x)
+
+    def hypot(self, a: Value, c: Value) -> Value:
+        b = self.b
+        x, y = b.math("fabs", a), b.math("fabs", c)
+        big, small = b.binary("fmax", x, y), b.binary("fmin", x, y)
+        ratio = b.binary("fdiv", small, big)
+        r: Value = b.binary("fmul", big, b.math("sqrt", b.binary("fadd", self.c(1.0), b.binary("fmul", ratio, ratio))))
+        r = self.pick(self.equals(big, 0.0), self.c(0.0), r)
+        r = self.nan_if_any(r, x, y)
+        return self.pick(self.either(self.isinf(x), self.isinf(y)), self.c(math.inf), r)   # hypot(inf, NaN) = inf
+
+

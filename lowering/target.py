@@ -1,0 +1,49 @@
+"""What a target's instructions do natively, and the passes each target runs.
+
+A lowering pass reads only a TargetCaps (the role of Mesa's nir_shader_compiler_options): it rewrites what
+the target lacks into IR the target has, so no backend restates a target-independent lowering. The
+`generic` pipeline is what the interpreter runs and what `--emit nir` shows by default; every pipeline is
+followed by the validator after each pass.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class TargetCaps:
+    name: str
+    structured: bool = True         # needs the control-flow tree (False: Gen blockIP runs the CFG as it is)
+    bit_ops_max_bits: int = 64      # popcount/clz/ctz/bitreverse exist natively up to this width
+    math_edges: bool = True         # math gives OpenCL's values at the edges (pow of a negative base, atan2(0, 0),
+    #                                 round's halfway cases, NaN operands); False: only the relaxed forms exist
+    math_functions: tuple[str, ...] = ()   # with math_edges False: the functions that exist natively (relaxed)
+    global_id: bool = True          # a native global id (else group_id * local_size + local_id + global_offset)
+    global_size: bool = True        # a native global size (else num_groups * local_size)
+
+
+# GLSL.std.450 (Vulkan SPIR-V): 32-bit bit instructions, transcendental functions undefined at the edges,
+# GlobalInvocationId but no global size.
+_GLSL_MATH = ("sqrt", "rsqrt", "exp", "exp2", "log", "log2", "sin", "cos", "tan", "asin", "acos", "atan", "atan2",
+              "sinh", "cosh", "tanh", "pow", "fabs", "floor", "ceil", "trunc", "rint", "ldexp")
+
+GENERIC = TargetCaps("generic")
+SPIRV = TargetCaps("spirv", bit_ops_max_bits=32, math_edges=False, math_functions=_GLSL_MATH, global_size=False)
+# Gen9 (PRM vol. 7, "EU math function"): 32-bit cbit/fbh/fbl/bfrev, a math box without OpenCL's edges, and
+# no global id or size in the thread payload (only the group id and the local ids).
+GEN9 = TargetCaps("gen", bit_ops_max_bits=32, math_edges=False,
+                  math_functions=("sqrt", "rsqrt", "exp2", "log2", "sin", "cos", "pow", "fabs", "floor", "ceil",
+                                  "trunc", "rint"),
+                  global_id=False, global_size=False)
+GEN9_BLOCKIP = TargetCaps("gen-blockip", structured=False, bit_ops_max_bits=32, math_edges=False,
+                          math_functions=GEN9.math_functions, global_id=False, global_size=False)
+
+CAPS = {c.name: c for c in (GENERIC, SPIRV, GEN9, GEN9_BLOCKIP)}
+
+_LOWERINGS = ("lower_workitem", "lower_bitops64", "lower_math_edges")
+PIPELINES: dict[str, tuple[str, ...]] = {
+    "generic": ("structurize", "promote"),
+    "spirv": ("structurize", "promote", *_LOWERINGS),
+    "gen": ("structurize", "promote", *_LOWERINGS),
+    "gen-blockip": _LOWERINGS,          # CFG form throughout: blockIP needs no tree
+}
