@@ -5,6 +5,29 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+# The one local-size policy. At run time the global size is known: the kernel's reqd_work_group_size,
+# else the largest divisor of the global size that is at most MAX_DEFAULT_LOCAL in dimension 0 (1 in the
+# others). At compile time it is not: reqd_work_group_size, else COMPILE_TIME_LOCAL_SIZE, which the run
+# targets override with the size they launch.
+MAX_DEFAULT_LOCAL = 64
+COMPILE_TIME_LOCAL_SIZE = (MAX_DEFAULT_LOCAL, 1, 1)
+
+
+def default_local_size(global_size: tuple[int, ...], reqd: tuple[int, int, int] | None = None) -> tuple[int, ...]:
+    """The local size of a launch that gives none (see above)."""
+    if reqd is not None:
+        return tuple(reqd[:len(global_size)])
+    first = max(d for d in range(1, min(MAX_DEFAULT_LOCAL, global_size[0]) + 1) if global_size[0] % d == 0)
+    return (first,) + (1,) * (len(global_size) - 1)
+
+
+def compile_time_local_size(given: tuple[int, int, int] | None,
+                            reqd: tuple[int, int, int] | None) -> tuple[int, int, int]:
+    """The local size a module is compiled for when the global size is not known (see above)."""
+    if given is not None:
+        return tuple(given)  # type: ignore[return-value]
+    return tuple(reqd) if reqd else COMPILE_TIME_LOCAL_SIZE  # type: ignore[return-value]
+
 
 @dataclass(frozen=True)
 class NDRange:

@@ -8,8 +8,9 @@ import numpy as np
 import pytest
 
 from lowering.errors import CompileError
+from lowering.ndrange import default_local_size
 from tools import harness
-from tools.harness import compare, default_local_size, kernel_params, load_program, run_target
+from tools.harness import compare, kernel_params, load_program, run_target
 from tools.kernel_spec import parse_specs
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))

@@ -189,7 +189,7 @@ def _sizes(text: str, flag: str) -> tuple[int, ...]:
 
 def _launch_local_size(args, kernel: str, global_size: tuple[int, ...], reqd) -> tuple[int, ...]:
     """--local, else the default (see the help); it must divide --global and match reqd_work_group_size."""
-    from tools.harness import default_local_size
+    from lowering.ndrange import default_local_size
     if reqd is not None:
         needed = max([d + 1 for d in range(3) if reqd[d] != 1] or [1])
         if len(global_size) < needed:

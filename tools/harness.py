@@ -31,8 +31,6 @@ from lowering.errors import CompileError
 from lowering.ir.core import Function
 from lowering.ir.types import F16, F32, F64, Type, int_type, ptr
 
-DEFAULT_MAX_LOCAL = 64     # the default local size's bound in dimension 0
-
 
 @dataclass
 class Program:
@@ -265,15 +263,6 @@ def program_from_llvm(text: str, source_name: str = "<ir>", kernel: str | None =
 
 
 # ----- launch geometry -----
-
-def default_local_size(global_size: tuple[int, ...], reqd: tuple[int, int, int] | None = None) -> tuple[int, ...]:
-    """The kernel's reqd_work_group_size when it has one; else the largest divisor of the global size that
-    is at most 64 in dimension 0, and 1 in the others."""
-    if reqd is not None:
-        return tuple(reqd[:len(global_size)])
-    first = max(d for d in range(1, min(DEFAULT_MAX_LOCAL, global_size[0]) + 1) if global_size[0] % d == 0)
-    return (first,) + (1,) * (len(global_size) - 1)
-
 
 # ----- arguments -----
 

@@ -1,4 +1,5 @@
-"""The Vulkan kernel ABI: how an OpenCL kernel's parameters reach a GLCompute entry point.
+"""The Vulkan kernel ABI: how an OpenCL kernel's parameters reach a GLCompute entry point (the kinds of
+parameters and the host values come from lowering.kernel_abi, which every backend shares).
 
 - A `__global` or `__constant` pointer parameter is a storage buffer: descriptor set 0, binding = the
   parameter's index in the source signature, a Block struct holding one runtime array.
@@ -26,6 +27,7 @@ from dataclasses import dataclass, field
 from lowering.errors import CompileError, where
 from lowering.ir.core import Arg, Function
 from lowering.ir.types import Type
+from lowering.kernel_abi import host_values, parameters
 
 PUSH_CONSTANT_LIMIT = 128   # bytes: the minimum maxPushConstantsSize every Vulkan device must offer
 LOCAL_SPEC_ID_BASE = 100    # SpecId of parameter N's __local array length: 100 + N
@@ -83,29 +85,25 @@ def kernel_abi(func: Function) -> KernelABI:
         abi.push.append(PushMember(name, offset, t, arg))
         offset += t.size
 
-    for arg in func.args:
-        name = arg.name or f"arg{arg.index}"
-        place = f"{where(func)}: parameter {arg.param} ({name})"
-        if arg.type.is_ptr:
-            space = arg.type.addrspace
-            if space == 3:
-                abi.locals.append(arg)
-                continue
-            if space not in (1, 2):
-                kind = {0: "a private pointer (or by-value struct)",
-                        4: "a generic pointer"}.get(space, f"a pointer in address space {space}")
-                raise CompileError(f"{place}: {kind} has no Vulkan mapping (buffers must be __global or "
-                                   "__constant; declare __local arrays inside the kernel)")
-            abi.buffers.append(BufferParam(arg, arg.param, space == 2))
-        elif arg.type.is_int or arg.type.is_float:
-            add_member(name, _member_type(arg.type), arg)
+    for p in parameters(func):
+        arg = p.arg
+        place = f"{where(func)}: parameter {arg.param} ({p.name})"
+        if p.kind == "local":
+            abi.locals.append(arg)
+        elif p.kind in ("buffer", "readonly_buffer"):
+            abi.buffers.append(BufferParam(arg, arg.param, p.kind == "readonly_buffer"))
+        elif p.kind == "scalar":
+            add_member(p.name, _member_type(arg.type), arg)
+        elif arg.type.is_ptr:
+            raise CompileError(f"{place}: {p.why} has no Vulkan mapping (buffers must be __global or "
+                               "__constant; declare __local arrays inside the kernel)")
         else:
             raise CompileError(f"{place}: parameter type {arg.type} has no Vulkan mapping")
-    asked = {i.attrs.get("fn") for i in func.instructions() if i.opcode == "workitem"}
-    if asked & {"global_id", "global_offset"}:
+    hidden = host_values(func)
+    if "global_offset" in hidden:
         for axis in "xyz":
             add_member(f"global_offset.{axis}", Type("int", 32), None)
-    if "work_dim" in asked:
+    if "work_dim" in hidden:
         add_member("work_dim", Type("int", 32), None)
     if abi.push_size > PUSH_CONSTANT_LIMIT:
         raise CompileError(f"{where(func)}: scalar parameters need "

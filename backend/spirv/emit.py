@@ -19,12 +19,13 @@ from __future__ import annotations
 from lowering.errors import CompileError, where
 from lowering.ir.core import Arg, Block, Const, Function, If, Instr, Loop, Phi, Undef, Value, cf_lists, nesting_depth
 from lowering.ir.types import Type
+from lowering.ndrange import compile_time_local_size
 
 from .abi import KernelABI, PushMember, kernel_abi, local_spec_id
 from .isel import InstructionSelector
 from .memory import MemoryObject, MemoryPlan
 from .module import SpirvModule
-from .options import DEFAULT_LOCAL_SIZE, SpirvOptions
+from .options import SpirvOptions
 from .types import TypeTable
 
 
@@ -77,10 +78,7 @@ class ModuleEmitter:
 
 
 def local_size_of(func: Function, options: SpirvOptions) -> tuple[int, int, int]:
-    if options.local_size is not None:
-        return tuple(options.local_size)
-    reqd = getattr(func, "reqd_work_group_size", None)
-    return tuple(reqd) if reqd else DEFAULT_LOCAL_SIZE
+    return compile_time_local_size(options.local_size, func.reqd_work_group_size)
 
 
 class FunctionEmitter(InstructionSelector):

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from lowering.errors import CompileError
 from lowering.ir.core import Const, Instr, Undef, Value
+from lowering.ir.opcodes import fence_spaces
 from lowering.ir.types import Type
 from lowering.passes.lower_math_edges import LOWERED as LOWERED_MATH
 
@@ -46,7 +47,7 @@ GLSL_F64 = {"Sqrt", "InverseSqrt", "FAbs", "Floor", "Ceil", "Trunc", "RoundEven"
 BUILTIN_VARIABLES = {"global_id": "GlobalInvocationId", "local_id": "LocalInvocationId",
                      "group_id": "WorkgroupId", "num_groups": "NumWorkgroups"}
 SIZE_FUNCTIONS = ("local_size", "num_groups")   # their value past dimension 2 is 1, not 0
-FENCE_SEMANTICS = ((1, "WorkgroupMemory"), (2, "UniformMemory"), (4, "ImageMemory"))  # OpenCL CLK_*_MEM_FENCE
+FENCE_SEMANTICS = {"local": "WorkgroupMemory", "global": "UniformMemory", "image": "ImageMemory"}
 
 
 class InstructionSelector:
@@ -514,11 +515,9 @@ class InstructionSelector:
 
     def _op_barrier(self, ins: Instr, res) -> None:
         flags = ins.operands[0]
-        flags = flags.value if isinstance(flags, Const) else 3
         semantics = 0
-        for bit, name in FENCE_SEMANTICS:
-            if flags & bit:
-                semantics |= GRAMMAR.enumerant("MemorySemantics", name)
+        for space in fence_spaces(int(flags.value) if isinstance(flags, Const) else None):
+            semantics |= GRAMMAR.enumerant("MemorySemantics", FENCE_SEMANTICS[space])
         if semantics:
             semantics |= GRAMMAR.enumerant("MemorySemantics", "AcquireRelease")
         workgroup = self.u32(GRAMMAR.enumerant("Scope", "Workgroup"))

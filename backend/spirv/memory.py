@@ -2,9 +2,9 @@
 
 The IR's pointers are byte addresses (ptradd), but Vulkan SPIR-V has no pointer arithmetic: memory is
 reached through OpAccessChain into a variable. So every pointer value is represented as (memory object,
-byte offset), where the object must be known at compile time. Provenance is found by a fixed point over
-ptradd/select/phi/casts; a pointer that may point into two objects, or comes from memory or an integer,
-cannot be expressed and is a CompileError naming the instruction.
+byte offset), where the object must be known at compile time: lowering.analysis.provenance finds it; a
+pointer that may point into two objects, or comes from memory or an integer, cannot be expressed and is
+a CompileError naming the instruction.
 
 Each object is an array of unsigned integers of one width, the element: the narrowest access (or access
 alignment) seen on it, so every load or store is a whole number of elements at an element-aligned offset,
@@ -13,21 +13,17 @@ and a wider access is split into elements and recombined (little-endian, like th
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import cast
 
+from lowering.analysis.provenance import MemoryObject as ProvenanceObject
+from lowering.analysis.provenance import Provenance
 from lowering.errors import CompileError, where
-from lowering.ir.core import Arg, Function, Instr, Undef, Value
-
-POINTER_COPIES = ("addrspacecast", "freeze", "bitcast")
+from lowering.ir.core import Function, Instr, Undef, Value
 
 
 @dataclass(eq=False)
-class MemoryObject:
-    kind: str                   # "buffer", "workgroup", "constant" (read-only table), "private" (alloca)
-    name: str
-    size: int | None            # bytes; None for a buffer (runtime-sized) or a __local parameter (host-sized)
-    init: bytes | None = None   # a constant table's contents
-    arg: Arg | None = None
-    readonly: bool = False
+class MemoryObject(ProvenanceObject):
+    """A provenance object laid out as a SPIR-V array of one unsigned integer width."""
     elem_bits: int = 0          # decided from the accesses; 0 until then
 
     @property
@@ -42,14 +38,8 @@ class MemoryObject:
     @property
     def length(self) -> int:
         """Number of elements (not for buffers)."""
+        assert self.size is not None
         return max(1, -(-self.size // self.elem_bytes))
-
-
-class _Conflict:
-    """Lattice top: a pointer that may point into more than one object."""
-
-
-CONFLICT = _Conflict()
 
 
 def access_bits(ins: Instr) -> int:
@@ -63,96 +53,26 @@ class MemoryPlan:
 
     def __init__(self, func: Function):
         self.func = func
-        self.objects: list[MemoryObject] = []
-        self.base: dict[Value, MemoryObject | None] = {}
-        self._by_arg: dict[Arg, MemoryObject] = {}
-        self._by_symbol: dict[str, MemoryObject] = {}
-        self._make_objects()
-        self._find_bases()
-        self._choose_elements()
-
-    # ----- objects -----
-    def _make_objects(self) -> None:
-        func = self.func
-        for arg in func.args:
-            if arg.type.is_ptr and arg.type.addrspace == 3:     # sized by the host: a spec constant
-                obj = MemoryObject("workgroup", arg.name or f"arg{arg.index}", None, arg=arg)
-                self._by_arg[arg] = obj
-                self.objects.append(obj)
-            elif arg.type.is_ptr:
-                obj = MemoryObject("buffer", arg.name or f"arg{arg.index}", None, arg=arg,
-                                   readonly=arg.type.addrspace == 2)
-                self._by_arg[arg] = obj
-                self.objects.append(obj)
-        for data in func.local_memory:
-            obj = MemoryObject("workgroup", data.symbol, data.size)
-            self._by_symbol[data.symbol] = obj
-            self.objects.append(obj)
         for data in func.constant_data:
             if data.writable:
                 raise CompileError(f"{where(func)}: program-scope variable "
                                    f"@{data.symbol} is writable: Vulkan has no program-scope global memory")
-            obj = MemoryObject("constant", data.symbol, data.size, init=data.init, readonly=True)
-            self._by_symbol[data.symbol] = obj
-            self.objects.append(obj)
-
-    # ----- provenance -----
-    def _origin(self, ins: Instr):
-        """The object a pointer-producing instruction starts from, or the pointer operands it copies."""
-        op = ins.opcode
-        if op == "alloca":
-            obj = MemoryObject("private", ins.name or f"alloca{len(self.objects)}", ins.attrs["size"])
-            self.objects.append(obj)
-            return obj
-        if op == "global_addr":
-            return self._by_symbol[ins.attrs["symbol"]]
-        if op in ("ptradd", *POINTER_COPIES):
-            return [ins.operands[0]]
-        if op == "select":
-            return ins.operands[1:]
-        if op == "phi":
-            return list(ins.operands)
-        if op == "load":
-            raise CompileError(f"{where(self.func, ins)}: a pointer loaded from memory cannot be expressed "
-                               "in logical-addressing SPIR-V")
-        if op == "inttoptr":
-            raise CompileError(f"{where(self.func, ins)}: a pointer made from an integer cannot be "
-                               "expressed in logical-addressing SPIR-V")
-        raise CompileError(f"{where(self.func, ins)}: unsupported pointer-producing instruction")
-
-    def _find_bases(self) -> None:
-        copies: list[tuple[Instr, list[Value]]] = []
-        for ins in self.func.instructions():
-            if not ins.type.is_ptr:
-                continue
-            origin = self._origin(ins)
-            if isinstance(origin, MemoryObject):
-                self.base[ins] = origin
-            else:
-                copies.append((ins, origin))
-        for arg, obj in self._by_arg.items():
-            self.base[arg] = obj
-        changed = True
-        while changed:                  # monotone: unknown -> object -> CONFLICT
-            changed = False
-            for ins, sources in copies:
-                new = self.base.get(ins)
-                for s in sources:
-                    b = self.base.get(s)
-                    if b is None or new is b:
-                        continue
-                    new = b if new is None else CONFLICT
-                if new is not self.base.get(ins):
-                    self.base[ins] = new
-                    changed = True
-        for ins, _ in copies:
-            if self.base.get(ins) is CONFLICT:
-                raise CompileError(f"{where(self.func, ins)}: this pointer may point into different memory "
-                                   "objects, which logical-addressing SPIR-V cannot express")
+        provenance = Provenance(func, MemoryObject)
+        for ins, why in provenance.unknown_origin:
+            if why.startswith("made by"):
+                raise CompileError(f"{where(func, ins)}: unsupported pointer-producing instruction")
+            raise CompileError(f"{where(func, ins)}: a pointer {why} cannot be expressed in logical-addressing "
+                               "SPIR-V")
+        for ins in provenance.conflicts:
+            raise CompileError(f"{where(func, ins)}: this pointer may point into different memory "
+                               "objects, which logical-addressing SPIR-V cannot express")
+        self.objects = cast(list[MemoryObject], provenance.objects)
+        self.base = cast(dict[Value, MemoryObject], provenance.base)
+        self._choose_elements()
 
     def object_of(self, ptr: Value, user: Instr) -> MemoryObject:
         obj = self.base.get(ptr)
-        if obj is None or obj is CONFLICT:
+        if obj is None:
             what = "undefined" if isinstance(ptr, Undef) else "of unknown origin"
             raise CompileError(f"{where(self.func, user)}: the pointer is {what}")
         return obj

@@ -8,14 +8,13 @@ from lowering.errors import CompileError
 # Highest SPIR-V version each Vulkan version consumes (Vulkan spec, appendix "SPIR-V Environment").
 TARGET_ENVS = {"vulkan1.0": (1, 0), "vulkan1.1": (1, 3), "vulkan1.2": (1, 5), "vulkan1.3": (1, 6)}
 VERSIONS = [(1, minor) for minor in range(7)]
-DEFAULT_LOCAL_SIZE = (64, 1, 1)
 
 
 @dataclass(frozen=True)
 class SpirvOptions:
     version: tuple[int, int] = (1, 3)
     target_env: str = "vulkan1.3"
-    # None: the kernel's reqd_work_group_size if it has one, else DEFAULT_LOCAL_SIZE
+    # None: the kernel's reqd_work_group_size if it has one, else lowering.ndrange.COMPILE_TIME_LOCAL_SIZE
     local_size: tuple[int, int, int] | None = None
     validate: bool = False      # run spirv-val on the result and turn its verdict into a CompileError
 

@@ -4,8 +4,9 @@ Each row names one hardware field and gives its bit range (hi, lo) in every inst
 it (absent forms have no entry).  The encoder and decoder build their `construct` structs from these rows;
 the assembler, disassembler and simulator only ever see field names and the enums below.
 
-Sources (facts only): checked with iga64 1.1.0 by assembling and flipping bits (see
-/work/shared/notes/gen9-isa-facts.md); Mesa src/intel/compiler/brw_inst.h (Gfx8/9 column) and
+Sources (facts only): checked with iga64 1.1.0 by assembling and flipping bits (tests/isa/test_gen9_iga.py
+does so for every row); Intel's Gen9 PRM volume 2a ("Command Reference: Instructions") and Mesa's
+src/intel/compiler/brw_inst.h (Gfx8/9 column) and
 brw_eu_compact.c for the compact layouts and the Align16 two-source rows.  Of the latter, iga64 only
 prints instructions it can convert to Align1 (identity swizzle, full writemask), which confirmed the
 16-byte subregister bits (52, 68, 100) and vstride; the swizzle rows are Mesa's and unchecked.

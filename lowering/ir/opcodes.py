@@ -37,6 +37,18 @@ MATH_FUNCTIONS = ("sqrt", "rsqrt", "exp", "exp2", "exp10", "log", "log2", "log10
                   "round", "trunc", "rint", "copysign", "fmod", "hypot", "cbrt", "ldexp")
 MATH_BINARY = ("atan2", "pow", "copysign", "fmod", "hypot", "ldexp")   # the others take one operand
 
+# a barrier's operand: OpenCL's cl_mem_fence_flags (CLK_LOCAL_MEM_FENCE 1, CLK_GLOBAL_MEM_FENCE 2,
+# CLK_IMAGE_MEM_FENCE 4; OpenCL C 3.0 section 6.15.9)
+FENCE_FLAGS = ((1, "local"), (2, "global"), (4, "image"))
+
+
+def fence_spaces(flags: int | None) -> tuple[str, ...]:
+    """The memory a barrier orders, from its flags (None: not a constant, so all local and global)."""
+    if flags is None:
+        return ("local", "global")
+    return tuple(space for bit, space in FENCE_FLAGS if flags & bit)
+
+
 ICMP_PREDICATES = ("eq", "ne", "ugt", "uge", "ult", "ule", "sgt", "sge", "slt", "sle")
 FCMP_PREDICATES = ("false", "oeq", "ogt", "oge", "olt", "ole", "one", "ord", "ueq", "ugt", "uge", "ult",
                    "ule", "une", "uno", "true")

@@ -471,6 +471,8 @@ class _Parser:
                 t.expect("]")
             return
         first = True
+        if slot is not None and t.peek()[1] == "," and not ins.operands:
+            t.next()                   # `alloca ptr0, size 16` reads as the printer's `alloca ptr0 size 16`
         while not t.at_end():
             if not first:
                 t.expect(",")
