@@ -5,7 +5,7 @@ SPIR-V uses OpAtomic* on lavapipe."""
 import numpy as np
 import pytest
 
-from tools.harness import compare, load_program, run_target
+from tools.targets.harness import compare, load_program, run_target
 
 KERNEL = """
 kernel void contend(global uint *bins, global const uint *keys, global int *counter, global int *lo,
@@ -137,7 +137,7 @@ entry:
 @pytest.mark.parametrize("target", ["llvm", "ir", "spirv"])
 def test_llvm_atomic_instructions(target):
     """atomicrmw, cmpxchg (its {old, success} pair), load atomic and store atomic in .ll input."""
-    from tools.harness import program_from_llvm
+    from tools.targets.harness import program_from_llvm
     program = program_from_llvm(LLVM_ATOMICS, "atomics.ll")
     out = run_target(target, program, "atom", [np.zeros(3, np.int32)], 64, 16)[0]
     assert out[0] == 64 and out[1] == 63 and out[2] >= 1

@@ -15,8 +15,8 @@ import numpy as np
 import pytest
 
 from lowering.frontend.clang import compile_opencl
-from tools.jit_oracle import run_llvm_kernel
-from tools.kernel_spec import parse_specs
+from tools.targets.jit_oracle import run_llvm_kernel
+from tools.testing.kernel_spec import parse_specs
 
 KERNEL_DIR = os.path.join(os.path.dirname(__file__), "kernels")
 EXAMPLE_DIR = os.path.join(os.path.dirname(__file__), os.pardir, "examples")
@@ -83,12 +83,12 @@ def test_corpus_structurizes_validly_at_other_levels(level):
 @pytest.mark.parametrize("n_blocks,seed", [(8, 1), (30, 2), (60, 3), (150, 4), (400, 5)],
                          ids=lambda v: str(v))
 def test_cfggen_pipeline_matches_oracle(n_blocks, seed):
-    """Random reducible CFGs (tools/cfggen.py) through the same pipeline-vs-oracle comparison."""
+    """Random reducible CFGs (tools/testing/cfggen.py) through the same pipeline-vs-oracle comparison."""
     import random
 
     from lowering.interp import run_kernel
     from lowering.pipeline import compile_llvm
-    from tools.cfggen import random_kernel
+    from tools.testing.cfggen import random_kernel
 
     text = str(random_kernel(random.Random(seed), n_blocks))
     funcs = compile_llvm(text, source_name=f"cfggen-{n_blocks}-{seed}", kernel=None, verify_each=True)

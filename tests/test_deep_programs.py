@@ -14,7 +14,7 @@ from lowering.ir.dot import cfg_dot, tree_dot
 from lowering.ir.printer import print_function
 from lowering.ir.validate import validate
 from tests.test_cli import run
-from tools.harness import compare, load_program, run_target
+from tools.targets.harness import compare, load_program, run_target
 
 N = 5000
 

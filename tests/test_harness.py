@@ -1,4 +1,4 @@
-"""tools/harness.py: compare() finds and names differing lanes (integers exactly, floats within n ulps,
+"""tools/targets/harness.py: compare() finds and names differing lanes (integers exactly, floats within n ulps,
 NaN equal to NaN); run_target gives the same buffers on llvm and ir for corpus kernels, on fresh copies."""
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ import pytest
 
 from lowering.errors import CompileError
 from lowering.ndrange import default_local_size
-from tools import harness
-from tools.harness import compare, kernel_params, load_program, run_target
-from tools.kernel_spec import parse_specs
+from tools.targets import harness
+from tools.targets.harness import compare, kernel_params, load_program, run_target
+from tools.testing.kernel_spec import parse_specs
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 KERNELS = os.path.join(ROOT, "tests", "kernels")

@@ -806,7 +806,7 @@ def test_random_cfgs_agree_with_an_independent_walker():
 
 
 def test_first_uninitialized_use_names_the_store_or_the_branch():
-    from lowering.interp_trace import first_uninitialized_use
+    from lowering.interp.trace import first_uninitialized_use
     from lowering.ir import Undef
     make = lambda: [np.zeros(4, np.int32)]   # noqa: E731
     assert first_uninitialized_use(sum_loop_tree(), make, 4, 2) is None

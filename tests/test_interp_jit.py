@@ -2,7 +2,7 @@
 
 Small OpenCL C kernels aimed at the interpreter's semantics (math library, conversions, integer
 operators of every width, NaN comparisons, memory of every type) are compiled by clang-22 at -O0 and
--O2, read into CFG form by the front end and run by both the interpreter and tools/jit_oracle on the
+-O2, read into CFG form by the front end and run by both the interpreter and tools/targets/jit_oracle on the
 same inputs; every buffer must come out with identical bytes (NaNs: any NaN matches any NaN). The
 structured form of the same kernel must then give the CFG form's bytes exactly.
 (The whole-corpus, whole-pipeline comparison lives in test_corpus_differential.py.)
@@ -22,7 +22,7 @@ from lowering.frontend.clang import compile_opencl  # noqa: E402
 from lowering.interp import run_kernel  # noqa: E402
 
 llvm_reader = pytest.importorskip("lowering.frontend.llvm_reader")
-jit_oracle = pytest.importorskip("tools.jit_oracle")
+jit_oracle = pytest.importorskip("tools.targets.jit_oracle")
 
 N = 32          # work-items per kernel
 
@@ -216,7 +216,7 @@ def test_structured_form_matches_cfg_form(compiled, name):
 
 def test_a_wrong_interpreter_would_be_caught(compiled, monkeypatch):
     """The comparison has teeth: perturb one libm function and the math kernel must disagree."""
-    from lowering import interp_ops
+    from lowering.interp import ops as interp_ops
     real = interp_ops.math_fn
 
     def off_by_one_ulp(fn, ty, *rest):

@@ -17,7 +17,7 @@ import pytest
 from lowering.frontend import llvm_reader
 from lowering.frontend.clang import compile_opencl
 from lowering.interp import run_kernel
-from tools import jit_oracle
+from tools.targets import jit_oracle
 
 INTS = {"char": 8, "uchar": 8, "short": 16, "ushort": 16, "int": 32, "uint": 32, "long": 64, "ulong": 64}
 FLOATS = ("float", "double")

@@ -3,7 +3,8 @@
     isa       imports nothing of ours (a leaf: encodings, assembler, simulator)
     lowering  may import isa, never backend or tools
     backend   may import lowering and isa, never tools
-    tools     may import anything (command line, test support)
+    tools     may import anything; but its run targets (tools.targets) and test support (tools.testing)
+              never import the command line (tools.cli and the modules only it uses)
 
 and no module imports itself through others (a cycle), counting imports inside functions too: a
 function-level import is still a dependency, only a hidden one.
@@ -68,6 +69,17 @@ def test_no_layer_imports_a_layer_above_it(layer):
     bad = [f"{MODULES[m]}:{line}: {m} imports {t}" for m, edges in GRAPH.items() if m.split(".")[0] == layer
            for t, line in edges if t.split(".")[0] in FORBIDDEN[layer]]
     assert not bad, "\n".join(bad)
+
+
+COMMAND_LINE = ("tools.cli", "tools.usage", "tools.run_args", "tools.isa_commands", "tools.trace_command",
+                "tools.demo")
+
+
+def test_run_targets_and_test_support_stay_apart_from_the_command_line():
+    bad = [f"{MODULES[m]}:{line}: {m} imports {t}" for m, edges in GRAPH.items()
+           if m.startswith(("tools.targets", "tools.testing")) for t, line in edges if t.startswith(COMMAND_LINE)]
+    assert not bad, "\n".join(bad)
+    assert {"tools.targets.harness", "tools.targets.jit_oracle", "tools.testing.cfggen"} <= set(MODULES)
 
 
 def test_no_import_cycles():

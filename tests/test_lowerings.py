@@ -8,7 +8,7 @@ import pytest
 
 from lowering.pipeline import lower_for
 from lowering.target import CAPS, PIPELINES
-from tools.harness import load_program, run_target
+from tools.targets.harness import load_program, run_target
 
 KERNEL = """
 kernel void lowered(global const ulong *bits, global const float *a, global const float *b,

@@ -13,8 +13,8 @@ import pytest
 
 from tests.test_cli import ROOT, assert_one_line_error, run, write
 from tests.test_run_limits import LOCAL_PARAM
-from tools.harness import compare, load_program, run_target
-from tools.kernel_spec import parse_specs
+from tools.targets.harness import compare, load_program, run_target
+from tools.testing.kernel_spec import parse_specs
 
 CORPUS = sorted(glob.glob(os.path.join(ROOT, "tests", "kernels", "*.cl"))) + \
     sorted(glob.glob(os.path.join(ROOT, "examples", "*.cl")))

@@ -1,5 +1,5 @@
 """The llvm reference target honours barriers, __local pointer parameters and atomics, and catches
-accesses outside a buffer: tools/jit_oracle.py runs a barrier kernel's work-groups on threads.
+accesses outside a buffer: tools/targets/jit_oracle.py runs a barrier kernel's work-groups on threads.
 
 Expected buffers come from numpy (tests/spirv/test_spirv_barrier.py's cases, which also prove that
 running the items one after another gets each of them wrong).
@@ -14,8 +14,8 @@ import pytest
 from lowering.frontend.clang import compile_opencl
 from tests.spirv.test_spirv_barrier import CASES, KERNELS, case_id, check, fresh_args
 from tests.test_cli import ROOT
-from tools.harness import LocalArg
-from tools.jit_oracle import OracleError, compile_module, run_llvm_kernel
+from tools.targets.harness import LocalArg
+from tools.targets.jit_oracle import OracleError, compile_module, run_llvm_kernel
 
 
 @pytest.mark.parametrize("level", ["-O0", "-O2"])

@@ -15,8 +15,8 @@ from hypothesis import strategies as st
 from lowering.interp import run_kernel
 from lowering.ir.validate import validate
 from lowering.pipeline import compile_llvmlite
-from tools.cfggen import random_kernel
-from tools.jit_oracle import run_llvm_kernel
+from tools.targets.jit_oracle import run_llvm_kernel
+from tools.testing.cfggen import random_kernel
 
 EXAMPLES = int(os.environ.get("RECONVERGE_PROPERTY_EXAMPLES", "60"))
 GLOBAL, LOCAL = 16, 8

@@ -211,7 +211,7 @@ def test_output_path_that_is_a_file(tmp_path, capsys, saxpy):
 def test_spirv_target_gets_the_options_and_launch_geometry(tmp_path, capsys, saxpy, monkeypatch):
     """The launcher itself is the SPIR-V backend's; here only what the command line hands it."""
     from backend.spirv.options import SpirvOptions
-    from tools import harness
+    from tools.targets import harness
     seen = []
 
     def fake(program, kernel, args, global_size, local_size, options, global_offset):
@@ -272,7 +272,7 @@ def test_a_kernel_that_crashes_the_jit_is_a_one_line_error(tmp_path, capsys):
 
 def test_call_in_child_hands_back_results_and_exceptions():
     from lowering.errors import CompileError
-    from tools.isolate import call_in_child
+    from tools.targets.isolate import call_in_child
     assert call_in_child(lambda: [np.arange(3)], "t")[0].tolist() == [0, 1, 2]
     with pytest.raises(CompileError, match="boom"):
         call_in_child(lambda: (_ for _ in ()).throw(CompileError("boom")), "t")

@@ -15,7 +15,7 @@ How to read the output (Markdown tables):
    warm-up compile), the time of `lowering.pipeline.compile_path` (clang-22 to LLVM IR, read,
    structurize, promote) and of `backend.spirv.compile_spirv` (emission) summed over the corpus. What
    the whole-process time has on top of these two is Python start-up, imports and one-time loads.
-3. Generated kernels (tools.cfggen.random_kernel, seed --seed) of --sizes blocks, structured once,
+3. Generated kernels (tools.testing.cfggen.random_kernel, seed --seed) of --sizes blocks, structured once,
    then `compile_spirv` timed alone (best of --repeat, after an untimed warm-up), once as users run it
    and once with Python's cyclic garbage collector off: its full collections walk every live object,
    so at large sizes they add a superlinear term that is not the emitter's. "exponent" is the slope of
@@ -40,7 +40,7 @@ from backend.spirv import compile_spirv
 from backend.spirv import tools as spirv_tools
 from backend.spirv.options import SpirvOptions
 from lowering.pipeline import Options, compile_llvmlite, compile_path
-from tools.cfggen import random_kernel
+from tools.testing.cfggen import random_kernel
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CORPUS_GLOBS = ("tests/kernels/*.cl", "examples/*.cl")

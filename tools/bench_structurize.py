@@ -1,6 +1,6 @@
 """Benchmark: structurize generated reducible CFGs of growing size (run on demand: `make bench`).
 
-For each size, tools.cfggen makes a kernel of about N blocks (nested loops, multi-level breaks,
+For each size, tools.testing.cfggen makes a kernel of about N blocks (nested loops, multi-level breaks,
 continues, switches, early returns), the front end reads it into CFG form (timed apart), and the
 structurize pass (tree building plus SSA reconstruction) is timed alone, best of --repeat runs. The growth
 exponent is the slope of log(time) over log(blocks) between consecutive sizes and over the whole range.
@@ -17,7 +17,7 @@ from lowering.frontend.llvm_module import parse_llvm_text, prepare_module
 from lowering.frontend.llvm_reader import read_kernels
 from lowering.ir.validate import validate
 from lowering.passes.structurize import structurize
-from tools.cfggen import random_kernel
+from tools.testing.cfggen import random_kernel
 
 
 def measure(n_blocks: int, seed: int, repeat: int, check: bool) -> dict:

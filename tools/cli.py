@@ -13,7 +13,7 @@
     reconverge trace PROGRAM --simd N -o OUT.png
 
 `run` writes every buffer argument, after the run, to DIR/NAME.npy (tools/run_args.py reads --arg; see
-tools/harness.py for the targets); --local defaults to the kernel's reqd_work_group_size, else to the
+tools/targets/harness.py for the targets); --local defaults to the kernel's reqd_work_group_size, else to the
 largest divisor of the global size that is at most 64 in dimension 0 (1 in the others).
 
 Errors are one line, `reconverge: error: ...`: exit 1 for bad input, 2 for bad usage, 3 for an internal
@@ -212,7 +212,8 @@ def _launch_local_size(args, kernel: str, global_size: tuple[int, ...], reqd) ->
 
 
 def _run(args) -> None:
-    from tools import harness, run_args
+    from tools import run_args
+    from tools.targets import harness
     if args.target not in harness.TARGETS:
         raise UsageError(f"--target: unknown target '{args.target}' (targets: {', '.join(harness.TARGETS)})")
     global_size = _sizes(args.global_size, "--global")
@@ -230,7 +231,7 @@ def _run(args) -> None:
     if (args.platform or args.device) and args.target != "opencl":
         raise UsageError(f"{'--platform' if args.platform else '--device'} only applies to --target opencl")
     if args.target == "opencl":
-        from tools.opencl_target import OpenCLOptions
+        from tools.targets.opencl_target import OpenCLOptions
         backend = OpenCLOptions(args.platform, args.device)
     program = harness.load_program(args.input, f"-O{args.opt}", args.kernel, verify_each=args.verify_each,
                                    build_options=_build_options(args))
@@ -252,7 +253,7 @@ def _run(args) -> None:
         return harness.run_target(args.target, program, kernel, values, global_size, local_size, backend)
     if args.target in ("llvm", "opencl") or args.timeout is not None:
         # native code is isolated, so that a crash is an error and not the end; a time limit needs a child
-        from tools.isolate import call_in_child
+        from tools.targets.isolate import call_in_child
         results = call_in_child(launch, f"{args.input}: @{kernel} on the {args.target} target", args.timeout)
     else:
         results = launch()

@@ -34,8 +34,8 @@ def _lowering() -> bool:
     from lowering.interp import run_kernel
     from lowering.ir.printer import print_function
     from lowering.pipeline import compile_llvm, dump_function
-    from tools.jit_oracle import run_llvm_kernel
-    from tools.kernel_spec import parse_specs
+    from tools.targets.jit_oracle import run_llvm_kernel
+    from tools.testing.kernel_spec import parse_specs
 
     ok = True
     for path in sorted(glob.glob(os.path.join(ROOT, "examples", "*.cl"))):
@@ -63,8 +63,8 @@ def _lowering() -> bool:
 
 
 def _spirv() -> bool:
-    from tools.harness import compare, kernel_params, load_program, run_target
-    from tools.kernel_spec import parse_specs
+    from tools.targets.harness import compare, kernel_params, load_program, run_target
+    from tools.testing.kernel_spec import parse_specs
 
     _section("examples/*.cl -> SPIR-V (spirv-val), run on lavapipe against the JIT")
     cli = [sys.executable, "-m", "tools.cli"]

@@ -3,13 +3,13 @@
     python -m tools.fuzz_structurize [--target ir|spirv] [--seconds 300] [--max-blocks 400] [--seed 0]
                                      [--count N] [--keep-going] [--out fuzz-failures]
 
-Each round generates a reducible kernel (tools.cfggen) from its seed and structurizes and validates it.
+Each round generates a reducible kernel (tools.testing.cfggen) from its seed and structurizes and validates it.
 
 --target ir (the default) runs the tree on the IR interpreter and llvmlite's JIT of the original IR runs
     the LLVM kernel, with random inputs; every lane must agree.
 --target spirv compiles the tree to SPIR-V (backend.spirv.compile_spirv), which spirv-val must accept for
     Vulkan 1.3, and runs it on the Vulkan driver (lavapipe) with the inputs the JIT gets; every lane of
-    every buffer must agree (tools.harness.compare). The launch geometry (a local size that divides the
+    every buffer must agree (tools.targets.harness.compare). The launch geometry (a local size that divides the
     global size) and the inputs are drawn from the seed too. A mismatch is rerun with local size 1 and the
     message says whether that agrees (invocations compute alone: a result that depends on the grouping
     points at the driver's SIMD code, or at undefined behaviour in the module).
@@ -33,7 +33,7 @@ TARGETS = ("ir", "spirv")
 
 def kernel_for(seed: int, max_blocks: int):
     """The generated kernel (an llvmlite.ir.Module) a seed stands for."""
-    from tools.cfggen import random_kernel
+    from tools.testing.cfggen import random_kernel
     rng = random.Random(seed)
     return random_kernel(rng, rng.randrange(4, max_blocks), max_loop_depth=rng.randrange(1, 5))
 
@@ -43,7 +43,7 @@ def check(module, data_seed: int) -> str | None:
     from lowering.interp import run_kernel
     from lowering.ir.validate import validate
     from lowering.pipeline import compile_llvmlite
-    from tools.jit_oracle import run_llvm_kernel
+    from tools.targets.jit_oracle import run_llvm_kernel
 
     func = compile_llvmlite(module)["k"]
     errors = validate(func)
@@ -83,7 +83,7 @@ def check_spirv(module, data_seed: int, artifacts: dict | None = None, *, execut
     from backend.spirv.options import SpirvOptions
     from backend.spirv.tools import validate
     from lowering.errors import CompileError
-    from tools.harness import compare, program_from_llvm, run_target
+    from tools.targets.harness import compare, program_from_llvm, run_target
 
     global_size, local_size, data = spirv_launch(data_seed)
     program = program_from_llvm(str(module), "<cfggen>", "k")     # validates the tree after every pass

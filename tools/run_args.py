@@ -25,7 +25,7 @@ import numpy as np
 
 from lowering.errors import CompileError
 from lowering.ir.types import Type
-from tools.harness import LocalArg, Param
+from tools.targets.harness import LocalArg, Param
 
 DTYPES = ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
           "float16", "float32", "float64")

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from tests.test_cli import assert_one_line_error, run
-from tools.harness import compare, load_program, run_target
+from tools.targets.harness import compare, load_program, run_target
 
 HEADER = "#define SCALE(x) ((x) * FACTOR + OFFSET)\n"
 KERNEL = """#include "scale.h"

@@ -181,8 +181,8 @@ def _oracle_kernels():
 @pytest.mark.parametrize("level", LEVELS + ("-O3",))
 @pytest.mark.parametrize("path", _oracle_kernels(), ids=lambda p: p.rsplit("/", 1)[-1])
 def test_against_jit_oracle(path, level):
-    oracle = pytest.importorskip("tools.jit_oracle")
-    spec_mod = pytest.importorskip("tools.kernel_spec")
+    oracle = pytest.importorskip("tools.targets.jit_oracle")
+    spec_mod = pytest.importorskip("tools.testing.kernel_spec")
     from lowering.frontend.clang import compile_opencl
     for spec in spec_mod.parse_specs(path):
         ir = compile_opencl(path, level)
@@ -235,10 +235,10 @@ def test_relational_compare_and_saturating_conversion(level):
 
 @pytest.mark.parametrize("seed", range(8))
 def test_random_cfgs_from_llvmlite_ir_against_oracle(seed):
-    """tools.cfggen's random reducible CFGs (llvmlite.ir modules with loops, switches, phis, early returns)."""
+    """tools.testing.cfggen's random reducible CFGs (llvmlite.ir modules with loops, switches, phis, early returns)."""
     import random
-    cfggen = pytest.importorskip("tools.cfggen")
-    oracle = pytest.importorskip("tools.jit_oracle")
+    cfggen = pytest.importorskip("tools.testing.cfggen")
+    oracle = pytest.importorskip("tools.targets.jit_oracle")
     from lowering.frontend.llvm_module import from_llvmlite_ir
     from lowering.frontend.llvm_reader import read_kernels
     from lowering.ir.validate import validate

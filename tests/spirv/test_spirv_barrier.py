@@ -1,6 +1,6 @@
 """Kernels whose results depend on __local memory and barriers (tests/kernels_barrier/), run on lavapipe.
 
-The CPU reference (tools.jit_oracle) runs work-items one after another, so it cannot run these; the
+The CPU reference (tools.targets.jit_oracle) runs work-items one after another, so it cannot run these; the
 expected buffers come from numpy instead, and both the SPIR-V module on the Vulkan driver and the IR
 interpreter in lock step (every work-item of a group reaches a barrier before any passes it) must give
 exactly those buffers, at -O0 and -O2, over several work-groups of random (fixed-seed) inputs.

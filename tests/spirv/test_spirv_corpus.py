@@ -17,8 +17,8 @@ import pytest
 from backend.spirv import compile_spirv
 from backend.spirv.options import SpirvOptions
 from backend.spirv.tools import validate
-from tools.harness import compare, kernel_params, load_program, run_target
-from tools.kernel_spec import parse_specs
+from tools.targets.harness import compare, kernel_params, load_program, run_target
+from tools.testing.kernel_spec import parse_specs
 
 ROOT = os.path.join(os.path.dirname(__file__), os.pardir, os.pardir)
 CORPUS = sorted(glob.glob(os.path.join(ROOT, "tests", "kernels", "*.cl"))) + \

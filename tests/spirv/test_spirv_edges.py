@@ -11,7 +11,7 @@ import pytest
 
 from backend.spirv import compile_spirv
 from lowering.errors import CompileError
-from tools.harness import compare, load_program, program_from_llvm, run_target
+from tools.targets.harness import compare, load_program, program_from_llvm, run_target
 
 HERE = os.path.dirname(__file__)
 

@@ -1,4 +1,4 @@
-"""Random reducible control-flow graphs (tools/cfggen.py: nested loops with breaks and continues, switches
+"""Random reducible control-flow graphs (tools/testing/cfggen.py: nested loops with breaks and continues, switches
 with fall-through, forward gotos, early returns) through the SPIR-V backend: spirv-val (Vulkan 1.3) must
 accept every module, and lavapipe must compute, lane by lane, what llvmlite's JIT computes from the
 original LLVM IR. The checks are tools/fuzz_structurize.py's `--target spirv` ones (check_spirv); these
@@ -23,9 +23,9 @@ import numpy as np
 import pytest
 
 from lowering.ir.core import If, Loop
-from tools.cfggen import random_kernel
 from tools.fuzz_structurize import check_spirv
-from tools.harness import compare, program_from_llvm, run_target
+from tools.targets.harness import compare, program_from_llvm, run_target
+from tools.testing.cfggen import random_kernel
 
 # ----- the slices -----
 

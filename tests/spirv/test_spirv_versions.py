@@ -16,8 +16,8 @@ from backend.spirv.options import TARGET_ENVS, VERSIONS, SpirvOptions
 from backend.spirv.tools import disassemble, validate
 from lowering.errors import CompileError
 from tools.cli import main
-from tools.harness import compare, kernel_params, load_program, run_target
-from tools.kernel_spec import parse_spec
+from tools.targets.harness import compare, kernel_params, load_program, run_target
+from tools.testing.kernel_spec import parse_spec
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 CORPUS = os.path.join(ROOT, "tests", "kernels")

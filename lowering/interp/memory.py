@@ -19,7 +19,7 @@ from typing import Callable
 
 import numpy as np
 
-from lowering.interp_values import FLOAT_DTYPES, InterpreterError, mask
+from lowering.interp.values import FLOAT_DTYPES, InterpreterError, mask
 from lowering.ir.types import Type
 
 ARENA_SHIFT = 40

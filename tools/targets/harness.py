@@ -9,10 +9,10 @@ compute the same buffers? - so the loading, launching and comparing live here on
     problems = compare(ref, got, [p.name for p in kernel_params(program.functions["k"])])
 
 Targets (TARGETS, name -> launcher; a backend registers itself by adding one):
-    llvm    the original LLVM module on the CPU (tools.jit_oracle, llvmlite's MCJIT)
+    llvm    the original LLVM module on the CPU (tools.targets.jit_oracle, llvmlite's MCJIT)
     ir      the structured IR on the interpreter (lowering.interp)
     spirv   the SPIR-V module on a Vulkan device (backend.spirv.launch, imported when first used)
-    opencl  the original OpenCL C source on an installed OpenCL driver (tools.opencl_target, pyopencl)
+    opencl  the original OpenCL C source on an installed OpenCL driver (tools.targets.opencl_target, pyopencl)
 
 Arguments are given once per kernel parameter, in order: a numpy array for a buffer, a numpy scalar for a
 scalar, a 1-D numpy array of the lanes for a by-value vector (split into one IR argument per lane, see
@@ -298,7 +298,7 @@ def has_barrier(func: Function) -> bool:
 
 
 def _run_llvm(program: Program, kernel: str, args: list, global_size, local_size, options, global_offset):
-    from tools.jit_oracle import OracleError, run_llvm_kernel
+    from tools.targets.jit_oracle import OracleError, run_llvm_kernel
     if any(p.is_byval for p in program.params(kernel)):
         raise CompileError(f"{program.path}: kernel @{kernel}: the llvm target cannot pass a struct by value "
                            f"(use --target ir)")
@@ -348,7 +348,7 @@ def _run_spirv(program: Program, kernel: str, args: list, global_size, local_siz
 
 
 def _run_opencl(program: Program, kernel: str, args: list, global_size, local_size, options, global_offset):
-    from tools.opencl_target import run_opencl
+    from tools.targets.opencl_target import run_opencl
     run_opencl(program, kernel, args, global_size, local_size, options, global_offset)
 
 

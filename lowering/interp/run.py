@@ -1,7 +1,7 @@
 """The IR interpreter: runs a kernel Function, in CFG or structured form, over an NDRange.
 
 It is the project's execution oracle for its own IR: the same kernel run here before and after a pass
-(or compared with the CPU JIT of the original LLVM IR, tools/jit_oracle.py) must give the same buffers.
+(or compared with the CPU JIT of the original LLVM IR, tools/targets/jit_oracle.py) must give the same buffers.
 
     run_kernel(func, args, global_size, local_size, global_offset=0)
 
@@ -14,7 +14,7 @@ Consequently `barrier` is a no-op: with one work-item running to completion befo
 is nothing to wait for. This is *not* OpenCL's semantics for kernels that communicate through `__local`
 memory across a barrier (an item reads what later items have not written yet), but it is exactly what the
 sequential JIT oracle does, and the interpreter's job is to agree with it and with itself across passes.
-`lockstep=True` gives real barrier semantics instead (interp_lockstep).
+`lockstep=True` gives real barrier semantics instead (lockstep).
 
 Control flow:
   - CFG form: follow the terminators; the phis of a block are evaluated as parallel copies for the edge
@@ -25,9 +25,9 @@ Control flow:
 A step limit per work-item (instructions, plus one per block entered) turns a loop that never ends into an
 error rather than a hang.
 
-Modules: interp_values (value representation), interp_ops (opcode semantics), interp_memory (the flat
-address space), interp_codegen (blocks compiled to Python functions), interp_lockstep (barrier schedule).
-Each instruction is first resolved to a closure over interp_ops (`_compile`); interp_codegen then strings a
+Modules: values (value representation), ops (opcode semantics), memory (the flat
+address space), codegen (blocks compiled to Python functions), lockstep (barrier schedule).
+Each instruction is first resolved to a closure over ops (`_compile`); codegen then strings a
 block's instructions together into one function, inlining the common ones.
 """
 from __future__ import annotations
@@ -36,11 +36,11 @@ from typing import Any, Callable, Iterator, Sequence
 
 import numpy as np
 
-from lowering import interp_ops as ops
+import lowering.interp.ops as ops
 from lowering.deepstack import depth_independent
-from lowering.interp_codegen import At, compile_body, compile_phi_copy
-from lowering.interp_memory import KIND_OF_ADDRSPACE, Memory
-from lowering.interp_values import InterpreterError, const_value, from_host, mask
+from lowering.interp.codegen import At, compile_body, compile_phi_copy
+from lowering.interp.memory import KIND_OF_ADDRSPACE, Memory
+from lowering.interp.values import InterpreterError, const_value, from_host, mask
 from lowering.ir.core import (
     Arg,
     Block,
@@ -71,7 +71,7 @@ def run_kernel(func: Function, args: Sequence, global_size, local_size, global_o
 
     `on_block(block)` is called each time a block is entered (for comparing block traces between forms).
     `lockstep=True` runs each work-group's items as coroutines that all reach a barrier before any passes
-    it (OpenCL's semantics, see interp_lockstep) instead of one after the other like the JIT oracle.
+    it (OpenCL's semantics, see lockstep) instead of one after the other like the JIT oracle.
     `uninitialized`: the byte that undef values, allocas and __local arrays are made of (default 0); running
     twice with different bytes and comparing shows whether a result depends on uninitialized data."""
     Interpreter(func, max_steps=max_steps, on_block=on_block, lockstep=lockstep,
@@ -94,7 +94,7 @@ def uninitialized_dependence(func: Function, make_args: Callable[[], list], glob
 
 
 def _is_local_size(x) -> bool:
-    """A `__local T *` argument given as a size (tools.harness.LocalArg: .count and .nbytes), not memory."""
+    """A `__local T *` argument given as a size (tools.targets.harness.LocalArg: .count and .nbytes), not memory."""
     return hasattr(x, "nbytes") and hasattr(x, "count") and not isinstance(x, np.ndarray)
 
 
@@ -118,7 +118,7 @@ class _CompiledBlock:
     def __init__(self):
         self.phis: dict[Block, Callable[[Env], None]] | None = None   # predecessor -> phis' parallel copy
         self.body: list[tuple[Instr, Getter, bool]] = []
-        self.code: tuple[Callable[[Env], None], list[Instr]] | None = None    # body compiled by interp_codegen
+        self.code: tuple[Callable[[Env], None], list[Instr]] | None = None    # body compiled by codegen
         self.steps = 1
         self.term: Callable[[Env], Block | None] | None = None   # CFG form: next block, None to return
         self.jump: str | None = None                             # structured form: break/continue/return
@@ -203,7 +203,7 @@ class Interpreter:
                 items = [(grp, lid, tuple(g * l + i + o for g, l, i, o in zip(grp, l3, lid, o3)))
                          for lid in local_ids]
                 if self.lockstep:
-                    from lowering.interp_lockstep import run_group
+                    from lowering.interp.lockstep import run_group
                     run_group(self, items, env0)
                     continue
                 for item in items:
@@ -266,7 +266,7 @@ class Interpreter:
         return 1 if fn in ("global_size", "local_size", "num_groups") else 0   # OpenCL: out-of-range dims
 
     # ----- the two walks -----
-    # Both are generators that yield only at a barrier, and only in lockstep mode (interp_lockstep
+    # Both are generators that yield only at a barrier, and only in lockstep mode (lockstep
     # resumes them); the sequential schedule runs one to completion with a single next(). The tree walk
     # keeps an explicit stack of CF lists, so nesting depth is not limited by Python's recursion limit.
     def walk(self, env: Env) -> Iterator[Instr]:
@@ -468,7 +468,7 @@ class Interpreter:
         else:
             g = [self._getter(v) for v in operands]
             run = lambda env: f(*[x(env) for x in g])                    # noqa: E731
-        run.direct = f        # type: ignore[attr-defined]  # for interp_codegen: f of the operand values
+        run.direct = f        # type: ignore[attr-defined]  # for codegen: f of the operand values
         return run
 
     def _getter(self, v: Value) -> Getter:
@@ -585,7 +585,7 @@ class Interpreter:
         if op == "store":
             st = mem.storer(ins.operands[0].type, align)
             run = self._apply(lambda v, p: st(p, v), ins.operands)
-            run.store = st    # type: ignore[attr-defined]  # for interp_codegen: st(address, value)
+            run.store = st    # type: ignore[attr-defined]  # for codegen: st(address, value)
             return run
         if op == "ptradd":
             p, o = g

@@ -321,7 +321,7 @@ def random_kernel(rng: random.Random, n_blocks: int, *, max_loop_depth: int = 3,
 
 
 def main(argv=None) -> int:
-    """`python -m tools.cfggen --blocks N --seed S [-o out.ll]`: print one generated module."""
+    """`python -m tools.testing.cfggen --blocks N --seed S [-o out.ll]`: print one generated module."""
     import argparse
     import sys
     ap = argparse.ArgumentParser(description=main.__doc__)

@@ -1,7 +1,7 @@
 """Reference semantics of the IR's value-computing opcodes, one factory per opcode family.
 
 Each factory takes the static facts of an instruction (opcode, types, predicate) and returns a plain
-Python function on interpreter values (see interp_values), so the executor resolves the opcode once and
+Python function on interpreter values (see values), so the executor resolves the opcode once and
 the per-execution cost is one call. Everything here is pure: memory, control flow and work-item builtins
 live in the executor.
 
@@ -22,7 +22,7 @@ from typing import Callable
 
 import numpy as np
 
-from lowering.interp_values import (
+from lowering.interp.values import (
     FLOAT_DTYPES,
     InterpreterError,
     bits_to_float,

@@ -15,7 +15,7 @@ from typing import Callable
 
 import numpy as np
 
-from lowering.interp import Interpreter, InterpreterError, describe_value
+from lowering.interp.run import Interpreter, InterpreterError, describe_value
 from lowering.ir.core import Block, Function
 
 

@@ -4,7 +4,7 @@ One representation per kind, chosen so that every operation is exact and cheap i
   - integers of any width: a Python int holding the bit pattern, masked to the width (i1 is 0 or 1);
     signedness lives in the opcode, as in LLVM, so `signed()` reinterprets on demand;
   - floats: numpy float16/float32/float64 scalars, so arithmetic rounds exactly as the CPU does;
-  - pointers: a Python int, the 64-bit address in the interpreter's flat memory (see interp_memory).
+  - pointers: a Python int, the 64-bit address in the interpreter's flat memory (see memory).
 """
 from __future__ import annotations
 

@@ -13,7 +13,7 @@ items' stacks are live at the same time.
 """
 from __future__ import annotations
 
-from lowering.interp_values import InterpreterError
+from lowering.interp.values import InterpreterError
 
 
 def run_group(interp, items: list[tuple], env0: dict) -> None:

@@ -4,7 +4,7 @@ Calling one closure per instruction costs a Python call plus a dictionary round 
 most of a kernel's time goes there. So the non-phi, non-terminator instructions of a block (or of the
 part of it between two barriers) become the source of a single function: values defined in the block
 are Python locals, common integer and pointer operations are inline expressions (`(a + b) & 0xffffffff`),
-and everything else calls the per-opcode function the closure compiler already built (interp_ops
+and everything else calls the per-opcode function the closure compiler already built (ops
 semantics, unchanged). Every result is also written to the environment for later blocks and phis.
 
 An exception inside the generated code is re-raised as `At(position, exception)` so that the executor
@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Callable
 
-from lowering.interp_values import const_value, mask
+from lowering.interp.values import const_value, mask
 from lowering.ir.core import Const, Instr, Undef, Value
 
 

@@ -1,0 +1,18 @@
+"""The IR interpreter (both forms; one work-item at a time, or a work-group in lock step at barriers).
+
+Modules: run (the interpreter and run_kernel), values (value representation), ops (opcode semantics),
+memory (the flat address space), codegen (blocks compiled to Python functions), lockstep (the barrier
+schedule), trace (finding the first use of an uninitialized value).
+"""
+from lowering.interp.run import (
+    DEFAULT_MAX_STEPS,
+    Interpreter,
+    describe_block,
+    describe_value,
+    run_kernel,
+    uninitialized_dependence,
+)
+from lowering.interp.values import InterpreterError
+
+__all__ = ["DEFAULT_MAX_STEPS", "Interpreter", "InterpreterError", "describe_block", "describe_value", "run_kernel",
+           "uninitialized_dependence"]
