@@ -33,6 +33,7 @@ from lowering.frontend.llvm_types import (
 )
 from lowering.frontend.scalar import Unsupported, scalar_type
 from lowering.ir.core import Arg, Block, Const, Function, Instr, ModuleData, Phi, Undef, Value
+from lowering.ir.opcodes import opcodes_of
 from lowering.ir.types import I1, I64, VOID, Type, int_type, ptr
 
 ICMP_PREDS = ("eq", "ne", "ugt", "uge", "ult", "ule", "sgt", "sge", "slt", "sle")
@@ -40,10 +41,18 @@ FCMP_PREDS = ("false", "oeq", "ogt", "oge", "olt", "ole", "one", "ord", "ueq", "
               "une", "uno", "true")
 _ATOMICRMW = {"xchg": "xchg", "add": "add", "sub": "sub", "and": "and", "or": "or", "xor": "xor", "max": "smax",
               "min": "smin", "umax": "umax", "umin": "umin"}
-_INT_BINOPS = {"add", "sub", "mul", "udiv", "sdiv", "urem", "srem", "shl", "lshr", "ashr", "and", "or", "xor"}
-_FLOAT_BINOPS = {"fadd", "fsub", "fmul", "fdiv", "frem"}
-_CASTS = {"trunc", "zext", "sext", "fptrunc", "fpext", "fptoui", "fptosi", "uitofp", "sitofp", "ptrtoint",
-          "inttoptr", "addrspacecast"}
+def _same_named(kind: str, llvm_names: str) -> frozenset[str]:
+    """LLVM instructions (LangRef names) that are IR opcodes of the same name and meaning, checked against
+    the opcode table's family, so the table stays the one definition of what each opcode is."""
+    names = frozenset(llvm_names.split())
+    assert names <= set(opcodes_of(kind)), names - set(opcodes_of(kind))
+    return names
+
+
+_INT_BINOPS = _same_named("int", "add sub mul udiv sdiv urem srem shl lshr ashr and or xor")
+_FLOAT_BINOPS = _same_named("float", "fadd fsub fmul fdiv frem")
+_CASTS = _same_named("cast", "trunc zext sext fptrunc fpext fptoui fptosi uitofp sitofp ptrtoint inttoptr "
+                             "addrspacecast")
 _NAME = re.compile(r'^\s*%("(?:[^"]*)"|[-\w.$]+)\s*=')
 
 

@@ -31,14 +31,14 @@ from lowering.interp.values import (
     mask,
     signed,
 )
+from lowering.ir.opcodes import OPCODES, opcodes_of
 from lowering.ir.types import Type
 
-INT_BINARY = ("add sub mul udiv sdiv urem srem shl lshr ashr and or xor smin smax umin umax mulhi_s mulhi_u"
-              .split())
-INT_UNARY = ("abs", "popcount", "clz", "ctz", "bitreverse")
-FLOAT_BINARY = ("fadd", "fsub", "fmul", "fdiv", "frem", "fmin", "fmax")
-CASTS = ("trunc zext sext fptrunc fpext fptoui fptosi uitofp sitofp ptrtoint inttoptr bitcast addrspacecast "
-         "freeze").split()
+# the families, as the opcode table defines them
+INT_BINARY = tuple(n for n in opcodes_of("int") if OPCODES[n].n_operands == 2)
+INT_UNARY = tuple(n for n in opcodes_of("int") if OPCODES[n].n_operands == 1)
+FLOAT_BINARY = tuple(n for n in opcodes_of("float") if OPCODES[n].n_operands == 2)
+CASTS = opcodes_of("cast")
 
 
 # ----- integers -----
