@@ -1,0 +1,215 @@
+"""Encodings down to the bit field: every instruction of a binary as its offset, raw bytes, text and the
+value and meaning of each field of its form, and the field-level difference of two binaries.
+
+Everything comes from the one field table (fields.py) and the layout built from it (layout.py), so a
+field shown here is exactly the bits the encoder wrote. A compacted instruction also shows its compact
+fields (the table indices among them) and the native word they expand to. This is what `iga64 -Xifs`
+would show, which Debian's iga64 build cannot.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from . import fields as F
+from .compaction import expand_compact
+from .disassembler import block_starts, format_instruction
+from .encoding import decode
+from .errors import IsaError
+from .layout import THREE_SRC_OPS, instruction_length, native_form, peek, unpack
+
+# field-name suffix -> how to read the raw value
+_TYPE_NAMES = {v: k for k, v in F.REG_TYPE.items()}
+_IMM_TYPE_NAMES = {v: k for k, v in F.IMM_TYPE.items()}
+_FILE_NAMES = {0: "arf", 1: "grf", 3: "imm"}
+_ENUMS = {
+    "pred_ctrl": {v: (k or "normal") for k, v in F.PRED_CTRL.items()} | {0: "none"},
+    "thread_ctrl": {v: k for k, v in F.THREAD_CTRL.items()} | {0: "normal"},
+    "exec_size": {v: f"{k} lanes" for k, v in F.EXEC_SIZE.items()},
+    "sfid": F.SFID_NAMES,
+}
+_STRIDES: dict[str, dict[int, object]] = {"hstride": {v: k for k, v in F.HSTRIDE.items()}, "vstride": {v: k for k, v in F.VSTRIDE.items()}
+            | {F.VSTRIDE_VXH: "VxH"}, "width": {v: k for k, v in F.WIDTH.items()}}
+
+
+@dataclass(frozen=True)
+class FieldValue:
+    name: str
+    hi: int
+    lo: int
+    value: int
+    meaning: str
+    doc: str = ""
+
+    def as_dict(self) -> dict:
+        return {"name": self.name, "bits": [self.hi, self.lo], "value": self.value, "meaning": self.meaning}
+
+
+@dataclass
+class InstructionView:
+    offset: int
+    raw: bytes
+    text: str
+    form: str                                             # the native form (of the expansion, if compacted)
+    fields: list[FieldValue]
+    compact_form: str | None = None                       # compacted: "compact" or "compact3"
+    compact_fields: list[FieldValue] = field(default_factory=list)
+    expanded: bytes | None = None                         # compacted: the native word it stands for
+
+    def as_dict(self) -> dict:
+        out = {"offset": self.offset, "size": len(self.raw), "bytes": self.raw.hex(), "text": self.text,
+               "form": self.form, "fields": [f.as_dict() for f in self.fields]}
+        if self.compact_form is not None:
+            out["compacted"] = {"form": self.compact_form, "fields": [f.as_dict() for f in self.compact_fields],
+                                "expanded": (self.expanded or b"").hex()}
+        return out
+
+
+def meaning(name: str, value: int, form: str, values: dict) -> str:
+    """What a field's raw value says, in the disassembler's terms."""
+    if name == "opcode":
+        return F.OPCODE_NAMES.get(value, f"unknown 0x{value:02X}")
+    if name in _ENUMS:
+        return str(_ENUMS[name].get(value, "reserved"))
+    if name == "cond_mod":
+        op = F.OPCODE_NAMES.get(values.get("opcode", -1))
+        codes = F.MATH_FC if op == "math" else F.COND_MOD
+        return next((k for k, v in codes.items() if v == value), "none" if value == 0 else "reserved")
+    if name.endswith("_file"):
+        return "grf" if name.startswith("sends_") and value else _FILE_NAMES.get(value, "reserved")
+    if name.endswith("_type") or name.endswith("_type_hf"):
+        src_file = values.get(name.replace("_type", "_file"))
+        return (_IMM_TYPE_NAMES if src_file == 3 else _TYPE_NAMES).get(value, "reserved")
+    for key, strides in _STRIDES.items():
+        if name.endswith(key):
+            return f"<{strides.get(value, 'reserved')}>"
+    if name in ("jip", "uip", "imm32"):
+        signed = value - (1 << 32) if value & 0x80000000 else value
+        return f"{signed} bytes" if name != "imm32" else f"{signed} (0x{value:08X})"
+    if name == "flag_reg":
+        return f"f{value}"
+    if name == "flag_subreg":
+        return f".{value}"
+    if name.endswith("_reg") and "addr" not in name:
+        file = values.get(name.replace("_reg", "_file"), 1)
+        return F.ARF_NAMES.get(value, f"arf 0x{value:02X}") if file == 0 else f"r{value}"
+    if name in ("access_mode",):
+        return "align16" if value else "align1"
+    if name == "cmpt":
+        return "compacted" if value else "native"
+    if name == "mask_ctrl":
+        return "NoMask (WE_all)" if value else "masked"
+    if name in ("desc",):
+        return f"0x{value:08X}"
+    if value in (0, 1) and F.BY_NAME[name].width(form) == 1:
+        return "set" if value else "clear"
+    return str(value)
+
+
+def _fields(form: str, data: bytes) -> list[FieldValue]:
+    values = unpack(form, data)
+    return [FieldValue(n, hi, lo, values[n], meaning(n, values[n], form, values), F.BY_NAME[n].doc)
+            for n, hi, lo in F.form_fields(form)]
+
+
+def inspect(data: bytes) -> list[InstructionView]:
+    """Every instruction of a Gen9 binary, with its fields."""
+    items, pc = [], 0
+    while pc < len(data):
+        n = instruction_length(data, pc)
+        if pc + n > len(data):
+            raise IsaError(f"offset {pc}: truncated instruction ({len(data) - pc} of {n} bytes)")
+        items.append((pc, decode(data[pc:pc + n]), n))
+        pc += n
+    starts = block_starts(items, len(data))
+    views = []
+    for pc, inst, n in items:
+        raw = bytes(data[pc:pc + n])
+        text = format_instruction(inst, pc, starts).strip()
+        if n == 8:
+            op = F.OPCODE_NAMES.get(peek(int.from_bytes(raw, "little"), "opcode", "compact"))
+            cform = "compact3" if op in THREE_SRC_OPS else "compact"
+            native = expand_compact(raw)
+            nform = native_form(native)
+            views.append(InstructionView(pc, raw, text, nform, _fields(nform, native), cform, _fields(cform, raw),
+                                         native))
+        else:
+            form = native_form(raw)
+            views.append(InstructionView(pc, raw, text, form, _fields(form, raw)))
+    return views
+
+
+def format_fields(views: list[InstructionView]) -> str:
+    """The text of `disasm --fields`: per instruction a header line, then one line per field."""
+    out = []
+    for v in views:
+        out.append(f"{v.offset:06x}: {v.raw.hex(' ')}    {v.text}")
+        if v.compact_form is not None:
+            out.append(f"  compacted ({v.compact_form}):")
+            out += [f"    {_field_line(f)}" for f in v.compact_fields]
+            out.append(f"  expands to {v.expanded.hex(' ') if v.expanded else ''} ({v.form}):")
+            out += [f"    {_field_line(f)}" for f in v.fields]
+        else:
+            out.append(f"  form {v.form}:")
+            out += [f"    {_field_line(f)}" for f in v.fields]
+    return "\n".join(out) + "\n"
+
+
+def _field_line(f: FieldValue) -> str:
+    bits = f"[{f.hi}]" if f.hi == f.lo else f"[{f.hi}:{f.lo}]"
+    return f"{f.name:<18} {bits:<10} {f.value:#x}".ljust(44) + f"  {f.meaning}"
+
+
+@dataclass(frozen=True)
+class InstructionChange:
+    index: int
+    offset_a: int | None
+    offset_b: int | None
+    text_a: str
+    text_b: str
+    form_a: str                                            # "" when the instruction is only in the other binary
+    form_b: str
+    fields: list[tuple[str, int | None, int | None]]      # (name, value in a, value in b), differing only
+    expanded: list[tuple[str, int | None, int | None]] = field(default_factory=list)
+
+    def as_dict(self) -> dict:
+        return {"index": self.index, "offset_a": self.offset_a, "offset_b": self.offset_b, "text_a": self.text_a,
+                "text_b": self.text_b, "form_a": self.form_a, "form_b": self.form_b,
+                "fields": [{"name": n, "a": a, "b": b} for n, a, b in self.fields],
+                "expanded": [{"name": n, "a": a, "b": b} for n, a, b in self.expanded]}
+
+
+def _encoded_values(v: InstructionView) -> tuple[str, dict[str, int]]:
+    """The form as encoded (compact or native) and every field of it, reserved gaps included."""
+    form = v.compact_form or v.form
+    return form, unpack(form, v.raw, reserved=True)
+
+
+def diff(a: bytes, b: bytes) -> list[InstructionChange]:
+    """Instruction-by-instruction difference: for each position whose bytes differ, the fields of the
+    encoded form that differ (reserved gaps as _rsv<lo>), so a one-bit change is one field; when both are
+    compacted, `expanded` lists the native fields their expansions differ in; instructions only one side
+    has are listed with no fields."""
+    va, vb = inspect(a), inspect(b)
+    changes = []
+    for i in range(max(len(va), len(vb))):
+        x = va[i] if i < len(va) else None
+        y = vb[i] if i < len(vb) else None
+        if x is not None and y is not None and x.raw == y.raw:
+            continue
+        fields: list[tuple[str, int | None, int | None]] = []
+        expanded: list[tuple[str, int | None, int | None]] = []
+        if x is not None and y is not None:
+            (form_x, fx), (form_y, fy) = _encoded_values(x), _encoded_values(y)
+            if form_x == form_y:
+                fields = [(n, fx[n], fy[n]) for n in fx if fx[n] != fy.get(n)]
+            else:
+                fields = [(n, fx.get(n), fy.get(n)) for n in dict.fromkeys([*fx, *fy]) if fx.get(n) != fy.get(n)]
+            if x.compact_form and y.compact_form and x.form == y.form:
+                nx = {f.name: f.value for f in x.fields}
+                ny = {f.name: f.value for f in y.fields}
+                expanded = [(n, nx[n], ny[n]) for n in nx if nx[n] != ny[n]]
+        form_a = (x.compact_form or x.form) if x else ""
+        form_b = (y.compact_form or y.form) if y else ""
+        changes.append(InstructionChange(i, x.offset if x else None, y.offset if y else None,
+                                         x.text if x else "", y.text if y else "", form_a, form_b, fields, expanded))
+    return changes
