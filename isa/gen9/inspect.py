@@ -27,8 +27,11 @@ _ENUMS = {
     "exec_size": {v: f"{k} lanes" for k, v in F.EXEC_SIZE.items()},
     "sfid": F.SFID_NAMES,
 }
-_STRIDES: dict[str, dict[int, object]] = {"hstride": {v: k for k, v in F.HSTRIDE.items()}, "vstride": {v: k for k, v in F.VSTRIDE.items()}
-            | {F.VSTRIDE_VXH: "VxH"}, "width": {v: k for k, v in F.WIDTH.items()}}
+_STRIDES: dict[str, dict[int, object]] = {
+    "hstride": {v: k for k, v in F.HSTRIDE.items()},
+    "vstride": {v: k for k, v in F.VSTRIDE.items()} | {F.VSTRIDE_VXH: "VxH"},
+    "width": {v: k for k, v in F.WIDTH.items()},
+}
 
 
 @dataclass(frozen=True)
