@@ -14,6 +14,7 @@ from dataclasses import dataclass
 class TargetCaps:
     name: str
     structured: bool = True         # needs the control-flow tree (False: Gen blockIP runs the CFG as it is)
+    int_widths: tuple[int, ...] = ()    # the integer widths it computes in (empty: any width LLVM has)
     bit_ops_max_bits: int = 64      # popcount/clz/ctz/bitreverse exist natively up to this width
     math_edges: bool = True         # math gives OpenCL's values at the edges (pow of a negative base, atan2(0, 0),
     #                                 round's halfway cases, NaN operands); False: only the relaxed forms exist
@@ -28,19 +29,22 @@ _GLSL_MATH = ("sqrt", "rsqrt", "exp", "exp2", "log", "log2", "sin", "cos", "tan"
               "sinh", "cosh", "tanh", "pow", "fabs", "floor", "ceil", "trunc", "rint", "ldexp")
 
 GENERIC = TargetCaps("generic")
-SPIRV = TargetCaps("spirv", bit_ops_max_bits=32, math_edges=False, math_functions=_GLSL_MATH, global_size=False)
+LEGAL_WIDTHS = (1, 8, 16, 32, 64)
+SPIRV = TargetCaps("spirv", int_widths=LEGAL_WIDTHS, bit_ops_max_bits=32, math_edges=False,
+                   math_functions=_GLSL_MATH, global_size=False)
 # Gen9 (PRM vol. 7, "EU math function"): 32-bit cbit/fbh/fbl/bfrev, a math box without OpenCL's edges, and
 # no global id or size in the thread payload (only the group id and the local ids).
-GEN9 = TargetCaps("gen", bit_ops_max_bits=32, math_edges=False,
+GEN9 = TargetCaps("gen", int_widths=LEGAL_WIDTHS, bit_ops_max_bits=32, math_edges=False,
                   math_functions=("sqrt", "rsqrt", "exp2", "log2", "sin", "cos", "pow", "fabs", "floor", "ceil",
                                   "trunc", "rint"),
                   global_id=False, global_size=False)
-GEN9_BLOCKIP = TargetCaps("gen-blockip", structured=False, bit_ops_max_bits=32, math_edges=False,
-                          math_functions=GEN9.math_functions, global_id=False, global_size=False)
+GEN9_BLOCKIP = TargetCaps("gen-blockip", structured=False, int_widths=LEGAL_WIDTHS, bit_ops_max_bits=32,
+                          math_edges=False, math_functions=GEN9.math_functions, global_id=False,
+                          global_size=False)
 
 CAPS = {c.name: c for c in (GENERIC, SPIRV, GEN9, GEN9_BLOCKIP)}
 
-_LOWERINGS = ("lower_workitem", "lower_bitops64", "lower_math_edges")
+_LOWERINGS = ("legalize_int_widths", "lower_workitem", "lower_bitops64", "lower_math_edges")
 PIPELINES: dict[str, tuple[str, ...]] = {
     "generic": ("structurize", "promote"),
     "spirv": ("structurize", "promote", *_LOWERINGS),

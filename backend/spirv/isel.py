@@ -14,7 +14,7 @@ gives OpenCL's values there before this runs (lowering.target.SPIRV says what is
 from __future__ import annotations
 
 from lowering.errors import CompileError
-from lowering.ir.core import Const, Instr, Undef, Value
+from lowering.ir.core import Arg, Const, Instr, Undef, Value
 from lowering.ir.opcodes import fence_spaces
 from lowering.ir.types import Type
 from lowering.passes.lower_math_edges import LOWERED as LOWERED_MATH
@@ -50,6 +50,12 @@ SIZE_FUNCTIONS = ("local_size", "num_groups")   # their value past dimension 2 i
 FENCE_SEMANTICS = {"local": "WorkgroupMemory", "global": "UniformMemory", "image": "ImageMemory"}
 
 
+def _widens_an_argument(ins: Instr) -> bool:
+    """The one odd-width operand legalize_int_widths leaves: an odd argument's zext at the entry (the
+    argument arrives zero-extended in a legal push-constant member, so the zext is a copy)."""
+    return ins.opcode == "zext" and isinstance(ins.operands[0], Arg) and not is_odd_int(ins.type)
+
+
 class InstructionSelector:
     """Mixed into the function emitter, which provides m, types, plan, abi, ids, value(), const() ..."""
 
@@ -83,24 +89,13 @@ class InstructionSelector:
     def int_const(self, bits: int, value: int) -> int:
         return self.const(Type("int", bits), value)
 
-    # odd widths (i2, i24 ...) live zero-extended in the next legal width: results that may carry into
-    # the spare bits are masked, signed operations first sign-extend their operands
-    def mask_odd(self, t: Type, x: int, res=None) -> int:
-        return self.op("OpBitwiseAnd", self.types.of(t), x, self.int_const(t.bits, (1 << t.bits) - 1), result=res)
-
-    def sign_extend_odd(self, t: Type, x: int) -> int:
-        spare = self.int_const(t.bits, legal_bits(t.bits) - t.bits)
-        ut = self.types.of(t)
-        return self.op("OpShiftRightArithmetic", ut, self.op("OpShiftLeftLogical", ut, x, spare), spare)
-
-    def signed_value(self, v: Value) -> int:
-        x = self.value(v)
-        return self.sign_extend_odd(v.type, x) if is_odd_int(v.type) else x
-
     # ----- dispatch -----
     def lower(self, ins: Instr, res) -> int | None:
         self.current = ins          # for messages from helpers several calls down
         op = ins.opcode
+        if any(is_odd_int(v.type) for v in (ins, *ins.operands)) and not _widens_an_argument(ins):
+            raise CompileError(f"{self.where(ins)}: an odd integer width reached the SPIR-V emitter "
+                               "(lowering.passes.legalize_int_widths should have widened it)")
         if op in INT_BINOPS:
             return self._int_binop(ins, res)
         if op in FLOAT_BINOPS:
@@ -119,26 +114,14 @@ class InstructionSelector:
             if ins.opcode not in BOOL_BINOPS:
                 raise CompileError(f"{self.where(ins)}: {ins.opcode} on i1 is not supported")
             return self.op(BOOL_BINOPS[ins.opcode], self.types.bool, a, b, result=res)
-        if not is_odd_int(t):
-            return self.op(INT_BINOPS[ins.opcode], self.types.of(t), a, b, result=res)
-        if ins.opcode in ("sdiv", "srem", "ashr"):
-            a = self.sign_extend_odd(t, a)
-            if ins.opcode != "ashr":
-                b = self.sign_extend_odd(t, b)
-        return self.mask_odd(t, self.op(INT_BINOPS[ins.opcode], self.types.of(t), a, b), res)
+        return self.op(INT_BINOPS[ins.opcode], self.types.of(t), a, b, result=res)
 
     def _glsl_int(self, ins: Instr, res) -> int:
-        if not is_odd_int(ins.type):
-            return self.glsl(ins.type, GLSL_INT[ins.opcode], *(self.value(x) for x in ins.operands), result=res)
-        signed = ins.opcode in ("smin", "smax", "abs")
-        args = [self.signed_value(x) if signed else self.value(x) for x in ins.operands]
-        return self.mask_odd(ins.type, self.glsl(ins.type, GLSL_INT[ins.opcode], *args), res)
+        return self.glsl(ins.type, GLSL_INT[ins.opcode], *(self.value(x) for x in ins.operands), result=res)
 
     _op_smin = _op_smax = _op_umin = _op_umax = _op_abs = _glsl_int
 
     def _mulhi(self, ins: Instr, res, name: str) -> int:
-        if is_odd_int(ins.type):
-            raise CompileError(f"{self.where(ins)}: {ins.opcode} on {ins.type} is not supported")
         t = self.types.of(ins.type)
         pair = self.m.type("OpTypeStruct", t, t)
         both = self.op(name, pair, *(self.value(x) for x in ins.operands))
@@ -223,8 +206,6 @@ class InstructionSelector:
         if a.type.is_ptr:
             return self._pointer_compare(ins, res)
         x, y = self.value(a), self.value(b)
-        if is_odd_int(a.type) and pred[0] == "s":
-            x, y = self.signed_value(a), self.signed_value(b)
         if a.type.bits == 1:
             if pred in ("eq", "ne"):
                 return self.op("OpLogicalEqual" if pred == "eq" else "OpLogicalNotEqual", self.types.bool,
@@ -266,8 +247,6 @@ class InstructionSelector:
         if t.bits == 1:
             low = self.op("OpBitwiseAnd", self.types.of(src), x, self.int_const(src.bits, 1))
             return self.op("OpINotEqual", self.types.bool, low, self.int_const(src.bits, 0), result=res)
-        if is_odd_int(t):
-            return self.mask_odd(t, self.convert_int("OpUConvert", x, src, t))
         return self.convert_int("OpUConvert", x, src, t, res)
 
     def _extend(self, ins, res, name: str, true_value: int):
@@ -275,11 +254,7 @@ class InstructionSelector:
         if src.bits == 1:
             one = self.int_const(t.bits, true_value & ((1 << t.bits) - 1))
             return self.op("OpSelect", self.types.of(t), x, one, self.int_const(t.bits, 0), result=res)
-        if name == "OpSConvert" and is_odd_int(src):
-            x = self.sign_extend_odd(src, x)
-        if name == "OpSConvert" and is_odd_int(t):
-            return self.mask_odd(t, self.convert_int(name, x, src, t), res)
-        return self.convert_int(name, x, src, t, res)
+        return self.convert_int(name, x, src, t, res)     # an odd argument's zext: a copy (see ABI)
 
     def _op_zext(self, ins, res):
         return self._extend(ins, res, "OpUConvert", 1)
@@ -297,8 +272,6 @@ class InstructionSelector:
         if t.bits == 1:
             v = self.op(name, self.types.u32, x)
             return self.op("OpINotEqual", self.types.bool, v, self.u32(0), result=res)
-        if is_odd_int(t):
-            return self.mask_odd(t, self.op(name, self.types.of(t), x), res)
         return self.op(name, self.types.of(t), x, result=res)
 
     def _op_fptoui(self, ins, res):
@@ -312,8 +285,6 @@ class InstructionSelector:
         if src.bits == 1:
             return self.op("OpSelect", self.types.of(t), x, self.const(t, true_value), self.const(t, 0.0),
                            result=res)
-        if name == "OpConvertSToF" and is_odd_int(src):
-            x = self.sign_extend_odd(src, x)
         return self.op(name, self.types.of(t), x, result=res)
 
     def _op_uitofp(self, ins, res):
@@ -409,8 +380,6 @@ class InstructionSelector:
             return self.op("OpBitcast", self.types.of(t), word, result=res)
         if t.bits == 1:
             return self.op("OpINotEqual", self.types.bool, word, self.int_const(8, 0), result=res)
-        if is_odd_int(t):
-            return self.mask_odd(t, word, res)
         return self.finish(res, t, word)
 
     def _op_store(self, ins: Instr, res) -> None:

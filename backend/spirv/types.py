@@ -8,8 +8,9 @@ LEGAL_INT_BITS = (8, 16, 32, 64)
 
 
 def legal_bits(bits: int) -> int:
-    """The SPIR-V integer width that holds an iN: LLVM makes odd widths (an i2 counter, an i24) that
-    SPIR-V lacks. Such values live zero-extended in the next legal width (see isel.py)."""
+    """The SPIR-V integer width that holds an iN. Odd widths (an i2 counter, an i24) reach the emitter only
+    as an odd argument (lowering.passes.legalize_int_widths widens everything else), which arrives
+    zero-extended in a legal push-constant member."""
     for w in LEGAL_INT_BITS:
         if bits <= w:
             return w

@@ -4,6 +4,7 @@ lowering.pipeline runs them with the validator after each one.
 
     structurize        CFG form -> structured form (the tree of blocks, ifs and loops)
     promote            private variables (allocas) -> SSA values, on the tree
+    legalize_int_widths  odd integer widths (i24, i48) in the target's widths, kept zero-extended
     lower_workitem     global id / global size from group id, local id and sizes, where the target lacks them
     lower_bitops64     popcount/clz/ctz/bitreverse wider than the target's from 32-bit halves
     lower_math_edges   OpenCL's math edge cases around the target's relaxed math functions
@@ -16,7 +17,8 @@ from typing import Callable
 
 from lowering.ir.core import Function
 
-PASS_MODULES = ("structurize", "promote", "lower_workitem", "lower_bitops64", "lower_math_edges")
+PASS_MODULES = ("structurize", "promote", "legalize_int_widths", "lower_workitem", "lower_bitops64",
+                "lower_math_edges")
 
 
 @dataclass(frozen=True)
