@@ -8,6 +8,7 @@
     reconverge run INPUT [--kernel NAME] --target llvm|ir|spirv --global N[,N,N] [--local L[,L,L]]
                    --arg NAME=@FILE.npy|NAME=zeros:COUNT:DTYPE|NAME=NUMBER ... --out DIR [-O0..-O3]
                    [--spirv-version 1.0..1.6] [--target-env vulkan1.0..vulkan1.3] [--verify-each]
+    reconverge check PATH... [-j N] [--junit FILE] [--json FILE] [--emit-dir DIR]   (CI: SPIR-V structure)
     reconverge asm INPUT.asm -o OUT.krn       (Gen9, iga64 syntax)
     reconverge disasm INPUT.krn [-o OUT|-]
     reconverge trace PROGRAM --simd N -o OUT.png
@@ -366,7 +367,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_build_options(r)
     r.add_argument("--debug", action="store_true", help=argparse.SUPPRESS)
     r.set_defaults(func=_run)
-    for module_name in ("tools.isa_commands", "tools.trace_command"):
+    for module_name in ("tools.isa_commands", "tools.trace_command", "tools.check_command"):
         try:
             module = __import__(module_name, fromlist=["add_commands"])
         except ImportError:

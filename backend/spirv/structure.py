@@ -1,0 +1,249 @@
+"""The structured control flow of any SPIR-V module (ours or another compiler's), read from its binary:
+per function the blocks and their edges, and the selection, loop and continue constructs that its
+OpSelectionMerge / OpLoopMerge instructions declare (SPIR-V 1.6 spec, section 2.11 "Structured Control
+Flow"), each with its header, merge and continue blocks and the blocks inside it; plus the structural
+rules a person can act on, named with the construct and the blocks involved.
+
+Constructs, as the spec defines them: a selection construct is the blocks its header dominates minus
+those its merge block dominates; a loop construct likewise with the loop's merge block; a continue
+construct is the blocks the continue target dominates that the loop's back-edge block post-dominates.
+Rules checked here (a subset of spirv-val's, explained):
+- merge-dominance: the header must dominate its merge block (unless the merge is unreachable);
+- continue-in-loop: a loop's continue target must be dominated by the loop header;
+- exit: an edge leaving a construct must go to the construct's merge block, or (from inside a loop) to
+  the loop's merge or continue target, or to the merge block of an enclosing construct; anything else
+  is a branch out of the construct.
+Blocks are named by OpName when the module has one, else by their result id (%12).
+"""
+from __future__ import annotations
+
+import struct
+from dataclasses import dataclass, field
+
+from lowering.analysis import graph
+
+from .grammar import GRAMMAR
+
+MAGIC = 0x07230203
+
+
+@dataclass
+class Construct:
+    kind: str                      # "selection", "loop", "continue"
+    header: int
+    merge: int | None
+    continue_target: int | None
+    blocks: list[int]
+
+
+@dataclass
+class FunctionFlow:
+    id: int
+    name: str
+    blocks: list[int]                                  # label ids in module order
+    succs: dict[int, list[int]]
+    constructs: list[Construct] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+
+
+@dataclass
+class ModuleFlow:
+    version: tuple[int, int]
+    capabilities: list[str]
+    functions: list[FunctionFlow]
+    names: dict[int, str]
+
+    def block_name(self, label: int) -> str:
+        return f"%{self.names[label]}" if label in self.names else f"%{label}"
+
+
+class SpirvParseError(ValueError):
+    pass
+
+
+def _opcode(name: str) -> int:
+    return GRAMMAR.opcode(name)
+
+
+def parse(binary: bytes) -> ModuleFlow:
+    """The control flow of every function of a SPIR-V binary."""
+    if len(binary) < 20 or len(binary) % 4:
+        raise SpirvParseError("not a SPIR-V binary (too short, or not a whole number of words)")
+    endian = "<" if struct.unpack_from("<I", binary)[0] == MAGIC else ">"
+    words = struct.unpack(f"{endian}{len(binary) // 4}I", binary)
+    if words[0] != MAGIC:
+        raise SpirvParseError("not a SPIR-V binary (bad magic number)")
+    version = ((words[1] >> 16) & 0xFF, (words[1] >> 8) & 0xFF)
+    op = {n: _opcode(n) for n in ("OpName", "OpEntryPoint", "OpCapability", "OpFunction", "OpFunctionEnd",
+                                  "OpLabel", "OpBranch",
+                                  "OpBranchConditional", "OpSwitch", "OpSelectionMerge", "OpLoopMerge",
+                                  "OpReturn", "OpReturnValue", "OpKill", "OpUnreachable")}
+    names: dict[int, str] = {}
+    capabilities: list[str] = []
+    functions: list[FunctionFlow] = []
+    merges: dict[int, tuple[str, int, int | None]] = {}     # header label -> (kind, merge, continue)
+    current: FunctionFlow | None = None
+    label: int | None = None
+    pos = 5
+    while pos < len(words):
+        count, code = words[pos] >> 16, words[pos] & 0xFFFF
+        if count == 0 or pos + count > len(words):
+            raise SpirvParseError(f"word {pos}: bad instruction length {count}")
+        operands = words[pos + 1:pos + count]
+        if code == op["OpName"]:
+            raw = b"".join(struct.pack("<I", w) for w in operands[1:])
+            names[operands[0]] = raw.split(b"\0", 1)[0].decode("utf-8", "replace")
+        elif code == op["OpEntryPoint"]:
+            raw = b"".join(struct.pack("<I", w) for w in operands[2:])
+            names.setdefault(operands[1], raw.split(b"\0", 1)[0].decode("utf-8", "replace"))
+        elif code == op["OpCapability"]:
+            capabilities.append(GRAMMAR.enumerant_name("Capability", operands[0]))
+        elif code == op["OpFunction"]:
+            current = FunctionFlow(operands[1], "", [], {})
+        elif code == op["OpFunctionEnd"] and current is not None:
+            _analyse(current, merges)
+            functions.append(current)
+            current, merges = None, {}
+        elif code == op["OpLabel"] and current is not None:
+            label = operands[0]
+            current.blocks.append(label)
+            current.succs[label] = []
+        elif current is not None and label is not None:
+            if code == op["OpBranch"]:
+                current.succs[label] = [operands[0]]
+            elif code == op["OpBranchConditional"]:
+                current.succs[label] = list(dict.fromkeys(operands[1:3]))
+            elif code == op["OpSwitch"]:
+                current.succs[label] = list(dict.fromkeys([operands[1], *operands[3::2]]))
+            elif code == op["OpSelectionMerge"]:
+                merges[label] = ("selection", operands[0], None)
+            elif code == op["OpLoopMerge"]:
+                merges[label] = ("loop", operands[0], operands[1])
+        pos += count
+    for f in functions:
+        f.name = names.get(f.id, f"%{f.id}")
+    return ModuleFlow(version, capabilities, functions, names)
+
+
+def _analyse(func: FunctionFlow, merges: dict[int, tuple[str, int, int | None]]) -> None:
+    """Constructs and structural problems of one function."""
+    index = {b: i for i, b in enumerate(func.blocks)}
+    succ_ids = [[index[s] for s in func.succs[b] if s in index] for b in func.blocks]
+    if not func.blocks:
+        return
+    dom = graph.dominator_tree(succ_ids, 0)
+    reachable = {b for b in func.blocks if dom.pre[index[b]] >= 0}
+
+    def dominates(a: int, b: int) -> bool:
+        return a in index and b in index and dom.dominates(index[a], index[b])
+
+    def inside(header: int, merge: int | None) -> list[int]:
+        return [b for b in func.blocks if b in reachable and dominates(header, b)
+                and not (merge is not None and merge in reachable and dominates(merge, b))]
+
+    for header, (kind, merge, cont) in merges.items():
+        blocks = inside(header, merge)
+        func.constructs.append(Construct(kind, header, merge, cont, blocks))
+        if kind == "loop" and cont is not None:
+            func.constructs.append(Construct("continue", cont, None, None, [b for b in blocks if dominates(cont, b)]))
+    _nest(func, index, lambda b: dom.pre[index[b]] if b in index else -1)
+    _rules(func, reachable, dominates)
+
+
+def _nest(func: FunctionFlow, index: dict[int, int], preorder) -> None:
+    """Cut each construct to the part inside the constructs around it: a construct nested in a loop ends
+    where the loop does and does not reach into the loop's continue construct (dominance alone would let
+    it run on past a break or a continue)."""
+    func.constructs.sort(key=lambda c: preorder(c.header))       # a header's dominators come first
+    for i, c in enumerate(func.constructs):
+        for outer in func.constructs[:i]:
+            if c.header not in outer.blocks or outer.header == c.header and outer.kind != "loop":
+                continue
+            keep = set(outer.blocks)
+            if outer.kind == "loop" and c.kind != "continue":
+                cont = next((o for o in func.constructs if o.kind == "continue" and o.header == outer.continue_target),
+                            None)
+                if cont is not None and c.header not in cont.blocks:
+                    keep -= set(cont.blocks)
+            c.blocks = [b for b in c.blocks if b in keep]
+    func.constructs.sort(key=lambda c: index.get(c.header, 0))
+
+
+def _rules(func: FunctionFlow, reachable: set[int], dominates) -> None:
+    for c in func.constructs:
+        if c.kind == "continue":
+            continue
+        if c.merge is not None and c.merge in reachable and not dominates(c.header, c.merge):
+            func.problems.append(f"merge-dominance|{c.kind}|{c.header}|{c.merge}")
+        if c.kind == "loop" and c.continue_target is not None and c.continue_target in reachable \
+                and not dominates(c.header, c.continue_target):
+            func.problems.append(f"continue-in-loop|loop|{c.header}|{c.continue_target}")
+    # exits: an edge from inside a construct to outside it must be one the rules allow
+    for c in func.constructs:
+        if c.kind == "continue":
+            continue
+        members = set(c.blocks)
+        around = [o for o in func.constructs if o is not c and c.header in o.blocks]
+        allowed = {c.merge} | {o.merge for o in around if o.merge is not None}
+        loops = [o for o in around if o.kind == "loop"] + ([c] if c.kind == "loop" else [])
+        for o in loops:
+            allowed |= {o.merge, o.continue_target}
+        if c.kind == "loop":
+            allowed.add(c.header)            # the back edge, from the continue construct
+        for b in c.blocks:
+            for s in func.succs[b]:
+                if s not in members and s not in allowed:
+                    func.problems.append(f"exit|{c.kind}|{c.header}|{b}|{s}")
+
+
+def explain(flow: ModuleFlow, func: FunctionFlow, problem: str) -> str:
+    """A problem code as a sentence naming the rule, the construct and the blocks."""
+    parts = problem.split("|")
+    n = flow.block_name
+    rule, kind, header = parts[0], parts[1], int(parts[2])
+    if rule == "merge-dominance":
+        return (f"{func.name}: the {kind} construct headed by {n(header)} declares merge block {n(int(parts[3]))}, "
+                f"which its header does not dominate (spec 2.11: a merge block must be dominated by its header); "
+                f"make every path to {n(int(parts[3]))} pass through {n(header)}")
+    if rule == "continue-in-loop":
+        return (f"{func.name}: the loop headed by {n(header)} names continue target {n(int(parts[3]))}, which is "
+                f"outside the loop (not dominated by its header); the continue target must be inside the loop")
+    return (f"{func.name}: block {n(int(parts[3]))} inside the {kind} construct headed by {n(header)} branches to "
+            f"{n(int(parts[4]))}, outside the construct; a construct may only be left through its merge block, "
+            f"or a loop's merge block or continue target (spec 2.11, 'break' and 'continue' rules)")
+
+
+def report(flow: ModuleFlow) -> str:
+    """The constructs of every function as text."""
+    n = flow.block_name
+    out = [f"SPIR-V {flow.version[0]}.{flow.version[1]}, capabilities {', '.join(flow.capabilities) or 'none'}"]
+    for f in flow.functions:
+        out.append(f"function {f.name}: {len(f.blocks)} blocks")
+        for c in f.constructs:
+            head = f"  {c.kind} construct: header {n(c.header)}"
+            if c.merge is not None:
+                head += f", merge {n(c.merge)}"
+            if c.continue_target is not None:
+                head += f", continue {n(c.continue_target)}"
+            out.append(head)
+            out.append("    blocks: " + (" ".join(n(b) for b in c.blocks) or "(none reachable)"))
+        for p in f.problems:
+            out.append("  problem: " + explain(flow, f, p))
+    return "\n".join(out) + "\n"
+
+
+def dot(flow: ModuleFlow) -> str:
+    """GraphViz: one cluster per construct, nested as the constructs are."""
+    n = flow.block_name
+    out = ["digraph spirv {", "  node [shape=box, fontname=monospace];"]
+    for fi, f in enumerate(flow.functions):
+        out.append(f'  subgraph cluster_f{fi} {{ label="{f.name}";')
+        for ci, c in enumerate(f.constructs):
+            out.append(f'    subgraph cluster_f{fi}_c{ci} {{ label="{c.kind} {n(c.header)}"; style=dashed;')
+            out += [f'      "f{fi}_{b}";' for b in c.blocks]
+            out.append("    }")
+        out += [f'    "f{fi}_{b}" [label="{n(b)}"];' for b in f.blocks]
+        out += [f'    "f{fi}_{b}" -> "f{fi}_{s}";' for b in f.blocks for s in f.succs[b]]
+        out.append("  }")
+    out.append("}")
+    return "\n".join(out) + "\n"

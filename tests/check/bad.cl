@@ -1,0 +1,1 @@
+kernel void bad(global int *o) { o[0] = undefined_thing; }

@@ -1,0 +1,206 @@
+"""`reconverge check`: validate SPIR-V structure for CI pipelines.
+
+    reconverge check PATH... [-j N] [-O0..-O3] [--target-env vulkan1.0..vulkan1.3] [--junit FILE]
+                     [--json FILE] [--emit-dir DIR] [--timeout SECONDS]
+
+PATH is a file (.cl, .ll, .bc: every kernel compiled to SPIR-V and validated; .spv: any compiler's module,
+validated as it is) or a directory searched recursively for them. Each input is checked in a child
+process (so a crash is that input's failure, not the run's), N at a time; every module's structure (its
+selection, loop and continue constructs) is reported, and a broken structural rule is explained with the
+construct and the blocks involved (backend/spirv/structure.py). Exit 0 only when everything passed,
+1 when something failed, 2 for bad usage.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+import xml.etree.ElementTree as ET
+from concurrent.futures import ThreadPoolExecutor
+
+from lowering.errors import CompileError
+from lowering.output import safe_file_name, write_files, write_output
+from tools.usage import UsageError
+
+SOURCE_KINDS = (".cl", ".ll", ".bc")
+KINDS = (*SOURCE_KINDS, ".spv")
+
+
+def find_inputs(paths: list[str]) -> list[str]:
+    """Files named, and the inputs found under directories named (sorted), each once."""
+    found: list[str] = []
+    for path in paths:
+        if os.path.isdir(path):
+            for root, dirs, files in os.walk(path):
+                dirs.sort()
+                found += [os.path.join(root, f) for f in sorted(files) if os.path.splitext(f)[1].lower() in KINDS]
+        elif os.path.exists(path):
+            found.append(path)
+        else:
+            raise UsageError(f"{path}: no such file or directory")
+    return list(dict.fromkeys(found))
+
+
+def _case(name: str, ok: bool, message: str = "", flow=None, problems: list[str] | None = None) -> dict:
+    """One test case; `flow` (a backend.spirv.structure.ModuleFlow) gives its structure report and graph."""
+    from backend.spirv.structure import dot, report
+    return {"name": name, "status": "passed" if ok else "failed", "message": message,
+            "structure": report(flow) if flow is not None else "", "dot": dot(flow) if flow is not None else "",
+            "problems": problems or []}
+
+
+def check_one(path: str, opt_level: str, target_env: str) -> list[dict]:
+    """The test cases of one input: one per kernel of a source, one for a .spv module."""
+    from backend.spirv import compile_spirv
+    from backend.spirv.options import SpirvOptions
+    from backend.spirv.structure import SpirvParseError, explain, parse
+    from backend.spirv.tools import validate
+    ext = os.path.splitext(path)[1].lower()
+    if ext == ".spv":
+        try:
+            with open(path, "rb") as f:
+                binary = f.read()
+            flow = parse(binary)
+        except (OSError, SpirvParseError) as exc:
+            return [_case(os.path.basename(path), False, f"{path}: {exc}")]
+        problems = [explain(flow, fn, p) for fn in flow.functions for p in fn.problems]
+        env = target_env if "Shader" in flow.capabilities else f"spv{flow.version[0]}.{flow.version[1]}"
+        try:
+            validate(binary, env, path)
+        except CompileError as exc:
+            return [_case(os.path.basename(path), False, str(exc), flow, problems)]
+        if problems:
+            return [_case(os.path.basename(path), False, problems[0], flow, problems)]
+        return [_case(os.path.basename(path), True, "", flow)]
+    if ext not in SOURCE_KINDS:
+        return [_case(os.path.basename(path), False, f"{path}: not a .cl, .ll, .bc or .spv file")]
+    from lowering import pipeline
+    try:
+        funcs = pipeline.compile_path(path, opt_level, pipeline.Options(pipeline="spirv"))
+    except CompileError as exc:
+        return [_case("(compile)", False, str(exc))]
+    cases = []
+    for name, func in funcs.items():
+        try:
+            binary = compile_spirv([func], SpirvOptions(target_env=target_env, validate=True))
+            cases.append(_case(name, True, "", parse(binary)))
+        except CompileError as exc:
+            cases.append(_case(name, False, str(exc)))
+    return cases
+
+
+def _checked_in_child(path: str, opt_level: str, target_env: str, timeout: float | None) -> dict:
+    from tools.targets.isolate import call_in_child
+    start = time.perf_counter()
+    try:
+        cases = call_in_child(lambda: check_one(path, opt_level, target_env), f"checking {path}", timeout)
+    except CompileError as exc:                  # a crash or a timeout in the child
+        cases = [_case("(check)", False, str(exc))]
+    except Exception as exc:  # noqa: BLE001 - a bug while checking one input fails that input only
+        cases = [_case("(check)", False, f"{path}: internal error: {type(exc).__name__}: {exc}")]
+    ok = all(c["status"] == "passed" for c in cases)  # type: ignore[union-attr]
+    return {"path": path, "status": "passed" if ok else "failed", "seconds": round(time.perf_counter() - start, 3),
+            "cases": cases}
+
+
+def junit_xml(results: list[dict]) -> bytes:
+    cases = [c for r in results for c in r["cases"]]
+    failures = sum(c["status"] == "failed" for c in cases)
+    suites = ET.Element("testsuites", name="reconverge check", tests=str(len(cases)), failures=str(failures),
+                        errors="0")
+    for r in results:
+        suite = ET.SubElement(suites, "testsuite", name=r["path"], tests=str(len(r["cases"])),
+                              failures=str(sum(c["status"] == "failed" for c in r["cases"])), errors="0",
+                              time=f"{r['seconds']:.3f}")
+        for c in r["cases"]:
+            case = ET.SubElement(suite, "testcase", classname=r["path"], name=c["name"],
+                                 time=f"{r['seconds'] / max(1, len(r['cases'])):.3f}")
+            if c["status"] == "failed":
+                failure = ET.SubElement(case, "failure", message=c["message"])
+                failure.text = "\n".join([c["message"], *c["problems"], c["structure"]]).strip()
+    return ET.tostring(suites, encoding="utf-8", xml_declaration=True) + b"\n"
+
+
+def summary(results: list[dict]) -> str:
+    width = max([len(r["path"]) for r in results] + [5])
+    lines = [f"{'input':<{width}}  status  kernels  seconds  first error"]
+    for r in results:
+        passed = sum(c["status"] == "passed" for c in r["cases"])
+        first = next((c["message"] for c in r["cases"] if c["status"] == "failed"), "")
+        lines.append(f"{r['path']:<{width}}  {'PASS' if r['status'] == 'passed' else 'FAIL':<6}  "
+                     f"{passed}/{len(r['cases']):<6} {r['seconds']:>7.2f}  {first[:100]}")
+    failed = sum(r["status"] == "failed" for r in results)
+    lines.append(f"{len(results)} input{'s' * (len(results) != 1)}: {len(results) - failed} passed, {failed} failed")
+    return "\n".join(lines) + "\n"
+
+
+def run_check(args) -> int:
+    from tools.cli import _spirv_options
+    if args.jobs < 1:
+        raise UsageError(f"-j {args.jobs}: expected at least 1 job")
+    if args.timeout is not None and not args.timeout > 0:
+        raise UsageError(f"--timeout {args.timeout:g}: expected a positive number of seconds")
+    target_env = _spirv_options("1.3", args.target_env).target_env
+    inputs = find_inputs(args.paths)
+    if not inputs:
+        raise UsageError("no .cl, .ll, .bc or .spv input found")
+    import backend.spirv.structure  # noqa: F401 - imported before the threads fork children
+    import lowering.pipeline  # noqa: F401
+    progress = sys.stderr.isatty()
+    results: list[dict] = [{}] * len(inputs)
+    done = 0
+    with ThreadPoolExecutor(max_workers=args.jobs) as pool:
+        futures = {pool.submit(_checked_in_child, p, f"-O{args.opt}", target_env, args.timeout): i
+                   for i, p in enumerate(inputs)}
+        for future in futures:
+            results[futures[future]] = future.result()
+            done += 1
+            if progress:
+                sys.stderr.write(f"\r[{done}/{len(inputs)}] {inputs[futures[future]][-60:]:<60}")
+    if progress:
+        sys.stderr.write("\r" + " " * 72 + "\r")
+    if args.emit_dir:
+        files = {}
+        for r in results:
+            for c in r["cases"]:
+                if c["structure"]:
+                    base = os.path.basename(r["path"])
+                    stem = safe_file_name(base if c["name"] == base else f"{base}.{c['name']}")
+                    files[f"{stem}.structure.txt"] = c["structure"].encode()
+                    files[f"{stem}.structure.dot"] = c["dot"].encode()
+        write_files(args.emit_dir, files, inputs=inputs)
+    if args.junit:
+        write_output(args.junit, junit_xml(results), inputs=inputs)
+    if args.json:
+        doc = {"schema": "reconverge-check/1", "inputs": results,
+               "summary": {"inputs": len(results), "failed": sum(r["status"] == "failed" for r in results)}}
+        write_output(args.json, (json.dumps(doc, indent=1) + "\n").encode(), inputs=inputs)
+    sys.stdout.write(summary(results))
+    return 0 if all(r["status"] == "passed" for r in results) else 1
+
+
+def add_commands(subparsers) -> None:
+    c = subparsers.add_parser("check", help="validate the SPIR-V of sources and modules (CI)",
+                              description="Compile every kernel of each source to SPIR-V and validate it, or "
+                                          "validate .spv modules as they are; report each module's structured "
+                                          "constructs and explain broken structural rules.")
+    c.add_argument("paths", nargs="+", metavar="PATH", help="a .cl, .ll, .bc or .spv file, or a directory")
+    c.add_argument("-j", dest="jobs", type=int, default=os.cpu_count() or 1, help="inputs checked at once")
+    c.add_argument("-O", dest="opt", choices=list("0123"), default="2", help="optimisation level (default 2)")
+    c.add_argument("--target-env", default="vulkan1.3", metavar="vulkan1.0..vulkan1.3",
+                   help="environment for our modules and for Shader modules (Kernel modules: their version's "
+                        "universal environment)")
+    c.add_argument("--junit", metavar="FILE", help="write JUnit XML: one test case per input and kernel")
+    c.add_argument("--json", metavar="FILE", help="write the results as JSON (schema reconverge-check/1)")
+    c.add_argument("--emit-dir", metavar="DIR", help="write each module's structure report into DIR")
+    c.add_argument("--timeout", type=float, default=300.0, metavar="SECONDS", help="per input (default 300)")
+    c.add_argument("--debug", action="store_true", help=argparse.SUPPRESS)
+    c.set_defaults(func=_check)
+
+
+def _check(args) -> None:
+    status = run_check(args)
+    if status:
+        raise SystemExit(status)
