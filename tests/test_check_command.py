@@ -86,3 +86,13 @@ def test_structure_report_of_another_compilers_shader(inputs):
 def test_usage_errors_exit_2(inputs):
     assert _cli("check", "nowhere", cwd=inputs).returncode == 2
     assert _cli("check", "good", "-j", "0", cwd=inputs).returncode == 2
+
+
+def test_an_input_whose_child_fails_is_that_inputs_failure_only(inputs):
+    """A child killed at its deadline (as a crashed one is) fails its own input; the run goes on."""
+    done = _cli("check", "good/two.cl", "good/modules/ours.spv", "--timeout", "0.0001", "--json", "t.json",
+                cwd=inputs)
+    assert done.returncode == 1
+    doc = json.loads((inputs / "t.json").read_text())
+    assert [r["status"] for r in doc["inputs"]] == ["failed", "failed"]
+    assert all("(check)" == r["cases"][0]["name"] for r in doc["inputs"])
