@@ -52,43 +52,63 @@ def _decoded(name: str, what):
 
 
 def _disasm(args) -> None:
+    from isa.gen9.container import is_container, unpack_container
     from isa.gen9.disassembler import disassemble
     from isa.gen9.inspect import format_fields, inspect
     data = _read(args.input, binary=True)
     name = "<stdin>" if args.input == "-" else args.input
+    kernels = _decoded(name, lambda: unpack_container(data))
+    many = is_container(data)
     if args.format == "json":
-        views = _decoded(name, lambda: inspect(data))
-        doc = {"schema": "reconverge-gen9-disasm/1", "input": name,
-               "instructions": [v.as_dict() for v in views]}
+        doc = {"schema": "reconverge-gen9-disasm/1", "input": name, "kernels": [
+            {"name": k.name, "simd": k.simd, "size": len(k.code), "payload": k.payload,
+             "instructions": [v.as_dict() for v in _decoded(f"{name}: {k.name}", lambda k=k: inspect(k.code))]}
+            for k in kernels]}
         write_output(args.output, (json.dumps(doc, indent=1) + "\n").encode())
-    elif args.fields:
-        write_output(args.output, _decoded(name, lambda: format_fields(inspect(data))).encode())
-    else:
-        write_output(args.output, _decoded(name, lambda: disassemble(data)).encode())
+        return
+    parts = []
+    for k in kernels:
+        where = f"{name}: {k.name}" if many else name
+        text = _decoded(where, lambda k=k: format_fields(inspect(k.code)) if args.fields else disassemble(k.code))
+        parts.append((f"// kernel {k.name}: SIMD{k.simd}, {len(k.code)} bytes\n" if many else "") + text)
+    write_output(args.output, "\n".join(parts).encode())
 
 
 def _diff(args) -> None:
+    from isa.gen9.container import unpack_container
     from isa.gen9.inspect import diff
     a, b = _read(args.a, binary=True), _read(args.b, binary=True)
-    changes = _decoded(f"{args.a}, {args.b}", lambda: diff(a, b))
+    ka = {k.name: k.code for k in _decoded(args.a, lambda: unpack_container(a))}
+    kb = {k.name: k.code for k in _decoded(args.b, lambda: unpack_container(b))}
+    if len(ka) == len(kb) == 1:                  # two single kernels: compare them whatever their names
+        ka, kb = {"kernel": next(iter(ka.values()))}, {"kernel": next(iter(kb.values()))}
+    names = list(dict.fromkeys([*ka, *kb]))
+    changes = {n: _decoded(f"{args.a}, {args.b}: {n}", lambda n=n: diff(ka.get(n, b""), kb.get(n, b"")))
+               for n in names}
+    only = [n for n in names if (n in ka) != (n in kb)]
+    total = sum(len(c) for c in changes.values())
     if args.format == "json":
         text = json.dumps({"schema": "reconverge-gen9-diff/1", "a": args.a, "b": args.b,
-                           "changes": [c.as_dict() for c in changes]}, indent=1) + "\n"
+                           "only_in_one": only,
+                           "changes": [dict(c.as_dict(), kernel=n) for n, cs in changes.items() for c in cs]},
+                          indent=1) + "\n"
     else:
-        lines = []
-        for c in changes:
-            where = f"#{c.index} @{c.offset_a if c.offset_a is not None else '-'}"
-            lines.append(f"{where}: - {c.text_a or '(none)'}")
-            lines.append(f"{' ' * len(where)}  + {c.text_b or '(none)'}")
-            if c.form_a and c.form_b and c.form_a != c.form_b:
-                lines.append(f"{' ' * len(where)}    form {c.form_a} -> {c.form_b}")
-            lines += [f"{' ' * len(where)}    {n}: {_hex(x)} -> {_hex(y)}" for n, x, y in c.fields]
-            lines += [f"{' ' * len(where)}    (expanded) {n}: {_hex(x)} -> {_hex(y)}" for n, x, y in c.expanded]
-        lines.append(f"{len(changes)} instruction{'s' * (len(changes) != 1)} differ")
+        lines = [f"kernel {n}: only in {args.a if n in ka else args.b}" for n in only]
+        for n, cs in changes.items():
+            prefix = f"{n} " if len(names) > 1 else ""
+            for c in cs:
+                where = f"{prefix}#{c.index} @{c.offset_a if c.offset_a is not None else '-'}"
+                lines.append(f"{where}: - {c.text_a or '(none)'}")
+                lines.append(f"{' ' * len(where)}  + {c.text_b or '(none)'}")
+                if c.form_a and c.form_b and c.form_a != c.form_b:
+                    lines.append(f"{' ' * len(where)}    form {c.form_a} -> {c.form_b}")
+                lines += [f"{' ' * len(where)}    {f}: {_hex(x)} -> {_hex(y)}" for f, x, y in c.fields]
+                lines += [f"{' ' * len(where)}    (expanded) {f}: {_hex(x)} -> {_hex(y)}" for f, x, y in c.expanded]
+        lines.append(f"{total} instruction{'s' * (total != 1)} differ")
         text = "\n".join(lines) + "\n"
     sys.stdout.write(text)
     sys.stdout.flush()
-    if changes:
+    if total or only:
         raise SystemExit(1)
 
 
@@ -105,7 +125,7 @@ def add_commands(subparsers) -> None:
                    "(like iga64 -Xautocompact)")
     a.set_defaults(func=_asm)
     d = subparsers.add_parser("disasm", help="disassemble a Gen9 binary to iga64-syntax text")
-    d.add_argument("input", help="binary file, or - for stdin")
+    d.add_argument("input", help="a kernel binary or a kernel container (isa/gen9/container.py), or - for stdin")
     d.add_argument("-o", "--output", default="-", help="output text file (default: stdout)")
     d.add_argument("--fields", action="store_true",
                    help="show each instruction's offset, bytes and every field of its form: name, bit range, raw "

@@ -78,8 +78,8 @@ def test_json_follows_the_documented_schema(tmp_path, binaries):
     out = _cli("disasm", str(path), "--format", "json")
     assert out.returncode == 0, out.stderr
     doc = json.loads(out.stdout)
-    assert doc["schema"] == "reconverge-gen9-disasm/1" and isinstance(doc["instructions"], list)
-    for ins in doc["instructions"]:
+    assert doc["schema"] == "reconverge-gen9-disasm/1" and len(doc["kernels"]) == 1
+    for ins in doc["kernels"][0]["instructions"]:
         assert set(ins) <= {"offset", "size", "bytes", "text", "form", "fields", "compacted"}
         assert isinstance(ins["offset"], int) and ins["size"] in (8, 16) and len(ins["bytes"]) == 2 * ins["size"]
         groups = [ins["fields"]] + ([ins["compacted"]["fields"]] if "compacted" in ins else [])
