@@ -1,0 +1,97 @@
+"""NDRange dispatch with the thread payload Gen compute kernels expect: what the Gen backend's code reads,
+and what the simulator gives it. The layout follows Intel's compute runtime (NEO) and IGC, as their
+binaries show (PRM vol. 7 "GPGPU thread payload"; NEO local_id_gen.cpp):
+
+    r0            header: r0.1 / r0.6 / r0.7 = group id x / y / z; r0.2 = the group's barrier id
+                  (the gateway reads bits 27:24 and 31 of it, Gen9 mask 0x8F000000); r0.5 bits 31:10 =
+                  this thread's scratch offset
+    r1, r2, r3    local id x, y, z of each lane as uint16 (SIMD8: words 0-7; SIMD16: the whole GRF);
+                  x varies fastest, lane i of thread t is work-item t * SIMD + i of the group
+    r4 ...        the cross-thread data, the same for every thread: CROSS_THREAD below, then the
+                  kernel's arguments at offsets the code generator chose
+
+A work-group of L work-items runs as ceil(L / SIMD) hardware threads; the last one's dispatch mask
+enables only its L mod SIMD work-items (all when that is 0).
+"""
+from __future__ import annotations
+
+import math
+import struct
+from typing import Callable
+
+import numpy as np
+
+from .errors import IsaError
+from .model import Instruction
+from .sim_memory import Memory
+from .simulator import Thread, Workgroup
+
+HEADER_GRF, LOCAL_ID_GRF, CROSS_THREAD_GRF = 0, 1, 4
+BARRIER_ID_MASK = 0x8F000000
+# byte offsets in the cross-thread data (from r4.0)
+GLOBAL_OFFSET, LOCAL_SIZE, NUM_GROUPS, WORK_DIM, ARGUMENTS = 0x00, 0x0C, 0x18, 0x24, 0x40
+
+
+def cross_thread_header(global_offset, local_size, num_groups, work_dim: int) -> bytes:
+    """The first ARGUMENTS bytes of the cross-thread data."""
+    data = struct.pack("<3I3I3II", *global_offset, *local_size, *num_groups, work_dim)
+    return data + bytes(ARGUMENTS - len(data))
+
+
+def _padded3(v) -> tuple[int, int, int]:
+    v = tuple(int(x) for x in (v if hasattr(v, "__len__") else (v,)))
+    return (v + (1, 1, 1))[:3]  # type: ignore[return-value]
+
+
+def run_ndrange(program: list[Instruction], simd: int, global_size, local_size, arguments: bytes = b"",
+                surfaces: dict[int, np.ndarray] | None = None, global_offset=(0, 0, 0),
+                max_steps: int = 1_000_000, on_group: Callable[[Workgroup], None] | None = None) -> Memory:
+    """Run every work-group of an NDRange in turn; surfaces (bound by binding-table index) are updated in
+    place. `arguments` follow the cross-thread header."""
+    gs, ls = _padded3(global_size), _padded3(local_size)
+    if simd not in (8, 16):
+        raise IsaError(f"dispatch: SIMD{simd} (8 or 16)")
+    if any(g % l for g, l in zip(gs, ls)):
+        raise IsaError(f"dispatch: local size {ls} does not divide global size {gs}")
+    work_dim = len(global_size) if hasattr(global_size, "__len__") else 1
+    groups = tuple(g // l for g, l in zip(gs, ls))
+    offset = _padded3(global_offset) if any(global_offset) else (0, 0, 0)
+    cross = cross_thread_header(offset, ls, groups, work_dim) + bytes(arguments)
+    items = math.prod(ls)
+    if items > 0xFFFF:
+        raise IsaError(f"dispatch: {items} work-items in a group do not fit uint16 local ids")
+    n_threads = -(-items // simd)
+    last = items % simd
+    masks = [(1 << simd) - 1] * n_threads
+    if last:
+        masks[-1] = (1 << last) - 1
+    memory = Memory(surfaces)
+    for gz in range(groups[2]):
+        for gy in range(groups[1]):
+            for gx in range(groups[0]):
+                def payload(thread: Thread, group=(gx, gy, gz)) -> None:
+                    _write_payload(thread, group, ls, cross)
+                wg = Workgroup(program, simd, n_threads, memory, gx, payload, masks, max_steps=max_steps)
+                wg.run()
+                if on_group is not None:
+                    on_group(wg)
+    return memory
+
+
+def _write_payload(thread: Thread, group: tuple[int, int, int], local_size: tuple[int, int, int],
+                   cross: bytes) -> None:
+    header = np.zeros(8, np.uint32)
+    header[1], header[6], header[7] = group
+    header[2] = BARRIER_ID_MASK & 0x0F000000             # one barrier per group: id 0
+    thread.set_reg(HEADER_GRF, header)
+    lanes = thread.tid * thread.simd + np.arange(thread.simd)
+    lx, ly, _ = local_size
+    ids = (lanes % lx, lanes // lx % ly, lanes // (lx * ly))
+    for k, values in enumerate(ids):
+        row = np.zeros(16, np.uint16)
+        row[:thread.simd] = values.astype(np.uint16)
+        thread.write_regs(LOCAL_ID_GRF + k, row.view(np.uint32))
+    padded = cross + bytes(-len(cross) % 32)
+    words = np.frombuffer(padded, np.uint32)
+    for i in range(len(words) // 8):
+        thread.write_regs(CROSS_THREAD_GRF + i, words[8 * i:8 * i + 8])
