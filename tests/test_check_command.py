@@ -32,7 +32,7 @@ def inputs(tmp_path_factory):
     good, bad, mods = d / "good", d / "bad", d / "good" / "modules"
     for p in (good, bad, mods):
         p.mkdir(exist_ok=True)
-    shutil.copy(os.path.join(HERE, "good.cl"), good / "nested_break.cl")
+    shutil.copy(os.path.join(ROOT, "examples", "nested_break.cl"), good / "nested_break.cl")
     (good / "two.cl").write_text(TWO_KERNELS)
     shutil.copy(os.path.join(HERE, "bad.cl"), bad / "bad.cl")
     assert _cli("compile", str(good / "two.cl"), "--emit", "spirv", "-o", str(mods / "ours.spv"), cwd=d).returncode == 0

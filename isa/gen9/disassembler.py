@@ -45,11 +45,7 @@ def disassemble(data: bytes, labels: bool = True) -> str:
 
     labels=False prints numeric branch offsets and no label lines, like `iga64 -n`.
     """
-    items, pc = [], 0
-    while pc < len(data):
-        n = E.instruction_length(data, pc)
-        items.append((pc, E.decode(data[pc:pc + n]), n))
-        pc += n
+    items = E.walk(data)
     starts = block_starts(items, len(data)) if labels else set()
     lines = []
     for pc, inst, _ in items:

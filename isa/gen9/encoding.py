@@ -480,16 +480,22 @@ def encode_program(insts: list[Instruction]) -> bytes:
     return bytes(out)
 
 
-def decode_program(data: bytes) -> list[Instruction]:
-    """Decode a mix of compacted (8-byte) and native (16-byte) instructions."""
+def walk(data: bytes) -> list[tuple[int, Instruction, int]]:
+    """(byte offset, decoded instruction, size) of every instruction of a program, compacted (8-byte)
+    and native (16-byte) mixed."""
     out, pc = [], 0
     while pc < len(data):
         n = instruction_length(data, pc)
         if pc + n > len(data):
-            raise IsaError(f"decode: truncated instruction at byte {pc}")
-        out.append(decode(data[pc:pc + n]))
+            raise IsaError(f"decode: truncated instruction at byte {pc} ({len(data) - pc} of {n} bytes)")
+        out.append((pc, decode(data[pc:pc + n]), n))
         pc += n
     return out
+
+
+def decode_program(data: bytes) -> list[Instruction]:
+    """Decode a mix of compacted (8-byte) and native (16-byte) instructions."""
+    return [inst for _, inst, _ in walk(data)]
 
 
 def decode_program_with_offsets(data: bytes) -> list[tuple[int, Instruction]]:

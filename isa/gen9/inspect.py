@@ -13,9 +13,8 @@ from dataclasses import dataclass, field
 from . import fields as F
 from .compaction import expand_compact
 from .disassembler import block_starts, format_instruction
-from .encoding import decode
-from .errors import IsaError
-from .layout import THREE_SRC_OPS, instruction_length, native_form, peek, unpack
+from .encoding import walk
+from .layout import THREE_SRC_OPS, native_form, peek, unpack
 
 # field-name suffix -> how to read the raw value
 _TYPE_NAMES = {v: k for k, v in F.REG_TYPE.items()}
@@ -116,13 +115,7 @@ def _fields(form: str, data: bytes) -> list[FieldValue]:
 
 def inspect(data: bytes) -> list[InstructionView]:
     """Every instruction of a Gen9 binary, with its fields."""
-    items, pc = [], 0
-    while pc < len(data):
-        n = instruction_length(data, pc)
-        if pc + n > len(data):
-            raise IsaError(f"offset {pc}: truncated instruction ({len(data) - pc} of {n} bytes)")
-        items.append((pc, decode(data[pc:pc + n]), n))
-        pc += n
+    items = walk(data)
     starts = block_starts(items, len(data))
     views = []
     for pc, inst, n in items:

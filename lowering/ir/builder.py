@@ -2,6 +2,8 @@
 instruction into several while the original keeps its identity (and so every use of it)."""
 from __future__ import annotations
 
+from typing import Mapping
+
 from lowering.ir.core import Function, If, Instr, Value, cf_lists
 from lowering.ir.types import I1, Type, int_type
 
@@ -49,16 +51,16 @@ def become(ins: Instr, opcode: str, operands: list[Value], attrs: dict | None = 
     ins.opcode, ins.operands, ins.attrs = opcode, list(operands), dict(attrs or {})
 
 
-def replace_uses(func: Function, replacement: dict[Instr, Value]) -> None:
-    """Every use of a key (operands, phi sources, if conditions) becomes its value, and the keys leave
-    their blocks: one walk over the function for any number of replaced instructions."""
+def replace_uses(func: Function, replacement: Mapping[Value, Value]) -> None:
+    """Every use of a key (operands, phi sources, if conditions) becomes its value, and the keys (when
+    they are instructions) leave their blocks: one walk over the function for any number of them."""
     if not replacement:
         return
     for b in func.all_blocks():
         b.instrs = [ins for ins in b.instrs if ins not in replacement]
         for ins in b.instrs:
             if any(op in replacement for op in ins.operands):
-                ins.operands = [replacement.get(op, op) if isinstance(op, Instr) else op for op in ins.operands]
+                ins.operands = [replacement.get(op, op) for op in ins.operands]
     if func.is_structured:
         for nodes in cf_lists(func):
             for node in nodes:

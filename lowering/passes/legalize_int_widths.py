@@ -17,8 +17,8 @@ form a target can take and are one-line errors naming the instruction; so are wi
 from __future__ import annotations
 
 from lowering.errors import CompileError, where
-from lowering.ir.builder import InsertBefore, become
-from lowering.ir.core import Arg, Const, Function, If, Instr, Undef, Value, cf_lists
+from lowering.ir.builder import InsertBefore, become, replace_uses
+from lowering.ir.core import Const, Function, Instr, Undef, Value
 from lowering.ir.types import Type, int_type
 
 NAME, FORM = "legalize_int_widths", "any"
@@ -76,26 +76,15 @@ class _Legalizer:
         return True
 
     def _arguments(self) -> None:
-        func = self.func
-        entry = func.entry()
-        replaced: dict[Value, Value] = {}
-        for a in func.args:
+        """Every use of an odd argument reads one zext at the top of the entry block instead."""
+        widened: dict[Value, Value] = {}
+        for a in self.func.args:
             if self.odd(a.type):
-                z = Instr("zext", [a], self.wide(a.type.bits))
-                entry.insert(0, z)
-                self.bits[z] = a.type.bits
-                replaced[a] = z
-        if not replaced:
-            return
-        for ins in func.instructions():
-            if ins.opcode == "zext" and isinstance(ins.operands[0], Arg) and replaced.get(ins.operands[0]) is ins:
-                continue
-            ins.operands = [replaced.get(v, v) if isinstance(v, Arg) else v for v in ins.operands]
-        if func.is_structured:
-            for nodes in cf_lists(func):
-                for node in nodes:
-                    if isinstance(node, If) and node.cond in replaced:
-                        node.cond = replaced[node.cond]
+                widened[a] = Instr("zext", [a], self.wide(a.type.bits))
+                self.bits[widened[a]] = a.type.bits
+        replace_uses(self.func, widened)            # before the zexts are placed: they keep the argument
+        for z in widened.values():
+            self.func.entry().insert(0, z)
 
     def _constant(self, v: Value, user: Instr) -> Value:
         if isinstance(v, (Const, Undef)) and self.odd(v.type):

@@ -25,7 +25,7 @@ def run(func: Function, caps) -> bool:
         return False
     todo = [ins for ins in func.instructions()
             if ins.opcode == "math" and ins.attrs.get("fn") in LOWERED and not ins.attrs.get("relaxed")]
-    replacement: dict[Instr, Value] = {}
+    replacement: dict[Value, Value] = {}
     for ins in todo:
         replacement[ins] = getattr(_Edges(ins), ins.attrs["fn"])(*ins.operands)
     replace_uses(func, replacement)

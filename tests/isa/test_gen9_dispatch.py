@@ -11,9 +11,8 @@ import pytest
 
 from isa.gen9.assembler import assemble
 from isa.gen9.dispatch import ARGUMENTS, cross_thread_header, run_ndrange
-from isa.gen9.encoding import decode
+from isa.gen9.encoding import decode_program
 from isa.gen9.errors import IsaError
-from isa.gen9.layout import instruction_length
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -24,13 +23,7 @@ def _program(simd: int):
     if simd == 8:          # the same kernel at SIMD8: 8 lanes, one GRF per value, so the data follows
         text = (text.replace("(16|M0)", "(8|M0)").replace("<16;16,1>:uw", "<8;8,1>:uw")   # the address in r31
                 .replace("r32.0<1>:ud", "r31.0<1>:ud").replace("0x08025E00", "0x04026E00"))
-    data = assemble(text, "global_ids.asm")
-    out, pc = [], 0
-    while pc < len(data):
-        n = instruction_length(data, pc)
-        out.append(decode(data[pc:pc + n]))
-        pc += n
-    return out
+    return decode_program(assemble(text, "global_ids.asm"))
 
 
 @pytest.mark.parametrize("simd", [8, 16])
