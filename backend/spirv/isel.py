@@ -98,6 +98,8 @@ class InstructionSelector:
                                "(lowering.passes.legalize_int_widths should have widened it)")
         if op in INT_BINOPS:
             return self._int_binop(ins, res)
+        if op == "frem" and not ins.attrs.get("relaxed"):
+            raise CompileError(f"{self.where(ins)}: frem reached the SPIR-V emitter with its edge cases unlowered")
         if op in FLOAT_BINOPS:
             return self.precise(FLOAT_BINOPS[op], ins.type, self.value(ins.operands[0]),
                                 self.value(ins.operands[1]), result=res)

@@ -270,8 +270,11 @@ OPCODES: dict[str, Opcode] = {op.name: op for op in [
              properties=PURE),
     *_family("int", 1, "popcount clz ctz bitreverse", same_as_result("int"),
              "bit counting on the operand's width (clz/ctz of 0 = width)", properties=PURE),
-    *_family("float", 2, "fadd fsub fmul fdiv frem fmin fmax", same_as_result("float"),
+    *_family("float", 2, "fadd fsub fmul fdiv fmin fmax", same_as_result("float"),
              "IEEE arithmetic in the operand type; fmin/fmax return the non-NaN operand", properties=PURE),
+    Opcode("frem", "float", 2, same_as_result("float"), "remainder with the dividend's sign (C's fmod, LLVM's "
+           "frem); attrs['relaxed']: its edges (zero sign, infinite divisor) are the target's (lower_math_edges)",
+           {"relaxed": Attr(bool, required=False)}, PURE),
     *_family("float", 1, "fneg", same_as_result("float"), "sign flip", properties=PURE),
     *_family("float", 3, "fma", same_as_result("float"), "fused multiply-add a*b+c, one rounding", properties=PURE),
     *_family("float", 3, "fmuladd", same_as_result("float"),

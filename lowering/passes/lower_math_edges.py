@@ -2,7 +2,7 @@
 
 GLSL.std.450 (and Gen's math box) leave some inputs undefined where OpenCL C 3.0 (section 7.5, "Edge
 case behavior") fixes the result: pow of a negative base or of zero, atan2(0, 0) and of two infinities,
-round's halfway cases, NaN operands, fmod's zero sign and infinite divisor. Each such function becomes
+round's halfway cases, NaN operands, fmod's (and frem's) zero sign and infinite divisor. Each such function becomes
 a relaxed primitive (math with `relaxed true`: the operands avoid its undefined inputs, or the result
 there is replaced) plus compares and selects that give OpenCL's values; copysign, exp10, log10, cbrt and
 hypot become the primitives the target has. Values at the edges are checked on the interpreter and on
@@ -23,11 +23,12 @@ LOWERED = ("copysign", "fmod", "round", "pow", "atan2", "exp10", "log10", "cbrt"
 def run(func: Function, caps) -> bool:
     if caps.math_edges:
         return False
-    todo = [ins for ins in func.instructions()
-            if ins.opcode == "math" and ins.attrs.get("fn") in LOWERED and not ins.attrs.get("relaxed")]
+    todo = [ins for ins in func.instructions() if not ins.attrs.get("relaxed") and
+            (ins.opcode == "math" and ins.attrs.get("fn") in LOWERED or ins.opcode == "frem")]
     replacement: dict[Value, Value] = {}
     for ins in todo:
-        replacement[ins] = getattr(_Edges(ins), ins.attrs["fn"])(*ins.operands)
+        fn = "fmod" if ins.opcode == "frem" else ins.attrs["fn"]      # frem is C's fmod
+        replacement[ins] = getattr(_Edges(ins), fn)(*ins.operands)
     replace_uses(func, replacement)
     return bool(todo)
 
@@ -85,7 +86,7 @@ class _Edges:
     def fmod(self, x: Value, y: Value) -> Value:
         """frem has fmod's sign rule, but a zero result keeps x's sign (fmod(-8, 2) = -0) and
         fmod(finite x, +-inf) is x."""
-        r = self.copysign(self.b.binary("frem", x, y), x)
+        r = self.copysign(self.b.op("frem", [x, y], self.t, relaxed=True), x)
         keep = self.both(self.isinf(y), self.negate(self.isinf(x)))
         return self.nan_if_any(self.pick(keep, x, r), x, y)
 

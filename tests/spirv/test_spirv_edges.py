@@ -102,3 +102,30 @@ entry:
     with pytest.raises(CompileError) as err:
         compile_spirv([program.function("w")])
     assert "wide.ll: @w: block" in str(err.value) and "wider than 64 bits" in str(err.value)
+
+
+FREM = """
+declare i64 @_Z13get_global_idj(i32)
+define spir_kernel void @frem(ptr addrspace(1) %a, ptr addrspace(1) %b, ptr addrspace(1) %o) {
+entry:
+  %i = call i64 @_Z13get_global_idj(i32 0)
+  %pa = getelementptr float, ptr addrspace(1) %a, i64 %i
+  %pb = getelementptr float, ptr addrspace(1) %b, i64 %i
+  %x = load float, ptr addrspace(1) %pa
+  %y = load float, ptr addrspace(1) %pb
+  %r = frem float %x, %y
+  %po = getelementptr float, ptr addrspace(1) %o, i64 %i
+  store float %r, ptr addrspace(1) %po
+  ret void
+}
+"""
+
+
+def test_llvm_frem_keeps_fmods_edges_on_spirv():
+    """LLVM's frem (C's fmod) through SPIR-V: OpFRem alone loses a zero result's sign and gives NaN for
+    an infinite divisor; lower_math_edges makes it exact."""
+    args = [np.float32(A), np.float32(B), np.zeros(len(A), np.float32)]
+    want = run_target("llvm", program_from_llvm(FREM, "frem.ll", "frem"), "frem", args, (len(A),), (4,))[2]
+    got = run_target("spirv", program_from_llvm(FREM, "frem.ll", "frem"), "frem", args, (len(A),), (4,))[2]
+    same = (want.view(np.uint32) == got.view(np.uint32)) | (np.isnan(want) & np.isnan(got))
+    assert same.all(), [(a, b, w, g) for a, b, w, g, s in zip(A, B, want, got, same) if not s]
