@@ -1,0 +1,138 @@
+"""The Gen9 machine IR: between the structured IR and the encoder, what instruction selection produces
+and register allocation consumes.
+
+Values are virtual registers (`VReg`) with a Gen data type and a shape: per lane (one element per SIMD
+lane: a SIMD16 :d value is 64 bytes, two GRFs; a SIMD16 :q value four) or uniform (one element for
+all lanes, a subregister). Instructions name Gen opcodes with the mnemonics isa/gen9 uses, an execution
+size, a destination and sources (a register at a byte offset with a region, or an immediate), an
+optional predicate and conditional modifier on a flag subregister, branch targets by block label, and a
+send's message (SFID, descriptor, EOT). Blocks are in layout order; a block without a branch at its end
+falls through to the next. Physical registers (`PReg`) appear only for the thread payload (r0, the local
+ids, the cross-thread data: isa/gen9/dispatch.py) and the EOT copy.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from isa.gen9.model import DataType, Region
+
+GRF_BYTES = 32
+FLAGS = ((0, 0), (0, 1), (1, 0), (1, 1))          # f0.0 f0.1 f1.0 f1.1
+BRANCHES = ("jmpi", "if", "else", "endif", "while", "break", "cont", "halt")
+SENDS = ("send", "sends")
+
+
+@dataclass(frozen=True)
+class VReg:
+    id: int
+    type: DataType
+    uniform: bool = False                           # one value for every lane (a scalar)
+
+    def size(self, simd: int) -> int:
+        """Bytes the value occupies in the register file."""
+        return self.type.size * (1 if self.uniform else simd)
+
+    def grfs(self, simd: int) -> int:
+        return -(-self.size(simd) // GRF_BYTES)
+
+    def __str__(self) -> str:
+        return f"%v{self.id}{'.u' if self.uniform else ''}:{self.type.value}"
+
+
+@dataclass(frozen=True)
+class PReg:
+    """A fixed register: payload input or a register an ABI rule names (r127 for the EOT header)."""
+    reg: int
+    subreg: int = 0                                 # in elements of `type`
+    type: DataType = DataType.UD
+
+    def __str__(self) -> str:
+        return f"r{self.reg}.{self.subreg}:{self.type.value}"
+
+
+@dataclass(frozen=True)
+class Imm:
+    value: int | float
+    type: DataType
+
+    def __str__(self) -> str:
+        return f"{self.value}:{self.type.value}"
+
+
+@dataclass(frozen=True)
+class Operand:
+    """A source or destination: a register (virtual or fixed) at a byte offset with a region, or an
+    immediate. Region None: the natural one (a lane's element, or a uniform's broadcast <0;1,0>)."""
+    value: VReg | PReg | Imm
+    offset: int = 0                                 # bytes into the register value
+    region: Region | None = None
+    neg: bool = False
+    abs: bool = False
+
+    @property
+    def type(self) -> DataType:
+        return self.value.type
+
+
+@dataclass
+class MInstr:
+    opcode: str
+    exec_size: int
+    dst: Operand | None = None
+    srcs: list[Operand] = field(default_factory=list)
+    predicate: tuple[int, int, bool] | None = None        # (flag, subflag, inverted)
+    cond_mod: str | None = None
+    flag: tuple[int, int] = (0, 0)                          # the flag a cond_mod writes
+    math_fc: str | None = None
+    no_mask: bool = False                                   # (W): all channels, whatever the mask
+    targets: list[str] = field(default_factory=list)        # branch targets (block labels)
+    sfid: int | None = None
+    desc: int | None = None
+    eot: bool = False
+
+    def defs(self) -> list[VReg]:
+        return [self.dst.value] if self.dst is not None and isinstance(self.dst.value, VReg) else []
+
+    def uses(self) -> list[VReg]:
+        return [s.value for s in self.srcs if isinstance(s.value, VReg)]
+
+
+@dataclass
+class MBlock:
+    label: str
+    instrs: list[MInstr] = field(default_factory=list)
+
+    def append(self, ins: MInstr) -> MInstr:
+        self.instrs.append(ins)
+        return ins
+
+
+@dataclass
+class MFunction:
+    name: str
+    simd: int
+    blocks: list[MBlock] = field(default_factory=list)
+    vregs: dict[int, VReg] = field(default_factory=dict)
+
+    def vreg(self, type: DataType, uniform: bool = False) -> VReg:
+        v = VReg(len(self.vregs), type, uniform)
+        self.vregs[v.id] = v
+        return v
+
+    def block(self, label: str) -> MBlock:
+        b = MBlock(label)
+        self.blocks.append(b)
+        return b
+
+    def successors(self) -> dict[str, list[str]]:
+        """Control flow between blocks: branch targets, plus the next block unless the last instruction
+        always leaves (an unpredicated jmpi, or the EOT send)."""
+        out: dict[str, list[str]] = {}
+        for i, b in enumerate(self.blocks):
+            last = b.instrs[-1] if b.instrs else None
+            succ = list(last.targets) if last is not None and last.opcode in BRANCHES else []
+            leaves = last is not None and (last.eot or (last.opcode == "jmpi" and last.predicate is None))
+            if not leaves and i + 1 < len(self.blocks):
+                succ.append(self.blocks[i + 1].label)
+            out[b.label] = list(dict.fromkeys(succ))
+        return out

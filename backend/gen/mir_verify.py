@@ -1,0 +1,97 @@
+"""The machine IR's rules, checked after every machine pass (tests; --verify-each). Returns problems in
+words, like the IR's validator:
+
+- values: every virtual register an instruction reads or writes is one of the function's;
+- types: arithmetic and logic keep to integers or floats as the opcode allows, a compare has a
+  conditional modifier, math has a function, a send has an SFID and a descriptor;
+- execution size: 1, 8 or 16, and the function's SIMD width unless the instruction is scalar (1) or
+  runs on all channels (NoMask);
+- regions: no operand reads or writes past the end of its virtual register;
+- flags: a conditional modifier or predicate names f0.0, f0.1, f1.0 or f1.1;
+- control flow: branch targets are blocks of the function; only the last instruction of a block
+  branches; the last block ends the thread with an EOT send, which nothing follows.
+"""
+from __future__ import annotations
+
+from isa.gen9.model import DataType
+
+from .mir import BRANCHES, FLAGS, SENDS, MFunction, MInstr, Operand, VReg
+
+FLOAT_TYPES = (DataType.F, DataType.HF, DataType.DF)
+INT_ONLY = ("and", "or", "xor", "not", "shl", "shr", "asr", "cbit", "fbh", "fbl", "bfrev", "lzd", "mach")
+ARITHMETIC = ("add", "mul", "mad", "avg", "frc", "rndd", "rnde", "rndu", "rndz", "sel", "min", "max")
+COND_MODS = ("eq", "ne", "gt", "ge", "lt", "le", "ov", "un")
+
+
+def verify(func: MFunction) -> list[str]:
+    problems: list[str] = []
+    labels = {b.label for b in func.blocks}
+    if not func.blocks:
+        return [f"{func.name}: no blocks"]
+    for bi, b in enumerate(func.blocks):
+        for i, ins in enumerate(b.instrs):
+            where = f"{func.name}: {b.label}, instruction {i} ({ins.opcode})"
+            problems += [f"{where}: {p}" for p in _instruction(func, ins, labels)]
+            if ins.opcode in BRANCHES and i != len(b.instrs) - 1:
+                problems.append(f"{where}: a branch must end its block")
+            if ins.eot and (i != len(b.instrs) - 1 or bi != len(func.blocks) - 1):
+                problems.append(f"{where}: nothing may follow the end of the thread (EOT)")
+    last = func.blocks[-1].instrs[-1] if func.blocks[-1].instrs else None
+    if last is None or not last.eot:
+        problems.append(f"{func.name}: the last block must end the thread with an EOT send")
+    return problems
+
+
+def _instruction(func: MFunction, ins: MInstr, labels: set[str]) -> list[str]:
+    out: list[str] = []
+    operands = ([ins.dst] if ins.dst is not None else []) + ins.srcs
+    for op in operands:
+        v = op.value
+        if isinstance(v, VReg) and func.vregs.get(v.id) is not v:
+            out.append(f"{v} is not a register of this function")
+        elif isinstance(v, VReg):
+            out += _region(func, ins, op, v)
+    if ins.exec_size not in (1, 8, 16):
+        out.append(f"execution size {ins.exec_size} (1, 8 or 16)")
+    elif ins.exec_size not in (1, func.simd) and not ins.no_mask:
+        out.append(f"execution size {ins.exec_size} in a SIMD{func.simd} function without NoMask")
+    types = [op.type for op in operands]
+    if ins.opcode in INT_ONLY and any(t in FLOAT_TYPES for t in types):
+        out.append(f"{ins.opcode} takes integers, not {', '.join(t.value for t in types)}")
+    if ins.opcode in ARITHMETIC and len({t in FLOAT_TYPES for t in types}) > 1 and ins.opcode != "sel":
+        out.append(f"{ins.opcode} mixes integer and float operands ({', '.join(t.value for t in types)})")
+    if ins.opcode == "cmp" and ins.cond_mod not in COND_MODS:
+        out.append("cmp needs a conditional modifier")
+    if ins.cond_mod is not None and ins.cond_mod not in COND_MODS:
+        out.append(f"unknown conditional modifier {ins.cond_mod}")
+    if (ins.cond_mod is not None and ins.flag not in FLAGS) or \
+            (ins.predicate is not None and ins.predicate[:2] not in FLAGS):
+        out.append("flags are f0.0, f0.1, f1.0 and f1.1")
+    if ins.opcode == "math" and not ins.math_fc:
+        out.append("math needs a function")
+    if ins.opcode in SENDS and (ins.sfid is None or ins.desc is None):
+        out.append("a send needs an SFID and a descriptor")
+    for t in ins.targets:
+        if t not in labels:
+            out.append(f"branch target {t} is not a block of this function")
+    if ins.opcode in BRANCHES and ins.opcode not in ("endif", "else") and not ins.targets:
+        out.append("a branch needs a target")
+    return out
+
+
+def _region(func: MFunction, ins: MInstr, op: Operand, v: VReg) -> list[str]:
+    """The bytes an operand touches stay inside its virtual register."""
+    size = v.type.size
+    if op.region is not None and op.region.hstride == 0 and op.region.vstride == 0:
+        lanes = 1                                     # <0;1,0>: one element, broadcast
+    elif op is ins.dst or op.region is not None:
+        lanes = ins.exec_size
+    else:
+        lanes = 1 if v.uniform else ins.exec_size
+    stride = op.region.hstride if op.region is not None and op.region.hstride else 1
+    end = op.offset + ((lanes - 1) * stride + 1) * size
+    if op.offset < 0 or end > v.size(func.simd):
+        return [f"{v} is {v.size(func.simd)} bytes; the operand reaches byte {end}"]
+    return []
+
+
