@@ -229,6 +229,10 @@ def _run(args) -> None:
     backend = _spirv_options(args.spirv_version, args.target_env) if args.target == "spirv" else None
     if args.target == "ir":
         backend = harness.InterpreterOptions(args.max_steps)
+    if args.simd is not None and args.target != "gen":
+        raise UsageError("--simd only applies to --target gen")
+    if args.target == "gen":
+        backend = argparse.Namespace(simd=args.simd or 16)
     if (args.platform or args.device) and args.target != "opencl":
         raise UsageError(f"{'--platform' if args.platform else '--device'} only applies to --target opencl")
     if args.target == "opencl":
@@ -337,10 +341,11 @@ def build_parser() -> argparse.ArgumentParser:
                                    "none).")
     r.add_argument("input", help="an OpenCL C (.cl), LLVM IR (.ll), bitcode (.bc) or reconverge IR text (.nir) file")
     r.add_argument("--kernel", help="the kernel to run (needed when the input has several)")
-    r.add_argument("--target", required=True, metavar="llvm|ir|spirv|opencl",
+    r.add_argument("--target", required=True, metavar="llvm|ir|spirv|opencl|gen",
                    help="llvm: the LLVM module on the CPU JIT; ir: the structured IR on the interpreter; "
                         "spirv: the SPIR-V module on a Vulkan device; opencl: the .cl source on an installed "
-                        "OpenCL driver (not our compiler at all)")
+                        "OpenCL driver (not our compiler at all); gen: our Gen9 code in the Gen9 simulator "
+                        "(so far straight-line kernels)")
     r.add_argument("--platform", metavar="NAME|N", help="opencl target: the OpenCL platform (default: the first)")
     r.add_argument("--device", metavar="NAME|N", help="opencl target: the device (default: the platform's first)")
     r.add_argument("--global", dest="global_size", required=True, metavar="N[,N,N]", help="global size")
@@ -361,6 +366,7 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--max-steps", type=int, metavar="N",
                    help="ir target: instructions per work-item before the run is stopped as endless (default "
                         "5000000; 0: no limit)")
+    r.add_argument("--simd", type=int, choices=(8, 16), help="gen target: SIMD width (default 16)")
     r.add_argument("--timeout", type=float, metavar="SECONDS",
                    help="stop the run (any target) after this many seconds, with an error")
     r.add_argument("--verify-each", action="store_true", help="run the IR validator after every pass")

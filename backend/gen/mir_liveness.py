@@ -20,16 +20,23 @@ class Liveness:
 def liveness(func: MFunction) -> Liveness:
     succs = func.successors()
     regs = list(func.vregs.values())
+
+    def uses(ins) -> list[VReg]:                  # views of a register as another type count as it
+        return [func.vregs[v.id] for v in ins.uses()]
+
+    def defs(ins) -> list[VReg]:
+        return [func.vregs[v.id] for v in ins.defs()]
+
     bit = {v: 1 << i for i, v in enumerate(regs)}
     use: dict[str, int] = {}
     kill: dict[str, int] = {}
     for b in func.blocks:
         u = d = 0
         for ins in b.instrs:
-            for v in ins.uses():
+            for v in uses(ins):
                 if not d & bit[v]:
                     u |= bit[v]
-            for v in ins.defs():
+            for v in defs(ins):
                 if ins.predicate is None:             # a predicated write keeps the other lanes' values
                     d |= bit[v]
         use[b.label], kill[b.label] = u, d
@@ -61,7 +68,7 @@ def liveness(func: MFunction) -> Liveness:
         for v in regs_of(live_in[b.label]):
             touch(v, start)
         for ins in b.instrs:
-            for v in (*ins.uses(), *ins.defs()):
+            for v in (*uses(ins), *defs(ins)):
                 touch(v, pos)
             pos += 1
         for v in regs_of(live_out[b.label]):

@@ -1,7 +1,8 @@
 """The machine IR's rules, checked after every machine pass (tests; --verify-each). Returns problems in
 words, like the IR's validator:
 
-- values: every virtual register an instruction reads or writes is one of the function's;
+- values: every virtual register an instruction reads or writes is one of the function's (read, maybe,
+  as another type of its bytes, as a region on hardware would);
 - types: arithmetic and logic keep to integers or floats as the opcode allows, a compare has a
   conditional modifier, math has a function, a send has an SFID and a descriptor;
 - execution size: 1, 8 or 16, and the function's SIMD width unless the instruction is scalar (1) or
@@ -47,10 +48,12 @@ def _instruction(func: MFunction, ins: MInstr, labels: set[str]) -> list[str]:
     operands = ([ins.dst] if ins.dst is not None else []) + ins.srcs
     for op in operands:
         v = op.value
-        if isinstance(v, VReg) and func.vregs.get(v.id) is not v:
-            out.append(f"{v} is not a register of this function")
-        elif isinstance(v, VReg):
-            out += _region(func, ins, op, v)
+        if isinstance(v, VReg):
+            base = func.vregs.get(v.id)
+            if base is None or base.uniform != v.uniform:
+                out.append(f"{v} is not a register of this function")
+            else:                             # a view of it as another type (:q read as :ud) is allowed
+                out += _region(func, ins, op, v, base.size(func.simd))
     if ins.exec_size not in (1, 8, 16):
         out.append(f"execution size {ins.exec_size} (1, 8 or 16)")
     elif ins.exec_size not in (1, func.simd) and not ins.no_mask:
@@ -79,7 +82,7 @@ def _instruction(func: MFunction, ins: MInstr, labels: set[str]) -> list[str]:
     return out
 
 
-def _region(func: MFunction, ins: MInstr, op: Operand, v: VReg) -> list[str]:
+def _region(func: MFunction, ins: MInstr, op: Operand, v: VReg, limit: int) -> list[str]:
     """The bytes an operand touches stay inside its virtual register."""
     size = v.type.size
     if op.region is not None and op.region.hstride == 0 and op.region.vstride == 0:
@@ -90,8 +93,8 @@ def _region(func: MFunction, ins: MInstr, op: Operand, v: VReg) -> list[str]:
         lanes = 1 if v.uniform else ins.exec_size
     stride = op.region.hstride if op.region is not None and op.region.hstride else 1
     end = op.offset + ((lanes - 1) * stride + 1) * size
-    if op.offset < 0 or end > v.size(func.simd):
-        return [f"{v} is {v.size(func.simd)} bytes; the operand reaches byte {end}"]
+    if op.offset < 0 or end > limit:
+        return [f"{v} is {limit} bytes; the operand reaches byte {end}"]
     return []
 
 

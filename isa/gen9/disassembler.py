@@ -10,7 +10,7 @@ from __future__ import annotations
 from . import encoding as E
 from . import fields as F
 from .immediates import format_imm
-from .model import VXH, Instruction, Operand, RegFile
+from .model import VXH, DataType, Instruction, Operand, RegFile
 from .sendmsg import describe
 
 BRANCHES = F.BRANCH_JIP_UIP + F.BRANCH_JIP_ONLY + ("jmpi", "call", "calla", "ret")
@@ -215,7 +215,9 @@ def format_instruction(inst: Instruction, pc: int = 0, starts: set[int] | None =
     elif op in F.BRANCH_JIP_ONLY:
         srcs = [label(pc + inst.jip_bytes, inst.jip_bytes)]
     elif send:
-        dst = _counted(_reg_text(inst.destination).split(".")[0] + (":ud" if op in E.SENDS_OPS else ""))
+        d = inst.destination            # iga64 shows a send's type unless it is :ud (a split send's always)
+        suffix = f":{d.type.value}" if op in E.SENDS_OPS or d.type != DataType.UD else ""
+        dst = _counted(_reg_text(d).split(".")[0] + suffix)
         srcs = [_counted(_reg_text(s).split(".")[0]) for s in inst.srcs]
         exmlen = (inst.ex_desc or 0) >> 6 & 0xF
         comment = describe(inst.sfid or 0, inst.desc or 0, exmlen)

@@ -347,6 +347,13 @@ def _run_spirv(program: Program, kernel: str, args: list, global_size, local_siz
     run_spirv_kernel(func, ir_arguments(func, args), global_size, local_size, options, global_offset=global_offset)
 
 
+def _run_gen(program: Program, kernel: str, args: list, global_size, local_size, options, global_offset):
+    from backend.gen.launch import run_gen_kernel
+    func = program.function(kernel, "gen")
+    simd = getattr(options, "simd", None) or 16
+    run_gen_kernel(func, ir_arguments(func, args), global_size, local_size, simd, global_offset)
+
+
 def _run_opencl(program: Program, kernel: str, args: list, global_size, local_size, options, global_offset):
     from tools.targets.opencl_target import run_opencl
     run_opencl(program, kernel, args, global_size, local_size, options, global_offset)
@@ -354,7 +361,8 @@ def _run_opencl(program: Program, kernel: str, args: list, global_size, local_si
 
 # name -> launcher(program, kernel, args, global_size, local_size, backend_options, global_offset); it
 # updates the argument arrays in place. A new backend adds itself here.
-TARGETS: dict[str, Callable] = {"llvm": _run_llvm, "ir": _run_ir, "spirv": _run_spirv, "opencl": _run_opencl}
+TARGETS: dict[str, Callable] = {"llvm": _run_llvm, "ir": _run_ir, "spirv": _run_spirv, "opencl": _run_opencl,
+                                "gen": _run_gen}
 
 
 def run_target(target: str, program: Program, kernel: str, args: list, global_size, local_size,

@@ -1,0 +1,92 @@
+"""Emission, first slice: the allocated machine IR -> isa/gen9 instructions, and a kernel for the
+container. An instruction whose operands would span more than two GRFs (SIMD16 on 64-bit values, or a
+strided 32-bit view of them) is split into two SIMD8 halves (M0, M8), as Gen requires of every operand
+(PRM vol. 7, "Register region restrictions": an operand may span at most two registers)."""
+from __future__ import annotations
+
+from isa.gen9.builder import null
+from isa.gen9.container import Kernel
+from isa.gen9.dispatch import ARGUMENTS, CROSS_THREAD_GRF
+from isa.gen9.model import Instruction, Predicate, RegFile, Region
+from isa.gen9.model import Operand as IsaOperand
+
+from .mir import GRF_BYTES, SENDS, Imm, MFunction, MInstr, Operand, PReg, VReg
+from .regalloc import allocate
+
+
+def first_free_register(cross_thread_bytes: int) -> int:
+    return CROSS_THREAD_GRF + -(-cross_thread_bytes // GRF_BYTES)
+
+
+def emit(func: MFunction, cross_thread_bytes: int) -> list[Instruction]:
+    home = allocate(func, first_free_register(cross_thread_bytes))
+    out: list[Instruction] = []
+    for b in func.blocks:
+        for ins in b.instrs:
+            halves = 2 if ins.exec_size == 16 and _footprint(ins) > 2 * GRF_BYTES else 1
+            for h in range(halves):
+                out.append(_instruction(ins, home, h, halves))
+    return out
+
+
+def _footprint(ins: MInstr) -> int:
+    """The most bytes any register operand of `ins` touches."""
+    most = 0
+    for op in ([ins.dst] if ins.dst is not None else []) + ins.srcs:
+        if isinstance(op.value, Imm) or _scalar(op):
+            continue
+        stride = op.region.hstride if op.region is not None and op.region.hstride else 1
+        most = max(most, ins.exec_size * op.type.size * stride)
+    return most
+
+
+def _scalar(op: Operand) -> bool:
+    r = op.region
+    return (r is not None and r.hstride == 0 and r.vstride == 0) or (isinstance(op.value, VReg) and op.value.uniform)
+
+
+def _instruction(ins: MInstr, home: dict[int, int], half: int, halves: int) -> Instruction:
+    n = ins.exec_size // halves
+    dst = _operand(ins.dst, home, half, n, True) if ins.dst is not None else \
+        (null() if ins.opcode in SENDS else None)
+    srcs = [_operand(s, home, half, n, False) for s in ins.srcs]
+    pred = Predicate(*ins.predicate) if ins.predicate is not None else None
+    return Instruction(opcode=ins.opcode, exec_size=n, chan_offset=8 * half, predicate=pred,
+                       cond_mod=ins.cond_mod, flag_reg=ins.flag[0], flag_subreg=ins.flag[1],
+                       mask_ctrl_we_all=ins.no_mask, dst=dst, srcs=srcs, math_fc=ins.math_fc,
+                       sfid=ins.sfid, desc=ins.desc, eot=ins.eot)
+
+
+def _operand(op: Operand, home: dict[int, int], half: int, n: int, is_dst: bool) -> IsaOperand:
+    v, t = op.value, op.type
+    if isinstance(v, Imm):
+        from isa.gen9.builder import imm
+        return imm(v.value, t)
+    scalar = _scalar(op)
+    stride = op.region.hstride if op.region is not None and op.region.hstride else 1
+    if isinstance(v, VReg):
+        byte = home[v.id] * GRF_BYTES + op.offset
+    else:
+        assert isinstance(v, PReg)
+        byte = v.reg * GRF_BYTES + v.subreg * t.size + op.offset
+    if not scalar:
+        byte += half * n * t.size * stride
+    reg, sub = divmod(byte, GRF_BYTES)
+    if is_dst:
+        return IsaOperand(RegFile.GRF, t, reg, sub // t.size, None, stride, op.abs, op.neg)
+    if scalar:
+        region = Region(0, 1, 0)
+    elif op.region is not None and op.region.hstride != 1:
+        width = min(n, GRF_BYTES // (t.size * stride))
+        region = Region(width * stride, width, stride)
+    else:
+        width = min(n, GRF_BYTES // t.size)
+        region = Region(width, width, 1)
+    return IsaOperand(RegFile.GRF, t, reg, sub // t.size, region, 1, op.abs, op.neg)
+
+
+def kernel(func: MFunction, program_bytes: bytes, argument_bytes: int) -> Kernel:
+    """The container entry: name, SIMD width and the payload layout the code reads."""
+    return Kernel(func.name, program_bytes, func.simd,
+                  {"header": 0, "local_ids": [1, 2, 3], "cross_thread": CROSS_THREAD_GRF,
+                   "arguments": ARGUMENTS, "argument_bytes": argument_bytes})

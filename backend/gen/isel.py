@@ -1,0 +1,299 @@
+"""Instruction selection, first slice: the `gen` pipeline's IR -> the machine IR, for straight-line kernels.
+
+What this slice covers (everything else is a one-line CompileError naming the instruction, so nothing is
+compiled wrongly in silence): one block of code (no ifs or loops yet); 32-bit and 64-bit integers and
+32-bit floats in add, sub, mul, and, or, xor, shl, lshr, ashr, fadd, fsub, fmul, fmuladd, casts;
+work-item functions from the thread payload (isa/gen9/dispatch.py); scalar parameters from the
+cross-thread data; 32-bit loads and stores through `__global` buffers, one binding-table index per
+buffer parameter (its position among the parameters), with 32-bit byte offsets (buffers under 4 GiB).
+
+Gen9 facts used (PRM vol. 7, "EU instruction set"; Mesa brw_fs_nir.cpp): D x D -> D and D x D -> Q
+multiplies are native, Q x Q is not, so a 64-bit multiply is lo*lo (D x D -> Q) plus the two cross
+products shifted up by 32; 64-bit add, shifts and logic are native on :q.
+"""
+from __future__ import annotations
+
+from isa.gen9 import messages as sm
+from isa.gen9.dispatch import ARGUMENTS, CROSS_THREAD_GRF, GLOBAL_OFFSET, LOCAL_ID_GRF, LOCAL_SIZE, NUM_GROUPS
+from isa.gen9.model import DataType, Region
+from lowering.analysis.provenance import MemoryObject, Provenance
+from lowering.errors import CompileError, where
+from lowering.ir.core import Arg, Block, Const, Function, Instr, Undef, Value
+from lowering.ir.types import Type
+
+from .mir import Imm, MFunction, MInstr, Operand, PReg, VReg
+
+T = DataType
+INT_OPS = {"add": "add", "sub": "add", "mul": "mul", "and": "and", "or": "or", "xor": "xor", "shl": "shl",
+           "lshr": "shr", "ashr": "asr"}
+FLOAT_OPS = {"fadd": "add", "fsub": "add", "fmul": "mul"}
+COMMUTATIVE = ("add", "mul", "and", "or", "xor")
+SENDS_AND_BRANCHES = ("send", "sends", "jmpi", "if", "while")
+CASTS = ("zext", "sext", "trunc", "sitofp", "uitofp", "fptosi", "fptoui", "freeze")
+GROUP_ID_SUBREG = (1, 6, 7)                          # r0.1 / r0.6 / r0.7
+SCALAR = Region(0, 1, 0)
+
+
+def gen_type(t: Type, signed: bool = True) -> DataType:
+    if t.is_float and t.bits == 32:
+        return T.F
+    if t.is_int and t.bits == 32:
+        return T.D if signed else T.UD
+    if (t.is_int and t.bits == 64) or t.is_ptr:
+        return T.Q if signed else T.UQ
+    raise CompileError(f"type {t} is not supported by the Gen backend yet")
+
+
+def argument_layout(func: Function) -> dict[Arg, int]:
+    """Byte offset of each scalar argument in the cross-thread data (natural alignment from ARGUMENTS)."""
+    out, offset = {}, ARGUMENTS
+    for a in func.args:
+        if a.type.is_ptr:
+            continue
+        size = max(4, a.type.size)
+        offset = -(-offset // size) * size
+        out[a] = offset
+        offset += size
+    return out
+
+
+class Selector:
+    def __init__(self, func: Function, simd: int):
+        self.func, self.simd = func, simd
+        self.m = MFunction(func.name, simd)
+        self.block = self.m.block("entry")
+        self.values: dict[Value, Operand] = {}
+        self.provenance = Provenance(func)
+        self.args = argument_layout(func)
+        self.bti = {a: i for i, a in enumerate(func.args) if a.type.is_ptr}
+
+    def error(self, ins: Instr | None, what: str) -> CompileError:
+        return CompileError(f"{where(self.func, ins)}: {what} (the Gen backend compiles straight-line code "
+                            "with 32/64-bit integers, 32-bit floats and 32-bit buffer accesses so far)")
+
+    def emit(self, opcode: str, dst: Operand | None, *srcs: Operand, n: int | None = None, **kw) -> MInstr:
+        ops = list(srcs)
+        if len(ops) == 2 and opcode not in SENDS_AND_BRANCHES:
+            ops = self._legal_immediates(opcode, ops)
+        return self.block.append(MInstr(opcode, n or self.simd, dst, ops, **kw))
+
+    def _legal_immediates(self, opcode: str, ops: list[Operand]) -> list[Operand]:
+        """Gen encodes an immediate only as the last source, and a 64-bit one only as a lone source
+        (PRM vol. 7, "Immediate operands"): swap a commutative pair, give shifts a 32-bit count, and
+        move anything else into a register first."""
+        if isinstance(ops[0].value, Imm) and not isinstance(ops[1].value, Imm) and opcode in COMMUTATIVE:
+            ops = [ops[1], ops[0]]
+        if isinstance(ops[0].value, Imm):
+            ops[0] = self._in_register(ops[0])
+        last = ops[1].value
+        if isinstance(last, Imm) and last.type.size == 8:
+            if opcode in ("shl", "shr", "asr"):
+                ops[1] = Operand(Imm(int(last.value) & 63, T.UD))
+            else:
+                ops[1] = self._in_register(ops[1])
+        return ops
+
+    def _in_register(self, op: Operand) -> Operand:
+        reg = self.fresh(op.type)
+        self.block.append(MInstr("mov", self.simd, reg, [op]))
+        return reg
+
+    def fresh(self, t: DataType, uniform: bool = False) -> Operand:
+        return Operand(self.m.vreg(t, uniform))
+
+    # ----- operands
+    def operand(self, v: Value, signed: bool = True) -> Operand:
+        if isinstance(v, Const):
+            t = gen_type(v.type, signed)
+            return Operand(Imm(float(v.value) if v.type.is_float else v.signed() if signed else v.value, t))
+        if isinstance(v, Undef):
+            return Operand(Imm(0, gen_type(v.type, signed)))
+        op = self.values.get(v)
+        if op is None and isinstance(v, Arg):
+            op = self._argument(v)
+        if op is None:
+            raise self.error(None, f"value {v!r} is not computed")
+        return self._retyped(op, gen_type(v.type, signed))
+
+    @staticmethod
+    def _retyped(op: Operand, t: DataType) -> Operand:
+        """The same bits read as another type of the same size (:d as :ud, :q as :uq)."""
+        if op.type == t or op.type.size != t.size:
+            return op
+        v = op.value
+        if isinstance(v, VReg):
+            return Operand(VReg(v.id, t, v.uniform), op.offset, op.region, op.neg, op.abs)
+        if isinstance(v, Imm):
+            return Operand(Imm(v.value, t))
+        return Operand(PReg(v.reg, v.subreg * op.type.size // t.size, t), op.offset, op.region)
+
+    def _argument(self, a: Arg) -> Operand:
+        if a.type.is_ptr:
+            return Operand(Imm(0, T.UQ))                  # a buffer's base: offsets count from its start
+        offset = self.args[a]
+        t = gen_type(a.type)
+        reg, sub = CROSS_THREAD_GRF + offset // 32, (offset % 32) // t.size
+        return Operand(PReg(reg, sub, t), region=SCALAR)
+
+    # ----- the function
+    def run(self) -> MFunction:
+        body = self.func.body
+        if len(body) != 1 or not isinstance(body[0], Block):
+            raise self.error(None, "control flow (ifs, loops) is not compiled yet")
+        for ins in body[0].instrs:
+            self.instruction(ins)
+        self._end_of_thread()
+        return self.m
+
+    def instruction(self, ins: Instr) -> None:
+        op = ins.opcode
+        if op in INT_OPS and ins.type.is_int and ins.type.bits in (32, 64):
+            self._integer(ins)
+        elif op in FLOAT_OPS and ins.type.is_float and ins.type.bits == 32:
+            a, b = (self.operand(x) for x in ins.operands)
+            if op == "fsub":
+                b = Operand(b.value, b.offset, b.region, not b.neg, b.abs) if not isinstance(b.value, Imm) else \
+                    Operand(Imm(-float(b.value.value), T.F))
+            dst = self.fresh(T.F)
+            self.emit(FLOAT_OPS[op], dst, a, b)
+            self.values[ins] = dst
+        elif op == "fmuladd" and ins.type.is_float and ins.type.bits == 32:
+            a, b, c = (self.operand(x) for x in ins.operands)
+            product, dst = self.fresh(T.F), self.fresh(T.F)
+            self.emit("mul", product, a, b)                 # two roundings, as fmuladd means here
+            self.emit("add", dst, product, c)
+            self.values[ins] = dst
+        elif op in CASTS and ins.type.bits in (32, 64):
+            signed = op in ("sext", "sitofp", "fptosi", "trunc", "freeze")
+            src = self.operand(ins.operands[0], signed)
+            dst = self.fresh(gen_type(ins.type, op != "fptoui"))
+            if op == "trunc":
+                src = self._low_dword(src)
+            self.emit("mov", dst, src)
+            self.values[ins] = dst
+        elif op == "ptradd":
+            self._integer_op("add", ins, gen_type(ins.type), *(self.operand(x) for x in ins.operands))
+        elif op == "workitem":
+            self._workitem(ins)
+        elif op in ("load", "store"):
+            self._memory(ins)
+        else:
+            raise self.error(ins, f"{op} on {ins.type} is not selected yet")
+
+    def _integer(self, ins: Instr) -> None:
+        op = ins.opcode
+        signed = op != "lshr"
+        t = gen_type(ins.type, signed)
+        a, b = (self.operand(x, signed) for x in ins.operands)
+        if op == "sub":
+            b = Operand(Imm(-b.value.value, t)) if isinstance(b.value, Imm) else \
+                Operand(b.value, b.offset, b.region, not b.neg)
+        if op == "mul" and t.size == 8:
+            self.values[ins] = self._mul64(a, b)
+            return
+        self._integer_op(INT_OPS[op], ins, t, a, b)
+
+    def _integer_op(self, opcode: str, ins: Instr, t: DataType, a: Operand, b: Operand) -> None:
+        dst = self.fresh(t)
+        self.emit(opcode, dst, a, b)
+        self.values[ins] = dst
+
+    def _low_dword(self, op: Operand) -> Operand:
+        """The low 32 bits of a 64-bit value: every other dword, <2;1,0> (little-endian)."""
+        if isinstance(op.value, Imm):
+            return Operand(Imm(int(op.value.value) & 0xFFFFFFFF, T.UD))
+        if op.type.size != 8:
+            return op
+        v = op.value
+        if isinstance(v, VReg):
+            return Operand(VReg(v.id, T.UD, v.uniform), op.offset,
+                           SCALAR if v.uniform else Region(16, 8, 2))
+        return Operand(PReg(v.reg, v.subreg * 2, T.UD), region=SCALAR)
+
+    def _high_dword(self, op: Operand) -> Operand:
+        if isinstance(op.value, Imm):
+            return Operand(Imm((int(op.value.value) >> 32) & 0xFFFFFFFF, T.UD))
+        v = op.value
+        if isinstance(v, VReg):
+            return Operand(VReg(v.id, T.UD, v.uniform), op.offset + 4, SCALAR if v.uniform else Region(16, 8, 2))
+        return Operand(PReg(v.reg, v.subreg * 2 + 1, T.UD), region=SCALAR)
+
+    def _mul64(self, a: Operand, b: Operand) -> Operand:
+        """lo(a)*lo(b) as D x D -> Q, plus (lo(a)*hi(b) + hi(a)*lo(b)) << 32."""
+        lo_a, lo_b, hi_a, hi_b = self._low_dword(a), self._low_dword(b), self._high_dword(a), self._high_dword(b)
+        low = self.fresh(T.UQ)
+        self.emit("mul", low, lo_a, lo_b)
+        c1, c2 = self.fresh(T.UD), self.fresh(T.UD)
+        self.emit("mul", c1, lo_a, hi_b)
+        self.emit("mul", c2, hi_a, lo_b)
+        cross = self.fresh(T.UD)
+        self.emit("add", cross, c1, c2)
+        wide = self.fresh(T.UQ)
+        self.emit("mov", wide, cross)
+        shifted = self.fresh(T.UQ)
+        self.emit("shl", shifted, wide, Operand(Imm(32, T.UD)))
+        out = self.fresh(T.Q)
+        self.emit("add", out, low, self._retyped(shifted, T.UQ))
+        return out
+
+    def _workitem(self, ins: Instr) -> None:
+        fn, dim = ins.attrs["fn"], ins.operands[0]
+        if not isinstance(dim, Const):
+            raise self.error(ins, "a work-item function of a variable dimension")
+        d = int(dim.value)
+        dst = self.fresh(gen_type(ins.type))
+        if d > 2:
+            self.emit("mov", dst, Operand(Imm(1 if fn in ("local_size", "num_groups") else 0, dst.type)))
+        elif fn == "local_id":
+            self.emit("mov", dst, Operand(PReg(LOCAL_ID_GRF + d, 0, T.UW), region=Region(16, 16, 1)
+                                          if self.simd == 16 else Region(8, 8, 1)))
+        elif fn == "group_id":
+            self.emit("mov", dst, Operand(PReg(0, GROUP_ID_SUBREG[d], T.UD), region=SCALAR))
+        elif fn in ("local_size", "num_groups", "global_offset"):
+            base = {"local_size": LOCAL_SIZE, "num_groups": NUM_GROUPS, "global_offset": GLOBAL_OFFSET}[fn]
+            offset = base + 4 * d
+            self.emit("mov", dst, Operand(PReg(CROSS_THREAD_GRF + offset // 32, (offset % 32) // 4, T.UD),
+                                          region=SCALAR))
+        else:
+            raise self.error(ins, f"work-item function {fn} (the gen pipeline lowers it)")
+        self.values[ins] = dst
+
+    def _memory(self, ins: Instr) -> None:
+        ptr = ins.operands[0] if ins.opcode == "load" else ins.operands[1]
+        obj = self.provenance.base.get(ptr)
+        if not isinstance(obj, MemoryObject) or obj.arg is None or obj.kind != "buffer":
+            raise self.error(ins, "memory other than a __global buffer parameter")
+        value_type = ins.type if ins.opcode == "load" else ins.operands[0].type
+        if value_type.bits != 32:
+            raise self.error(ins, f"a {value_type.bits}-bit access")
+        bti = self.bti[obj.arg]
+        address = self.fresh(T.UD)                        # payload: byte offsets, then (writes) the data
+        if ins.opcode == "load":
+            self.emit("mov", address, self._low_dword(self.operand(ptr)))
+            dst = self.fresh(gen_type(value_type))
+            self.emit("send", dst, address, sfid=sm.SFID_DC1, desc=sm.untyped_surface_desc(bti, self.simd, 1, False))
+            self.values[ins] = dst
+        else:
+            payload = self.fresh(T.UQ)                    # two values' room: address then data
+            self.emit("mov", self._part(payload, 0, T.UD), self._low_dword(self.operand(ptr)))
+            self.emit("mov", self._part(payload, 1, gen_type(value_type)), self.operand(ins.operands[0]))
+            self.emit("send", None, self._part(payload, 0, T.UD), sfid=sm.SFID_DC1,
+                      desc=sm.untyped_surface_desc(bti, self.simd, 1, True))
+
+    def _part(self, op: Operand, index: int, t: DataType) -> Operand:
+        """The index-th dword-per-lane slice of a payload value (GRF-contiguous as a message wants)."""
+        v = op.value
+        assert isinstance(v, VReg)
+        return Operand(VReg(v.id, t, v.uniform), index * 4 * self.simd)
+
+    def _end_of_thread(self) -> None:
+        header = Operand(PReg(127, 0, T.UD))
+        self.emit("mov", header, Operand(PReg(0, 0, T.UD), region=Region(8, 8, 1)), n=8, no_mask=True)
+        self.emit("send", None, Operand(PReg(127, 0, T.UD)), n=8, no_mask=True, sfid=sm.SFID_THREAD_SPAWNER,
+                  desc=sm.eot_desc(), eot=True)
+
+
+def select(func: Function, simd: int = 16) -> MFunction:
+    if simd not in (8, 16):
+        raise CompileError(f"{where(func)}: SIMD{simd} (8 or 16)")
+    return Selector(func, simd).run()
