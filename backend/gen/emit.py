@@ -4,14 +4,16 @@ strided 32-bit view of them) is split into two SIMD8 halves (M0, M8), as Gen req
 (PRM vol. 7, "Register region restrictions": an operand may span at most two registers)."""
 from __future__ import annotations
 
-from isa.gen9.builder import null
+from isa.gen9.builder import Builder, null
 from isa.gen9.container import Kernel
 from isa.gen9.dispatch import ARGUMENTS, CROSS_THREAD_GRF
-from isa.gen9.model import Instruction, Predicate, RegFile, Region
+from isa.gen9.model import DataType, Instruction, Predicate, RegFile, Region
 from isa.gen9.model import Operand as IsaOperand
 
 from .mir import GRF_BYTES, SENDS, Imm, MFunction, MInstr, Operand, PReg, VReg
 from .regalloc import allocate
+
+T_D, T_UD = DataType.D, DataType.UD
 
 
 def first_free_register(cross_thread_bytes: int) -> int:
@@ -20,13 +22,13 @@ def first_free_register(cross_thread_bytes: int) -> int:
 
 def emit(func: MFunction, cross_thread_bytes: int) -> list[Instruction]:
     home = allocate(func, first_free_register(cross_thread_bytes))
-    out: list[Instruction] = []
+    builder = Builder(func.simd)                  # its program() gives if/else/endif their JIP and UIP
     for b in func.blocks:
         for ins in b.instrs:
             halves = 2 if ins.exec_size == 16 and _footprint(ins) > 2 * GRF_BYTES else 1
             for h in range(halves):
-                out.append(_instruction(ins, home, h, halves))
-    return out
+                builder.insts.append(_instruction(ins, home, h, halves))
+    return builder.program()
 
 
 def _footprint(ins: MInstr) -> int:
@@ -48,7 +50,7 @@ def _scalar(op: Operand) -> bool:
 def _instruction(ins: MInstr, home: dict[int, int], half: int, halves: int) -> Instruction:
     n = ins.exec_size // halves
     dst = _operand(ins.dst, home, half, n, True) if ins.dst is not None else \
-        (null() if ins.opcode in SENDS else None)
+        (null(T_D if ins.opcode == "cmp" else T_UD) if ins.opcode in (*SENDS, "cmp") else None)
     srcs = [_operand(s, home, half, n, False) for s in ins.srcs]
     pred = Predicate(*ins.predicate) if ins.predicate is not None else None
     return Instruction(opcode=ins.opcode, exec_size=n, chan_offset=8 * half, predicate=pred,

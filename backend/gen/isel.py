@@ -1,7 +1,8 @@
 """Instruction selection, first slice: the `gen` pipeline's IR -> the machine IR, for straight-line kernels.
 
 What this slice covers (everything else is a one-line CompileError naming the instruction, so nothing is
-compiled wrongly in silence): one block of code (no ifs or loops yet); 32-bit and 64-bit integers and
+compiled wrongly in silence): the tree's blocks and ifs (Gen's if/else/endif under the execution mask;
+no loops or early returns yet), compares into 0/-1 lanes and selects; 32-bit and 64-bit integers and
 32-bit floats in add, sub, mul, and, or, xor, shl, lshr, ashr, fadd, fsub, fmul, fmuladd, casts;
 work-item functions from the thread payload (isa/gen9/dispatch.py); scalar parameters from the
 cross-thread data; 32-bit loads and stores through `__global` buffers, one binding-table index per
@@ -18,7 +19,7 @@ from isa.gen9.dispatch import ARGUMENTS, CROSS_THREAD_GRF, GLOBAL_OFFSET, LOCAL_
 from isa.gen9.model import DataType, Region
 from lowering.analysis.provenance import MemoryObject, Provenance
 from lowering.errors import CompileError, where
-from lowering.ir.core import Arg, Block, Const, Function, Instr, Undef, Value
+from lowering.ir.core import Arg, Block, Const, Function, If, Instr, Undef, Value, last_block
 from lowering.ir.types import Type
 
 from .mir import Imm, MFunction, MInstr, Operand, PReg, VReg
@@ -28,6 +29,8 @@ INT_OPS = {"add": "add", "sub": "add", "mul": "mul", "and": "and", "or": "or", "
            "lshr": "shr", "ashr": "asr"}
 FLOAT_OPS = {"fadd": "add", "fsub": "add", "fmul": "mul"}
 COMMUTATIVE = ("add", "mul", "and", "or", "xor")
+ICMP_MODS = {"eq": "eq", "ne": "ne", "gt": "gt", "ge": "ge", "lt": "lt", "le": "le"}
+FCMP_MODS = {"oeq": "eq", "ogt": "gt", "oge": "ge", "olt": "lt", "ole": "le", "une": "ne"}
 SENDS_AND_BRANCHES = ("send", "sends", "jmpi", "if", "while")
 CASTS = ("zext", "sext", "trunc", "sitofp", "uitofp", "fptosi", "fptoui", "freeze")
 GROUP_ID_SUBREG = (1, 6, 7)                          # r0.1 / r0.6 / r0.7
@@ -35,6 +38,8 @@ SCALAR = Region(0, 1, 0)
 
 
 def gen_type(t: Type, signed: bool = True) -> DataType:
+    if t.is_int and t.bits == 1:                       # a bool lives as 0 / -1 per lane, as cmp writes it
+        return T.D
     if t.is_float and t.bits == 32:
         return T.F
     if t.is_int and t.bits == 32:
@@ -137,17 +142,61 @@ class Selector:
 
     # ----- the function
     def run(self) -> MFunction:
-        body = self.func.body
-        if len(body) != 1 or not isinstance(body[0], Block):
-            raise self.error(None, "control flow (ifs, loops) is not compiled yet")
-        for ins in body[0].instrs:
-            self.instruction(ins)
+        self.cf_list(self.func.body)
         self._end_of_thread()
         return self.m
 
+    def cf_list(self, nodes: list) -> None:
+        """A CF list: blocks in order, an if as Gen's if/else/endif with the execution mask (PRM vol. 7,
+        "Structured control flow"); the phis of the block after an if are copied into at the end of each
+        arm, where only that arm's lanes are enabled."""
+        for i, node in enumerate(nodes):
+            if isinstance(node, Block):
+                for ins in node.instrs:
+                    if ins.opcode == "phi":
+                        continue                            # filled by the arms of the if before
+                    if ins.is_jump:
+                        raise self.error(ins, f"{ins.opcode} (loops and early returns are not compiled yet)")
+                    self.instruction(ins)
+            elif isinstance(node, If):
+                after = nodes[i + 1]
+                phis = list(after.phis())
+                for phi in phis:
+                    self.values[phi] = self.fresh(gen_type(phi.type))
+                cond = self.operand(node.cond)
+                self.emit("cmp", None, cond, Operand(Imm(0, T.D)), cond_mod="ne", flag=(0, 0))
+                endif, other = self.m.new_label("endif"), self.m.new_label("else")
+                self._branch("if", [other], predicate=(0, 0, False))
+                self.cf_list(node.then_list)
+                self._phi_copies(phis, last_block(node.then_list))
+                self._branch("else", [endif])
+                self._start(other)
+                self.cf_list(node.else_list)
+                self._phi_copies(phis, last_block(node.else_list))
+                self._branch("endif", [])
+                self._start(endif)
+            else:
+                raise self.error(None, "loops are not compiled yet")
+
+    def _branch(self, opcode: str, targets: list[str], **kw) -> None:
+        self.block.append(MInstr(opcode, self.simd, None, [], targets=targets, **kw))
+        self._start(self.m.new_label("b"))
+
+    def _start(self, label: str) -> None:
+        """Go on in a block named `label` (renaming the current one if nothing was put in it yet)."""
+        if self.block.instrs:
+            self.block = self.m.block(label)
+        else:
+            self.block.label = label
+
+    def _phi_copies(self, phis: list, arm_end: Block) -> None:
+        for phi in phis:
+            self.emit("mov", self.values[phi], self.operand(phi.value_for(arm_end)))
+
     def instruction(self, ins: Instr) -> None:
         op = ins.opcode
-        if op in INT_OPS and ins.type.is_int and ins.type.bits in (32, 64):
+        if op in INT_OPS and ins.type.is_int and (ins.type.bits in (32, 64) or
+                                                   ins.type.bits == 1 and op in ("and", "or", "xor")):
             self._integer(ins)
         elif op in FLOAT_OPS and ins.type.is_float and ins.type.bits == 32:
             a, b = (self.operand(x) for x in ins.operands)
@@ -163,6 +212,11 @@ class Selector:
             self.emit("mul", product, a, b)                 # two roundings, as fmuladd means here
             self.emit("add", dst, product, c)
             self.values[ins] = dst
+        elif op in ("zext", "sext") and ins.operands[0].type.bits == 1 and ins.type.bits in (32, 64):
+            dst = self.fresh(gen_type(ins.type))
+            src = self.operand(ins.operands[0])           # 0 / -1: sext is a copy, zext keeps one bit
+            self.emit("and" if op == "zext" else "mov", dst, src, *([Operand(Imm(1, T.D))] if op == "zext" else []))
+            self.values[ins] = dst
         elif op in CASTS and ins.type.bits in (32, 64):
             signed = op in ("sext", "sitofp", "fptosi", "trunc", "freeze")
             src = self.operand(ins.operands[0], signed)
@@ -170,6 +224,14 @@ class Selector:
             if op == "trunc":
                 src = self._low_dword(src)
             self.emit("mov", dst, src)
+            self.values[ins] = dst
+        elif op in ("icmp", "fcmp"):
+            self._compare(ins)
+        elif op == "select":
+            cond, yes, no = ins.operands
+            self.emit("cmp", None, self.operand(cond), Operand(Imm(0, T.D)), cond_mod="ne", flag=(0, 0))
+            dst = self.fresh(gen_type(ins.type))
+            self.emit("sel", dst, self.operand(yes), self.operand(no), predicate=(0, 0, False))
             self.values[ins] = dst
         elif op == "ptradd":
             self._integer_op("add", ins, gen_type(ins.type), *(self.operand(x) for x in ins.operands))
@@ -179,6 +241,21 @@ class Selector:
             self._memory(ins)
         else:
             raise self.error(ins, f"{op} on {ins.type} is not selected yet")
+
+    def _compare(self, ins: Instr) -> None:
+        pred = ins.attrs["pred"]
+        if ins.opcode == "fcmp":
+            if pred not in FCMP_MODS:
+                raise self.error(ins, f"fcmp.{pred} (unordered and ord/uno compares are not selected yet)")
+            mod, signed = FCMP_MODS[pred], True
+        else:
+            mod, signed = ICMP_MODS[pred[1:] if pred[0] in "su" else pred], pred[0] != "u"
+        a, b = (self.operand(x, signed) for x in ins.operands)
+        if isinstance(a.value, Imm):
+            a = self._in_register(a)
+        dst = self.fresh(T.D)
+        self.emit("cmp", dst, a, b, cond_mod=mod, flag=(0, 1))
+        self.values[ins] = dst
 
     def _integer(self, ins: Instr) -> None:
         op = ins.opcode

@@ -113,11 +113,16 @@ class MFunction:
     simd: int
     blocks: list[MBlock] = field(default_factory=list)
     vregs: dict[int, VReg] = field(default_factory=dict)
+    labels_made: int = 0
 
     def vreg(self, type: DataType, uniform: bool = False) -> VReg:
         v = VReg(len(self.vregs), type, uniform)
         self.vregs[v.id] = v
         return v
+
+    def new_label(self, stem: str) -> str:
+        self.labels_made += 1
+        return f"{stem}{self.labels_made}"
 
     def block(self, label: str) -> MBlock:
         b = MBlock(label)
@@ -131,7 +136,7 @@ class MFunction:
         for i, b in enumerate(self.blocks):
             last = b.instrs[-1] if b.instrs else None
             succ = list(last.targets) if last is not None and last.opcode in BRANCHES else []
-            leaves = last is not None and (last.eot or (last.opcode == "jmpi" and last.predicate is None))
+            leaves = last is not None and (last.eot or (last.opcode in ("jmpi", "else") and last.predicate is None))
             if not leaves and i + 1 < len(self.blocks):
                 succ.append(self.blocks[i + 1].label)
             out[b.label] = list(dict.fromkeys(succ))

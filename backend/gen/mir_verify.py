@@ -77,7 +77,7 @@ def _instruction(func: MFunction, ins: MInstr, labels: set[str]) -> list[str]:
     for t in ins.targets:
         if t not in labels:
             out.append(f"branch target {t} is not a block of this function")
-    if ins.opcode in BRANCHES and ins.opcode not in ("endif", "else") and not ins.targets:
+    if ins.opcode in ("jmpi", "if", "else", "halt") and not ins.targets:
         out.append("a branch needs a target")
     return out
 
