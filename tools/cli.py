@@ -34,7 +34,8 @@ from lowering.output import check_names_distinct, write_files, write_output
 from tools.usage import UsageError
 
 EXIT_INPUT, EXIT_USAGE, EXIT_INTERNAL = 1, 2, 3
-EMIT_KINDS = ("nir", "dot-cfg", "dot-tree", "spirv", "spirv-asm", "dot-spirv")
+EMIT_KINDS = ("nir", "dot-cfg", "dot-tree", "spirv", "spirv-asm", "dot-spirv", "gen", "gen-asm", "gen-mir")
+GEN_EMITS = ("gen", "gen-asm", "gen-mir")
 SPIRV_EMITS = ("spirv", "spirv-asm", "dot-spirv")
 DEFAULT_SPIRV_VERSION, DEFAULT_TARGET_ENV = "1.3", "vulkan1.3"
 
@@ -61,7 +62,11 @@ def _compile(args) -> None:
         raise UsageError(f"--emit {args.emit} needs the structurize pass (drop --stop-after read)")
     spirv = _compile_spirv_options(args)
     from lowering.target import PIPELINES
-    chosen = args.pipeline or ("spirv" if spirv is not None else "generic")
+    chosen = args.pipeline or ("spirv" if spirv is not None else "gen" if args.emit in GEN_EMITS else "generic")
+    if args.emit in GEN_EMITS and chosen != "gen":
+        raise UsageError(f"--emit {args.emit} needs the gen pipeline, not '{chosen}'")
+    if args.simd is not None and args.emit not in GEN_EMITS:
+        raise UsageError(f"--simd only applies to --emit {', '.join(GEN_EMITS)}")
     if chosen not in PIPELINES:
         raise UsageError(f"--pipeline: unknown pipeline '{chosen}' (pipelines: {', '.join(PIPELINES)})")
     if spirv is not None and chosen != "spirv":
@@ -81,10 +86,31 @@ def _compile(args) -> None:
             sys.stderr.write("".join(options.printed))
     if spirv is not None:
         data = _emit_spirv(args.emit, list(funcs.values()), spirv)
+    elif args.emit in GEN_EMITS:
+        data = _emit_gen(args.emit, list(funcs.values()), args.simd or 16)
     else:
         render = {"nir": print_function, "dot-cfg": cfg_dot, "dot-tree": tree_dot}[args.emit]
         data = "".join(render(f) for f in funcs.values())
     _write_with_dumps(args, data, options.dumps)
+
+
+def _emit_gen(kind: str, funcs: list, simd: int) -> str | bytes:
+    """gen: a kernel container of every kernel (isa/gen9/container.py); gen-asm: its iga64-syntax text;
+    gen-mir: the machine IR before register allocation."""
+    from backend.gen import compile_gen
+    from backend.gen.emit import kernel
+    from backend.gen.isel import select
+    from backend.gen.mir_printer import print_mfunction
+    from isa.gen9.container import pack_container
+    from isa.gen9.disassembler import disassemble
+    from isa.gen9.encoding import encode_program
+    if kind == "gen-mir":
+        return "".join(print_mfunction(select(f, simd)) for f in funcs)
+    built = [(f, encode_program(compile_gen(f, simd))) for f in funcs]
+    if kind == "gen-asm":
+        return "\n".join(f"// kernel {f.name}: SIMD{simd}, {len(code)} bytes\n{disassemble(code)}"
+                         for f, code in built)
+    return pack_container([kernel(select(f, simd), code, 0) for f, code in built])
 
 
 def _write_with_dumps(args, data: str | bytes, dumps: dict[str, str]) -> None:
@@ -311,7 +337,9 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("-o", dest="output", default="-", help="output file ('-' = stdout, the default)")
     c.add_argument("--emit", choices=EMIT_KINDS, default="nir",
                    help="nir: text IR; dot-cfg: GraphViz CFG; dot-tree: GraphViz control-flow tree; spirv: a "
-                        "SPIR-V binary of all the kernels; spirv-asm: its disassembly; dot-spirv: its CFG")
+                        "SPIR-V binary of all the kernels; spirv-asm: its disassembly; dot-spirv: its CFG; gen: a "
+                        "Gen9 kernel container of all the kernels; gen-asm: its iga64-syntax text; gen-mir: the "
+                        "Gen machine IR (the Gen backend compiles kernels without loops so far)")
     c.add_argument("-O", dest="opt", choices=list("0123"), default="0", help="optimisation level (clang's)")
     c.add_argument("--kernel", help="compile only this kernel")
     c.add_argument("--verify-each", action="store_true", help="run the IR validator after every pass")
@@ -322,6 +350,7 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--pipeline", metavar="generic|spirv|gen|gen-blockip",
                    help="which target's passes to run (default: spirv for the SPIR-V outputs, else generic, the "
                         "target-independent passes); see lowering/target.py")
+    c.add_argument("--simd", type=int, choices=(8, 16), help="--emit gen*: SIMD width (default 16)")
     c.add_argument("--print-after", action="append", metavar="PASS|all",
                    help="print the IR after this pass to standard error (repeatable)")
     c.add_argument("--spirv-version", metavar="1.0..1.6",

@@ -73,7 +73,7 @@ class Selector:
         self.bti = {a: i for i, a in enumerate(func.args) if a.type.is_ptr}
 
     def error(self, ins: Instr | None, what: str) -> CompileError:
-        return CompileError(f"{where(self.func, ins)}: {what} (the Gen backend compiles straight-line code "
+        return CompileError(f"{where(self.func, ins)}: {what} (the Gen backend compiles kernels without loops, "
                             "with 32/64-bit integers, 32-bit floats and 32-bit buffer accesses so far)")
 
     def emit(self, opcode: str, dst: Operand | None, *srcs: Operand, n: int | None = None, **kw) -> MInstr:

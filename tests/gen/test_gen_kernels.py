@@ -106,3 +106,29 @@ def test_binaries_encode_and_iga64_reads_them_as_we_do(program, tmp_path):
 def test_loops_are_a_one_line_refusal(program):
     with pytest.raises(CompileError, match="loops .*not compiled yet"):
         compile_gen(program.function("looping", "gen"), 16)
+
+
+def test_compile_emits_a_container_that_disasm_and_diff_read(program, tmp_path):
+    import json
+    import os
+    import sys
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+    def cli(*args):
+        return subprocess.run([sys.executable, "-m", "tools.cli", *args], capture_output=True, text=True,
+                              cwd=tmp_path, env=dict(os.environ, PYTHONPATH=root))
+    source = tmp_path / "k.cl"
+    source.write_text(KERNELS.split("kernel void looping")[0])
+    assert cli("compile", "k.cl", "-O2", "--emit", "gen", "-o", "k.bin").returncode == 0
+    listing = cli("disasm", "k.bin")
+    assert listing.returncode == 0 and "// kernel saxpy: SIMD16" in listing.stdout and "// kernel ids" in listing.stdout
+    doc = json.loads(cli("disasm", "k.bin", "--format", "json").stdout)
+    assert [k["name"] for k in doc["kernels"]] == ["saxpy", "mix", "ids", "branchy", "fbranch"]
+    assert doc["kernels"][0]["payload"]["cross_thread"] == 4
+    assert cli("diff", "k.bin", "k.bin").returncode == 0
+    asm = cli("compile", "k.cl", "-O2", "--emit", "gen-asm", "--simd", "8", "--kernel", "saxpy")
+    assert asm.returncode == 0 and "(8|M0)" in asm.stdout
+    source.write_text(KERNELS)
+    refused = cli("compile", "k.cl", "-O2", "--emit", "gen", "-o", "all.bin")
+    assert refused.returncode == 1 and "loops are not compiled yet" in refused.stderr
+    assert not (tmp_path / "all.bin").exists()
