@@ -22,9 +22,16 @@ def first_free_register(cross_thread_bytes: int) -> int:
 
 def emit(func: MFunction, cross_thread_bytes: int) -> list[Instruction]:
     home = allocate(func, first_free_register(cross_thread_bytes))
-    builder = Builder(func.simd)                  # its program() gives if/else/endif their JIP and UIP
+    builder = Builder(func.simd)                  # its program() gives structured branches their JIP and UIP
+    starts: dict[str, int] = {}
     for b in func.blocks:
+        starts[b.label] = len(builder.insts)
         for ins in b.instrs:
+            if ins.opcode == "while":             # JIP: back to the loop's first instruction
+                inst = _instruction(ins, home, 0, 1)
+                inst.options["_head"] = starts[ins.targets[0]]
+                builder.insts.append(inst)
+                continue
             halves = 2 if ins.exec_size == 16 and _footprint(ins) > 2 * GRF_BYTES else 1
             for h in range(halves):
                 builder.insts.append(_instruction(ins, home, h, halves))

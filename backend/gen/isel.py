@@ -1,12 +1,13 @@
-"""Instruction selection, first slice: the `gen` pipeline's IR -> the machine IR, for straight-line kernels.
+"""Instruction selection, first slice: the `gen` pipeline's IR -> the machine IR.
 
 What this slice covers (everything else is a one-line CompileError naming the instruction, so nothing is
-compiled wrongly in silence): the tree's blocks and ifs (Gen's if/else/endif under the execution mask;
-no loops or early returns yet), compares into 0/-1 lanes and selects; 32-bit and 64-bit integers and
-32-bit floats in add, sub, mul, and, or, xor, shl, lshr, ashr, fadd, fsub, fmul, fmuladd, casts;
-work-item functions from the thread payload (isa/gen9/dispatch.py); scalar parameters from the
-cross-thread data; 32-bit loads and stores through `__global` buffers, one binding-table index per
-buffer parameter (its position among the parameters), with 32-bit byte offsets (buffers under 4 GiB).
+compiled wrongly in silence): the tree's blocks, ifs (Gen's if/else/endif under the execution mask) and
+loops (do ... while with break and cont; no early returns yet), compares into 0/-1 lanes and selects;
+32-bit and 64-bit integers and 32-bit floats in add, sub, mul, and, or, xor, shl, lshr, ashr, fadd,
+fsub, fmul, fmuladd and casts; work-item functions from the thread payload (isa/gen9/dispatch.py);
+scalar parameters from the cross-thread data; 32-bit loads and stores through `__global` buffers, one
+binding-table index per buffer parameter (its position among the parameters), with 32-bit byte offsets
+(buffers under 4 GiB).
 
 Gen9 facts used (PRM vol. 7, "EU instruction set"; Mesa brw_fs_nir.cpp): D x D -> D and D x D -> Q
 multiplies are native, Q x Q is not, so a 64-bit multiply is lo*lo (D x D -> Q) plus the two cross
@@ -19,7 +20,7 @@ from isa.gen9.dispatch import ARGUMENTS, CROSS_THREAD_GRF, GLOBAL_OFFSET, LOCAL_
 from isa.gen9.model import DataType, Region
 from lowering.analysis.provenance import MemoryObject, Provenance
 from lowering.errors import CompileError, where
-from lowering.ir.core import Arg, Block, Const, Function, If, Instr, Undef, Value, last_block
+from lowering.ir.core import Arg, Block, Const, Function, If, Instr, Loop, Undef, Value, first_block, last_block
 from lowering.ir.types import Type
 
 from .mir import Imm, MFunction, MInstr, Operand, PReg, VReg
@@ -71,9 +72,10 @@ class Selector:
         self.provenance = Provenance(func)
         self.args = argument_layout(func)
         self.bti = {a: i for i, a in enumerate(func.args) if a.type.is_ptr}
+        self.loops: list[tuple[str, str, list, list]] = []   # (latch, end, header phis, exit phis)
 
     def error(self, ins: Instr | None, what: str) -> CompileError:
-        return CompileError(f"{where(self.func, ins)}: {what} (the Gen backend compiles kernels without loops, "
+        return CompileError(f"{where(self.func, ins)}: {what} (the Gen backend compiles kernels without early returns, "
                             "with 32/64-bit integers, 32-bit floats and 32-bit buffer accesses so far)")
 
     def emit(self, opcode: str, dst: Operand | None, *srcs: Operand, n: int | None = None, **kw) -> MInstr:
@@ -154,10 +156,11 @@ class Selector:
             if isinstance(node, Block):
                 for ins in node.instrs:
                     if ins.opcode == "phi":
-                        continue                            # filled by the arms of the if before
+                        continue                            # filled where control comes from
                     if ins.is_jump:
-                        raise self.error(ins, f"{ins.opcode} (loops and early returns are not compiled yet)")
-                    self.instruction(ins)
+                        self._jump(ins, node)
+                    else:
+                        self.instruction(ins)
             elif isinstance(node, If):
                 after = nodes[i + 1]
                 phis = list(after.phis())
@@ -176,7 +179,39 @@ class Selector:
                 self._branch("endif", [])
                 self._start(endif)
             else:
-                raise self.error(None, "loops are not compiled yet")
+                self._loop(node, nodes[i - 1], nodes[i + 1])
+
+    def _loop(self, loop: Loop, before: Block, after: Block) -> None:
+        """An infinite loop as Gen's do ... while: `break` disables a lane until the loop ends, `cont`
+        until the while, which runs the body again while any lane is enabled. The header's phis get
+        their values where control enters (before the loop, at each continue and at the body's end),
+        the phis after the loop at each break."""
+        header_phis, exit_phis = list(first_block(loop.body).phis()), list(after.phis())
+        for phi in header_phis + exit_phis:
+            self.values[phi] = self.fresh(gen_type(phi.type))
+        self._phi_copies(header_phis, before)
+        head, latch, end = self.m.new_label("loop"), self.m.new_label("latch"), self.m.new_label("endloop")
+        self._start(head)
+        self.loops.append((latch, end, header_phis, exit_phis))
+        self.cf_list(loop.body)
+        last = last_block(loop.body)
+        if last.jump is None:
+            self._phi_copies(header_phis, last)
+        self.loops.pop()
+        self._start(latch)
+        self._branch("while", [head])
+        self._start(end)
+
+    def _jump(self, ins: Instr, block: Block) -> None:
+        if ins.opcode == "return" or not self.loops:
+            raise self.error(ins, f"{ins.opcode} (early returns are not compiled yet)")
+        latch, end, header_phis, exit_phis = self.loops[-1]
+        if ins.opcode == "break":
+            self._phi_copies(exit_phis, block)
+            self._branch("break", [end])
+        else:
+            self._phi_copies(header_phis, block)
+            self._branch("cont", [latch])
 
     def _branch(self, opcode: str, targets: list[str], **kw) -> None:
         self.block.append(MInstr(opcode, self.simd, None, [], targets=targets, **kw))
@@ -189,9 +224,20 @@ class Selector:
         else:
             self.block.label = label
 
-    def _phi_copies(self, phis: list, arm_end: Block) -> None:
-        for phi in phis:
-            self.emit("mov", self.values[phi], self.operand(phi.value_for(arm_end)))
+    def _phi_copies(self, phis: list, pred: Block) -> None:
+        """The phis' values along the edge from `pred`, copied in parallel: through temporaries when a
+        source is itself one of the phis (a swap would otherwise read a value already overwritten)."""
+        sources = [self.operand(phi.value_for(pred)) for phi in phis]
+        targets = {v.id for phi in phis if isinstance(v := self.values[phi].value, VReg)}
+        if any(isinstance(src.value, VReg) and src.value.id in targets for src in sources):
+            sources = [self._copy(src) for src in sources]
+        for phi, src in zip(phis, sources):
+            self.emit("mov", self.values[phi], src)
+
+    def _copy(self, src: Operand) -> Operand:
+        tmp = self.fresh(src.type)
+        self.emit("mov", tmp, src)
+        return tmp
 
     def instruction(self, ins: Instr) -> None:
         op = ins.opcode

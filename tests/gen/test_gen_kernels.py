@@ -1,5 +1,5 @@
-"""The Gen backend's first slice end to end: OpenCL C kernels without loops (straight-line code and
-divergent if/else, nested, with selects and compares) compiled to Gen9 and run in the simulator give
+"""The Gen backend's first slice end to end: OpenCL C kernels without early returns (straight-line code,
+divergent if/else, nested, with selects and compares, and loops whose lanes leave at different times) compiled to Gen9 and run in the simulator give
 the CPU JIT's buffers lane for lane, in SIMD8 and SIMD16, with global offsets and a partial last thread;
 the binaries encode, and iga64 reads them as our disassembler does; what the slice does not cover is a
 one-line error."""
@@ -49,6 +49,22 @@ kernel void looping(global int *out, global const int *in, int n) {
   for (int k = 0; k < n; k++) { if (in[k] < 0) break; s += in[k] * k; }
   out[get_global_id(0)] = s;
 }
+kernel void divergent(global int *out, global const int *in) {
+  int i = get_global_id(0);
+  int x = in[i], steps = 0;
+  while (x != 1 && steps < 50) {
+    if (x & 1) x = 3 * x + 1; else x = x >> 1;
+    steps++;
+    if (x == 4) continue;
+    steps += (x > 100);
+  }
+  out[i] = steps * 1000 + x;
+}
+kernel void early(global int *out, int n) {
+  int i = get_global_id(0);
+  if (i > n) return;
+  out[i] = i;
+}
 """
 
 
@@ -92,7 +108,7 @@ def test_divergent_ifs_agree_with_the_jit(program, simd):
 
 
 def test_binaries_encode_and_iga64_reads_them_as_we_do(program, tmp_path):
-    for name in ("saxpy", "mix", "ids", "branchy", "fbranch"):
+    for name in ("saxpy", "mix", "ids", "branchy", "fbranch", "looping", "divergent"):
         data = encode_program(compile_gen(program.function(name, "gen"), 16))
         path = tmp_path / f"{name}.krn"
         path.write_bytes(data)
@@ -103,9 +119,18 @@ def test_binaries_encode_and_iga64_reads_them_as_we_do(program, tmp_path):
         assert ours == theirs
 
 
-def test_loops_are_a_one_line_refusal(program):
-    with pytest.raises(CompileError, match="loops .*not compiled yet"):
-        compile_gen(program.function("looping", "gen"), 16)
+@pytest.mark.parametrize("simd", [8, 16])
+def test_loops_with_divergent_exits_agree_with_the_jit(program, simd):
+    n = 48
+    values = np.arange(1, n + 1).astype(np.int32)
+    values[7] = -3
+    _check(program, "looping", [np.zeros(n, np.int32), values, 20], (n,), (16,), simd)
+    _check(program, "divergent", [np.zeros(n, np.int32), values], (n,), (24,), simd)
+
+
+def test_early_return_is_a_one_line_refusal(program):
+    with pytest.raises(CompileError, match="return .*early returns are not compiled yet"):
+        compile_gen(program.function("early", "gen"), 16)
 
 
 def test_compile_emits_a_container_that_disasm_and_diff_read(program, tmp_path):
@@ -118,17 +143,18 @@ def test_compile_emits_a_container_that_disasm_and_diff_read(program, tmp_path):
         return subprocess.run([sys.executable, "-m", "tools.cli", *args], capture_output=True, text=True,
                               cwd=tmp_path, env=dict(os.environ, PYTHONPATH=root))
     source = tmp_path / "k.cl"
-    source.write_text(KERNELS.split("kernel void looping")[0])
+    source.write_text(KERNELS.split("kernel void early")[0])
     assert cli("compile", "k.cl", "-O2", "--emit", "gen", "-o", "k.bin").returncode == 0
     listing = cli("disasm", "k.bin")
     assert listing.returncode == 0 and "// kernel saxpy: SIMD16" in listing.stdout and "// kernel ids" in listing.stdout
     doc = json.loads(cli("disasm", "k.bin", "--format", "json").stdout)
-    assert [k["name"] for k in doc["kernels"]] == ["saxpy", "mix", "ids", "branchy", "fbranch"]
+    assert [k["name"] for k in doc["kernels"]] == ["saxpy", "mix", "ids", "branchy", "fbranch", "looping",
+                                                   "divergent"]
     assert doc["kernels"][0]["payload"]["cross_thread"] == 4
     assert cli("diff", "k.bin", "k.bin").returncode == 0
     asm = cli("compile", "k.cl", "-O2", "--emit", "gen-asm", "--simd", "8", "--kernel", "saxpy")
     assert asm.returncode == 0 and "(8|M0)" in asm.stdout
     source.write_text(KERNELS)
     refused = cli("compile", "k.cl", "-O2", "--emit", "gen", "-o", "all.bin")
-    assert refused.returncode == 1 and "loops are not compiled yet" in refused.stderr
+    assert refused.returncode == 1 and "early returns are not compiled yet" in refused.stderr
     assert not (tmp_path / "all.bin").exists()
