@@ -14,6 +14,7 @@ from .mir import GRF_BYTES, SENDS, Imm, MFunction, MInstr, Operand, PReg, VReg
 from .regalloc import allocate
 
 T_D, T_UD = DataType.D, DataType.UD
+INT_DIV = ("idiv", "iqot", "irem")     # the math box divides integers 8 lanes at a time (PRM vol. 7, "math")
 
 
 def first_free_register(cross_thread_bytes: int) -> int:
@@ -32,7 +33,8 @@ def emit(func: MFunction, cross_thread_bytes: int) -> list[Instruction]:
                 inst.options["_head"] = starts[ins.targets[0]]
                 builder.insts.append(inst)
                 continue
-            halves = 2 if ins.exec_size == 16 and _footprint(ins) > 2 * GRF_BYTES else 1
+            halves = 2 if ins.exec_size == 16 and (_footprint(ins) > 2 * GRF_BYTES or ins.math_fc in INT_DIV) \
+                else 1
             for h in range(halves):
                 builder.insts.append(_instruction(ins, home, h, halves))
     return builder.program()

@@ -75,8 +75,9 @@ class Selector:
         self.loops: list[tuple[str, str, list, list]] = []   # (latch, end, header phis, exit phis)
 
     def error(self, ins: Instr | None, what: str) -> CompileError:
-        return CompileError(f"{where(self.func, ins)}: {what} (the Gen backend compiles kernels without early returns, "
-                            "with 32/64-bit integers, 32-bit floats and 32-bit buffer accesses so far)")
+        return CompileError(f"{where(self.func, ins)}: {what} (the Gen backend compiles kernels without early "
+                            "returns or nested loops, with 32/64-bit integers, 32-bit floats and 32-bit buffer "
+                            "accesses so far)")
 
     def emit(self, opcode: str, dst: Operand | None, *srcs: Operand, n: int | None = None, **kw) -> MInstr:
         ops = list(srcs)
@@ -186,6 +187,8 @@ class Selector:
         until the while, which runs the body again while any lane is enabled. The header's phis get
         their values where control enters (before the loop, at each continue and at the body's end),
         the phis after the loop at each break."""
+        if self.loops:          # nested loops gave wrong lanes in the simulator: refused until understood
+            raise self.error(None, "a loop inside a loop (nested loops are not compiled yet)")
         header_phis, exit_phis = list(first_block(loop.body).phis()), list(after.phis())
         for phi in header_phis + exit_phis:
             self.values[phi] = self.fresh(gen_type(phi.type))
@@ -270,6 +273,27 @@ class Selector:
             if op == "trunc":
                 src = self._low_dword(src)
             self.emit("mov", dst, src)
+            self.values[ins] = dst
+        elif op in ("smin", "smax", "umin", "umax") and ins.type.is_int and ins.type.bits == 32:
+            signed = op[0] == "s"
+            a, b = (self.operand(x, signed) for x in ins.operands)
+            if isinstance(a.value, Imm):
+                a, b = b, a
+            dst = self.fresh(gen_type(ins.type, signed))
+            self.emit("sel", dst, a, b, cond_mod="lt" if op.endswith("min") else "ge", flag=(0, 1))
+            self.values[ins] = dst
+        elif op == "fneg" and ins.type.is_float and ins.type.bits == 32:
+            src = self.operand(ins.operands[0])
+            dst = self.fresh(T.F)
+            self.emit("mov", dst, Operand(src.value, src.offset, src.region, not src.neg) if not isinstance(
+                src.value, Imm) else Operand(Imm(-float(src.value.value), T.F)))
+            self.values[ins] = dst
+        elif op in ("sdiv", "srem", "udiv", "urem") and ins.type.is_int and ins.type.bits == 32:
+            signed = op[0] == "s"
+            a, b = (self.operand(x, signed) for x in ins.operands)
+            a, b = (self._in_register(x) if isinstance(x.value, Imm) else x for x in (a, b))
+            dst = self.fresh(gen_type(ins.type, signed))
+            self.emit("math", dst, a, b, math_fc="iqot" if op.endswith("div") else "irem")
             self.values[ins] = dst
         elif op in ("icmp", "fcmp"):
             self._compare(ins)

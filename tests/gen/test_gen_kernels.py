@@ -60,6 +60,21 @@ kernel void divergent(global int *out, global const int *in) {
   }
   out[i] = steps * 1000 + x;
 }
+kernel void arith(global int *out, global uint *uout, global float *fout, global const int *d) {
+  int i = get_global_id(0);
+  int v = d[i];
+  out[i] = (v % 7) * 100 + v / 3 + min(v, 5) * max(v, -4) + (i + 5) % 64;
+  uout[i] = ((uint)v / 5u) + ((uint)v % 9u) + min((uint)v, 1000u) + max((uint)v, 7u);
+  fout[i] = -((float)v * 0.5f);
+}
+kernel void nested(global int *out, global const int *d) {
+  int gid = get_global_id(0);
+  int acc = 0;
+  for (int a = 0; a < d[gid]; a++) {
+    for (int b = 0; b < d[(gid + a) & 63]; b++) { if (acc > 40) break; acc += a + b; }
+  }
+  out[gid] = acc;
+}
 kernel void early(global int *out, int n) {
   int i = get_global_id(0);
   if (i > n) return;
@@ -108,7 +123,7 @@ def test_divergent_ifs_agree_with_the_jit(program, simd):
 
 
 def test_binaries_encode_and_iga64_reads_them_as_we_do(program, tmp_path):
-    for name in ("saxpy", "mix", "ids", "branchy", "fbranch", "looping", "divergent"):
+    for name in ("saxpy", "mix", "ids", "branchy", "fbranch", "looping", "divergent", "arith"):
         data = encode_program(compile_gen(program.function(name, "gen"), 16))
         path = tmp_path / f"{name}.krn"
         path.write_bytes(data)
@@ -128,9 +143,20 @@ def test_loops_with_divergent_exits_agree_with_the_jit(program, simd):
     _check(program, "divergent", [np.zeros(n, np.int32), values], (n,), (24,), simd)
 
 
-def test_early_return_is_a_one_line_refusal(program):
+@pytest.mark.parametrize("simd", [8, 16])
+def test_division_min_max_and_negation_agree_with_the_jit(program, simd):
+    n = 64
+    d = np.random.default_rng(4).integers(-100000, 100000, n).astype(np.int32)
+    d[d == 0] = 1
+    args = [np.zeros(n, np.int32), np.zeros(n, np.uint32), np.zeros(n, np.float32), d]
+    _check(program, "arith", args, (n,), (16,), simd)
+
+
+def test_early_return_and_nested_loops_are_one_line_refusals(program):
     with pytest.raises(CompileError, match="return .*early returns are not compiled yet"):
         compile_gen(program.function("early", "gen"), 16)
+    with pytest.raises(CompileError, match="nested loops are not compiled yet"):
+        compile_gen(program.function("nested", "gen"), 16)
 
 
 def test_compile_emits_a_container_that_disasm_and_diff_read(program, tmp_path):
@@ -143,18 +169,18 @@ def test_compile_emits_a_container_that_disasm_and_diff_read(program, tmp_path):
         return subprocess.run([sys.executable, "-m", "tools.cli", *args], capture_output=True, text=True,
                               cwd=tmp_path, env=dict(os.environ, PYTHONPATH=root))
     source = tmp_path / "k.cl"
-    source.write_text(KERNELS.split("kernel void early")[0])
+    source.write_text(KERNELS.split("kernel void nested")[0])
     assert cli("compile", "k.cl", "-O2", "--emit", "gen", "-o", "k.bin").returncode == 0
     listing = cli("disasm", "k.bin")
     assert listing.returncode == 0 and "// kernel saxpy: SIMD16" in listing.stdout and "// kernel ids" in listing.stdout
     doc = json.loads(cli("disasm", "k.bin", "--format", "json").stdout)
     assert [k["name"] for k in doc["kernels"]] == ["saxpy", "mix", "ids", "branchy", "fbranch", "looping",
-                                                   "divergent"]
+                                                   "divergent", "arith"]
     assert doc["kernels"][0]["payload"]["cross_thread"] == 4
     assert cli("diff", "k.bin", "k.bin").returncode == 0
     asm = cli("compile", "k.cl", "-O2", "--emit", "gen-asm", "--simd", "8", "--kernel", "saxpy")
     assert asm.returncode == 0 and "(8|M0)" in asm.stdout
     source.write_text(KERNELS)
     refused = cli("compile", "k.cl", "-O2", "--emit", "gen", "-o", "all.bin")
-    assert refused.returncode == 1 and "early returns are not compiled yet" in refused.stderr
+    assert refused.returncode == 1 and "not compiled yet" in refused.stderr
     assert not (tmp_path / "all.bin").exists()
