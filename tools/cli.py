@@ -339,7 +339,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="nir: text IR; dot-cfg: GraphViz CFG; dot-tree: GraphViz control-flow tree; spirv: a "
                         "SPIR-V binary of all the kernels; spirv-asm: its disassembly; dot-spirv: its CFG; gen: a "
                         "Gen9 kernel container of all the kernels; gen-asm: its iga64-syntax text; gen-mir: the "
-                        "Gen machine IR (the Gen backend compiles kernels without early returns so far)")
+                        "Gen machine IR")
     c.add_argument("-O", dest="opt", choices=list("0123"), default="0", help="optimisation level (clang's)")
     c.add_argument("--kernel", help="compile only this kernel")
     c.add_argument("--verify-each", action="store_true", help="run the IR validator after every pass")

@@ -26,8 +26,12 @@ def emit(func: MFunction, cross_thread_bytes: int) -> list[Instruction]:
     builder = Builder(func.simd)                  # its program() gives structured branches their JIP and UIP
     starts: dict[str, int] = {}
     for b in func.blocks:
-        starts[b.label] = len(builder.insts)
+        starts[b.label] = builder.labels[b.label] = len(builder.insts)
         for ins in b.instrs:
+            if ins.opcode == "halt":              # UIP: the final halt; JIP from the builder's block rule
+                builder.insts.append(_instruction(ins, home, 0, 1))
+                builder.fixups.append((len(builder.insts) - 1, "uip", ins.targets[0]))
+                continue
             if ins.opcode == "while":             # JIP: back to the loop's first instruction
                 inst = _instruction(ins, home, 0, 1)
                 inst.options["_head"] = starts[ins.targets[0]]

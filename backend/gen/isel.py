@@ -2,7 +2,7 @@
 
 What this slice covers (everything else is a one-line CompileError naming the instruction, so nothing is
 compiled wrongly in silence): the tree's blocks, ifs (Gen's if/else/endif under the execution mask) and
-loops (do ... while with break and cont; no early returns yet), compares into 0/-1 lanes and selects;
+loops (do ... while with break and cont), early returns (halt), compares into 0/-1 lanes and selects;
 32-bit and 64-bit integers and 32-bit floats in add, sub, mul, and, or, xor, shl, lshr, ashr, fadd,
 fsub, fmul, fmuladd and casts; work-item functions from the thread payload (isa/gen9/dispatch.py);
 scalar parameters from the cross-thread data; 32-bit loads and stores through `__global` buffers, one
@@ -36,6 +36,7 @@ SENDS_AND_BRANCHES = ("send", "sends", "jmpi", "if", "while")
 CASTS = ("zext", "sext", "trunc", "sitofp", "uitofp", "fptosi", "fptoui", "freeze")
 GROUP_ID_SUBREG = (1, 6, 7)                          # r0.1 / r0.6 / r0.7
 SCALAR = Region(0, 1, 0)
+EXIT = "exit"                                        # the final halt's block, where returned lanes wait
 
 
 def gen_type(t: Type, signed: bool = True) -> DataType:
@@ -73,11 +74,11 @@ class Selector:
         self.args = argument_layout(func)
         self.bti = {a: i for i, a in enumerate(func.args) if a.type.is_ptr}
         self.loops: list[tuple[str, str, list, list]] = []   # (latch, end, header phis, exit phis)
+        self.returned = False                                 # an early return emitted a halt
+        self.named: set[str] = set()                          # labels a branch or a _start named
 
     def error(self, ins: Instr | None, what: str) -> CompileError:
-        return CompileError(f"{where(self.func, ins)}: {what} (the Gen backend compiles kernels without early "
-                            "returns or nested loops, with 32/64-bit integers, 32-bit floats and 32-bit buffer "
-                            "accesses so far)")
+        return CompileError(f"{where(self.func, ins)}: {what} (not in the Gen backend yet)")
 
     def emit(self, opcode: str, dst: Operand | None, *srcs: Operand, n: int | None = None, **kw) -> MInstr:
         ops = list(srcs)
@@ -146,6 +147,11 @@ class Selector:
     # ----- the function
     def run(self) -> MFunction:
         self.cf_list(self.func.body)
+        if self.returned:
+            self._start(EXIT)
+            eot = self.m.new_label("eot")
+            self._branch("halt", [eot])
+            self._start(eot)
         self._end_of_thread()
         return self.m
 
@@ -187,8 +193,6 @@ class Selector:
         until the while, which runs the body again while any lane is enabled. The header's phis get
         their values where control enters (before the loop, at each continue and at the body's end),
         the phis after the loop at each break."""
-        if self.loops:          # nested loops gave wrong lanes in the simulator: refused until understood
-            raise self.error(None, "a loop inside a loop (nested loops are not compiled yet)")
         header_phis, exit_phis = list(first_block(loop.body).phis()), list(after.phis())
         for phi in header_phis + exit_phis:
             self.values[phi] = self.fresh(gen_type(phi.type))
@@ -206,8 +210,13 @@ class Selector:
         self._start(end)
 
     def _jump(self, ins: Instr, block: Block) -> None:
-        if ins.opcode == "return" or not self.loops:
-            raise self.error(ins, f"{ins.opcode} (early returns are not compiled yet)")
+        """break and continue as Gen's; an early return as `halt`, whose lanes wait, disabled, at the
+        final halt before the end of the thread (the placeholder HALT of Mesa's brw_fs_generator: every
+        lane that halted to a UIP must reach it, and the last halt releases them all)."""
+        if ins.opcode == "return":
+            self.returned = True
+            self._branch("halt", [EXIT])
+            return
         latch, end, header_phis, exit_phis = self.loops[-1]
         if ins.opcode == "break":
             self._phi_copies(exit_phis, block)
@@ -218,14 +227,16 @@ class Selector:
 
     def _branch(self, opcode: str, targets: list[str], **kw) -> None:
         self.block.append(MInstr(opcode, self.simd, None, [], targets=targets, **kw))
-        self._start(self.m.new_label("b"))
+        self.block = self.m.block(self.m.new_label("b"))        # unnamed: a _start may rename it
 
     def _start(self, label: str) -> None:
-        """Go on in a block named `label` (renaming the current one if nothing was put in it yet)."""
-        if self.block.instrs:
+        """Go on in a block named `label` (renaming the current one if nothing was put in it yet and no
+        branch names it)."""
+        if self.block.instrs or self.block.label in self.named:
             self.block = self.m.block(label)
         else:
             self.block.label = label
+        self.named.add(label)
 
     def _phi_copies(self, phis: list, pred: Block) -> None:
         """The phis' values along the edge from `pred`, copied in parallel: through temporaries when a

@@ -1,7 +1,11 @@
 """Liveness on the machine IR: the input the register allocator needs. Bit-set backward data flow over
 the blocks (as lowering/analysis/liveness.py does on the IR), then, from the live-out sets, one live
 interval per virtual register in instruction positions (layout order), widened across loops by the
-live-in/live-out sets. Cost: O((blocks + instructions) * registers / word size) per iteration, a few
+live-in/live-out sets, and widened for SIMD divergence: a lane that leaves a loop early (break) waits,
+disabled, until the loop's `while` lets every lane out, so a value it needs after the loop must survive
+the loop's remaining iterations too: every value live where a loop exits is live from the loop's first
+instruction on. (Without this, another value's register could take those bytes for the lanes still
+looping; with element sizes that differ, a masked write of lane i then lands in lane j's bytes.) Cost: O((blocks + instructions) * registers / word size) per iteration, a few
 iterations for reducible code."""
 from __future__ import annotations
 
@@ -62,9 +66,10 @@ def liveness(func: MFunction) -> Liveness:
         lo, hi = intervals.get(v, (pos, pos))
         intervals[v] = (min(lo, pos), max(hi, pos))
 
+    starts: dict[str, int] = {}
     pos = 0
     for b in func.blocks:
-        start = pos
+        start = starts[b.label] = pos
         for v in regs_of(live_in[b.label]):
             touch(v, start)
         for ins in b.instrs:
@@ -73,5 +78,11 @@ def liveness(func: MFunction) -> Liveness:
             pos += 1
         for v in regs_of(live_out[b.label]):
             touch(v, max(start, pos - 1))
+    for i, b in enumerate(func.blocks[:-1]):
+        last = b.instrs[-1] if b.instrs else None
+        if last is not None and last.opcode == "while":
+            head = starts[last.targets[0]]
+            for v in regs_of(live_in[func.blocks[i + 1].label]):
+                touch(v, head)
     return Liveness({k: regs_of(m) for k, m in live_in.items()}, {k: regs_of(m) for k, m in live_out.items()},
                     intervals)
