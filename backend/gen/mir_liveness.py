@@ -5,8 +5,9 @@ live-in/live-out sets, and widened for SIMD divergence: a lane that leaves a loo
 disabled, until the loop's `while` lets every lane out, so a value it needs after the loop must survive
 the loop's remaining iterations too: every value live where a loop exits is live from the loop's first
 instruction on. (Without this, another value's register could take those bytes for the lanes still
-looping; with element sizes that differ, a masked write of lane i then lands in lane j's bytes.) Cost: O((blocks + instructions) * registers / word size) per iteration, a few
-iterations for reducible code."""
+looping; with element sizes that differ, a masked write of lane i then lands in lane j's bytes.)
+Cost: O((blocks + instructions) * registers / word size) per iteration, a few iterations for reducible
+code."""
 from __future__ import annotations
 
 from dataclasses import dataclass

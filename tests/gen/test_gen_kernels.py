@@ -14,7 +14,6 @@ import pytest
 from backend.gen import compile_gen
 from isa.gen9.disassembler import disassemble
 from isa.gen9.encoding import encode_program
-from lowering.errors import CompileError
 from tools.targets.harness import compare, load_program, run_target
 
 KERNELS = """
