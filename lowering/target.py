@@ -15,6 +15,7 @@ class TargetCaps:
     name: str
     structured: bool = True         # needs the control-flow tree (False: Gen blockIP runs the CFG as it is)
     int_widths: tuple[int, ...] = ()    # the integer widths it computes in (empty: any width LLVM has)
+    memory_widths: tuple[int, ...] = ()  # integer widths its loads and stores take, if not computed in
     bit_ops_max_bits: int = 64      # popcount/clz/ctz/bitreverse exist natively up to this width
     math_edges: bool = True         # math gives OpenCL's values at the edges (pow of a negative base, atan2(0, 0),
     #                                 round's halfway cases, NaN operands); False: only the relaxed forms exist
@@ -33,12 +34,16 @@ LEGAL_WIDTHS = (1, 8, 16, 32, 64)
 SPIRV = TargetCaps("spirv", int_widths=LEGAL_WIDTHS, bit_ops_max_bits=32, math_edges=False,
                    math_functions=_GLSL_MATH, global_size=False)
 # Gen9 (PRM vol. 7, "EU math function"): 32-bit cbit/fbh/fbl/bfrev, a math box without OpenCL's edges, and
-# no global id or size in the thread payload (only the group id and the local ids).
-GEN9 = TargetCaps("gen", int_widths=LEGAL_WIDTHS, bit_ops_max_bits=32, math_edges=False,
+# no global id or size in the thread payload (only the group id and the local ids). Bytes and words are
+# computed in dwords (Gen's byte/word regions would need strided layouts per lane) and loaded and stored
+# by byte scattered messages.
+GEN_WIDTHS = (1, 32, 64)
+GEN9 = TargetCaps("gen", int_widths=GEN_WIDTHS, memory_widths=(8, 16), bit_ops_max_bits=32, math_edges=False,
                   math_functions=("sqrt", "rsqrt", "exp2", "log2", "sin", "cos", "pow", "fabs", "floor", "ceil",
                                   "trunc", "rint"),
                   global_id=False, global_size=False)
-GEN9_BLOCKIP = TargetCaps("gen-blockip", structured=False, int_widths=LEGAL_WIDTHS, bit_ops_max_bits=32,
+GEN9_BLOCKIP = TargetCaps("gen-blockip", structured=False, int_widths=GEN_WIDTHS, memory_widths=(8, 16),
+                          bit_ops_max_bits=32,
                           math_edges=False, math_functions=GEN9.math_functions, global_id=False,
                           global_size=False)
 

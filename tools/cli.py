@@ -97,8 +97,7 @@ def _compile(args) -> None:
 def _emit_gen(kind: str, funcs: list, simd: int) -> str | bytes:
     """gen: a kernel container of every kernel (isa/gen9/container.py); gen-asm: its iga64-syntax text;
     gen-mir: the machine IR before register allocation."""
-    from backend.gen import compile_gen
-    from backend.gen.emit import kernel
+    from backend.gen import compile_gen_kernel
     from backend.gen.isel import select
     from backend.gen.mir_printer import print_mfunction
     from isa.gen9.container import pack_container
@@ -106,11 +105,11 @@ def _emit_gen(kind: str, funcs: list, simd: int) -> str | bytes:
     from isa.gen9.encoding import encode_program
     if kind == "gen-mir":
         return "".join(print_mfunction(select(f, simd)) for f in funcs)
-    built = [(f, encode_program(compile_gen(f, simd))) for f in funcs]
+    built = [(k, encode_program(k.program)) for k in (compile_gen_kernel(f, simd) for f in funcs)]
     if kind == "gen-asm":
-        return "\n".join(f"// kernel {f.name}: SIMD{simd}, {len(code)} bytes\n{disassemble(code)}"
-                         for f, code in built)
-    return pack_container([kernel(select(f, simd), code, 0) for f, code in built])
+        return "\n".join(f"// kernel {k.name}: SIMD{simd}, {len(code)} bytes\n{disassemble(code)}"
+                         for k, code in built)
+    return pack_container([k.container_entry(code) for k, code in built])
 
 
 def _write_with_dumps(args, data: str | bytes, dumps: dict[str, str]) -> None:

@@ -1,30 +1,49 @@
-"""The Gen9 backend (in construction): structured IR -> Gen9 kernels that the simulator runs.
+"""The Gen9 backend: structured IR -> Gen9 kernels that the simulator runs and iga64 reads.
 
-Now: the machine IR (`mir.py`: virtual registers with a type and a shape, Gen opcodes, blocks in layout
-order), its text form (`mir_printer.py`), its verifier (`mir_verify.py`) and liveness (`mir_liveness.py`);
-a first slice of instruction selection (`isel.py`: straight-line code), linear-scan register allocation
-(`regalloc.py`, no spilling yet), emission into isa/gen9 instructions (`emit.py`) and the `gen` run target
-over isa/gen9/dispatch.py's thread payload (`launch.py`).
-Next: structured branches from the tree, compares and selects, more types and memory, spilling.
+`isel.py` selects the machine IR (`mir.py`: virtual registers with a type and a shape, Gen opcodes,
+blocks in layout order; printed by `mir_printer.py`, checked by `mir_verify.py`), `abi.py` says where
+arguments and memory objects are, `mir_liveness.py` and `regalloc.py` give every value its registers,
+`emit.py` turns the result into isa/gen9 instructions, and `launch.py` is the `gen` run target over
+isa/gen9/dispatch.py's thread payload.
 """
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 from lowering.ir.core import Function
 
 
-def compile_gen(func: Function, simd: int = 16, verify: bool = True) -> list:
-    """A kernel of the `gen` pipeline's IR -> Gen9 instructions (isa.gen9.model.Instruction)."""
-    from isa.gen9.dispatch import ARGUMENTS
+@dataclass
+class GenKernel:
+    name: str
+    simd: int
+    program: list                 # isa.gen9.model.Instruction
+    layout: object                # backend.gen.abi.KernelLayout
+
+    def container_entry(self, code: bytes):
+        from isa.gen9.container import Kernel
+        return Kernel(self.name, code, self.simd, self.layout.payload(self.simd))  # type: ignore[attr-defined]
+
+
+def compile_gen_kernel(func: Function, simd: int = 16, verify: bool = True) -> GenKernel:
+    """A kernel of the `gen` pipeline's IR -> Gen9 instructions and the ABI they expect."""
     from lowering.errors import CompileError
 
     from .emit import emit
-    from .isel import argument_layout, select
+    from .isel import Selector
     from .mir_verify import verify as verify_mir
-    mfunc = select(func, simd)
+    if simd not in (8, 16):
+        raise CompileError(f"@{func.name}: SIMD{simd} (8 or 16)")
+    selector = Selector(func, simd)
+    mfunc = selector.run()
     if verify:
         problems = verify_mir(mfunc)
         if problems:
             raise CompileError(f"internal error: invalid machine IR: {problems[0]}")
-    layout = argument_layout(func)
-    end = max((off + max(4, a.type.size) for a, off in layout.items()), default=ARGUMENTS)
-    return emit(mfunc, end)
+    program = emit(mfunc, selector.layout.first_free_grf())
+    return GenKernel(func.name, simd, program, selector.layout)
+
+
+def compile_gen(func: Function, simd: int = 16, verify: bool = True) -> list:
+    """A kernel of the `gen` pipeline's IR -> Gen9 instructions (isa.gen9.model.Instruction)."""
+    return compile_gen_kernel(func, simd, verify).program

@@ -5,8 +5,6 @@ strided 32-bit view of them) is split into two SIMD8 halves (M0, M8), as Gen req
 from __future__ import annotations
 
 from isa.gen9.builder import Builder, null
-from isa.gen9.container import Kernel
-from isa.gen9.dispatch import ARGUMENTS, CROSS_THREAD_GRF
 from isa.gen9.model import DataType, Instruction, Predicate, RegFile, Region
 from isa.gen9.model import Operand as IsaOperand
 
@@ -17,12 +15,8 @@ T_D, T_UD = DataType.D, DataType.UD
 INT_DIV = ("idiv", "iqot", "irem")     # the math box divides integers 8 lanes at a time (PRM vol. 7, "math")
 
 
-def first_free_register(cross_thread_bytes: int) -> int:
-    return CROSS_THREAD_GRF + -(-cross_thread_bytes // GRF_BYTES)
-
-
-def emit(func: MFunction, cross_thread_bytes: int) -> list[Instruction]:
-    home = allocate(func, first_free_register(cross_thread_bytes))
+def emit(func: MFunction, first_free_grf: int) -> list[Instruction]:
+    home = allocate(func, first_free_grf)
     builder = Builder(func.simd)                  # its program() gives structured branches their JIP and UIP
     starts: dict[str, int] = {}
     for b in func.blocks:
@@ -98,10 +92,3 @@ def _operand(op: Operand, home: dict[int, int], half: int, n: int, is_dst: bool)
         width = min(n, GRF_BYTES // t.size)
         region = Region(width, width, 1)
     return IsaOperand(RegFile.GRF, t, reg, sub // t.size, region, 1, op.abs, op.neg)
-
-
-def kernel(func: MFunction, program_bytes: bytes, argument_bytes: int) -> Kernel:
-    """The container entry: name, SIMD width and the payload layout the code reads."""
-    return Kernel(func.name, program_bytes, func.simd,
-                  {"header": 0, "local_ids": [1, 2, 3], "cross_thread": CROSS_THREAD_GRF,
-                   "arguments": ARGUMENTS, "argument_bytes": argument_bytes})

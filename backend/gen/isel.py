@@ -16,13 +16,14 @@ products shifted up by 32; 64-bit add, shifts and logic are native on :q.
 from __future__ import annotations
 
 from isa.gen9 import messages as sm
-from isa.gen9.dispatch import ARGUMENTS, CROSS_THREAD_GRF, GLOBAL_OFFSET, LOCAL_ID_GRF, LOCAL_SIZE, NUM_GROUPS
+from isa.gen9.dispatch import CROSS_THREAD_GRF, GLOBAL_OFFSET, LOCAL_ID_GRF, LOCAL_SIZE, NUM_GROUPS, WORK_DIM
 from isa.gen9.model import DataType, Region
 from lowering.analysis.provenance import MemoryObject, Provenance
 from lowering.errors import CompileError, where
 from lowering.ir.core import Arg, Block, Const, Function, If, Instr, Loop, Undef, Value, first_block, last_block
 from lowering.ir.types import Type
 
+from .abi import KernelLayout, kernel_layout
 from .mir import Imm, MFunction, MInstr, Operand, PReg, VReg
 
 T = DataType
@@ -42,6 +43,8 @@ EXIT = "exit"                                        # the final halt's block, w
 def gen_type(t: Type, signed: bool = True) -> DataType:
     if t.is_int and t.bits == 1:                       # a bool lives as 0 / -1 per lane, as cmp writes it
         return T.D
+    if t.is_int and t.bits in (8, 16):                 # a loaded byte or word, zero-extended in a dword
+        return T.UD
     if t.is_float and t.bits == 32:
         return T.F
     if t.is_int and t.bits == 32:
@@ -51,19 +54,6 @@ def gen_type(t: Type, signed: bool = True) -> DataType:
     raise CompileError(f"type {t} is not supported by the Gen backend yet")
 
 
-def argument_layout(func: Function) -> dict[Arg, int]:
-    """Byte offset of each scalar argument in the cross-thread data (natural alignment from ARGUMENTS)."""
-    out, offset = {}, ARGUMENTS
-    for a in func.args:
-        if a.type.is_ptr:
-            continue
-        size = max(4, a.type.size)
-        offset = -(-offset // size) * size
-        out[a] = offset
-        offset += size
-    return out
-
-
 class Selector:
     def __init__(self, func: Function, simd: int):
         self.func, self.simd = func, simd
@@ -71,8 +61,8 @@ class Selector:
         self.block = self.m.block("entry")
         self.values: dict[Value, Operand] = {}
         self.provenance = Provenance(func)
-        self.args = argument_layout(func)
-        self.bti = {a: i for i, a in enumerate(func.args) if a.type.is_ptr}
+        self.layout: KernelLayout = kernel_layout(func)
+        self.private_base: Operand | None = None              # this lane's private frame (A32 address)
         self.loops: list[tuple[str, str, list, list]] = []   # (latch, end, header phis, exit phis)
         self.returned = False                                 # an early return emitted a halt
         self.named: set[str] = set()                          # labels a branch or a _start named
@@ -102,8 +92,13 @@ class Selector:
                 ops[1] = self._in_register(ops[1])
         return ops
 
-    def _in_register(self, op: Operand) -> Operand:
-        reg = self.fresh(op.type)
+    def _in_register(self, op: Operand, t: DataType | None = None) -> Operand:
+        """`op` in a register of its own (of type t): an immediate made a register, or a view (a strided
+        low dword, a payload scalar) made a whole per-lane value, as a message payload needs."""
+        if t is not None and isinstance(op.value, VReg) and op.value.type == t and op.region is None \
+                and op.offset == 0 and not op.value.uniform:
+            return op
+        reg = self.fresh(t or op.type)
         self.block.append(MInstr("mov", self.simd, reg, [op]))
         return reg
 
@@ -131,15 +126,15 @@ class Selector:
             return op
         v = op.value
         if isinstance(v, VReg):
-            return Operand(VReg(v.id, t, v.uniform), op.offset, op.region, op.neg, op.abs)
+            return Operand(VReg(v.id, t, v.uniform, v.count), op.offset, op.region, op.neg, op.abs)
         if isinstance(v, Imm):
             return Operand(Imm(v.value, t))
         return Operand(PReg(v.reg, v.subreg * op.type.size // t.size, t), op.offset, op.region)
 
     def _argument(self, a: Arg) -> Operand:
-        if a.type.is_ptr:
+        if a in self.layout.buffer_bti:
             return Operand(Imm(0, T.UQ))                  # a buffer's base: offsets count from its start
-        offset = self.args[a]
+        offset = self.layout.arguments[a]
         t = gen_type(a.type)
         reg, sub = CROSS_THREAD_GRF + offset // 32, (offset % 32) // t.size
         return Operand(PReg(reg, sub, t), region=SCALAR)
@@ -293,6 +288,12 @@ class Selector:
             dst = self.fresh(gen_type(ins.type, signed))
             self.emit("sel", dst, a, b, cond_mod="lt" if op.endswith("min") else "ge", flag=(0, 1))
             self.values[ins] = dst
+        elif op == "abs" and ins.type.is_int and ins.type.bits in (32, 64):
+            src = self.operand(ins.operands[0])             # (abs) of INT_MIN wraps to INT_MIN, as abs does
+            dst = self.fresh(gen_type(ins.type))
+            self.emit("mov", dst, self._in_register(src) if isinstance(src.value, Imm) else
+                      Operand(src.value, src.offset, src.region, False, True))
+            self.values[ins] = dst
         elif op == "fneg" and ins.type.is_float and ins.type.bits == 32:
             src = self.operand(ins.operands[0])
             dst = self.fresh(T.F)
@@ -320,6 +321,8 @@ class Selector:
             self._workitem(ins)
         elif op in ("load", "store"):
             self._memory(ins)
+        elif op in ("alloca", "global_addr", "addrspacecast", "bitcast") and ins.type.is_ptr:
+            self._pointer(ins)
         else:
             raise self.error(ins, f"{op} on {ins.type} is not selected yet")
 
@@ -395,12 +398,16 @@ class Selector:
         return out
 
     def _workitem(self, ins: Instr) -> None:
-        fn, dim = ins.attrs["fn"], ins.operands[0]
+        fn = ins.attrs["fn"]
+        dim = ins.operands[0] if ins.operands else Const(ins.type, 0)
         if not isinstance(dim, Const):
             raise self.error(ins, "a work-item function of a variable dimension")
         d = int(dim.value)
         dst = self.fresh(gen_type(ins.type))
-        if d > 2:
+        if fn == "work_dim":
+            self.emit("mov", dst, Operand(PReg(CROSS_THREAD_GRF + WORK_DIM // 32, (WORK_DIM % 32) // 4, T.UD),
+                                          region=SCALAR))
+        elif d > 2:
             self.emit("mov", dst, Operand(Imm(1 if fn in ("local_size", "num_groups") else 0, dst.type)))
         elif fn == "local_id":
             self.emit("mov", dst, Operand(PReg(LOCAL_ID_GRF + d, 0, T.UW), region=Region(16, 16, 1)
@@ -417,32 +424,106 @@ class Selector:
         self.values[ins] = dst
 
     def _memory(self, ins: Instr) -> None:
+        """A load or store through the message its object and size need (PRM vol. 7, "Data port messages";
+        Mesa brw_eu.h): dwords by untyped surface read/write, qwords as two channels of one (the low
+        dword at the address, the high one after it), bytes and words by byte scattered messages (a
+        read's upper bytes are not promised, so they are masked off)."""
         ptr = ins.operands[0] if ins.opcode == "load" else ins.operands[1]
-        obj = self.provenance.base.get(ptr)
-        if not isinstance(obj, MemoryObject) or obj.arg is None or obj.kind != "buffer":
-            raise self.error(ins, "memory other than a __global buffer parameter")
         value_type = ins.type if ins.opcode == "load" else ins.operands[0].type
-        if value_type.bits != 32:
-            raise self.error(ins, f"a {value_type.bits}-bit access")
-        bti = self.bti[obj.arg]
-        address = self.fresh(T.UD)                        # payload: byte offsets, then (writes) the data
+        size = value_type.size
+        if size not in (1, 2, 4, 8) or value_type.bits == 1:
+            raise self.error(ins, f"a {value_type} access")
+        if int(ins.attrs.get("align", size)) < min(size, 4):
+            raise self.error(ins, f"a {size}-byte access aligned to {ins.attrs.get('align')} bytes")
+        bti = self._surface(ins, ptr)
+        address = self._low_dword(self.operand(ptr))
+        t = gen_type(value_type)
         if ins.opcode == "load":
-            self.emit("mov", address, self._low_dword(self.operand(ptr)))
-            dst = self.fresh(gen_type(value_type))
-            self.emit("send", dst, address, sfid=sm.SFID_DC1, desc=sm.untyped_surface_desc(bti, self.simd, 1, False))
+            dst = self.fresh(t)
+            if size < 4:
+                raw = self.fresh(T.UD)
+                self.emit("send", raw, self._in_register(address, T.UD), sfid=sm.SFID_DC0,
+                          desc=sm.byte_scattered_desc(bti, self.simd, size, False))
+                self.emit("and", dst, raw, Operand(Imm((1 << 8 * size) - 1, T.UD)))
+            elif size == 4:
+                self.emit("send", dst, self._in_register(address, T.UD), sfid=sm.SFID_DC1,
+                          desc=sm.untyped_surface_desc(bti, self.simd, 1, False))
+            else:
+                halves = self.fresh(T.UQ)                 # two dword-per-lane blocks: low, then high
+                self.emit("send", self._part(halves, 0, T.UD), self._in_register(address, T.UD),
+                          sfid=sm.SFID_DC1, desc=sm.untyped_surface_desc(bti, self.simd, 2, False))
+                self.emit("mov", self._low_dword(dst), self._part(halves, 0, T.UD))
+                self.emit("mov", self._high_dword(dst), self._part(halves, 1, T.UD))
             self.values[ins] = dst
+            return
+        value = self.operand(ins.operands[0])
+        parts = 3 if size == 8 else 2
+        payload = Operand(self.m.vreg(T.UD, False, parts))   # the address block, then the data
+        self.emit("mov", self._part(payload, 0, T.UD), address)
+        if size == 8:
+            self.emit("mov", self._part(payload, 1, T.UD), self._low_dword(value))
+            self.emit("mov", self._part(payload, 2, T.UD), self._high_dword(value))
+            desc, sfid = sm.untyped_surface_desc(bti, self.simd, 2, True), sm.SFID_DC1
         else:
-            payload = self.fresh(T.UQ)                    # two values' room: address then data
-            self.emit("mov", self._part(payload, 0, T.UD), self._low_dword(self.operand(ptr)))
-            self.emit("mov", self._part(payload, 1, gen_type(value_type)), self.operand(ins.operands[0]))
-            self.emit("send", None, self._part(payload, 0, T.UD), sfid=sm.SFID_DC1,
-                      desc=sm.untyped_surface_desc(bti, self.simd, 1, True))
+            self.emit("mov", self._part(payload, 1, t if size == 4 else T.UD), value)
+            desc, sfid = (sm.untyped_surface_desc(bti, self.simd, 1, True), sm.SFID_DC1) if size == 4 else \
+                (sm.byte_scattered_desc(bti, self.simd, size, True), sm.SFID_DC0)
+        self.emit("send", None, self._part(payload, 0, T.UD), sfid=sfid, desc=desc)
+
+    def _surface(self, ins: Instr, ptr: Value) -> int:
+        """The binding-table index of the object `ptr` points into; a pointer whose object is not known
+        at compile time (it may point into two, or was loaded or made from an integer) is refused."""
+        obj = self.provenance.base.get(ptr)
+        if not isinstance(obj, MemoryObject):
+            raise self.error(ins, "a pointer whose memory object is not known at compile time")
+        if obj.kind == "buffer":
+            assert obj.arg is not None
+            return self.layout.buffer_bti[obj.arg]
+        if obj.kind == "constant":
+            return self.layout.constants[obj.name][0]
+        if obj.kind == "workgroup":
+            return sm.BTI_SLM
+        return sm.BTI_STATELESS
+
+    def _pointer(self, ins: Instr) -> None:
+        """alloca, global_addr and pointer casts: a pointer is a byte offset into its object's surface."""
+        op = ins.opcode
+        if op == "alloca":
+            address, dst = self.fresh(T.UD), self.fresh(T.UQ)
+            self.emit("add", address, self._private_base(), Operand(Imm(self.layout.private[ins], T.UD)))
+            self.emit("mov", dst, address)
+        elif op == "global_addr":
+            sym = ins.attrs["symbol"]
+            dst = Operand(Imm(self.layout.slm.get(sym, 0), T.UQ))
+        else:                                           # addrspacecast, bitcast: the same offset
+            dst = self.operand(ins.operands[0])
+        self.values[ins] = dst
+
+    def _private_base(self) -> Operand:
+        """This lane's private frame in the scratch space: (r0.5 & ~1023) + lane * private_bytes, computed
+        once in the entry block (lane numbers from a packed-vector immediate, 8 at a time)."""
+        if self.private_base is not None:
+            return self.private_base
+        lanes = Operand(self.m.vreg(T.UW))
+        entry = self.m.blocks[0]
+        code = [MInstr("mov", 8, lanes, [Operand(Imm(0x76543210, T.V))], no_mask=True)]
+        if self.simd == 16:
+            code.append(MInstr("add", 8, Operand(lanes.value, 16), [Operand(lanes.value, 0), Operand(Imm(8, T.UW))],
+                               no_mask=True))
+        slot, offsets, base = self.fresh(T.UD, uniform=True), self.fresh(T.UD), self.fresh(T.UD)
+        code += [MInstr("and", 1, slot, [Operand(PReg(0, 5, T.UD), region=SCALAR), Operand(Imm(0xFFFFFC00, T.UD))],
+                        no_mask=True),
+                 MInstr("mul", self.simd, offsets, [lanes, Operand(Imm(self.layout.private_bytes, T.UW))]),
+                 MInstr("add", self.simd, base, [offsets, slot])]
+        entry.instrs[0:0] = code
+        self.private_base = base
+        return base
 
     def _part(self, op: Operand, index: int, t: DataType) -> Operand:
         """The index-th dword-per-lane slice of a payload value (GRF-contiguous as a message wants)."""
         v = op.value
         assert isinstance(v, VReg)
-        return Operand(VReg(v.id, t, v.uniform), index * 4 * self.simd)
+        return Operand(VReg(v.id, t, v.uniform, v.count), index * 4 * self.simd)
 
     def _end_of_thread(self) -> None:
         header = Operand(PReg(127, 0, T.UD))

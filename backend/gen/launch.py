@@ -1,7 +1,8 @@
 """The `gen` run target: compile a kernel with the Gen backend and run it in the simulator over an
-NDRange with the documented thread payload (isa/gen9/dispatch.py). Buffers are bound at their
-parameter's position as binding-table index and updated in place; scalar arguments go into the
-cross-thread data at the offsets the selector read them from."""
+NDRange with the documented thread payload (isa/gen9/dispatch.py) and the kernel's ABI (abi.py):
+buffers bound at their parameter's position and updated in place, constant tables bound after them,
+scalar arguments and __local block offsets in the cross-thread data, SLM and scratch sized as the
+kernel needs."""
 from __future__ import annotations
 
 import struct
@@ -13,34 +14,43 @@ from isa.gen9.errors import IsaError
 from lowering.errors import CompileError
 from lowering.ir.core import Function
 
-from . import compile_gen
-from .isel import argument_layout
+from . import compile_gen_kernel
+from .abi import KernelLayout, local_block_offsets
 
 
-def argument_bytes(func: Function, args: list) -> bytes:
-    layout = argument_layout(func)
-    end = max((off + max(4, a.type.size) for a, off in layout.items()), default=ARGUMENTS)
-    data = bytearray(end - ARGUMENTS)
-    for a, off in layout.items():
-        value = args[a.index]
-        if a.type.is_float:
-            struct.pack_into("<f" if a.type.bits == 32 else "<d", data, off - ARGUMENTS, float(value))
+def argument_bytes(layout: KernelLayout, args: list, local_offsets: dict) -> bytes:
+    data = bytearray(layout.arguments_end - ARGUMENTS)
+    for a, off in layout.arguments.items():
+        at = off - ARGUMENTS
+        if a.type.is_ptr:                                  # a __local block: its SLM offset
+            struct.pack_into("<Q", data, at, local_offsets[a])
+        elif a.type.is_float:
+            struct.pack_into("<f" if a.type.bits == 32 else "<d", data, at, float(args[a.index]))
         else:
             bits = max(32, a.type.bits)
-            struct.pack_into("<I" if bits == 32 else "<Q", data, off - ARGUMENTS, int(value) & ((1 << bits) - 1))
+            struct.pack_into("<I" if bits == 32 else "<Q", data, at, int(args[a.index]) & ((1 << bits) - 1))
     return bytes(data)
 
 
 def run_gen_kernel(func: Function, args: list, global_size, local_size, simd: int = 16,
                    global_offset=0) -> None:
-    program = compile_gen(func, simd)
-    surfaces = {i: np.ascontiguousarray(a) for i, a in enumerate(args) if func.args[i].type.is_ptr}
-    for i, arr in surfaces.items():
-        if arr is not args[i]:
-            raise CompileError(f"@{func.name}: buffer argument {i} must be a C-contiguous numpy array")
+    compiled = compile_gen_kernel(func, simd)
+    layout: KernelLayout = compiled.layout  # type: ignore[assignment]
+    surfaces = {layout.buffer_bti[a]: np.ascontiguousarray(args[a.index]) for a in layout.buffer_bti}
+    for a in layout.buffer_bti:
+        if surfaces[layout.buffer_bti[a]] is not args[a.index]:
+            raise CompileError(f"@{func.name}: buffer argument {a.index} must be a C-contiguous numpy array")
+    for bti, data in layout.constants.values():
+        surfaces[bti] = np.frombuffer(data, np.uint8).copy()
+    local_sizes = {a: int(getattr(args[a.index], "nbytes", args[a.index])) for a in layout.arguments if a.type.is_ptr}
+    local_offsets, slm_bytes = local_block_offsets(layout, local_sizes)
+    if slm_bytes > 64 * 1024:
+        raise CompileError(f"@{func.name}: {slm_bytes} bytes of __local memory (Gen9 has 64 KiB per work-group)")
     offset = global_offset if hasattr(global_offset, "__len__") else (global_offset,) * len(tuple(global_size))
     try:
-        run_ndrange(program, simd, global_size, local_size, argument_bytes(func, args), surfaces,
-                    tuple(offset) + (0,) * (3 - len(tuple(offset))))
+        run_ndrange(compiled.program, simd, global_size, local_size,
+                    argument_bytes(layout, args, local_offsets), surfaces,
+                    tuple(offset) + (0,) * (3 - len(tuple(offset))),
+                    scratch_bytes=layout.scratch_bytes(simd), slm_bytes=max(slm_bytes, 1))
     except IsaError as exc:
         raise CompileError(f"@{func.name}: gen target: {exc}") from None

@@ -27,10 +27,11 @@ class VReg:
     id: int
     type: DataType
     uniform: bool = False                           # one value for every lane (a scalar)
+    count: int = 1                                  # elements per lane (a message payload's blocks)
 
     def size(self, simd: int) -> int:
         """Bytes the value occupies in the register file."""
-        return self.type.size * (1 if self.uniform else simd)
+        return self.type.size * (1 if self.uniform else simd) * self.count
 
     def grfs(self, simd: int) -> int:
         return -(-self.size(simd) // GRF_BYTES)
@@ -115,8 +116,8 @@ class MFunction:
     vregs: dict[int, VReg] = field(default_factory=dict)
     labels_made: int = 0
 
-    def vreg(self, type: DataType, uniform: bool = False) -> VReg:
-        v = VReg(len(self.vregs), type, uniform)
+    def vreg(self, type: DataType, uniform: bool = False, count: int = 1) -> VReg:
+        v = VReg(len(self.vregs), type, uniform, count)
         self.vregs[v.id] = v
         return v
 

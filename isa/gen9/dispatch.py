@@ -4,7 +4,8 @@ binaries show (PRM vol. 7 "GPGPU thread payload"; NEO local_id_gen.cpp):
 
     r0            header: r0.1 / r0.6 / r0.7 = group id x / y / z; r0.2 = the group's barrier id
                   (the gateway reads bits 27:24 and 31 of it, Gen9 mask 0x8F000000); r0.5 bits 31:10 =
-                  this thread's scratch offset
+                  this thread's scratch offset (its slot in the group's scratch space, which A32
+                  stateless addresses through BTI 255 index)
     r1, r2, r3    local id x, y, z of each lane as uint16 (SIMD8: words 0-7; SIMD16: the whole GRF);
                   x varies fastest, lane i of thread t is work-item t * SIMD + i of the group
     r4 ...        the cross-thread data, the same for every thread: CROSS_THREAD below, then the
@@ -45,9 +46,11 @@ def _padded3(v) -> tuple[int, int, int]:
 
 def run_ndrange(program: list[Instruction], simd: int, global_size, local_size, arguments: bytes = b"",
                 surfaces: dict[int, np.ndarray] | None = None, global_offset=(0, 0, 0),
-                max_steps: int = 1_000_000, on_group: Callable[[Workgroup], None] | None = None) -> Memory:
+                max_steps: int = 1_000_000, on_group: Callable[[Workgroup], None] | None = None,
+                scratch_bytes: int = 1024, slm_bytes: int = 64 * 1024) -> Memory:
     """Run every work-group of an NDRange in turn; surfaces (bound by binding-table index) are updated in
-    place. `arguments` follow the cross-thread header."""
+    place. `arguments` follow the cross-thread header. Each thread gets `scratch_bytes` of scratch (a
+    multiple of 1 KiB), each group `slm_bytes` of shared local memory."""
     gs, ls = _padded3(global_size), _padded3(local_size)
     if simd not in (8, 16):
         raise IsaError(f"dispatch: SIMD{simd} (8 or 16)")
@@ -65,7 +68,9 @@ def run_ndrange(program: list[Instruction], simd: int, global_size, local_size, 
     masks = [(1 << simd) - 1] * n_threads
     if last:
         masks[-1] = (1 << last) - 1
-    memory = Memory(surfaces)
+    if scratch_bytes <= 0 or scratch_bytes % 1024:
+        raise IsaError(f"dispatch: {scratch_bytes} bytes of scratch per thread (a positive multiple of 1 KiB)")
+    memory = Memory(surfaces, slm_bytes=slm_bytes, scratch_bytes=scratch_bytes)
     for gz in range(groups[2]):
         for gy in range(groups[1]):
             for gx in range(groups[0]):
@@ -83,6 +88,7 @@ def _write_payload(thread: Thread, group: tuple[int, int, int], local_size: tupl
     header = np.zeros(8, np.uint32)
     header[1], header[6], header[7] = group
     header[2] = BARRIER_ID_MASK & 0x0F000000             # one barrier per group: id 0
+    header[5] = thread.tid * thread.memory.scratch_bytes  # this thread's scratch slot (bits 31:10)
     thread.set_reg(HEADER_GRF, header)
     lanes = thread.tid * thread.simd + np.arange(thread.simd)
     lx, ly, _ = local_size

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 BTI_SLM = 254          # Mesa brw_eu_defines.h GFX7_BTI_SLM
-BTI_STATELESS = 255    # Mesa brw_eu_defines.h BRW_BTI_STATELESS (not modelled: no flat address space)
+BTI_STATELESS = 255    # Mesa brw_eu_defines.h BRW_BTI_STATELESS: A32 addresses into the scratch space
 
 
 def as_bytes(array: np.ndarray) -> np.ndarray:
@@ -23,7 +23,8 @@ def as_bytes(array: np.ndarray) -> np.ndarray:
 
 
 class Memory:
-    """Surfaces (global buffers) shared by every thread; SLM per workgroup; scratch per thread."""
+    """Surfaces (global buffers) shared by every thread; SLM per workgroup; scratch per thread
+    (scratch_bytes, a multiple of 1 KiB as r0.5 counts it)."""
 
     def __init__(self, surfaces: dict[int, np.ndarray] | None = None, slm_bytes: int = 64 * 1024,
                  scratch_bytes: int = 16 * 1024):
@@ -41,8 +42,9 @@ class Memory:
     def new_slm(self) -> np.ndarray:
         return np.zeros(self.slm_bytes, np.uint8)
 
-    def new_scratch(self) -> np.ndarray:
-        return np.zeros(self.scratch_bytes, np.uint8)
+    def new_scratch(self, threads: int = 1) -> np.ndarray:
+        """A scratch space for `threads` threads, scratch_bytes each."""
+        return np.zeros(self.scratch_bytes * threads, np.uint8)
 
 
 def gather(buf: np.ndarray, addrs: np.ndarray, size: int, active: np.ndarray) -> np.ndarray:

@@ -109,7 +109,7 @@ def _buffer(thread, bti: int) -> np.ndarray:
     if bti == BTI_SLM:
         return thread.slm
     if bti == BTI_STATELESS:
-        raise MessageError("stateless (BTI 255) accesses are not modelled")
+        return thread.scratch_space
     buf = thread.memory.surfaces.get(bti)
     if buf is None:
         raise MessageError(f"no surface bound at binding table index {bti}")

@@ -18,7 +18,10 @@ Model, in one place:
 - Conditional modifiers update flag bits of the channels the instruction ran on only; they are evaluated
   on the value written (after saturation and conversion), or in the source type for a null destination.
 - Not modelled: brd/brc, call/ret, denormal flushing and rounding-mode control (cr0), float exceptions,
-  the overflow condition, stateless (BTI 255) memory, typed surfaces, OWord block messages, samplers.
+  the overflow condition, A64 stateless memory, typed surfaces, OWord block messages, samplers.
+- Scratch: a work-group's threads share one scratch space, thread t's slot starting at t * scratch_bytes
+  (what r0.5 bits 31:10 hold); scratch block messages address the thread's slot, A32 stateless accesses
+  (BTI 255) the space as a whole, as General State Base Address would.
 - A workgroup is a set of threads run round-robin, one instruction each per turn; a barrier SEND blocks
   its thread until every live thread of the group has sent one (sim_messages, gateway).
 """
@@ -121,7 +124,8 @@ class Thread:
 
     def __init__(self, program: list[Instruction], simd: int, tid: int = 0, memory: Memory | None = None,
                  dispatch_mask: int | None = None, slm: np.ndarray | None = None,
-                 trace: TraceHook | None = None, max_steps: int = 1_000_000):
+                 trace: TraceHook | None = None, max_steps: int = 1_000_000,
+                 scratch_space: np.ndarray | None = None):
         if simd not in (1, 2, 4, 8, 16, 32):
             raise SimulationError(f"SIMD width {simd} is not a Gen exec size")
         self.program = program
@@ -132,7 +136,11 @@ class Thread:
         self.tid = tid
         self.memory = memory or Memory()
         self.slm = slm if slm is not None else self.memory.new_slm()
-        self.scratch = self.memory.new_scratch()
+        # the work-group's scratch space (A32 stateless addresses, BTI 255, index it) and this thread's
+        # slot in it (scratch block messages address it), tid * scratch_bytes as r0.5 says
+        self.scratch_space = scratch_space if scratch_space is not None else self.memory.new_scratch()
+        slot = tid * self.memory.scratch_bytes if scratch_space is not None else 0
+        self.scratch = self.scratch_space[slot:slot + self.memory.scratch_bytes]
         self.trace = trace
         self.max_steps = max_steps
         self.grf = np.zeros(NUM_GRF * GRF_SIZE, np.uint8)
@@ -590,11 +598,13 @@ class Workgroup:
                  max_steps: int = 1_000_000):
         self.memory = memory or Memory()
         self.slm = self.memory.new_slm()
+        self.scratch_space = self.memory.new_scratch(n_threads)
         self.trace = trace
         self.threads = []
         for t in range(n_threads):
             th = Thread(program, simd, t, self.memory,
-                        dispatch_masks[t] if dispatch_masks else None, self.slm, trace, max_steps)
+                        dispatch_masks[t] if dispatch_masks else None, self.slm, trace, max_steps,
+                        self.scratch_space)
             default_payload(th, group_id, n_threads)
             if setup:
                 setup(th)

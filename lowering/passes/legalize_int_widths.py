@@ -11,7 +11,9 @@ sign-extend their operands inside W (shl then ashr by W - N). Bit counts correct
 
 An odd-width argument keeps its type (the kernel ABI and the launchers read it: its value arrives
 zero-extended in a legal slot), and its uses go through one `zext` at the top of the entry block, the
-only odd-width operand left. Odd-width memory accesses, atomics, pointer casts and bitcasts have no
+only odd-width operand left. A target whose memory takes a width it does not compute in (Gen: bytes
+and words) keeps such loads and stores, with a zext after the load and a trunc before the store. Other
+odd-width memory accesses, atomics, pointer casts and bitcasts have no
 form a target can take and are one-line errors naming the instruction; so are widths over 64 bits.
 """
 from __future__ import annotations
@@ -34,13 +36,20 @@ def run(func: Function, caps) -> bool:
     legal = tuple(sorted(caps.int_widths))
     if not legal:
         return False
-    return _Legalizer(func, legal).run()
+    return _Legalizer(func, legal, caps.memory_widths).run()
 
 
 class _Legalizer:
-    def __init__(self, func: Function, legal: tuple[int, ...]):
-        self.func, self.legal = func, legal
+    def __init__(self, func: Function, legal: tuple[int, ...], memory: tuple[int, ...] = ()):
+        self.func, self.legal, self.memory = func, legal, memory
         self.bits: dict[Value, int] = {}       # a retyped value -> its width in the source
+
+    def in_memory_width(self, ins: Instr) -> bool:
+        """A load or store of a width the target's memory accesses take though it computes wider (Gen:
+        bytes and words through byte scattered messages): it stays that wide, its value goes through a
+        zext after the load or a trunc before the store."""
+        value = ins if ins.opcode == "load" else ins.operands[0] if ins.opcode == "store" else None
+        return value is not None and value.type.is_int and value.type.bits in self.memory
 
     def odd(self, t: Type) -> bool:
         return t.is_int and t.bits not in self.legal
@@ -61,7 +70,8 @@ class _Legalizer:
                 not any(self.odd(a.type) for a in func.args):
             return False
         for ins in instrs:
-            if ins.opcode in REFUSED and any(self.odd(v.type) for v in (ins, *ins.operands)):
+            if ins.opcode in REFUSED and any(self.odd(v.type) for v in (ins, *ins.operands)) and \
+                    not self.in_memory_width(ins):
                 odd = next(v.type for v in (ins, *ins.operands) if self.odd(v.type))
                 raise CompileError(f"{where(func, ins)}: a {odd} {ins.opcode} is not supported (odd integer "
                                    f"widths are computed in {', '.join(map(str, self.legal))} bits)")
@@ -119,7 +129,11 @@ class _Legalizer:
         if n is None and not operand_odd:
             return
         b = InsertBefore(ins)
-        if op in WRAPPING and n is not None:
+        if op == "load" and n is not None:
+            become(ins, "zext", [b.op("load", list(ins.operands), int_type(n), **ins.attrs)])
+        elif op == "store" and operand_odd:
+            ins.operands[0] = b.cast("trunc", ins.operands[0], int_type(self.source_bits(ins.operands[0])))
+        elif op in WRAPPING and n is not None:
             become(ins, "and", [self._keep_raw(ins, b), Const(ins.type, (1 << n) - 1)])
         elif op in SIGNED and n is not None:
             ins.operands = [self._sign_extended(b, v) if v in self.bits else v for v in ins.operands] \

@@ -1,0 +1,97 @@
+"""The Gen kernel ABI of one kernel: where each argument arrives, which binding-table index each memory
+object has, and how much shared local memory and scratch a work-group and a thread need. The selector
+reads it to address memory, the launcher to set up a dispatch, the container to describe the kernel.
+
+    parameter kind           how the code reaches it
+    __global/__constant T*   binding-table index = the parameter's position; pointer values are byte
+                             offsets from the buffer's start (buffers under 4 GiB)
+    __local T*               an 8-byte slot in the cross-thread data holding the block's SLM offset (the
+                             launcher places host-sized blocks after the kernel's own __local arrays)
+    scalar                   its slot in the cross-thread data, naturally aligned, from ARGUMENTS on
+    module __local arrays    SLM (BTI 254) at fixed offsets from 0, in the order the kernel lists them
+    module constant tables   binding-table index len(parameters) + k, contents carried in the container
+    private memory (allocas) A32 stateless (BTI 255) in the thread's scratch slot: work-item lane i of a
+                             thread has `private_bytes` at r0.5[31:10] + i * private_bytes
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from isa.gen9.dispatch import ARGUMENTS, CROSS_THREAD_GRF
+from lowering.ir.core import Arg, Function, Instr
+
+SLM_ALIGN = 16
+SCRATCH_GRANULE = 1024                      # r0.5 counts scratch in 1 KiB units (bits 31:10)
+
+
+def _aligned(n: int, a: int) -> int:
+    return -(-n // a) * a
+
+
+@dataclass
+class KernelLayout:
+    arguments: dict[Arg, int] = field(default_factory=dict)     # cross-thread byte offset of scalars, __local*
+    buffer_bti: dict[Arg, int] = field(default_factory=dict)
+    constants: dict[str, tuple[int, bytes]] = field(default_factory=dict)   # symbol -> (BTI, contents)
+    slm: dict[str, int] = field(default_factory=dict)           # module __local array -> SLM offset
+    slm_bytes: int = 0                                          # the kernel's own __local arrays
+    private: dict[Instr, int] = field(default_factory=dict)     # alloca -> offset in a work-item's frame
+    private_bytes: int = 0
+    spill_bytes: int = 0                                        # per thread, set by register allocation
+
+    @property
+    def arguments_end(self) -> int:
+        return max((off + 8 if a.type.is_ptr else off + max(4, a.type.size) for a, off in self.arguments.items()),
+                   default=ARGUMENTS)
+
+    def scratch_bytes(self, simd: int) -> int:
+        """A thread's scratch slot: its lanes' private frames, then spills, in whole KiB."""
+        return max(SCRATCH_GRANULE, _aligned(self.private_bytes * simd + self.spill_bytes, SCRATCH_GRANULE))
+
+    def first_free_grf(self) -> int:
+        return CROSS_THREAD_GRF + -(-self.arguments_end // 32)
+
+    def payload(self, simd: int) -> dict:
+        """The container's description of what the code expects (isa/gen9/container.py)."""
+        return {"header": 0, "local_ids": [1, 2, 3], "cross_thread": CROSS_THREAD_GRF, "arguments": ARGUMENTS,
+                "argument_bytes": self.arguments_end - ARGUMENTS,
+                "argument_offsets": {str(a.index): off for a, off in self.arguments.items()},
+                "slm_bytes": self.slm_bytes, "scratch_bytes": self.scratch_bytes(simd),
+                "constants": [{"bti": bti, "symbol": sym, "data": data.hex()}
+                              for sym, (bti, data) in self.constants.items()]}
+
+
+def kernel_layout(func: Function) -> KernelLayout:
+    layout = KernelLayout()
+    offset = ARGUMENTS
+    for a in func.args:
+        if a.type.is_ptr and a.type.addrspace != 3:
+            layout.buffer_bti[a] = a.index
+            continue
+        size = 8 if a.type.is_ptr else max(4, a.type.size)
+        offset = _aligned(offset, size)
+        layout.arguments[a] = offset
+        offset += size
+    for k, data in enumerate(func.constant_data):
+        layout.constants[data.symbol] = (len(func.args) + k, data.init or bytes(data.size))
+    for data in func.local_memory:
+        layout.slm_bytes = _aligned(layout.slm_bytes, max(data.align, 4))
+        layout.slm[data.symbol] = layout.slm_bytes
+        layout.slm_bytes += data.size
+    frame = 0
+    for ins in func.instructions():
+        if ins.opcode == "alloca":
+            frame = _aligned(frame, max(int(ins.attrs.get("align", 4)), 4))
+            layout.private[ins] = frame
+            frame += int(ins.attrs["size"])
+    layout.private_bytes = _aligned(frame, 8)
+    return layout
+
+
+def local_block_offsets(layout: KernelLayout, sizes: dict[Arg, int]) -> tuple[dict[Arg, int], int]:
+    """SLM offsets of host-sized __local blocks (after the kernel's own arrays) and the total SLM."""
+    offsets, end = {}, _aligned(layout.slm_bytes, SLM_ALIGN)
+    for a, n in sizes.items():
+        offsets[a] = end
+        end = _aligned(end + n, SLM_ALIGN)
+    return offsets, end
