@@ -12,6 +12,7 @@ from collections import Counter
 
 from lowering.errors import CompileError
 from tools.targets.harness import compare, load_program, run_target
+from tools.testing.float_policy import float_ulps
 from tools.testing.kernel_spec import parse_specs
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -41,7 +42,8 @@ def run_corpus(level: str, simd: int, verbose: bool = False) -> tuple[int, Count
                 if verbose:
                     print(f"refused {name}: {exc}")
                 continue
-            problems = compare(want, got, [a.name for a in spec.args], labels=("llvm", "gen"))
+            problems = compare(want, got, [a.name for a in spec.args], labels=("llvm", "gen"),
+                               float_ulps=float_ulps(program.function(spec.kernel, "gen")))
             if problems:
                 wrong.append(f"{name}: {problems[0]}")
             else:

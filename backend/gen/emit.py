@@ -54,7 +54,13 @@ def _scalar(op: Operand) -> bool:
     return (r is not None and r.hstride == 0 and r.vstride == 0) or (isinstance(op.value, VReg) and op.value.uniform)
 
 
+NOTIFICATION_0 = IsaOperand(RegFile.ARF, T_UD, 0x90, 0, Region(0, 1, 0))     # n0.0 (ARF 1001_0000b)
+
+
 def _instruction(ins: MInstr, home: dict[int, int], half: int, halves: int) -> Instruction:
+    if ins.opcode == "wait":                      # waits on n0, the gateway's notification register
+        return Instruction(opcode="wait", exec_size=1, mask_ctrl_we_all=True,
+                           dst=IsaOperand(RegFile.ARF, T_UD, 0x90, 0, None), srcs=[NOTIFICATION_0])
     n = ins.exec_size // halves
     dst = _operand(ins.dst, home, half, n, True) if ins.dst is not None else \
         (null(T_D if ins.opcode == "cmp" else T_UD) if ins.opcode in (*SENDS, "cmp") else None)

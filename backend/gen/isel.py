@@ -15,12 +15,24 @@ products shifted up by 32; 64-bit add, shifts and logic are native on :q.
 """
 from __future__ import annotations
 
+import math
+import struct
+
 from isa.gen9 import messages as sm
-from isa.gen9.dispatch import CROSS_THREAD_GRF, GLOBAL_OFFSET, LOCAL_ID_GRF, LOCAL_SIZE, NUM_GROUPS, WORK_DIM
+from isa.gen9.dispatch import (
+    BARRIER_ID_MASK,
+    CROSS_THREAD_GRF,
+    GLOBAL_OFFSET,
+    LOCAL_ID_GRF,
+    LOCAL_SIZE,
+    NUM_GROUPS,
+    WORK_DIM,
+)
 from isa.gen9.model import DataType, Region
 from lowering.analysis.provenance import MemoryObject, Provenance
 from lowering.errors import CompileError, where
 from lowering.ir.core import Arg, Block, Const, Function, If, Instr, Loop, Undef, Value, first_block, last_block
+from lowering.ir.opcodes import fence_spaces
 from lowering.ir.types import Type
 
 from .abi import KernelLayout, kernel_layout
@@ -37,6 +49,9 @@ SENDS_AND_BRANCHES = ("send", "sends", "jmpi", "if", "while")
 CASTS = ("zext", "sext", "trunc", "sitofp", "uitofp", "fptosi", "fptoui", "freeze")
 GROUP_ID_SUBREG = (1, 6, 7)                          # r0.1 / r0.6 / r0.7
 SCALAR = Region(0, 1, 0)
+MATH_BOX = {"sqrt": "sqt", "rsqrt": "rsqt", "exp2": "exp", "log2": "log", "sin": "sin", "cos": "cos", "pow": "pow"}
+UNORDERED_OPPOSITE = {"ueq": "one", "ugt": "ole", "uge": "olt", "ult": "oge", "ule": "ogt", "uno": "ord"}
+ROUNDING = {"floor": "rndd", "trunc": "rndz", "rint": "rnde"}
 EXIT = "exit"                                        # the final halt's block, where returned lanes wait
 
 
@@ -47,6 +62,8 @@ def gen_type(t: Type, signed: bool = True) -> DataType:
         return T.UD
     if t.is_float and t.bits == 32:
         return T.F
+    if t.is_float and t.bits == 64:
+        return T.DF
     if t.is_int and t.bits == 32:
         return T.D if signed else T.UD
     if (t.is_int and t.bits == 64) or t.is_ptr:
@@ -102,8 +119,8 @@ class Selector:
         self.block.append(MInstr("mov", self.simd, reg, [op]))
         return reg
 
-    def fresh(self, t: DataType, uniform: bool = False) -> Operand:
-        return Operand(self.m.vreg(t, uniform))
+    def fresh(self, t: DataType, uniform: bool = False, count: int = 1) -> Operand:
+        return Operand(self.m.vreg(t, uniform, count))
 
     # ----- operands
     def operand(self, v: Value, signed: bool = True) -> Operand:
@@ -253,17 +270,17 @@ class Selector:
         if op in INT_OPS and ins.type.is_int and (ins.type.bits in (32, 64) or
                                                    ins.type.bits == 1 and op in ("and", "or", "xor")):
             self._integer(ins)
-        elif op in FLOAT_OPS and ins.type.is_float and ins.type.bits == 32:
+        elif op in FLOAT_OPS and ins.type.is_float and ins.type.bits in (32, 64):
             a, b = (self.operand(x) for x in ins.operands)
             if op == "fsub":
                 b = Operand(b.value, b.offset, b.region, not b.neg, b.abs) if not isinstance(b.value, Imm) else \
-                    Operand(Imm(-float(b.value.value), T.F))
-            dst = self.fresh(T.F)
+                    Operand(Imm(-float(b.value.value), b.type))
+            dst = self.fresh(gen_type(ins.type))
             self.emit(FLOAT_OPS[op], dst, a, b)
             self.values[ins] = dst
-        elif op == "fmuladd" and ins.type.is_float and ins.type.bits == 32:
+        elif op == "fmuladd" and ins.type.is_float and ins.type.bits in (32, 64):
             a, b, c = (self.operand(x) for x in ins.operands)
-            product, dst = self.fresh(T.F), self.fresh(T.F)
+            product, dst = self.fresh(gen_type(ins.type)), self.fresh(gen_type(ins.type))
             self.emit("mul", product, a, b)                 # two roundings, as fmuladd means here
             self.emit("add", dst, product, c)
             self.values[ins] = dst
@@ -294,12 +311,54 @@ class Selector:
             self.emit("mov", dst, self._in_register(src) if isinstance(src.value, Imm) else
                       Operand(src.value, src.offset, src.region, False, True))
             self.values[ins] = dst
-        elif op == "fneg" and ins.type.is_float and ins.type.bits == 32:
+        elif op == "fneg" and ins.type.is_float and ins.type.bits in (32, 64):
             src = self.operand(ins.operands[0])
-            dst = self.fresh(T.F)
+            dst = self.fresh(gen_type(ins.type))
             self.emit("mov", dst, Operand(src.value, src.offset, src.region, not src.neg) if not isinstance(
-                src.value, Imm) else Operand(Imm(-float(src.value.value), T.F)))
+                src.value, Imm) else Operand(Imm(-float(src.value.value), src.type)))
             self.values[ins] = dst
+        elif op in ("fmin", "fmax") and ins.type.is_float and ins.type.bits in (32, 64):
+            a, b = (self.operand(x) for x in ins.operands)     # sel.l / sel.ge return the non-NaN operand
+            if isinstance(a.value, Imm):
+                a, b = b, a
+            dst = self.fresh(gen_type(ins.type))
+            self.emit("sel", dst, a, b, cond_mod="lt" if op == "fmin" else "ge", flag=(0, 1))
+            self.values[ins] = dst
+        elif op in ("fpext", "fptrunc") and ins.type.is_float and ins.type.bits in (32, 64):
+            dst = self.fresh(gen_type(ins.type))
+            self.emit("mov", dst, self.operand(ins.operands[0]))
+            self.values[ins] = dst
+        elif op == "fdiv" and ins.type.is_float and ins.type.bits == 32:
+            self.values[ins] = self._math("fdiv", *(self.operand(x) for x in ins.operands))
+        elif op == "math" and ins.type.is_float and ins.type.bits == 32:
+            self._math_builtin(ins)
+        elif op in ("trunc", "zext") and ins.type.is_int and ins.type.bits in (8, 16):
+            dst = self.fresh(T.UD)                          # bytes and words stay zero-extended dwords
+            self.emit("and", dst, self._low_dword(self.operand(ins.operands[0], False)),
+                      Operand(Imm((1 << ins.type.bits) - 1, T.UD)))
+            self.values[ins] = dst
+        elif op == "bitcast" and not ins.type.is_ptr and ins.type.size == ins.operands[0].type.size:
+            src = self.operand(ins.operands[0])
+            t = gen_type(ins.type)
+            if isinstance(src.value, Imm):
+                raw = src.value.value if src.type not in (T.F, T.DF) else \
+                    int.from_bytes(struct.pack("<f" if src.type == T.F else "<d", src.value.value), "little")
+                src = Operand(Imm(struct.unpack("<f" if t == T.F else "<d", raw.to_bytes(t.size, "little"))[0]
+                                  if t in (T.F, T.DF) else raw, t))
+            self.values[ins] = self._retyped(src, t) if not isinstance(src.value, Imm) else src
+        elif op in ("mulhi_s", "mulhi_u") and ins.type.is_int and ins.type.bits == 32:
+            signed = op == "mulhi_s"
+            a, b = (self.operand(x, signed) for x in ins.operands)
+            if isinstance(a.value, Imm):
+                a, b = b, a
+            wide, dst = self.fresh(T.Q if signed else T.UQ), self.fresh(T.D if signed else T.UD)
+            self.emit("mul", wide, self._in_register(a) if isinstance(a.value, Imm) else a, b)
+            self.emit("mov", dst, self._high_dword(wide))
+            self.values[ins] = dst
+        elif op in ("popcount", "clz", "ctz", "bitreverse") and ins.type.is_int and ins.type.bits == 32:
+            self._bit_count(ins)
+        elif op == "unreachable":
+            pass
         elif op in ("sdiv", "srem", "udiv", "urem") and ins.type.is_int and ins.type.bits == 32:
             signed = op[0] == "s"
             a, b = (self.operand(x, signed) for x in ins.operands)
@@ -319,6 +378,8 @@ class Selector:
             self._integer_op("add", ins, gen_type(ins.type), *(self.operand(x) for x in ins.operands))
         elif op == "workitem":
             self._workitem(ins)
+        elif op == "barrier":
+            self._barrier(ins)
         elif op in ("load", "store"):
             self._memory(ins)
         elif op in ("alloca", "global_addr", "addrspacecast", "bitcast") and ins.type.is_ptr:
@@ -326,20 +387,106 @@ class Selector:
         else:
             raise self.error(ins, f"{op} on {ins.type} is not selected yet")
 
-    def _compare(self, ins: Instr) -> None:
-        pred = ins.attrs["pred"]
-        if ins.opcode == "fcmp":
-            if pred not in FCMP_MODS:
-                raise self.error(ins, f"fcmp.{pred} (unordered and ord/uno compares are not selected yet)")
-            mod, signed = FCMP_MODS[pred], True
+    def _math(self, fc: str, *srcs: Operand) -> Operand:
+        """One math-box function on floats (sources in registers, as the math box wants them)."""
+        ops = [self._in_register(x) if isinstance(x.value, Imm) else x for x in srcs]
+        dst = self.fresh(T.F)
+        self.block.append(MInstr("math", self.simd, dst, ops, math_fc=fc))
+        return dst
+
+    def _math_builtin(self, ins: Instr) -> None:
+        """The relaxed math functions the gen pipeline leaves (lowering/target.py GEN9.math_functions;
+        lower_math_edges has added OpenCL's edge values around them): the math box's sqt, rsqt, exp,
+        log (base 2), sin, cos, pow, fdiv; rndd/rndz/rnde rounding; natural exp and log through a
+        scale by log2(e) and ln(2)."""
+        fn = ins.attrs["fn"]
+        xs = [self.operand(x) for x in ins.operands]
+        if fn in MATH_BOX:
+            out = self._math(MATH_BOX[fn], *xs)
+        elif fn in ("exp", "log"):
+            if fn == "exp":
+                scaled = self.fresh(T.F)
+                self.emit("mul", scaled, *self._float_pair(xs[0], Operand(Imm(math.log2(math.e), T.F))))
+                out = self._math("exp", scaled)
+            else:
+                out = self.fresh(T.F)
+                self.emit("mul", out, self._math("log", xs[0]), Operand(Imm(math.log(2.0), T.F)))
+        elif fn == "tan":
+            out = self._math("fdiv", self._math("sin", xs[0]), self._math("cos", xs[0]))
+        elif fn in ROUNDING:
+            out = self.fresh(T.F)
+            self.emit(ROUNDING[fn], out, self._in_register(xs[0]) if isinstance(xs[0].value, Imm) else xs[0])
+        elif fn == "ceil":                                  # ceil(x) = -floor(-x)
+            down = self.fresh(T.F)
+            x = self._in_register(xs[0]) if isinstance(xs[0].value, Imm) else xs[0]
+            self.emit("rndd", down, Operand(x.value, x.offset, x.region, not x.neg))
+            out = self.fresh(T.F)
+            self.emit("mov", out, Operand(down.value, neg=True))
+        elif fn == "fabs":
+            x = self._in_register(xs[0]) if isinstance(xs[0].value, Imm) else xs[0]
+            out = self.fresh(T.F)
+            self.emit("mov", out, Operand(x.value, x.offset, x.region, False, True))
         else:
-            mod, signed = ICMP_MODS[pred[1:] if pred[0] in "su" else pred], pred[0] != "u"
-        a, b = (self.operand(x, signed) for x in ins.operands)
+            raise self.error(ins, f"the math function {fn}")
+        self.values[ins] = out
+
+    def _float_pair(self, a: Operand, b: Operand) -> tuple[Operand, Operand]:
+        return (self._in_register(a), b) if isinstance(a.value, Imm) else (a, b)
+
+    def _bit_count(self, ins: Instr) -> None:
+        """cbit, lzd, fbl and bfrev (PRM vol. 7): popcount, clz (lzd(0) = 32 as clz wants), ctz as
+        fbl with fbl(0) = -1 turned into 32, bitreverse."""
+        op = ins.opcode
+        src = self.operand(ins.operands[0], False)
+        src = self._in_register(src) if isinstance(src.value, Imm) else src
+        dst = self.fresh(T.UD)
+        if op == "ctz":
+            low = self.fresh(T.UD)
+            self.emit("fbl", low, src)
+            self.emit("cmp", None, src, Operand(Imm(0, T.UD)), cond_mod="eq", flag=(0, 0))
+            self.emit("sel", dst, Operand(Imm(32, T.UD)), low, predicate=(0, 0, False))
+        else:
+            self.emit({"popcount": "cbit", "clz": "lzd", "bitreverse": "bfrev"}[op], dst, src)
+        self.values[ins] = dst
+
+    def _compare(self, ins: Instr) -> None:
+        """A compare into a 0/-1 dword per lane. Gen's cmp is false on a NaN for every condition but ne
+        (PRM vol. 7, "cmp"), so the ordered compares and une are one cmp; one is lt or gt, ord is
+        a == a and b == b, and each unordered compare is the negation of the ordered opposite."""
+        pred = ins.attrs["pred"]
+        a, b = ins.operands
+        if ins.opcode == "icmp":
+            signed = pred[0] != "u"
+            self.values[ins] = self._cmp(ICMP_MODS[pred[1:] if pred[0] in "su" else pred], a, b, signed)
+        elif pred in FCMP_MODS:
+            self.values[ins] = self._cmp(FCMP_MODS[pred], a, b)
+        elif pred in ("true", "false"):
+            dst = self.fresh(T.D)
+            self.emit("mov", dst, Operand(Imm(-1 if pred == "true" else 0, T.D)))
+            self.values[ins] = dst
+        else:
+            negate = pred in UNORDERED_OPPOSITE
+            ordered = UNORDERED_OPPOSITE.get(pred, pred)
+            if ordered == "one":
+                value = self._logic("or", self._cmp("lt", a, b), self._cmp("gt", a, b))
+            elif ordered == "ord":
+                value = self._logic("and", self._cmp("eq", a, a), self._cmp("eq", b, b))
+            else:
+                value = self._cmp(FCMP_MODS[ordered], a, b)
+            self.values[ins] = self._logic("xor", value, Operand(Imm(-1, T.D))) if negate else value
+
+    def _cmp(self, mod: str, x: Value, y: Value, signed: bool = True) -> Operand:
+        a, b = self.operand(x, signed), self.operand(y, signed)
         if isinstance(a.value, Imm):
             a = self._in_register(a)
         dst = self.fresh(T.D)
         self.emit("cmp", dst, a, b, cond_mod=mod, flag=(0, 1))
-        self.values[ins] = dst
+        return dst
+
+    def _logic(self, opcode: str, a: Operand, b: Operand) -> Operand:
+        dst = self.fresh(T.D)
+        self.emit(opcode, dst, a, b)
+        return dst
 
     def _integer(self, ins: Instr) -> None:
         op = ins.opcode
@@ -524,6 +671,23 @@ class Selector:
         v = op.value
         assert isinstance(v, VReg)
         return Operand(VReg(v.id, t, v.uniform, v.count), index * 4 * self.simd)
+
+    def _barrier(self, ins: Instr) -> None:
+        """Fences for the memory the flags name (SLM, then the rest), then the gateway barrier, whose
+        payload carries r0.2's barrier id, and `wait` on n0 until every thread of the group has sent
+        one (Mesa brw_fs_nir.cpp emit_barrier; PRM vol. 7, "Message gateway")."""
+        flags = ins.operands[0]
+        spaces = fence_spaces(int(flags.value) if isinstance(flags, Const) else None)
+        for bti in ([sm.BTI_SLM] if "local" in spaces else []) + ([0] if "global" in spaces else []):
+            done = self.fresh(T.UD, uniform=True, count=8)
+            self.emit("send", done, Operand(PReg(0, 0, T.UD)), n=8, no_mask=True, sfid=sm.SFID_DC0,
+                      desc=sm.memory_fence_desc(bti))
+        payload = self.fresh(T.UD, uniform=True, count=8)
+        self.emit("mov", payload, Operand(Imm(0, T.UD)), n=8, no_mask=True)
+        self.emit("and", Operand(payload.value, 8), Operand(PReg(0, 2, T.UD), region=SCALAR),
+                  Operand(Imm(BARRIER_ID_MASK, T.UD)), n=1, no_mask=True)
+        self.emit("send", None, payload, n=1, no_mask=True, sfid=sm.SFID_GATEWAY, desc=sm.barrier_desc())
+        self.emit("wait", None, n=1, no_mask=True)
 
     def _end_of_thread(self) -> None:
         header = Operand(PReg(127, 0, T.UD))

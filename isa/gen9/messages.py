@@ -107,6 +107,13 @@ def scratch_desc(offset_bytes: int, nregs: int, write: bool) -> int:
     return message_desc(1, nregs, True) | base
 
 
+def memory_fence_desc(bti: int = 0, commit: bool = True) -> int:
+    """A data-cache memory fence (header r0, mlen 1); with commit it returns a register once every earlier
+    access is globally visible (Mesa brw_eu.h brw_dp_desc with msg_control bit 5 = commit enable; Gen9
+    fences SLM with BTI 254)."""
+    return message_desc(1, int(commit), True) | dp_desc(bti, DC0_MEMORY_FENCE, int(commit) << 5)
+
+
 def decode_mlen_rlen(desc: int) -> tuple[int, int]:
     return _bits(desc, 28, 25), _bits(desc, 24, 20)
 

@@ -18,20 +18,13 @@ from backend.spirv import compile_spirv
 from backend.spirv.options import SpirvOptions
 from backend.spirv.tools import validate
 from tools.targets.harness import compare, kernel_params, load_program, run_target
+from tools.testing.float_policy import float_ulps
 from tools.testing.kernel_spec import parse_specs
 
 ROOT = os.path.join(os.path.dirname(__file__), os.pardir, os.pardir)
 CORPUS = sorted(glob.glob(os.path.join(ROOT, "tests", "kernels", "*.cl"))) + \
     sorted(glob.glob(os.path.join(ROOT, "examples", "*.cl")))
 SEED = 20261122
-FLOAT_ULPS_APPROXIMATE = 4      # measured worst case on the corpus: 2 ULP (float_math, after ~20 operations)
-# exact on lavapipe (fmod is OpFRem: Vulkan's table derives it from x - y*trunc(x/y), but llvmpipe computes
-# it exactly, and the corpus checks that it stays so)
-EXACT_MATH = {"fabs", "floor", "ceil", "trunc", "rint", "round", "copysign", "fmod", "ldexp"}
-
-
-def _uses_approximate_math(func) -> bool:
-    return any(i.opcode == "math" and i.attrs["fn"] not in EXACT_MATH for i in func.instructions())
 
 
 def _name(path: str) -> str:
@@ -44,7 +37,7 @@ def test_lavapipe_matches_cpu_reference(path, level):
     program = load_program(path, level)
     for spec in parse_specs(path):
         func = program.functions[spec.kernel]
-        ulps = FLOAT_ULPS_APPROXIMATE if _uses_approximate_math(func) else 0
+        ulps = float_ulps(func)
         reference = run_target("llvm", program, spec.kernel, spec.make_args(SEED), spec.global_size,
                                spec.local_size, global_offset=spec.global_offset)
         got = run_target("spirv", program, spec.kernel, spec.make_args(SEED), spec.global_size,

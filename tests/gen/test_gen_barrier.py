@@ -1,0 +1,30 @@
+"""The barrier kernels (tests/kernels_barrier/: __local memory, barriers in loops and under divergent
+ifs, bytes and words in SLM) on the Gen target: each work-group runs as ceil(L / SIMD) hardware threads
+that meet at the gateway barrier; the buffers equal numpy's answer at -O0 and -O2 in SIMD8 and SIMD16,
+and the lock-step interpreter agrees (tools/testing/barrier_cases.py)."""
+from __future__ import annotations
+
+import functools
+import os
+
+import pytest
+
+from backend.gen.launch import run_gen_kernel
+from tools.targets.harness import load_program
+from tools.testing.barrier_cases import CASES, KERNELS, case_id, check, fresh_args
+
+
+@functools.lru_cache(maxsize=None)
+def program(file: str, level: str):
+    return load_program(os.path.join(KERNELS, file), level)
+
+
+@pytest.mark.parametrize("simd", [8, 16])
+@pytest.mark.parametrize("level", ["-O0", "-O2"])
+@pytest.mark.parametrize("case", CASES, ids=case_id)
+def test_gen_matches_numpy(case, level, simd):
+    func = program(case.file, level).function(case.kernel, "gen")
+    args = fresh_args(case)
+    expected = case.expect(args)
+    run_gen_kernel(func, args, case.global_size, case.local_size, simd)
+    check(args, expected, f"gen SIMD{simd} {case.kernel} {level}")
