@@ -341,7 +341,7 @@ class Selector:
             src = self.operand(ins.operands[0])
             t = gen_type(ins.type)
             if isinstance(src.value, Imm):
-                raw = src.value.value if src.type not in (T.F, T.DF) else \
+                raw = int(src.value.value) & ((1 << 8 * t.size) - 1) if src.type not in (T.F, T.DF) else \
                     int.from_bytes(struct.pack("<f" if src.type == T.F else "<d", src.value.value), "little")
                 src = Operand(Imm(struct.unpack("<f" if t == T.F else "<d", raw.to_bytes(t.size, "little"))[0]
                                   if t in (T.F, T.DF) else raw, t))
