@@ -355,6 +355,8 @@ class Selector:
             self.emit("mul", wide, self._in_register(a) if isinstance(a.value, Imm) else a, b)
             self.emit("mov", dst, self._high_dword(wide))
             self.values[ins] = dst
+        elif op in ("mulhi_s", "mulhi_u") and ins.type.is_int and ins.type.bits == 64:
+            self.values[ins] = self._mulhi64(op == "mulhi_s", *(self.operand(x) for x in ins.operands))
         elif op in ("popcount", "clz", "ctz", "bitreverse") and ins.type.is_int and ins.type.bits == 32:
             self._bit_count(ins)
         elif op == "unreachable":
@@ -366,6 +368,8 @@ class Selector:
             dst = self.fresh(gen_type(ins.type, signed))
             self.emit("math", dst, a, b, math_fc="iqot" if op.endswith("div") else "irem")
             self.values[ins] = dst
+        elif op in ("sdiv", "srem", "udiv", "urem") and ins.type.is_int and ins.type.bits == 64:
+            self.values[ins] = self._divide64(op, *(self.operand(x, op[0] == "s") for x in ins.operands))
         elif op in ("icmp", "fcmp"):
             self._compare(ins)
         elif op == "select":
@@ -543,6 +547,90 @@ class Selector:
         out = self.fresh(T.Q)
         self.emit("add", out, low, self._retyped(shifted, T.UQ))
         return out
+
+    def _divide64(self, op: str, n: Operand, d: Operand) -> Operand:
+        """64-bit division and remainder: Gen9's math box divides 32-bit integers only, so the quotient
+        is found a bit at a time (restoring division: 64 trips of shift, compare, conditional subtract,
+        the same trip count in every lane), on magnitudes for the signed forms; the quotient is negated
+        when the signs differ, the remainder takes the dividend's sign."""
+        signed = op[0] == "s"
+        if signed:
+            n_neg, d_neg = self._is_negative(n), self._is_negative(d)
+            n, d = self._magnitude(n, n_neg), self._magnitude(d, d_neg)
+        n, d = (self._in_register(x, T.UQ) if isinstance(x.value, Imm) else self._retyped(x, T.UQ) for x in (n, d))
+        quotient, remainder, bit, count = self.fresh(T.UQ), self.fresh(T.UQ), self.fresh(T.UQ), self.fresh(T.D)
+        self.emit("mov", quotient, n)
+        self.emit("mov", remainder, Operand(Imm(0, T.UQ)))
+        self.emit("mov", count, Operand(Imm(64, T.D)))
+        head = self.m.new_label("div")
+        self._start(head)
+        self.emit("shr", bit, quotient, Operand(Imm(63, T.UD)))
+        self.emit("shl", remainder, remainder, Operand(Imm(1, T.UD)))
+        self.emit("or", remainder, remainder, bit)
+        self.emit("shl", quotient, quotient, Operand(Imm(1, T.UD)))
+        self.emit("cmp", None, remainder, d, cond_mod="ge", flag=(0, 0))
+        self.emit("add", remainder, remainder, Operand(d.value, d.offset, d.region, True), predicate=(0, 0, False))
+        self.emit("or", quotient, quotient, Operand(Imm(1, T.UD)), predicate=(0, 0, False))
+        self.emit("add", count, count, Operand(Imm(-1, T.D)), cond_mod="gt", flag=(0, 0))
+        self._branch("while", [head], predicate=(0, 0, False))
+        self._start(self.m.new_label("divided"))
+        result = quotient if op.endswith("div") else remainder
+        if not signed:
+            return self._retyped(result, T.UQ)
+        flip = self._logic("xor", n_neg, d_neg) if op == "sdiv" else n_neg
+        return self._magnitude(self._retyped(result, T.Q), flip)
+
+    def _is_negative(self, x: Operand) -> Operand:
+        """0/-1 per lane: x < 0 (for a 64-bit x)."""
+        x = self._in_register(x) if isinstance(x.value, Imm) else x
+        dst = self.fresh(T.D)
+        self.emit("cmp", dst, self._retyped(x, T.Q), Operand(Imm(0, T.Q)), cond_mod="lt", flag=(0, 1))
+        return dst
+
+    def _magnitude(self, x: Operand, negative: Operand) -> Operand:
+        """x negated in the lanes where `negative` is -1 (|x| when it is x < 0)."""
+        x = self._in_register(x) if isinstance(x.value, Imm) else self._retyped(x, T.Q)
+        dst = self.fresh(T.Q)
+        self.emit("cmp", None, negative, Operand(Imm(0, T.D)), cond_mod="ne", flag=(0, 0))
+        self.emit("sel", dst, Operand(x.value, x.offset, x.region, True), x, predicate=(0, 0, False))
+        return dst
+
+    def _mulhi64(self, signed: bool, a: Operand, b: Operand) -> Operand:
+        """The high 64 bits of a 64 x 64 product from four D x D -> Q products of the dword halves:
+        hi(a1 b1 + hi(a1 b0) + hi(a0 b1) + carry of hi(a0 b0) + lo(a1 b0) + lo(a0 b1)); the signed form
+        subtracts b where a < 0 and a where b < 0."""
+        a0, a1, b0, b1 = self._low_dword(a), self._high_dword(a), self._low_dword(b), self._high_dword(b)
+        a0, a1 = (self._in_register(x) if isinstance(x.value, Imm) else x for x in (a0, a1))
+
+        def product(x: Operand, y: Operand) -> Operand:
+            out = self.fresh(T.UQ)
+            self.emit("mul", out, x, y)
+            return out
+
+        def widened(x: Operand) -> Operand:
+            out = self.fresh(T.UQ)
+            self.emit("mov", out, x)
+            return out
+
+        def add(x: Operand, y: Operand) -> Operand:
+            out = self.fresh(T.UQ)
+            self.emit("add", out, x, y)
+            return out
+        p00, p01, p10, p11 = product(a0, b0), product(a0, b1), product(a1, b0), product(a1, b1)
+        mid = add(add(widened(self._high_dword(p00)), widened(self._low_dword(p01))), widened(self._low_dword(p10)))
+        high = add(add(add(p11, widened(self._high_dword(p01))), widened(self._high_dword(p10))),
+                   widened(self._high_dword(mid)))
+        if not signed:
+            return high
+        for sign_of, other in ((a, b), (b, a)):
+            negative = self._is_negative(sign_of)
+            self.emit("cmp", None, negative, Operand(Imm(0, T.D)), cond_mod="ne", flag=(0, 0))
+            o = self._in_register(other) if isinstance(other.value, Imm) else self._retyped(other, T.UQ)
+            fixed = self.fresh(T.UQ)
+            self.emit("mov", fixed, high)
+            self.emit("add", fixed, high, Operand(o.value, o.offset, o.region, True), predicate=(0, 0, False))
+            high = fixed
+        return self._retyped(high, T.Q)
 
     def _workitem(self, ins: Instr) -> None:
         fn = ins.attrs["fn"]

@@ -225,7 +225,9 @@ def compute(op: str, xs: list[np.ndarray], types: list[DataType], inst, acc: np.
             count = b & (bits - 1)
             if op == "shl":
                 return (a << count) & _mask(bits) if bits < 64 else a << count
-            if op == "shr":
+            if op == "shr":                       # logical: at 64 bits through uint64, not int64's sign
+                if bits == 64:
+                    return (a.astype(np.uint64) >> count.astype(np.uint64)).astype(np.int64)
                 return _unsigned(a, bits) >> count
             signed = a if bits == 64 else np.where(a & (1 << (bits - 1)), (a | ~_mask(bits)), a & _mask(bits))
             return signed >> count

@@ -80,6 +80,14 @@ def _signed32(v: int | None) -> int:
     return v - (1 << 32) if v & 0x80000000 else v
 
 
+def _unsigned_64(xs: list[np.ndarray], types: list[DataType]) -> list[np.ndarray]:
+    """Compare operands as the hardware reads them: integers are widened to int64, which is right for
+    every type but :uq above 2^63; with a :uq source the comparison is unsigned."""
+    if DataType.UQ in types and not any(sim_alu.is_float(t) for t in types):
+        return [x.astype(np.uint64) for x in xs]
+    return xs
+
+
 def _pred_group(control: str) -> tuple[str, int] | None:
     """("any"|"all", group size) for any/all predicate controls; None for a normal predicate."""
     if not control:
@@ -449,7 +457,8 @@ class Thread:
             cond = inst.cond_mod
             if cond is None:
                 raise SimulationError("cmp without a conditional modifier")
-            flag_val = sim_alu.compare(xs[0], xs[1], cond)
+            x0, x1 = _unsigned_64(xs[:2], types)
+            flag_val = sim_alu.compare(x0, x1, cond)
             if flag_val is None:
                 raise SimulationError(f"cmp.{cond} is not modelled")
             if dst is not None and not (dst.file == RegFile.ARF and dst.reg == ARF_NULL):
@@ -465,7 +474,8 @@ class Thread:
                 choose0 = pred
             else:
                 a, b = xs[0], xs[1]
-                c = sim_alu.compare(a, b, inst.cond_mod)
+                ua, ub = _unsigned_64([a, b], types)
+                c = sim_alu.compare(ua, ub, inst.cond_mod)
                 if c is None:
                     raise SimulationError(f"sel.{inst.cond_mod} is not modelled")
                 if floaty:                       # min/max return the non-NaN operand

@@ -75,6 +75,16 @@ kernel void nested(global int *out, global const int *d) {
   }
   out[gid] = acc;
 }
+kernel void wide(global long *out, global const long *a, global const long *b) {
+  int i = get_global_id(0);
+  long x = a[i], y = b[i];
+  out[6 * i] = x / y;
+  out[6 * i + 1] = x % y;
+  out[6 * i + 2] = (long)((ulong)x / (ulong)y);
+  out[6 * i + 3] = (long)((ulong)x % (ulong)y);
+  out[6 * i + 4] = mul_hi(x, y);
+  out[6 * i + 5] = (long)mul_hi((ulong)x, (ulong)y);
+}
 kernel void early(global int *out, global const int *in, int n) {
   int i = get_global_id(0);
   out[i] = -1;
@@ -166,6 +176,19 @@ def test_nested_loops_keep_the_values_of_lanes_that_left_early(program, simd):
     (a :q temporary over a :d value wrote lane 3's qword into lane 7's dword before liveness knew)."""
     d = (np.arange(64) % 5).astype(np.int32)
     _check(program, "nested", [np.zeros(32, np.int32), d], (32,), (16,), simd)
+
+
+def test_64_bit_division_and_high_multiply_agree_with_the_jit(program):
+    """Gen9 has neither: a restoring-division loop and four D x D -> Q products, on operands whose
+    signs and top bits cover the cases (negative either side, above 2^63 as unsigned)."""
+    rng = np.random.default_rng(6)
+    n = 24
+    a = rng.integers(-(1 << 63), (1 << 63) - 1, n, dtype=np.int64)
+    b = rng.integers(-(1 << 40), 1 << 40, n, dtype=np.int64)
+    a[:4], b[:4] = [-7, 7, -(1 << 63), 100], [2, -2, 3, -(1 << 62)]
+    b[b == 0] = 1
+    for width in (8, 16):
+        _check(program, "wide", [np.zeros(6 * n, np.int64), a, b], (n,), (n,), width)
 
 
 @pytest.mark.parametrize("simd", [8, 16])

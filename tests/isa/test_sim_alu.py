@@ -509,3 +509,23 @@ def test_avg_rounds_up(t):
     a, b = rand(t, 16, rng), rand(t, 16, rng)
     got, _ = run("avg", t, [(t, a), (t, b)])
     np.testing.assert_array_equal(got, ((a.astype(np.int64) + b.astype(np.int64) + 1) >> 1).astype(NP[t]))
+
+
+def test_qword_logical_shift_and_unsigned_compare_above_2_pow_63():
+    """:uq values with the top bit set: shr is logical and cmp unsigned (the simulator widens integers to
+    int64, which read such values as negative; 64-bit division's shift-subtract loop found this)."""
+    a = np.array([1 << 63, (1 << 64) - 1, 5, 1 << 62], np.uint64)
+    b = np.array([1, 1 << 63, 1 << 63, 3], np.uint64)
+    prog = Builder(4)
+    prog.emit("shr", grf(DST, T.UQ), grf(SRC_REGS[0], T.UQ, region=(4, 4, 1)), imm(63, T.UD), n=4)
+    prog.emit("cmp", grf(DST + 2, T.D), grf(SRC_REGS[0], T.UQ, region=(4, 4, 1)),
+              grf(SRC_REGS[1], T.UQ, region=(4, 4, 1)), n=4, cond_mod="ge")
+    eot(prog)
+
+    def setup(th):
+        th.set_reg(SRC_REGS[0], a, T.UQ)
+        th.set_reg(SRC_REGS[1], b, T.UQ)
+
+    th = run_program(prog.program(), 4, setup=setup)[0]
+    np.testing.assert_array_equal(th.reg(DST, T.UQ, 4), a >> np.uint64(63))
+    np.testing.assert_array_equal(th.reg(DST + 2, T.D, 4), np.where(a >= b, -1, 0))
