@@ -32,16 +32,21 @@ def compile_gen_kernel(func: Function, simd: int = 16, verify: bool = True) -> G
     from .emit import emit
     from .isel import Selector
     from .mir_verify import verify as verify_mir
+    from .regalloc import allocate
     if simd not in (8, 16):
         raise CompileError(f"@{func.name}: SIMD{simd} (8 or 16)")
+
+    def check(after: str) -> None:
+        problems = verify_mir(mfunc) if verify else []
+        if problems:
+            raise CompileError(f"internal error: invalid machine IR after {after}: {problems[0]}")
     selector = Selector(func, simd)
     mfunc = selector.run()
-    if verify:
-        problems = verify_mir(mfunc)
-        if problems:
-            raise CompileError(f"internal error: invalid machine IR: {problems[0]}")
-    program = emit(mfunc, selector.layout.first_free_grf())
-    return GenKernel(func.name, simd, program, selector.layout)
+    check("instruction selection")
+    layout = selector.layout
+    home, layout.spill_bytes = allocate(mfunc, layout.first_free_grf(), layout.spill_base(simd))
+    check("register allocation")
+    return GenKernel(func.name, simd, emit(mfunc, home), layout)
 
 
 def compile_gen(func: Function, simd: int = 16, verify: bool = True) -> list:

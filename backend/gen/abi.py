@@ -46,7 +46,11 @@ class KernelLayout:
 
     def scratch_bytes(self, simd: int) -> int:
         """A thread's scratch slot: its lanes' private frames, then spills, in whole KiB."""
-        return max(SCRATCH_GRANULE, _aligned(self.private_bytes * simd + self.spill_bytes, SCRATCH_GRANULE))
+        return max(SCRATCH_GRANULE, _aligned(self.spill_base(simd) + self.spill_bytes, SCRATCH_GRANULE))
+
+    def spill_base(self, simd: int) -> int:
+        """Where spills start in the scratch slot: after the private frames, 32-byte aligned."""
+        return _aligned(self.private_bytes * simd, 32)
 
     def first_free_grf(self) -> int:
         return CROSS_THREAD_GRF + -(-self.arguments_end // 32)

@@ -1,7 +1,7 @@
-"""Emission, first slice: the allocated machine IR -> isa/gen9 instructions, and a kernel for the
-container. An instruction whose operands would span more than two GRFs (SIMD16 on 64-bit values, or a
-strided 32-bit view of them) is split into two SIMD8 halves (M0, M8), as Gen requires of every operand
-(PRM vol. 7, "Register region restrictions": an operand may span at most two registers)."""
+"""Emission: the allocated machine IR -> isa/gen9 instructions. An instruction whose operands would span
+more than two GRFs (SIMD16 on 64-bit values, or a strided 32-bit view of them) is split into two SIMD8
+halves (M0, M8), as Gen requires of every operand (PRM vol. 7, "Register region restrictions": an
+operand may span at most two registers)."""
 from __future__ import annotations
 
 from isa.gen9.builder import Builder, null
@@ -9,14 +9,13 @@ from isa.gen9.model import DataType, Instruction, Predicate, RegFile, Region
 from isa.gen9.model import Operand as IsaOperand
 
 from .mir import GRF_BYTES, SENDS, Imm, MFunction, MInstr, Operand, PReg, VReg
-from .regalloc import allocate
 
 T_D, T_UD = DataType.D, DataType.UD
 INT_DIV = ("idiv", "iqot", "irem")     # the math box divides integers 8 lanes at a time (PRM vol. 7, "math")
 
 
-def emit(func: MFunction, first_free_grf: int) -> list[Instruction]:
-    home = allocate(func, first_free_grf)
+def emit(func: MFunction, home: dict[int, int]) -> list[Instruction]:
+    """The machine IR with every value at its home GRF (regalloc.allocate) as Gen9 instructions."""
     builder = Builder(func.simd)                  # its program() gives structured branches their JIP and UIP
     starts: dict[str, int] = {}
     for b in func.blocks:
@@ -69,7 +68,7 @@ def _instruction(ins: MInstr, home: dict[int, int], half: int, halves: int) -> I
     return Instruction(opcode=ins.opcode, exec_size=n, chan_offset=8 * half, predicate=pred,
                        cond_mod=ins.cond_mod, flag_reg=ins.flag[0], flag_subreg=ins.flag[1],
                        mask_ctrl_we_all=ins.no_mask, dst=dst, srcs=srcs, math_fc=ins.math_fc,
-                       sfid=ins.sfid, desc=ins.desc, eot=ins.eot)
+                       sfid=ins.sfid, desc=ins.desc, ex_desc=ins.ex_desc, eot=ins.eot)
 
 
 def _operand(op: Operand, home: dict[int, int], half: int, n: int, is_dst: bool) -> IsaOperand:

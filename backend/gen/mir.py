@@ -90,6 +90,7 @@ class MInstr:
     sfid: int | None = None
     desc: int | None = None
     eot: bool = False
+    ex_desc: int | None = None                              # a split send's extended descriptor
 
     def defs(self) -> list[VReg]:
         return [self.dst.value] if self.dst is not None and isinstance(self.dst.value, VReg) else []

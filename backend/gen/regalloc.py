@@ -1,44 +1,86 @@
-"""Register allocation, first slice: linear scan over live intervals (Poletto and Sarkar, TOPLAS 1999)
-on whole GRFs. A value takes ceil(size / 32) consecutive GRFs (a SIMD16 :d two, a SIMD16 :q four, a
-uniform one); the thread payload below `first_free` and r112-r127 (the end-of-thread copy) are never
-given out. No spilling yet: running out of registers is a one-line error. Cost: O(values log values)
-for the sort plus O(values * registers) for the scans."""
+"""Register allocation: linear scan over live intervals (Poletto and Sarkar, TOPLAS 1999) on whole GRFs,
+spilling to scratch when the registers run out.
+
+A value takes ceil(size / 32) consecutive GRFs (a SIMD16 :d two, a SIMD16 :q four, a uniform one); the
+thread payload below `first_free` and r112-r127 (the end-of-thread copy) are never given out. When no
+run of free GRFs fits the next interval, the value that stays live longest among it and the active ones
+is spilled: every instruction that reads it first loads it from the thread's scratch slot into a fresh
+short-lived value, and every instruction that writes it loads it first too (its other lanes must survive
+a write under a partial execution mask), then stores the whole block back (Mesa brw_fs_reg_allocate.cpp
+does the same). Scratch block messages take r0 as their header, whose r0.5 holds the slot (PRM vol. 7,
+"Scratch block read/write"); the write is a split send so the data needs no header before it. Then the
+scan starts over. Cost: O(values log values + values * registers) per scan, one scan per spilled
+value, plus liveness (mir_liveness.py) each time.
+"""
 from __future__ import annotations
 
+from isa.gen9 import messages as sm
 from lowering.errors import CompileError
 
-from .mir import MFunction, VReg
+from .mir import GRF_BYTES, MFunction, MInstr, Operand, PReg, VReg
 from .mir_liveness import liveness
 
 LAST_ALLOCATABLE = 111
+BLOCK_SIZES = (1, 2, 4, 8)                  # registers a scratch block message moves
+HEADER = Operand(PReg(0, 0))                # r0: the scratch messages' header
 
 
-def allocate(func: MFunction, first_free: int) -> dict[int, int]:
-    """Virtual register id -> its first GRF."""
+def allocate(func: MFunction, first_free: int, spill_base: int = 0) -> tuple[dict[int, int], int]:
+    """Virtual register id -> its first GRF, and the bytes of scratch spilling used (from spill_base,
+    a multiple of 32, in the thread's scratch slot)."""
+    spilled = 0
+    temporaries: set[int] = set()           # values spilling made: never spilled themselves
+    while True:
+        home, victims = _scan(func, first_free, temporaries)
+        if not victims:
+            return home, spilled
+        for victim in victims:
+            temporaries |= _spill(func, victim, spill_base + spilled)
+            spilled += victim.grfs(func.simd) * GRF_BYTES
+
+
+def _scan(func: MFunction, first_free: int, temporaries: set[int]) -> tuple[dict[int, int], list[VReg]]:
+    """Homes for every value that occurs in an instruction, or the values to spill when they do not fit:
+    the scan goes on past a spill as if the spilled value had no register (the next scan, after the
+    rewrite, checks that its short-lived replacements fit), so one scan finds many."""
     intervals = liveness(func).intervals
-    for v in func.vregs.values():                     # written but never read: still needs a home
-        intervals.setdefault(v, (0, 0))
     order = sorted(intervals.items(), key=lambda kv: (kv[1][0], kv[0].id))
     free = [True] * (LAST_ALLOCATABLE + 1)
     for r in range(first_free):
         free[r] = False
-    active: list[tuple[int, int, int]] = []          # (end, first grf, count)
+    active: list[tuple[int, int, int, VReg]] = []    # (end, first grf, count, value)
     home: dict[int, int] = {}
+    victims: list[VReg] = []
     for v, (start, end) in order:
         for item in [a for a in active if a[0] < start]:
-            active.remove(item)
-            for r in range(item[1], item[1] + item[2]):
-                free[r] = True
+            _release(active, free, item)
         need = v.grfs(func.simd)
         first = _find(free, first_free, need)
+        while first is None:
+            spillable = [a for a in active if a[3].id not in temporaries and a[3].grfs(func.simd) in BLOCK_SIZES]
+            if not spillable:
+                raise CompileError(f"{func.name}: more values live at once than the "
+                                   f"{LAST_ALLOCATABLE + 1 - first_free} registers hold, and none can be spilled")
+            item = max(spillable, key=lambda a: (a[0], a[3].id))
+            if v.id not in temporaries and need in BLOCK_SIZES and end >= item[0]:
+                victims.append(v)                     # v itself lives longest: it goes to scratch
+                break
+            _release(active, free, item)
+            victims.append(item[3])
+            first = _find(free, first_free, need)
         if first is None:
-            raise CompileError(f"{func.name}: more live values than the {LAST_ALLOCATABLE + 1 - first_free} "
-                               "registers hold (the Gen backend does not spill yet)")
+            continue
         for r in range(first, first + need):
             free[r] = False
-        active.append((end, first, need))
+        active.append((end, first, need, v))
         home[v.id] = first
-    return home
+    return home, victims
+
+
+def _release(active: list, free: list[bool], item: tuple) -> None:
+    active.remove(item)
+    for r in range(item[1], item[1] + item[2]):
+        free[r] = True
 
 
 def _find(free: list[bool], start: int, need: int) -> int | None:
@@ -50,5 +92,37 @@ def _find(free: list[bool], start: int, need: int) -> int | None:
     return None
 
 
-def vreg_home(home: dict[int, int], v: VReg) -> int:
-    return home[v.id]
+def _spill(func: MFunction, victim: VReg, offset: int) -> set[int]:
+    """Rewrite every access to `victim` through a fresh value loaded from (and, for writes, stored back
+    to) scratch at `offset`; returns the fresh values' ids."""
+    nregs = victim.grfs(func.simd)
+    made: set[int] = set()
+    for block in func.blocks:
+        out: list[MInstr] = []
+        for ins in block.instrs:
+            reads = any(v.id == victim.id for v in ins.uses())
+            writes = any(v.id == victim.id for v in ins.defs())
+            if not (reads or writes):
+                out.append(ins)
+                continue
+            tmp = func.vreg(victim.type, victim.uniform, victim.count)
+            made.add(tmp.id)
+            ins.srcs = [_renamed(s, victim, tmp) for s in ins.srcs]
+            ins.dst = _renamed(ins.dst, victim, tmp) if ins.dst is not None else None
+            whole = Operand(VReg(tmp.id, tmp.type, tmp.uniform, tmp.count))
+            out.append(MInstr("send", 8, whole, [HEADER], no_mask=True, sfid=sm.SFID_DC0,
+                              desc=sm.scratch_desc(offset, nregs, False)))
+            out.append(ins)
+            if writes:
+                out.append(MInstr("sends", 8, None, [HEADER, whole], no_mask=True, sfid=sm.SFID_DC0,
+                                  desc=sm.scratch_desc(offset, nregs, True, split=True),
+                                  ex_desc=sm.split_send_ex_desc(sm.SFID_DC0, nregs)))
+        block.instrs = out
+    return made
+
+
+def _renamed(op: Operand, old: VReg, new: VReg) -> Operand:
+    v = op.value
+    if not isinstance(v, VReg) or v.id != old.id:
+        return op
+    return Operand(VReg(new.id, v.type, v.uniform, v.count), op.offset, op.region, op.neg, op.abs)

@@ -98,13 +98,20 @@ def byte_scattered_desc(bti: int, simd: int, size: int, write: bool) -> int:
     return message_desc(regs, regs) | dp_desc(bti, DC0_BYTE_SCATTERED_READ, control)
 
 
-def scratch_desc(offset_bytes: int, nregs: int, write: bool) -> int:
-    """Scratch block read/write of 1, 2, 4 or 8 registers at a 32-byte aligned per-thread offset."""
-    assert nregs in (1, 2, 4, 8) and offset_bytes % 32 == 0
+def scratch_desc(offset_bytes: int, nregs: int, write: bool, split: bool = False) -> int:
+    """Scratch block read/write of 1, 2, 4 or 8 registers at a 32-byte aligned per-thread offset. A split
+    write (`sends`) carries only the header in src0; its data registers are src1 (split_send_ex_desc)."""
+    assert nregs in (1, 2, 4, 8) and offset_bytes % 32 == 0 and offset_bytes // 32 < 1 << 12
     base = SCRATCH_BIT | (nregs.bit_length() - 1) << 12 | (offset_bytes // 32) & 0xFFF
     if write:
-        return message_desc(1 + nregs, 0, True) | base | SCRATCH_WRITE_BIT
+        return message_desc(1 if split else 1 + nregs, 0, True) | base | SCRATCH_WRITE_BIT
     return message_desc(1, nregs, True) | base
+
+
+def split_send_ex_desc(sfid: int, ex_mlen: int) -> int:
+    """A split send's extended descriptor: the SFID in 3:0 and src1's length in registers in 9:6
+    (Mesa brw_eu.h brw_message_ex_desc, Gen9)."""
+    return (ex_mlen & 0xF) << 6 | sfid & 0xF
 
 
 def memory_fence_desc(bti: int = 0, commit: bool = True) -> int:

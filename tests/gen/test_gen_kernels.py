@@ -95,6 +95,17 @@ kernel void early(global int *out, global const int *in, int n) {
 """
 
 
+def _pressure_kernel(n: int = 110) -> str:
+    """n values live at once (each read twice, far apart), some defined under a divergent if and read in
+    a loop whose trip count differs per lane: more than the 128 GRFs hold in SIMD16."""
+    lines = ["kernel void pressure(global int *out, global const int *in) {", "  int i = get_global_id(0);"]
+    lines += [f"  int v{k} = in[(i + {k}) & 63] * {k + 3} + {k};" for k in range(n)]
+    lines += ["  if (in[i] & 1) {"] + [f"    v{k} ^= in[(i + {2 * k}) & 63];" for k in range(0, n, 3)] + ["  }"]
+    lines += ["  int s = 0;", "  for (int j = 0; j < (in[i] & 3); j++) {"]
+    lines += [f"    s = (s ^ v{k}) * 3 + v{n - 1 - k};" for k in range(n)]
+    return "\n".join(lines + ["  }", "  out[i] = s;", "}", ""])
+
+
 UNSUPPORTED = """
 kernel void counts(global int *hits, global const int *in) { atomic_add(&hits[in[get_global_id(0)] & 7], 1); }
 """
@@ -139,16 +150,22 @@ def test_divergent_ifs_agree_with_the_jit(program, simd):
     _check(program, "fbranch", [np.zeros(n, np.float32), floats], (n,), (16,), simd)
 
 
+def _iga_text(data: bytes, tmp_path) -> str:
+    """iga64's disassembly of `data`, checked to be warning-free and equal to ours line for line."""
+    path = tmp_path / "k.krn"
+    path.write_bytes(data)
+    iga = subprocess.run(["iga64", "-p=9", "-d", str(path)], capture_output=True, text=True)
+    assert iga.returncode == 0 and "warning" not in iga.stderr.lower(), iga.stderr
+    ours = [line.strip() for line in disassemble(data).splitlines() if line.strip()]
+    theirs = [line.strip() for line in iga.stdout.splitlines() if line.strip() and not line.startswith("//")]
+    assert ours == theirs
+    return iga.stdout
+
+
 def test_binaries_encode_and_iga64_reads_them_as_we_do(program, tmp_path):
-    for name in ("saxpy", "mix", "ids", "branchy", "fbranch", "looping", "divergent", "arith"):
-        data = encode_program(compile_gen(program.function(name, "gen"), 16))
-        path = tmp_path / f"{name}.krn"
-        path.write_bytes(data)
-        iga = subprocess.run(["iga64", "-p=9", "-d", str(path)], capture_output=True, text=True)
-        assert iga.returncode == 0 and "warning" not in iga.stderr.lower(), iga.stderr
-        ours = [line.strip() for line in disassemble(data).splitlines() if line.strip()]
-        theirs = [line.strip() for line in iga.stdout.splitlines() if line.strip() and not line.startswith("//")]
-        assert ours == theirs
+    for name in ("saxpy", "mix", "ids", "branchy", "fbranch", "looping", "divergent", "arith", "nested", "wide",
+                 "early"):
+        _iga_text(encode_program(compile_gen(program.function(name, "gen"), 16)), tmp_path)
 
 
 @pytest.mark.parametrize("simd", [8, 16])
@@ -197,6 +214,18 @@ def test_early_returns_halt_lanes_until_the_end(program, simd):
     must not happen) while the others go on, in SIMD8 and 16, with a partial last thread."""
     d = (np.arange(64) % 9).astype(np.int32)
     _check(program, "early", [np.zeros(40, np.int32), d, 6], (40,), (20,), simd)
+
+
+@pytest.mark.parametrize("simd", [8, 16])
+def test_values_beyond_the_register_file_are_spilled_to_scratch(tmp_path, simd):
+    path = tmp_path / "pressure.cl"
+    path.write_text(_pressure_kernel())
+    program = load_program(str(path), "-O2")
+    d = np.random.default_rng(8).integers(-1000, 1000, 64).astype(np.int32)
+    _check(program, "pressure", [np.zeros(40, np.int32), d], (40,), (20,), simd)
+    data = encode_program(compile_gen(program.function("pressure", "gen"), simd))
+    text = _iga_text(data, tmp_path)
+    assert "scratch block write" in text and "scratch block read" in text
 
 
 def test_compile_emits_a_container_that_disasm_and_diff_read(program, tmp_path):
