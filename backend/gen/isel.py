@@ -51,6 +51,9 @@ GROUP_ID_SUBREG = (1, 6, 7)                          # r0.1 / r0.6 / r0.7
 SCALAR = Region(0, 1, 0)
 MATH_BOX = {"sqrt": "sqt", "rsqrt": "rsqt", "exp2": "exp", "log2": "log", "sin": "sin", "cos": "cos", "pow": "pow"}
 UNORDERED_OPPOSITE = {"ueq": "one", "ugt": "ole", "uge": "olt", "ult": "oge", "ule": "ogt", "uno": "ord"}
+ATOMIC_AOP = {"add": sm.AOP_ADD, "sub": sm.AOP_SUB, "xchg": sm.AOP_MOV, "inc": sm.AOP_INC, "dec": sm.AOP_DEC,
+              "cmpxchg": sm.AOP_CMPWR, "smin": sm.AOP_IMIN, "smax": sm.AOP_IMAX, "umin": sm.AOP_UMIN,
+              "umax": sm.AOP_UMAX, "and": sm.AOP_AND, "or": sm.AOP_OR, "xor": sm.AOP_XOR}
 ROUNDING = {"floor": "rndd", "trunc": "rndz", "rint": "rnde"}
 EXIT = "exit"                                        # the final halt's block, where returned lanes wait
 
@@ -386,6 +389,8 @@ class Selector:
             self._barrier(ins)
         elif op in ("load", "store"):
             self._memory(ins)
+        elif op == "atomic":
+            self._atomic(ins)
         elif op in ("alloca", "global_addr", "addrspacecast", "bitcast") and ins.type.is_ptr:
             self._pointer(ins)
         else:
@@ -658,7 +663,7 @@ class Selector:
             raise self.error(ins, f"work-item function {fn} (the gen pipeline lowers it)")
         self.values[ins] = dst
 
-    def _memory(self, ins: Instr) -> None:
+    def _memory(self, ins: Instr, result: Instr | None = None) -> None:
         """A load or store through the message its object and size need (PRM vol. 7, "Data port messages";
         Mesa brw_eu.h): dwords by untyped surface read/write, qwords as two channels of one (the low
         dword at the address, the high one after it), bytes and words by byte scattered messages (a
@@ -689,7 +694,7 @@ class Selector:
                           sfid=sm.SFID_DC1, desc=sm.untyped_surface_desc(bti, self.simd, 2, False))
                 self.emit("mov", self._low_dword(dst), self._part(halves, 0, T.UD))
                 self.emit("mov", self._high_dword(dst), self._part(halves, 1, T.UD))
-            self.values[ins] = dst
+            self.values[result or ins] = dst
             return
         value = self.operand(ins.operands[0])
         parts = 3 if size == 8 else 2
@@ -704,6 +709,38 @@ class Selector:
             desc, sfid = (sm.untyped_surface_desc(bti, self.simd, 1, True), sm.SFID_DC1) if size == 4 else \
                 (sm.byte_scattered_desc(bti, self.simd, size, True), sm.SFID_DC0)
         self.emit("send", None, self._part(payload, 0, T.UD), sfid=sfid, desc=desc)
+
+    def _atomic(self, ins: Instr) -> None:
+        """A 32-bit atomic through an untyped atomic message, which returns the old value (PRM vol. 7,
+        "Untyped atomic operation"; Mesa brw_eu.h BRW_AOP_*): the address block, then the operands
+        (cmpxchg: the compared value, then the new one). Atomic loads and stores are plain dword
+        accesses: the data port orders a lane's accesses to one address."""
+        fn = ins.attrs["op"]
+        value_type = ins.type if fn != "store" else ins.operands[1].type
+        if value_type.bits != 32 or not (value_type.is_int or fn in ("xchg", "load", "store")):
+            raise self.error(ins, f"an atomic {fn} on {value_type}")
+        if fn in ("load", "store"):
+            if fn == "store":
+                self._memory(Instr("store", [ins.operands[1], ins.operands[0]], ins.type, {"align": 4}))
+            else:
+                self._memory(Instr("load", [ins.operands[0]], ins.type, {"align": 4}), ins)
+            return
+        bti = self._surface(ins, ins.operands[0])
+        sources = [ins.operands[2], ins.operands[1]] if fn == "cmpxchg" else list(ins.operands[1:])
+        payload = Operand(self.m.vreg(T.UD, False, 1 + len(sources)))
+        self.emit("mov", self._part(payload, 0, T.UD), self._low_dword(self.operand(ins.operands[0])))
+        for k, src in enumerate(sources):
+            self.emit("mov", self._part(payload, k + 1, T.UD), self._raw_bits(self.operand(src, False)))
+        dst = self.fresh(gen_type(value_type))
+        self.emit("send", dst, self._part(payload, 0, T.UD), sfid=sm.SFID_DC1,
+                  desc=sm.untyped_atomic_desc(bti, self.simd, ATOMIC_AOP[fn], True))
+        self.values[ins] = dst
+
+    def _raw_bits(self, op: Operand) -> Operand:
+        """A 32-bit operand's bits as :ud (a float immediate as its IEEE pattern), for moving unconverted."""
+        if isinstance(op.value, Imm) and op.type == T.F:
+            return Operand(Imm(int.from_bytes(struct.pack("<f", op.value.value), "little"), T.UD))
+        return self._retyped(op, T.UD)
 
     def _surface(self, ins: Instr, ptr: Value) -> int:
         """The binding-table index of the object `ptr` points into; a pointer whose object is not known

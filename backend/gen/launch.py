@@ -13,6 +13,7 @@ from isa.gen9.dispatch import ARGUMENTS, run_ndrange
 from isa.gen9.errors import IsaError
 from lowering.errors import CompileError
 from lowering.ir.core import Function
+from lowering.ndrange import ndrange
 
 from . import compile_gen_kernel
 from .abi import KernelLayout, local_block_offsets
@@ -34,6 +35,10 @@ def argument_bytes(layout: KernelLayout, args: list, local_offsets: dict) -> byt
 
 def run_gen_kernel(func: Function, args: list, global_size, local_size, simd: int = 16,
                    global_offset=0) -> None:
+    try:
+        rng = ndrange(global_size, local_size, global_offset)
+    except ValueError as exc:
+        raise CompileError(f"@{func.name}: {exc}") from None
     compiled = compile_gen_kernel(func, simd)
     layout: KernelLayout = compiled.layout  # type: ignore[assignment]
     surfaces = {layout.buffer_bti[a]: np.ascontiguousarray(args[a.index]) for a in layout.buffer_bti}
@@ -46,11 +51,10 @@ def run_gen_kernel(func: Function, args: list, global_size, local_size, simd: in
     local_offsets, slm_bytes = local_block_offsets(layout, local_sizes)
     if slm_bytes > 64 * 1024:
         raise CompileError(f"@{func.name}: {slm_bytes} bytes of __local memory (Gen9 has 64 KiB per work-group)")
-    offset = global_offset if hasattr(global_offset, "__len__") else (global_offset,) * len(tuple(global_size))
+    dims = rng.work_dim
     try:
-        run_ndrange(compiled.program, simd, global_size, local_size,
-                    argument_bytes(layout, args, local_offsets), surfaces,
-                    tuple(offset) + (0,) * (3 - len(tuple(offset))),
+        run_ndrange(compiled.program, simd, rng.global_size[:dims], rng.local_size[:dims],
+                    argument_bytes(layout, args, local_offsets), surfaces, rng.offset,
                     scratch_bytes=layout.scratch_bytes(simd), slm_bytes=max(slm_bytes, 1))
     except IsaError as exc:
         raise CompileError(f"@{func.name}: gen target: {exc}") from None
