@@ -10,6 +10,12 @@ reads it to address memory, the launcher to set up a dispatch, the container to 
     scalar                   its slot in the cross-thread data, naturally aligned, from ARGUMENTS on
     module __local arrays    SLM (BTI 254) at fixed offsets from 0, in the order the kernel lists them
     module constant tables   binding-table index len(parameters) + k, contents carried in the container
+    flat kernels             a kernel with a pointer whose object is not known at compile time (one that
+                             may point into two buffers, was stored in memory, or was made from an
+                             integer) gets every buffer and constant table as a 64-bit address in an
+                             8-byte cross-thread slot, after the parameters; pointers are then addresses,
+                             known objects are still reached by BTI (offset = pointer - base), the others
+                             by A64 stateless messages
     private memory (allocas) A32 stateless (BTI 255) in the thread's scratch slot: work-item lane i of a
                              thread has `private_bytes` at r0.5[31:10] + i * private_bytes
 """
@@ -38,11 +44,13 @@ class KernelLayout:
     private: dict[Instr, int] = field(default_factory=dict)     # alloca -> offset in a work-item's frame
     private_bytes: int = 0
     spill_bytes: int = 0                                        # per thread, set by register allocation
+    flat: bool = False                                          # pointers are 64-bit addresses (A64)
+    bases: dict[object, int] = field(default_factory=dict)      # flat: buffer Arg / table symbol -> slot
 
     @property
     def arguments_end(self) -> int:
-        return max((off + 8 if a.type.is_ptr else off + max(4, a.type.size) for a, off in self.arguments.items()),
-                   default=ARGUMENTS)
+        ends = [off + 8 if a.type.is_ptr else off + max(4, a.type.size) for a, off in self.arguments.items()]
+        return max(ends + [off + 8 for off in self.bases.values()], default=ARGUMENTS)
 
     def scratch_bytes(self, simd: int) -> int:
         """A thread's scratch slot: its lanes' private frames, then spills, in whole KiB."""
@@ -61,12 +69,14 @@ class KernelLayout:
                 "argument_bytes": self.arguments_end - ARGUMENTS,
                 "argument_offsets": {str(a.index): off for a, off in self.arguments.items()},
                 "slm_bytes": self.slm_bytes, "scratch_bytes": self.scratch_bytes(simd),
+                "flat_address_offsets": {(f"arg{k.index}" if isinstance(k, Arg) else str(k)): off
+                                         for k, off in self.bases.items()},
                 "constants": [{"bti": bti, "symbol": sym, "data": data.hex()}
                               for sym, (bti, data) in self.constants.items()]}
 
 
-def kernel_layout(func: Function) -> KernelLayout:
-    layout = KernelLayout()
+def kernel_layout(func: Function, flat: bool = False) -> KernelLayout:
+    layout = KernelLayout(flat=flat)
     offset = ARGUMENTS
     for a in func.args:
         if a.type.is_ptr and a.type.addrspace != 3:
@@ -78,6 +88,11 @@ def kernel_layout(func: Function) -> KernelLayout:
         offset += size
     for k, data in enumerate(func.constant_data):
         layout.constants[data.symbol] = (len(func.args) + k, data.init or bytes(data.size))
+    if flat:
+        for key in [a for a in layout.buffer_bti] + list(layout.constants):
+            offset = _aligned(offset, 8)
+            layout.bases[key] = offset
+            offset += 8
     for data in func.local_memory:
         layout.slm_bytes = _aligned(layout.slm_bytes, max(data.align, 4))
         layout.slm[data.symbol] = layout.slm_bytes

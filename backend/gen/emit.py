@@ -4,6 +4,8 @@ halves (M0, M8), as Gen requires of every operand (PRM vol. 7, "Register region 
 operand may span at most two registers)."""
 from __future__ import annotations
 
+from dataclasses import replace
+
 from isa.gen9.builder import Builder, null
 from isa.gen9.model import DataType, Instruction, Predicate, RegFile, Region
 from isa.gen9.model import Operand as IsaOperand
@@ -64,6 +66,8 @@ def _instruction(ins: MInstr, home: dict[int, int], half: int, halves: int) -> I
     dst = _operand(ins.dst, home, half, n, True) if ins.dst is not None else \
         (null(T_D if ins.opcode == "cmp" else T_UD) if ins.opcode in (*SENDS, "cmp") else None)
     srcs = [_operand(s, home, half, n, False) for s in ins.srcs]
+    if ins.opcode in SENDS:                        # a payload is registers, typed :ud as iga64 prints them
+        srcs = [replace(s, type=T_UD) for s in srcs]
     pred = Predicate(*ins.predicate) if ins.predicate is not None else None
     return Instruction(opcode=ins.opcode, exec_size=n, chan_offset=8 * half, predicate=pred,
                        cond_mod=ins.cond_mod, flag_reg=ins.flag[0], flag_subreg=ins.flag[1],

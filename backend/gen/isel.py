@@ -81,7 +81,7 @@ class Selector:
         self.block = self.m.block("entry")
         self.values: dict[Value, Operand] = {}
         self.provenance = Provenance(func)
-        self.layout: KernelLayout = kernel_layout(func)
+        self.layout: KernelLayout = kernel_layout(func, needs_flat_addresses(func, self.provenance))
         self.private_base: Operand | None = None              # this lane's private frame (A32 address)
         self.loops: list[tuple[str, str, list, list]] = []   # (latch, end, header phis, exit phis)
         self.returned = False                                 # an early return emitted a halt
@@ -153,9 +153,17 @@ class Selector:
 
     def _argument(self, a: Arg) -> Operand:
         if a in self.layout.buffer_bti:
-            return Operand(Imm(0, T.UQ))                  # a buffer's base: offsets count from its start
-        offset = self.layout.arguments[a]
-        t = gen_type(a.type)
+            return self._object_base(a)
+        return self._cross_thread(self.layout.arguments[a], gen_type(a.type))
+
+    def _object_base(self, key) -> Operand:
+        """A buffer's (or constant table's) pointer value: 0, offsets counting from its start, or in a
+        flat kernel its 64-bit address from the cross-thread data."""
+        if not self.layout.flat:
+            return Operand(Imm(0, T.UQ))
+        return self._cross_thread(self.layout.bases[key], T.UQ)
+
+    def _cross_thread(self, offset: int, t: DataType) -> Operand:
         reg, sub = CROSS_THREAD_GRF + offset // 32, (offset % 32) // t.size
         return Operand(PReg(reg, sub, t), region=SCALAR)
 
@@ -393,6 +401,8 @@ class Selector:
             self._atomic(ins)
         elif op in ("alloca", "global_addr", "addrspacecast", "bitcast") and ins.type.is_ptr:
             self._pointer(ins)
+        elif op in ("ptrtoint", "inttoptr") and self.layout.flat and ins.type.bits == 64:
+            self.values[ins] = self._retyped(self.operand(ins.operands[0]), gen_type(ins.type))
         else:
             raise self.error(ins, f"{op} on {ins.type} is not selected yet")
 
@@ -675,8 +685,12 @@ class Selector:
             raise self.error(ins, f"a {value_type} access")
         if int(ins.attrs.get("align", size)) < min(size, 4):
             raise self.error(ins, f"a {size}-byte access aligned to {ins.attrs.get('align')} bytes")
+        obj = self.provenance.base.get(ptr)
+        if not isinstance(obj, MemoryObject):
+            self._memory_a64(ins, ptr, value_type, result)
+            return
         bti = self._surface(ins, ptr)
-        address = self._low_dword(self.operand(ptr))
+        address = self._low_dword(self._offset_into(obj, self.operand(ptr)))
         t = gen_type(value_type)
         if ins.opcode == "load":
             dst = self.fresh(t)
@@ -709,6 +723,57 @@ class Selector:
             desc, sfid = (sm.untyped_surface_desc(bti, self.simd, 1, True), sm.SFID_DC1) if size == 4 else \
                 (sm.byte_scattered_desc(bti, self.simd, size, True), sm.SFID_DC0)
         self.emit("send", None, self._part(payload, 0, T.UD), sfid=sfid, desc=desc)
+
+    def _offset_into(self, obj: MemoryObject, ptr: Operand) -> Operand:
+        """A pointer as a byte offset into its object's surface: itself, except in a flat kernel, where
+        buffer and constant-table pointers are addresses and the object's base comes off."""
+        if not self.layout.flat or obj.kind not in ("buffer", "constant"):
+            return ptr
+        base = self._object_base(obj.arg if obj.kind == "buffer" else obj.name)
+        ptr = self._in_register(ptr) if isinstance(ptr.value, Imm) else ptr
+        offset = self.fresh(T.Q)
+        self.emit("add", offset, self._retyped(ptr, T.Q), Operand(base.value, base.offset, base.region, True))
+        return offset
+
+    def _memory_a64(self, ins: Instr, ptr: Value, value_type: Type, result: Instr | None) -> None:
+        """A load or store through a pointer whose object is not known (a flat kernel): A64 stateless
+        messages on the 64-bit address, which the payload carries as a qword per lane."""
+        if ptr.type.addrspace not in (1, 2):
+            raise self.error(ins, f"a {ptr.type} pointer whose memory object is not known at compile time "
+                                  "(only __global and __constant pointers may be addresses)")
+        size = value_type.size
+        address = self._in_register(self.operand(ptr), T.UQ)
+        t = gen_type(value_type)
+        if ins.opcode == "load":
+            dst = self.fresh(t)
+            if size < 4:
+                raw = self.fresh(T.UD)
+                self.emit("send", raw, address, sfid=sm.SFID_DC1,
+                          desc=sm.a64_byte_scattered_desc(self.simd, size, False))
+                self.emit("and", dst, raw, Operand(Imm((1 << 8 * size) - 1, T.UD)))
+            elif size == 4:
+                self.emit("send", dst, address, sfid=sm.SFID_DC1,
+                          desc=sm.a64_untyped_surface_desc(self.simd, 1, False))
+            else:
+                halves = self.fresh(T.UQ)
+                self.emit("send", self._part(halves, 0, T.UD), address, sfid=sm.SFID_DC1,
+                          desc=sm.a64_untyped_surface_desc(self.simd, 2, False))
+                self.emit("mov", self._low_dword(dst), self._part(halves, 0, T.UD))
+                self.emit("mov", self._high_dword(dst), self._part(halves, 1, T.UD))
+            self.values[result or ins] = dst
+            return
+        value = self.operand(ins.operands[0])
+        payload = Operand(self.m.vreg(T.UD, False, 4 if size == 8 else 3))   # address (two blocks), data
+        self.emit("mov", self._part(payload, 0, T.UQ), address)
+        if size == 8:
+            self.emit("mov", self._part(payload, 2, T.UD), self._low_dword(value))
+            self.emit("mov", self._part(payload, 3, T.UD), self._high_dword(value))
+            desc = sm.a64_untyped_surface_desc(self.simd, 2, True)
+        else:
+            self.emit("mov", self._part(payload, 2, t if size == 4 else T.UD), value)
+            desc = sm.a64_untyped_surface_desc(self.simd, 1, True) if size == 4 else \
+                sm.a64_byte_scattered_desc(self.simd, size, True)
+        self.emit("send", None, self._part(payload, 0, T.UD), sfid=sm.SFID_DC1, desc=desc)
 
     def _atomic(self, ins: Instr) -> None:
         """A 32-bit atomic through an untyped atomic message, which returns the old value (PRM vol. 7,
@@ -766,7 +831,7 @@ class Selector:
             self.emit("mov", dst, address)
         elif op == "global_addr":
             sym = ins.attrs["symbol"]
-            dst = Operand(Imm(self.layout.slm.get(sym, 0), T.UQ))
+            dst = self._object_base(sym) if sym in self.layout.constants else Operand(Imm(self.layout.slm[sym], T.UQ))
         else:                                           # addrspacecast, bitcast: the same offset
             dst = self.operand(ins.operands[0])
         self.values[ins] = dst
@@ -819,6 +884,19 @@ class Selector:
         self.emit("mov", header, Operand(PReg(0, 0, T.UD), region=Region(8, 8, 1)), n=8, no_mask=True)
         self.emit("send", None, Operand(PReg(127, 0, T.UD)), n=8, no_mask=True, sfid=sm.SFID_THREAD_SPAWNER,
                   desc=sm.eot_desc(), eot=True)
+
+
+def needs_flat_addresses(func: Function, provenance: Provenance) -> bool:
+    """Does some memory access go through a pointer whose object is not known at compile time, or does
+    the kernel turn pointers into integers or back? Then its pointers are 64-bit addresses (abi.py)."""
+    for ins in func.instructions():
+        if ins.opcode in ("ptrtoint", "inttoptr"):
+            return True
+        if ins.opcode in ("load", "store", "atomic"):
+            ptr = ins.operands[1] if ins.opcode == "store" else ins.operands[0]
+            if not isinstance(provenance.base.get(ptr), MemoryObject):
+                return True
+    return False
 
 
 def select(func: Function, simd: int = 16) -> MFunction:

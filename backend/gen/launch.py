@@ -12,15 +12,24 @@ import numpy as np
 from isa.gen9.dispatch import ARGUMENTS, run_ndrange
 from isa.gen9.errors import IsaError
 from lowering.errors import CompileError
-from lowering.ir.core import Function
+from lowering.ir.core import Arg, Function
 from lowering.ndrange import ndrange
 
 from . import compile_gen_kernel
 from .abi import KernelLayout, local_block_offsets
 
+FLAT_BASE, FLAT_STRIDE = 0x10_0000_0000, 0x1_0000_0000     # flat kernels: surface k at base + k * 4 GiB
+
+
+def flat_address(bti: int) -> int:
+    return FLAT_BASE + bti * FLAT_STRIDE
+
 
 def argument_bytes(layout: KernelLayout, args: list, local_offsets: dict) -> bytes:
     data = bytearray(layout.arguments_end - ARGUMENTS)
+    for key, off in layout.bases.items():                  # flat kernels: buffer and table addresses
+        bti = layout.buffer_bti[key] if isinstance(key, Arg) else layout.constants[str(key)][0]
+        struct.pack_into("<Q", data, off - ARGUMENTS, flat_address(bti))
     for a, off in layout.arguments.items():
         at = off - ARGUMENTS
         if a.type.is_ptr:                                  # a __local block: its SLM offset
@@ -55,6 +64,7 @@ def run_gen_kernel(func: Function, args: list, global_size, local_size, simd: in
     try:
         run_ndrange(compiled.program, simd, rng.global_size[:dims], rng.local_size[:dims],
                     argument_bytes(layout, args, local_offsets), surfaces, rng.offset,
-                    scratch_bytes=layout.scratch_bytes(simd), slm_bytes=max(slm_bytes, 1))
+                    scratch_bytes=layout.scratch_bytes(simd), slm_bytes=max(slm_bytes, 1),
+                    flat={flat_address(bti): bti for bti in surfaces} if layout.flat else None)
     except IsaError as exc:
         raise CompileError(f"@{func.name}: gen target: {exc}") from None

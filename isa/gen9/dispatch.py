@@ -47,10 +47,12 @@ def _padded3(v) -> tuple[int, int, int]:
 def run_ndrange(program: list[Instruction], simd: int, global_size, local_size, arguments: bytes = b"",
                 surfaces: dict[int, np.ndarray] | None = None, global_offset=(0, 0, 0),
                 max_steps: int = 1_000_000, on_group: Callable[[Workgroup], None] | None = None,
-                scratch_bytes: int = 1024, slm_bytes: int = 64 * 1024) -> Memory:
+                scratch_bytes: int = 1024, slm_bytes: int = 64 * 1024,
+                flat: dict[int, int] | None = None) -> Memory:
     """Run every work-group of an NDRange in turn; surfaces (bound by binding-table index) are updated in
     place. `arguments` follow the cross-thread header. Each thread gets `scratch_bytes` of scratch (a
-    multiple of 1 KiB), each group `slm_bytes` of shared local memory."""
+    multiple of 1 KiB), each group `slm_bytes` of shared local memory. `flat` maps surfaces into the
+    A64 address space: {64-bit base address: binding-table index}."""
     gs, ls = _padded3(global_size), _padded3(local_size)
     if simd not in (8, 16):
         raise IsaError(f"dispatch: SIMD{simd} (8 or 16)")
@@ -71,6 +73,8 @@ def run_ndrange(program: list[Instruction], simd: int, global_size, local_size, 
     if scratch_bytes <= 0 or scratch_bytes % 1024:
         raise IsaError(f"dispatch: {scratch_bytes} bytes of scratch per thread (a positive multiple of 1 KiB)")
     memory = Memory(surfaces, slm_bytes=slm_bytes, scratch_bytes=scratch_bytes)
+    for base, bti in (flat or {}).items():
+        memory.map_flat(base, (surfaces or {})[bti])
     for gz in range(groups[2]):
         for gy in range(groups[1]):
             for gx in range(groups[0]):

@@ -36,6 +36,15 @@ SCRATCH_WRITE_BIT = 1 << 17
 DC1_UNTYPED_SURFACE_READ = 1
 DC1_UNTYPED_ATOMIC_OP = 2
 DC1_UNTYPED_SURFACE_WRITE = 9
+# A64 (stateless, 64-bit address per lane) messages on DC1 -- Mesa brw_eu_defines.h
+# GFX8_DATAPORT_DC_PORT1_A64_*; iga64 names them (isa/gen9/sendmsg.py sweep): scattered read 0x10,
+# untyped surface read 0x11, untyped surface write 0x19, scattered write 0x1A. Untyped ones take the
+# untyped surface msg_control; scattered: 1:0 subtype (0 byte, 1 dword, 2 qword), 3:2 a byte subtype's
+# size (0 8-bit, 1 16-bit, 2 32-bit), bit 4 SIMD16.
+DC1_A64_SCATTERED_READ = 0x10
+DC1_A64_UNTYPED_SURFACE_READ = 0x11
+DC1_A64_UNTYPED_SURFACE_WRITE = 0x19
+DC1_A64_SCATTERED_WRITE = 0x1A
 # Untyped atomic msg_control -- Mesa brw_eu.h brw_dp_untyped_atomic_desc:
 #   3:0 atomic op (BRW_AOP_*), bit 4 = SIMD8 (else SIMD16), bit 5 = return the old value.
 # Atomic ops -- Mesa brw_eu_defines.h BRW_AOP_*. CMPWR operand order (src0 compared, src1 stored) is the
@@ -77,6 +86,26 @@ def untyped_surface_desc(bti: int, simd: int, channels: int, write: bool) -> int
     if write:
         return message_desc(regs * (1 + channels), 0) | dp_desc(bti, DC1_UNTYPED_SURFACE_WRITE, control)
     return message_desc(regs, regs * channels) | dp_desc(bti, DC1_UNTYPED_SURFACE_READ, control)
+
+
+def a64_untyped_surface_desc(simd: int, channels: int, write: bool) -> int:
+    """A64 untyped surface read/write: 64-bit addresses (two registers per 8 lanes), then the data."""
+    assert simd in (8, 16) and 1 <= channels <= 4
+    regs = simd // 8
+    control = (0xF & (0xF << channels)) | (2 if simd == 8 else 1) << 4
+    if write:
+        return message_desc(regs * (2 + channels), 0) | dp_desc(BTI_STATELESS, DC1_A64_UNTYPED_SURFACE_WRITE, control)
+    return message_desc(2 * regs, regs * channels) | dp_desc(BTI_STATELESS, DC1_A64_UNTYPED_SURFACE_READ, control)
+
+
+def a64_byte_scattered_desc(simd: int, size: int, write: bool) -> int:
+    """A64 byte scattered read/write of 1, 2 or 4 bytes per lane (in the low bytes of a dword slot)."""
+    assert simd in (8, 16) and size in (1, 2, 4)
+    regs = simd // 8
+    control = {1: 0, 2: 1, 4: 2}[size] << 2 | int(simd == 16) << 4
+    if write:
+        return message_desc(3 * regs, 0) | dp_desc(BTI_STATELESS, DC1_A64_SCATTERED_WRITE, control)
+    return message_desc(2 * regs, regs) | dp_desc(BTI_STATELESS, DC1_A64_SCATTERED_READ, control)
 
 
 def untyped_atomic_desc(bti: int, simd: int, aop: int, returns: bool) -> int:

@@ -81,7 +81,17 @@ def _dcro(desc: int) -> str:
 
 
 def _dc1(desc: int) -> str:
-    mt = desc >> 14 & 0xF
+    mt = desc >> 14 & 0x1F
+    if mt in (0x11, 0x19):
+        mask = desc >> 8 & 0xF
+        chans = "".join(c for k, c in enumerate(_CH) if not mask >> k & 1)
+        return f"a64 untyped surface {'read' if mt == 0x11 else 'write'} with {chans}"
+    if mt in (0x10, 0x1A):
+        verb = "gathering read" if mt == 0x10 else "scattering write"
+        subtype, size = desc >> 8 & 3, desc >> 10 & 3
+        if subtype in (1, 2):
+            return f"a64 {('dword', 'qword')[subtype - 1]} {verb}"
+        return f"a64 byte {verb}" + (" 8b", " 16b", " 32b", "")[size]
     if mt in (1, 9):
         mask = desc >> 8 & 0xF
         chans = "".join(c for k, c in enumerate(_CH) if not mask >> k & 1)

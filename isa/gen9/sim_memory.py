@@ -31,8 +31,29 @@ class Memory:
         self.surfaces: dict[int, np.ndarray] = {}
         for bti, arr in (surfaces or {}).items():
             self.bind(bti, arr)
+        self.flat: list[tuple[int, np.ndarray]] = []     # A64 address -> buffer, by range
         self.slm_bytes = slm_bytes
         self.scratch_bytes = scratch_bytes
+
+    def map_flat(self, base: int, array: np.ndarray) -> None:
+        """Give `array` the 64-bit address `base` in the flat (A64 stateless) address space."""
+        self.flat.append((base, as_bytes(array)))
+
+    def flat_lanes(self, addrs: np.ndarray, size: int, active: np.ndarray):
+        """Per mapped buffer: (buffer, offsets, lanes) for the active lanes whose `size` bytes at their
+        address fall in it; an access outside every mapped buffer is an error (a wild pointer)."""
+        addrs = addrs.astype(np.uint64)
+        left = active.copy()
+        out = []
+        for base, buf in self.flat:
+            inside = left & (addrs >= np.uint64(base)) & (addrs + np.uint64(size) <= np.uint64(base + buf.size))
+            if inside.any():
+                out.append((buf, (addrs - np.uint64(base)).astype(np.int64), inside))
+                left &= ~inside
+        if left.any():
+            lane = int(np.flatnonzero(left)[0])
+            raise ValueError(f"A64 access at {int(addrs[lane]):#x} (lane {lane}) is outside every buffer")
+        return out
 
     def bind(self, bti: int, array: np.ndarray) -> None:
         if not 0 <= bti < BTI_SLM - 2:

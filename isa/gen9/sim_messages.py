@@ -30,6 +30,10 @@ from .messages import (
     DC0_BYTE_SCATTERED_READ,
     DC0_BYTE_SCATTERED_WRITE,
     DC0_MEMORY_FENCE,
+    DC1_A64_SCATTERED_READ,
+    DC1_A64_SCATTERED_WRITE,
+    DC1_A64_UNTYPED_SURFACE_READ,
+    DC1_A64_UNTYPED_SURFACE_WRITE,
     DC1_UNTYPED_ATOMIC_OP,
     DC1_UNTYPED_SURFACE_READ,
     DC1_UNTYPED_SURFACE_WRITE,
@@ -126,6 +130,42 @@ def _writeback(thread, inst, d: Decoded, dwords: np.ndarray, lane_mask: np.ndarr
         thread.write_lanes(base + row * per_row, dwords[row], lane_mask)
 
 
+def _a64(thread, inst, d: Decoded, payload: np.ndarray, mask: np.ndarray) -> None:
+    """A64 stateless messages: each lane's 64-bit address (a qword per lane, lanes in order) names a byte
+    in the flat address space the launcher mapped buffers into (Memory.map_flat)."""
+    untyped = d.msg_type in (DC1_A64_UNTYPED_SURFACE_READ, DC1_A64_UNTYPED_SURFACE_WRITE)
+    if untyped:
+        simd = 16 if _bits(d.msg_control, 5, 4) == 1 else 8
+        channels = [c for c in range(4) if not (d.msg_control >> c) & 1]
+        size = 4
+    else:
+        simd = 16 if d.msg_control & 0x10 else 8
+        if _bits(d.msg_control, 1, 0) != 0:
+            raise MessageError("A64 dword/qword scattered messages are not modelled")
+        size, channels = {0: 1, 1: 2, 2: 4}.get(_bits(d.msg_control, 3, 2), 0), [0]
+        if not size:
+            raise MessageError("A64 byte scattered data size 3 is reserved")
+    addrs = payload[:2 * simd].view(np.uint64)
+    active = _lanes(mask, simd)
+    write = d.msg_type in (DC1_A64_UNTYPED_SURFACE_WRITE, DC1_A64_SCATTERED_WRITE)
+    rows = []
+    for k, c in enumerate(channels):
+        data = payload[2 * simd + simd * k: 2 * simd + simd * (k + 1)]
+        got = np.zeros(simd, np.uint64)
+        try:
+            parts = thread.memory.flat_lanes(addrs + np.uint64(4 * c), size, active)
+        except ValueError as exc:
+            raise MessageError(str(exc)) from None
+        for buf, offsets, lanes in parts:
+            if write:
+                scatter(buf, offsets, data, size, lanes)
+            else:
+                got |= gather(buf, offsets, size, lanes)
+        rows.append(got.astype(np.uint32))
+    if not write:
+        _writeback(thread, inst, d, np.stack(rows), active, simd)
+
+
 def execute_send(thread, inst, mask: np.ndarray) -> str | None:
     """Run one SEND for `thread` on the lanes in `mask`; returns "barrier" when the thread must wait."""
     d = decode(inst)
@@ -153,6 +193,10 @@ def execute_send(thread, inst, mask: np.ndarray) -> str | None:
             return None
         rows = [gather(buf, addrs.astype(np.int64) + 4 * c, 4, active).astype(np.uint32) for c in channels]
         _writeback(thread, inst, d, np.stack(rows), active, simd)
+        return None
+    if d.sfid == SFID_DC1 and d.msg_type in (DC1_A64_UNTYPED_SURFACE_READ, DC1_A64_UNTYPED_SURFACE_WRITE,
+                                             DC1_A64_SCATTERED_READ, DC1_A64_SCATTERED_WRITE):
+        _a64(thread, inst, d, payload, mask)
         return None
     if d.sfid == SFID_DC1 and d.msg_type == DC1_UNTYPED_ATOMIC_OP:
         simd = 8 if d.msg_control & 0x10 else 16

@@ -107,7 +107,8 @@ def _pressure_kernel(n: int = 110) -> str:
 
 
 UNSUPPORTED = """
-kernel void counts(global int *hits, global const int *in) { atomic_add(&hits[in[get_global_id(0)] & 7], 1); }
+#pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable
+kernel void counts(global long *hits, global const int *in) { atom_add(&hits[in[get_global_id(0)] & 7], 1L); }
 """
 
 
