@@ -54,6 +54,7 @@ UNORDERED_OPPOSITE = {"ueq": "one", "ugt": "ole", "uge": "olt", "ult": "oge", "u
 ATOMIC_AOP = {"add": sm.AOP_ADD, "sub": sm.AOP_SUB, "xchg": sm.AOP_MOV, "inc": sm.AOP_INC, "dec": sm.AOP_DEC,
               "cmpxchg": sm.AOP_CMPWR, "smin": sm.AOP_IMIN, "smax": sm.AOP_IMAX, "umin": sm.AOP_UMIN,
               "umax": sm.AOP_UMAX, "and": sm.AOP_AND, "or": sm.AOP_OR, "xor": sm.AOP_XOR}
+ROUNDED_IN_HALF = ("fadd", "fsub", "fmul", "fdiv", "fmuladd", "math", "fptrunc", "sitofp", "uitofp")
 ROUNDING = {"floor": "rndd", "trunc": "rndz", "rint": "rnde"}
 EXIT = "exit"                                        # the final halt's block, where returned lanes wait
 
@@ -67,6 +68,8 @@ def gen_type(t: Type, signed: bool = True) -> DataType:
         return T.F
     if t.is_float and t.bits == 64:
         return T.DF
+    if t.is_float and t.bits == 16:                    # a half lives as the f32 it equals (Selector.instruction)
+        return T.F
     if t.is_int and t.bits == 32:
         return T.D if signed else T.UD
     if (t.is_int and t.bits == 64) or t.is_ptr:
@@ -277,11 +280,35 @@ class Selector:
         return tmp
 
     def instruction(self, ins: Instr) -> None:
+        """Select one instruction. A half-precision result is computed in f32 and rounded to f16 after
+        every operation that rounds: f32 has 24 >= 2 * 11 + 2 significand bits, so +, -, *, / and sqrt
+        done in f32 and rounded again are correctly rounded f16 operations (Figueroa, "When is double
+        rounding innocuous?", SIGNUM 1995); an f16 value lives in a register as the f32 it equals."""
+        self._select(ins)
+        if ins.type.is_float and ins.type.bits == 16 and ins.opcode in ROUNDED_IN_HALF:
+            self.values[ins] = self._round_to_half(self.values[ins])
+
+    def _round_to_half(self, x: Operand) -> Operand:
+        """x (an f32) rounded to the nearest f16, as an f32: through an :hf view with a stride of 2."""
+        x = self._in_register(x) if isinstance(x.value, Imm) else x
+        half, out = self.fresh(T.UD), self.fresh(T.F)
+        self.emit("mov", self._half_view(half), x)
+        self.emit("mov", out, self._half_view(half))
+        return out
+
+    @staticmethod
+    def _half_view(op: Operand) -> Operand:
+        """The low half-float word of each lane's dword (Gen9 writes :hf at a stride of 2 here)."""
+        v = op.value
+        assert isinstance(v, VReg)
+        return Operand(VReg(v.id, T.HF, v.uniform, v.count), op.offset, Region(16, 8, 2))
+
+    def _select(self, ins: Instr) -> None:
         op = ins.opcode
         if op in INT_OPS and ins.type.is_int and (ins.type.bits in (32, 64) or
                                                    ins.type.bits == 1 and op in ("and", "or", "xor")):
             self._integer(ins)
-        elif op in FLOAT_OPS and ins.type.is_float and ins.type.bits in (32, 64):
+        elif op in FLOAT_OPS and ins.type.is_float:
             a, b = (self.operand(x) for x in ins.operands)
             if op == "fsub":
                 b = Operand(b.value, b.offset, b.region, not b.neg, b.abs) if not isinstance(b.value, Imm) else \
@@ -289,10 +316,12 @@ class Selector:
             dst = self.fresh(gen_type(ins.type))
             self.emit(FLOAT_OPS[op], dst, a, b)
             self.values[ins] = dst
-        elif op == "fmuladd" and ins.type.is_float and ins.type.bits in (32, 64):
+        elif op == "fmuladd" and ins.type.is_float:
             a, b, c = (self.operand(x) for x in ins.operands)
             product, dst = self.fresh(gen_type(ins.type)), self.fresh(gen_type(ins.type))
             self.emit("mul", product, a, b)                 # two roundings, as fmuladd means here
+            if ins.type.bits == 16:
+                product = self._round_to_half(product)
             self.emit("add", dst, product, c)
             self.values[ins] = dst
         elif op in ("zext", "sext") and ins.operands[0].type.bits == 1 and ins.type.bits in (32, 64):
@@ -300,7 +329,7 @@ class Selector:
             src = self.operand(ins.operands[0])           # 0 / -1: sext is a copy, zext keeps one bit
             self.emit("and" if op == "zext" else "mov", dst, src, *([Operand(Imm(1, T.D))] if op == "zext" else []))
             self.values[ins] = dst
-        elif op in CASTS and ins.type.bits in (32, 64):
+        elif op in CASTS and (ins.type.bits in (32, 64) or ins.type.is_float):
             signed = op in ("sext", "sitofp", "fptosi", "trunc", "freeze")
             src = self.operand(ins.operands[0], signed)
             dst = self.fresh(gen_type(ins.type, op != "fptoui"))
@@ -322,26 +351,26 @@ class Selector:
             self.emit("mov", dst, self._in_register(src) if isinstance(src.value, Imm) else
                       Operand(src.value, src.offset, src.region, False, True))
             self.values[ins] = dst
-        elif op == "fneg" and ins.type.is_float and ins.type.bits in (32, 64):
+        elif op == "fneg" and ins.type.is_float:
             src = self.operand(ins.operands[0])
             dst = self.fresh(gen_type(ins.type))
             self.emit("mov", dst, Operand(src.value, src.offset, src.region, not src.neg) if not isinstance(
                 src.value, Imm) else Operand(Imm(-float(src.value.value), src.type)))
             self.values[ins] = dst
-        elif op in ("fmin", "fmax") and ins.type.is_float and ins.type.bits in (32, 64):
+        elif op in ("fmin", "fmax") and ins.type.is_float:
             a, b = (self.operand(x) for x in ins.operands)     # sel.l / sel.ge return the non-NaN operand
             if isinstance(a.value, Imm):
                 a, b = b, a
             dst = self.fresh(gen_type(ins.type))
             self.emit("sel", dst, a, b, cond_mod="lt" if op == "fmin" else "ge", flag=(0, 1))
             self.values[ins] = dst
-        elif op in ("fpext", "fptrunc") and ins.type.is_float and ins.type.bits in (32, 64):
+        elif op in ("fpext", "fptrunc") and ins.type.is_float:
             dst = self.fresh(gen_type(ins.type))
             self.emit("mov", dst, self.operand(ins.operands[0]))
             self.values[ins] = dst
-        elif op == "fdiv" and ins.type.is_float and ins.type.bits == 32:
+        elif op == "fdiv" and ins.type.is_float and ins.type.bits in (16, 32):
             self.values[ins] = self._math("fdiv", *(self.operand(x) for x in ins.operands))
-        elif op == "math" and ins.type.is_float and ins.type.bits == 32:
+        elif op == "math" and ins.type.is_float and ins.type.bits in (16, 32):
             self._math_builtin(ins)
         elif op in ("trunc", "zext") and ins.type.is_int and ins.type.bits in (8, 16):
             dst = self.fresh(T.UD)                          # bytes and words stay zero-extended dwords
@@ -698,7 +727,10 @@ class Selector:
                 raw = self.fresh(T.UD)
                 self.emit("send", raw, self._in_register(address, T.UD), sfid=sm.SFID_DC0,
                           desc=sm.byte_scattered_desc(bti, self.simd, size, False))
-                self.emit("and", dst, raw, Operand(Imm((1 << 8 * size) - 1, T.UD)))
+                if value_type.is_float:                     # a half: its low word, converted to f32
+                    self.emit("mov", dst, self._half_view(raw))
+                else:
+                    self.emit("and", dst, raw, Operand(Imm((1 << 8 * size) - 1, T.UD)))
             elif size == 4:
                 self.emit("send", dst, self._in_register(address, T.UD), sfid=sm.SFID_DC1,
                           desc=sm.untyped_surface_desc(bti, self.simd, 1, False))
@@ -719,7 +751,8 @@ class Selector:
             self.emit("mov", self._part(payload, 2, T.UD), self._high_dword(value))
             desc, sfid = sm.untyped_surface_desc(bti, self.simd, 2, True), sm.SFID_DC1
         else:
-            self.emit("mov", self._part(payload, 1, t if size == 4 else T.UD), value)
+            data = self._part(payload, 1, t if size == 4 else T.UD)
+            self.emit("mov", self._half_view(data) if value_type.is_float and size == 2 else data, value)
             desc, sfid = (sm.untyped_surface_desc(bti, self.simd, 1, True), sm.SFID_DC1) if size == 4 else \
                 (sm.byte_scattered_desc(bti, self.simd, size, True), sm.SFID_DC0)
         self.emit("send", None, self._part(payload, 0, T.UD), sfid=sfid, desc=desc)

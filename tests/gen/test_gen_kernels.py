@@ -17,6 +17,14 @@ from isa.gen9.encoding import encode_program
 from tools.targets.harness import compare, load_program, run_target
 
 KERNELS = """
+#pragma OPENCL EXTENSION cl_khr_fp16 : enable
+kernel void halves(global half *out, global const half *a, global const float *f, global int *n) {
+  int i = get_global_id(0);
+  half x = a[i], y = (half)f[i];
+  half q = x / (y + (half)0.25f);
+  out[i] = x * y + (half)1.5f - (x > y ? x : y) + q;
+  n[i] = (int)(x * (half)3.0f) + (x != x) + (int)(half)(i * 1000);
+}
 kernel void saxpy(global float *out, global const float *x, global const float *y, float a) {
   int i = get_global_id(0);
   out[i] = a * x[i] + y[i];
@@ -196,6 +204,17 @@ def test_nested_loops_keep_the_values_of_lanes_that_left_early(program, simd):
     _check(program, "nested", [np.zeros(32, np.int32), d], (32,), (16,), simd)
 
 
+@pytest.mark.parametrize("simd", [8, 16])
+def test_half_floats_round_after_every_operation(program, simd):
+    """f16 computed in f32 and rounded after each operation is correctly rounded (f32 has 2 * 11 + 2
+    significand bits): bit-exact with the JIT, through loads, stores, division and conversions."""
+    rng = np.random.default_rng(12)
+    n = 48
+    a = rng.uniform(-60, 60, n).astype(np.float16)
+    f = rng.uniform(-60, 60, n).astype(np.float32)
+    _check(program, "halves", [np.zeros(n, np.float16), a, f, np.zeros(n, np.int32)], (n,), (16,), simd)
+
+
 def test_64_bit_division_and_high_multiply_agree_with_the_jit(program):
     """Gen9 has neither: a restoring-division loop and four D x D -> Q products, on operands whose
     signs and top bits cover the cases (negative either side, above 2^63 as unsigned)."""
@@ -244,9 +263,9 @@ def test_compile_emits_a_container_that_disasm_and_diff_read(program, tmp_path):
     listing = cli("disasm", "k.bin")
     assert listing.returncode == 0 and "// kernel saxpy: SIMD16" in listing.stdout and "// kernel ids" in listing.stdout
     doc = json.loads(cli("disasm", "k.bin", "--format", "json").stdout)
-    assert [k["name"] for k in doc["kernels"]] == ["saxpy", "mix", "ids", "branchy", "fbranch", "looping",
+    assert [k["name"] for k in doc["kernels"]] == ["halves", "saxpy", "mix", "ids", "branchy", "fbranch", "looping",
                                                    "divergent", "arith"]
-    assert doc["kernels"][0]["payload"]["cross_thread"] == 4
+    assert doc["kernels"][1]["payload"]["cross_thread"] == 4
     assert cli("diff", "k.bin", "k.bin").returncode == 0
     asm = cli("compile", "k.cl", "-O2", "--emit", "gen-asm", "--simd", "8", "--kernel", "saxpy")
     assert asm.returncode == 0 and "(8|M0)" in asm.stdout

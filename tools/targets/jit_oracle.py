@@ -525,6 +525,29 @@ def _get_library() -> _Library:
     return lib
 
 
+# On a CPU without F16C, LLVM converts half floats through compiler-rt's helpers, which MCJIT does not
+# link by itself (a call to one jumped to address 0): libgcc_s (GCC 12+) has them with the same ABI.
+_HALF_RUNTIME = ("__extendhfsf2", "__extendhfdf2", "__truncsfhf2", "__truncdfhf2")
+_half_runtime_added = False
+
+
+def _add_half_runtime() -> None:
+    global _half_runtime_added
+    with _lib_lock:
+        if _half_runtime_added:
+            return
+        try:
+            libgcc = ctypes.CDLL("libgcc_s.so.1")
+        except OSError:
+            libgcc = None
+        for name in _HALF_RUNTIME:
+            address = ctypes.cast(getattr(libgcc, name), ctypes.c_void_p).value if libgcc is not None and \
+                hasattr(libgcc, name) else None
+            if address:
+                llvm.add_symbol(name, address)
+        _half_runtime_added = True
+
+
 _libc = ctypes.CDLL(None, use_errno=True)
 _libc.pthread_setspecific.argtypes = [ctypes.c_uint, ctypes.c_void_p]
 _state_key: int | None = None
@@ -616,6 +639,7 @@ class _Compiled:
             _set_host(stub_mod, tm)
             mod.link_in(stub_mod)
         llvm.add_symbol("__oracle_barrier", ctypes.cast(_barrier_callback, ctypes.c_void_p).value)
+        _add_half_runtime()
         self.engine = llvm.create_mcjit_compiler(mod, _new_target_machine())
         self.engine.finalize_object()
         self.mod = mod
