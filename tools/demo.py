@@ -7,7 +7,9 @@
    inputs its RUN header asks for, and the lanes are compared.
 3. Each example is compiled to SPIR-V by the command line (checked by spirv-val), its disassembly is
    written to out/demo/, and it runs on Mesa's lavapipe Vulkan driver against the JIT, lane by lane.
-4. The Gen9 example (examples/divergent_loop.asm) is assembled by reconverge, checked byte for byte
+4. Each example is compiled to Gen9 by the command line (a kernel container and its iga64-syntax
+   text in out/demo/), and runs on the SIMD simulator in SIMD16 against the JIT, lane by lane.
+5. The Gen9 example (examples/divergent_loop.asm) is assembled by reconverge, checked byte for byte
    against iga64, disassembled, and run on the SIMD simulator; its lanes are checked against a per-lane
    Python reading of the program, and the lane-activity picture is written.
 """
@@ -88,6 +90,36 @@ def _spirv() -> bool:
     return ok
 
 
+def _gen_compile() -> bool:
+    from tools.targets.harness import compare, kernel_params, load_program, run_target
+    from tools.testing.float_policy import float_ulps
+    from tools.testing.kernel_spec import parse_specs
+
+    class Simd16:
+        simd = 16
+
+    _section("examples/*.cl -> Gen9 (SIMD16), run on the simulator against the JIT")
+    cli = [sys.executable, "-m", "tools.cli"]
+    ok = True
+    for path in sorted(glob.glob(os.path.join(ROOT, "examples", "*.cl"))):
+        stem = os.path.join(OUT, os.path.basename(path)[:-3])
+        for emit, suffix in (("gen", ".gen"), ("gen-asm", ".gen.asm")):
+            subprocess.run(cli + ["compile", path, "-O2", "--emit", emit, "-o", stem + suffix], check=True, cwd=ROOT)
+        program = load_program(path, "-O2")
+        for spec in parse_specs(path):
+            func = program.function(spec.kernel, "gen")
+            ref = run_target("llvm", program, spec.kernel, spec.make_args(1), spec.global_size, spec.local_size)
+            got = run_target("gen", program, spec.kernel, spec.make_args(1), spec.global_size, spec.local_size,
+                             Simd16())
+            problems = compare(ref, got, [p.name for p in kernel_params(func)], float_ulps=float_ulps(func),
+                               labels=("llvm", "gen"))
+            ok &= not problems
+            print(f"{os.path.basename(path):24s} -O2  @{spec.kernel:20s} simulator vs JIT: "
+                  f"{'all lanes agree' if not problems else '; '.join(problems)}")
+    print(f"Gen9 kernel containers and their text: {os.path.relpath(OUT, ROOT)}/*.gen, *.gen.asm")
+    return ok
+
+
 def _divergent_loop_reference(lane: int) -> int:
     """examples/divergent_loop.asm written for one lane, to check the simulator's lanes against."""
     total, n = 0, lane
@@ -140,6 +172,7 @@ def main() -> int:
     os.makedirs(OUT, exist_ok=True)
     ok = _lowering()
     ok &= _spirv()
+    ok &= _gen_compile()
     ok &= _gen9()
     print("\ndemo:", "everything checked out" if ok else "SOMETHING DISAGREED (see above)")
     return 0 if ok else 1

@@ -163,6 +163,7 @@ class Thread:
         self.resume: dict[int, np.ndarray] = {}
         self.ip = 0
         self.steps = 0
+        self.lane_steps = 0                      # enabled lanes summed over executed instructions
         self.done = False
         self.at_barrier = False
         self.fell_off_end = False
@@ -403,6 +404,7 @@ class Thread:
         if i is None:
             raise SimulationError(f"thread {self.tid}: jump to {self.ip:#x}, not an instruction address")
         self.steps += 1
+        self.lane_steps += int(np.count_nonzero(self.em[:self.simd]))
         if self.steps > self.max_steps:
             raise SimulationError(f"thread {self.tid}: no end after {self.max_steps} instructions")
         inst = self.program[i]

@@ -1,0 +1,150 @@
+"""On demand: the Gen backend beside Intel's production compiler on the kernel corpus, and the simulator's
+speed. Not a test: the numbers go into the README's benchmark table.
+
+For each corpus file at -O2: the whole-process compile time of `reconverge compile --emit gen` and of
+`ocloc compile -file X.cl -device skl` (Debian intel-opencl-icd; IGC forced to SIMD16 with
+IGC_ForceOCLSIMDWidth=16 so the widths match), median of --runs runs, and their ratio; the static
+instruction count of every kernel from both (IGC's from `ocloc disasm`, which needs an unversioned
+libiga64.so: a symlink in a temporary directory on LD_LIBRARY_PATH); a kernel where IGC has fewer
+backward branches (while, or a goto/jmpi to an earlier label: labels are byte offsets) than we have
+`while` instructions was unrolled by it. Then the simulator's throughput: lane-instructions
+(enabled lanes summed over executed instructions) per second running the corpus in SIMD16.
+
+    python -m tools.bench_gen [--runs 3] [--files PATTERN]
+"""
+from __future__ import annotations
+
+import argparse
+import fnmatch
+import glob
+import os
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+IGA_LIB = "/usr/lib/x86_64-linux-gnu/libiga64.so.1"
+
+
+def _timed(cmd: list[str], env: dict | None = None, cwd: str | None = None) -> float:
+    start = time.perf_counter()
+    proc = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=cwd)
+    if proc.returncode != 0:
+        raise RuntimeError(f"{' '.join(cmd)}: {proc.stderr.strip()[:300]}")
+    return time.perf_counter() - start
+
+
+def _ours(path: str) -> dict[str, tuple[int, int]]:
+    """kernel -> (instructions, while instructions) of our SIMD16 code."""
+    from backend.gen import compile_gen
+    from tools.targets.harness import load_program
+    program = load_program(path, "-O2")
+    out = {}
+    for name in program.kernels:
+        insts = compile_gen(program.function(name, "gen"), 16)
+        out[name] = (len(insts), sum(i.opcode == "while" for i in insts))
+    return out
+
+
+def _igc(path: str, work: str, env: dict) -> dict[str, tuple[int, int]]:
+    stem = os.path.basename(path)[:-3]
+    subprocess.run(["ocloc", "compile", "-file", path, "-device", "skl", "-output_no_suffix", "-out_dir", work],
+                   capture_output=True, env=env, check=True)
+    dump = os.path.join(work, "dump")
+    subprocess.run(["ocloc", "disasm", "-file", os.path.join(work, stem), "-device", "skl", "-dump", dump],
+                   capture_output=True, env=env, check=True)
+    out = {}
+    for asm in glob.glob(os.path.join(dump, "*_KernelHeap.asm")):
+        name = os.path.basename(asm)[:-len("_KernelHeap.asm")]
+        count = backward = offset = 0
+        for line in (ln.strip() for ln in open(asm, encoding="utf-8")):
+            if not line or line.startswith("//"):
+                continue
+            if line.endswith(":"):
+                offset = int(line[1:-1])
+                continue
+            count += 1
+            targets = re.findall(r"\bL(\d+)\b", line.split("//")[0])
+            if " while " in f" {line} " or (re.search(r"\b(goto|jmpi|brc|brd)\b", line) and targets
+                                            and int(targets[0]) <= offset):
+                backward += 1
+            offset += 8 if "Compacted" in line else 16
+        out[name] = (count, backward)
+    return out
+
+
+def _throughput() -> tuple[int, float]:
+    """Lane-instructions executed running the corpus on gen in SIMD16, and the seconds it took."""
+    from isa.gen9 import simulator
+    from tools.targets.harness import load_program, run_target
+    from tools.testing.kernel_spec import parse_specs
+
+    class Simd16:
+        simd = 16
+    total = [0]
+    step = simulator.Thread.step
+
+    def counting(self):
+        before = self.lane_steps
+        step(self)
+        total[0] += self.lane_steps - before
+    corpus = sorted(glob.glob(os.path.join(ROOT, "tests", "kernels", "*.cl")))
+    programs = [(load_program(p, "-O2"), parse_specs(p)) for p in corpus]
+    simulator.Thread.step = counting                        # type: ignore[method-assign]
+    try:
+        start = time.perf_counter()
+        for program, specs in programs:
+            for spec in specs:
+                run_target("gen", program, spec.kernel, spec.make_args(1), spec.global_size, spec.local_size,
+                           Simd16(), global_offset=spec.global_offset)
+        return total[0], time.perf_counter() - start
+    finally:
+        simulator.Thread.step = step                        # type: ignore[method-assign]
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m tools.bench_gen")
+    ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--files", default="*", help="glob on corpus file names")
+    args = ap.parse_args(argv)
+    with tempfile.TemporaryDirectory() as tmp:
+        os.symlink(IGA_LIB, os.path.join(tmp, "libiga64.so"))
+        env = dict(os.environ, IGC_ForceOCLSIMDWidth="16",
+                   LD_LIBRARY_PATH=tmp + ":" + os.environ.get("LD_LIBRARY_PATH", ""))
+        corpus = [p for p in sorted(glob.glob(os.path.join(ROOT, "tests", "kernels", "*.cl")))
+                  if fnmatch.fnmatch(os.path.basename(p), args.files)]
+        print("| file | ours (s) | ocloc (s) | ratio | kernel | ours (instr) | IGC (instr) | ratio |")
+        print("|---|---|---|---|---|---|---|---|")
+        ratios, sizes = [], []
+        for path in corpus:
+            work = os.path.join(tmp, os.path.basename(path))
+            os.mkdir(work)
+            ours_t = statistics.median(_timed([sys.executable, "-m", "tools.cli", "compile", path, "-O2", "--emit",
+                                               "gen", "-o", os.path.join(work, "ours.bin")], cwd=ROOT)
+                                       for _ in range(args.runs))
+            igc_t = statistics.median(_timed(["ocloc", "compile", "-file", path, "-device", "skl", "-out_dir",
+                                              os.path.join(work, "t")], env=env) for _ in range(args.runs))
+            ratios.append(ours_t / igc_t)
+            ours, igc = _ours(path), _igc(path, work, env)
+            for k, (n, loops) in sorted(ours.items()):
+                m, igc_loops = igc.get(k, (0, 0))
+                unrolled = igc_loops < loops
+                if m and not unrolled:
+                    sizes.append(n / m)
+                print(f"| {os.path.basename(path)} | {ours_t:.2f} | {igc_t:.2f} | {ours_t / igc_t:.2f} | {k} | {n} | "
+                      f"{m}{' (unrolled)' if unrolled else ''} | {n / m if m else float('nan'):.2f} |")
+        print(f"\ncompile time ratio (ours / ocloc): median {statistics.median(ratios):.2f}, "
+              f"max {max(ratios):.2f}")
+        if sizes:
+            print(f"instruction count ratio (ours / IGC, kernels IGC does not unroll): median "
+                  f"{statistics.median(sizes):.2f}, max {max(sizes):.2f} over {len(sizes)} kernels")
+    lanes, seconds = _throughput()
+    print(f"simulator: {lanes} lane-instructions in {seconds:.1f} s = {lanes / seconds:,.0f} per second")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
