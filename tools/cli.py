@@ -2,7 +2,7 @@
 
     reconverge compile INPUT [-o OUT|-] [--emit nir|dot-cfg|dot-tree|spirv|spirv-asm|dot-spirv] [-O0..-O3]
                        [--kernel NAME] [--verify-each] [--dump-after PASS|all] [--dump-dir DIR]
-                       [--stop-after PASS] [--pipeline generic|spirv|gen|gen-blockip]
+                       [--stop-after PASS] [--pipeline generic|spirv|gen|gen-blockip] [--cf structured|blockip]
                        [--print-after PASS|all] [--spirv-version 1.0..1.6] [--target-env vulkan1.0..vulkan1.3]
                        [--local-size X[,Y,Z]] [--validate]
     reconverge run INPUT [--kernel NAME] --target llvm|ir|spirv --global N[,N,N] [--local L[,L,L]]
@@ -62,11 +62,13 @@ def _compile(args) -> None:
         raise UsageError(f"--emit {args.emit} needs the structurize pass (drop --stop-after read)")
     spirv = _compile_spirv_options(args)
     from lowering.target import PIPELINES
-    chosen = args.pipeline or ("spirv" if spirv is not None else "gen" if args.emit in GEN_EMITS else "generic")
-    if args.emit in GEN_EMITS and chosen != "gen":
-        raise UsageError(f"--emit {args.emit} needs the gen pipeline, not '{chosen}'")
-    if args.simd is not None and args.emit not in GEN_EMITS:
-        raise UsageError(f"--simd only applies to --emit {', '.join(GEN_EMITS)}")
+    gen_pipeline = "gen-blockip" if args.cf == "blockip" else "gen"
+    chosen = args.pipeline or ("spirv" if spirv is not None else gen_pipeline if args.emit in GEN_EMITS else "generic")
+    if args.emit in GEN_EMITS and chosen != gen_pipeline:
+        raise UsageError(f"--emit {args.emit} needs the {gen_pipeline} pipeline, not '{chosen}'")
+    if (args.simd is not None or args.cf is not None) and args.emit not in GEN_EMITS:
+        raise UsageError(f"--{'simd' if args.simd is not None else 'cf'} only applies to --emit "
+                         f"{', '.join(GEN_EMITS)}")
     if chosen not in PIPELINES:
         raise UsageError(f"--pipeline: unknown pipeline '{chosen}' (pipelines: {', '.join(PIPELINES)})")
     if spirv is not None and chosen != "spirv":
@@ -97,14 +99,13 @@ def _compile(args) -> None:
 def _emit_gen(kind: str, funcs: list, simd: int) -> str | bytes:
     """gen: a kernel container of every kernel (isa/gen9/container.py); gen-asm: its iga64-syntax text;
     gen-mir: the machine IR before register allocation."""
-    from backend.gen import compile_gen_kernel
-    from backend.gen.isel import select
+    from backend.gen import compile_gen_kernel, select_any
     from backend.gen.mir_printer import print_mfunction
     from isa.gen9.container import pack_container
     from isa.gen9.disassembler import disassemble
     from isa.gen9.encoding import encode_program
     if kind == "gen-mir":
-        return "".join(print_mfunction(select(f, simd)) for f in funcs)
+        return "".join(print_mfunction(select_any(f, simd)) for f in funcs)
     built = [(k, encode_program(k.program)) for k in (compile_gen_kernel(f, simd) for f in funcs)]
     if kind == "gen-asm":
         return "\n".join(f"// kernel {k.name}: SIMD{simd}, {len(code)} bytes\n{disassemble(code)}"
@@ -256,8 +257,10 @@ def _run(args) -> None:
         backend = harness.InterpreterOptions(args.max_steps)
     if args.simd is not None and args.target != "gen":
         raise UsageError("--simd only applies to --target gen")
+    if args.cf is not None and args.target != "gen":
+        raise UsageError("--cf only applies to --target gen")
     if args.target == "gen":
-        backend = argparse.Namespace(simd=args.simd or 16)
+        backend = argparse.Namespace(simd=args.simd or 16, cf=args.cf or "structured")
     if (args.platform or args.device) and args.target != "opencl":
         raise UsageError(f"{'--platform' if args.platform else '--device'} only applies to --target opencl")
     if args.target == "opencl":
@@ -350,6 +353,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="which target's passes to run (default: spirv for the SPIR-V outputs, else generic, the "
                         "target-independent passes); see lowering/target.py")
     c.add_argument("--simd", type=int, choices=(8, 16), help="--emit gen*: SIMD width (default 16)")
+    c.add_argument("--cf", choices=("structured", "blockip"),
+                   help="--emit gen*: control flow as Gen's structured branches from the tree (default) or "
+                        "per-lane blockIP on the CFG, with no structurizer (any CFG, irreducible ones too)")
     c.add_argument("--print-after", action="append", metavar="PASS|all",
                    help="print the IR after this pass to standard error (repeatable)")
     c.add_argument("--spirv-version", metavar="1.0..1.6",
@@ -395,6 +401,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="ir target: instructions per work-item before the run is stopped as endless (default "
                         "5000000; 0: no limit)")
     r.add_argument("--simd", type=int, choices=(8, 16), help="gen target: SIMD width (default 16)")
+    r.add_argument("--cf", choices=("structured", "blockip"),
+                   help="gen target: structured branches (default) or per-lane blockIP")
     r.add_argument("--timeout", type=float, metavar="SECONDS",
                    help="stop the run (any target) after this many seconds, with an error")
     r.add_argument("--verify-each", action="store_true", help="run the IR validator after every pass")

@@ -30,7 +30,6 @@ def compile_gen_kernel(func: Function, simd: int = 16, verify: bool = True) -> G
     from lowering.errors import CompileError
 
     from .emit import emit
-    from .isel import Selector
     from .mir_verify import verify as verify_mir
     from .regalloc import allocate
     if simd not in (8, 16):
@@ -40,13 +39,25 @@ def compile_gen_kernel(func: Function, simd: int = 16, verify: bool = True) -> G
         problems = verify_mir(mfunc) if verify else []
         if problems:
             raise CompileError(f"internal error: invalid machine IR after {after}: {problems[0]}")
-    selector = Selector(func, simd)
+    selector = _selector(func, simd)
     mfunc = selector.run()
     check("instruction selection")
     layout = selector.layout
     home, layout.spill_bytes = allocate(mfunc, layout.first_free_grf(), layout.spill_base(simd))
     check("register allocation")
     return GenKernel(func.name, simd, emit(mfunc, home), layout)
+
+
+def _selector(func: Function, simd: int):
+    """Structured branches for a tree (the gen pipeline), blockIP for a CFG (gen-blockip)."""
+    from .isel import Selector
+    from .isel_blockip import BlockIPSelector
+    return Selector(func, simd) if func.is_structured else BlockIPSelector(func, simd)
+
+
+def select_any(func: Function, simd: int = 16):
+    """The machine IR of either kind of function, before register allocation."""
+    return _selector(func, simd).run()
 
 
 def compile_gen(func: Function, simd: int = 16, verify: bool = True) -> list:

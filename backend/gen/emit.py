@@ -23,6 +23,10 @@ def emit(func: MFunction, home: dict[int, int]) -> list[Instruction]:
     for b in func.blocks:
         starts[b.label] = builder.labels[b.label] = len(builder.insts)
         for ins in b.instrs:
+            if ins.opcode == "jmpi":              # scalar: jumps on the flag's any/all group test
+                builder.insts.append(_instruction(ins, home, 0, 1))
+                builder.fixups.append((len(builder.insts) - 1, "jmpi", ins.targets[0]))
+                continue
             if ins.opcode == "halt":              # UIP: the final halt; JIP from the builder's block rule
                 builder.insts.append(_instruction(ins, home, 0, 1))
                 builder.fixups.append((len(builder.insts) - 1, "uip", ins.targets[0]))
@@ -68,7 +72,7 @@ def _instruction(ins: MInstr, home: dict[int, int], half: int, halves: int) -> I
     srcs = [_operand(s, home, half, n, False) for s in ins.srcs]
     if ins.opcode in SENDS:                        # a payload is registers, typed :ud as iga64 prints them
         srcs = [replace(s, type=T_UD) for s in srcs]
-    pred = Predicate(*ins.predicate) if ins.predicate is not None else None
+    pred = Predicate(*ins.predicate, control=ins.pred_control) if ins.predicate is not None else None
     return Instruction(opcode=ins.opcode, exec_size=n, chan_offset=8 * half, predicate=pred,
                        cond_mod=ins.cond_mod, flag_reg=ins.flag[0], flag_subreg=ins.flag[1],
                        mask_ctrl_we_all=ins.no_mask, dst=dst, srcs=srcs, math_fc=ins.math_fc,

@@ -82,6 +82,7 @@ class MInstr:
     dst: Operand | None = None
     srcs: list[Operand] = field(default_factory=list)
     predicate: tuple[int, int, bool] | None = None        # (flag, subflag, inverted)
+    pred_control: str = ""                                  # "" or jmpi's group test: "any16h", "all8h" ...
     cond_mod: str | None = None
     flag: tuple[int, int] = (0, 0)                          # the flag a cond_mod writes
     math_fc: str | None = None

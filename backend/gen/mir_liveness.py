@@ -4,8 +4,10 @@ interval per virtual register in instruction positions (layout order), widened a
 live-in/live-out sets, and widened for SIMD divergence: a lane that leaves a loop early (break) waits,
 disabled, until the loop's `while` lets every lane out, so a value it needs after the loop must survive
 the loop's remaining iterations too: every value live where a loop exits is live from the loop's first
-instruction on. (Without this, another value's register could take those bytes for the lanes still
-looping; with element sizes that differ, a masked write of lane i then lands in lane j's bytes.)
+instruction on. The rule holds for every backward branch (a `while`, or blockIP's backward `jmpi`): a
+value born inside [target, branch] and live past it is live from the target on. (Without this, another
+value's register could take those bytes for the lanes still looping; with element sizes that differ, a
+masked write of lane i then lands in lane j's bytes.)
 Cost: O((blocks + instructions) * registers / word size) per iteration, a few iterations for reducible
 code."""
 from __future__ import annotations
@@ -79,11 +81,13 @@ def liveness(func: MFunction) -> Liveness:
             pos += 1
         for v in regs_of(live_out[b.label]):
             touch(v, max(start, pos - 1))
-    for i, b in enumerate(func.blocks[:-1]):
-        last = b.instrs[-1] if b.instrs else None
-        if last is not None and last.opcode == "while":
-            head = starts[last.targets[0]]
-            for v in regs_of(live_in[func.blocks[i + 1].label]):
-                touch(v, head)
+    ends = {b.label: starts[b.label] + len(b.instrs) - 1 for b in func.blocks}
+    loops = [(starts[b.instrs[-1].targets[0]], ends[b.label]) for b in func.blocks
+             if b.instrs and b.instrs[-1].opcode in ("while", "jmpi") and b.instrs[-1].targets
+             and starts[b.instrs[-1].targets[0]] <= ends[b.label]]
+    for head, back in loops:                 # lanes leaving [head, back] early wait while others re-run it
+        for v, (lo, hi) in list(intervals.items()):
+            if head < lo <= back < hi:
+                intervals[v] = (head, hi)
     return Liveness({k: regs_of(m) for k, m in live_in.items()}, {k: regs_of(m) for k, m in live_out.items()},
                     intervals)

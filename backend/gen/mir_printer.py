@@ -21,7 +21,7 @@ def instruction_text(ins: MInstr) -> str:
     pred = ""
     if ins.predicate is not None:
         f, sub, inv = ins.predicate
-        pred = f"({'~' if inv else ''}f{f}.{sub}) "
+        pred = f"({'~' if inv else ''}f{f}.{sub}{'.' + ins.pred_control if ins.pred_control else ''}) "
     name = ins.opcode + (f".{ins.math_fc}" if ins.math_fc else "")
     if ins.cond_mod:
         name += f".{ins.cond_mod}.f{ins.flag[0]}.{ins.flag[1]}"

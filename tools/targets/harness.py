@@ -349,7 +349,8 @@ def _run_spirv(program: Program, kernel: str, args: list, global_size, local_siz
 
 def _run_gen(program: Program, kernel: str, args: list, global_size, local_size, options, global_offset):
     from backend.gen.launch import run_gen_kernel
-    func = program.function(kernel, "gen")
+    cf = getattr(options, "cf", None) or "structured"
+    func = program.function(kernel, "gen-blockip" if cf == "blockip" else "gen")
     simd = getattr(options, "simd", None) or 16
     run_gen_kernel(func, ir_arguments(func, args), global_size, local_size, simd, global_offset)
 

@@ -1,0 +1,169 @@
+"""Control flow by per-lane blockIP (Beignet's scheme): any CFG, irreducible ones included, with no
+structurizer. The `gen-blockip` pipeline's CFG-form function goes to the machine IR block by block in
+layout order; the instructions inside a block are selected as the structured selector does.
+
+Every lane holds a uint16 blockIP: the layout index of the block it must run next (undispatched lanes
+0xFFFF, so they never run). A block L starts by enabling the lanes whose blockIP is at most L; when no
+lane's is, the thread jumps to L's JOIN point; otherwise an `if` masks the others off for the body:
+
+    entry L:   (W) cmp.le f0.1 null blockip L          lanes that belong here
+               (W)(~f0.1.anyNh) jmpi JOIN(L)           nobody: on to the first block a lane waits for
+               (f0.1) if ... body ...
+    end:       mov blockip F ; (f0.0) mov blockip T    each lane's next block (br: one; ret: the exit)
+               phi copies of each target, predicated on blockip == target
+               endif
+    backward:  (W) cmp.le f0.1 null blockip L ; (W)(f0.1.anyNh) jmpi min(backward targets)
+
+JOIN points are Beignet's buildJIPs rule: walking the blocks in layout order with a set of pending
+blocks (forward targets not reached yet, and the block after each backward branch once its target is
+entered), JOIN(L) is the smallest pending block after L is removed and the branches into L added, or
+the exit block when none is pending (every lane has then returned). A lane sent forward waits at its
+target's entry test; one sent backward is picked up when the backward jump re-runs its target. A forward
+branch needs no jump of its own: the next block's entry test jumps on when nobody wants it. Every
+return sets blockIP to the exit block, which ends the thread. Facts: Beignet gen_insn_selection.cpp
+and context.cpp (buildJIPs); jmpi's any/all groups: Gen9 PRM vol. 2a "jmpi".
+"""
+from __future__ import annotations
+
+from isa.gen9.model import DataType
+from lowering.ir.core import Block, Const, Function, Instr
+
+from .isel import Selector
+from .mir import Imm, MFunction, MInstr, Operand, VReg
+
+T = DataType
+ENTRY_FLAG = (0, 1)
+CONDITION_FLAG = (0, 0)
+TERMINATORS = ("br", "cbr", "switch", "ret", "unreachable")
+
+
+def join_points(func: Function) -> dict[int, int]:
+    """Block index -> the block its entry jumps to when no lane wants it (buildJIPs, stated above)."""
+    blocks = func.blocks
+    index = {b: i for i, b in enumerate(blocks)}
+    exit_index = len(blocks)
+    back_into: dict[int, set[int]] = {i: set() for i in range(len(blocks))}
+    forward: dict[int, set[int]] = {i: set() for i in range(len(blocks))}
+    for i, b in enumerate(blocks):
+        term = b.instrs[-1] if b.instrs else None
+        targets = [index[t] for t in term.targets] if term is not None else []
+        if term is None or term.opcode in ("ret", "unreachable"):
+            targets = [exit_index]
+        for t in targets:
+            (back_into[t] if t <= i else forward[i]).add(i + 1 if t <= i else t)
+    pending: set[int] = set()
+    out = {}
+    for i in range(len(blocks)):
+        pending.discard(i)
+        pending |= back_into[i]
+        out[i] = min(pending) if pending else exit_index
+        pending |= forward[i]
+    return out
+
+
+class BlockIPSelector(Selector):
+    def run(self) -> MFunction:
+        func = self.func
+        if func.is_structured:
+            raise self.error(None, "blockIP needs the CFG form (the gen-blockip pipeline)")
+        for ins in func.instructions():
+            if ins.opcode == "barrier":
+                raise self.error(ins, "a barrier under --cf blockip")
+            if ins.opcode == "phi":
+                self.values[ins] = self.fresh(self._phi_type(ins))
+        blocks = func.blocks
+        self.index = {b: i for i, b in enumerate(blocks)}
+        self.exit_index = len(blocks)
+        self.blockip = Operand(self.m.vreg(T.UW))
+        self.emit("mov", self.blockip, Operand(Imm(0xFFFF, T.UW)), no_mask=True)
+        self.emit("mov", self.blockip, Operand(Imm(0, T.UW)))
+        joins = join_points(func)
+        for i, block in enumerate(blocks):
+            self._start(self._label(i))
+            self._block(i, block, joins[i])
+        self._start(self._label(self.exit_index))
+        self._end_of_thread()
+        return self.m
+
+    @staticmethod
+    def _label(i: int) -> str:
+        return f"B{i}"
+
+    def _phi_type(self, phi: Instr) -> DataType:
+        from .isel import gen_type
+        return gen_type(phi.type)
+
+    def _lanes_up_to(self, i: int) -> None:
+        self.emit("cmp", None, self.blockip, Operand(Imm(i, T.UW)), cond_mod="le", flag=ENTRY_FLAG, no_mask=True)
+
+    def _jmpi(self, target: int, inverted: bool) -> None:
+        self.block.append(MInstr("jmpi", 1, None, [], predicate=(*ENTRY_FLAG, inverted), no_mask=True,
+                                 pred_control=f"any{self.simd}h", targets=[self._label(target)]))
+        self.block = self.m.block(self.m.new_label("b"))
+
+    def _block(self, i: int, block: Block, join: int) -> None:
+        self._lanes_up_to(i)
+        self._jmpi(join, inverted=True)
+        endif = self.m.new_label("endif")
+        self._branch("if", [endif], predicate=(*ENTRY_FLAG, False))
+        term = block.instrs[-1] if block.instrs and block.instrs[-1].opcode in TERMINATORS else None
+        for ins in block.instrs:
+            if ins.opcode != "phi" and ins is not term:
+                self.instruction(ins)
+        targets = self._set_next_block(i, term)
+        self._branch("endif", [])
+        self._start(endif)
+        backward = [t for t in targets if t <= i]
+        if backward:
+            self._lanes_up_to(i)
+            self._jmpi(min(backward), inverted=False)
+
+    def _set_next_block(self, i: int, term: Instr | None) -> list[int]:
+        """Each enabled lane's blockIP becomes its next block's index; the targets' phis get their values
+        along the edge, predicated on the lanes taking it. Returns the target indices."""
+        if term is None or term.opcode in ("ret", "unreachable"):
+            self.emit("mov", self.blockip, Operand(Imm(self.exit_index, T.UW)))
+            return [self.exit_index]
+        targets = [self.index[t] for t in term.targets]
+        if term.opcode == "br" or len(set(targets)) == 1:
+            self.emit("mov", self.blockip, Operand(Imm(targets[0], T.UW)))
+        elif term.opcode == "cbr":
+            self.emit("mov", self.blockip, Operand(Imm(targets[1], T.UW)))
+            cond = self.operand(term.operands[0])
+            self.emit("cmp", None, cond, Operand(Imm(0, T.D)), cond_mod="ne", flag=CONDITION_FLAG)
+            self.emit("mov", self.blockip, Operand(Imm(targets[0], T.UW)), predicate=(*CONDITION_FLAG, False))
+        else:                                           # switch: default first, then each case
+            self.emit("mov", self.blockip, Operand(Imm(targets[0], T.UW)))
+            x = self.operand(term.operands[0])
+            for value, target in zip(term.attrs["cases"], targets[1:]):
+                case = self.operand(Const(term.operands[0].type, value))
+                self.emit("cmp", None, x, case, cond_mod="eq", flag=CONDITION_FLAG)
+                self.emit("mov", self.blockip, Operand(Imm(target, T.UW)), predicate=(*CONDITION_FLAG, False))
+        self._edge_copies(term.block, [t for t in dict.fromkeys(term.targets)], len(set(targets)) == 1)
+        return list(dict.fromkeys(targets))
+
+    def _edge_copies(self, pred: Block | None, targets: list[Block], one_target: bool) -> None:
+        """Every target's phis from `pred`, read first (into temporaries when one phi feeds another) and
+        then written on the lanes whose blockIP names that target."""
+        assert pred is not None
+        moves = [(phi, self.operand(phi.value_for(pred)), t) for t in targets for phi in t.phis()]
+        if not moves:
+            return
+        written = {v.id for phi, _, _ in moves if isinstance(v := self.values[phi].value, VReg)}
+        if any(isinstance(src.value, VReg) and src.value.id in written for _, src, _ in moves):
+            moves = [(phi, self._copy(src), t) for phi, src, t in moves]
+        for target in targets:
+            mine = [(phi, src) for phi, src, t in moves if t is target]
+            if not mine:
+                continue
+            predicate = None
+            if not one_target:
+                self.emit("cmp", None, self.blockip, Operand(Imm(self.index[target], T.UW)), cond_mod="eq",
+                          flag=CONDITION_FLAG)
+                predicate = (*CONDITION_FLAG, False)
+            for phi, src in mine:
+                self.emit("mov", self.values[phi], src, predicate=predicate)
+
+
+def select_blockip(func: Function, simd: int = 16) -> MFunction:
+    return BlockIPSelector(func, simd).run()
