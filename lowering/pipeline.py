@@ -119,9 +119,14 @@ def lower_for(funcs: list[Function], pipeline: str, verify_each: bool = True) ->
 
 
 def read_module_ref(mod, source_name: str, options: Options) -> dict[str, Function]:
+    """Read the kernels of an LLVM module. A pipeline without the structurizer (gen-blockip) has no
+    `promote` either (it works on the tree), so LLVM's own SROA puts -O0's locals into SSA values first."""
     from lowering.frontend.llvm_module import prepare_module
     from lowering.frontend.llvm_reader import read_kernels
-    return read_kernels(prepare_module(mod, source_name), source_name, options.kernel)
+    from lowering.target import CAPS
+    caps = CAPS.get(options.pipeline or "generic")
+    promote = caps is not None and not caps.structured
+    return read_kernels(prepare_module(mod, source_name, promote), source_name, options.kernel)
 
 
 def compile_llvm(text: str, source_name: str = "<ir>", kernel: str | None = None, verify_each: bool = True,

@@ -26,6 +26,7 @@ and context.cpp (buildJIPs); jmpi's any/all groups: Gen9 PRM vol. 2a "jmpi".
 from __future__ import annotations
 
 from isa.gen9.model import DataType
+from lowering.analysis.graph import reverse_postorder
 from lowering.ir.core import Block, Const, Function, Instr
 
 from .isel import Selector
@@ -37,9 +38,19 @@ CONDITION_FLAG = (0, 0)
 TERMINATORS = ("br", "cbr", "switch", "ret", "unreachable")
 
 
+def layout(func: Function) -> list[Block]:
+    """The blocks in reverse postorder: every block after its dominators, so a value is selected before
+    its uses (whatever order the input listed them in); unreachable blocks are left out. The search takes
+    successors last first, so a branch's first target comes first (a cbr's true arm before its false
+    one, as the source wrote them)."""
+    index = {b: i for i, b in enumerate(func.blocks)}
+    succs = [[index[t] for t in reversed(b.succs)] for b in func.blocks]
+    return [func.blocks[i] for i in reverse_postorder(succs, 0)]
+
+
 def join_points(func: Function) -> dict[int, int]:
-    """Block index -> the block its entry jumps to when no lane wants it (buildJIPs, stated above)."""
-    blocks = func.blocks
+    """Layout position -> the block its entry jumps to when no lane wants it (buildJIPs, stated above)."""
+    blocks = layout(func)
     index = {b: i for i, b in enumerate(blocks)}
     exit_index = len(blocks)
     back_into: dict[int, set[int]] = {i: set() for i in range(len(blocks))}
@@ -67,11 +78,9 @@ class BlockIPSelector(Selector):
         if func.is_structured:
             raise self.error(None, "blockIP needs the CFG form (the gen-blockip pipeline)")
         for ins in func.instructions():
-            if ins.opcode == "barrier":
-                raise self.error(ins, "a barrier under --cf blockip")
             if ins.opcode == "phi":
                 self.values[ins] = self.fresh(self._phi_type(ins))
-        blocks = func.blocks
+        blocks = layout(func)
         self.index = {b: i for i, b in enumerate(blocks)}
         self.exit_index = len(blocks)
         self.blockip = Operand(self.m.vreg(T.UW))
@@ -104,19 +113,37 @@ class BlockIPSelector(Selector):
     def _block(self, i: int, block: Block, join: int) -> None:
         self._lanes_up_to(i)
         self._jmpi(join, inverted=True)
-        endif = self.m.new_label("endif")
-        self._branch("if", [endif], predicate=(*ENTRY_FLAG, False))
+        barrier = any(ins.opcode == "barrier" for ins in block.instrs)
+        if barrier:
+            self._wait_for_every_lane(i, join)
+        else:
+            endif = self.m.new_label("endif")
+            self._branch("if", [endif], predicate=(*ENTRY_FLAG, False))
         term = block.instrs[-1] if block.instrs and block.instrs[-1].opcode in TERMINATORS else None
         for ins in block.instrs:
             if ins.opcode != "phi" and ins is not term:
                 self.instruction(ins)
         targets = self._set_next_block(i, term)
-        self._branch("endif", [])
-        self._start(endif)
+        if not barrier:
+            self._branch("endif", [])
+            self._start(endif)
         backward = [t for t in targets if t <= i]
         if backward:
             self._lanes_up_to(i)
             self._jmpi(min(backward), inverted=False)
+
+    def _wait_for_every_lane(self, i: int, join: int) -> None:
+        """A block with a barrier runs with every lane of the thread (Beignet's barrier blocks): the lanes
+        that arrived park their blockIP at 0xFFFF, where no entry test picks them up; until every lane
+        has (undispatched ones always have), the thread goes on with the others; then all of them run
+        the block, with no if around it, and reach the barrier together."""
+        self.emit("mov", self.blockip, Operand(Imm(0xFFFF, T.UW)), predicate=(*ENTRY_FLAG, False))
+        self.emit("cmp", None, self.blockip, Operand(Imm(0xFFFF, T.UW)), cond_mod="eq", flag=ENTRY_FLAG,
+                  no_mask=True)
+        self.block.append(MInstr("jmpi", 1, None, [], predicate=(*ENTRY_FLAG, True), no_mask=True,
+                                 pred_control=f"all{self.simd}h", targets=[self._label(join)]))
+        self.block = self.m.block(self.m.new_label("b"))
+        self.emit("mov", self.blockip, Operand(Imm(i, T.UW)))
 
     def _set_next_block(self, i: int, term: Instr | None) -> list[int]:
         """Each enabled lane's blockIP becomes its next block's index; the targets' phis get their values

@@ -116,8 +116,9 @@ def from_llvmlite_ir(module, source_name: str | None = None) -> llvm.ModuleRef:
     return parse_llvm_text(str(module), source_name or getattr(module, "name", "") or "<llvmlite.ir>")
 
 
-def prepare_module(mod: llvm.ModuleRef, source_name: str = "<ir>") -> llvm.ModuleRef:
-    """A copy of `mod` in which every call to a defined function is inlined (idempotent)."""
+def prepare_module(mod: llvm.ModuleRef, source_name: str = "<ir>", promote: bool = False) -> llvm.ModuleRef:
+    """A copy of `mod` in which every call to a defined function is inlined (idempotent); with `promote`,
+    LLVM's SROA then turns allocas into SSA values where it can (for pipelines without our promote)."""
     _init()
     kernels = find_kernels(mod)          # before inlining: the fallback rule needs the call graph
     prepared = parse_llvm_text(make_inlinable(str(mod)), source_name)
@@ -130,6 +131,8 @@ def prepare_module(mod: llvm.ModuleRef, source_name: str = "<ir>") -> llvm.Modul
     builder = llvm.create_pass_builder(target, llvm.create_pipeline_tuning_options(speed_level=0))
     passes = llvm.create_new_module_pass_manager()
     passes.add_always_inliner_pass()
+    if promote:
+        passes.add_sroa_pass()
     passes.run(prepared, builder)
     return prepared
 

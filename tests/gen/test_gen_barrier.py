@@ -19,12 +19,14 @@ def program(file: str, level: str):
     return load_program(os.path.join(KERNELS, file), level)
 
 
+@pytest.mark.parametrize("cf", ["gen", "gen-blockip"])
 @pytest.mark.parametrize("simd", [8, 16])
 @pytest.mark.parametrize("level", ["-O0", "-O2"])
 @pytest.mark.parametrize("case", CASES, ids=case_id)
-def test_gen_matches_numpy(case, level, simd):
-    func = program(case.file, level).function(case.kernel, "gen")
+def test_gen_matches_numpy(case, level, simd, cf):
+    """Structured branches, and blockIP, whose barrier blocks wait for every lane of the thread."""
+    func = program(case.file, level).function(case.kernel, cf)
     args = fresh_args(case)
     expected = case.expect(args)
     run_gen_kernel(func, args, case.global_size, case.local_size, simd)
-    check(args, expected, f"gen SIMD{simd} {case.kernel} {level}")
+    check(args, expected, f"{cf} SIMD{simd} {case.kernel} {level}")

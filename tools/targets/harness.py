@@ -81,6 +81,9 @@ class Program:
         pipeline than the generic one (lowering.target.PIPELINES), a separate copy lowered for it, so
         that each target runs its own IR."""
         self._check(kernel)
+        from lowering.target import CAPS
+        if target_pipeline in CAPS and not CAPS[target_pipeline].structured:
+            return self._cfg_function(kernel, target_pipeline)
         if kernel not in self._functions:
             from lowering import pipeline
             options = pipeline.Options(kernel=kernel, verify_each=self.verify_each)
@@ -96,6 +99,19 @@ class Program:
             copy = parse_module(print_function(self._functions[kernel]), self.path).functions[kernel]
             lower_for([copy], target_pipeline, self.verify_each)
             self._lowered[key] = copy
+        return self._lowered[key]
+
+    def _cfg_function(self, kernel: str, target_pipeline: str) -> Function:
+        """A pipeline without the structurizer (gen-blockip) reads the module afresh: its kernel stays a
+        CFG, irreducible or not."""
+        key = (kernel, target_pipeline)
+        if key not in self._lowered:
+            from lowering import pipeline
+            if not self.has_llvm:
+                raise CompileError(f"{self.path}: the {target_pipeline} pipeline needs LLVM IR input, not .nir")
+            options = pipeline.Options(kernel=kernel, verify_each=self.verify_each, pipeline=target_pipeline)
+            self._lowered[key] = pipeline.run_passes(pipeline.read_module_ref(self.module(), self.path, options),
+                                                     options)[kernel]
         return self._lowered[key]
 
     @property
