@@ -2,7 +2,7 @@
 
     reconverge compile INPUT [-o OUT|-] [--emit nir|dot-cfg|dot-tree|spirv|spirv-asm|dot-spirv] [-O0..-O3]
                        [--kernel NAME] [--verify-each] [--dump-after PASS|all] [--dump-dir DIR]
-                       [--stop-after PASS] [--pipeline generic|spirv|gen|gen-blockip] [--cf structured|blockip]
+                       [--stop-after PASS] [--pipeline generic|spirv|gen|gen-blockip] [--cf auto|structured|blockip]
                        [--print-after PASS|all] [--spirv-version 1.0..1.6] [--target-env vulkan1.0..vulkan1.3]
                        [--local-size X[,Y,Z]] [--validate]
     reconverge run INPUT [--kernel NAME] --target llvm|ir|spirv --global N[,N,N] [--local L[,L,L]]
@@ -51,6 +51,9 @@ def _compile(args) -> None:
     from lowering import pipeline
     from lowering.ir.dot import cfg_dot, tree_dot
     from lowering.ir.printer import print_function
+    if args.emit in GEN_EMITS and args.cf in (None, "auto"):
+        _compile_gen_auto(args)
+        return
     dump_after = set(args.dump_after or [])
     unknown = dump_after - set(pipeline.PASS_NAMES) - {"all"}
     if unknown:
@@ -62,7 +65,7 @@ def _compile(args) -> None:
         raise UsageError(f"--emit {args.emit} needs the structurize pass (drop --stop-after read)")
     spirv = _compile_spirv_options(args)
     from lowering.target import PIPELINES
-    gen_pipeline = "gen-blockip" if args.cf == "blockip" else "gen"
+    gen_pipeline = "gen-blockip" if args.cf == "blockip" else "gen"      # explicit --cf (auto returned above)
     chosen = args.pipeline or ("spirv" if spirv is not None else gen_pipeline if args.emit in GEN_EMITS else "generic")
     if args.emit in GEN_EMITS and chosen != gen_pipeline:
         raise UsageError(f"--emit {args.emit} needs the {gen_pipeline} pipeline, not '{chosen}'")
@@ -96,6 +99,32 @@ def _compile(args) -> None:
     _write_with_dumps(args, data, options.dumps)
 
 
+def _annotated(text: str, notes: dict[int, str]) -> str:
+    """iga64-syntax text with a comment line before the instructions `notes` names (by index)."""
+    out, index = [], 0
+    for line in text.splitlines():
+        if line.strip() and not line.rstrip().endswith(":"):
+            if index in notes:
+                out.append(f"        // {notes[index]}")
+            index += 1
+        out.append(line)
+    return "\n".join(out) + "\n"
+
+
+def _compile_gen_auto(args) -> None:
+    """--emit gen* with --cf auto (the default): each kernel takes structured branches or blockIP as
+    harness.gen_function decides; the pass-inspection flags need an explicit --cf."""
+    from tools.targets import harness
+    if args.pipeline or args.stop_after or args.dump_after or args.print_after:
+        raise UsageError("--pipeline, --stop-after, --dump-after and --print-after with --emit gen* need "
+                         "--cf structured or --cf blockip")
+    program = harness.load_program(args.input, f"-O{args.opt}", args.kernel, verify_each=args.verify_each,
+                                   build_options=_build_options(args))
+    names = [args.kernel] if args.kernel else program.kernel_names()
+    funcs = [harness.gen_function(program, name, "auto")[0] for name in names]
+    _write_with_dumps(args, _emit_gen(args.emit, funcs, args.simd or 16), {})
+
+
 def _emit_gen(kind: str, funcs: list, simd: int) -> str | bytes:
     """gen: a kernel container of every kernel (isa/gen9/container.py); gen-asm: its iga64-syntax text;
     gen-mir: the machine IR before register allocation."""
@@ -108,7 +137,7 @@ def _emit_gen(kind: str, funcs: list, simd: int) -> str | bytes:
         return "".join(print_mfunction(select_any(f, simd)) for f in funcs)
     built = [(k, encode_program(k.program)) for k in (compile_gen_kernel(f, simd) for f in funcs)]
     if kind == "gen-asm":
-        return "\n".join(f"// kernel {k.name}: SIMD{simd}, {len(code)} bytes\n{disassemble(code)}"
+        return "\n".join(f"// kernel {k.name}: SIMD{simd}, {len(code)} bytes\n{_annotated(disassemble(code), k.notes)}"
                          for k, code in built)
     return pack_container([k.container_entry(code) for k, code in built])
 
@@ -260,7 +289,7 @@ def _run(args) -> None:
     if args.cf is not None and args.target != "gen":
         raise UsageError("--cf only applies to --target gen")
     if args.target == "gen":
-        backend = argparse.Namespace(simd=args.simd or 16, cf=args.cf or "structured")
+        backend = argparse.Namespace(simd=args.simd or 16, cf=args.cf or "auto")
     if (args.platform or args.device) and args.target != "opencl":
         raise UsageError(f"{'--platform' if args.platform else '--device'} only applies to --target opencl")
     if args.target == "opencl":
@@ -353,9 +382,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="which target's passes to run (default: spirv for the SPIR-V outputs, else generic, the "
                         "target-independent passes); see lowering/target.py")
     c.add_argument("--simd", type=int, choices=(8, 16), help="--emit gen*: SIMD width (default 16)")
-    c.add_argument("--cf", choices=("structured", "blockip"),
-                   help="--emit gen*: control flow as Gen's structured branches from the tree (default) or "
-                        "per-lane blockIP on the CFG, with no structurizer (any CFG, irreducible ones too)")
+    c.add_argument("--cf", choices=("auto", "structured", "blockip"),
+                   help="--emit gen*: control flow as Gen's structured branches from the tree, per-lane blockIP "
+                        "on the CFG with no structurizer (any CFG, irreducible ones too), or auto (default): "
+                        "blockIP for a kernel the structurizer cannot take or had to add guard variables to")
     c.add_argument("--print-after", action="append", metavar="PASS|all",
                    help="print the IR after this pass to standard error (repeatable)")
     c.add_argument("--spirv-version", metavar="1.0..1.6",
@@ -401,8 +431,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="ir target: instructions per work-item before the run is stopped as endless (default "
                         "5000000; 0: no limit)")
     r.add_argument("--simd", type=int, choices=(8, 16), help="gen target: SIMD width (default 16)")
-    r.add_argument("--cf", choices=("structured", "blockip"),
-                   help="gen target: structured branches (default) or per-lane blockIP")
+    r.add_argument("--cf", choices=("auto", "structured", "blockip"),
+                   help="gen target: structured branches, per-lane blockIP, or auto (default; see compile)")
     r.add_argument("--timeout", type=float, metavar="SECONDS",
                    help="stop the run (any target) after this many seconds, with an error")
     r.add_argument("--verify-each", action="store_true", help="run the IR validator after every pass")

@@ -19,6 +19,7 @@ class GenKernel:
     simd: int
     program: list                 # isa.gen9.model.Instruction
     layout: object                # backend.gen.abi.KernelLayout
+    notes: dict                   # instruction index -> a comment for --emit gen-asm (blockIP labels, JOINs)
 
     def container_entry(self, code: bytes):
         from isa.gen9.container import Kernel
@@ -45,7 +46,8 @@ def compile_gen_kernel(func: Function, simd: int = 16, verify: bool = True) -> G
     layout = selector.layout
     home, layout.spill_bytes = allocate(mfunc, layout.first_free_grf(), layout.spill_base(simd))
     check("register allocation")
-    return GenKernel(func.name, simd, emit(mfunc, home), layout)
+    notes: dict[int, str] = {}
+    return GenKernel(func.name, simd, emit(mfunc, home, notes), layout, notes)
 
 
 def _selector(func: Function, simd: int):

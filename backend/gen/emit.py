@@ -16,14 +16,21 @@ T_D, T_UD = DataType.D, DataType.UD
 INT_DIV = ("idiv", "iqot", "irem")     # the math box divides integers 8 lanes at a time (PRM vol. 7, "math")
 
 
-def emit(func: MFunction, home: dict[int, int]) -> list[Instruction]:
-    """The machine IR with every value at its home GRF (regalloc.allocate) as Gen9 instructions."""
+def emit(func: MFunction, home: dict[int, int], notes: dict[int, str] | None = None) -> list[Instruction]:
+    """The machine IR with every value at its home GRF (regalloc.allocate) as Gen9 instructions. `notes`
+    (if given) receives a comment per instruction index where a blockIP block starts (its label and
+    blockIP value) or a jmpi names its JOIN target, for --emit gen-asm."""
     builder = Builder(func.simd)                  # its program() gives structured branches their JIP and UIP
     starts: dict[str, int] = {}
     for b in func.blocks:
         starts[b.label] = builder.labels[b.label] = len(builder.insts)
+        if notes is not None and b.label[:1] == "B" and b.label[1:].isdigit():
+            notes[len(builder.insts)] = f"block {b.label}: lanes with blockIP <= {b.label[1:]} run it"
         for ins in b.instrs:
             if ins.opcode == "jmpi":              # scalar: jumps on the flag's any/all group test
+                if notes is not None:
+                    kind = "JOIN" if ins.predicate is not None and ins.predicate[2] else "back"
+                    notes[len(builder.insts)] = f"{kind} -> {ins.targets[0]}"
                 builder.insts.append(_instruction(ins, home, 0, 1))
                 builder.fixups.append((len(builder.insts) - 1, "jmpi", ins.targets[0]))
                 continue

@@ -244,6 +244,7 @@ class Function:
         self.local_memory: list[ModuleData] = []    # module-level __local arrays this kernel uses
         self.constant_data: list[ModuleData] = []   # module-level constant data this kernel uses
         self.reqd_work_group_size: tuple[int, int, int] | None = None   # OpenCL's attribute, if given
+        self.guard_variables: list[str] = []   # labels and exit selectors the structurizer had to test
 
     # ----- structured form: tree construction -----
     def add(self, node: CFNode) -> CFNode:

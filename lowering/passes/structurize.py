@@ -297,6 +297,9 @@ class _Structurizer:
             fallout = self._do_tree(self._rep(0, -1), cursor, -1)
             assert not fallout, f"labels left pending at function end: {fallout}"
             _drop_implicit_jumps(func)
+            made = set(self.labels.values()) | set(self.selectors.values())
+            func.guard_variables = sorted({ins.attrs["var"].name for ins in func.instructions()
+                                           if ins.opcode == "var_load" and ins.attrs["var"] in made})
             ssa.rebuild(func, self.replaced)
         call_with_deep_stack(build)
 

@@ -147,6 +147,25 @@ def test_random_cfgs_agree_with_the_jit_under_blockip(n_blocks, seed):
         assert np.array_equal(got, expected), f"SIMD{simd}: work-item {np.flatnonzero(got != expected)[0]}"
 
 
+def test_auto_takes_blockip_where_the_structurizer_needs_guards_or_gives_up(tmp_path):
+    from tools.targets.harness import gen_function
+    nested = load_program(os.path.join(ROOT, "examples", "nested_break.cl"), "-O2")
+    assert nested.function("nested_break").guard_variables            # its loop-exit selectors
+    assert gen_function(nested, "nested_break")[1] == "blockip"
+    seed = load_program(os.path.join(ROOT, "examples", "seed.cl"), "-O2")
+    assert not seed.function("seed").guard_variables and gen_function(seed, "seed")[1] == "structured"
+    assert gen_function(load_program(SCENARIOS, "-O0"), "into_loop")[1] == "blockip"     # irreducible
+
+
+def test_gen_asm_marks_blocks_and_join_targets():
+    import sys
+    cli = subprocess.run([sys.executable, "-m", "tools.cli", "compile", SCENARIOS, "-O2", "--emit", "gen-asm",
+                          "--kernel", "three_labels", "--cf", "blockip"], capture_output=True, text=True,
+                         cwd=ROOT)
+    assert cli.returncode == 0, cli.stderr
+    assert "// block B0: lanes with blockIP <= 0 run it" in cli.stdout and "// JOIN -> B" in cli.stdout
+
+
 @pytest.mark.parametrize("simd", [8, 16])
 def test_blockip_binaries_decode_with_iga64(tmp_path, simd):
     program = load_program(SCENARIOS, "-O0")

@@ -26,7 +26,7 @@ SEED = 20261124
 
 class _Simd:
     def __init__(self, simd: int):
-        self.simd = simd
+        self.simd, self.cf = simd, "structured"          # blockIP has its own corpus test
 
 
 def _name(path: str) -> str:

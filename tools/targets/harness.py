@@ -363,10 +363,23 @@ def _run_spirv(program: Program, kernel: str, args: list, global_size, local_siz
     run_spirv_kernel(func, ir_arguments(func, args), global_size, local_size, options, global_offset=global_offset)
 
 
+def gen_function(program: Program, kernel: str, cf: str = "auto") -> tuple[Function, str]:
+    """The kernel as the Gen backend takes it for a control-flow mode, and the mode used: `auto` picks
+    blockIP when the structurizer cannot take the CFG (irreducible) or had to test guard variables
+    (labels for merges reached from several levels, loop-exit selectors), else structured branches."""
+    if cf == "auto":
+        try:
+            cf = "blockip" if program.function(kernel).guard_variables else "structured"
+        except CompileError as exc:
+            if "irreducible" not in str(exc):
+                raise
+            cf = "blockip"
+    return program.function(kernel, "gen-blockip" if cf == "blockip" else "gen"), cf
+
+
 def _run_gen(program: Program, kernel: str, args: list, global_size, local_size, options, global_offset):
     from backend.gen.launch import run_gen_kernel
-    cf = getattr(options, "cf", None) or "structured"
-    func = program.function(kernel, "gen-blockip" if cf == "blockip" else "gen")
+    func, _ = gen_function(program, kernel, getattr(options, "cf", None) or "auto")
     simd = getattr(options, "simd", None) or 16
     run_gen_kernel(func, ir_arguments(func, args), global_size, local_size, simd, global_offset)
 
