@@ -8,9 +8,11 @@ instruction count of every kernel from both (IGC's from `ocloc disasm`, which ne
 libiga64.so: a symlink in a temporary directory on LD_LIBRARY_PATH); a kernel where IGC has fewer
 backward branches (while, or a goto/jmpi to an earlier label: labels are byte offsets) than we have
 `while` instructions was unrolled by it. Then the simulator's throughput: lane-instructions
-(enabled lanes summed over executed instructions) per second running the corpus in SIMD16.
+(enabled lanes summed over executed instructions) per second running the corpus in SIMD16; and per
+kernel, structured branches against blockIP: static instructions, executed instructions and executed
+branch instructions.
 
-    python -m tools.bench_gen [--runs 3] [--files PATTERN]
+    python -m tools.bench_gen [--runs 3] [--files PATTERN] [--modes-only]
 """
 from __future__ import annotations
 
@@ -27,6 +29,8 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 IGA_LIB = "/usr/lib/x86_64-linux-gnu/libiga64.so.1"
+OCLOC = ["ocloc", "compile", "-device", "skl", "-options", "-cl-std=CL2.0"]   # 2.0: get_local_linear_id etc.
+BRANCH_OPS = ("if", "else", "endif", "while", "break", "cont", "halt", "jmpi")
 
 
 def _timed(cmd: list[str], env: dict | None = None, cwd: str | None = None) -> float:
@@ -51,8 +55,8 @@ def _ours(path: str) -> dict[str, tuple[int, int]]:
 
 def _igc(path: str, work: str, env: dict) -> dict[str, tuple[int, int]]:
     stem = os.path.basename(path)[:-3]
-    subprocess.run(["ocloc", "compile", "-file", path, "-device", "skl", "-output_no_suffix", "-out_dir", work],
-                   capture_output=True, env=env, check=True)
+    subprocess.run(OCLOC + ["-file", path, "-output_no_suffix", "-out_dir", work], capture_output=True, env=env,
+                   check=True)
     dump = os.path.join(work, "dump")
     subprocess.run(["ocloc", "disasm", "-file", os.path.join(work, stem), "-device", "skl", "-dump", dump],
                    capture_output=True, env=env, check=True)
@@ -74,6 +78,56 @@ def _igc(path: str, work: str, env: dict) -> dict[str, tuple[int, int]]:
             offset += 8 if "Compacted" in line else 16
         out[name] = (count, backward)
     return out
+
+
+def _modes(files: str) -> None:
+    """Per kernel and control-flow mode: static instructions, and executed instructions and executed
+    branch instructions (if/else/endif/while/break/cont/halt/jmpi) summed over the corpus launch's threads."""
+    from backend.gen import compile_gen
+    from isa.gen9 import simulator
+    from tools.targets.harness import gen_function, load_program, run_target
+    from tools.testing.kernel_spec import parse_specs
+
+    counts = {"all": 0, "branch": 0}
+    step = simulator.Thread.step
+
+    def counting(self):
+        i = self.index.get(self.ip)
+        if i is not None:
+            counts["all"] += 1
+            counts["branch"] += self.program[i].opcode in BRANCH_OPS
+        step(self)
+
+    class Options:
+        def __init__(self, cf: str):
+            self.simd, self.cf = 16, cf
+    print("\n| kernel | auto picks | structured: static / executed / branches | blockip: static / executed / "
+          "branches |")
+    print("|---|---|---|---|")
+    totals = {"structured": 0, "blockip": 0, "auto": 0}
+    simulator.Thread.step = counting                        # type: ignore[method-assign]
+    try:
+        for path in sorted(glob.glob(os.path.join(ROOT, "tests", "kernels", files))) + \
+                sorted(glob.glob(os.path.join(ROOT, "examples", "*.cl"))):
+            program = load_program(path, "-O2")
+            for spec in parse_specs(path):
+                cells, executed = {}, {}
+                for cf in ("structured", "blockip"):
+                    func, _ = gen_function(program, spec.kernel, cf)
+                    static = len(compile_gen(func, 16))
+                    counts["all"] = counts["branch"] = 0
+                    run_target("gen", program, spec.kernel, spec.make_args(1), spec.global_size, spec.local_size,
+                               Options(cf), global_offset=spec.global_offset)
+                    executed[cf] = counts["all"]
+                    cells[cf] = f"{static} / {counts['all']} / {counts['branch']}"
+                    totals[cf] += counts["all"]
+                chosen = gen_function(program, spec.kernel, "auto")[1]
+                totals["auto"] += executed[chosen]
+                print(f"| {spec.kernel} | {chosen} | {cells['structured']} | {cells['blockip']} |")
+    finally:
+        simulator.Thread.step = step                        # type: ignore[method-assign]
+    print(f"\nexecuted instructions over the corpus: structured {totals['structured']}, blockip "
+          f"{totals['blockip']}, auto {totals['auto']}")
 
 
 def _throughput() -> tuple[int, float]:
@@ -109,7 +163,11 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m tools.bench_gen")
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--files", default="*", help="glob on corpus file names")
+    ap.add_argument("--modes-only", action="store_true", help="only the control-flow mode table")
     args = ap.parse_args(argv)
+    if args.modes_only:
+        _modes(args.files)
+        return 0
     with tempfile.TemporaryDirectory() as tmp:
         os.symlink(IGA_LIB, os.path.join(tmp, "libiga64.so"))
         env = dict(os.environ, IGC_ForceOCLSIMDWidth="16",
@@ -125,8 +183,8 @@ def main(argv: list[str] | None = None) -> int:
             ours_t = statistics.median(_timed([sys.executable, "-m", "tools.cli", "compile", path, "-O2", "--emit",
                                                "gen", "-o", os.path.join(work, "ours.bin")], cwd=ROOT)
                                        for _ in range(args.runs))
-            igc_t = statistics.median(_timed(["ocloc", "compile", "-file", path, "-device", "skl", "-out_dir",
-                                              os.path.join(work, "t")], env=env) for _ in range(args.runs))
+            igc_t = statistics.median(_timed(OCLOC + ["-file", path, "-out_dir", os.path.join(work, "t")], env=env)
+                                      for _ in range(args.runs))
             ratios.append(ours_t / igc_t)
             ours, igc = _ours(path), _igc(path, work, env)
             for k, (n, loops) in sorted(ours.items()):
@@ -141,6 +199,7 @@ def main(argv: list[str] | None = None) -> int:
         if sizes:
             print(f"instruction count ratio (ours / IGC, kernels IGC does not unroll): median "
                   f"{statistics.median(sizes):.2f}, max {max(sizes):.2f} over {len(sizes)} kernels")
+    _modes(args.files)
     lanes, seconds = _throughput()
     print(f"simulator: {lanes} lane-instructions in {seconds:.1f} s = {lanes / seconds:,.0f} per second")
     return 0

@@ -385,7 +385,7 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--cf", choices=("auto", "structured", "blockip"),
                    help="--emit gen*: control flow as Gen's structured branches from the tree, per-lane blockIP "
                         "on the CFG with no structurizer (any CFG, irreducible ones too), or auto (default): "
-                        "blockIP for a kernel the structurizer cannot take or had to add guard variables to")
+                        "structured, and blockIP for a kernel the structurizer cannot take")
     c.add_argument("--print-after", action="append", metavar="PASS|all",
                    help="print the IR after this pass to standard error (repeatable)")
     c.add_argument("--spirv-version", metavar="1.0..1.6",

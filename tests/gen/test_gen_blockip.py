@@ -147,13 +147,11 @@ def test_random_cfgs_agree_with_the_jit_under_blockip(n_blocks, seed):
         assert np.array_equal(got, expected), f"SIMD{simd}: work-item {np.flatnonzero(got != expected)[0]}"
 
 
-def test_auto_takes_blockip_where_the_structurizer_needs_guards_or_gives_up(tmp_path):
+def test_auto_takes_blockip_only_where_the_structurizer_gives_up():
     from tools.targets.harness import gen_function
     nested = load_program(os.path.join(ROOT, "examples", "nested_break.cl"), "-O2")
-    assert nested.function("nested_break").guard_variables            # its loop-exit selectors
-    assert gen_function(nested, "nested_break")[1] == "blockip"
-    seed = load_program(os.path.join(ROOT, "examples", "seed.cl"), "-O2")
-    assert not seed.function("seed").guard_variables and gen_function(seed, "seed")[1] == "structured"
+    assert nested.function("nested_break").guard_variables            # its loop-exit selectors...
+    assert gen_function(nested, "nested_break")[1] == "structured"     # ...cost less than blockIP (measured)
     assert gen_function(load_program(SCENARIOS, "-O0"), "into_loop")[1] == "blockip"     # irreducible
 
 

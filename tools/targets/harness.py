@@ -364,12 +364,14 @@ def _run_spirv(program: Program, kernel: str, args: list, global_size, local_siz
 
 
 def gen_function(program: Program, kernel: str, cf: str = "auto") -> tuple[Function, str]:
-    """The kernel as the Gen backend takes it for a control-flow mode, and the mode used: `auto` picks
-    blockIP when the structurizer cannot take the CFG (irreducible) or had to test guard variables
-    (labels for merges reached from several levels, loop-exit selectors), else structured branches."""
+    """The kernel as the Gen backend takes it for a control-flow mode, and the mode used: `auto` takes
+    structured branches, and blockIP where the structurizer cannot take the CFG (irreducible). Choosing
+    blockIP for every kernel whose tree needed guard variables was measured too, and it ran more
+    instructions than structured on 11 of the 15 such corpus kernels (README, "Gen control-flow modes")."""
     if cf == "auto":
         try:
-            cf = "blockip" if program.function(kernel).guard_variables else "structured"
+            program.function(kernel)
+            cf = "structured"
         except CompileError as exc:
             if "irreducible" not in str(exc):
                 raise
