@@ -4,14 +4,13 @@
   JIT's, in SIMD8 and SIMD16, at -O0 and -O2; the goto into a loop's middle is irreducible at -O0, which
   the structurizer refuses in one line while blockIP runs it.
 - JOIN points on a hand-built CFG equal the rule's answer worked by hand.
-- The whole corpus and the fixed-seed random-CFG slice equal the JIT in blockip mode.
+- The whole corpus equals the JIT in blockip mode (the random-CFG slice: test_gen_random_cfg.py).
 - Every blockip binary decodes with iga64 to our text (its jmpi's .any16h/.any8h group tests included).
 """
 from __future__ import annotations
 
 import glob
 import os
-import random
 import subprocess
 
 import numpy as np
@@ -19,14 +18,10 @@ import pytest
 
 from backend.gen import compile_gen
 from backend.gen.isel_blockip import join_points, layout
-from backend.gen.launch import run_gen_kernel
-from isa.gen9.disassembler import disassemble
 from isa.gen9.encoding import encode_program
 from lowering.errors import CompileError
-from lowering.pipeline import Options, compile_llvm
+from tests.gen.iga import iga_text
 from tools.targets.harness import compare, kernel_params, load_program, program_from_llvm, run_target
-from tools.targets.jit_oracle import run_llvm_kernel
-from tools.testing.cfggen import random_kernel
 from tools.testing.float_policy import float_ulps
 from tools.testing.kernel_spec import parse_specs
 
@@ -133,20 +128,6 @@ def test_the_corpus_runs_right_under_blockip(path, level):
             assert not problems, f"{spec.kernel} {level} SIMD{simd}: {problems[0]}"
 
 
-@pytest.mark.parametrize("n_blocks,seed", [(8, 1), (30, 3), (60, 4), (120, 5), (45, 7)], ids=str)
-def test_random_cfgs_agree_with_the_jit_under_blockip(n_blocks, seed):
-    text = str(random_kernel(random.Random(seed), n_blocks))
-    func = compile_llvm(text, source_name=f"cfggen-{n_blocks}-{seed}",
-                        options=Options(kernel="k", verify_each=True, pipeline="gen-blockip"))["k"]
-    inp = np.random.default_rng(seed).integers(-1000, 1000, 48).astype(np.int32)
-    expected = np.zeros(48, np.int32)
-    run_llvm_kernel(text, "k", [expected, inp.copy()], 48, 24)
-    for simd in (8, 16):
-        got = np.zeros(48, np.int32)
-        run_gen_kernel(func, [got, inp.copy()], (48,), (24,), simd)
-        assert np.array_equal(got, expected), f"SIMD{simd}: work-item {np.flatnonzero(got != expected)[0]}"
-
-
 def test_auto_takes_blockip_only_where_the_structurizer_gives_up():
     from tools.targets.harness import gen_function
     nested = load_program(os.path.join(ROOT, "examples", "nested_break.cl"), "-O2")
@@ -168,11 +149,5 @@ def test_gen_asm_marks_blocks_and_join_targets():
 def test_blockip_binaries_decode_with_iga64(tmp_path, simd):
     program = load_program(SCENARIOS, "-O0")
     for kernel in ("into_loop", "three_labels", "return_under_or"):
-        data = encode_program(compile_gen(program.function(kernel, "gen-blockip"), simd))
-        path = tmp_path / f"{kernel}.krn"
-        path.write_bytes(data)
-        iga = subprocess.run(["iga64", "-p=9", "-d", str(path)], capture_output=True, text=True)
-        assert iga.returncode == 0 and "warning" not in iga.stderr.lower(), iga.stderr
-        theirs = [line.strip() for line in iga.stdout.splitlines() if line.strip() and not line.startswith("//")]
-        assert [line.strip() for line in disassemble(data).splitlines() if line.strip()] == theirs
-        assert f".any{simd}h" in iga.stdout
+        text = iga_text(encode_program(compile_gen(program.function(kernel, "gen-blockip"), simd)), tmp_path, kernel)
+        assert f".any{simd}h" in text

@@ -7,13 +7,12 @@ from __future__ import annotations
 
 import glob
 import os
-import subprocess
 
 import pytest
 
 from backend.gen import compile_gen
-from isa.gen9.disassembler import disassemble
 from isa.gen9.encoding import encode_program
+from tests.gen.iga import iga_text
 from tools.targets.harness import compare, kernel_params, load_program, run_target
 from tools.testing.float_policy import float_ulps
 from tools.testing.kernel_spec import parse_specs
@@ -53,11 +52,4 @@ def test_gen_matches_cpu_reference(path, level):
 def test_iga64_reads_every_binary_as_we_do(path, tmp_path):
     program = load_program(path, "-O2")
     for spec in parse_specs(path):
-        data = encode_program(compile_gen(program.function(spec.kernel, "gen"), 16))
-        binary = tmp_path / f"{spec.kernel}.krn"
-        binary.write_bytes(data)
-        iga = subprocess.run(["iga64", "-p=9", "-d", str(binary)], capture_output=True, text=True)
-        assert iga.returncode == 0 and "warning" not in iga.stderr.lower(), iga.stderr
-        ours = [line.strip() for line in disassemble(data).splitlines() if line.strip()]
-        theirs = [line.strip() for line in iga.stdout.splitlines() if line.strip() and not line.startswith("//")]
-        assert ours == theirs, f"{_name(path)} @{spec.kernel}"
+        iga_text(encode_program(compile_gen(program.function(spec.kernel, "gen"), 16)), tmp_path, spec.kernel)

@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 
 from backend.gen import compile_gen
-from isa.gen9.disassembler import disassemble
 from isa.gen9.encoding import encode_program
+from tests.gen.iga import iga_text
 from tools.targets.harness import compare, load_program, run_target
 
 KERNELS = """
@@ -159,22 +159,10 @@ def test_divergent_ifs_agree_with_the_jit(program, simd):
     _check(program, "fbranch", [np.zeros(n, np.float32), floats], (n,), (16,), simd)
 
 
-def _iga_text(data: bytes, tmp_path) -> str:
-    """iga64's disassembly of `data`, checked to be warning-free and equal to ours line for line."""
-    path = tmp_path / "k.krn"
-    path.write_bytes(data)
-    iga = subprocess.run(["iga64", "-p=9", "-d", str(path)], capture_output=True, text=True)
-    assert iga.returncode == 0 and "warning" not in iga.stderr.lower(), iga.stderr
-    ours = [line.strip() for line in disassemble(data).splitlines() if line.strip()]
-    theirs = [line.strip() for line in iga.stdout.splitlines() if line.strip() and not line.startswith("//")]
-    assert ours == theirs
-    return iga.stdout
-
-
 def test_binaries_encode_and_iga64_reads_them_as_we_do(program, tmp_path):
     for name in ("saxpy", "mix", "ids", "branchy", "fbranch", "looping", "divergent", "arith", "nested", "wide",
                  "early"):
-        _iga_text(encode_program(compile_gen(program.function(name, "gen"), 16)), tmp_path)
+        iga_text(encode_program(compile_gen(program.function(name, "gen"), 16)), tmp_path)
 
 
 @pytest.mark.parametrize("simd", [8, 16])
@@ -244,7 +232,7 @@ def test_values_beyond_the_register_file_are_spilled_to_scratch(tmp_path, simd):
     d = np.random.default_rng(8).integers(-1000, 1000, 64).astype(np.int32)
     _check(program, "pressure", [np.zeros(40, np.int32), d], (40,), (20,), simd)
     data = encode_program(compile_gen(program.function("pressure", "gen"), simd))
-    text = _iga_text(data, tmp_path)
+    text = iga_text(data, tmp_path)
     assert "scratch block write" in text and "scratch block read" in text
 
 

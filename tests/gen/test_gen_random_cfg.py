@@ -15,12 +15,14 @@ from tools.targets.jit_oracle import run_llvm_kernel
 from tools.testing.cfggen import random_kernel
 
 
+@pytest.mark.parametrize("pipeline", ["gen", "gen-blockip"])
 @pytest.mark.parametrize("n_blocks,seed", [(8, 1), (20, 2), (30, 3), (60, 4), (120, 5), (30, 6), (45, 7), (80, 8)],
                          ids=lambda v: str(v))
-def test_random_cfgs_agree_with_the_jit(n_blocks, seed):
+def test_random_cfgs_agree_with_the_jit(n_blocks, seed, pipeline):
+    """Structured branches from the tree (gen), and blockIP on the CFG (gen-blockip)."""
     text = str(random_kernel(random.Random(seed), n_blocks))
     func = compile_llvm(text, source_name=f"cfggen-{n_blocks}-{seed}",
-                        options=Options(kernel="k", verify_each=True, pipeline="gen"))["k"]
+                        options=Options(kernel="k", verify_each=True, pipeline=pipeline))["k"]
     inp = np.random.default_rng(seed).integers(-1000, 1000, 48).astype(np.int32)
     expected = np.zeros(48, np.int32)
     run_llvm_kernel(text, "k", [expected, inp.copy()], 48, 24)
