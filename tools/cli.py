@@ -288,8 +288,12 @@ def _run(args) -> None:
         raise UsageError("--simd only applies to --target gen")
     if args.cf is not None and args.target != "gen":
         raise UsageError("--cf only applies to --target gen")
+    if args.trace is not None and args.target != "gen":
+        raise UsageError("--trace only applies to --target gen")
     if args.target == "gen":
-        backend = argparse.Namespace(simd=args.simd or 16, cf=args.cf or "auto")
+        from isa.gen9.simulator import Trace
+        backend = argparse.Namespace(simd=args.simd or 16, cf=args.cf or "auto",
+                                     trace=Trace() if args.trace is not None else None)
     if (args.platform or args.device) and args.target != "opencl":
         raise UsageError(f"{'--platform' if args.platform else '--device'} only applies to --target opencl")
     if args.target == "opencl":
@@ -312,15 +316,21 @@ def _run(args) -> None:
         backend = replace(backend, local_size=tuple(local_size) + (1,) * (3 - len(local_size)))
 
     def launch():
-        return harness.run_target(args.target, program, kernel, values, global_size, local_size, backend)
+        results = harness.run_target(args.target, program, kernel, values, global_size, local_size, backend)
+        if args.trace is None:
+            return results, b""
+        from isa.gen9.sim_trace import trace_png
+        return results, trace_png(backend.trace)
     if args.target in ("llvm", "opencl") or args.timeout is not None:
         # native code is isolated, so that a crash is an error and not the end; a time limit needs a child
         from tools.targets.isolate import call_in_child
-        results = call_in_child(launch, f"{args.input}: @{kernel} on the {args.target} target", args.timeout)
+        results, png = call_in_child(launch, f"{args.input}: @{kernel} on the {args.target} target", args.timeout)
     else:
-        results = launch()
+        results, png = launch()
     _write_arrays(args.out, [(p.name, results[i]) for i, p in enumerate(params) if p.is_buffer],
                   [args.input] + run_args.input_files(args.arg or []))
+    if args.trace is not None:
+        write_output(args.trace, png, inputs=[args.input])
 
 
 def _write_arrays(directory: str, arrays: list, inputs: list[str]) -> None:
@@ -433,6 +443,8 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--simd", type=int, choices=(8, 16), help="gen target: SIMD width (default 16)")
     r.add_argument("--cf", choices=("auto", "structured", "blockip"),
                    help="gen target: structured branches, per-lane blockIP, or auto (default; see compile)")
+    r.add_argument("--trace", metavar="OUT.png",
+                   help="gen target: draw the first work-group's lane activity, block labels beside the rows")
     r.add_argument("--timeout", type=float, metavar="SECONDS",
                    help="stop the run (any target) after this many seconds, with an error")
     r.add_argument("--verify-each", action="store_true", help="run the IR validator after every pass")

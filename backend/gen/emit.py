@@ -22,10 +22,13 @@ def emit(func: MFunction, home: dict[int, int], notes: dict[int, str] | None = N
     blockIP value) or a jmpi names its JOIN target, for --emit gen-asm."""
     builder = Builder(func.simd)                  # its program() gives structured branches their JIP and UIP
     starts: dict[str, int] = {}
+    targeted = {t for b in func.blocks for ins in b.instrs for t in ins.targets}
     for b in func.blocks:
         starts[b.label] = builder.labels[b.label] = len(builder.insts)
         if notes is not None and b.label[:1] == "B" and b.label[1:].isdigit():
             notes[len(builder.insts)] = f"block {b.label}: lanes with blockIP <= {b.label[1:]} run it"
+        elif notes is not None and b.label in targeted:
+            notes[len(builder.insts)] = f"block {b.label}: a branch target"
         for ins in b.instrs:
             if ins.opcode == "jmpi":              # scalar: jumps on the flag's any/all group test
                 if notes is not None:

@@ -43,7 +43,9 @@ def argument_bytes(layout: KernelLayout, args: list, local_offsets: dict) -> byt
 
 
 def run_gen_kernel(func: Function, args: list, global_size, local_size, simd: int = 16,
-                   global_offset=0) -> None:
+                   global_offset=0, trace=None) -> None:
+    """Run on the simulator, buffers updated in place; `trace` (isa.gen9.simulator.Trace) gets the first
+    work-group's lane activity and, as trace.labels, the address of each labelled block."""
     try:
         rng = ndrange(global_size, local_size, global_offset)
     except ValueError as exc:
@@ -60,11 +62,16 @@ def run_gen_kernel(func: Function, args: list, global_size, local_size, simd: in
     local_offsets, slm_bytes = local_block_offsets(layout, local_sizes)
     if slm_bytes > 64 * 1024:
         raise CompileError(f"@{func.name}: {slm_bytes} bytes of __local memory (Gen9 has 64 KiB per work-group)")
+    if trace is not None:
+        from isa.gen9.simulator import layout as addresses
+        at = addresses(compiled.program)
+        trace.labels = {at[i]: note.split(":")[0].split()[-1] for i, note in compiled.notes.items()
+                        if note.startswith("block ")}
     dims = rng.work_dim
     try:
         run_ndrange(compiled.program, simd, rng.global_size[:dims], rng.local_size[:dims],
                     argument_bytes(layout, args, local_offsets), surfaces, rng.offset,
                     scratch_bytes=layout.scratch_bytes(simd), slm_bytes=max(slm_bytes, 1),
-                    flat={flat_address(bti): bti for bti in surfaces} if layout.flat else None)
+                    flat={flat_address(bti): bti for bti in surfaces} if layout.flat else None, trace=trace)
     except IsaError as exc:
         raise CompileError(f"@{func.name}: gen target: {exc}") from None

@@ -48,11 +48,12 @@ def run_ndrange(program: list[Instruction], simd: int, global_size, local_size, 
                 surfaces: dict[int, np.ndarray] | None = None, global_offset=(0, 0, 0),
                 max_steps: int = 1_000_000, on_group: Callable[[Workgroup], None] | None = None,
                 scratch_bytes: int = 1024, slm_bytes: int = 64 * 1024,
-                flat: dict[int, int] | None = None) -> Memory:
+                flat: dict[int, int] | None = None, trace=None) -> Memory:
     """Run every work-group of an NDRange in turn; surfaces (bound by binding-table index) are updated in
     place. `arguments` follow the cross-thread header. Each thread gets `scratch_bytes` of scratch (a
     multiple of 1 KiB), each group `slm_bytes` of shared local memory. `flat` maps surfaces into the
-    A64 address space: {64-bit base address: binding-table index}."""
+    A64 address space: {64-bit base address: binding-table index}. `trace` (a simulator Trace) records
+    the first work-group's lane activity."""
     gs, ls = _padded3(global_size), _padded3(local_size)
     if simd not in (8, 16):
         raise IsaError(f"dispatch: SIMD{simd} (8 or 16)")
@@ -80,7 +81,9 @@ def run_ndrange(program: list[Instruction], simd: int, global_size, local_size, 
             for gx in range(groups[0]):
                 def payload(thread: Thread, group=(gx, gy, gz)) -> None:
                     _write_payload(thread, group, ls, cross)
-                wg = Workgroup(program, simd, n_threads, memory, gx, payload, masks, max_steps=max_steps)
+                first = (gx, gy, gz) == (0, 0, 0)
+                wg = Workgroup(program, simd, n_threads, memory, gx, payload, masks,
+                               trace=trace if first else None, max_steps=max_steps)
                 wg.run()
                 if on_group is not None:
                     on_group(wg)

@@ -33,7 +33,11 @@ _GLYPHS = dict(zip("0123456789", [
 _GLYPHS.update({"A": "010101111101101", "L": "100100100100111", "U": "101101101101111",
                 "C": "111100100100111", "F": "111100110100100", "S": "111100111001111",
                 "E": "111100110100111", "N": "110101101101101", "D": "110101101101110",
-                "W": "101101111111101", "O": "111101101101111", " ": "000000000000000"})
+                "W": "101101111111101", "O": "111101101101111", " ": "000000000000000",
+                "B": "110101110101110", "G": "111100101101111", "H": "101101111101101", "I": "111010010010111",
+                "J": "001001001101111", "K": "101101110101101", "M": "101111111101101", "P": "111101111100100",
+                "Q": "111101101111001", "R": "110101110101101", "T": "111010010010010", "V": "101101101101010",
+                "X": "101101010101101", "Y": "101101010010010", "Z": "111001010100111"})
 LEGEND = [("alu", "ALU"), ("cf", "CF"), ("send", "SEND"), ("scalar", "W"), ("off", "OFF")]
 
 
@@ -88,7 +92,8 @@ def _draw_text(img: np.ndarray, x: int, y: int, text, scale: int = 2) -> None:
 
 
 def render(trace) -> np.ndarray:
-    """The picture as an (height, width, 3) uint8 array."""
+    """The picture as an (height, width, 3) uint8 array. A trace with `labels` ({address: name}, as the
+    Gen backend gives for its blocks) gets each name beside the row where a thread entered that block."""
     events = _events(trace)
     threads = sorted({e[0] for e in events}) or [0]
     per_thread = {t: [e for e in events if e[0] == t and e[5] < MAX_ROWS] for t in threads}
@@ -96,7 +101,10 @@ def render(trace) -> np.ndarray:
     rows = min(MAX_ROWS, max([e[5] for e in events] or [0]) + 1)
     row_h = 6 if rows <= 120 else 4 if rows <= 300 else 2 if rows <= 1500 else 1
     lane_w = 10 if lanes <= 16 else 6
-    gutter = 14                                  # address bar (8) + kind strip (4) + gap
+    labels = {a: "".join(c for c in str(n).upper() if c in _GLYPHS) for a, n in
+              (getattr(trace, "labels", None) or {}).items()}
+    label_w = max([_text_width(n, 1) for n in labels.values()] or [0]) + (4 if labels else 0)
+    gutter = 14 + label_w                        # labels, address bar (8) + kind strip (4) + gap
     panel_w = gutter + lanes * lane_w + 1
     header = 16
     gap = 12
@@ -117,8 +125,10 @@ def render(trace) -> np.ndarray:
             last = max(last, r + 1)
             kind = _kind(opcode, mask, we_all)
             shade = int(220 - 190 * addr / max_addr)
-            img[y:y + row_h, x0:x0 + 8] = (shade, shade, shade)
-            img[y:y + row_h, x0 + 9:x0 + 13] = COLOURS[kind]
+            if addr in labels and y + 5 <= img.shape[0]:
+                _draw_text(img, x0, y, labels[addr], 1)
+            img[y:y + row_h, x0 + label_w:x0 + label_w + 8] = (shade, shade, shade)
+            img[y:y + row_h, x0 + label_w + 9:x0 + label_w + 13] = COLOURS[kind]
             cells = np.where(mask[:lanes, None], 1, 0)
             row = np.empty((lanes, 3), np.uint8)
             row[:] = COLOURS["off"]

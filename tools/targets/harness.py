@@ -383,7 +383,8 @@ def _run_gen(program: Program, kernel: str, args: list, global_size, local_size,
     from backend.gen.launch import run_gen_kernel
     func, _ = gen_function(program, kernel, getattr(options, "cf", None) or "auto")
     simd = getattr(options, "simd", None) or 16
-    run_gen_kernel(func, ir_arguments(func, args), global_size, local_size, simd, global_offset)
+    trace = getattr(options, "trace", None)
+    run_gen_kernel(func, ir_arguments(func, args), global_size, local_size, simd, global_offset, trace)
 
 
 def _run_opencl(program: Program, kernel: str, args: list, global_size, local_size, options, global_offset):
