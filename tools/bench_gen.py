@@ -80,6 +80,23 @@ def _igc(path: str, work: str, env: dict) -> dict[str, tuple[int, int]]:
     return out
 
 
+def _blockip_overhead(func) -> tuple[int, int, int]:
+    """(bookkeeping instructions, blocks, branches) of a kernel's blockIP machine IR: the entry tests,
+    JOIN and backward jmpis, the if/endif around each body, and every instruction reading or writing the
+    blockIP register (its updates, the tests of phi copies)."""
+    from backend.gen.isel_blockip import BlockIPSelector
+    selector = BlockIPSelector(func, 16)
+    mfunc = selector.run()
+    bip = selector.blockip.value.id
+    count = 0
+    for b in mfunc.blocks:
+        for ins in b.instrs:
+            regs = ins.uses() + ins.defs()
+            count += ins.opcode in ("if", "endif", "jmpi") or any(r.id == bip for r in regs)
+    branches = sum(1 for b in func.blocks if b.instrs and b.instrs[-1].opcode in ("br", "cbr", "switch"))
+    return count, len(func.blocks), branches
+
+
 def _modes(files: str) -> None:
     """Per kernel and control-flow mode: static instructions, and executed instructions and executed
     branch instructions (if/else/endif/while/break/cont/halt/jmpi) summed over the corpus launch's threads."""
@@ -102,8 +119,9 @@ def _modes(files: str) -> None:
         def __init__(self, cf: str):
             self.simd, self.cf = 16, cf
     print("\n| kernel | auto picks | structured: static / executed / branches | blockip: static / executed / "
-          "branches |")
-    print("|---|---|---|---|")
+          "branches | blockip bookkeeping per block |")
+    print("|---|---|---|---|---|")
+    overhead = [0, 0]
     totals = {"structured": 0, "blockip": 0, "auto": 0}
     simulator.Thread.step = counting                        # type: ignore[method-assign]
     try:
@@ -123,11 +141,16 @@ def _modes(files: str) -> None:
                     totals[cf] += counts["all"]
                 chosen = gen_function(program, spec.kernel, "auto")[1]
                 totals["auto"] += executed[chosen]
-                print(f"| {spec.kernel} | {chosen} | {cells['structured']} | {cells['blockip']} |")
+                book, blocks, _ = _blockip_overhead(gen_function(program, spec.kernel, "blockip")[0])
+                overhead[0] += book
+                overhead[1] += blocks
+                print(f"| {spec.kernel} | {chosen} | {cells['structured']} | {cells['blockip']} | "
+                      f"{book / blocks:.1f} |")
     finally:
         simulator.Thread.step = step                        # type: ignore[method-assign]
     print(f"\nexecuted instructions over the corpus: structured {totals['structured']}, blockip "
-          f"{totals['blockip']}, auto {totals['auto']}")
+          f"{totals['blockip']}, auto {totals['auto']}; blockIP bookkeeping: {overhead[0] / overhead[1]:.2f} "
+          f"instructions per block over {overhead[1]} blocks")
 
 
 def _throughput() -> tuple[int, float]:

@@ -86,6 +86,8 @@ class Selector:
         self.provenance = Provenance(func)
         self.layout: KernelLayout = kernel_layout(func, needs_flat_addresses(func, self.provenance))
         self.private_base: Operand | None = None              # this lane's private frame (A32 address)
+        self.uses = use_counts(func)
+        self.deferred: set[Instr] = set()                     # compares left to the branch that reads them
         self.loops: list[tuple[str, str, list, list]] = []   # (latch, end, header phis, exit phis)
         self.returned = False                                 # an early return emitted a halt
         self.named: set[str] = set()                          # labels a branch or a _start named
@@ -187,7 +189,11 @@ class Selector:
         arm, where only that arm's lanes are enabled."""
         for i, node in enumerate(nodes):
             if isinstance(node, Block):
+                branch_on = nodes[i + 1].cond if i + 1 < len(nodes) and isinstance(nodes[i + 1], If) else None
                 for ins in node.instrs:
+                    if ins is branch_on and self._fusable(ins):
+                        self.deferred.add(ins)              # selected into the if's flag
+                        continue
                     if ins.opcode == "phi":
                         continue                            # filled where control comes from
                     if ins.is_jump:
@@ -199,8 +205,7 @@ class Selector:
                 phis = list(after.phis())
                 for phi in phis:
                     self.values[phi] = self.fresh(gen_type(phi.type))
-                cond = self.operand(node.cond)
-                self.emit("cmp", None, cond, Operand(Imm(0, T.D)), cond_mod="ne", flag=(0, 0))
+                self._condition_flag(node.cond)
                 endif, other = self.m.new_label("endif"), self.m.new_label("else")
                 self._branch("if", [other], predicate=(0, 0, False))
                 self.cf_list(node.then_list)
@@ -213,6 +218,28 @@ class Selector:
                 self._start(endif)
             else:
                 self._loop(node, nodes[i - 1], nodes[i + 1])
+
+    def _fusable(self, cond: Value) -> bool:
+        """A compare whose only use is the branch right after its block: it writes the branch's flag
+        itself (one cmp into f0.0 instead of a 0/-1 dword and a cmp.ne on it)."""
+        if not isinstance(cond, Instr) or self.uses.get(cond, 0) != 1:
+            return False
+        pred = cond.attrs.get("pred", "")
+        return (cond.opcode == "icmp" and (pred in ICMP_MODS or pred[1:] in ICMP_MODS)) or \
+            (cond.opcode == "fcmp" and pred in FCMP_MODS)
+
+    def _condition_flag(self, cond: Value) -> None:
+        """f0.0 = the i1 `cond` on the enabled lanes: a fused compare, or a test of its 0/-1 dword."""
+        if cond in self.deferred:
+            assert isinstance(cond, Instr)
+            pred = cond.attrs["pred"]
+            signed = cond.opcode == "fcmp" or pred[0] != "u"
+            mod = FCMP_MODS[pred] if cond.opcode == "fcmp" else ICMP_MODS[pred[1:] if pred[0] in "su" else pred]
+            a, b = (self.operand(x, signed) for x in cond.operands)
+            self.emit("cmp", None, self._in_register(a) if isinstance(a.value, Imm) else a, b, cond_mod=mod,
+                      flag=(0, 0))
+            return
+        self.emit("cmp", None, self.operand(cond), Operand(Imm(0, T.D)), cond_mod="ne", flag=(0, 0))
 
     def _loop(self, loop: Loop, before: Block, after: Block) -> None:
         """An infinite loop as Gen's do ... while: `break` disables a lane until the loop ends, `cont`
@@ -917,6 +944,24 @@ class Selector:
         self.emit("mov", header, Operand(PReg(0, 0, T.UD), region=Region(8, 8, 1)), n=8, no_mask=True)
         self.emit("send", None, Operand(PReg(127, 0, T.UD)), n=8, no_mask=True, sfid=sm.SFID_THREAD_SPAWNER,
                   desc=sm.eot_desc(), eot=True)
+
+
+def use_counts(func: Function) -> dict[Value, int]:
+    """How many times each value is read: operands (phi sources included) and if conditions."""
+    counts: dict[Value, int] = {}
+    for ins in func.instructions():
+        for v in ins.operands:
+            counts[v] = counts.get(v, 0) + 1
+    if func.is_structured:
+        stack = [func.body]
+        while stack:
+            for node in stack.pop():
+                if isinstance(node, If):
+                    counts[node.cond] = counts.get(node.cond, 0) + 1
+                    stack += [node.then_list, node.else_list]
+                elif isinstance(node, Loop):
+                    stack.append(node.body)
+    return counts
 
 
 def needs_flat_addresses(func: Function, provenance: Provenance) -> bool:

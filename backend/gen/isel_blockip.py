@@ -112,16 +112,21 @@ class BlockIPSelector(Selector):
 
     def _block(self, i: int, block: Block, join: int) -> None:
         self._lanes_up_to(i)
-        self._jmpi(join, inverted=True)
         barrier = any(ins.opcode == "barrier" for ins in block.instrs)
+        if join != i + 1 or barrier:        # else the if's own jump to its endif reaches the next entry
+            self._jmpi(join, inverted=True)
         if barrier:
             self._wait_for_every_lane(i, join)
         else:
             endif = self.m.new_label("endif")
             self._branch("if", [endif], predicate=(*ENTRY_FLAG, False))
         term = block.instrs[-1] if block.instrs and block.instrs[-1].opcode in TERMINATORS else None
+        cond = term.operands[0] if term is not None and term.opcode == "cbr" else None
+        fused = cond if isinstance(cond, Instr) and cond.block is block and self._fusable(cond) else None
+        if fused is not None:
+            self.deferred.add(fused)
         for ins in block.instrs:
-            if ins.opcode != "phi" and ins is not term:
+            if ins.opcode != "phi" and ins is not term and ins is not fused:
                 self.instruction(ins)
         targets = self._set_next_block(i, term)
         if not barrier:
@@ -156,8 +161,7 @@ class BlockIPSelector(Selector):
             self.emit("mov", self.blockip, Operand(Imm(targets[0], T.UW)))
         elif term.opcode == "cbr":
             self.emit("mov", self.blockip, Operand(Imm(targets[1], T.UW)))
-            cond = self.operand(term.operands[0])
-            self.emit("cmp", None, cond, Operand(Imm(0, T.D)), cond_mod="ne", flag=CONDITION_FLAG)
+            self._condition_flag(term.operands[0])
             self.emit("mov", self.blockip, Operand(Imm(targets[0], T.UW)), predicate=(*CONDITION_FLAG, False))
         else:                                           # switch: default first, then each case
             self.emit("mov", self.blockip, Operand(Imm(targets[0], T.UW)))
@@ -166,12 +170,15 @@ class BlockIPSelector(Selector):
                 case = self.operand(Const(term.operands[0].type, value))
                 self.emit("cmp", None, x, case, cond_mod="eq", flag=CONDITION_FLAG)
                 self.emit("mov", self.blockip, Operand(Imm(target, T.UW)), predicate=(*CONDITION_FLAG, False))
-        self._edge_copies(term.block, [t for t in dict.fromkeys(term.targets)], len(set(targets)) == 1)
+        flagged = term.opcode == "cbr" and len(set(targets)) == 2    # f0.0 still holds the condition
+        self._edge_copies(term.block, [t for t in dict.fromkeys(term.targets)], len(set(targets)) == 1, flagged)
         return list(dict.fromkeys(targets))
 
-    def _edge_copies(self, pred: Block | None, targets: list[Block], one_target: bool) -> None:
+    def _edge_copies(self, pred: Block | None, targets: list[Block], one_target: bool,
+                     flagged: bool = False) -> None:
         """Every target's phis from `pred`, read first (into temporaries when one phi feeds another) and
-        then written on the lanes whose blockIP names that target."""
+        then written on the lanes whose blockIP names that target (for a cbr, the lanes its condition
+        flag, still in f0.0, sends there)."""
         assert pred is not None
         moves = [(phi, self.operand(phi.value_for(pred)), t) for t in targets for phi in t.phis()]
         if not moves:
@@ -184,7 +191,9 @@ class BlockIPSelector(Selector):
             if not mine:
                 continue
             predicate = None
-            if not one_target:
+            if flagged:
+                predicate = (*CONDITION_FLAG, target is not targets[0])
+            elif not one_target:
                 self.emit("cmp", None, self.blockip, Operand(Imm(self.index[target], T.UW)), cond_mod="eq",
                           flag=CONDITION_FLAG)
                 predicate = (*CONDITION_FLAG, False)
