@@ -88,6 +88,7 @@ class Selector:
         self.private_base: Operand | None = None              # this lane's private frame (A32 address)
         self.uses = use_counts(func)
         self.deferred: set[Instr] = set()                     # compares left to the branch that reads them
+        self.narrow: dict[Value, tuple[bool | None, Operand]] = {}   # i64 values that are extended i32 ones
         self.loops: list[tuple[str, str, list, list]] = []   # (latch, end, header phis, exit phis)
         self.returned = False                                 # an early return emitted a halt
         self.named: set[str] = set()                          # labels a branch or a _start named
@@ -364,6 +365,8 @@ class Selector:
                 src = self._low_dword(src)
             self.emit("mov", dst, src)
             self.values[ins] = dst
+            if op in ("zext", "sext") and ins.type.bits == 64 and ins.operands[0].type.bits == 32:
+                self.narrow[ins] = (op == "sext", src)
         elif op in ("smin", "smax", "umin", "umax") and ins.type.is_int and ins.type.bits == 32:
             signed = op[0] == "s"
             a, b = (self.operand(x, signed) for x in ins.operands)
@@ -572,9 +575,35 @@ class Selector:
             b = Operand(Imm(-b.value.value, t)) if isinstance(b.value, Imm) else \
                 Operand(b.value, b.offset, b.region, not b.neg)
         if op == "mul" and t.size == 8:
-            self.values[ins] = self._mul64(a, b)
+            self.values[ins] = self._narrow_mul64(ins) or self._mul64(a, b)
             return
         self._integer_op(INT_OPS[op], ins, t, a, b)
+
+    def _narrow_mul64(self, ins: Instr) -> Operand | None:
+        """A 64-bit multiply that needs no emulation: by a power of two, a shift; of two values that are
+        32-bit ones extended the same way (or a constant that fits), one D x D -> Q multiply."""
+        x, y = ins.operands
+        if isinstance(x, Const):
+            x, y = y, x
+        c = int(y.value) if isinstance(y, Const) else 0
+        if c > 0 and c & (c - 1) == 0:
+            dst = self.fresh(T.Q)
+            self.emit("shl", dst, self.operand(x), Operand(Imm(c.bit_length() - 1, T.UD)))
+            return dst
+        fx, fy = self._narrow_form(x), self._narrow_form(y)
+        if fx is None or fy is None or fx[0] is None or (fy[0] is not None and fy[0] != fx[0]):
+            return None                                  # fx: never a constant (constants went to y)
+        signed, a, b = bool(fx[0]), fx[1], fy[1]
+        dst = self.fresh(T.Q if signed else T.UQ)
+        self.emit("mul", dst, self._retyped(a, T.D if signed else T.UD), self._retyped(b, T.D if signed else T.UD))
+        return self._retyped(dst, T.Q)
+
+    def _narrow_form(self, v: Value) -> tuple[bool | None, Operand] | None:
+        """(signed, the 32-bit operand) when `v` is a 32-bit value zero- or sign-extended to 64 bits; a
+        constant below 2^31 is both (signed None)."""
+        if isinstance(v, Const):
+            return (None, Operand(Imm(int(v.value), T.UD))) if 0 <= v.value < 1 << 31 else None
+        return self.narrow.get(v)
 
     def _integer_op(self, opcode: str, ins: Instr, t: DataType, a: Operand, b: Operand) -> None:
         dst = self.fresh(t)
@@ -728,6 +757,8 @@ class Selector:
         else:
             raise self.error(ins, f"work-item function {fn} (the gen pipeline lowers it)")
         self.values[ins] = dst
+        if ins.type.bits == 64:                      # ids and sizes are below 2^32: zero-extended dwords
+            self.narrow[ins] = (False, self._low_dword(dst))
 
     def _memory(self, ins: Instr, result: Instr | None = None) -> None:
         """A load or store through the message its object and size need (PRM vol. 7, "Data port messages";
