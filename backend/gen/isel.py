@@ -1,17 +1,16 @@
-"""Instruction selection, first slice: the `gen` pipeline's IR -> the machine IR.
+"""Instruction selection: the `gen` pipeline's tree -> the machine IR (isel_blockip.py does the CFG form).
 
-What this slice covers (everything else is a one-line CompileError naming the instruction, so nothing is
-compiled wrongly in silence): the tree's blocks, ifs (Gen's if/else/endif under the execution mask) and
-loops (do ... while with break and cont), early returns (halt), compares into 0/-1 lanes and selects;
-32-bit and 64-bit integers and 32-bit floats in add, sub, mul, and, or, xor, shl, lshr, ashr, fadd,
-fsub, fmul, fmuladd and casts; work-item functions from the thread payload (isa/gen9/dispatch.py);
-scalar parameters from the cross-thread data; 32-bit loads and stores through `__global` buffers, one
-binding-table index per buffer parameter (its position among the parameters), with 32-bit byte offsets
-(buffers under 4 GiB).
+Control flow under the execution mask: ifs as if/else/endif, loops as do ... while with break and cont,
+early returns as halt; phis copied where control comes from. Values: i1 as 0/-1 dwords, 8/16-bit
+integers as zero-extended dwords, 32/64-bit integers, f16 (as the f32 it equals, rounded after every
+rounding operation), f32, f64. Memory through the message each object and size needs (abi.py says
+which object is where). What is not covered is a one-line CompileError naming the instruction, so
+nothing is compiled wrongly in silence.
 
 Gen9 facts used (PRM vol. 7, "EU instruction set"; Mesa brw_fs_nir.cpp): D x D -> D and D x D -> Q
 multiplies are native, Q x Q is not, so a 64-bit multiply is lo*lo (D x D -> Q) plus the two cross
-products shifted up by 32; 64-bit add, shifts and logic are native on :q.
+products shifted up by 32 (one D x D -> Q when both are extended dwords); 64-bit add, shifts and logic
+are native on :q; the math box divides integers 8 lanes at a time and has no 64-bit division.
 """
 from __future__ import annotations
 
