@@ -367,7 +367,7 @@ def gen_function(program: Program, kernel: str, cf: str = "auto") -> tuple[Funct
     """The kernel as the Gen backend takes it for a control-flow mode, and the mode used: `auto` takes
     structured branches, and blockIP where the structurizer cannot take the CFG (irreducible). Choosing
     blockIP for every kernel whose tree needed guard variables was measured too, and it ran more
-    instructions than structured on 11 of the 15 such corpus kernels (README, "Gen control-flow modes")."""
+    instructions than structured on 9 of the 15 such corpus kernels (README, "Gen control-flow modes")."""
     if cf == "auto":
         try:
             program.function(kernel)
