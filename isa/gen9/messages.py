@@ -61,8 +61,9 @@ _AOP_SOURCES = {AOP_INC: 0, AOP_DEC: 0, AOP_PREDEC: 0, AOP_CMPWR: 2}
 #   Mesa's barrier sends mlen 1, rlen 0 (brw_barrier in brw_eu_emit.c).
 GATEWAY_BARRIER = 4
 
-# Thread spawner end of thread: Beignet's EOT `send (8) null r112 0x27 0x02000010 {EOT}` (notes section 1,
-#   checked with IGA): mlen 1, desc bit 4 set. Any SEND with the EOT bit ends the thread here.
+# Thread spawner end of thread: Beignet's EOT `send (8) null r112 0x27 0x02000010 {EOT}` (Beignet
+#   gen_encoder.cpp; iga64 assembles and decodes the same bytes): mlen 1, desc bit 4 set. Any SEND with the
+#   EOT bit ends the thread here.
 
 
 def _bits(value: int, hi: int, lo: int) -> int:

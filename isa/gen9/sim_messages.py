@@ -130,40 +130,70 @@ def _writeback(thread, inst, d: Decoded, dwords: np.ndarray, lane_mask: np.ndarr
         thread.write_lanes(base + row * per_row, dwords[row], lane_mask)
 
 
-def _a64(thread, inst, d: Decoded, payload: np.ndarray, mask: np.ndarray) -> None:
-    """A64 stateless messages: each lane's 64-bit address (a qword per lane, lanes in order) names a byte
-    in the flat address space the launcher mapped buffers into (Memory.map_flat)."""
-    untyped = d.msg_type in (DC1_A64_UNTYPED_SURFACE_READ, DC1_A64_UNTYPED_SURFACE_WRITE)
-    if untyped:
-        simd = 16 if _bits(d.msg_control, 5, 4) == 1 else 8
-        channels = [c for c in range(4) if not (d.msg_control >> c) & 1]
-        size = 4
-    else:
-        simd = 16 if d.msg_control & 0x10 else 8
-        if _bits(d.msg_control, 1, 0) != 0:
-            raise MessageError("A64 dword/qword scattered messages are not modelled")
-        size, channels = {0: 1, 1: 2, 2: 4}.get(_bits(d.msg_control, 3, 2), 0), [0]
-        if not size:
-            raise MessageError("A64 byte scattered data size 3 is reserved")
-    addrs = payload[:2 * simd].view(np.uint64)
-    active = _lanes(mask, simd)
-    write = d.msg_type in (DC1_A64_UNTYPED_SURFACE_WRITE, DC1_A64_SCATTERED_WRITE)
+def _transfer(thread, inst, d: Decoded, where, data: np.ndarray, channels: list[int], size: int, write: bool,
+              active: np.ndarray, simd: int) -> None:
+    """Scattered reads or writes of `size` bytes per lane and channel (channel c at byte 4c past the
+    lane's address); `where(extra)` gives the (buffer, byte offsets, lanes) parts the addresses plus
+    `extra` fall in; `data` holds the channels' write blocks, one per channel, simd lanes each."""
     rows = []
     for k, c in enumerate(channels):
-        data = payload[2 * simd + simd * k: 2 * simd + simd * (k + 1)]
         got = np.zeros(simd, np.uint64)
-        try:
-            parts = thread.memory.flat_lanes(addrs + np.uint64(4 * c), size, active)
-        except ValueError as exc:
-            raise MessageError(str(exc)) from None
-        for buf, offsets, lanes in parts:
+        for buf, offsets, lanes in where(4 * c):
             if write:
-                scatter(buf, offsets, data, size, lanes)
+                scatter(buf, offsets, data[simd * k: simd * (k + 1)], size, lanes)
             else:
                 got |= gather(buf, offsets, size, lanes)
         rows.append(got.astype(np.uint32))
     if not write:
         _writeback(thread, inst, d, np.stack(rows), active, simd)
+
+
+def _surface_parts(thread, bti: int, addrs: np.ndarray, active: np.ndarray):
+    """`where` for a binding-table index: one buffer, the addresses as byte offsets into it."""
+    buf = _buffer(thread, bti)
+    return lambda extra: [(buf, addrs.astype(np.int64) + extra, active)]
+
+
+def _flat_parts(thread, addrs: np.ndarray, size: int, active: np.ndarray):
+    """`where` for A64 addresses: the buffers the launcher mapped into the flat space (Memory.map_flat)."""
+    def where(extra: int):
+        try:
+            return thread.memory.flat_lanes(addrs + np.uint64(extra), size, active)
+        except ValueError as exc:
+            raise MessageError(str(exc)) from None
+    return where
+
+
+def _untyped_channels(d: Decoded) -> tuple[int, list[int]]:
+    """SIMD width and enabled channels of an untyped surface message (a set mask bit disables one)."""
+    mode = _bits(d.msg_control, 5, 4)
+    if mode not in (1, 2):
+        raise MessageError("untyped surface SIMD4x2 mode is not modelled")
+    return (16 if mode == 1 else 8), [c for c in range(4) if not (d.msg_control >> c) & 1]
+
+
+def _byte_size(d: Decoded) -> int:
+    size = {0: 1, 1: 2, 2: 4}.get(_bits(d.msg_control, 3, 2))
+    if size is None:
+        raise MessageError("byte scattered data size 3 is reserved")
+    return size
+
+
+def _a64(thread, inst, d: Decoded, payload: np.ndarray, mask: np.ndarray) -> None:
+    """A64 stateless messages: each lane's 64-bit address (a qword per lane, lanes in order) names a byte
+    in the flat address space the launcher mapped buffers into, then the data as for the BTI forms."""
+    if d.msg_type in (DC1_A64_UNTYPED_SURFACE_READ, DC1_A64_UNTYPED_SURFACE_WRITE):
+        simd, channels = _untyped_channels(d)
+        size = 4
+    else:
+        simd, channels = (16 if d.msg_control & 0x10 else 8), [0]
+        if _bits(d.msg_control, 1, 0) != 0:
+            raise MessageError("A64 dword/qword scattered messages are not modelled")
+        size = _byte_size(d)
+    active = _lanes(mask, simd)
+    where = _flat_parts(thread, payload[:2 * simd].view(np.uint64), size, active)
+    write = d.msg_type in (DC1_A64_UNTYPED_SURFACE_WRITE, DC1_A64_SCATTERED_WRITE)
+    _transfer(thread, inst, d, where, payload[2 * simd:], channels, size, write, active, simd)
 
 
 def execute_send(thread, inst, mask: np.ndarray) -> str | None:
@@ -177,22 +207,11 @@ def execute_send(thread, inst, mask: np.ndarray) -> str | None:
         raise MessageError(f"gateway sub-function {_bits(d.desc, 2, 0)} is not modelled")
     payload = _payload(thread, inst, d)
     if d.sfid == SFID_DC1 and d.msg_type in (DC1_UNTYPED_SURFACE_READ, DC1_UNTYPED_SURFACE_WRITE):
-        mode = _bits(d.msg_control, 5, 4)
-        if mode not in (1, 2):
-            raise MessageError("untyped surface SIMD4x2 mode is not modelled")
-        simd = 16 if mode == 1 else 8
-        channels = [c for c in range(4) if not (d.msg_control >> c) & 1]
+        simd, channels = _untyped_channels(d)
         start = 8 if d.header else 0
-        addrs = payload[start:start + simd]
         active = _lanes(mask, simd)
-        buf = _buffer(thread, d.bti)
-        if d.msg_type == DC1_UNTYPED_SURFACE_WRITE:
-            for k, c in enumerate(channels):
-                data = payload[start + simd * (1 + k): start + simd * (2 + k)]
-                scatter(buf, addrs.astype(np.int64) + 4 * c, data, 4, active)
-            return None
-        rows = [gather(buf, addrs.astype(np.int64) + 4 * c, 4, active).astype(np.uint32) for c in channels]
-        _writeback(thread, inst, d, np.stack(rows), active, simd)
+        _transfer(thread, inst, d, _surface_parts(thread, d.bti, payload[start:start + simd], active),
+                  payload[start + simd:], channels, 4, d.msg_type == DC1_UNTYPED_SURFACE_WRITE, active, simd)
         return None
     if d.sfid == SFID_DC1 and d.msg_type in (DC1_A64_UNTYPED_SURFACE_READ, DC1_A64_UNTYPED_SURFACE_WRITE,
                                              DC1_A64_SCATTERED_READ, DC1_A64_SCATTERED_WRITE):
@@ -231,18 +250,11 @@ def execute_send(thread, inst, mask: np.ndarray) -> str | None:
             thread.write_regs(inst.dst.reg, thread.scratch[offset:offset + 32 * nregs])
         return None
     if d.sfid == SFID_DC0 and d.msg_type in (DC0_BYTE_SCATTERED_READ, DC0_BYTE_SCATTERED_WRITE):
-        simd = 16 if d.msg_control & 1 else 8
-        size = {0: 1, 1: 2, 2: 4}.get(_bits(d.msg_control, 3, 2))
-        if size is None:
-            raise MessageError("byte scattered data size 3 is reserved")
+        simd, size = (16 if d.msg_control & 1 else 8), _byte_size(d)
         start = 8 if d.header else 0
-        addrs = payload[start:start + simd]
         active = _lanes(mask, simd)
-        buf = _buffer(thread, d.bti)
-        if d.msg_type == DC0_BYTE_SCATTERED_WRITE:
-            scatter(buf, addrs, payload[start + simd:start + 2 * simd], size, active)
-            return None
-        _writeback(thread, inst, d, gather(buf, addrs, size, active).astype(np.uint32)[None], active, simd)
+        _transfer(thread, inst, d, _surface_parts(thread, d.bti, payload[start:start + simd], active),
+                  payload[start + simd:], [0], size, d.msg_type == DC0_BYTE_SCATTERED_WRITE, active, simd)
         return None
     if d.sfid == SFID_DC0 and d.msg_type == DC0_MEMORY_FENCE:
         if inst.dst is not None and inst.dst.file.value == "grf" and d.rlen:

@@ -6,10 +6,12 @@ Why: to run what the backend emits without a GPU, and to see which lanes execute
 Model, in one place:
 - Thread state: 128 x 32-byte GRF (one uint8 array, read per type through byte offsets), flag registers
   f0/f1 (8 bytes: f0.0 f0.1 f1.0 f1.1), a per-element accumulator, the execution mask EM (32 channels).
-- Addresses: native instructions take 16 bytes, compacted ones 8 (notes section 1); JIP/UIP are signed
-  byte offsets from the branch itself, jmpi's from the next instruction (notes section 2).
-- Structured control flow uses per-channel resume points, the Gen8+ "per-channel IP" view of the EM/RM
-  model in notes section 3: a branch parks the channels that leave in RM[target]; whenever the thread
+- Addresses: native instructions take 16 bytes, compacted ones 8 (PRM vol. 2a, "Instruction formats";
+  iga64); JIP/UIP are signed byte offsets from the branch itself, jmpi's from the next instruction (Gen8+
+  counts bytes: Mesa brw_eu.h brw_jump_scale; checked by assembling with iga64).
+- Structured control flow uses per-channel resume points, the Gen8+ "per-channel IP" view of the
+  execution-mask / resume-mask model of Intel's CM SIMD control flow (vc-intrinsics
+  GenXSimdCFLowering.cpp, "EM" and "RM"): a branch parks the channels that leave in RM[target]; whenever the thread
   arrives at an address (fall-through or jump), RM[address] is merged back into EM. Branches jump to JIP
   when no channel of their group stays enabled. break parks channels after the while (UIP + 16), cont at
   the while (UIP), halt at UIP; while keeps predicate-true channels and parks the rest after itself.

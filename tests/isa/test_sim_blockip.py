@@ -209,7 +209,8 @@ def test_blockip_program_survives_binary_encode_decode(make_cfg):
 
 @pytest.mark.parametrize("and_emask", [False, True])
 def test_any16h_sees_undispatched_lanes_unless_anded_with_emask(and_emask):
-    """notes section 4: jmpi's any/all bits include undispatched lanes; Beignet ANDs emask first."""
+    """jmpi's any/all group tests read flag bits of undispatched lanes too (PRM vol. 2a, "jmpi"), so
+    Beignet ANDs the dispatch mask in first (Beignet gen_insn_selection.cpp)."""
     b = Builder(16)
     b.mov(grf(X), imm(0))
     b.cmp(null(T.UW), grf(BLOCKIP, T.UW), imm(5, T.UW), cond_mod="le", flag_reg=0, flag_subreg=1,

@@ -184,7 +184,7 @@ def test_split_send_takes_data_from_src1():
 
 
 def test_descriptor_helpers_match_iga_checked_encodings():
-    # notes section 1: `send (8) null r112 0xC 0x04026E00` = untyped surface write SIMD8, X, BTI 0, mlen 2
+    # iga64 decodes `send (8) null r112 0xC 0x04026E00` as an untyped surface write, SIMD8, X, BTI 0, mlen 2
     assert sm.untyped_surface_desc(0, 8, 1, True) == 0x04026E00
     assert sm.eot_desc() == 0x02000010
 
