@@ -1,4 +1,5 @@
-"""The one exception type for bad input: the command line prints it as a single line and exits 1."""
+"""The one exception type for bad input: the command line prints it as a single line and exits 1 (with
+one subclass a caller may want to tell apart: IrreducibleCFG)."""
 
 
 class CompileError(Exception):
@@ -9,6 +10,11 @@ class CompileError(Exception):
 
     def __init__(self, message: str):
         super().__init__(" ".join(message.split("\n")).strip())
+
+
+class IrreducibleCFG(CompileError):
+    """The structurizer's refusal of an irreducible CFG: a target that runs any CFG (Gen's blockIP) takes
+    the kernel another way instead."""
 
 
 def where(func, ins=None) -> str:

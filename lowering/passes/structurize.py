@@ -31,7 +31,7 @@ from typing import Callable
 from lowering import ssa
 from lowering.analysis import graph
 from lowering.deepstack import depth_independent
-from lowering.errors import CompileError
+from lowering.errors import IrreducibleCFG
 from lowering.gcpause import gc_paused
 from lowering.ir.core import Block, Const, Function, If, Instr, Loop, Undef, Value
 from lowering.ir.types import I1, I32
@@ -131,7 +131,7 @@ class _Structurizer:
             self.forest = graph.loop_forest(succs, 0, self.dom, self.preds)
         except graph.IrreducibleError as exc:
             u, v = exc.edges[0]
-            raise CompileError(
+            raise IrreducibleCFG(
                 f"{func.source_name or '<input>'}: function @{func.name}: irreducible control flow: the edge "
                 f"{block_name(self.nodes[u])} -> {block_name(self.nodes[v])} enters a loop not through its "
                 f"header (irreducible CFGs are not supported yet)") from None
