@@ -97,89 +97,87 @@ def _blockip_overhead(func) -> tuple[int, int, int]:
     return count, len(func.blocks), branches
 
 
+class _Executed:
+    """Counts what the simulator executes while in a `with` block: instructions, branch instructions
+    and lane-instructions (enabled lanes summed over instructions), through Thread.step."""
+
+    def __enter__(self):
+        from isa.gen9 import simulator
+        self.instructions = self.branches = self.lanes = 0
+        self._thread, self._step = simulator.Thread, simulator.Thread.step
+        step, counter = self._step, self
+
+        def counting(thread):
+            i = thread.index.get(thread.ip)
+            before = thread.lane_steps
+            step(thread)
+            if i is not None:
+                counter.instructions += 1
+                counter.branches += thread.program[i].opcode in BRANCH_OPS
+                counter.lanes += thread.lane_steps - before
+        self._thread.step = counting
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._thread.step = self._step
+
+
+def _corpus_launches(pattern: str = "*.cl", examples: bool = True):
+    """(program, spec) for every corpus kernel at -O2: tests/kernels matching `pattern`, then examples."""
+    from tools.targets.harness import load_program
+    from tools.testing.kernel_spec import parse_specs
+    for path in sorted(glob.glob(os.path.join(ROOT, "tests", "kernels", pattern))) + \
+            (sorted(glob.glob(os.path.join(ROOT, "examples", "*.cl"))) if examples else []):
+        program = load_program(path, "-O2")
+        for spec in parse_specs(path):
+            yield program, spec
+
+
+def _launch(program, spec, cf: str = "auto") -> None:
+    from tools.targets.harness import GenOptions, run_target
+    run_target("gen", program, spec.kernel, spec.make_args(1), spec.global_size, spec.local_size,
+               GenOptions(16, cf), global_offset=spec.global_offset)
+
+
 def _modes(files: str) -> None:
     """Per kernel and control-flow mode: static instructions, and executed instructions and executed
     branch instructions (if/else/endif/while/break/cont/halt/jmpi) summed over the corpus launch's threads."""
     from backend.gen import compile_gen
-    from isa.gen9 import simulator
-    from tools.targets.harness import gen_function, load_program, run_target
-    from tools.testing.kernel_spec import parse_specs
+    from tools.targets.harness import gen_function
 
-    counts = {"all": 0, "branch": 0}
-    step = simulator.Thread.step
-
-    def counting(self):
-        i = self.index.get(self.ip)
-        if i is not None:
-            counts["all"] += 1
-            counts["branch"] += self.program[i].opcode in BRANCH_OPS
-        step(self)
-
-    class Options:
-        def __init__(self, cf: str):
-            self.simd, self.cf = 16, cf
     print("\n| kernel | auto picks | structured: static / executed / branches | blockip: static / executed / "
           "branches | blockip bookkeeping per block |")
     print("|---|---|---|---|---|")
     overhead = [0, 0]
     totals = {"structured": 0, "blockip": 0, "auto": 0}
-    simulator.Thread.step = counting                        # type: ignore[method-assign]
-    try:
-        for path in sorted(glob.glob(os.path.join(ROOT, "tests", "kernels", files))) + \
-                sorted(glob.glob(os.path.join(ROOT, "examples", "*.cl"))):
-            program = load_program(path, "-O2")
-            for spec in parse_specs(path):
-                cells, executed = {}, {}
-                for cf in ("structured", "blockip"):
-                    func, _ = gen_function(program, spec.kernel, cf)
-                    static = len(compile_gen(func, 16))
-                    counts["all"] = counts["branch"] = 0
-                    run_target("gen", program, spec.kernel, spec.make_args(1), spec.global_size, spec.local_size,
-                               Options(cf), global_offset=spec.global_offset)
-                    executed[cf] = counts["all"]
-                    cells[cf] = f"{static} / {counts['all']} / {counts['branch']}"
-                    totals[cf] += counts["all"]
-                chosen = gen_function(program, spec.kernel, "auto")[1]
-                totals["auto"] += executed[chosen]
-                book, blocks, _ = _blockip_overhead(gen_function(program, spec.kernel, "blockip")[0])
-                overhead[0] += book
-                overhead[1] += blocks
-                print(f"| {spec.kernel} | {chosen} | {cells['structured']} | {cells['blockip']} | "
-                      f"{book / blocks:.1f} |")
-    finally:
-        simulator.Thread.step = step                        # type: ignore[method-assign]
+    for program, spec in _corpus_launches(files):
+        cells, executed = {}, {}
+        for cf in ("structured", "blockip"):
+            static = len(compile_gen(gen_function(program, spec.kernel, cf)[0], 16))
+            with _Executed() as count:
+                _launch(program, spec, cf)
+            executed[cf] = count.instructions
+            cells[cf] = f"{static} / {count.instructions} / {count.branches}"
+            totals[cf] += count.instructions
+        chosen = gen_function(program, spec.kernel, "auto")[1]
+        totals["auto"] += executed[chosen]
+        book, blocks, _ = _blockip_overhead(gen_function(program, spec.kernel, "blockip")[0])
+        overhead[0] += book
+        overhead[1] += blocks
+        print(f"| {spec.kernel} | {chosen} | {cells['structured']} | {cells['blockip']} | {book / blocks:.1f} |")
     print(f"\nexecuted instructions over the corpus: structured {totals['structured']}, blockip "
           f"{totals['blockip']}, auto {totals['auto']}; blockIP bookkeeping: {overhead[0] / overhead[1]:.2f} "
           f"instructions per block over {overhead[1]} blocks")
 
 
 def _throughput() -> tuple[int, float]:
-    """Lane-instructions executed running the corpus on gen in SIMD16, and the seconds it took."""
-    from isa.gen9 import simulator
-    from tools.targets.harness import load_program, run_target
-    from tools.testing.kernel_spec import parse_specs
-
-    class Simd16:
-        simd = 16
-    total = [0]
-    step = simulator.Thread.step
-
-    def counting(self):
-        before = self.lane_steps
-        step(self)
-        total[0] += self.lane_steps - before
-    corpus = sorted(glob.glob(os.path.join(ROOT, "tests", "kernels", "*.cl")))
-    programs = [(load_program(p, "-O2"), parse_specs(p)) for p in corpus]
-    simulator.Thread.step = counting                        # type: ignore[method-assign]
-    try:
+    """Lane-instructions executed running the corpus (tests/kernels) on gen in SIMD16, and the seconds."""
+    launches = list(_corpus_launches(examples=False))
+    with _Executed() as count:
         start = time.perf_counter()
-        for program, specs in programs:
-            for spec in specs:
-                run_target("gen", program, spec.kernel, spec.make_args(1), spec.global_size, spec.local_size,
-                           Simd16(), global_offset=spec.global_offset)
-        return total[0], time.perf_counter() - start
-    finally:
-        simulator.Thread.step = step                        # type: ignore[method-assign]
+        for program, spec in launches:
+            _launch(program, spec)
+        return count.lanes, time.perf_counter() - start
 
 
 def main(argv: list[str] | None = None) -> int:

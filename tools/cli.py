@@ -292,8 +292,7 @@ def _run(args) -> None:
         raise UsageError("--trace only applies to --target gen")
     if args.target == "gen":
         from isa.gen9.simulator import Trace
-        backend = argparse.Namespace(simd=args.simd or 16, cf=args.cf or "auto",
-                                     trace=Trace() if args.trace is not None else None)
+        backend = harness.GenOptions(args.simd or 16, args.cf or "auto", Trace() if args.trace is not None else None)
     if (args.platform or args.device) and args.target != "opencl":
         raise UsageError(f"{'--platform' if args.platform else '--device'} only applies to --target opencl")
     if args.target == "opencl":

@@ -64,58 +64,48 @@ def _lowering() -> bool:
     return ok
 
 
-def _spirv() -> bool:
+def _examples_on(target: str, emits: tuple, flags: list[str], backend=None, ulps: bool = False) -> bool:
+    """Each example compiled by the command line (`emits`: (emit kind, file suffix) pairs written to
+    out/demo/), then run on `target` against the JIT lane by lane; floats exact unless `ulps` (the
+    target's math-box tolerance). Returns whether every kernel agreed."""
     from tools.targets.harness import compare, kernel_params, load_program, run_target
+    from tools.testing.float_policy import float_ulps
     from tools.testing.kernel_spec import parse_specs
 
-    _section("examples/*.cl -> SPIR-V (spirv-val), run on lavapipe against the JIT")
     cli = [sys.executable, "-m", "tools.cli"]
     ok = True
     for path in sorted(glob.glob(os.path.join(ROOT, "examples", "*.cl"))):
         stem = os.path.join(OUT, os.path.basename(path)[:-3])
-        for emit, suffix in (("spirv", ".spv"), ("spirv-asm", ".spvasm")):
-            subprocess.run(cli + ["compile", path, "-O2", "--emit", emit, "--validate", "-o", stem + suffix],
+        for emit, suffix in emits:
+            subprocess.run(cli + ["compile", path, "-O2", "--emit", emit, *flags, "-o", stem + suffix],
                            check=True, cwd=ROOT)
         program = load_program(path, "-O2")
         for spec in parse_specs(path):
+            func = program.function(spec.kernel, target)
             ref = run_target("llvm", program, spec.kernel, spec.make_args(1), spec.global_size, spec.local_size)
-            got = run_target("spirv", program, spec.kernel, spec.make_args(1), spec.global_size, spec.local_size)
-            problems = compare(ref, got, [p.name for p in kernel_params(program.functions[spec.kernel])],
-                               labels=("llvm", "spirv"))
+            got = run_target(target, program, spec.kernel, spec.make_args(1), spec.global_size, spec.local_size,
+                             backend)
+            problems = compare(ref, got, [p.name for p in kernel_params(func)],
+                               float_ulps=float_ulps(func) if ulps else 0, labels=("llvm", target))
             ok &= not problems
-            words = os.path.getsize(stem + ".spv") // 4
-            print(f"{os.path.basename(path):24s} -O2  @{spec.kernel:20s} {words} words, spirv-val ok; "
-                  f"lavapipe vs JIT: {'all lanes agree' if not problems else '; '.join(problems)}")
+            what = f"{os.path.getsize(stem + '.spv') // 4} words, spirv-val ok; lavapipe" if target == "spirv" \
+                else "simulator"
+            print(f"{os.path.basename(path):24s} -O2  @{spec.kernel:20s} {what} vs JIT: "
+                  f"{'all lanes agree' if not problems else '; '.join(problems)}")
+    return ok
+
+
+def _spirv() -> bool:
+    _section("examples/*.cl -> SPIR-V (spirv-val), run on lavapipe against the JIT")
+    ok = _examples_on("spirv", (("spirv", ".spv"), ("spirv-asm", ".spvasm")), ["--validate"])
     print(f"SPIR-V binaries and disassembly: {os.path.relpath(OUT, ROOT)}/*.spv, *.spvasm")
     return ok
 
 
 def _gen_compile() -> bool:
-    from tools.targets.harness import compare, kernel_params, load_program, run_target
-    from tools.testing.float_policy import float_ulps
-    from tools.testing.kernel_spec import parse_specs
-
-    class Simd16:
-        simd = 16
-
+    from tools.targets.harness import GenOptions
     _section("examples/*.cl -> Gen9 (SIMD16), run on the simulator against the JIT")
-    cli = [sys.executable, "-m", "tools.cli"]
-    ok = True
-    for path in sorted(glob.glob(os.path.join(ROOT, "examples", "*.cl"))):
-        stem = os.path.join(OUT, os.path.basename(path)[:-3])
-        for emit, suffix in (("gen", ".gen"), ("gen-asm", ".gen.asm")):
-            subprocess.run(cli + ["compile", path, "-O2", "--emit", emit, "-o", stem + suffix], check=True, cwd=ROOT)
-        program = load_program(path, "-O2")
-        for spec in parse_specs(path):
-            func = program.function(spec.kernel, "gen")
-            ref = run_target("llvm", program, spec.kernel, spec.make_args(1), spec.global_size, spec.local_size)
-            got = run_target("gen", program, spec.kernel, spec.make_args(1), spec.global_size, spec.local_size,
-                             Simd16())
-            problems = compare(ref, got, [p.name for p in kernel_params(func)], float_ulps=float_ulps(func),
-                               labels=("llvm", "gen"))
-            ok &= not problems
-            print(f"{os.path.basename(path):24s} -O2  @{spec.kernel:20s} simulator vs JIT: "
-                  f"{'all lanes agree' if not problems else '; '.join(problems)}")
+    ok = _examples_on("gen", (("gen", ".gen"), ("gen-asm", ".gen.asm")), [], GenOptions(16), ulps=True)
     print(f"Gen9 kernel containers and their text: {os.path.relpath(OUT, ROOT)}/*.gen, *.gen.asm")
     return ok
 

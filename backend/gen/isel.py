@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import math
 import struct
+from functools import partial
 
 from isa.gen9 import messages as sm
 from isa.gen9.dispatch import (
@@ -127,6 +128,23 @@ class Selector:
         self.block.append(MInstr("mov", self.simd, reg, [op]))
         return reg
 
+    def _register(self, op: Operand) -> Operand:
+        """`op`, or the immediate it is moved into a register (where Gen takes no immediate: a first
+        source, a math-box source, an operand with a source modifier)."""
+        return self._in_register(op) if isinstance(op.value, Imm) else op
+
+    @staticmethod
+    def _negated(op: Operand) -> Operand:
+        """-op: a negated immediate, or the negate source modifier flipped."""
+        if isinstance(op.value, Imm):
+            return Operand(Imm(-op.value.value, op.type))
+        return Operand(op.value, op.offset, op.region, not op.neg, op.abs)
+
+    def _absolute(self, op: Operand) -> Operand:
+        """|op| through the abs source modifier (on a register: an immediate is moved into one first)."""
+        op = self._register(op)
+        return Operand(op.value, op.offset, op.region, False, True)
+
     def fresh(self, t: DataType, uniform: bool = False, count: int = 1) -> Operand:
         return Operand(self.m.vreg(t, uniform, count))
 
@@ -222,24 +240,20 @@ class Selector:
     def _fusable(self, cond: Value) -> bool:
         """A compare whose only use is the branch right after its block: it writes the branch's flag
         itself (one cmp into f0.0 instead of a 0/-1 dword and a cmp.ne on it)."""
-        if not isinstance(cond, Instr) or self.uses.get(cond, 0) != 1:
-            return False
-        pred = cond.attrs.get("pred", "")
-        return (cond.opcode == "icmp" and (pred in ICMP_MODS or pred[1:] in ICMP_MODS)) or \
-            (cond.opcode == "fcmp" and pred in FCMP_MODS)
+        return isinstance(cond, Instr) and self.uses.get(cond, 0) == 1 and one_cmp(cond) is not None
 
     def _condition_flag(self, cond: Value) -> None:
         """f0.0 = the i1 `cond` on the enabled lanes: a fused compare, or a test of its 0/-1 dword."""
         if cond in self.deferred:
             assert isinstance(cond, Instr)
-            pred = cond.attrs["pred"]
-            signed = cond.opcode == "fcmp" or pred[0] != "u"
-            mod = FCMP_MODS[pred] if cond.opcode == "fcmp" else ICMP_MODS[pred[1:] if pred[0] in "su" else pred]
-            a, b = (self.operand(x, signed) for x in cond.operands)
-            self.emit("cmp", None, self._in_register(a) if isinstance(a.value, Imm) else a, b, cond_mod=mod,
-                      flag=(0, 0))
-            return
-        self.emit("cmp", None, self.operand(cond), Operand(Imm(0, T.D)), cond_mod="ne", flag=(0, 0))
+            mod, signed = one_cmp(cond)                         # type: ignore[misc]
+            self._cmp(mod, cond.operands[0], cond.operands[1], signed, (0, 0), value=False)
+        else:
+            self._flag_from_lanes(self.operand(cond))
+
+    def _flag_from_lanes(self, lanes: Operand) -> None:
+        """f0.0 = the lanes where a 0/-1 dword (an i1 value) is -1."""
+        self.emit("cmp", None, lanes, Operand(Imm(0, T.D)), cond_mod="ne", flag=(0, 0))
 
     def _loop(self, loop: Loop, before: Block, after: Block) -> None:
         """An infinite loop as Gen's do ... while: `break` disables a lane until the loop ends, `cont`
@@ -317,7 +331,7 @@ class Selector:
 
     def _round_to_half(self, x: Operand) -> Operand:
         """x (an f32) rounded to the nearest f16, as an f32: through an :hf view with a stride of 2."""
-        x = self._in_register(x) if isinstance(x.value, Imm) else x
+        x = self._register(x)
         half, out = self.fresh(T.UD), self.fresh(T.F)
         self.emit("mov", self._half_view(half), x)
         self.emit("mov", out, self._half_view(half))
@@ -338,8 +352,7 @@ class Selector:
         elif op in FLOAT_OPS and ins.type.is_float:
             a, b = (self.operand(x) for x in ins.operands)
             if op == "fsub":
-                b = Operand(b.value, b.offset, b.region, not b.neg, b.abs) if not isinstance(b.value, Imm) else \
-                    Operand(Imm(-float(b.value.value), b.type))
+                b = self._negated(b)
             dst = self.fresh(gen_type(ins.type))
             self.emit(FLOAT_OPS[op], dst, a, b)
             self.values[ins] = dst
@@ -377,14 +390,12 @@ class Selector:
         elif op == "abs" and ins.type.is_int and ins.type.bits in (32, 64):
             src = self.operand(ins.operands[0])             # (abs) of INT_MIN wraps to INT_MIN, as abs does
             dst = self.fresh(gen_type(ins.type))
-            self.emit("mov", dst, self._in_register(src) if isinstance(src.value, Imm) else
-                      Operand(src.value, src.offset, src.region, False, True))
+            self.emit("mov", dst, self._absolute(src))
             self.values[ins] = dst
         elif op == "fneg" and ins.type.is_float:
             src = self.operand(ins.operands[0])
             dst = self.fresh(gen_type(ins.type))
-            self.emit("mov", dst, Operand(src.value, src.offset, src.region, not src.neg) if not isinstance(
-                src.value, Imm) else Operand(Imm(-float(src.value.value), src.type)))
+            self.emit("mov", dst, self._negated(src))
             self.values[ins] = dst
         elif op in ("fmin", "fmax") and ins.type.is_float:
             a, b = (self.operand(x) for x in ins.operands)     # sel.l / sel.ge return the non-NaN operand
@@ -421,7 +432,7 @@ class Selector:
             if isinstance(a.value, Imm):
                 a, b = b, a
             wide, dst = self.fresh(T.Q if signed else T.UQ), self.fresh(T.D if signed else T.UD)
-            self.emit("mul", wide, self._in_register(a) if isinstance(a.value, Imm) else a, b)
+            self.emit("mul", wide, self._register(a), b)
             self.emit("mov", dst, self._high_dword(wide))
             self.values[ins] = dst
         elif op in ("mulhi_s", "mulhi_u") and ins.type.is_int and ins.type.bits == 64:
@@ -433,7 +444,7 @@ class Selector:
         elif op in ("sdiv", "srem", "udiv", "urem") and ins.type.is_int and ins.type.bits == 32:
             signed = op[0] == "s"
             a, b = (self.operand(x, signed) for x in ins.operands)
-            a, b = (self._in_register(x) if isinstance(x.value, Imm) else x for x in (a, b))
+            a, b = (self._register(x) for x in (a, b))
             dst = self.fresh(gen_type(ins.type, signed))
             self.emit("math", dst, a, b, math_fc="iqot" if op.endswith("div") else "irem")
             self.values[ins] = dst
@@ -443,7 +454,7 @@ class Selector:
             self._compare(ins)
         elif op == "select":
             cond, yes, no = ins.operands
-            self.emit("cmp", None, self.operand(cond), Operand(Imm(0, T.D)), cond_mod="ne", flag=(0, 0))
+            self._condition_flag(cond)
             dst = self.fresh(gen_type(ins.type))
             self.emit("sel", dst, self.operand(yes), self.operand(no), predicate=(0, 0, False))
             self.values[ins] = dst
@@ -466,7 +477,7 @@ class Selector:
 
     def _math(self, fc: str, *srcs: Operand) -> Operand:
         """One math-box function on floats (sources in registers, as the math box wants them)."""
-        ops = [self._in_register(x) if isinstance(x.value, Imm) else x for x in srcs]
+        ops = [self._register(x) for x in srcs]
         dst = self.fresh(T.F)
         self.block.append(MInstr("math", self.simd, dst, ops, math_fc=fc))
         return dst
@@ -483,7 +494,7 @@ class Selector:
         elif fn in ("exp", "log"):
             if fn == "exp":
                 scaled = self.fresh(T.F)
-                self.emit("mul", scaled, *self._float_pair(xs[0], Operand(Imm(math.log2(math.e), T.F))))
+                self.emit("mul", scaled, self._register(xs[0]), Operand(Imm(math.log2(math.e), T.F)))
                 out = self._math("exp", scaled)
             else:
                 out = self.fresh(T.F)
@@ -492,30 +503,25 @@ class Selector:
             out = self._math("fdiv", self._math("sin", xs[0]), self._math("cos", xs[0]))
         elif fn in ROUNDING:
             out = self.fresh(T.F)
-            self.emit(ROUNDING[fn], out, self._in_register(xs[0]) if isinstance(xs[0].value, Imm) else xs[0])
+            self.emit(ROUNDING[fn], out, self._register(xs[0]))
         elif fn == "ceil":                                  # ceil(x) = -floor(-x)
             down = self.fresh(T.F)
-            x = self._in_register(xs[0]) if isinstance(xs[0].value, Imm) else xs[0]
-            self.emit("rndd", down, Operand(x.value, x.offset, x.region, not x.neg))
+            self.emit("rndd", down, self._negated(self._register(xs[0])))
             out = self.fresh(T.F)
-            self.emit("mov", out, Operand(down.value, neg=True))
+            self.emit("mov", out, self._negated(down))
         elif fn == "fabs":
-            x = self._in_register(xs[0]) if isinstance(xs[0].value, Imm) else xs[0]
             out = self.fresh(T.F)
-            self.emit("mov", out, Operand(x.value, x.offset, x.region, False, True))
+            self.emit("mov", out, self._absolute(xs[0]))
         else:
             raise self.error(ins, f"the math function {fn}")
         self.values[ins] = out
-
-    def _float_pair(self, a: Operand, b: Operand) -> tuple[Operand, Operand]:
-        return (self._in_register(a), b) if isinstance(a.value, Imm) else (a, b)
 
     def _bit_count(self, ins: Instr) -> None:
         """cbit, lzd, fbl and bfrev (PRM vol. 7): popcount, clz (lzd(0) = 32 as clz wants), ctz as
         fbl with fbl(0) = -1 turned into 32, bitreverse."""
         op = ins.opcode
         src = self.operand(ins.operands[0], False)
-        src = self._in_register(src) if isinstance(src.value, Imm) else src
+        src = self._register(src)
         dst = self.fresh(T.UD)
         if op == "ctz":
             low = self.fresh(T.UD)
@@ -532,11 +538,9 @@ class Selector:
         a == a and b == b, and each unordered compare is the negation of the ordered opposite."""
         pred = ins.attrs["pred"]
         a, b = ins.operands
-        if ins.opcode == "icmp":
-            signed = pred[0] != "u"
-            self.values[ins] = self._cmp(ICMP_MODS[pred[1:] if pred[0] in "su" else pred], a, b, signed)
-        elif pred in FCMP_MODS:
-            self.values[ins] = self._cmp(FCMP_MODS[pred], a, b)
+        single = one_cmp(ins)
+        if single is not None:
+            self.values[ins] = self._cmp(single[0], a, b, signed=single[1])
         elif pred in ("true", "false"):
             dst = self.fresh(T.D)
             self.emit("mov", dst, Operand(Imm(-1 if pred == "true" else 0, T.D)))
@@ -552,13 +556,13 @@ class Selector:
                 value = self._cmp(FCMP_MODS[ordered], a, b)
             self.values[ins] = self._logic("xor", value, Operand(Imm(-1, T.D))) if negate else value
 
-    def _cmp(self, mod: str, x: Value, y: Value, signed: bool = True) -> Operand:
+    def _cmp(self, mod: str, x: Value, y: Value, signed: bool = True, flag: tuple[int, int] = (0, 1),
+             value: bool = True) -> Operand:
+        """x <mod> y into a 0/-1 dword per lane (or, without `value`, only into `flag`)."""
         a, b = self.operand(x, signed), self.operand(y, signed)
-        if isinstance(a.value, Imm):
-            a = self._in_register(a)
-        dst = self.fresh(T.D)
-        self.emit("cmp", dst, a, b, cond_mod=mod, flag=(0, 1))
-        return dst
+        dst = self.fresh(T.D) if value else None
+        self.emit("cmp", dst, self._register(a), b, cond_mod=mod, flag=flag)
+        return dst                                                  # type: ignore[return-value]
 
     def _logic(self, opcode: str, a: Operand, b: Operand) -> Operand:
         dst = self.fresh(T.D)
@@ -571,8 +575,7 @@ class Selector:
         t = gen_type(ins.type, signed)
         a, b = (self.operand(x, signed) for x in ins.operands)
         if op == "sub":
-            b = Operand(Imm(-b.value.value, t)) if isinstance(b.value, Imm) else \
-                Operand(b.value, b.offset, b.region, not b.neg)
+            b = self._negated(b)
         if op == "mul" and t.size == 8:
             self.values[ins] = self._narrow_mul64(ins) or self._mul64(a, b)
             return
@@ -668,7 +671,7 @@ class Selector:
         self.emit("or", remainder, remainder, bit)
         self.emit("shl", quotient, quotient, Operand(Imm(1, T.UD)))
         self.emit("cmp", None, remainder, d, cond_mod="ge", flag=(0, 0))
-        self.emit("add", remainder, remainder, Operand(d.value, d.offset, d.region, True), predicate=(0, 0, False))
+        self.emit("add", remainder, remainder, self._negated(d), predicate=(0, 0, False))
         self.emit("or", quotient, quotient, Operand(Imm(1, T.UD)), predicate=(0, 0, False))
         self.emit("add", count, count, Operand(Imm(-1, T.D)), cond_mod="gt", flag=(0, 0))
         self._branch("while", [head], predicate=(0, 0, False))
@@ -681,7 +684,7 @@ class Selector:
 
     def _is_negative(self, x: Operand) -> Operand:
         """0/-1 per lane: x < 0 (for a 64-bit x)."""
-        x = self._in_register(x) if isinstance(x.value, Imm) else x
+        x = self._register(x)
         dst = self.fresh(T.D)
         self.emit("cmp", dst, self._retyped(x, T.Q), Operand(Imm(0, T.Q)), cond_mod="lt", flag=(0, 1))
         return dst
@@ -690,8 +693,8 @@ class Selector:
         """x negated in the lanes where `negative` is -1 (|x| when it is x < 0)."""
         x = self._in_register(x) if isinstance(x.value, Imm) else self._retyped(x, T.Q)
         dst = self.fresh(T.Q)
-        self.emit("cmp", None, negative, Operand(Imm(0, T.D)), cond_mod="ne", flag=(0, 0))
-        self.emit("sel", dst, Operand(x.value, x.offset, x.region, True), x, predicate=(0, 0, False))
+        self._flag_from_lanes(negative)
+        self.emit("sel", dst, self._negated(x), x, predicate=(0, 0, False))
         return dst
 
     def _mulhi64(self, signed: bool, a: Operand, b: Operand) -> Operand:
@@ -699,7 +702,7 @@ class Selector:
         hi(a1 b1 + hi(a1 b0) + hi(a0 b1) + carry of hi(a0 b0) + lo(a1 b0) + lo(a0 b1)); the signed form
         subtracts b where a < 0 and a where b < 0."""
         a0, a1, b0, b1 = self._low_dword(a), self._high_dword(a), self._low_dword(b), self._high_dword(b)
-        a0, a1 = (self._in_register(x) if isinstance(x.value, Imm) else x for x in (a0, a1))
+        a0, a1 = (self._register(x) for x in (a0, a1))
 
         def product(x: Operand, y: Operand) -> Operand:
             out = self.fresh(T.UQ)
@@ -722,12 +725,11 @@ class Selector:
         if not signed:
             return high
         for sign_of, other in ((a, b), (b, a)):
-            negative = self._is_negative(sign_of)
-            self.emit("cmp", None, negative, Operand(Imm(0, T.D)), cond_mod="ne", flag=(0, 0))
+            self._flag_from_lanes(self._is_negative(sign_of))
             o = self._in_register(other) if isinstance(other.value, Imm) else self._retyped(other, T.UQ)
             fixed = self.fresh(T.UQ)
             self.emit("mov", fixed, high)
-            self.emit("add", fixed, high, Operand(o.value, o.offset, o.region, True), predicate=(0, 0, False))
+            self.emit("add", fixed, high, self._negated(o), predicate=(0, 0, False))
             high = fixed
         return self._retyped(high, T.Q)
 
@@ -763,7 +765,9 @@ class Selector:
         """A load or store through the message its object and size need (PRM vol. 7, "Data port messages";
         Mesa brw_eu.h): dwords by untyped surface read/write, qwords as two channels of one (the low
         dword at the address, the high one after it), bytes and words by byte scattered messages (a
-        read's upper bytes are not promised, so they are masked off)."""
+        read's upper bytes are not promised, so they are masked off). A known object is reached by its
+        binding-table index; a pointer whose object is not known (a flat kernel) by the A64 forms of the
+        same messages, whose payload carries the 64-bit address as two dword blocks."""
         ptr = ins.operands[0] if ins.opcode == "load" else ins.operands[1]
         value_type = ins.type if ins.opcode == "load" else ins.operands[0].type
         size = value_type.size
@@ -772,46 +776,51 @@ class Selector:
         if int(ins.attrs.get("align", size)) < min(size, 4):
             raise self.error(ins, f"a {size}-byte access aligned to {ins.attrs.get('align')} bytes")
         obj = self.provenance.base.get(ptr)
-        if not isinstance(obj, MemoryObject):
-            self._memory_a64(ins, ptr, value_type, result)
-            return
-        bti = self._surface(ins, ptr)
-        address = self._low_dword(self._offset_into(obj, self.operand(ptr)))
+        if isinstance(obj, MemoryObject):                 # by binding-table index: a 32-bit offset per lane
+            bti = self._surface(ins, ptr)
+            address, address_type = self._low_dword(self._offset_into(obj, self.operand(ptr))), T.UD
+            dwords = partial(sm.untyped_surface_desc, bti, self.simd)
+            small, small_sfid = partial(sm.byte_scattered_desc, bti, self.simd), sm.SFID_DC0
+        elif ptr.type.addrspace in (1, 2):                # A64 stateless: the 64-bit address per lane
+            address, address_type = self.operand(ptr), T.UQ
+            dwords = partial(sm.a64_untyped_surface_desc, self.simd)
+            small, small_sfid = partial(sm.a64_byte_scattered_desc, self.simd), sm.SFID_DC1
+        else:
+            raise self.error(ins, f"a {ptr.type} pointer whose memory object is not known at compile time "
+                                  "(only __global and __constant pointers may be addresses)")
+        address_blocks = address_type.size // 4           # dword-per-lane blocks the address takes
         t = gen_type(value_type)
         if ins.opcode == "load":
             dst = self.fresh(t)
+            address = self._in_register(address, address_type)
             if size < 4:
                 raw = self.fresh(T.UD)
-                self.emit("send", raw, self._in_register(address, T.UD), sfid=sm.SFID_DC0,
-                          desc=sm.byte_scattered_desc(bti, self.simd, size, False))
+                self.emit("send", raw, address, sfid=small_sfid, desc=small(size, False))
                 if value_type.is_float:                     # a half: its low word, converted to f32
                     self.emit("mov", dst, self._half_view(raw))
                 else:
                     self.emit("and", dst, raw, Operand(Imm((1 << 8 * size) - 1, T.UD)))
             elif size == 4:
-                self.emit("send", dst, self._in_register(address, T.UD), sfid=sm.SFID_DC1,
-                          desc=sm.untyped_surface_desc(bti, self.simd, 1, False))
+                self.emit("send", dst, address, sfid=sm.SFID_DC1, desc=dwords(1, False))
             else:
                 halves = self.fresh(T.UQ)                 # two dword-per-lane blocks: low, then high
-                self.emit("send", self._part(halves, 0, T.UD), self._in_register(address, T.UD),
-                          sfid=sm.SFID_DC1, desc=sm.untyped_surface_desc(bti, self.simd, 2, False))
+                self.emit("send", self._part(halves, 0, T.UD), address, sfid=sm.SFID_DC1, desc=dwords(2, False))
                 self.emit("mov", self._low_dword(dst), self._part(halves, 0, T.UD))
                 self.emit("mov", self._high_dword(dst), self._part(halves, 1, T.UD))
             self.values[result or ins] = dst
             return
         value = self.operand(ins.operands[0])
-        parts = 3 if size == 8 else 2
-        payload = Operand(self.m.vreg(T.UD, False, parts))   # the address block, then the data
-        self.emit("mov", self._part(payload, 0, T.UD), address)
+        data = address_blocks                             # the payload: the address blocks, then the data
+        payload = Operand(self.m.vreg(T.UD, False, data + (2 if size == 8 else 1)))
+        self.emit("mov", self._part(payload, 0, address_type), address)
         if size == 8:
-            self.emit("mov", self._part(payload, 1, T.UD), self._low_dword(value))
-            self.emit("mov", self._part(payload, 2, T.UD), self._high_dword(value))
-            desc, sfid = sm.untyped_surface_desc(bti, self.simd, 2, True), sm.SFID_DC1
+            self.emit("mov", self._part(payload, data, T.UD), self._low_dword(value))
+            self.emit("mov", self._part(payload, data + 1, T.UD), self._high_dword(value))
+            desc, sfid = dwords(2, True), sm.SFID_DC1
         else:
-            data = self._part(payload, 1, t if size == 4 else T.UD)
-            self.emit("mov", self._half_view(data) if value_type.is_float and size == 2 else data, value)
-            desc, sfid = (sm.untyped_surface_desc(bti, self.simd, 1, True), sm.SFID_DC1) if size == 4 else \
-                (sm.byte_scattered_desc(bti, self.simd, size, True), sm.SFID_DC0)
+            part = self._part(payload, data, t if size == 4 else T.UD)
+            self.emit("mov", self._half_view(part) if value_type.is_float and size == 2 else part, value)
+            desc, sfid = (dwords(1, True), sm.SFID_DC1) if size == 4 else (small(size, True), small_sfid)
         self.emit("send", None, self._part(payload, 0, T.UD), sfid=sfid, desc=desc)
 
     def _offset_into(self, obj: MemoryObject, ptr: Operand) -> Operand:
@@ -820,50 +829,10 @@ class Selector:
         if not self.layout.flat or obj.kind not in ("buffer", "constant"):
             return ptr
         base = self._object_base(obj.arg if obj.kind == "buffer" else obj.name)
-        ptr = self._in_register(ptr) if isinstance(ptr.value, Imm) else ptr
+        ptr = self._register(ptr)
         offset = self.fresh(T.Q)
-        self.emit("add", offset, self._retyped(ptr, T.Q), Operand(base.value, base.offset, base.region, True))
+        self.emit("add", offset, self._retyped(ptr, T.Q), self._negated(base))
         return offset
-
-    def _memory_a64(self, ins: Instr, ptr: Value, value_type: Type, result: Instr | None) -> None:
-        """A load or store through a pointer whose object is not known (a flat kernel): A64 stateless
-        messages on the 64-bit address, which the payload carries as a qword per lane."""
-        if ptr.type.addrspace not in (1, 2):
-            raise self.error(ins, f"a {ptr.type} pointer whose memory object is not known at compile time "
-                                  "(only __global and __constant pointers may be addresses)")
-        size = value_type.size
-        address = self._in_register(self.operand(ptr), T.UQ)
-        t = gen_type(value_type)
-        if ins.opcode == "load":
-            dst = self.fresh(t)
-            if size < 4:
-                raw = self.fresh(T.UD)
-                self.emit("send", raw, address, sfid=sm.SFID_DC1,
-                          desc=sm.a64_byte_scattered_desc(self.simd, size, False))
-                self.emit("and", dst, raw, Operand(Imm((1 << 8 * size) - 1, T.UD)))
-            elif size == 4:
-                self.emit("send", dst, address, sfid=sm.SFID_DC1,
-                          desc=sm.a64_untyped_surface_desc(self.simd, 1, False))
-            else:
-                halves = self.fresh(T.UQ)
-                self.emit("send", self._part(halves, 0, T.UD), address, sfid=sm.SFID_DC1,
-                          desc=sm.a64_untyped_surface_desc(self.simd, 2, False))
-                self.emit("mov", self._low_dword(dst), self._part(halves, 0, T.UD))
-                self.emit("mov", self._high_dword(dst), self._part(halves, 1, T.UD))
-            self.values[result or ins] = dst
-            return
-        value = self.operand(ins.operands[0])
-        payload = Operand(self.m.vreg(T.UD, False, 4 if size == 8 else 3))   # address (two blocks), data
-        self.emit("mov", self._part(payload, 0, T.UQ), address)
-        if size == 8:
-            self.emit("mov", self._part(payload, 2, T.UD), self._low_dword(value))
-            self.emit("mov", self._part(payload, 3, T.UD), self._high_dword(value))
-            desc = sm.a64_untyped_surface_desc(self.simd, 2, True)
-        else:
-            self.emit("mov", self._part(payload, 2, t if size == 4 else T.UD), value)
-            desc = sm.a64_untyped_surface_desc(self.simd, 1, True) if size == 4 else \
-                sm.a64_byte_scattered_desc(self.simd, size, True)
-        self.emit("send", None, self._part(payload, 0, T.UD), sfid=sm.SFID_DC1, desc=desc)
 
     def _atomic(self, ins: Instr) -> None:
         """A 32-bit atomic through an untyped atomic message, which returns the old value (PRM vol. 7,
@@ -974,6 +943,17 @@ class Selector:
         self.emit("mov", header, Operand(PReg(0, 0, T.UD), region=Region(8, 8, 1)), n=8, no_mask=True)
         self.emit("send", None, Operand(PReg(127, 0, T.UD)), n=8, no_mask=True, sfid=sm.SFID_THREAD_SPAWNER,
                   desc=sm.eot_desc(), eot=True)
+
+
+def one_cmp(ins: Instr) -> tuple[str, bool] | None:
+    """(conditional modifier, signed) of a compare Gen does in one cmp: every icmp, and the fcmps that
+    are false on NaN (or une, true on it); None for the others (Selector._compare builds those)."""
+    pred = ins.attrs.get("pred", "")
+    if ins.opcode == "icmp":
+        return ICMP_MODS[pred[1:] if pred[0] in "su" else pred], pred[0] != "u"
+    if ins.opcode == "fcmp" and pred in FCMP_MODS:
+        return FCMP_MODS[pred], True
+    return None
 
 
 def use_counts(func: Function) -> dict[Value, int]:

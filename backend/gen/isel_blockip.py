@@ -85,7 +85,7 @@ class BlockIPSelector(Selector):
         self.exit_index = len(blocks)
         self.blockip = Operand(self.m.vreg(T.UW))
         self.emit("mov", self.blockip, Operand(Imm(0xFFFF, T.UW)), no_mask=True)
-        self.emit("mov", self.blockip, Operand(Imm(0, T.UW)))
+        self._send_lanes_to(0)
         joins = join_points(func)
         for i, block in enumerate(blocks):
             self._start(self._label(i))
@@ -105,9 +105,11 @@ class BlockIPSelector(Selector):
     def _lanes_up_to(self, i: int) -> None:
         self.emit("cmp", None, self.blockip, Operand(Imm(i, T.UW)), cond_mod="le", flag=ENTRY_FLAG, no_mask=True)
 
-    def _jmpi(self, target: int, inverted: bool) -> None:
+    def _jmpi(self, target: int, inverted: bool, test: str = "any") -> None:
+        """A scalar jump to block `target` when any (or all) of the thread's entry-flag bits are set
+        (`inverted`: clear)."""
         self.block.append(MInstr("jmpi", 1, None, [], predicate=(*ENTRY_FLAG, inverted), no_mask=True,
-                                 pred_control=f"any{self.simd}h", targets=[self._label(target)]))
+                                 pred_control=f"{test}{self.simd}h", targets=[self._label(target)]))
         self.block = self.m.block(self.m.new_label("b"))
 
     def _block(self, i: int, block: Block, join: int) -> None:
@@ -137,39 +139,41 @@ class BlockIPSelector(Selector):
             self._lanes_up_to(i)
             self._jmpi(min(backward), inverted=False)
 
+    def _send_lanes_to(self, block: int, predicate: tuple[int, int, bool] | None = None) -> None:
+        """The enabled lanes' (those `predicate` picks, if given) blockIP becomes `block`."""
+        self.emit("mov", self.blockip, Operand(Imm(block, T.UW)), predicate=predicate)
+
     def _wait_for_every_lane(self, i: int, join: int) -> None:
         """A block with a barrier runs with every lane of the thread (Beignet's barrier blocks): the lanes
         that arrived park their blockIP at 0xFFFF, where no entry test picks them up; until every lane
         has (undispatched ones always have), the thread goes on with the others; then all of them run
         the block, with no if around it, and reach the barrier together."""
-        self.emit("mov", self.blockip, Operand(Imm(0xFFFF, T.UW)), predicate=(*ENTRY_FLAG, False))
+        self._send_lanes_to(0xFFFF, predicate=(*ENTRY_FLAG, False))
         self.emit("cmp", None, self.blockip, Operand(Imm(0xFFFF, T.UW)), cond_mod="eq", flag=ENTRY_FLAG,
                   no_mask=True)
-        self.block.append(MInstr("jmpi", 1, None, [], predicate=(*ENTRY_FLAG, True), no_mask=True,
-                                 pred_control=f"all{self.simd}h", targets=[self._label(join)]))
-        self.block = self.m.block(self.m.new_label("b"))
-        self.emit("mov", self.blockip, Operand(Imm(i, T.UW)))
+        self._jmpi(join, inverted=True, test="all")
+        self._send_lanes_to(i)
 
     def _set_next_block(self, i: int, term: Instr | None) -> list[int]:
         """Each enabled lane's blockIP becomes its next block's index; the targets' phis get their values
         along the edge, predicated on the lanes taking it. Returns the target indices."""
         if term is None or term.opcode in ("ret", "unreachable"):
-            self.emit("mov", self.blockip, Operand(Imm(self.exit_index, T.UW)))
+            self._send_lanes_to(self.exit_index)
             return [self.exit_index]
         targets = [self.index[t] for t in term.targets]
         if term.opcode == "br" or len(set(targets)) == 1:
-            self.emit("mov", self.blockip, Operand(Imm(targets[0], T.UW)))
+            self._send_lanes_to(targets[0])
         elif term.opcode == "cbr":
-            self.emit("mov", self.blockip, Operand(Imm(targets[1], T.UW)))
+            self._send_lanes_to(targets[1])
             self._condition_flag(term.operands[0])
-            self.emit("mov", self.blockip, Operand(Imm(targets[0], T.UW)), predicate=(*CONDITION_FLAG, False))
+            self._send_lanes_to(targets[0], predicate=(*CONDITION_FLAG, False))
         else:                                           # switch: default first, then each case
-            self.emit("mov", self.blockip, Operand(Imm(targets[0], T.UW)))
+            self._send_lanes_to(targets[0])
             x = self.operand(term.operands[0])
             for value, target in zip(term.attrs["cases"], targets[1:]):
                 case = self.operand(Const(term.operands[0].type, value))
                 self.emit("cmp", None, x, case, cond_mod="eq", flag=CONDITION_FLAG)
-                self.emit("mov", self.blockip, Operand(Imm(target, T.UW)), predicate=(*CONDITION_FLAG, False))
+                self._send_lanes_to(target, predicate=(*CONDITION_FLAG, False))
         flagged = term.opcode == "cbr" and len(set(targets)) == 2    # f0.0 still holds the condition
         self._edge_copies(term.block, [t for t in dict.fromkeys(term.targets)], len(set(targets)) == 1, flagged)
         return list(dict.fromkeys(targets))

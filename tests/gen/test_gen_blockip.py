@@ -22,7 +22,7 @@ from backend.gen.launch import run_gen_kernel
 from isa.gen9.encoding import encode_program
 from lowering.errors import CompileError
 from tests.gen.iga import iga_text
-from tools.targets.harness import compare, kernel_params, load_program, program_from_llvm, run_target
+from tools.targets.harness import GenOptions, compare, kernel_params, load_program, program_from_llvm, run_target
 from tools.testing.float_policy import float_ulps
 from tools.testing.kernel_spec import parse_specs
 
@@ -31,11 +31,6 @@ SCENARIOS = os.path.join(HERE, "blockip", "scenarios.cl")
 ROOT = os.path.join(HERE, os.pardir, os.pardir)
 CORPUS = sorted(glob.glob(os.path.join(ROOT, "tests", "kernels", "*.cl"))) + \
     sorted(glob.glob(os.path.join(ROOT, "examples", "*.cl")))
-
-
-class Gen:
-    def __init__(self, simd: int, cf: str = "blockip"):
-        self.simd, self.cf = simd, cf
 
 
 def _filled(value: int, n: int = 32, head: tuple[int, int] | None = None) -> np.ndarray:
@@ -71,7 +66,7 @@ def test_beignet_scenarios_give_beignets_outputs(simd, level):
     for kernel, src, want in CASES:
         args = [src.copy(), np.zeros(32, np.int32)]
         reference = run_target("llvm", program, kernel, [src.copy(), np.zeros(32, np.int32)], (16,), (16,))
-        got = run_target("gen", program, kernel, args, (16,), (16,), Gen(simd))
+        got = run_target("gen", program, kernel, args, (16,), (16,), GenOptions(simd, "blockip"))
         assert np.array_equal(got[1][:want.size], want), (kernel, level, simd, got[1][:want.size])
         assert compare(reference, got, ["src", "dst"], labels=("llvm", "gen")) == [], (kernel, level, simd)
 
@@ -79,8 +74,8 @@ def test_beignet_scenarios_give_beignets_outputs(simd, level):
 def test_an_irreducible_loop_runs_under_blockip_while_the_structurizer_refuses_it():
     program = load_program(SCENARIOS, "-O0")
     with pytest.raises(CompileError, match="irreducible"):
-        run_target("gen", program, "into_loop", [_filled(2), np.zeros(32, np.int32)], (16,), (16,), Gen(16, "structured"))
-    got = run_target("gen", program, "into_loop", [_filled(2), np.zeros(32, np.int32)], (16,), (16,), Gen(16))
+        run_target("gen", program, "into_loop", [_filled(2), np.zeros(32, np.int32)], (16,), (16,), GenOptions(16, "structured"))
+    got = run_target("gen", program, "into_loop", [_filled(2), np.zeros(32, np.int32)], (16,), (16,), GenOptions(16, "blockip"))
     assert got[1].tolist() == [2] * 16 + [1] * 16
 
 
@@ -123,7 +118,7 @@ def test_the_corpus_runs_right_under_blockip(path, level):
                                global_offset=spec.global_offset)
         for simd in (8, 16):
             got = run_target("gen", program, spec.kernel, spec.make_args(3), spec.global_size, spec.local_size,
-                             Gen(simd), global_offset=spec.global_offset)
+                             GenOptions(simd, "blockip"), global_offset=spec.global_offset)
             problems = compare(reference, got, [p.name for p in kernel_params(func)], float_ulps=float_ulps(func),
                                labels=("llvm", "gen"))
             assert not problems, f"{spec.kernel} {level} SIMD{simd}: {problems[0]}"

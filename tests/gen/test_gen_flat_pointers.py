@@ -14,15 +14,10 @@ from backend.gen import compile_gen
 from isa.gen9.encoding import encode_program
 from lowering.errors import CompileError
 from tests.gen.iga import iga_text
-from tools.targets.harness import compare, load_program, run_target
+from tools.targets.harness import GenOptions, compare, load_program, run_target
 
 SOURCE = os.path.join(os.path.dirname(__file__), "flat_pointers.cl")
 KERNELS = ("two", "stored", "fromint")
-
-
-class _Simd:
-    def __init__(self, simd: int):
-        self.simd = simd
 
 
 def _args(kernel: str) -> list:
@@ -37,8 +32,19 @@ def test_flat_pointers_agree_with_the_jit(level):
     for kernel in KERNELS:
         want = run_target("llvm", program, kernel, _args(kernel), (32,), (16,))
         for simd in (8, 16):
-            got = run_target("gen", program, kernel, _args(kernel), (32,), (16,), _Simd(simd))
+            got = run_target("gen", program, kernel, _args(kernel), (32,), (16,), GenOptions(simd))
             assert compare(want, got, ["out", "a", "b"], labels=("llvm", "gen")) == [], (level, kernel, simd)
+
+
+@pytest.mark.parametrize("level", ["-O0", "-O2"])
+def test_half_floats_through_a64_are_loaded_and_stored_as_halves(level):
+    """The A64 word messages carry halves as BTI ones do (an :hf view, not a conversion)."""
+    program = load_program(SOURCE, level)
+    a, b = (np.arange(32) * 0.25).astype(np.float16), (np.arange(32) - 7.5).astype(np.float16)
+    want = run_target("llvm", program, "halves", [np.zeros(32, np.float16), a, b], (32,), (16,))
+    for simd in (8, 16):
+        got = run_target("gen", program, "halves", [np.zeros(32, np.float16), a, b], (32,), (16,), GenOptions(simd))
+        assert compare(want, got, ["out", "a", "b"], labels=("llvm", "gen")) == [], (level, simd)
 
 
 def test_a64_sends_decode_with_iga64(tmp_path):

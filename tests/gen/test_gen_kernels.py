@@ -14,7 +14,7 @@ import pytest
 from backend.gen import compile_gen
 from isa.gen9.encoding import encode_program
 from tests.gen.iga import iga_text
-from tools.targets.harness import compare, load_program, run_target
+from tools.targets.harness import GenOptions, compare, load_program, run_target
 
 KERNELS = """
 #pragma OPENCL EXTENSION cl_khr_fp16 : enable
@@ -120,11 +120,6 @@ kernel void counts(global long *hits, global const int *in) { atom_add(&hits[in[
 """
 
 
-class _Simd:
-    def __init__(self, simd: int):
-        self.simd = simd
-
-
 @pytest.fixture(scope="module")
 def program(tmp_path_factory):
     path = tmp_path_factory.mktemp("gen") / "k.cl"
@@ -134,7 +129,7 @@ def program(tmp_path_factory):
 
 def _check(program, kernel, args, global_size, local_size, simd, offset=0):
     want = run_target("llvm", program, kernel, args, global_size, local_size, global_offset=offset)
-    got = run_target("gen", program, kernel, args, global_size, local_size, _Simd(simd), global_offset=offset)
+    got = run_target("gen", program, kernel, args, global_size, local_size, GenOptions(simd), global_offset=offset)
     assert compare(want, got, [f"arg{i}" for i in range(len(args))], labels=("llvm", "gen")) == []
 
 
@@ -201,6 +196,15 @@ def test_half_floats_round_after_every_operation(program, simd):
     a = rng.uniform(-60, 60, n).astype(np.float16)
     f = rng.uniform(-60, 60, n).astype(np.float32)
     _check(program, "halves", [np.zeros(n, np.float16), a, f, np.zeros(n, np.int32)], (n,), (16,), simd)
+
+
+def test_abs_of_a_constant_keeps_its_modifier(tmp_path):
+    """-O0 leaves abs(-7) and fabs(-2.5f) unfolded; the immediate moved into a register must still get
+    the (abs) modifier (it once did not: the kernel stored -5 instead of 9)."""
+    path = tmp_path / "abs.cl"
+    path.write_text("kernel void k(global int *out) { out[get_global_id(0)] = abs(-7) + (int)fabs(-2.5f); }\n")
+    program = load_program(str(path), "-O0")
+    _check(program, "k", [np.zeros(16, np.int32)], (16,), (16,), 16)
 
 
 def test_64_bit_division_and_high_multiply_agree_with_the_jit(program):

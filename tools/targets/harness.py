@@ -27,7 +27,7 @@ from typing import Callable
 
 import numpy as np
 
-from lowering.errors import CompileError
+from lowering.errors import CompileError, IrreducibleCFG
 from lowering.ir.core import Function
 from lowering.ir.types import F16, F32, F64, Type, int_type, ptr
 
@@ -334,6 +334,15 @@ class InterpreterOptions:
     max_steps: int | None = None
 
 
+@dataclass(frozen=True)
+class GenOptions:
+    """The gen target's settings: SIMD width, control-flow mode (gen_function) and, when given, a
+    simulator Trace that records the first work-group's lane activity."""
+    simd: int = 16
+    cf: str = "auto"
+    trace: object = None
+
+
 MAX_IR_WORK_ITEMS = 1 << 24     # the interpreter runs about a million simple work-items a minute
 
 
@@ -372,18 +381,16 @@ def gen_function(program: Program, kernel: str, cf: str = "auto") -> tuple[Funct
         try:
             program.function(kernel)
             cf = "structured"
-        except CompileError as exc:
-            if "irreducible" not in str(exc):
-                raise
+        except IrreducibleCFG:
             cf = "blockip"
     return program.function(kernel, "gen-blockip" if cf == "blockip" else "gen"), cf
 
 
 def _run_gen(program: Program, kernel: str, args: list, global_size, local_size, options, global_offset):
     from backend.gen.launch import run_gen_kernel
-    func, _ = gen_function(program, kernel, getattr(options, "cf", None) or "auto")
-    simd = getattr(options, "simd", None) or 16
-    trace = getattr(options, "trace", None)
+    options = options or GenOptions()
+    func, _ = gen_function(program, kernel, options.cf)
+    simd, trace = options.simd, options.trace
     run_gen_kernel(func, ir_arguments(func, args), global_size, local_size, simd, global_offset, trace)
 
 
