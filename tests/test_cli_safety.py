@@ -209,14 +209,16 @@ def test_input_that_is_a_directory(tmp_path):
 
 @pytest.fixture
 def unprivileged():
-    """A world-readable scratch directory and a runner that drops root (permission bits bind)."""
+    """A world-readable scratch directory and a runner for which permission bits bind: as root it drops
+    the capabilities that override them (CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH) but keeps its uid, so the
+    checkout stays readable wherever it is (a 0700 temporary directory included)."""
     scratch = tempfile.mkdtemp(prefix="reconverge-perm-")
     os.chmod(scratch, 0o755)
 
     def run_as_user(*args):
         prefix = []
         if os.geteuid() == 0:
-            prefix = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
+            prefix = ["setpriv", "--bounding-set=-dac_override,-dac_read_search", "--"]
         env = dict(os.environ, PYTHONPATH=ROOT, PYTHONDONTWRITEBYTECODE="1", HOME=scratch)
         return subprocess.run(prefix + [sys.executable, "-m", "tools.cli", *args], capture_output=True,
                               text=True, cwd=ROOT, env=env)
