@@ -80,21 +80,25 @@ def _igc(path: str, work: str, env: dict) -> dict[str, tuple[int, int]]:
     return out
 
 
-def _blockip_overhead(func) -> tuple[int, int, int]:
-    """(bookkeeping instructions, blocks, branches) of a kernel's blockIP machine IR: the entry tests,
-    JOIN and backward jmpis, the if/endif around each body, and every instruction reading or writing the
-    blockIP register (its updates, the tests of phi copies)."""
+def _blockip_overhead(func) -> tuple[int, int, int, int]:
+    """(entry instructions, blocks, branch instructions, branches) of a kernel's blockIP machine IR.
+    Entry: each block's test of blockIP, its JOIN jmpi and the if/endif around its body (Beignet's
+    scheme B spends the same 3 or 4). Branch: every other instruction on the blockIP register (the
+    updates, the tests that pick phi copies' lanes, a backward branch's test) and backward jmpis."""
     from backend.gen.isel_blockip import BlockIPSelector
     selector = BlockIPSelector(func, 16)
     mfunc = selector.run()
     bip = selector.blockip.value.id
-    count = 0
+    entry = len(selector.index)                     # one blockIP test per block
+    total = 0
     for b in mfunc.blocks:
         for ins in b.instrs:
             regs = ins.uses() + ins.defs()
-            count += ins.opcode in ("if", "endif", "jmpi") or any(r.id == bip for r in regs)
-    branches = sum(1 for b in func.blocks if b.instrs and b.instrs[-1].opcode in ("br", "cbr", "switch"))
-    return count, len(func.blocks), branches
+            total += ins.opcode in ("if", "endif", "jmpi") or any(r.id == bip for r in regs)
+            entry += ins.opcode in ("if", "endif") or (ins.opcode == "jmpi" and ins.predicate[2])
+    branches = sum(1 for b in func.blocks if b.instrs and b.instrs[-1].opcode in ("br", "cbr", "switch", "ret"))
+    prologue = 2                                    # blockIP's first value: 0xFFFF, then 0 on live lanes
+    return entry, len(selector.index), total - entry - prologue, branches
 
 
 class _Executed:
@@ -146,9 +150,9 @@ def _modes(files: str) -> None:
     from tools.targets.harness import gen_function
 
     print("\n| kernel | auto picks | structured: static / executed / branches | blockip: static / executed / "
-          "branches | blockip bookkeeping per block |")
-    print("|---|---|---|---|---|")
-    overhead = [0, 0]
+          "branches | blockip entry per block | blockip per branch |")
+    print("|---|---|---|---|---|---|")
+    overhead = [0, 0, 0, 0]
     totals = {"structured": 0, "blockip": 0, "auto": 0}
     for program, spec in _corpus_launches(files):
         cells, executed = {}, {}
@@ -161,13 +165,15 @@ def _modes(files: str) -> None:
             totals[cf] += count.instructions
         chosen = gen_function(program, spec.kernel, "auto")[1]
         totals["auto"] += executed[chosen]
-        book, blocks, _ = _blockip_overhead(gen_function(program, spec.kernel, "blockip")[0])
-        overhead[0] += book
-        overhead[1] += blocks
-        print(f"| {spec.kernel} | {chosen} | {cells['structured']} | {cells['blockip']} | {book / blocks:.1f} |")
+        entry, blocks, branch, branches = _blockip_overhead(gen_function(program, spec.kernel, "blockip")[0])
+        overhead = [a + b for a, b in zip(overhead, (entry, blocks, branch, branches))]
+        per_branch = f"{branch / branches:.1f}" if branches else "-"
+        print(f"| {spec.kernel} | {chosen} | {cells['structured']} | {cells['blockip']} | {entry / blocks:.1f} "
+              f"| {per_branch} |")
     print(f"\nexecuted instructions over the corpus: structured {totals['structured']}, blockip "
           f"{totals['blockip']}, auto {totals['auto']}; blockIP bookkeeping: {overhead[0] / overhead[1]:.2f} "
-          f"instructions per block over {overhead[1]} blocks")
+          f"instructions per block entry over {overhead[1]} blocks, {overhead[2] / overhead[3]:.2f} per branch "
+          f"over {overhead[3]} branches and returns")
 
 
 def _throughput() -> tuple[int, float]:

@@ -9,7 +9,10 @@ lane's is, the thread jumps to L's JOIN point; otherwise an `if` masks the other
     entry L:   (W) cmp.le f0.1 null blockip L          lanes that belong here
                (W)(~f0.1.anyNh) jmpi JOIN(L)           nobody: on to the first block a lane waits for
                (f0.1) if ... body ...
-    end:       mov blockip F ; (f0.0) mov blockip T    each lane's next block (br: one; ret: the exit)
+    end:       (f0.0) mov blockip T                    each lane's next block (ret: the exit); a lane
+                                                       falling through to L+1 keeps blockIP L, which
+                                                       passes L+1's test (mov blockip F first when F is
+                                                       not L+1 or a backward branch will test blockIP)
                phi copies of each target, predicated on blockip == target
                endif
     backward:  (W) cmp.le f0.1 null blockip L ; (W)(f0.1.anyNh) jmpi min(backward targets)
@@ -158,15 +161,22 @@ class BlockIPSelector(Selector):
         """Each enabled lane's blockIP becomes its next block's index; the targets' phis get their values
         along the edge, predicated on the lanes taking it. Returns the target indices."""
         if term is None or term.opcode in ("ret", "unreachable"):
-            self._send_lanes_to(self.exit_index)
+            if self.exit_index != i + 1:
+                self._send_lanes_to(self.exit_index)
             return [self.exit_index]
         targets = [self.index[t] for t in term.targets]
+        # A lane may fall through to block i + 1 with its blockIP left at i, which still passes the next
+        # entry test (blockIP <= i + 1), unless a backward branch follows: its test must not count them.
+        stays = [i + 1] if all(t > i for t in targets) else []
         if term.opcode == "br" or len(set(targets)) == 1:
-            self._send_lanes_to(targets[0])
+            if targets[0] not in stays:
+                self._send_lanes_to(targets[0])
         elif term.opcode == "cbr":
-            self._send_lanes_to(targets[1])
+            false_first = targets[0] in stays
+            if targets[1 - false_first] not in stays:
+                self._send_lanes_to(targets[1 - false_first])
             self._condition_flag(term.operands[0])
-            self._send_lanes_to(targets[0], predicate=(*CONDITION_FLAG, False))
+            self._send_lanes_to(targets[false_first], predicate=(*CONDITION_FLAG, false_first))
         else:                                           # switch: default first, then each case
             self._send_lanes_to(targets[0])
             x = self.operand(term.operands[0])

@@ -111,6 +111,7 @@ class TraceEvent:
     simd: int
     we_all: bool = False
     time: int = 0             # scheduling round of the workgroup (threads run one instruction per round)
+    predicated: bool = False  # a predicate narrowed `mask` (it may then be empty for a reason of its own)
 
 
 class Trace:
@@ -126,7 +127,7 @@ class Trace:
 
     def __call__(self, tid: int, address: int, inst: Instruction, mask: np.ndarray) -> None:
         self.events.append(TraceEvent(tid, address, inst.opcode, mask.copy(), mask.size, inst.mask_ctrl_we_all,
-                                      self.time))
+                                      self.time, inst.predicate is not None))
 
 
 class Thread:
