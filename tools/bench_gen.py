@@ -150,14 +150,15 @@ def _modes(files: str) -> None:
     from tools.targets.harness import gen_function
 
     print("\n| kernel | auto picks | structured: static / executed / branches | blockip: static / executed / "
-          "branches | blockip entry per block | blockip per branch |")
-    print("|---|---|---|---|---|---|")
+          "branches | hybrid: static / executed / branches | blockip entry per block | blockip per branch |")
+    print("|---|---|---|---|---|---|---|")
     overhead = [0, 0, 0, 0]
-    totals = {"structured": 0, "blockip": 0, "auto": 0}
+    modes = ("structured", "blockip", "hybrid")
+    totals = dict.fromkeys(modes + ("auto",), 0)
     for program, spec in _corpus_launches(files):
         cells, executed = {}, {}
-        for cf in ("structured", "blockip"):
-            static = len(compile_gen(gen_function(program, spec.kernel, cf)[0], 16))
+        for cf in modes:
+            static = len(compile_gen(gen_function(program, spec.kernel, cf)[0], 16, regions=cf == "hybrid"))
             with _Executed() as count:
                 _launch(program, spec, cf)
             executed[cf] = count.instructions
@@ -168,12 +169,11 @@ def _modes(files: str) -> None:
         entry, blocks, branch, branches = _blockip_overhead(gen_function(program, spec.kernel, "blockip")[0])
         overhead = [a + b for a, b in zip(overhead, (entry, blocks, branch, branches))]
         per_branch = f"{branch / branches:.1f}" if branches else "-"
-        print(f"| {spec.kernel} | {chosen} | {cells['structured']} | {cells['blockip']} | {entry / blocks:.1f} "
-              f"| {per_branch} |")
-    print(f"\nexecuted instructions over the corpus: structured {totals['structured']}, blockip "
-          f"{totals['blockip']}, auto {totals['auto']}; blockIP bookkeeping: {overhead[0] / overhead[1]:.2f} "
-          f"instructions per block entry over {overhead[1]} blocks, {overhead[2] / overhead[3]:.2f} per branch "
-          f"over {overhead[3]} branches and returns")
+        print(f"| {spec.kernel} | {chosen} | {cells['structured']} | {cells['blockip']} | {cells['hybrid']} "
+              f"| {entry / blocks:.1f} | {per_branch} |")
+    print(f"\nexecuted instructions over the corpus: {', '.join(f'{k} {v}' for k, v in totals.items())}; "
+          f"blockIP bookkeeping: {overhead[0] / overhead[1]:.2f} instructions per block entry over "
+          f"{overhead[1]} blocks, {overhead[2] / overhead[3]:.2f} per branch over {overhead[3]} branches and returns")
 
 
 def _throughput() -> tuple[int, float]:

@@ -27,8 +27,10 @@ class GenKernel:
         return Kernel(self.name, code, self.simd, self.layout.payload(self.simd))  # type: ignore[attr-defined]
 
 
-def compile_gen_kernel(func: Function, simd: int = 16, verify: bool = True) -> GenKernel:
-    """A kernel of the `gen` pipeline's IR -> Gen9 instructions and the ABI they expect."""
+def compile_gen_kernel(func: Function, simd: int = 16, verify: bool = True, regions: bool = False) -> GenKernel:
+    """A kernel of the `gen` pipeline's IR (structured branches) or the `gen-blockip` one's (blockIP;
+    `regions`: with the natural regions in structured branches, the hybrid) -> Gen9 instructions and
+    the ABI they expect."""
     from lowering.errors import CompileError
 
     from .emit import emit
@@ -41,7 +43,7 @@ def compile_gen_kernel(func: Function, simd: int = 16, verify: bool = True) -> G
         problems = verify_mir(mfunc) if verify else []
         if problems:
             raise CompileError(f"internal error: invalid machine IR after {after}: {problems[0]}")
-    selector = _selector(func, simd)
+    selector = _selector(func, simd, regions)
     mfunc = selector.run()
     check("instruction selection")
     layout = selector.layout
@@ -51,18 +53,18 @@ def compile_gen_kernel(func: Function, simd: int = 16, verify: bool = True) -> G
     return GenKernel(func.name, simd, emit(mfunc, home, notes), layout, notes)
 
 
-def _selector(func: Function, simd: int):
+def _selector(func: Function, simd: int, regions: bool = False):
     """Structured branches for a tree (the gen pipeline), blockIP for a CFG (gen-blockip)."""
     from .isel import Selector
     from .isel_blockip import BlockIPSelector
-    return Selector(func, simd) if func.is_structured else BlockIPSelector(func, simd)
+    return Selector(func, simd) if func.is_structured else BlockIPSelector(func, simd, regions)
 
 
-def select_any(func: Function, simd: int = 16):
+def select_any(func: Function, simd: int = 16, regions: bool = False):
     """The machine IR of either kind of function, before register allocation."""
-    return _selector(func, simd).run()
+    return _selector(func, simd, regions).run()
 
 
-def compile_gen(func: Function, simd: int = 16, verify: bool = True) -> list:
-    """A kernel of the `gen` pipeline's IR -> Gen9 instructions (isa.gen9.model.Instruction)."""
-    return compile_gen_kernel(func, simd, verify).program
+def compile_gen(func: Function, simd: int = 16, verify: bool = True, regions: bool = False) -> list:
+    """compile_gen_kernel's Gen9 instructions (isa.gen9.model.Instruction)."""
+    return compile_gen_kernel(func, simd, verify, regions).program

@@ -29,53 +29,35 @@ and context.cpp (buildJIPs); jmpi's any/all groups: Gen9 PRM vol. 2a "jmpi".
 from __future__ import annotations
 
 from isa.gen9.model import DataType
-from lowering.analysis.graph import reverse_postorder
 from lowering.ir.core import Block, Const, Function, Instr
 
+from . import cf_regions
+from .cf_regions import Region
 from .isel import Selector
 from .mir import Imm, MFunction, MInstr, Operand, VReg
 
 T = DataType
 ENTRY_FLAG = (0, 1)
 CONDITION_FLAG = (0, 0)
-TERMINATORS = ("br", "cbr", "switch", "ret", "unreachable")
 
 
 def layout(func: Function) -> list[Block]:
-    """The blocks in reverse postorder: every block after its dominators, so a value is selected before
-    its uses (whatever order the input listed them in); unreachable blocks are left out. The search takes
-    successors last first, so a branch's first target comes first (a cbr's true arm before its false
-    one, as the source wrote them)."""
-    index = {b: i for i, b in enumerate(func.blocks)}
-    succs = [[index[t] for t in reversed(b.succs)] for b in func.blocks]
-    return [func.blocks[i] for i in reverse_postorder(succs, 0)]
+    """The blocks of pure blockIP in layout order (cf_regions.layout of one unit per block)."""
+    return [u.entry for u in cf_regions.layout(func, [cf_regions.block_unit(b) for b in func.blocks])]
 
 
 def join_points(func: Function) -> dict[int, int]:
     """Layout position -> the block its entry jumps to when no lane wants it (buildJIPs, stated above)."""
-    blocks = layout(func)
-    index = {b: i for i, b in enumerate(blocks)}
-    exit_index = len(blocks)
-    back_into: dict[int, set[int]] = {i: set() for i in range(len(blocks))}
-    forward: dict[int, set[int]] = {i: set() for i in range(len(blocks))}
-    for i, b in enumerate(blocks):
-        term = b.instrs[-1] if b.instrs else None
-        targets = [index[t] for t in term.targets] if term is not None else []
-        if term is None or term.opcode in ("ret", "unreachable"):
-            targets = [exit_index]
-        for t in targets:
-            (back_into[t] if t <= i else forward[i]).add(i + 1 if t <= i else t)
-    pending: set[int] = set()
-    out = {}
-    for i in range(len(blocks)):
-        pending.discard(i)
-        pending |= back_into[i]
-        out[i] = min(pending) if pending else exit_index
-        pending |= forward[i]
-    return out
+    return cf_regions.join_points(cf_regions.layout(func, [cf_regions.block_unit(b) for b in func.blocks]))
 
 
 class BlockIPSelector(Selector):
+    """`regions`: lay the kernel out in cf_regions' structured regions (the hybrid), not block by block."""
+
+    def __init__(self, func: Function, simd: int = 16, regions: bool = False):
+        super().__init__(func, simd)
+        self.regions = regions
+
     def run(self) -> MFunction:
         func = self.func
         if func.is_structured:
@@ -83,16 +65,19 @@ class BlockIPSelector(Selector):
         for ins in func.instructions():
             if ins.opcode == "phi":
                 self.values[ins] = self.fresh(self._phi_type(ins))
-        blocks = layout(func)
-        self.index = {b: i for i, b in enumerate(blocks)}
-        self.exit_index = len(blocks)
+        units = cf_regions.structured_regions(func) if self.regions else [cf_regions.block_unit(b)
+                                                                            for b in func.blocks]
+        units = cf_regions.layout(func, units)
+        self.index = {u.entry: i for i, u in enumerate(units)}
+        self.exit_index = len(units)
         self.blockip = Operand(self.m.vreg(T.UW))
-        self.emit("mov", self.blockip, Operand(Imm(0xFFFF, T.UW)), no_mask=True)
-        self._send_lanes_to(0)
-        joins = join_points(func)
-        for i, block in enumerate(blocks):
+        if len(units) > 1:                  # else no test ever reads it
+            self.emit("mov", self.blockip, Operand(Imm(0xFFFF, T.UW)), no_mask=True)
+            self._send_lanes_to(0)
+        joins = cf_regions.join_points(units)
+        for i, unit in enumerate(units):
             self._start(self._label(i))
-            self._block(i, block, joins[i])
+            self._unit(i, unit, joins[i])
         self._start(self._label(self.exit_index))
         self._end_of_thread()
         return self.m
@@ -115,17 +100,47 @@ class BlockIPSelector(Selector):
                                  pred_control=f"{test}{self.simd}h", targets=[self._label(target)]))
         self.block = self.m.block(self.m.new_label("b"))
 
-    def _block(self, i: int, block: Block, join: int) -> None:
-        self._lanes_up_to(i)
-        barrier = any(ins.opcode == "barrier" for ins in block.instrs)
-        if join != i + 1 or barrier:        # else the if's own jump to its endif reaches the next entry
-            self._jmpi(join, inverted=True)
-        if barrier:
+    def _unit(self, i: int, unit: Region, join: int) -> None:
+        """One unit: its entry (none for the first, which every dispatched lane runs: nothing branches to
+        the function's entry), its code, and each lane's next unit."""
+        masked = i > 0 and not unit.barrier
+        if i > 0:
+            self._lanes_up_to(i)
+            if join != i + 1 or unit.barrier:   # else the if's own jump to its endif reaches the next entry
+                self._jmpi(join, inverted=True)
+        if unit.barrier and i > 0:
             self._wait_for_every_lane(i, join)
-        else:
+        elif masked:
             endif = self.m.new_label("endif")
             self._branch("if", [endif], predicate=(*ENTRY_FLAG, False))
-        term = block.instrs[-1] if block.instrs and block.instrs[-1].opcode in TERMINATORS else None
+        self._region(unit)
+        targets = self._set_next_block(i, unit.term, unit.after)
+        if masked:
+            self._branch("endif", [])
+            self._start(endif)
+        backward = [t for t in targets if t <= i]
+        if backward:
+            self._lanes_up_to(i)
+            self._jmpi(min(backward), inverted=False)
+
+    # ----- structured regions inside a unit (cf_regions): Gen's branches under the execution mask
+    def _region(self, r: Region) -> None:
+        if r.kind == "block":
+            self._body(r.entry, r.term)
+        elif r.kind == "chain":
+            first, second = r.parts
+            self._region(first)
+            if first.term is not None:
+                self._phi_copies(list(second.entry.phis()), first.term.block)
+            self._region(second)
+        elif r.kind == "if":
+            self._if(r)
+        else:
+            self._do_while(r)
+
+    def _body(self, block: Block, term: Instr | None) -> None:
+        """A block's instructions but its phis (filled where control comes from) and its terminator; a
+        compare only its cbr reads is left for the branch to select into the flag."""
         cond = term.operands[0] if term is not None and term.opcode == "cbr" else None
         fused = cond if isinstance(cond, Instr) and cond.block is block and self._fusable(cond) else None
         if fused is not None:
@@ -133,14 +148,62 @@ class BlockIPSelector(Selector):
         for ins in block.instrs:
             if ins.opcode != "phi" and ins is not term and ins is not fused:
                 self.instruction(ins)
-        targets = self._set_next_block(i, term)
-        if not barrier:
-            self._branch("endif", [])
-            self._start(endif)
-        backward = [t for t in targets if t <= i]
-        if backward:
-            self._lanes_up_to(i)
-            self._jmpi(min(backward), inverted=False)
+
+    def _if(self, r: Region) -> None:
+        """if/else/endif on the head's condition; each arm copies the phis of its edges."""
+        head, on_true, on_false = r.parts
+        term = head.term
+        self._region(head)
+        self._condition_flag(term.operands[0])
+        endif, other = self.m.new_label("endif"), self.m.new_label("else")
+        self._branch("if", [other], predicate=(*CONDITION_FLAG, False))
+        self._arm(term, on_true, r.after)
+        self._branch("else", [endif])
+        self._start(other)
+        self._arm(term, on_false, r.after)
+        self._branch("endif", [])
+        self._start(endif)
+
+    def _arm(self, term: Instr, arm: Region | None, after: Block) -> None:
+        if arm is None:
+            self._phi_copies(list(after.phis()), term.block)
+            return
+        self._phi_copies(list(arm.entry.phis()), term.block)
+        self._region(arm)
+        if arm.term is not None:
+            self._phi_copies(list(after.phis()), arm.term.block)
+
+    def _do_while(self, r: Region) -> None:
+        """A loop as do ... while. The head's lanes that leave break (the tail, if any, runs after the
+        test); the lanes the last test sends back stay for the next iteration (a predicated while), the
+        others leave with it. Header phis are copied at the back edge, the phis after the loop on the
+        lanes leaving, where each leaves."""
+        head, tail = r.parts
+        top, end = self.m.new_label("loop"), self.m.new_label("endloop")
+        self._start(top)
+        self._region(head)
+        term = head.term
+        self._condition_flag(term.operands[0])
+        if tail is not None:
+            leave = (*CONDITION_FLAG, term.targets[0] is tail.entry)
+            self._phi_copies(list(r.after.phis()), term.block, predicate=leave)
+            self._branch("break", [end], predicate=leave)
+            self._phi_copies(list(tail.entry.phis()), term.block)
+            self._region(tail)
+            term = tail.term
+            if term is None or term.opcode == "br":
+                if term is not None:
+                    self._phi_copies(list(r.entry.phis()), term.block)
+                self._branch("while", [top])
+                self._start(end)
+                return
+            self._condition_flag(term.operands[0])
+        back = (*CONDITION_FLAG, term.targets[0] is not r.entry)
+        leave = (*CONDITION_FLAG, term.targets[0] is r.entry)
+        self._phi_copies(list(r.entry.phis()), term.block, predicate=back)
+        self._phi_copies(list(r.after.phis()), term.block, predicate=leave)
+        self._branch("while", [top], predicate=back)
+        self._start(end)
 
     def _send_lanes_to(self, block: int, predicate: tuple[int, int, bool] | None = None) -> None:
         """The enabled lanes' (those `predicate` picks, if given) blockIP becomes `block`."""
@@ -157,9 +220,15 @@ class BlockIPSelector(Selector):
         self._jmpi(join, inverted=True, test="all")
         self._send_lanes_to(i)
 
-    def _set_next_block(self, i: int, term: Instr | None) -> list[int]:
-        """Each enabled lane's blockIP becomes its next block's index; the targets' phis get their values
-        along the edge, predicated on the lanes taking it. Returns the target indices."""
+    def _set_next_block(self, i: int, term: Instr | None, after: Block | None = None) -> list[int]:
+        """Each enabled lane's blockIP becomes its next unit's index; the targets' phis get their values
+        along the edge, predicated on the lanes taking it (`after`: a region's one way out, whose copies
+        it made itself). Returns the target indices."""
+        if term is None and after is not None:
+            target = self.index[after]
+            if target != i + 1:
+                self._send_lanes_to(target)
+            return [target]
         if term is None or term.opcode in ("ret", "unreachable"):
             if self.exit_index != i + 1:
                 self._send_lanes_to(self.exit_index)
@@ -215,5 +284,5 @@ class BlockIPSelector(Selector):
                 self.emit("mov", self.values[phi], src, predicate=predicate)
 
 
-def select_blockip(func: Function, simd: int = 16) -> MFunction:
-    return BlockIPSelector(func, simd).run()
+def select_blockip(func: Function, simd: int = 16, regions: bool = False) -> MFunction:
+    return BlockIPSelector(func, simd, regions).run()

@@ -124,12 +124,14 @@ def test_the_corpus_runs_right_under_blockip(path, level):
             assert not problems, f"{spec.kernel} {level} SIMD{simd}: {problems[0]}"
 
 
-def test_auto_takes_blockip_only_where_the_structurizer_gives_up():
+def test_auto_takes_the_hybrid_where_the_structurizer_added_guards_or_gave_up():
     from tools.targets.harness import gen_function
     nested = load_program(os.path.join(ROOT, "examples", "nested_break.cl"), "-O2")
-    assert nested.function("nested_break").guard_variables            # its loop-exit selectors...
-    assert gen_function(nested, "nested_break")[1] == "structured"     # ...cost less than blockIP (measured)
-    assert gen_function(load_program(SCENARIOS, "-O0"), "into_loop")[1] == "blockip"     # irreducible
+    assert nested.function("nested_break").guard_variables            # its loop-exit selectors
+    assert gen_function(nested, "nested_break")[1] == "hybrid"
+    assert gen_function(load_program(SCENARIOS, "-O0"), "into_loop")[1] == "hybrid"     # irreducible
+    plain = load_program(os.path.join(ROOT, "tests", "kernels", "do_while.cl"), "-O2")
+    assert gen_function(plain, "do_while")[1] == "structured"
 
 
 def test_gen_asm_marks_blocks_and_join_targets():

@@ -373,25 +373,25 @@ def _run_spirv(program: Program, kernel: str, args: list, global_size, local_siz
 
 
 def gen_function(program: Program, kernel: str, cf: str = "auto") -> tuple[Function, str]:
-    """The kernel as the Gen backend takes it for a control-flow mode, and the mode used: `auto` takes
-    structured branches, and blockIP where the structurizer cannot take the CFG (irreducible). Choosing
-    blockIP for every kernel whose tree needed guard variables was measured too, and it ran more
-    instructions than structured on 9 of the 15 such corpus kernels (README, "Gen control-flow modes")."""
+    """The kernel as the Gen backend takes it for a control-flow mode, and the mode used: "structured"
+    (the tree), "blockip" (the CFG, block by block) or "hybrid" (the CFG, its natural regions in
+    structured branches: backend/gen/cf_regions.py). `auto` takes the tree where structurizing added
+    no guard variables, else the hybrid (irreducible CFGs included)."""
     if cf == "auto":
         try:
-            program.function(kernel)
-            cf = "structured"
+            cf = "hybrid" if program.function(kernel).guard_variables else "structured"
         except IrreducibleCFG:
-            cf = "blockip"
-    return program.function(kernel, "gen-blockip" if cf == "blockip" else "gen"), cf
+            cf = "hybrid"
+    return program.function(kernel, "gen" if cf == "structured" else "gen-blockip"), cf
 
 
 def _run_gen(program: Program, kernel: str, args: list, global_size, local_size, options, global_offset):
     from backend.gen.launch import run_gen_kernel
     options = options or GenOptions()
-    func, _ = gen_function(program, kernel, options.cf)
+    func, mode = gen_function(program, kernel, options.cf)
     simd, trace = options.simd, options.trace
-    run_gen_kernel(func, ir_arguments(func, args), global_size, local_size, simd, global_offset, trace)
+    run_gen_kernel(func, ir_arguments(func, args), global_size, local_size, simd, global_offset, trace,
+                   regions=mode == "hybrid")
 
 
 def _run_opencl(program: Program, kernel: str, args: list, global_size, local_size, options, global_offset):
