@@ -10,7 +10,8 @@ Beignet's ir/structurizer.cpp matches the same shapes):
     if      A -> B -> M, A -> M     an arm has A as its one predecessor and M as its one successor
             A -> B -> M, A -> C -> M
     loop    A -> A, A -> X          A's branch goes back to A or on to X
-            A -> B -> A, A -> X     (B's one predecessor is A; B may also branch on to X)
+            A -> B -> ... -> A      a path, each unit the one predecessor of the next, any of
+                                    them also branching out of the loop (to one or several blocks)
 
 What does not collapse (multi-level exits, fall-through into a merge from several places, irreducible
 parts, blocks with a barrier, which blockIP runs with every lane of the thread) stays one unit per block.
@@ -31,17 +32,17 @@ TERMINATORS = ("br", "cbr", "switch", "ret", "unreachable")
 class Region:
     kind: str                     # "block", "chain", "if" or "loop"
     parts: tuple                  # block: (Block,); chain: (first, second); if: (head, true arm | None,
-    entry: Block                  # false arm | None); loop: (head, tail | None), tail the body after the test
-    term: Instr | None            # the terminator control leaves by, or None: one edge to `after`
-    after: Block | None = None
+    entry: Block                  # false arm | None); loop: its units in order, the last one branching back
+    term: Instr | None            # the terminator control leaves by, or None: see `after` and `leaves`
+    after: Block | None = None    # term None: the one block it goes on to (its copies made inside)
+    leaves: tuple = ()            # term and after None: a loop's exit targets (blockIP set where each leaves)
     barrier: bool = False
 
     @property
     def exits(self) -> list[Block]:
         """The blocks control goes to from this region, each once, in terminator order."""
         if self.term is None:
-            assert self.after is not None
-            return [self.after]
+            return [self.after] if self.after is not None else list(self.leaves)
         if self.term.opcode in ("ret", "unreachable"):
             return []
         return list(dict.fromkeys(self.term.targets))
@@ -110,9 +111,43 @@ def structured_regions(func: Function) -> list[Region]:
             return list(units.values())
 
 
-def _branches_to(r: Region, back: Block, out: Block) -> bool:
-    """r ends in a cbr whose targets are `back` and `out`."""
-    return r.term is not None and r.term.opcode == "cbr" and set(r.term.targets) == {back, out} and back is not out
+def _loop(u: Region, only_from) -> Region | None:
+    """The loop headed by `u`, if its body is a path of units u, u2, ... uk (each the one successor of
+    the one before, by a plain edge or by a cbr whose other target leaves the loop) and uk's edge, or
+    one of its cbr's targets, goes back to u. Loops leaving to one block copy its phis where lanes
+    leave; loops leaving to several (multi-level breaks) set each lane's blockIP there instead. Where
+    both targets of a cbr could continue the path, both are tried (a bounded search)."""
+    budget = [64]
+
+    def walk(path: list[Region], leaves: list[Block]) -> Region | None:
+        budget[0] -= 1
+        cur = path[-1]
+        if budget[0] < 0:
+            return None
+        steps: list[tuple[Block, Block | None]] = []
+        if cur.falls_into is not None:
+            steps = [(cur.falls_into, None)]
+        elif cur.term is not None and cur.term.opcode == "cbr" and cur.term.targets[0] is not cur.term.targets[1]:
+            t, f = cur.term.targets
+            steps = [(t, f), (f, t)]
+        for nxt, out in steps:
+            if out is not None and any(out is p.entry for p in path):
+                continue
+            more = leaves + ([out] if out is not None else [])
+            if nxt is u.entry:
+                if not more:
+                    continue                            # no way out: left to blockIP
+                exits = tuple(dict.fromkeys(more))
+                if len(exits) == 1:
+                    return Region("loop", tuple(path), u.entry, None, exits[0])
+                return Region("loop", tuple(path), u.entry, None, None, exits)
+            unit = only_from(nxt, cur.entry)
+            if unit is not None and unit not in path:
+                found = walk(path + [unit], more)
+                if found is not None:
+                    return found
+        return None
+    return walk([u], [])
 
 
 def _members(region: Region) -> list[Block]:
@@ -134,18 +169,15 @@ def _collapse(u: Region, units: dict[Block, Region], preds: dict[Block, set[Bloc
     if nxt is not None and nxt is not u.entry:
         second = only_from(nxt, u.entry)
         if second is not None:
-            return Region("chain", (u, second), u.entry, second.term, second.after)
+            return Region("chain", (u, second), u.entry, second.term, second.after, second.leaves)
     term = u.term
     if term is None or term.opcode != "cbr" or term.targets[0] is term.targets[1]:
         return None
+    loop = _loop(u, only_from)
+    if loop is not None:
+        return loop
     t, f = term.targets
-    if u.entry in (t, f):
-        after = f if t is u.entry else t
-        return Region("loop", (u, None), u.entry, None, after)
     arm_t, arm_f = only_from(t, u.entry), only_from(f, u.entry)
-    for arm, other in ((arm_t, f), (arm_f, t)):
-        if arm is not None and (arm.falls_into is u.entry or _branches_to(arm, u.entry, other)):
-            return Region("loop", (u, arm), u.entry, None, other)
     if arm_t is not None and arm_t.falls_into is f:
         return Region("if", (u, arm_t, None), u.entry, None, f)
     if arm_f is not None and arm_f.falls_into is t:

@@ -305,10 +305,11 @@ class Selector:
             self.block.label = label
         self.named.add(label)
 
-    def _phi_copies(self, phis: list, pred: Block, predicate: tuple[int, int, bool] | None = None) -> None:
+    def _phi_copies(self, phis: list, pred: Block | None, predicate: tuple[int, int, bool] | None = None) -> None:
         """The phis' values along the edge from `pred` (on the lanes `predicate` picks, if given), copied
         in parallel: through temporaries when a source is itself one of the phis (a swap would otherwise
         read a value already overwritten)."""
+        assert pred is not None
         sources = [self.operand(phi.value_for(pred)) for phi in phis]
         targets = {v.id for phi in phis if isinstance(v := self.values[phi].value, VReg)}
         if any(isinstance(src.value, VReg) and src.value.id in targets for src in sources):

@@ -114,7 +114,7 @@ class BlockIPSelector(Selector):
             endif = self.m.new_label("endif")
             self._branch("if", [endif], predicate=(*ENTRY_FLAG, False))
         self._region(unit)
-        targets = self._set_next_block(i, unit.term, unit.after)
+        targets = self._set_next_block(i, unit.term, unit.after, unit.leaves)
         if masked:
             self._branch("endif", [])
             self._start(endif)
@@ -152,15 +152,16 @@ class BlockIPSelector(Selector):
     def _if(self, r: Region) -> None:
         """if/else/endif on the head's condition; each arm copies the phis of its edges."""
         head, on_true, on_false = r.parts
-        term = head.term
+        term, after = head.term, r.after
+        assert after is not None
         self._region(head)
         self._condition_flag(term.operands[0])
         endif, other = self.m.new_label("endif"), self.m.new_label("else")
         self._branch("if", [other], predicate=(*CONDITION_FLAG, False))
-        self._arm(term, on_true, r.after)
+        self._arm(term, on_true, after)
         self._branch("else", [endif])
         self._start(other)
-        self._arm(term, on_false, r.after)
+        self._arm(term, on_false, after)
         self._branch("endif", [])
         self._start(endif)
 
@@ -174,35 +175,37 @@ class BlockIPSelector(Selector):
             self._phi_copies(list(after.phis()), arm.term.block)
 
     def _do_while(self, r: Region) -> None:
-        """A loop as do ... while. The head's lanes that leave break (the tail, if any, runs after the
-        test); the lanes the last test sends back stay for the next iteration (a predicated while), the
-        others leave with it. Header phis are copied at the back edge, the phis after the loop on the
-        lanes leaving, where each leaves."""
-        head, tail = r.parts
+        """A loop as do ... while over its path of units. A unit whose branch leaves the loop copies
+        the target's phis on the lanes leaving (and, when the loop leaves to several blocks, sets
+        their blockIP to it), then those lanes break; the last unit's test keeps the lanes going back
+        for the next iteration (a predicated while) after copying the header's phis on them."""
         top, end = self.m.new_label("loop"), self.m.new_label("endloop")
         self._start(top)
-        self._region(head)
-        term = head.term
-        self._condition_flag(term.operands[0])
-        if tail is not None:
-            leave = (*CONDITION_FLAG, term.targets[0] is tail.entry)
-            self._phi_copies(list(r.after.phis()), term.block, predicate=leave)
-            self._branch("break", [end], predicate=leave)
-            self._phi_copies(list(tail.entry.phis()), term.block)
-            self._region(tail)
-            term = tail.term
-            if term is None or term.opcode == "br":
+        for k, unit in enumerate(r.parts):
+            last = k == len(r.parts) - 1
+            following = r.entry if last else r.parts[k + 1].entry
+            self._region(unit)
+            term = unit.term
+            if unit.falls_into is not None:         # on to the next unit (or back) with every lane
                 if term is not None:
-                    self._phi_copies(list(r.entry.phis()), term.block)
-                self._branch("while", [top])
-                self._start(end)
-                return
+                    self._phi_copies(list(following.phis()), term.block)
+                if last:
+                    self._branch("while", [top])
+                continue
+            assert term is not None and term.opcode == "cbr"
             self._condition_flag(term.operands[0])
-        back = (*CONDITION_FLAG, term.targets[0] is not r.entry)
-        leave = (*CONDITION_FLAG, term.targets[0] is r.entry)
-        self._phi_copies(list(r.entry.phis()), term.block, predicate=back)
-        self._phi_copies(list(r.after.phis()), term.block, predicate=leave)
-        self._branch("while", [top], predicate=back)
+            stay = (*CONDITION_FLAG, term.targets[0] is not following)
+            leave = (*CONDITION_FLAG, term.targets[0] is following)
+            out = term.targets[1] if term.targets[0] is following else term.targets[0]
+            self._phi_copies(list(out.phis()), term.block, predicate=leave)
+            if r.after is None:
+                self._send_lanes_to(self.index[out], predicate=leave)
+            if last:
+                self._phi_copies(list(following.phis()), term.block, predicate=stay)
+                self._branch("while", [top], predicate=stay)
+            else:
+                self._branch("break", [end], predicate=leave)
+                self._phi_copies(list(following.phis()), term.block)
         self._start(end)
 
     def _send_lanes_to(self, block: int, predicate: tuple[int, int, bool] | None = None) -> None:
@@ -220,7 +223,8 @@ class BlockIPSelector(Selector):
         self._jmpi(join, inverted=True, test="all")
         self._send_lanes_to(i)
 
-    def _set_next_block(self, i: int, term: Instr | None, after: Block | None = None) -> list[int]:
+    def _set_next_block(self, i: int, term: Instr | None, after: Block | None = None,
+                        leaves: tuple = ()) -> list[int]:
         """Each enabled lane's blockIP becomes its next unit's index; the targets' phis get their values
         along the edge, predicated on the lanes taking it (`after`: a region's one way out, whose copies
         it made itself). Returns the target indices."""
@@ -229,6 +233,8 @@ class BlockIPSelector(Selector):
             if target != i + 1:
                 self._send_lanes_to(target)
             return [target]
+        if term is None and leaves:                 # a loop that set each leaving lane's blockIP
+            return [self.index[b] for b in leaves]
         if term is None or term.opcode in ("ret", "unreachable"):
             if self.exit_index != i + 1:
                 self._send_lanes_to(self.exit_index)

@@ -1,0 +1,94 @@
+"""backend/gen/cf_regions.py: which parts of a CFG the hybrid runs with Gen's structured branches.
+
+Each shape the module names collapses (a chain, an if with one or two arms, do-while loops leaving to one
+block or to several), and what must stay blockIP does: a loop with a `continue` edge past its body, a
+block with a barrier, an irreducible loop. The corpus and random-CFG tests check what the regions compute.
+"""
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from backend.gen.cf_regions import join_points, layout, structured_regions
+from backend.gen.isel_blockip import BlockIPSelector
+from tools.targets.harness import load_program
+
+ROOT = os.path.join(os.path.dirname(__file__), os.pardir, os.pardir)
+
+
+def _shape(region) -> str:
+    if region.kind == "block":
+        return region.entry.label
+    return f"{region.kind}(" + ", ".join(_shape(p) if p is not None else "-" for p in region.parts) + ")"
+
+
+def _units(path: str, kernel: str, level: str = "-O2") -> list[str]:
+    func = load_program(os.path.join(ROOT, path), level).function(kernel, "gen-blockip")
+    return [_shape(u) for u in layout(func, structured_regions(func))]
+
+
+def test_a_natural_kernel_is_one_unit_of_chains_ifs_and_a_loop():
+    # do_while at -O2: entry, a loop of two blocks that both leave to the same block, the store
+    assert _units("tests/kernels/do_while.cl", "do_while") == ["chain(chain(3, loop(9, 20)), 24)"]
+    # while_complex: an if around the loop, whose body is an if/else diamond
+    assert _units("tests/kernels/while_complex.cl", "while_complex") == \
+        ["chain(if(3, -, loop(chain(if(16, 21, 24), 28))), 39)"]
+
+
+def test_a_loop_leaving_to_several_blocks_is_one_region_that_sets_blockip_where_lanes_leave():
+    func = load_program(os.path.join(ROOT, "examples", "nested_break.cl"), "-O2").function("nested_break",
+                                                                                         "gen-blockip")
+    units = layout(func, structured_regions(func))
+    inner = units[1].parts[1]
+    assert inner.kind == "loop" and inner.after is None
+    assert [b.label for b in inner.leaves] == ["33", "29", "37"]     # goto done, goto next_row, return
+    selector = BlockIPSelector(func, 16, regions=True)
+    mfunc = selector.run()
+    bip = selector.blockip.value.id
+    in_loop, sets = False, 0
+    for block in mfunc.blocks:
+        for ins in block.instrs:
+            in_loop = in_loop or block.label.startswith("loop")
+            if in_loop and ins.opcode == "mov" and any(r.id == bip for r in ins.defs()):
+                assert ins.predicate is not None                    # only on the lanes leaving
+                sets += 1
+            if ins.opcode == "while":
+                in_loop = False
+    assert sets == 4                                                # one per exit edge
+
+
+def test_what_is_not_natural_stays_one_unit_per_block():
+    # bit_loops: a `continue` jumps from the loop's head to its latch, past the body
+    assert len(_units("tests/kernels/bit_loops.cl", "bit_loops")) == 7
+    # the goto into a loop's middle at -O0: irreducible, so no loop region forms around it
+    units = _units("tests/gen/blockip/scenarios.cl", "into_loop", "-O0")
+    assert not any(u.startswith("loop") for u in units)
+
+
+@pytest.mark.parametrize("path,kernel", [("tests/kernels/local_mem.cl", "local_mem"),
+                                         ("tests/kernels_barrier/wg_reduce.cl", "wg_reduce")])
+def test_a_block_with_a_barrier_is_never_inside_a_region(path, kernel):
+    func = load_program(os.path.join(ROOT, path), "-O2").function(kernel, "gen-blockip")
+    for unit in structured_regions(func):
+        if unit.barrier:
+            assert unit.kind == "block"
+        else:
+            stack = [unit]
+            while stack:
+                r = stack.pop()
+                assert not r.barrier
+                stack += [p for p in r.parts if p is not None and not hasattr(p, "instrs")]
+
+
+def test_join_points_of_units_follow_the_pending_rule():
+    # nested_break's units: 0 entry -> 1 (outer head + inner loop) -> {3 '33', 2 '29', 4 '37'};
+    # 2 -> {1 (backward), 3}; 3 -> 4; 4 returns
+    func = load_program(os.path.join(ROOT, "examples", "nested_break.cl"), "-O2").function("nested_break",
+                                                                                         "gen-blockip")
+    units = layout(func, structured_regions(func))
+    assert [_shape(u) for u in units][2:] == ["29", "33", "37"]
+    # worked by hand: entering 0 nothing is pending (JOIN = the exit, 5); entering 1 the backward branch
+    # into it from 2 makes 3 pending (JOIN 3), then 1's targets 2, 3, 4 are; entering 2 leaves {3, 4}
+    # (JOIN 3); entering 3 leaves {4}; entering 4 leaves nothing (the exit)
+    assert join_points(units) == {0: 5, 1: 3, 2: 3, 3: 4, 4: 5}
