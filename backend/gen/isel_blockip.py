@@ -31,8 +31,9 @@ from __future__ import annotations
 from isa.gen9.model import DataType
 from lowering.ir.core import Block, Const, Function, Instr
 
-from . import cf_regions
-from .cf_regions import Region
+from .cf_regions import Region, block_unit, structured_regions
+from .cf_regions import join_points as unit_join_points
+from .cf_regions import layout as unit_layout
 from .isel import Selector
 from .mir import Imm, MFunction, MInstr, Operand, VReg
 
@@ -43,12 +44,12 @@ CONDITION_FLAG = (0, 0)
 
 def layout(func: Function) -> list[Block]:
     """The blocks of pure blockIP in layout order (cf_regions.layout of one unit per block)."""
-    return [u.entry for u in cf_regions.layout(func, [cf_regions.block_unit(b) for b in func.blocks])]
+    return [u.entry for u in unit_layout(func, [block_unit(b) for b in func.blocks])]
 
 
 def join_points(func: Function) -> dict[int, int]:
     """Layout position -> the block its entry jumps to when no lane wants it (buildJIPs, stated above)."""
-    return cf_regions.join_points(cf_regions.layout(func, [cf_regions.block_unit(b) for b in func.blocks]))
+    return unit_join_points(unit_layout(func, [block_unit(b) for b in func.blocks]))
 
 
 class BlockIPSelector(Selector):
@@ -65,16 +66,16 @@ class BlockIPSelector(Selector):
         for ins in func.instructions():
             if ins.opcode == "phi":
                 self.values[ins] = self.fresh(self._phi_type(ins))
-        units = cf_regions.structured_regions(func) if self.regions else [cf_regions.block_unit(b)
+        units = structured_regions(func) if self.regions else [block_unit(b)
                                                                             for b in func.blocks]
-        units = cf_regions.layout(func, units)
+        units = unit_layout(func, units)
         self.index = {u.entry: i for i, u in enumerate(units)}
         self.exit_index = len(units)
         self.blockip = Operand(self.m.vreg(T.UW))
         if len(units) > 1:                  # else no test ever reads it
             self.emit("mov", self.blockip, Operand(Imm(0xFFFF, T.UW)), no_mask=True)
             self._send_lanes_to(0)
-        joins = cf_regions.join_points(units)
+        joins = unit_join_points(units)
         for i, unit in enumerate(units):
             self._start(self._label(i))
             self._unit(i, unit, joins[i])
