@@ -27,10 +27,11 @@ class GenKernel:
         return Kernel(self.name, code, self.simd, self.layout.payload(self.simd))  # type: ignore[attr-defined]
 
 
-def compile_gen_kernel(func: Function, simd: int = 16, verify: bool = True, regions: bool = False) -> GenKernel:
+def compile_gen_kernel(func: Function, simd: int = 16, verify: bool = True, regions: bool = False,
+                       entry: str = "if") -> GenKernel:
     """A kernel of the `gen` pipeline's IR (structured branches) or the `gen-blockip` one's (blockIP;
-    `regions`: with the natural regions in structured branches, the hybrid) -> Gen9 instructions and
-    the ABI they expect."""
+    `regions`: with the natural regions in structured branches, the hybrid; `entry`: Beignet's entry
+    sequence, isel_blockip.BlockIPSelector) -> Gen9 instructions and the ABI they expect."""
     from lowering.errors import CompileError
 
     from .emit import emit
@@ -43,7 +44,7 @@ def compile_gen_kernel(func: Function, simd: int = 16, verify: bool = True, regi
         problems = verify_mir(mfunc) if verify else []
         if problems:
             raise CompileError(f"internal error: invalid machine IR after {after}: {problems[0]}")
-    selector = _selector(func, simd, regions)
+    selector = _selector(func, simd, regions, entry)
     mfunc = selector.run()
     check("instruction selection")
     layout = selector.layout
@@ -53,11 +54,11 @@ def compile_gen_kernel(func: Function, simd: int = 16, verify: bool = True, regi
     return GenKernel(func.name, simd, emit(mfunc, home, notes), layout, notes)
 
 
-def _selector(func: Function, simd: int, regions: bool = False):
+def _selector(func: Function, simd: int, regions: bool = False, entry: str = "if"):
     """Structured branches for a tree (the gen pipeline), blockIP for a CFG (gen-blockip)."""
     from .isel import Selector
     from .isel_blockip import BlockIPSelector
-    return Selector(func, simd) if func.is_structured else BlockIPSelector(func, simd, regions)
+    return Selector(func, simd) if func.is_structured else BlockIPSelector(func, simd, regions, entry)
 
 
 def select_any(func: Function, simd: int = 16, regions: bool = False):

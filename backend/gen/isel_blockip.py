@@ -35,10 +35,12 @@ from .cf_regions import Region, block_unit, structured_regions
 from .cf_regions import join_points as unit_join_points
 from .cf_regions import layout as unit_layout
 from .isel import Selector
-from .mir import Imm, MFunction, MInstr, Operand, VReg
+from .mir import BRANCHES, Imm, MFunction, MInstr, Operand, VReg
 
 T = DataType
 ENTRY_FLAG = (0, 1)
+OTHER_FLAG = (0, 1)
+PREDICATE_FLAG = (1, 0)             # scheme A's entry flag: it must outlive the body, whose compares use f0
 CONDITION_FLAG = (0, 0)
 
 
@@ -53,11 +55,19 @@ def join_points(func: Function) -> dict[int, int]:
 
 
 class BlockIPSelector(Selector):
-    """`regions`: lay the kernel out in cf_regions' structured regions (the hybrid), not block by block."""
+    """`regions`: lay the kernel out in cf_regions' structured regions (the hybrid), not block by block.
+    `entry`: Beignet's scheme B, "if" (a hardware if/endif around each body: the default), or its scheme
+    A, "predicate" (no if: the flag of the entry test predicates every body instruction whose effect
+    another lane could see; measured against each other in the README, "Gen control-flow modes")."""
 
-    def __init__(self, func: Function, simd: int = 16, regions: bool = False):
+    def __init__(self, func: Function, simd: int = 16, regions: bool = False, entry: str = "if"):
         super().__init__(func, simd)
+        if entry not in ("if", "predicate") or (regions and entry != "if"):
+            raise ValueError(f"blockIP entry sequence '{entry}' (with regions: 'if' only)")
         self.regions = regions
+        self.entry = entry
+        self.predicating = False            # scheme A, inside a body (see _predicate_bodies)
+        self.bodies: list[tuple[int, int, int, int]] = []   # scheme A: (block, instr) spans of the bodies
 
     def run(self) -> MFunction:
         func = self.func
@@ -72,6 +82,7 @@ class BlockIPSelector(Selector):
         self.index = {u.entry: i for i, u in enumerate(units)}
         self.exit_index = len(units)
         self.blockip = Operand(self.m.vreg(T.UW))
+        self.entry_lanes = Operand(self.m.vreg(T.UW))
         if len(units) > 1:                  # else no test ever reads it
             self.emit("mov", self.blockip, Operand(Imm(0xFFFF, T.UW)), no_mask=True)
             self._send_lanes_to(0)
@@ -81,7 +92,53 @@ class BlockIPSelector(Selector):
             self._unit(i, unit, joins[i])
         self._start(self._label(self.exit_index))
         self._end_of_thread()
+        self._predicate_bodies()
         return self.m
+
+    def _predicate_bodies(self) -> None:
+        """Scheme A: every body instruction runs under the entry flag (f1.0). Gen encodes one flag per
+        instruction for both its predicate and its conditional modifier (PRM vol. 2a, "Flag Register
+        and Flag Subregister Number"), so an instruction that writes a flag runs on every lane (its
+        register result goes to a temporary, copied on the entry lanes), and when a later instruction is
+        predicated on that flag, the flag is narrowed to the entry lanes at once by a compare
+        predicated on itself: (F) cmp.ne F null entry_lanes 0. A sel (whose predicate picks a source,
+        and which writes every lane) also writes a temporary copied on the entry lanes."""
+        entry = (*PREDICATE_FLAG, False)
+        for b0, i0, b1, i1 in self.bodies:
+            spans = [(b, i0 if b == b0 else 0, i1 if b == b1 else len(self.m.blocks[b].instrs))
+                     for b in range(b0, b1 + 1)]
+            body = [self.m.blocks[b].instrs[i] for b, lo, hi in spans for i in range(lo, hi)]
+            writer: dict[tuple[int, int], MInstr] = {}
+            narrow: set[int] = set()
+            for ins in body:
+                if ins.predicate is not None and ins.opcode != "sel" and ins.predicate[:2] in writer:
+                    narrow.add(id(writer[ins.predicate[:2]]))
+                if ins.cond_mod is not None:
+                    writer[ins.flag] = ins
+            for b, lo, hi in spans:
+                block = self.m.blocks[b]
+                out: list[MInstr] = []
+                for ins in block.instrs[lo:hi]:
+                    writes_flag = ins.cond_mod is not None
+                    if ins.no_mask or ins.opcode in BRANCHES or (ins.predicate is not None and ins.opcode != "sel"):
+                        assert not writes_flag or ins.no_mask, "scheme A: a predicated flag write"
+                        out.append(ins)
+                        continue
+                    if (writes_flag or ins.opcode == "sel") and ins.dst is not None \
+                            and isinstance(ins.dst.value, VReg):
+                        assert ins.dst.region is None
+                        v, dst = ins.dst.value, ins.dst
+                        ins.dst = Operand(self.m.vreg(v.type, v.uniform, v.count), dst.offset)
+                        out += [ins, MInstr("mov", ins.exec_size, dst, [ins.dst], predicate=entry)]
+                    elif writes_flag or ins.opcode == "sel":
+                        out.append(ins)
+                    else:
+                        ins.predicate = entry
+                        out.append(ins)
+                    if id(ins) in narrow:
+                        out.append(MInstr("cmp", ins.exec_size, None, [self.entry_lanes, Operand(Imm(0, T.UW))],
+                                          predicate=(*ins.flag, False), cond_mod="ne", flag=ins.flag))
+                block.instrs[lo:hi] = out
 
     @staticmethod
     def _label(i: int) -> str:
@@ -91,21 +148,26 @@ class BlockIPSelector(Selector):
         from .isel import gen_type
         return gen_type(phi.type)
 
-    def _lanes_up_to(self, i: int) -> None:
-        self.emit("cmp", None, self.blockip, Operand(Imm(i, T.UW)), cond_mod="le", flag=ENTRY_FLAG, no_mask=True)
+    def _lanes_up_to(self, i: int, flag: tuple[int, int] = ENTRY_FLAG) -> None:
+        self.emit("cmp", None, self.blockip, Operand(Imm(i, T.UW)), cond_mod="le", flag=flag, no_mask=True)
 
-    def _jmpi(self, target: int, inverted: bool, test: str = "any") -> None:
+    def _jmpi(self, target: int, inverted: bool, test: str = "any", flag: tuple[int, int] = ENTRY_FLAG) -> None:
         """A scalar jump to block `target` when any (or all) of the thread's entry-flag bits are set
         (`inverted`: clear)."""
-        self.block.append(MInstr("jmpi", 1, None, [], predicate=(*ENTRY_FLAG, inverted), no_mask=True,
+        self.block.append(MInstr("jmpi", 1, None, [], predicate=(*flag, inverted), no_mask=True,
                                  pred_control=f"{test}{self.simd}h", targets=[self._label(target)]))
         self.block = self.m.block(self.m.new_label("b"))
 
     def _unit(self, i: int, unit: Region, join: int) -> None:
         """One unit: its entry (none for the first, which every dispatched lane runs: nothing branches to
         the function's entry), its code, and each lane's next unit."""
-        masked = i > 0 and not unit.barrier
-        if i > 0:
+        predicated = self.entry == "predicate" and i > 0 and not unit.barrier
+        masked = i > 0 and not unit.barrier and not predicated
+        if predicated:                      # the entry lanes as a flag and as 0/-1 words
+            self.emit("cmp", self.entry_lanes, self.blockip, Operand(Imm(i, T.UW)), cond_mod="le",
+                      flag=PREDICATE_FLAG, no_mask=True)
+            self._jmpi(join, inverted=True, flag=PREDICATE_FLAG)
+        elif i > 0:
             self._lanes_up_to(i)
             if join != i + 1 or unit.barrier:   # else the if's own jump to its endif reaches the next entry
                 self._jmpi(join, inverted=True)
@@ -114,8 +176,13 @@ class BlockIPSelector(Selector):
         elif masked:
             endif = self.m.new_label("endif")
             self._branch("if", [endif], predicate=(*ENTRY_FLAG, False))
+        self.predicating = predicated
+        start = (len(self.m.blocks) - 1, len(self.block.instrs))
         self._region(unit)
         targets = self._set_next_block(i, unit.term, unit.after, unit.leaves)
+        if predicated:
+            self.bodies.append((*start, len(self.m.blocks) - 1, len(self.block.instrs)))
+        self.predicating = False
         if masked:
             self._branch("endif", [])
             self._start(endif)
@@ -247,6 +314,11 @@ class BlockIPSelector(Selector):
         if term.opcode == "br" or len(set(targets)) == 1:
             if targets[0] not in stays:
                 self._send_lanes_to(targets[0])
+        elif term.opcode == "cbr" and self.predicating:     # the false target first, on every entry lane
+            if targets[1] not in stays:
+                self._send_lanes_to(targets[1])
+            self._condition_flag(term.operands[0])
+            self._send_lanes_to(targets[0], predicate=(*CONDITION_FLAG, False))
         elif term.opcode == "cbr":
             false_first = targets[0] in stays
             if targets[1 - false_first] not in stays:
@@ -281,7 +353,13 @@ class BlockIPSelector(Selector):
             if not mine:
                 continue
             predicate = None
-            if flagged:
+            if flagged and self.predicating and target is not targets[0]:
+                # scheme A: the false target's lanes are the entry lanes (_predicate_bodies narrows the
+                # flag to them) not sent to the true one: ~f0.0 would take every other lane too
+                self.emit("cmp", None, self.blockip, Operand(Imm(self.index[targets[0]], T.UW)), cond_mod="ne",
+                          flag=OTHER_FLAG)
+                predicate = (*OTHER_FLAG, False)
+            elif flagged:
                 predicate = (*CONDITION_FLAG, target is not targets[0])
             elif not one_target:
                 self.emit("cmp", None, self.blockip, Operand(Imm(self.index[target], T.UW)), cond_mod="eq",
@@ -291,5 +369,5 @@ class BlockIPSelector(Selector):
                 self.emit("mov", self.values[phi], src, predicate=predicate)
 
 
-def select_blockip(func: Function, simd: int = 16, regions: bool = False) -> MFunction:
-    return BlockIPSelector(func, simd, regions).run()
+def select_blockip(func: Function, simd: int = 16, regions: bool = False, entry: str = "if") -> MFunction:
+    return BlockIPSelector(func, simd, regions, entry).run()

@@ -43,14 +43,14 @@ def argument_bytes(layout: KernelLayout, args: list, local_offsets: dict) -> byt
 
 
 def run_gen_kernel(func: Function, args: list, global_size, local_size, simd: int = 16,
-                   global_offset=0, trace=None, regions: bool = False) -> None:
+                   global_offset=0, trace=None, regions: bool = False, entry: str = "if") -> None:
     """Run on the simulator, buffers updated in place; `trace` (isa.gen9.simulator.Trace) gets the first
     work-group's lane activity and, as trace.labels, the address of each labelled block."""
     try:
         rng = ndrange(global_size, local_size, global_offset)
     except ValueError as exc:
         raise CompileError(f"@{func.name}: {exc}") from None
-    compiled = compile_gen_kernel(func, simd, regions=regions)
+    compiled = compile_gen_kernel(func, simd, regions=regions, entry=entry)
     layout: KernelLayout = compiled.layout  # type: ignore[assignment]
     surfaces = {layout.buffer_bti[a]: np.ascontiguousarray(args[a.index]) for a in layout.buffer_bti}
     for a in layout.buffer_bti:

@@ -19,14 +19,20 @@ def program(file: str, level: str):
     return load_program(os.path.join(KERNELS, file), level)
 
 
-@pytest.mark.parametrize("cf", ["gen", "gen-blockip"])
+MODES = {"structured": ("gen", {}), "blockip": ("gen-blockip", {}),
+         "blockip-predicated": ("gen-blockip", {"entry": "predicate"}), "hybrid": ("gen-blockip", {"regions": True})}
+
+
+@pytest.mark.parametrize("cf", list(MODES))
 @pytest.mark.parametrize("simd", [8, 16])
 @pytest.mark.parametrize("level", ["-O0", "-O2"])
 @pytest.mark.parametrize("case", CASES, ids=case_id)
 def test_gen_matches_numpy(case, level, simd, cf):
-    """Structured branches, and blockIP, whose barrier blocks wait for every lane of the thread."""
-    func = program(case.file, level).function(case.kernel, cf)
+    """Structured branches; blockIP (with each of Beignet's entry sequences), whose barrier blocks wait
+    for every lane of the thread; and the hybrid, which keeps barrier blocks out of its regions."""
+    pipeline, options = MODES[cf]
+    func = program(case.file, level).function(case.kernel, pipeline)
     args = fresh_args(case)
     expected = case.expect(args)
-    run_gen_kernel(func, args, case.global_size, case.local_size, simd)
+    run_gen_kernel(func, args, case.global_size, case.local_size, simd, **options)
     check(args, expected, f"{cf} SIMD{simd} {case.kernel} {level}")

@@ -22,7 +22,15 @@ from backend.gen.launch import run_gen_kernel
 from isa.gen9.encoding import encode_program
 from lowering.errors import CompileError, IrreducibleCFG
 from tests.gen.iga import iga_text
-from tools.targets.harness import GenOptions, compare, kernel_params, load_program, program_from_llvm, run_target
+from tools.targets.harness import (
+    GenOptions,
+    compare,
+    ir_arguments,
+    kernel_params,
+    load_program,
+    program_from_llvm,
+    run_target,
+)
 from tools.testing.float_policy import float_ulps
 from tools.testing.kernel_spec import parse_specs
 
@@ -113,18 +121,24 @@ def test_join_points_follow_the_pending_block_rule():
     assert join_points(func) == {0: 4, 1: 3, 2: 3, 3: 4}
 
 
+# mode -> run_gen_kernel's options for the gen-blockip pipeline's function
+MODES = {"blockip": {}, "blockip-predicated": {"entry": "predicate"}, "hybrid": {"regions": True}}
+
+
 @pytest.mark.parametrize("level", ["-O0", "-O2"])
 @pytest.mark.parametrize("path", CORPUS, ids=lambda p: os.path.basename(p)[:-3])
-@pytest.mark.parametrize("cf", ["blockip", "hybrid"])
+@pytest.mark.parametrize("cf", list(MODES))
 def test_the_corpus_runs_right_under_blockip(path, level, cf):
+    """blockIP with each of Beignet's entry sequences, and the hybrid."""
     program = load_program(path, level)
     for spec in parse_specs(path):
-        func = program.function(spec.kernel, "gen")
+        func = program.function(spec.kernel, "gen-blockip")
         reference = run_target("llvm", program, spec.kernel, spec.make_args(3), spec.global_size, spec.local_size,
                                global_offset=spec.global_offset)
         for simd in (8, 16):
-            got = run_target("gen", program, spec.kernel, spec.make_args(3), spec.global_size, spec.local_size,
-                             GenOptions(simd, cf), global_offset=spec.global_offset)
+            got = spec.make_args(3)
+            run_gen_kernel(func, ir_arguments(func, got), spec.global_size, spec.local_size, simd,
+                           spec.global_offset, **MODES[cf])
             problems = compare(reference, got, [p.name for p in kernel_params(func)], float_ulps=float_ulps(func),
                                labels=("llvm", "gen"))
             assert not problems, f"{spec.kernel} {level} SIMD{simd} {cf}: {problems[0]}"

@@ -15,12 +15,13 @@ from tools.targets.jit_oracle import run_llvm_kernel
 from tools.testing.cfggen import random_kernel
 
 
-@pytest.mark.parametrize("cf", ["structured", "blockip", "hybrid"])
+@pytest.mark.parametrize("cf", ["structured", "blockip", "blockip-predicated", "hybrid"])
 @pytest.mark.parametrize("n_blocks,seed", [(8, 1), (20, 2), (30, 3), (60, 4), (120, 5), (30, 6), (45, 7), (80, 8)],
                          ids=lambda v: str(v))
 def test_random_cfgs_agree_with_the_jit(n_blocks, seed, cf):
     """Structured branches from the tree (the gen pipeline), blockIP on the CFG (gen-blockip), and the
-    CFG's natural regions in structured branches inside blockIP (hybrid)."""
+    CFG's natural regions in structured branches inside blockIP (hybrid); blockIP with each of Beignet's
+    entry sequences."""
     pipeline = "gen" if cf == "structured" else "gen-blockip"
     text = str(random_kernel(random.Random(seed), n_blocks))
     func = compile_llvm(text, source_name=f"cfggen-{n_blocks}-{seed}",
@@ -30,6 +31,7 @@ def test_random_cfgs_agree_with_the_jit(n_blocks, seed, cf):
     run_llvm_kernel(text, "k", [expected, inp.copy()], 48, 24)
     for simd in (8, 16):
         got = np.zeros(48, np.int32)
-        run_gen_kernel(func, [got, inp.copy()], (48,), (24,), simd, regions=cf == "hybrid")
+        run_gen_kernel(func, [got, inp.copy()], (48,), (24,), simd, regions=cf == "hybrid",
+                       entry="predicate" if cf == "blockip-predicated" else "if")
         bad = np.flatnonzero(got != expected)
         assert bad.size == 0, f"SIMD{simd}: work-item {bad[0]}: gen {got[bad[0]]}, JIT {expected[bad[0]]}"
