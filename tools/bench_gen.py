@@ -138,7 +138,15 @@ def _corpus_launches(pattern: str = "*.cl", examples: bool = True):
 
 
 def _launch(program, spec, cf: str = "auto") -> None:
-    from tools.targets.harness import GenOptions, run_target
+    """The kernel's corpus launch on gen in SIMD16, in a harness mode or "blockip-predicated" (blockIP
+    with Beignet's scheme A entry sequence, which only the backend's own options reach)."""
+    from tools.targets.harness import GenOptions, ir_arguments, run_target
+    if cf == "blockip-predicated":
+        from backend.gen.launch import run_gen_kernel
+        func = program.function(spec.kernel, "gen-blockip")
+        run_gen_kernel(func, ir_arguments(func, spec.make_args(1)), spec.global_size, spec.local_size, 16,
+                       spec.global_offset, entry="predicate")
+        return
     run_target("gen", program, spec.kernel, spec.make_args(1), spec.global_size, spec.local_size,
                GenOptions(16, cf), global_offset=spec.global_offset)
 
@@ -146,19 +154,22 @@ def _launch(program, spec, cf: str = "auto") -> None:
 def _modes(files: str) -> None:
     """Per kernel and control-flow mode: static instructions, and executed instructions and executed
     branch instructions (if/else/endif/while/break/cont/halt/jmpi) summed over the corpus launch's threads."""
-    from backend.gen import compile_gen
+    from backend.gen import compile_gen_kernel
     from tools.targets.harness import gen_function
 
     print("\n| kernel | auto picks | structured: static / executed / branches | blockip: static / executed / "
-          "branches | hybrid: static / executed / branches | blockip entry per block | blockip per branch |")
-    print("|---|---|---|---|---|---|---|")
+          "branches | hybrid: static / executed / branches | blockip, scheme A entry: static / executed | "
+          "blockip entry per block | blockip per branch |")
+    print("|---|---|---|---|---|---|---|---|")
     overhead = [0, 0, 0, 0]
-    modes = ("structured", "blockip", "hybrid")
+    modes = ("structured", "blockip", "hybrid", "blockip-predicated")
     totals = dict.fromkeys(modes + ("auto",), 0)
     for program, spec in _corpus_launches(files):
         cells, executed = {}, {}
         for cf in modes:
-            static = len(compile_gen(gen_function(program, spec.kernel, cf)[0], 16, regions=cf == "hybrid"))
+            func = gen_function(program, spec.kernel, "blockip" if cf == "blockip-predicated" else cf)[0]
+            static = len(compile_gen_kernel(func, 16, regions=cf == "hybrid",
+                                            entry="predicate" if cf == "blockip-predicated" else "if").program)
             with _Executed() as count:
                 _launch(program, spec, cf)
             executed[cf] = count.instructions
@@ -169,8 +180,9 @@ def _modes(files: str) -> None:
         entry, blocks, branch, branches = _blockip_overhead(gen_function(program, spec.kernel, "blockip")[0])
         overhead = [a + b for a, b in zip(overhead, (entry, blocks, branch, branches))]
         per_branch = f"{branch / branches:.1f}" if branches else "-"
+        scheme_a = cells["blockip-predicated"].rsplit(" / ", 1)[0]
         print(f"| {spec.kernel} | {chosen} | {cells['structured']} | {cells['blockip']} | {cells['hybrid']} "
-              f"| {entry / blocks:.1f} | {per_branch} |")
+              f"| {scheme_a} | {entry / blocks:.1f} | {per_branch} |")
     print(f"\nexecuted instructions over the corpus: {', '.join(f'{k} {v}' for k, v in totals.items())}; "
           f"blockIP bookkeeping: {overhead[0] / overhead[1]:.2f} instructions per block entry over "
           f"{overhead[1]} blocks, {overhead[2] / overhead[3]:.2f} per branch over {overhead[3]} branches and returns")
