@@ -329,8 +329,9 @@ def _run(args) -> None:
         results, png = call_in_child(launch, f"{args.input}: @{kernel} on the {args.target} target", args.timeout)
     else:
         results, png = launch()
-    _write_arrays(args.out, [(p.name, results[i]) for i, p in enumerate(params) if p.is_buffer],
-                  [args.input] + run_args.input_files(args.arg or []))
+    if args.out is not None:                # None: `reconverge trace` of a kernel source, the picture only
+        _write_arrays(args.out, [(p.name, results[i]) for i, p in enumerate(params) if p.is_buffer],
+                      [args.input] + run_args.input_files(args.arg or []))
     if args.trace is not None:
         write_output(args.trace, png, inputs=[args.input])
 
@@ -422,8 +423,7 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--target", required=True, metavar="llvm|ir|spirv|opencl|gen",
                    help="llvm: the LLVM module on the CPU JIT; ir: the structured IR on the interpreter; "
                         "spirv: the SPIR-V module on a Vulkan device; opencl: the .cl source on an installed "
-                        "OpenCL driver (not our compiler at all); gen: our Gen9 code in the Gen9 simulator "
-                        "(so far straight-line kernels)")
+                        "OpenCL driver (not our compiler at all); gen: our Gen9 code in the Gen9 simulator")
     r.add_argument("--platform", metavar="NAME|N", help="opencl target: the OpenCL platform (default: the first)")
     r.add_argument("--device", metavar="NAME|N", help="opencl target: the device (default: the platform's first)")
     r.add_argument("--global", dest="global_size", required=True, metavar="N[,N,N]", help="global size")

@@ -2,6 +2,11 @@
 
     reconverge trace INPUT.krn|INPUT.asm --simd 8|16|32 [--threads N] [--dispatch-mask M]
                      [--surface BTI=FILE.npy ...] -o OUT.png
+    reconverge trace INPUT.cl|.ll|.bc|.nir --global N [--local L] --arg NAME=VALUE ... [--kernel K]
+                     [--simd 8|16] [--cf MODE] [-O0..3] -o OUT.png
+
+A kernel source is compiled for Gen and launched exactly as `run --target gen --trace` does (the same
+code path), so the picture shows its block labels and the first work-group's threads.
 
 Why a separate module: the main CLI (tools/cli.py) only calls add_commands(subparsers); everything
 about tracing lives here. Bad input raises CompileError with a one-line message; the PNG is written
@@ -75,10 +80,45 @@ def _load_surfaces(specs: list[str]):
     return surfaces
 
 
+SOURCES = (".cl", ".ll", ".bc", ".nir")
+
+
+def _trace_compiled_kernel(args) -> None:
+    """A kernel source: compiled for Gen and launched as `run --target gen` would (the same --kernel,
+    --global, --local, --arg, --cf, --simd, -O and build options), the picture showing block labels."""
+    import argparse
+
+    from tools import cli
+    if args.global_size is None:
+        raise UsageError(f"{args.input}: a kernel source needs --global (and --arg for its parameters)")
+    for flag, value in (("--threads", args.threads != 1), ("--dispatch-mask", args.dispatch_mask is not None),
+                        ("--surface", bool(args.surface))):
+        if value:
+            raise UsageError(f"{flag} applies to .krn/.asm input; a kernel source takes --global, --local, --arg")
+    if args.simd not in (None, 8, 16):
+        raise UsageError(f"--simd {args.simd}: a compiled kernel runs in SIMD8 or SIMD16")
+    run = argparse.Namespace(**vars(args))
+    run.__dict__.update(target="gen", trace=args.output, out=None, timeout=None, max_steps=None, platform=None,
+                        device=None, spirv_version=None, target_env=None, verify_each=False)
+    cli._run(run)
+
+
+def _launch_options_given(args) -> bool:
+    return any((args.kernel, args.global_size, args.local, args.arg, args.cf, args.opt != "0", args.define,
+                args.include, args.clang_arg))
+
+
 def run_trace(args) -> None:
     from isa.gen9.sim_trace import trace_png
     from isa.gen9.simulator import SimulationError, Trace, run_program
 
+    if os.path.splitext(args.input)[1].lower() in SOURCES:
+        _trace_compiled_kernel(args)
+        return
+    if args.simd is None:
+        raise UsageError("--simd is required for .krn/.asm input (8, 16 or 32)")
+    if _launch_options_given(args):
+        raise UsageError("--kernel, --global, --local, --arg, --cf, -O and build options apply to kernel sources")
     if args.simd not in (8, 16, 32):
         raise UsageError(f"--simd {args.simd}: expected 8, 16 or 32")
     if args.threads < 1 or args.threads > 64:
@@ -117,12 +157,22 @@ def add_commands(subparsers) -> None:
         epilog="Thread payload (simulator convention): r0.1:ud group id, r0.2:ud thread index, r0.3:ud "
                "threads in the group; r1 onwards: local id per lane as ud (thread index * SIMD + lane). "
                "Surfaces are numpy arrays bound by binding-table index; SLM is BTI 254.")
-    t.add_argument("input", metavar="INPUT.krn|INPUT.asm")
-    t.add_argument("--simd", type=int, required=True, help="dispatch width: 8, 16 or 32")
+    t.add_argument("input", metavar="INPUT.krn|INPUT.asm|INPUT.cl|.ll|.bc|.nir",
+                   help="a Gen9 program, or a kernel source compiled for Gen and launched like `run --target gen`")
+    t.add_argument("--simd", type=int, help="dispatch width: 8, 16 or 32 (a kernel source: 8 or 16, default 16)")
+    t.add_argument("--kernel", help="kernel source: the kernel (needed when the source has several)")
+    t.add_argument("--global", dest="global_size", metavar="N[,N,N]", help="kernel source: the global size")
+    t.add_argument("--local", metavar="L[,L,L]", help="kernel source: the work-group size (default as for run)")
+    t.add_argument("--arg", action="append", metavar="NAME=VALUE", help="kernel source: as for run")
+    t.add_argument("--cf", choices=("auto", "structured", "blockip", "hybrid"),
+                   help="kernel source: control-flow mode (default auto)")
+    t.add_argument("-O", dest="opt", choices=list("0123"), default="0", help="kernel source: optimisation level")
     t.add_argument("--threads", type=int, default=1, help="threads in the workgroup (default 1)")
     t.add_argument("--dispatch-mask", help="live lanes of every thread, e.g. 0x0fff (default: all)")
     t.add_argument("--surface", action="append", metavar="BTI=FILE.npy",
                    help="bind a numpy array as the surface at this binding-table index (repeatable)")
     t.add_argument("--max-steps", type=int, default=200_000, help="instructions per thread before giving up")
     t.add_argument("-o", dest="output", required=True, help="output PNG file")
+    from tools.cli import _add_build_options
+    _add_build_options(t)
     t.set_defaults(func=run_trace)

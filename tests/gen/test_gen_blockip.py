@@ -201,3 +201,24 @@ def test_run_draws_a_compiled_kernels_lane_activity_with_block_labels(tmp_path):
     assert cli.returncode == 0, cli.stderr
     assert (tmp_path / "lanes.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert np.load(tmp_path / "res" / "out.npy").tolist() == [2] * 16 + [1] * 16
+
+
+def test_trace_draws_a_kernel_source_as_run_does_and_refuses_what_it_cannot_launch(tmp_path):
+    import sys
+    np.save(tmp_path / "in.npy", _filled(2))
+    launch = ["-O0", "--kernel", "into_loop", "--cf", "hybrid", "--global", "16", "--arg", f"in=@{tmp_path}/in.npy",
+              "--arg", "out=zeros:32:int32"]
+
+    def cli(*argv):
+        return subprocess.run([sys.executable, "-m", "tools.cli", *argv], capture_output=True, text=True, cwd=ROOT)
+    traced = cli("trace", SCENARIOS, *launch, "-o", str(tmp_path / "trace.png"))
+    assert traced.returncode == 0, traced.stderr
+    ran = cli("run", SCENARIOS, *launch, "--target", "gen", "--out", str(tmp_path / "res"), "--trace",
+              str(tmp_path / "run.png"))
+    assert ran.returncode == 0, ran.stderr
+    assert (tmp_path / "trace.png").read_bytes() == (tmp_path / "run.png").read_bytes()
+    for argv, message in ((["trace", SCENARIOS, "--kernel", "into_loop"], "needs --global"),
+                          (["trace", SCENARIOS, *launch, "--threads", "2"], "--threads applies to .krn/.asm")):
+        refused = cli(*argv, "-o", str(tmp_path / "no.png"))
+        assert refused.returncode == 2 and message in refused.stderr and "Traceback" not in refused.stderr
+        assert not (tmp_path / "no.png").exists()
