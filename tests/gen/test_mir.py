@@ -140,3 +140,17 @@ def test_liveness_agrees_with_a_path_search(make):
     lp = liveness(loop())
     n, i = lp.intervals[loop().vregs[0]], lp.intervals[loop().vregs[2]]
     assert n[0] == 0 and n[1] >= 4 and i[1] >= 6        # n and i live across the whole loop
+
+
+def test_the_cost_estimate_weighs_each_loop_level_by_eight():
+    from backend.gen.cost import estimated_cost
+    from backend.gen.mir import MFunction, MInstr
+    m = MFunction("k", 16)
+    for label, count, back in (("a", 2, None), ("b", 3, None), ("c", 1, "b"), ("d", 4, "a"), ("e", 1, None)):
+        block = m.block(label)
+        for _ in range(count - (back is not None)):
+            block.append(MInstr("nop", 16))
+        if back is not None:
+            block.append(MInstr("while", 16, targets=[back]))
+    # b..c inside two loops (c's while to b, d's while to a), a and d inside one, e in none
+    assert estimated_cost(m) == 2 * 8 + (3 + 1) * 64 + 4 * 8 + 1

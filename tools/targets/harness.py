@@ -375,13 +375,20 @@ def _run_spirv(program: Program, kernel: str, args: list, global_size, local_siz
 def gen_function(program: Program, kernel: str, cf: str = "auto") -> tuple[Function, str]:
     """The kernel as the Gen backend takes it for a control-flow mode, and the mode used: "structured"
     (the tree), "blockip" (the CFG, block by block) or "hybrid" (the CFG, its natural regions in
-    structured branches: backend/gen/cf_regions.py). `auto` takes the tree where structurizing added
-    no guard variables, else the hybrid (irreducible CFGs included)."""
+    structured branches: backend/gen/cf_regions.py). `auto` takes the hybrid where the structurizer
+    cannot take the CFG (irreducible) or where the hybrid's machine IR is estimated to run clearly
+    less than the tree's (backend/gen/cost.py), else the tree."""
     if cf == "auto":
+        from backend.gen import select_any
+        from backend.gen.cost import prefers_hybrid
         try:
-            cf = "hybrid" if program.function(kernel).guard_variables else "structured"
+            tree = program.function(kernel, "gen")
         except IrreducibleCFG:
-            cf = "hybrid"
+            return program.function(kernel, "gen-blockip"), "hybrid"
+        cfg = program.function(kernel, "gen-blockip")
+        if prefers_hybrid(select_any(tree), select_any(cfg, regions=True)):
+            return cfg, "hybrid"
+        return tree, "structured"
     return program.function(kernel, "gen" if cf == "structured" else "gen-blockip"), cf
 
 

@@ -1,0 +1,40 @@
+"""A static estimate of what a kernel's machine IR executes, for `--cf auto`'s choice between the
+tree's structured branches and the hybrid (harness.gen_function).
+
+Each instruction counts LOOP_WEIGHT times per loop around it, a loop being the span of blocks between
+a backward branch (a while, a backward jmpi) and its target in layout order. The estimate knows neither
+trip counts nor divergence (a blockIP loop re-runs its units' entry tests for lanes in other iterations),
+so the hybrid is taken only when it is estimated to cost at most HYBRID_MARGIN of the tree. Measured on
+the corpus (README, "Gen control-flow modes"): every kernel so chosen executes fewer instructions under
+the hybrid; of the kernels where the hybrid executes more, the one estimated cheaper (bit_loops) is
+estimated only 6% cheaper.
+"""
+from __future__ import annotations
+
+from .mir import MFunction
+
+LOOP_WEIGHT = 8
+HYBRID_MARGIN = 0.9
+
+
+def estimated_cost(mfunc: MFunction) -> int:
+    """Instructions, each weighted by LOOP_WEIGHT ** (the loops around its block). O(blocks * loop
+    length) for the spans, O(instructions) for the sum."""
+    position = {b.label: i for i, b in enumerate(mfunc.blocks)}
+    depth = [0] * (len(mfunc.blocks) + 1)
+    for j, block in enumerate(mfunc.blocks):
+        for ins in block.instrs:
+            for target in ins.targets:
+                t = position.get(target)
+                if t is not None and t <= j:        # a loop over blocks t..j: a difference array
+                    depth[t] += 1
+                    depth[j + 1] -= 1
+    cost, level = 0, 0
+    for i, block in enumerate(mfunc.blocks):
+        level += depth[i]
+        cost += len(block.instrs) * LOOP_WEIGHT ** level
+    return cost
+
+
+def prefers_hybrid(tree: MFunction, hybrid: MFunction) -> bool:
+    return estimated_cost(hybrid) <= HYBRID_MARGIN * estimated_cost(tree)
