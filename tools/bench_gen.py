@@ -42,14 +42,17 @@ def _timed(cmd: list[str], env: dict | None = None, cwd: str | None = None) -> f
 
 
 def _ours(path: str) -> dict[str, tuple[int, int]]:
-    """kernel -> (instructions, while instructions) of our SIMD16 code."""
+    """kernel -> (instructions, backward branches: whiles and backward jmpis) of our SIMD16 code, in the
+    control-flow mode `--cf auto` picks."""
     from backend.gen import compile_gen
-    from tools.targets.harness import load_program
+    from tools.targets.harness import gen_function, load_program
     program = load_program(path, "-O2")
     out = {}
     for name in program.kernels:
-        insts = compile_gen(program.function(name, "gen"), 16)
-        out[name] = (len(insts), sum(i.opcode == "while" for i in insts))
+        func, mode = gen_function(program, name)
+        insts = compile_gen(func, 16, regions=mode == "hybrid")
+        out[name] = (len(insts), sum(i.opcode == "while" or (i.opcode == "jmpi" and (i.jip or 0) < 0)
+                                     for i in insts))
     return out
 
 

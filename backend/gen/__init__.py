@@ -1,8 +1,9 @@
 """The Gen9 backend: structured IR -> Gen9 kernels that the simulator runs and iga64 reads.
 
 `isel.py` selects the machine IR from the tree with structured branches, `isel_blockip.py` from the CFG
-with per-lane blockIP (`mir.py`: virtual registers with a type and a shape, Gen opcodes, blocks in
-layout order; printed by `mir_printer.py`, checked by `mir_verify.py`), `abi.py` says where
+with per-lane blockIP, block by block or over `cf_regions.py`'s natural regions (the hybrid; `cost.py`
+estimates which of tree and hybrid runs less) (`mir.py`: virtual registers with a type and a shape,
+Gen opcodes, blocks in layout order; printed by `mir_printer.py`, checked by `mir_verify.py`), `abi.py` says where
 arguments and memory objects are, `mir_liveness.py` and `regalloc.py` give every value its registers,
 `emit.py` turns the result into isa/gen9 instructions, and `launch.py` is the `gen` run target over
 isa/gen9/dispatch.py's thread payload.

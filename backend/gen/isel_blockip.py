@@ -1,6 +1,8 @@
 """Control flow by per-lane blockIP (Beignet's scheme): any CFG, irreducible ones included, with no
-structurizer. The `gen-blockip` pipeline's CFG-form function goes to the machine IR block by block in
-layout order; the instructions inside a block are selected as the structured selector does.
+structurizer. The `gen-blockip` pipeline's CFG-form function goes to the machine IR unit by unit in
+layout order: a unit is one block, or for the hybrid one of cf_regions' natural regions, whose inside
+runs with Gen's structured branches (if/else/endif, do-while with break); the instructions inside a
+block are selected as the structured selector does. Below, "block" is a unit.
 
 Every lane holds a uint16 blockIP: the layout index of the block it must run next (undispatched lanes
 0xFFFF, so they never run). A block L starts by enabling the lanes whose blockIP is at most L; when no
@@ -24,7 +26,9 @@ the exit block when none is pending (every lane has then returned). A lane sent 
 target's entry test; one sent backward is picked up when the backward jump re-runs its target. A forward
 branch needs no jump of its own: the next block's entry test jumps on when nobody wants it. Every
 return sets blockIP to the exit block, which ends the thread. Facts: Beignet gen_insn_selection.cpp
-and context.cpp (buildJIPs); jmpi's any/all groups: Gen9 PRM vol. 2a "jmpi".
+and context.cpp (buildJIPs); jmpi's any/all groups: Gen9 PRM vol. 2a "jmpi". The entry sequence above
+is Beignet's scheme B; scheme A (flag predication, no if) is here too, to measure them against each
+other (`entry`; _predicate_bodies).
 """
 from __future__ import annotations
 
@@ -39,7 +43,7 @@ from .mir import BRANCHES, Imm, MFunction, MInstr, Operand, VReg
 
 T = DataType
 ENTRY_FLAG = (0, 1)
-OTHER_FLAG = (0, 1)
+OTHER_FLAG = (0, 1)                 # scheme A: a cbr's false-target lanes (its entry flag is f1.0)
 PREDICATE_FLAG = (1, 0)             # scheme A's entry flag: it must outlive the body, whose compares use f0
 CONDITION_FLAG = (0, 0)
 
@@ -57,8 +61,8 @@ def join_points(func: Function) -> dict[int, int]:
 class BlockIPSelector(Selector):
     """`regions`: lay the kernel out in cf_regions' structured regions (the hybrid), not block by block.
     `entry`: Beignet's scheme B, "if" (a hardware if/endif around each body: the default), or its scheme
-    A, "predicate" (no if: the flag of the entry test predicates every body instruction whose effect
-    another lane could see; measured against each other in the README, "Gen control-flow modes")."""
+    A, "predicate" (no if: the entry test's flag predicates every body instruction; measured against
+    each other in the README, "Gen control-flow modes")."""
 
     def __init__(self, func: Function, simd: int = 16, regions: bool = False, entry: str = "if"):
         super().__init__(func, simd)
@@ -76,9 +80,7 @@ class BlockIPSelector(Selector):
         for ins in func.instructions():
             if ins.opcode == "phi":
                 self.values[ins] = self.fresh(self._phi_type(ins))
-        units = structured_regions(func) if self.regions else [block_unit(b)
-                                                                            for b in func.blocks]
-        units = unit_layout(func, units)
+        units = unit_layout(func, structured_regions(func) if self.regions else [block_unit(b) for b in func.blocks])
         self.index = {u.entry: i for i, u in enumerate(units)}
         self.exit_index = len(units)
         self.blockip = Operand(self.m.vreg(T.UW))

@@ -1,7 +1,7 @@
-"""The fixed-seed random-CFG slice on the Gen target: random reducible CFGs (tools/testing/cfggen.py:
-nested loops with breaks and continues, forward gotos, early returns, all data-dependent per lane) are
-structurized, compiled to Gen9 and run in the simulator in SIMD8 and SIMD16; every work-item's result
-equals the CPU JIT's."""
+"""The fixed-seed random-CFG slice on the Gen target: random CFGs (tools/testing/cfggen.py: nested loops
+with breaks and continues, forward gotos, early returns, all data-dependent per lane; and irreducible
+ones, with two-entry cycles) are compiled to Gen9 in every control-flow mode and run in the simulator in
+SIMD8 and SIMD16; every work-item's result equals the CPU JIT's."""
 from __future__ import annotations
 
 import random
@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from backend.gen.launch import run_gen_kernel
+from lowering.errors import IrreducibleCFG
 from lowering.pipeline import Options, compile_llvm
 from tools.targets.jit_oracle import run_llvm_kernel
 from tools.testing.cfggen import random_kernel
@@ -26,6 +27,25 @@ def test_random_cfgs_agree_with_the_jit(n_blocks, seed, cf):
     text = str(random_kernel(random.Random(seed), n_blocks))
     func = compile_llvm(text, source_name=f"cfggen-{n_blocks}-{seed}",
                         options=Options(kernel="k", verify_each=True, pipeline=pipeline))["k"]
+    inp = np.random.default_rng(seed).integers(-1000, 1000, 48).astype(np.int32)
+    expected = np.zeros(48, np.int32)
+    run_llvm_kernel(text, "k", [expected, inp.copy()], 48, 24)
+    for simd in (8, 16):
+        got = np.zeros(48, np.int32)
+        run_gen_kernel(func, [got, inp.copy()], (48,), (24,), simd, regions=cf == "hybrid",
+                       entry="predicate" if cf == "blockip-predicated" else "if")
+        bad = np.flatnonzero(got != expected)
+        assert bad.size == 0, f"SIMD{simd}: work-item {bad[0]}: gen {got[bad[0]]}, JIT {expected[bad[0]]}"
+
+
+@pytest.mark.parametrize("cf", ["blockip", "blockip-predicated", "hybrid"])
+@pytest.mark.parametrize("n_blocks,seed", [(12, 11), (30, 12), (50, 13), (80, 14)], ids=lambda v: str(v))
+def test_irreducible_random_cfgs_agree_with_the_jit_where_the_tree_cannot_go(n_blocks, seed, cf):
+    text = str(random_kernel(random.Random(seed), n_blocks, irreducible=0.3))
+    with pytest.raises(IrreducibleCFG):
+        compile_llvm(text, source_name=f"cfggen-{n_blocks}-{seed}", options=Options(kernel="k", pipeline="gen"))
+    func = compile_llvm(text, source_name=f"cfggen-{n_blocks}-{seed}",
+                        options=Options(kernel="k", verify_each=True, pipeline="gen-blockip"))["k"]
     inp = np.random.default_rng(seed).integers(-1000, 1000, 48).astype(np.int32)
     expected = np.zeros(48, np.int32)
     run_llvm_kernel(text, "k", [expected, inp.copy()], 48, 24)

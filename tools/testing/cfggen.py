@@ -1,11 +1,12 @@
-"""Random reducible control-flow kernels, built with llvmlite.ir, for fuzzing and benchmarking the structurizer.
+"""Random control-flow kernels, built with llvmlite.ir, for fuzzing and benchmarking the structurizer and
+the Gen backend: reducible ones, and (on request) irreducible ones.
 
 The generator grows a program from a grammar of single-entry regions (sequences, if/else, switches with
 fall-through, while and do-while loops) and sprinkles conditional exits into them: breaks out of any
 enclosing loop, continues (straight back edges) into any enclosing loop, jumps to the join of an enclosing
 if/switch (forward gotos) and early returns.  Every such exit is conditional, so every region keeps a
 fall-through path and every block is reachable; every edge goes forward or back to the header of a loop
-that contains it, so the CFG is reducible by construction.  Loops count their iterations in an i32 phi and
+that contains it, so the CFG is reducible by construction, unless `irreducible` asks for two-entry cycles.  Loops count their iterations in an i32 phi and
 every back edge increments it before the header's bound check (or the latch's, for do-while), so each
 kernel terminates on any input.  The arithmetic is wrap-around (no nsw/nuw, no division): no UB.
 
@@ -40,8 +41,10 @@ class _Loop:
 
 
 class _Gen:
-    def __init__(self, rng: random.Random, n_blocks: int, max_loop_depth: int, max_trip: int, max_nesting: int):
+    def __init__(self, rng: random.Random, n_blocks: int, max_loop_depth: int, max_trip: int, max_nesting: int,
+                 irreducible: float = 0.0):
         self.rng = rng
+        self.irreducible = irreducible
         self.target = max(n_blocks, 4)
         self.max_loop_depth = max_loop_depth
         self.max_trip = max_trip
@@ -149,6 +152,8 @@ class _Gen:
         r = rng.random()
         nested_ok = depth < self.max_nesting and left >= 3
         if r < 0.18 or not nested_ok:
+            if rng.random() < self.irreducible:
+                return self.cycle(acc)
             if rng.random() < 0.5 and (self.loops or self.joins or depth > 0):
                 return self.exit_edge(acc)
             return self.straight(acc)
@@ -160,6 +165,33 @@ class _Gen:
         if len(self.loops) < self.max_loop_depth:
             return self.loop(acc, sub, depth)
         return self.if_else(acc, sub, depth)
+
+    def cycle(self, acc):
+        """An irreducible loop: two blocks that branch to each other, both entered from before it (so
+        neither dominates the other). Each step counts in an i32 phi and leaves once it reaches a bound
+        in [1, max_trip], so it ends on any input."""
+        b, rng = self.b, self.rng
+        bound = ir.Constant(I32, rng.randint(1, self.max_trip))
+        pre = b.block
+        one, two, exit_l = self.label(), self.label(), self.label()
+        b.cbranch(self.condition(acc), one.block, two.block)
+        steps = []
+        for here, there in ((one, two), (two, one)):
+            b.position_at_end(here.block)
+            steps.append((b.phi(I32), b.phi(I32)))
+        for (i_phi, acc_phi), here, there in zip(steps, (one, two), (two, one)):
+            b.position_at_end(here.block)
+            a = self.arith(acc_phi, rng.randint(1, 2))
+            inext = b.add(i_phi, ir.Constant(I32, 1))
+            exit_l.edges.append((b.block, a))
+            b.cbranch(b.icmp_signed("<", inext, bound), there.block, exit_l.block)
+            other_i, other_acc = steps[1] if here is one else steps[0]
+            other_i.add_incoming(inext, b.block)
+            other_acc.add_incoming(a, b.block)
+        for i_phi, acc_phi in steps:
+            i_phi.add_incoming(ir.Constant(I32, 0), pre)
+            acc_phi.add_incoming(acc, pre)
+        return self.enter(exit_l)
 
     def straight(self, acc):
         nxt = self.label()
@@ -314,10 +346,11 @@ class _Gen:
 
 
 def random_kernel(rng: random.Random, n_blocks: int, *, max_loop_depth: int = 3, max_trip: int = 4,
-                  max_nesting: int = 24) -> ir.Module:
-    """A module with one reducible kernel `void @k(ptr addrspace(1) %out, ptr addrspace(1) %in)` of about
-    `n_blocks` basic blocks; out[gid] receives a value computed from in[gid]."""
-    return _Gen(rng, n_blocks, max_loop_depth, max_trip, max_nesting).build()
+                  max_nesting: int = 24, irreducible: float = 0.0) -> ir.Module:
+    """A module with one kernel `void @k(ptr addrspace(1) %out, ptr addrspace(1) %in)` of about `n_blocks`
+    basic blocks; out[gid] receives a value computed from in[gid]. Reducible unless `irreducible` > 0:
+    then each leaf region is, with that probability, a two-entry cycle (_Gen.cycle)."""
+    return _Gen(rng, n_blocks, max_loop_depth, max_trip, max_nesting, irreducible).build()
 
 
 def main(argv=None) -> int:
