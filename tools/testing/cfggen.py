@@ -6,9 +6,10 @@ fall-through, while and do-while loops) and sprinkles conditional exits into the
 enclosing loop, continues (straight back edges) into any enclosing loop, jumps to the join of an enclosing
 if/switch (forward gotos) and early returns.  Every such exit is conditional, so every region keeps a
 fall-through path and every block is reachable; every edge goes forward or back to the header of a loop
-that contains it, so the CFG is reducible by construction, unless `irreducible` asks for two-entry cycles.  Loops count their iterations in an i32 phi and
-every back edge increments it before the header's bound check (or the latch's, for do-while), so each
-kernel terminates on any input.  The arithmetic is wrap-around (no nsw/nuw, no division): no UB.
+that contains it, so the CFG is reducible by construction (unless `irreducible` asks for two-entry
+cycles).  Loops count their iterations in an i32 phi and every back edge increments it before the
+header's bound check (or the latch's, for do-while), so each kernel terminates on any input.  The
+arithmetic is wrap-around (no nsw/nuw, no division): no UB.
 
 Values flow through one accumulator: each region carries it in, edges carry it to labels, and a label with
 several incoming values gets a phi.  Work is proportional to the number of blocks (no dominator queries).
@@ -176,7 +177,7 @@ class _Gen:
         one, two, exit_l = self.label(), self.label(), self.label()
         b.cbranch(self.condition(acc), one.block, two.block)
         steps = []
-        for here, there in ((one, two), (two, one)):
+        for here in (one, two):
             b.position_at_end(here.block)
             steps.append((b.phi(I32), b.phi(I32)))
         for (i_phi, acc_phi), here, there in zip(steps, (one, two), (two, one)):
