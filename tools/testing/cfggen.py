@@ -153,8 +153,8 @@ class _Gen:
         r = rng.random()
         nested_ok = depth < self.max_nesting and left >= 3
         if r < 0.18 or not nested_ok:
-            if rng.random() < self.irreducible:
-                return self.cycle(acc)
+            if self.irreducible and rng.random() < self.irreducible:     # no draw otherwise: same seeds,
+                return self.cycle(acc)                                     # same reducible kernels
             if rng.random() < 0.5 and (self.loops or self.joins or depth > 0):
                 return self.exit_edge(acc)
             return self.straight(acc)
