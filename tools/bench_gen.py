@@ -27,6 +27,8 @@ import sys
 import tempfile
 import time
 
+from lowering.errors import CompileError
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 IGA_LIB = "/usr/lib/x86_64-linux-gnu/libiga64.so.1"
 OCLOC = ["ocloc", "compile", "-device", "skl", "-options", "-cl-std=CL2.0"]   # 2.0: get_local_linear_id etc.
@@ -191,6 +193,60 @@ def _modes(files: str) -> None:
           f"{overhead[1]} blocks, {overhead[2] / overhead[3]:.2f} per branch over {overhead[3]} branches and returns")
 
 
+def _random_modes(seeds: int = 24) -> None:
+    """The control-flow modes over random CFGs (tools/testing/cfggen.py, 10 to 80 blocks, the random-CFG
+    tests' launch: 48 work-items in groups of 24, SIMD16): reducible ones in every mode, irreducible
+    ones (two-entry cycles) in the blockIP modes; totals of static, executed and executed branch
+    instructions, and the kernels where auto executes more than the tree."""
+    import random
+
+    import numpy as np
+
+    from backend.gen import compile_gen_kernel, select_any
+    from backend.gen.cost import prefers_hybrid
+    from backend.gen.launch import run_gen_kernel
+    from lowering.pipeline import Options, compile_llvm
+    from tools.testing.cfggen import random_kernel
+
+    modes = {"structured": ("gen", {}), "blockip": ("gen-blockip", {}), "hybrid": ("gen-blockip", {"regions": True})}
+    print("\n| random CFGs | kernels | mode: static / executed / branches (totals) |")
+    print("|---|---|---|")
+    for irreducible in (0.0, 0.3):
+        totals = {m: [0, 0, 0] for m in modes}
+        auto_worse = kernels = 0
+        for seed in range(seeds):
+            n_blocks = (10, 20, 40, 80)[seed % 4]
+            text = str(random_kernel(random.Random(1000 + seed), n_blocks, irreducible=irreducible))
+            funcs = {}
+            for pipeline in ("gen", "gen-blockip"):
+                try:
+                    funcs[pipeline] = compile_llvm(text, source_name="cfggen", options=Options(
+                        kernel="k", verify_each=False, pipeline=pipeline))["k"]
+                except CompileError:
+                    pass                                    # the tree refuses an irreducible CFG
+            if irreducible and "gen" in funcs:
+                continue                                    # no cycle was drawn: reducible after all
+            kernels += 1
+            inp = np.random.default_rng(seed).integers(-1000, 1000, 48).astype(np.int32)
+            executed = {}
+            for mode, (pipeline, options) in modes.items():
+                if pipeline not in funcs:
+                    continue
+                static = len(compile_gen_kernel(funcs[pipeline], 16, **options).program)
+                with _Executed() as count:
+                    run_gen_kernel(funcs[pipeline], [np.zeros(48, np.int32), inp.copy()], (48,), (24,), 16, **options)
+                executed[mode] = count.instructions
+                for k, v in enumerate((static, count.instructions, count.branches)):
+                    totals[mode][k] += v
+            if "gen" in funcs:
+                hybrid = prefers_hybrid(select_any(funcs["gen"]), select_any(funcs["gen-blockip"], regions=True))
+                auto_worse += executed["hybrid" if hybrid else "structured"] > executed["structured"]
+        cells = "; ".join(f"{m}: {' / '.join(map(str, t))}" for m, t in totals.items() if t[1])
+        kind = "irreducible" if irreducible else "reducible"
+        worse = "" if irreducible else f"; auto executes more than structured on {auto_worse}"
+        print(f"| {kind} | {kernels} | {cells}{worse} |")
+
+
 def _throughput() -> tuple[int, float]:
     """Lane-instructions executed running the corpus (tests/kernels) on gen in SIMD16, and the seconds."""
     launches = list(_corpus_launches(examples=False))
@@ -209,6 +265,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     if args.modes_only:
         _modes(args.files)
+        _random_modes()
         return 0
     with tempfile.TemporaryDirectory() as tmp:
         os.symlink(IGA_LIB, os.path.join(tmp, "libiga64.so"))
@@ -242,6 +299,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"instruction count ratio (ours / IGC, kernels IGC does not unroll): median "
                   f"{statistics.median(sizes):.2f}, max {max(sizes):.2f} over {len(sizes)} kernels")
     _modes(args.files)
+    _random_modes()
     lanes, seconds = _throughput()
     print(f"simulator: {lanes} lane-instructions in {seconds:.1f} s = {lanes / seconds:,.0f} per second")
     return 0
