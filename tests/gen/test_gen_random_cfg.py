@@ -16,26 +16,32 @@ from tools.targets.jit_oracle import run_llvm_kernel
 from tools.testing.cfggen import random_kernel
 
 
-@pytest.mark.parametrize("cf", ["structured", "blockip", "blockip-predicated", "hybrid"])
+# mode -> (pipeline, run_gen_kernel's options)
+MODES = {"structured": ("gen", {}), "blockip": ("gen-blockip", {}),
+         "blockip-predicated": ("gen-blockip", {"entry": "predicate"}), "hybrid": ("gen-blockip", {"regions": True})}
+
+
+def _agrees_with_the_jit(text: str, name: str, seed: int, cf: str) -> None:
+    pipeline, options = MODES[cf]
+    func = compile_llvm(text, source_name=name, options=Options(kernel="k", verify_each=True, pipeline=pipeline))["k"]
+    inp = np.random.default_rng(seed).integers(-1000, 1000, 48).astype(np.int32)
+    expected = np.zeros(48, np.int32)
+    run_llvm_kernel(text, "k", [expected, inp.copy()], 48, 24)
+    for simd in (8, 16):
+        got = np.zeros(48, np.int32)
+        run_gen_kernel(func, [got, inp.copy()], (48,), (24,), simd, **options)
+        bad = np.flatnonzero(got != expected)
+        assert bad.size == 0, f"SIMD{simd}: work-item {bad[0]}: gen {got[bad[0]]}, JIT {expected[bad[0]]}"
+
+
+@pytest.mark.parametrize("cf", list(MODES))
 @pytest.mark.parametrize("n_blocks,seed", [(8, 1), (20, 2), (30, 3), (60, 4), (120, 5), (30, 6), (45, 7), (80, 8)],
                          ids=lambda v: str(v))
 def test_random_cfgs_agree_with_the_jit(n_blocks, seed, cf):
     """Structured branches from the tree (the gen pipeline), blockIP on the CFG (gen-blockip), and the
     CFG's natural regions in structured branches inside blockIP (hybrid); blockIP with each of Beignet's
     entry sequences."""
-    pipeline = "gen" if cf == "structured" else "gen-blockip"
-    text = str(random_kernel(random.Random(seed), n_blocks))
-    func = compile_llvm(text, source_name=f"cfggen-{n_blocks}-{seed}",
-                        options=Options(kernel="k", verify_each=True, pipeline=pipeline))["k"]
-    inp = np.random.default_rng(seed).integers(-1000, 1000, 48).astype(np.int32)
-    expected = np.zeros(48, np.int32)
-    run_llvm_kernel(text, "k", [expected, inp.copy()], 48, 24)
-    for simd in (8, 16):
-        got = np.zeros(48, np.int32)
-        run_gen_kernel(func, [got, inp.copy()], (48,), (24,), simd, regions=cf == "hybrid",
-                       entry="predicate" if cf == "blockip-predicated" else "if")
-        bad = np.flatnonzero(got != expected)
-        assert bad.size == 0, f"SIMD{simd}: work-item {bad[0]}: gen {got[bad[0]]}, JIT {expected[bad[0]]}"
+    _agrees_with_the_jit(str(random_kernel(random.Random(seed), n_blocks)), f"cfggen-{n_blocks}-{seed}", seed, cf)
 
 
 @pytest.mark.parametrize("cf", ["blockip", "blockip-predicated", "hybrid"])
@@ -44,14 +50,4 @@ def test_irreducible_random_cfgs_agree_with_the_jit_where_the_tree_cannot_go(n_b
     text = str(random_kernel(random.Random(seed), n_blocks, irreducible=0.3))
     with pytest.raises(IrreducibleCFG):
         compile_llvm(text, source_name=f"cfggen-{n_blocks}-{seed}", options=Options(kernel="k", pipeline="gen"))
-    func = compile_llvm(text, source_name=f"cfggen-{n_blocks}-{seed}",
-                        options=Options(kernel="k", verify_each=True, pipeline="gen-blockip"))["k"]
-    inp = np.random.default_rng(seed).integers(-1000, 1000, 48).astype(np.int32)
-    expected = np.zeros(48, np.int32)
-    run_llvm_kernel(text, "k", [expected, inp.copy()], 48, 24)
-    for simd in (8, 16):
-        got = np.zeros(48, np.int32)
-        run_gen_kernel(func, [got, inp.copy()], (48,), (24,), simd, regions=cf == "hybrid",
-                       entry="predicate" if cf == "blockip-predicated" else "if")
-        bad = np.flatnonzero(got != expected)
-        assert bad.size == 0, f"SIMD{simd}: work-item {bad[0]}: gen {got[bad[0]]}, JIT {expected[bad[0]]}"
+    _agrees_with_the_jit(text, f"cfggen-{n_blocks}-{seed}", seed, cf)
