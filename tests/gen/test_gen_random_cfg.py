@@ -15,7 +15,6 @@ from lowering.pipeline import Options, compile_llvm
 from tools.targets.jit_oracle import run_llvm_kernel
 from tools.testing.cfggen import random_kernel
 
-
 # mode -> (pipeline, run_gen_kernel's options)
 MODES = {"structured": ("gen", {}), "blockip": ("gen-blockip", {}),
          "blockip-predicated": ("gen-blockip", {"entry": "predicate"}), "hybrid": ("gen-blockip", {"regions": True})}
