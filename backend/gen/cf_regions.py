@@ -1,6 +1,5 @@
-"""The units a blockIP kernel is laid out in: single blocks, or (for the hybrid `--cf auto` takes where
-structurizing needed guard variables or gave up) natural regions of the CFG that run with Gen's own
-structured branches inside one blockIP unit.
+"""The units a blockIP kernel is laid out in: single blocks, or (for the hybrid) natural regions of the
+CFG that run with Gen's own structured branches inside one blockIP unit.
 
 The regions are found by collapsing the CFG's natural shapes to a fixed point, as structural analysis
 does (Sharir, "Structural analysis: a new approach to flow analysis in optimizing compilers", 1980;
@@ -9,14 +8,19 @@ Beignet's ir/structurizer.cpp matches the same shapes):
     chain   A -> B                  A's one edge goes to B, B's one predecessor is A
     if      A -> B -> M, A -> M     an arm has A as its one predecessor and M as its one successor
             A -> B -> M, A -> C -> M
-    loop    A -> A, A -> X          A's branch goes back to A or on to X
-            A -> B -> ... -> A      a path, each unit the one predecessor of the next, any of
-                                    them also branching out of the loop (to one or several blocks)
+    loop    a natural loop (one way in, at its header) whose body collapses to one region once its
+            exits and continues are set aside: a unit whose cbr leaves the loop on one side is an
+            "exit" (its lanes break: Gen's break leaves any number of ifs), one whose cbr goes back
+            to the header on one side a "continue" (cont); with the edges back to the header left
+            out, the body must collapse by chains and ifs to one region that goes back, or whose last
+            test goes back or out. A loop leaving to several blocks (a multi-level break, a return
+            from a nest) sets each leaving lane's blockIP where it leaves.
 
-What does not collapse (multi-level exits, fall-through into a merge from several places, irreducible
-parts, blocks with a barrier, which blockIP runs with every lane of the thread) stays one unit per block.
-Every region has one entry block; an if or a loop leaves by one edge to `after` (its arms make the phi
-copies of that edge themselves), anything else by the terminator of its last block.
+Inner loops collapse before outer ones. What does not collapse (merges reached from several places at
+several levels, switches, irreducible parts, and blocks with a barrier, which blockIP runs with every
+lane of the thread) stays one unit per block. Every region has one entry block; an if, a loop or an
+exit goes on by one edge to `after` (making that edge's phi copies itself), a loop leaving to several
+blocks to its `leaves`, anything else by the terminator of its last block.
 """
 from __future__ import annotations
 
@@ -30,13 +34,15 @@ TERMINATORS = ("br", "cbr", "switch", "ret", "unreachable")
 
 @dataclass(eq=False)
 class Region:
-    kind: str                     # "block", "chain", "if" or "loop"
+    kind: str                     # "block", "chain", "if", "loop", or inside a loop's body "exit", "continue"
     parts: tuple                  # block: (Block,); chain: (first, second); if: (head, true arm | None,
-    entry: Block                  # false arm | None); loop: its units in order, the last one branching back
+    entry: Block                  # false arm | None); loop: (body,); exit, continue: (the unit branching)
     term: Instr | None            # the terminator control leaves by, or None: see `after` and `leaves`
     after: Block | None = None    # term None: the one block it goes on to (its copies made inside)
-    leaves: tuple = ()            # term and after None: a loop's exit targets (blockIP set where each leaves)
-    barrier: bool = False
+    leaves: tuple = ()            # loop: its exit targets when several (blockIP set where each leaves);
+    barrier: bool = False         # exit: the one target its lanes break to
+    dispatch: bool = False        # loop, exit: the loop leaves to several blocks (exits set blockIP)
+    continues: bool = False       # loop: a `continue` inside its body (the last test then breaks)
 
     @property
     def exits(self) -> list[Block]:
@@ -94,88 +100,174 @@ def join_points(units: list[Region]) -> dict[int, int]:
 
 def structured_regions(func: Function) -> list[Region]:
     """The function's units after collapsing every natural shape (module docstring), entry first."""
-    units = {b: block_unit(b) for b in func.blocks}
+    return list(_collapse_all({b: block_unit(b) for b in func.blocks}, func.blocks[0], loops=True).values())
+
+
+def _collapse_all(units: dict[Block, Region], entry: Block, loops: bool, header: Block | None = None
+                  ) -> dict[Block, Region]:
+    """Collapse shapes among `units` (by entry block) to a fixed point. In a loop body (`header`
+    given) edges back to the header are left out of the graph, and inner loops are not looked for
+    (they collapse first, in the whole function)."""
+    failed: dict[Block, tuple] = {}        # header -> its body's units when _loop last failed on them
     while True:
         preds: dict[Block, set[Block]] = {b: set() for b in units}
         for u in units.values():
             for t in u.exits:
-                preds[t].add(u.entry)
+                if t in preds and t is not header:
+                    preds[t].add(u.entry)
+        headers = _back_edge_targets(units, entry) if loops else set()
         for u in list(units.values()):
-            merged = _collapse(u, units, preds, func.blocks[0])
+            merged = _collapse(u, units, preds, entry, failed if u.entry in headers else None)
             if merged is not None:
                 for part in _members(merged):
-                    del units[part]
+                    units.pop(part, None)
                 units[merged.entry] = merged
                 break
         else:
-            return list(units.values())
+            return units
 
 
-def _loop(u: Region, only_from) -> Region | None:
-    """The loop headed by `u`, if its body is a path of units u, u2, ... uk (each the one successor of
-    the one before, by a plain edge or by a cbr whose other target leaves the loop) and uk's edge, or
-    one of its cbr's targets, goes back to u. Loops leaving to one block copy its phis where lanes
-    leave; loops leaving to several (multi-level breaks) set each lane's blockIP there instead. Where
-    both targets of a cbr could continue the path, both are tried (a bounded search)."""
-    budget = [64]
+def _back_edge_targets(units: dict[Block, Region], entry: Block) -> set[Block]:
+    """Units some branch goes back to (to a unit still on the depth-first search's path): the loop
+    headers, and in an irreducible CFG some other blocks; iterative, O(units + edges)."""
+    out: set[Block] = set()
+    on_path: set[Block] = set()
+    seen = {entry}
+    stack = [(entry, iter(units[entry].exits))]
+    on_path.add(entry)
+    while stack:
+        b, succs = stack[-1]
+        for t in succs:
+            if t in on_path:
+                out.add(t)
+            elif t not in seen and t in units:
+                seen.add(t)
+                on_path.add(t)
+                stack.append((t, iter(units[t].exits)))
+                break
+        else:
+            stack.pop()
+            on_path.discard(b)
+    return out
 
-    def walk(path: list[Region], leaves: list[Block]) -> Region | None:
-        budget[0] -= 1
-        cur = path[-1]
-        if budget[0] < 0:
-            return None
-        steps: list[tuple[Block, Block | None]] = []
-        if cur.falls_into is not None:
-            steps = [(cur.falls_into, None)]
-        elif cur.term is not None and cur.term.opcode == "cbr" and cur.term.targets[0] is not cur.term.targets[1]:
-            t, f = cur.term.targets
-            steps = [(t, f), (f, t)]
-        for nxt, out in steps:
-            if out is not None and any(out is p.entry for p in path):
-                continue
-            more = leaves + ([out] if out is not None else [])
-            if nxt is u.entry:
-                if not more:
-                    continue                            # no way out: left to blockIP
-                exits = tuple(dict.fromkeys(more))
-                if len(exits) == 1:
-                    return Region("loop", tuple(path), u.entry, None, exits[0])
-                return Region("loop", tuple(path), u.entry, None, None, exits)
-            unit = only_from(nxt, cur.entry)
-            if unit is not None and unit not in path:
-                found = walk(path + [unit], more)
-                if found is not None:
-                    return found
+
+def _reach(units: dict[Block, Region], start: Block, avoid: Block | None = None) -> set[Block]:
+    """Units reachable from `start` (not going through `avoid`)."""
+    seen: set[Block] = set()
+    stack = [start]
+    while stack:
+        b = stack.pop()
+        if b not in seen and b is not avoid and b in units:
+            seen.add(b)
+            stack += units[b].exits
+    return seen
+
+
+def _natural_loop(u: Region, units: dict[Block, Region], preds: dict[Block, set[Block]],
+                  entry: Block) -> set[Block] | None:
+    """The entries of the units in the loop `u` heads: the branches back to it from units it
+    dominates (those the function's entry cannot reach but through it), and every unit reaching one
+    of them without passing it. None when nothing branches back, or when the loop has another way in
+    (irreducible)."""
+    around = _reach(units, entry, avoid=u.entry) if entry is not u.entry else set()
+    inside = _reach(units, u.entry)
+    body, stack = {u.entry}, [p for p in preds[u.entry] if p in inside and p not in around]
+    if not stack:
         return None
-    return walk([u], [])
+    while stack:
+        b = stack.pop()
+        if b not in body:
+            body.add(b)
+            stack += preds[b]
+    return body if all(preds[b] <= body for b in body if b is not u.entry) else None
 
 
-def _members(region: Region) -> list[Block]:
-    return [p.entry for p in region.parts if isinstance(p, Region)]
+def _loop(u: Region, units: dict[Block, Region], preds: dict[Block, set[Block]], entry: Block,
+          failed: dict[Block, tuple]) -> Region | None:
+    """The loop `u` heads, if its body collapses to one region once its exits are set aside: a unit
+    whose cbr leaves the loop on one side becomes an "exit" (the lanes leaving break; with several
+    exit targets each sets its blockIP), one whose cbr goes back to the header on one side a
+    "continue", and the body, with edges back to the header left out of the graph, must then collapse
+    (chains and ifs) to one region that goes back to the header, or whose last test does."""
+    body = _natural_loop(u, units, preds, entry)
+    if body is None or any(units[b].barrier for b in body):
+        return None
+    key = tuple(sorted(id(units[b]) for b in body))
+    if failed.get(u.entry) == key:
+        return None                                         # the same body failed before
+    failed[u.entry] = key
+    order = [b for b in units if b in body]                 # the units' order, not the set's
+    outside = list(dict.fromkeys(t for b in order for t in units[b].exits if t not in body))
+    if not outside:
+        return None                                         # no way out but returns: left to blockIP
+    dispatch = len(outside) > 1
+    local: dict[Block, Region] = {}
+    continues = False
+    for b in order:
+        w = units[b]
+        targets = w.exits
+        if all(t in body for t in targets) and (u.entry not in targets or w.falls_into is u.entry):
+            local[b] = w                                    # within the body, or on to the header
+            continue
+        if w.term is None or w.term.opcode != "cbr" or len(targets) != 2:
+            return None
+        t, f = w.term.targets
+        other = f if t is u.entry else t
+        if u.entry in (t, f) and other not in body:
+            local[b] = w                                    # back or out: the loop's last test
+        elif u.entry in (t, f):
+            continues = True
+            local[b] = Region("continue", (w,), b, None, other)
+        elif (t in body) != (f in body):
+            stay, out = (t, f) if t in body else (f, t)
+            local[b] = Region("exit", (w,), b, None, stay, (out,), dispatch=dispatch)
+        else:
+            return None
+    collapsed = _collapse_all(local, u.entry, loops=False, header=u.entry)
+    if len(collapsed) != 1:
+        return None
+    whole = collapsed[u.entry]
+    last = whole.term
+    if not (whole.falls_into is u.entry or (last is not None and last.opcode == "cbr" and u.entry in last.targets)):
+        return None
+    return Region("loop", (whole,), u.entry, None, None if dispatch else outside[0],
+                  tuple(outside) if dispatch else (), dispatch=dispatch, continues=continues)
+
+
+def _members(region: Region) -> set[Block]:
+    """The entry blocks of every unit inside `region`, at any depth (a loop's body collapsed apart)."""
+    out: set[Block] = set()
+    stack = [p for p in region.parts if isinstance(p, Region)]
+    while stack:
+        r = stack.pop()
+        out.add(r.entry)
+        stack += [p for p in r.parts if isinstance(p, Region)]
+    return out
 
 
 def _collapse(u: Region, units: dict[Block, Region], preds: dict[Block, set[Block]],
-              entry: Block) -> Region | None:
+              entry: Block, failed: dict[Block, tuple] | None) -> Region | None:
     """The region `u` heads, if one of the shapes starts at it."""
     if u.barrier:
         return None
 
     def only_from(b: Block, head: Block) -> Region | None:
         """b's unit, if `head` is its one predecessor and it can sit inside a region."""
-        r = units[b]
-        return r if b is not entry and preds[b] == {head} and not r.barrier and b is not head else None
+        r = units.get(b)                    # None: outside a loop body being collapsed
+        return r if r is not None and b is not entry and preds[b] == {head} and not r.barrier \
+            and b is not head else None
 
     nxt = u.falls_into
     if nxt is not None and nxt is not u.entry:
         second = only_from(nxt, u.entry)
         if second is not None:
             return Region("chain", (u, second), u.entry, second.term, second.after, second.leaves)
+    loop = _loop(u, units, preds, entry, failed) if failed is not None else None
+    if loop is not None:
+        return loop
     term = u.term
     if term is None or term.opcode != "cbr" or term.targets[0] is term.targets[1]:
         return None
-    loop = _loop(u, only_from)
-    if loop is not None:
-        return loop
     t, f = term.targets
     arm_t, arm_f = only_from(t, u.entry), only_from(f, u.entry)
     if arm_t is not None and arm_t.falls_into is f:

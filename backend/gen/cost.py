@@ -6,8 +6,7 @@ a backward branch (a while, a backward jmpi) and its target in layout order. The
 trip counts nor divergence (a blockIP loop re-runs its units' entry tests for lanes in other iterations),
 so the hybrid is taken only when it is estimated to cost at most HYBRID_MARGIN of the tree. Measured on
 the corpus (README, "Gen control-flow modes"): every kernel so chosen executes fewer instructions under
-the hybrid; of the kernels where the hybrid executes more, the one estimated cheaper (bit_loops) is
-estimated only 6% cheaper.
+the hybrid, and the three where the hybrid executes more are left to the tree.
 """
 from __future__ import annotations
 

@@ -71,6 +71,7 @@ class BlockIPSelector(Selector):
         self.regions = regions
         self.entry = entry
         self.predicating = False            # scheme A, inside a body (see _predicate_bodies)
+        self.open_loops: list[tuple[str, str]] = []         # the hybrid's loops being selected: (latch, end)
         self.bodies: list[tuple[int, int, int, int]] = []   # scheme A: (block, instr) spans of the bodies
 
     def run(self) -> MFunction:
@@ -205,8 +206,10 @@ class BlockIPSelector(Selector):
             self._region(second)
         elif r.kind == "if":
             self._if(r)
-        else:
+        elif r.kind == "loop":
             self._do_while(r)
+        else:
+            self._leave_early(r)
 
     def _body(self, block: Block, term: Instr | None) -> None:
         """A block's instructions but its phis (filled where control comes from) and its terminator; a
@@ -245,38 +248,64 @@ class BlockIPSelector(Selector):
             self._phi_copies(list(after.phis()), arm.term.block)
 
     def _do_while(self, r: Region) -> None:
-        """A loop as do ... while over its path of units. A unit whose branch leaves the loop copies
-        the target's phis on the lanes leaving (and, when the loop leaves to several blocks, sets
-        their blockIP to it), then those lanes break; the last unit's test keeps the lanes going back
-        for the next iteration (a predicated while) after copying the header's phis on them."""
-        top, end = self.m.new_label("loop"), self.m.new_label("endloop")
+        """A loop as do ... while around its body (cf_regions._loop): exits and continues inside it
+        break and cont (_leave_early). A body that ends going back to the header copies the header's
+        phis and loops; one whose last test goes back or out copies the phis of each side on its lanes,
+        and keeps the lanes going back with a predicated while, or, when a continue is waiting at the
+        while (its lanes have no value of the test), breaks the others and loops."""
+        (body,) = r.parts
+        top, latch, end = self.m.new_label("loop"), self.m.new_label("latch"), self.m.new_label("endloop")
         self._start(top)
-        for k, unit in enumerate(r.parts):
-            last = k == len(r.parts) - 1
-            following = r.entry if last else r.parts[k + 1].entry
-            self._region(unit)
-            term = unit.term
-            if unit.falls_into is not None:         # on to the next unit (or back) with every lane
-                if term is not None:
-                    self._phi_copies(list(following.phis()), term.block)
-                if last:
-                    self._branch("while", [top])
-                continue
-            assert term is not None and term.opcode == "cbr"
-            self._condition_flag(term.operands[0])
-            stay = (*CONDITION_FLAG, term.targets[0] is not following)
-            leave = (*CONDITION_FLAG, term.targets[0] is following)
-            out = term.targets[1] if term.targets[0] is following else term.targets[0]
-            self._phi_copies(list(out.phis()), term.block, predicate=leave)
-            if r.after is None:
-                self._send_lanes_to(self.index[out], predicate=leave)
-            if last:
-                self._phi_copies(list(following.phis()), term.block, predicate=stay)
-                self._branch("while", [top], predicate=stay)
-            else:
-                self._branch("break", [end], predicate=leave)
-                self._phi_copies(list(following.phis()), term.block)
+        self.open_loops.append((latch, end))
+        self._region(body)
+        self.open_loops.pop()
+        term = body.term
+        if body.falls_into is r.entry:
+            if term is not None:
+                self._phi_copies(list(r.entry.phis()), term.block)
+            self._start(latch)
+            self._branch("while", [top])
+            self._start(end)
+            return
+        assert term is not None and term.opcode == "cbr"
+        self._condition_flag(term.operands[0])
+        back = (*CONDITION_FLAG, term.targets[0] is not r.entry)
+        leave = (*CONDITION_FLAG, term.targets[0] is r.entry)
+        out = term.targets[1] if term.targets[0] is r.entry else term.targets[0]
+        self._phi_copies(list(out.phis()), term.block, predicate=leave)
+        if r.dispatch:
+            self._send_lanes_to(self.index[out], predicate=leave)
+        if r.continues:
+            self._branch("break", [end], predicate=leave)
+            self._phi_copies(list(r.entry.phis()), term.block)
+            self._start(latch)
+            self._branch("while", [top])
+        else:
+            self._phi_copies(list(r.entry.phis()), term.block, predicate=back)
+            self._start(latch)
+            self._branch("while", [top], predicate=back)
         self._start(end)
+
+    def _leave_early(self, r: Region) -> None:
+        """An exit from inside a loop's body (the lanes whose branch leaves copy the target's phis, set
+        their blockIP to it when the loop leaves to several blocks, and break) or a continue (the
+        lanes going back copy the header's phis and wait at the while); the others go on."""
+        (unit,) = r.parts
+        term, after = unit.term, r.after
+        assert term is not None and after is not None
+        latch, end = self.open_loops[-1]
+        self._region(unit)
+        self._condition_flag(term.operands[0])
+        target = term.targets[1] if term.targets[0] is after else term.targets[0]
+        going = (*CONDITION_FLAG, term.targets[0] is after)
+        self._phi_copies(list(target.phis()), term.block, predicate=going)
+        if r.kind == "exit" and r.dispatch:
+            self._send_lanes_to(self.index[target], predicate=going)
+        if r.kind == "exit":
+            self._branch("break", [end], predicate=going)
+        else:
+            self._branch("cont", [latch], predicate=going)
+        self._phi_copies(list(after.phis()), term.block)
 
     def _send_lanes_to(self, block: int, predicate: tuple[int, int, bool] | None = None) -> None:
         """The enabled lanes' (those `predicate` picks, if given) blockIP becomes `block`."""

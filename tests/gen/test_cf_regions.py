@@ -1,8 +1,9 @@
 """backend/gen/cf_regions.py: which parts of a CFG the hybrid runs with Gen's structured branches.
 
-Each shape the module names collapses (a chain, an if with one or two arms, do-while loops leaving to one
-block or to several), and what must stay blockIP does: a loop with a `continue` edge past its body, a
-block with a barrier, an irreducible loop. The corpus and random-CFG tests check what the regions compute.
+Each shape the module names collapses (a chain, an if with one or two arms, do-while loops whose body
+breaks to one block or to several, or continues), and what must stay blockIP does: merges reached from
+many places, switches, a block with a barrier, an irreducible loop. The corpus and random-CFG tests check
+what the regions compute.
 """
 from __future__ import annotations
 
@@ -29,11 +30,16 @@ def _units(path: str, kernel: str, level: str = "-O2") -> list[str]:
 
 
 def test_a_natural_kernel_is_one_unit_of_chains_ifs_and_a_loop():
-    # do_while at -O2: entry, a loop of two blocks that both leave to the same block, the store
-    assert _units("tests/kernels/do_while.cl", "do_while") == ["chain(chain(3, loop(9, 20)), 24)"]
+    # do_while at -O2: entry, a loop of two blocks that both leave to the same block (the first by an
+    # exit: its lanes break), the store
+    assert _units("tests/kernels/do_while.cl", "do_while") == ["chain(chain(3, loop(chain(exit(9), 20))), 24)"]
     # while_complex: an if around the loop, whose body is an if/else diamond
     assert _units("tests/kernels/while_complex.cl", "while_complex") == \
         ["chain(if(3, -, loop(chain(if(16, 21, 24), 28))), 39)"]
+    # bit_loops: a `continue` from the loop's head to its latch is an if around the rest of the body,
+    # whose exits break out of the loop to two blocks
+    assert _units("tests/kernels/bit_loops.cl", "bit_loops") == \
+        ["chain(3, loop(chain(if(9, -, chain(exit(15), exit(20))), 23)))", "18", "27"]
 
 
 def test_a_loop_leaving_to_several_blocks_is_one_region_that_sets_blockip_where_lanes_leave():
@@ -41,8 +47,8 @@ def test_a_loop_leaving_to_several_blocks_is_one_region_that_sets_blockip_where_
                                                                                          "gen-blockip")
     units = layout(func, structured_regions(func))
     inner = units[1].parts[1]
-    assert inner.kind == "loop" and inner.after is None
-    assert [b.label for b in inner.leaves] == ["33", "29", "37"]     # goto done, goto next_row, return
+    assert inner.kind == "loop" and inner.after is None and inner.dispatch
+    assert {b.label for b in inner.leaves} == {"33", "29", "37"}     # goto done, goto next_row, return
     selector = BlockIPSelector(func, 16, regions=True)
     mfunc = selector.run()
     bip = selector.blockip.value.id
@@ -59,8 +65,10 @@ def test_a_loop_leaving_to_several_blocks_is_one_region_that_sets_blockip_where_
 
 
 def test_what_is_not_natural_stays_one_unit_per_block():
-    # bit_loops: a `continue` jumps from the loop's head to its latch, past the body
-    assert len(_units("tests/kernels/bit_loops.cl", "bit_loops")) == 7
+    # if_else_chain: one merge block reached from eight places at several levels
+    assert len(_units("tests/kernels/if_else_chain.cl", "if_else_chain")) == 11
+    # continue_outer: switches (three-way branches) in its loops
+    assert not any(u.startswith("loop") for u in _units("tests/kernels/continue_outer.cl", "continue_outer"))
     # the goto into a loop's middle at -O0: irreducible, so no loop region forms around it
     units = _units("tests/gen/blockip/scenarios.cl", "into_loop", "-O0")
     assert not any(u.startswith("loop") for u in units)
@@ -92,3 +100,24 @@ def test_join_points_of_units_follow_the_pending_rule():
     # into it from 2 makes 3 pending (JOIN 3), then 1's targets 2, 3, 4 are; entering 2 leaves {3, 4}
     # (JOIN 3); entering 3 leaves {4}; entering 4 leaves nothing (the exit)
     assert join_points(units) == {0: 5, 1: 3, 2: 3, 3: 4, 4: 5}
+
+
+def test_the_random_cfg_slice_has_loops_that_break_continue_and_leave_to_several_blocks():
+    """The shapes test_gen_random_cfg.py checks against the JIT in hybrid mode."""
+    import random
+
+    from lowering.pipeline import Options, compile_llvm
+    from tools.testing.cfggen import random_kernel
+    kinds: set[str] = set()
+
+    def walk(r):
+        kinds.add(r.kind + ("+dispatch" if r.dispatch else "") + ("+continues" if r.continues else ""))
+        for p in r.parts:
+            if p is not None and not hasattr(p, "instrs"):
+                walk(p)
+    for n_blocks, seed in [(8, 1), (20, 2), (30, 3), (60, 4), (120, 5), (30, 6), (45, 7), (80, 8)]:
+        text = str(random_kernel(random.Random(seed), n_blocks))
+        func = compile_llvm(text, source_name="cfggen", options=Options(kernel="k", pipeline="gen-blockip"))["k"]
+        for unit in structured_regions(func):
+            walk(unit)
+    assert {"exit", "exit+dispatch", "continue", "loop+continues", "loop+dispatch", "if", "chain"} <= kinds, kinds
