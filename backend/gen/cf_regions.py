@@ -107,23 +107,40 @@ def _collapse_all(units: dict[Block, Region], entry: Block, loops: bool, header:
                   ) -> dict[Block, Region]:
     """Collapse shapes among `units` (by entry block) to a fixed point. In a loop body (`header`
     given) edges back to the header are left out of the graph, and inner loops are not looked for
-    (they collapse first, in the whole function)."""
+    (they collapse first, in the whole function).
+
+    Each round finds the loop headers once (a depth-first search) and tries every unit; a merge
+    updates the predecessor sets of the region's successors at once. Rounds: about the depth of the
+    regions' nesting; each O(units + edges), plus the loop searches (O(units + edges) per header whose
+    body changed since its last try)."""
     failed: dict[Block, tuple] = {}        # header -> its body's units when _loop last failed on them
+    preds: dict[Block, set[Block]] = {b: set() for b in units}
+    for u in units.values():
+        for t in u.exits:
+            if t in preds and t is not header:
+                preds[t].add(u.entry)
     while True:
-        preds: dict[Block, set[Block]] = {b: set() for b in units}
-        for u in units.values():
-            for t in u.exits:
-                if t in preds and t is not header:
-                    preds[t].add(u.entry)
         headers = _back_edge_targets(units, entry) if loops else set()
+        changed = False
         for u in list(units.values()):
+            if units.get(u.entry) is not u:
+                continue                    # merged into a region this round
             merged = _collapse(u, units, preds, entry, failed if u.entry in headers else None)
-            if merged is not None:
-                for part in _members(merged):
-                    units.pop(part, None)
-                units[merged.entry] = merged
-                break
-        else:
+            if merged is None:
+                continue
+            inside = _members(merged)
+            for part in inside:
+                units.pop(part, None)
+            units[merged.entry] = merged
+            inside.add(merged.entry)
+            for b in inside - {merged.entry}:
+                preds.pop(b, None)
+            preds[merged.entry] -= inside                 # its edges from inside are the region's own,
+            for t in merged.exits:                          # but one back to its entry is a loop's
+                if t in preds and t is not header:
+                    preds[t] = {p for p in preds[t] if p not in inside} | {merged.entry}
+            changed = True
+        if not changed:
             return units
 
 
