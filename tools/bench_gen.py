@@ -247,6 +247,23 @@ def _random_modes(seeds: int = 24) -> None:
         print(f"| {kind} | {kernels} | {cells}{worse} |")
 
 
+def _regions_scaling() -> None:
+    """How long cf_regions takes to find a random CFG's regions as the CFG grows."""
+    import random
+
+    from backend.gen.cf_regions import structured_regions
+    from lowering.pipeline import Options, compile_llvm
+    from tools.testing.cfggen import random_kernel
+    print("\n| blocks | units after collapsing | seconds |")
+    print("|---|---|---|")
+    for n in (100, 200, 400, 800, 1600, 3200):
+        func = compile_llvm(str(random_kernel(random.Random(n), n)), source_name="cfggen",
+                            options=Options(kernel="k", pipeline="gen-blockip", verify_each=False))["k"]
+        start = time.perf_counter()
+        units = structured_regions(func)
+        print(f"| {len(func.blocks)} | {len(units)} | {time.perf_counter() - start:.3f} |")
+
+
 def _throughput() -> tuple[int, float]:
     """Lane-instructions executed running the corpus (tests/kernels) on gen in SIMD16, and the seconds."""
     launches = list(_corpus_launches(examples=False))
@@ -266,6 +283,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.modes_only:
         _modes(args.files)
         _random_modes()
+        _regions_scaling()
         return 0
     with tempfile.TemporaryDirectory() as tmp:
         os.symlink(IGA_LIB, os.path.join(tmp, "libiga64.so"))
@@ -300,6 +318,7 @@ def main(argv: list[str] | None = None) -> int:
                   f"{statistics.median(sizes):.2f}, max {max(sizes):.2f} over {len(sizes)} kernels")
     _modes(args.files)
     _random_modes()
+    _regions_scaling()
     lanes, seconds = _throughput()
     print(f"simulator: {lanes} lane-instructions in {seconds:.1f} s = {lanes / seconds:,.0f} per second")
     return 0

@@ -213,11 +213,13 @@ def _loop(u: Region, units: dict[Block, Region], preds: dict[Block, set[Block]],
     if failed.get(u.entry) == key:
         return None                                         # the same body failed before
     failed[u.entry] = key
-    order = [b for b in units if b in body]                 # the units' order, not the set's
+    order = sorted(body, key=lambda b: b.index)             # source order, not the set's
     outside = list(dict.fromkeys(t for b in order for t in units[b].exits if t not in body))
     if not outside:
         return None                                         # no way out but returns: left to blockIP
     dispatch = len(outside) > 1
+    if dispatch:            # lanes bound back into the deepest loop are served first, as a tree would
+        outside.sort(key=lambda t: -max((s.index for s in units[t].exits if s.index <= t.index), default=-1))
     local: dict[Block, Region] = {}
     continues = False
     for b in order:
