@@ -67,6 +67,7 @@ def select_any(func: Function, simd: int = 16, regions: bool = False):
     return _selector(func, simd, regions).run()
 
 
-def compile_gen(func: Function, simd: int = 16, verify: bool = True, regions: bool = False) -> list:
+def compile_gen(func: Function, simd: int = 16, verify: bool = True, regions: bool = False,
+                entry: str = "if") -> list:
     """compile_gen_kernel's Gen9 instructions (isa.gen9.model.Instruction)."""
-    return compile_gen_kernel(func, simd, verify, regions).program
+    return compile_gen_kernel(func, simd, verify, regions, entry).program

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import glob
 import os
+import re
 import subprocess
 
 import numpy as np
@@ -174,6 +175,29 @@ def test_blockip_binaries_decode_with_iga64(tmp_path, simd):
     for kernel in ("into_loop", "three_labels", "return_under_or"):
         text = iga_text(encode_program(compile_gen(program.function(kernel, "gen-blockip"), simd)), tmp_path, kernel)
         assert f".any{simd}h" in text
+
+
+@pytest.mark.parametrize("simd", [8, 16])
+def test_hybrid_and_scheme_a_binaries_decode_with_iga64(tmp_path, simd):
+    """The hybrid's predicated break, cont and while, and scheme A's flag juggling, as iga64 reads them."""
+    import random
+
+    from lowering.pipeline import Options, compile_llvm
+    from tools.testing.cfggen import random_kernel
+    funcs = [load_program(os.path.join(ROOT, path), "-O2").function(kernel, "gen-blockip") for path, kernel in (
+        ("tests/kernels/while_continue.cl", "while_continue"), ("tests/kernels/bit_loops.cl", "bit_loops"),
+        ("examples/nested_break.cl", "nested_break"), ("tests/kernels/gcd_lcm.cl", "gcd_lcm"))]
+    for n_blocks, seed in [(45, 7), (80, 8), (120, 5)]:            # random CFGs whose loops break and continue
+        funcs.append(compile_llvm(str(random_kernel(random.Random(seed), n_blocks)), source_name="cfggen",
+                                  options=Options(kernel="k", pipeline="gen-blockip"))["k"])
+    texts = []
+    for i, func in enumerate(funcs):
+        for options in ({"regions": True}, {"entry": "predicate"}):
+            code = encode_program(compile_gen(func, simd, **options))
+            texts.append(iga_text(code, tmp_path, f"{func.name}{i}-{len(texts)}"))
+    text = "\n".join(texts)
+    for predicated in ("break", "cont", "while"):
+        assert re.search(rf"\(~?f0\.0\)\s+{predicated}\b", text), predicated
 
 
 @pytest.mark.parametrize("level", ["-O0", "-O2"])
