@@ -40,7 +40,8 @@ class Region:
     term: Instr | None            # the terminator control leaves by, or None: see `after` and `leaves`
     after: Block | None = None    # term None: the one block it goes on to (its copies made inside)
     leaves: tuple = ()            # loop: its exit targets when several (blockIP set where each leaves);
-    barrier: bool = False         # exit: the one target its lanes break to
+                                  # exit: the one target its lanes break to
+    barrier: bool = False         # block: it holds a barrier (never inside a region)
     dispatch: bool = False        # loop, exit: the loop leaves to several blocks (exits set blockIP)
     continues: bool = False       # loop: a `continue` inside its body (the last test then breaks)
 

@@ -17,8 +17,8 @@ HYBRID_MARGIN = 0.9
 
 
 def estimated_cost(mfunc: MFunction) -> int:
-    """Instructions, each weighted by LOOP_WEIGHT ** (the loops around its block). O(blocks * loop
-    length) for the spans, O(instructions) for the sum."""
+    """Instructions, each weighted by LOOP_WEIGHT ** (the loops around its block); O(blocks +
+    instructions): each loop's span is added to a difference array over the blocks."""
     position = {b.label: i for i, b in enumerate(mfunc.blocks)}
     depth = [0] * (len(mfunc.blocks) + 1)
     for j, block in enumerate(mfunc.blocks):

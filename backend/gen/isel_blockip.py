@@ -85,7 +85,8 @@ class BlockIPSelector(Selector):
         self.index = {u.entry: i for i, u in enumerate(units)}
         self.exit_index = len(units)
         self.blockip = Operand(self.m.vreg(T.UW))
-        self.entry_lanes = Operand(self.m.vreg(T.UW))
+        if self.entry == "predicate":       # the entry lanes as 0/-1 words, for narrowing flags
+            self.entry_lanes = Operand(self.m.vreg(T.UW))
         if len(units) > 1:                  # else no test ever reads it
             self.emit("mov", self.blockip, Operand(Imm(0xFFFF, T.UW)), no_mask=True)
             self._send_lanes_to(0)
@@ -268,13 +269,8 @@ class BlockIPSelector(Selector):
             self._start(end)
             return
         assert term is not None and term.opcode == "cbr"
-        self._condition_flag(term.operands[0])
-        back = (*CONDITION_FLAG, term.targets[0] is not r.entry)
-        leave = (*CONDITION_FLAG, term.targets[0] is r.entry)
-        out = term.targets[1] if term.targets[0] is r.entry else term.targets[0]
-        self._phi_copies(list(out.phis()), term.block, predicate=leave)
-        if r.dispatch:
-            self._send_lanes_to(self.index[out], predicate=leave)
+        leave = self._lanes_branching_away(term, r.entry, r.dispatch)
+        back = (*CONDITION_FLAG, not leave[2])
         if r.continues:
             self._branch("break", [end], predicate=leave)
             self._phi_copies(list(r.entry.phis()), term.block)
@@ -286,6 +282,17 @@ class BlockIPSelector(Selector):
             self._branch("while", [top], predicate=back)
         self._start(end)
 
+    def _lanes_branching_away(self, term: Instr, stay: Block, dispatch: bool) -> tuple[int, int, bool]:
+        """The predicate of the lanes whose cbr `term` goes elsewhere than `stay`: f0.0 gets the
+        condition, and those lanes copy their target's phis (and, `dispatch`, set their blockIP to it)."""
+        self._condition_flag(term.operands[0])
+        target = term.targets[1] if term.targets[0] is stay else term.targets[0]
+        going = (*CONDITION_FLAG, term.targets[0] is stay)
+        self._phi_copies(list(target.phis()), term.block, predicate=going)
+        if dispatch:
+            self._send_lanes_to(self.index[target], predicate=going)
+        return going
+
     def _leave_early(self, r: Region) -> None:
         """An exit from inside a loop's body (the lanes whose branch leaves copy the target's phis, set
         their blockIP to it when the loop leaves to several blocks, and break) or a continue (the
@@ -295,12 +302,7 @@ class BlockIPSelector(Selector):
         assert term is not None and after is not None
         latch, end = self.open_loops[-1]
         self._region(unit)
-        self._condition_flag(term.operands[0])
-        target = term.targets[1] if term.targets[0] is after else term.targets[0]
-        going = (*CONDITION_FLAG, term.targets[0] is after)
-        self._phi_copies(list(target.phis()), term.block, predicate=going)
-        if r.kind == "exit" and r.dispatch:
-            self._send_lanes_to(self.index[target], predicate=going)
+        going = self._lanes_branching_away(term, after, r.kind == "exit" and r.dispatch)
         if r.kind == "exit":
             self._branch("break", [end], predicate=going)
         else:

@@ -180,13 +180,12 @@ class _Gen:
         for here in (one, two):
             b.position_at_end(here.block)
             steps.append((b.phi(I32), b.phi(I32)))
-        for (i_phi, acc_phi), here, there in zip(steps, (one, two), (two, one)):
+        for (i_phi, acc_phi), (other_i, other_acc), here, there in zip(steps, steps[::-1], (one, two), (two, one)):
             b.position_at_end(here.block)
             a = self.arith(acc_phi, rng.randint(1, 2))
             inext = b.add(i_phi, ir.Constant(I32, 1))
             exit_l.edges.append((b.block, a))
             b.cbranch(b.icmp_signed("<", inext, bound), there.block, exit_l.block)
-            other_i, other_acc = steps[1] if here is one else steps[0]
             other_i.add_incoming(inext, b.block)
             other_acc.add_incoming(a, b.block)
         for i_phi, acc_phi in steps:
