@@ -46,13 +46,13 @@ def _timed(cmd: list[str], env: dict | None = None, cwd: str | None = None) -> f
 def _ours(path: str) -> dict[str, tuple[int, int]]:
     """kernel -> (instructions, backward branches: whiles and backward jmpis) of our SIMD16 code, in the
     control-flow mode `--cf auto` picks."""
-    from backend.gen import compile_gen
+    from backend.gen import CF_MODES, compile_gen
     from tools.targets.harness import gen_function, load_program
     program = load_program(path, "-O2")
     out = {}
     for name in program.kernels:
         func, mode = gen_function(program, name)
-        insts = compile_gen(func, 16, regions=mode == "hybrid")
+        insts = compile_gen(func, 16, **CF_MODES[mode][1])
         out[name] = (len(insts), sum(i.opcode == "while" or (i.opcode == "jmpi" and (i.jip or 0) < 0)
                                      for i in insts))
     return out
@@ -143,15 +143,8 @@ def _corpus_launches(pattern: str = "*.cl", examples: bool = True):
 
 
 def _launch(program, spec, cf: str = "auto") -> None:
-    """The kernel's corpus launch on gen in SIMD16, in a harness mode or "blockip-predicated" (blockIP
-    with Beignet's scheme A entry sequence, which only the backend's own options reach)."""
-    from tools.targets.harness import GenOptions, ir_arguments, run_target
-    if cf == "blockip-predicated":
-        from backend.gen.launch import run_gen_kernel
-        func = program.function(spec.kernel, "gen-blockip")
-        run_gen_kernel(func, ir_arguments(func, spec.make_args(1)), spec.global_size, spec.local_size, 16,
-                       spec.global_offset, entry="predicate")
-        return
+    """The kernel's corpus launch on gen in SIMD16, in control-flow mode `cf`."""
+    from tools.targets.harness import GenOptions, run_target
     run_target("gen", program, spec.kernel, spec.make_args(1), spec.global_size, spec.local_size,
                GenOptions(16, cf), global_offset=spec.global_offset)
 
@@ -159,7 +152,7 @@ def _launch(program, spec, cf: str = "auto") -> None:
 def _modes(files: str) -> None:
     """Per kernel and control-flow mode: static instructions, and executed instructions and executed
     branch instructions (if/else/endif/while/break/cont/halt/jmpi) summed over the corpus launch's threads."""
-    from backend.gen import compile_gen_kernel
+    from backend.gen import CF_MODES, compile_gen_kernel
     from tools.targets.harness import gen_function
 
     print("\n| kernel | auto picks | structured: static / executed / branches | blockip: static / executed / "
@@ -172,9 +165,8 @@ def _modes(files: str) -> None:
     for program, spec in _corpus_launches(files):
         cells, executed = {}, {}
         for cf in modes:
-            func = gen_function(program, spec.kernel, "blockip" if cf == "blockip-predicated" else cf)[0]
-            static = len(compile_gen_kernel(func, 16, regions=cf == "hybrid",
-                                            entry="predicate" if cf == "blockip-predicated" else "if").program)
+            func = gen_function(program, spec.kernel, cf)[0]
+            static = len(compile_gen_kernel(func, 16, **CF_MODES[cf][1]).program)
             with _Executed() as count:
                 _launch(program, spec, cf)
             executed[cf] = count.instructions
@@ -202,13 +194,13 @@ def _random_modes(seeds: int = 24) -> None:
 
     import numpy as np
 
-    from backend.gen import compile_gen_kernel, select_any
+    from backend.gen import CF_MODES, compile_gen_kernel, select_any
     from backend.gen.cost import prefers_hybrid
     from backend.gen.launch import run_gen_kernel
     from lowering.pipeline import Options, compile_llvm
     from tools.testing.cfggen import random_kernel
 
-    modes = {"structured": ("gen", {}), "blockip": ("gen-blockip", {}), "hybrid": ("gen-blockip", {"regions": True})}
+    modes = {m: CF_MODES[m] for m in ("structured", "blockip", "hybrid")}
     print("\n| random CFGs | kernels | mode: static / executed / branches (totals) |")
     print("|---|---|---|")
     for irreducible in (0.0, 0.3):

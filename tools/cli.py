@@ -37,6 +37,7 @@ from tools.usage import UsageError
 EXIT_INPUT, EXIT_USAGE, EXIT_INTERNAL = 1, 2, 3
 EMIT_KINDS = ("nir", "dot-cfg", "dot-tree", "spirv", "spirv-asm", "dot-spirv", "gen", "gen-asm", "gen-mir")
 GEN_EMITS = ("gen", "gen-asm", "gen-mir")
+CF_CHOICES = ("auto", "structured", "blockip", "hybrid")    # --cf (backend.gen.CF_MODES, and auto)
 SPIRV_EMITS = ("spirv", "spirv-asm", "dot-spirv")
 DEFAULT_SPIRV_VERSION, DEFAULT_TARGET_ENV = "1.3", "vulkan1.3"
 
@@ -65,8 +66,9 @@ def _compile(args) -> None:
     if args.emit in ("dot-tree", *SPIRV_EMITS) and args.stop_after == "read":
         raise UsageError(f"--emit {args.emit} needs the structurize pass (drop --stop-after read)")
     spirv = _compile_spirv_options(args)
+    from backend.gen import CF_MODES
     from lowering.target import PIPELINES
-    gen_pipeline = "gen-blockip" if args.cf in ("blockip", "hybrid") else "gen"   # explicit --cf (not auto)
+    gen_pipeline = CF_MODES[args.cf or "structured"][0]     # an explicit --cf (auto returned above)
     chosen = args.pipeline or ("spirv" if spirv is not None else gen_pipeline if args.emit in GEN_EMITS else "generic")
     if args.emit in GEN_EMITS and chosen != gen_pipeline:
         raise UsageError(f"--emit {args.emit} needs the {gen_pipeline} pipeline, not '{chosen}'")
@@ -93,7 +95,8 @@ def _compile(args) -> None:
     if spirv is not None:
         data = _emit_spirv(args.emit, list(funcs.values()), spirv)
     elif args.emit in GEN_EMITS:
-        data = _emit_gen(args.emit, [(f, args.cf == "hybrid") for f in funcs.values()], args.simd or 16)
+        data = _emit_gen(args.emit, [(f, CF_MODES[args.cf or "structured"][1]) for f in funcs.values()],
+                         args.simd or 16)
     else:
         render = {"nir": print_function, "dot-cfg": cfg_dot, "dot-tree": tree_dot}[args.emit]
         data = "".join(render(f) for f in funcs.values())
@@ -122,23 +125,25 @@ def _compile_gen_auto(args) -> None:
     program = harness.load_program(args.input, f"-O{args.opt}", args.kernel, verify_each=args.verify_each,
                                    build_options=_build_options(args))
     names = [args.kernel] if args.kernel else program.kernel_names()
+    from backend.gen import CF_MODES
     chosen = [harness.gen_function(program, name, "auto") for name in names]
-    _write_with_dumps(args, _emit_gen(args.emit, [(f, mode == "hybrid") for f, mode in chosen], args.simd or 16), {})
+    _write_with_dumps(args, _emit_gen(args.emit, [(f, CF_MODES[mode][1]) for f, mode in chosen], args.simd or 16),
+                      {})
 
 
 def _emit_gen(kind: str, funcs: list, simd: int) -> str | bytes:
     """gen: a kernel container of every kernel (isa/gen9/container.py); gen-asm: its iga64-syntax text;
-    gen-mir: the machine IR before register allocation. `funcs`: (function, whether to lay it out in
-    structured regions, the hybrid) pairs."""
+    gen-mir: the machine IR before register allocation. `funcs`: (function, its control-flow mode's
+    options: backend.gen.CF_MODES) pairs."""
     from backend.gen import compile_gen_kernel, select_any
     from backend.gen.mir_printer import print_mfunction
     from isa.gen9.container import pack_container
     from isa.gen9.disassembler import disassemble
     from isa.gen9.encoding import encode_program
     if kind == "gen-mir":
-        return "".join(print_mfunction(select_any(f, simd, regions)) for f, regions in funcs)
-    built = [(k, encode_program(k.program)) for k in (compile_gen_kernel(f, simd, regions=regions)
-                                                       for f, regions in funcs)]
+        return "".join(print_mfunction(select_any(f, simd, **options)) for f, options in funcs)
+    built = [(k, encode_program(k.program)) for k in (compile_gen_kernel(f, simd, **options)
+                                                       for f, options in funcs)]
     if kind == "gen-asm":
         return "\n".join(f"// kernel {k.name}: SIMD{simd}, {len(code)} bytes\n{_annotated(disassemble(code), k.notes)}"
                          for k, code in built)
@@ -395,12 +400,12 @@ def build_parser() -> argparse.ArgumentParser:
                    help="which target's passes to run (default: spirv for the SPIR-V outputs, else generic, the "
                         "target-independent passes); see lowering/target.py")
     c.add_argument("--simd", type=int, choices=(8, 16), help="--emit gen*: SIMD width (default 16)")
-    c.add_argument("--cf", choices=("auto", "structured", "blockip", "hybrid"),
+    c.add_argument("--cf", choices=CF_CHOICES,
                    help="--emit gen*: control flow as Gen's structured branches from the tree, per-lane blockIP "
                         "on the CFG with no structurizer (any CFG, irreducible ones too), hybrid (the CFG's "
-                        "natural regions in structured branches inside blockIP), or auto (default): structured, "
-                        "and hybrid for a kernel whose tree needed guard variables or that the structurizer "
-                        "cannot take")
+                        "natural regions in structured branches inside blockIP), or auto (default): hybrid for "
+                        "a kernel the structurizer cannot take or where it is estimated to run clearly less, "
+                        "else structured")
     c.add_argument("--print-after", action="append", metavar="PASS|all",
                    help="print the IR after this pass to standard error (repeatable)")
     c.add_argument("--spirv-version", metavar="1.0..1.6",
@@ -445,7 +450,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="ir target: instructions per work-item before the run is stopped as endless (default "
                         "5000000; 0: no limit)")
     r.add_argument("--simd", type=int, choices=(8, 16), help="gen target: SIMD width (default 16)")
-    r.add_argument("--cf", choices=("auto", "structured", "blockip", "hybrid"),
+    r.add_argument("--cf", choices=CF_CHOICES,
                    help="gen target: structured branches, per-lane blockIP, hybrid, or auto (default; see compile)")
     r.add_argument("--trace", metavar="OUT.png",
                    help="gen target: draw the first work-group's lane activity, block labels beside the rows")

@@ -164,7 +164,8 @@ def add_commands(subparsers) -> None:
     t.add_argument("--global", dest="global_size", metavar="N[,N,N]", help="kernel source: the global size")
     t.add_argument("--local", metavar="L[,L,L]", help="kernel source: the work-group size (default as for run)")
     t.add_argument("--arg", action="append", metavar="NAME=VALUE", help="kernel source: as for run")
-    t.add_argument("--cf", choices=("auto", "structured", "blockip", "hybrid"),
+    from tools.cli import CF_CHOICES, _add_build_options
+    t.add_argument("--cf", choices=CF_CHOICES,
                    help="kernel source: control-flow mode (default auto)")
     t.add_argument("-O", dest="opt", choices=list("0123"), default="0", help="kernel source: optimisation level")
     t.add_argument("--threads", type=int, default=1, help="threads in the workgroup (default 1)")
@@ -173,6 +174,5 @@ def add_commands(subparsers) -> None:
                    help="bind a numpy array as the surface at this binding-table index (repeatable)")
     t.add_argument("--max-steps", type=int, default=200_000, help="instructions per thread before giving up")
     t.add_argument("-o", dest="output", required=True, help="output PNG file")
-    from tools.cli import _add_build_options
     _add_build_options(t)
     t.set_defaults(func=run_trace)

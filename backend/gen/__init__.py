@@ -14,6 +14,16 @@ from dataclasses import dataclass
 
 from lowering.ir.core import Function
 
+# control-flow mode -> (the pipeline whose function it compiles, compile_gen_kernel's options). `auto`
+# picks structured or hybrid per kernel (tools/targets/harness.gen_function); blockip-predicated is
+# Beignet's scheme A entry sequence, measured against blockip's and not offered on the command line.
+CF_MODES: dict[str, tuple[str, dict]] = {
+    "structured": ("gen", {}),
+    "blockip": ("gen-blockip", {}),
+    "hybrid": ("gen-blockip", {"regions": True}),
+    "blockip-predicated": ("gen-blockip", {"entry": "predicate"}),
+}
+
 
 @dataclass
 class GenKernel:
@@ -62,9 +72,9 @@ def _selector(func: Function, simd: int, regions: bool = False, entry: str = "if
     return Selector(func, simd) if func.is_structured else BlockIPSelector(func, simd, regions, entry)
 
 
-def select_any(func: Function, simd: int = 16, regions: bool = False):
+def select_any(func: Function, simd: int = 16, regions: bool = False, entry: str = "if"):
     """The machine IR of either kind of function, before register allocation."""
-    return _selector(func, simd, regions).run()
+    return _selector(func, simd, regions, entry).run()
 
 
 def compile_gen(func: Function, simd: int = 16, verify: bool = True, regions: bool = False,

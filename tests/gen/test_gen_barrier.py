@@ -9,6 +9,7 @@ import os
 
 import pytest
 
+from backend.gen import CF_MODES
 from backend.gen.launch import run_gen_kernel
 from tools.targets.harness import load_program
 from tools.testing.barrier_cases import CASES, KERNELS, case_id, check, fresh_args
@@ -19,18 +20,14 @@ def program(file: str, level: str):
     return load_program(os.path.join(KERNELS, file), level)
 
 
-MODES = {"structured": ("gen", {}), "blockip": ("gen-blockip", {}),
-         "blockip-predicated": ("gen-blockip", {"entry": "predicate"}), "hybrid": ("gen-blockip", {"regions": True})}
-
-
-@pytest.mark.parametrize("cf", list(MODES))
+@pytest.mark.parametrize("cf", list(CF_MODES))
 @pytest.mark.parametrize("simd", [8, 16])
 @pytest.mark.parametrize("level", ["-O0", "-O2"])
 @pytest.mark.parametrize("case", CASES, ids=case_id)
 def test_gen_matches_numpy(case, level, simd, cf):
     """Structured branches; blockIP (with each of Beignet's entry sequences), whose barrier blocks wait
     for every lane of the thread; and the hybrid, which keeps barrier blocks out of its regions."""
-    pipeline, options = MODES[cf]
+    pipeline, options = CF_MODES[cf]
     func = program(case.file, level).function(case.kernel, pipeline)
     args = fresh_args(case)
     expected = case.expect(args)

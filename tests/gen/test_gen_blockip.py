@@ -17,7 +17,7 @@ import subprocess
 import numpy as np
 import pytest
 
-from backend.gen import compile_gen
+from backend.gen import CF_MODES, compile_gen
 from backend.gen.isel_blockip import join_points, layout
 from backend.gen.launch import run_gen_kernel
 from isa.gen9.encoding import encode_program
@@ -122,13 +122,9 @@ def test_join_points_follow_the_pending_block_rule():
     assert join_points(func) == {0: 4, 1: 3, 2: 3, 3: 4}
 
 
-# mode -> run_gen_kernel's options for the gen-blockip pipeline's function
-MODES = {"blockip": {}, "blockip-predicated": {"entry": "predicate"}, "hybrid": {"regions": True}}
-
-
 @pytest.mark.parametrize("level", ["-O0", "-O2"])
 @pytest.mark.parametrize("path", CORPUS, ids=lambda p: os.path.basename(p)[:-3])
-@pytest.mark.parametrize("cf", list(MODES))
+@pytest.mark.parametrize("cf", ["blockip", "blockip-predicated", "hybrid"])
 def test_the_corpus_runs_right_under_blockip(path, level, cf):
     """blockIP with each of Beignet's entry sequences, and the hybrid."""
     program = load_program(path, level)
@@ -139,7 +135,7 @@ def test_the_corpus_runs_right_under_blockip(path, level, cf):
         for simd in (8, 16):
             got = spec.make_args(3)
             run_gen_kernel(func, ir_arguments(func, got), spec.global_size, spec.local_size, simd,
-                           spec.global_offset, **MODES[cf])
+                           spec.global_offset, **CF_MODES[cf][1])
             problems = compare(reference, got, [p.name for p in kernel_params(func)], float_ulps=float_ulps(func),
                                labels=("llvm", "gen"))
             assert not problems, f"{spec.kernel} {level} SIMD{simd} {cf}: {problems[0]}"

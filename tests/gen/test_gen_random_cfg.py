@@ -9,19 +9,16 @@ import random
 import numpy as np
 import pytest
 
+from backend.gen import CF_MODES
 from backend.gen.launch import run_gen_kernel
 from lowering.errors import IrreducibleCFG
 from lowering.pipeline import Options, compile_llvm
 from tools.targets.jit_oracle import run_llvm_kernel
 from tools.testing.cfggen import random_kernel
 
-# mode -> (pipeline, run_gen_kernel's options)
-MODES = {"structured": ("gen", {}), "blockip": ("gen-blockip", {}),
-         "blockip-predicated": ("gen-blockip", {"entry": "predicate"}), "hybrid": ("gen-blockip", {"regions": True})}
-
 
 def _agrees_with_the_jit(text: str, name: str, seed: int, cf: str) -> None:
-    pipeline, options = MODES[cf]
+    pipeline, options = CF_MODES[cf]
     func = compile_llvm(text, source_name=name, options=Options(kernel="k", verify_each=True, pipeline=pipeline))["k"]
     inp = np.random.default_rng(seed).integers(-1000, 1000, 48).astype(np.int32)
     expected = np.zeros(48, np.int32)
@@ -33,7 +30,7 @@ def _agrees_with_the_jit(text: str, name: str, seed: int, cf: str) -> None:
         assert bad.size == 0, f"SIMD{simd}: work-item {bad[0]}: gen {got[bad[0]]}, JIT {expected[bad[0]]}"
 
 
-@pytest.mark.parametrize("cf", list(MODES))
+@pytest.mark.parametrize("cf", list(CF_MODES))
 @pytest.mark.parametrize("n_blocks,seed", [(8, 1), (20, 2), (30, 3), (60, 4), (120, 5), (30, 6), (45, 7), (80, 8)],
                          ids=lambda v: str(v))
 def test_random_cfgs_agree_with_the_jit(n_blocks, seed, cf):

@@ -374,10 +374,11 @@ def _run_spirv(program: Program, kernel: str, args: list, global_size, local_siz
 
 def gen_function(program: Program, kernel: str, cf: str = "auto") -> tuple[Function, str]:
     """The kernel as the Gen backend takes it for a control-flow mode, and the mode used: "structured"
-    (the tree), "blockip" (the CFG, block by block) or "hybrid" (the CFG, its natural regions in
-    structured branches: backend/gen/cf_regions.py). `auto` takes the hybrid where the structurizer
-    cannot take the CFG (irreducible) or where the hybrid's machine IR is estimated to run clearly
-    less than the tree's (backend/gen/cost.py), else the tree."""
+    (the tree), "blockip" (the CFG, block by block), "hybrid" (the CFG, its natural regions in
+    structured branches: backend/gen/cf_regions.py) or another of backend.gen.CF_MODES. `auto` takes
+    the hybrid where the structurizer cannot take the CFG (irreducible) or where the hybrid's machine
+    IR is estimated to run clearly less than the tree's (backend/gen/cost.py), else the tree."""
+    from backend.gen import CF_MODES
     if cf == "auto":
         from backend.gen import select_any
         from backend.gen.cost import prefers_hybrid
@@ -389,16 +390,19 @@ def gen_function(program: Program, kernel: str, cf: str = "auto") -> tuple[Funct
         if prefers_hybrid(select_any(tree), select_any(cfg, regions=True)):
             return cfg, "hybrid"
         return tree, "structured"
-    return program.function(kernel, "gen" if cf == "structured" else "gen-blockip"), cf
+    if cf not in CF_MODES:
+        raise CompileError(f"unknown control-flow mode '{cf}' (modes: auto, {', '.join(CF_MODES)})")
+    return program.function(kernel, CF_MODES[cf][0]), cf
 
 
 def _run_gen(program: Program, kernel: str, args: list, global_size, local_size, options, global_offset):
+    from backend.gen import CF_MODES
     from backend.gen.launch import run_gen_kernel
     options = options or GenOptions()
     func, mode = gen_function(program, kernel, options.cf)
     simd, trace = options.simd, options.trace
     run_gen_kernel(func, ir_arguments(func, args), global_size, local_size, simd, global_offset, trace,
-                   regions=mode == "hybrid")
+                   **CF_MODES[mode][1])
 
 
 def _run_opencl(program: Program, kernel: str, args: list, global_size, local_size, options, global_offset):
