@@ -41,6 +41,21 @@ def _check_atomic_features(func: Function, plan: MemoryPlan) -> None:
             raise CompileError(f"{where(func, ins)}: the Vulkan device lacks {feature} for a 64-bit atomic")
 
 
+def _with_live_outs_in_memory(func: Function) -> Function:
+    """A copy of `func` in the form lavapipe runs right (loop_live_outs: undefined phi inputs made 0, loop
+    live-outs through private memory), validated; `func` itself when there is nothing to change."""
+    from lowering.ir.parser import parse_module
+    from lowering.ir.printer import print_function
+    from lowering.ir.validate import verify
+
+    from .loop_live_outs import demote_loop_live_outs, zero_undefined_phi_inputs
+    copy = parse_module(print_function(func), func.source_name or "<input>").functions[func.name]
+    if zero_undefined_phi_inputs(copy) + demote_loop_live_outs(copy):
+        verify(copy, "loop_live_outs")
+        return copy
+    return func
+
+
 def run_spirv_kernel(func: Function, args: list, global_size, local_size, options: SpirvOptions | None = None,
                      global_offset=0) -> None:
     """Like lowering.interp.run_kernel: the numpy arrays in `args` are updated in place."""
@@ -58,7 +73,9 @@ def run_spirv_kernel(func: Function, args: list, global_size, local_size, option
         raise CompileError(f"{where(func)}: control flow nests {depth} levels deep; lavapipe gives wrong lanes from "
                            f"{LAVAPIPE_MAX_NESTING} levels on, so the spirv target does not run it there "
                            "(choose another device with --vk-device)")
-    # lavapipe's bugs, worked around in its launches only (see SpirvOptions and loop_count)
+    # lavapipe's bugs, worked around in its launches only (see SpirvOptions, loop_count and loop_live_outs)
+    if lavapipe:
+        func = _with_live_outs_in_memory(func)
     options = dataclasses.replace(options, local_size=rng.local_size, validate=True,
                                   relaxed_atomics=lavapipe, count_loop_iterations=lavapipe)
     binary = compile_spirv([func], options)

@@ -130,3 +130,30 @@ def test_random_control_flow_on_the_device(seed):
     from tools.testing.cfggen import random_kernel
     module = random_kernel(random.Random(9000 + seed), 40, max_loop_depth=3)
     assert check_spirv(module, 9000 + seed) is None
+
+
+# Reduced from random program 55 of issue 21: the compare `pa[..] < u0`, a boolean computed in a loop whose
+# lanes leave at different iterations, used after it. lavapipe gave lanes a later iteration's value until its
+# launches carried loop live-outs through private memory (backend/spirv/loop_live_outs.py).
+BOOL_LIVE_OUT = """
+kernel void k(global const uint *in, global uint *out, global uint *cnt, uint n) {
+    uint gid = get_global_id(0);
+    uint u0 = in[gid & 255u], u1 = in[0], u2 = in[0];
+    uint pa[8];
+    for (uint t = 0u; t < 8u; t++) pa[t] = u0 + t * u1;
+    for (uint i1 = 0u; i1 < ((pa[(u2 + 879u) & 7u] % 16u) & 7u); i1++) {
+        atomic_xor(&cnt[4], i1);
+        u2 = (uint)(pa[(in[0] % ((u1 & 15u) + 1u)) & 7u] < u0);
+    }
+    out[gid] = u2;
+}
+"""
+
+
+def test_a_boolean_computed_in_a_divergent_loop_and_used_after_it(tmp_path):
+    program = _program(tmp_path, "bool_live_out.cl", BOOL_LIVE_OUT, "-O2")
+    data = np.random.default_rng(55).integers(0, 2 ** 32, 256, dtype=np.uint64).astype(np.uint32)
+    args = [data, np.zeros(256, np.uint32), np.zeros(8, np.uint32), np.uint32(256)]
+    want = run_target("llvm", program, "k", args, (256,), (64,))
+    got = run_target("spirv", program, "k", args, (256,), (64,))
+    assert compare(want, got, ["in", "out", "cnt", "n"]) == []
