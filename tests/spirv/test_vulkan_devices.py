@@ -157,3 +157,18 @@ def test_a_boolean_computed_in_a_divergent_loop_and_used_after_it(tmp_path):
     want = run_target("llvm", program, "k", args, (256,), (64,))
     got = run_target("spirv", program, "k", args, (256,), (64,))
     assert compare(want, got, ["in", "out", "cnt", "n"]) == []
+
+
+def test_nesting_lavapipe_gets_wrong_is_refused_there(tmp_path):
+    depth = 85
+    body = "".join(f"if (x != {k}) {{ acc += {k}; " for k in range(depth)) + "}" * depth
+    source = f"kernel void deep(global int *out) {{ int x = get_global_id(0), acc = 0; {body} out[x] = acc; }}\n"
+    program = _program(tmp_path, "deep.cl", source)
+    args = [np.zeros(128, np.int32)]
+    if _on_lavapipe():
+        with pytest.raises(CompileError, match=r"@deep: control flow nests \d+ levels deep; lavapipe gives wrong "
+                                               r"lanes from 80 levels on"):
+            run_target("spirv", program, "deep", args, (128,), (64,))
+        return
+    assert compare(run_target("llvm", program, "deep", args, (128,), (64,)),
+                   run_target("spirv", program, "deep", args, (128,), (64,)), ["out"]) == []
