@@ -15,12 +15,14 @@ are, how many differ from the reference, and which; `--json` writes every launch
 
 Groups (what the test suite launches, with its arguments): corpus (tests/kernels and examples, every
 RUN line, -O0 and -O2), barrier (tests/kernels_barrier), real (tests/kernels_real), cfg (the executed
-slice of random control flow of tests/spirv/test_spirv_random_cfg.py), and random: the random OpenCL C
-programs of a cases.json file (`--cases`; entries with a `source`), at -O2 against the llvm target at
--O0, launched as their generator's programs expect: `in` 256 random words, `out` one word per work-item,
-`cnt` 8 words, `n` the global size + 3 (so that each `r < (n & 3)` loop that fills `__local` memory runs:
-with n & 3 == 0 a program reads `__local` memory nobody wrote); the local size is the length of the
-program's `__local uint lm[]` (else 64), the global size 256 (or 16 groups where 64 does not divide it).
+slice of random control flow of tests/spirv/test_spirv_random_cfg.py), limits (loops of 65,000 to
+200,000 iterations: lavapipe's launches refuse them, which the record notes, but the launch is kept),
+and random: the random OpenCL C programs of a cases.json file (`--cases`; entries with a `source`), at
+-O2 against the llvm target at -O0, launched as their generator's programs expect: `in` 256 random
+words, `out` one word per work-item, `cnt` 8 words, `n` the global size + 3 (so that each
+`r < (n & 3)` loop that fills `__local` memory runs: with n & 3 == 0 a program reads `__local` memory
+nobody wrote); the local size is the length of the program's `__local uint lm[]` (else 64), the
+global size 256 (or 16 groups where 64 does not divide it).
 
 Replay imports only numpy, the `vulkan` package and three files of this repository:
 backend/spirv/vulkan_run.py, lowering/__init__.py and lowering/errors.py (the SPIR-V numbers vulkan_run
@@ -41,7 +43,7 @@ import types
 import numpy as np
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-GROUPS = ("corpus", "barrier", "real", "cfg", "random")
+GROUPS = ("corpus", "barrier", "real", "cfg", "limits", "random")
 LEVELS = ("-O0", "-O2")
 CORPUS_SEED = 20261122      # tests/spirv/test_spirv_corpus.py's
 
@@ -143,7 +145,8 @@ def table(verdicts: list[dict]) -> str:
     for group in dict.fromkeys(v["group"] for v in verdicts):
         mine = [v for v in verdicts if v["group"] == group]
         bad = [v for v in mine if v["status"] != "agrees"]
-        ids = ", ".join(v["id"] + (" (error)" if v["status"] == "error" else "") for v in bad) or "-"
+        ids = ", ".join(v["id"] + (f" ({v['status']})" if v["status"] in ("error", "refused") else "")
+                        for v in bad) or "-"
         lines.append(f"| {group} | {len(mine)} | {len(bad)} | {ids} |")
     return "\n".join(lines)
 
@@ -256,6 +259,28 @@ def _cfg():
                "reference": ("llvm", program), "ulps": 0}
 
 
+LONG_LOOP = """
+kernel void longloop(global uint *out, uint base) {
+    uint gid = get_global_id(0), x = gid;
+    for (uint i = 0; i < base + gid * 1000u; i++) x = x * 1664525u + 1013904223u;
+    out[gid] = x;
+}
+"""
+
+
+def _limits(scratch: str):
+    """Loops longer than lavapipe runs (it refuses them; other drivers should be right)."""
+    from tools.targets.harness import load_program
+    path = os.path.join(scratch, "longloop.cl")
+    with open(path, "w", encoding="utf-8") as out:
+        out.write(LONG_LOOP)
+    program = load_program(path, "-O2")
+    for base in (65000, 65536, 100000, 137000):
+        yield {"id": f"limits/longloop_{base}", "what": f"a loop of {base}..{base + 63000} iterations -O2",
+               "program": program, "kernel": "longloop", "args": lambda b=base: [np.zeros(64, np.uint32), np.uint32(b)],
+               "global": (64,), "local": (64,), "offset": 0, "reference": ("llvm", program), "ulps": 0}
+
+
 def random_program_launch(source: str, seed: int):
     """(global size, local size, arguments) for a random program of the evidence's generator."""
     m = re.search(r"__local\s+uint\s+lm\[(\d+)\]", source)
@@ -317,18 +342,22 @@ def record(folder: str, groups: list[str], cases_path: str | None, limit: int | 
     verdicts = []
     with tempfile.TemporaryDirectory() as scratch, _Recorder() as recorder:
         for group in groups:
-            items = _random(cases_path, scratch) if group == "random" else sources[group]()
+            items = _random(cases_path, scratch) if group == "random" else \
+                _limits(scratch) if group == "limits" else sources[group]()
             for n, item in enumerate(items):
                 if limit is not None and n >= limit:
                     break
                 recorder.captured.clear()
+                refused = None
                 try:
                     reference = _reference(item, item["args"]())
                     run_target("spirv", item["program"], item["kernel"], item["args"](), item["global"],
                                item["local"], global_offset=item["offset"])
                 except CompileError as exc:
-                    log(f"{item['id']}: not recorded: {exc}")
-                    continue
+                    if not (recorder.captured and "lavapipe" in recorder.captured[-1]):
+                        log(f"{item['id']}: not recorded: {exc}")
+                        continue
+                    refused = str(exc)      # dispatched, then refused (a loop lavapipe cut): kept for replay
                 launch = recorder.captured[-1]
                 inputs = launch["inputs"]
                 reference = {b: v for b, v in reference.items() if b in inputs}
@@ -343,9 +372,10 @@ def record(folder: str, groups: list[str], cases_path: str | None, limit: int | 
                                              "entry": launch["entry"], "groups": launch["groups"],
                                              "spec": launch["spec"], "ulps": item["ulps"],
                                              "data": f"launches/{name}"})
-                detail = differences(reference, launch["lavapipe"], item["ulps"])
-                verdicts.append({"id": item["id"], "group": group, "what": item["what"],
-                                 "status": "agrees" if detail is None else "differs", "detail": detail})
+                detail = refused or differences(reference, launch["lavapipe"], item["ulps"])
+                status = "refused" if refused else "agrees" if detail is None else "differs"
+                verdicts.append({"id": item["id"], "group": group, "what": item["what"], "status": status,
+                                 "detail": detail})
     with open(os.path.join(folder, "manifest.json"), "w", encoding="utf-8") as f:
         json.dump(manifest, f, indent=1)
     return verdicts
