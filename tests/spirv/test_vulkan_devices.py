@@ -4,6 +4,7 @@ a fixed-seed slice of random control flow through SPIR-V on each device. The dri
 README names these tests."""
 from __future__ import annotations
 
+import os
 import random
 
 import numpy as np
@@ -172,3 +173,17 @@ def test_nesting_lavapipe_gets_wrong_is_refused_there(tmp_path):
         return
     assert compare(run_target("llvm", program, "deep", args, (128,), (64,)),
                    run_target("spirv", program, "deep", args, (128,), (64,)), ["out"]) == []
+
+
+@pytest.mark.parametrize("seed", [5, 118])
+def test_random_programs_lavapipe_got_wrong(seed):
+    """Two of issue 21's random programs as generated (the reduced forms are above), launched as
+    tools/gpu_replay.py launches them; wrong on lavapipe before its launches got relaxed atomics."""
+    from tools.gpu_replay import random_program_launch
+    path = os.path.join(os.path.dirname(__file__), "data", f"lavapipe_random_{seed}.cl")
+    with open(path, encoding="utf-8") as f:
+        source = f.read()
+    global_size, local, args = random_program_launch(source, seed)
+    want = run_target("llvm", load_program(path, "-O0"), "k", args, (global_size,), (local,))
+    got = run_target("spirv", load_program(path, "-O2"), "k", args, (global_size,), (local,))
+    assert compare(want, got, ["in", "out", "cnt", "n"]) == []
