@@ -187,3 +187,17 @@ def test_random_programs_lavapipe_got_wrong(seed):
     want = run_target("llvm", load_program(path, "-O0"), "k", args, (global_size,), (local,))
     got = run_target("spirv", load_program(path, "-O2"), "k", args, (global_size,), (local,))
     assert compare(want, got, ["in", "out", "cnt", "n"]) == []
+
+
+def test_an_endless_loop_never_exits_0_from_the_command_line(tmp_path):
+    """On lavapipe the loop stops at the driver's limit and `run` says so; elsewhere it runs until --timeout."""
+    from tests.test_cli import assert_one_line_error, run, write
+    source = write(tmp_path, "spin.cl", "kernel void spin(global int *out, int n) "
+                                        "{ int i = 0; while (i != n) i += 2; out[0] = i; }\n")
+    result = run("run", source, "--target", "spirv", "--global", "1", "--arg", "out=zeros:1:int32", "--arg", "n=3",
+                 "--timeout", "20", "--out", str(tmp_path / "o"))
+    if _on_lavapipe():
+        assert_one_line_error(result, 1, "passes through loops", "lavapipe stops looping after 65535")
+    else:
+        assert_one_line_error(result, 1, "did not finish within 20 s")
+    assert not (tmp_path / "o").exists()
