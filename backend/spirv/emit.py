@@ -293,7 +293,7 @@ class FunctionEmitter(InstructionSelector):
         nxt = nodes[i + 1] if i + 1 < len(nodes) else None
         if jump is not None:
             if jump.opcode == "return":
-                m.op("OpReturn")
+                self.emit_return()
             else:
                 m.op("OpBranch", loop[0] if jump.opcode == "break" else loop[1])
         elif isinstance(nxt, If):
@@ -303,9 +303,14 @@ class FunctionEmitter(InstructionSelector):
         elif isinstance(nxt, Loop):
             m.op("OpBranch", self.loop_labels[nxt][0])
         elif follow is None:
-            m.op("OpReturn")
+            self.emit_return()
         else:
             m.op("OpBranch", follow)
+
+    def emit_return(self) -> None:
+        if self.loop_counter is not None:
+            self.loop_counter.flush()
+        self.m.op("OpReturn")
 
     def emit_phi(self, phi: Phi, incoming: list[tuple[int, int]]) -> None:
         """OpPhi from (predecessor label, value id) pairs."""
