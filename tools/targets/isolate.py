@@ -4,31 +4,23 @@ and a run that takes too long can be stopped.
 llvmlite's JIT runs the original kernel as machine code: an integer division by zero (undefined
 behaviour in the kernel) raises SIGFPE and would kill the whole command without a word; a kernel that
 never ends cannot be interrupted from inside. The child asks the kernel to kill it when its parent
-dies (prctl PR_SET_PDEATHSIG), so killing `reconverge` never leaves a JIT spinning as an orphan.
+dies (lowering/child_process.py), so killing `reconverge` never leaves a JIT spinning as an orphan.
 """
 from __future__ import annotations
 
-import ctypes
 import os
 import pickle
 import select
 import signal
+import threading
 import time
 from typing import Callable
 
+from lowering.child_process import die_with_parent
 from lowering.errors import CompileError
 
-PR_SET_PDEATHSIG = 1
-
-
-def _die_with(parent: int) -> None:
-    """In the child: be killed when the parent dies (Linux); if it already has, go now."""
-    try:
-        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
-    except (OSError, AttributeError):
-        pass
-    if os.getppid() != parent:
-        os._exit(1)
+_live: set[int] = set()             # children still running, for kill_children
+_live_lock = threading.Lock()
 
 
 def call_in_child(fn: Callable[[], object], what: str, timeout: float | None = None) -> object:
@@ -40,7 +32,9 @@ def call_in_child(fn: Callable[[], object], what: str, timeout: float | None = N
     pid = os.fork()
     if pid == 0:                                    # the child: compute, send, leave without cleanup
         os.close(read_end)
-        _die_with(parent)
+        die_with_parent(parent)
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)   # the parent reports an interrupted run; a child
+        signal.signal(signal.SIGINT, signal.SIG_DFL)    # just ends
         import faulthandler
         faulthandler.disable()                      # the parent reports the crash, in one line
         try:
@@ -52,6 +46,27 @@ def call_in_child(fn: Callable[[], object], what: str, timeout: float | None = N
                 pickle.dump(payload, out)
         finally:
             os._exit(0)
+    with _live_lock:
+        _live.add(pid)
+    try:
+        return _wait_for(pid, read_end, write_end, what, timeout)
+    finally:
+        with _live_lock:
+            _live.discard(pid)
+
+
+def kill_children() -> None:
+    """Kill every child call_in_child is waiting for (their callers then see them crash): how an
+    interrupted command stops the work under way in its threads."""
+    with _live_lock:
+        for pid in _live:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+
+
+def _wait_for(pid: int, read_end: int, write_end: int, what: str, timeout: float | None) -> object:
     os.close(write_end)
     try:
         data = _read_all(read_end, None if timeout is None else time.monotonic() + timeout)

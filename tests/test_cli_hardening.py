@@ -1,0 +1,130 @@
+"""Hardening of the command line (issue 19): no command writes over one of its inputs (through symlinks
+and hard links too), one command's outputs are all written or none, and bad option values are usage
+errors."""
+from __future__ import annotations
+
+import os
+import shutil
+
+import numpy as np
+import pytest
+
+from tests.test_cli import ROOT
+from tools.cli import main
+
+LOOP_ASM = os.path.join(ROOT, "examples", "divergent_loop.asm")
+COPY_KERNEL = """
+define spir_kernel void @k(ptr addrspace(1) %a, ptr addrspace(1) %b) {
+entry:
+  %v = load i32, ptr addrspace(1) %a
+  %w = add i32 %v, 1
+  store i32 %w, ptr addrspace(1) %b
+  ret void
+}
+"""
+
+
+def cli(capsys, *argv) -> tuple[int, str]:
+    """(exit status, standard error) of the command run in this process."""
+    try:
+        code = main([str(a) for a in argv])
+    except SystemExit as exc:
+        code = exc.code
+    return code, capsys.readouterr().err
+
+
+def alias(path, how: str) -> str:
+    """`path` itself, or a symlink or hard link to it beside it."""
+    if how == "same":
+        return str(path)
+    link = f"{path}.{how}{os.path.splitext(str(path))[1]}"
+    (os.symlink if how == "symlink" else os.link)(str(path), link)
+    return link
+
+
+@pytest.fixture
+def files(tmp_path, capsys):
+    """An inputs folder: a kernel (.ll), two Gen binaries, their assembly, a .npy, a SPIR-V module."""
+    d = tmp_path / "in"
+    d.mkdir()
+    shutil.copy(LOOP_ASM, d / "loop.asm")
+    (d / "k.ll").write_text(COPY_KERNEL)
+    np.save(d / "a.npy", np.arange(4, dtype=np.int32))
+    np.save(d / "z.npy", np.zeros(16, dtype=np.int32))
+    assert cli(capsys, "asm", d / "loop.asm", "-o", d / "loop.krn")[0] == 0
+    assert cli(capsys, "asm", d / "loop.asm", "--compact", "-o", d / "loop2.krn")[0] == 0
+    assert cli(capsys, "compile", d / "k.ll", "--emit", "spirv", "-o", d / "k.spv")[0] == 0
+    return d
+
+
+# Each command with the input its output is aimed at: (argv given the inputs folder and the output, input)
+WRITERS = {
+    "compile": (lambda d, o: ["compile", d / "k.ll", "-o", o], "k.ll"),
+    "asm": (lambda d, o: ["asm", d / "loop.asm", "-o", o], "loop.asm"),
+    "disasm": (lambda d, o: ["disasm", d / "loop.krn", "-o", o], "loop.krn"),
+    "diff": (lambda d, o: ["diff", d / "loop.krn", d / "loop2.krn", "--format", "json", "-o", o], "loop2.krn"),
+    "trace": (lambda d, o: ["trace", d / "loop.krn", "--simd", "16", "--surface", f"0={d / 'z.npy'}", "-o", o],
+              "loop.krn"),
+    "trace-surface": (lambda d, o: ["trace", d / "loop.krn", "--simd", "16", "--surface", f"0={o}", "-o", o],
+                      "z.npy"),
+    "check-json": (lambda d, o: ["check", d / "k.spv", "--json", o], "k.spv"),
+    "check-junit": (lambda d, o: ["check", d / "k.spv", "--junit", o], "k.spv"),
+    "run-trace": (lambda d, o: ["run", d / "k.ll", "--target", "gen", "--global", "1", "--arg", f"a=@{d / 'a.npy'}",
+                                "--arg", "b=zeros:1:int32", "--out", d / "out", "--trace", o], "k.ll"),
+}
+
+
+@pytest.mark.parametrize("how", ["same", "symlink", "hardlink"])
+@pytest.mark.parametrize("command", sorted(WRITERS))
+def test_no_command_writes_over_an_input(files, capsys, command, how):
+    argv, victim = WRITERS[command]
+    path = files / victim
+    before = path.read_bytes()
+    output = alias(path, how)
+    if command == "trace-surface":              # the surface (an input) given as the output too
+        argv = WRITERS["trace"][0]
+        argv = lambda d, o, base=argv: [a if a != f"0={d / 'z.npy'}" else f"0={path}" for a in base(d, o)]
+    code, err = cli(capsys, *argv(files, output))
+    assert code == 1 and "refusing" in err and "input" in err, err
+    assert len(err.strip().splitlines()) == 1, err
+    assert path.read_bytes() == before
+    assert not (files / "out").exists()
+
+
+@pytest.mark.parametrize("how", ["same", "symlink", "hardlink"])
+def test_run_out_never_replaces_an_arg_file(files, capsys, how):
+    out = files / "out"
+    out.mkdir()
+    source = files / "a.npy"
+    before = source.read_bytes()
+    target = out / "a.npy"
+    if how == "same":
+        shutil.move(source, target)
+        source = target
+    else:
+        (os.symlink if how == "symlink" else os.link)(source, target)
+    code, err = cli(capsys, "run", files / "k.ll", "--target", "ir", "--global", "1", "--arg", f"a=@{target}",
+                    "--arg", "b=zeros:1:int32", "--out", out)
+    assert code == 1 and "refusing" in err and "input" in err, err
+    assert source.read_bytes() == before
+    assert not (out / "b.npy").exists()
+
+
+def test_check_emit_dir_never_replaces_an_input(files, capsys):
+    report = files / "rep" / "in" / "k.spv.structure.txt"
+    report.parent.mkdir(parents=True)
+    report.write_text("an input\n")
+    os.chdir(files.parent)
+    code, err = cli(capsys, "check", "in/k.spv", str(report.relative_to(files.parent)), "--emit-dir", "rep")
+    assert code == 2 and "refusing" in err, err
+    assert report.read_text() == "an input\n"
+
+
+@pytest.mark.parametrize("value", ["inf", "1e300", "nan", "-1", "0", "soon"])
+@pytest.mark.parametrize("command", ["run", "check"])
+def test_a_timeout_that_is_not_a_finite_positive_number_is_a_usage_error(files, capsys, command, value):
+    argv = ["run", files / "k.ll", "--target", "llvm", "--global", "1", "--arg", f"a=@{files / 'a.npy'}",
+            "--arg", "b=zeros:1:int32", "--out", files / "out"] if command == "run" else ["check", files / "k.spv"]
+    code, err = cli(capsys, *argv, "--timeout", value)
+    assert code == 2 and err.startswith("reconverge: error: argument --timeout") and len(err.splitlines()) == 1, err
+    assert not (files / "out").exists()
