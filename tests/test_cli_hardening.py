@@ -110,11 +110,11 @@ def test_run_out_never_replaces_an_arg_file(files, capsys, how):
     assert not (out / "b.npy").exists()
 
 
-def test_check_emit_dir_never_replaces_an_input(files, capsys):
+def test_check_emit_dir_never_replaces_an_input(files, capsys, monkeypatch):
     report = files / "rep" / "in" / "k.spv.structure.txt"
     report.parent.mkdir(parents=True)
     report.write_text("an input\n")
-    os.chdir(files.parent)
+    monkeypatch.chdir(files.parent)
     code, err = cli(capsys, "check", "in/k.spv", str(report.relative_to(files.parent)), "--emit-dir", "rep")
     assert code == 2 and "refusing" in err, err
     assert report.read_text() == "an input\n"
@@ -128,3 +128,34 @@ def test_a_timeout_that_is_not_a_finite_positive_number_is_a_usage_error(files, 
     code, err = cli(capsys, *argv, "--timeout", value)
     assert code == 2 and err.startswith("reconverge: error: argument --timeout") and len(err.splitlines()) == 1, err
     assert not (files / "out").exists()
+
+
+def test_run_writes_its_arrays_and_its_trace_together_or_neither(files, capsys):
+    argv = ["run", files / "k.ll", "--target", "gen", "--global", "1", "--arg", f"a=@{files / 'a.npy'}",
+            "--arg", "b=zeros:1:int32", "--out", files / "out"]
+    code, err = cli(capsys, *argv, "--trace", files / "nodir" / "t.png")
+    assert code == 1 and "nodir" in err, err
+    assert not (files / "out").exists()
+    code, err = cli(capsys, *argv, "--trace", files / "t.png")
+    assert code == 0, err
+    assert (files / "t.png").read_bytes()[:4] == b"\x89PNG" and np.load(files / "out" / "b.npy")[0] == 1
+
+
+def test_check_reports_of_inputs_with_one_name_do_not_meet(files, capsys, monkeypatch):
+    for sub in ("a", "b"):
+        (files / sub).mkdir()
+        shutil.copy(files / "k.spv", files / sub / "m.spv")
+    monkeypatch.chdir(files)
+    code, err = cli(capsys, "check", "a/m.spv", "b/m.spv", os.path.abspath("k.spv"), "--emit-dir", "rep")
+    assert code == 0, err
+    written = sorted(os.path.relpath(os.path.join(r, f), "rep") for r, _, fs in os.walk("rep") for f in fs)
+    assert [w for w in written if w.endswith(".txt")] == [
+        "a/m.spv.structure.txt", "b/m.spv.structure.txt",
+        os.path.join(*os.path.abspath("k.spv").strip("/").split("/")) + ".structure.txt"]
+
+
+@pytest.mark.parametrize("flag", ["--junit", "--json", "--emit-dir"])
+def test_a_check_report_that_cannot_be_written_exits_2(files, capsys, flag):
+    target = files / "nodir" / "x.xml" if flag != "--emit-dir" else files / "k.spv"    # a file, not a folder
+    code, err = cli(capsys, "check", files / "k.spv", flag, target)
+    assert code == 2 and "cannot write the report" in err and len(err.splitlines()) == 1, err
