@@ -160,3 +160,37 @@ def test_a_check_report_that_cannot_be_written_exits_2(files, capsys, flag):
     target = files / "nodir" / "x.xml" if flag != "--emit-dir" else files / "k.spv"    # a file, not a folder
     code, err = cli(capsys, "check", files / "k.spv", flag, target)
     assert code == 2 and "cannot write the report" in err and len(err.splitlines()) == 1, err
+
+
+def test_two_parameters_with_one_name_are_refused(tmp_path, capsys):
+    kernel = tmp_path / "twins.ll"
+    kernel.write_text(COPY_KERNEL.replace("@k(ptr addrspace(1) %a, ptr addrspace(1) %b)",
+                                          "@k(ptr addrspace(1) %a, ptr addrspace(1) %b) !kernel_arg_name !0")
+                      + '!0 = !{!"x", !"x"}\n')
+    code, err = cli(capsys, "run", kernel, "--target", "ir", "--global", "1", "--arg", "arg0=zeros:1:int32",
+                    "--arg", "arg1=zeros:1:int32", "--out", tmp_path / "o")
+    assert code == 1 and "parameters 0 and 1 are both named 'x'" in err and len(err.splitlines()) == 1, err
+    assert not (tmp_path / "o").exists()
+
+
+INTERNAL_ONLY = "define internal void @k() {\nentry:\n  ret void\n}\n"
+WITH_HELPER = COPY_KERNEL.replace("spir_kernel ", "") + "define internal void @helper() {\nentry:\n  ret void\n}\n"
+
+
+@pytest.mark.parametrize("emit", ["nir", "spirv", "gen", "gen-asm"])
+@pytest.mark.parametrize("text", [INTERNAL_ONLY, "", "; only a comment\n"], ids=["internal", "empty", "comment"])
+def test_a_module_without_an_externally_visible_kernel_is_one_error_on_every_emit(tmp_path, capsys, emit, text):
+    module = tmp_path / "m.ll"
+    module.write_text(text)
+    code, err = cli(capsys, "compile", module, "--emit", emit, "-o", tmp_path / "out")
+    assert code == 1 and err == f"reconverge: error: {module}: no kernels in the module\n", err
+    assert not (tmp_path / "out").exists()
+
+
+def test_an_uncalled_internal_function_is_a_helper_not_a_kernel(tmp_path, capsys):
+    module = tmp_path / "m.ll"
+    module.write_text(WITH_HELPER)
+    code, err = cli(capsys, "compile", module, "--emit", "nir", "-o", tmp_path / "m.nir")
+    assert code == 0, err
+    out = (tmp_path / "m.nir").read_text()
+    assert "k(" in out and "helper" not in out, out
