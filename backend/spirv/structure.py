@@ -58,7 +58,13 @@ class ModuleFlow:
 
 
 class SpirvParseError(ValueError):
-    pass
+    """A binary that cannot be read as SPIR-V: `check` reports it as that input's one-line problem."""
+
+
+# the fewest operand words each instruction read here needs (SPIR-V spec 3.x; OpName's string may be empty
+# only in a broken module, but its target id must be there)
+_MIN_OPERANDS = {"OpName": 1, "OpEntryPoint": 2, "OpCapability": 1, "OpFunction": 2, "OpLabel": 1,
+                 "OpBranch": 1, "OpBranchConditional": 3, "OpSwitch": 2, "OpSelectionMerge": 1, "OpLoopMerge": 2}
 
 
 def _opcode(name: str) -> int:
@@ -78,6 +84,7 @@ def parse(binary: bytes) -> ModuleFlow:
                                   "OpLabel", "OpBranch",
                                   "OpBranchConditional", "OpSwitch", "OpSelectionMerge", "OpLoopMerge",
                                   "OpReturn", "OpReturnValue", "OpKill", "OpUnreachable")}
+    needs = {op[name]: (name, count) for name, count in _MIN_OPERANDS.items()}
     names: dict[int, str] = {}
     capabilities: list[str] = []
     functions: list[FunctionFlow] = []
@@ -90,6 +97,9 @@ def parse(binary: bytes) -> ModuleFlow:
         if count == 0 or pos + count > len(words):
             raise SpirvParseError(f"word {pos}: bad instruction length {count}")
         operands = words[pos + 1:pos + count]
+        if code in needs and len(operands) < needs[code][1]:
+            raise SpirvParseError(f"word {pos}: {needs[code][0]} with {len(operands)} operand"
+                                  f"{'s' * (len(operands) != 1)}, expected at least {needs[code][1]}")
         if code == op["OpName"]:
             raw = b"".join(struct.pack("<I", w) for w in operands[1:])
             names[operands[0]] = raw.split(b"\0", 1)[0].decode("utf-8", "replace")
@@ -97,7 +107,11 @@ def parse(binary: bytes) -> ModuleFlow:
             raw = b"".join(struct.pack("<I", w) for w in operands[2:])
             names.setdefault(operands[1], raw.split(b"\0", 1)[0].decode("utf-8", "replace"))
         elif code == op["OpCapability"]:
-            capabilities.append(GRAMMAR.enumerant_name("Capability", operands[0]))
+            try:
+                capabilities.append(GRAMMAR.enumerant_name("Capability", operands[0]))
+            except KeyError:
+                raise SpirvParseError(f"word {pos}: OpCapability {operands[0]} is no capability SPIR-V "
+                                      f"defines") from None
         elif code == op["OpFunction"]:
             current = FunctionFlow(operands[1], "", [], {})
         elif code == op["OpFunctionEnd"] and current is not None:
@@ -106,6 +120,8 @@ def parse(binary: bytes) -> ModuleFlow:
             current, merges = None, {}
         elif code == op["OpLabel"] and current is not None:
             label = operands[0]
+            if label in current.succs:
+                raise SpirvParseError(f"word {pos}: label %{label} defined twice")
             current.blocks.append(label)
             current.succs[label] = []
         elif current is not None and label is not None:
