@@ -92,7 +92,7 @@ def test_the_llvm_target_leaves_no_orphan_and_no_temporary_file(sandbox, how):
     kernel = tmp_path / "spin.ll"
     kernel.write_text(ENDLESS)
     argv = ["run", kernel, "--target", "llvm", "--global", "1", "--arg", "a=zeros:1:int32", "--out", tmp_path / "o"]
-    proc = start(env, *argv, *(["--timeout", "0.5"] if how == "timeout" else []))
+    proc = start(env, *argv, *(["--timeout", "3"] if how == "timeout" else []))
     try:
         assert wait_until(lambda: clang_of(marker), 60), "clang never started"
         if how == "timeout":

@@ -4,7 +4,9 @@ and a run that takes too long can be stopped.
 llvmlite's JIT runs the original kernel as machine code: an integer division by zero (undefined
 behaviour in the kernel) raises SIGFPE and would kill the whole command without a word; a kernel that
 never ends cannot be interrupted from inside. The child asks the kernel to kill it when its parent
-dies (lowering/child_process.py), so killing `reconverge` never leaves a JIT spinning as an orphan.
+dies (lowering/child_process.py), so killing `reconverge` never leaves a JIT spinning as an orphan;
+and it runs in a process group of its own, which is killed whole when the child is stopped (a timeout,
+an interrupted `check`) or ends, so nothing it started (clang-22, an OpenCL driver's tools) outlives it.
 """
 from __future__ import annotations
 
@@ -33,6 +35,7 @@ def call_in_child(fn: Callable[[], object], what: str, timeout: float | None = N
     if pid == 0:                                    # the child: compute, send, leave without cleanup
         os.close(read_end)
         die_with_parent(parent)
+        _own_group()
         signal.signal(signal.SIGTERM, signal.SIG_DFL)   # the parent reports an interrupted run; a child
         signal.signal(signal.SIGINT, signal.SIG_DFL)    # just ends
         import faulthandler
@@ -46,6 +49,7 @@ def call_in_child(fn: Callable[[], object], what: str, timeout: float | None = N
                 pickle.dump(payload, out)
         finally:
             os._exit(0)
+    _own_group(pid)
     with _live_lock:
         _live.add(pid)
     try:
@@ -60,10 +64,27 @@ def kill_children() -> None:
     interrupted command stops the work under way in its threads."""
     with _live_lock:
         for pid in _live:
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
+            _kill_group(pid)
+
+
+def _own_group(pid: int = 0) -> None:
+    """Put the child in a process group of its own (called by both sides, whichever runs first), so that
+    whatever it starts (a driver's compiler or linker) is killed with it."""
+    try:
+        os.setpgid(pid, 0)
+    except OSError:                 # the child did it first, or is gone already
+        pass
+
+
+def _kill_group(pid: int) -> None:
+    """SIGKILL to the child's process group: the child and everything it started."""
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except OSError:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
 
 
 def _wait_for(pid: int, read_end: int, write_end: int, what: str, timeout: float | None) -> object:
@@ -71,17 +92,21 @@ def _wait_for(pid: int, read_end: int, write_end: int, what: str, timeout: float
     try:
         data = _read_all(read_end, None if timeout is None else time.monotonic() + timeout)
     except TimeoutError:
-        os.kill(pid, signal.SIGKILL)
+        _kill_group(pid)
         os.waitpid(pid, 0)
         os.close(read_end)
         raise CompileError(f"{what} did not finish within {timeout:g} s (--timeout)") from None
     except BaseException:
-        os.kill(pid, signal.SIGKILL)
+        _kill_group(pid)
         os.waitpid(pid, 0)
         os.close(read_end)
         raise
     os.close(read_end)
     _, status = os.waitpid(pid, 0)
+    try:
+        os.killpg(pid, signal.SIGKILL)          # anything the child started and left behind
+    except OSError:
+        pass
     if os.WIFSIGNALED(status):
         sig = signal.Signals(os.WTERMSIG(status)).name
         hint = {"SIGFPE": " (an integer division by zero or INT_MIN / -1 in the kernel?)",
