@@ -85,7 +85,7 @@ def _silence_stdout() -> None:
         pass
 
 
-def write_output(path: str | os.PathLike | None, data: str | bytes, *, inputs: Iterable[str]) -> None:
+def write_output(path: str | os.PathLike | None, data: str | bytes, inputs: Iterable[str]) -> None:
     """Write `data` to `path` (stdout for None or '-'), never over one of `inputs` (every caller names
     its inputs: the one check that no command writes over what it reads)."""
     write_all({path: data}, inputs=inputs)
@@ -225,7 +225,7 @@ def check_names_distinct(names: Iterable[tuple[str, str]], what: str) -> dict[st
     return files
 
 
-def write_files(directory: str, files: dict[str, bytes], *, inputs: Iterable[str]) -> list[str]:
+def write_files(directory: str, files: dict[str, bytes], inputs: Iterable[str]) -> list[str]:
     """Write every `files` entry into `directory`, all or none, and return the paths written. A name is
     a file name already made safe, or a relative path of such names ('a/b.txt': subdirectories are
     created). The directory is created if needed (and removed again on failure). Files already there are
