@@ -12,7 +12,7 @@ import subprocess
 
 import pytest
 
-from backend.spirv.structure import construct_tree, parse
+from backend.spirv.structure import parse
 from tests.test_cli import ROOT
 from tools.check_command import check_one
 from tools.cli import main
@@ -64,6 +64,7 @@ def test_the_structure_picture_nests_every_construct_of_the_report(tmp_path):
         total += len(reported)
         assert sorted(f"{k} {h}" for k, h in reported) == \
             sorted(o["label"] for o in clusters.values()), path
+        from backend.spirv.structure import construct_tree
         flow = parse(open(path, "rb").read())
         parents, _ = construct_tree(flow.functions[0])
         by_gvid = {o["_gvid"]: o["name"] for o in layout["objects"]}

@@ -3,7 +3,7 @@
     reconverge asm INPUT.asm -o OUT.krn [--compact]   (iga64 syntax in, raw Gen9 binary out)
     reconverge disasm INPUT.krn [-o OUT|-] [--fields] [--format text|json]
                                                      (iga64 -p=9 -d text out, or every field)
-    reconverge diff A.krn B.krn [--format text|json]  (the fields that differ; exit 1 when they do)
+    reconverge diff A.krn B.krn [--format text|json] [-o OUT|-]  (the fields that differ; exit 1 when they do)
 
 Bad input raises CompileError (printed by tools/cli.py as one line, exit 1); output is written to a
 temporary file in the target directory and renamed, so a failure never leaves a partial file.
