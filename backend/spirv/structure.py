@@ -110,10 +110,10 @@ def parse(binary: bytes) -> ModuleFlow:
                                   f"{'s' * (len(operands) != 1)}, expected at least {needs[code][1]}")
         if code == op["OpName"]:
             raw = b"".join(struct.pack("<I", w) for w in operands[1:])
-            names[operands[0]] = raw.split(b"\0", 1)[0].decode("utf-8", "replace")
+            names[operands[0]] = _printable(raw)
         elif code == op["OpEntryPoint"]:
             raw = b"".join(struct.pack("<I", w) for w in operands[2:])
-            names.setdefault(operands[1], raw.split(b"\0", 1)[0].decode("utf-8", "replace"))
+            names.setdefault(operands[1], _printable(raw))
         elif code == op["OpCapability"]:
             try:
                 capabilities.append(GRAMMAR.enumerant_name("Capability", operands[0]))
@@ -147,6 +147,12 @@ def parse(binary: bytes) -> ModuleFlow:
     for f in functions:
         f.name = names.get(f.id, f"%{f.id}")
     return ModuleFlow(version, capabilities, functions, names)
+
+
+def _printable(raw: bytes) -> str:
+    """A literal string operand as a name fit for one-line messages (control characters escaped)."""
+    text = raw.split(b"\0", 1)[0].decode("utf-8", "replace")
+    return "".join(c if c.isprintable() else f"\\x{ord(c):02x}" for c in text)
 
 
 def _analyse(func: FunctionFlow, merges: dict[int, tuple[str, int, int | None]]) -> None:
