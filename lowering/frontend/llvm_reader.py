@@ -16,7 +16,7 @@ import llvmlite.binding as llvm
 
 from lowering.errors import CompileError
 from lowering.frontend import builtins
-from lowering.frontend.llvm_module import KERNEL_TWIN, find_kernels, function_header, prepare_module
+from lowering.frontend.llvm_module import KERNEL_TWIN, function_header, prepare_module, require_kernels
 from lowering.frontend.llvm_types import (
     CV,
     Cursor,
@@ -912,9 +912,7 @@ def read_kernels(module_ref: llvm.ModuleRef, source_name: str = "<ir>", kernel: 
         mod = module_ref                 # prepare_module's output: already inlined
     else:
         mod = prepare_module(module_ref, source_name)
-    names = find_kernels(mod)
-    if not names:
-        raise CompileError(f"{source_name}: no kernels in the module")
+    names = require_kernels(mod, source_name)
     if kernel is not None:
         if kernel not in names:
             raise CompileError(f"{source_name}: no kernel named {kernel!r} "
