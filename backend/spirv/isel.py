@@ -21,6 +21,7 @@ from lowering.passes.lower_math_edges import LOWERED as LOWERED_MATH
 
 from .grammar import GRAMMAR
 from .memory import access_bits
+from .signedness import SIGNED_GLSL, SIGNED_GLSL_OPERANDS, SIGNED_INSTRUCTIONS
 from .types import is_odd_int, legal_bits
 
 INT_BINOPS = {"add": "OpIAdd", "sub": "OpISub", "mul": "OpIMul", "udiv": "OpUDiv", "sdiv": "OpSDiv",
@@ -56,14 +57,91 @@ def _widens_an_argument(ins: Instr) -> bool:
     return ins.opcode == "zext" and isinstance(ins.operands[0], Arg) and not is_odd_int(ins.type)
 
 
+_ID_OPERANDS: dict[tuple[str, int], tuple[bool, ...]] = {}
+
+
+def _id_operands(name: str, count: int) -> tuple[bool, ...]:
+    """Which of an instruction's `count` operands (after result type and id) are ids, by the grammar."""
+    key = (name, count)
+    hit = _ID_OPERANDS.get(key)
+    if hit is None:
+        flags: list[bool] = []
+        for kind, quantifier in (q for q in GRAMMAR.operands(name) if q[0] not in ("IdResultType", "IdResult")):
+            is_id = GRAMMAR.category(kind) == "Id" or kind == "PairIdRefIdRef"
+            flags.extend([is_id] * (count - len(flags) if quantifier == "*" else 1))
+        hit = _ID_OPERANDS[key] = tuple(flags[:count]) + (False,) * (count - len(flags))
+    return hit
+
+
 class InstructionSelector:
     """Mixed into the function emitter, which provides m, types, plan, abi, ids, value(), const() ..."""
 
     # ----- small helpers -----
     def op(self, name: str, type_id: int | None, *operands, result=None) -> int:
+        """Add an instruction; a signed one (signedness.py) gets signed operands and a signed result."""
+        if name in SIGNED_INSTRUCTIONS:
+            return self._signed(name, type_id, [self.as_signed(x) for x in operands], result)
+        if self.signed_values:
+            operands = self._unsigned_operands(name, operands)
         if type_id is None:
             return self.m.op(name, *operands)
         return self.m.op(name, type_id, *operands, result=result)
+
+    def _signed(self, name: str, type_id: int | None, operands: list, result, ext: tuple = ()) -> int:
+        """Emit a signed instruction: an integer result type becomes signed; under a pre-assigned id
+        (`result`, which phis already use as the unsigned value) the signed result is bitcast back."""
+        width = self.m.int_type(type_id) if type_id is not None else None
+        if width is None:
+            return self.m.op(name, type_id, *ext, *operands, result=result)
+        value = self.m.op(name, self.types.sint(width[0]), *ext, *operands)
+        self.signed_values.add(value)
+        if result is None:
+            return value
+        return self.unsigned_copy(value, type_id, result)
+
+    def unsigned_copy(self, value: int, type_id: int, result=None) -> int:
+        """OpBitcast of a signed value to its unsigned type; a signed use of the copy uses `value`."""
+        copy = self.m.op("OpBitcast", type_id, value, result=result)
+        self.signed_origin[copy] = value
+        return copy
+
+    def as_signed(self, x):
+        """Operand `x` in the signed type of its width (anything not an unsigned integer is kept)."""
+        t = self.m.type_of(x)
+        width = self.m.int_type(t) if t is not None else None
+        if width is None or width[1]:
+            return x
+        origin = self.signed_origin.get(x)
+        if origin is not None:
+            return origin
+        stype = self.types.sint(width[0])
+        constant = self.m.int_constant_value(x)
+        if constant is not None:
+            return self.m.constant(stype, constant)
+        if self.m.is_undef(x):
+            return self.m.undef(stype)
+        key = (x, self.m.block)            # a bitcast here dominates the rest of this block only
+        cast = self.block_casts.get(key)
+        if cast is None:
+            cast = self.block_casts[key] = self.m.op("OpBitcast", stype, x)
+        return cast
+
+    def as_unsigned(self, x: int) -> int:
+        """A signed value (a signed instruction's result) in the unsigned type, bitcast in this block."""
+        key = (x, self.m.block)
+        cast = self.block_casts.get(key)
+        if cast is None:
+            width = self.m.int_type(self.m.type_of(x))
+            cast = self.block_casts[key] = self.m.op("OpBitcast", self.types.uint(width[0]), x)
+            self.signed_origin[cast] = x
+        return cast
+
+    def _unsigned_operands(self, name: str, operands: tuple) -> tuple:
+        signed = self.signed_values
+        if not any(x in signed for x in operands if x.__class__ is int):
+            return operands
+        ids = _id_operands(name, len(operands))
+        return tuple(self.as_unsigned(x) if is_id and x in signed else x for x, is_id in zip(operands, ids))
 
     def finish(self, res, t: Type, computed: int) -> int:
         """Make `computed` available under the id `res` a phi already uses (if any)."""
@@ -81,7 +159,16 @@ class InstructionSelector:
         if t.is_float and t.bits == 64 and name not in GLSL_F64:
             raise CompileError(f"{self.where(ins)}: {ins.attrs.get('fn', name) if ins else name} on double "
                                "has no Vulkan SPIR-V instruction (GLSL.std.450 offers it for 16/32-bit floats)")
-        return self.m.ext_inst(self.types.of(t), name, *args, result=result)
+        type_id = self.types.of(t)
+        if name in SIGNED_GLSL:
+            args = tuple(self.as_signed(x) for x in args)
+            return self._signed("OpExtInst", type_id, list(args), result,
+                                (self.m.ext_inst_import("GLSL.std.450"), GRAMMAR.glsl(name)))
+        if name in SIGNED_GLSL_OPERANDS:
+            args = tuple(self.as_signed(x) if i in SIGNED_GLSL_OPERANDS[name] else x for i, x in enumerate(args))
+        elif self.signed_values:
+            args = tuple(self.as_unsigned(x) if x in self.signed_values else x for x in args)
+        return self.m.ext_inst(type_id, name, *args, result=result)
 
     def u32(self, value: int) -> int:
         return self.const(Type("int", 32), value)
@@ -124,10 +211,16 @@ class InstructionSelector:
     _op_smin = _op_smax = _op_umin = _op_umax = _op_abs = _glsl_int
 
     def _mulhi(self, ins: Instr, res, name: str) -> int:
+        """The high half of OpUMulExtended/OpSMulExtended (the signed one's struct holds signed members)."""
         t = self.types.of(ins.type)
-        pair = self.m.type("OpTypeStruct", t, t)
+        member = self.types.sint(ins.type.bits) if name in SIGNED_INSTRUCTIONS else t
+        pair = self.m.type("OpTypeStruct", member, member)
         both = self.op(name, pair, *(self.value(x) for x in ins.operands))
-        return self.op("OpCompositeExtract", t, both, 1, result=res)
+        if member == t:
+            return self.op("OpCompositeExtract", t, both, 1, result=res)
+        high = self.op("OpCompositeExtract", member, both, 1)
+        self.signed_values.add(high)
+        return high if res is None else self.unsigned_copy(high, t, res)
 
     def _op_mulhi_s(self, ins, res):
         return self._mulhi(ins, res, "OpSMulExtended")
