@@ -187,6 +187,8 @@ class InstructionSelector:
             return self._int_binop(ins, res)
         if op == "frem" and not ins.attrs.get("relaxed"):
             raise CompileError(f"{self.where(ins)}: frem reached the SPIR-V emitter with its edge cases unlowered")
+        if op == "fdiv" and not ins.attrs.get("approx") and ins.type.bits in (16, 32):
+            return self._exact(ins, res, "divide")
         if op in FLOAT_BINOPS:
             return self.precise(FLOAT_BINOPS[op], ins.type, self.value(ins.operands[0]),
                                 self.value(ins.operands[1]), result=res)
@@ -286,10 +288,26 @@ class InstructionSelector:
         a, b, c = (self.value(x) for x in ins.operands)
         return self.precise("OpFAdd", ins.type, self.precise("OpFMul", ins.type, a, b), c, result=res)
 
+    def _exact(self, ins: Instr, res, operation: str) -> int:
+        """Correctly rounded f32 division or sqrt (exact_float.py); a half goes through f32, which is
+        exact for them (24 >= 2 * 11 + 2 bits: Figueroa, "When is double rounding innocuous?", 1995)."""
+        from .exact_float import ExactFloat
+        xs = [self.value(x) for x in ins.operands]
+        f32 = self.types.float(32)
+        if ins.type.bits == 16:
+            xs = [self.op("OpFConvert", f32, x) for x in xs]
+        r = getattr(ExactFloat(self), operation)(*xs)
+        if ins.type.bits == 16:
+            return self.op("OpFConvert", self.types.of(ins.type), r, result=res)
+        return self.finish(res, ins.type, r)
+
     def _op_math(self, ins: Instr, res) -> int:
         """GLSL.std.450's function of the same name; lowering.passes.lower_math_edges has already turned
-        the functions whose OpenCL edges GLSL leaves undefined into relaxed ones and selects."""
+        the functions whose OpenCL edges GLSL leaves undefined into relaxed ones and selects. sqrt is
+        correctly rounded unless the source allows OpenCL's 3 ULP (attrs['approx'])."""
         fn, t = ins.attrs["fn"], ins.type
+        if fn == "sqrt" and not ins.attrs.get("approx") and t.bits in (16, 32):
+            return self._exact(ins, res, "sqrt")
         if fn not in GLSL_MATH or (fn in LOWERED_MATH and not ins.attrs.get("relaxed")):
             raise CompileError(f"{self.where(ins)}: math function {fn} has no SPIR-V lowering")
         return self.glsl(t, GLSL_MATH[fn], *(self.value(x) for x in ins.operands), result=res, ins=ins)
