@@ -25,7 +25,7 @@ from .signedness import SIGNED_GLSL, SIGNED_GLSL_OPERANDS, SIGNED_INSTRUCTIONS
 from .types import is_odd_int, legal_bits
 
 INT_BINOPS = {"add": "OpIAdd", "sub": "OpISub", "mul": "OpIMul", "udiv": "OpUDiv", "sdiv": "OpSDiv",
-              "urem": "OpUMod", "srem": "OpSRem", "shl": "OpShiftLeftLogical", "lshr": "OpShiftRightLogical",
+              "urem": "OpUMod", "shl": "OpShiftLeftLogical", "lshr": "OpShiftRightLogical",
               "ashr": "OpShiftRightArithmetic", "and": "OpBitwiseAnd", "or": "OpBitwiseOr", "xor": "OpBitwiseXor"}
 BOOL_BINOPS = {"and": "OpLogicalAnd", "or": "OpLogicalOr", "xor": "OpLogicalNotEqual",
                "add": "OpLogicalNotEqual", "sub": "OpLogicalNotEqual", "mul": "OpLogicalAnd"}
@@ -206,6 +206,17 @@ class InstructionSelector:
                 raise CompileError(f"{self.where(ins)}: {ins.opcode} on i1 is not supported")
             return self.op(BOOL_BINOPS[ins.opcode], self.types.bool, a, b, result=res)
         return self.op(INT_BINOPS[ins.opcode], self.types.of(t), a, b, result=res)
+
+    def _op_srem(self, ins: Instr, res) -> int:
+        """a - (a / b) * b with OpSDiv, not OpSRem: NVIDIA's 580 driver computes OpSRem as an unsigned
+        remainder, signed-typed operands or not (-57319 % 7 gave 1, not -3, on an H200), while its OpSDiv
+        is right. The same value on every driver, and the same undefined cases (b = 0, INT_MIN % -1)."""
+        a, b = (self.value(x) for x in ins.operands)
+        t = self.types.of(ins.type)
+        if ins.type.bits == 1:                 # i1: b must be true (1), so the remainder is 0
+            return self.finish(res, ins.type, self.const(ins.type, 0))
+        quotient = self.op("OpSDiv", t, a, b)
+        return self.op("OpISub", t, a, self.op("OpIMul", t, quotient, b), result=res)
 
     def _glsl_int(self, ins: Instr, res) -> int:
         return self.glsl(ins.type, GLSL_INT[ins.opcode], *(self.value(x) for x in ins.operands), result=res)

@@ -1,14 +1,14 @@
 """Which SPIR-V instructions treat integers as signed: their operands and results get signed types.
 
-The IR keeps signedness in its opcodes (sdiv, ashr, icmp slt ...), and so does SPIR-V: the spec says
-OpSRem is signed whatever its operands' type, so one unsigned type per width would do. Drivers do not all
-read it so: NVIDIA's 580 driver takes OpSRem's signedness from its operands' type (`a % 7` of a negative
-`a` computed `((uint)a) % 7`). glslang and DXC always give a signed instruction signed-typed operands and
-a signed-typed result, and that is the form drivers are tested with, so the emitter gives it too:
-values live in the unsigned type of their width (`OpTypeInt N 0`); an instruction named here gets its
-integer operands as `OpTypeInt N 1` (a constant in the signed type, a signed instruction's own result,
-or an OpBitcast placed in the block that uses it) and its integer result in the signed type; that result
-is bitcast back to unsigned only when some use needs it (isel.InstructionSelector.op).
+The IR keeps signedness in its opcodes (sdiv, ashr, icmp slt ...), and so does SPIR-V: the spec lets the
+instruction alone decide, so one unsigned type per width would do. glslang and DXC nevertheless always
+give a signed instruction signed-typed operands and a signed-typed result, and that is the form drivers
+are tested with, so the emitter gives it too: values live in the unsigned type of their width
+(`OpTypeInt N 0`); an instruction named here gets its integer operands as `OpTypeInt N 1` (a constant in
+the signed type, a signed instruction's own result, or an OpBitcast placed in the block that uses it)
+and its integer result in the signed type; that result is bitcast back to unsigned only when some use
+needs it (isel.InstructionSelector.op). (NVIDIA's 580 driver computes OpSRem as an unsigned remainder
+even in this form, so srem is not emitted as OpSRem at all: isel._op_srem.)
 """
 from __future__ import annotations
 
@@ -27,7 +27,7 @@ SIGNED_GLSL_OPERANDS = {"Ldexp": (1,)}
 
 # IR opcodes whose SPIR-V form reads the integer operands signed (for deciding where a signed result
 # needs an unsigned copy at all; a value missing here only costs an extra bitcast, never correctness)
-_SIGNED_IR = frozenset({"sdiv", "srem", "ashr", "smin", "smax", "abs", "sext", "sitofp", "mulhi_s"})
+_SIGNED_IR = frozenset({"sdiv", "ashr", "smin", "smax", "abs", "sext", "sitofp", "mulhi_s"})
 
 
 def reads_signed(user: Instr) -> bool:
