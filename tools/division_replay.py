@@ -4,8 +4,8 @@ questions, and replay them unchanged on any Vulkan device (a GPU) with only nump
     python -m tools.division_replay record DIR     # compile, run on lavapipe and the llvm reference
     python DIR/replay.py DIR                        # on the GPU machine: one line per launch, a summary
 
-What is recorded (each launch's module, buffers, push constants, group counts, and lavapipe's results,
-which equal the reference's where `agrees` says so):
+What is recorded (each launch's module, buffers, push constants, group counts, the CPU reference's
+results and lavapipe's, which equal them where `agrees` says so):
 - signed: every kernel of int_division, int_math, long_arith and signed_ops at -O0 and -O2;
 - float_loop at -O0/-O2, with and without -cl-fp32-correctly-rounded-divide-sqrt;
 - the 32 random programs NVIDIA 580 got wrong after OpSRem was fixed (tests/spirv/data/nvidia_float),
@@ -85,12 +85,14 @@ def _launch(rec: Recorder, records: list, case: str, path: str, level: str, opti
     program = load_program(path, level, build_options=options)
     before = len(rec.launches)
     got = run_target("spirv", program, kernel, args, global_size, local_size)
-    agrees = None
+    agrees, reference = None, None
     if compare_reference:
         want = run_target("llvm", program, kernel, args, global_size, local_size)
         agrees = not compare(want, got, [p.name for p in kernel_params(program.functions[kernel])])
     for launch in rec.launches[before:]:
-        launch.update(case=case, level=level, exact=bool(options), agrees=agrees)
+        if compare_reference:       # buffer parameter i is binding i (backend/spirv/abi.py)
+            reference = {b: np.array(want[b]) for b in launch["lavapipe"]}
+        launch.update(case=case, level=level, exact=bool(options), agrees=agrees, reference=reference)
         records.append(launch)
 
 
@@ -144,7 +146,7 @@ def _ulps(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 
 def replay(in_dir: str) -> int:
-    """Run every record on this machine's first Vulkan device; print what differs from lavapipe."""
+    """Run every record on this machine's first Vulkan device; print what differs from the reference."""
     sys.path.insert(0, os.path.join(in_dir, "pkg"))
     from backend.spirv import vulkan_run
     with open(os.path.join(in_dir, "records.pkl"), "rb") as f:
@@ -162,14 +164,15 @@ def replay(in_dir: str) -> int:
                 print(f"divsqrt {label} {what}: {int((~same).sum())} of {same.size} differ from IEEE"
                       + (f", by at most {int(ulps.max())} ULP" if ulps.size else ""))
             continue
+        want = r["reference"]           # the CPU reference (llvm JIT), binding by binding
         diffs = [f"binding {b}: {int((np.asarray(v) != out[b]).sum())} elements, first at "
                  f"{int(np.nonzero(np.asarray(v).ravel() != out[b].ravel())[0][0])}"
-                 for b, v in r["lavapipe"].items() if not np.array_equal(np.asarray(v), out[b])]
-        ok = not diffs and r["agrees"]
+                 for b, v in want.items() if not np.array_equal(np.asarray(v), out[b])]
         group = r["case"].split("/")[0]
-        summary.setdefault((group, label), [0, 0])[0 if ok else 1] += 1
-        if not ok:
-            print(f"{r['case']} {r['level']} {label}: " + ("; ".join(diffs) or "lavapipe differs from the reference"))
+        summary.setdefault((group, label), [0, 0])[1 if diffs else 0] += 1
+        if diffs:
+            print(f"{r['case']} {r['level']} {label}: differs from the reference in " + "; ".join(diffs)
+                  + ("" if r["agrees"] else " (lavapipe differs too)"))
     for (group, label), (good, bad) in sorted(summary.items()):
         print(f"{group:10} {label:8} agree {good:4}  differ {bad:4}")
     return 0
