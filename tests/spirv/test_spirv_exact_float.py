@@ -97,3 +97,21 @@ def test_plain_opfdiv_only_where_the_source_allows_it(tmp_path, options, exact):
     ops = [t[2] for t in disassemble(compile_spirv(list(program.functions.values()))) if len(t) > 2]
     assert ("OpUDiv" in ops) == exact
     assert ops.count("OpFDiv") == 1                        # the estimate, or the division itself
+
+
+def test_half_division_is_correctly_rounded(tmp_path):
+    """A half division goes through the exact f32 one and rounds once more: still IEEE's half quotient
+    (24 >= 2 * 11 + 2 bits), for every half dividend against random divisors."""
+    path = tmp_path / "half.cl"
+    path.write_text("#pragma OPENCL EXTENSION cl_khr_fp16 : enable\n"
+                    "kernel void h(global half *q, global const half *a, global const half *b) {\n"
+                    "  int i = get_global_id(0); q[i] = a[i] / b[i]; }\n")
+    rng = np.random.default_rng(3)
+    a = np.arange(2 ** 16, dtype=np.uint32).astype(np.uint16).view(np.float16)
+    b = rng.integers(0, 2 ** 16, 2 ** 16, dtype=np.uint32).astype(np.uint16).view(np.float16)
+    program = load_program(str(path), "-O2", build_options=EXACT)
+    q = run_target("spirv", program, "h", [np.zeros(2 ** 16, np.float16), a, b], (2 ** 16,), (64,))[0]
+    with np.errstate(all="ignore"):
+        want = (a.astype(np.float64) / b.astype(np.float64)).astype(np.float16)
+    same = (want.view(np.uint16) == q.view(np.uint16)) | (np.isnan(want) & np.isnan(q))
+    assert same.all(), f"{int((~same).sum())} half quotients differ"
