@@ -26,7 +26,6 @@ from .isel import InstructionSelector
 from .memory import MemoryObject, MemoryPlan
 from .module import SpirvModule
 from .options import SpirvOptions
-from .signedness import reads_signed
 from .types import TypeTable
 
 
@@ -98,12 +97,6 @@ class FunctionEmitter(InstructionSelector):
         self.push_variable: int | None = None
         self.push_struct: int | None = None
         self._local_size_id: int | None = None
-        # signed instructions (signedness.py): their results, which value each unsigned copy is of, and
-        # the bitcasts made in each block ((value, block label) -> cast)
-        self.signed_values: set[int] = set()
-        self.signed_origin: dict[int, int] = {}
-        self.block_casts: dict[tuple[int, int | None], int] = {}
-        self.users: dict[Value, list[Instr]] = {}
 
     # ----- naming things for messages -----
     def where(self, ins: Instr | None) -> str:
@@ -135,9 +128,7 @@ class FunctionEmitter(InstructionSelector):
         res = self.forward.pop(ins, None)
         computed = self.lower(ins, res)
         if computed is not None:
-            if computed in self.signed_values and not all(reads_signed(u) for u in self.users.get(ins, ())):
-                computed = self.unsigned_copy(computed, self.types.of(ins.type))
-            self.ids[ins] = computed
+            self.ids[ins] = self.settle_signed(ins, computed)
 
     # ----- global objects -----
     def note_interface(self, var: int) -> int:
@@ -235,9 +226,8 @@ class FunctionEmitter(InstructionSelector):
         for ins in func.instructions():
             if any(v.type.is_int and v.type.bits > 64 for v in (ins, *ins.operands)):
                 raise CompileError(f"{self.where(ins)}: integers wider than 64 bits have no SPIR-V type")
-            for v in ins.operands:
-                self.users.setdefault(v, []).append(ins)
         self.reachable = _reachable(func.entry())
+        self.prepare_signedness(func)
         for b in blocks:
             self.labels[b] = m.new_id()
             if b.label:

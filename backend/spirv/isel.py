@@ -21,7 +21,7 @@ from lowering.passes.lower_math_edges import LOWERED as LOWERED_MATH
 
 from .grammar import GRAMMAR
 from .memory import access_bits
-from .signedness import SIGNED_GLSL, SIGNED_GLSL_OPERANDS, SIGNED_INSTRUCTIONS
+from .signedness import SIGNED_GLSL, SIGNED_GLSL_OPERANDS, SIGNED_INSTRUCTIONS, reads_signed
 from .types import is_odd_int, legal_bits
 
 INT_BINOPS = {"add": "OpIAdd", "sub": "OpISub", "mul": "OpIMul", "udiv": "OpUDiv", "sdiv": "OpSDiv",
@@ -75,6 +75,25 @@ def _id_operands(name: str, count: int) -> tuple[bool, ...]:
 
 class InstructionSelector:
     """Mixed into the function emitter, which provides m, types, plan, abi, ids, value(), const() ..."""
+
+    # ----- signed instructions (signedness.py) -----
+    def prepare_signedness(self, func) -> None:
+        """Per function: the signed results, which signed value each unsigned copy is of, the bitcasts
+        made in each block ((value, block label) -> cast), and each value's users."""
+        self.signed_values: set[int] = set()
+        self.signed_origin: dict[int, int] = {}
+        self.block_casts: dict[tuple[int, int | None], int] = {}
+        self.users: dict[Value, list[Instr]] = {}
+        for ins in func.instructions():
+            for v in ins.operands:
+                self.users.setdefault(v, []).append(ins)
+
+    def settle_signed(self, ins: Instr, computed: int) -> int:
+        """The id `ins` is known by: a signed result stays signed when every use reads it signed, else
+        its unsigned copy (made here, right after it, so that it dominates every use)."""
+        if computed in self.signed_values and not all(reads_signed(u) for u in self.users.get(ins, ())):
+            return self.unsigned_copy(computed, self.types.of(ins.type))
+        return computed
 
     # ----- small helpers -----
     def op(self, name: str, type_id: int | None, *operands, result=None) -> int:
