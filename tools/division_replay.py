@@ -2,7 +2,11 @@
 questions, and replay them unchanged on any Vulkan device (a GPU) with only numpy and the `vulkan` package.
 
     python -m tools.division_replay record DIR     # compile, run on lavapipe and the llvm reference
-    python DIR/replay.py DIR                        # on the GPU machine: one line per launch, a summary
+    python DIR/replay.py replay DIR                 # on the GPU machine: one line per launch, a summary
+
+The GPU machine needs the Vulkan loader (libvulkan1), the Python packages `vulkan`, `cffi`, `pycparser`
+and numpy, and (for NVIDIA in a container) VK_DRIVER_FILES naming the driver's ICD JSON file; DIR holds
+everything else (the modules, vulkan_run.py and what it imports, the SPIR-V grammar).
 
 What is recorded (each launch's module, buffers, push constants, group counts, the CPU reference's
 results and lavapipe's, which equal them where `agrees` says so):
@@ -134,6 +138,9 @@ def record(out_dir: str) -> None:
         shutil.copy(os.path.join(ROOT, rel), os.path.join(pkg, rel))
     for init in ("lowering", "backend", "backend/spirv"):
         open(os.path.join(pkg, init, "__init__.py"), "w").close()
+    from backend.spirv import grammar  # the GPU machine has no spirv-headers: take the JSON along
+    for path in (grammar.CORE_FILE, grammar.GLSL_FILE):
+        shutil.copy(path, os.path.join(pkg, os.path.basename(path)))
     shutil.copy(os.path.abspath(__file__), os.path.join(out_dir, "replay.py"))
     print(f"{len(records)} launches recorded in {out_dir}")
 
@@ -147,7 +154,11 @@ def _ulps(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 def replay(in_dir: str) -> int:
     """Run every record on this machine's first Vulkan device; print what differs from the reference."""
-    sys.path.insert(0, os.path.join(in_dir, "pkg"))
+    pkg = os.path.join(in_dir, "pkg")
+    sys.path.insert(0, pkg)
+    from backend.spirv import grammar
+    grammar.GRAMMAR = grammar.Grammar(os.path.join(pkg, os.path.basename(grammar.CORE_FILE)),
+                                      os.path.join(pkg, os.path.basename(grammar.GLSL_FILE)))
     from backend.spirv import vulkan_run
     with open(os.path.join(in_dir, "records.pkl"), "rb") as f:
         records = pickle.load(f)
