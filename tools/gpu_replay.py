@@ -320,6 +320,16 @@ def _random(cases_path: str | None, scratch: str):
                "reference": ("llvm", load_program(path, "-O0")), "ulps": 0}
 
 
+def _unique(name: str, used: set[str]) -> str:
+    """`name`, or name#2, name#3 ... if taken; remembered in `used`."""
+    candidate, n = name, 1
+    while candidate in used:
+        n += 1
+        candidate = f"{name}#{n}"
+    used.add(candidate)
+    return candidate
+
+
 def _reference(item: dict, args: list) -> dict:
     from tools.targets.harness import run_target
     kind, how = item["reference"]
@@ -339,7 +349,8 @@ def record(folder: str, groups: list[str], cases_path: str | None, limit: int | 
     os.makedirs(os.path.join(folder, "launches"), exist_ok=True)
     sources = {"corpus": _corpus, "barrier": _barrier, "real": _real, "cfg": _cfg}
     manifest = {"grammar": _grammar_numbers(), "launches": []}
-    verdicts = []
+    verdicts: list[dict] = []
+    used: set[str] = set()
     with tempfile.TemporaryDirectory() as scratch, _Recorder() as recorder:
         for group in groups:
             items = _random(cases_path, scratch) if group == "random" else \
@@ -359,6 +370,7 @@ def record(folder: str, groups: list[str], cases_path: str | None, limit: int | 
                         continue
                     refused = str(exc)      # dispatched, then refused (a loop lavapipe cut): kept for replay
                 launch = recorder.captured[-1]
+                item["id"] = _unique(item["id"], used)    # a kernel with two RUN lines gets #2
                 inputs = launch["inputs"]
                 reference = {b: v for b, v in reference.items() if b in inputs}
                 name = hashlib.sha1(item["id"].encode()).hexdigest()[:16] + ".npz"

@@ -66,3 +66,10 @@ def test_ulp_distance_and_differences():
     assert gpu_replay.differences({0: a}, {0: b}, 1) is None
     assert "binding 0 [0]" in gpu_replay.differences({0: a}, {0: b}, 0)
     assert "binding 1 [1]" in gpu_replay.differences({1: np.array([1, 2], np.int32)}, {1: np.array([1, 3], np.int32)}, 5)
+
+
+def test_launch_ids_stay_unique():
+    """A corpus kernel with two RUN lines (switch_fallthrough) once wrote both launches to one file."""
+    used: set[str] = set()
+    assert [gpu_replay._unique(n, used) for n in ("k-O0", "k-O0", "j-O0", "k-O0")] == ["k-O0", "k-O0#2", "j-O0",
+                                                                                      "k-O0#3"]
