@@ -66,6 +66,18 @@ def divsqrt_args() -> list:
     return [np.zeros(65536, np.float32), np.zeros(65536, np.float32), a, b]
 
 
+class _AnyDriver:
+    """A device as the launcher sees it, minus lavapipe's identity: the launch gets the driver-independent form."""
+
+    is_lavapipe = False
+
+    def __init__(self, info):
+        self._info = info
+
+    def __getattr__(self, name):
+        return getattr(self._info, name)
+
+
 class Recorder:
     """Wraps backend.spirv.vulkan_run.dispatch to keep each launch's arguments and results."""
 
@@ -74,6 +86,9 @@ class Recorder:
         self.vulkan_run, self.real = vulkan_run, vulkan_run.dispatch
         self.launches: list[dict] = []
         vulkan_run.dispatch = self.dispatch
+        # record the module `--emit spirv` writes, not lavapipe's work-arounds (an extra binding, relaxed atomics)
+        select = vulkan_run.select_device
+        vulkan_run.select_device = lambda spec: _AnyDriver(select(spec))
 
     def dispatch(self, spirv, entry, buffers, push, groups, spec=None):
         out = self.real(spirv, entry, buffers, push, groups, spec)
