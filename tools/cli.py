@@ -8,7 +8,9 @@
                        [--local-size X[,Y,Z]] [--validate]
     reconverge run INPUT [--kernel NAME] --target llvm|ir|spirv --global N[,N,N] [--local L[,L,L]]
                    --arg NAME=@FILE.npy|NAME=zeros:COUNT:DTYPE|NAME=NUMBER ... --out DIR [-O0..-O3]
-                   [--spirv-version 1.0..1.6] [--target-env vulkan1.0..vulkan1.3] [--verify-each]
+                   [--spirv-version 1.0..1.6] [--target-env vulkan1.0..vulkan1.3] [--vk-device NAME|N]
+                   [--verify-each]
+    reconverge devices [--json]             (the Vulkan devices --vk-device can choose)
     reconverge check PATH... [-j N] [--junit FILE] [--json FILE] [--emit-dir DIR]   (CI: SPIR-V structure)
     reconverge asm INPUT.asm -o OUT.krn       (Gen9, iga64 syntax)
     reconverge disasm INPUT.krn [-o OUT|-]
@@ -26,13 +28,11 @@ the function with each broken rule marked under its line.
 from __future__ import annotations
 
 import argparse
-import os
-import shutil
 import sys
 
 from lowering.errors import CompileError
-from lowering.output import check_names_distinct, write_files, write_output
-from tools.usage import UsageError
+from lowering.output import check_names_distinct, write_all
+from tools.usage import MAX_SECONDS, Terminated, UsageError, raise_on_sigterm, seconds
 
 EXIT_INPUT, EXIT_USAGE, EXIT_INTERNAL = 1, 2, 3
 EMIT_KINDS = ("nir", "dot-cfg", "dot-tree", "spirv", "spirv-asm", "dot-spirv", "gen", "gen-asm", "gen-mir")
@@ -152,21 +152,8 @@ def _emit_gen(kind: str, funcs: list, simd: int) -> str | bytes:
 
 def _write_with_dumps(args, data: str | bytes, dumps: dict[str, str]) -> None:
     """The output and the pass dumps of a command that succeeded: both, or (on a write error) neither."""
-    if not dumps:
-        write_output(args.output, data, inputs=[args.input])
-        return
-    created = not os.path.exists(args.dump_dir)
-    written = write_files(args.dump_dir, {name: text.encode() for name, text in dumps.items()},
-                          inputs=[args.input])
-    try:
-        write_output(args.output, data, inputs=[args.input])
-    except BaseException:
-        for path in written:
-            if os.path.lexists(path):
-                os.unlink(path)
-        if created:
-            shutil.rmtree(args.dump_dir, ignore_errors=True)
-        raise
+    directories = {args.dump_dir: {name: text.encode() for name, text in dumps.items()}} if dumps else {}
+    write_all({args.output: data}, directories, inputs=[args.input])
 
 
 def _build_options(args) -> tuple[str, ...]:
@@ -287,9 +274,12 @@ def _run(args) -> None:
         raise UsageError("--max-steps only applies to --target ir")
     if args.max_steps is not None and args.max_steps < 0:
         raise UsageError(f"--max-steps {args.max_steps}: expected a number of steps >= 0 (0: no limit)")
-    if args.timeout is not None and not args.timeout > 0:
-        raise UsageError(f"--timeout {args.timeout:g}: expected a positive number of seconds")
     backend = _spirv_options(args.spirv_version, args.target_env) if args.target == "spirv" else None
+    if args.vk_device is not None:
+        if args.target != "spirv":
+            raise UsageError("--vk-device only applies to --target spirv")
+        from dataclasses import replace
+        backend = replace(backend, vk_device=args.vk_device)
     if args.target == "ir":
         backend = harness.InterpreterOptions(args.max_steps)
     if args.simd is not None and args.target != "gen":
@@ -334,16 +324,16 @@ def _run(args) -> None:
         results, png = call_in_child(launch, f"{args.input}: @{kernel} on the {args.target} target", args.timeout)
     else:
         results, png = launch()
-    if args.out is not None:                # None: `reconverge trace` of a kernel source, the picture only
-        _write_arrays(args.out, [(p.name, results[i]) for i, p in enumerate(params) if p.is_buffer],
-                      [args.input] + run_args.input_files(args.arg or []))
-    if args.trace is not None:
-        write_output(args.trace, png, inputs=[args.input])
+    # --out (None: `reconverge trace` of a kernel source, the picture only) and --trace: all or none
+    directories = {} if args.out is None else \
+        {args.out: _npy_files([(p.name, results[i]) for i, p in enumerate(params) if p.is_buffer])}
+    write_all({} if args.trace is None else {args.trace: png}, directories,
+              inputs=[args.input] + run_args.input_files(args.arg or []))
 
 
-def _write_arrays(directory: str, arrays: list, inputs: list[str]) -> None:
-    """DIR/NAME.npy for every array, all or none; NAME is the parameter's name made safe (see
-    lowering.output.safe_file_name), and no result may replace an input .npy."""
+def _npy_files(arrays: list) -> dict[str, bytes]:
+    """NAME.npy -> its bytes for every array; NAME is the parameter's name made safe (see
+    lowering.output.safe_file_name)."""
     import io
 
     import numpy as np
@@ -353,7 +343,7 @@ def _write_arrays(directory: str, arrays: list, inputs: list[str]) -> None:
         buffer = io.BytesIO()
         np.save(buffer, array, allow_pickle=False)
         contents[files[name]] = buffer.getvalue()
-    write_files(directory, contents, inputs)
+    return contents
 
 
 def _version() -> str:
@@ -446,6 +436,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="SPIR-V version, for --target spirv (default %(default)s)")
     r.add_argument("--target-env", default=DEFAULT_TARGET_ENV, metavar="vulkan1.0..vulkan1.3",
                    help="Vulkan environment, for --target spirv (default %(default)s)")
+    r.add_argument("--vk-device", metavar="NAME|N",
+                   help="spirv target: the Vulkan device, by index or part of its name (see `reconverge devices`; "
+                        "default: lavapipe if present, else the first)")
     r.add_argument("--max-steps", type=int, metavar="N",
                    help="ir target: instructions per work-item before the run is stopped as endless (default "
                         "5000000; 0: no limit)")
@@ -454,13 +447,14 @@ def build_parser() -> argparse.ArgumentParser:
                    help="gen target: structured branches, per-lane blockIP, hybrid, or auto (default; see compile)")
     r.add_argument("--trace", metavar="OUT.png",
                    help="gen target: draw the first work-group's lane activity, block labels beside the rows")
-    r.add_argument("--timeout", type=float, metavar="SECONDS",
-                   help="stop the run (any target) after this many seconds, with an error")
+    r.add_argument("--timeout", type=seconds, metavar="SECONDS",
+                   help=f"stop the run (any target) after this many seconds (at most {MAX_SECONDS:g}), "
+                        f"with an error")
     r.add_argument("--verify-each", action="store_true", help="run the IR validator after every pass")
     _add_build_options(r)
     r.add_argument("--debug", action="store_true", help=argparse.SUPPRESS)
     r.set_defaults(func=_run)
-    for module_name in ("tools.isa_commands", "tools.trace_command", "tools.check_command"):
+    for module_name in ("tools.isa_commands", "tools.trace_command", "tools.check_command", "tools.devices_command"):
         try:
             module = __import__(module_name, fromlist=["add_commands"])
         except ImportError:
@@ -472,6 +466,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     debug = "--debug" in argv
+    previous = raise_on_sigterm()
     try:
         parser = build_parser()
         argv, cl_options = _split_cl_options(argv)
@@ -491,6 +486,8 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_INPUT
     except KeyboardInterrupt:
         return 130
+    except Terminated:
+        return 143
     except BrokenPipeError:
         return 0
     except Exception as exc:  # a bug in reconverge
@@ -502,6 +499,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"reconverge: internal error: {type(exc).__name__}: {message} (rerun with --debug for the "
               f"traceback)", file=sys.stderr)
         return EXIT_INTERNAL
+    finally:
+        if previous is not None:
+            import signal
+            signal.signal(signal.SIGTERM, previous)
 
 
 if __name__ == "__main__":
