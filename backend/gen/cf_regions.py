@@ -80,15 +80,23 @@ def layout(func: Function, units: list[Region]) -> list[Region]:
 def join_points(units: list[Region]) -> dict[int, int]:
     """Layout position -> the unit its entry jumps to when no lane wants it (Beignet's buildJIPs):
     walking the units in layout order with a set of pending ones (forward targets not reached yet, and
-    the unit after each backward branch once its target is entered), JOIN(L) is the smallest pending
-    unit after L is removed and the branches into L added, or the exit (len(units)) when none is."""
+    once a backward jump's landing unit, its first backward target, is entered: the unit after the
+    branch and its other backward targets), JOIN(L) is the smallest pending unit after L is removed and
+    the branches into L added, or the exit (len(units)) when none is. A branch back to several units
+    (a latch of two nested loops, a state machine's dispatch) has lanes waiting at each of them while
+    the thread re-runs from the first."""
     index = {u.entry: i for i, u in enumerate(units)}
     exit_index = len(units)
     back_into: dict[int, set[int]] = {i: set() for i in range(len(units))}
     forward: dict[int, set[int]] = {i: set() for i in range(len(units))}
     for i, u in enumerate(units):
-        for t in [index[b] for b in u.exits] or [exit_index]:
-            (back_into[t] if t <= i else forward[i]).add(i + 1 if t <= i else t)
+        targets = [index[b] for b in u.exits] or [exit_index]
+        backward = [t for t in targets if t <= i]
+        forward[i] |= {t for t in targets if t > i}
+        if backward:
+            # the backward jump lands at the first backward target: from there on the other backward
+            # targets wait too (a cbr or switch going back to several blocks), and the unit after i
+            back_into[min(backward)] |= {t for t in backward if t != min(backward)} | {i + 1}
     pending: set[int] = set()
     out = {}
     for i in range(len(units)):

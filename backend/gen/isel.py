@@ -371,7 +371,7 @@ class Selector:
             src = self.operand(ins.operands[0])           # 0 / -1: sext is a copy, zext keeps one bit
             self.emit("and" if op == "zext" else "mov", dst, src, *([Operand(Imm(1, T.D))] if op == "zext" else []))
             self.values[ins] = dst
-        elif op in CASTS and (ins.type.bits in (32, 64) or ins.type.is_float):
+        elif op in CASTS and (ins.type.bits in (32, 64) or ins.type.is_float or op == "freeze"):
             signed = op in ("sext", "sitofp", "fptosi", "trunc", "freeze")
             src = self.operand(ins.operands[0], signed)
             dst = self.fresh(gen_type(ins.type, op != "fptoui"))
@@ -775,8 +775,7 @@ class Selector:
         size = value_type.size
         if size not in (1, 2, 4, 8) or value_type.bits == 1:
             raise self.error(ins, f"a {value_type} access")
-        if int(ins.attrs.get("align", size)) < min(size, 4):
-            raise self.error(ins, f"a {size}-byte access aligned to {ins.attrs.get('align')} bytes")
+        align = int(ins.attrs.get("align", size))         # a power of two (LLVM's rule)
         obj = self.provenance.base.get(ptr)
         if isinstance(obj, MemoryObject):                 # by binding-table index: a 32-bit offset per lane
             bti = self._surface(ins, ptr)
@@ -792,6 +791,9 @@ class Selector:
                                   "(only __global and __constant pointers may be addresses)")
         address_blocks = address_type.size // 4           # dword-per-lane blocks the address takes
         t = gen_type(value_type)
+        if align < min(size, 4):
+            self._unaligned(ins, result, address, address_type, partial(small, align), small_sfid, align)
+            return
         if ins.opcode == "load":
             dst = self.fresh(t)
             address = self._in_register(address, address_type)
@@ -824,6 +826,70 @@ class Selector:
             self.emit("mov", self._half_view(part) if value_type.is_float and size == 2 else part, value)
             desc, sfid = (dwords(1, True), sm.SFID_DC1) if size == 4 else (small(size, True), small_sfid)
         self.emit("send", None, self._part(payload, 0, T.UD), sfid=sfid, desc=desc)
+
+    def _unaligned(self, ins: Instr, result: Instr | None, address: Operand, address_type: DataType,
+                   piece_desc, sfid: int, piece: int) -> None:
+        """An access aligned to less than its size (at most 4) as one byte scattered message per `piece`
+        bytes (its alignment: 1 or 2), each at an address aligned to its size, as the data port needs
+        (PRM vol. 7, "Byte scattered read/write"); the pieces are shifted into (or out of) little-endian
+        dwords."""
+        value_type = ins.type if ins.opcode == "load" else ins.operands[0].type
+        size, t = value_type.size, gen_type(value_type)
+        mask, per_dword = (1 << 8 * piece) - 1, 4 // piece
+
+        def address_of(k: int) -> Operand:
+            if k == 0:
+                return self._in_register(address, address_type)
+            at = self.fresh(address_type)
+            self.emit("add", at, address, Operand(Imm(k * piece, address_type)))
+            return at
+        if ins.opcode == "load":
+            words = []
+            for j in range(max(1, size // 4)):
+                word: Operand | None = None
+                for k in range(j * per_dword, min(size // piece, (j + 1) * per_dword)):
+                    raw, bits = self.fresh(T.UD), self.fresh(T.UD)
+                    self.emit("send", raw, address_of(k), sfid=sfid, desc=piece_desc(False))
+                    self.emit("and", bits, raw, Operand(Imm(mask, T.UD)))
+                    if word is not None:
+                        shifted, merged = self.fresh(T.UD), self.fresh(T.UD)
+                        self.emit("shl", shifted, bits, Operand(Imm(8 * piece * (k % per_dword), T.UD)))
+                        self.emit("or", merged, word, shifted)
+                        bits = merged
+                    word = bits
+                assert word is not None
+                words.append(word)
+            dst = self.fresh(t)
+            if size == 8:
+                self.emit("mov", self._low_dword(dst), words[0])
+                self.emit("mov", self._high_dword(dst), words[1])
+            elif size == 2 and value_type.is_float:       # a half: its bits, converted to f32
+                self.emit("mov", dst, self._half_view(words[0]))
+            else:
+                self.emit("mov", self._retyped(dst, T.UD), words[0])
+            self.values[result or ins] = dst
+            return
+        value = self.operand(ins.operands[0])
+        if size == 8:
+            words = [self._low_dword(value), self._high_dword(value)]
+        elif size == 2 and value_type.is_float:           # f32 -> the half's bits in a dword's low word
+            bits = self.fresh(T.UD)
+            self.emit("mov", bits, Operand(Imm(0, T.UD)))
+            self.emit("mov", self._half_view(bits), value)
+            words = [bits]
+        else:
+            words = [self._raw_bits(value)]
+        blocks = address_type.size // 4
+        for k in range(size // piece):
+            payload = Operand(self.m.vreg(T.UD, False, blocks + 1))
+            self.emit("mov", self._part(payload, 0, address_type), address_of(k))
+            data, shift = self._part(payload, blocks, T.UD), 8 * piece * (k % per_dword)
+            word = words[k // per_dword]
+            if shift:
+                self.emit("shr", data, self._register(word), Operand(Imm(shift, T.UD)))
+            else:
+                self.emit("mov", data, word)
+            self.emit("send", None, self._part(payload, 0, T.UD), sfid=sfid, desc=piece_desc(True))
 
     def _offset_into(self, obj: MemoryObject, ptr: Operand) -> Operand:
         """A pointer as a byte offset into its object's surface: itself, except in a flat kernel, where

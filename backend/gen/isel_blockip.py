@@ -20,9 +20,10 @@ lane's is, the thread jumps to L's JOIN point; otherwise an `if` masks the other
     backward:  (W) cmp.le f0.1 null blockip L ; (W)(f0.1.anyNh) jmpi min(backward targets)
 
 JOIN points are Beignet's buildJIPs rule: walking the blocks in layout order with a set of pending
-blocks (forward targets not reached yet, and the block after each backward branch once its target is
-entered), JOIN(L) is the smallest pending block after L is removed and the branches into L added, or
-the exit block when none is pending (every lane has then returned). A lane sent forward waits at its
+blocks (forward targets not reached yet, and once the first backward target of a branch is entered,
+where its jump lands, the block after the branch and the branch's other backward targets), JOIN(L)
+is the smallest pending block after L is removed and the branches into L added, or the exit block
+when none is pending (every lane has then returned). A lane sent forward waits at its
 target's entry test; one sent backward is picked up when the backward jump re-runs its target. A forward
 branch needs no jump of its own: the next block's entry test jumps on when nobody wants it. Every
 return sets blockIP to the exit block, which ends the thread. Facts: Beignet gen_insn_selection.cpp

@@ -1,5 +1,6 @@
 """Random control-flow kernels, built with llvmlite.ir, for fuzzing and benchmarking the structurizer and
-the Gen backend: reducible ones, and (on request) irreducible ones.
+the Gen backend: reducible ones, and (on request) irreducible ones; and flat state machines
+(random_state_machine, below: any block to any block, as gotos and switches write them).
 
 The generator grows a program from a grammar of single-entry regions (sequences, if/else, switches with
 fall-through, while and do-while loops) and sprinkles conditional exits into them: breaks out of any
@@ -353,8 +354,135 @@ def random_kernel(rng: random.Random, n_blocks: int, *, max_loop_depth: int = 3,
     return _Gen(rng, n_blocks, max_loop_depth, max_trip, max_nesting, irreducible).build()
 
 
+class _StateMachine:
+    """The flat CFGs of random_state_machine: blocks as states, each updating two values and a step
+    counter, leaving to the exit once the counter passes a limit, else dispatching to any state."""
+
+    def __init__(self, rng: random.Random, n_states: int, switch: float, memory: bool, two_entries: bool):
+        self.rng, self.n, self.switch, self.memory, self.two_entries = rng, n_states, switch, memory, two_entries
+        self.module = ir.Module(name="cfggen_states")
+        self.module.triple = "spir64"
+        self.module.data_layout = SPIR64_DATALAYOUT
+        gptr = ir.PointerType(addrspace=1)
+        self.fn = fn = ir.Function(self.module, ir.FunctionType(ir.VoidType(), [gptr, gptr]), name="k")
+        fn.calling_convention = "spir_kernel"
+        fn.args[0].name, fn.args[1].name = "out", "in"
+        self.gid_fn = ir.Function(self.module, ir.FunctionType(I64, [I32]), name="_Z13get_global_idj")
+        self.gid_fn.calling_convention = "spir_func"
+
+    def mix(self, b: ir.IRBuilder, v):
+        """v * odd + c, then xor-shift: wrap-around, no UB, every bit reaching the low ones."""
+        rng = self.rng
+        v = b.add(b.mul(v, ir.Constant(I32, rng.choice((3, 5, 9, 17, 31)))), ir.Constant(I32, rng.randint(1, 999)))
+        return b.xor(v, b.lshr(v, ir.Constant(I32, rng.randint(1, 12))))
+
+    def build(self) -> ir.Module:
+        rng, n, fn = self.rng, self.n, self.fn
+        b = ir.IRBuilder(fn.append_basic_block("entry"))
+        gid64 = b.call(self.gid_fn, [ir.Constant(I32, 0)], cconv="spir_func", name="gid64")
+        x = b.load(b.gep(fn.args[1], [gid64], source_etype=I32), typ=I32, name="x")
+        limit = ir.Constant(I32, rng.randint(3, 12)) if rng.random() < 0.5 else \
+            b.add(b.and_(x, ir.Constant(I32, rng.choice((7, 15)))), ir.Constant(I32, 1), name="limit")
+        y0 = b.xor(b.trunc(gid64, I32), ir.Constant(I32, rng.randint(0, 99)), name="y0")
+        states = [fn.append_basic_block(f"s{i}") for i in range(n)]
+        fin = fn.append_basic_block("fin")
+        slots = None
+        if self.memory:                                 # clang -O0's form: every value in an alloca
+            slots = [b.alloca(I32, name=name) for name in ("s", "y", "c")]
+            for slot, v in zip(slots, (x, y0, ir.Constant(I32, 0))):
+                b.store(v, slot)
+        plan = []                                       # each state's way on: (kind, target states)
+        for _ in range(n):
+            r = rng.random()
+            kind = "switch" if r < self.switch else "cbr" if r < 0.85 else "br"
+            plan.append((kind, [rng.randrange(n) for _ in range({"switch": 4, "cbr": 2, "br": 1}[kind])]))
+        entered = [any(i in targets for _, targets in plan) for i in range(n)]
+        edges: list[list[tuple[ir.Block, tuple]]] = [[] for _ in range(n)]   # state -> (pred, values)
+        start = (x, y0, ir.Constant(I32, 0))
+        if self.two_entries and n > 1:                 # two ways into the machine: a goto state machine
+            second = rng.randrange(1, n)
+            b.cbranch(b.icmp_unsigned("!=", b.and_(x, ir.Constant(I32, 1 << rng.randrange(3))), ir.Constant(I32, 0)),
+                      states[0], states[second])
+            edges[0].append((b.block, start))
+            edges[second].append((b.block, start))
+        else:
+            b.branch(states[0])
+            edges[0].append((b.block, start))
+        phis, exits = [], []
+        for i in range(n):
+            b.position_at_end(states[i])
+            if slots is None and (entered[i] or edges[i]):
+                vals = [b.phi(I32, name=f"{name}{i}") for name in ("s", "y", "c")]
+                phis.append(vals)
+            elif slots is None:                         # no way in at all: no phis (nothing to merge)
+                vals = [ir.Constant(I32, 0)] * 3
+                phis.append([])
+            else:
+                vals = [b.load(slot, typ=I32) for slot in slots]
+            s, y, c = vals
+            s2 = self.mix(b, b.add(s, y) if rng.random() < 0.5 else s)
+            y2 = b.add(b.mul(y, ir.Constant(I32, 31)), ir.Constant(I32, rng.randint(1, 9)))
+            c2 = b.add(c, ir.Constant(I32, 1))
+            new = (s2, y2, c2)
+            if slots is not None:
+                for slot, v in zip(slots, new):
+                    b.store(v, slot)
+            exits.append((b.block, new))
+            kind, targets = plan[i]
+            if kind == "br":                            # straight on from the exit test (a self-loop to itself)
+                b.cbranch(b.icmp_signed(">", c2, limit), fin, states[targets[0]])
+                edges[targets[0]].append((b.block, new))
+                continue
+            dispatch = fn.append_basic_block(f"s{i}x")
+            b.cbranch(b.icmp_signed(">", c2, limit), fin, dispatch)
+            b.position_at_end(dispatch)
+            if kind == "switch":                        # a 4-way switch; cases may share a target
+                sel = b.and_(b.lshr(s2, ir.Constant(I32, rng.randint(0, 12))), ir.Constant(I32, 3))
+                sw = b.switch(sel, states[targets[0]])
+                for value, t in enumerate(targets[1:]):
+                    sw.add_case(ir.Constant(I32, value), states[t])
+            elif kind == "cbr":
+                bit = b.and_(b.lshr(s2, ir.Constant(I32, rng.randint(0, 12))), ir.Constant(I32, 1))
+                b.cbranch(b.icmp_unsigned("!=", bit, ir.Constant(I32, 0)), states[targets[0]], states[targets[1]])
+            for t in targets:                           # one phi entry per edge, as LLVM wants
+                edges[t].append((dispatch, new))
+        if slots is None:
+            for i in range(n):
+                for pred, values in edges[i]:
+                    for phi, v in zip(phis[i], values):
+                        phi.add_incoming(v, pred)
+        b.position_at_end(fin)
+        if slots is None:
+            s, y, c = (b.phi(I32, name=name) for name in ("sf", "yf", "cf"))
+            for pred, values in exits:
+                for phi, v in zip((s, y, c), values):
+                    phi.add_incoming(v, pred)
+        else:
+            s, y, c = (b.load(slot, typ=I32) for slot in slots)
+        res = b.xor(b.add(s, b.mul(y, ir.Constant(I32, 7))), b.mul(c, ir.Constant(I32, 65536)))
+        b.store(res, b.gep(fn.args[0], [gid64], source_etype=I32))
+        b.ret_void()
+        return self.module
+
+
+def random_state_machine(rng: random.Random, n_states: int, *, switch: float = 0.4, memory: bool = False,
+                         two_entries: bool = False) -> ir.Module:
+    """A kernel `void @k(ptr addrspace(1) %out, ptr addrspace(1) %in)` of `n_states` states (a block
+    with the update and the exit test, then one dispatching, unless the test goes straight on), each
+    going, by a branch, a conditional branch or (with probability `switch`) a 4-way switch, to any
+    state: back edges anywhere, self-loops,
+    switch cases sharing a target, branches back to several blocks at once, states no entered state
+    reaches yet branching into reachable ones, reducible or irreducible as the draw falls. A state
+    updates two values and a step counter and leaves for the exit once the counter passes a limit
+    (a constant, or from the input: lanes leave at different steps), so it ends on any input.
+    `memory`: the values live in allocas, as clang -O0 leaves them; `two_entries`: the entry branches
+    to two states, the goto state machine's two ways into one cycle."""
+    return _StateMachine(rng, n_states, switch, memory, two_entries).build()
+
+
 def main(argv=None) -> int:
-    """`python -m tools.testing.cfggen --blocks N --seed S [-o out.ll]`: print one generated module."""
+    """`python -m tools.testing.cfggen --blocks N --seed S [--states] [-o out.ll]`: print one generated
+    module (`--states`: random_state_machine of N states, its shape drawn from the seed)."""
     import argparse
     import sys
     ap = argparse.ArgumentParser(description=main.__doc__)
@@ -362,10 +490,15 @@ def main(argv=None) -> int:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--max-loop-depth", type=int, default=3)
     ap.add_argument("--max-trip", type=int, default=4)
+    ap.add_argument("--states", action="store_true", help="a flat state machine (random_state_machine)")
     ap.add_argument("-o", "--output")
     opts = ap.parse_args(argv)
-    text = str(random_kernel(random.Random(opts.seed), opts.blocks, max_loop_depth=opts.max_loop_depth,
-                             max_trip=opts.max_trip))
+    rng = random.Random(opts.seed)
+    if opts.states:
+        text = str(random_state_machine(rng, opts.blocks, memory=rng.random() < 0.25,
+                                        two_entries=rng.random() < 0.4))
+    else:
+        text = str(random_kernel(rng, opts.blocks, max_loop_depth=opts.max_loop_depth, max_trip=opts.max_trip))
     if opts.output:
         with open(opts.output, "w", encoding="utf-8") as f:
             f.write(text)
