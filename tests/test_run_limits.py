@@ -14,8 +14,8 @@ from tests.spirv.test_spirv_barrier import KERNELS as BARRIER_KERNELS
 from tests.test_cli import ATOMIC, ROOT, assert_one_line_error, run, write
 
 ENDLESS = "kernel void spin(global int *out, int n) { int i = 0; while (i != n) i += 2; out[0] = i; }\n"
-# lavapipe cuts loops after 65,535 iterations (see the README), so an endless loop ends there: this
-# kernel is merely long, with loops shorter than that (6e10 iterations over 2^20 work-items), everywhere
+# lavapipe stops looping after 65,535 passes per subgroup, which `run --target spirv` turns into an error
+# (see the README), so an endless loop would end there: this kernel is merely long, with loops shorter than that (6e10 iterations over 2^20 work-items), everywhere
 LONG = ("kernel void spin(global int *out, int n) { int acc = 0, g = get_global_id(0); "
         "for (int i = 0; i < n; i++) acc += i ^ g; if (acc == 12345) out[0] = acc; }\n")
 

@@ -8,7 +8,9 @@
                        [--local-size X[,Y,Z]] [--validate]
     reconverge run INPUT [--kernel NAME] --target llvm|ir|spirv --global N[,N,N] [--local L[,L,L]]
                    --arg NAME=@FILE.npy|NAME=zeros:COUNT:DTYPE|NAME=NUMBER ... --out DIR [-O0..-O3]
-                   [--spirv-version 1.0..1.6] [--target-env vulkan1.0..vulkan1.3] [--verify-each]
+                   [--spirv-version 1.0..1.6] [--target-env vulkan1.0..vulkan1.3] [--vk-device NAME|N]
+                   [--verify-each]
+    reconverge devices [--json]             (the Vulkan devices --vk-device can choose)
     reconverge check PATH... [-j N] [--junit FILE] [--json FILE] [--emit-dir DIR]   (CI: SPIR-V structure)
     reconverge asm INPUT.asm -o OUT.krn       (Gen9, iga64 syntax)
     reconverge disasm INPUT.krn [-o OUT|-]
@@ -273,6 +275,11 @@ def _run(args) -> None:
     if args.max_steps is not None and args.max_steps < 0:
         raise UsageError(f"--max-steps {args.max_steps}: expected a number of steps >= 0 (0: no limit)")
     backend = _spirv_options(args.spirv_version, args.target_env) if args.target == "spirv" else None
+    if args.vk_device is not None:
+        if args.target != "spirv":
+            raise UsageError("--vk-device only applies to --target spirv")
+        from dataclasses import replace
+        backend = replace(backend, vk_device=args.vk_device)
     if args.target == "ir":
         backend = harness.InterpreterOptions(args.max_steps)
     if args.simd is not None and args.target != "gen":
@@ -429,6 +436,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="SPIR-V version, for --target spirv (default %(default)s)")
     r.add_argument("--target-env", default=DEFAULT_TARGET_ENV, metavar="vulkan1.0..vulkan1.3",
                    help="Vulkan environment, for --target spirv (default %(default)s)")
+    r.add_argument("--vk-device", metavar="NAME|N",
+                   help="spirv target: the Vulkan device, by index or part of its name (see `reconverge devices`; "
+                        "default: lavapipe if present, else the first)")
     r.add_argument("--max-steps", type=int, metavar="N",
                    help="ir target: instructions per work-item before the run is stopped as endless (default "
                         "5000000; 0: no limit)")
@@ -444,7 +454,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_build_options(r)
     r.add_argument("--debug", action="store_true", help=argparse.SUPPRESS)
     r.set_defaults(func=_run)
-    for module_name in ("tools.isa_commands", "tools.trace_command", "tools.check_command"):
+    for module_name in ("tools.isa_commands", "tools.trace_command", "tools.check_command", "tools.devices_command"):
         try:
             module = __import__(module_name, fromlist=["add_commands"])
         except ImportError:

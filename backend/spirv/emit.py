@@ -23,6 +23,7 @@ from lowering.ndrange import compile_time_local_size
 
 from .abi import KernelABI, PushMember, kernel_abi, local_spec_id
 from .isel import InstructionSelector
+from .loop_count import LoopCounter, loops_inside
 from .memory import MemoryObject, MemoryPlan
 from .module import SpirvModule
 from .options import SpirvOptions
@@ -97,6 +98,7 @@ class FunctionEmitter(InstructionSelector):
         self.push_variable: int | None = None
         self.push_struct: int | None = None
         self._local_size_id: int | None = None
+        self.loop_counter = LoopCounter(self) if module.options.count_loop_iterations else None
 
     # ----- naming things for messages -----
     def where(self, ins: Instr | None) -> str:
@@ -255,6 +257,9 @@ class FunctionEmitter(InstructionSelector):
         for arg in self.abi.locals:              # offset 0 into its Workgroup array
             self.ids[arg] = self.u32(0)
             self.object_variable(self.plan.base[arg])
+        if self.loop_counter is not None:
+            self.loop_counter.prepare()
+            self.loop_counter.count(loops_inside(self.func.body))
 
     def emit_list(self, nodes: list, follow: int | None, loop: tuple[int, int] | None) -> None:
         """Emit a CF list. `follow`: the label after its last block (None: the function returns);
@@ -289,7 +294,7 @@ class FunctionEmitter(InstructionSelector):
         nxt = nodes[i + 1] if i + 1 < len(nodes) else None
         if jump is not None:
             if jump.opcode == "return":
-                m.op("OpReturn")
+                self.emit_return()
             else:
                 m.op("OpBranch", loop[0] if jump.opcode == "break" else loop[1])
         elif isinstance(nxt, If):
@@ -299,9 +304,14 @@ class FunctionEmitter(InstructionSelector):
         elif isinstance(nxt, Loop):
             m.op("OpBranch", self.loop_labels[nxt][0])
         elif follow is None:
-            m.op("OpReturn")
+            self.emit_return()
         else:
             m.op("OpBranch", follow)
+
+    def emit_return(self) -> None:
+        if self.loop_counter is not None:
+            self.loop_counter.flush()
+        self.m.op("OpReturn")
 
     def emit_phi(self, phi: Phi, incoming: list[tuple[int, int]]) -> None:
         """OpPhi from (predecessor label, value id) pairs."""
@@ -325,6 +335,8 @@ class FunctionEmitter(InstructionSelector):
                 from_c = m.new_id()
                 merged.append((phi, from_c))
             self.emit_phi(phi, [(self.labels[before], self.value(phi.value_for(before))), (cont, from_c)])
+        if self.loop_counter is not None:
+            self.loop_counter.count(1 + loops_inside(loop.body))
         m.op("OpLoopMerge", merge, cont, "None")
         m.op("OpBranch", self.labels[first])
         self.emit_list(loop.body, cont, (merge, cont))

@@ -567,6 +567,8 @@ class InstructionSelector:
         order = {"load": "Acquire", "store": "Release"}.get(kind, "AcquireRelease")
         semantics = self.u32(GRAMMAR.enumerant("MemorySemantics", order)
                              | GRAMMAR.enumerant("MemorySemantics", storage))
+        if self.module.options.relaxed_atomics:  # lavapipe launches only: see SpirvOptions.relaxed_atomics
+            semantics = self.u32(0)
         word_t = self.types.uint(vt.bits)
 
         def word(v: Value) -> int:

@@ -15,6 +15,7 @@ from lowering.ndrange import ndrange
 
 from . import compile_spirv
 from .abi import kernel_abi, local_spec_id, pack_push_constants
+from .loop_count import LAVAPIPE_LOOP_LIMIT, counter_binding, counter_slots
 from .memory import MemoryPlan
 from .options import SpirvOptions
 
@@ -40,21 +41,43 @@ def _check_atomic_features(func: Function, plan: MemoryPlan) -> None:
             raise CompileError(f"{where(func, ins)}: the Vulkan device lacks {feature} for a 64-bit atomic")
 
 
+def _with_live_outs_in_memory(func: Function) -> Function:
+    """A copy of `func` in the form lavapipe runs right (loop_live_outs: undefined phi inputs made 0, loop
+    live-outs through private memory), validated; `func` itself when there is nothing to change."""
+    from lowering.ir.parser import parse_module
+    from lowering.ir.printer import print_function
+    from lowering.ir.validate import verify
+
+    from .loop_live_outs import demote_loop_live_outs, zero_undefined_phi_inputs
+    copy = parse_module(print_function(func), func.source_name or "<input>").functions[func.name]
+    if zero_undefined_phi_inputs(copy) + demote_loop_live_outs(copy):
+        verify(copy, "loop_live_outs")
+        return copy
+    return func
+
+
 def run_spirv_kernel(func: Function, args: list, global_size, local_size, options: SpirvOptions | None = None,
                      global_offset=0) -> None:
     """Like lowering.interp.run_kernel: the numpy arrays in `args` are updated in place."""
-    from .vulkan_run import check_work_group, dispatch
+    from .vulkan_run import check_work_group, dispatch, select_device
     try:
         rng = ndrange(global_size, local_size, global_offset)
     except ValueError as exc:
         raise CompileError(f"{where(func)}: {exc}") from None
     if len(args) != len(func.args):
         raise CompileError(f"{where(func)} takes {len(func.args)} arguments, {len(args)} given")
+    options = options or SpirvOptions()
+    lavapipe = select_device(options.vk_device).is_lavapipe
     depth = nesting_depth(func)
-    if depth >= LAVAPIPE_MAX_NESTING:
+    if lavapipe and depth >= LAVAPIPE_MAX_NESTING:
         raise CompileError(f"{where(func)}: control flow nests {depth} levels deep; lavapipe gives wrong lanes from "
-                           f"{LAVAPIPE_MAX_NESTING} levels on, so the spirv target does not run it")
-    options = dataclasses.replace(options or SpirvOptions(), local_size=rng.local_size, validate=True)
+                           f"{LAVAPIPE_MAX_NESTING} levels on, so the spirv target does not run it there "
+                           "(choose another device with --vk-device)")
+    # lavapipe's bugs, worked around in its launches only (see SpirvOptions, loop_count and loop_live_outs)
+    if lavapipe:
+        func = _with_live_outs_in_memory(func)
+    options = dataclasses.replace(options, local_size=rng.local_size, validate=True,
+                                  relaxed_atomics=lavapipe, count_loop_iterations=lavapipe)
     binary = compile_spirv([func], options)
     plan = MemoryPlan(func)
     spec: dict[int, int] = {}
@@ -82,7 +105,17 @@ def run_spirv_kernel(func: Function, args: list, global_size, local_size, option
             raise CompileError(f"{where(func)}: parameter {b.binding} ({b.arg.name}) needs a buffer")
         buffers[b.binding] = array
     push = pack_push_constants(abi, args, rng.work_dim, rng.offset)
+    counts = None
+    if options.count_loop_iterations:
+        counts = np.zeros(counter_slots(rng.groups, rng.local_size), np.uint32)
+        buffers[counter_binding(func)] = counts
     results = dispatch(binary, func.name, buffers, push, rng.groups, spec)
+    if counts is not None:
+        most = int(results[counter_binding(func)].max(initial=0))
+        if most >= LAVAPIPE_LOOP_LIMIT:
+            raise CompileError(f"{where(func)}: a SIMD group made {most} passes through loops; lavapipe stops "
+                               f"looping after {LAVAPIPE_LOOP_LIMIT}, so the results would be wrong (choose "
+                               "another device with --vk-device)")
     for b in abi.buffers:
         if not b.readonly:
             args[b.arg.index][...] = results[b.binding]

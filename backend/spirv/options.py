@@ -17,6 +17,14 @@ class SpirvOptions:
     # None: the kernel's reqd_work_group_size if it has one, else lowering.ndrange.COMPILE_TIME_LOCAL_SIZE
     local_size: tuple[int, int, int] | None = None
     validate: bool = False      # run spirv-val on the result and turn its verdict into a CompileError
+    # Atomics with Relaxed memory semantics instead of acquire-release: only for launches on lavapipe
+    # (backend.spirv.launch), which runs a memory barrier - and the one an atomic's semantics imply - in
+    # divergent control flow wrongly, and whose atomics are sequentially consistent CPU atomics anyway.
+    relaxed_atomics: bool = False
+    # Count each subgroup's loop iterations into an extra buffer (backend.spirv.loop_count): lavapipe
+    # launches only, so that a loop the driver cuts short is an error instead of a wrong answer.
+    count_loop_iterations: bool = False
+    vk_device: str | None = None  # which Vulkan device runs a launch (vulkan_run.find_device); None: the default
 
     def __post_init__(self):
         if self.version not in VERSIONS:

@@ -66,9 +66,45 @@ class _Limits:
     maxComputeSharedMemorySize: int
 
 
+@dataclass(frozen=True)
+class DeviceInfo:
+    """One Vulkan physical device as `reconverge devices` lists it (plain data, copied from the binding)."""
+
+    index: int                      # its place in vkEnumeratePhysicalDevices' order (what --vk-device N means)
+    name: str
+    type: str                       # cpu, discrete-gpu, integrated-gpu, virtual-gpu, other
+    api_version: str
+    driver_id: int                  # VkDriverId (0 where the device predates Vulkan 1.2)
+    driver_name: str
+    driver_info: str
+    driver_version: int             # raw; its encoding is the vendor's
+    usable: bool                    # a compute queue and Vulkan 1.1: `dispatch` can run on it
+    features: dict[str, bool]       # FEATURE_NAMES -> supported
+    subgroup_size: int
+    subgroup_operations: tuple[str, ...]
+    subgroup_stages: tuple[str, ...]
+
+    @property
+    def is_lavapipe(self) -> bool:
+        return self.driver_id == LAVAPIPE_DRIVER_ID
+
+    @property
+    def label(self) -> str:
+        """'1: NVIDIA H200, driver NVIDIA 580.159': how messages name the device."""
+        driver = f", driver {self.driver_name} {self.driver_info}".rstrip() if self.driver_name else ""
+        return f"{self.index}: {self.name}{driver}"
+
+
+LAVAPIPE_DRIVER_ID = 13  # VK_DRIVER_ID_MESA_LLVMPIPE (Vulkan spec, VkDriverId)
+_DEVICE_TYPES = {0: "other", 1: "integrated-gpu", 2: "discrete-gpu", 3: "virtual-gpu", 4: "cpu"}
+# VkSubgroupFeatureFlagBits and VkShaderStageFlagBits (Vulkan spec), in bit order
+_SUBGROUP_OPERATIONS = ("basic", "vote", "arithmetic", "ballot", "shuffle", "shuffle-relative", "clustered", "quad")
+_STAGES = ("vertex", "tess-control", "tess-eval", "geometry", "fragment", "compute")
+
+
 @dataclass
 class _Context:
-    """The per-process instance, device and queue, plus what `dispatch` checks against."""
+    """The instance, one device and its queue, plus what `dispatch` checks against."""
 
     vk: Any
     instance: Any
@@ -76,6 +112,7 @@ class _Context:
     queue: Any
     queue_family: int
     name: str
+    info: DeviceInfo
     features: dict[str, bool]
     limits: _Limits
     memory_types: list[tuple[int, int]]  # (propertyFlags, heapIndex) per memory type
@@ -83,9 +120,19 @@ class _Context:
     queue_lock: threading.Lock = field(default_factory=threading.Lock)
 
 
+@dataclass
+class _Instance:
+    vk: Any
+    handle: Any
+    physical: list[Any]
+    infos: list[DeviceInfo]
+
+
 _lock = threading.Lock()
-_context: _Context | None = None
+_instance: _Instance | None = None
 _init_error: str | None = None
+_contexts: dict[int, _Context] = {}
+_selected: int | None = None  # the device index `dispatch` runs on (None: the default, see select_device)
 
 
 def _result_name(exc: BaseException) -> str:
@@ -114,31 +161,59 @@ def _import_vulkan() -> Any:
     return vulkan
 
 
-def _pick_device(vk: Any, instance: Any) -> tuple[Any, int]:
-    """The first CPU device (lavapipe) with a compute queue, else the first device with one."""
-    try:
-        devices = list(vk.vkEnumeratePhysicalDevices(instance))
-    except (vk.VkError, vk.VkException):
-        raise VulkanError(_NO_DRIVER) from None
-    candidates = []
-    for pd in devices:
-        families = vk.vkGetPhysicalDeviceQueueFamilyProperties(pd)
-        compute = [i for i, f in enumerate(families) if f.queueFlags & vk.VK_QUEUE_COMPUTE_BIT]
-        if not compute:
-            continue
-        props = vk.vkGetPhysicalDeviceProperties(pd)
-        if props.apiVersion < vk.VK_MAKE_VERSION(1, 1, 0):
-            continue
-        is_cpu = props.deviceType == vk.VK_PHYSICAL_DEVICE_TYPE_CPU
-        candidates.append((not is_cpu, len(candidates), pd, compute[0]))
-    if not candidates:
-        raise VulkanError(_NO_DRIVER)
-    _, _, pd, family = min(candidates, key=lambda c: (c[0], c[1]))
-    return pd, family
+def _version_text(v: int) -> str:
+    return f"{v >> 22}.{(v >> 12) & 0x3FF}.{v & 0xFFF}"
 
 
-def _create_context() -> _Context:
-    """Instance, device (with every supported feature of FEATURE_NAMES enabled) and queue."""
+def _flag_names(mask: int, names: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(n for i, n in enumerate(names) if mask & (1 << i))
+
+
+def _query_features(vk: Any, pd: Any, has_12: bool) -> dict[str, bool]:
+    """FEATURE_NAMES -> supported, from vkGetPhysicalDeviceFeatures2."""
+    q11 = vk.VkPhysicalDeviceVulkan11Features(sType=vk.VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES)
+    q12 = vk.VkPhysicalDeviceVulkan12Features(sType=vk.VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES,
+                                              pNext=q11)
+    q2 = vk.VkPhysicalDeviceFeatures2(sType=vk.VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2,
+                                      pNext=q12 if has_12 else None)
+    vk.vkGetPhysicalDeviceFeatures2(pd, q2)
+    features = {n: bool(getattr(q2.features, n)) for n in _CORE_FEATURES}
+    features.update({n: has_12 and bool(getattr(q11, n)) for n in _VK11_FEATURES})
+    features.update({n: has_12 and bool(getattr(q12, n)) for n in _VK12_FEATURES})
+    return features
+
+
+def _describe(vk: Any, index: int, pd: Any) -> DeviceInfo:
+    """What `reconverge devices` shows about one physical device."""
+    props = vk.vkGetPhysicalDeviceProperties(pd)
+    has_11 = props.apiVersion >= vk.VK_MAKE_VERSION(1, 1, 0)
+    has_12 = props.apiVersion >= vk.VK_MAKE_VERSION(1, 2, 0)
+    families = vk.vkGetPhysicalDeviceQueueFamilyProperties(pd)
+    compute = any(f.queueFlags & vk.VK_QUEUE_COMPUTE_BIT for f in families)
+    driver_id, driver_name, driver_info = 0, "", ""
+    sub_size, sub_ops, sub_stages = 0, 0, 0
+    if has_11:
+        sub = vk.VkPhysicalDeviceSubgroupProperties(sType=vk.VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES)
+        drv = vk.VkPhysicalDeviceDriverProperties(sType=vk.VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DRIVER_PROPERTIES,
+                                                  pNext=sub)
+        p2 = vk.VkPhysicalDeviceProperties2(sType=vk.VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2,
+                                            pNext=drv if has_12 else sub)
+        vk.vkGetPhysicalDeviceProperties2(pd, p2)
+        sub_size, sub_ops, sub_stages = int(sub.subgroupSize), int(sub.supportedOperations), int(sub.supportedStages)
+        if has_12:
+            driver_id = int(drv.driverID)
+            driver_name = vk.ffi.string(drv.driverName).decode("utf-8", "replace")
+            driver_info = vk.ffi.string(drv.driverInfo).decode("utf-8", "replace")
+    return DeviceInfo(index=index, name=str(props.deviceName), type=_DEVICE_TYPES.get(int(props.deviceType), "other"),
+                      api_version=_version_text(int(props.apiVersion)), driver_id=driver_id,
+                      driver_name=driver_name, driver_info=driver_info, driver_version=int(props.driverVersion),
+                      usable=compute and has_11, features=_query_features(vk, pd, has_12),
+                      subgroup_size=sub_size, subgroup_operations=_flag_names(sub_ops, _SUBGROUP_OPERATIONS),
+                      subgroup_stages=_flag_names(sub_stages, _STAGES))
+
+
+def _create_instance() -> _Instance:
+    """The Vulkan instance and every physical device it sees, described."""
     os.environ.setdefault("MESA_SHADER_CACHE_DISABLE", "true")
     vk = _import_vulkan()
     app = vk.VkApplicationInfo(sType=vk.VK_STRUCTURE_TYPE_APPLICATION_INFO, pApplicationName="reconverge",
@@ -152,38 +227,107 @@ def _create_context() -> _Context:
     except (vk.VkError, vk.VkException) as exc:
         raise VulkanError(f"vkCreateInstance failed: {_result_name(exc)}") from None
     try:
-        pd, family = _pick_device(vk, instance)
-        props = vk.vkGetPhysicalDeviceProperties(pd)
-        has_12 = props.apiVersion >= vk.VK_MAKE_VERSION(1, 2, 0)
-
-        # Ask what is supported, then enable exactly that subset of FEATURE_NAMES.
-        q11 = vk.VkPhysicalDeviceVulkan11Features(sType=vk.VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES)
-        q12 = vk.VkPhysicalDeviceVulkan12Features(sType=vk.VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES,
-                                                  pNext=q11)
-        q2 = vk.VkPhysicalDeviceFeatures2(sType=vk.VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2,
-                                          pNext=q12 if has_12 else None)
-        vk.vkGetPhysicalDeviceFeatures2(pd, q2)
-        features = {n: bool(getattr(q2.features, n)) for n in _CORE_FEATURES}
-        features.update({n: has_12 and bool(getattr(q11, n)) for n in _VK11_FEATURES})
-        features.update({n: has_12 and bool(getattr(q12, n)) for n in _VK12_FEATURES})
-
-        e11 = vk.VkPhysicalDeviceVulkan11Features(sType=vk.VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES,
-                                                  **{n: 1 for n in _VK11_FEATURES if features[n]})
-        e12 = vk.VkPhysicalDeviceVulkan12Features(sType=vk.VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES,
-                                                  pNext=e11, **{n: 1 for n in _VK12_FEATURES if features[n]})
-        core = vk.VkPhysicalDeviceFeatures(**{n: 1 for n in _CORE_FEATURES if features[n]})
-        e2 = vk.VkPhysicalDeviceFeatures2(sType=vk.VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2,
-                                          pNext=e12 if has_12 else None, features=core)
-        priorities = [1.0]
-        queue_info = vk.VkDeviceQueueCreateInfo(sType=vk.VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO,
-                                                queueFamilyIndex=family, queueCount=1, pQueuePriorities=priorities)
-        queue_infos = [queue_info]
-        dev_info = vk.VkDeviceCreateInfo(sType=vk.VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO, pNext=e2,
-                                         queueCreateInfoCount=1, pQueueCreateInfos=queue_infos)
-        device = _call(vk, "vkCreateDevice", vk.vkCreateDevice, pd, dev_info, None)
-    except BaseException:
+        physical = list(vk.vkEnumeratePhysicalDevices(instance))
+        infos = [_describe(vk, i, pd) for i, pd in enumerate(physical)]
+    except (vk.VkError, vk.VkException):
         vk.vkDestroyInstance(instance, None)
-        raise
+        raise VulkanError(_NO_DRIVER) from None
+    if not any(info.usable for info in infos):
+        vk.vkDestroyInstance(instance, None)
+        raise VulkanError(_NO_DRIVER)
+    return _Instance(vk, instance, physical, infos)
+
+
+def _get_instance() -> _Instance:
+    """The cached instance (call with _lock held); a failure is remembered and re-raised."""
+    global _instance, _init_error
+    if _instance is None:
+        if _init_error is not None:
+            raise VulkanError(_init_error)
+        try:
+            _instance = _create_instance()
+        except VulkanError as exc:
+            _init_error = str(exc)
+            raise
+    return _instance
+
+
+def devices() -> list[DeviceInfo]:
+    """Every Vulkan physical device, in the loader's order (VulkanError when there is no driver at all)."""
+    with _lock:
+        return list(_get_instance().infos)
+
+
+def default_device(prefer_gpu: bool = False) -> DeviceInfo:
+    """lavapipe when present, so that runs are the same everywhere; else the first usable device. With
+    prefer_gpu (the GPU replay), the first usable device that is not a CPU, else the default."""
+    usable = [d for d in devices() if d.usable]
+    if prefer_gpu:
+        gpus = [d for d in usable if d.type != "cpu"]
+        if gpus:
+            return gpus[0]
+    return next((d for d in usable if d.is_lavapipe), usable[0])
+
+
+DEVICE_ENV = "RECONVERGE_VK_DEVICE"
+"""An environment variable naming the device to use when none is given (as --vk-device does)."""
+
+
+def find_device(spec: str | int | None, prefer_gpu: bool = False) -> DeviceInfo:
+    """The device a --vk-device value names: its index N, or a case-insensitive part of its name or driver
+    name ('lavapipe' names Mesa's CPU driver); None is $RECONVERGE_VK_DEVICE if set, else the default."""
+    if spec is None:
+        spec = os.environ.get(DEVICE_ENV) or None
+    if spec is None:
+        return default_device(prefer_gpu)
+    known = devices()
+    text = str(spec).strip()
+    if text.isdigit():
+        found = [d for d in known if d.index == int(text)]
+    else:
+        want = text.lower()
+        found = [d for d in known if want in d.name.lower() or want in d.driver_name.lower()
+                 or (want == "lavapipe" and d.is_lavapipe)]
+    if not found:
+        listing = "; ".join(d.label for d in known)
+        raise VulkanError(f"no Vulkan device matches '{text}' (devices: {listing})")
+    if not found[0].usable:
+        raise VulkanError(f"Vulkan device {found[0].label} cannot run compute shaders (no compute queue or "
+                          "Vulkan 1.0 only)")
+    return found[0]
+
+
+def select_device(spec: str | int | None) -> DeviceInfo:
+    """Make `dispatch` (and the queries below) use the device `spec` names (see find_device) from now on."""
+    global _selected
+    info = find_device(spec)
+    _selected = info.index
+    return info
+
+
+def _create_context(inst: _Instance, index: int) -> _Context:
+    """A device (with every supported feature of FEATURE_NAMES enabled) and queue on physical device `index`."""
+    vk, pd, info = inst.vk, inst.physical[index], inst.infos[index]
+    families = vk.vkGetPhysicalDeviceQueueFamilyProperties(pd)
+    family = next(i for i, f in enumerate(families) if f.queueFlags & vk.VK_QUEUE_COMPUTE_BIT)
+    props = vk.vkGetPhysicalDeviceProperties(pd)
+    has_12 = props.apiVersion >= vk.VK_MAKE_VERSION(1, 2, 0)
+    features = dict(info.features)
+    # Enable exactly the supported subset of FEATURE_NAMES.
+    e11 = vk.VkPhysicalDeviceVulkan11Features(sType=vk.VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES,
+                                              **{n: 1 for n in _VK11_FEATURES if features[n]})
+    e12 = vk.VkPhysicalDeviceVulkan12Features(sType=vk.VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES,
+                                              pNext=e11, **{n: 1 for n in _VK12_FEATURES if features[n]})
+    core = vk.VkPhysicalDeviceFeatures(**{n: 1 for n in _CORE_FEATURES if features[n]})
+    e2 = vk.VkPhysicalDeviceFeatures2(sType=vk.VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2,
+                                      pNext=e12 if has_12 else None, features=core)
+    priorities = [1.0]
+    queue_info = vk.VkDeviceQueueCreateInfo(sType=vk.VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO,
+                                            queueFamilyIndex=family, queueCount=1, pQueuePriorities=priorities)
+    queue_infos = [queue_info]
+    dev_info = vk.VkDeviceCreateInfo(sType=vk.VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO, pNext=e2,
+                                     queueCreateInfoCount=1, pQueueCreateInfos=queue_infos)
+    device = _call(vk, "vkCreateDevice", vk.vkCreateDevice, pd, dev_info, None)
     queue = vk.vkGetDeviceQueue(device, family, 0)
     mem = vk.vkGetPhysicalDeviceMemoryProperties(pd)
     memory_types = [(mem.memoryTypes[i].propertyFlags, mem.memoryTypes[i].heapIndex)
@@ -193,38 +337,47 @@ def _create_context() -> _Context:
                      int(lim.maxPerStageDescriptorStorageBuffers), int(lim.maxStorageBufferRange),
                      tuple(int(n) for n in lim.maxComputeWorkGroupSize), int(lim.maxComputeWorkGroupInvocations),
                      int(lim.maxComputeSharedMemorySize))
-    return _Context(vk=vk, instance=instance, device=device, queue=queue, queue_family=family,
-                    name=str(props.deviceName), features=features, limits=limits, memory_types=memory_types)
+    return _Context(vk=vk, instance=inst.handle, device=device, queue=queue, queue_family=family,
+                    name=info.name, info=info, features=features, limits=limits, memory_types=memory_types)
 
 
 def _get_context() -> _Context:
-    """The cached context, created on first use; a failure is remembered and re-raised."""
-    global _context, _init_error
+    """The selected device's context, created on first use."""
+    index = _selected if _selected is not None else default_device().index
     with _lock:
-        if _context is None:
-            if _init_error is not None:
-                raise VulkanError(_init_error)
-            try:
-                _context = _create_context()
-            except VulkanError as exc:
-                _init_error = str(exc)
-                raise
-        return _context
+        if index not in _contexts:
+            _contexts[index] = _create_context(_get_instance(), index)
+        return _contexts[index]
 
 
 @atexit.register
 def _shutdown() -> None:
-    global _context
+    global _instance
     with _lock:
-        ctx, _context = _context, None
-    if ctx is not None and not ctx.wedged:
-        ctx.vk.vkDestroyDevice(ctx.device, None)
-        ctx.vk.vkDestroyInstance(ctx.instance, None)
+        contexts, inst = list(_contexts.values()), _instance
+        _contexts.clear()
+        _instance = None
+    wedged = any(ctx.wedged for ctx in contexts)
+    for ctx in contexts:
+        if not ctx.wedged:
+            ctx.vk.vkDestroyDevice(ctx.device, None)
+    if inst is not None and not wedged:
+        inst.vk.vkDestroyInstance(inst.handle, None)
 
 
 def device_name() -> str:
     """The name of the device `dispatch` runs on, e.g. 'llvmpipe (LLVM 15.0.6, 256 bits)'."""
     return _get_context().name
+
+
+def device_info() -> DeviceInfo:
+    """The device `dispatch` runs on."""
+    return _get_context().info
+
+
+def is_lavapipe() -> bool:
+    """Whether `dispatch` runs on Mesa's lavapipe (llvmpipe), whose bugs backend.spirv.launch works around."""
+    return _get_context().info.is_lavapipe
 
 
 def device_features() -> dict[str, bool]:

@@ -20,6 +20,8 @@ from lowering.interp import run_kernel
 from lowering.pipeline import compile_path
 from tools.testing.barrier_cases import CASES, KERNELS, case_id, check, fresh_args
 
+pytestmark = pytest.mark.usefixtures("vk_device")     # once per Vulkan device (tests/conftest.py)
+
 LEVELS = ("-O0", "-O2")
 
 

@@ -21,6 +21,8 @@ from tools.targets.harness import compare, kernel_params, load_program, run_targ
 from tools.testing.float_policy import float_ulps
 from tools.testing.kernel_spec import parse_specs
 
+pytestmark = pytest.mark.usefixtures("vk_device")     # once per Vulkan device (tests/conftest.py)
+
 ROOT = os.path.join(os.path.dirname(__file__), os.pardir, os.pardir)
 CORPUS = sorted(glob.glob(os.path.join(ROOT, "tests", "kernels", "*.cl"))) + \
     sorted(glob.glob(os.path.join(ROOT, "examples", "*.cl")))

@@ -235,8 +235,9 @@ def test_lavapipe_loop_live_out_reduced():
     assert _loop_live_out(8) == []
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason=LAVAPIPE_LOOP_EXIT_UNDEF)
 def test_lavapipe_loop_exit_undef_reduced():
+    """LAVAPIPE_LOOP_EXIT_UNDEF, worked around in lavapipe launches (backend/spirv/loop_live_outs.py gives
+    undefined phi inputs the value 0)."""
     # lanes whose (2x & 7) == 2 and 2x < x go round the loop once and leave by the first exit
     data = np.array([-7, -3, -19, -35, -15, -11, 1000000, 3, 5, 9, 17, -1, 0, 2, 100, -100], np.int32)
     assert _lavapipe_vs_jit(LOOP_EXIT_UNDEF_LL, data, 1) == []

@@ -1,0 +1,126 @@
+"""Loop live-outs through private memory, for lavapipe launches: the form glslang gives such values.
+
+Mesa 22.3's lavapipe runs a subgroup through a loop with a lane mask; a value computed inside the loop
+and used after it must keep, for each lane, the value of the iteration in which that lane left. When the
+lanes leave at different iterations, lavapipe sometimes gives a lane the value of a later iteration that
+other lanes ran (measured on reduced random programs: a boolean compare used after the loop, an add that
+NIR reassociates, a loop-exit phi with an undefined side). A Function variable stored in every iteration
+and loaded after the loop is right on the same driver - it is what glslang emits for GLSL's variables -
+so `run --target spirv` on lavapipe rewrites each such value v (backend.spirv.launch, on a copy of the
+kernel): a private slot (an alloca), `store v` right after v is computed, and a `load` in front of each
+use outside the loop (for a phi, at the end of the predecessor it comes from; for an if's condition, at
+the end of the block before the if). Booleans are stored as i32. Pointers are left alone (a private slot
+cannot hold one). The rewrite is semantically neutral, but it is applied in lavapipe launches only, so
+that `--emit spirv` stays the plain SSA form other drivers are tested with.
+"""
+from __future__ import annotations
+
+from lowering.ir.core import Block, Const, Function, If, Instr, Loop, Phi, Undef, Value
+from lowering.ir.types import I1, I32, VOID, ptr
+
+
+def _loops_of_blocks(nodes: list, chain: tuple, out: dict) -> None:
+    for node in nodes:
+        if isinstance(node, Block):
+            out[node] = chain
+        elif isinstance(node, If):
+            _loops_of_blocks(node.then_list, chain, out)
+            _loops_of_blocks(node.else_list, chain, out)
+        elif isinstance(node, Loop):
+            _loops_of_blocks(node.body, chain + (node,), out)
+
+
+def _ifs(nodes: list):
+    """(the block before the if, the if) for every if of a CF list, at any depth."""
+    for i, node in enumerate(nodes):
+        if isinstance(node, If):
+            yield nodes[i - 1], node
+            yield from _ifs(node.then_list)
+            yield from _ifs(node.else_list)
+        elif isinstance(node, Loop):
+            yield from _ifs(node.body)
+
+
+def _before_jump(block: Block) -> int:
+    """Where an instruction goes at the end of `block`: before its break/continue/return, if any."""
+    return len(block.instrs) - 1 if block.jump is not None else len(block.instrs)
+
+
+def zero_undefined_phi_inputs(func: Function) -> int:
+    """Give every phi input that is undefined (an Undef) the value 0 instead, in place; how many.
+
+    lavapipe (Mesa 22.3) gives a lane a later iteration's value through a loop-exit phi one of whose inputs
+    is OpUndef, and the right one once that input is a constant (tests/spirv/test_spirv_random_cfg.py's
+    LOOP_EXIT_UNDEF_LL). Any value refines an undefined one, so 0 is a correct choice on every driver."""
+    count = 0
+    for block in func.all_blocks():
+        for phi in block.phis():
+            for i, v in enumerate(phi.operands):
+                if isinstance(v, Undef) and (v.type.is_int or v.type.is_float):
+                    phi.operands[i] = Const(v.type, 0)
+                    count += 1
+    return count
+
+
+def demote_loop_live_outs(func: Function) -> int:
+    """Rewrite `func` in place as described above; the number of values rewritten."""
+    loops: dict[Block, tuple] = {}
+    _loops_of_blocks(func.body, (), loops)
+
+    def escapes(v: Value, at: Block) -> bool:
+        """v is defined inside a loop that block `at` is not in."""
+        return isinstance(v, Instr) and v.block in loops and \
+            any(loop not in loops.get(at, ()) for loop in loops[v.block])
+
+    # (value, the block where it is needed, how to replace it once loaded)
+    uses: list[tuple[Value, Block, int, object]] = []
+    for block in func.all_blocks():
+        for ins in block.instrs:
+            for i, v in enumerate(ins.operands):
+                if isinstance(ins, Phi):
+                    if escapes(v, ins.block):
+                        uses.append((v, ins.blocks[i], _before_jump(ins.blocks[i]), (ins, i)))
+                elif escapes(v, block):
+                    uses.append((v, block, -1, (ins, i)))
+    for before, node in _ifs(func.body):
+        if isinstance(before, Block) and escapes(node.cond, before):
+            uses.append((node.cond, before, _before_jump(before), node))
+    uses = [u for u in uses if not u[0].type.is_ptr]
+    if not uses:
+        return 0
+
+    entry = func.body[0]
+    slots: dict[Value, Instr] = {}
+    for v, _, _, _ in uses:
+        if v in slots:
+            continue
+        stored = I32 if v.type == I1 else v.type
+        slot = entry.insert(0, Instr("alloca", [], ptr(0), {"size": stored.size, "align": stored.size}))
+        slots[v] = slot
+        block = v.block
+        position = block.instrs.index(v) + 1
+        if isinstance(v, Phi):
+            position = sum(1 for _ in block.phis())
+        value: Value = v
+        if v.type == I1:
+            value = block.insert(position, Instr("zext", [v], I32))
+            position += 1
+        block.insert(position, Instr("store", [value, slot], VOID, {"align": stored.size}))
+
+    for v, block, position, user in uses:
+        slot = slots[v]
+        stored = I32 if v.type == I1 else v.type
+        if position == -1:                  # right before the instruction that uses it
+            position = block.instrs.index(user[0])
+        else:
+            position = _before_jump(block)
+        loaded: Value = block.insert(position, Instr("load", [slot], stored, {"align": stored.size}))
+        if v.type == I1:
+            loaded = block.insert(position + 1, Instr("icmp", [loaded, Const(I32, 0)], I1, {"pred": "ne"}))
+        if isinstance(user, If):
+            user.cond = loaded
+        else:
+            ins, i = user
+            ins.operands[i] = loaded
+    func.update_cfg()
+    return len(slots)

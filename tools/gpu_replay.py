@@ -1,0 +1,413 @@
+"""Record `run --target spirv` launches here, replay them unchanged on another machine's Vulkan device.
+
+    python -m tools.gpu_replay record DIR [--group G ...] [--cases CASES.json] [--limit N]
+    python tools/gpu_replay.py replay DIR [--vk-device NAME|N] [--json OUT.json] [--id ID ...]
+
+Why: a machine with a GPU rarely has clang, spirv-tools and our compiler's dependencies, yet what we
+want to know there is only whether the driver computes, from our SPIR-V, what the reference computes.
+`record` runs each launch through the spirv target on this machine's default device (lavapipe) and saves,
+per launch, what `backend/spirv/vulkan_run.dispatch` is given - the module as `--emit spirv` would write
+it (driver-independent: without the lavapipe-only workarounds), the storage buffers, push constants,
+specialization constants and group counts - beside the reference's buffers (the llvm target's, or
+numpy's where the suite checks against numpy) and lavapipe's. `replay` dispatches each saved launch on
+the chosen device (default: the first that is not a CPU) and prints, per group, how many launches there
+are, how many differ from the reference, and which; `--json` writes every launch's verdict.
+
+Groups (what the test suite launches, with its arguments): corpus (tests/kernels and examples, every
+RUN line, -O0 and -O2), barrier (tests/kernels_barrier), real (tests/kernels_real), cfg (the executed
+slice of random control flow of tests/spirv/test_spirv_random_cfg.py), limits (loops of 65,000 to
+200,000 iterations: lavapipe's launches refuse them, which the record notes, but the launch is kept),
+and random: the random OpenCL C programs of a cases.json file (`--cases`; entries with a `source`), at
+-O2 against the llvm target at -O0, launched as their generator's programs expect: `in` 256 random
+words, `out` one word per work-item, `cnt` 8 words, `n` the global size + 3 (so that each
+`r < (n & 3)` loop that fills `__local` memory runs: with n & 3 == 0 a program reads `__local` memory
+nobody wrote); the local size is the length of the program's `__local uint lm[]` (else 64), the
+global size 256 (or 16 groups where 64 does not divide it).
+
+Replay imports only numpy, the `vulkan` package and three files of this repository:
+backend/spirv/vulkan_run.py, lowering/__init__.py and lowering/errors.py (the SPIR-V numbers vulkan_run
+reads from the Khronos grammar are saved in the record, so spirv-headers need not be there either).
+A record is a folder: manifest.json and one compressed .npz per launch.
+"""
+from __future__ import annotations
+
+import argparse
+import hashlib
+import importlib.util
+import json
+import os
+import re
+import sys
+import types
+
+import numpy as np
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+GROUPS = ("corpus", "barrier", "real", "cfg", "limits", "random")
+LEVELS = ("-O0", "-O2")
+CORPUS_SEED = 20261122      # tests/spirv/test_spirv_corpus.py's
+
+
+# ----- replay: numpy, vulkan and vulkan_run only -----
+
+def load_vulkan_run(grammar_numbers: dict):
+    """backend/spirv/vulkan_run.py as a private module whose grammar is the numbers saved in the record."""
+    grammar = types.SimpleNamespace(
+        magic_number=grammar_numbers["magic_number"],
+        opcode=lambda name: grammar_numbers["opcodes"][name],
+        enumerant=lambda kind, name: grammar_numbers["enumerants"][f"{kind}.{name}"])
+    package = types.ModuleType("_gpu_replay")
+    package.__path__ = []
+    stub = types.ModuleType("_gpu_replay.grammar")
+    stub.GRAMMAR = grammar
+    sys.modules.setdefault("_gpu_replay", package)
+    sys.modules["_gpu_replay.grammar"] = stub
+    if ROOT not in sys.path:
+        sys.path.insert(0, ROOT)     # lowering.errors
+    spec = importlib.util.spec_from_file_location("_gpu_replay.vulkan_run",
+                                                  os.path.join(ROOT, "backend", "spirv", "vulkan_run.py"))
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["_gpu_replay.vulkan_run"] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def ulp_distance(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """|a - b| in units in the last place, per element, for float arrays of one dtype (NaN vs NaN: 0)."""
+    bits = {2: np.int16, 4: np.int32, 8: np.int64}[a.dtype.itemsize]
+    ia, ib = a.view(bits).astype(np.int64), b.view(bits).astype(np.int64)
+    top = np.int64(1) << (8 * a.dtype.itemsize - 1)
+    ia = np.where(ia < 0, -(ia + top), ia)          # sign-magnitude -> a monotonic integer line
+    ib = np.where(ib < 0, -(ib + top), ib)
+    distance = np.abs(ia - ib)
+    both_nan = np.isnan(a) & np.isnan(b)
+    return np.where(both_nan, 0, np.where(np.isnan(a) | np.isnan(b), np.iinfo(np.int64).max, distance))
+
+
+def differences(reference: dict, got: dict, ulps: int) -> str | None:
+    """None when every reference buffer matches (floats within `ulps`), else a short account."""
+    problems = []
+    for binding, want in sorted(reference.items()):
+        have = got.get(binding)
+        if have is None or have.shape != want.shape or have.dtype != want.dtype:
+            problems.append(f"binding {binding}: no matching buffer")
+            continue
+        w, h = want.reshape(-1), have.reshape(-1)
+        if np.issubdtype(w.dtype, np.floating):
+            bad = np.flatnonzero(ulp_distance(w, h) > ulps)
+        else:
+            bad = np.flatnonzero(w.view(f"u{w.itemsize}") != h.view(f"u{h.itemsize}"))
+        if bad.size:
+            i = int(bad[0])
+            problems.append(f"binding {binding} [{i}]: {h[i]!r} != reference {w[i]!r} ({bad.size} lanes)")
+    return "; ".join(problems) or None
+
+
+def _load_launch(folder: str, entry: dict) -> dict:
+    with np.load(os.path.join(folder, entry["data"])) as data:
+        arrays = {k: data[k] for k in data.files}
+    return {
+        "spirv": arrays["module"].tobytes(),
+        "push": arrays["push"].tobytes(),
+        "inputs": {int(k[3:]): v for k, v in arrays.items() if k.startswith("in_")},
+        "reference": {int(k[4:]): v for k, v in arrays.items() if k.startswith("ref_")},
+    }
+
+
+def replay(folder: str, device: str | None, only: list[str] | None = None) -> tuple[list[dict], str]:
+    """Dispatch every recorded launch on `device`; (per-launch verdicts, the device's description)."""
+    with open(os.path.join(folder, "manifest.json"), encoding="utf-8") as f:
+        manifest = json.load(f)
+    vr = load_vulkan_run(manifest["grammar"])
+    info = vr.find_device(device, prefer_gpu=True)
+    vr.select_device(str(info.index))
+    verdicts = []
+    for entry in manifest["launches"]:
+        if only and entry["id"] not in only:
+            continue
+        launch = _load_launch(folder, entry)
+        try:
+            got = vr.dispatch(launch["spirv"], entry["entry"], launch["inputs"], launch["push"],
+                              tuple(entry["groups"]), {int(k): v for k, v in entry["spec"].items()})
+            detail = differences(launch["reference"], got, entry["ulps"])
+            status = "agrees" if detail is None else "differs"
+        except vr.VulkanError as exc:
+            status, detail = "error", str(exc)
+        verdicts.append({"id": entry["id"], "group": entry["group"], "what": entry["what"], "status": status,
+                         "detail": detail})
+    described = f"{info.label} [{info.type}], Vulkan {info.api_version}"
+    return verdicts, described
+
+
+def table(verdicts: list[dict]) -> str:
+    """Per group: launches, how many differ from the reference (errors included), and their ids."""
+    lines = ["| group | launches | differ | which |", "|---|---|---|---|"]
+    for group in dict.fromkeys(v["group"] for v in verdicts):
+        mine = [v for v in verdicts if v["group"] == group]
+        bad = [v for v in mine if v["status"] != "agrees"]
+        ids = ", ".join(v["id"] + (f" ({v['status']})" if v["status"] in ("error", "refused") else "")
+                        for v in bad) or "-"
+        lines.append(f"| {group} | {len(mine)} | {len(bad)} | {ids} |")
+    return "\n".join(lines)
+
+
+# ----- record: the compiler and the test suite's argument specs (this machine only) -----
+
+class _Recorder:
+    """Wraps the spirv target's compile and dispatch steps and keeps what one launch hands the driver."""
+
+    def __init__(self):
+        import backend.spirv.launch as launch
+        import backend.spirv.vulkan_run as vulkan_run
+        self.launch, self.vulkan_run = launch, vulkan_run
+        self.compile, self.dispatch = launch.compile_spirv, vulkan_run.dispatch
+        self.captured: list[dict] = []
+
+    def __enter__(self):
+        import dataclasses
+
+        from backend.spirv.loop_count import counter_binding
+
+        def compile_spirv(funcs, options):
+            generic = dataclasses.replace(options, relaxed_atomics=False, count_loop_iterations=False)
+            extra = counter_binding(funcs[0]) if options.count_loop_iterations else None
+            self.captured.append({"generic": self.compile(funcs, generic), "extra_binding": extra})
+            return self.compile(funcs, options)
+
+        def dispatch(spirv, entry, buffers, push_constants, groups, spec_constants=None):
+            record = self.captured[-1]
+            record.update(entry=entry, push=bytes(push_constants), groups=[int(g) for g in groups],
+                          spec={str(k): int(v) for k, v in (spec_constants or {}).items()},
+                          inputs={int(b): np.array(a, copy=True) for b, a in buffers.items()
+                                  if b != record["extra_binding"]})
+            results = self.dispatch(spirv, entry, buffers, push_constants, groups, spec_constants)
+            record["lavapipe"] = {b: results[b] for b in record["inputs"]}
+            return results
+
+        self.launch.compile_spirv, self.vulkan_run.dispatch = compile_spirv, dispatch
+        return self
+
+    def __exit__(self, *exc):
+        self.launch.compile_spirv, self.vulkan_run.dispatch = self.compile, self.dispatch
+
+
+def _grammar_numbers() -> dict:
+    from backend.spirv.grammar import GRAMMAR
+    opcodes = ("OpEntryPoint", "OpFunction", "OpVariable", "OpDecorate")
+    enumerants = [("ExecutionModel", "GLCompute"), ("Decoration", "Binding"), ("Decoration", "DescriptorSet"),
+                  ("StorageClass", "PushConstant"), ("StorageClass", "Uniform"), ("StorageClass", "StorageBuffer")]
+    return {"magic_number": GRAMMAR.magic_number, "opcodes": {n: GRAMMAR.opcode(n) for n in opcodes},
+            "enumerants": {f"{k}.{n}": GRAMMAR.enumerant(k, n) for k, n in enumerants}}
+
+
+def _corpus():
+    import glob
+
+    from tools.targets.harness import load_program
+    from tools.testing.float_policy import float_ulps
+    from tools.testing.kernel_spec import parse_specs
+    paths = sorted(glob.glob(os.path.join(ROOT, "tests", "kernels", "*.cl"))) + \
+        sorted(glob.glob(os.path.join(ROOT, "examples", "*.cl")))
+    for path in paths:
+        name = os.path.basename(path)[:-3]
+        for level in LEVELS:
+            program = load_program(path, level)
+            for spec in parse_specs(path):
+                yield {"id": f"corpus/{name}/{spec.kernel}{level}", "what": f"{name}.cl @{spec.kernel} {level}",
+                       "program": program, "kernel": spec.kernel, "args": lambda s=spec: s.make_args(CORPUS_SEED),
+                       "global": spec.global_size, "local": spec.local_size, "offset": spec.global_offset,
+                       "reference": ("llvm", program), "ulps": float_ulps(program.functions[spec.kernel])}
+
+
+def _barrier():
+    from tools.targets.harness import load_program
+    from tools.testing.barrier_cases import CASES, KERNELS, case_id, fresh_args
+    for case in CASES:
+        for level in LEVELS:
+            program = load_program(os.path.join(KERNELS, case.file), level)
+            yield {"id": f"barrier/{case_id(case)}{level}", "what": f"{case.file} @{case.kernel} {level}",
+                   "program": program, "kernel": case.kernel, "args": lambda c=case: fresh_args(c),
+                   "global": case.global_size, "local": case.local_size, "offset": 0,
+                   "reference": ("numpy", case.expect), "ulps": 0}
+
+
+def _real():
+    from tests.test_real_kernels import CASES, RNG_SEED, _program
+    for name, case in CASES.items():
+        for level in LEVELS:
+            yield {"id": f"real/{name}{level}", "what": f"{case.file} {level}", "program": _program(case, level),
+                   "kernel": case.file[:-3], "args": lambda c=case: c.make_args(np.random.default_rng(RNG_SEED)),
+                   "global": case.global_size, "local": case.local_size, "offset": 0,
+                   "reference": ("numpy", case.expect), "ulps": 0}
+
+
+def _cfg():
+    import random
+
+    from tests.spirv.test_spirv_random_cfg import EXECUTED
+    from tools.fuzz_structurize import spirv_launch
+    from tools.targets.harness import program_from_llvm
+    from tools.testing.cfggen import random_kernel
+    for seed, blocks, depth in EXECUTED:
+        program = program_from_llvm(str(random_kernel(random.Random(seed), blocks, max_loop_depth=depth)),
+                                    "<cfggen>", "k")
+        global_size, local_size, data = spirv_launch(seed)
+        yield {"id": f"cfg/{seed}", "what": f"cfggen seed {seed}, {blocks} blocks, loop depth {depth}",
+               "program": program, "kernel": "k",
+               "args": lambda g=global_size, d=data: [np.zeros(g, np.int32), d.copy()],
+               "global": (global_size,), "local": (local_size,), "offset": 0,
+               "reference": ("llvm", program), "ulps": 0}
+
+
+LONG_LOOP = """
+kernel void longloop(global uint *out, uint base) {
+    uint gid = get_global_id(0), x = gid;
+    for (uint i = 0; i < base + gid * 1000u; i++) x = x * 1664525u + 1013904223u;
+    out[gid] = x;
+}
+"""
+
+
+def _limits(scratch: str):
+    """Loops longer than lavapipe runs (it refuses them; other drivers should be right)."""
+    from tools.targets.harness import load_program
+    path = os.path.join(scratch, "longloop.cl")
+    with open(path, "w", encoding="utf-8") as out:
+        out.write(LONG_LOOP)
+    program = load_program(path, "-O2")
+    for base in (65000, 65536, 100000, 137000):
+        yield {"id": f"limits/longloop_{base}", "what": f"a loop of {base}..{base + 63000} iterations -O2",
+               "program": program, "kernel": "longloop", "args": lambda b=base: [np.zeros(64, np.uint32), np.uint32(b)],
+               "global": (64,), "local": (64,), "offset": 0, "reference": ("llvm", program), "ulps": 0}
+
+
+def random_program_launch(source: str, seed: int):
+    """(global size, local size, arguments) for a random program of the evidence's generator."""
+    m = re.search(r"__local\s+uint\s+lm\[(\d+)\]", source)
+    local = int(m.group(1)) if m else 64
+    global_size = 256 if 256 % local == 0 else 16 * local
+    rng = np.random.default_rng(seed)
+    data = rng.integers(0, 2 ** 32, 256, dtype=np.uint64).astype(np.uint32)
+    return global_size, local, [data, np.zeros(global_size, np.uint32), np.zeros(8, np.uint32),
+                                np.uint32(global_size + 3)]
+
+
+def _fresh(args: list) -> list:
+    return [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+
+
+def _random(cases_path: str | None, scratch: str):
+    from tools.targets.harness import load_program
+    if cases_path is None:
+        return
+    with open(cases_path, encoding="utf-8") as f:
+        cases = json.load(f)
+    seen = set()
+    for case in cases:
+        source = case.get("source")
+        if not source or source in seen:
+            continue
+        seen.add(source)
+        number = re.search(r"(\d+)", case.get("id", "")) or re.search(r"(\d+)", str(len(seen)))
+        seed = int(number.group(1))
+        path = os.path.join(scratch, f"random_{seed}.cl")
+        with open(path, "w", encoding="utf-8") as out:
+            out.write(source)
+        global_size, local, args = random_program_launch(source, seed)
+        yield {"id": f"random/{seed}", "what": f"{case.get('id', path)} -O2 (reference llvm -O0)",
+               "program": load_program(path, "-O2"), "kernel": "k", "args": lambda a=args: _fresh(a),
+               "global": (global_size,), "local": (local,), "offset": 0,
+               "reference": ("llvm", load_program(path, "-O0")), "ulps": 0}
+
+
+def _reference(item: dict, args: list) -> dict:
+    from tools.targets.harness import run_target
+    kind, how = item["reference"]
+    if kind == "numpy":
+        return {int(i): np.asarray(v) for i, v in how(args).items()}
+    results = run_target("llvm", how, item["kernel"], args, item["global"], item["local"],
+                         global_offset=item["offset"])
+    return {i: r for i, r in enumerate(results) if isinstance(r, np.ndarray)}
+
+
+def record(folder: str, groups: list[str], cases_path: str | None, limit: int | None, log=print) -> list[dict]:
+    """Run and save every launch of `groups`; the per-launch verdicts of lavapipe against the reference."""
+    import tempfile
+
+    from lowering.errors import CompileError
+    from tools.targets.harness import run_target
+    os.makedirs(os.path.join(folder, "launches"), exist_ok=True)
+    sources = {"corpus": _corpus, "barrier": _barrier, "real": _real, "cfg": _cfg}
+    manifest = {"grammar": _grammar_numbers(), "launches": []}
+    verdicts = []
+    with tempfile.TemporaryDirectory() as scratch, _Recorder() as recorder:
+        for group in groups:
+            items = _random(cases_path, scratch) if group == "random" else \
+                _limits(scratch) if group == "limits" else sources[group]()
+            for n, item in enumerate(items):
+                if limit is not None and n >= limit:
+                    break
+                recorder.captured.clear()
+                refused = None
+                try:
+                    reference = _reference(item, item["args"]())
+                    run_target("spirv", item["program"], item["kernel"], item["args"](), item["global"],
+                               item["local"], global_offset=item["offset"])
+                except CompileError as exc:
+                    if not (recorder.captured and "lavapipe" in recorder.captured[-1]):
+                        log(f"{item['id']}: not recorded: {exc}")
+                        continue
+                    refused = str(exc)      # dispatched, then refused (a loop lavapipe cut): kept for replay
+                launch = recorder.captured[-1]
+                inputs = launch["inputs"]
+                reference = {b: v for b, v in reference.items() if b in inputs}
+                name = hashlib.sha1(item["id"].encode()).hexdigest()[:16] + ".npz"
+                np.savez_compressed(os.path.join(folder, "launches", name),
+                                    module=np.frombuffer(launch["generic"], np.uint8),
+                                    push=np.frombuffer(launch["push"], np.uint8),
+                                    **{f"in_{b}": a for b, a in inputs.items()},
+                                    **{f"ref_{b}": a for b, a in reference.items()},
+                                    **{f"lvp_{b}": a for b, a in launch["lavapipe"].items()})
+                manifest["launches"].append({"id": item["id"], "group": group, "what": item["what"],
+                                             "entry": launch["entry"], "groups": launch["groups"],
+                                             "spec": launch["spec"], "ulps": item["ulps"],
+                                             "data": f"launches/{name}"})
+                detail = refused or differences(reference, launch["lavapipe"], item["ulps"])
+                status = "refused" if refused else "agrees" if detail is None else "differs"
+                verdicts.append({"id": item["id"], "group": group, "what": item["what"], "status": status,
+                                 "detail": detail})
+    with open(os.path.join(folder, "manifest.json"), "w", encoding="utf-8") as f:
+        json.dump(manifest, f, indent=1)
+    return verdicts
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="gpu_replay", description=__doc__.split("\n\n")[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    r = sub.add_parser("record", help="run the launches here (lavapipe) and save them to DIR")
+    r.add_argument("folder", metavar="DIR")
+    r.add_argument("--group", action="append", choices=GROUPS, help="record only these groups (default: all)")
+    r.add_argument("--cases", metavar="CASES.json", help="random programs to record (group 'random')")
+    r.add_argument("--limit", type=int, metavar="N", help="at most N launches per group")
+    p = sub.add_parser("replay", help="dispatch the launches saved in DIR on a Vulkan device")
+    p.add_argument("folder", metavar="DIR")
+    p.add_argument("--vk-device", metavar="NAME|N", help="the device (default: the first that is not a CPU)")
+    p.add_argument("--json", metavar="OUT.json", help="write every launch's verdict here")
+    p.add_argument("--id", action="append", help="replay only these launch ids")
+    args = parser.parse_args(argv)
+    if args.command == "record":
+        verdicts = record(args.folder, args.group or list(GROUPS), args.cases, args.limit)
+        print("lavapipe against the reference:")
+        described = "recorded on lavapipe"
+    else:
+        verdicts, described = replay(args.folder, args.vk_device, args.id)
+        print(f"device: {described}")
+    print(table(verdicts))
+    if getattr(args, "json", None):
+        with open(args.json, "w", encoding="utf-8") as f:
+            json.dump({"device": described, "launches": verdicts}, f, indent=1)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
