@@ -189,6 +189,32 @@ def test_a_value_computed_in_a_divergent_loop_not_carried_and_used_after_it(tmp_
     assert compare(want, got, ["out", "in"]) == []
 
 
+# `reconverge fuzz --seed 2000 --mode all` (F3), reduced: a product with a factor that is 0.0 (a literal
+# one, or one NIR derives: a ushort is never above 65535) must be -0.0 for a negative other factor;
+# lavapipe gave +0.0 (backend/spirv/zero_operands.py).
+ZERO_FACTORS = """
+kernel void k(global uint *out, global const uint *in)
+{
+    uint gid = get_global_id(0);
+    float w = (float)(as_int(in[gid + 1]) % 4096);
+    float known = (float)((uint)(ushort)in[gid] > 65535u);
+    float2 r = (float2)(w * known, (0.0f * w) / (w - 5000.0f));
+    out[gid] = as_uint(r.x) ^ (as_uint(r.y) >> 1) ^ as_uint(fma(w, 0.0f, -0.0f));
+}
+"""
+
+
+@pytest.mark.parametrize("level", ["-O0", "-O2"])
+def test_a_product_with_a_zero_factor_keeps_its_sign(tmp_path, level):
+    program = _program(tmp_path, "zero_factors.cl", ZERO_FACTORS, level)
+    data = np.random.default_rng(2000).integers(0, 2 ** 32, 65, dtype=np.uint64).astype(np.uint32)
+    args = [np.zeros(64, np.uint32), data]
+    want = run_target("llvm", program, "k", args, (64,), (32,))
+    assert len({int(x) for x in want[0]}) > 1           # both signs of zero occur
+    got = run_target("spirv", program, "k", args, (64,), (32,))
+    assert compare(want, got, ["out", "in"]) == []
+
+
 def test_nesting_lavapipe_gets_wrong_is_refused_there(tmp_path):
     depth = 85
     body = "".join(f"if (x != {k}) {{ acc += {k}; " for k in range(depth)) + "}" * depth
