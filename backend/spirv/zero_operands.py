@@ -1,17 +1,16 @@
 """Factors of float products hidden from lavapipe's zero shortcuts, in its launches only.
 
 Mesa 22.3's lavapipe turns a product with a factor it knows to be 0.0 into +0.0 whatever the other
-factor: `0.0 * x` for a negative x gives +0.0, not -0.0 (and an infinite or NaN x, which must give NaN,
-gives 0); a division of 0.0 and an fma with a 0.0 factor do the same, and an add of a known 0.0 returns
-the other operand (so `0.0 + -0.0` is -0.0). It does so with NoContraction on the instruction, with
-glslang's output for GLSL's `precise float r = 0.0 * z`, and even with the SignedZeroInfNanPreserve
-execution mode, which it advertises (shaderSignedZeroInfNanPreserveFloat32); the zero need not be a
-constant of the module: NIR finds it (`w * (float)(ushort_value > 65535u)`, from `reconverge fuzz --seed
-2000 --mode all`, which differed in 68 of 128 lanes at -O0). A factor chosen by a condition NIR cannot
-decide is never known to be 0.0, so `run --target spirv` on lavapipe (backend.spirv.launch, on a copy of
-the kernel) makes each factor of fmul, fdiv, frem, fma and fmuladd that is not a nonzero constant
-`never ? 1.0 : factor`, where never is get_group_id(2) >= get_num_groups(2). The rewrite is semantically
-neutral; `--emit spirv` keeps the plain form.
+factor: `0.0 * x` for a negative x gives +0.0, not -0.0; a division of 0.0 and an fma with a 0.0 factor
+do the same. It does so with NoContraction on the instruction, with glslang's output for GLSL's `precise
+float r = 0.0 * z`, and even with the SignedZeroInfNanPreserve execution mode, which it advertises
+(shaderSignedZeroInfNanPreserveFloat32). The zero need not be a constant of the module: NIR finds it
+(`w * (float)(ushort_value > 65535u)`, from `reconverge fuzz --seed 2000 --mode all`, which differed in
+68 of 128 lanes at -O0). A factor chosen by a condition NIR cannot decide is never known to be 0.0, so
+`run --target spirv` on lavapipe (backend.spirv.launch, on a copy of the kernel) makes each factor of
+fmul, fdiv, frem, fma and fmuladd that is not a nonzero constant `never ? 1.0 : factor`, where never is
+get_group_id(2) >= get_num_groups(2) (`factor - zero` with a hidden zero is not enough: a known 0.0
+minus it came out -0.0). The rewrite is semantically neutral; `--emit spirv` keeps the plain form.
 """
 from __future__ import annotations
 
