@@ -1,22 +1,27 @@
-"""Loop live-outs through private memory, for lavapipe launches: the form glslang gives such values.
+"""Loop live-outs through private memory NIR cannot promote, for lavapipe launches.
 
 Mesa 22.3's lavapipe runs a subgroup through a loop with a lane mask; a value computed inside the loop
 and used after it must keep, for each lane, the value of the iteration in which that lane left. When the
 lanes leave at different iterations, lavapipe sometimes gives a lane the value of a later iteration that
 other lanes ran (measured on reduced random programs: a boolean compare used after the loop, an add that
-NIR reassociates, a loop-exit phi with an undefined side). A Function variable stored in every iteration
-and loaded after the loop is right on the same driver - it is what glslang emits for GLSL's variables -
-so `run --target spirv` on lavapipe rewrites each such value v (backend.spirv.launch, on a copy of the
-kernel): a private slot (an alloca), `store v` right after v is computed, and a `load` in front of each
-use outside the loop (for a phi, at the end of the predecessor it comes from; for an if's condition, at
-the end of the block before the if). Booleans are stored as i32. Pointers are left alone (a private slot
-cannot hold one). The rewrite is semantically neutral, but it is applied in lavapipe launches only, so
-that `--emit spirv` stays the plain SSA form other drivers are tested with.
+NIR reassociates, a loop-exit phi with an undefined side, a 64-bit product used after the loop that ends
+it: `reconverge fuzz --seed 12 --mode basic`). What the measurements fit: llvmpipe computes each NIR SSA value for every
+lane in every pass and masks only the writes of registers (what a phi web becomes) and of memory, so a
+value that is not carried round the loop holds, after it, the last pass any lane ran. A Function variable
+with a constant index does not help - NIR turns it back into the same SSA value (checked with glslang's
+output for the same GLSL) - but one indexed by a value NIR cannot know stays in memory and is right. So
+`run --target spirv` on lavapipe rewrites each such value v (backend.spirv.launch, on a copy of the
+kernel): a private slot, element (get_group_id(2) & 1) of a two-element alloca (both elements are the
+lane's own, so the index only hides the slot from NIR), `store v` right after v is computed, and a `load`
+in front of each use outside the loop (for a phi, at the end of the predecessor it comes from; for an
+if's condition, at the end of the block before the if). Booleans are stored as i32. Pointers are left
+alone (a private slot cannot hold one). The rewrite is semantically neutral, but it is applied in
+lavapipe launches only, so that `--emit spirv` stays the plain SSA form other drivers are tested with.
 """
 from __future__ import annotations
 
 from lowering.ir.core import Block, Const, Function, If, Instr, Loop, Phi, Undef, Value
-from lowering.ir.types import I1, I32, VOID, ptr
+from lowering.ir.types import I1, I32, I64, VOID, ptr
 
 
 def _loops_of_blocks(nodes: list, chain: tuple, out: dict) -> None:
@@ -90,13 +95,23 @@ def demote_loop_live_outs(func: Function) -> int:
         return 0
 
     entry = func.body[0]
-    slots: dict[Value, Instr] = {}
+    allocas: dict[Value, Instr] = {}
     for v, _, _, _ in uses:
-        if v in slots:
-            continue
+        if v not in allocas:
+            size = (I32 if v.type == I1 else v.type).size
+            allocas[v] = entry.insert(0, Instr("alloca", [], ptr(0), {"size": 2 * size, "align": size}))
+    # The slot of each value: element (group id z & 1) of its two-element alloca, an index NIR cannot fold
+    position = len(allocas)
+    group = entry.insert(position, Instr("workitem", [Const(I32, 2)], I64, {"fn": "group_id"}))
+    parity = entry.insert(position + 1, Instr("and", [group, Const(I64, 1)], I64))
+    position += 2
+    slots: dict[Value, Instr] = {}
+    for v, alloca in allocas.items():
+        offset = entry.insert(position, Instr("mul", [parity, Const(I64, alloca.attrs["align"])], I64))
+        slots[v] = entry.insert(position + 1, Instr("ptradd", [alloca, offset], ptr(0)))
+        position += 2
+    for v, slot in slots.items():
         stored = I32 if v.type == I1 else v.type
-        slot = entry.insert(0, Instr("alloca", [], ptr(0), {"size": stored.size, "align": stored.size}))
-        slots[v] = slot
         block = v.block
         position = block.instrs.index(v) + 1
         if isinstance(v, Phi):

@@ -8,12 +8,11 @@ are fixed slices of that fuzzer's space, for CI:
   and inputs the fuzzer draws from the seed (64 to 128 work-items, local sizes 1 to 64);
 - VALIDATED: 360 small kernels (4 to 40 blocks) through spirv-val only.
 
-Two lavapipe miscompiles of loop live-outs (Mesa 22.3.6's llvmpipe; LAVAPIPE_LOOP_LIVE_OUT and
-LAVAPIPE_LOOP_EXIT_UNDEF) make some generated kernels give wrong lanes (none of the EXECUTED slice; about
-1.6% of the fuzzer's kernels). For every such finding the module is valid and a per-invocation SPIR-V
-interpreter (a triage script, not in the repository) computes the JIT's values, so the driver is wrong.
-Reduced kernels and fuzzer findings are strict xfails: a driver upgrade or a backend workaround that fixes
-them shows up as XPASS. `python -m tools.fuzz_structurize --target spirv` explores further.
+Two lavapipe miscompiles of loop live-outs (Mesa 22.3.6's llvmpipe: a value computed in a loop whose lanes
+leave at different iterations, used after it, takes a later iteration's value; a loop-exit phi with an
+undefined input does the same) made about 1.6% of the fuzzer's kernels give wrong lanes; lavapipe launches
+rewrite both (backend/spirv/loop_live_outs.py), and the reduced kernels and fuzzer findings below are plain
+tests of that rewrite. `python -m tools.fuzz_structurize --target spirv` explores further.
 """
 from __future__ import annotations
 
@@ -35,25 +34,9 @@ EXECUTED = [(5000 + n, EXECUTED_SIZES[n % 10], 1 + (n + n // 10) % 4) for n in r
 VALIDATED = [(20000 + n, 4 + n % 37, 1 + n % 4) for n in range(360)]
 VALIDATED_CHUNK = 60
 
-LAVAPIPE_LOOP_LIVE_OUT = (
-    "lavapipe (Mesa 22.3.6, llvmpipe LLVM 15) miscompile: a value computed inside a loop whose lanes leave "
-    "at different iterations, used after the loop in an add that NIR reassociates ((a + c1) + c2 -> "
-    "a + (c1 + c2)), takes another lane's later iteration's value; the module is valid, a per-invocation "
-    "reading of it gives the JIT's values, and so does lavapipe with local size 1")
-LAVAPIPE_LOOP_EXIT_UNDEF = (
-    "lavapipe (Mesa 22.3.6, llvmpipe LLVM 15) miscompile, even with local size 1: a loop-exit OpPhi "
-    "[value from the loop, OpUndef from the other exit] (the undef side is never used) makes the lane see "
-    "the value of a later iteration; the module is valid, a per-invocation reading of it gives the JIT's "
-    "values, and replacing the OpUndef by a constant 0 makes lavapipe agree")
-
-FINDINGS_REASON = (
-    "lavapipe miscompiles loop live-outs (LAVAPIPE_LOOP_LIVE_OUT, LAVAPIPE_LOOP_EXIT_UNDEF): the module is "
-    "valid and a per-invocation reading of it gives the JIT's values; seed 8 reduces to LOOP_LIVE_OUT_LL, "
-    "seed 1371 fails with local size 1 too")
-
 # What `python -m tools.fuzz_structurize --target spirv --seed S --count 1 --max-blocks B` found: (S, B).
+# Wrong on lavapipe before its launches kept loop live-outs in memory (seed 8 reduces to LOOP_LIVE_OUT_LL)
 FUZZ_FINDINGS = [(8, 50), (45, 400), (1371, 400)]
-FUZZ_FINDINGS_ALONE_OK = [(8, 50), (45, 400)]     # these give the JIT's values with local size 1
 
 
 def kernel(seed: int, blocks: int, depth: int):
@@ -230,33 +213,27 @@ def test_lavapipe_loop_live_out_reduced_alone_per_group():
     assert _loop_live_out(1) == []
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason=LAVAPIPE_LOOP_LIVE_OUT)
 def test_lavapipe_loop_live_out_reduced():
+    """A value computed in a divergent loop, used after it in an add NIR reassociates: lavapipe gave some
+    lanes another lane's later iteration until its launches kept such values in private memory (indexed
+    so that NIR cannot fold the memory back into SSA values; backend/spirv/loop_live_outs.py)."""
     assert _loop_live_out(8) == []
 
 
 def test_lavapipe_loop_exit_undef_reduced():
-    """LAVAPIPE_LOOP_EXIT_UNDEF, worked around in lavapipe launches (backend/spirv/loop_live_outs.py gives
+    """A loop-exit phi with an undefined input gave a later iteration's value on lavapipe even with local size
+    1; worked around in lavapipe launches (backend/spirv/loop_live_outs.py gives
     undefined phi inputs the value 0)."""
     # lanes whose (2x & 7) == 2 and 2x < x go round the loop once and leave by the first exit
     data = np.array([-7, -3, -19, -35, -15, -11, 1000000, 3, 5, 9, 17, -1, 0, 2, 100, -100], np.int32)
     assert _lavapipe_vs_jit(LOOP_EXIT_UNDEF_LL, data, 1) == []
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason=FINDINGS_REASON)
 @pytest.mark.parametrize("seed,max_blocks", FUZZ_FINDINGS)
 def test_fuzzer_findings(seed, max_blocks):
     from tools.fuzz_structurize import kernel_for
     problem = check_spirv(kernel_for(seed, max_blocks), seed)
     assert problem is None, problem
-
-
-@pytest.mark.parametrize("seed,max_blocks", FUZZ_FINDINGS_ALONE_OK)
-def test_fuzzer_findings_agree_alone_per_group(seed, max_blocks):
-    """The triage the fuzzer prints: with one invocation per work group, lavapipe gives the JIT's lanes."""
-    from tools.fuzz_structurize import kernel_for
-    problem = check_spirv(kernel_for(seed, max_blocks), seed)
-    assert problem is not None and problem.endswith("[with local size 1: all lanes agree]"), problem
 
 
 # ----- the fuzzer's command line -----
