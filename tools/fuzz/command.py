@@ -65,6 +65,7 @@ class Campaign:
         self.programs = 0
         self.configurations = 0
         self.by_config: dict[str, dict[str, int]] = {}
+        self.seconds: dict[str, float] = {}                # configuration -> seconds spent on it
         self.by_mode: dict[str, dict[str, int]] = {}
         self.failures: list[tuple[str, object]] = []      # (program name, Outcome)
         self.last_print = 0.0
@@ -78,6 +79,7 @@ class Campaign:
         self.configurations += 1
         family = outcome.config
         self.by_config.setdefault(family, dict.fromkeys(STATUSES, 0))[outcome.status] += 1
+        self.seconds[family] = self.seconds.get(family, 0.0) + outcome.seconds
         if outcome.status in FAILURES:
             self.failures.append((job.program.name, outcome))
 
@@ -113,10 +115,11 @@ class Campaign:
         lines = []
         cols = [s for s in STATUSES if any(row[s] for row in self.by_config.values())] or ["ok"]
         width = max([len("configuration")] + [len(k) for k in self.by_config])
-        lines.append(f"{'configuration':<{width}}  " + "  ".join(f"{c:>8}" for c in cols))
+        lines.append(f"{'configuration':<{width}}  " + "  ".join(f"{c:>8}" for c in cols) + "  s/program")
         for name in sorted(self.by_config, key=_config_order):
             row = self.by_config[name]
-            lines.append(f"{name:<{width}}  " + "  ".join(f"{row[c]:>8}" for c in cols))
+            mean = self.seconds.get(name, 0.0) / max(1, sum(row.values()))
+            lines.append(f"{name:<{width}}  " + "  ".join(f"{row[c]:>8}" for c in cols) + f"  {mean:9.2f}")
         lines.append("")
         lines.append(f"{'mode':<8}  {'programs':>8}  {'failing':>8}  {'configurations':>14}")
         for mode in sorted(self.by_mode):
