@@ -67,7 +67,8 @@ def _signature(status: str, message: str) -> str:
 
 
 def is_interesting(record: dict, source: str, workdir: str) -> tuple[bool, str]:
-    """The four conditions of the module docstring, in order, cheapest first; (holds, why not)."""
+    """The four conditions of the module docstring, the ones that reject most candidates first (C-Vise's
+    candidates mostly fail to compile, or lose the failure); (holds, why not)."""
     from tools.fuzz.ubcheck import UBFound, check_program
     from tools.targets.harness import load_program
     program = program_from_record(record, source)
@@ -79,14 +80,17 @@ def is_interesting(record: dict, source: str, workdir: str) -> tuple[bool, str]:
         load_program(path, "-O0", build_options=("-Werror",))
     except CompileError as exc:
         return False, f"clang -Werror: {exc}"
-    try:
-        native = check_program(program, source, timeout=30)
-    except UBFound as exc:
-        return False, f"undefined behaviour: {exc}"
     run = ProgramRun(program, workdir)
     reference = run.run(REFERENCE)
     if reference.status != "ok":
         return False, f"reference: {reference.status}: {reference.message}"
+    outcome = run.run(config)
+    if _signature(outcome.status, outcome.message) != record["signature"]:
+        return False, f"{config.name} now: {outcome.status}: {outcome.message}"
+    try:
+        native = check_program(program, source, timeout=30)
+    except UBFound as exc:
+        return False, f"undefined behaviour: {exc}"
     ref = run.reference
     if native != [int(x) for x in ref[0]] + [int(x) for x in ref[2]]:
         return False, "the sanitized native run disagrees with the llvm reference"
@@ -95,9 +99,6 @@ def is_interesting(record: dict, source: str, workdir: str) -> tuple[bool, str]:
             outcome = run.run(guard)
             if outcome.status not in ("ok", "skipped"):
                 return False, f"guard {guard.name}: {outcome.status}: {outcome.message}"
-    outcome = run.run(config)
-    if _signature(outcome.status, outcome.message) != record["signature"]:
-        return False, f"{config.name} now: {outcome.status}: {outcome.message}"
     return True, ""
 
 
