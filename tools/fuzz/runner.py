@@ -143,11 +143,12 @@ class ProgramRun:
         except IrreducibleCFG as exc:
             return Outcome(config.name, "skipped", _one_line(exc))
         except CompileError as exc:
-            text = str(exc)
+            text = str(exc).replace(self.path, os.path.basename(self.path))     # not the worker's temporary folder
             status = "invalid" if ("spirv-val" in text or "iga64" in text) else "refused"
             return Outcome(config.name, status, _one_line(text))
         except Exception as exc:        # noqa: BLE001 - a bug in reconverge, reported as the outcome
-            return Outcome(config.name, "crash", _one_line(f"{type(exc).__name__}: {exc}"))
+            text = f"{type(exc).__name__}: {exc}".replace(self.path, os.path.basename(self.path))
+            return Outcome(config.name, "crash", _one_line(text))
         if config == REFERENCE:
             self.reference = got
             return Outcome(config.name, "ok")
