@@ -317,6 +317,8 @@ class _ClGen:
             kinds.append(("jump", 2))
         if self.allow_return:
             kinds.append(("return", 1))
+        if nest:
+            kinds.append(("dead", 1))
         names, weights = zip(*kinds)
         getattr(self, "s_" + rng.choices(names, weights)[0])(out, indent, depth)
 
@@ -497,6 +499,13 @@ class _ClGen:
             reachable[target].used = True
             out.append(f"{indent}if {cond} {{ {reachable[target].flag} = {1 if kind == 'break' else 2}u; break; }}")
 
+    def s_dead(self, out, indent, depth):
+        """Code that never runs, behind a test of the host's `n` (always below 8) that no compiler can fold
+        (CLsmith's EMI blocks): it must compile and must not change anything."""
+        out.append(f"{indent}if (n >= {self.rng.randint(8, 1000)}u) {{")
+        self.block(out, indent + "    ", depth + 1, self.rng.randint(1, 3))
+        out.append(f"{indent}}}")
+
     def s_return(self, out, indent, depth):
         out.append(f"{indent}if {self.condition(1)} {{")
         self.checksum(out, indent + "    ")
@@ -504,9 +513,41 @@ class _ClGen:
         out.append(f"{indent}}}")
 
     def s_goto(self, out, indent, depth):
-        """A state machine of 2-4 labelled states, entered at two of them (an irreducible cycle), each state
-        counting one step and leaving once a data-dependent budget is spent."""
+        """A state machine, or a loop entered in the middle of its body as well as at its top: a cycle
+        with two entries (irreducible)."""
         self.uses_goto = True
+        if self.chance(0.35):
+            return self.two_entry_loop(out, indent, depth)
+        return self.state_machine(out, indent, depth)
+
+    def two_entry_loop(self, out, indent, depth):
+        """`if (c) goto mid; do { A; mid: g++; B; } while (...)`: the guard counter counts every pass."""
+        loop = _Loop(self.fresh("fl"))
+        g, mid = self.fresh("g"), self.fresh("M")
+        inner = indent + "    "
+        lines = [f"{inner}uint {g} = 0u;", f"{inner}if {self.condition(1)} goto {mid};", f"{inner}do {{"]
+        self.context.append(loop)
+        self.loops += 1
+        for half in (0, 1):
+            if half:
+                lines.append(f"{inner}{mid}:")
+                lines.append(f"{inner}    {g}++;")
+            lines.append(f"{inner}    {{")
+            self.block(lines, inner + "        ", depth + 2, self.rng.randint(1, 2))
+            lines.append(f"{inner}    }}")
+        self.loops -= 1
+        self.context.pop()
+        lines.append(f"{inner}}} while ({g} < {self.rng.randint(1, 5)}u && {self.condition(1)});")
+        self.after_loop(lines, inner)
+        out.append(f"{indent}{{")
+        if loop.used:
+            out.append(f"{inner}uint {loop.flag} = 0u;")
+        out.extend(lines)
+        out.append(f"{indent}}}")
+
+    def state_machine(self, out, indent, depth):
+        """2-4 labelled states, entered at two of them (an irreducible cycle), each state counting one step
+        and leaving once a data-dependent budget is spent."""
         k = self.rng.randint(2, 4)
         base = self.fresh("L")
         states = [f"{base}_{j}" for j in range(k)]
