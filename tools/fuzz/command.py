@@ -138,11 +138,11 @@ def _config_order(name: str):
 
 def save_failure(directory: str, job, failing: list, argv: list[str]) -> str:
     """DIR/NAME.cl (or .ll) and DIR/NAME.json: the program, its launch, what failed and how to rerun it."""
+    from tools.fuzz.reducer import record_of
     program = job.program
     name = safe_file_name(program.name)
     record = {
-        "seed": program.seed, "mode": program.mode, "kernel": program.kernel,
-        "global_size": program.global_size, "local_size": program.local_size,
+        **record_of(program),
         "failures": [{"config": o.config, "status": o.status, "message": o.message} for o in failing],
         "rerun": f"reconverge fuzz -n 1 --seed {program.seed} --mode {program.mode}"
                  + "".join(f" {a}" for a in argv),

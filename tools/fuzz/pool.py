@@ -48,6 +48,8 @@ def _child(jobs_fd: int, results_fd: int, workdir: str) -> None:
     """The worker: read (program, configs) jobs, run them, report every configuration."""
     from tools.targets.isolate import _die_with
     _die_with(os.getppid())
+    import faulthandler
+    faulthandler.disable()                              # the parent reports a crash, in one line
     signal.signal(signal.SIGINT, signal.SIG_IGN)        # the parent decides when the campaign stops
     reader = os.fdopen(jobs_fd, "rb")
     while True:

@@ -171,8 +171,8 @@ def reduce_saved(path: str, log=sys.stdout, config: str | None = None, out_dir: 
     """Reduce a program `reconverge fuzz --save-dir` wrote, for its first failure (or `config`)."""
     with open(os.path.splitext(path)[0] + ".json", encoding="utf-8") as f:
         saved = json.load(f)
-    from tools.fuzz.generator import generate
-    program = generate(saved["seed"], saved["mode"])
+    with open(path, encoding="utf-8") as f:
+        program = program_from_record(saved, f.read())     # as saved: the generator may have changed since
     failures = [f for f in saved["failures"] if config in (None, f["config"])]
     if not failures:
         log.write(f"{path}: no failure of {config} recorded\n")
