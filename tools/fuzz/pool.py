@@ -44,10 +44,21 @@ def _send_large(fd: int, data: bytes) -> None:
         view = view[n:]
 
 
-def _child(jobs_fd: int, results_fd: int, workdir: str) -> None:
+def _die_with_parent(parent: int) -> None:
+    """In a worker: the kernel kills it when the campaign's process dies (Linux prctl PR_SET_PDEATHSIG),
+    so an interrupted campaign leaves no worker spinning."""
+    import ctypes
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL, 0, 0, 0)     # 1: PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+    if os.getppid() != parent:
+        os._exit(1)
+
+
+def _child(jobs_fd: int, results_fd: int, workdir: str, parent: int) -> None:
     """The worker: read (program, configs) jobs, run them, report every configuration."""
-    from tools.targets.isolate import _die_with
-    _die_with(os.getppid())
+    _die_with_parent(parent)
     import faulthandler
     faulthandler.disable()                              # the parent reports a crash, in one line
     signal.signal(signal.SIGINT, signal.SIG_IGN)        # the parent decides when the campaign stops
@@ -81,12 +92,13 @@ class Worker:
     def __init__(self, workdir: str):
         jobs_r, jobs_w = os.pipe()
         results_r, results_w = os.pipe()
+        parent = os.getpid()
         pid = os.fork()
         if pid == 0:
             try:
                 os.close(jobs_w)
                 os.close(results_r)
-                _child(jobs_r, results_w, workdir)
+                _child(jobs_r, results_w, workdir, parent)
             finally:
                 os._exit(1)
         os.close(jobs_r)
