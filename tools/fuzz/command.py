@@ -194,9 +194,15 @@ def run_fuzz(args) -> int:
         if failing and args.save_dir:
             saved[job.program.name] = save_failure(args.save_dir, job, failing, rerun_flags)
 
-    run_jobs(jobs(), args.jobs, args.timeout, campaign.outcome, on_done,
-             lambda: budget is not None and time.monotonic() - start > budget)
+    interrupted = False
+    try:
+        run_jobs(jobs(), args.jobs, args.timeout, campaign.outcome, on_done,
+                 lambda: budget is not None and time.monotonic() - start > budget)
+    except KeyboardInterrupt:           # Ctrl-C: the programs finished so far are still reported
+        interrupted = True
     campaign.progress(final=True)
+    if interrupted:
+        sys.stdout.write("interrupted: the summary covers the programs finished before\n")
     sys.stdout.write(campaign.summary())
     for name, outcome in campaign.failures:
         where = f" [{saved[name]}]" if name in saved else ""
@@ -206,7 +212,7 @@ def run_fuzz(args) -> int:
         for name in dict.fromkeys(n for n, _ in campaign.failures):
             if name in saved:
                 reduce_saved(saved[name], sys.stdout)
-    return 1 if campaign.failures else 0
+    return 130 if interrupted else 1 if campaign.failures else 0
 
 
 def add_commands(sub) -> None:
