@@ -34,10 +34,11 @@ class Job:
 
 
 def _send(fd: int, message) -> None:
-    _send_large(fd, pickle.dumps(message))
+    _write_frame(fd, pickle.dumps(message))
 
 
-def _send_large(fd: int, data: bytes) -> None:
+def _write_frame(fd: int, data: bytes) -> None:
+    """One message on a pipe: its length, then its pickle (all of it, however many writes it takes)."""
     view = struct.pack("<I", len(data)) + data
     while view:
         n = os.write(fd, view)
@@ -111,7 +112,7 @@ class Worker:
 
     def give(self, job: Job) -> None:
         self.job, self.current, self.since = job, None, time.monotonic()
-        _send_large(self.jobs_fd, pickle.dumps((job.program, job.remaining())))
+        _write_frame(self.jobs_fd, pickle.dumps((job.program, job.remaining())))
 
     def messages(self) -> list | None:
         """The complete messages read now; None when the child has gone (end of file)."""

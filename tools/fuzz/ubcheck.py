@@ -31,7 +31,7 @@ C_PRELUDE = r"""
 #include <stdlib.h>
 #include <string.h>
 typedef unsigned int uint; typedef unsigned char uchar; typedef unsigned short ushort;
-typedef unsigned long ulong; typedef unsigned long size_t_;
+typedef unsigned long ulong;
 typedef uint uint2 __attribute__((ext_vector_type(2)));
 typedef uint uint4 __attribute__((ext_vector_type(4)));
 typedef int int2 __attribute__((ext_vector_type(2)));
