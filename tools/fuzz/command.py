@@ -120,6 +120,13 @@ class Campaign:
             row = self.by_config[name]
             mean = self.seconds.get(name, 0.0) / max(1, sum(row.values()))
             lines.append(f"{name:<{width}}  " + "  ".join(f"{row[c]:>8}" for c in cols) + f"  {mean:9.2f}")
+        pairs: dict[str, int] = {}
+        for name, row in self.by_config.items():
+            if name.startswith("gen-"):
+                pair = name.split("-", 2)[2]                 # simd16-blockip, both levels together
+                pairs[pair] = pairs.get(pair, 0) + sum(row.values())
+        if pairs:
+            lines.append("gen programs per width x mode: " + ", ".join(f"{k} {pairs[k]}" for k in sorted(pairs)))
         lines.append("")
         lines.append(f"{'mode':<8}  {'programs':>8}  {'failing':>8}  {'configurations':>14}")
         for mode in sorted(self.by_mode):
