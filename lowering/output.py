@@ -1,12 +1,14 @@
 """Writing results without destroying anything.
 
 - All or nothing: a regular file is written to a temporary file in the target's own directory and renamed
-  over it, so a failed command never leaves a partial file; a set of files in one directory (run's
-  results, pass dumps) is written the same way, and removed again if any of them fails.
+  over it, so a failed command never leaves a partial file; all the outputs of one command (single
+  files, sets of files in a directory: run's results and its --trace, pass dumps and the output) are
+  written aside first and renamed into place only once every one of them could be (write_all).
 - Special files are written in place: `-o /dev/null` or a FIFO is opened and written, never replaced.
 - A symlink given as the output is written through: its final target is replaced (keeping that file's
   permission bits), not the link.
-- An output that is one of the command's inputs (the same file, also through links) is refused.
+- An output that is one of the command's inputs (the same file, also through symlinks and hard links) is
+  refused: every writer takes its command's inputs (a required argument), so no command can forget.
 - Names taken from the input (kernels, parameters) become file names only through `safe_file_name`,
   and every file lands inside the directory the user named.
 - File-system errors are CompileErrors naming the path and the reason (exit 1), not internal errors.
@@ -83,13 +85,80 @@ def _silence_stdout() -> None:
         pass
 
 
-def write_output(path: str | os.PathLike | None, data: str | bytes, inputs: Iterable[str] = ()) -> None:
-    """Write `data` to `path` (stdout for None or '-'), never over one of `inputs`."""
-    if path is None or os.fspath(path) == "-":
+def write_output(path: str | os.PathLike | None, data: str | bytes, inputs: Iterable[str]) -> None:
+    """Write `data` to `path` (stdout for None or '-'), never over one of `inputs` (every caller names
+    its inputs: the one check that no command writes over what it reads)."""
+    write_all({path: data}, inputs=inputs)
+
+
+def write_all(outputs: dict, directories: dict[str, dict[str, bytes]] | None = None, *,
+              inputs: Iterable[str]) -> None:
+    """One command's outputs, all committed together or none: `outputs` maps a file (None or '-':
+    stdout) to its data, `directories` a directory to the files to write into it (see write_files).
+    Everything is first written to temporary files beside its target, every check made; only then are
+    they renamed into place (and stdout written), so an output that cannot be written leaves none."""
+    inputs = [i for i in inputs if i not in (None, "-")]
+    staged: list[_Staged] = []
+    stdout: list[str | bytes] = []
+    try:
+        for path, data in outputs.items():
+            if path is None or os.fspath(path) == "-":
+                stdout.append(data)
+            else:
+                staged.append(_stage_file(os.fspath(path), data if isinstance(data, bytes) else data.encode(),
+                                          inputs))
+        for directory, files in (directories or {}).items():
+            staged.append(_stage_directory(directory, files, inputs))
+        committed = []
+        try:
+            for item in staged:
+                item.commit()
+                committed.append(item)
+        except BaseException:
+            for item in committed:
+                item.undo()
+            raise
+    finally:
+        for item in staged:
+            item.discard()
+    for data in stdout:
         _write_stdout(data)
-        return
-    shown = os.fspath(path)
-    payload = data if isinstance(data, bytes) else data.encode()
+
+
+class _Staged:
+    """An output written aside: commit() puts it in place, undo() takes a committed one away again,
+    discard() removes whatever temporary files are left."""
+
+    def commit(self) -> None:
+        raise NotImplementedError
+
+    def undo(self) -> None:
+        pass
+
+    def discard(self) -> None:
+        pass
+
+
+class _StagedFile(_Staged):
+    def __init__(self, shown: str, target: str, tmp: str | None, payload: bytes):
+        self.shown, self.target, self.tmp, self.payload = shown, target, tmp, payload
+
+    def commit(self) -> None:
+        if self.tmp is None:                        # a device or FIFO: written in place
+            _write_in_place(self.shown, self.target, self.payload)
+            return
+        try:
+            os.replace(self.tmp, self.target)
+            self.tmp = None
+        except OSError as exc:
+            raise CompileError(f"{self.shown}: cannot write: {_reason(exc)}") from None
+
+    def discard(self) -> None:
+        if self.tmp is not None and os.path.lexists(self.tmp):
+            os.unlink(self.tmp)
+
+
+def _stage_file(shown: str, payload: bytes, inputs: list[str]) -> _StagedFile:
     target = os.path.realpath(shown)              # through symlinks: the file the link names
     source = _same_as_an_input(target, inputs)
     if source is not None:
@@ -103,13 +172,13 @@ def write_output(path: str | os.PathLike | None, data: str | bytes, inputs: Iter
     if st is not None and stat.S_ISDIR(st.st_mode):
         raise CompileError(f"{shown}: cannot write: {os.strerror(errno.EISDIR)}")
     if st is not None and not stat.S_ISREG(st.st_mode):
-        _write_in_place(shown, target, payload)
-        return
+        return _StagedFile(shown, target, None, payload)
     directory = os.path.dirname(target)
     if not os.path.isdir(directory):
         raise CompileError(f"{shown}: cannot write: directory {os.path.dirname(os.path.abspath(shown))} "
                            f"does not exist")
-    _replace_atomically(shown, target, payload, None if st is None else stat.S_IMODE(st.st_mode))
+    return _StagedFile(shown, target, _write_aside(shown, target, payload,
+                                                   None if st is None else stat.S_IMODE(st.st_mode)), payload)
 
 
 def _write_in_place(shown: str, target: str, payload: bytes) -> None:
@@ -121,7 +190,8 @@ def _write_in_place(shown: str, target: str, payload: bytes) -> None:
         raise CompileError(f"{shown}: cannot write: {_reason(exc)}") from None
 
 
-def _replace_atomically(shown: str, target: str, payload: bytes, mode: int | None) -> None:
+def _write_aside(shown: str, target: str, payload: bytes, mode: int | None) -> str:
+    """A temporary file beside `target` holding `payload`, with the mode the output will have."""
     tmp = None
     try:
         fd, tmp = tempfile.mkstemp(dir=os.path.dirname(target), prefix=".reconverge-")
@@ -133,8 +203,8 @@ def _replace_atomically(shown: str, target: str, payload: bytes, mode: int | Non
             umask = os.umask(0)
             os.umask(umask)
             os.chmod(tmp, 0o666 & ~umask)          # as open() would have created it
-        os.replace(tmp, target)
-        tmp = None
+        done, tmp = tmp, None
+        return done
     except OSError as exc:
         raise CompileError(f"{shown}: cannot write: {_reason(exc)}") from None
     finally:
@@ -155,10 +225,60 @@ def check_names_distinct(names: Iterable[tuple[str, str]], what: str) -> dict[st
     return files
 
 
-def write_files(directory: str, files: dict[str, bytes], inputs: Iterable[str] = ()) -> list[str]:
-    """Write every `files` entry (a file name, already made safe, -> contents) into `directory`, all or
-    none. The directory is created if needed (and removed again on failure). Files already there are
-    replaced, links included (the link, never what it points to: results stay inside `directory`)."""
+def write_files(directory: str, files: dict[str, bytes], inputs: Iterable[str]) -> list[str]:
+    """Write every `files` entry into `directory`, all or none, and return the paths written. A name is
+    a file name already made safe, or a relative path of such names ('a/b.txt': subdirectories are
+    created). The directory is created if needed (and removed again on failure). Files already there are
+    replaced, links included (the link, never what it points to: results stay inside `directory`), but
+    not a file or link that is one of `inputs`; a subdirectory on the way must be a real directory."""
+    write_all({}, {directory: files}, inputs=inputs)
+    return [os.path.join(directory, name) for name in files]
+
+
+class _StagedDirectory(_Staged):
+    def __init__(self, directory: str, root: str, created: bool, tmp: str, names: list[str]):
+        self.directory, self.root, self.created, self.tmp, self.names = directory, root, created, tmp, names
+        self.moved: list[str] = []
+        self.made: list[str] = []                   # subdirectories created, outermost first
+        self.committed = False
+
+    def commit(self) -> None:
+        try:
+            for name in self.names:
+                target = os.path.join(self.root, name)
+                self._make_parents(os.path.dirname(name))
+                os.replace(os.path.join(self.tmp, name), target)
+                self.moved.append(target)
+            self.committed = True
+        except OSError as exc:
+            self.undo()
+            raise CompileError(f"{self.directory}: cannot write the results ({_reason(exc)})") from None
+
+    def _make_parents(self, relative: str) -> None:
+        path = self.root
+        for part in relative.split("/") if relative else ():
+            path = os.path.join(path, part)
+            if not os.path.lexists(path):
+                os.mkdir(path)
+                self.made.append(path)
+
+    def undo(self) -> None:
+        for path in self.moved:
+            if os.path.lexists(path):
+                os.unlink(path)
+        for path in reversed(self.made):
+            shutil.rmtree(path, ignore_errors=True)
+        self.moved, self.made, self.committed = [], [], False
+        if self.created:
+            shutil.rmtree(self.directory, ignore_errors=True)
+
+    def discard(self) -> None:
+        shutil.rmtree(self.tmp, ignore_errors=True)
+        if self.created and not self.committed:
+            shutil.rmtree(self.directory, ignore_errors=True)
+
+
+def _stage_directory(directory: str, files: dict[str, bytes], inputs: list[str]) -> _StagedDirectory:
     if os.path.lexists(directory) and not os.path.isdir(directory):
         raise CompileError(f"{directory}: cannot write the results: {os.strerror(errno.ENOTDIR)}")
     created = not os.path.exists(directory)
@@ -170,35 +290,38 @@ def write_files(directory: str, files: dict[str, bytes], inputs: Iterable[str] =
         if created:
             shutil.rmtree(directory, ignore_errors=True)
         raise CompileError(f"{directory}: cannot create the output directory ({_reason(exc)})") from None
-    moved: list[str] = []
-    ok = False
+    staged = _StagedDirectory(directory, root, created, tmp, list(files))
     try:
         for name in files:
-            if name != os.path.basename(name) or name in ("", ".", ".."):
-                raise CompileError(f"{directory}: refusing to write '{name}': not a plain file name")
-            target = os.path.join(root, name)
-            if os.path.commonpath([root, os.path.abspath(target)]) != root:
-                raise CompileError(f"{directory}: refusing to write '{name}' outside the directory")
-            if os.path.exists(target) and not os.path.islink(target):
-                source = _same_as_an_input(target, inputs)
-                if source is not None:
-                    raise CompileError(f"{os.path.join(directory, name)}: refusing to write a result over "
-                                       f"the input {source}")
+            _check_result_name(directory, root, name, inputs)
         for name, data in files.items():
+            os.makedirs(os.path.join(tmp, os.path.dirname(name)), exist_ok=True)
             with open(os.path.join(tmp, name), "wb") as f:
                 f.write(data)
-        for name in files:
-            target = os.path.join(root, name)
-            os.replace(os.path.join(tmp, name), target)
-            moved.append(target)
-        ok = True
-    except OSError as exc:
-        raise CompileError(f"{directory}: cannot write the results ({_reason(exc)})") from None
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
-        if not ok:
-            for path in moved:
-                os.unlink(path)
-            if created:
-                shutil.rmtree(directory, ignore_errors=True)
-    return [os.path.join(directory, name) for name in files]
+    except BaseException as exc:
+        staged.discard()
+        if isinstance(exc, OSError):
+            raise CompileError(f"{directory}: cannot write the results ({_reason(exc)})") from None
+        raise
+    return staged
+
+
+def _check_result_name(directory: str, root: str, name: str, inputs: list[str]) -> None:
+    """A result's name: plain names joined by '/', staying inside `root` through real directories only,
+    and not an input of the command."""
+    parts = name.split("/")
+    if any(p in ("", ".", "..") or p != os.path.basename(p) for p in parts):
+        raise CompileError(f"{directory}: refusing to write '{name}': not a plain file name")
+    for depth in range(1, len(parts)):
+        path = os.path.join(root, *parts[:depth])
+        if os.path.lexists(path) and (os.path.islink(path) or not os.path.isdir(path)):
+            raise CompileError(f"{os.path.join(directory, *parts)}: refusing to write through "
+                               f"{os.path.join(directory, *parts[:depth])}: not a directory")
+    target = os.path.join(root, *parts)
+    if os.path.commonpath([root, os.path.abspath(target)]) != root:
+        raise CompileError(f"{directory}: refusing to write '{name}' outside the directory")
+    if os.path.exists(target):                      # a link is replaced, but not one naming an input
+        source = _same_as_an_input(target, inputs)
+        if source is not None:
+            raise CompileError(f"{os.path.join(directory, *parts)}: refusing to write a result over "
+                               f"the input {source}")

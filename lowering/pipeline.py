@@ -65,9 +65,11 @@ def dump_texts(func: Function, stem: str) -> dict[str, str]:
     return outputs
 
 
-def dump_function(func: Function, directory: str, stem: str) -> list[str]:
-    """Write dump_texts(func, stem) into `directory` (all or none); return the paths written."""
-    return write_files(directory, {name: text.encode() for name, text in dump_texts(func, stem).items()})
+def dump_function(func: Function, directory: str, stem: str, *, inputs) -> list[str]:
+    """Write dump_texts(func, stem) into `directory` (all or none, none over one of `inputs`); return the
+    paths written."""
+    return write_files(directory, {name: text.encode() for name, text in dump_texts(func, stem).items()},
+                       inputs=inputs)
 
 
 @depth_independent

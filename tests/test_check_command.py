@@ -72,8 +72,8 @@ def test_every_input_gets_its_verdict_and_the_junit_file_counts_right(inputs):
     cases = suites.findall("./testsuite/testcase")
     assert int(suites.get("tests")) == len(cases) == 10           # two.cl has two kernels
     assert int(suites.get("failures")) == len(suites.findall("./testsuite/testcase/failure")) == 4
-    assert (inputs / "s" / "two.cl.second.structure.txt").read_text().count("loop construct") == 1
-    assert (inputs / "s" / "broken_exit.spv.structure.dot").read_text().startswith("digraph")
+    assert (inputs / "s" / "good" / "two.cl.second.structure.txt").read_text().count("loop construct") == 1
+    assert (inputs / "s" / "bad" / "broken_exit.spv.structure.dot").read_text().startswith("digraph")
 
 
 def test_structure_report_of_another_compilers_shader(inputs):

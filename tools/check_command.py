@@ -8,7 +8,8 @@ validated as it is) or a directory searched recursively for them. Each input is 
 process (so a crash is that input's failure, not the run's), N at a time; every module's structure (its
 selection, loop and continue constructs) is reported, and a broken structural rule is explained with the
 construct and the blocks involved (backend/spirv/structure.py). Exit 0 only when everything passed,
-1 when something failed, 2 for bad usage.
+1 when something failed, 2 for bad usage or a report that cannot be written, 130/143 when interrupted
+by SIGINT/SIGTERM (the reports are still written, the inputs not finished marked "not run").
 """
 from __future__ import annotations
 
@@ -16,13 +17,14 @@ import argparse
 import json
 import os
 import sys
+import threading
 import time
 import xml.etree.ElementTree as ET
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, as_completed
 
 from lowering.errors import CompileError
-from lowering.output import safe_file_name, write_files, write_output
-from tools.usage import UsageError
+from lowering.output import safe_file_name, write_all
+from tools.usage import MAX_SECONDS, Terminated, UsageError, seconds
 
 SOURCE_KINDS = (".cl", ".ll", ".bc")
 KINDS = (*SOURCE_KINDS, ".spv")
@@ -91,8 +93,13 @@ def check_one(path: str, opt_level: str, target_env: str) -> list[dict]:
     return cases
 
 
-def _checked_in_child(path: str, opt_level: str, target_env: str, timeout: float | None) -> dict:
+_stopping = threading.Event()          # set when the check is interrupted: no new input starts
+
+
+def _checked_in_child(path: str, opt_level: str, target_env: str, timeout: float | None) -> dict | None:
     from tools.targets.isolate import call_in_child
+    if _stopping.is_set():
+        return None
     start = time.perf_counter()
     try:
         cases = call_in_child(lambda: check_one(path, opt_level, target_env), f"checking {path}", timeout)
@@ -105,14 +112,26 @@ def _checked_in_child(path: str, opt_level: str, target_env: str, timeout: float
             "cases": cases}
 
 
+NOT_RUN = "not run"
+
+
+def _not_run(path: str, why: str) -> dict:
+    """The result of an input the check never finished (interrupted): one case, neither passed nor failed."""
+    return {"path": path, "status": NOT_RUN, "seconds": 0.0,
+            "cases": [{"name": os.path.basename(path), "status": NOT_RUN, "message": f"not run: {why}",
+                       "structure": "", "dot": "", "problems": []}]}
+
+
 def junit_xml(results: list[dict]) -> bytes:
     cases = [c for r in results for c in r["cases"]]
     failures = sum(c["status"] == "failed" for c in cases)
+    skipped = sum(c["status"] == NOT_RUN for c in cases)
     suites = ET.Element("testsuites", name="reconverge check", tests=str(len(cases)), failures=str(failures),
-                        errors="0")
+                        errors="0", skipped=str(skipped))
     for r in results:
         suite = ET.SubElement(suites, "testsuite", name=r["path"], tests=str(len(r["cases"])),
                               failures=str(sum(c["status"] == "failed" for c in r["cases"])), errors="0",
+                              skipped=str(sum(c["status"] == NOT_RUN for c in r["cases"])),
                               time=f"{r['seconds']:.3f}")
         for c in r["cases"]:
             case = ET.SubElement(suite, "testcase", classname=r["path"], name=c["name"],
@@ -120,6 +139,8 @@ def junit_xml(results: list[dict]) -> bytes:
             if c["status"] == "failed":
                 failure = ET.SubElement(case, "failure", message=c["message"])
                 failure.text = "\n".join([c["message"], *c["problems"], c["structure"]]).strip()
+            elif c["status"] == NOT_RUN:
+                ET.SubElement(case, "skipped", message=c["message"])
     return ET.tostring(suites, encoding="utf-8", xml_declaration=True) + b"\n"
 
 
@@ -129,10 +150,13 @@ def summary(results: list[dict]) -> str:
     for r in results:
         passed = sum(c["status"] == "passed" for c in r["cases"])
         first = next((c["message"] for c in r["cases"] if c["status"] == "failed"), "")
-        lines.append(f"{r['path']:<{width}}  {'PASS' if r['status'] == 'passed' else 'FAIL':<6}  "
+        verdict = {"passed": "PASS", "failed": "FAIL"}.get(r["status"], "NOT RUN")
+        lines.append(f"{r['path']:<{width}}  {verdict:<6}  "
                      f"{passed}/{len(r['cases']):<6} {r['seconds']:>7.2f}  {first[:100]}")
     failed = sum(r["status"] == "failed" for r in results)
-    lines.append(f"{len(results)} input{'s' * (len(results) != 1)}: {len(results) - failed} passed, {failed} failed")
+    not_run = sum(r["status"] == NOT_RUN for r in results)
+    lines.append(f"{len(results)} input{'s' * (len(results) != 1)}: {len(results) - failed - not_run} passed, "
+                 f"{failed} failed" + (f", {not_run} not run (interrupted)" if not_run else ""))
     return "\n".join(lines) + "\n"
 
 
@@ -140,45 +164,80 @@ def run_check(args) -> int:
     from tools.cli import _spirv_options
     if args.jobs < 1:
         raise UsageError(f"-j {args.jobs}: expected at least 1 job")
-    if args.timeout is not None and not args.timeout > 0:
-        raise UsageError(f"--timeout {args.timeout:g}: expected a positive number of seconds")
     target_env = _spirv_options("1.3", args.target_env).target_env
     inputs = find_inputs(args.paths)
     if not inputs:
         raise UsageError("no .cl, .ll, .bc or .spv input found")
     import backend.spirv.structure  # noqa: F401 - imported before the threads fork children
     import lowering.pipeline  # noqa: F401
+    results, interrupted = _check_all(inputs, args, target_env)
+    _write_reports(args, inputs, results, interrupted)
+    sys.stdout.write(summary(results))
+    if interrupted is not None:
+        return 130 if interrupted == "SIGINT" else 143
+    return 0 if all(r["status"] == "passed" for r in results) else 1
+
+
+def _check_all(inputs: list[str], args, target_env: str) -> tuple[list[dict], str | None]:
+    """Every input's result, and the signal that interrupted the check (None if none did): an input not
+    finished when it came is "not run", never passed, and the children at work are killed."""
     progress = sys.stderr.isatty()
-    results: list[dict] = [{}] * len(inputs)
-    done = 0
-    with ThreadPoolExecutor(max_workers=args.jobs) as pool:
-        futures = {pool.submit(_checked_in_child, p, f"-O{args.opt}", target_env, args.timeout): i
-                   for i, p in enumerate(inputs)}
-        for future in futures:
+    results: list[dict | None] = [None] * len(inputs)
+    interrupted = None
+    _stopping.clear()
+    pool = ThreadPoolExecutor(max_workers=args.jobs)
+    futures = {pool.submit(_checked_in_child, p, f"-O{args.opt}", target_env, args.timeout): i
+               for i, p in enumerate(inputs)}
+    try:
+        for done, future in enumerate(as_completed(futures), 1):
             results[futures[future]] = future.result()
-            done += 1
             if progress:
                 sys.stderr.write(f"\r[{done}/{len(inputs)}] {inputs[futures[future]][-60:]:<60}")
-    if progress:
-        sys.stderr.write("\r" + " " * 72 + "\r")
+    except (KeyboardInterrupt, Terminated) as exc:
+        interrupted = "SIGINT" if isinstance(exc, KeyboardInterrupt) else "SIGTERM"
+        from tools.targets.isolate import kill_children
+        _stopping.set()
+        pool.shutdown(wait=False, cancel_futures=True)
+        kill_children()
+    finally:
+        pool.shutdown(wait=True)
+        if progress:
+            sys.stderr.write("\r" + " " * 72 + "\r")
+    return [r if r is not None else _not_run(p, f"interrupted by {interrupted}")
+            for p, r in zip(inputs, results)], interrupted
+
+
+def report_path(path: str) -> str:
+    """Where an input's reports go under --emit-dir: its path as given, each part safe-named (an absolute
+    path without its leading '/', '..' as '%2E.'), so that a/m.spv and b/m.spv do not meet."""
+    return "/".join(safe_file_name(part) for part in os.path.normpath(path).split(os.sep) if part)
+
+
+def _write_reports(args, inputs: list[str], results: list[dict], interrupted: str | None) -> None:
+    """--emit-dir, --junit and --json, all or none; one that cannot be written is exit 2 (the inputs'
+    verdicts are exit 1)."""
+    files = {}
     if args.emit_dir:
-        files = {}
         for r in results:
+            stem = report_path(r["path"])
+            base = os.path.basename(r["path"])
             for c in r["cases"]:
                 if c["structure"]:
-                    base = os.path.basename(r["path"])
-                    stem = safe_file_name(base if c["name"] == base else f"{base}.{c['name']}")
-                    files[f"{stem}.structure.txt"] = c["structure"].encode()
-                    files[f"{stem}.structure.dot"] = c["dot"].encode()
-        write_files(args.emit_dir, files, inputs=inputs)
+                    name = stem if c["name"] == base else f"{stem}.{safe_file_name(c['name'])}"
+                    files[f"{name}.structure.txt"] = c["structure"].encode()
+                    files[f"{name}.structure.dot"] = c["dot"].encode()
+    outputs = {}
     if args.junit:
-        write_output(args.junit, junit_xml(results), inputs=inputs)
+        outputs[args.junit] = junit_xml(results)
     if args.json:
         doc = {"schema": "reconverge-check/1", "inputs": results,
-               "summary": {"inputs": len(results), "failed": sum(r["status"] == "failed" for r in results)}}
-        write_output(args.json, (json.dumps(doc, indent=1) + "\n").encode(), inputs=inputs)
-    sys.stdout.write(summary(results))
-    return 0 if all(r["status"] == "passed" for r in results) else 1
+               "summary": {"inputs": len(results), "failed": sum(r["status"] == "failed" for r in results),
+                           "not_run": sum(r["status"] == NOT_RUN for r in results), "interrupted": interrupted}}
+        outputs[args.json] = (json.dumps(doc, indent=1) + "\n").encode()
+    try:
+        write_all(outputs, {args.emit_dir: files} if args.emit_dir else {}, inputs=inputs)
+    except CompileError as exc:
+        raise UsageError(f"cannot write the report: {exc}") from None
 
 
 def add_commands(subparsers) -> None:
@@ -195,7 +254,8 @@ def add_commands(subparsers) -> None:
     c.add_argument("--junit", metavar="FILE", help="write JUnit XML: one test case per input and kernel")
     c.add_argument("--json", metavar="FILE", help="write the results as JSON (schema reconverge-check/1)")
     c.add_argument("--emit-dir", metavar="DIR", help="write each module's structure report into DIR")
-    c.add_argument("--timeout", type=float, default=300.0, metavar="SECONDS", help="per input (default 300)")
+    c.add_argument("--timeout", type=seconds, default=300.0, metavar="SECONDS",
+                   help=f"per input (default 300, at most {MAX_SECONDS:g})")
     c.add_argument("--debug", action="store_true", help=argparse.SUPPRESS)
     c.set_defaults(func=_check)
 

@@ -28,13 +28,11 @@ the function with each broken rule marked under its line.
 from __future__ import annotations
 
 import argparse
-import os
-import shutil
 import sys
 
 from lowering.errors import CompileError
-from lowering.output import check_names_distinct, write_files, write_output
-from tools.usage import UsageError
+from lowering.output import check_names_distinct, write_all
+from tools.usage import MAX_SECONDS, Terminated, UsageError, raise_on_sigterm, seconds
 
 EXIT_INPUT, EXIT_USAGE, EXIT_INTERNAL = 1, 2, 3
 EMIT_KINDS = ("nir", "dot-cfg", "dot-tree", "spirv", "spirv-asm", "dot-spirv", "gen", "gen-asm", "gen-mir")
@@ -154,21 +152,8 @@ def _emit_gen(kind: str, funcs: list, simd: int) -> str | bytes:
 
 def _write_with_dumps(args, data: str | bytes, dumps: dict[str, str]) -> None:
     """The output and the pass dumps of a command that succeeded: both, or (on a write error) neither."""
-    if not dumps:
-        write_output(args.output, data, inputs=[args.input])
-        return
-    created = not os.path.exists(args.dump_dir)
-    written = write_files(args.dump_dir, {name: text.encode() for name, text in dumps.items()},
-                          inputs=[args.input])
-    try:
-        write_output(args.output, data, inputs=[args.input])
-    except BaseException:
-        for path in written:
-            if os.path.lexists(path):
-                os.unlink(path)
-        if created:
-            shutil.rmtree(args.dump_dir, ignore_errors=True)
-        raise
+    directories = {args.dump_dir: {name: text.encode() for name, text in dumps.items()}} if dumps else {}
+    write_all({args.output: data}, directories, inputs=[args.input])
 
 
 def _build_options(args) -> tuple[str, ...]:
@@ -289,8 +274,6 @@ def _run(args) -> None:
         raise UsageError("--max-steps only applies to --target ir")
     if args.max_steps is not None and args.max_steps < 0:
         raise UsageError(f"--max-steps {args.max_steps}: expected a number of steps >= 0 (0: no limit)")
-    if args.timeout is not None and not args.timeout > 0:
-        raise UsageError(f"--timeout {args.timeout:g}: expected a positive number of seconds")
     backend = _spirv_options(args.spirv_version, args.target_env) if args.target == "spirv" else None
     if args.target == "ir":
         backend = harness.InterpreterOptions(args.max_steps)
@@ -336,16 +319,16 @@ def _run(args) -> None:
         results, png = call_in_child(launch, f"{args.input}: @{kernel} on the {args.target} target", args.timeout)
     else:
         results, png = launch()
-    if args.out is not None:                # None: `reconverge trace` of a kernel source, the picture only
-        _write_arrays(args.out, [(p.name, results[i]) for i, p in enumerate(params) if p.is_buffer],
-                      [args.input] + run_args.input_files(args.arg or []))
-    if args.trace is not None:
-        write_output(args.trace, png, inputs=[args.input])
+    # --out (None: `reconverge trace` of a kernel source, the picture only) and --trace: all or none
+    directories = {} if args.out is None else \
+        {args.out: _npy_files([(p.name, results[i]) for i, p in enumerate(params) if p.is_buffer])}
+    write_all({} if args.trace is None else {args.trace: png}, directories,
+              inputs=[args.input] + run_args.input_files(args.arg or []))
 
 
-def _write_arrays(directory: str, arrays: list, inputs: list[str]) -> None:
-    """DIR/NAME.npy for every array, all or none; NAME is the parameter's name made safe (see
-    lowering.output.safe_file_name), and no result may replace an input .npy."""
+def _npy_files(arrays: list) -> dict[str, bytes]:
+    """NAME.npy -> its bytes for every array; NAME is the parameter's name made safe (see
+    lowering.output.safe_file_name)."""
     import io
 
     import numpy as np
@@ -355,7 +338,7 @@ def _write_arrays(directory: str, arrays: list, inputs: list[str]) -> None:
         buffer = io.BytesIO()
         np.save(buffer, array, allow_pickle=False)
         contents[files[name]] = buffer.getvalue()
-    write_files(directory, contents, inputs)
+    return contents
 
 
 def _version() -> str:
@@ -456,8 +439,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="gen target: structured branches, per-lane blockIP, hybrid, or auto (default; see compile)")
     r.add_argument("--trace", metavar="OUT.png",
                    help="gen target: draw the first work-group's lane activity, block labels beside the rows")
-    r.add_argument("--timeout", type=float, metavar="SECONDS",
-                   help="stop the run (any target) after this many seconds, with an error")
+    r.add_argument("--timeout", type=seconds, metavar="SECONDS",
+                   help=f"stop the run (any target) after this many seconds (at most {MAX_SECONDS:g}), "
+                        f"with an error")
     r.add_argument("--verify-each", action="store_true", help="run the IR validator after every pass")
     _add_build_options(r)
     r.add_argument("--debug", action="store_true", help=argparse.SUPPRESS)
@@ -474,6 +458,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     debug = "--debug" in argv
+    previous = raise_on_sigterm()
     try:
         parser = build_parser()
         argv, cl_options = _split_cl_options(argv)
@@ -492,6 +477,8 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_INPUT
     except KeyboardInterrupt:
         return 130
+    except Terminated:
+        return 143
     except BrokenPipeError:
         return 0
     except Exception as exc:  # a bug in reconverge
@@ -503,6 +490,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"reconverge: internal error: {type(exc).__name__}: {message} (rerun with --debug for the "
               f"traceback)", file=sys.stderr)
         return EXIT_INTERNAL
+    finally:
+        if previous is not None:
+            import signal
+            signal.signal(signal.SIGTERM, previous)
 
 
 if __name__ == "__main__":

@@ -46,7 +46,7 @@ def _lowering() -> bool:
             llvm_text = compile_opencl(path, level)
             funcs = compile_llvm(llvm_text, path, verify_each=True)
             for func in funcs.values():
-                for written in dump_function(func, OUT, f"{level[1:]}"):
+                for written in dump_function(func, OUT, f"{level[1:]}", inputs=[path]):
                     if written.endswith(".dot") and shutil.which("dot"):
                         subprocess.run(["dot", "-Tsvg", written, "-o", written[:-4] + ".svg"], check=False)
             if name == "seed.cl" and level == "-O0":

@@ -3,7 +3,7 @@
     reconverge asm INPUT.asm -o OUT.krn [--compact]   (iga64 syntax in, raw Gen9 binary out)
     reconverge disasm INPUT.krn [-o OUT|-] [--fields] [--format text|json]
                                                      (iga64 -p=9 -d text out, or every field)
-    reconverge diff A.krn B.krn [--format text|json]  (the fields that differ; exit 1 when they do)
+    reconverge diff A.krn B.krn [--format text|json] [-o OUT|-]  (the fields that differ; exit 1 when they do)
 
 Bad input raises CompileError (printed by tools/cli.py as one line, exit 1); output is written to a
 temporary file in the target directory and renamed, so a failure never leaves a partial file.
@@ -38,7 +38,7 @@ def _asm(args) -> None:
         binary = assemble(text, name, autocompact=args.compact)
     except IsaError as e:
         raise CompileError(str(e)) from None
-    write_output(args.output, binary)
+    write_output(args.output, binary, inputs=[args.input])
 
 
 def _decoded(name: str, what):
@@ -64,14 +64,14 @@ def _disasm(args) -> None:
             {"name": k.name, "simd": k.simd, "size": len(k.code), "payload": k.payload,
              "instructions": [v.as_dict() for v in _decoded(f"{name}: {k.name}", lambda k=k: inspect(k.code))]}
             for k in kernels]}
-        write_output(args.output, (json.dumps(doc, indent=1) + "\n").encode())
+        write_output(args.output, (json.dumps(doc, indent=1) + "\n").encode(), inputs=[args.input])
         return
     parts = []
     for k in kernels:
         where = f"{name}: {k.name}" if many else name
         text = _decoded(where, lambda k=k: format_fields(inspect(k.code)) if args.fields else disassemble(k.code))
         parts.append((f"// kernel {k.name}: SIMD{k.simd}, {len(k.code)} bytes\n" if many else "") + text)
-    write_output(args.output, "\n".join(parts).encode())
+    write_output(args.output, "\n".join(parts).encode(), inputs=[args.input])
 
 
 def _diff(args) -> None:
@@ -106,8 +106,7 @@ def _diff(args) -> None:
                 lines += [f"{' ' * len(where)}    (expanded) {f}: {_hex(x)} -> {_hex(y)}" for f, x, y in c.expanded]
         lines.append(f"{total} instruction{'s' * (total != 1)} differ")
         text = "\n".join(lines) + "\n"
-    sys.stdout.write(text)
-    sys.stdout.flush()
+    write_output(args.output, text, inputs=[args.a, args.b])
     if total or only:
         raise SystemExit(1)
 
@@ -138,4 +137,5 @@ def add_commands(subparsers) -> None:
     f.add_argument("b", help="second binary")
     f.add_argument("--format", choices=("text", "json"), default="text",
                    help="json: the changes as JSON (schema reconverge-gen9-diff/1)")
+    f.add_argument("-o", "--output", default="-", help="output file (default: stdout)")
     f.set_defaults(func=_diff)

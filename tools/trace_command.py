@@ -144,7 +144,8 @@ def run_trace(args) -> None:
     except SimulationError as e:
         raise CompileError(f"{args.input}: simulation failed: {' '.join(str(e).split())}") from None
     try:
-        write_output(args.output, trace_png(trace))
+        write_output(args.output, trace_png(trace),
+                     inputs=[args.input] + [spec.partition("=")[2] for spec in args.surface or []])
     except OSError as e:
         raise CompileError(f"{args.output}: cannot write: {e.strerror or e}") from None
 

@@ -1,5 +1,43 @@
-"""The command line's usage error (a bad flag or flag value: exit 2), for every command module."""
+"""What every command module of the command line shares: the usage error (a bad flag or flag value:
+exit 2), the exception a SIGTERM becomes (so that cleanup runs and `check` can still report), and the
+type of a --timeout value."""
+from __future__ import annotations
+
+import argparse
+import math
+import signal
+
+MAX_SECONDS = 1e7        # about 116 days: longer is no time limit at all, and past the timers' range
 
 
 class UsageError(Exception):
     """Raised for a bad flag or flag value; tools/cli.py prints it as one line and exits 2."""
+
+
+class Terminated(BaseException):
+    """SIGTERM, raised in the main thread like KeyboardInterrupt is for SIGINT: `finally` blocks run
+    (temporary files go, children are killed) and the command exits 143."""
+
+
+def _raise_terminated(signum, frame):
+    raise Terminated()
+
+
+def raise_on_sigterm():
+    """Make SIGTERM raise Terminated in the main thread; returns the previous handler (None when not
+    called from the main thread, where handlers cannot be set)."""
+    try:
+        return signal.signal(signal.SIGTERM, _raise_terminated)
+    except ValueError:
+        return None
+
+
+def seconds(text: str) -> float:
+    """An argparse type: a time limit, a finite number of seconds > 0 and at most MAX_SECONDS."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r}: expected a number of seconds") from None
+    if not (math.isfinite(value) and 0 < value <= MAX_SECONDS):
+        raise argparse.ArgumentTypeError(f"{text}: expected a number of seconds > 0 and at most {MAX_SECONDS:g}")
+    return value

@@ -128,7 +128,7 @@ class FunctionEmitter(InstructionSelector):
         res = self.forward.pop(ins, None)
         computed = self.lower(ins, res)
         if computed is not None:
-            self.ids[ins] = computed
+            self.ids[ins] = self.settle_signed(ins, computed)
 
     # ----- global objects -----
     def note_interface(self, var: int) -> int:
@@ -227,6 +227,7 @@ class FunctionEmitter(InstructionSelector):
             if any(v.type.is_int and v.type.bits > 64 for v in (ins, *ins.operands)):
                 raise CompileError(f"{self.where(ins)}: integers wider than 64 bits have no SPIR-V type")
         self.reachable = _reachable(func.entry())
+        self.prepare_signedness(func)
         for b in blocks:
             self.labels[b] = m.new_id()
             if b.label:

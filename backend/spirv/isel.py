@@ -21,10 +21,11 @@ from lowering.passes.lower_math_edges import LOWERED as LOWERED_MATH
 
 from .grammar import GRAMMAR
 from .memory import access_bits
+from .signedness import SIGNED_GLSL, SIGNED_GLSL_OPERANDS, SIGNED_INSTRUCTIONS, reads_signed
 from .types import is_odd_int, legal_bits
 
 INT_BINOPS = {"add": "OpIAdd", "sub": "OpISub", "mul": "OpIMul", "udiv": "OpUDiv", "sdiv": "OpSDiv",
-              "urem": "OpUMod", "srem": "OpSRem", "shl": "OpShiftLeftLogical", "lshr": "OpShiftRightLogical",
+              "urem": "OpUMod", "shl": "OpShiftLeftLogical", "lshr": "OpShiftRightLogical",
               "ashr": "OpShiftRightArithmetic", "and": "OpBitwiseAnd", "or": "OpBitwiseOr", "xor": "OpBitwiseXor"}
 BOOL_BINOPS = {"and": "OpLogicalAnd", "or": "OpLogicalOr", "xor": "OpLogicalNotEqual",
                "add": "OpLogicalNotEqual", "sub": "OpLogicalNotEqual", "mul": "OpLogicalAnd"}
@@ -56,14 +57,110 @@ def _widens_an_argument(ins: Instr) -> bool:
     return ins.opcode == "zext" and isinstance(ins.operands[0], Arg) and not is_odd_int(ins.type)
 
 
+_ID_OPERANDS: dict[tuple[str, int], tuple[bool, ...]] = {}
+
+
+def _id_operands(name: str, count: int) -> tuple[bool, ...]:
+    """Which of an instruction's `count` operands (after result type and id) are ids, by the grammar."""
+    key = (name, count)
+    hit = _ID_OPERANDS.get(key)
+    if hit is None:
+        flags: list[bool] = []
+        for kind, quantifier in (q for q in GRAMMAR.operands(name) if q[0] not in ("IdResultType", "IdResult")):
+            is_id = GRAMMAR.category(kind) == "Id" or kind == "PairIdRefIdRef"
+            flags.extend([is_id] * (count - len(flags) if quantifier == "*" else 1))
+        hit = _ID_OPERANDS[key] = tuple(flags[:count]) + (False,) * (count - len(flags))
+    return hit
+
+
 class InstructionSelector:
     """Mixed into the function emitter, which provides m, types, plan, abi, ids, value(), const() ..."""
 
+    # ----- signed instructions (signedness.py) -----
+    def prepare_signedness(self, func) -> None:
+        """Per function: the signed results, which signed value each unsigned copy is of, the bitcasts
+        made in each block ((value, block label) -> cast), and each value's users."""
+        self.signed_values: set[int] = set()
+        self.signed_origin: dict[int, int] = {}
+        self.block_casts: dict[tuple[int, int | None], int] = {}
+        self.users: dict[Value, list[Instr]] = {}
+        for ins in func.instructions():
+            for v in ins.operands:
+                self.users.setdefault(v, []).append(ins)
+
+    def settle_signed(self, ins: Instr, computed: int) -> int:
+        """The id `ins` is known by: a signed result stays signed when every use reads it signed, else
+        its unsigned copy (made here, right after it, so that it dominates every use)."""
+        if computed in self.signed_values and not all(reads_signed(u) for u in self.users.get(ins, ())):
+            return self.unsigned_copy(computed, self.types.of(ins.type))
+        return computed
+
     # ----- small helpers -----
     def op(self, name: str, type_id: int | None, *operands, result=None) -> int:
+        """Add an instruction; a signed one (signedness.py) gets signed operands and a signed result."""
+        if name in SIGNED_INSTRUCTIONS:
+            return self._signed(name, type_id, [self.as_signed(x) for x in operands], result)
+        if self.signed_values:
+            operands = self._unsigned_operands(name, operands)
         if type_id is None:
             return self.m.op(name, *operands)
         return self.m.op(name, type_id, *operands, result=result)
+
+    def _signed(self, name: str, type_id: int | None, operands: list, result, ext: tuple = ()) -> int:
+        """Emit a signed instruction: an integer result type becomes signed; under a pre-assigned id
+        (`result`, which phis already use as the unsigned value) the signed result is bitcast back."""
+        width = self.m.int_type(type_id) if type_id is not None else None
+        if width is None:
+            return self.m.op(name, type_id, *ext, *operands, result=result)
+        value = self.m.op(name, self.types.sint(width[0]), *ext, *operands)
+        self.signed_values.add(value)
+        if result is None:
+            return value
+        return self.unsigned_copy(value, type_id, result)
+
+    def unsigned_copy(self, value: int, type_id: int, result=None) -> int:
+        """OpBitcast of a signed value to its unsigned type; a signed use of the copy uses `value`."""
+        copy = self.m.op("OpBitcast", type_id, value, result=result)
+        self.signed_origin[copy] = value
+        return copy
+
+    def as_signed(self, x):
+        """Operand `x` in the signed type of its width (anything not an unsigned integer is kept)."""
+        t = self.m.type_of(x)
+        width = self.m.int_type(t) if t is not None else None
+        if width is None or width[1]:
+            return x
+        origin = self.signed_origin.get(x)
+        if origin is not None:
+            return origin
+        stype = self.types.sint(width[0])
+        constant = self.m.int_constant_value(x)
+        if constant is not None:
+            return self.m.constant(stype, constant)
+        if self.m.is_undef(x):
+            return self.m.undef(stype)
+        key = (x, self.m.block)            # a bitcast here dominates the rest of this block only
+        cast = self.block_casts.get(key)
+        if cast is None:
+            cast = self.block_casts[key] = self.m.op("OpBitcast", stype, x)
+        return cast
+
+    def as_unsigned(self, x: int) -> int:
+        """A signed value (a signed instruction's result) in the unsigned type, bitcast in this block."""
+        key = (x, self.m.block)
+        cast = self.block_casts.get(key)
+        if cast is None:
+            width = self.m.int_type(self.m.type_of(x))
+            cast = self.block_casts[key] = self.m.op("OpBitcast", self.types.uint(width[0]), x)
+            self.signed_origin[cast] = x
+        return cast
+
+    def _unsigned_operands(self, name: str, operands: tuple) -> tuple:
+        signed = self.signed_values
+        if not any(x in signed for x in operands if x.__class__ is int):
+            return operands
+        ids = _id_operands(name, len(operands))
+        return tuple(self.as_unsigned(x) if is_id and x in signed else x for x, is_id in zip(operands, ids))
 
     def finish(self, res, t: Type, computed: int) -> int:
         """Make `computed` available under the id `res` a phi already uses (if any)."""
@@ -81,7 +178,16 @@ class InstructionSelector:
         if t.is_float and t.bits == 64 and name not in GLSL_F64:
             raise CompileError(f"{self.where(ins)}: {ins.attrs.get('fn', name) if ins else name} on double "
                                "has no Vulkan SPIR-V instruction (GLSL.std.450 offers it for 16/32-bit floats)")
-        return self.m.ext_inst(self.types.of(t), name, *args, result=result)
+        type_id = self.types.of(t)
+        if name in SIGNED_GLSL:
+            args = tuple(self.as_signed(x) for x in args)
+            return self._signed("OpExtInst", type_id, list(args), result,
+                                (self.m.ext_inst_import("GLSL.std.450"), GRAMMAR.glsl(name)))
+        if name in SIGNED_GLSL_OPERANDS:
+            args = tuple(self.as_signed(x) if i in SIGNED_GLSL_OPERANDS[name] else x for i, x in enumerate(args))
+        elif self.signed_values:
+            args = tuple(self.as_unsigned(x) if x in self.signed_values else x for x in args)
+        return self.m.ext_inst(type_id, name, *args, result=result)
 
     def u32(self, value: int) -> int:
         return self.const(Type("int", 32), value)
@@ -100,6 +206,8 @@ class InstructionSelector:
             return self._int_binop(ins, res)
         if op == "frem" and not ins.attrs.get("relaxed"):
             raise CompileError(f"{self.where(ins)}: frem reached the SPIR-V emitter with its edge cases unlowered")
+        if op == "fdiv" and not ins.attrs.get("approx") and ins.type.bits in (16, 32):
+            return self._exact(ins, res, "divide")
         if op in FLOAT_BINOPS:
             return self.precise(FLOAT_BINOPS[op], ins.type, self.value(ins.operands[0]),
                                 self.value(ins.operands[1]), result=res)
@@ -118,16 +226,33 @@ class InstructionSelector:
             return self.op(BOOL_BINOPS[ins.opcode], self.types.bool, a, b, result=res)
         return self.op(INT_BINOPS[ins.opcode], self.types.of(t), a, b, result=res)
 
+    def _op_srem(self, ins: Instr, res) -> int:
+        """a - (a / b) * b with OpSDiv, not OpSRem: NVIDIA's 580 driver computes OpSRem as an unsigned
+        remainder, signed-typed operands or not (-57319 % 7 gave 1, not -3, on an H200), while its OpSDiv
+        is right. The same value on every driver, and the same undefined cases (b = 0, INT_MIN % -1)."""
+        a, b = (self.value(x) for x in ins.operands)
+        t = self.types.of(ins.type)
+        if ins.type.bits == 1:                 # i1: b must be true (1), so the remainder is 0
+            return self.finish(res, ins.type, self.const(ins.type, 0))
+        quotient = self.op("OpSDiv", t, a, b)
+        return self.op("OpISub", t, a, self.op("OpIMul", t, quotient, b), result=res)
+
     def _glsl_int(self, ins: Instr, res) -> int:
         return self.glsl(ins.type, GLSL_INT[ins.opcode], *(self.value(x) for x in ins.operands), result=res)
 
     _op_smin = _op_smax = _op_umin = _op_umax = _op_abs = _glsl_int
 
     def _mulhi(self, ins: Instr, res, name: str) -> int:
+        """The high half of OpUMulExtended/OpSMulExtended (the signed one's struct holds signed members)."""
         t = self.types.of(ins.type)
-        pair = self.m.type("OpTypeStruct", t, t)
+        member = self.types.sint(ins.type.bits) if name in SIGNED_INSTRUCTIONS else t
+        pair = self.m.type("OpTypeStruct", member, member)
         both = self.op(name, pair, *(self.value(x) for x in ins.operands))
-        return self.op("OpCompositeExtract", t, both, 1, result=res)
+        if member == t:
+            return self.op("OpCompositeExtract", t, both, 1, result=res)
+        high = self.op("OpCompositeExtract", member, both, 1)
+        self.signed_values.add(high)
+        return high if res is None else self.unsigned_copy(high, t, res)
 
     def _op_mulhi_s(self, ins, res):
         return self._mulhi(ins, res, "OpSMulExtended")
@@ -193,10 +318,26 @@ class InstructionSelector:
         a, b, c = (self.value(x) for x in ins.operands)
         return self.precise("OpFAdd", ins.type, self.precise("OpFMul", ins.type, a, b), c, result=res)
 
+    def _exact(self, ins: Instr, res, operation: str) -> int:
+        """Correctly rounded f32 division or sqrt (exact_float.py); a half goes through f32, which is
+        exact for them (24 >= 2 * 11 + 2 bits: Figueroa, "When is double rounding innocuous?", 1995)."""
+        from .exact_float import ExactFloat
+        xs = [self.value(x) for x in ins.operands]
+        f32 = self.types.float(32)
+        if ins.type.bits == 16:
+            xs = [self.op("OpFConvert", f32, x) for x in xs]
+        r = getattr(ExactFloat(self), operation)(*xs)
+        if ins.type.bits == 16:
+            return self.op("OpFConvert", self.types.of(ins.type), r, result=res)
+        return self.finish(res, ins.type, r)
+
     def _op_math(self, ins: Instr, res) -> int:
         """GLSL.std.450's function of the same name; lowering.passes.lower_math_edges has already turned
-        the functions whose OpenCL edges GLSL leaves undefined into relaxed ones and selects."""
+        the functions whose OpenCL edges GLSL leaves undefined into relaxed ones and selects. sqrt is
+        correctly rounded unless the source allows OpenCL's 3 ULP (attrs['approx'])."""
         fn, t = ins.attrs["fn"], ins.type
+        if fn == "sqrt" and not ins.attrs.get("approx") and t.bits in (16, 32):
+            return self._exact(ins, res, "sqrt")
         if fn not in GLSL_MATH or (fn in LOWERED_MATH and not ins.attrs.get("relaxed")):
             raise CompileError(f"{self.where(ins)}: math function {fn} has no SPIR-V lowering")
         return self.glsl(t, GLSL_MATH[fn], *(self.value(x) for x in ins.operands), result=res, ins=ins)

@@ -97,6 +97,9 @@ class SpirvModule:
         self._type_info: dict[int, tuple] = {}       # type id -> ("int", width, signed) / ("float", width) / ("bool",)
         self._value_types: dict[int, int] = {}       # value id -> its result type id
         self._constants: dict[tuple, int] = {}
+        self._int_constants: dict[int, int] = {}    # OpConstant id of an integer type -> its value, unsigned
+        self._undefs: set[int] = set()              # module-level OpUndef ids
+        self.block: int | None = None               # the label of the block being built
         # The function being built: OpFunction + parameters + first OpLabel, its OpVariables, the rest.
         self._in_function = False
         self._in_block = False
@@ -128,6 +131,18 @@ class SpirvModule:
         """The bit width of an OpTypeInt/OpTypeFloat this module created, else None."""
         info = self._type_info.get(type_id)
         return info[1] if info and info[0] in ("int", "float") else None
+
+    def int_type(self, type_id: int) -> tuple[int, bool] | None:
+        """(width, signed) of an OpTypeInt this module created, else None."""
+        info = self._type_info.get(type_id)
+        return (info[1], info[2]) if info and info[0] == "int" else None
+
+    def int_constant_value(self, value_id: int) -> int | None:
+        """The value (as an unsigned number) of an integer OpConstant this module created, else None."""
+        return self._int_constants.get(value_id)
+
+    def is_undef(self, value_id: int) -> bool:
+        return value_id in self._undefs
 
     def type_of(self, value_id: int) -> int | None:
         """The result type of a value this module created (None for types, labels, unknown ids)."""
@@ -513,6 +528,8 @@ class SpirvModule:
                 [((len(words) + 3) << 16) | GRAMMAR.opcode("OpConstant"), type_id, result, *words])
             self._value_types[result] = type_id
             found = self._constants[key] = result
+            if info[0] == "int":
+                self._int_constants[result] = int(value) & ((1 << info[1]) - 1)
         return found
 
     def spec_constant(self, type_id: int, default: int, spec_id: int) -> int:
@@ -547,6 +564,7 @@ class SpirvModule:
         found = self._constants.get(key)
         if found is None:
             found = self._constants[key] = self._global("OpUndef", type_id)
+            self._undefs.add(found)
         return found
 
     def global_variable(self, pointer_type: int, storage_class: str | int, initializer: int | None = None) -> int:
@@ -586,6 +604,7 @@ class SpirvModule:
             self._code = self._fn_body     # OpVariables go between the first OpLabel and this
         self._fn_blocks += 1
         self._in_block = True
+        self.block = label
         return label
 
     def function_variable(self, pointer_type: int, initializer: int | None = None) -> int:

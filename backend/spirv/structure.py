@@ -10,6 +10,14 @@ construct is the blocks the continue target dominates that the loop's back-edge 
 Rules checked here (a subset of spirv-val's, explained):
 - merge-dominance: the header must dominate its merge block (unless the merge is unreachable);
 - continue-in-loop: a loop's continue target must be dominated by the loop header;
+- merge-inside: a construct whose header lies inside another construct must have its merge block inside
+  it too (spirv-val: "Header block ... is contained in the loop construct headed by ..., but its merge
+  block ... is not"); a loop construct here excludes its continue construct, so a selection inside a
+  loop may not merge at the loop's continue target, nor at its merge block;
+- merge-shared: no two headers may declare the same merge block (spirv-val: "... is already a merge
+  block for another header");
+- back-edge: a loop header has exactly one back edge, from inside the loop (spirv-val: "Loop header ...
+  is targeted by N back-edge blocks but the standard requires exactly one");
 - exit: an edge leaving a construct must go to the construct's merge block, or (from inside a loop) to
   the loop's merge or continue target, or to the merge block of an enclosing construct; anything else
   is a branch out of the construct.
@@ -58,7 +66,13 @@ class ModuleFlow:
 
 
 class SpirvParseError(ValueError):
-    pass
+    """A binary that cannot be read as SPIR-V: `check` reports it as that input's one-line problem."""
+
+
+# the fewest operand words each instruction read here needs (SPIR-V spec 3.x; OpName's string may be empty
+# only in a broken module, but its target id must be there)
+_MIN_OPERANDS = {"OpName": 1, "OpEntryPoint": 2, "OpCapability": 1, "OpFunction": 2, "OpLabel": 1,
+                 "OpBranch": 1, "OpBranchConditional": 3, "OpSwitch": 2, "OpSelectionMerge": 1, "OpLoopMerge": 2}
 
 
 def _opcode(name: str) -> int:
@@ -78,6 +92,7 @@ def parse(binary: bytes) -> ModuleFlow:
                                   "OpLabel", "OpBranch",
                                   "OpBranchConditional", "OpSwitch", "OpSelectionMerge", "OpLoopMerge",
                                   "OpReturn", "OpReturnValue", "OpKill", "OpUnreachable")}
+    needs = {op[name]: (name, count) for name, count in _MIN_OPERANDS.items()}
     names: dict[int, str] = {}
     capabilities: list[str] = []
     functions: list[FunctionFlow] = []
@@ -90,14 +105,21 @@ def parse(binary: bytes) -> ModuleFlow:
         if count == 0 or pos + count > len(words):
             raise SpirvParseError(f"word {pos}: bad instruction length {count}")
         operands = words[pos + 1:pos + count]
+        if code in needs and len(operands) < needs[code][1]:
+            raise SpirvParseError(f"word {pos}: {needs[code][0]} with {len(operands)} operand"
+                                  f"{'s' * (len(operands) != 1)}, expected at least {needs[code][1]}")
         if code == op["OpName"]:
             raw = b"".join(struct.pack("<I", w) for w in operands[1:])
-            names[operands[0]] = raw.split(b"\0", 1)[0].decode("utf-8", "replace")
+            names[operands[0]] = _printable(raw)
         elif code == op["OpEntryPoint"]:
             raw = b"".join(struct.pack("<I", w) for w in operands[2:])
-            names.setdefault(operands[1], raw.split(b"\0", 1)[0].decode("utf-8", "replace"))
+            names.setdefault(operands[1], _printable(raw))
         elif code == op["OpCapability"]:
-            capabilities.append(GRAMMAR.enumerant_name("Capability", operands[0]))
+            try:
+                capabilities.append(GRAMMAR.enumerant_name("Capability", operands[0]))
+            except KeyError:
+                raise SpirvParseError(f"word {pos}: OpCapability {operands[0]} is no capability SPIR-V "
+                                      f"defines") from None
         elif code == op["OpFunction"]:
             current = FunctionFlow(operands[1], "", [], {})
         elif code == op["OpFunctionEnd"] and current is not None:
@@ -106,6 +128,8 @@ def parse(binary: bytes) -> ModuleFlow:
             current, merges = None, {}
         elif code == op["OpLabel"] and current is not None:
             label = operands[0]
+            if label in current.succs:
+                raise SpirvParseError(f"word {pos}: label %{label} defined twice")
             current.blocks.append(label)
             current.succs[label] = []
         elif current is not None and label is not None:
@@ -123,6 +147,12 @@ def parse(binary: bytes) -> ModuleFlow:
     for f in functions:
         f.name = names.get(f.id, f"%{f.id}")
     return ModuleFlow(version, capabilities, functions, names)
+
+
+def _printable(raw: bytes) -> str:
+    """A literal string operand as a name fit for one-line messages (control characters escaped)."""
+    text = raw.split(b"\0", 1)[0].decode("utf-8", "replace")
+    return "".join(c if c.isprintable() else f"\\x{ord(c):02x}" for c in text)
 
 
 def _analyse(func: FunctionFlow, merges: dict[int, tuple[str, int, int | None]]) -> None:
@@ -178,6 +208,19 @@ def _rules(func: FunctionFlow, reachable: set[int], dominates) -> None:
         if c.kind == "loop" and c.continue_target is not None and c.continue_target in reachable \
                 and not dominates(c.header, c.continue_target):
             func.problems.append(f"continue-in-loop|loop|{c.header}|{c.continue_target}")
+    _merges_inside(func, reachable)
+    owner: dict[int, Construct] = {}
+    for c in func.constructs:
+        if c.kind == "continue" or c.merge is None:
+            continue
+        if c.merge in owner:
+            func.problems.append(f"merge-shared|{c.kind}|{c.header}|{c.merge}|{owner[c.merge].header}")
+        owner.setdefault(c.merge, c)
+    for c in func.constructs:
+        if c.kind == "loop" and c.header in reachable:
+            back = [b for b in func.blocks if b in reachable and c.header in func.succs[b] and dominates(c.header, b)]
+            if len(back) != 1:
+                func.problems.append(f"back-edge|loop|{c.header}|{' '.join(map(str, back))}")
     # exits: an edge from inside a construct to outside it must be one the rules allow
     for c in func.constructs:
         if c.kind == "continue":
@@ -196,6 +239,23 @@ def _rules(func: FunctionFlow, reachable: set[int], dominates) -> None:
                     func.problems.append(f"exit|{c.kind}|{c.header}|{b}|{s}")
 
 
+def _merges_inside(func: FunctionFlow, reachable: set[int]) -> None:
+    """The merge-inside rule, reported against the innermost construct around the header."""
+    continues = {c.header: set(c.blocks) for c in func.constructs if c.kind == "continue"}
+    for c in func.constructs:
+        if c.kind == "continue" or c.merge is None or c.merge not in reachable:
+            continue
+        around = sorted((o for o in func.constructs if o is not c and o.header != c.header and c.header in o.blocks),
+                        key=lambda o: len(o.blocks))
+        for o in around[:1]:
+            body = set(o.blocks)
+            cont = continues.get(o.continue_target) if o.kind == "loop" and o.continue_target is not None else None
+            if cont is not None and c.header not in cont:
+                body -= cont
+            if c.merge not in body:
+                func.problems.append(f"merge-inside|{c.kind}|{c.header}|{c.merge}|{o.kind}|{o.header}")
+
+
 def explain(flow: ModuleFlow, func: FunctionFlow, problem: str) -> str:
     """A problem code as a sentence naming the rule, the construct and the blocks."""
     parts = problem.split("|")
@@ -205,6 +265,26 @@ def explain(flow: ModuleFlow, func: FunctionFlow, problem: str) -> str:
         return (f"{func.name}: the {kind} construct headed by {n(header)} declares merge block {n(int(parts[3]))}, "
                 f"which its header does not dominate (spec 2.11: a merge block must be dominated by its header); "
                 f"make every path to {n(int(parts[3]))} pass through {n(header)}")
+    if rule == "merge-shared":
+        return (f"{func.name}: the {kind} construct headed by {n(header)} declares merge block {n(int(parts[3]))}, "
+                f"which already ends the construct headed by {n(int(parts[4]))}; each header needs a merge block "
+                f"of its own (spec 2.11)")
+    if rule == "back-edge":
+        back = [int(b) for b in parts[3].split()]
+        return (f"{func.name}: the loop headed by {n(header)} has {len(back)} back edges"
+                f"{' (from ' + ', '.join(n(b) for b in back) + ')' if back else ''}; a loop has exactly one, from "
+                f"its continue construct (spec 2.11): branch from the other blocks to the continue target instead")
+    if rule == "merge-inside":
+        merge, outer_kind, outer = int(parts[3]), parts[4], int(parts[5])
+        outer_construct = next((c for c in func.constructs if c.header == outer and c.kind == outer_kind), None)
+        role = ""
+        if outer_construct is not None and outer_construct.kind == "loop":
+            role = (" (it is that loop's continue target)" if merge == outer_construct.continue_target else
+                    " (it is that loop's merge block)" if merge == outer_construct.merge else "")
+        return (f"{func.name}: the {kind} construct headed by {n(header)} lies inside the {outer_kind} construct "
+                f"headed by {n(outer)}, but its merge block {n(merge)} does not{role}; a construct must end inside "
+                f"the construct around it (spec 2.11: a loop construct does not hold its continue construct), so "
+                f"merge at a block of its own before the branch to {n(merge)}")
     if rule == "continue-in-loop":
         return (f"{func.name}: the loop headed by {n(header)} names continue target {n(int(parts[3]))}, which is "
                 f"outside the loop (not dominated by its header); the continue target must be inside the loop")
@@ -232,18 +312,69 @@ def report(flow: ModuleFlow) -> str:
     return "\n".join(out) + "\n"
 
 
+def construct_tree(func: FunctionFlow) -> tuple[list[int | None], dict[int, int | None]]:
+    """How the constructs nest, for drawing: each construct's parent (an index into func.constructs, None
+    at the top), the smallest other construct holding its header; and each block's innermost construct
+    (None: in none). Smaller means fewer blocks, ties broken by order, so the parents form a tree even
+    in a broken module whose constructs overlap."""
+    order = sorted(range(len(func.constructs)), key=lambda i: (len(func.constructs[i].blocks), i))
+    rank = {c: r for r, c in enumerate(order)}
+    members = [set(c.blocks) for c in func.constructs]
+    parents: list[int | None] = []
+    for i, c in enumerate(func.constructs):
+        holders = [j for j in order if rank[j] > rank[i] and c.header in members[j]]
+        parents.append(holders[0] if holders else None)
+    innermost = {b: next((j for j in order if b in members[j]), None) for b in func.blocks}
+    return parents, innermost
+
+
+def _quote(text: str) -> str:
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
 def dot(flow: ModuleFlow) -> str:
-    """GraphViz: one cluster per construct, nested as the constructs are."""
+    """GraphViz: one cluster per construct, nested as the constructs are (each block drawn once, in its
+    innermost construct); an edge that breaks a rule is red and labelled with the rule, a merge block or
+    continue target in the wrong place red."""
     n = flow.block_name
     out = ["digraph spirv {", "  node [shape=box, fontname=monospace];"]
     for fi, f in enumerate(flow.functions):
-        out.append(f'  subgraph cluster_f{fi} {{ label="{f.name}";')
-        for ci, c in enumerate(f.constructs):
-            out.append(f'    subgraph cluster_f{fi}_c{ci} {{ label="{c.kind} {n(c.header)}"; style=dashed;')
-            out += [f'      "f{fi}_{b}";' for b in c.blocks]
-            out.append("    }")
-        out += [f'    "f{fi}_{b}" [label="{n(b)}"];' for b in f.blocks]
-        out += [f'    "f{fi}_{b}" -> "f{fi}_{s}";' for b in f.blocks for s in f.succs[b]]
+        node = {b: _quote(f"f{fi}_{b}") for b in f.blocks}
+        parents, innermost = construct_tree(f)
+        bad_edges: dict[tuple[int, int], str] = {}
+        bad_blocks: set[int] = set()
+        for problem in f.problems:
+            parts = problem.split("|")
+            if parts[0] == "exit":
+                bad_edges[(int(parts[3]), int(parts[4]))] = "exit"
+            elif parts[0] == "back-edge":
+                bad_edges.update({(int(b), int(parts[2])): "back edge" for b in parts[3].split()})
+            else:                               # the merge block or continue target in the wrong place
+                bad_blocks.add(int(parts[3]))
+
+        def emit(owner: int | None, indent: str) -> None:
+            for ci in (i for i, p in enumerate(parents) if p == owner):
+                c = f.constructs[ci]
+                out.append(f"{indent}subgraph cluster_f{fi}_c{ci} {{ label={_quote(f'{c.kind} {n(c.header)}')}; "
+                           f"style=dashed;")
+                emit(ci, indent + "  ")
+                if not c.blocks:
+                    out.append(f"{indent}  {_quote(f'f{fi}_c{ci}_empty')} [label=\"(no blocks)\", shape=plain];")
+                out.append(f"{indent}}}")
+            for b in f.blocks:
+                if innermost[b] == owner:
+                    style = ", color=red, fontcolor=red" if b in bad_blocks else ""
+                    out.append(f"{indent}{node[b]} [label={_quote(n(b))}{style}];")
+
+        out.append(f"  subgraph cluster_f{fi} {{ label={_quote(f.name)};")
+        emit(None, "    ")
+        for b in f.blocks:
+            for t in f.succs[b]:
+                if t not in node:
+                    continue
+                rule = bad_edges.get((b, t))
+                style = f' [color=red, fontcolor=red, penwidth=2, label="{rule}"]' if rule else ""
+                out.append(f"    {node[b]} -> {node[t]}{style};")
         out.append("  }")
     out.append("}")
     return "\n".join(out) + "\n"

@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 import subprocess
 
+from lowering import child_process
 from lowering.errors import CompileError
 
 _ERROR_PREFIX = re.compile(r"^error:\s*(line \d+:\s*)?")
@@ -14,7 +15,7 @@ _ERROR_PREFIX = re.compile(r"^error:\s*(line \d+:\s*)?")
 
 def _run(tool: str, args: list[str], binary: bytes) -> subprocess.CompletedProcess:
     try:
-        return subprocess.run([tool, *args], input=binary, capture_output=True, check=False)
+        return child_process.run([tool, *args], input=binary, capture_output=True, check=False)
     except FileNotFoundError:
         raise CompileError(f"{tool} not found: install the Debian package spirv-tools") from None
 

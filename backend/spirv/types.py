@@ -23,8 +23,9 @@ _FLOAT_CAPABILITIES = {16: "Float16", 64: "Float64"}
 
 
 class TypeTable:
-    """Every integer is unsigned in SPIR-V (signedness lives in the opcodes, as in the IR); i1 is bool;
-    a pointer value is its byte offset into its memory object, a u32."""
+    """Every integer value is unsigned in SPIR-V (signedness lives in the opcodes, as in the IR), except
+    the operands and results of signed instructions (signedness.py); i1 is bool; a pointer value is its
+    byte offset into its memory object, a u32."""
 
     def __init__(self, module):
         self.m = module
@@ -38,6 +39,13 @@ class TypeTable:
         if bits in _INT_CAPABILITIES:
             self.m.capability(_INT_CAPABILITIES[bits])
         return self.m.type("OpTypeInt", bits, 0)
+
+    def sint(self, bits: int) -> int:
+        """The signed integer type of a width: only signed instructions' operands and results have it."""
+        bits = legal_bits(bits)
+        if bits in _INT_CAPABILITIES:
+            self.m.capability(_INT_CAPABILITIES[bits])
+        return self.m.type("OpTypeInt", bits, 1)
 
     def float(self, bits: int) -> int:
         if bits in _FLOAT_CAPABILITIES:

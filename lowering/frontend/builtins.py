@@ -133,6 +133,10 @@ class Lanes:
     def math(self, fn: str, *xs: Value) -> Value:
         return self.r.emit("math", list(xs), xs[0].type, {"fn": fn})
 
+    def approx_div(self, a: Value, b: Value) -> Value:
+        """a / b where the builtin's precision allows OpenCL's 2.5 ULP (or is implementation-defined)."""
+        return self.r.emit("fdiv", [a, b], a.type, {"approx": True})
+
     def fix_width(self, x: Value, t: Type, signed: bool) -> Value:
         if x.type == t:
             return x
@@ -293,9 +297,9 @@ def _float_or_memory(L: Lanes, base: str, name: str, params: list[Param], args, 
     if base == "pown":
         return _map(lambda x, k: L.math("pow", x, L.op("sitofp", k, t=x.type)), args, n)
     if base == "recip":
-        return _map(lambda x: L.op("fdiv", L.c(x.type, 1.0), x), args, n)
-    if base == "divide":
-        return _map(lambda a, b: L.op("fdiv", a, b), args, n)
+        return _map(lambda x: L.approx_div(L.c(x.type, 1.0), x), args, n)
+    if base == "divide":        # native_divide, half_divide: implementation-defined precision
+        return _map(lambda a, b: L.approx_div(a, b), args, n)
     if base in ("fmin", "min"):
         return _map(lambda a, b: L.op("fmin", a, b), args, n)
     if base in ("fmax", "max"):
@@ -312,7 +316,7 @@ def _float_or_memory(L: Lanes, base: str, name: str, params: list[Param], args, 
         return _map(lambda e, x: L.sel(L.fcmp("olt", x, e), L.c(x.type, 0.0), L.c(x.type, 1.0)), args, n)
     if base == "smoothstep":
         def smooth(e0, e1, x):
-            t = L.op("fdiv", L.op("fsub", x, e0), L.op("fsub", e1, e0))
+            t = L.approx_div(L.op("fsub", x, e0), L.op("fsub", e1, e0))
             t = L.op("fmin", L.op("fmax", t, L.c(x.type, 0.0)), L.c(x.type, 1.0))
             return L.op("fmul", L.op("fmul", t, t), L.op("fsub", L.c(x.type, 3.0), L.op("fmul", L.c(x.type, 2.0), t)))
         return _map(smooth, args, n)

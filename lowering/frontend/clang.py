@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import os
 import shutil
-import subprocess
 
+from lowering import child_process
 from lowering.errors import CompileError
 
 CLANG = os.environ.get("RECONVERGE_CLANG", "clang-22")
@@ -49,7 +49,7 @@ def compile_opencl(source_path: str, opt_level: str = "-O0", build_options: tupl
                            "(or set RECONVERGE_CLANG to a clang of LLVM 22)")
     if not os.path.isfile(source_path):
         raise CompileError(f"{source_path}: no such file")
-    proc = subprocess.run(clang_command(source_path, opt_level, tuple(build_options)), capture_output=True,
+    proc = child_process.run(clang_command(source_path, opt_level, tuple(build_options)), capture_output=True,
                           text=True)
     if proc.returncode != 0:
         errors = [line for line in proc.stderr.splitlines() if ": error:" in line or "fatal error:" in line]

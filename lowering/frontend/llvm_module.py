@@ -154,11 +154,13 @@ def find_kernels(mod: llvm.ModuleRef) -> list[str]:
     """Names of the kernels: defined spir_kernel functions, without clang's `__clang_ocl_kern_imp_` twins.
 
     A module with no spir_kernel function at all (hand-written IR) has as kernels its defined functions
-    that no other function calls."""
+    that no other function calls. Only an externally visible function is an entry point: an internal or
+    private one is a helper of the module (inlined where called, dropped if not)."""
     known = getattr(mod, "reconverge_kernels", None)
     if known is not None:
         return list(known)
-    defined = [f for f in mod.functions if not f.is_declaration and not f.name.startswith(KERNEL_TWIN)]
+    defined = [f for f in mod.functions if not f.is_declaration and not f.name.startswith(KERNEL_TWIN)
+               and f.linkage not in (llvm.Linkage.internal, llvm.Linkage.private)]
     kernels = [f.name for f in defined if is_spir_kernel(f)]
     if kernels:
         return kernels
@@ -169,6 +171,14 @@ def find_kernels(mod: llvm.ModuleRef) -> list[str]:
                 if ins.opcode == "call":
                     called.add(list(ins.operands)[-1].name)
     return [f.name for f in defined if f.name not in called]
+
+
+def require_kernels(mod: llvm.ModuleRef, source_name: str) -> list[str]:
+    """find_kernels(mod), or the one error every command gives for a module without kernels."""
+    names = find_kernels(mod)
+    if not names:
+        raise CompileError(f"{source_name}: no kernels in the module")
+    return names
 
 
 def optimize_module(mod: llvm.ModuleRef, speed_level: int) -> llvm.ModuleRef:

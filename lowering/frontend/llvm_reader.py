@@ -16,7 +16,7 @@ import llvmlite.binding as llvm
 
 from lowering.errors import CompileError
 from lowering.frontend import builtins
-from lowering.frontend.llvm_module import KERNEL_TWIN, find_kernels, function_header, prepare_module
+from lowering.frontend.llvm_module import KERNEL_TWIN, function_header, prepare_module, require_kernels
 from lowering.frontend.llvm_types import (
     CV,
     Cursor,
@@ -67,6 +67,9 @@ def key(v: llvm.ValueRef) -> int:
 
 def zero(t: Type) -> Const:
     return Const(t, 0.0 if t.is_float else 0)
+
+
+_FPMATH = re.compile(r"!fpmath !(\d+)")
 
 
 class ModuleContext:
@@ -125,6 +128,18 @@ class ModuleContext:
         if self._module_text is None:
             self._module_text = str(self.mod)
         return parse_kernel_metadata(header, self._module_text, f"{self.source_name}: kernel @{kernel}")
+
+    def fpmath(self, instruction_text: str) -> float:
+        """The error in ULP an instruction's `!fpmath` attachment allows (0: none, correctly rounded).
+        clang attaches 2.5 to OpenCL's float division and 3.0 to its sqrt calls (the OpenCL C spec's
+        bounds) unless -cl-fp32-correctly-rounded-divide-sqrt is given."""
+        m = _FPMATH.search(instruction_text)
+        if m is None:
+            return 0.0
+        if self._module_text is None:
+            self._module_text = str(self.mod)
+        node = re.search(rf"^!{m.group(1)} = !{{float ([^}}\s]+)\s*}}", self._module_text, re.M)
+        return float(node.group(1)) if node else 0.0
 
     def is_declaration(self, name: str) -> bool:
         hit = self._declared.get(name)
@@ -495,7 +510,8 @@ class FunctionReader:
         ops = list(ins.operands)
         if op in _INT_BINOPS or op in _FLOAT_BINOPS:
             a, b = self.lanes(ops[0]), self.lanes(ops[1])
-            return [self.emit(op, [x, y], x.type) for x, y in zip(a, b)]
+            attrs = {"approx": True} if op == "fdiv" and self.ctx.fpmath(self.text) >= 2.5 else None
+            return [self.emit(op, [x, y], x.type, attrs) for x, y in zip(a, b)]
         if op == "fneg":
             return [self.emit("fneg", [x], x.type) for x in self.lanes(ops[0])]
         if op in ("icmp", "fcmp"):
@@ -779,7 +795,12 @@ class FunctionReader:
         arg_types = [self.ltype(a) for a in args]
         if name.startswith("llvm."):
             return builtins.intrinsic(self, name, arg_lanes, arg_types, ret)
-        return builtins.opencl(self, name, arg_lanes, arg_types, ret)
+        lanes = builtins.opencl(self, name, arg_lanes, arg_types, ret)
+        if self.ctx.fpmath(self.text) >= 3.0:       # OpenCL's sqrt: 3 ULP unless correctly rounded is asked
+            for made in self.created:
+                if made.opcode == "math" and made.attrs["fn"] == "sqrt":
+                    made.attrs["approx"] = True
+        return lanes
 
     def param_align(self, index: int) -> int:
         """`align N` of the index-th pointer argument in the call text (memcpy/memset), else 1."""
@@ -912,9 +933,7 @@ def read_kernels(module_ref: llvm.ModuleRef, source_name: str = "<ir>", kernel: 
         mod = module_ref                 # prepare_module's output: already inlined
     else:
         mod = prepare_module(module_ref, source_name)
-    names = find_kernels(mod)
-    if not names:
-        raise CompileError(f"{source_name}: no kernels in the module")
+    names = require_kernels(mod, source_name)
     if kernel is not None:
         if kernel not in names:
             raise CompileError(f"{source_name}: no kernel named {kernel!r} "

@@ -270,8 +270,12 @@ OPCODES: dict[str, Opcode] = {op.name: op for op in [
              properties=PURE),
     *_family("int", 1, "popcount clz ctz bitreverse", same_as_result("int"),
              "bit counting on the operand's width (clz/ctz of 0 = width)", properties=PURE),
-    *_family("float", 2, "fadd fsub fmul fdiv fmin fmax", same_as_result("float"),
+    *_family("float", 2, "fadd fsub fmul fmin fmax", same_as_result("float"),
              "IEEE arithmetic in the operand type; fmin/fmax return the non-NaN operand", properties=PURE),
+    Opcode("fdiv", "float", 2, same_as_result("float"), "IEEE division in the operand type; attrs['approx']: "
+           "the source allows OpenCL's 2.5 ULP (LLVM's !fpmath, which clang sets unless "
+           "-cl-fp32-correctly-rounded-divide-sqrt), so a target may divide approximately",
+           {"approx": Attr(bool, required=False)}, PURE),
     Opcode("frem", "float", 2, same_as_result("float"), "remainder with the dividend's sign (C's fmod, LLVM's "
            "frem); attrs['relaxed']: its edges (zero sign, infinite divisor) are the target's (lower_math_edges)",
            {"relaxed": Attr(bool, required=False)}, PURE),
@@ -282,8 +286,10 @@ OPCODES: dict[str, Opcode] = {op.name: op for op in [
              properties=PURE),
     Opcode("math", "float", -1, _math, "attrs['fn'] in MATH_FUNCTIONS: libm function of 1-2 float operands "
            "(ldexp: float, integer; precision: the host libm's, not OpenCL's ulp bounds); attrs['relaxed']: "
-           "the operands avoid the function's OpenCL edge cases (lowering.passes.lower_math_edges put it there)",
-           {"fn": Attr(MATH_FUNCTIONS), "relaxed": Attr(bool, required=False)}, PURE, "fn"),
+           "the operands avoid the function's OpenCL edge cases (lowering.passes.lower_math_edges put it there); "
+           "attrs['approx'] on sqrt: the source allows OpenCL's 3 ULP (LLVM's !fpmath), else it is correctly rounded",
+           {"fn": Attr(MATH_FUNCTIONS), "relaxed": Attr(bool, required=False),
+            "approx": Attr(bool, required=False)}, PURE, "fn"),
     Opcode("icmp", "cmp", 2, _compare(("int", "ptr")), "integer or pointer compare; result i1",
            {"pred": Attr(ICMP_PREDICATES)}, PURE, "pred"),
     Opcode("fcmp", "cmp", 2, _compare(("float",)), "float compare, ordered or unordered; result i1",

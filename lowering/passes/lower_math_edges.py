@@ -142,8 +142,10 @@ class _Edges:
         b = self.b
         x, y = b.math("fabs", a), b.math("fabs", c)
         big, small = b.binary("fmax", x, y), b.binary("fmin", x, y)
-        ratio = b.binary("fdiv", small, big)
-        r: Value = b.binary("fmul", big, b.math("sqrt", b.binary("fadd", self.c(1.0), b.binary("fmul", ratio, ratio))))
+        ratio = b.op("fdiv", [small, big], self.t, approx=True)      # hypot: 4 ULP in OpenCL
+        root = b.op("math", [b.binary("fadd", self.c(1.0), b.binary("fmul", ratio, ratio))], self.t, fn="sqrt",
+                    approx=True)
+        r: Value = b.binary("fmul", big, root)
         r = self.pick(self.equals(big, 0.0), self.c(0.0), r)
         r = self.nan_if_any(r, x, y)
         return self.pick(self.either(self.isinf(x), self.isinf(y)), self.c(math.inf), r)   # hypot(inf, NaN) = inf

@@ -216,7 +216,19 @@ def llvm_kernel_params(mod, text: str, kernel: str, path: str) -> list[Param]:
         byval = _byval_size(mod, " ".join(a.decode() if isinstance(a, bytes) else str(a) for a in arg.attributes),
                             where)
         params.append(Param(index, name, _llvm_type(str(arg.type), where), cl_type, byval))
+    _check_names_distinct(params, f"{path}: kernel @{kernel}")
     return params
+
+
+def _check_names_distinct(params: list[Param], where: str) -> None:
+    """Refuse a kernel two of whose parameters have one name (hand-written !kernel_arg_name): --arg NAME
+    and the NAME.npy results could not tell them apart, and one buffer would be lost."""
+    first: dict[str, int] = {}
+    for p in params:
+        if p.name in first:
+            raise CompileError(f"{where}: parameters {first[p.name]} and {p.index} are both named '{p.name}' "
+                               f"(!kernel_arg_name): name them apart to run the kernel")
+        first[p.name] = p.index
 
 
 def _byval_size(mod, arg_text: str, where: str) -> int:
@@ -254,7 +266,7 @@ def load_program(path: str, opt_level: str = "-O0", kernel: str | None = None,
     """Load a .cl, .ll or .bc file once: the (optimised) LLVM module. Structured kernels are made when a
     target asks for them; `kernel` only checks that the input has it."""
     from lowering import pipeline
-    from lowering.frontend.llvm_module import find_kernels
+    from lowering.frontend.llvm_module import require_kernels
     if opt_level not in ("-O0", "-O1", "-O2", "-O3"):
         raise CompileError(f"unknown optimisation level {opt_level!r} (-O0 to -O3)")
     if path.lower().endswith(".nir"):
@@ -262,7 +274,7 @@ def load_program(path: str, opt_level: str = "-O0", kernel: str | None = None,
                                       tuple(build_options))
         return Program(path, opt_level, "", tuple(build_options), verify_each=verify_each, _functions=funcs)
     mod = pipeline.load_module(path, opt_level, tuple(build_options))
-    program = Program(path, opt_level, str(mod), tuple(build_options), kernels=find_kernels(mod),
+    program = Program(path, opt_level, str(mod), tuple(build_options), kernels=require_kernels(mod, path),
                       verify_each=verify_each, _module=mod)
     if kernel is not None:
         program._check(kernel)

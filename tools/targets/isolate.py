@@ -4,31 +4,25 @@ and a run that takes too long can be stopped.
 llvmlite's JIT runs the original kernel as machine code: an integer division by zero (undefined
 behaviour in the kernel) raises SIGFPE and would kill the whole command without a word; a kernel that
 never ends cannot be interrupted from inside. The child asks the kernel to kill it when its parent
-dies (prctl PR_SET_PDEATHSIG), so killing `reconverge` never leaves a JIT spinning as an orphan.
+dies (lowering/child_process.py), so killing `reconverge` never leaves a JIT spinning as an orphan;
+and it runs in a process group of its own, which is killed whole when the child is stopped (a timeout,
+an interrupted `check`) or ends, so nothing it started (clang-22, an OpenCL driver's tools) outlives it.
 """
 from __future__ import annotations
 
-import ctypes
 import os
 import pickle
 import select
 import signal
+import threading
 import time
 from typing import Callable
 
+from lowering.child_process import die_with_parent
 from lowering.errors import CompileError
 
-PR_SET_PDEATHSIG = 1
-
-
-def _die_with(parent: int) -> None:
-    """In the child: be killed when the parent dies (Linux); if it already has, go now."""
-    try:
-        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
-    except (OSError, AttributeError):
-        pass
-    if os.getppid() != parent:
-        os._exit(1)
+_live: set[int] = set()             # children still running, for kill_children
+_live_lock = threading.Lock()
 
 
 def call_in_child(fn: Callable[[], object], what: str, timeout: float | None = None) -> object:
@@ -40,7 +34,10 @@ def call_in_child(fn: Callable[[], object], what: str, timeout: float | None = N
     pid = os.fork()
     if pid == 0:                                    # the child: compute, send, leave without cleanup
         os.close(read_end)
-        _die_with(parent)
+        die_with_parent(parent)
+        _own_group()
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)   # the parent reports an interrupted run; a child
+        signal.signal(signal.SIGINT, signal.SIG_DFL)    # just ends
         import faulthandler
         faulthandler.disable()                      # the parent reports the crash, in one line
         try:
@@ -52,21 +49,64 @@ def call_in_child(fn: Callable[[], object], what: str, timeout: float | None = N
                 pickle.dump(payload, out)
         finally:
             os._exit(0)
+    _own_group(pid)
+    with _live_lock:
+        _live.add(pid)
+    try:
+        return _wait_for(pid, read_end, write_end, what, timeout)
+    finally:
+        with _live_lock:
+            _live.discard(pid)
+
+
+def kill_children() -> None:
+    """Kill every child call_in_child is waiting for (their callers then see them crash): how an
+    interrupted command stops the work under way in its threads."""
+    with _live_lock:
+        for pid in _live:
+            _kill_group(pid)
+
+
+def _own_group(pid: int = 0) -> None:
+    """Put the child in a process group of its own (called by both sides, whichever runs first), so that
+    whatever it starts (a driver's compiler or linker) is killed with it."""
+    try:
+        os.setpgid(pid, 0)
+    except OSError:                 # the child did it first, or is gone already
+        pass
+
+
+def _kill_group(pid: int) -> None:
+    """SIGKILL to the child's process group: the child and everything it started."""
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except OSError:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+
+
+def _wait_for(pid: int, read_end: int, write_end: int, what: str, timeout: float | None) -> object:
     os.close(write_end)
     try:
         data = _read_all(read_end, None if timeout is None else time.monotonic() + timeout)
     except TimeoutError:
-        os.kill(pid, signal.SIGKILL)
+        _kill_group(pid)
         os.waitpid(pid, 0)
         os.close(read_end)
         raise CompileError(f"{what} did not finish within {timeout:g} s (--timeout)") from None
     except BaseException:
-        os.kill(pid, signal.SIGKILL)
+        _kill_group(pid)
         os.waitpid(pid, 0)
         os.close(read_end)
         raise
     os.close(read_end)
     _, status = os.waitpid(pid, 0)
+    try:
+        os.killpg(pid, signal.SIGKILL)          # anything the child started and left behind
+    except OSError:
+        pass
     if os.WIFSIGNALED(status):
         sig = signal.Signals(os.WTERMSIG(status)).name
         hint = {"SIGFPE": " (an integer division by zero or INT_MIN / -1 in the kernel?)",

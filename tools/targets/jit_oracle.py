@@ -33,13 +33,13 @@ import hashlib
 import mmap
 import os
 import re
-import subprocess
 import tempfile
 import threading
 
 import llvmlite.binding as llvm
 import numpy as np
 
+from lowering import child_process
 from lowering.ndrange import ndrange
 
 CLANG = os.environ.get("RECONVERGE_CLANG", "clang-22")
@@ -416,20 +416,33 @@ def builtin_library_ir() -> str:
             with open(cache, encoding="utf-8") as f:
                 _lib_ir = f.read()
             return _lib_ir
-        with tempfile.TemporaryDirectory() as tmp:
-            cl = os.path.join(tmp, "oracle_lib.cl")
-            with open(cl, "w", encoding="utf-8") as f:
-                f.write(src)
-            proc = subprocess.run([CLANG, "-x", "cl", "-cl-std=CL3.0", "-fno-builtin", "-target", "spir64",
-                                   "-emit-llvm", "-S", "-O2", "-o", "-", cl], capture_output=True, text=True)
+        # the source on stdin, the IR on stdout: no temporary file to leave behind if we are killed
+        proc = child_process.run([CLANG, "-x", "cl", "-cl-std=CL3.0", "-fno-builtin", "-target", "spir64",
+                                  "-emit-llvm", "-S", "-O2", "-o", "-", "-"], input=src, capture_output=True,
+                                 text=True)
         if proc.returncode != 0:
             raise OracleError("compiling the builtin library failed: " + proc.stderr[:2000])
         _lib_ir = proc.stdout
-        tmp_path = f"{cache}.{os.getpid()}"
-        with open(tmp_path, "w", encoding="utf-8") as f:
-            f.write(_lib_ir)
-        os.replace(tmp_path, cache)
+        _save_cache(cache, _lib_ir)
         return _lib_ir
+
+
+def _save_cache(path: str, text: str) -> None:
+    """Write the cache file whole or not at all, even if we are killed meanwhile: the data goes into an
+    unnamed file (O_TMPFILE, gone with us) that is given its name only once complete."""
+    try:
+        fd = os.open(os.path.dirname(path), os.O_TMPFILE | os.O_WRONLY, 0o644)
+    except (OSError, AttributeError):
+        return                                  # no such files here: no cache
+    try:
+        data = text.encode()
+        while data:
+            data = data[os.write(fd, data):]
+        os.link(f"/proc/self/fd/{fd}", path)
+    except OSError:                             # another process saved it first, or no room: no cache
+        pass
+    finally:
+        os.close(fd)
 
 
 # ---------------------------------------------------------------------------------------------------------

@@ -1,0 +1,36 @@
+"""Child processes that die with reconverge.
+
+Every program reconverge starts (clang-22, the SPIRV-Tools, the forked children of
+tools/targets/isolate.py) asks the kernel to kill it when its parent dies (Linux prctl PR_SET_PDEATHSIG,
+man 2 prctl), so killing `reconverge`, even with SIGKILL, or killing the child that started a tool
+(--timeout), never leaves a clang or a JIT running as an orphan. Tools get their input on stdin and give
+their output on stdout, so no temporary file can be left behind either.
+"""
+from __future__ import annotations
+
+import ctypes
+import os
+import signal
+import subprocess
+
+PR_SET_PDEATHSIG = 1
+
+try:
+    _prctl = ctypes.CDLL(None, use_errno=True).prctl     # looked up now: not in the child after fork
+except (OSError, AttributeError):                         # not Linux: children may outlive us there
+    _prctl = None
+
+
+def die_with_parent(parent: int) -> None:
+    """In a child just forked from `parent`: be killed (SIGKILL) when the parent dies; if it already
+    has, go now."""
+    if _prctl is not None:
+        _prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    if os.getppid() != parent:
+        os.kill(os.getpid(), signal.SIGKILL)
+
+
+def run(command: list[str], **kwargs) -> subprocess.CompletedProcess:
+    """subprocess.run(command, **kwargs) for a tool that must not outlive this process."""
+    parent = os.getpid()
+    return subprocess.run(command, preexec_fn=lambda: die_with_parent(parent), **kwargs)
