@@ -15,6 +15,8 @@
     reconverge asm INPUT.asm -o OUT.krn       (Gen9, iga64 syntax)
     reconverge disasm INPUT.krn [-o OUT|-]
     reconverge trace PROGRAM --simd N -o OUT.png
+    reconverge fuzz [-n N] [--seed S] [--mode M,..] [--targets T,..] [-j J] [--time-budget T] [--save-dir DIR]
+                    [--shard K/N] [--reduce]                    (differential fuzzing: tools/fuzz/)
 
 `run` writes every buffer argument, after the run, to DIR/NAME.npy (tools/run_args.py reads --arg; see
 tools/targets/harness.py for the targets); --local defaults to the kernel's reqd_work_group_size, else to the
@@ -454,7 +456,8 @@ def build_parser() -> argparse.ArgumentParser:
     _add_build_options(r)
     r.add_argument("--debug", action="store_true", help=argparse.SUPPRESS)
     r.set_defaults(func=_run)
-    for module_name in ("tools.isa_commands", "tools.trace_command", "tools.check_command", "tools.devices_command"):
+    for module_name in ("tools.isa_commands", "tools.trace_command", "tools.check_command", "tools.devices_command",
+                        "tools.fuzz.command"):
         try:
             module = __import__(module_name, fromlist=["add_commands"])
         except ImportError:
@@ -474,8 +477,7 @@ def main(argv: list[str] | None = None) -> int:
         args.cl_options = cl_options
         if cl_options and args.command not in ("compile", "run"):
             raise UsageError(f"{cl_options[0]}: build options only apply to compile and run")
-        args.func(args)
-        return 0
+        return args.func(args) or 0       # a command may answer 1 (reconverge fuzz: something failed)
     except UsageError as exc:
         print(f"reconverge: error: {exc}", file=sys.stderr)
         return EXIT_USAGE

@@ -15,7 +15,7 @@ from lowering.errors import CompileError
 from lowering.ir.core import Arg, Function
 from lowering.ndrange import ndrange
 
-from . import compile_gen_kernel
+from . import GenKernel, compile_gen_kernel
 from .abi import KernelLayout, local_block_offsets
 
 FLAT_BASE, FLAT_STRIDE = 0x10_0000_0000, 0x1_0000_0000     # flat kernels: surface k at base + k * 4 GiB
@@ -43,14 +43,17 @@ def argument_bytes(layout: KernelLayout, args: list, local_offsets: dict) -> byt
 
 
 def run_gen_kernel(func: Function, args: list, global_size, local_size, simd: int = 16,
-                   global_offset=0, trace=None, regions: bool = False, entry: str = "if") -> None:
+                   global_offset=0, trace=None, regions: bool = False, entry: str = "if",
+                   compiled: GenKernel | None = None) -> None:
     """Run on the simulator, buffers updated in place; `trace` (isa.gen9.simulator.Trace) gets the first
-    work-group's lane activity and, as trace.labels, the address of each labelled block."""
+    work-group's lane activity and, as trace.labels, the address of each labelled block. `compiled`: the
+    kernel already compiled for this width and mode (the fuzzer checks the binary with iga64 first)."""
     try:
         rng = ndrange(global_size, local_size, global_offset)
     except ValueError as exc:
         raise CompileError(f"@{func.name}: {exc}") from None
-    compiled = compile_gen_kernel(func, simd, regions=regions, entry=entry)
+    if compiled is None:
+        compiled = compile_gen_kernel(func, simd, regions=regions, entry=entry)
     layout: KernelLayout = compiled.layout  # type: ignore[assignment]
     surfaces = {layout.buffer_bti[a]: np.ascontiguousarray(args[a.index]) for a in layout.buffer_bti}
     for a in layout.buffer_bti:

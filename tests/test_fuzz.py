@@ -1,0 +1,167 @@
+"""`reconverge fuzz` (tools/fuzz/): the generator is deterministic and writes programs clang accepts with
+-Werror; the plan, shards and gen coverage are what the help promises; the worker pool turns a hanging or
+crashing target into one reported configuration; and a fixed-seed slice of every mode agrees on every
+target (the on-demand campaigns are `reconverge fuzz -n ...`)."""
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import time
+
+import numpy as np
+import pytest
+
+from tools.fuzz.command import DEFAULT_MODES, program_plan
+from tools.fuzz.generator import MODES, generate
+from tools.fuzz.pool import Job, run_jobs
+from tools.fuzz.runner import GEN_COMBOS, LEVELS, Config, ProgramRun, configs_for, gen_combos_for
+
+CL_MODES = [m for m in MODES if m != "cfg"]
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_generator_is_deterministic(mode):
+    assert generate(7, mode).source == generate(7, mode).source
+    assert generate(7, mode).source != generate(8, mode).source
+    a, b = generate(7, mode).make_args(), generate(7, mode).make_args()
+    assert all(np.array_equal(x, y) for x, y in zip(a, b))
+
+
+@pytest.mark.parametrize("mode", CL_MODES)
+def test_generated_programs_compile_with_werror(mode, tmp_path):
+    """clang-22 with -Werror: no warning about what the generator wrote (self-comparisons, constant
+    switches, implicit conversions, shifts out of range, ...)."""
+    for seed in range(6):
+        path = tmp_path / f"{mode}-{seed}.cl"
+        path.write_text(generate(seed, mode).source)
+        proc = subprocess.run(["clang-22", "-x", "cl", "-cl-std=CL3.0", "-Xclang", "-finclude-default-header",
+                               "-target", "spir64", "-fsyntax-only", "-Werror", str(path)],
+                              capture_output=True, text=True)
+        assert proc.returncode == 0, f"{mode} seed {seed}: {proc.stderr[:500]}"
+
+
+def test_modes_select_their_features():
+    sources = {m: "".join(generate(s, m).source for s in range(8)) for m in CL_MODES}
+    assert "barrier(" in sources["barrier"] and "barrier(" not in sources["basic"]
+    assert "atomic_" in sources["atomic"] and "atomic_" not in sources["vector"]
+    assert "uint4" in sources["vector"] and "uint4" not in sources["basic"]
+    assert "goto " in sources["goto"] and "goto " not in sources["basic"]
+    assert all(k in sources["all"] for k in ("barrier(", "atomic_", "uint4", "goto ", "fapprox["))
+    assert "#pragma OPENCL FP_CONTRACT OFF" in sources["basic"]
+
+
+def test_shards_split_the_campaign_disjointly():
+    whole = program_plan(50, 1000, ("basic", "goto"), (1, 1))
+    parts = [program_plan(50, 1000, ("basic", "goto"), (k, 3)) for k in (1, 2, 3)]
+    assert sorted(p for part in parts for p in part) == sorted(whole)
+    assert len({p for part in parts for p in part}) == 50
+    assert program_plan(50, 1000, ("basic", "goto"), (2, 3)) == parts[1]
+
+
+def test_every_gen_combination_is_covered_equally():
+    for level in LEVELS:
+        seen = [c for seed in range(8) for c in gen_combos_for(seed, 1, level)]
+        assert sorted(seen) == sorted(GEN_COMBOS)
+    assert gen_combos_for(3, 8, "-O2") == list(GEN_COMBOS)
+
+
+def test_configuration_names_round_trip():
+    program = generate(3, "basic")
+    configs = configs_for(program, 3, ("llvm", "ir", "spirv", "gen", "opencl"), 2)
+    assert configs[0] == Config("llvm", "-O0")
+    assert [Config.parse(c.name) for c in configs] == configs
+    assert sum(c.target == "gen" for c in configs) == 4
+    with pytest.raises(ValueError):
+        Config.parse("gen-O2-simd4-blockip")
+
+
+def _hang(*_args):
+    time.sleep(600)
+
+
+def _die(*_args):
+    os.kill(os.getpid(), signal.SIGSEGV)
+
+
+def test_pool_reports_a_hang_and_a_crash_and_goes_on(monkeypatch):
+    """Fake targets that never end or kill their process cost one configuration each; the configurations
+    after them still run in a fresh worker."""
+    from tools.targets import harness
+    monkeypatch.setitem(harness.TARGETS, "hang", _hang)
+    monkeypatch.setitem(harness.TARGETS, "die", _die)
+    program = generate(1, "basic", size=3)
+    configs = [Config("llvm", "-O0"), Config("hang", "-O0"), Config("die", "-O0"), Config("ir", "-O0")]
+    seen, done = [], []
+    run_jobs(iter([Job(1, program, configs)]), 1, 5.0, lambda job, o: seen.append((o.config, o.status)),
+             done.append, lambda: False)
+    assert dict(seen) == {"llvm-O0": "ok", "hang-O0": "timeout", "die-O0": "crash", "ir-O0": "ok"}
+    assert len(done) == 1
+
+
+# two programs of every mode (seeds 2001-2014 of the default campaign: program_plan), about a minute of
+# CPU together; the same configurations as `reconverge fuzz -n 14 --seed 2001`
+SLICE = program_plan(14, 2001, DEFAULT_MODES, (1, 1))
+
+
+@pytest.mark.parametrize("seed,mode", SLICE, ids=lambda v: str(v))
+def test_fixed_seed_slice_agrees_on_every_target(seed, mode, tmp_path):
+    program = generate(seed, mode)
+    run = ProgramRun(program, str(tmp_path))
+    outcomes = [run.run(c) for c in configs_for(program, seed, ("llvm", "ir", "spirv", "gen"), 1)]
+    assert sum(c.target == "gen" for c in configs_for(program, seed, ("gen",), 1)) == 2
+    bad = [f"{o.config}: {o.status}: {o.message}" for o in outcomes if o.status not in ("ok", "skipped")]
+    assert not bad, f"{program.name}: " + "; ".join(bad)
+    if not program.irreducible:
+        assert all(o.status == "ok" for o in outcomes)
+
+
+def test_command_line_runs_a_campaign_and_reports(tmp_path, capsys):
+    from tools.cli import main
+    assert main(["fuzz", "-n", "2", "--seed", "5", "--mode", "basic", "--targets", "llvm,ir",
+                 "--save-dir", str(tmp_path)]) == 0
+    out = capsys.readouterr()
+    assert "2 programs, 8 configurations" in out.out and "programs/min" in out.out
+    assert "llvm-O2" in out.out and "ir-O0" in out.out
+    assert os.listdir(tmp_path) == []           # nothing failed, nothing saved
+    assert main(["fuzz", "--shard", "3/2"]) == 2
+    assert "--shard" in capsys.readouterr().err
+
+
+def _planted(program, kernel, args, global_size, local_size, options, global_offset):
+    """A fake target with a planted bug: the llvm target's answer, but out[0] is off by one in any module
+    that still has a `switch` instruction."""
+    from tools.targets.harness import TARGETS
+    TARGETS["llvm"](program, kernel, args, global_size, local_size, options, global_offset)
+    if "switch i32" in program.llvm_text:
+        args[0][0] += 1
+
+
+@pytest.fixture
+def planted(monkeypatch):
+    from tools.fuzz import runner
+    from tools.targets import harness
+    monkeypatch.setitem(harness.TARGETS, "planted", _planted)
+    monkeypatch.setattr(runner, "TARGETS", runner.TARGETS + ("planted",))
+
+
+def test_reducer_keeps_the_planted_bug_and_rejects_undefined_behaviour(planted, tmp_path):
+    """The interestingness test C-Vise runs: the original program with the planted bug is interesting; the
+    same program with a signed overflow added is not (the sanitized native run traps), nor is one with
+    the switch gone (the failure is lost)."""
+    from tools.fuzz.reducer import _signature, is_interesting, record_of
+    program = generate(6, "basic", size=4)
+    assert "switch (" in program.source
+    record = dict(record_of(program), config="planted-O0", signature=_signature("mismatch", ""))
+    assert is_interesting(record, program.source, str(tmp_path)) == (True, "")
+    overflow = program.source.replace("    uint h = 0u;\n",
+                                      "    int big = as_int(in[gid & 255u] | 0x40000000u);\n"
+                                      "    v0 += (uint)(big * 4);\n    uint h = 0u;\n")
+    assert overflow != program.source
+    ok, why = is_interesting(record, overflow, str(tmp_path))
+    assert not ok and why.startswith("undefined behaviour"), why
+    no_switch = generate(0, "basic", size=2)
+    assert "switch (" not in no_switch.source
+    ok, why = is_interesting(dict(record_of(no_switch), config="planted-O0", signature="mismatch"),
+                             no_switch.source, str(tmp_path))
+    assert not ok and "planted-O0 now: ok" in why, why

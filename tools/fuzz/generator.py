@@ -1,0 +1,702 @@
+"""Random OpenCL C kernels free of undefined behaviour by construction (after Csmith and CLsmith: Lidbury,
+Lascu, Chong, Donaldson, "Many-Core Compiler Fuzzing", PLDI 2015).
+
+Every work-item computes on private variables of several types and folds all of them into one checksum,
+out[gid]; the comparison of that one number per work-item across targets is the test. Undefined or
+unspecified behaviour cannot be written:
+
+- integer arithmetic is done in uint/ulong (wrapping); signed values exist as bit casts (as_int) and are
+  only compared, shifted right or divided through safe_sdiv/safe_smod (divisor 0 and INT_MIN / -1 give
+  the dividend); unsigned divisors are `| 1u`;
+- shift counts are masked (& 31u, & 63u);
+- array and buffer indices are masked to the (power-of-two) length;
+- every loop counts its iterations in a guard counter with a small bound, so the trip counts depend on
+  the data but stay finite (the whole kernel runs a few thousand statements per work-item at most, far
+  below lavapipe's 65,535 iterations per loop), and control flow nests at most MAX_DEPTH levels (lavapipe
+  goes wrong from 80);
+- floats hold integer values of at most 2^16 (clamped after every assignment, inputs are integers) and go
+  through + - * only, which OpenCL C rounds correctly; with expressions at most two operations deep no
+  value reaches infinity, so no NaN is made and no denormal either. `#pragma OPENCL FP_CONTRACT OFF`
+  forbids fused multiply-adds. Division and math built-ins only write the `fapprox` buffer, compared
+  within the OpenCL C ULP bounds (tools/testing/float_policy.py), never feeding other values;
+- `goto` cycles count their steps like loops; no declaration is jumped over;
+- barriers stand only at the kernel's top level (uniform control flow, no early return before the last);
+  __local exchanges follow a fixed permutation of the work-items, between two barriers;
+- atomics are commutative and associative (add/sub/inc/dec, or, and, xor, min, max, one family per
+  counter) and their results are never read, so the final counters do not depend on the order.
+
+Modes (CLsmith's, plus goto): basic, vector, barrier, atomic, goto, all; and cfg (the LLVM IR CFGs of
+tools/testing/cfggen.py, irreducible ones among them).
+"""
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+
+import numpy as np
+
+MODES = ("basic", "vector", "barrier", "atomic", "goto", "all", "cfg")
+FEATURES = {
+    "basic": {"float"},
+    "vector": {"float", "vector"},
+    "barrier": {"barrier"},
+    "atomic": {"atomic", "barrier"},
+    "goto": {"goto", "float"},
+    "all": {"float", "vector", "barrier", "atomic", "goto", "approx"},
+}
+IN_SIZE = 256               # elements of `in` (indices are masked with IN_SIZE - 1)
+LOCAL_WORDS = 64            # elements of the __local exchange array: the largest work-group generated
+COUNTERS = 8                # global atomic counters; counter c takes only ATOMIC_FAMILIES[c]
+ATOMIC_FAMILIES = ("add", "add", "or", "and", "xor", "min", "max", "add")
+APPROX_SLOTS = 4            # fapprox floats per work-item
+MAX_DEPTH = 5               # nesting of statements (far below lavapipe's 80)
+MAX_LOOPS = 3               # loops (and goto cycles) nested in each other: at most 6 * 6 * 10 iterations
+FLOAT_LIMIT = 65536.0
+
+
+@dataclass
+class FuzzProgram:
+    """One generated program: its source, how to launch it and the arguments it is run with."""
+    seed: int
+    mode: str
+    source: str
+    language: str                       # "cl" (OpenCL C) or "ll" (LLVM IR text)
+    global_size: int
+    local_size: int
+    kernel: str = "k"
+    uses_approx: bool = False           # fapprox holds division / math built-in results (compared in ULPs)
+    irreducible: bool = False           # may contain cycles with two entries (the tree cannot take them)
+    n_arg: int = 0                      # the scalar `n` (cl programs)
+    arg_names: list[str] = field(default_factory=list)
+
+    @property
+    def name(self) -> str:
+        return f"{self.mode}-{self.seed}"
+
+    def make_args(self) -> list:
+        """Fresh arguments (new arrays at every call) from the program's seed."""
+        rng = np.random.default_rng(self.seed)
+        if self.language == "ll":
+            return [np.zeros(self.global_size, np.int32),
+                    rng.integers(-1000, 1000, self.global_size).astype(np.int32)]
+        pick = rng.integers(0, 4, IN_SIZE)
+        small = rng.integers(0, 16, IN_SIZE)
+        medium = rng.integers(0, 2000, IN_SIZE)
+        wide = rng.integers(0, 1 << 32, IN_SIZE, dtype=np.uint64)
+        edge = rng.choice(np.array([0, 1, 0x7fffffff, 0x80000000, 0xffffffff, 0xfffffffe], np.uint64), IN_SIZE)
+        data = np.select([pick == 0, pick == 1, pick == 2], [small, medium, wide], edge).astype(np.uint32)
+        counters = rng.integers(0, 1 << 20, COUNTERS).astype(np.uint32)
+        return [np.zeros(self.global_size, np.uint32), data, counters,
+                np.zeros(self.global_size * APPROX_SLOTS, np.float32), np.uint32(self.n_arg)]
+
+
+# ----- the OpenCL C generator ----------------------------------------------------------------------------
+
+PRELUDE = """\
+#pragma OPENCL FP_CONTRACT OFF
+static inline int safe_sdiv(int a, int b) { return (b == 0 || (a == (-2147483647 - 1) && b == -1)) ? a : a / b; }
+static inline int safe_smod(int a, int b) { return (b == 0 || (a == (-2147483647 - 1) && b == -1)) ? 0 : a % b; }
+static inline float fclampi(float x) { return x > 65536.0f ? 65536.0f : (x < -65536.0f ? -65536.0f : x); }
+static inline uint hmix(uint h, uint x) { return (h ^ x) * 16777619u + 2654435769u; }
+"""
+
+KERNEL_PARAMS = ("__global uint *out, __global const uint *in, __global uint *cnt, __global float *fapprox, "
+                 "uint n")
+ARG_NAMES = ["out", "in", "cnt", "fapprox", "n"]
+SCALAR_TYPES = ("uint", "uint", "int", "uchar", "ushort", "ulong")
+INTERESTING = ("0u", "1u", "0x2u", "3u", "7u", "31u", "255u", "0x7fffffffu", "0x80000000u", "0xffffffffu",
+               "0xfffffffeu", "65535u", "16u")
+
+
+class _Var:
+    __slots__ = ("name", "type")
+
+    def __init__(self, name: str, type_: str):
+        self.name, self.type = name, type_
+
+
+class _Loop:
+    """An enclosing loop: its flag variable (1: break it, 2: continue it) set by inner loops."""
+    __slots__ = ("flag", "used")
+
+    def __init__(self, flag: str):
+        self.flag, self.used = flag, False
+
+
+class _ClGen:
+    def __init__(self, rng: random.Random, features: set[str], size: int):
+        self.rng = rng
+        self.features = features
+        self.size = size                     # statements budget
+        self.statements = 0
+        self.counter = 0
+        self.scalars: list[_Var] = []
+        self.floats: list[_Var] = []
+        self.vectors: list[_Var] = []
+        self.arrays: list[tuple[str, int]] = []
+        self.readonly: list[str] = []        # loop counters in scope (uint, never assigned)
+        self.context: list[object] = []      # _Loop or "switch", innermost last
+        self.allow_return = True
+        self.uses_approx = False
+        self.uses_goto = False
+        self.loops = 0                       # loops (and goto machines) around the statement being made
+        self.leaf_depth = 0
+
+    def fresh(self, prefix: str) -> str:
+        self.counter += 1
+        return f"{prefix}{self.counter}"
+
+    def chance(self, p: float) -> bool:
+        return self.rng.random() < p
+
+    # -- expressions (all of type uint unless named otherwise) ---------------------------------------------
+
+    def leaf(self) -> str:
+        rng = self.rng
+        r = rng.random() if self.leaf_depth < 2 else 0.86 + 0.14 * rng.random()
+        if r < 0.45 and self.scalars:
+            v = rng.choice(self.scalars)
+            return {"int": f"as_uint({v.name})", "ulong": f"(uint)({v.name} >> {rng.choice((0, 13, 32))})"}.get(
+                v.type, f"(uint){v.name}" if v.type != "uint" else v.name)
+        if r < 0.55 and self.readonly:
+            return rng.choice(self.readonly)
+        if r < 0.62:
+            return rng.choice(("gid", "lid"))
+        if r < 0.7:
+            return f"in[({self.index_expr()}) & {IN_SIZE - 1}u]"
+        if r < 0.76 and self.arrays:
+            name, length = rng.choice(self.arrays)
+            return f"{name}[({self.index_expr()}) & {length - 1}u]"
+        if r < 0.8 and self.floats:
+            return f"(uint)(int){rng.choice(self.floats).name}"
+        if r < 0.85 and self.vectors:
+            v = rng.choice(self.vectors)
+            lane = rng.choice(("x", "y", "z", "w", "s2", "s3"))
+            return f"as_uint({v.name}.{lane})" if v.type == "int4" else f"{v.name}.{lane}"
+        if r < 0.93:
+            return rng.choice(INTERESTING)
+        return f"{rng.randrange(1 << 32)}u"
+
+    def index_expr(self) -> str:
+        self.leaf_depth += 1
+        try:
+            return self.expr(1)
+        finally:
+            self.leaf_depth -= 1
+
+    def expr(self, depth: int) -> str:
+        rng = self.rng
+        if depth <= 0 or self.chance(0.25):
+            return self.leaf()
+        a = self.expr(depth - 1)
+        r = rng.random()
+        if r < 0.35:
+            return f"({a} {rng.choice('+-*&|^')} {self.expr(depth - 1)})"
+        if r < 0.45:
+            return f"({a} {rng.choice(('<<', '>>'))} ({self.expr(depth - 1)} & 31u))"
+        if r < 0.5:
+            return f"({a} {rng.choice('/%')} ({self.expr(depth - 1)} | 1u))"
+        if r < 0.54:
+            return f"as_uint(safe_s{rng.choice(('div', 'mod'))}(as_int({a}), as_int({self.expr(depth - 1)})))"
+        if r < 0.58:
+            return f"as_uint(as_int({a}) >> ({self.expr(depth - 1)} & 31u))"
+        if r < 0.66:
+            return f"(uint)({self.condition(depth - 1)})"
+        if r < 0.74:
+            return f"({self.condition(depth - 1)} ? {a} : {self.expr(depth - 1)})"
+        if r < 0.8:
+            return f"({rng.choice(('~', '-'))}{a})"
+        if r < 0.92:
+            fn = rng.choice(("min", "max", "rotate", "mul_hi", "add_sat", "sub_sat", "hadd", "abs_diff"))
+            return f"{fn}({a}, {self.expr(depth - 1)})"
+        fn = rng.choice(("clz", "popcount"))
+        return f"{fn}({a})"
+
+    def condition(self, depth: int) -> str:
+        rng = self.rng
+        r = rng.random()
+        if r < 0.35:
+            a, b = self.expr(depth), self.expr(depth)
+            if a == b:                  # clang warns about comparing a thing with itself
+                b = f"{rng.randrange(1 << 32)}u"
+            return f"({a} {rng.choice(('<', '>', '<=', '>=', '==', '!='))} {b})"
+        if r < 0.55:
+            return f"(as_int({self.expr(depth)}) {rng.choice(('<', '>', '<=', '>='))} {rng.randint(-50, 50)})"
+        if r < 0.75:
+            mask = rng.choice((1, 3, 7, 15))
+            return f"((({self.expr(depth)}) & {mask}u) == {rng.randint(0, min(mask, 3))}u)"
+        if r < 0.83 and self.floats:
+            f, g = rng.choice(self.floats).name, self.fexpr(1)
+            return f"({f} {rng.choice(('<', '>', '<=', '=='))} {g if g != f else '0.0f'})"
+        if r < 0.92 and depth > 0:
+            return f"({self.condition(depth - 1)} {rng.choice(('&&', '||'))} {self.condition(depth - 1)})"
+        return f"(!{self.condition(max(0, depth - 1))})" if depth > 0 else f"({self.leaf()} != 0u)"
+
+    def side_effect_condition(self) -> str:
+        """`c && (v op= e)`-style: the assignment runs only when the short circuit lets it."""
+        target = self.rng.choice([v for v in self.scalars if v.type == "uint"])
+        op = self.rng.choice(("+=", "^=", "*=", "-="))
+        effect = f"(({target.name} {op} {self.expr(1)}) & {self.rng.choice((1, 3, 8))}u)"
+        first = self.condition(1)
+        return f"({first} {self.rng.choice(('&&', '||'))} {effect})", target.name
+
+    def fleaf(self) -> str:
+        r = self.rng.random()
+        if r < 0.55 and self.floats:
+            return self.rng.choice(self.floats).name
+        if r < 0.8:
+            return f"(float)(as_int({self.expr(1)}) % 4096)"
+        return f"{self.rng.randint(-20, 20)}.0f"
+
+    def fexpr(self, depth: int) -> str:
+        """Integer-valued floats of magnitude <= 2^16 in, at most two operations deep: below 2^64 out."""
+        if depth <= 0 or self.chance(0.3):
+            return self.fleaf()
+        return f"({self.fexpr(depth - 1)} {self.rng.choice('+-*')} {self.fexpr(depth - 1)})"
+
+    def vexpr(self, depth: int) -> str:
+        """A uint4 expression."""
+        rng = self.rng
+        if depth <= 0 or self.chance(0.25):
+            r = rng.random()
+            if r < 0.5 and self.vectors:
+                v = rng.choice(self.vectors)
+                swz = rng.choice(("", "", ".wzyx", ".yxwz", ".xxyy", ".zwxy", ".s1032"))
+                return f"as_uint4({v.name}{swz})" if v.type == "int4" else f"{v.name}{swz}"
+            if r < 0.7:
+                return f"(uint4)({self.expr(1)})"
+            if r < 0.85:
+                return f"vload4(({self.expr(1)}) & {IN_SIZE // 4 - 1}u, in)"
+            return f"(uint4)({self.expr(0)}, {self.expr(0)}, {self.expr(0)}, {self.expr(0)})"
+        a = self.vexpr(depth - 1)
+        r = rng.random()
+        if r < 0.45:
+            return f"({a} {rng.choice('+-*&|^')} {self.vexpr(depth - 1)})"
+        if r < 0.6:
+            return f"({a} {rng.choice(('<<', '>>'))} ({self.vexpr(depth - 1)} & 31u))"
+        if r < 0.68:
+            return f"({a} {rng.choice('/%')} ({self.vexpr(depth - 1)} | 1u))"
+        if r < 0.78:
+            return f"as_uint4({a} {rng.choice(('<', '>', '==', '!='))} {self.vexpr(depth - 1)})"
+        if r < 0.86:
+            return f"as_uint4(as_int4({a}) >> ({self.expr(0)} & 31u))"
+        if r < 0.93:
+            return f"{rng.choice(('min', 'max', 'rotate'))}({a}, {self.vexpr(depth - 1)})"
+        return f"select({a}, {self.vexpr(depth - 1)}, as_uint4({a} > {self.vexpr(0)}))"
+
+    # -- statements ------------------------------------------------------------------------------------------
+
+    def block(self, out: list[str], indent: str, depth: int, count: int) -> None:
+        for _ in range(count):
+            if self.statements >= self.size:
+                return
+            self.statement(out, indent, depth)
+
+    def statement(self, out: list[str], indent: str, depth: int) -> None:
+        self.statements += 1
+        rng = self.rng
+        nest = depth < MAX_DEPTH and self.statements < self.size
+        kinds = [("assign", 6), ("side_effect", 1)]
+        if nest:
+            kinds += [("if", 3), ("switch", 1)]
+            if self.loops < MAX_LOOPS:
+                kinds += [("for", 2), ("while", 1), ("do", 1)]
+                if "goto" in self.features:
+                    kinds.append(("goto", 2))
+        if self.floats:
+            kinds.append(("float", 2))
+        if self.vectors:
+            kinds.append(("vector", 3))
+        if self.arrays:
+            kinds.append(("array", 2))
+        if "atomic" in self.features:
+            kinds.append(("atomic", 2))
+        if "approx" in self.features and self.floats:
+            kinds.append(("approx", 1))
+        if any(isinstance(c, _Loop) for c in self.context):
+            kinds.append(("jump", 2))
+        if self.allow_return:
+            kinds.append(("return", 1))
+        if nest:
+            kinds.append(("dead", 1))
+        names, weights = zip(*kinds)
+        getattr(self, "s_" + rng.choices(names, weights)[0])(out, indent, depth)
+
+    def assignable(self) -> _Var:
+        return self.rng.choice(self.scalars)
+
+    def assign_to(self, v: _Var, value: str) -> str:
+        if v.type == "uint":
+            return f"{v.name} = {value};"
+        if v.type == "int":
+            return f"{v.name} = as_int({value});"
+        if v.type == "ulong":
+            hi = self.expr(1)
+            return f"{v.name} = ({v.name} * (ulong)({hi} | 1u)) + (((ulong){value}) << {self.rng.choice((0, 7, 32))});"
+        return f"{v.name} = ({v.type})({value});"
+
+    def s_assign(self, out, indent, depth):
+        v = self.assignable()
+        if v.type == "uint" and self.chance(0.3):
+            out.append(f"{indent}{v.name} {self.rng.choice(('+=', '-=', '^=', '|=', '*='))} {self.expr(2)};")
+        else:
+            out.append(f"{indent}{self.assign_to(v, self.expr(3))}")
+
+    def s_side_effect(self, out, indent, depth):
+        cond, modified = self.side_effect_condition()
+        choices = [v for v in self.scalars if v.type == "uint" and v.name != modified]
+        if not choices:
+            return self.s_assign(out, indent, depth)
+        target = self.rng.choice(choices)
+        out.append(f"{indent}{target.name} = {cond} ? {self.expr(2)} : {self.expr(2)};")
+
+    def s_float(self, out, indent, depth):
+        f = self.rng.choice(self.floats)
+        out.append(f"{indent}{f.name} = fclampi({self.fexpr(2)});")
+
+    def s_vector(self, out, indent, depth):
+        v = self.rng.choice(self.vectors)
+        r = self.rng.random()
+        value = self.vexpr(2)
+        if r < 0.25:
+            lanes = self.rng.choice(("x", "y", "z", "w", "xy", "zw", "wx", "s31"))
+            width = len(lanes) if not lanes.startswith("s") else len(lanes) - 1
+            scalar = self.expr(1)
+            rhs = f"({scalar})" if width == 1 else f"(uint{width})({scalar})"
+            if v.type == "int4":
+                rhs = f"as_int{'' if width == 1 else width}({rhs})"
+            out.append(f"{indent}{v.name}.{lanes} = {rhs};")
+        else:
+            out.append(f"{indent}{v.name} = {'as_int4(' + value + ')' if v.type == 'int4' else value};")
+
+    def s_array(self, out, indent, depth):
+        name, length = self.rng.choice(self.arrays)
+        out.append(f"{indent}{name}[({self.expr(2)}) & {length - 1}u] = {self.expr(2)};")
+
+    def s_atomic(self, out, indent, depth):
+        c = self.rng.randrange(COUNTERS)
+        family = ATOMIC_FAMILIES[c]
+        local = "barrier" in self.features and self.chance(0.4)
+        where = f"&lcnt[{c % 4}]" if local else f"&cnt[{c}]"
+        if local:
+            family = ("add", "or", "xor", "max")[c % 4]
+        value = self.expr(2)
+        if family == "add":
+            op = self.rng.choice(("atomic_add", "atomic_sub", "atomic_inc", "atomic_dec"))
+            call = f"{op}({where})" if op in ("atomic_inc", "atomic_dec") else f"{op}({where}, {value})"
+        else:
+            call = f"atomic_{family}({where}, {value})"
+        out.append(f"{indent}{call};")
+
+    def s_approx(self, out, indent, depth):
+        self.uses_approx = True
+        slot = self.rng.randrange(APPROX_SLOTS)
+        a, b = self.rng.choice(self.floats).name, self.rng.choice(self.floats).name
+        value = self.rng.choice((f"{a} / (fabs({b}) < 1.0f ? 1.0f : {b})", f"sqrt(fabs({a}))",
+                                 f"exp({a} * 0.0001f)", f"log(fabs({a}) + 1.0f)", f"{a} / 7.0f"))
+        out.append(f"{indent}fapprox[gid * {APPROX_SLOTS}u + {slot}u] = {value};")
+
+    def s_if(self, out, indent, depth):
+        if self.chance(0.2):
+            cond, _ = self.side_effect_condition()
+        else:
+            cond = self.condition(2)
+        out.append(f"{indent}if {cond} {{")
+        self.block(out, indent + "    ", depth + 1, self.rng.randint(1, 3))
+        if self.chance(0.5):
+            out.append(f"{indent}}} else {{")
+            self.block(out, indent + "    ", depth + 1, self.rng.randint(1, 3))
+        out.append(f"{indent}}}")
+
+    def _loop(self, out, indent, depth, head: list[str], open_: str, close: str, guard: str | None):
+        loop = _Loop(self.fresh("fl"))
+        inner = indent + "    "
+        lines = [inner + h for h in head] + [f"{inner}{open_}"]
+        if guard:
+            lines.append(f"{inner}    {guard}")
+        self.context.append(loop)
+        self.loops += 1
+        self.block(lines, inner + "    ", depth + 1, self.rng.randint(1, 4))
+        self.loops -= 1
+        self.context.pop()
+        lines.append(f"{inner}{close}")
+        self.after_loop(lines, inner)
+        out.append(f"{indent}{{")
+        if loop.used:
+            out.append(f"{inner}uint {loop.flag} = 0u;")
+        out.extend(lines)
+        out.append(f"{indent}}}")
+
+    def after_loop(self, out: list[str], indent: str) -> None:
+        """After a loop closes: the flags inner statements may have set for enclosing loops (up to the
+        nearest switch, past which no flag is set) break out of, or continue, the loop around this one."""
+        for i, c in enumerate(reversed(self.context)):
+            if c == "switch":
+                break
+            if not isinstance(c, _Loop) or not c.used:
+                continue
+            if i == 0:
+                out.append(f"{indent}if ({c.flag} == 1u) break;")
+                out.append(f"{indent}if ({c.flag} == 2u) {{ {c.flag} = 0u; continue; }}")
+            else:
+                out.append(f"{indent}if ({c.flag} != 0u) break;")
+
+    def trip(self) -> str:
+        """A data-dependent trip bound of 1..6 (or a constant)."""
+        if self.chance(0.3):
+            return f"{self.rng.randint(1, 5)}u"
+        return f"(({self.expr(2)}) % {self.rng.randint(2, 6)}u + {self.rng.randint(0, 1)}u)"
+
+    def s_for(self, out, indent, depth):
+        i, lim = self.fresh("i"), self.fresh("lim")
+        head = [f"uint {lim} = {self.trip()};"]
+        self.readonly.append(i)
+        self._loop(out, indent, depth, head, f"for (uint {i} = 0u; {i} < {lim}; {i}++) {{", "}", None)
+        self.readonly.remove(i)
+
+    def s_while(self, out, indent, depth):
+        g = self.fresh("g")
+        self._loop(out, indent, depth, [f"uint {g} = 0u;"],
+                   f"while ({g} < {self.rng.randint(1, 6)}u && {self.condition(1)}) {{", "}", f"{g}++;")
+
+    def s_do(self, out, indent, depth):
+        g = self.fresh("g")
+        self._loop(out, indent, depth, [f"uint {g} = 0u;"], "do {",
+                   f"}} while ({g} < {self.rng.randint(1, 5)}u && {self.condition(1)});", f"{g}++;")
+
+    def s_switch(self, out, indent, depth):
+        cases = sorted(self.rng.sample(range(8), self.rng.randint(1, 4)))
+        anchor = self.rng.choice([v.name for v in self.scalars if v.type == "uint"])   # never a constant
+        out.append(f"{indent}switch (({self.expr(2)} + {anchor}) & 7u) {{")
+        self.context.append("switch")
+        labels = [f"case {c}u:" for c in cases] + (["default:"] if self.chance(0.7) else [])
+        self.rng.shuffle(labels)
+        for label in labels:
+            out.append(f"{indent}{label} {{")
+            self.block(out, indent + "    ", depth + 1, self.rng.randint(1, 2))
+            out.append(f"{indent}    }}")
+            if self.chance(0.65):
+                out.append(f"{indent}    break;")
+        self.context.pop()
+        out.append(f"{indent}}}")
+
+    def s_jump(self, out, indent, depth):
+        """break / continue of the innermost loop, or, through its flag, of an enclosing one."""
+        reachable = []
+        for c in reversed(self.context):
+            if c == "switch":
+                break
+            reachable.append(c)
+        cond = self.condition(1)
+        if not reachable:          # inside a switch inside the loop: `continue` still means the loop
+            out.append(f"{indent}if {cond} continue;")
+            return
+        target = self.rng.randrange(len(reachable))
+        kind = self.rng.choice(("break", "continue"))
+        if target == 0:
+            out.append(f"{indent}if {cond} {kind};")
+        else:
+            reachable[target].used = True
+            out.append(f"{indent}if {cond} {{ {reachable[target].flag} = {1 if kind == 'break' else 2}u; break; }}")
+
+    def s_dead(self, out, indent, depth):
+        """Code that never runs, behind a test of the host's `n` (always below 8) that no compiler can fold
+        (CLsmith's EMI blocks): it must compile and must not change anything."""
+        out.append(f"{indent}if (n >= {self.rng.randint(8, 1000)}u) {{")
+        self.block(out, indent + "    ", depth + 1, self.rng.randint(1, 3))
+        out.append(f"{indent}}}")
+
+    def s_return(self, out, indent, depth):
+        out.append(f"{indent}if {self.condition(1)} {{")
+        self.checksum(out, indent + "    ")
+        out.append(f"{indent}    return;")
+        out.append(f"{indent}}}")
+
+    def s_goto(self, out, indent, depth):
+        """A state machine, or a loop entered in the middle of its body as well as at its top: a cycle
+        with two entries (irreducible)."""
+        self.uses_goto = True
+        if self.chance(0.35):
+            return self.two_entry_loop(out, indent, depth)
+        return self.state_machine(out, indent, depth)
+
+    def two_entry_loop(self, out, indent, depth):
+        """`if (c) goto mid; do { A; mid: g++; B; } while (...)`: the guard counter counts every pass."""
+        loop = _Loop(self.fresh("fl"))
+        g, mid = self.fresh("g"), self.fresh("M")
+        inner = indent + "    "
+        lines = [f"{inner}uint {g} = 0u;", f"{inner}if {self.condition(1)} goto {mid};", f"{inner}do {{"]
+        self.context.append(loop)
+        self.loops += 1
+        for half in (0, 1):
+            if half:
+                lines.append(f"{inner}{mid}:")
+                lines.append(f"{inner}    {g}++;")
+            lines.append(f"{inner}    {{")
+            self.block(lines, inner + "        ", depth + 2, self.rng.randint(1, 2))
+            lines.append(f"{inner}    }}")
+        self.loops -= 1
+        self.context.pop()
+        lines.append(f"{inner}}} while ({g} < {self.rng.randint(1, 5)}u && {self.condition(1)});")
+        self.after_loop(lines, inner)
+        out.append(f"{indent}{{")
+        if loop.used:
+            out.append(f"{inner}uint {loop.flag} = 0u;")
+        out.extend(lines)
+        out.append(f"{indent}}}")
+
+    def state_machine(self, out, indent, depth):
+        """2-4 labelled states, entered at two of them (an irreducible cycle), each state counting one step
+        and leaving once a data-dependent budget is spent."""
+        k = self.rng.randint(2, 4)
+        base = self.fresh("L")
+        states = [f"{base}_{j}" for j in range(k)]
+        steps, end = self.fresh("st"), f"{base}_end"
+        out.append(f"{indent}{{")
+        inner = indent + "    "
+        out.append(f"{inner}uint {steps} = 0u;")
+        out.append(f"{inner}uint {steps}_lim = {self.trip()} + 2u;")
+        second = self.rng.randrange(1, k)
+        out.append(f"{inner}if {self.condition(1)} goto {states[second]};")
+        self.loops += 1
+        for j, label in enumerate(states):
+            out.append(f"{indent}{label}:")
+            out.append(f"{inner}{{")
+            self.block(out, inner + "    ", depth + 1, self.rng.randint(1, 2))
+            out.append(f"{inner}}}")
+            out.append(f"{inner}if (++{steps} >= {steps}_lim) goto {end};")
+            out.append(f"{inner}if {self.condition(1)} goto {self.rng.choice(states)};")
+            if j + 1 == k or self.chance(0.3):
+                out.append(f"{inner}goto {self.rng.choice(states)};")
+        self.loops -= 1
+        out.append(f"{indent}{end}: ;")
+        out.append(f"{indent}}}")
+
+    # -- the kernel ------------------------------------------------------------------------------------------
+
+    def checksum(self, out: list[str], indent: str) -> None:
+        out.append(f"{indent}uint h = 0u;")
+        for v in self.scalars:
+            if v.type == "ulong":
+                out.append(f"{indent}h = hmix(hmix(h, (uint){v.name}), (uint)({v.name} >> 32));")
+            else:
+                value = f"as_uint({v.name})" if v.type == "int" else f"(uint){v.name}"
+                out.append(f"{indent}h = hmix(h, {value});")
+        for f in self.floats:
+            out.append(f"{indent}h = hmix(h, as_uint({f.name}));")
+        for v in self.vectors:
+            for lane in "xyzw":
+                value = f"as_uint({v.name}.{lane})" if v.type == "int4" else f"{v.name}.{lane}"
+                out.append(f"{indent}h = hmix(h, {value});")
+        for name, length in self.arrays:
+            out.append(f"{indent}for (uint c = 0u; c < {length}u; c++) h = hmix(h, {name}[c]);")
+        out.append(f"{indent}out[gid] = h;")
+
+    def exchange(self, out: list[str], indent: str) -> None:
+        """Work-items swap values through __local memory in a fixed permutation, between barriers."""
+        src, dst = self.rng.choice(self.scalars), self.rng.choice([v for v in self.scalars if v.type == "uint"])
+        perm = self.rng.choice(("(lid + {k}u) % lsize", "lid ^ ({k}u & (lsize - 1u))", "lsize - 1u - lid"))
+        perm = perm.format(k=self.rng.randint(1, 31))
+        read = f"lm[{perm}]"
+        value = {"int": f"as_uint({src.name})", "ulong": f"(uint){src.name}"}.get(src.type, f"(uint){src.name}")
+        if self.chance(0.5):
+            rounds = self.fresh("r")
+            out.append(f"{indent}for (uint {rounds} = 0u; {rounds} < (n & 3u) + 1u; {rounds}++) {{")
+            inner = indent + "    "
+        else:
+            rounds, inner = None, indent
+        out.append(f"{inner}lm[lid] = {value};")
+        out.append(f"{inner}barrier(CLK_LOCAL_MEM_FENCE);")
+        out.append(f"{inner}{dst.name} {self.rng.choice(('+=', '^=', '='))} {read};")
+        out.append(f"{inner}barrier(CLK_LOCAL_MEM_FENCE);")
+        if rounds:
+            out.append(f"{indent}}}")
+
+    def kernel(self) -> str:
+        rng = self.rng
+        out = [PRELUDE.rstrip("\n"), f"__kernel void k({KERNEL_PARAMS})", "{"]
+        ind = "    "
+        out.append(f"{ind}const uint gid = get_global_id(0);")
+        out.append(f"{ind}const uint lid = get_local_id(0);")
+        barrier = "barrier" in self.features
+        if barrier:
+            out.append(f"{ind}const uint lsize = get_local_size(0);")
+            out.append(f"{ind}__local uint lm[{LOCAL_WORDS}];")
+        if "atomic" in self.features:
+            out.append(f"{ind}__local uint lcnt[4];")
+        names = iter(range(1000))
+        for _ in range(rng.randint(3, 6)):
+            t = rng.choice(SCALAR_TYPES)
+            v = _Var(f"v{next(names)}", t)
+            init = f"in[(gid + {rng.randrange(IN_SIZE)}u) & {IN_SIZE - 1}u]"
+            if t == "int":
+                out.append(f"{ind}int {v.name} = as_int({init});")
+            elif t == "ulong":
+                out.append(f"{ind}ulong {v.name} = ((ulong){init} << 32) | {init.replace('gid +', 'gid * 3u +')};")
+            else:
+                out.append(f"{ind}{t} {v.name} = ({t}){init};")
+            self.scalars.append(v)
+        if not any(v.type == "uint" for v in self.scalars):
+            v = _Var(f"v{next(names)}", "uint")
+            out.append(f"{ind}uint {v.name} = gid;")
+            self.scalars.append(v)
+        if "float" in self.features:
+            for _ in range(rng.randint(1, 3)):
+                f = _Var(f"f{next(names)}", "float")
+                out.append(f"{ind}float {f.name} = (float)(as_int(in[(gid + {rng.randrange(IN_SIZE)}u) & "
+                           f"{IN_SIZE - 1}u]) % 4096);")
+                self.floats.append(f)
+        if "vector" in self.features:
+            for _ in range(rng.randint(1, 3)):
+                t = rng.choice(("uint4", "uint4", "int4"))
+                v = _Var(f"w{next(names)}", t)
+                load = f"vload4((gid + {rng.randrange(64)}u) & {IN_SIZE // 4 - 1}u, in)"
+                out.append(f"{ind}{t} {v.name} = {'as_int4(' + load + ')' if t == 'int4' else load};")
+                self.vectors.append(v)
+        if self.chance(0.6):
+            length = rng.choice((4, 8, 16))
+            name = f"pa{next(names)}"
+            out.append(f"{ind}uint {name}[{length}];")
+            out.append(f"{ind}for (uint c = 0u; c < {length}u; c++) {name}[c] = in[(gid * {length}u + c) & "
+                       f"{IN_SIZE - 1}u];")
+            self.arrays.append((name, length))
+        if "atomic" in self.features:
+            out.append(f"{ind}if (lid < 4u) lcnt[lid] = lid * 7u;")
+            out.append(f"{ind}barrier(CLK_LOCAL_MEM_FENCE);")
+        phases = rng.randint(1, 3) if barrier else 1
+        for phase in range(phases):
+            last = phase == phases - 1
+            self.allow_return = last and "atomic" not in self.features
+            self.block(out, ind, 0, max(1, (self.size - self.statements) // (phases - phase)))
+            if barrier and not last:
+                self.exchange(out, ind)
+        if "atomic" in self.features:
+            out.append(f"{ind}barrier(CLK_LOCAL_MEM_FENCE);")
+            v = rng.choice([v for v in self.scalars if v.type == "uint"])
+            out.append(f"{ind}{v.name} ^= lcnt[{v.name} & 3u];")
+            out.append(f"{ind}barrier(CLK_LOCAL_MEM_FENCE);")
+            out.append(f"{ind}if (lid < 4u) atomic_add(&cnt[0], lcnt[lid]);")
+        self.checksum(out, ind)
+        out.append("}")
+        return "\n".join(out) + "\n"
+
+
+def generate(seed: int, mode: str = "all", size: int | None = None) -> FuzzProgram:
+    """The program a (seed, mode) pair stands for: the same every time, on every machine."""
+    if mode not in MODES:
+        raise ValueError(f"unknown fuzz mode '{mode}' (modes: {', '.join(MODES)})")
+    rng = random.Random(f"{mode}:{seed}")
+    local = rng.choice((8, 16, 16, 32, 64))
+    global_size = local * rng.choice((1, 2, 4)) if local < 64 else 64
+    global_size = max(global_size, 16)
+    if mode == "cfg":
+        from tools.testing.cfggen import random_kernel
+        irreducible = rng.random() < 0.5
+        text = str(random_kernel(rng, rng.randint(4, 40), max_loop_depth=rng.randint(1, 3),
+                                 irreducible=0.3 if irreducible else 0.0))
+        return FuzzProgram(seed, mode, text, "ll", global_size, min(local, global_size), irreducible=irreducible,
+                           arg_names=["out", "in"])
+    gen = _ClGen(rng, FEATURES[mode], size if size is not None else rng.randint(4, 18))
+    source = gen.kernel()
+    return FuzzProgram(seed, mode, source, "cl", global_size, local, uses_approx=gen.uses_approx,
+                       irreducible=gen.uses_goto, n_arg=rng.randrange(8), arg_names=list(ARG_NAMES))

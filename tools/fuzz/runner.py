@@ -1,0 +1,211 @@
+"""One program through many configurations, in one process: each pipeline compiled once (the harness's
+Program caches the structured kernels per pipeline), every target, level, SIMD width and control-flow
+mode run from it, every result compared lane by lane with the reference, llvm -O0 (clang's module on
+llvmlite's JIT). spirv-val checks every SPIR-V module (the spirv target always validates) and iga64
+decodes every Gen binary, which must read as our disassembler's text.
+
+A configuration's outcome is one of:
+    ok         the same buffers as the reference (floats in `fapprox` within the ULP bounds)
+    mismatch   different buffers
+    invalid    spirv-val rejected the module, or iga64 disagrees with our encoding
+    refused    a target declined the program with a one-line error (an IrreducibleCFG on the structured
+               pipelines is `skipped` instead: the tree cannot hold such a CFG, by design)
+    crash      an internal error (any other exception), or the process died (pool.py)
+    timeout    the configuration ran past its time (pool.py)
+"""
+from __future__ import annotations
+
+import os
+import subprocess
+import time
+from dataclasses import dataclass
+
+from lowering.errors import CompileError, IrreducibleCFG
+from tools.fuzz.generator import FuzzProgram
+from tools.testing.float_policy import FLOAT_ULPS_APPROXIMATE
+
+GEN_WIDTHS = (8, 16)
+GEN_CF = ("structured", "blockip", "hybrid", "auto")
+GEN_COMBOS = tuple((simd, cf) for simd in GEN_WIDTHS for cf in GEN_CF)     # the eight width x mode pairs
+TARGETS = ("llvm", "ir", "spirv", "gen", "opencl")
+LEVELS = ("-O0", "-O2")
+FAILURES = ("mismatch", "invalid", "refused", "crash", "timeout")
+
+
+@dataclass(frozen=True)
+class Config:
+    """One way of running a program: target, clang level, and for gen the SIMD width and --cf mode."""
+    target: str
+    level: str
+    simd: int = 0
+    cf: str = ""
+
+    @property
+    def name(self) -> str:
+        if self.target == "gen":
+            return f"gen{self.level}-simd{self.simd}-{self.cf}"     # gen-O2-simd16-blockip
+        if self.target == "opencl":
+            return "opencl"
+        return f"{self.target}{self.level}"
+
+    @staticmethod
+    def parse(name: str) -> "Config":
+        """The inverse of `name` (gen-O2-simd16-blockip, spirv-O0, opencl)."""
+        if name == "opencl":
+            return Config("opencl", "-O0")
+        parts = name.split("-")
+        if len(parts) == 4 and parts[0] == "gen" and parts[2] in ("simd8", "simd16") and parts[3] in GEN_CF:
+            return Config("gen", "-" + parts[1], int(parts[2][len("simd"):]), parts[3])
+        if len(parts) == 2 and parts[0] in TARGETS and parts[0] != "gen" and "-" + parts[1] in LEVELS:
+            return Config(parts[0], "-" + parts[1])
+        raise ValueError(f"unknown configuration '{name}' (e.g. llvm-O2, spirv-O0, gen-O2-simd16-blockip, opencl)")
+
+
+REFERENCE = Config("llvm", "-O0")
+
+
+def gen_combos_for(index: int, per_level: int, level: str) -> list[tuple[int, str]]:
+    """The gen width x mode pairs program number `index` runs at `level`: consecutive programs walk the
+    eight pairs round-robin (the -O0 walk starts half-way round), so every pair is covered equally."""
+    if per_level >= len(GEN_COMBOS):
+        return list(GEN_COMBOS)
+    start = (index * per_level + (len(GEN_COMBOS) // 2 if level == "-O0" else 0)) % len(GEN_COMBOS)
+    return [GEN_COMBOS[(start + k) % len(GEN_COMBOS)] for k in range(per_level)]
+
+
+def configs_for(program: FuzzProgram, index: int, targets: tuple[str, ...], gen_per_level: int) -> list[Config]:
+    """The configurations of one program, the reference first."""
+    configs = [REFERENCE]
+    for level in LEVELS:
+        for target in ("llvm", "ir", "spirv"):
+            if target in targets and Config(target, level) != REFERENCE:
+                configs.append(Config(target, level))
+        if "gen" in targets:
+            configs += [Config("gen", level, simd, cf) for simd, cf in gen_combos_for(index, gen_per_level, level)]
+    if "opencl" in targets and program.language == "cl":
+        configs.append(Config("opencl", "-O0"))
+    return configs
+
+
+@dataclass
+class Outcome:
+    config: str
+    status: str                 # ok, mismatch, invalid, refused, skipped, crash, timeout, unavailable
+    message: str = ""
+    seconds: float = 0.0
+
+
+def _one_line(text: str, limit: int = 400) -> str:
+    text = " ".join(str(text).split())
+    return text if len(text) <= limit else text[:limit] + " ..."
+
+
+class ProgramRun:
+    """The state of one program in one process: its loaded modules and the reference's buffers."""
+
+    def __init__(self, program: FuzzProgram, workdir: str):
+        self.program = program
+        os.makedirs(workdir, exist_ok=True)
+        self.path = os.path.join(workdir, f"{program.name}.{program.language}")
+        with open(self.path, "w", encoding="utf-8") as f:
+            f.write(program.source)
+        self.loaded: dict[str, object] = {}
+        self.reference: list | None = None
+
+    def load(self, level: str):
+        from tools.targets.harness import load_program
+        if level not in self.loaded:
+            self.loaded[level] = load_program(self.path, level)
+        return self.loaded[level]
+
+    def execute(self, config: Config) -> list:
+        """The buffers after running `config` (CompileError and the rest propagate)."""
+        from tools.targets.harness import run_target
+        p = self.program
+        program = self.load(config.level)
+        if config.target == "gen":
+            return run_gen_checked(program, p.kernel, p.make_args(), p.global_size, p.local_size, config.simd,
+                                   config.cf)
+        return run_target(config.target, program, p.kernel, p.make_args(), (p.global_size,), (p.local_size,))
+
+    def run(self, config: Config) -> Outcome:
+        start = time.perf_counter()
+        outcome = self._run(config)
+        outcome.seconds = time.perf_counter() - start
+        return outcome
+
+    def _run(self, config: Config) -> Outcome:
+        from tools.targets.harness import compare
+        if config.target == "opencl" and not opencl_available():
+            return Outcome(config.name, "unavailable", "no OpenCL platform (pyopencl with PoCL)")
+        try:
+            got = self.execute(config)
+        except IrreducibleCFG as exc:
+            return Outcome(config.name, "skipped", _one_line(exc))
+        except CompileError as exc:
+            text = str(exc).replace(self.path, os.path.basename(self.path))     # not the worker's temporary folder
+            status = "invalid" if ("spirv-val" in text or "iga64" in text) else "refused"
+            return Outcome(config.name, status, _one_line(text))
+        except Exception as exc:        # noqa: BLE001 - a bug in reconverge, reported as the outcome
+            text = f"{type(exc).__name__}: {exc}".replace(self.path, os.path.basename(self.path))
+            return Outcome(config.name, "crash", _one_line(text))
+        if config == REFERENCE:
+            self.reference = got
+            return Outcome(config.name, "ok")
+        if self.reference is None:
+            return Outcome(config.name, "crash", "no reference result")
+        ulps = FLOAT_ULPS_APPROXIMATE if self.program.uses_approx else 0
+        problems = compare(self.reference, got, self.program.arg_names, ulps, labels=(REFERENCE.name, config.name))
+        if problems:
+            return Outcome(config.name, "mismatch", _one_line("; ".join(problems)))
+        return Outcome(config.name, "ok")
+
+
+def run_gen_checked(program, kernel: str, args: list, global_size: int, local_size: int, simd: int,
+                    cf: str) -> list:
+    """The gen target (as harness.run_target runs it), with the binary compiled once: iga64 must decode
+    it, warning-free, to exactly our disassembler's text (CompileError "iga64: ..." when not), then the
+    simulator runs it."""
+    import tempfile
+
+    from backend.gen import CF_MODES, compile_gen_kernel
+    from backend.gen.launch import run_gen_kernel
+    from isa.gen9.disassembler import disassemble
+    from isa.gen9.encoding import encode_program
+    from tools.targets.harness import gen_function, ir_arguments
+    func, mode = gen_function(program, kernel, cf)
+    options = CF_MODES[mode][1]
+    compiled = compile_gen_kernel(func, simd, **options)
+    code = encode_program(compiled.program)
+    with tempfile.NamedTemporaryFile(suffix=".krn") as f:
+        f.write(code)
+        f.flush()
+        iga = subprocess.run(["iga64", "-p=9", "-d", f.name], capture_output=True, text=True)
+    if iga.returncode != 0 or "warning" in iga.stderr.lower():
+        raise CompileError(f"iga64: {_one_line(iga.stderr or iga.stdout, 200)}")
+    ours = [line.strip() for line in disassemble(code).splitlines() if line.strip()]
+    theirs = [line.strip() for line in iga.stdout.splitlines() if line.strip() and not line.startswith("//")]
+    if ours != theirs:
+        at = next((i for i, (a, b) in enumerate(zip(ours, theirs)) if a != b), min(len(ours), len(theirs)))
+        mine = ours[at] if at < len(ours) else "(end)"
+        its = theirs[at] if at < len(theirs) else "(end)"
+        raise CompileError(f"iga64 reads instruction {at} as '{its}', our disassembler as '{mine}'")
+    copies = [a.copy() if hasattr(a, "copy") else a for a in args]
+    run_gen_kernel(func, ir_arguments(func, copies), (global_size,), (local_size,), simd, compiled=compiled,
+                   **options)
+    return copies
+
+
+_OPENCL: bool | None = None
+
+
+def opencl_available() -> bool:
+    """Is there an OpenCL platform (PoCL) for the opencl target? Asked once per process."""
+    global _OPENCL
+    if _OPENCL is None:
+        try:
+            import pyopencl
+            _OPENCL = bool(pyopencl.get_platforms())
+        except Exception:       # noqa: BLE001 - no ICD loader, no platform: the target is unavailable
+            _OPENCL = False
+    return _OPENCL
