@@ -371,6 +371,13 @@ class Selector:
             src = self.operand(ins.operands[0])           # 0 / -1: sext is a copy, zext keeps one bit
             self.emit("and" if op == "zext" else "mov", dst, src, *([Operand(Imm(1, T.D))] if op == "zext" else []))
             self.values[ins] = dst
+        elif op == "trunc" and ins.type.is_int and ins.type.bits == 1:
+            low = self.fresh(T.D)                           # bit 0, then 0 / -1 as a bool lives
+            src = self._register(self._low_dword(self.operand(ins.operands[0], False)))
+            self.emit("and", low, src, Operand(Imm(1, T.D)))
+            dst = self.fresh(T.D)
+            self.emit("mov", dst, self._negated(low))
+            self.values[ins] = dst
         elif op in CASTS and (ins.type.bits in (32, 64) or ins.type.is_float or op == "freeze"):
             signed = op in ("sext", "sitofp", "fptosi", "trunc", "freeze")
             src = self.operand(ins.operands[0], signed)

@@ -1,5 +1,5 @@
 """Issue 20, item 4: what the Gen backend refused while the other targets ran it: `freeze` on i1 (a copy of
-the 0 / -1 lanes), and loads and stores aligned to less than their size (1 or 2 bytes for a 2-, 4- or
+the 0 / -1 lanes), `trunc` to i1 (bit 0 as 0 / -1; `reconverge fuzz --seed 3097 --mode atomic`), and loads and stores aligned to less than their size (1 or 2 bytes for a 2-, 4- or
 8-byte value: one byte scattered message per aligned piece, PRM vol. 7), private and global, against
 the CPU JIT in SIMD8 and SIMD16 and in each control-flow mode."""
 from __future__ import annotations
@@ -102,6 +102,36 @@ done:
   store i32 %rs, ptr addrspace(1) %op, align 4
   ret void
 }
+
+define spir_kernel void @trunc_i1(ptr addrspace(1) %in, ptr addrspace(1) %out) {
+entry:
+  %g64 = call spir_func i64 @_Z13get_global_idj(i32 0)
+  %ip = getelementptr inbounds i32, ptr addrspace(1) %in, i64 %g64
+  %x = load i32, ptr addrspace(1) %ip, align 4
+  %t32 = trunc i32 %x to i1
+  %x64 = sext i32 %x to i64
+  %s64 = lshr i64 %x64, 33
+  %t64 = trunc i64 %s64 to i1
+  %x8 = trunc i32 %x to i8
+  %s8 = lshr i8 %x8, 2
+  %t8 = trunc i8 %s8 to i1
+  %a = select i1 %t32, i32 %x, i32 11
+  %b = select i1 %t64, i32 %a, i32 -5
+  %both = and i1 %t8, %t32
+  br i1 %both, label %more, label %done
+more:
+  %m = mul i32 %b, 3
+  br label %done
+done:
+  %r = phi i32 [ %b, %entry ], [ %m, %more ]
+  %z = zext i1 %t8 to i32
+  %s = sext i1 %t64 to i32
+  %rz = add i32 %r, %z
+  %rs = xor i32 %rz, %s
+  %op = getelementptr inbounds i32, ptr addrspace(1) %out, i64 %g64
+  store i32 %rs, ptr addrspace(1) %op, align 4
+  ret void
+}
 """
 
 MEMCPY = """
@@ -127,7 +157,7 @@ def _agrees(program, kernel: str, cf: str) -> None:
 
 
 @pytest.mark.parametrize("cf", ["structured", "blockip"])
-@pytest.mark.parametrize("kernel", ["freeze_i1", "unaligned"])
+@pytest.mark.parametrize("kernel", ["freeze_i1", "trunc_i1", "unaligned"])
 def test_freeze_of_bools_and_unaligned_accesses_agree_with_the_jit(kernel, cf):
     _agrees(program_from_llvm(KERNELS, "item4.ll"), kernel, cf)
 
