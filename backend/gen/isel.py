@@ -317,6 +317,14 @@ class Selector:
         for phi, src in zip(phis, sources):
             self.emit("mov", self.values[phi], src, predicate=predicate)
 
+    def _bool_as_one(self, src: Operand) -> Operand:
+        """An i1's 0 / -1 dword as the unsigned number it means, 0 / 1 (zext and uitofp read it so)."""
+        if isinstance(src.value, Imm):
+            return Operand(Imm(int(src.value.value) & 1, T.D))
+        one = self.fresh(T.D)
+        self.emit("and", one, src, Operand(Imm(1, T.D)))
+        return one
+
     def _copy(self, src: Operand) -> Operand:
         tmp = self.fresh(src.type)
         self.emit("mov", tmp, src)
@@ -382,6 +390,8 @@ class Selector:
             signed = op in ("sext", "sitofp", "fptosi", "trunc", "freeze")
             src = self.operand(ins.operands[0], signed)
             dst = self.fresh(gen_type(ins.type, op != "fptoui"))
+            if op == "uitofp" and ins.operands[0].type.bits == 1:
+                src = self._bool_as_one(src)              # true is 1.0 unsigned (-1.0 is sitofp's)
             if op == "trunc":
                 src = self._low_dword(src)
             self.emit("mov", dst, src)
