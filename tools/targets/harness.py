@@ -389,7 +389,12 @@ def gen_function(program: Program, kernel: str, cf: str = "auto") -> tuple[Funct
         except IrreducibleCFG:
             return program.function(kernel, "gen-blockip"), "hybrid"
         cfg = program.function(kernel, "gen-blockip")
-        if prefers_hybrid(select_any(tree), select_any(cfg, regions=True)):
+        from backend.gen.cf_regions import RegionDepthError
+        try:
+            hybrid = select_any(cfg, regions=True)
+        except RegionDepthError:                 # nested deeper than the region search goes
+            return tree, "structured"
+        if prefers_hybrid(select_any(tree), hybrid):
             return cfg, "hybrid"
         return tree, "structured"
     if cf not in CF_MODES:
