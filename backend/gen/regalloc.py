@@ -22,6 +22,7 @@ from .mir_liveness import liveness
 
 LAST_ALLOCATABLE = 111
 BLOCK_SIZES = (1, 2, 4, 8)                  # registers a scratch block message moves
+SCRATCH_REACH = (1 << 12) * 32              # its offset field: 12 bits of 32-byte units (messages.scratch_desc)
 HEADER = Operand(PReg(0, 0))                # r0: the scratch messages' header
 
 
@@ -38,6 +39,9 @@ def allocate(func: MFunction, first_free: int, spill_base: int = 0) -> tuple[dic
         for victim in victims:
             offsets.append(spill_base + spilled)
             spilled += victim.grfs(func.simd) * GRF_BYTES
+        if spill_base + spilled > SCRATCH_REACH:
+            raise CompileError(f"{func.name}: spilling needs {spill_base + spilled} bytes of scratch per thread; "
+                               f"scratch block messages reach {SCRATCH_REACH} (too many values live at once)")
         temporaries |= _spill_all(func, victims, offsets)
 
 

@@ -110,3 +110,16 @@ def test_the_gen_default_runs_a_long_corpus_like_kernel():
     got = run_target("gen", program, "sha1_chain", args, 2, 2, GenOptions(16, "hybrid",
                                                                            max_steps=launch.DEFAULT_MAX_STEPS // 32))
     assert got[0].tolist() == run_target("llvm", program, "sha1_chain", args, 2, 2)[0].tolist()
+
+
+def test_spilling_past_the_scratch_messages_reach_is_a_one_line_refusal(tmp_path):
+    """Scratch block messages address 128 KiB of a thread's slot: a kernel that would spill beyond it
+    (1,000 nested loops in SIMD16 did) is refused, not an AssertionError in the encoder."""
+    from backend.gen import select_any
+    from backend.gen.regalloc import SCRATCH_REACH, allocate
+    from tests.gen.test_gen_kernels import _pressure_kernel
+    program = load_program(write(tmp_path, "pressure.cl", _pressure_kernel()), "-O2")
+    mfunc = select_any(program.function("pressure", "gen"), 16)
+    with pytest.raises(CompileError, match=rf"spilling needs \d+ bytes of scratch per thread; scratch block "
+                                           rf"messages reach {SCRATCH_REACH}"):
+        allocate(mfunc, 8, SCRATCH_REACH - 64)
