@@ -9,6 +9,11 @@ nested brackets). clang-22's own time is listed apart: it is not ours, and at -O
 quadratic part. "ours" is lowering.pipeline.compile_llvm (read, structurize, promote, validator after
 each pass) on clang's output, best of --repeat runs; "exponent" the slope of log(time) over log(N)
 from the previous size.
+
+With `--gen [--sizes N,N,..]`: the Gen backend on nested ifs and nested loops (test_deep_programs.py's
+shapes, as LLVM IR at -O0): the middle end's function for each control-flow mode, then
+compile_gen_kernel (selection, allocation, emission) timed alone per mode, and the hybrid's refusal
+beyond its region search (cf_regions.MAX_ROUNDS).
 """
 from __future__ import annotations
 
@@ -18,6 +23,7 @@ import os
 import tempfile
 import time
 
+from lowering.errors import CompileError
 from lowering.frontend.clang import compile_opencl
 from lowering.pipeline import compile_llvm
 from tests.test_deep_programs import nested_ifs, wide_switch
@@ -49,11 +55,50 @@ def _time(fn) -> float:
     return time.perf_counter() - started
 
 
+def measure_gen(sizes) -> None:
+    """compile_gen_kernel's seconds per mode and depth (SIMD16), with the growth exponent."""
+    from backend.gen import CF_MODES, compile_gen_kernel
+    from tests.test_deep_programs import nested_loops
+    from tools.targets.harness import gen_function, load_program
+    tmp = tempfile.mkdtemp(prefix="reconverge-bench-deep-gen-")
+    print("| shape (-O0) | N | mode | middle end s | Gen backend s | instructions | exponent |")
+    print("|---|---|---|---|---|---|---|")
+    for shape, make in (("nested ifs", nested_ifs), ("nested loops", nested_loops)):
+        previous: dict[str, tuple[int, float]] = {}
+        for n in sizes:
+            path = os.path.join(tmp, f"{shape.split()[1]}{n}.ll")
+            with open(path, "w") as f:
+                f.write(make(n))
+            program = load_program(path, "-O0")
+            for mode in ("structured", "blockip", "hybrid"):
+                started = time.perf_counter()
+                func, used = gen_function(program, "k", mode)
+                middle = time.perf_counter() - started
+                started = time.perf_counter()
+                try:
+                    size = str(len(compile_gen_kernel(func, 16, **CF_MODES[used][1]).program))
+                except CompileError as exc:
+                    size = "refused: " + str(exc).split("; ")[0].split(": ", 1)[-1]
+                took = time.perf_counter() - started
+                slope = ""
+                if mode in previous and not size.startswith("refused"):
+                    m, t = previous[mode]
+                    slope = f"{math.log(took / t) / math.log(n / m):.2f}"
+                if not size.startswith("refused"):
+                    previous[mode] = (n, took)
+                print(f"| {shape} | {n} | {mode} | {middle:.2f} | {took:.2f} | {size} | {slope} |", flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=1)
     parser.add_argument("--opt", default="-O2")
+    parser.add_argument("--gen", action="store_true", help="the Gen backend on nested ifs and loops instead")
+    parser.add_argument("--sizes", default="1250,2500,5000", help="--gen: the depths (default %(default)s)")
     args = parser.parse_args()
+    if args.gen:
+        measure_gen([int(n) for n in args.sizes.split(",")])
+        return
     tmp = tempfile.mkdtemp(prefix="reconverge-bench-deep-")
 
     def from_cl(make):

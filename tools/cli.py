@@ -272,8 +272,8 @@ def _run(args) -> None:
     global_size = _sizes(args.global_size, "--global")
     if args.local is not None:
         _sizes(args.local, "--local")
-    if args.max_steps is not None and args.target != "ir":
-        raise UsageError("--max-steps only applies to --target ir")
+    if args.max_steps is not None and args.target not in ("ir", "gen"):
+        raise UsageError("--max-steps only applies to --target ir and gen")
     if args.max_steps is not None and args.max_steps < 0:
         raise UsageError(f"--max-steps {args.max_steps}: expected a number of steps >= 0 (0: no limit)")
     backend = _spirv_options(args.spirv_version, args.target_env) if args.target == "spirv" else None
@@ -292,7 +292,8 @@ def _run(args) -> None:
         raise UsageError("--trace only applies to --target gen")
     if args.target == "gen":
         from isa.gen9.simulator import Trace
-        backend = harness.GenOptions(args.simd or 16, args.cf or "auto", Trace() if args.trace is not None else None)
+        backend = harness.GenOptions(args.simd or 16, args.cf or "auto", Trace() if args.trace is not None else None,
+                                     args.max_steps)
     if (args.platform or args.device) and args.target != "opencl":
         raise UsageError(f"{'--platform' if args.platform else '--device'} only applies to --target opencl")
     if args.target == "opencl":
@@ -442,8 +443,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="spirv target: the Vulkan device, by index or part of its name (see `reconverge devices`; "
                         "default: lavapipe if present, else the first)")
     r.add_argument("--max-steps", type=int, metavar="N",
-                   help="ir target: instructions per work-item before the run is stopped as endless (default "
-                        "5000000; 0: no limit)")
+                   help="ir: instructions per work-item, gen: per hardware thread, before the run is stopped as "
+                        "endless (defaults: ir 60000000, gen 1000000; 0: no limit)")
     r.add_argument("--simd", type=int, choices=(8, 16), help="gen target: SIMD width (default 16)")
     r.add_argument("--cf", choices=CF_CHOICES,
                    help="gen target: structured branches, per-lane blockIP, hybrid, or auto (default; see compile)")

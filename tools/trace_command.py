@@ -15,6 +15,7 @@ atomically, so a failed run leaves no file behind.
 from __future__ import annotations
 
 import os
+import sys
 
 from isa.gen9.errors import IsaError
 from lowering.errors import CompileError
@@ -81,6 +82,7 @@ def _load_surfaces(specs: list[str]):
 
 
 SOURCES = (".cl", ".ll", ".bc", ".nir")
+DEFAULT_PROGRAM_STEPS = 200_000       # per thread, for a hand-written .krn/.asm program
 
 
 def _trace_compiled_kernel(args) -> None:
@@ -97,10 +99,16 @@ def _trace_compiled_kernel(args) -> None:
             raise UsageError(f"{flag} applies to .krn/.asm input; a kernel source takes --global, --local, --arg")
     if args.simd not in (None, 8, 16):
         raise UsageError(f"--simd {args.simd}: a compiled kernel runs in SIMD8 or SIMD16")
+    _check_max_steps(args)
     run = argparse.Namespace(**vars(args))
-    run.__dict__.update(target="gen", trace=args.output, out=None, timeout=None, max_steps=None, platform=None,
+    run.__dict__.update(target="gen", trace=args.output, out=None, timeout=None, platform=None,
                         device=None, spirv_version=None, target_env=None, verify_each=False)
     cli._run(run)
+
+
+def _check_max_steps(args) -> None:
+    if args.max_steps is not None and args.max_steps < 0:
+        raise UsageError(f"--max-steps {args.max_steps}: expected a number of instructions >= 0 (0: no limit)")
 
 
 def _launch_options_given(args) -> bool:
@@ -123,8 +131,8 @@ def run_trace(args) -> None:
         raise UsageError(f"--simd {args.simd}: expected 8, 16 or 32")
     if args.threads < 1 or args.threads > 64:
         raise UsageError(f"--threads {args.threads}: expected 1..64")
-    if args.max_steps < 1:
-        raise UsageError(f"--max-steps {args.max_steps}: expected a positive number of instructions")
+    _check_max_steps(args)
+    max_steps = DEFAULT_PROGRAM_STEPS if args.max_steps is None else args.max_steps or sys.maxsize
     out_dir = os.path.dirname(os.path.abspath(args.output))
     if not os.path.isdir(out_dir):
         raise CompileError(f"{args.output}: cannot write: directory {out_dir} does not exist")
@@ -140,7 +148,7 @@ def run_trace(args) -> None:
     trace = Trace()
     try:
         run_program(program, args.simd, args.threads, surfaces=surfaces, dispatch_masks=masks, trace=trace,
-                    max_steps=args.max_steps)
+                    max_steps=max_steps)
     except SimulationError as e:
         raise CompileError(f"{args.input}: simulation failed: {' '.join(str(e).split())}") from None
     try:
@@ -173,7 +181,9 @@ def add_commands(subparsers) -> None:
     t.add_argument("--dispatch-mask", help="live lanes of every thread, e.g. 0x0fff (default: all)")
     t.add_argument("--surface", action="append", metavar="BTI=FILE.npy",
                    help="bind a numpy array as the surface at this binding-table index (repeatable)")
-    t.add_argument("--max-steps", type=int, default=200_000, help="instructions per thread before giving up")
+    t.add_argument("--max-steps", type=int, metavar="N",
+                   help="instructions per thread before the run is stopped as endless (default: 200000 for "
+                        ".krn/.asm, the gen target's 1000000 for a kernel source; 0: no limit)")
     t.add_argument("-o", dest="output", required=True, help="output PNG file")
     _add_build_options(t)
     t.set_defaults(func=run_trace)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from lowering.deepstack import depth_independent
 from lowering.ir.core import Function
 
 # control-flow mode -> (the pipeline whose function it compiles, compile_gen_kernel's options). `auto`
@@ -38,6 +39,7 @@ class GenKernel:
         return Kernel(self.name, code, self.simd, self.layout.payload(self.simd))  # type: ignore[attr-defined]
 
 
+@depth_independent          # selection walks the tree and the regions recursively: any nesting depth
 def compile_gen_kernel(func: Function, simd: int = 16, verify: bool = True, regions: bool = False,
                        entry: str = "if") -> GenKernel:
     """A kernel of the `gen` pipeline's IR (structured branches) or the `gen-blockip` one's (blockIP;
@@ -72,6 +74,7 @@ def _selector(func: Function, simd: int, regions: bool = False, entry: str = "if
     return Selector(func, simd) if func.is_structured else BlockIPSelector(func, simd, regions, entry)
 
 
+@depth_independent
 def select_any(func: Function, simd: int = 16, regions: bool = False, entry: str = "if"):
     """The machine IR of either kind of function, before register allocation."""
     return _selector(func, simd, regions, entry).run()

@@ -26,10 +26,20 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from lowering.analysis.graph import reverse_postorder
+from lowering.analysis.graph import IrreducibleError, loop_forest, reverse_postorder
+from lowering.errors import CompileError
 from lowering.ir.core import Block, Function, Instr
 
 TERMINATORS = ("br", "cbr", "switch", "ret", "unreachable")
+# The search costs a round per level of nesting, each over the whole function (and a loop search per
+# header), so its cost grows with depth times size: beyond this many rounds, or loops nested deeper than
+# this, the hybrid refuses the kernel (`auto` then takes the tree's structured branches); the corpus
+# needs at most 10 (deep_nest at -O2), an if two per level of nesting, a loop one
+MAX_ROUNDS = 128
+
+
+class RegionDepthError(CompileError):
+    """The kernel nests deeper than the hybrid's region search goes (MAX_ROUNDS)."""
 
 
 @dataclass(eq=False)
@@ -109,11 +119,41 @@ def join_points(units: list[Region]) -> dict[int, int]:
 
 def structured_regions(func: Function) -> list[Region]:
     """The function's units after collapsing every natural shape (module docstring), entry first."""
-    return list(_collapse_all({b: block_unit(b) for b in func.blocks}, func.blocks[0], loops=True).values())
+    if _loop_depth(func) > MAX_ROUNDS:
+        raise _too_deep(func)
+    try:
+        units = _collapse_all({b: block_unit(b) for b in func.blocks}, func.blocks[0], loops=True,
+                              rounds=MAX_ROUNDS)
+    except RegionDepthError:
+        raise _too_deep(func) from None
+    return list(units.values())
 
 
-def _collapse_all(units: dict[Block, Region], entry: Block, loops: bool, header: Block | None = None
-                  ) -> dict[Block, Region]:
+def _too_deep(func: Function) -> RegionDepthError:
+    return RegionDepthError(f"@{func.name}: control flow nests deeper than the hybrid's region search goes "
+                            f"({MAX_ROUNDS} levels); use --cf structured or blockip")
+
+
+def _loop_depth(func: Function) -> int:
+    """The deepest loop nesting of a reducible CFG (0 for an irreducible one: the rounds limit it)."""
+    index = {b: i for i, b in enumerate(func.blocks)}
+    try:
+        forest = loop_forest([[index[s] for s in b.succs] for b in func.blocks], 0)
+    except IrreducibleError:
+        return 0
+    depth: dict[int, int] = {-1: 0}
+    for h in forest.parent:
+        chain = []
+        while h not in depth:
+            chain.append(h)
+            h = forest.parent[h]
+        for c in reversed(chain):
+            depth[c] = depth[forest.parent[c]] + 1
+    return max(depth.values())
+
+
+def _collapse_all(units: dict[Block, Region], entry: Block, loops: bool, header: Block | None = None,
+                  rounds: int | None = None) -> dict[Block, Region]:
     """Collapse shapes among `units` (by entry block) to a fixed point. In a loop body (`header`
     given) edges back to the header are left out of the graph, and inner loops are not looked for
     (they collapse first, in the whole function).
@@ -129,6 +169,10 @@ def _collapse_all(units: dict[Block, Region], entry: Block, loops: bool, header:
             if t in preds and t is not header:
                 preds[t].add(u.entry)
     while True:
+        if rounds is not None:
+            if rounds == 0:
+                raise RegionDepthError("too many rounds")
+            rounds -= 1
         headers = _back_edge_targets(units, entry) if loops else set()
         changed = False
         for u in list(units.values()):

@@ -2,15 +2,21 @@
 NDRange with the documented thread payload (isa/gen9/dispatch.py) and the kernel's ABI (abi.py):
 buffers bound at their parameter's position and updated in place, constant tables bound after them,
 scalar arguments and __local block offsets in the cross-thread data, SLM and scratch sized as the
-kernel needs."""
+kernel needs.
+
+Memory is bounds-checked: an access outside a buffer (an undersized output buffer included) is a
+one-line error naming the buffer, the work-item and the Gen instruction, as the ir target names them;
+so is a thread that runs more than `max_steps` instructions (an endless loop)."""
 from __future__ import annotations
 
 import struct
+import sys
 
 import numpy as np
 
 from isa.gen9.dispatch import ARGUMENTS, run_ndrange
 from isa.gen9.errors import IsaError
+from isa.gen9.simulator import MemoryFault, StepLimit
 from lowering.errors import CompileError
 from lowering.ir.core import Arg, Function
 from lowering.ndrange import ndrange
@@ -19,6 +25,10 @@ from . import GenKernel, compile_gen_kernel
 from .abi import KernelLayout, local_block_offsets
 
 FLAT_BASE, FLAT_STRIDE = 0x10_0000_0000, 0x1_0000_0000     # flat kernels: surface k at base + k * 4 GiB
+# instructions one hardware thread may run before the launch stops as endless (`run --max-steps`): 200x
+# the most a corpus kernel takes (tools/step_budget.py), about a minute and a half of simulation per
+# thread; a long kernel (4,096 chained SHA-1 compressions: 53 million) needs --max-steps
+DEFAULT_MAX_STEPS = 1_000_000
 
 
 def flat_address(bti: int) -> int:
@@ -44,10 +54,12 @@ def argument_bytes(layout: KernelLayout, args: list, local_offsets: dict) -> byt
 
 def run_gen_kernel(func: Function, args: list, global_size, local_size, simd: int = 16,
                    global_offset=0, trace=None, regions: bool = False, entry: str = "if",
-                   compiled: GenKernel | None = None) -> None:
+                   max_steps: int | None = None, compiled: GenKernel | None = None) -> int:
     """Run on the simulator, buffers updated in place; `trace` (isa.gen9.simulator.Trace) gets the first
-    work-group's lane activity and, as trace.labels, the address of each labelled block. `compiled`: the
-    kernel already compiled for this width and mode (the fuzzer checks the binary with iga64 first)."""
+    work-group's lane activity and, as trace.labels, the address of each labelled block. `max_steps`:
+    instructions per hardware thread (None: DEFAULT_MAX_STEPS; 0: no limit). `compiled`: the kernel
+    already compiled for this width and mode (the fuzzer checks the binary with iga64 first). Returns the
+    most instructions any thread ran (what a limit must allow: tools/step_budget.py)."""
     try:
         rng = ndrange(global_size, local_size, global_offset)
     except ValueError as exc:
@@ -71,10 +83,58 @@ def run_gen_kernel(func: Function, args: list, global_size, local_size, simd: in
         trace.labels = {at[i]: note.split(":")[0].split()[-1] for i, note in compiled.notes.items()
                         if note.startswith("block ")}
     dims = rng.work_dim
+    limit = DEFAULT_MAX_STEPS if max_steps is None else max_steps or sys.maxsize
+    most = [0]
+
+    def count(group) -> None:
+        most[0] = max([most[0]] + [t.steps for t in group.threads])
     try:
         run_ndrange(compiled.program, simd, rng.global_size[:dims], rng.local_size[:dims],
-                    argument_bytes(layout, args, local_offsets), surfaces, rng.offset,
+                    argument_bytes(layout, args, local_offsets), surfaces, rng.offset, max_steps=limit,
                     scratch_bytes=layout.scratch_bytes(simd), slm_bytes=max(slm_bytes, 1),
-                    flat={flat_address(bti): bti for bti in surfaces} if layout.flat else None, trace=trace)
+                    flat={flat_address(bti): bti for bti in surfaces} if layout.flat else None, trace=trace,
+                    checked=True, on_group=count)
     except IsaError as exc:
         raise CompileError(f"@{func.name}: gen target: {exc}") from None
+    except MemoryFault as exc:
+        raise CompileError(f"@{func.name}: gen target: {_fault_text(exc, compiled, layout, rng, simd)}") from None
+    except StepLimit as exc:
+        raise CompileError(f"@{func.name}: gen target: work-group ({_ids(exc.group, dims)}), thread {exc.tid}: "
+                           f"no end after {exc.limit} instructions (a loop that never ends? raise the limit "
+                           f"with --max-steps, 0 for none)") from None
+    return most[0]
+
+
+def _ids(values, dims: int) -> str:
+    return ",".join(str(v) for v in tuple(values or (0, 0, 0))[:dims])
+
+
+def _fault_text(exc: MemoryFault, compiled, layout: KernelLayout, rng, simd: int) -> str:
+    """Where an out-of-bounds access happened, as the ir target says it: the Gen instruction (its index,
+    address, text and the block it is in, when the listing names one), the work-item, the buffer."""
+    from isa.gen9.disassembler import format_instruction
+    from isa.gen9.simulator import layout as addresses
+    fault, at = exc.fault, addresses(compiled.program)
+    index = at.index(exc.address) if exc.address in at else -1
+    block = next((compiled.notes[i].split(":")[0] for i in range(index, -1, -1)
+                  if compiled.notes.get(i, "").startswith("block ")), None)
+    where = f"instruction {index} at {exc.address:#x} ({' '.join(format_instruction(exc.inst, exc.address).split())})"
+    if block is not None:
+        where = f"{block}, {where}"
+    local = exc.tid * simd + fault.lane
+    lx, ly, _ = rng.local_size
+    lid = (local % lx, local // lx % ly, local // (lx * ly))
+    group = exc.group or (0, 0, 0)
+    gid = tuple(g * l + i + o for g, l, i, o in zip(group, rng.local_size, lid, rng.offset))
+    names = {bti: f"buffer '{a.name or f'arg{a.index}'}'" for a, bti in layout.buffer_bti.items()}
+    names.update({bti: f"constant table '{name}'" for name, (bti, _) in layout.constants.items()})
+    if fault.space in ("surface", "a64"):
+        what = names.get(fault.bti, f"binding table index {fault.bti}") if fault.bti is not None else "memory"
+    else:
+        what = "__local memory" if fault.space == "slm" else "private memory (the thread's scratch space)"
+    off = fault.offset
+    how = (f"{-off} bytes before the start" if off < 0 else f"{off - fault.extent} bytes past the end"
+           if off >= fault.extent else "straddles the end")
+    access = "store to" if fault.write else "load from"
+    return (f"{where}, work-item ({_ids(gid, rng.work_dim)}): out-of-bounds {access} "
+            f"byte offset {off} ({fault.size} bytes) of {what} ({fault.extent} bytes): {how}")

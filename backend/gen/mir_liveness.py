@@ -12,40 +12,48 @@ Cost: O((blocks + instructions) * registers / word size) per iteration, a few it
 code."""
 from __future__ import annotations
 
+import bisect
 from dataclasses import dataclass
+
+import numpy as np
 
 from .mir import MFunction, VReg
 
 
 @dataclass
 class Liveness:
-    live_in: dict[str, set[VReg]]
-    live_out: dict[str, set[VReg]]
+    regs: list[VReg]                           # bit i of a live mask is regs[i]
+    live_in_masks: dict[str, int]
+    live_out_masks: dict[str, int]
     intervals: dict[VReg, tuple[int, int]]     # first and last instruction position where it is live
+
+    @property
+    def live_in(self) -> dict[str, set[VReg]]:
+        """Per block, the values live at its start (as sets: for tests and printing, not the allocator)."""
+        return {k: {self.regs[i] for i in set_bits(m)} for k, m in self.live_in_masks.items()}
+
+    @property
+    def live_out(self) -> dict[str, set[VReg]]:
+        return {k: {self.regs[i] for i in set_bits(m)} for k, m in self.live_out_masks.items()}
 
 
 def liveness(func: MFunction) -> Liveness:
     succs = func.successors()
     regs = list(func.vregs.values())
 
-    def uses(ins) -> list[VReg]:                  # views of a register as another type count as it
-        return [func.vregs[v.id] for v in ins.uses()]
-
-    def defs(ins) -> list[VReg]:
-        return [func.vregs[v.id] for v in ins.defs()]
-
-    bit = {v: 1 << i for i, v in enumerate(regs)}
+    index = {v.id: i for i, v in enumerate(regs)}    # views of a register as another type count as it
+    bit = {v.id: 1 << i for i, v in enumerate(regs)}
     use: dict[str, int] = {}
     kill: dict[str, int] = {}
     for b in func.blocks:
         u = d = 0
         for ins in b.instrs:
-            for v in uses(ins):
-                if not d & bit[v]:
-                    u |= bit[v]
-            for v in defs(ins):
+            for v in ins.uses():
+                if not d & bit[v.id]:
+                    u |= bit[v.id]
+            for v in ins.defs():
                 if ins.predicate is None:             # a predicated write keeps the other lanes' values
-                    d |= bit[v]
+                    d |= bit[v.id]
         use[b.label], kill[b.label] = u, d
     live_in = {b.label: 0 for b in func.blocks}
     live_out = {b.label: 0 for b in func.blocks}
@@ -60,34 +68,81 @@ def liveness(func: MFunction) -> Liveness:
             if out != live_out[b.label] or new_in != live_in[b.label]:
                 live_out[b.label], live_in[b.label], changed = out, new_in, True
 
-    def regs_of(mask: int) -> set[VReg]:
-        return {v for v in regs if mask & bit[v]}
-
-    intervals: dict[VReg, tuple[int, int]] = {}
-
-    def touch(v: VReg, pos: int) -> None:
-        lo, hi = intervals.get(v, (pos, pos))
-        intervals[v] = (min(lo, pos), max(hi, pos))
-
+    # each value's interval: the first and last position where it is live; the live sets add their
+    # members' first (forward) and last (backward) appearances only, so no live set is walked member by
+    # member (which grew with the square of the nesting depth under blockIP)
+    first: dict[int, int] = {}
+    last: dict[int, int] = {}
     starts: dict[str, int] = {}
+    events: list[tuple[int, int]] = []            # (position, live mask) in position order
     pos = 0
     for b in func.blocks:
         start = starts[b.label] = pos
-        for v in regs_of(live_in[b.label]):
-            touch(v, start)
+        events.append((start, live_in[b.label]))
         for ins in b.instrs:
-            for v in (*uses(ins), *defs(ins)):
-                touch(v, pos)
+            for v in (*ins.uses(), *ins.defs()):
+                i = index[v.id]
+                first.setdefault(i, pos)
+                last[i] = pos
             pos += 1
-        for v in regs_of(live_out[b.label]):
-            touch(v, max(start, pos - 1))
+        events.append((max(start, pos - 1), live_out[b.label]))
+    seen = 0
+    for at, mask in events:
+        for i in set_bits(mask & ~seen):
+            if first.get(i, at) >= at:
+                first[i] = at
+        seen |= mask
+    seen = 0
+    for at, mask in reversed(events):
+        for i in set_bits(mask & ~seen):
+            if last.get(i, at) <= at:
+                last[i] = at
+        seen |= mask
+    intervals = {regs[i]: (first[i], last[i]) for i in first}
     ends = {b.label: starts[b.label] + len(b.instrs) - 1 for b in func.blocks}
     loops = [(starts[b.instrs[-1].targets[0]], ends[b.label]) for b in func.blocks
              if b.instrs and b.instrs[-1].opcode in ("while", "jmpi") and b.instrs[-1].targets
              and starts[b.instrs[-1].targets[0]] <= ends[b.label]]
-    for head, back in loops:                 # lanes leaving [head, back] early wait while others re-run it
-        for v, (lo, hi) in list(intervals.items()):
-            if head < lo <= back < hi:
-                intervals[v] = (head, hi)
-    return Liveness({k: regs_of(m) for k, m in live_in.items()}, {k: regs_of(m) for k, m in live_out.items()},
-                    intervals)
+    _widen_for_loops(intervals, loops)
+    return Liveness(regs, live_in, live_out, intervals)
+
+
+def set_bits(mask: int) -> list[int]:
+    """The positions of the set bits of `mask`, lowest first: a loop over the bits when they are few,
+    numpy over the bytes when they are many (either way no walk over every register per block, which
+    made deep programs quadratic)."""
+    if mask.bit_count() < 64:
+        out = []
+        while mask:
+            low = mask & -mask
+            out.append(low.bit_length() - 1)
+            mask ^= low
+        return out
+    raw = np.frombuffer(mask.to_bytes((mask.bit_length() + 7) // 8, "little"), np.uint8)
+    return np.flatnonzero(np.unpackbits(raw, bitorder="little")).tolist()
+
+
+def _widen_for_loops(intervals: dict[VReg, tuple[int, int]], loops: list[tuple[int, int]]) -> None:
+    """For each backward branch [head, back] in layout order (`back` ascending), every interval with
+    head < lo <= back < hi starts at head instead. Done without visiting every interval per loop (that
+    was O(loops * values), quadratic in nesting depth): intervals wait in buckets by their start, and
+    those ending at or before a loop's back edge leave for good, since later back edges lie further on."""
+    buckets: dict[int, list[VReg]] = {}
+    for v, (lo, _) in intervals.items():
+        buckets.setdefault(lo, []).append(v)
+    keys = sorted(buckets)
+    for head, back in loops:
+        first, last = bisect.bisect_right(keys, head), bisect.bisect_right(keys, back)
+        if first == last:
+            continue
+        moved = [v for key in keys[first:last] for v in buckets.pop(key) if intervals[v][1] > back]
+        del keys[first:last]
+        if not moved:
+            continue
+        for v in moved:
+            intervals[v] = (head, intervals[v][1])
+        if head in buckets:
+            buckets[head].extend(moved)
+        else:
+            buckets[head] = moved
+            bisect.insort(keys, head)

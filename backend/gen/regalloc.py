@@ -9,8 +9,8 @@ short-lived value, and every instruction that writes it loads it first too (its 
 a write under a partial execution mask), then stores the whole block back (Mesa brw_fs_reg_allocate.cpp
 does the same). Scratch block messages take r0 as their header, whose r0.5 holds the slot (PRM vol. 7,
 "Scratch block read/write"); the write is a split send so the data needs no header before it. Then the
-scan starts over. Cost: O(values log values + values * registers) per scan, one scan per spilled
-value, plus liveness (mir_liveness.py) each time.
+scan starts over. Cost: O(values log values + values * registers) per scan, one scan per round of
+spills (one walk over the instructions spills the round's values), plus liveness (mir_liveness.py) each time.
 """
 from __future__ import annotations
 
@@ -22,6 +22,7 @@ from .mir_liveness import liveness
 
 LAST_ALLOCATABLE = 111
 BLOCK_SIZES = (1, 2, 4, 8)                  # registers a scratch block message moves
+SCRATCH_REACH = (1 << 12) * 32              # its offset field: 12 bits of 32-byte units (messages.scratch_desc)
 HEADER = Operand(PReg(0, 0))                # r0: the scratch messages' header
 
 
@@ -34,9 +35,14 @@ def allocate(func: MFunction, first_free: int, spill_base: int = 0) -> tuple[dic
         home, victims = _scan(func, first_free, temporaries)
         if not victims:
             return home, spilled
+        offsets = []
         for victim in victims:
-            temporaries |= _spill(func, victim, spill_base + spilled)
+            offsets.append(spill_base + spilled)
             spilled += victim.grfs(func.simd) * GRF_BYTES
+        if spill_base + spilled > SCRATCH_REACH:
+            raise CompileError(f"{func.name}: spilling needs {spill_base + spilled} bytes of scratch per thread; "
+                               f"scratch block messages reach {SCRATCH_REACH} (too many values live at once)")
+        temporaries |= _spill_all(func, victims, offsets)
 
 
 def _scan(func: MFunction, first_free: int, temporaries: set[int]) -> tuple[dict[int, int], list[VReg]]:
@@ -92,31 +98,51 @@ def _find(free: list[bool], start: int, need: int) -> int | None:
     return None
 
 
-def _spill(func: MFunction, victim: VReg, offset: int) -> set[int]:
-    """Rewrite every access to `victim` through a fresh value loaded from (and, for writes, stored back
-    to) scratch at `offset`; returns the fresh values' ids."""
-    nregs = victim.grfs(func.simd)
-    made: set[int] = set()
+def _spill_all(func: MFunction, victims: list[VReg], offsets: list[int]) -> set[int]:
+    """_spill of each victim in turn (victim k at offsets[k]), in one walk over the instructions: the
+    fresh values get the ids, and the loads and stores the order, that spilling them one by one gives
+    (a walk per victim made a deep program's spilling quadratic)."""
+    order: dict[int, int] = {}
+    for k, v in enumerate(victims):
+        order.setdefault(v.id, k)
+    counts = [0] * len(victims)
+    touching: list[list[tuple[MInstr, list[int]]]] = []       # per block: (instruction, victims it touches)
+    fresh: list[list[VReg]] = [[] for _ in victims]            # per victim: its values, in instruction order
     for block in func.blocks:
-        out: list[MInstr] = []
+        row = []
         for ins in block.instrs:
-            reads = any(v.id == victim.id for v in ins.uses())
-            writes = any(v.id == victim.id for v in ins.defs())
-            if not (reads or writes):
+            hit = sorted({order[v.id] for v in (*ins.uses(), *ins.defs()) if v.id in order})
+            for k in hit:
+                counts[k] += 1
+            row.append((ins, hit))
+        touching.append(row)
+    for k, victim in enumerate(victims):
+        fresh[k] = [func.vreg(victim.type, victim.uniform, victim.count) for _ in range(counts[k])]
+    made = {t.id for ts in fresh for t in ts}
+    used = [0] * len(victims)
+    for block, row in zip(func.blocks, touching):
+        out: list[MInstr] = []
+        for ins, hit in row:
+            if not hit:
                 out.append(ins)
                 continue
-            tmp = func.vreg(victim.type, victim.uniform, victim.count)
-            made.add(tmp.id)
-            ins.srcs = [_renamed(s, victim, tmp) for s in ins.srcs]
-            ins.dst = _renamed(ins.dst, victim, tmp) if ins.dst is not None else None
-            whole = Operand(VReg(tmp.id, tmp.type, tmp.uniform, tmp.count))
-            out.append(MInstr("send", 8, whole, [HEADER], no_mask=True, sfid=sm.SFID_DC0,
-                              desc=sm.scratch_desc(offset, nregs, False)))
+            after: list[MInstr] = []
+            for k in hit:
+                victim, tmp = victims[k], fresh[k][used[k]]
+                used[k] += 1
+                writes = any(v.id == victim.id for v in ins.defs())
+                ins.srcs = [_renamed(s, victim, tmp) for s in ins.srcs]
+                ins.dst = _renamed(ins.dst, victim, tmp) if ins.dst is not None else None
+                nregs = victim.grfs(func.simd)
+                whole = Operand(VReg(tmp.id, tmp.type, tmp.uniform, tmp.count))
+                out.append(MInstr("send", 8, whole, [HEADER], no_mask=True, sfid=sm.SFID_DC0,
+                                  desc=sm.scratch_desc(offsets[k], nregs, False)))
+                if writes:
+                    after.append(MInstr("sends", 8, None, [HEADER, whole], no_mask=True, sfid=sm.SFID_DC0,
+                                        desc=sm.scratch_desc(offsets[k], nregs, True, split=True),
+                                        ex_desc=sm.split_send_ex_desc(sm.SFID_DC0, nregs)))
             out.append(ins)
-            if writes:
-                out.append(MInstr("sends", 8, None, [HEADER, whole], no_mask=True, sfid=sm.SFID_DC0,
-                                  desc=sm.scratch_desc(offset, nregs, True, split=True),
-                                  ex_desc=sm.split_send_ex_desc(sm.SFID_DC0, nregs)))
+            out.extend(reversed(after))
         block.instrs = out
     return made
 

@@ -10,6 +10,8 @@ the end. `Builder.program()` resolves labels and fills structured-CF JIP/UIP by 
 """
 from __future__ import annotations
 
+import bisect
+
 from .errors import IsaError
 from .model import (
     DataType,
@@ -147,41 +149,62 @@ class Builder:
         def while_jumps_before(w: int, i: int) -> bool:
             return insts[w].options.get("_head", w) <= i
 
+        # if-depth before each instruction, and per depth the positions of the instructions that can end
+        # a block there: every search below is a bisection in one of these lists instead of a scan over
+        # the instructions (one scan per if, break and endif made deep nesting quadratic)
+        depth_at, d = [], 0
+        for o in ops:
+            depth_at.append(d)
+            d += 1 if o == "if" else -1 if o == "endif" else 0
+        depth_at.append(d)
+        endifs: dict[int, list[int]] = {}
+        elses: dict[int, list[int]] = {}
+        stops: dict[int, list[int]] = {}
+        for j, o in enumerate(ops):
+            if o in ("endif", "else", "halt", "while"):
+                stops.setdefault(depth_at[j], []).append(j)
+                if o != "halt" and o != "while":
+                    (endifs if o == "endif" else elses).setdefault(depth_at[j], []).append(j)
+
+        def first_after(positions: list[int], i: int) -> int | None:
+            k = bisect.bisect_right(positions, i)
+            return positions[k] if k < len(positions) else None
+
         def next_block_end(i: int) -> int | None:
-            depth = 0
-            for j in range(i + 1, len(insts)):
-                o = ops[j]
-                if o == "if":
-                    depth += 1
-                elif o == "endif":
-                    if depth == 0:
-                        return j
-                    depth -= 1
-                elif o == "while":
-                    if while_jumps_before(j, i) and depth == 0:
-                        return j
-                elif o in ("else", "halt") and depth == 0:
+            """The first endif, else or halt after i at i's if-depth, or a while there that jumps back
+            to i or before it."""
+            level = stops.get(depth_at[i + 1], [])
+            k = bisect.bisect_right(level, i)
+            while k < len(level):
+                j = level[k]
+                if ops[j] != "while" or while_jumps_before(j, i):
                     return j
+                k += 1
             return None
 
+        loop_of: dict[int, int] = {}         # position -> the first while after it that jumps to or before it
+        open_loops: list[int] = []
+        for j in range(len(insts) - 1, -1, -1):
+            while open_loops and insts[open_loops[-1]].options.get("_head", open_loops[-1]) > j:
+                open_loops.pop()
+            if open_loops:
+                loop_of[j] = open_loops[-1]
+            if ops[j] == "while":
+                open_loops.append(j)
+
         def loop_end(i: int) -> int:
-            for j in range(i + 1, len(insts)):
-                if ops[j] == "while" and while_jumps_before(j, i):
-                    return j
+            if i in loop_of:
+                return loop_of[i]
             raise IsaError(f"{ops[i]} at {i} is outside a loop")
 
         def matching(i: int) -> tuple[int | None, int]:
-            depth, els = 0, None
-            for j in range(i + 1, len(insts)):
-                if ops[j] == "if":
-                    depth += 1
-                elif ops[j] == "endif":
-                    if depth == 0:
-                        return els, j
-                    depth -= 1
-                elif ops[j] == "else" and depth == 0:
-                    els = j
-            raise IsaError(f"if at {i} has no endif")
+            level = depth_at[i + 1]
+            end = first_after(endifs.get(level, []), i)
+            if end is None:
+                raise IsaError(f"if at {i} has no endif")
+            candidates = elses.get(level, [])
+            k = bisect.bisect_left(candidates, end) - 1
+            return (candidates[k] if k >= 0 and candidates[k] > i else None), end
 
         for i, inst in enumerate(insts):
             o = ops[i]
@@ -190,14 +213,8 @@ class Builder:
                 inst.jip = at(els + 1 if els is not None else end) - at(i)
                 inst.uip = at(end) - at(i)
             elif o == "else":
-                depth = 0
-                for j in range(i + 1, len(insts)):
-                    if ops[j] == "if":
-                        depth += 1
-                    elif ops[j] == "endif":
-                        if depth == 0:
-                            break
-                        depth -= 1
+                closing = first_after(endifs.get(depth_at[i + 1], []), i)
+                j = closing if closing is not None else len(insts) - 1
                 inst.jip = inst.uip = at(j) - at(i)
             elif o == "endif":
                 e = next_block_end(i)

@@ -25,7 +25,7 @@ import numpy as np
 from .errors import IsaError
 from .model import Instruction
 from .sim_memory import Memory
-from .simulator import Thread, Workgroup
+from .simulator import MemoryFault, StepLimit, Thread, Workgroup
 
 HEADER_GRF, LOCAL_ID_GRF, CROSS_THREAD_GRF = 0, 1, 4
 BARRIER_ID_MASK = 0x8F000000
@@ -48,12 +48,14 @@ def run_ndrange(program: list[Instruction], simd: int, global_size, local_size, 
                 surfaces: dict[int, np.ndarray] | None = None, global_offset=(0, 0, 0),
                 max_steps: int = 1_000_000, on_group: Callable[[Workgroup], None] | None = None,
                 scratch_bytes: int = 1024, slm_bytes: int = 64 * 1024,
-                flat: dict[int, int] | None = None, trace=None) -> Memory:
+                flat: dict[int, int] | None = None, trace=None, checked: bool = False) -> Memory:
     """Run every work-group of an NDRange in turn; surfaces (bound by binding-table index) are updated in
     place. `arguments` follow the cross-thread header. Each thread gets `scratch_bytes` of scratch (a
     multiple of 1 KiB), each group `slm_bytes` of shared local memory. `flat` maps surfaces into the
     A64 address space: {64-bit base address: binding-table index}. `trace` (a simulator Trace) records
-    the first work-group's lane activity."""
+    the first work-group's lane activity. `checked`: an out-of-bounds access raises MemoryFault (else
+    reads give 0 and writes are dropped, sim_memory); a MemoryFault or StepLimit gets the work-group's
+    id as `group`. `max_steps`: instructions per thread before StepLimit."""
     gs, ls = _padded3(global_size), _padded3(local_size)
     if simd not in (8, 16):
         raise IsaError(f"dispatch: SIMD{simd} (8 or 16)")
@@ -73,9 +75,9 @@ def run_ndrange(program: list[Instruction], simd: int, global_size, local_size, 
         masks[-1] = (1 << last) - 1
     if scratch_bytes <= 0 or scratch_bytes % 1024:
         raise IsaError(f"dispatch: {scratch_bytes} bytes of scratch per thread (a positive multiple of 1 KiB)")
-    memory = Memory(surfaces, slm_bytes=slm_bytes, scratch_bytes=scratch_bytes)
+    memory = Memory(surfaces, slm_bytes=slm_bytes, scratch_bytes=scratch_bytes, checked=checked)
     for base, bti in (flat or {}).items():
-        memory.map_flat(base, (surfaces or {})[bti])
+        memory.map_flat(base, (surfaces or {})[bti], bti)
     for gz in range(groups[2]):
         for gy in range(groups[1]):
             for gx in range(groups[0]):
@@ -84,7 +86,11 @@ def run_ndrange(program: list[Instruction], simd: int, global_size, local_size, 
                 first = (gx, gy, gz) == (0, 0, 0)
                 wg = Workgroup(program, simd, n_threads, memory, gx, payload, masks,
                                trace=trace if first else None, max_steps=max_steps)
-                wg.run()
+                try:
+                    wg.run()
+                except (MemoryFault, StepLimit) as exc:
+                    exc.group = (gx, gy, gz)
+                    raise
                 if on_group is not None:
                     on_group(wg)
     return memory

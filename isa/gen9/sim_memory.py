@@ -3,8 +3,12 @@
 Kept apart from the EU model so the SEND decoder (sim_messages) only asks "which bytes does BTI n mean
 for this thread" and the host side only hands numpy arrays in and reads them back.
 
-Out-of-bounds accesses follow bounds-checked buffer surfaces: reads return 0, writes are dropped
-(a simulator choice; the hardware behaviour depends on the surface state).
+Out-of-bounds accesses: by default they follow bounds-checked buffer surfaces, as the hardware does
+with a buffer surface state that gives the size: reads return 0, writes are dropped (what a
+hand-written program run by `reconverge trace` gets). A Memory made with `checked=True` (the `gen` run
+target's) raises OutOfBounds instead, naming the space, the binding-table index or A64 address, the
+byte offset, the size and the lane, so that an out-of-bounds access in a compiled kernel is an error
+and not a silently wrong result.
 """
 from __future__ import annotations
 
@@ -22,24 +26,43 @@ def as_bytes(array: np.ndarray) -> np.ndarray:
     return a.reshape(-1).view(np.uint8)
 
 
+class OutOfBounds(Exception):
+    """An access outside its buffer under a checked Memory: `space` is "surface" (binding-table index
+    `bti`), "slm", "scratch" or "a64" (`bti` the buffer the address lies past, or None); `offset` the
+    byte offset from that buffer's start, `extent` its size in bytes, `lane` the first lane at fault."""
+
+    def __init__(self, space: str, bti: int | None, offset: int, size: int, write: bool, lane: int,
+                 extent: int):
+        self.space, self.bti, self.offset, self.size = space, bti, offset, size
+        self.write, self.lane, self.extent = write, lane, extent
+        where = f"binding table index {bti}" if space == "surface" else space
+        super().__init__(f"out-of-bounds {'store' if write else 'load'} of {size} bytes at offset {offset} "
+                         f"of {where} ({extent} bytes), lane {lane}")
+
+
 class Memory:
     """Surfaces (global buffers) shared by every thread; SLM per workgroup; scratch per thread
     (scratch_bytes, a multiple of 1 KiB as r0.5 counts it)."""
 
     def __init__(self, surfaces: dict[int, np.ndarray] | None = None, slm_bytes: int = 64 * 1024,
-                 scratch_bytes: int = 16 * 1024):
+                 scratch_bytes: int = 16 * 1024, checked: bool = False):
+        self.checked = checked                           # out-of-bounds accesses raise OutOfBounds
         self.surfaces: dict[int, np.ndarray] = {}
         for bti, arr in (surfaces or {}).items():
             self.bind(bti, arr)
         self.flat: list[tuple[int, np.ndarray]] = []     # A64 address -> buffer, by range
+        self.flat_bti: dict[int, int] = {}                # A64 base -> the buffer's binding-table index
         self.slm_bytes = slm_bytes
         self.scratch_bytes = scratch_bytes
 
-    def map_flat(self, base: int, array: np.ndarray) -> None:
-        """Give `array` the 64-bit address `base` in the flat (A64 stateless) address space."""
+    def map_flat(self, base: int, array: np.ndarray, bti: int | None = None) -> None:
+        """Give `array` (the surface at `bti`, if it is one) the 64-bit address `base` in the flat (A64
+        stateless) address space."""
         self.flat.append((base, as_bytes(array)))
+        if bti is not None:
+            self.flat_bti[base] = bti
 
-    def flat_lanes(self, addrs: np.ndarray, size: int, active: np.ndarray):
+    def flat_lanes(self, addrs: np.ndarray, size: int, active: np.ndarray, write: bool = False):
         """Per mapped buffer: (buffer, offsets, lanes) for the active lanes whose `size` bytes at their
         address fall in it; an access outside every mapped buffer is an error (a wild pointer)."""
         addrs = addrs.astype(np.uint64)
@@ -52,7 +75,12 @@ class Memory:
                 left &= ~inside
         if left.any():
             lane = int(np.flatnonzero(left)[0])
-            raise ValueError(f"A64 access at {int(addrs[lane]):#x} (lane {lane}) is outside every buffer")
+            addr = int(addrs[lane])
+            below = [(base, buf) for base, buf in self.flat if base <= addr]
+            if self.checked and below:
+                base, buf = max(below, key=lambda item: item[0])
+                raise OutOfBounds("a64", self.flat_bti.get(base), addr - base, size, write, lane, buf.size)
+            raise ValueError(f"A64 access at {addr:#x} (lane {lane}) is outside every buffer")
         return out
 
     def bind(self, bti: int, array: np.ndarray) -> None:
@@ -66,6 +94,16 @@ class Memory:
     def new_scratch(self, threads: int = 1) -> np.ndarray:
         """A scratch space for `threads` threads, scratch_bytes each."""
         return np.zeros(self.scratch_bytes * threads, np.uint8)
+
+
+def check_bounds(space: str, bti: int | None, buf: np.ndarray, addrs: np.ndarray, size: int,
+                 active: np.ndarray, write: bool) -> None:
+    """Raise OutOfBounds for the first active lane whose `size` bytes at its offset leave `buf`."""
+    addrs = addrs.astype(np.int64)
+    bad = active & ((addrs < 0) | (addrs + size > buf.size))
+    if bad.any():
+        lane = int(np.flatnonzero(bad)[0])
+        raise OutOfBounds(space, bti, int(addrs[lane]), size, write, lane, buf.size)
 
 
 def gather(buf: np.ndarray, addrs: np.ndarray, size: int, active: np.ndarray) -> np.ndarray:

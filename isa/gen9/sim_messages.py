@@ -47,7 +47,7 @@ from .messages import (
     SFID_THREAD_SPAWNER,
     _bits,
 )
-from .sim_memory import gather, scatter
+from .sim_memory import check_bounds, gather, scatter
 
 
 def _atomic(aop: int, old: int, a: int, b: int) -> tuple[int, int]:
@@ -148,17 +148,28 @@ def _transfer(thread, inst, d: Decoded, where, data: np.ndarray, channels: list[
         _writeback(thread, inst, d, np.stack(rows), active, simd)
 
 
-def _surface_parts(thread, bti: int, addrs: np.ndarray, active: np.ndarray):
-    """`where` for a binding-table index: one buffer, the addresses as byte offsets into it."""
+def _space(bti: int) -> str:
+    return "slm" if bti == BTI_SLM else "scratch" if bti == BTI_STATELESS else "surface"
+
+
+def _surface_parts(thread, bti: int, addrs: np.ndarray, active: np.ndarray, size: int, write: bool):
+    """`where` for a binding-table index: one buffer, the addresses as byte offsets into it (checked
+    against its size when the memory is: Memory.checked)."""
     buf = _buffer(thread, bti)
-    return lambda extra: [(buf, addrs.astype(np.int64) + extra, active)]
+
+    def where(extra: int):
+        offsets = addrs.astype(np.int64) + extra
+        if thread.memory.checked:
+            check_bounds(_space(bti), bti, buf, offsets, size, active, write)
+        return [(buf, offsets, active)]
+    return where
 
 
-def _flat_parts(thread, addrs: np.ndarray, size: int, active: np.ndarray):
+def _flat_parts(thread, addrs: np.ndarray, size: int, active: np.ndarray, write: bool):
     """`where` for A64 addresses: the buffers the launcher mapped into the flat space (Memory.map_flat)."""
     def where(extra: int):
         try:
-            return thread.memory.flat_lanes(addrs + np.uint64(extra), size, active)
+            return thread.memory.flat_lanes(addrs + np.uint64(extra), size, active, write)
         except ValueError as exc:
             raise MessageError(str(exc)) from None
     return where
@@ -191,8 +202,8 @@ def _a64(thread, inst, d: Decoded, payload: np.ndarray, mask: np.ndarray) -> Non
             raise MessageError("A64 dword/qword scattered messages are not modelled")
         size = _byte_size(d)
     active = _lanes(mask, simd)
-    where = _flat_parts(thread, payload[:2 * simd].view(np.uint64), size, active)
     write = d.msg_type in (DC1_A64_UNTYPED_SURFACE_WRITE, DC1_A64_SCATTERED_WRITE)
+    where = _flat_parts(thread, payload[:2 * simd].view(np.uint64), size, active, write)
     _transfer(thread, inst, d, where, payload[2 * simd:], channels, size, write, active, simd)
 
 
@@ -210,8 +221,9 @@ def execute_send(thread, inst, mask: np.ndarray) -> str | None:
         simd, channels = _untyped_channels(d)
         start = 8 if d.header else 0
         active = _lanes(mask, simd)
-        _transfer(thread, inst, d, _surface_parts(thread, d.bti, payload[start:start + simd], active),
-                  payload[start + simd:], channels, 4, d.msg_type == DC1_UNTYPED_SURFACE_WRITE, active, simd)
+        write = d.msg_type == DC1_UNTYPED_SURFACE_WRITE
+        _transfer(thread, inst, d, _surface_parts(thread, d.bti, payload[start:start + simd], active, 4, write),
+                  payload[start + simd:], channels, 4, write, active, simd)
         return None
     if d.sfid == SFID_DC1 and d.msg_type in (DC1_A64_UNTYPED_SURFACE_READ, DC1_A64_UNTYPED_SURFACE_WRITE,
                                              DC1_A64_SCATTERED_READ, DC1_A64_SCATTERED_WRITE):
@@ -227,6 +239,8 @@ def execute_send(thread, inst, mask: np.ndarray) -> str | None:
         srcs = [payload[start + simd * (1 + k): start + simd * (2 + k)] for k in range(2)]
         active = _lanes(mask, simd)
         buf = _buffer(thread, d.bti)
+        if thread.memory.checked:
+            check_bounds(_space(d.bti), d.bti, buf, addrs, 4, active, True)
         ret = np.zeros(simd, np.uint32)
         for lane in np.nonzero(active)[0]:          # lanes in order: same-address lanes accumulate
             one = np.array([True])
@@ -253,8 +267,9 @@ def execute_send(thread, inst, mask: np.ndarray) -> str | None:
         simd, size = (16 if d.msg_control & 1 else 8), _byte_size(d)
         start = 8 if d.header else 0
         active = _lanes(mask, simd)
-        _transfer(thread, inst, d, _surface_parts(thread, d.bti, payload[start:start + simd], active),
-                  payload[start + simd:], [0], size, d.msg_type == DC0_BYTE_SCATTERED_WRITE, active, simd)
+        write = d.msg_type == DC0_BYTE_SCATTERED_WRITE
+        _transfer(thread, inst, d, _surface_parts(thread, d.bti, payload[start:start + simd], active, size, write),
+                  payload[start + simd:], [0], size, write, active, simd)
         return None
     if d.sfid == SFID_DC0 and d.msg_type == DC0_MEMORY_FENCE:
         if inst.dst is not None and inst.dst.file.value == "grf" and d.rlen:

@@ -59,7 +59,7 @@ from .registers import (
     GRF_SIZE,
     NUM_GRF,
 )
-from .sim_memory import Memory
+from .sim_memory import Memory, OutOfBounds
 from .sim_messages import MessageError, execute_send
 
 BRANCHES = {"if", "else", "endif", "while", "break", "cont", "halt", "goto", "join", "jmpi", "brd", "brc",
@@ -73,6 +73,25 @@ TraceHook = Callable[[int, int, Instruction, np.ndarray], None]
 
 class SimulationError(Exception):
     """The program did something the simulator cannot execute (bad address, unmodelled form, hang)."""
+
+
+class MemoryFault(SimulationError):
+    """An out-of-bounds access under a checked Memory: `fault` (sim_memory.OutOfBounds) says where in
+    memory, `tid` and `address` which thread and instruction; run_ndrange adds `group`."""
+
+    def __init__(self, message: str, fault: OutOfBounds, tid: int, address: int, inst: Instruction):
+        super().__init__(message)
+        self.fault, self.tid, self.address, self.inst = fault, tid, address, inst
+        self.group: tuple[int, int, int] | None = None
+
+
+class StepLimit(SimulationError):
+    """A thread ran `limit` instructions without ending (an endless loop, or a limit set too low)."""
+
+    def __init__(self, message: str, tid: int, limit: int):
+        super().__init__(message)
+        self.tid, self.limit = tid, limit
+        self.group: tuple[int, int, int] | None = None
 
 
 def _signed32(v: int | None) -> int:
@@ -409,7 +428,8 @@ class Thread:
         self.steps += 1
         self.lane_steps += int(np.count_nonzero(self.em[:self.simd]))
         if self.steps > self.max_steps:
-            raise SimulationError(f"thread {self.tid}: no end after {self.max_steps} instructions")
+            raise StepLimit(f"thread {self.tid}: no end after {self.max_steps} instructions", self.tid,
+                            self.max_steps)
         inst = self.program[i]
         addr = self.ip
         op = inst.opcode
@@ -434,6 +454,8 @@ class Thread:
                     self.trace(self.tid, addr, inst, self._lane_view(inst, self.enabled(inst)))
             else:
                 self._alu(inst, addr)
+        except OutOfBounds as e:
+            raise MemoryFault(f"thread {self.tid} at {addr:#x} ({op}): {e}", e, self.tid, addr, inst) from None
         except (sim_alu.AluError, MessageError) as e:
             raise SimulationError(f"thread {self.tid} at {addr:#x} ({op}): {e}") from None
         self.goto(nxt)
@@ -653,5 +675,5 @@ def run_program(program: list[Instruction], simd: int = 16, n_threads: int = 1,
     return wg.run()
 
 
-__all__ = ["SimulationError", "Thread", "Workgroup", "Trace", "TraceEvent", "run_program", "layout",
-           "instruction_size", "Memory", "Region"]
+__all__ = ["SimulationError", "MemoryFault", "StepLimit", "Thread", "Workgroup", "Trace", "TraceEvent",
+           "run_program", "layout", "instruction_size", "Memory", "Region"]

@@ -58,7 +58,7 @@ from lowering.ndrange import ndrange
 
 __all__ = ["run_kernel", "uninitialized_dependence", "Interpreter", "InterpreterError", "DEFAULT_MAX_STEPS"]
 
-DEFAULT_MAX_STEPS = 5_000_000
+DEFAULT_MAX_STEPS = 60_000_000     # per work-item: 2x what 4,096 chained SHA-1 compressions take (tools/step_budget.py)
 Env = dict
 Getter = Callable[[Env], Any]
 

@@ -348,11 +348,13 @@ class InterpreterOptions:
 
 @dataclass(frozen=True)
 class GenOptions:
-    """The gen target's settings: SIMD width, control-flow mode (gen_function) and, when given, a
-    simulator Trace that records the first work-group's lane activity."""
+    """The gen target's settings: SIMD width, control-flow mode (gen_function), when given a simulator
+    Trace that records the first work-group's lane activity, and `max_steps` instructions per hardware
+    thread (None: backend.gen.launch.DEFAULT_MAX_STEPS, 0: no limit)."""
     simd: int = 16
     cf: str = "auto"
     trace: object = None
+    max_steps: int | None = None
 
 
 MAX_IR_WORK_ITEMS = 1 << 24     # the interpreter runs about a million simple work-items a minute
@@ -399,7 +401,12 @@ def gen_function(program: Program, kernel: str, cf: str = "auto") -> tuple[Funct
         except IrreducibleCFG:
             return program.function(kernel, "gen-blockip"), "hybrid"
         cfg = program.function(kernel, "gen-blockip")
-        if prefers_hybrid(select_any(tree), select_any(cfg, regions=True)):
+        from backend.gen.cf_regions import RegionDepthError
+        try:
+            hybrid = select_any(cfg, regions=True)
+        except RegionDepthError:                 # nested deeper than the region search goes
+            return tree, "structured"
+        if prefers_hybrid(select_any(tree), hybrid):
             return cfg, "hybrid"
         return tree, "structured"
     if cf not in CF_MODES:
@@ -413,8 +420,13 @@ def _run_gen(program: Program, kernel: str, args: list, global_size, local_size,
     options = options or GenOptions()
     func, mode = gen_function(program, kernel, options.cf)
     simd, trace = options.simd, options.trace
-    run_gen_kernel(func, ir_arguments(func, args), global_size, local_size, simd, global_offset, trace,
-                   **CF_MODES[mode][1])
+    try:
+        run_gen_kernel(func, ir_arguments(func, args), global_size, local_size, simd, global_offset, trace,
+                       max_steps=options.max_steps, **CF_MODES[mode][1])
+    except CompileError as e:
+        if str(e).startswith("@"):           # the launcher names the kernel; say the file as ir does
+            raise CompileError(f"{program.path}: kernel {e}") from None
+        raise
 
 
 def _run_opencl(program: Program, kernel: str, args: list, global_size, local_size, options, global_offset):
