@@ -10,7 +10,7 @@ from backend.gen.cf_regions import MAX_ROUNDS
 from lowering.errors import CompileError
 from tests.test_cli import assert_one_line_error, run
 from tests.test_deep_programs import nested_ifs, nested_loops
-from tools.targets.harness import GenOptions, compare, load_program, run_target
+from tools.targets.harness import GenOptions, compare, gen_function, load_program, run_target
 
 DEPTH = 1000        # nested ifs from 1,000 levels on were a RecursionError in selection
 
@@ -62,3 +62,14 @@ def test_deep_ifs_compile_from_the_command_line(deep, tmp_path):
     result = run("compile", path, "--emit", "gen", "-O0", "-o", str(tmp_path / "k.krn"))
     assert result.returncode == 0, result.stderr
     assert (tmp_path / "k.krn").stat().st_size > DEPTH * 16
+
+
+def test_auto_takes_the_tree_without_trying_a_hybrid_it_would_refuse(deep, monkeypatch):
+    """Nested deeper than the hybrid's rounds allow (an if costs two), auto does not pay for those rounds."""
+    import backend.gen as gen
+
+    def no_hybrid(func, regions=False, **kw):
+        raise AssertionError("auto tried the hybrid's region search")
+    monkeypatch.setattr(gen, "select_any", no_hybrid)
+    _, program = deep["ifs"]
+    assert gen_function(program, "k", "auto")[1] == "structured"

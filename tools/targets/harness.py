@@ -400,8 +400,11 @@ def gen_function(program: Program, kernel: str, cf: str = "auto") -> tuple[Funct
             tree = program.function(kernel, "gen")
         except IrreducibleCFG:
             return program.function(kernel, "gen-blockip"), "hybrid"
+        from backend.gen.cf_regions import MAX_ROUNDS, RegionDepthError
+        from lowering.ir.core import nesting_depth
+        if 2 * nesting_depth(tree) > MAX_ROUNDS:   # the region search would refuse it, after MAX_ROUNDS rounds
+            return tree, "structured"
         cfg = program.function(kernel, "gen-blockip")
-        from backend.gen.cf_regions import RegionDepthError
         try:
             hybrid = select_any(cfg, regions=True)
         except RegionDepthError:                 # nested deeper than the region search goes
