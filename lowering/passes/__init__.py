@@ -3,6 +3,7 @@
 lowering.pipeline runs them with the validator after each one.
 
     structurize        CFG form -> structured form (the tree of blocks, ifs and loops)
+    split_private_selects  loads/stores through a select of two private variables -> accesses of each
     promote            private variables (allocas) -> SSA values, on the tree
     legalize_int_widths  odd integer widths (i24, i48) in the target's widths, kept zero-extended
     lower_workitem     global id / global size from group id, local id and sizes, where the target lacks them
@@ -17,8 +18,8 @@ from typing import Callable
 
 from lowering.ir.core import Function
 
-PASS_MODULES = ("structurize", "promote", "legalize_int_widths", "lower_workitem", "lower_bitops64",
-                "lower_math_edges")
+PASS_MODULES = ("structurize", "split_private_selects", "promote", "legalize_int_widths", "lower_workitem",
+                "lower_bitops64", "lower_math_edges")
 
 
 @dataclass(frozen=True)
