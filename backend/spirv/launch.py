@@ -43,16 +43,18 @@ def _check_atomic_features(func: Function, plan: MemoryPlan) -> None:
 
 def _with_live_outs_in_memory(func: Function) -> Function:
     """A copy of `func` in the form lavapipe runs right (loop_live_outs: undefined phi inputs made 0, loop
-    live-outs through private memory; zero_operands: no constant zero in a product), validated; `func`
+    live-outs, and private memory used in and after a loop, through an element NIR cannot fold; zero_operands:
+    no constant zero in a product), validated; `func`
     itself when there is nothing to change."""
     from lowering.ir.parser import parse_module
     from lowering.ir.printer import print_function
     from lowering.ir.validate import verify
 
-    from .loop_live_outs import demote_loop_live_outs, zero_undefined_phi_inputs
+    from .loop_live_outs import demote_loop_live_outs, hide_loop_written_private_memory, zero_undefined_phi_inputs
     from .zero_operands import hide_zero_operands
     copy = parse_module(print_function(func), func.source_name or "<input>").functions[func.name]
-    if zero_undefined_phi_inputs(copy) + demote_loop_live_outs(copy) + hide_zero_operands(copy):
+    if zero_undefined_phi_inputs(copy) + hide_loop_written_private_memory(copy) + demote_loop_live_outs(copy) + \
+            hide_zero_operands(copy):
         verify(copy, "loop_live_outs")
         return copy
     return func

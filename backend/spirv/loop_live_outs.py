@@ -139,3 +139,52 @@ def demote_loop_live_outs(func: Function) -> int:
             ins.operands[i] = loaded
     func.update_cfg()
     return len(slots)
+
+
+def hide_loop_written_private_memory(func: Function) -> int:
+    """Move each alloca accessed both inside a loop and outside it to an element NIR cannot fold; how many.
+
+    The same lavapipe bug reaches values that our IR keeps in private memory (at -O0, a vector variable
+    clang leaves in an alloca: `reconverge fuzz --seed 148 --mode vector`): NIR promotes a Function
+    variable reached through constant indices to SSA values, so a store in a loop read after it becomes a
+    loop live-out again and takes the last pass any lane ran. Such an alloca gets a second copy of itself
+    and every use goes through element (get_group_id(2) & 1), as the slots above do; both copies are the
+    lane's own, so the rewrite is semantically neutral. An alloca only accessed in one loop (or in none)
+    is left for NIR to promote."""
+    from lowering.analysis.provenance import Provenance
+    loops: dict[Block, tuple] = {}
+    _loops_of_blocks(func.body, (), loops)
+    provenance = Provenance(func)
+    allocas = [ins for ins in func.instructions() if ins.opcode == "alloca"]
+    alloca_of = {provenance.base[a]: a for a in allocas if a in provenance.base}
+    chains: dict[Instr, set[tuple]] = {a: set() for a in allocas}
+    for block in func.all_blocks():
+        for ins in block.instrs:
+            if ins.opcode in ("alloca", "ptradd"):
+                continue            # computing an address is not an access
+            for v in ins.operands:
+                alloca = alloca_of.get(provenance.base.get(v))      # type: ignore[arg-type]
+                if alloca is not None:
+                    chains[alloca].add(loops.get(block, ()))
+    entry = func.body[0]
+    chosen = [a for a in allocas if a.block is entry
+              and any(loop not in other for chain in chains[a] for other in chains[a] for loop in chain)]
+    if not chosen:
+        return 0
+    position = max(entry.instrs.index(a) for a in chosen) + 1
+    group = entry.insert(position, Instr("workitem", [Const(I32, 2)], I64, {"fn": "group_id"}))
+    parity = entry.insert(position + 1, Instr("and", [group, Const(I64, 1)], I64))
+    position += 2
+    moved: dict[Value, Instr] = {}
+    for alloca in chosen:
+        stride = -(-int(alloca.attrs["size"]) // 16) * 16    # a whole number of any element width
+        alloca.attrs["size"] = 2 * stride
+        offset = entry.insert(position, Instr("mul", [parity, Const(I64, stride)], I64))
+        moved[alloca] = entry.insert(position + 1, Instr("ptradd", [alloca, offset], alloca.type))
+        position += 2
+    for ins in func.instructions():
+        if ins in moved.values():
+            continue
+        ins.operands = [moved.get(v, v) for v in ins.operands]
+    func.update_cfg()
+    return len(chosen)

@@ -189,6 +189,36 @@ def test_a_value_computed_in_a_divergent_loop_not_carried_and_used_after_it(tmp_
     assert compare(want, got, ["out", "in"]) == []
 
 
+# `reconverge fuzz --seed 148 --mode vector`, reduced: at -O0 the vector `w` stays in an alloca (stored
+# element by element in the loop, loaded after it); NIR promotes the Function variable to SSA values, which
+# makes it a loop live-out not carried round the loop, and lanes that left early got the last pass any lane
+# ran (out = 1: the second element's first store). Right with local size 1. Such allocas go through an
+# element NIR cannot fold in lavapipe launches (loop_live_outs.hide_loop_written_private_memory).
+PRIVATE_VECTOR_LIVE_OUT = """
+kernel void k(global uint *out, global const uint *in)
+{
+    uint gid = get_global_id(0);
+    uint2 w;
+    uint i = 0u;
+    do {
+        i++;
+        w = (uint2)(in[gid] + i, i);
+    } while (i < 5u && w.x < in[gid + 64]);
+    out[gid] = w.x;
+}
+"""
+
+
+def test_a_private_vector_stored_in_a_divergent_loop_and_read_after_it(tmp_path):
+    program = _program(tmp_path, "private_live_out.cl", PRIVATE_VECTOR_LIVE_OUT, "-O0")
+    data = np.random.default_rng(148).integers(0, 2 ** 32, 128, dtype=np.uint64).astype(np.uint32)
+    data[64:] %= 2 ** 31
+    args = [np.zeros(64, np.uint32), data]
+    want = run_target("llvm", program, "k", args, (64,), (32,))
+    got = run_target("spirv", program, "k", args, (64,), (32,))
+    assert compare(want, got, ["out", "in"]) == []
+
+
 # `reconverge fuzz --seed 2000 --mode all` (F3), reduced: a product with a factor that is 0.0 (a literal
 # one, or one NIR derives: a ushort is never above 65535) must be -0.0 for a negative other factor;
 # lavapipe gave +0.0 (backend/spirv/zero_operands.py).
