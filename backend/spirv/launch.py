@@ -44,7 +44,7 @@ def _check_atomic_features(func: Function, plan: MemoryPlan) -> None:
 def _with_live_outs_in_memory(func: Function) -> Function:
     """A copy of `func` in the form lavapipe runs right (loop_live_outs: undefined phi inputs made 0, loop
     live-outs, and private memory used in and after a loop, through an element NIR cannot fold; zero_operands:
-    no constant zero in a product), validated; `func`
+    no known zero in a product or a sum), validated; `func`
     itself when there is nothing to change."""
     from lowering.ir.parser import parse_module
     from lowering.ir.printer import print_function

@@ -245,6 +245,33 @@ def test_a_product_with_a_zero_factor_keeps_its_sign(tmp_path, level):
     assert compare(want, got, ["out", "in"]) == []
 
 
+# A sum with a term known to be 0.0 (reconverge fuzz --seed 364 --mode basic: `(float)(i1 % 4096) - f6` in a
+# loop with i1 = 0, 7 lanes of 64 wrong at -O2): lavapipe gave `0.0 - w` for w = +0.0 as -0.0 and
+# `x + 0.0` for x = -0.0 as -0.0 (both +0.0 in IEEE arithmetic).
+ZERO_TERMS = """
+kernel void k(global uint *out, global const uint *in)
+{
+    uint gid = get_global_id(0);
+    float w = (float)(as_int(in[gid + 1]) % 4096);
+    float known = (float)((uint)(ushort)in[gid] > 65535u);
+    float m = -w * (float)(gid & 1u);
+    out[gid] = as_uint(0.0f - w) ^ (as_uint(known - w) >> 1) ^ (as_uint(m + 0.0f) >> 2) ^ (as_uint(m + known) >> 3);
+}
+"""
+
+
+@pytest.mark.parametrize("level", ["-O0", "-O2"])
+def test_a_sum_with_a_zero_term_keeps_its_sign(tmp_path, level):
+    program = _program(tmp_path, "zero_terms.cl", ZERO_TERMS, level)
+    data = np.random.default_rng(364).integers(0, 2 ** 32, 65, dtype=np.uint64).astype(np.uint32)
+    data[::3] &= 0xfffff000                     # w = +0.0 in a third of the lanes
+    args = [np.zeros(64, np.uint32), data]
+    want = run_target("llvm", program, "k", args, (64,), (32,))
+    assert len({int(x) >> 28 for x in want[0]}) > 1        # zero and nonzero results both occur
+    got = run_target("spirv", program, "k", args, (64,), (32,))
+    assert compare(want, got, ["out", "in"]) == []
+
+
 def test_nesting_lavapipe_gets_wrong_is_refused_there(tmp_path):
     depth = 85
     body = "".join(f"if (x != {k}) {{ acc += {k}; " for k in range(depth)) + "}" * depth
