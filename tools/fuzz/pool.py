@@ -18,6 +18,7 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 
+from lowering.child_process import die_with_parent
 from tools.fuzz.generator import FuzzProgram
 from tools.fuzz.runner import REFERENCE, Config, Outcome, ProgramRun
 
@@ -45,21 +46,9 @@ def _write_frame(fd: int, data: bytes) -> None:
         view = view[n:]
 
 
-def _die_with_parent(parent: int) -> None:
-    """In a worker: the kernel kills it when the campaign's process dies (Linux prctl PR_SET_PDEATHSIG),
-    so an interrupted campaign leaves no worker spinning."""
-    import ctypes
-    try:
-        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL, 0, 0, 0)     # 1: PR_SET_PDEATHSIG
-    except (OSError, AttributeError):
-        pass
-    if os.getppid() != parent:
-        os._exit(1)
-
-
 def _child(jobs_fd: int, results_fd: int, workdir: str, parent: int) -> None:
     """The worker: read (program, configs) jobs, run them, report every configuration."""
-    _die_with_parent(parent)
+    die_with_parent(parent)                             # no worker outlives an interrupted campaign
     import faulthandler
     faulthandler.disable()                              # the parent reports a crash, in one line
     signal.signal(signal.SIGINT, signal.SIG_IGN)        # the parent decides when the campaign stops
