@@ -521,7 +521,11 @@ class _ClGen:
         return self.state_machine(out, indent, depth)
 
     def two_entry_loop(self, out, indent, depth):
-        """`if (c) goto mid; do { A; mid: g++; B; } while (...)`: the guard counter counts every pass."""
+        """`if (c) goto mid; do { A; mid: B; } while (++g < N && ...)`: the guard counter counts every pass.
+
+        The count sits in the condition, not at `mid`: a `continue` in A (or an inner loop's flag that
+        continues this loop) jumps to the condition past `mid`, so a count at `mid` could be skipped on
+        every pass and the loop never end (campaign seed 1292)."""
         loop = _Loop(self.fresh("fl"))
         g, mid = self.fresh("g"), self.fresh("M")
         inner = indent + "    "
@@ -531,13 +535,12 @@ class _ClGen:
         for half in (0, 1):
             if half:
                 lines.append(f"{inner}{mid}:")
-                lines.append(f"{inner}    {g}++;")
             lines.append(f"{inner}    {{")
             self.block(lines, inner + "        ", depth + 2, self.rng.randint(1, 2))
             lines.append(f"{inner}    }}")
         self.loops -= 1
         self.context.pop()
-        lines.append(f"{inner}}} while ({g} < {self.rng.randint(1, 5)}u && {self.condition(1)});")
+        lines.append(f"{inner}}} while (++{g} < {self.rng.randint(2, 6)}u && {self.condition(1)});")
         self.after_loop(lines, inner)
         out.append(f"{indent}{{")
         if loop.used:
