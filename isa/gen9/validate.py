@@ -247,32 +247,30 @@ def _raw_move(inst: Instruction) -> bool:
 
 
 # ---- which bytes an operand touches -----------------------------------------------------------------
-def src_bytes(o: Operand, exec_size: int) -> list[list[int]]:
-    """Per channel, the absolute GRF-file bytes an Align1 direct source reads (rows of Width elements)."""
+Bytes = tuple[int, int]      # first and last byte, counted over the whole register file
+_SIZE = {t: t.size for t in DataType}
+
+
+def source_rows(o: Operand, exec_size: int) -> list[Bytes]:
+    """The bytes each row of an Align1 direct source region spans (a row: Width elements HorzStride
+    apart; rows VertStride apart)."""
     r = o.source_region
-    size = o.type.size
-    width = max(r.width, 1)
+    size = _SIZE[o.type]
+    width = min(max(r.width, 1), exec_size)
     base = o.reg * GRF_SIZE + o.subreg * size
-    out = []
-    for ch in range(exec_size):
-        row, col = divmod(ch, width)
-        first = base + (row * r.vstride + col * r.hstride) * size
-        out.append(list(range(first, first + size)))
-    return out
+    reach = (width - 1) * r.hstride * size + size - 1
+    return [(base + row * r.vstride * size, base + row * r.vstride * size + reach)
+            for row in range(max(exec_size // width, 1))]
 
 
-def dst_bytes(o: Operand, exec_size: int) -> list[list[int]]:
-    size = o.type.size
+def destination_bytes(o: Operand, exec_size: int) -> Bytes:
+    size = _SIZE[o.type]
     base = o.reg * GRF_SIZE + o.subreg * size
-    return [list(range(base + ch * o.hstride * size, base + ch * o.hstride * size + size)) for ch in range(exec_size)]
+    return base, base + (exec_size - 1) * o.hstride * size + size - 1
 
 
-def _registers(chunks: list[list[int]]) -> set[int]:
-    return {b // GRF_SIZE for chunk in chunks for b in chunk}
-
-
-def _span(regs: set[int]) -> int:
-    return max(regs) - min(regs) + 1 if regs else 0
+def _regs(span: Bytes) -> tuple[int, int]:
+    return span[0] // GRF_SIZE, span[1] // GRF_SIZE
 
 
 # ---- per-instruction checks -----------------------------------------------------------------------
@@ -342,12 +340,8 @@ def _check_regions(inst: Instruction) -> list[Problem]:
             out.append((R_SCALAR1, name))
         if v == 0 and h == 0 and w != 1:
             out.append((R_SCALAR, name))
-        if not s.indirect and w <= n:
-            chans = src_bytes(s, n)
-            for row in range(0, n, w):
-                if len(_registers(chans[row:row + w])) > 1:
-                    out.append((R_ROW_CROSS, name))
-                    break
+        if not s.indirect and any(lo != hi for lo, hi in map(_regs, source_rows(s, n))):
+            out.append((R_ROW_CROSS, name))
     d = inst.destination
     if d.hstride == 0 and not _is_null(d):
         out.append((R_DST_HSTRIDE, "dst <0>"))
@@ -362,32 +356,34 @@ def _check_spans(inst: Instruction) -> list[Problem]:
         for i, s in enumerate(inst.srcs):
             if s.file == RegFile.IMM or s.indirect or s.region is None or s.region.vstride == VXH:
                 continue
-            regs = _registers(src_bytes(s, n))
-            if _span(regs) > 2:
-                out.append((R_SRC_SPAN, f"src{i} covers r{min(regs)}..r{max(regs)}"))
-            if s.file == RegFile.GRF and max(regs) >= NUM_GRF and s.reg < NUM_GRF:
-                out.append((R_GRF_RANGE, f"src{i} reaches r{max(regs)}"))
+            rows = source_rows(s, n)
+            first, last = min(lo for lo, _ in rows) // GRF_SIZE, max(hi for _, hi in rows) // GRF_SIZE
+            if last - first + 1 > 2:
+                out.append((R_SRC_SPAN, f"src{i} covers r{first}..r{last}"))
+            if s.file == RegFile.GRF and last >= NUM_GRF > s.reg:
+                out.append((R_GRF_RANGE, f"src{i} reaches r{last}"))
         d = inst.destination
         if not _is_null(d) and not d.indirect:
-            chans = dst_bytes(d, n)
-            regs = _registers(chans)
-            if _span(regs) > 2:
-                out.append((R_DST_SPAN, f"dst covers r{min(regs)}..r{max(regs)}"))
-            if d.file == RegFile.GRF and max(regs) >= NUM_GRF and d.reg < NUM_GRF:
-                out.append((R_GRF_RANGE, f"dst reaches r{max(regs)}"))
-            if inst.opcode == "math" and _span(regs) == 2:
-                low = sum(1 for c in chans if c[0] // GRF_SIZE == min(regs))
+            start = destination_bytes(d, n)[0]
+            first, last = _regs(destination_bytes(d, n))
+            if last - first + 1 > 2:
+                out.append((R_DST_SPAN, f"dst covers r{first}..r{last}"))
+            if d.file == RegFile.GRF and last >= NUM_GRF > d.reg:
+                out.append((R_GRF_RANGE, f"dst reaches r{last}"))
+            step = d.hstride * _SIZE[d.type]
+            if inst.opcode == "math" and last == first + 1 and step:
+                low = min(n, -(-((first + 1) * GRF_SIZE - start) // step))   # channels starting in `first`
                 if 2 * low != n:
-                    out.append((R_MATH_SPLIT, f"{low} of {n} channels in r{min(regs)}"))
+                    out.append((R_MATH_SPLIT, f"{low} of {n} channels in r{first}"))
     elif inst.opcode in THREE_SRC_OPS and inst.dst is not None:     # Align16: packed operands
         for name, o in _operands(inst):
             count = 1 if o.rep_ctrl else n
-            first = o.reg * GRF_SIZE + o.subreg * o.type.size
-            regs = {first // GRF_SIZE, (first + count * o.type.size - 1) // GRF_SIZE}
-            if max(regs) - min(regs) + 1 > 2:
-                out.append((R_DST_SPAN if name == "dst" else R_SRC_SPAN, f"{name} covers r{min(regs)}..r{max(regs)}"))
-            if max(regs) >= NUM_GRF > o.reg:
-                out.append((R_GRF_RANGE, f"{name} reaches r{max(regs)}"))
+            base = o.reg * GRF_SIZE + o.subreg * _SIZE[o.type]
+            first, last = _regs((base, base + count * _SIZE[o.type] - 1))
+            if last - first + 1 > 2:
+                out.append((R_DST_SPAN if name == "dst" else R_SRC_SPAN, f"{name} covers r{first}..r{last}"))
+            if last >= NUM_GRF > o.reg:
+                out.append((R_GRF_RANGE, f"{name} reaches r{last}"))
     return out
 
 
@@ -399,7 +395,7 @@ def _check_types(inst: Instruction) -> list[Problem]:
     out: list[Problem] = []
     n, d = inst.exec_size, inst.destination
     types = [d.type] + [s.type for s in inst.srcs]
-    largest = max(t.size for t in types)
+    largest = max(_SIZE[t] for t in types)
     if n * largest > 64:
         out.append((R_EXEC_TYPE_SIZE, f"{n} x {largest} bytes"))
     if inst.opcode == "mul" and any(s.type in (T.Q, T.UQ) for s in inst.srcs):
@@ -411,29 +407,29 @@ def _check_types(inst: Instruction) -> list[Problem]:
     if (d.type == T.HF and any(t in WIDE for t in src_types)) or (d.type in WIDE and T.HF in src_types):
         out.append((R_HF_64, f"{'/'.join(t.value for t in src_types)} -> {d.type.value}"))
     if inst.align16:
-        if d.type.size == 8 and any(t.size != 8 for t in src_types) and n > 2:
+        if _SIZE[d.type] == 8 and any(_SIZE[t] != 8 for t in src_types) and n > 2:
             out.append((R_QW_ALIGN16, f"ExecSize {n}"))
         return out
     if n == 1 or _is_null(d) or d.indirect:
         return out
-    stride, sub_bytes = d.hstride, d.subreg * d.type.size
+    stride, sub_bytes = d.hstride, d.subreg * _SIZE[d.type]
     if d.type in BYTES and stride == 1:
         if not _raw_move(inst):
             out.append((R_PACKED_BYTE, f"{inst.opcode} to :{d.type.value}<1>"))
         return out
-    exec_size = execution_type(inst).size
+    exec_size = _SIZE[execution_type(inst)]
     mixed = is_mixed_float(inst)
     if d.type == T.HF or T.HF in src_types:
         int_hf = ((d.type == T.HF and any(t not in FLOAT_TYPES for t in src_types))
                   or (d.type not in FLOAT_TYPES and T.HF in src_types))
         if int_hf:
-            if stride * d.type.size != 4 or sub_bytes % 4:
+            if stride * _SIZE[d.type] != 4 or sub_bytes % 4:
                 out.append((R_INT_HF, f"dst <{stride}> at byte {sub_bytes}"))
         elif d.type == T.HF and any(t != T.HF for t in src_types):
             if stride != 2 and not (mixed and stride == 1 and sub_bytes % 16 == 0):
                 out.append((R_F_HF, f"dst <{stride}> at byte {sub_bytes}"))
-    if not mixed and exec_size > d.type.size:
-        if not (d.type in BYTES and _raw_move(inst)) and stride * d.type.size != exec_size:
+    if not mixed and exec_size > _SIZE[d.type]:
+        if not (d.type in BYTES and _raw_move(inst)) and stride * _SIZE[d.type] != exec_size:
             out.append((R_DST_STRIDE, f"dst :{d.type.value}<{stride}>, execution type {exec_size} bytes"))
         if sub_bytes % exec_size and not (d.type in BYTES and sub_bytes % exec_size == 1):
             out.append((R_DST_ALIGN, f"dst at byte {sub_bytes}, execution type {exec_size} bytes"))
@@ -450,7 +446,7 @@ def _check_mixed(inst: Instruction) -> list[Problem]:
         out.append((R_MIXED_INDIRECT, ""))
     if d.type == T.F and n > 8:
         out.append((R_MIXED_F_SIMD, f"ExecSize {n}"))
-    sub_bytes = d.subreg * d.type.size
+    sub_bytes = d.subreg * _SIZE[d.type]
     if d.type == T.HF and d.hstride == 1 and (n > 8 or sub_bytes % 16):
         out.append((R_MIXED_HF_PACKED, f"ExecSize {n}, dst at byte {sub_bytes}"))
     if inst.opcode == "math":
@@ -482,9 +478,9 @@ def _check_immediates(inst: Instruction) -> list[Problem]:
         if t in VECTOR_IMM and inst.dst is not None:
             d = inst.destination
             want = 4 if t == T.VF else 2
-            if (d.subreg * d.type.size) % 16 or d.hstride * d.type.size != want:
+            if (d.subreg * _SIZE[d.type]) % 16 or d.hstride * _SIZE[d.type] != want:
                 out.append((R_VECTOR_IMM, f":{t.value} into :{d.type.value}<{d.hstride}> at byte "
-                                          f"{d.subreg * d.type.size}"))
+                                          f"{d.subreg * _SIZE[d.type]}"))
     return out
 
 
