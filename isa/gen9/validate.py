@@ -212,10 +212,6 @@ def _exec_class(t: DataType) -> DataType:
     return t
 
 
-def _mixed(a: DataType, b: DataType) -> bool:
-    return {a, b} == {T.F, T.HF}
-
-
 def execution_type(inst: Instruction) -> DataType:
     """The execution data type: the sources' types widened, F when F and HF mix (Vol 7 "Execution Data
     Type"); a lone HF source executes in the destination's type."""
@@ -223,7 +219,7 @@ def execution_type(inst: Instruction) -> DataType:
     kinds = [_exec_class(s.type) for s in inst.srcs]
     if len(kinds) == 1:
         return dst if kinds[0] == T.HF else kinds[0]
-    if any(_mixed(a, b) for a in kinds for b in kinds + [dst]):
+    if T.F in kinds + [dst] and T.HF in kinds + [dst]:
         return T.F
     for wide in (T.Q, T.D, T.W, T.DF, T.F, T.HF):
         if wide in kinds:
