@@ -2,21 +2,18 @@
 
 Why: the encoder writes whatever the model holds, and iga64 disassembles most illegal regions without a
 word, so an operand that crosses three registers or a byte destination the hardware cannot write would
-reach a GPU unnoticed. This is the role Mesa's brw_eu_validate.c plays for brw: every rule below is a
-restriction the Skylake PRM states (its facts, as Mesa's validator and iga64's checker also read them;
-the code and wording are ours). The validator collects every violation of every instruction, not the
-first, each naming the instruction's index and byte offset, its text and the rule with its citation.
+reach a GPU unnoticed. This is the role Mesa's brw_eu_validate.c plays for brw; the rules, each with its
+PRM citation, are isa/gen9/restrictions.py (facts as the PRM states them; the code and wording are ours).
+Every violation of every instruction is collected, not the first, each naming the instruction's index
+and byte offset, its text and the rule.
 
-    validate_binary(data)          decode (walk) a kernel's bytes, then check them
-    validate_program(insts)        check a model program (assembler or builder output)
-    RULES                          every rule: key, what it says, where the PRM says it
+    validate_binary(data)          decode a kernel's bytes (compacted or native), then check them
+    validate_program(insts)        check a model program (assembler, builder or backend output)
+    check_instruction(inst)        one instruction's (rule, detail) pairs
 
-Citations name the Skylake PRM volume and section: Vol 2a "Command Reference: Instructions" (one page per
-instruction), Vol 2d "Command Reference: Structures" (instruction formats, message descriptors), Vol 7
-"3D-Media-GPGPU" (the EU ISA chapters: registers, regions, data types). Section titles are those Mesa's
-validator quotes. The region and type rules cover two-source Align1 instructions; three-source (Align16)
-ones get the register-span rules. The instruction classes come from fields.py/layout.py until
-isa/gen9/opcodes.py holds them.
+The region and type rules cover two-source-format Align1 instructions; three-source (Align16) ones get
+the register-span rules. The instruction classes come from fields.py/layout.py until isa/gen9/opcodes.py
+holds them (then NO_SATURATE, BRANCHES, the source counts below read that table).
 """
 from __future__ import annotations
 
@@ -24,125 +21,16 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from . import fields as F
+from . import restrictions as R
 from .disassembler import format_instruction
 from .encoding import decode
 from .errors import IsaError
 from .layout import SEND_OPS, SENDS_OPS, THREE_SRC_OPS, instruction_length, native_form, peek
 from .model import VXH, DataType, Instruction, Operand, RegFile, instruction_size
 from .registers import ARF_ACC, ARF_NULL, GRF_SIZE, NUM_GRF
+from .restrictions import RULES, Rule  # noqa: F401  (re-exported: the rules checked here)
 
 T = DataType
-
-
-@dataclass(frozen=True)
-class Rule:
-    key: str        # short name, used by tests and in messages
-    what: str       # the restriction, in our words
-    source: str     # PRM volume and section
-
-
-RULES: dict[str, Rule] = {}
-
-
-def _rule(key: str, what: str, source: str) -> Rule:
-    RULES[key] = Rule(key, what, source)
-    return RULES[key]
-
-
-V2A, V2D, V7 = "SKL PRM Vol 2a", "SKL PRM Vol 2d", "SKL PRM Vol 7"
-_REGIONS = f"{V7}, Register Region Restrictions"
-_GENERAL_REGION = f"{_REGIONS}: General Restrictions on Regioning Parameters"
-_ALIGNMENT = f"{_REGIONS}: Region Alignment Rules"
-_OPERAND_TYPES = f"{_REGIONS}: General Restrictions Based on Operand Types"
-_MIXED = f"{V7}, Special Restrictions for Handling Mixed Mode Float Operations"
-
-# ---- the rules -----------------------------------------------------------------------------------
-R_ENCODING = _rule("encoding", "every field holds a value Gen9 defines (opcode, register file and type, "
-                   "region and execution size codes, predicate, condition and math function)",
-                   f"{V2D}, EU instruction formats; Vol 2b enumerations")
-R_GRF_RANGE = _rule("grf-range", "a register operand lies within r0..r127", f"{V7}, General Register File")
-R_ARF_NUMBER = _rule("arf-number", "an architecture-register operand names a register Gen9 has",
-                     f"{V7}, Architecture Register File (ARF registers table)")
-R_SRC_NULL = _rule("src-null", "an ALU source is not the null register (null is a destination)",
-                   f"{V7}, Null Register; Mesa brw_eu_validate.c sources_not_null")
-R_WIDTH = _rule("region-width", "ExecSize must be greater than or equal to Width", _GENERAL_REGION)
-R_ROWS = _rule("region-vstride", "if ExecSize = Width and HorzStride != 0, VertStride = Width * HorzStride",
-               _GENERAL_REGION)
-R_WIDTH1 = _rule("region-width1", "if Width = 1, HorzStride must be 0", _GENERAL_REGION)
-R_SCALAR1 = _rule("region-exec1", "if ExecSize = Width = 1, VertStride and HorzStride must be 0", _GENERAL_REGION)
-R_SCALAR = _rule("region-scalar", "if VertStride = HorzStride = 0, Width must be 1", _GENERAL_REGION)
-R_ROW_CROSS = _rule("region-row-cross", "only VertStride may cross a GRF boundary: a row of Width elements "
-                    "stays in one register", _GENERAL_REGION)
-R_DST_HSTRIDE = _rule("dst-hstride", "a destination's HorzStride is not 0", _GENERAL_REGION)
-R_SRC_SPAN = _rule("src-span", "a source spans at most two adjacent GRFs", _ALIGNMENT)
-R_DST_SPAN = _rule("dst-span", "a destination spans at most two adjacent GRFs", _ALIGNMENT)
-R_MATH_SPLIT = _rule("math-dst-split", "a MATH destination spanning two registers has its elements evenly "
-                     "split between them", _ALIGNMENT)
-R_EXEC_TYPE_SIZE = _rule("exec-type-size", "ExecSize * (largest operand type size) <= 64 bytes (SIMD16 of "
-                         "64-bit operands is two SIMD8 instructions)", _OPERAND_TYPES)
-R_PACKED_BYTE = _rule("packed-byte-dst", "only a raw MOV writes a packed byte destination", _OPERAND_TYPES)
-R_DST_STRIDE = _rule("dst-stride-exec-type", "when the execution type is wider than the destination type, "
-                     "dst stride * dst type size = execution type size", _OPERAND_TYPES)
-R_DST_ALIGN = _rule("dst-align-exec-type", "when the execution type is wider than the destination type, the "
-                    "destination subregister is aligned to the execution type (byte destinations: or one byte "
-                    "past)", _OPERAND_TYPES)
-R_BYTE_64 = _rule("byte-64bit", "no direct conversion between B/UB and a 64-bit type (DF, Q, UQ)",
-                  f"{V2A}, MOV")
-R_HF_64 = _rule("hf-64bit", "no direct conversion between HF and a 64-bit type (DF, Q, UQ)", f"{V2A}, MOV")
-R_INT_HF = _rule("int-hf-dst", "a conversion between integer and HF writes a DWord-strided, DWord-aligned "
-                 "destination", _OPERAND_TYPES)
-R_F_HF = _rule("f-hf-dst", "a conversion to HF writes all even or all odd words (stride 2), unless it is an "
-               "Align1 mixed-float instruction with an OWord-aligned packed destination", _OPERAND_TYPES)
-R_MIXED_INDIRECT = _rule("mixed-indirect", "no indirect source when F and HF are mixed", _MIXED)
-R_MIXED_F_SIMD = _rule("mixed-f-dst-simd8", "mixed F/HF with an F destination executes at most 8 channels",
-                       _MIXED)
-R_MIXED_HF_PACKED = _rule("mixed-packed-hf-dst", "mixed F/HF with a packed HF destination: the destination is "
-                          "OWord aligned and at most 8 channels", _MIXED)
-R_MIXED_MATH = _rule("mixed-math-hf-stride", "Align1 mixed-mode MATH reads HF inputs with a stride above 1",
-                     _MIXED)
-R_MIXED_ACC = _rule("mixed-acc", "mixed F/HF with an accumulator source and an HF destination: destination "
-                    "stride 2 (and a packed one reads the accumulator at subregister 0)", _MIXED)
-R_VECTOR_IMM = _rule("vector-imm-dst", "with a V/UV/VF immediate the destination is 16-byte aligned with a "
-                     "stride of one word (V, UV) or one DWord (VF)", f"{V7}, Immediate (vector immediates)")
-R_IMM_LAST = _rule("imm-last-source", "an immediate is only the last source", f"{V2D}, EU instruction "
-                   "formats (the immediate takes the last source's bits 127:96)")
-R_IMM64 = _rule("imm64-one-source", "a 64-bit immediate is the source of a one-source instruction",
-                f"{V2D}, EU instruction formats (a 64-bit immediate takes bits 127:64)")
-R_QW_ALIGN16 = _rule("qword-align16-exec", "an Align16 instruction with a QWord destination and a non-QWord "
-                     "source executes at most 2 channels", f"{V7}, Special Requirements for Handling Double "
-                     "Precision Data Types")
-R_MUL_QWORD = _rule("mul-qword-source", "MUL takes no Q/UQ sources (D x D -> Q is the 64-bit product)",
-                    f"{V2A}, MUL (source and destination types)")
-R_MATH_TYPES = _rule("math-types", "MATH sources: F or HF for the float functions, D or UD for INT DIV; no "
-                     "64-bit types", f"{V2A}, MATH / Extended Math Function (data types)")
-R_MATH_IDIV_MOD = _rule("math-idiv-modifier", "INT DIV takes no source modifiers",
-                        f"{V2A}, Extended Math Function")
-R_MATH_IDIV_SIMD = _rule("math-idiv-simd8", "INT DIV executes at most 8 channels",
-                         f"{V2A}, Extended Math Function")
-R_SEND_SRC = _rule("send-src-grf", "a SEND payload (src0) is a directly addressed GRF", f"{V2A}, SEND")
-R_SEND_EOT = _rule("send-eot-r112", "a SEND with EOT takes its payload from r112..r127", f"{V2A}, SEND (EOT)")
-R_SEND_LEN = _rule("send-lengths", "message length 1..15, response length 0..16", f"{V2D}, "
-                   "Message Descriptor")
-R_SEND_R127 = _rule("send-r127-overlap", "r127 is not a return register when the payload and the response "
-                    "overlap", f"{V2A}, SEND (restrictions)")
-R_SENDS_SRC1 = _rule("sends-src1", "a split send's src1 is a GRF or null", f"{V2A}, SENDS")
-R_SENDS_OVERLAP = _rule("sends-overlap", "a split send's two payloads do not overlap", f"{V2A}, SENDS")
-R_JMPI = _rule("jmpi-scalar", "JMPI is scalar: ExecSize 1, NoMask", f"{V2A}, JMPI")
-R_BRANCH_ALIGN = _rule("branch-offset-align", "JIP and UIP are byte offsets that are multiples of 8 "
-                       "(instructions start on 8-byte boundaries)", f"{V2A}, IF/ELSE/ENDIF/WHILE/BREAK/CONT/"
-                       "HALT/JMPI (JIP, UIP)")
-R_BRANCH_TARGET = _rule("branch-target", "a branch lands on an instruction of the program",
-                        f"{V2A}, branch instructions (JIP, UIP)")
-R_BRANCH_DIRECTION = _rule("branch-direction", "IF, ELSE, ENDIF, BREAK, CONT and HALT jump forward with UIP "
-                           "at or after JIP; WHILE jumps back", f"{V2A}, IF/ELSE/ENDIF/BREAK/CONT/HALT/WHILE")
-R_CHANNELS = _rule("channel-group", "the channel group (QtrCtrl/NibCtrl) starts at a multiple of an ExecSize "
-                   "of 8 or more and stays within 32 channels", f"{V2D}, EU instruction header (QtrCtrl, "
-                   "NibCtrl)")
-R_CMP_COND = _rule("cmp-cond-mod", "CMP and CMPN carry a conditional modifier", f"{V2A}, CMP/CMPN")
-R_SATURATE = _rule("saturate", "saturate only on instructions that support it (not logic, bit, CMP, FRC, "
-                   "ADDC)", f"{V2A}, per-instruction Saturate")
-R_ENDS = _rule("program-end", "the last instruction ends the thread: a SEND with EOT", f"{V2A}, SEND (EOT); "
-               f"{V7}, thread termination")
 
 
 @dataclass(frozen=True)
@@ -290,16 +178,16 @@ def _check_registers(inst: Instruction) -> list[Problem]:
     out: list[Problem] = []
     for name, o in _operands(inst):
         if o.file == RegFile.GRF and not o.indirect and o.reg >= NUM_GRF:
-            out.append((R_GRF_RANGE, f"{name} is r{o.reg}"))
+            out.append((R.GRF_RANGE, f"{name} is r{o.reg}"))
         if o.file == RegFile.ARF and not o.indirect:
             bank = o.reg & 0xF0
             count = _ARF_BANKS.get(bank, 0)
             if bank not in _ARF_BANKS or (count is not None and o.reg & 0xF >= count):
-                out.append((R_ARF_NUMBER, f"{name} is ARF 0x{o.reg:02X}"))
+                out.append((R.ARF_NUMBER, f"{name} is ARF 0x{o.reg:02X}"))
     if _alu(inst) or inst.opcode in THREE_SRC_OPS:
         for i, s in enumerate(inst.srcs):
             if _is_null(s):
-                out.append((R_SRC_NULL, f"src{i}"))
+                out.append((R.SRC_NULL, f"src{i}"))
     return out
 
 
@@ -307,11 +195,11 @@ def _check_control(inst: Instruction) -> list[Problem]:
     out: list[Problem] = []
     n, m = inst.exec_size, inst.chan_offset
     if inst.opcode not in ("jmpi", "nop", "illegal", "wait") and (m + n > 32 or (n >= 8 and m % n)):
-        out.append((R_CHANNELS, f"({n}|M{m})"))
+        out.append((R.CHANNELS, f"({n}|M{m})"))
     if inst.opcode in ("cmp", "cmpn") and not inst.cond_mod:
-        out.append((R_CMP_COND, ""))
+        out.append((R.CMP_COND, ""))
     if inst.saturate and (inst.opcode in NO_SATURATE or inst.opcode in BRANCHES or inst.opcode in SEND_OPS + SENDS_OPS):
-        out.append((R_SATURATE, inst.opcode))
+        out.append((R.SATURATE, inst.opcode))
     return out
 
 
@@ -327,20 +215,20 @@ def _check_regions(inst: Instruction) -> list[Problem]:
         v, w, h = s.region.vstride, s.region.width, s.region.hstride
         name = f"src{i} <{v};{w},{h}>"
         if n < w:
-            out.append((R_WIDTH, f"{name}, ExecSize {n}"))
+            out.append((R.WIDTH, f"{name}, ExecSize {n}"))
         if n == w and h != 0 and v != w * h:
-            out.append((R_ROWS, name))
+            out.append((R.ROWS, name))
         if w == 1 and h != 0:
-            out.append((R_WIDTH1, name))
+            out.append((R.WIDTH1, name))
         if n == 1 and w == 1 and (v != 0 or h != 0):
-            out.append((R_SCALAR1, name))
+            out.append((R.SCALAR1, name))
         if v == 0 and h == 0 and w != 1:
-            out.append((R_SCALAR, name))
+            out.append((R.SCALAR, name))
         if not s.indirect and any(lo != hi for lo, hi in map(_regs, source_rows(s, n))):
-            out.append((R_ROW_CROSS, name))
+            out.append((R.ROW_CROSS, name))
     d = inst.destination
     if d.hstride == 0 and not _is_null(d):
-        out.append((R_DST_HSTRIDE, "dst <0>"))
+        out.append((R.DST_HSTRIDE, "dst <0>"))
     return out
 
 
@@ -355,31 +243,31 @@ def _check_spans(inst: Instruction) -> list[Problem]:
             rows = source_rows(s, n)
             first, last = min(lo for lo, _ in rows) // GRF_SIZE, max(hi for _, hi in rows) // GRF_SIZE
             if last - first + 1 > 2:
-                out.append((R_SRC_SPAN, f"src{i} covers r{first}..r{last}"))
+                out.append((R.SRC_SPAN, f"src{i} covers r{first}..r{last}"))
             if s.file == RegFile.GRF and last >= NUM_GRF > s.reg:
-                out.append((R_GRF_RANGE, f"src{i} reaches r{last}"))
+                out.append((R.GRF_RANGE, f"src{i} reaches r{last}"))
         d = inst.destination
         if not _is_null(d) and not d.indirect:
             start = destination_bytes(d, n)[0]
             first, last = _regs(destination_bytes(d, n))
             if last - first + 1 > 2:
-                out.append((R_DST_SPAN, f"dst covers r{first}..r{last}"))
+                out.append((R.DST_SPAN, f"dst covers r{first}..r{last}"))
             if d.file == RegFile.GRF and last >= NUM_GRF > d.reg:
-                out.append((R_GRF_RANGE, f"dst reaches r{last}"))
+                out.append((R.GRF_RANGE, f"dst reaches r{last}"))
             step = d.hstride * _SIZE[d.type]
             if inst.opcode == "math" and last == first + 1 and step:
                 low = min(n, -(-((first + 1) * GRF_SIZE - start) // step))   # channels starting in `first`
                 if 2 * low != n:
-                    out.append((R_MATH_SPLIT, f"{low} of {n} channels in r{first}"))
+                    out.append((R.MATH_SPLIT, f"{low} of {n} channels in r{first}"))
     elif inst.opcode in THREE_SRC_OPS and inst.dst is not None:     # Align16: packed operands
         for name, o in _operands(inst):
             count = 1 if o.rep_ctrl else n
             base = o.reg * GRF_SIZE + o.subreg * _SIZE[o.type]
             first, last = _regs((base, base + count * _SIZE[o.type] - 1))
             if last - first + 1 > 2:
-                out.append((R_DST_SPAN if name == "dst" else R_SRC_SPAN, f"{name} covers r{first}..r{last}"))
+                out.append((R.DST_SPAN if name == "dst" else R.SRC_SPAN, f"{name} covers r{first}..r{last}"))
             if last >= NUM_GRF > o.reg:
-                out.append((R_GRF_RANGE, f"{name} reaches r{last}"))
+                out.append((R.GRF_RANGE, f"{name} reaches r{last}"))
     return out
 
 
@@ -393,25 +281,25 @@ def _check_types(inst: Instruction) -> list[Problem]:
     types = [d.type] + [s.type for s in inst.srcs]
     largest = max(_SIZE[t] for t in types)
     if n * largest > 64:
-        out.append((R_EXEC_TYPE_SIZE, f"{n} x {largest} bytes"))
+        out.append((R.EXEC_TYPE_SIZE, f"{n} x {largest} bytes"))
     if inst.opcode == "mul" and any(s.type in (T.Q, T.UQ) for s in inst.srcs):
-        out.append((R_MUL_QWORD, ""))
+        out.append((R.MUL_QWORD, ""))
     src_types = [s.type for s in inst.srcs]
     if (d.type in BYTES and any(t in WIDE for t in src_types)) or \
             (d.type in WIDE and any(t in BYTES for t in src_types)):
-        out.append((R_BYTE_64, f"{'/'.join(t.value for t in src_types)} -> {d.type.value}"))
+        out.append((R.BYTE_64, f"{'/'.join(t.value for t in src_types)} -> {d.type.value}"))
     if (d.type == T.HF and any(t in WIDE for t in src_types)) or (d.type in WIDE and T.HF in src_types):
-        out.append((R_HF_64, f"{'/'.join(t.value for t in src_types)} -> {d.type.value}"))
+        out.append((R.HF_64, f"{'/'.join(t.value for t in src_types)} -> {d.type.value}"))
     if inst.align16:
         if _SIZE[d.type] == 8 and any(_SIZE[t] != 8 for t in src_types) and n > 2:
-            out.append((R_QW_ALIGN16, f"ExecSize {n}"))
+            out.append((R.QW_ALIGN16, f"ExecSize {n}"))
         return out
     if n == 1 or _is_null(d) or d.indirect:
         return out
     stride, sub_bytes = d.hstride, d.subreg * _SIZE[d.type]
     if d.type in BYTES and stride == 1:
         if not _raw_move(inst):
-            out.append((R_PACKED_BYTE, f"{inst.opcode} to :{d.type.value}<1>"))
+            out.append((R.PACKED_BYTE, f"{inst.opcode} to :{d.type.value}<1>"))
         return out
     exec_size = _SIZE[execution_type(inst)]
     mixed = is_mixed_float(inst)
@@ -420,15 +308,15 @@ def _check_types(inst: Instruction) -> list[Problem]:
                   or (d.type not in FLOAT_TYPES and T.HF in src_types))
         if int_hf:
             if stride * _SIZE[d.type] != 4 or sub_bytes % 4:
-                out.append((R_INT_HF, f"dst <{stride}> at byte {sub_bytes}"))
+                out.append((R.INT_HF, f"dst <{stride}> at byte {sub_bytes}"))
         elif d.type == T.HF and any(t != T.HF for t in src_types):
             if stride != 2 and not (mixed and stride == 1 and sub_bytes % 16 == 0):
-                out.append((R_F_HF, f"dst <{stride}> at byte {sub_bytes}"))
+                out.append((R.F_HF, f"dst <{stride}> at byte {sub_bytes}"))
     if not mixed and exec_size > _SIZE[d.type]:
         if not (d.type in BYTES and _raw_move(inst)) and stride * _SIZE[d.type] != exec_size:
-            out.append((R_DST_STRIDE, f"dst :{d.type.value}<{stride}>, execution type {exec_size} bytes"))
+            out.append((R.DST_STRIDE, f"dst :{d.type.value}<{stride}>, execution type {exec_size} bytes"))
         if sub_bytes % exec_size and not (d.type in BYTES and sub_bytes % exec_size == 1):
-            out.append((R_DST_ALIGN, f"dst at byte {sub_bytes}, execution type {exec_size} bytes"))
+            out.append((R.DST_ALIGN, f"dst at byte {sub_bytes}, execution type {exec_size} bytes"))
     return out
 
 
@@ -439,23 +327,23 @@ def _check_mixed(inst: Instruction) -> list[Problem]:
     out: list[Problem] = []
     n, d = inst.exec_size, inst.destination
     if any(s.indirect for s in inst.srcs):
-        out.append((R_MIXED_INDIRECT, ""))
+        out.append((R.MIXED_INDIRECT, ""))
     if d.type == T.F and n > 8:
-        out.append((R_MIXED_F_SIMD, f"ExecSize {n}"))
+        out.append((R.MIXED_F_SIMD, f"ExecSize {n}"))
     sub_bytes = d.subreg * _SIZE[d.type]
     if d.type == T.HF and d.hstride == 1 and (n > 8 or sub_bytes % 16):
-        out.append((R_MIXED_HF_PACKED, f"ExecSize {n}, dst at byte {sub_bytes}"))
+        out.append((R.MIXED_HF_PACKED, f"ExecSize {n}, dst at byte {sub_bytes}"))
     if inst.opcode == "math":
         for i, s in enumerate(inst.srcs):
             if s.type == T.HF and s.file != RegFile.IMM and (s.region is None or s.region.hstride <= 1):
-                out.append((R_MIXED_MATH, f"src{i}"))
+                out.append((R.MIXED_MATH, f"src{i}"))
     reads_acc = inst.opcode in IMPLICIT_ACC or any(_is_acc(s) for s in inst.srcs)
     if d.type == T.HF and reads_acc:
         if d.hstride != 2:
-            out.append((R_MIXED_ACC, f"dst <{d.hstride}>"))
+            out.append((R.MIXED_ACC, f"dst <{d.hstride}>"))
         for i, s in enumerate(inst.srcs):
             if d.hstride == 1 and _is_acc(s) and s.type in (T.F, T.HF) and s.subreg:
-                out.append((R_MIXED_ACC, f"src{i} at acc subregister {s.subreg}"))
+                out.append((R.MIXED_ACC, f"src{i} at acc subregister {s.subreg}"))
     return out
 
 
@@ -467,15 +355,15 @@ def _check_immediates(inst: Instruction) -> list[Problem]:
     last = len(inst.srcs) - 1
     for i in imms:
         if i != last or inst.opcode in THREE_SRC_OPS:
-            out.append((R_IMM_LAST, f"src{i} of {len(inst.srcs)}"))
+            out.append((R.IMM_LAST, f"src{i} of {len(inst.srcs)}"))
         if inst.srcs[i].type in WIDE and len(inst.srcs) != 1:
-            out.append((R_IMM64, f"src{i}:{inst.srcs[i].type.value} of {len(inst.srcs)} sources"))
+            out.append((R.IMM64, f"src{i}:{inst.srcs[i].type.value} of {len(inst.srcs)} sources"))
         t = inst.srcs[i].type
         if t in VECTOR_IMM and inst.dst is not None:
             d = inst.destination
             want = 4 if t == T.VF else 2
             if (d.subreg * _SIZE[d.type]) % 16 or d.hstride * _SIZE[d.type] != want:
-                out.append((R_VECTOR_IMM, f":{t.value} into :{d.type.value}<{d.hstride}> at byte "
+                out.append((R.VECTOR_IMM, f":{t.value} into :{d.type.value}<{d.hstride}> at byte "
                                           f"{d.subreg * _SIZE[d.type]}"))
     return out
 
@@ -488,12 +376,12 @@ def _check_math(inst: Instruction) -> list[Problem]:
     allowed = (T.D, T.UD) if int_div else (T.F, T.HF)
     for name, o in _operands(inst):
         if o.type not in allowed and not (name == "dst" and _is_null(o)):
-            out.append((R_MATH_TYPES, f"{inst.math_fc} {name}:{o.type.value}"))
+            out.append((R.MATH_TYPES, f"{inst.math_fc} {name}:{o.type.value}"))
     if int_div:
         if any(s.abs or s.neg for s in inst.srcs):
-            out.append((R_MATH_IDIV_MOD, ""))
+            out.append((R.MATH_IDIV_MOD, ""))
         if inst.exec_size > 8:
-            out.append((R_MATH_IDIV_SIMD, f"ExecSize {inst.exec_size}"))
+            out.append((R.MATH_IDIV_SIMD, f"ExecSize {inst.exec_size}"))
     return out
 
 
@@ -505,27 +393,27 @@ def _check_send(inst: Instruction) -> list[Problem]:
     mlen, rlen = desc >> 25 & 0xF, desc >> 20 & 0x1F
     src0, dst = inst.srcs[0], inst.destination
     if src0.file != RegFile.GRF or src0.indirect:
-        out.append((R_SEND_SRC, f"src0 {src0.file.value}"))
+        out.append((R.SEND_SRC, f"src0 {src0.file.value}"))
     if not 1 <= mlen <= 15 or rlen > 16:
-        out.append((R_SEND_LEN, f"mlen {mlen}, rlen {rlen}"))
+        out.append((R.SEND_LEN, f"mlen {mlen}, rlen {rlen}"))
     if src0.file == RegFile.GRF and src0.reg + mlen > NUM_GRF:
-        out.append((R_GRF_RANGE, f"payload r{src0.reg} + {mlen}"))
+        out.append((R.GRF_RANGE, f"payload r{src0.reg} + {mlen}"))
     if dst.file == RegFile.GRF and dst.reg + rlen > NUM_GRF:
-        out.append((R_GRF_RANGE, f"response r{dst.reg} + {rlen}"))
+        out.append((R.GRF_RANGE, f"response r{dst.reg} + {rlen}"))
     if inst.eot and src0.reg < 112:
-        out.append((R_SEND_EOT, f"src0 r{src0.reg}"))
+        out.append((R.SEND_EOT, f"src0 r{src0.reg}"))
     if inst.opcode in SENDS_OPS:
         src1 = inst.srcs[1]
         ex_mlen = (inst.ex_desc or 0) >> 6 & 0xF
         if src1.file != RegFile.GRF and not _is_null(src1):
-            out.append((R_SENDS_SRC1, f"src1 ARF 0x{src1.reg:02X}"))
+            out.append((R.SENDS_SRC1, f"src1 ARF 0x{src1.reg:02X}"))
         if src1.file == RegFile.GRF:
             if inst.eot and src1.reg < 112:
-                out.append((R_SEND_EOT, f"src1 r{src1.reg}"))
+                out.append((R.SEND_EOT, f"src1 r{src1.reg}"))
             if src0.reg <= src1.reg < src0.reg + mlen or src1.reg <= src0.reg < src1.reg + max(ex_mlen, 1):
-                out.append((R_SENDS_OVERLAP, f"r{src0.reg}+{mlen} and r{src1.reg}+{ex_mlen}"))
+                out.append((R.SENDS_OVERLAP, f"r{src0.reg}+{mlen} and r{src1.reg}+{ex_mlen}"))
     elif dst.file == RegFile.GRF and not _is_null(dst) and dst.reg + rlen > 127 and src0.reg + mlen > dst.reg:
-        out.append((R_SEND_R127, f"response r{dst.reg}+{rlen}, payload r{src0.reg}+{mlen}"))
+        out.append((R.SEND_R127, f"response r{dst.reg}+{rlen}, payload r{src0.reg}+{mlen}"))
     return out
 
 
@@ -533,18 +421,18 @@ def _check_branch(inst: Instruction) -> list[Problem]:
     op = inst.opcode
     out: list[Problem] = []
     if op == "jmpi" and (inst.exec_size != 1 or not inst.mask_ctrl_we_all):
-        out.append((R_JMPI, f"ExecSize {inst.exec_size}{'' if inst.mask_ctrl_we_all else ', not NoMask'}"))
+        out.append((R.JMPI, f"ExecSize {inst.exec_size}{'' if inst.mask_ctrl_we_all else ', not NoMask'}"))
     offsets = [("JIP", inst.jip), ("UIP", inst.uip if op in F.BRANCH_JIP_UIP else None)]
     for name, value in offsets:
         if value is not None and op in BRANCHES and value % 8:
-            out.append((R_BRANCH_ALIGN, f"{name} {value}"))
+            out.append((R.BRANCH_ALIGN, f"{name} {value}"))
     if op == "while" and inst.jip is not None and inst.jip > 0:
-        out.append((R_BRANCH_DIRECTION, f"JIP {inst.jip}"))
+        out.append((R.BRANCH_DIRECTION, f"JIP {inst.jip}"))
     if op in ("if", "else", "endif", "break", "cont", "halt"):
         if inst.jip is not None and inst.jip <= 0:
-            out.append((R_BRANCH_DIRECTION, f"JIP {inst.jip}"))
+            out.append((R.BRANCH_DIRECTION, f"JIP {inst.jip}"))
         if op != "endif" and inst.uip is not None and inst.jip is not None and inst.uip < inst.jip:
-            out.append((R_BRANCH_DIRECTION, f"UIP {inst.uip} before JIP {inst.jip}"))
+            out.append((R.BRANCH_DIRECTION, f"UIP {inst.uip} before JIP {inst.jip}"))
     return out
 
 
@@ -559,7 +447,7 @@ def check_encoding(word: bytes) -> list[Problem]:
     out: list[Problem] = []
 
     def bad(field: str, value: int) -> None:
-        out.append((R_ENCODING, f"{field} = {value}"))
+        out.append((R.ENCODING, f"{field} = {value}"))
 
     op = F.OPCODE_NAMES.get(peek(w, "opcode", form))
     if peek(w, "exec_size", form) > 5:
@@ -583,7 +471,7 @@ def check_encoding(word: bytes) -> list[Problem]:
         if peek(w, f"{p}_type", form) not in table.values():
             bad(f"{p}_type", peek(w, f"{p}_type", form))
         if file == 3 and p != operands[-1]:
-            out.append((R_IMM_LAST, f"{p} of {len(operands) - 1}"))
+            out.append((R.IMM_LAST, f"{p} of {len(operands) - 1}"))
         if p != "dst" and file != 3 and form != "a16" and f"{p}_width" in _form_fields(form):
             if peek(w, f"{p}_width", form) > 4:
                 bad(f"{p}_width", peek(w, f"{p}_width", form))
@@ -640,10 +528,10 @@ def validate_program(insts: list[Instruction], offsets: list[int] | None = None,
         problems = check_instruction(inst)
         for name, target in _targets(inst, pc):
             if target not in starts:
-                problems.append((R_BRANCH_TARGET, f"{name} -> byte {target} of {end}"))
+                problems.append((R.BRANCH_TARGET, f"{name} -> byte {target} of {end}"))
         out += [Violation(index, pc, _text(inst, pc), rule, detail) for rule, detail in problems]
     if kernel and insts and not (insts[-1].opcode in SEND_OPS + SENDS_OPS and insts[-1].eot):
-        out.append(Violation(len(insts) - 1, offsets[-1], _text(insts[-1], offsets[-1]), R_ENDS, ""))
+        out.append(Violation(len(insts) - 1, offsets[-1], _text(insts[-1], offsets[-1]), R.ENDS, ""))
     return out
 
 
@@ -660,14 +548,14 @@ def validate_binary(data: bytes, kernel: bool = True) -> list[Violation]:
         problems: list[Problem] = []
         chunk = data[pc:pc + n]
         if len(chunk) < n:
-            raw.append(Violation(len(insts), pc, "(truncated)", R_ENCODING, f"{len(chunk)} of {n} bytes"))
+            raw.append(Violation(len(insts), pc, "(truncated)", R.ENCODING, f"{len(chunk)} of {n} bytes"))
             break
         try:
             problems = check_encoding(chunk if n == 16 else _expanded(chunk))
             inst = decode(chunk)
         except (IsaError, KeyError, ValueError) as e:
             known = [Violation(len(insts), pc, f"({chunk.hex()})", rule, detail) for rule, detail in problems]
-            raw += known or [Violation(len(insts), pc, f"({chunk.hex()})", R_ENCODING, f"does not decode: {e}")]
+            raw += known or [Violation(len(insts), pc, f"({chunk.hex()})", R.ENCODING, f"does not decode: {e}")]
             break
         raw += [Violation(len(insts), pc, _text(inst, pc), rule, detail) for rule, detail in problems]
         insts.append(inst)
