@@ -239,3 +239,11 @@ def test_disasm_validate(tmp_path):
     assert out.returncode == 0 and out.stdout == "0 violations in 1 kernel\n"
     out = _cli("disasm", str(good), "--validate", "--fields")
     assert out.returncode == 2 and out.stderr.startswith("reconverge: error: ") and len(out.stderr.splitlines()) == 1
+
+
+def test_compacted_instructions_are_expanded_and_offsets_follow_the_bytes():
+    text = "mov (8|M0) r10.0<1>:d r20.0<8;8,1>:d\nmov (8|M0) r10.0<1>:b r20.0<8;8,1>:d\n" + EOT + "\n"
+    data = assemble(text, autocompact=True)
+    assert len(data) < 48                                  # the first mov is compacted
+    found = validate_binary(data)
+    assert [(v.index, v.offset, v.rule.key) for v in found] == [(1, 8, "packed-byte-dst")]
