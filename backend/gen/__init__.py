@@ -64,7 +64,21 @@ def compile_gen_kernel(func: Function, simd: int = 16, verify: bool = True, regi
     home, layout.spill_bytes = allocate(mfunc, layout.first_free_grf(), layout.spill_base(simd))
     check("register allocation")
     notes: dict[int, str] = {}
-    return GenKernel(func.name, simd, emit(mfunc, home, notes), layout, notes)
+    program = emit(mfunc, home, notes)
+    if verify:
+        _check_encodable(func.name, program)
+    return GenKernel(func.name, simd, program, layout, notes)
+
+
+def _check_encodable(name: str, program: list) -> None:
+    """The emitted instructions against the PRM's restrictions (isa/gen9/validate.py), before anything
+    encodes them: a violation is a backend bug, reported as an internal error."""
+    from isa.gen9.validate import validate_program
+    from lowering.errors import CompileError
+    found = validate_program(program)
+    if found:
+        more = f" (and {len(found) - 1} more)" if len(found) > 1 else ""
+        raise CompileError(f"internal error: @{name}: invalid Gen code: {found[0]}{more}")
 
 
 def _selector(func: Function, simd: int, regions: bool = False, entry: str = "if"):

@@ -579,9 +579,24 @@ class Selector:
              value: bool = True) -> Operand:
         """x <mod> y into a 0/-1 dword per lane (or, without `value`, only into `flag`)."""
         a, b = self.operand(x, signed), self.operand(y, signed)
-        dst = self.fresh(T.D) if value else None
-        self.emit("cmp", dst, self._register(a), b, cond_mod=mod, flag=flag)
-        return dst                                                  # type: ignore[return-value]
+        if not value:
+            self.emit("cmp", None, self._register(a), b, cond_mod=mod, flag=flag)
+            return None                                             # type: ignore[return-value]
+        return self._cmp_value(self._register(a), b, mod, flag)
+
+    def _cmp_value(self, a: Operand, b: Operand, mod: str, flag: tuple[int, int]) -> Operand:
+        """cmp into a 0/-1 dword per lane. 64-bit sources make the execution type 64-bit, and a destination
+        narrower than the execution type must be strided to its size (PRM vol. 7, "General Restrictions
+        Based on Operand Types"; isa/gen9/validate.py's dst-stride-exec-type): such a cmp writes a 64-bit
+        temporary whose low dwords are the result, as Mesa's brw_fs does."""
+        dst = self.fresh(T.D)
+        if a.type.size != 8:
+            self.emit("cmp", dst, a, b, cond_mod=mod, flag=flag)
+            return dst
+        wide = self.fresh(T.Q)
+        self.emit("cmp", wide, a, b, cond_mod=mod, flag=flag)
+        self.emit("mov", dst, self._retyped(self._low_dword(wide), T.D))
+        return dst
 
     def _logic(self, opcode: str, a: Operand, b: Operand) -> Operand:
         dst = self.fresh(T.D)
@@ -704,9 +719,7 @@ class Selector:
     def _is_negative(self, x: Operand) -> Operand:
         """0/-1 per lane: x < 0 (for a 64-bit x)."""
         x = self._register(x)
-        dst = self.fresh(T.D)
-        self.emit("cmp", dst, self._retyped(x, T.Q), Operand(Imm(0, T.Q)), cond_mod="lt", flag=(0, 1))
-        return dst
+        return self._cmp_value(self._retyped(x, T.Q), Operand(Imm(0, T.Q)), "lt", (0, 1))
 
     def _magnitude(self, x: Operand, negative: Operand) -> Operand:
         """x negated in the lanes where `negative` is -1 (|x| when it is x < 0)."""
