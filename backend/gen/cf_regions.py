@@ -26,8 +26,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from lowering.analysis.graph import IrreducibleError, loop_forest, reverse_postorder
 from lowering.errors import CompileError
+from lowering.graph import IrreducibleError, loop_forest, reverse_postorder
 from lowering.ir.core import Block, Function, Instr
 
 TERMINATORS = ("br", "cbr", "switch", "ret", "unreachable")

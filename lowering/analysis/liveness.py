@@ -23,7 +23,7 @@ from __future__ import annotations
 import itertools
 from dataclasses import dataclass
 
-from lowering.analysis.graph import postorder, predecessors
+from lowering.graph import postorder, predecessors
 from lowering.ir.core import (
     Block,
     Function,
