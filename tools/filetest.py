@@ -56,7 +56,10 @@ def _functions(path: str, text: str):
     return list(parse_module(text, path).functions.values())
 
 
-GEN_CF = ("structured", "blockip", "hybrid")
+# control-flow mode -> (the pipeline whose IR it compiles, the selector's settings): backend.gen's modes
+# that a file names (auto chooses between two pipelines' functions; a filetest holds one function)
+GEN_CF: dict[str, tuple[str, dict[str, bool]]] = {
+    "structured": ("gen", {}), "blockip": ("gen-blockip", {}), "hybrid": ("gen-blockip", {"regions": True})}
 
 
 def _settings(path: str, test: str, allowed: dict[str, tuple[str, ...]]) -> dict[str, str]:
@@ -75,19 +78,19 @@ def _settings(path: str, test: str, allowed: dict[str, tuple[str, ...]]) -> dict
 
 def run_gen_test(path: str, test: str, text: str) -> str:
     """gen-mir and gen-asm on IR text: what the Gen backend makes of every function of the file."""
-    from backend.gen import CF_MODES, compile_gen_kernel, select_any
+    from backend.gen import compile_gen_kernel, select_any
     from backend.gen.mir_printer import print_mfunction
     from isa.gen9.disassembler import disassemble
     from isa.gen9.encoding import encode_program
     from lowering.ir.validate import verify
     from lowering.pipeline import lower_for
-    settings = _settings(path, test, {"simd": ("8", "16"), "cf": GEN_CF})
+    settings = _settings(path, test, {"simd": ("8", "16"), "cf": tuple(GEN_CF)})
     simd = int(settings.get("simd", "16"))
     out = []
     for func in _functions(path, text):
         verify(func, "reading")
         mode = settings.get("cf", "structured" if func.is_structured else "blockip")
-        pipeline, options = CF_MODES[mode]
+        pipeline, options = GEN_CF[mode]
         if func.is_structured != (pipeline == "gen"):
             raise ValueError(f"{path}: @{func.name}: cf {mode} compiles "
                              f"{'structured' if pipeline == 'gen' else 'CFG'} IR; this function is not")

@@ -12,7 +12,7 @@ import struct
 
 import pytest
 
-from backend.gen import CF_MODES, select_any
+from backend.gen import select_any
 from backend.gen.mir import Imm, MFunction, MInstr, Operand, VReg
 from backend.gen.mir_parser import parse_mfunction, parse_mfunctions
 from backend.gen.mir_printer import print_mfunction
@@ -20,6 +20,7 @@ from backend.gen.regalloc import allocate
 from isa.gen9.model import DataType
 from lowering.errors import CompileError
 from tests.gen.test_mir import diamond, loop, straight
+from tools.filetest import GEN_CF
 from tools.targets.harness import load_program
 
 ROOT = os.path.join(os.path.dirname(__file__), os.pardir, os.pardir)
@@ -52,7 +53,7 @@ def _round_trip(func: MFunction) -> None:
 @pytest.mark.parametrize("kernel", KERNELS)
 def test_the_machine_ir_of_real_kernels_reads_back_exactly(kernel, mode):
     program = load_program(os.path.join(ROOT, "tests", "kernels", f"{kernel}.cl"), "-O2")
-    pipeline, options = CF_MODES[mode]
+    pipeline, options = GEN_CF[mode]
     for name in program.kernel_names():
         func = select_any(program.function(name, pipeline), 16, **options)
         _round_trip(func)
