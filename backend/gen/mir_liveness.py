@@ -61,8 +61,9 @@ def liveness(func: MFunction) -> Liveness:
     position = {b.label: i for i, b in enumerate(func.blocks)}
     graph = [[position[s] for s in succs[b.label] if s in position] for b in func.blocks]
     none = [0] * len(func.blocks)               # the machine IR has no phis: copies stand in for them
+    backwards = list(range(len(func.blocks) - 1, -1, -1))     # reversed layout: most uses before defs
     in_bits, out_bits = solve(graph, [use[b.label] for b in func.blocks], [kill[b.label] for b in func.blocks],
-                       none, none) if func.blocks else ([], [])
+                              none, none, order=backwards)
     live_in = {b.label: in_bits[i] for i, b in enumerate(func.blocks)}
     live_out = {b.label: out_bits[i] for i, b in enumerate(func.blocks)}
 
