@@ -28,7 +28,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import cast
 
-from lowering.analysis import graph
+from lowering import graph
 from lowering.deepstack import depth_independent
 from lowering.ir.core import (
     Arg,

@@ -28,8 +28,7 @@ from __future__ import annotations
 
 from typing import Callable
 
-from lowering import ssa
-from lowering.analysis import graph
+from lowering import graph, ssa
 from lowering.deepstack import depth_independent
 from lowering.errors import IrreducibleCFG
 from lowering.gcpause import gc_paused

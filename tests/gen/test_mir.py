@@ -70,7 +70,7 @@ def test_valid_functions_pass_and_print_deterministically():
         assert print_mfunction(make()) == print_mfunction(make())
     text = print_mfunction(straight())
     assert "  add (16) %v1:ud, %v0:ud, 1:ud" in text and "mov (16) %v0:ud, r1.0<16;16,1>:uw" in text
-    assert "send (8) r127.0:ud, sfid 0x7 desc 0x02000010 {NoMask, EOT}" in text
+    assert "send (8) null, r127.0:ud, sfid 0x7 desc 0x02000010 {NoMask, EOT}" in text
     assert "(~f0.0) jmpi (1) done" in print_mfunction(loop())
 
 

@@ -5,7 +5,7 @@ from lowering.ir.core import Block, Const, Instr, Phi
 from lowering.ir.types import I32
 from lowering.ir.validate import ValidationError, validate, verify
 from lowering.pipeline import compile_llvmlite
-from tests.structurizer.test_seed_tree import seed_module
+from tests.lowering.passes.structurize.test_seed_tree import seed_module
 
 
 @pytest.fixture

@@ -16,7 +16,7 @@ from lowering.frontend.llvm_module import (
 )
 from lowering.frontend.llvm_reader import read_kernels
 from lowering.ir.validate import validate
-from tests.frontend.helpers import HEADER, cl_ir, instrs, read_ll
+from tests.lowering.frontend.helpers import HEADER, cl_ir, instrs, read_ll
 
 SIMPLE = HEADER + """
 define spir_kernel void @k(ptr addrspace(1) %out) {

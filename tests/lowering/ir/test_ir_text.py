@@ -21,7 +21,7 @@ from lowering.ir.parser import parse_module
 from lowering.ir.printer import print_function
 from lowering.ir.validate import validate
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), os.pardir, os.pardir, os.pardir))
 CORPUS = sorted(glob.glob(os.path.join(ROOT, "tests", "kernels", "*.cl"))
                 + glob.glob(os.path.join(ROOT, "tests", "kernels_barrier", "*.cl")))
 EXAMPLE = os.path.join(ROOT, "examples", "nested_break.cl")

@@ -5,6 +5,8 @@ Algorithm", 2001) over reverse postorder: O(n) passes per loop-nesting level, fa
 The loop forest follows Havlak ("Nesting of reducible and irreducible loops", TOPLAS 1997) restricted to
 reducible graphs: headers are targets of back edges (edges to a dominator); bodies are collected
 backwards from the latches, inner loops first, with union-find to jump over already-collapsed loops.
+Below the IR: it works on integer graphs and imports nothing of ours, so the IR's validator, the
+analyses, the structurizer and the backends all build on it (tests/test_layering.py holds it there).
 """
 from __future__ import annotations
 

@@ -10,10 +10,10 @@ from lowering.errors import CompileError
 from lowering.ir.core import Const
 from lowering.ir.opcodes import OPCODES
 from lowering.ir.types import I32, I64, ptr
-from tests.frontend.helpers import cl_ir, instrs, read_cl
+from tests.lowering.frontend.helpers import cl_ir, instrs, read_cl
 
 LEVELS = ("-O0", "-O2")
-CORPUS = sorted(glob.glob(os.path.join(os.path.dirname(__file__), "..", "kernels", "*.cl")))
+CORPUS = sorted(glob.glob(os.path.join(os.path.dirname(__file__), "..", "..", "kernels", "*.cl")))
 
 
 @pytest.mark.parametrize("level", LEVELS)

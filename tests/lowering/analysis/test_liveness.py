@@ -13,9 +13,9 @@ import pytest
 from lowering.analysis.liveness import function_liveness, solve
 from lowering.ir.core import Block, If, Phi, cf_lists, structured_successors
 from lowering.pipeline import Options, compile_llvmlite, compile_path
-from tests.structurizer.test_seed_tree import seed_module
+from tests.lowering.passes.structurize.test_seed_tree import seed_module
 
-KERNELS = os.path.join(os.path.dirname(__file__), "kernels")
+KERNELS = os.path.join(os.path.dirname(__file__), os.pardir, os.pardir, "kernels")
 SAMPLE = [(name, opt) for name in ("binary_search", "continue_outer", "loop_multi_exit", "switch_fallthrough",
                                     "short_circuit", "return_in_nest", "while_complex", "goto_backward",
                                     "prefix_loop") for opt in ("-O0", "-O2")] + [("nested_switch_loop", "-O0")]

@@ -14,8 +14,8 @@ from lowering.pipeline import lower_for
 from lowering.target import LEGAL_WIDTHS
 from tools.targets.harness import program_from_llvm, run_target
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-with open(os.path.join(HERE, "data", "odd_arith.ll")) as f:
+TESTS = os.path.abspath(os.path.join(os.path.dirname(__file__), os.pardir, os.pardir))
+with open(os.path.join(TESTS, "data", "odd_arith.ll")) as f:
     ODD = f.read()
 
 

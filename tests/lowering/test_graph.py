@@ -3,7 +3,7 @@ import random
 
 import pytest
 
-from lowering.analysis import graph
+from lowering import graph
 
 
 def random_graph(rng: random.Random, n: int, density: float = 1.6) -> list[list[int]]:
@@ -145,7 +145,7 @@ def natural_loops(succs, entry):
 
 @pytest.mark.parametrize("seed", range(200))
 def test_loop_forest_matches_natural_loops(seed):
-    from tests.structurizer.random_cfg import random_function
+    from tests.lowering.passes.structurize.random_cfg import random_function
     rng = random.Random(seed)
     func = random_function(rng, rng.randrange(3, 30))
     index = {b: i for i, b in enumerate(func.blocks)}

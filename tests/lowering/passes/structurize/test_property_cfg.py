@@ -2,7 +2,7 @@
 into a valid tree that computes, lane by lane, what llvmlite's JIT computes from the original IR.
 
 Hypothesis draws the generator's seed and size; `derandomize` keeps CI runs repeatable (a fixed slice of
-the space); `python -m pytest tests/test_property_cfg.py --hypothesis-seed=N` or raising
+the space); `python -m pytest tests/lowering/passes/structurize/test_property_cfg.py --hypothesis-seed=N` or raising
 RECONVERGE_PROPERTY_EXAMPLES explores further on demand.
 """
 import os

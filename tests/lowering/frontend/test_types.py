@@ -18,7 +18,7 @@ from lowering.frontend.llvm_types import (
     scalar_leaves,
     type_from_text,
 )
-from tests.frontend.helpers import DL
+from tests.lowering.frontend.helpers import DL
 
 SCALARS = ["i1", "i8", "i16", "i32", "i64", "half", "float", "double", "ptr", "ptr addrspace(3)", "i24"]
 

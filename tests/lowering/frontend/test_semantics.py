@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from lowering.frontend.llvm_reader import read_llvm_text
-from tests.frontend.helpers import HEADER, cl_ir
+from tests.lowering.frontend.helpers import HEADER, cl_ir
 
 interp = pytest.importorskip("lowering.interp")
 LEVELS = ("-O0", "-O2")

@@ -7,7 +7,7 @@ import pytest
 from lowering.errors import CompileError
 from lowering.frontend.llvm_reader import parse_kernel_metadata
 from lowering.ir.printer import print_function
-from tests.frontend.helpers import read_cl, read_ll
+from tests.lowering.frontend.helpers import read_cl, read_ll
 
 SOURCE = """
 kernel __attribute__((reqd_work_group_size(16, 2, 1)))

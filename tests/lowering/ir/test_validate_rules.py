@@ -1,5 +1,5 @@
 """The validator's remaining rules, one broken on purpose per test (the others are in test_validate.py,
-frontend/test_validate_cfg.py, test_ir_text.py and the validate filetests): each must be reported, and
+../frontend/test_validate_cfg.py, test_ir_text.py and the validate filetests): each must be reported, and
 with the words that explain it."""
 import pytest
 

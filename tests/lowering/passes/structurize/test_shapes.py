@@ -5,7 +5,7 @@ from lowering.ir.core import Arg, Block, Const, Function, Instr
 from lowering.ir.types import I1, I32, ptr
 from lowering.ir.validate import validate
 from lowering.passes.structurize import structurize
-from tests.structurizer.trace_walk import TraceWalker
+from tests.lowering.passes.structurize.trace_walk import TraceWalker
 
 
 def build(edges: dict[str, tuple], n_conds: int = 4) -> Function:

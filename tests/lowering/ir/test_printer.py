@@ -7,7 +7,7 @@ from lowering.frontend.clang import compile_opencl
 from lowering.ir.printer import print_function
 from lowering.pipeline import compile_llvm
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), os.pardir, os.pardir, os.pardir))
 EXAMPLE = os.path.join(ROOT, "examples", "nested_break.cl")
 
 

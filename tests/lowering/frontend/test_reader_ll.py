@@ -9,7 +9,7 @@ from lowering.ir.core import Arg, Phi, Undef
 from lowering.ir.opcodes import FCMP_PREDICATES, ICMP_PREDICATES, OPCODES
 from lowering.ir.types import I1, I16, I32, I64, ptr
 from lowering.ir.validate import validate
-from tests.frontend.helpers import by_name, const_offset, instrs, read_one
+from tests.lowering.frontend.helpers import by_name, const_offset, instrs, read_one
 
 
 @pytest.mark.parametrize("pred", ICMP_PREDICATES)
@@ -435,7 +435,7 @@ b2:
 
 def test_image_argument_is_reported():
     from lowering.errors import CompileError
-    from tests.frontend.helpers import read_cl
+    from tests.lowering.frontend.helpers import read_cl
     src = "kernel void img(read_only image2d_t im, global float4 *o) { o[0] = (float4)(1.0f); }"
     with pytest.raises(CompileError, match=r"^snippet\.cl: function @img: unsupported type of argument 0: "):
         read_cl(src)

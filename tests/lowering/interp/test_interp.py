@@ -777,10 +777,10 @@ def test_local_pointer_arguments_are_mapped_for_the_whole_launch():
 def test_random_cfgs_agree_with_an_independent_walker():
     """Random reducible CFGs (branches on arguments, switches with negative cases, phis, endless loops)
     from the structurizer's generator: the blocks the interpreter visits, and the last value stored, are
-    those of the structurizer tests' own minimal executor (tests/structurizer/trace_walk.py)."""
+    those of the structurizer tests' own minimal executor (tests/lowering/passes/structurize/trace_walk.py)."""
     import random
-    random_cfg = pytest.importorskip("tests.structurizer.random_cfg")
-    trace_walk = pytest.importorskip("tests.structurizer.trace_walk")
+    random_cfg = pytest.importorskip("tests.lowering.passes.structurize.random_cfg")
+    trace_walk = pytest.importorskip("tests.lowering.passes.structurize.trace_walk")
     limit, ended, endless = 300, 0, 0
     for seed in range(120):
         rng = random.Random(seed)

@@ -5,7 +5,7 @@ import pytest
 
 from lowering.ir.validate import validate
 from lowering.passes.structurize import structurize
-from tests.structurizer.random_cfg import random_function
+from tests.lowering.passes.structurize.random_cfg import random_function
 
 
 @pytest.mark.parametrize("seed", range(300))
@@ -19,7 +19,7 @@ def test_random_cfg_structurizes_validly(seed):
 @pytest.mark.parametrize("seed", range(300))
 def test_random_cfg_keeps_its_store_trace(seed):
     """The tree stores the same values in the same order as the CFG, for several argument sets."""
-    from tests.structurizer.trace_walk import TraceWalker
+    from tests.lowering.passes.structurize.trace_walk import TraceWalker
     rng = random.Random(seed)
     func = random_function(rng, rng.randrange(3, 40))
     arg_sets = [{f"c{i}": rng.randrange(2) for i in range(4)} | {"sel": rng.randrange(-3, 6) & 0xFFFFFFFF}
