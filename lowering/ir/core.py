@@ -463,18 +463,19 @@ def _clone_function(func: Function) -> Function:
             if isinstance(node, Block):
                 new_list.append(block_of(node))
                 continue
-            twin = cast(CFNode, _copy_slots(node))
-            nodes[id(node)] = twin
-            new_list.append(twin)
+            made = cast(CFNode, _copy_slots(node))
+            nodes[id(node)] = made
+            new_list.append(made)
             if isinstance(node, If):
-                branch = cast(If, twin)
+                branch = cast(If, made)
                 branch.cond = value(node.cond)
                 branch.then_list, branch.else_list = [], []
                 work += [(node.then_list, branch.then_list), (node.else_list, branch.else_list)]
             elif isinstance(node, Loop):
-                cast(Loop, twin).body = []
-                work.append((node.body, cast(Loop, twin).body))
-    for twin in list(nodes.values()):
-        if isinstance(twin, CFNode) and twin.parent is not None:
-            twin.parent = nodes.get(id(twin.parent), None)
+                loop = cast(Loop, made)
+                loop.body = []
+                work.append((node.body, loop.body))
+    for node_copy in nodes.values():
+        if isinstance(node_copy, CFNode) and node_copy.parent is not None:
+            node_copy.parent = nodes.get(id(node_copy.parent))
     return new
