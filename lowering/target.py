@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from lowering.ir.core import Function
+
 
 @dataclass(frozen=True)
 class TargetCaps:
@@ -58,3 +60,21 @@ PIPELINES: dict[str, tuple[str, ...]] = {
     # and the split variables stay in private memory, now each a known object
     "gen-blockip": ("split_private_selects", *_LOWERINGS),
 }
+
+
+def lower_for(funcs: list[Function], pipeline: str, verify_each: bool = True) -> None:
+    """Run the passes of `pipeline` that come after promote on functions that have been through the
+    generic pipeline, in place (what each backend calls on its input, so that any caller gets target-ready IR;
+    a no-op on IR that went through `pipeline` already: the compile driver's, lowering.program)."""
+    from lowering.ir.validate import ValidationError, check
+    from lowering.passes import PASSES
+    caps = CAPS[pipeline]
+    generic = PIPELINES["generic"]
+    for name in PIPELINES[pipeline]:
+        if name in generic:
+            continue
+        for func in funcs:
+            if PASSES[name].run(func, caps) and verify_each:
+                problems = check(func)
+                if problems:
+                    raise ValidationError(func, problems, f"pass '{name}'")

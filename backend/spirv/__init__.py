@@ -21,7 +21,7 @@ from .options import SpirvOptions
 @depth_independent
 def compile_spirv(functions: list[Function], options: SpirvOptions | None = None) -> bytes:
     from lowering.gcpause import gc_paused
-    from lowering.pipeline import lower_for
+    from lowering.target import lower_for
 
     from .emit import compile_module
     options = options or SpirvOptions()
