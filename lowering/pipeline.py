@@ -211,13 +211,3 @@ def load_module(path: str, opt_level: str = "-O0", build_options: tuple[str, ...
     else:
         mod = parse_llvm_text(data.decode("utf-8", errors="replace"), path)
     return optimize_module(mod, int(opt_level[2:]))
-
-
-def compile_path(path: str, opt_level: str = "-O0", options: Options | None = None,
-                 build_options: tuple[str, ...] = ()) -> dict[str, Function]:
-    """Any input file at an optimisation level -> its kernels (options.kernel, else all) as options.pipeline
-    leaves them (lowering.program's driver, with options' dumps, prints and stop)."""
-    from lowering.program import load_program
-    options = options or Options()
-    program = load_program(path, opt_level, options.kernel, options.verify_each, build_options, inspect=options)
-    return program.functions(options.pipeline, [options.kernel] if options.kernel else None)

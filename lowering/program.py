@@ -84,7 +84,12 @@ class Program:
         self.check_kernel(kernel)
         return self._make([kernel], target_pipeline)[kernel]
 
-    def functions(self, target_pipeline: str = "generic", kernels: list[str] | None = None) -> dict[str, Function]:
+    @property
+    def functions(self) -> dict[str, Function]:
+        """Every kernel through the generic pipeline, each read on its own (function)."""
+        return {k: self.function(k) for k in self.kernel_names()}
+
+    def functions_for(self, target_pipeline: str, kernels: list[str] | None = None) -> dict[str, Function]:
         """Every kernel (or `kernels`) as `target_pipeline` leaves it, read from the module together (as
         one SPIR-V module holds them)."""
         names = list(kernels) if kernels is not None else self.kernel_names()
@@ -155,6 +160,15 @@ class Program:
             clones = pipeline.run_passes(clones, self._options(target_pipeline, target_pipeline, stop), GENERIC[-1])
         for name, func in clones.items():
             self._functions[(name, target_pipeline)] = func
+
+
+def compile_path(path: str, opt_level: str = "-O0", options: pipeline.Options | None = None,
+                 build_options: tuple[str, ...] = ()) -> dict[str, Function]:
+    """Any input file at an optimisation level -> its kernels (options.kernel, else all) as options.pipeline
+    leaves them (the driver, with options' dumps, prints and stop)."""
+    options = options or pipeline.Options()
+    program = load_program(path, opt_level, options.kernel, options.verify_each, build_options, inspect=options)
+    return program.functions_for(options.pipeline, [options.kernel] if options.kernel else None)
 
 
 def load_program(path: str, opt_level: str = "-O0", kernel: str | None = None, verify_each: bool = True,

@@ -10,6 +10,7 @@ from lowering import pipeline
 from lowering.ir.core import Block, Const, If, Instr, Loop
 from lowering.ir.printer import print_function
 from lowering.ir.validate import check
+from lowering.program import compile_path
 
 KERNELS = os.path.join(os.path.dirname(__file__), "kernels")
 CASES = [("nested_switch_loop.cl", "generic"), ("nested_switch_loop.cl", "gen-blockip"),
@@ -19,7 +20,7 @@ CASES = [("nested_switch_loop.cl", "generic"), ("nested_switch_loop.cl", "gen-bl
 def _functions(name: str, form: str):
     options = pipeline.Options(pipeline="generic" if form == "read" else form,
                                stop_after="read" if form == "read" else None)
-    return pipeline.compile_path(os.path.join(KERNELS, name), "-O0", options).values()
+    return compile_path(os.path.join(KERNELS, name), "-O0", options).values()
 
 
 @pytest.mark.parametrize("name,form", CASES)

@@ -99,7 +99,7 @@ def _compile(args) -> None:
         if gen is not None:
             data = _emit_gen(args.emit, program, names or program.kernel_names(), gen)
         else:
-            funcs = program.functions(chosen, names)
+            funcs = program.functions_for(chosen, names)
             if spirv is not None:
                 data = _emit_spirv(args.emit, list(funcs.values()), spirv)
             else:
