@@ -1,7 +1,8 @@
-"""What every backend's kernel ABI starts from: the kinds of a kernel's parameters and the values the host
-must pass beyond the parameters. A backend maps these onto its own interface (SPIR-V: descriptors,
-push constants and specialization constants, backend/spirv/abi.py; Gen: the binding table and the
-thread payload's constant registers).
+"""What every backend's kernel ABI and every run target start from: a kernel's source parameters (Param,
+the one parameter model: from the LLVM module's metadata, or grouped from the IR's arguments), their
+kinds, and the values the host must pass beyond the parameters. A backend maps these onto its own
+interface (SPIR-V: descriptors, push constants and specialization constants, backend/spirv/abi.py; Gen:
+the binding table and the thread payload's constant registers).
 
 Kinds: a `__global` pointer is a buffer, a `__constant` pointer a read-only buffer, a `__local` pointer
 memory the host sizes per work-group, a number (or a by-value vector's lane) a scalar; a private or
@@ -15,43 +16,27 @@ import re
 from dataclasses import dataclass
 
 from lowering.errors import CompileError
-from lowering.ir.core import Arg, Function
+from lowering.ir.core import Function
 from lowering.ir.types import F16, F32, F64, Type, int_type, ptr
 
 KINDS = ("buffer", "readonly_buffer", "local", "scalar", "unsupported")
 
 
-@dataclass(frozen=True)
-class Parameter:
-    arg: Arg
-    kind: str           # one of KINDS
-    why: str = ""       # for "unsupported": what the parameter is
-
-    @property
-    def name(self) -> str:
-        return self.arg.name or f"arg{self.arg.index}"
-
-
-def classify(arg: Arg) -> Parameter:
-    t = arg.type
+def type_kind(t: Type) -> tuple[str, str]:
+    """The kind (KINDS) of an IR argument of type `t`, and for "unsupported" what the parameter is."""
     if t.is_ptr:
         space = t.addrspace
         if space == 1:
-            return Parameter(arg, "buffer")
+            return "buffer", ""
         if space == 2:
-            return Parameter(arg, "readonly_buffer")
+            return "readonly_buffer", ""
         if space == 3:
-            return Parameter(arg, "local")
-        what = {0: "a private pointer (or by-value struct)", 4: "a generic pointer"}.get(
+            return "local", ""
+        return "unsupported", {0: "a private pointer (or by-value struct)", 4: "a generic pointer"}.get(
             space, f"a pointer in address space {space}")
-        return Parameter(arg, "unsupported", what)
     if t.is_int or t.is_float:
-        return Parameter(arg, "scalar")
-    return Parameter(arg, "unsupported", f"a parameter of type {t}")
-
-
-def parameters(func: Function) -> list[Parameter]:
-    return [classify(a) for a in func.args]
+        return "scalar", ""
+    return "unsupported", f"a parameter of type {t}"
 
 
 def host_values(func: Function) -> tuple[str, ...]:
@@ -97,6 +82,16 @@ class Param:
     @property
     def is_vector(self) -> bool:
         return len(self.types) > 1
+
+    @property
+    def kind(self) -> str:
+        """Its IR arguments' kind (type_kind: a by-value vector's lanes are scalars)."""
+        return type_kind(self.types[0])[0]
+
+    @property
+    def why(self) -> str:
+        """For an "unsupported" kind: what the parameter is."""
+        return type_kind(self.types[0])[1]
 
 
 def kernel_params(func: Function) -> list[Param]:

@@ -1,5 +1,13 @@
 """The Gen9 backend: structured IR -> Gen9 kernels that the simulator runs and iga64 reads.
 
+    compile(program, kernel, GenOptions(simd=16, cf="auto")) -> GenKernel   (its .mode: the mode used)
+
+The backend owns the choice of control-flow mode (choose_function: `auto` weighs the tree against the
+hybrid per kernel) and asks the compile driver (lowering.program) for the function each mode takes.
+Contract shared with backend/spirv: the backend runs its target's lowerings on its input itself
+(lower_for_gen, in place; a no-op on the driver's already lowered functions), so any caller of
+compile_gen_kernel or select_any gets target-ready IR.
+
 `isel.py` selects the machine IR from the tree with structured branches, `isel_blockip.py` from the CFG
 with per-lane blockIP, block by block or over `cf_regions.py`'s natural regions (the hybrid; `cost.py`
 estimates which of tree and hybrid runs less) (`mir.py`: virtual registers with a type and a shape,
