@@ -102,6 +102,8 @@ def run_passes(funcs: dict[str, Function], options: Options, done: str = "read")
             continue
         for func in funcs.values():
             PASSES[name].run(func, caps)
+            if name not in PIPELINES["generic"]:
+                func.target_passes.add(f"{caps.name}:{name}")   # lower_for does not run it again
             _after_pass(func, name, step, options)
         if options.stop_after == name:
             break

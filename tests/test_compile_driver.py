@@ -109,3 +109,17 @@ def test_ir_text_in_structured_form_takes_the_tree_under_auto(tmp_path):
     proc = run("compile", str(tmp_path / "k.nir"), "--emit", "gen-asm")
     assert proc.returncode == 0, proc.stderr
     assert "// control flow: structured (chosen by --cf auto)" in proc.stdout
+
+
+def test_a_function_the_pipeline_lowered_is_not_lowered_again():
+    """Gen's legalize_int_widths is not idempotent (narrow loads widened twice gave other, longer code):
+    the backend's own lower_for must skip what the driver's pipeline ran."""
+    from lowering.target import lower_for
+    program = load_program(os.path.join(ROOT, "tests", "kernels", "char_short.cl"))
+    func = program.function("char_short", "gen")
+    before = print_function(func)
+    lower_for([func], "gen")
+    assert print_function(func) == before
+    clone = func.clone()
+    lower_for([clone], "gen")
+    assert print_function(clone) == before

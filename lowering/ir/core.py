@@ -245,6 +245,7 @@ class Function:
         self.constant_data: list[ModuleData] = []   # module-level constant data this kernel uses
         self.reqd_work_group_size: tuple[int, int, int] | None = None   # OpenCL's attribute, if given
         self.guard_variables: list[str] = []   # labels and exit selectors the structurizer had to test
+        self.target_passes: set[str] = set()   # "target:pass" lowerings it went through (lower_for runs each once)
 
     def clone(self) -> Function:
         """An independent copy: new arguments, instructions, blocks and tree nodes wired as in this function
@@ -421,6 +422,7 @@ def _clone_function(func: Function) -> Function:
     new.constant_data = [replace(d) for d in func.constant_data]
     new.reqd_work_group_size = func.reqd_work_group_size
     new.guard_variables = list(func.guard_variables)
+    new.target_passes = set(func.target_passes)
     values: dict[int, Value] = {}
     nodes: dict[int, CFNode | Function] = {id(func): new}
     for arg in func.args:
