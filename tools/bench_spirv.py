@@ -12,7 +12,7 @@ How to read the output (Markdown tables):
    Clang emits the OpenCL (Kernel) flavour with unstructured control flow, we emit Vulkan (Shader)
    SPIR-V with structured control flow: its word count is a reference, not a like-for-like target.
 2. Totals and the ratio ours/clang; then, in one warm process (imports done, grammar loaded by a
-   warm-up compile), the time of `lowering.pipeline.compile_path` (clang-22 to LLVM IR, read,
+   warm-up compile), the time of `lowering.program.compile_path` (clang-22 to LLVM IR, read,
    structurize, promote) and of `backend.spirv.compile_spirv` (emission) summed over the corpus. What
    the whole-process time has on top of these two is Python start-up, imports and one-time loads.
 3. Generated kernels (tools.testing.cfggen.random_kernel, seed --seed) of --sizes blocks, structured once,
@@ -39,7 +39,8 @@ import backend.spirv.emit  # noqa: F401  (imported here so that no timed call pa
 from backend.spirv import compile_spirv
 from backend.spirv import tools as spirv_tools
 from backend.spirv.options import SpirvOptions
-from lowering.pipeline import Options, compile_llvmlite, compile_path
+from lowering.pipeline import Options, compile_llvmlite
+from lowering.program import compile_path
 from tools.testing.cfggen import random_kernel
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))

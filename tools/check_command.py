@@ -79,8 +79,9 @@ def check_one(path: str, opt_level: str, target_env: str) -> list[dict]:
     if ext not in SOURCE_KINDS:
         return [_case(os.path.basename(path), False, f"{path}: not a .cl, .ll, .bc or .spv file")]
     from lowering import pipeline
+    from lowering.program import compile_path
     try:
-        funcs = pipeline.compile_path(path, opt_level, pipeline.Options(pipeline="spirv"))
+        funcs = compile_path(path, opt_level, pipeline.Options(pipeline="spirv"))
     except CompileError as exc:
         return [_case("(compile)", False, str(exc))]
     cases = []

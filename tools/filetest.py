@@ -83,7 +83,6 @@ def run_gen_test(path: str, test: str, text: str) -> str:
     from isa.gen9.disassembler import disassemble
     from isa.gen9.encoding import encode_program
     from lowering.ir.validate import verify
-    from lowering.pipeline import lower_for
     settings = _settings(path, test, {"simd": ("8", "16"), "cf": tuple(GEN_CF)})
     simd = int(settings.get("simd", "16"))
     out = []
@@ -94,7 +93,6 @@ def run_gen_test(path: str, test: str, text: str) -> str:
         if func.is_structured != (pipeline == "gen"):
             raise ValueError(f"{path}: @{func.name}: cf {mode} compiles "
                              f"{'structured' if pipeline == 'gen' else 'CFG'} IR; this function is not")
-        lower_for([func], pipeline)
         if test.split()[0] == "gen-mir":
             out.append(print_mfunction(select_any(func, simd, **options)))
         else:

@@ -70,12 +70,12 @@ def ir_steps(program, kernel, args, global_size, local_size, offset) -> int:
 
 
 def gen_steps(program, kernel, args, global_size, local_size, offset, simd: int, cf: str) -> int:
-    from backend.gen import CF_MODES
+    from backend.gen import choose_function
     from backend.gen.launch import run_gen_kernel
-    from tools.targets.harness import gen_function, ir_arguments
-    func, mode = gen_function(program, kernel, cf)
+    from tools.targets.harness import ir_arguments
+    func, mode = choose_function(program, kernel, cf)
     return run_gen_kernel(func, ir_arguments(func, args), global_size, local_size, simd, offset,
-                          max_steps=0, **CF_MODES[mode][1])
+                          max_steps=0, regions=mode.regions, entry=mode.entry)
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -2,7 +2,7 @@
 and host values, on kernels written as IR text."""
 from lowering.analysis.provenance import CONFLICT, Provenance
 from lowering.ir.parser import parse_module
-from lowering.kernel_abi import host_values, parameters
+from lowering.kernel_abi import host_values, kernel_params
 
 KERNEL = """
 kernel @k(ptr1 %a, ptr1 %b, ptr2 %c, ptr3 %scratch, i32 %n, ptr0 %priv) {
@@ -43,7 +43,7 @@ def test_every_pointer_gets_its_object_a_conflict_or_a_reason():
 
 def test_parameter_kinds_and_host_values():
     func = _kernel()
-    assert [(p.name, p.kind) for p in parameters(func)] == [
+    assert [(p.name, p.kind) for p in kernel_params(func)] == [
         ("a", "buffer"), ("b", "buffer"), ("c", "readonly_buffer"), ("scratch", "local"), ("n", "scalar"),
         ("priv", "unsupported")]
     assert host_values(func) == ("global_offset",)

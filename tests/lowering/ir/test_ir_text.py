@@ -20,6 +20,7 @@ from lowering.ir.dot import cfg_dot, tree_dot
 from lowering.ir.parser import parse_module
 from lowering.ir.printer import print_function
 from lowering.ir.validate import validate
+from lowering.program import compile_path
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), os.pardir, os.pardir, os.pardir))
 CORPUS = sorted(glob.glob(os.path.join(ROOT, "tests", "kernels", "*.cl"))
@@ -30,7 +31,7 @@ EXAMPLE = os.path.join(ROOT, "examples", "nested_break.cl")
 def _dumps(path: str, level: str) -> dict[str, str]:
     """The .nir text after every pass, by dump file name."""
     options = pipeline.Options(dump_after={"all"}, dump_dir="unused")
-    pipeline.compile_path(path, level, options)
+    compile_path(path, level, options)
     return {name: text for name, text in options.dumps.items() if name.endswith(".nir")}
 
 
@@ -58,16 +59,16 @@ def _write(tmp_path, name: str, text: str) -> str:
 @pytest.mark.parametrize("level", ["-O0", "-O2"])
 def test_nir_input_gives_the_same_text_and_spirv_as_the_source(tmp_path, level):
     for path in CORPUS[::3]:
-        funcs = pipeline.compile_path(path, level)
+        funcs = compile_path(path, level)
         text = "".join(print_function(f) for f in funcs.values())
         spirv = compile_spirv(list(funcs.values()))
-        again = pipeline.compile_path(_write(tmp_path, "final.nir", text))
+        again = compile_path(_write(tmp_path, "final.nir", text))
         assert "".join(print_function(f) for f in again.values()) == text, path
         assert compile_spirv(list(again.values())) == spirv, path
         # from the CFG form the reader printed, the passes run and give the same result
         cfg = pipeline.Options(stop_after="read")
-        read = "".join(print_function(f) for f in pipeline.compile_path(path, level, cfg).values())
-        resumed = pipeline.compile_path(_write(tmp_path, "read.nir", read))
+        read = "".join(print_function(f) for f in compile_path(path, level, cfg).values())
+        resumed = compile_path(_write(tmp_path, "read.nir", read))
         assert "".join(print_function(f) for f in resumed.values()) == text, path
 
 
@@ -121,7 +122,7 @@ MALFORMED = [
 def test_malformed_text_is_a_one_line_error_naming_the_line(tmp_path, text, message):
     path = _write(tmp_path, "bad.nir", text)
     with pytest.raises(CompileError) as err:
-        pipeline.compile_path(path)
+        compile_path(path)
     assert message in str(err.value) and "\n" not in str(err.value)
 
 
@@ -140,14 +141,14 @@ ILL_TYPED = [       # the four holes the old validator had, and more, each at th
 def test_ill_typed_text_is_refused_at_its_line(tmp_path, line, message):
     text = f"kernel @k(i32 %a, ptr1 %p) {{\n  block b0:\n{line}\n    ret\n}}\n"
     with pytest.raises(CompileError) as err:
-        pipeline.compile_path(_write(tmp_path, "bad.nir", text))
+        compile_path(_write(tmp_path, "bad.nir", text))
     assert message in str(err.value) and "bad.nir:3:" in str(err.value), str(err.value)
 
 
 def test_return_of_a_value_from_a_void_kernel_is_refused(tmp_path):
     text = "kernel @k(i32 %a) {\n  block b0:\n    ret i32 %a\n}\n"
     with pytest.raises(CompileError, match="returns i32, the function returns void"):
-        pipeline.compile_path(_write(tmp_path, "bad.nir", text))
+        compile_path(_write(tmp_path, "bad.nir", text))
 
 
 def test_debug_prints_the_function_with_the_broken_rule_under_its_line(tmp_path):
@@ -179,7 +180,7 @@ def _snapshot(func: Function) -> list:
 
 def test_observers_do_not_change_the_function():
     for stop in ("read", None):
-        func = next(iter(pipeline.compile_path(EXAMPLE, "-O2", pipeline.Options(stop_after=stop)).values()))
+        func = next(iter(compile_path(EXAMPLE, "-O2", pipeline.Options(stop_after=stop)).values()))
         for b in func.all_blocks():          # numbers an observer would "fix" if it renumbered
             b.index = -7
         before = _snapshot(func)
@@ -194,7 +195,7 @@ def test_observers_do_not_change_the_function():
 
 def test_stale_edges_are_reported_in_both_forms_not_repaired():
     for stop in ("read", None):
-        func = next(iter(pipeline.compile_path(EXAMPLE, "-O2", pipeline.Options(stop_after=stop)).values()))
+        func = next(iter(compile_path(EXAMPLE, "-O2", pipeline.Options(stop_after=stop)).values()))
         block = func.all_blocks()[1]
         block.preds.append(block)
         problems = " | ".join(validate(func))

@@ -10,8 +10,7 @@ import numpy as np
 import pytest
 
 from lowering.errors import CompileError
-from lowering.pipeline import lower_for
-from lowering.target import LEGAL_WIDTHS
+from lowering.target import LEGAL_WIDTHS, lower_for
 from tools.targets.harness import program_from_llvm, run_target
 
 TESTS = os.path.abspath(os.path.join(os.path.dirname(__file__), os.pardir, os.pardir))

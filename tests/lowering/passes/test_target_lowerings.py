@@ -6,8 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from lowering.pipeline import lower_for
-from lowering.target import CAPS, PIPELINES
+from lowering.target import CAPS, PIPELINES, lower_for
 from tools.targets.harness import load_program, run_target
 
 KERNEL = """
