@@ -17,9 +17,10 @@ import zlib
 
 import numpy as np
 
-CF_OPS = {"if", "else", "endif", "while", "break", "cont", "halt", "goto", "join", "jmpi", "brd", "brc",
-          "call", "calla", "ret"}
-SEND_OPS = {"send", "sendc", "sends", "sendsc"}
+from . import opcodes
+
+CF_OPS = frozenset(opcodes.BRANCHES)
+SEND_OPS = frozenset(opcodes.SENDS_ALL)
 COLOURS = {
     "alu": (46, 160, 67), "cf": (52, 110, 219), "send": (230, 126, 34), "scalar": (142, 68, 173),
     "off": (225, 225, 225), "bg": (255, 255, 255), "grid": (150, 150, 150), "text": (30, 30, 30),

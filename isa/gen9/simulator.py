@@ -34,7 +34,7 @@ from typing import Callable, Iterable
 
 import numpy as np
 
-from . import sim_alu
+from . import opcodes, sim_alu
 from .model import (
     DataType,
     Instruction,
@@ -62,10 +62,9 @@ from .registers import (
 from .sim_memory import Memory, OutOfBounds
 from .sim_messages import MessageError, execute_send
 
-BRANCHES = {"if", "else", "endif", "while", "break", "cont", "halt", "goto", "join", "jmpi", "brd", "brc",
-            "call", "calla", "ret"}
-NO_OPS = {"nop", "wait", "sync", "illegal"}
-SENDS = {"send", "sendc", "sends", "sendsc"}
+BRANCHES = frozenset(opcodes.BRANCHES)
+SENDS = frozenset(opcodes.SENDS_ALL)
+NO_OPS = frozenset(opcodes.names(lambda o: not o.alu and o.name not in BRANCHES | SENDS))   # nop, wait, illegal
 
 _SIZE = {t: t.size for t in DataType}
 TraceHook = Callable[[int, int, Instruction, np.ndarray], None]
