@@ -12,9 +12,10 @@ Sources (facts only, nothing copied):
 - source and destination counts: Mesa brw_eu.c's opcode description table (nsrc/ndst) and the PRM's
   per-instruction syntax; `iga64 -p=9 -a` accepts exactly `srcs` sources in the generic form;
 - operand classes (integer only, float only): the PRM vol. 2a "Restrictions" of each instruction (logic,
-  shift and bit operations take integers; the round, fraction, dot-product, plane/line and lrp
-  instructions floats); csel and mad are float-only on Gen9 (Mesa brw_fs_nir.cpp emits them for floats
-  only before Gfx10);
+  shift, bit-field, carry/borrow, average and high-multiply operations take integers; the round,
+  fraction, dot-product, plane/line, lrp and math-macro instructions floats).  Only classes the PRM
+  states plainly are recorded; the others are ANY (mad and csel among them: the three-source type field
+  has D and UD, and iga64 assembles them with integers);
 - saturate and conditional modifier: what iga64 1.1.0 encodes.  It accepts `(sat)` and `(cc)` on every
   ALU instruction but silently drops them where the instruction has none (found by assembling each
   opcode with them; tests/isa/test_opcodes_iga.py repeats that check row by row);
@@ -27,6 +28,7 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass
+from typing import Callable
 
 
 class Operands(enum.Enum):
@@ -103,7 +105,7 @@ TABLE: tuple[Opcode, ...] = (
     _alu("asr", 0x0C, 2, _I),
     _alu("cmp", 0x10, 2, sat=False),
     _alu("cmpn", 0x11, 2, sat=False),
-    _alu("csel", 0x12, 3, _F),
+    _alu("csel", 0x12, 3),
     _alu("bfrev", 0x17, 1, _I, sat=False, cm=False),
     _alu("bfe", 0x18, 3, _I, sat=False, cm=False),
     _alu("bfi1", 0x19, 2, _I, sat=False, cm=False),
@@ -153,7 +155,7 @@ TABLE: tuple[Opcode, ...] = (
     _alu("dp2", 0x57, 2, _F),
     _alu("line", 0x59, 2, _F),
     _alu("pln", 0x5A, 2, _F),
-    _alu("mad", 0x5B, 3, _F),
+    _alu("mad", 0x5B, 3),
     _alu("lrp", 0x5C, 3, _F),
     _alu("madm", 0x5D, 3, _F),
     _control("nop", 0x7E),
@@ -183,7 +185,7 @@ def num_srcs(name: str, math_fc: str | None = None) -> int:
     return o.srcs if o is not None else 2
 
 
-def names(pred) -> tuple[str, ...]:
+def names(pred: Callable[[Opcode], bool]) -> tuple[str, ...]:
     """The mnemonics of the rows for which pred(row) holds, in opcode order."""
     return tuple(o.name for o in TABLE if pred(o))
 
