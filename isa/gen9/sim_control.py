@@ -6,12 +6,24 @@ Thread through its public state (em, resume, park, predicate, program).
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Protocol
 
-from .model import Instruction, RegFile, instruction_size
+import numpy as np
 
-if TYPE_CHECKING:
-    from .simulator import Thread
+from .model import Instruction, Operand, Predicate, RegFile, instruction_size
+
+
+class Thread(Protocol):
+    """What a branch reads and changes of a thread (simulator.Thread has it)."""
+    program: list[Instruction]
+    index: dict[int, int]              # address -> instruction index
+    em: np.ndarray                     # execution mask, 32 channels
+    resume: dict[int, np.ndarray]      # address -> channels parked there
+
+    def group(self, inst: Instruction) -> slice: ...
+    def predicate(self, pred: Predicate | None, inst: Instruction) -> np.ndarray: ...
+    def read_src(self, op: Operand, n: int, inst: Instruction) -> np.ndarray: ...
+    def park(self, target: int, g: slice, lanes: np.ndarray) -> None: ...
 
 
 class ControlError(Exception):
