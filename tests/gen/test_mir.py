@@ -90,6 +90,11 @@ B = DataType
     (straight, lambda f: setattr(f.blocks[0].instrs[1], "opcode", "shl") or
      f.blocks[0].instrs[1].srcs.__setitem__(1, Operand(Imm(1.0, B.F))), "takes integers"),
     (diamond, lambda f: f.blocks[2].instrs[0].srcs.__setitem__(1, Operand(Imm(2, B.D))), "mixes integer and float"),
+    (straight, lambda f: setattr(f.blocks[0].instrs[1], "opcode", "rndd"), "takes floats"),
+    (straight, lambda f: f.blocks[0].instrs[1].srcs.pop(), "add takes 2 sources, not 1"),
+    (straight, lambda f: setattr(f.blocks[0].instrs[1], "opcode", "mach") or
+     setattr(f.blocks[0].instrs[1], "cond_mod", "eq"), "mach takes no conditional modifier"),
+    (straight, lambda f: setattr(f.blocks[0].instrs[1], "opcode", "madd"), "madd is not a Gen9 opcode"),
     (loop, lambda f: setattr(f.blocks[1].instrs[1], "cond_mod", None), "cmp needs a conditional modifier"),
     (loop, lambda f: setattr(f.blocks[1].instrs[1], "cond_mod", "bogus"), "unknown conditional modifier"),
     (loop, lambda f: setattr(f.blocks[1].instrs[1], "flag", (2, 0)), "flags are f0.0"),
