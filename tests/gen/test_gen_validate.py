@@ -15,7 +15,7 @@ from isa.gen9.encoding import encode_program
 from isa.gen9.model import DataType, Instruction, RegFile
 from isa.gen9.validate import validate_binary, validate_program
 from lowering.errors import CompileError
-from tools.targets.harness import GenOptions, compare, kernel_params, load_program, run_target
+from tools.targets.harness import GenRunOptions, compare, kernel_params, load_program, run_target
 from tools.testing.kernel_spec import parse_specs
 
 ROOT = os.path.join(os.path.dirname(__file__), os.pardir, os.pardir)
@@ -72,5 +72,5 @@ def test_a_64bit_compare_value_is_computed_in_a_64bit_destination():
                            global_offset=spec.global_offset)
     for simd in (8, 16):
         got = run_target("gen", program, spec.kernel, spec.make_args(7), spec.global_size, spec.local_size,
-                         GenOptions(simd, "structured"), global_offset=spec.global_offset)
+                         GenRunOptions(simd, "structured"), global_offset=spec.global_offset)
         assert not compare(reference, got, [p.name for p in kernel_params(func)], labels=("llvm", "gen"))
