@@ -44,7 +44,7 @@ def compile_gen_kernel(func: Function, simd: int = 16, verify: bool = True, regi
                        entry: str = "if") -> GenKernel:
     """A kernel of the `gen` pipeline's IR (structured branches) or the `gen-blockip` one's (blockIP;
     `regions`: with the natural regions in structured branches, the hybrid; `entry`: Beignet's entry
-    sequence, isel_blockip.BlockIPSelector) -> Gen9 instructions and the ABI they expect."""
+    sequence, isel_blockip.BlockIPDriver) -> Gen9 instructions and the ABI they expect."""
     from lowering.errors import CompileError
 
     from .emit import emit
@@ -57,27 +57,22 @@ def compile_gen_kernel(func: Function, simd: int = 16, verify: bool = True, regi
         problems = verify_mir(mfunc) if verify else []
         if problems:
             raise CompileError(f"internal error: invalid machine IR after {after}: {problems[0]}")
-    selector = _selector(func, simd, regions, entry)
-    mfunc = selector.run()
+    from .isel import select
+    selected = select(func, simd, regions, entry)
+    mfunc = selected.mfunc
     check("instruction selection")
-    layout = selector.layout
+    layout = selected.layout
     home, layout.spill_bytes = allocate(mfunc, layout.first_free_grf(), layout.spill_base(simd))
     check("register allocation")
     notes: dict[int, str] = {}
     return GenKernel(func.name, simd, emit(mfunc, home, notes), layout, notes)
 
 
-def _selector(func: Function, simd: int, regions: bool = False, entry: str = "if"):
-    """Structured branches for a tree (the gen pipeline), blockIP for a CFG (gen-blockip)."""
-    from .isel import Selector
-    from .isel_blockip import BlockIPSelector
-    return Selector(func, simd) if func.is_structured else BlockIPSelector(func, simd, regions, entry)
-
-
 @depth_independent
 def select_any(func: Function, simd: int = 16, regions: bool = False, entry: str = "if"):
     """The machine IR of either kind of function, before register allocation."""
-    return _selector(func, simd, regions, entry).run()
+    from .isel import select
+    return select(func, simd, regions, entry).mfunc
 
 
 def compile_gen(func: Function, simd: int = 16, verify: bool = True, regions: bool = False,
