@@ -67,9 +67,17 @@ def _function(kernel: str):
         return program_from_llvm(f.read(), path).function(kernel, "gen-blockip")
 
 
-def _run(kernel: str, simd: int, data: np.ndarray, lanes: int, decoded: bool = False):
-    """Run one thread of `lanes` work-items (the others undispatched); returns x, y, each lane's path of
-    blocks, the trace (its `bodies_run`: the blocks whose body ran, for any lane) and the program."""
+@dataclasses.dataclass
+class Run:
+    xs: np.ndarray
+    ys: np.ndarray
+    paths: list[list[str]]          # per lane: the blocks whose body ran with it enabled, in order
+    bodies_run: set[str]            # the blocks whose body ran at all
+    jumps: list[tuple[int, int, str]]   # each jmpi taken: (from, to, its group test)
+
+
+def _run(kernel: str, simd: int, data: np.ndarray, lanes: int, decoded: bool = False) -> tuple[Run, Trace]:
+    """Run one thread of `lanes` work-items (the others undispatched)."""
     func = _function(kernel)
     compiled = compile_gen_kernel(func, simd)
     if decoded:
@@ -77,21 +85,29 @@ def _run(kernel: str, simd: int, data: np.ndarray, lanes: int, decoded: bool = F
     xs, ys = np.zeros(simd, np.int32), np.zeros(simd, np.int32)
     trace = Trace()
     run_gen_kernel(func, [data[:simd].copy(), xs, ys], (lanes,), (lanes,), simd, trace=trace, compiled=compiled)
-    at = addresses(compiled.program)
     names = [b.label for b in layout(func)]
     starts = sorted((address, int(label[1:])) for address, label in trace.labels.items()
                     if label[0] == "B" and label[1:].isdigit())
-    starts = [(address, names[i]) for address, i in starts if i < len(names)]
+    blocks = [(address, names[i]) for address, i in starts if i < len(names)]
     paths: list[list[str]] = [[] for _ in range(simd)]
+    bodies_run: set[str] = set()
     for e in trace.events:
         if e.we_all or e.opcode in CF_OPS:
             continue
-        block = [name for address, name in starts if address <= e.address][-1:]
-        trace.bodies_run = getattr(trace, "bodies_run", set()) | set(block)
+        inside = [name for address, name in blocks if address <= e.address]
+        if not inside:                               # the prologue: every lane's first blockIP
+            continue
+        block = inside[-1]
+        bodies_run.add(block)
         for lane in np.flatnonzero(e.mask):
-            if block and (not paths[lane] or paths[lane][-1] != block[0]):
-                paths[lane].append(block[0])
-    return xs, ys, paths, trace, compiled.program, at
+            if not paths[lane] or paths[lane][-1] != block:
+                paths[lane].append(block)
+    at = addresses(compiled.program)
+    ins, following = dict(zip(at, compiled.program)), dict(zip(at, at[1:]))
+    seq = [e.address for e in trace.events]
+    jumps = [(a, b, ins[a].predicate.control if ins[a].predicate else "") for a, b in zip(seq, seq[1:])
+             if ins[a].opcode == "jmpi" and b != following.get(a)]
+    return Run(xs, ys, paths, bodies_run, jumps), trace
 
 
 @pytest.mark.parametrize("kernel", sorted(CFGS))
@@ -101,45 +117,36 @@ def test_each_lane_runs_the_blocks_of_a_walk_of_the_cfg_to_its_results(kernel, s
     rng = np.random.default_rng(seed)
     data = rng.integers(0, 64, 16).astype(np.int32)
     lanes = simd if seed != 3 else simd - 3          # seed 3: the last lanes are not dispatched
-    xs, ys, paths, *_ = _run(kernel, simd, data, lanes)
+    run, _ = _run(kernel, simd, data, lanes)
     walk = CFGS[kernel][1]
     for lane in range(simd):
-        if lane >= lanes:
-            assert paths[lane] == [] and xs[lane] == 0 and ys[lane] == 0, lane   # never entered a block
+        if lane >= lanes:                            # never entered a block, wrote nothing
+            assert run.paths[lane] == [] and run.xs[lane] == 0 and run.ys[lane] == 0, lane
             continue
         x, y, path = walk(int(data[lane]))
-        assert (xs[lane], ys[lane]) == (x, y), lane
-        assert paths[lane] == path, f"lane {lane}"
+        assert (run.xs[lane], run.ys[lane]) == (x, y), lane
+        assert run.paths[lane] == path, f"lane {lane}"
 
 
 def test_both_entries_of_the_irreducible_cycle_run_in_one_thread_with_jumps_both_ways():
     data = np.array([1, 3, 5, 7, 9, 11, 13, 15, 0, 2, 4, 6, 8, 10, 12, 14], np.int32)
-    _, _, paths, trace, program, at = _run("irreducible", 16, data, 16)
-    assert {tuple(p[:2]) for p in paths} == {("A", "B"), ("A", "C")}
-    jumps = _taken_jumps(trace, program, at)
-    assert any(b < a for a, b, _ in jumps), "the B <-> C cycle must jump backwards"
-    assert {control for _, _, control in jumps} == {"any16h"}
+    run, _ = _run("irreducible", 16, data, 16)
+    assert {tuple(p[:2]) for p in run.paths} == {("A", "B"), ("A", "C")}
+    assert any(b < a for a, b, _ in run.jumps), "the B <-> C cycle must jump backwards"
+    assert {control for _, _, control in run.jumps} == {"any16h"}
 
 
 def test_a_block_every_lane_skips_is_jumped_over():
     odd = np.array([1, 3] * 8, np.int32)             # every lane goes A -> C -> D: nobody wants B
-    _, _, paths, trace, program, at = _run("irreducible", 16, odd, 16)
-    assert all(p == ["A", "C", "D"] for p in paths)
-    assert "B" not in trace.bodies_run and {"A", "C", "D"} <= trace.bodies_run   # B's if jumped to its endif
-
-
-def _taken_jumps(trace: Trace, program: list, at: list[int]) -> list[tuple[int, int, str]]:
-    """(from, to, group test) of each jmpi the thread took (went elsewhere than the next instruction)."""
-    ins, following = dict(zip(at, program)), dict(zip(at, at[1:]))
-    seq = [e.address for e in trace.events]
-    return [(a, b, ins[a].predicate.control if ins[a].predicate else "") for a, b in zip(seq, seq[1:])
-            if ins[a].opcode == "jmpi" and b != following.get(a)]
+    run, _ = _run("irreducible", 16, odd, 16)
+    assert all(p == ["A", "C", "D"] for p in run.paths)
+    assert "B" not in run.bodies_run and {"A", "C", "D"} <= run.bodies_run   # B's if jumped to its endif
 
 
 @pytest.mark.parametrize("kernel", sorted(CFGS))
 def test_the_encoded_and_decoded_binary_runs_the_same(kernel):
     data = np.random.default_rng(5).integers(0, 64, 16).astype(np.int32)
-    runs = [_run(kernel, 16, data, 16, decoded) for decoded in (False, True)]
-    (x0, y0, p0, t0, *_), (x1, y1, p1, t1, *_) = runs
-    assert x0.tolist() == x1.tolist() and y0.tolist() == y1.tolist() and p0 == p1
+    (plain, t0), (decoded, t1) = (_run(kernel, 16, data, 16, decoded) for decoded in (False, True))
+    assert (plain.xs.tolist(), plain.ys.tolist(), plain.paths) == (decoded.xs.tolist(), decoded.ys.tolist(),
+                                                                  decoded.paths)
     assert [(e.address, e.mask.tolist()) for e in t0.events] == [(e.address, e.mask.tolist()) for e in t1.events]
