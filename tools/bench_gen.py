@@ -89,8 +89,8 @@ def _blockip_overhead(func) -> tuple[int, int, int, int]:
     Entry: each block's test of blockIP, its JOIN jmpi and the if/endif around its body (Beignet's
     scheme B spends the same 3 or 4). Branch: every other instruction on the blockIP register (the
     updates, the tests that pick phi copies' lanes, a backward branch's test) and backward jmpis."""
-    from backend.gen.isel_blockip import BlockIPSelector
-    selector = BlockIPSelector(func, 16)
+    from backend.gen.isel_blockip import BlockIPDriver
+    selector = BlockIPDriver(func, 16)
     mfunc = selector.run()
     bip = selector.blockip.value.id
     entry = len(selector.index)                     # one blockIP test per block

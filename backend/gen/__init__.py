@@ -142,7 +142,7 @@ def compile_gen_kernel(func: Function, simd: int = 16, verify: bool = True, regi
                        entry: str = "if") -> GenKernel:
     """A kernel of the `gen` pipeline's IR (structured branches) or the `gen-blockip` one's (blockIP;
     `regions`: with the natural regions in structured branches, the hybrid; `entry`: Beignet's entry
-    sequence, isel_blockip.BlockIPSelector) -> Gen9 instructions and the ABI they expect. The function is
+    sequence, isel_blockip.BlockIPDriver) -> Gen9 instructions and the ABI they expect. The function is
     first lowered for Gen in place (lower_for_gen)."""
 
     from .emit import emit
@@ -156,10 +156,11 @@ def compile_gen_kernel(func: Function, simd: int = 16, verify: bool = True, regi
         problems = verify_mir(mfunc) if verify else []
         if problems:
             raise CompileError(f"internal error: invalid machine IR after {after}: {problems[0]}")
-    selector = _selector(func, simd, regions, entry)
-    mfunc = selector.run()
+    from .isel import select
+    selected = select(func, simd, regions, entry)
+    mfunc = selected.mfunc
     check("instruction selection")
-    layout = selector.layout
+    layout = selected.layout
     home, layout.spill_bytes = allocate(mfunc, layout.first_free_grf(), layout.spill_base(simd))
     check("register allocation")
     notes: dict[int, str] = {}
@@ -188,18 +189,13 @@ def lower_for_gen(func: Function, verify: bool = True) -> None:
     lower_for([func], "gen" if func.is_structured else "gen-blockip", verify)
 
 
-def _selector(func: Function, simd: int, regions: bool = False, entry: str = "if"):
-    """Structured branches for a tree (the gen pipeline), blockIP for a CFG (gen-blockip)."""
-    from .isel import Selector
-    from .isel_blockip import BlockIPSelector
-    return Selector(func, simd) if func.is_structured else BlockIPSelector(func, simd, regions, entry)
-
-
 @depth_independent
 def select_any(func: Function, simd: int = 16, regions: bool = False, entry: str = "if") -> MFunction:
-    """The machine IR of either kind of function, before register allocation (lowered for Gen first)."""
+    """The machine IR of either kind of function, before register allocation (lowered for Gen first,
+    legalized: cost.prefers_hybrid counts its instructions)."""
+    from .isel import select
     lower_for_gen(func)
-    return _selector(func, simd, regions, entry).run()
+    return select(func, simd, regions, entry).mfunc
 
 
 def compile_gen(func: Function, simd: int = 16, verify: bool = True, regions: bool = False,

@@ -12,7 +12,9 @@ words, like the IR's validator:
 - regions: no operand reads or writes past the end of its virtual register;
 - flags: a conditional modifier or predicate names f0.0, f0.1, f1.0 or f1.1;
 - control flow: branch targets are blocks of the function; only the last instruction of a block
-  branches; the last block ends the thread with an EOT send, which nothing follows.
+  branches; the last block ends the thread with an EOT send, which nothing follows;
+- immediates: only as the last source, and a 64-bit one only as a lone source (what legalize.py makes
+  of what selection wrote).
 """
 from __future__ import annotations
 
@@ -20,6 +22,7 @@ from isa.gen9 import opcodes
 from isa.gen9.fields import COND_MOD
 from isa.gen9.model import DataType
 
+from .legalize import illegal_immediates
 from .mir import BRANCHES, FLAGS, SENDS, MFunction, MInstr, Operand, VReg
 
 FLOAT_TYPES = (DataType.F, DataType.HF, DataType.DF)
@@ -95,6 +98,9 @@ def _instruction(func: MFunction, ins: MInstr, labels: set[str]) -> list[str]:
             out.append(f"branch target {t} is not a block of this function")
     if ins.opcode in ("jmpi", "if", "else", "halt") and not ins.targets:
         out.append("a branch needs a target")
+    immediates = illegal_immediates(ins)
+    if immediates is not None:
+        out.append(immediates)
     return out
 
 

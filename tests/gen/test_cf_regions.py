@@ -12,7 +12,7 @@ import os
 import pytest
 
 from backend.gen.cf_regions import join_points, layout, structured_regions
-from backend.gen.isel_blockip import BlockIPSelector
+from backend.gen.isel_blockip import BlockIPDriver
 from lowering.graph import IrreducibleError, loop_forest
 from tools.targets.harness import load_program
 
@@ -50,7 +50,7 @@ def test_a_loop_leaving_to_several_blocks_is_one_region_that_sets_blockip_where_
     inner = units[1].parts[1]
     assert inner.kind == "loop" and inner.after is None and inner.dispatch
     assert {b.label for b in inner.leaves} == {"33", "29", "37"}     # goto done, goto next_row, return
-    selector = BlockIPSelector(func, 16, regions=True)
+    selector = BlockIPDriver(func, 16, regions=True)
     mfunc = selector.run()
     bip = selector.blockip.value.id
     in_loop, sets = False, 0
