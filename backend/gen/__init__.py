@@ -46,7 +46,7 @@ class CFMode:
     name: str
     pipeline: str               # lowering.target.PIPELINES: "gen" (the tree) or "gen-blockip" (the CFG)
     regions: bool = False       # the CFG's natural regions in structured branches inside blockIP (the hybrid)
-    entry: str = "if"           # blockIP's entry sequence (isel_blockip.BlockIPSelector)
+    entry: str = "if"           # blockIP's entry sequence (isel_blockip.BlockIPDriver)
 
 
 # `auto` picks structured or hybrid per kernel (choose_function); blockip-predicated is Beignet's scheme A
