@@ -12,9 +12,11 @@ import ctypes
 import os
 import signal
 import subprocess
+from typing import Callable
 
 PR_SET_PDEATHSIG = 1
 
+_prctl: Callable[..., int] | None
 try:
     _prctl = ctypes.CDLL(None, use_errno=True).prctl     # looked up now: not in the child after fork
 except (OSError, AttributeError):                         # not Linux: children may outlive us there

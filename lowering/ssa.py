@@ -16,8 +16,9 @@ only where blocks have several predecessors: after an if, after a loop, at a loo
 from __future__ import annotations
 
 import bisect
+from typing import cast
 
-from lowering.ir.core import Block, CFNode, Function, If, Instr, Loop, Phi, Undef, Value, cf_lists
+from lowering.ir.core import Block, CFNode, Function, If, Instr, Loop, Phi, Undef, Value, cf_lists, first_block
 
 
 class _Reader:
@@ -86,6 +87,7 @@ class _Reader:
             return v
 
         def join(b: Block, preds: list[Block]) -> Value:
+            v: Value
             if not preds:
                 v = Undef(var.type)
                 starts[b] = v
@@ -220,12 +222,13 @@ class _Shortcuts:
                             if not positions or positions[-1] != i:
                                 positions.append(i)
                 continue
-            before, after = nodes[i - 1], nodes[i + 1]
+            before, after = cast(Block, nodes[i - 1]), cast(Block, nodes[i + 1])   # blocks around each if/loop
             if isinstance(node, If):
                 inner = stored_of[id(node.then_list)] | stored_of[id(node.else_list)]
             else:
-                inner = stored_of[id(node.body)]
-                self.bypass[node.body[0]] = (node, before)
+                loop = cast(Loop, node)
+                inner = stored_of[id(loop.body)]
+                self.bypass[first_block(loop.body)] = (node, before)
             self.bypass[after] = (node, before)
             self.stored_in[node] = inner
             if writers is not None:
@@ -249,11 +252,12 @@ class _Shortcuts:
         positions = writers.get(var, ())
         k = bisect.bisect_left(positions, pos) - 1
         if k < 0:
-            return "top", nodes[0]
+            return "top", first_block(nodes)
         q = positions[k]
-        if isinstance(nodes[q], Block):
-            return "end", nodes[q]
-        return "join", nodes[q + 1]
+        node = nodes[q]
+        if isinstance(node, Block):
+            return "end", node
+        return "join", cast(Block, nodes[q + 1])
 
 
 def rebuild(func: Function, replaced: dict[Value, Value]) -> None:
@@ -278,6 +282,7 @@ def rebuild(func: Function, replaced: dict[Value, Value]) -> None:
         for var, value in current.items():
             reader.end_def.setdefault(var, {})[b] = value
     for ins in pending:
+        assert ins.block is not None
         replaced[ins] = reader.at_start(ins.attrs["var"], ins.block)
     kept = set(_trivial_phis(reader.new_phis, replaced))
     drop.update(p for p in reader.new_phis if p not in kept)

@@ -41,6 +41,7 @@ def run_group(interp, items: list[tuple], env0: dict) -> None:
                     "work-items of one group wait at different barriers"))
             waiting.append((item, walk))
         if waiting and finished:
+            assert barrier is not None          # the waiting work-items wait there
             gids = ",".join(str(i) for i in finished[0][2][:interp._work_dim])
             raise interp._located(barrier.block, barrier, InterpreterError(
                 f"barrier not reached by every work-item of the group (work-item ({gids}) returned)"))

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import bisect
 import struct
-from typing import Callable
+from typing import Any, Callable, cast
 
 import numpy as np
 
@@ -79,7 +79,7 @@ class Memory:
             raise InterpreterError(f"buffer {name!r} must be a numpy array, got {type(array).__name__}")
         if not array.flags.c_contiguous:
             raise InterpreterError(f"buffer {name!r} is not C-contiguous: stores could not reach it")
-        data = memoryview(array.reshape(-1).view(np.uint8))
+        data = memoryview(cast(Any, array.reshape(-1).view(np.uint8)))    # (numpy's stubs: no Buffer)
         if not readonly and data.readonly:
             raise InterpreterError(f"buffer {name!r} is a read-only array")
         base = self._place(kind, len(data), array.dtype.alignment)
@@ -143,11 +143,12 @@ class Memory:
     def store(self, addr: int, ty: Type, value) -> None:
         self.storer(ty, cached=False)(addr, value)
 
-    def loader(self, ty: Type, align: int = 1, cached: bool = True) -> Callable[[int], object]:
+    def loader(self, ty: Type, align: int = 1, cached: bool = True) -> Callable[[int], Any]:
         """A load function for one type (one per load instruction: it caches the last region it hit).
 
         `align`: the alignment the instruction promises; an address that breaks it is an error (UB)."""
-        size, slow, last = ty.size, self._slow_path(ty.size, align, False), [b"", 0, 0]
+        last: list[Any] = [b"", 0, 0]
+        size, slow = ty.size, self._slow_path(ty.size, align, False)
         if cached:
             self._caches.append(last)                # [data, base, end] of the last region; reset() empties it
 
@@ -178,11 +179,12 @@ class Memory:
             return int.from_bytes(data[off:off + size], "little") & m
         return load_bits
 
-    def storer(self, ty: Type, align: int = 1, cached: bool = True) -> Callable[[int, object], None]:
+    def storer(self, ty: Type, align: int = 1, cached: bool = True) -> Callable[[int, Any], None]:
         """A store function for one type, with its own region cache (writable regions only).
 
         Values arrive masked to their type, so integers need no masking here."""
-        size, slow, last = ty.size, self._slow_path(ty.size, align, True), [b"", 0, 0]
+        last: list[Any] = [b"", 0, 0]
+        size, slow = ty.size, self._slow_path(ty.size, align, True)
         if cached:
             self._caches.append(last)
 

@@ -18,7 +18,7 @@ import ctypes.util
 import math
 import struct
 from fractions import Fraction
-from typing import Callable
+from typing import Any, Callable
 
 import numpy as np
 
@@ -173,7 +173,7 @@ def _fmax(a, b):
 def float_binary(opcode: str, ty: Type) -> Callable:
     """numpy scalar arithmetic in the operand dtype: IEEE round-to-nearest-even, as the CPU does."""
     dt = float_dtype(ty)
-    ops = {
+    ops: dict[str, Callable[..., Any]] = {
         "fadd": lambda a, b: a + b, "fsub": lambda a, b: a - b, "fmul": lambda a, b: a * b,
         "fdiv": lambda a, b: a / b, "frem": np.fmod, "fmin": _fmin, "fmax": _fmax,
     }
@@ -259,17 +259,18 @@ def _libm_fn(name: str, bits: int, n_args: int):
 
 
 # Functions with a single correct result: numpy computes them exactly in the operand precision.
-EXACT_UNARY = {"sqrt": np.sqrt, "fabs": np.fabs, "floor": np.floor, "ceil": np.ceil, "trunc": np.trunc,
-               "rint": np.rint, "round": _round_half_away}
-EXACT_BINARY = {"copysign": np.copysign, "fmod": np.fmod}
+EXACT_UNARY: dict[str, Callable[..., Any]] = {
+    "sqrt": np.sqrt, "fabs": np.fabs, "floor": np.floor, "ceil": np.ceil, "trunc": np.trunc,
+    "rint": np.rint, "round": _round_half_away}
+EXACT_BINARY: dict[str, Callable[..., Any]] = {"copysign": np.copysign, "fmod": np.fmod}
 # Transcendental functions: the C library's, as the CPU JIT of the original kernel calls them, so results
 # agree bit for bit; numpy (whose float32 versions may differ by an ulp) only when no libm can be loaded.
-LIBM_UNARY = {
+LIBM_UNARY: dict[str, Callable[..., Any]] = {
     "exp": np.exp, "exp2": np.exp2, "log": np.log, "log2": np.log2, "log10": np.log10, "sin": np.sin,
     "cos": np.cos, "tan": np.tan, "asin": np.arcsin, "acos": np.arccos, "atan": np.arctan, "sinh": np.sinh,
     "cosh": np.cosh, "tanh": np.tanh, "cbrt": np.cbrt,
 }
-LIBM_BINARY = {"atan2": np.arctan2, "pow": np.power, "hypot": np.hypot}
+LIBM_BINARY: dict[str, Callable[..., Any]] = {"atan2": np.arctan2, "pow": np.power, "hypot": np.hypot}
 
 
 def math_fn(fn: str, ty: Type, exponent_bits: int = 32) -> Callable:

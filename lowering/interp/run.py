@@ -32,7 +32,7 @@ block's instructions together into one function, inlining the common ones.
 """
 from __future__ import annotations
 
-from typing import Any, Callable, Iterator, Sequence
+from typing import Any, Callable, Iterator, Sequence, cast
 
 import numpy as np
 
@@ -61,6 +61,11 @@ __all__ = ["run_kernel", "uninitialized_dependence", "Interpreter", "Interpreter
 DEFAULT_MAX_STEPS = 60_000_000     # per work-item: 2x what 4,096 chained SHA-1 compressions take (tools/step_budget.py)
 Env = dict
 Getter = Callable[[Env], Any]
+Code = tuple[Callable[[Env], None], list[Instr]]     # a block body compiled by codegen, and its instructions
+
+
+def _uncompiled(env: Env) -> None:
+    raise AssertionError("a block ran before it was compiled")
 
 
 @depth_independent
@@ -116,14 +121,14 @@ class _CompiledBlock:
     __slots__ = ("phis", "body", "code", "steps", "term", "jump", "segments")
 
     def __init__(self):
-        self.phis: dict[Block, Callable[[Env], None]] | None = None   # predecessor -> phis' parallel copy
+        self.phis: dict[Block | None, Callable[[Env], None]] | None = None   # predecessor -> phis' parallel copy
         self.body: list[tuple[Instr, Getter, bool]] = []
-        self.code: tuple[Callable[[Env], None], list[Instr]] | None = None    # body compiled by codegen
+        self.code: Code = (_uncompiled, [])    # body compiled by codegen (set by _compile_block)
         self.steps = 1
         self.term: Callable[[Env], Block | None] | None = None   # CFG form: next block, None to return
         self.jump: str | None = None                             # structured form: break/continue/return
         # lockstep mode: the body cut at its barriers, [(code, barrier or None)]; None: no barrier
-        self.segments: list[tuple[tuple[Callable[[Env], None], list[Instr]], Instr | None]] | None = None
+        self.segments: list[tuple[Code, Instr | None]] | None = None
 
 
 class _ModuleSymbol:
@@ -133,7 +138,7 @@ class _ModuleSymbol:
 
     def __init__(self, entry, kind: str):
         get = entry.get if isinstance(entry, dict) else (lambda k, d=None: getattr(entry, k, d))
-        self.name = get("name") or get("symbol")
+        self.name = cast(str, get("name") or get("symbol"))
         init = next((x for x in (get("data"), get("init"), get("initializer"), get("bytes")) if x is not None),
                     None)
         if isinstance(init, np.ndarray):
@@ -274,7 +279,8 @@ class Interpreter:
         return self._walk_tree(env) if self.func.is_structured else self._walk_cfg(env)
 
     def _walk_cfg(self, env: Env) -> Iterator[Instr]:
-        block, prev = self.func.blocks[0], None
+        block: Block | None = self.func.blocks[0]
+        prev: Block | None = None
         while block is not None:
             cb = self._enter_head(block, prev, env)
             if self.lockstep and cb.segments is not None:
@@ -285,9 +291,10 @@ class Interpreter:
                 raise self._located(block, block.instrs[-1] if block.instrs else None,
                                     InterpreterError("block does not end in a CFG terminator"))
             try:
-                prev, block = block, cb.term(env)
+                after = cb.term(env)
             except Exception as e:                                       # noqa: BLE001 - re-raised located
                 raise self._located(block, block.instrs[-1], e) from None
+            prev, block = block, after
 
     def _walk_tree(self, env: Env) -> Iterator[Instr]:
         """An if runs one branch, a loop repeats its body until a break (continue restarts it), return
@@ -340,7 +347,7 @@ class Interpreter:
                 raise InterpreterError(f"{self.func.name}: unexpected node {node!r} in the control-flow tree")
 
     def _segments(self, block: Block, cb: _CompiledBlock, env: Env) -> Iterator[Instr]:
-        for code, barrier in cb.segments:
+        for code, barrier in cb.segments or ():
             self._run_body(block, code, env)
             if barrier is not None:
                 yield barrier
@@ -369,7 +376,7 @@ class Interpreter:
                 raise self._located(block, list(block.phis())[e.pos], e.exc) from None
         return cb
 
-    def _run_body(self, block: Block, code: tuple[Callable[[Env], None], list[Instr]], env: Env) -> None:
+    def _run_body(self, block: Block, code: Code, env: Env) -> None:
         try:
             code[0](env)
         except At as e:
@@ -435,7 +442,8 @@ class Interpreter:
             cb.phis = {b: compile_phi_copy([p.value_for(b) for p in phis], phis, self.undef_byte) for b in preds}
         cb.code = self._code(cb.body)
         if any(ins.opcode == "barrier" for ins, _, _ in cb.body):
-            cb.segments, part = [], []
+            part: list[tuple[Instr, Getter, bool]] = []
+            cb.segments = []
             for entry in cb.body:
                 if entry[0].opcode == "barrier":
                     cb.segments.append((self._code(part), entry[0]))
@@ -445,7 +453,7 @@ class Interpreter:
             cb.segments.append((self._code(part), None))
         return cb
 
-    def _code(self, body: list[tuple[Instr, Getter, bool]]) -> tuple[Callable[[Env], None], list[Instr]]:
+    def _code(self, body: list[tuple[Instr, Getter, bool]]) -> Code:
         return compile_body(body, self.undef_byte), [ins for ins, _, _ in body]
 
     def _apply(self, f: Callable, operands: list[Value]) -> Getter:
@@ -542,7 +550,7 @@ class Interpreter:
     def _compile_atomic(self, ins: Instr, g: list[Getter]) -> Getter:
         """Read, modify, write: atomic by construction, since work-items only interleave at barriers
         (sequentially or in lock step). Returns the old value."""
-        kind = ins.attrs.get("op")
+        kind = cast(str, ins.attrs.get("op"))      # the validator makes every atomic name its operation
         vt = ins.operands[1].type if kind == "store" else ins.type
         load, store = self.memory.loader(vt, 1), self.memory.storer(vt, 1)     # caches reset with memory
         m = mask(vt.bits) if vt.is_int else None

@@ -8,12 +8,14 @@ One representation per kind, chosen so that every operation is exact and cheap i
 """
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from lowering.ir.core import Const, Undef, Value
 from lowering.ir.types import Type
 
-FLOAT_DTYPES = {16: np.float16, 32: np.float32, 64: np.float64}
+FLOAT_DTYPES: dict[int, type[np.floating[Any]]] = {16: np.float16, 32: np.float32, 64: np.float64}
 UINT_DTYPES = {16: np.uint16, 32: np.uint32, 64: np.uint64}
 MASK64 = (1 << 64) - 1
 
@@ -33,7 +35,7 @@ def signed(value: int, bits: int) -> int:
     return value - (1 << bits) if value >> (bits - 1) & 1 else value
 
 
-def float_dtype(ty: Type):
+def float_dtype(ty: Type) -> type[np.floating[Any]]:
     try:
         return FLOAT_DTYPES[ty.bits]
     except KeyError:

@@ -87,7 +87,7 @@ class _Legalizer:
 
     def _arguments(self) -> None:
         """Every use of an odd argument reads one zext at the top of the entry block instead."""
-        widened: dict[Value, Value] = {}
+        widened: dict[Value, Instr] = {}
         for a in self.func.args:
             if self.odd(a.type):
                 widened[a] = Instr("zext", [a], self.wide(a.type.bits))
@@ -113,7 +113,8 @@ class _Legalizer:
         if n == w:
             return x
         if isinstance(x, Const):
-            value = x.value - (1 << n) if x.value >> (n - 1) & 1 else x.value
+            bits = int(x.value)        # an integer constant
+            value = bits - (1 << n) if bits >> (n - 1) & 1 else bits
             return Const(x.type, value)
         spare = Const(x.type, w - n)
         return b.binary("ashr", b.binary("shl", x, spare), spare)

@@ -118,7 +118,7 @@ class _Edges:
 
     def atan2(self, y: Value, x: Value) -> Value:
         """OpenCL's values at x = y = 0 and for two infinities."""
-        r = self.b.math("atan2", y, x, relaxed=True)
+        r: Value = self.b.math("atan2", y, x, relaxed=True)
         x_back = self.signbit(x)
         zeros = self.both(self.equals(x, 0.0), self.equals(y, 0.0))
         infs = self.both(self.isinf(x), self.isinf(y))

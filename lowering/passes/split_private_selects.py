@@ -95,6 +95,7 @@ def run(func: Function, caps=None) -> bool:
                 at.op("store", [at.select(cond, value, x), hands[0]], VOID, align=aligns[0])
                 use.operands = [at.select(cond, y, value), hands[1]]
                 use.attrs = {**use.attrs, "align": aligns[1]}
+        assert sel.block is not None
         sel.block.instrs.remove(sel)
         changed = True
     return changed

@@ -266,8 +266,9 @@ class _Structurizer:
                 b.insert(end, load)
                 end += 1
         for value, var in escaping.items():                   # stores go right after the definition
-            b = value.block
-            b.insert(b.instrs.index(value) + 1, Instr("var_store", [value], attrs={"var": var}))
+            home = value.block
+            assert home is not None
+            home.insert(home.instrs.index(value) + 1, Instr("var_store", [value], attrs={"var": var}))
 
     def _label_var(self, region: int) -> Var:
         if region not in self.labels:
@@ -359,10 +360,12 @@ class _Structurizer:
         if op == "br" or (op == "cbr" and targets[0] == targets[1]):
             return self._edge_thunk(b, targets[0], region)(cursor)
         if op == "cbr":
+            assert term is not None
             cond = term.operands[0]
             return self._emit_chain(cursor, [(lambda c: cond, self._edge_thunk(b, targets[0], region))],
                                     self._edge_thunk(b, targets[1], region))
         if op == "switch":
+            assert term is not None
             value, default = term.operands[0], targets[0]
             groups: dict[int, list[int]] = {}
             for case, t in zip(term.attrs["cases"], targets[1:]):
@@ -371,16 +374,17 @@ class _Structurizer:
             cases = [(consts, self._edge_thunk(b, t, region)) for t, consts in groups.items()]
             return self._emit_flat(cursor, value, cases, self._edge_thunk(b, default, region))
         # ret / unreachable (undefined behaviour: leaving is as good as anything)
-        cursor.emit(Instr("return", list(term.operands) if op == "ret" else []))
+        cursor.emit(Instr("return", list(term.operands) if op == "ret" and term is not None else []))
         return set()
 
     @staticmethod
     def _equals(value: Value, consts: list[int]) -> Callable[[_Cursor], Value]:
         def make(cursor: _Cursor) -> Value:
-            cond = None
+            cond: Value | None = None
             for c in consts:
                 eq = cursor.emit(Instr("icmp", [value, Const(value.type, c)], I1, attrs={"pred": "eq"}))
                 cond = eq if cond is None else cursor.emit(Instr("or", [cond, eq], I1))
+            assert cond is not None, "a case has constants"
             return cond
         return make
 
@@ -401,11 +405,12 @@ class _Structurizer:
         for consts, edge in cases:
             _, then_c, _ = self._add_if(cursor, self._equals(value, consts)(cursor))
             fallout |= edge(then_c)
-        none = None
+        none: Value | None = None
         for consts, _ in cases:
             for c in consts:
                 ne = cursor.emit(Instr("icmp", [value, Const(value.type, c)], I1, attrs={"pred": "ne"}))
                 none = ne if none is None else cursor.emit(Instr("and", [none, ne], I1))
+        assert none is not None
         _, then_c, _ = self._add_if(cursor, none)
         return fallout | default(then_c)
 
