@@ -31,7 +31,7 @@ import numpy as np
 EXPECT = "; expect:"
 
 
-def split(text: str) -> tuple[str, list[str], list[str], str]:
+def split(text: str) -> tuple[str, list[str], str, str]:
     """(test command, run lines, the file's text before the expect block, the expected output)."""
     head, _, expected = text.partition("\n" + EXPECT + "\n")
     test, runs = "", []

@@ -12,12 +12,17 @@ from __future__ import annotations
 
 import json
 import sys
+from typing import Literal, overload
 
 from isa.gen9.errors import IsaError
 from lowering.errors import CompileError
 from lowering.output import write_output
 
 
+@overload
+def _read(path: str, binary: Literal[True]) -> bytes: ...
+@overload
+def _read(path: str, binary: Literal[False]) -> str: ...
 def _read(path: str, binary: bool) -> bytes | str:
     try:
         if path == "-":

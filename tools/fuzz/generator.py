@@ -232,8 +232,9 @@ class _ClGen:
             return f"({self.condition(depth - 1)} {rng.choice(('&&', '||'))} {self.condition(depth - 1)})"
         return f"(!{self.condition(max(0, depth - 1))})" if depth > 0 else f"({self.leaf()} != 0u)"
 
-    def side_effect_condition(self) -> str:
-        """`c && (v op= e)`-style: the assignment runs only when the short circuit lets it."""
+    def side_effect_condition(self) -> tuple[str, str]:
+        """`c && (v op= e)`-style: the assignment runs only when the short circuit lets it; (the condition,
+        the variable it modifies)."""
         target = self.rng.choice([v for v in self.scalars if v.type == "uint"])
         op = self.rng.choice(("+=", "^=", "*=", "-="))
         effect = f"(({target.name} {op} {self.expr(1)}) & {self.rng.choice((1, 3, 8))}u)"

@@ -215,9 +215,9 @@ def _float_builtins(t: str) -> str:
             src.append(f"OV {it}{n} {name}({t}{n} a0, {t}{n} a1) {{ {it}{n} r; for (int i = 0; i < {n}; i++) "
                        f"r[i] = {name}(a0[i], a1[i]) ? ({it})-1 : ({it})0; return r; }}\n")
     # Geometric functions on float/double 2, 3, 4 and scalars.
-    for n in ("", 2, 3, 4):
-        v = f"{t}{n}"
-        dot = "a0 * a1" if n == "" else " + ".join(f"a0[{i}] * a1[{i}]" for i in range(n))
+    for n in (0, 2, 3, 4):                  # 0: the scalar
+        v = f"{t}{n or ''}"
+        dot = "a0 * a1" if n == 0 else " + ".join(f"a0[{i}] * a1[{i}]" for i in range(n))
         src.append(f"OV {t} dot({v} a0, {v} a1) {{ return {dot}; }}\n")
         src.append(f"OV {t} length({v} a0) {{ return __builtin_sqrt{f}(dot(a0, a0)); }}\n")
         src.append(f"OV {t} distance({v} a0, {v} a1) {{ return length(a0 - a1); }}\n")
