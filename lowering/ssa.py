@@ -16,10 +16,17 @@ only where blocks have several predecessors: after an if, after a loop, at a loo
 from __future__ import annotations
 
 import bisect
-from typing import cast
+from collections.abc import Set as AbstractSet
+from typing import Protocol, cast
 
 from lowering.ir.core import Block, CFNode, Function, If, Instr, Loop, Phi, Undef, Value, cf_lists, first_block
+from lowering.ir.types import Type
 
+
+class Variable(Protocol):
+    """What var_load/var_store name (attrs["var"]): the structurizer's Var, or promote's slot."""
+    name: str
+    type: Type
 
 class _Reader:
     """Braun's readVariable on the complete CFG, memoised per variable and block.
@@ -36,7 +43,7 @@ class _Reader:
         self.stored_in = shortcuts.stored_in    # if/loop -> variables stored somewhere inside it
         self.shortcuts = shortcuts
 
-    def at_start(self, var, block: Block) -> Value:
+    def at_start(self, var: Variable, block: Block) -> Value:
         ends = self.end_def.get(var, {})
         starts = self.start.setdefault(var, {})
         new_phis, replaced, bypass, stored_in = self.new_phis, self.replaced, self.bypass, self.stored_in
@@ -124,7 +131,8 @@ def _resolve(replace: dict[Value, Value], v: Value) -> Value:
     return root
 
 
-def _rewrite(func: Function, blocks: list[Block], replace: dict[Value, Value], drop=frozenset()) -> None:
+def _rewrite(func: Function, blocks: list[Block], replace: dict[Value, Value],
+             drop: AbstractSet[Instr] = frozenset()) -> None:
     """One pass over the code: drop the instructions in `drop`, map operands through `replace`."""
     for b in blocks:
         instrs = b.instrs
@@ -181,7 +189,7 @@ class _Shortcuts:
 
     def __init__(self, func: Function):
         self.bypass: dict[Block, tuple[CFNode, Block]] = {}
-        self.stored_in: dict[CFNode, set] = {}
+        self.stored_in: dict[CFNode, set[object]] = {}
         self.place: dict[Block, tuple[int, int]] = {}       # block directly in a CF list -> (list, position)
         self.lists: list[list[CFNode]] = []
         self.writers: list[dict[object, list[int]] | None] = []  # per long list: variable -> writer positions
@@ -190,7 +198,7 @@ class _Shortcuts:
     def _visit_all(self, body: list[CFNode]) -> None:
         # iterative post-order over CF lists: a list's stored set needs its children's first
         work: list[tuple[list[CFNode], bool]] = [(body, False)]
-        stored_of: dict[int, set] = {}
+        stored_of: dict[int, set[object]] = {}
         while work:
             nodes, done = work.pop()
             if not done:
@@ -203,13 +211,13 @@ class _Shortcuts:
                 continue
             stored_of[id(nodes)] = self._visit_list(nodes, stored_of)
 
-    def _visit_list(self, nodes: list[CFNode], stored_of: dict[int, set]) -> set:
+    def _visit_list(self, nodes: list[CFNode], stored_of: dict[int, set[object]]) -> set[object]:
         index = len(self.lists)
         self.lists.append(nodes)
         # only long lists get a writers index: short ones are stepped through as before, and indexing
         # every list would cost depth x variables on deeply nested code
         writers: dict[object, list[int]] | None = {} if len(nodes) >= LONG_LIST else None
-        stored: set = set()
+        stored: set[object] = set()
         for i, node in enumerate(nodes):
             if isinstance(node, Block):
                 self.place[node] = (index, i)
@@ -238,7 +246,7 @@ class _Shortcuts:
         self.writers.append(writers)
         return stored
 
-    def jump_back(self, block: Block, var, skip: tuple[CFNode, Block]) -> tuple[str, Block]:
+    def jump_back(self, block: Block, var: object, skip: tuple[CFNode, Block]) -> tuple[str, Block]:
         """Where a walk for `var` from the top of `block` (right after an if/loop that does not write it)
         goes next: ("end", B) when the value is the one at the end of B (the last block of the same CF
         list writing it; for a loop body's first block, the block before the loop); ("join", B) when the

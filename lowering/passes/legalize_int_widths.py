@@ -22,6 +22,7 @@ from lowering.errors import CompileError, where
 from lowering.ir.builder import InsertBefore, become, replace_uses
 from lowering.ir.core import Const, Function, Instr, Undef, Value
 from lowering.ir.types import Type, int_type
+from lowering.target import TargetCaps
 
 NAME, FORM = "legalize_int_widths", "any"
 
@@ -32,7 +33,7 @@ UNCHANGED = ("and", "or", "xor", "lshr", "udiv", "urem", "umin", "umax", "select
 REFUSED = ("load", "store", "atomic", "bitcast", "ptrtoint", "inttoptr", "mulhi_s", "mulhi_u")
 
 
-def run(func: Function, caps) -> bool:
+def run(func: Function, caps: TargetCaps) -> bool:
     legal = tuple(sorted(caps.int_widths))
     if not legal:
         return False

@@ -15,12 +15,13 @@ import math
 from lowering.ir.builder import InsertBefore, replace_uses
 from lowering.ir.core import Const, Function, Instr, Value
 from lowering.ir.types import I1, int_type
+from lowering.target import TargetCaps
 
 NAME, FORM = "lower_math_edges", "any"
 LOWERED = ("copysign", "fmod", "round", "pow", "atan2", "exp10", "log10", "cbrt", "hypot")
 
 
-def run(func: Function, caps) -> bool:
+def run(func: Function, caps: TargetCaps) -> bool:
     if caps.math_edges:
         return False
     todo = [ins for ins in func.instructions() if not ins.attrs.get("relaxed") and
