@@ -11,9 +11,16 @@ isa/gen9/dispatch.py's thread payload.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from lowering.deepstack import depth_independent
 from lowering.ir.core import Function
+
+if TYPE_CHECKING:
+    from isa.gen9.container import Kernel
+    from isa.gen9.model import Instruction
+
+    from .abi import KernelLayout
 
 # control-flow mode -> (the pipeline whose function it compiles, compile_gen_kernel's options). `auto`
 # picks structured or hybrid per kernel (tools/targets/harness.gen_function); blockip-predicated is
@@ -30,13 +37,13 @@ CF_MODES: dict[str, tuple[str, dict]] = {
 class GenKernel:
     name: str
     simd: int
-    program: list                 # isa.gen9.model.Instruction
-    layout: object                # backend.gen.abi.KernelLayout
-    notes: dict                   # instruction index -> a comment for --emit gen-asm (blockIP labels, JOINs)
+    program: list[Instruction]
+    layout: KernelLayout
+    notes: dict[int, str]         # instruction index -> a comment for --emit gen-asm (blockIP labels, JOINs)
 
-    def container_entry(self, code: bytes):
+    def container_entry(self, code: bytes) -> Kernel:
         from isa.gen9.container import Kernel
-        return Kernel(self.name, code, self.simd, self.layout.payload(self.simd))  # type: ignore[attr-defined]
+        return Kernel(self.name, code, self.simd, self.layout.payload(self.simd))
 
 
 @depth_independent          # selection walks the tree and the regions recursively: any nesting depth
