@@ -1,5 +1,7 @@
 """Instruction selection: one IR instruction -> SPIR-V instructions (Shader capability, GLSL.std.450).
 
+Over 600 lines: one `_op_*` handler per IR opcode family, sharing the signedness helpers at the top.
+
 Each `_op_*` handler returns the id of the value it computed and passes `res` (an id some phi already
 refers to, or None) to its last instruction. Facts used here, from the Vulkan SPIR-V environment: the
 bit instructions (OpBitCount, OpBitReverse) and FindUMsb/FindILsb take 32-bit operands only, so narrower

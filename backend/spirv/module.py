@@ -1,5 +1,7 @@
 """SpirvModule: collects SPIR-V instructions into the logical layout's sections and assembles the binary.
 
+Over 600 lines: one builder class, most of it the grammar-driven operand encoder every section uses.
+
 The emitter talks in opcode and enumerant names; every instruction is checked against and encoded
 from the official grammar (grammar.py) as it is added, so an operand-count or operand-kind mistake
 is a ValueError naming the opcode at the point of the bug, not a spirv-val complaint about word 4711.

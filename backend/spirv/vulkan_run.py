@@ -1,5 +1,8 @@
 """Run a SPIR-V compute shader on a real Vulkan driver (Mesa lavapipe in CI).
 
+Over 600 lines: kept one file so that tools/gpu_replay.py can load it alone on a machine without the
+package.
+
 Why: spirv-val only says a module is well formed; executing it on a driver is what shows
 that the code we emit computes the right values. `dispatch` binds numpy arrays as storage
 buffers (descriptor set 0), pushes constants, runs vkCmdDispatch and returns the buffers.

@@ -1,5 +1,8 @@
 """OpenCL C builtins and LLVM intrinsics, lowered to our opcodes one lane at a time.
 
+Over 600 lines: one demangled-name dispatch over every OpenCL builtin and LLVM intrinsic, with the
+per-family lowerings it calls.
+
 clang calls OpenCL builtins by their Itanium-mangled names (`_Z4sqrtf`, `_Z5clampDv4_iS_S_`); the mangled
 parameter types carry the signedness LLVM types lack, so names are demangled (enough of the grammar for
 OpenCL's builtin signatures). Vector overloads are scalarized: each function is written for one lane

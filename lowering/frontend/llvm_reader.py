@@ -1,5 +1,8 @@
 """LLVM IR (as llvmlite sees it) -> the CFG form of our IR, one Function per kernel.
 
+Over 600 lines: one reader per LLVM function whose instruction handlers share its value and block maps
+(the calls' builtins are already in builtins.py).
+
 Each LLVM value becomes a list of scalar values ("lanes"): one for scalars, one per element for vectors
 and one per scalar leaf for first-class aggregates, so vectors are scalarized as they are read. What
 llvmlite does not expose (predicates, case values, alloca/GEP types, constant expressions, alignment)

@@ -1,5 +1,8 @@
 """The IR interpreter: runs a kernel Function, in CFG or structured form, over an NDRange.
 
+Over 600 lines: the compile-once closures and the two walkers (CFG, tree) share the compiled-block
+cache and the located-error reporting.
+
 It is the project's execution oracle for its own IR: the same kernel run here before and after a pass
 (or compared with the CPU JIT of the original LLVM IR, tools/targets/jit_oracle.py) must give the same buffers.
 

@@ -1,4 +1,8 @@
 """Random OpenCL C kernels free of undefined behaviour by construction (after Csmith and CLsmith: Lidbury,
+
+Over 600 lines: one generator class whose statement and expression makers share its scope state
+(the variables in scope, the loop nest, the guards that keep each operation free of UB).
+
 Lascu, Chong, Donaldson, "Many-Core Compiler Fuzzing", PLDI 2015).
 
 Every work-item computes on private variables of several types and folds all of them into one checksum,
@@ -52,7 +56,6 @@ APPROX_SLOTS = 4            # fapprox floats per work-item
 MAX_DEPTH = 5               # nesting of statements (far below lavapipe's 80)
 MAX_LOOPS = 3               # loops (and goto cycles) nested in each other: at most 6 * 6 * 10 iterations
 FLOAT_LIMIT = 65536.0
-
 
 @dataclass
 class FuzzProgram:

@@ -1,5 +1,8 @@
 """Execution oracle: run a kernel's original LLVM IR on the host CPU with llvmlite's MCJIT.
 
+Over 600 lines: compiling, guarding buffers and the sequential and threaded launches are one run
+(the builtin library's source is in oracle_builtins.py).
+
 The structurizer's output is checked against this.  The spir64 module is retargeted to the host by small,
 anchored text rewrites (drop the target lines and the spir_kernel/spir_func calling conventions; address
 spaces are kept, x86 treats 1..4 as the flat space).  The OpenCL builtins clang leaves as mangled calls are
