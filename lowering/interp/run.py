@@ -6,7 +6,7 @@ cache and the located-error reporting.
 It is the project's execution oracle for its own IR: the same kernel run here before and after a pass
 (or compared with the CPU JIT of the original LLVM IR, tools/targets/jit_oracle.py) must give the same buffers.
 
-    run_kernel(func, args, global_size, local_size, global_offset=0)
+    run_kernel(func, args, global_size: Size, local_size: Size, global_offset: Size = 0)
 
 `args` follow the JIT oracle's convention: a numpy array per pointer argument (stores land in it in place),
 a numpy (or Python) scalar per scalar argument. Work-items run one at a time, to completion, work-group by
@@ -62,7 +62,8 @@ from lowering.ndrange import ndrange
 __all__ = ["run_kernel", "uninitialized_dependence", "Interpreter", "InterpreterError", "DEFAULT_MAX_STEPS"]
 
 DEFAULT_MAX_STEPS = 60_000_000     # per work-item: 2x what 4,096 chained SHA-1 compressions take (tools/step_budget.py)
-Env = dict
+Env = dict[Any, Any]     # a work-item's values: IR value (or a bound closure's key) -> interpreter value
+Size = int | Sequence[int]    # an NDRange size or offset: one to three dimensions
 Getter = Callable[[Env], Any]
 Code = tuple[Callable[[Env], None], list[Instr]]     # a block body compiled by codegen, and its instructions
 
@@ -72,7 +73,7 @@ def _uncompiled(env: Env) -> None:
 
 
 @depth_independent
-def run_kernel(func: Function, args: Sequence, global_size, local_size, global_offset=0, *,
+def run_kernel(func: Function, args: Sequence[Any], global_size: Size, local_size: Size, global_offset: Size = 0, *,
                max_steps: int = DEFAULT_MAX_STEPS, on_block: Callable[[Block], None] | None = None,
                lockstep: bool = False, uninitialized: int = 0) -> None:
     """Run `func` over the NDRange, modifying the numpy arrays in `args` in place.
@@ -87,8 +88,9 @@ def run_kernel(func: Function, args: Sequence, global_size, local_size, global_o
         args, global_size, local_size, global_offset)
 
 
-def uninitialized_dependence(func: Function, make_args: Callable[[], list], global_size, local_size,
-                             global_offset=0, fills: Sequence[int] = (0x00, 0x5A, 0xFF)) -> list[int]:
+def uninitialized_dependence(func: Function, make_args: Callable[[], list[Any]], global_size: Size,
+                             local_size: Size, global_offset: Size = 0,
+                             fills: Sequence[int] = (0x00, 0x5A, 0xFF)) -> list[int]:
     """Indices of the buffers whose final contents change with the `uninitialized` fill byte: non-empty
     means the kernel's result depends on undef values or uninitialized memory (for a function made from a
     well-defined kernel, a bug in the pass that made it). `make_args()` must return fresh, equal arguments."""
@@ -101,7 +103,7 @@ def uninitialized_dependence(func: Function, make_args: Callable[[], list], glob
             if first is not None and any(r[i] != first for r in results[1:])]
 
 
-def _is_local_size(x) -> bool:
+def _is_local_size(x: object) -> bool:
     """A `__local T *` argument given as a size (tools.targets.harness.LocalArg: .count and .nbytes), not memory."""
     return hasattr(x, "nbytes") and hasattr(x, "count") and not isinstance(x, np.ndarray)
 
@@ -123,7 +125,7 @@ class _CompiledBlock:
     entries and as one generated function, and what ends it (a CFG terminator or a structured jump)."""
     __slots__ = ("phis", "body", "code", "steps", "term", "jump", "segments")
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.phis: dict[Block | None, Callable[[Env], None]] | None = None   # predecessor -> phis' parallel copy
         self.body: list[tuple[Instr, Getter, bool]] = []
         self.code: Code = (_uncompiled, [])    # body compiled by codegen (set by _compile_block)
@@ -139,7 +141,7 @@ class _ModuleSymbol:
     needs it. Entries of Function.local_memory/constant_data are read by field name - the front end's
     ModuleData (symbol/name, addrspace, size, align, init bytes or None, writable) or a dict of them."""
 
-    def __init__(self, entry, kind: str):
+    def __init__(self, entry: Any, kind: str):
         get = entry.get if isinstance(entry, dict) else (lambda k, d=None: getattr(entry, k, d))
         self.name = cast(str, get("name") or get("symbol"))
         init = next((x for x in (get("data"), get("init"), get("initializer"), get("bytes")) if x is not None),
@@ -183,7 +185,7 @@ class Interpreter:
         self._block_no = {b: i for i, b in enumerate(func.all_blocks())}
 
     # ----- the NDRange -----
-    def run(self, args: Sequence, global_size, local_size, global_offset=0) -> None:
+    def run(self, args: Sequence[Any], global_size: Size, local_size: Size, global_offset: Size = 0) -> None:
         func = self.func
         try:
             rng = ndrange(global_size, local_size if local_size is not None else global_size, global_offset)
@@ -221,13 +223,13 @@ class Interpreter:
                     for _ in self.walk(dict(env0)):
                         pass                                         # no barrier yields sequentially
 
-    def _set_item(self, item: tuple) -> None:
+    def _set_item(self, item: tuple[Any, ...]) -> None:
         """Make (group id, local id, global id) the current work-item's."""
         wi = self._wi
         wi["group_id"], wi["local_id"], wi["global_id"] = item
         self._item = item[2]
 
-    def _map_args(self, args: Sequence) -> Env:
+    def _map_args(self, args: Sequence[Any]) -> Env:
         env: Env = {}
         self._local_params = []
         for a, x in zip(self.func.args, args):
@@ -303,7 +305,7 @@ class Interpreter:
         """An if runs one branch, a loop repeats its body until a break (continue restarts it), return
         leaves; `prev` is the last block executed, the predecessor the phis are evaluated for."""
         prev: Block | None = None
-        stack: list[list] = [[self.func.body, 0, False]]     # [CF list, next position, is a loop body]
+        stack: list[list[Any]] = [[self.func.body, 0, False]]     # [CF list, next position, is a loop body]
         while stack:
             frame = stack[-1]
             nodes, i = frame[0], frame[1]
@@ -459,7 +461,7 @@ class Interpreter:
     def _code(self, body: list[tuple[Instr, Getter, bool]]) -> Code:
         return compile_body(body, self.undef_byte), [ins for ins, _, _ in body]
 
-    def _apply(self, f: Callable, operands: list[Value]) -> Getter:
+    def _apply(self, f: Callable[..., Any], operands: list[Value]) -> Getter:
         """env -> f(operand values), specialised by operand kind so that reading an operand is an env
         lookup or a constant, not a further call (the interpreter's inner loop)."""
         kinds = "".join("c" if isinstance(v, (Const, Undef)) else "v" for v in operands)
@@ -512,7 +514,7 @@ class Interpreter:
         if op == "ret":
             return lambda env: None
         if op == "unreachable":
-            def unreachable(env):
+            def unreachable(env: Env) -> Block | None:
                 raise InterpreterError("reached an unreachable instruction")
             return unreachable
         raise InterpreterError(f"unknown terminator {op!r}")
@@ -560,16 +562,18 @@ class Interpreter:
 
         def signed(v: int) -> int:
             return v - (1 << vt.bits) if v >> (vt.bits - 1) else v
-        update = {"add": lambda o, a: (o + a) & m, "sub": lambda o, a: (o - a) & m, "xchg": lambda o, a: a,
+        updates: dict[str, Callable[[Any, Any], Any]] = {
+                  "add": lambda o, a: (o + a) & m, "sub": lambda o, a: (o - a) & m, "xchg": lambda o, a: a,
                   "inc": lambda o, a: (o + 1) & m, "dec": lambda o, a: (o - 1) & m,
                   "and": lambda o, a: o & a, "or": lambda o, a: o | a, "xor": lambda o, a: o ^ a,
                   "umin": min, "umax": max, "store": lambda o, a: a, "load": lambda o, a: o,
                   "smin": lambda o, a: o if signed(o) <= signed(a) else a,
-                  "smax": lambda o, a: o if signed(o) >= signed(a) else a}.get(kind)
+                  "smax": lambda o, a: o if signed(o) >= signed(a) else a}
+        update = updates.get(kind)
         if kind == "cmpxchg":
             p, new, cmp = g
 
-            def cmpxchg(env):
+            def cmpxchg(env: Env) -> Any:
                 addr = p(env)
                 old = load(addr)
                 if old == cmp(env):
@@ -581,7 +585,7 @@ class Interpreter:
         p = g[0]
         value = g[1] if len(g) > 1 else (lambda env: 0)
 
-        def rmw(env):
+        def rmw(env: Env) -> Any:
             addr = p(env)
             old = load(addr)
             store(addr, update(old, value(env)))
@@ -607,9 +611,9 @@ class Interpreter:
             name = ins.name or "alloca"
             return lambda env: mem.allocate("private", name, size, align).base
         if op == "global_addr":
-            sym, symbols = ins.attrs.get("symbol"), self.symbols
+            sym, symbols = cast(str, ins.attrs.get("symbol")), self.symbols
 
-            def global_addr(env):
+            def global_addr(env: Env) -> int:
                 try:
                     return symbols[sym]
                 except KeyError:
