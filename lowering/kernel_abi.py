@@ -14,9 +14,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Any
 
 from lowering.errors import CompileError
-from lowering.ir.core import Function
+from lowering.ir.core import Arg, Function
 from lowering.ir.types import F16, F32, F64, Type, int_type, ptr
 
 KINDS = ("buffer", "readonly_buffer", "local", "scalar", "unsupported")
@@ -96,7 +97,7 @@ class Param:
 
 def kernel_params(func: Function) -> list[Param]:
     """The source parameters of a structured kernel, from its IR arguments grouped by Arg.param."""
-    groups: dict[int, list] = {}
+    groups: dict[int, list[Arg]] = {}
     for a in func.args:
         groups.setdefault(a.param, []).append(a)
     params = []
@@ -106,7 +107,7 @@ def kernel_params(func: Function) -> list[Param]:
     return params
 
 
-def kernel_metadata(mod, text: str, kernel: str, path: str):
+def kernel_metadata(mod: Any, text: str, kernel: str, path: str) -> Any:
     from lowering.frontend.llvm_module import function_header
     from lowering.frontend.llvm_reader import parse_kernel_metadata
     return parse_kernel_metadata(function_header(mod.get_function(kernel)), text, f"{path}: kernel @{kernel}")
@@ -131,7 +132,7 @@ def _llvm_type(text: str, where: str) -> tuple[Type, ...]:
     raise CompileError(f"{where}: parameter type {text} is not supported")
 
 
-def llvm_kernel_params(mod, text: str, kernel: str, path: str) -> list[Param]:
+def llvm_kernel_params(mod: Any, text: str, kernel: str, path: str) -> list[Param]:
     """The kernel's parameters from the LLVM module: names from !kernel_arg_name (else argN), OpenCL type
     names from !kernel_arg_type, one IR type per lane; a struct passed by value (`byval(T)`) with T's size."""
     fn = mod.get_function(kernel)
@@ -160,7 +161,7 @@ def _check_names_distinct(params: list[Param], where: str) -> None:
         first[p.name] = p.index
 
 
-def _byval_size(mod, arg_text: str, where: str) -> int:
+def _byval_size(mod: Any, arg_text: str, where: str) -> int:
     """The size in bytes of a `byval(T)` parameter's T (0 when the parameter is not byval)."""
     m = re.search(r"\bbyval\((%[\w.$\"]+|\{[^}]*\}|\[[^\]]*\])\)", arg_text)
     if m is None:
@@ -171,6 +172,6 @@ def _byval_size(mod, arg_text: str, where: str) -> int:
         struct = mod.get_struct_type(type_name[1:].strip('"')) if type_name.startswith("%") else None
         if struct is None:
             raise NameError(type_name)
-        return target_data(mod).get_abi_size(struct)
+        return int(target_data(mod).get_abi_size(struct))
     except (NameError, RuntimeError, ValueError):
         raise CompileError(f"{where}: cannot size the by-value type {type_name}") from None

@@ -50,7 +50,7 @@ def _ours(path: str) -> dict[str, tuple[int, int]]:
     from tools.targets.harness import load_program
     program = load_program(path, "-O2")
     out = {}
-    for name in program.kernels:
+    for name in program.kernels or ():
         insts = compile(program, name, GenOptions(16)).program
         out[name] = (len(insts), sum(i.opcode == "while" or (i.opcode == "jmpi" and (i.jip or 0) < 0)
                                      for i in insts))
@@ -90,16 +90,20 @@ def _blockip_overhead(func) -> tuple[int, int, int, int]:
     scheme B spends the same 3 or 4). Branch: every other instruction on the blockIP register (the
     updates, the tests that pick phi copies' lanes, a backward branch's test) and backward jmpis."""
     from backend.gen.isel_blockip import BlockIPDriver
+    from backend.gen.mir import VReg
     selector = BlockIPDriver(func, 16)
     mfunc = selector.run()
-    bip = selector.blockip.value.id
+    blockip = selector.blockip.value
+    assert isinstance(blockip, VReg)
+    bip = blockip.id
     entry = len(selector.index)                     # one blockIP test per block
     total = 0
     for b in mfunc.blocks:
         for ins in b.instrs:
             regs = ins.uses() + ins.defs()
             total += ins.opcode in ("if", "endif", "jmpi") or any(r.id == bip for r in regs)
-            entry += ins.opcode in ("if", "endif") or (ins.opcode == "jmpi" and ins.predicate[2])
+            inverted = ins.predicate is not None and ins.predicate[2]
+            entry += ins.opcode in ("if", "endif") or (ins.opcode == "jmpi" and inverted)
     branches = sum(1 for b in func.blocks if b.instrs and b.instrs[-1].opcode in ("br", "cbr", "switch", "ret"))
     prologue = 2                                    # blockIP's first value: 0xFFFF, then 0 on live lanes
     return entry, len(selector.index), total - entry - prologue, branches

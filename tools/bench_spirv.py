@@ -34,6 +34,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from typing import Any
 
 import backend.spirv.emit  # noqa: F401  (imported here so that no timed call pays for it)
 from backend.spirv import compile_spirv
@@ -99,22 +100,23 @@ def in_process(path: str, options: SpirvOptions) -> tuple[float, float, bytes]:
 def corpus_row(path: str, tmp: str, options: SpirvOptions) -> dict:
     """Everything measured on one corpus file; errors go into row['errors']."""
     stem = os.path.join(tmp, os.path.basename(path))
-    row = {"file": path, "errors": []}
+    errors: list[str] = []
+    row: dict[str, Any] = {"file": path, "errors": errors}
     row["ours_s"], err = timed_process(ours_command(path, stem + ".ours.spv"))
     if err:
-        row["errors"].append(f"ours (process): {err}")
+        errors.append(f"ours (process): {err}")
     row["clang_s"], row["clang_error"] = timed_process([*CLANG, path, "-o", stem + ".clang.spv"])
     row["clang_words"] = None if row["clang_error"] else spv_words(stem + ".clang.spv")
     try:
         row["front_s"], row["emit_s"], binary = in_process(os.path.join(ROOT, path), options)
         spirv_tools.validate(binary, options.target_env, path)
     except Exception as exc:
-        row["errors"].append(f"ours (in process): {exc}")
+        errors.append(f"ours (in process): {exc}")
         return row
     row["words"] = len(binary) // 4
     row["opt_words"], err = optimized_words(binary, options.target_env, path)
     if err:
-        row["errors"].append(err)
+        errors.append(err)
     return row
 
 
@@ -199,7 +201,7 @@ def growth_row(n_blocks: int, seed: int, repeat: int, options: SpirvOptions) -> 
     funcs = list(compile_llvmlite(random_kernel(random.Random(seed), n_blocks),
                                   options=Options(verify_each=False)).values())
     binary = compile_spirv(funcs, options)     # untimed warm-up: lazy grammar load, first-call caches
-    row = {"target": n_blocks, "blocks": sum(len(f.all_blocks()) for f in funcs),
+    row: dict[str, Any] = {"target": n_blocks, "blocks": sum(len(f.all_blocks()) for f in funcs),
            "instrs": sum(1 for f in funcs for _ in f.instructions()), "words": len(binary) // 4}
     row["emit_s"] = best_time(lambda: compile_spirv(funcs, options), repeat)
     gc.disable()
@@ -224,7 +226,7 @@ def run_growth(sizes: list[int], seed: int, repeat: int, options: SpirvOptions) 
     print(f"\n| cfggen blocks (seed {seed}) | tree blocks | instructions | words | compile_spirv (s) "
           f"| exponent | same, gc off (s) | exponent, gc off | spirv-val |")
     print("|---:|---:|---:|---:|---:|---:|---:|---:|---|")
-    rows = []
+    rows: list[dict] = []
     for n in sizes:
         row = growth_row(n, seed, repeat, options)
         slopes = [f"{exponent(rows[-1], row, k):.2f}" if rows else "" for k in ("emit_s", "emit_nogc_s")]

@@ -108,7 +108,7 @@ def _checked_in_child(path: str, opt_level: str, target_env: str, timeout: float
         cases = [_case("(check)", False, str(exc))]
     except Exception as exc:  # noqa: BLE001 - a bug while checking one input fails that input only
         cases = [_case("(check)", False, f"{path}: internal error: {type(exc).__name__}: {exc}")]
-    ok = all(c["status"] == "passed" for c in cases)  # type: ignore[union-attr]
+    ok = all(c["status"] == "passed" for c in cases)
     return {"path": path, "status": "passed" if ok else "failed", "seconds": round(time.perf_counter() - start, 3),
             "cases": cases}
 

@@ -32,13 +32,14 @@ import os
 import shlex
 import sys
 import tempfile
+from typing import Any
 
 import numpy as np
 
 EXPECT = "; expect:"
 
 
-def split(text: str) -> tuple[str, list[str], list[str], str]:
+def split(text: str) -> tuple[str, list[str], str, str]:
     """(test command, run lines, the file's text before the expect block, the expected output)."""
     head, _, expected = text.partition("\n" + EXPECT + "\n")
     test, runs = "", []
@@ -58,7 +59,7 @@ def _functions(path: str, text: str):
 
 # control-flow mode -> (the pipeline whose IR it compiles, the selector's settings): backend.gen's modes
 # that a file names (auto chooses between two pipelines' functions; a filetest holds one function)
-GEN_CF: dict[str, tuple[str, dict[str, bool]]] = {
+GEN_CF: dict[str, tuple[str, dict[str, Any]]] = {
     "structured": ("gen", {}), "blockip": ("gen-blockip", {}), "hybrid": ("gen-blockip", {"regions": True})}
 
 

@@ -21,7 +21,7 @@ CORPUS = sorted(glob.glob(os.path.join(ROOT, "tests", "kernels", "*.cl"))) + \
 
 
 def run_corpus(level: str, simd: int, verbose: bool = False) -> tuple[int, Counter, list[str]]:
-    agree, refused, wrong = 0, Counter(), []
+    agree, refused, wrong = 0, Counter[str](), []
     for path in CORPUS:
         program = load_program(path, level)
         for spec in parse_specs(path):

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import sys
+from typing import Literal, overload
 
 from isa.gen9.errors import IsaError
 from lowering.errors import CompileError
@@ -21,6 +22,10 @@ from lowering.output import write_output
 from tools.usage import UsageError
 
 
+@overload
+def _read(path: str, binary: Literal[True]) -> bytes: ...
+@overload
+def _read(path: str, binary: Literal[False]) -> str: ...
 def _read(path: str, binary: bool) -> bytes | str:
     try:
         if path == "-":

@@ -50,7 +50,7 @@ def manifest(root: str) -> dict[str, str]:
     try:
         from lowering.program import compile_path  # the compile driver
     except ImportError:                                 # a base revision from before it
-        from lowering.pipeline import compile_path
+        from lowering.pipeline import compile_path  # type: ignore[attr-defined,no-redef]
     out: dict[str, str] = {}
     for rel in corpus(root):
         include = os.path.join(root, os.path.dirname(rel), "include")

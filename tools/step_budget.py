@@ -59,13 +59,13 @@ def ir_steps(program, kernel, args, global_size, local_size, offset) -> int:
         state["item"], state["at"], state["interp"] = item, self.steps, self
         return original(self, item)
     used: dict = {}
-    interp_run.Interpreter._set_item = spy
+    interp_run.Interpreter._set_item = spy           # type: ignore[method-assign]   # a spy, put back below
     try:
         from tools.targets.harness import InterpreterOptions
         run_target("ir", program, kernel, args, global_size, local_size, InterpreterOptions(0), global_offset=offset)
         settle(state["interp"])                  # the last item
     finally:
-        interp_run.Interpreter._set_item = original
+        interp_run.Interpreter._set_item = original  # type: ignore[method-assign]
     return most[0]
 
 

@@ -26,6 +26,9 @@ from lowering.errors import CompileError, IrreducibleCFG
 from lowering.ir.core import Function
 
 if TYPE_CHECKING:
+    from isa.gen9.container import Kernel
+    from isa.gen9.model import Instruction
+
     from .abi import KernelLayout
     from .mir import MFunction
 
@@ -80,12 +83,12 @@ class GenOptions:
 class GenKernel:
     name: str
     simd: int
-    program: list                 # isa.gen9.model.Instruction
+    program: list[Instruction]
     layout: KernelLayout
     notes: dict[int, str]         # instruction index -> a comment for --emit gen-asm (blockIP labels, JOINs)
     mode: str = ""                # the CF_MODES name it was compiled in (compile: what auto chose)
 
-    def container_entry(self, code: bytes):
+    def container_entry(self, code: bytes) -> Kernel:
         from isa.gen9.container import Kernel
         return Kernel(self.name, code, self.simd, self.layout.payload(self.simd))
 

@@ -65,8 +65,9 @@ class KernelABI:
     def member_for(self, arg: Arg) -> PushMember:
         return next(m for m in self.push if m.arg is arg)
 
-    def hidden(self, name: str) -> PushMember | None:
-        return next((m for m in self.push if m.arg is None and m.name == name), None)
+    def hidden(self, name: str) -> PushMember:
+        """The hidden member `name` (work_dim, global_offset.x, ...): every kernel's ABI has them."""
+        return next(m for m in self.push if m.arg is None and m.name == name)
 
 
 def _member_type(t: Type) -> Type:

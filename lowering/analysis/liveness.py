@@ -21,6 +21,7 @@ The analysis only reads the function: it does not touch `succs`, `preds`, or blo
 from __future__ import annotations
 
 import itertools
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from lowering.graph import postorder, predecessors
@@ -165,7 +166,7 @@ def function_liveness(func: Function) -> Liveness:
         values += [ins for ins in b.instrs if ins.has_result]
     bit = {v: i for i, v in enumerate(values)}
 
-    def bits(vs) -> int:
+    def bits(vs: Iterable[Value]) -> int:
         out = 0
         for v in vs:
             i = bit.get(v)

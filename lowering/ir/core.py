@@ -13,7 +13,7 @@ phis sit at the top of the block after an if, the block after a loop, or a loop'
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Iterator, Sequence, cast
+from typing import Any, Iterator, Sequence, cast
 
 from lowering.ir.opcodes import JUMPS, TERMINATORS
 from lowering.ir.types import VOID, Type
@@ -69,7 +69,7 @@ class Instr(Value):
     switch case values. `targets` holds successor blocks of a CFG-form terminator."""
     __slots__ = ("opcode", "operands", "attrs", "targets", "block")
 
-    def __init__(self, opcode: str, operands: list[Value], type: Type = VOID, attrs: dict | None = None,
+    def __init__(self, opcode: str, operands: list[Value], type: Type = VOID, attrs: dict[str, Any] | None = None,
                  targets: list["Block"] | None = None, name: str = ""):
         super().__init__(type, name)
         self.opcode = opcode
@@ -117,7 +117,7 @@ class CFNode:
     """A node of the control-flow tree. `parent` is the If/Loop/Function whose CF list holds it."""
     __slots__ = ("parent",)
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.parent: CFNode | Function | None = None
 
 

@@ -18,6 +18,7 @@ from backend.gen import compile_gen_kernel
 from backend.gen.isel_blockip import layout
 from backend.gen.launch import run_gen_kernel
 from isa.gen9 import encoding as codec
+from isa.gen9.model import Instruction
 from isa.gen9.sim_trace import CF_OPS
 from isa.gen9.simulator import Trace
 from isa.gen9.simulator import layout as addresses
@@ -86,7 +87,7 @@ def _run(kernel: str, simd: int, data: np.ndarray, lanes: int, decoded: bool = F
     trace = Trace()
     run_gen_kernel(func, [data[:simd].copy(), xs, ys], (lanes,), (lanes,), simd, trace=trace, compiled=compiled)
     names = [b.label for b in layout(func)]
-    starts = sorted((address, int(label[1:])) for address, label in trace.labels.items()
+    starts = sorted((address, int(label[1:])) for address, label in trace.labels.items()  # type: ignore[attr-defined]
                     if label[0] == "B" and label[1:].isdigit())
     blocks = [(address, names[i]) for address, i in starts if i < len(names)]
     paths: list[list[str]] = [[] for _ in range(simd)]
@@ -105,7 +106,7 @@ def _run(kernel: str, simd: int, data: np.ndarray, lanes: int, decoded: bool = F
     at = addresses(compiled.program)
     ins, following = dict(zip(at, compiled.program)), dict(zip(at, at[1:]))
     seq = [e.address for e in trace.events]
-    jumps = [(a, b, ins[a].predicate.control if ins[a].predicate else "") for a, b in zip(seq, seq[1:])
+    jumps = [(a, b, _predicate(ins[a])) for a, b in zip(seq, seq[1:])
              if ins[a].opcode == "jmpi" and b != following.get(a)]
     return Run(xs, ys, paths, bodies_run, jumps), trace
 
@@ -150,3 +151,8 @@ def test_the_encoded_and_decoded_binary_runs_the_same(kernel):
     assert (plain.xs.tolist(), plain.ys.tolist(), plain.paths) == (decoded.xs.tolist(), decoded.ys.tolist(),
                                                                   decoded.paths)
     assert [(e.address, e.mask.tolist()) for e in t0.events] == [(e.address, e.mask.tolist()) for e in t1.events]
+
+
+def _predicate(ins: Instruction) -> str:
+    """A jmpi's predicate control ('' when it jumps unconditionally)."""
+    return ins.predicate.control if ins.predicate else ""

@@ -2,6 +2,8 @@
 checks it), the value selector's (opcode, type guard) table, and the drivers that own a selector."""
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from backend.gen.isel import select
@@ -16,7 +18,7 @@ from lowering.errors import CompileError
 from tools.targets.harness import program_from_llvm
 
 T = DataType
-EOT = dict(sfid=0x7, desc=0x02000010, eot=True, no_mask=True)
+EOT: dict[str, Any] = dict(sfid=0x7, desc=0x02000010, eot=True, no_mask=True)
 
 
 def _function(*instrs: MInstr) -> MFunction:

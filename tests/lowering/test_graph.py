@@ -7,7 +7,7 @@ from lowering import graph
 
 
 def random_graph(rng: random.Random, n: int, density: float = 1.6) -> list[list[int]]:
-    succs = [[] for _ in range(n)]
+    succs: list[list[int]] = [[] for _ in range(n)]
     for _ in range(int(n * density)):
         u, v = rng.randrange(n), rng.randrange(n)
         if v not in succs[u]:

@@ -95,7 +95,7 @@ class Outcome:
     seconds: float = 0.0
 
 
-def _one_line(text: str, limit: int = 400) -> str:
+def _one_line(text: object, limit: int = 400) -> str:
     text = " ".join(str(text).split())
     return text if len(text) <= limit else text[:limit] + " ..."
 

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 import numpy as np
+import numpy.typing as npt
 
 from lowering.errors import CompileError
 from lowering.ir.core import Function
@@ -42,7 +43,7 @@ class LocalArg:
     """The argument of a `__local T *p` parameter: the host gives only a size, as clSetKernelArg(size, NULL)
     does; every work-group gets its own zero-initialised block of `count` elements of `dtype`."""
     count: int
-    dtype: np.dtype
+    dtype: npt.DTypeLike        # np.int32 or np.dtype("int32")
 
     @property
     def nbytes(self) -> int:
@@ -64,7 +65,7 @@ def ir_arguments(func: Function, args: list) -> list:
         return list(args)
     if len(args) != len(params):
         raise CompileError(f"kernel @{func.name} takes {len(params)} parameters, {len(args)} arguments given")
-    out = []
+    out: list = []
     for param, value in zip(params, args):
         if param.is_vector:
             lanes = np.asarray(value).reshape(-1)

@@ -1,5 +1,8 @@
 """The interpreter's control flow (CFG and structured forms), memory model and NDRange, on hand-built IR.
 
+Over 600 lines: each hand-built kernel sits next to its assertions in both forms; to be split by topic
+when the interpreter's tests move to tests/lowering/interp/.
+
 Most kernels are built twice, once per form, and must give the same buffers and the same block traces.
 Opcode semantics are checked in test_interp_ops.py, against the CPU JIT in test_interp_jit.py.
 """

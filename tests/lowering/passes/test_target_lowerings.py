@@ -31,7 +31,7 @@ B = [3, 2, np.inf, -1, 0, 3e-30, 2, 0.5, np.inf, np.nan, 0, -0.0, -0.0, -np.inf,
      2, 3, -1, 0.5, 3, -2, 2, 0.5, -3, 1 / 3, -1.5, 2.5]
 
 
-def _agree(want: float, got: float, exact: bool) -> bool:
+def _agree(want: np.floating, got: np.floating, exact: bool) -> bool:
     if np.isnan(want) or np.isnan(got):
         return bool(np.isnan(want) and np.isnan(got))
     if exact:

@@ -87,4 +87,6 @@ def _add_phis(rng: random.Random, func: Function) -> None:
         if len(b.preds) >= 2 and rng.random() < 0.5:
             phi = Phi(I32, [(p, Const(I32, 1000 + p_i)) for p_i, p in enumerate(b.preds)])
             b.insert(0, phi)
-            b.insert(b.instrs.index(b.terminator), Instr("store", [phi, out]))
+            term = b.terminator
+            assert term is not None
+            b.insert(b.instrs.index(term), Instr("store", [phi, out]))

@@ -36,7 +36,7 @@ def seed_module() -> ir.Module:
 
 def shape(nodes) -> list:
     """The tree with blocks reduced to their last instruction's opcode (or 'empty'/'code')."""
-    out = []
+    out: list = []
     for n in nodes:
         if isinstance(n, Block):
             if not n.instrs:

@@ -69,6 +69,7 @@ class TraceWalker:
         b = self.func.blocks[0]
         while True:
             t = self._exec_block(b)
+            assert t is not None, "a CFG-form block ends in its terminator"
             if t.opcode == "ret":
                 return
             if t.opcode == "br":
