@@ -19,7 +19,7 @@ import tempfile
 
 import numpy as np
 
-from tools.targets.harness import GenOptions, load_program, run_target
+from tools.targets.harness import GenRunOptions, load_program, run_target
 
 KERNEL = """
 kernel void sweep(global const float *x, global float *e, global float *t) {
@@ -75,7 +75,7 @@ def measure(targets: list[str], points: int) -> dict[str, dict[str, tuple[float,
             for column, (fn, (lo, hi, exact)) in enumerate(RANGES.items()):
                 xs = inputs(lo, hi, points)
                 args = [xs, np.zeros_like(xs), np.zeros_like(xs)]
-                options = GenOptions(simd=16) if target == "gen" else None
+                options = GenRunOptions(simd=16) if target == "gen" else None
                 got = run_target(target, program, "sweep", args, (len(xs),), (LOCAL,), options)[1 + column]
                 err = ulp_errors(xs, got, exact)
                 tiny = np.array([exact(float(x)) < float(np.finfo(np.float32).tiny) for x in xs])

@@ -23,12 +23,13 @@ import numpy as np
 from lowering.ir.builder import InsertBefore, replace_uses
 from lowering.ir.core import Const, Function, Instr, Value
 from lowering.ir.types import F32, I1, I32, int_type
+from lowering.target import TargetCaps
 
 NAME, FORM = "lower_math_edges", "any"
 LOWERED = ("copysign", "fmod", "round", "pow", "atan2", "exp", "exp10", "log10", "cbrt", "hypot")
 
 
-def run(func: Function, caps) -> bool:
+def run(func: Function, caps: TargetCaps) -> bool:
     if caps.math_edges:
         return False
     todo = [ins for ins in func.instructions() if not ins.attrs.get("relaxed") and
@@ -134,7 +135,7 @@ class _Edges:
 
     def atan2(self, y: Value, x: Value) -> Value:
         """OpenCL's values at x = y = 0 and for two infinities."""
-        r = self.b.math("atan2", y, x, relaxed=True)
+        r: Value = self.b.math("atan2", y, x, relaxed=True)
         x_back = self.signbit(x)
         zeros = self.both(self.equals(x, 0.0), self.equals(y, 0.0))
         infs = self.both(self.isinf(x), self.isinf(y))
@@ -173,11 +174,11 @@ class _Edges:
         if abs(ln_base - 1.0) > 1e-12:
             y = b.binary("fmul", y, self.c(ln_base))
         poly: Value = self.c(1.0 / math.factorial(7))
-        for k in range(6, -1, -1):                      # Horner: 1 + y(1 + y(1/2 + y(1/6 + ...)))
-            poly = b.binary("fadd", b.binary("fmul", poly, y), self.c(1.0 / math.factorial(k)))
-        k = b.cast("fptosi", n, I32)
-        k1 = b.binary("ashr", k, Const(I32, 1))
-        k2 = b.binary("sub", k, k1)
+        for degree in range(6, -1, -1):                      # Horner: 1 + y(1 + y(1/2 + y(1/6 + ...)))
+            poly = b.binary("fadd", b.binary("fmul", poly, y), self.c(1.0 / math.factorial(degree)))
+        exponent = b.cast("fptosi", n, I32)
+        k1 = b.binary("ashr", exponent, Const(I32, 1))
+        k2 = b.binary("sub", exponent, k1)
         scaled = b.binary("fmul", b.binary("fmul", poly, self.power_of_two(k1)), self.power_of_two(k2))
         return self.nan_if_any(scaled, x)
 
