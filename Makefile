@@ -32,7 +32,7 @@ demo: deps
 
 test: deps
 	$(PY) -m ruff check .
-	$(PY) -m mypy lowering/ir isa backend/gen
+	$(PY) -m mypy
 	$(PY) -m pytest -n auto -q -p no:cacheprovider
 
 bench: deps

@@ -12,9 +12,11 @@ import ctypes
 import os
 import signal
 import subprocess
+from typing import Any, Callable
 
 PR_SET_PDEATHSIG = 1
 
+_prctl: Callable[..., int] | None
 try:
     _prctl = ctypes.CDLL(None, use_errno=True).prctl     # looked up now: not in the child after fork
 except (OSError, AttributeError):                         # not Linux: children may outlive us there
@@ -30,7 +32,7 @@ def die_with_parent(parent: int) -> None:
         os.kill(os.getpid(), signal.SIGKILL)
 
 
-def run(command: list[str], **kwargs) -> subprocess.CompletedProcess:
+def run(command: list[str], **kwargs: Any) -> subprocess.CompletedProcess[Any]:
     """subprocess.run(command, **kwargs) for a tool that must not outlive this process."""
     parent = os.getpid()
     return subprocess.run(command, preexec_fn=lambda: die_with_parent(parent), **kwargs)

@@ -12,10 +12,10 @@ from __future__ import annotations
 import functools
 import sys
 import threading
-from typing import Callable, TypeVar
+from typing import Any, Callable, TypeVar
 
 T = TypeVar("T")
-F = TypeVar("F", bound=Callable)
+F = TypeVar("F", bound=Callable[..., Any])
 _STACK_BYTES = 1 << 30
 _RECURSION_LIMIT = 2_000_000
 
@@ -23,8 +23,8 @@ _RECURSION_LIMIT = 2_000_000
 def call_with_deep_stack(fn: Callable[[], T]) -> T:
     if getattr(_local, "deep", False):
         return fn()
-    result: list = []
-    error: list = []
+    result: list[T] = []
+    error: list[BaseException] = []
 
     def runner() -> None:
         _local.deep = True
@@ -55,6 +55,6 @@ _local = threading.local()
 def depth_independent(fn: F) -> F:
     """Decorator: `fn` runs with a deep stack (in place when already inside one)."""
     @functools.wraps(fn)
-    def wrapper(*args, **kwargs):
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
         return call_with_deep_stack(lambda: fn(*args, **kwargs))
     return wrapper  # type: ignore[return-value]

@@ -1,5 +1,11 @@
 """The one exception type for bad input: the command line prints it as a single line and exits 1 (with
 one subclass a caller may want to tell apart: IrreducibleCFG)."""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from lowering.ir.core import Function, Instr
 
 
 class CompileError(Exception):
@@ -17,7 +23,7 @@ class IrreducibleCFG(CompileError):
     the kernel another way instead."""
 
 
-def where(func, ins=None) -> str:
+def where(func: Function, ins: Instr | None = None) -> str:
     """'FILE: @kernel' or 'FILE: @kernel: block L: opcode', the head of a message about `ins`."""
     head = f"{func.source_name or '<input>'}: @{func.name}"
     if ins is None:

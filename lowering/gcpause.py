@@ -3,10 +3,11 @@ from __future__ import annotations
 
 import contextlib
 import gc
+from collections.abc import Iterator
 
 
 @contextlib.contextmanager
-def gc_paused():
+def gc_paused() -> Iterator[None]:
     """The structurizer and the SPIR-V emitter allocate hundreds of thousands of small objects and free
     few: the cyclic collector would rescan the whole heap many times over (half the time on 10k-block
     functions)."""

@@ -3,7 +3,9 @@ oracle, the Vulkan launcher): 1 to 3 dimensions, a local size dividing the globa
 given per dimension or once for all, everything padded to 3 dimensions as the work-item functions see it."""
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 # The one local-size policy. At run time the global size is known: the kernel's reqd_work_group_size,
 # else the largest divisor of the global size that is at most MAX_DEFAULT_LOCAL in dimension 0 (1 in the
@@ -41,8 +43,8 @@ class NDRange:
         return tuple(g // l for g, l in zip(self.global_size, self.local_size))   # type: ignore[return-value]
 
 
-def _dims(value, name: str) -> tuple[int, ...]:
-    dims = (value,) if not hasattr(value, "__len__") else tuple(value)
+def _dims(value: int | Sequence[int], name: str) -> tuple[int, ...]:
+    dims: tuple[Any, ...] = (value,) if isinstance(value, int) or not hasattr(value, "__len__") else tuple(value)
     if not 1 <= len(dims) <= 3:
         raise ValueError(f"{name} must have 1 to 3 dimensions, got {value!r}")
     return tuple(int(d) for d in dims)
@@ -60,7 +62,8 @@ def _pad(sizes: tuple[int, ...], fill: int) -> tuple[int, int, int]:
     return tuple(sizes) + (fill,) * (3 - len(sizes))    # type: ignore[return-value]
 
 
-def ndrange(global_size, local_size, global_offset=0) -> NDRange:
+def ndrange(global_size: int | Sequence[int], local_size: int | Sequence[int],
+            global_offset: int | Sequence[int] = 0) -> NDRange:
     """The checked launch geometry; a ValueError (one line) says what is wrong with it."""
     gsize = _dims(global_size, "global size")
     lsize = _dims(local_size, "local size")

@@ -22,7 +22,7 @@ import shutil
 import stat
 import sys
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 from lowering.errors import CompileError
 
@@ -85,14 +85,14 @@ def _silence_stdout() -> None:
         pass
 
 
-def write_output(path: str | os.PathLike | None, data: str | bytes, inputs: Iterable[str]) -> None:
+def write_output(path: str | os.PathLike[str] | None, data: str | bytes, inputs: Iterable[str]) -> None:
     """Write `data` to `path` (stdout for None or '-'), never over one of `inputs` (every caller names
     its inputs: the one check that no command writes over what it reads)."""
     write_all({path: data}, inputs=inputs)
 
 
-def write_all(outputs: dict, directories: dict[str, dict[str, bytes]] | None = None, *,
-              inputs: Iterable[str]) -> None:
+def write_all(outputs: Mapping[str | os.PathLike[str] | None, str | bytes],
+              directories: dict[str, dict[str, bytes]] | None = None, *, inputs: Iterable[str]) -> None:
     """One command's outputs, all committed together or none: `outputs` maps a file (None or '-':
     stdout) to its data, `directories` a directory to the files to write into it (see write_files).
     Everything is first written to temporary files beside its target, every check made; only then are

@@ -36,6 +36,7 @@ class Options:
     print_after: set[str] = field(default_factory=set)     # pass names, or {"all"}: text to `printed`
     printed: list[str] = field(default_factory=list)       # what --print-after collected, in order
     dumps: dict[str, str] = field(default_factory=dict)    # file name -> text, written by the caller
+    label: str = ""                                        # names dumps and prints (a compile of several pipelines)
 
     def wants_dump(self, pass_name: str) -> bool:
         return self.dump_dir is not None and ("all" in self.dump_after or pass_name in self.dump_after)
@@ -47,10 +48,12 @@ def _after_pass(func: Function, pass_name: str, step: int, options: Options) -> 
         if problems:
             raise ValidationError(func, problems, f"pass '{pass_name}'")
     if options.wants_dump(pass_name):
-        options.dumps.update(dump_texts(func, f"{step:02d}-{pass_name}"))
+        label = f"{options.label}." if options.label else ""
+        options.dumps.update(dump_texts(func, f"{label}{step:02d}-{pass_name}"))
     if "all" in options.print_after or pass_name in options.print_after:
         from lowering.ir.printer import print_function
-        options.printed.append(f"; after {pass_name}\n{print_function(func)}")
+        label = f" ({options.label})" if options.label else ""
+        options.printed.append(f"; after {pass_name}{label}\n{print_function(func)}")
 
 
 def dump_texts(func: Function, stem: str) -> dict[str, str]:
@@ -99,25 +102,12 @@ def run_passes(funcs: dict[str, Function], options: Options, done: str = "read")
             continue
         for func in funcs.values():
             PASSES[name].run(func, caps)
+            if name not in PIPELINES["generic"]:
+                func.target_passes.add(f"{caps.name}:{name}")   # lower_for does not run it again
             _after_pass(func, name, step, options)
         if options.stop_after == name:
             break
     return funcs
-
-
-def lower_for(funcs: list[Function], pipeline: str, verify_each: bool = True) -> None:
-    """Run the passes of `pipeline` that come after promote on functions that have been through the
-    generic pipeline (what a backend calls on its input, so that any caller gets target-ready IR)."""
-    caps = CAPS[pipeline]
-    generic = PIPELINES["generic"]
-    for name in PIPELINES[pipeline]:
-        if name in generic:
-            continue
-        for func in funcs:
-            if PASSES[name].run(func, caps) and verify_each:
-                problems = check(func)
-                if problems:
-                    raise ValidationError(func, problems, f"pass '{name}'")
 
 
 def read_module_ref(mod, source_name: str, options: Options) -> dict[str, Function]:
@@ -223,15 +213,3 @@ def load_module(path: str, opt_level: str = "-O0", build_options: tuple[str, ...
     else:
         mod = parse_llvm_text(data.decode("utf-8", errors="replace"), path)
     return optimize_module(mod, int(opt_level[2:]))
-
-
-def compile_path(path: str, opt_level: str = "-O0", options: Options | None = None,
-                 build_options: tuple[str, ...] = ()) -> dict[str, Function]:
-    """Any input file at an optimisation level -> structured functions, one per kernel."""
-    options = options or Options()
-    if path.lower().endswith(".nir"):
-        if build_options:
-            raise CompileError(f"{path}: build options ({build_options[0]} ...) only apply to OpenCL C input")
-        funcs, done = read_nir(path, read_input(path).decode("utf-8", errors="replace"), options)
-        return run_passes(funcs, options, done)
-    return run_passes(read_module_ref(load_module(path, opt_level, build_options), path, options), options)

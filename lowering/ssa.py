@@ -16,9 +16,17 @@ only where blocks have several predecessors: after an if, after a loop, at a loo
 from __future__ import annotations
 
 import bisect
+from collections.abc import Set as AbstractSet
+from typing import Protocol, cast
 
-from lowering.ir.core import Block, CFNode, Function, If, Instr, Loop, Phi, Undef, Value, cf_lists
+from lowering.ir.core import Block, CFNode, Function, If, Instr, Loop, Phi, Undef, Value, cf_lists, first_block
+from lowering.ir.types import Type
 
+
+class Variable(Protocol):
+    """What var_load/var_store name (attrs["var"]): the structurizer's Var, or promote's slot."""
+    name: str
+    type: Type
 
 class _Reader:
     """Braun's readVariable on the complete CFG, memoised per variable and block.
@@ -35,7 +43,7 @@ class _Reader:
         self.stored_in = shortcuts.stored_in    # if/loop -> variables stored somewhere inside it
         self.shortcuts = shortcuts
 
-    def at_start(self, var, block: Block) -> Value:
+    def at_start(self, var: Variable, block: Block) -> Value:
         ends = self.end_def.get(var, {})
         starts = self.start.setdefault(var, {})
         new_phis, replaced, bypass, stored_in = self.new_phis, self.replaced, self.bypass, self.stored_in
@@ -86,6 +94,7 @@ class _Reader:
             return v
 
         def join(b: Block, preds: list[Block]) -> Value:
+            v: Value
             if not preds:
                 v = Undef(var.type)
                 starts[b] = v
@@ -122,7 +131,8 @@ def _resolve(replace: dict[Value, Value], v: Value) -> Value:
     return root
 
 
-def _rewrite(func: Function, blocks: list[Block], replace: dict[Value, Value], drop=frozenset()) -> None:
+def _rewrite(func: Function, blocks: list[Block], replace: dict[Value, Value],
+             drop: AbstractSet[Instr] = frozenset()) -> None:
     """One pass over the code: drop the instructions in `drop`, map operands through `replace`."""
     for b in blocks:
         instrs = b.instrs
@@ -179,7 +189,7 @@ class _Shortcuts:
 
     def __init__(self, func: Function):
         self.bypass: dict[Block, tuple[CFNode, Block]] = {}
-        self.stored_in: dict[CFNode, set] = {}
+        self.stored_in: dict[CFNode, set[object]] = {}
         self.place: dict[Block, tuple[int, int]] = {}       # block directly in a CF list -> (list, position)
         self.lists: list[list[CFNode]] = []
         self.writers: list[dict[object, list[int]] | None] = []  # per long list: variable -> writer positions
@@ -188,7 +198,7 @@ class _Shortcuts:
     def _visit_all(self, body: list[CFNode]) -> None:
         # iterative post-order over CF lists: a list's stored set needs its children's first
         work: list[tuple[list[CFNode], bool]] = [(body, False)]
-        stored_of: dict[int, set] = {}
+        stored_of: dict[int, set[object]] = {}
         while work:
             nodes, done = work.pop()
             if not done:
@@ -201,13 +211,13 @@ class _Shortcuts:
                 continue
             stored_of[id(nodes)] = self._visit_list(nodes, stored_of)
 
-    def _visit_list(self, nodes: list[CFNode], stored_of: dict[int, set]) -> set:
+    def _visit_list(self, nodes: list[CFNode], stored_of: dict[int, set[object]]) -> set[object]:
         index = len(self.lists)
         self.lists.append(nodes)
         # only long lists get a writers index: short ones are stepped through as before, and indexing
         # every list would cost depth x variables on deeply nested code
         writers: dict[object, list[int]] | None = {} if len(nodes) >= LONG_LIST else None
-        stored: set = set()
+        stored: set[object] = set()
         for i, node in enumerate(nodes):
             if isinstance(node, Block):
                 self.place[node] = (index, i)
@@ -220,12 +230,13 @@ class _Shortcuts:
                             if not positions or positions[-1] != i:
                                 positions.append(i)
                 continue
-            before, after = nodes[i - 1], nodes[i + 1]
+            before, after = cast(Block, nodes[i - 1]), cast(Block, nodes[i + 1])   # blocks around each if/loop
             if isinstance(node, If):
                 inner = stored_of[id(node.then_list)] | stored_of[id(node.else_list)]
             else:
-                inner = stored_of[id(node.body)]
-                self.bypass[node.body[0]] = (node, before)
+                loop = cast(Loop, node)
+                inner = stored_of[id(loop.body)]
+                self.bypass[first_block(loop.body)] = (node, before)
             self.bypass[after] = (node, before)
             self.stored_in[node] = inner
             if writers is not None:
@@ -235,7 +246,7 @@ class _Shortcuts:
         self.writers.append(writers)
         return stored
 
-    def jump_back(self, block: Block, var, skip: tuple[CFNode, Block]) -> tuple[str, Block]:
+    def jump_back(self, block: Block, var: object, skip: tuple[CFNode, Block]) -> tuple[str, Block]:
         """Where a walk for `var` from the top of `block` (right after an if/loop that does not write it)
         goes next: ("end", B) when the value is the one at the end of B (the last block of the same CF
         list writing it; for a loop body's first block, the block before the loop); ("join", B) when the
@@ -249,11 +260,12 @@ class _Shortcuts:
         positions = writers.get(var, ())
         k = bisect.bisect_left(positions, pos) - 1
         if k < 0:
-            return "top", nodes[0]
+            return "top", first_block(nodes)
         q = positions[k]
-        if isinstance(nodes[q], Block):
-            return "end", nodes[q]
-        return "join", nodes[q + 1]
+        node = nodes[q]
+        if isinstance(node, Block):
+            return "end", node
+        return "join", cast(Block, nodes[q + 1])
 
 
 def rebuild(func: Function, replaced: dict[Value, Value]) -> None:
@@ -278,6 +290,7 @@ def rebuild(func: Function, replaced: dict[Value, Value]) -> None:
         for var, value in current.items():
             reader.end_def.setdefault(var, {})[b] = value
     for ins in pending:
+        assert ins.block is not None
         replaced[ins] = reader.at_start(ins.attrs["var"], ins.block)
     kept = set(_trivial_phis(reader.new_phis, replaced))
     drop.update(p for p in reader.new_phis if p not in kept)

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from lowering.ir.core import Function
+
 
 @dataclass(frozen=True)
 class TargetCaps:
@@ -58,3 +60,26 @@ PIPELINES: dict[str, tuple[str, ...]] = {
     # and the split variables stay in private memory, now each a known object
     "gen-blockip": ("split_private_selects", *_LOWERINGS),
 }
+
+
+def lower_for(funcs: list[Function], pipeline: str, verify_each: bool = True) -> None:
+    """Run the passes of `pipeline` that come after promote on functions that have been through the
+    generic pipeline, in place (what each backend calls on its input, so that any caller gets target-ready
+    IR). Each pass runs once per function (Function.target_passes records it; Gen's legalize_int_widths
+    is not idempotent), so this is a no-op on IR that went through `pipeline` already (the driver's)."""
+    from lowering.ir.validate import ValidationError, check
+    from lowering.passes import PASSES
+    caps = CAPS[pipeline]
+    generic = PIPELINES["generic"]
+    for name in PIPELINES[pipeline]:
+        if name in generic:
+            continue
+        for func in funcs:
+            done = f"{caps.name}:{name}"
+            if done in func.target_passes:         # once only: a lowering need not be idempotent
+                continue
+            func.target_passes.add(done)
+            if PASSES[name].run(func, caps) and verify_each:
+                problems = check(func)
+                if problems:
+                    raise ValidationError(func, problems, f"pass '{name}'")

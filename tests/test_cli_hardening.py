@@ -24,8 +24,9 @@ entry:
 """
 
 
-def cli(capsys, *argv) -> tuple[int, str]:
+def cli(capsys, *argv) -> tuple[int | str | None, str]:
     """(exit status, standard error) of the command run in this process."""
+    code: int | str | None
     try:
         code = main([str(a) for a in argv])
     except SystemExit as exc:

@@ -1,5 +1,6 @@
-"""Every IR filetest in tests/filetests gives the output its `; expect:` block holds (tools/filetest.py;
-`python -m tools.filetest --bless FILE` rewrites the block after an intended change)."""
+"""Every filetest in tests/filetests (IR text .nir, Gen machine-IR text .mir) gives the output its
+`; expect:` block holds (tools/filetest.py; `python -m tools.filetest --bless FILE` rewrites the block
+after an intended change)."""
 import difflib
 import glob
 import os
@@ -10,12 +11,12 @@ import pytest
 from tools import filetest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-FILES = sorted(glob.glob(os.path.join(HERE, "filetests", "*.nir")))
+FILES = sorted(glob.glob(os.path.join(HERE, "filetests", "*.nir")) + glob.glob(os.path.join(HERE, "filetests", "*.mir")))
 
 
 def test_there_are_filetests_of_every_kind():
     kinds = {filetest.split(open(path).read())[0].split(" ")[0] for path in FILES}
-    assert kinds >= {"validate", "pass", "spirv-asm"}
+    assert kinds >= {"validate", "pass", "spirv-asm", "gen-mir", "gen-asm", "regalloc", "emit"}
     assert any(filetest.split(open(path).read())[1] for path in FILES)       # run: lines
 
 
@@ -39,3 +40,16 @@ def test_bless_rewrites_a_wrong_expectation_and_only_that(tmp_path):
     assert filetest.bless(path)
     assert filetest.main([path]) == 0
     assert "; expect:\n; kernel @multi_exit" in open(path).read()
+
+
+def test_a_gen_test_names_its_mistakes_in_one_line(tmp_path):
+    source = next(p for p in FILES if p.endswith("gen_asm_loop_exits.nir"))
+    path = str(tmp_path / "copy.nir")
+    text = open(source).read()
+    for test, message in (("gen-asm simd 32", "unknown setting 'simd 32'"),
+                          ("gen-mir cf blockip", "cf blockip compiles CFG IR; this function is not"),
+                          ("regalloc first", "'first' has no value")):
+        open(path, "w").write(text.replace("; test: gen-asm simd 16 cf structured", f"; test: {test}"))
+        with pytest.raises(Exception) as caught:
+            filetest.actual_output(path)
+        assert message in str(caught.value) and "\n" not in str(caught.value)

@@ -99,6 +99,31 @@ def test_pool_reports_a_hang_and_a_crash_and_goes_on(monkeypatch):
     assert len(done) == 1
 
 
+def test_two_entry_loops_count_every_pass_in_their_condition():
+    """A loop entered in its middle keeps its guard count in the `while` condition: a `continue` before
+    the middle label jumps straight to the condition, so a count at the label could be skipped forever
+    (campaign seed 1292 never ended on the reference)."""
+    import re
+    loops = 0
+    for seed in range(400):
+        source = generate(seed, "goto").source
+        for mid in re.findall(r"goto (M\d+);", source):
+            loops += 1
+            label = source.index(f"{mid}:")
+            after = source[label:]
+            assert re.match(rf"{mid}:\n\s*\{{", after), f"seed {seed}: {mid}"
+            assert re.search(r"\} while \(\+\+g\d+ < \d+u && ", after), f"seed {seed}: {mid}"
+    assert loops > 20
+
+
+def test_campaign_seed_1292_ends_on_the_reference():
+    program = generate(1292, "goto")
+    seen: list[tuple[str, str]] = []
+    run_jobs(iter([Job(1292, program, [Config("llvm", "-O0")])]), 1, 120.0,
+             lambda job, o: seen.append((o.config, o.status)), lambda job: None, lambda: False)
+    assert seen == [("llvm-O0", "ok")]
+
+
 # two programs of every mode (seeds 2001-2014 of the default campaign: program_plan), about a minute of
 # CPU together; the same configurations as `reconverge fuzz -n 14 --seed 2001`
 SLICE = program_plan(14, 2001, DEFAULT_MODES, (1, 1))

@@ -356,7 +356,7 @@ def _is_reducible(entry: str, succ: dict[str, list[str]]) -> bool:
             on_stack.add(nxt)
             stack.append((nxt, iter(succ[nxt])))
     rpo = order[::-1]
-    preds = {b: [] for b in rpo}
+    preds: dict[str, list[str]] = {b: [] for b in rpo}
     for b in rpo:
         for s in succ[b]:
             preds[s].append(b)

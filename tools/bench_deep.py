@@ -57,9 +57,9 @@ def _time(fn) -> float:
 
 def measure_gen(sizes) -> None:
     """compile_gen_kernel's seconds per mode and depth (SIMD16), with the growth exponent."""
-    from backend.gen import CF_MODES, compile_gen_kernel
+    from backend.gen import choose_function, compile_gen_kernel
     from tests.test_deep_programs import nested_loops
-    from tools.targets.harness import gen_function, load_program
+    from tools.targets.harness import load_program
     tmp = tempfile.mkdtemp(prefix="reconverge-bench-deep-gen-")
     print("| shape (-O0) | N | mode | middle end s | Gen backend s | instructions | exponent |")
     print("|---|---|---|---|---|---|---|")
@@ -72,11 +72,11 @@ def measure_gen(sizes) -> None:
             program = load_program(path, "-O0")
             for mode in ("structured", "blockip", "hybrid"):
                 started = time.perf_counter()
-                func, used = gen_function(program, "k", mode)
+                func, used = choose_function(program, "k", mode)
                 middle = time.perf_counter() - started
                 started = time.perf_counter()
                 try:
-                    size = str(len(compile_gen_kernel(func, 16, **CF_MODES[used][1]).program))
+                    size = str(len(compile_gen_kernel(func, 16, regions=used.regions, entry=used.entry).program))
                 except CompileError as exc:
                     size = "refused: " + str(exc).split("; ")[0].split(": ", 1)[-1]
                 took = time.perf_counter() - started

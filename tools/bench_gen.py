@@ -46,13 +46,12 @@ def _timed(cmd: list[str], env: dict | None = None, cwd: str | None = None) -> f
 def _ours(path: str) -> dict[str, tuple[int, int]]:
     """kernel -> (instructions, backward branches: whiles and backward jmpis) of our SIMD16 code, in the
     control-flow mode `--cf auto` picks."""
-    from backend.gen import CF_MODES, compile_gen
-    from tools.targets.harness import gen_function, load_program
+    from backend.gen import GenOptions, compile
+    from tools.targets.harness import load_program
     program = load_program(path, "-O2")
     out = {}
-    for name in program.kernels:
-        func, mode = gen_function(program, name)
-        insts = compile_gen(func, 16, **CF_MODES[mode][1])
+    for name in program.kernels or ():
+        insts = compile(program, name, GenOptions(16)).program
         out[name] = (len(insts), sum(i.opcode == "while" or (i.opcode == "jmpi" and (i.jip or 0) < 0)
                                      for i in insts))
     return out
@@ -90,17 +89,21 @@ def _blockip_overhead(func) -> tuple[int, int, int, int]:
     Entry: each block's test of blockIP, its JOIN jmpi and the if/endif around its body (Beignet's
     scheme B spends the same 3 or 4). Branch: every other instruction on the blockIP register (the
     updates, the tests that pick phi copies' lanes, a backward branch's test) and backward jmpis."""
-    from backend.gen.isel_blockip import BlockIPSelector
-    selector = BlockIPSelector(func, 16)
+    from backend.gen.isel_blockip import BlockIPDriver
+    from backend.gen.mir import VReg
+    selector = BlockIPDriver(func, 16)
     mfunc = selector.run()
-    bip = selector.blockip.value.id
+    blockip = selector.blockip.value
+    assert isinstance(blockip, VReg)
+    bip = blockip.id
     entry = len(selector.index)                     # one blockIP test per block
     total = 0
     for b in mfunc.blocks:
         for ins in b.instrs:
             regs = ins.uses() + ins.defs()
             total += ins.opcode in ("if", "endif", "jmpi") or any(r.id == bip for r in regs)
-            entry += ins.opcode in ("if", "endif") or (ins.opcode == "jmpi" and ins.predicate[2])
+            inverted = ins.predicate is not None and ins.predicate[2]
+            entry += ins.opcode in ("if", "endif") or (ins.opcode == "jmpi" and inverted)
     branches = sum(1 for b in func.blocks if b.instrs and b.instrs[-1].opcode in ("br", "cbr", "switch", "ret"))
     prologue = 2                                    # blockIP's first value: 0xFFFF, then 0 on live lanes
     return entry, len(selector.index), total - entry - prologue, branches
@@ -144,16 +147,15 @@ def _corpus_launches(pattern: str = "*.cl", examples: bool = True):
 
 def _launch(program, spec, cf: str = "auto") -> None:
     """The kernel's corpus launch on gen in SIMD16, in control-flow mode `cf`."""
-    from tools.targets.harness import GenOptions, run_target
+    from tools.targets.harness import GenRunOptions, run_target
     run_target("gen", program, spec.kernel, spec.make_args(1), spec.global_size, spec.local_size,
-               GenOptions(16, cf), global_offset=spec.global_offset)
+               GenRunOptions(16, cf), global_offset=spec.global_offset)
 
 
 def _modes(files: str) -> None:
     """Per kernel and control-flow mode: static instructions, and executed instructions and executed
     branch instructions (if/else/endif/while/break/cont/halt/jmpi) summed over the corpus launch's threads."""
-    from backend.gen import CF_MODES, compile_gen_kernel
-    from tools.targets.harness import gen_function
+    from backend.gen import GenOptions, choose_function, compile
 
     print("\n| kernel | auto picks | structured: static / executed / branches | blockip: static / executed / "
           "branches | hybrid: static / executed / branches | blockip, scheme A entry: static / executed | "
@@ -165,16 +167,15 @@ def _modes(files: str) -> None:
     for program, spec in _corpus_launches(files):
         cells, executed = {}, {}
         for cf in modes:
-            func = gen_function(program, spec.kernel, cf)[0]
-            static = len(compile_gen_kernel(func, 16, **CF_MODES[cf][1]).program)
+            static = len(compile(program, spec.kernel, GenOptions(16, cf)).program)
             with _Executed() as count:
                 _launch(program, spec, cf)
             executed[cf] = count.instructions
             cells[cf] = f"{static} / {count.instructions} / {count.branches}"
             totals[cf] += count.instructions
-        chosen = gen_function(program, spec.kernel, "auto")[1]
+        chosen = choose_function(program, spec.kernel, "auto")[1].name
         totals["auto"] += executed[chosen]
-        entry, blocks, branch, branches = _blockip_overhead(gen_function(program, spec.kernel, "blockip")[0])
+        entry, blocks, branch, branches = _blockip_overhead(choose_function(program, spec.kernel, "blockip")[0])
         overhead = [a + b for a, b in zip(overhead, (entry, blocks, branch, branches))]
         per_branch = f"{branch / branches:.1f}" if branches else "-"
         scheme_a = cells["blockip-predicated"].rsplit(" / ", 1)[0]
@@ -221,12 +222,14 @@ def _random_modes(seeds: int = 24) -> None:
             kernels += 1
             inp = np.random.default_rng(seed).integers(-1000, 1000, 48).astype(np.int32)
             executed = {}
-            for mode, (pipeline, options) in modes.items():
+            for mode, cf in modes.items():
+                pipeline = cf.pipeline
                 if pipeline not in funcs:
                     continue
-                static = len(compile_gen_kernel(funcs[pipeline], 16, **options).program)
+                static = len(compile_gen_kernel(funcs[pipeline], 16, regions=cf.regions, entry=cf.entry).program)
                 with _Executed() as count:
-                    run_gen_kernel(funcs[pipeline], [np.zeros(48, np.int32), inp.copy()], (48,), (24,), 16, **options)
+                    run_gen_kernel(funcs[pipeline], [np.zeros(48, np.int32), inp.copy()], (48,), (24,), 16,
+                                   regions=cf.regions, entry=cf.entry)
                 executed[mode] = count.instructions
                 for k, v in enumerate((static, count.instructions, count.branches)):
                     totals[mode][k] += v

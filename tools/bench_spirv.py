@@ -12,7 +12,7 @@ How to read the output (Markdown tables):
    Clang emits the OpenCL (Kernel) flavour with unstructured control flow, we emit Vulkan (Shader)
    SPIR-V with structured control flow: its word count is a reference, not a like-for-like target.
 2. Totals and the ratio ours/clang; then, in one warm process (imports done, grammar loaded by a
-   warm-up compile), the time of `lowering.pipeline.compile_path` (clang-22 to LLVM IR, read,
+   warm-up compile), the time of `lowering.program.compile_path` (clang-22 to LLVM IR, read,
    structurize, promote) and of `backend.spirv.compile_spirv` (emission) summed over the corpus. What
    the whole-process time has on top of these two is Python start-up, imports and one-time loads.
 3. Generated kernels (tools.testing.cfggen.random_kernel, seed --seed) of --sizes blocks, structured once,
@@ -34,12 +34,14 @@ import subprocess
 import sys
 import tempfile
 import time
+from typing import Any
 
 import backend.spirv.emit  # noqa: F401  (imported here so that no timed call pays for it)
 from backend.spirv import compile_spirv
 from backend.spirv import tools as spirv_tools
 from backend.spirv.options import SpirvOptions
-from lowering.pipeline import Options, compile_llvmlite, compile_path
+from lowering.pipeline import Options, compile_llvmlite
+from lowering.program import compile_path
 from tools.testing.cfggen import random_kernel
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -98,22 +100,23 @@ def in_process(path: str, options: SpirvOptions) -> tuple[float, float, bytes]:
 def corpus_row(path: str, tmp: str, options: SpirvOptions) -> dict:
     """Everything measured on one corpus file; errors go into row['errors']."""
     stem = os.path.join(tmp, os.path.basename(path))
-    row = {"file": path, "errors": []}
+    errors: list[str] = []
+    row: dict[str, Any] = {"file": path, "errors": errors}
     row["ours_s"], err = timed_process(ours_command(path, stem + ".ours.spv"))
     if err:
-        row["errors"].append(f"ours (process): {err}")
+        errors.append(f"ours (process): {err}")
     row["clang_s"], row["clang_error"] = timed_process([*CLANG, path, "-o", stem + ".clang.spv"])
     row["clang_words"] = None if row["clang_error"] else spv_words(stem + ".clang.spv")
     try:
         row["front_s"], row["emit_s"], binary = in_process(os.path.join(ROOT, path), options)
         spirv_tools.validate(binary, options.target_env, path)
     except Exception as exc:
-        row["errors"].append(f"ours (in process): {exc}")
+        errors.append(f"ours (in process): {exc}")
         return row
     row["words"] = len(binary) // 4
     row["opt_words"], err = optimized_words(binary, options.target_env, path)
     if err:
-        row["errors"].append(err)
+        errors.append(err)
     return row
 
 
@@ -198,7 +201,7 @@ def growth_row(n_blocks: int, seed: int, repeat: int, options: SpirvOptions) -> 
     funcs = list(compile_llvmlite(random_kernel(random.Random(seed), n_blocks),
                                   options=Options(verify_each=False)).values())
     binary = compile_spirv(funcs, options)     # untimed warm-up: lazy grammar load, first-call caches
-    row = {"target": n_blocks, "blocks": sum(len(f.all_blocks()) for f in funcs),
+    row: dict[str, Any] = {"target": n_blocks, "blocks": sum(len(f.all_blocks()) for f in funcs),
            "instrs": sum(1 for f in funcs for _ in f.instructions()), "words": len(binary) // 4}
     row["emit_s"] = best_time(lambda: compile_spirv(funcs, options), repeat)
     gc.disable()
@@ -223,7 +226,7 @@ def run_growth(sizes: list[int], seed: int, repeat: int, options: SpirvOptions) 
     print(f"\n| cfggen blocks (seed {seed}) | tree blocks | instructions | words | compile_spirv (s) "
           f"| exponent | same, gc off (s) | exponent, gc off | spirv-val |")
     print("|---:|---:|---:|---:|---:|---:|---:|---:|---|")
-    rows = []
+    rows: list[dict] = []
     for n in sizes:
         row = growth_row(n, seed, repeat, options)
         slopes = [f"{exponent(rows[-1], row, k):.2f}" if rows else "" for k in ("emit_s", "emit_nogc_s")]

@@ -47,7 +47,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--no-check", action="store_true", help="skip validating the result")
     opts = ap.parse_args(argv)
     sys.setrecursionlimit(100000)
-    rows = []
+    rows: list[dict] = []
     print(f"{'blocks':>8} {'read (s)':>9} {'structurize (s)':>16} {'exponent':>9}")
     for n in (int(s) for s in opts.sizes.split(",")):
         row = measure(n, opts.seed, opts.repeat, not opts.no_check)

@@ -79,8 +79,9 @@ def check_one(path: str, opt_level: str, target_env: str) -> list[dict]:
     if ext not in SOURCE_KINDS:
         return [_case(os.path.basename(path), False, f"{path}: not a .cl, .ll, .bc or .spv file")]
     from lowering import pipeline
+    from lowering.program import compile_path
     try:
-        funcs = pipeline.compile_path(path, opt_level, pipeline.Options(pipeline="spirv"))
+        funcs = compile_path(path, opt_level, pipeline.Options(pipeline="spirv"))
     except CompileError as exc:
         return [_case("(compile)", False, str(exc))]
     cases = []
@@ -107,7 +108,7 @@ def _checked_in_child(path: str, opt_level: str, target_env: str, timeout: float
         cases = [_case("(check)", False, str(exc))]
     except Exception as exc:  # noqa: BLE001 - a bug while checking one input fails that input only
         cases = [_case("(check)", False, f"{path}: internal error: {type(exc).__name__}: {exc}")]
-    ok = all(c["status"] == "passed" for c in cases)  # type: ignore[union-attr]
+    ok = all(c["status"] == "passed" for c in cases)
     return {"path": path, "status": "passed" if ok else "failed", "seconds": round(time.perf_counter() - start, 3),
             "cases": cases}
 

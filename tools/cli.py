@@ -39,7 +39,7 @@ from tools.usage import MAX_SECONDS, Terminated, UsageError, raise_on_sigterm, s
 EXIT_INPUT, EXIT_USAGE, EXIT_INTERNAL = 1, 2, 3
 EMIT_KINDS = ("nir", "dot-cfg", "dot-tree", "spirv", "spirv-asm", "dot-spirv", "gen", "gen-asm", "gen-mir")
 GEN_EMITS = ("gen", "gen-asm", "gen-mir")
-CF_CHOICES = ("auto", "structured", "blockip", "hybrid")    # --cf (backend.gen.CF_MODES, and auto)
+CF_CHOICES = ("auto", "structured", "blockip", "hybrid")    # --cf (backend.gen.COMMAND_LINE_CF)
 SPIRV_EMITS = ("spirv", "spirv-asm", "dot-spirv")
 DEFAULT_SPIRV_VERSION, DEFAULT_TARGET_ENV = "1.3", "vulkan1.3"
 
@@ -52,12 +52,13 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _compile(args) -> None:
+    """One path for every --emit: the driver (lowering.program) loads the input once and runs the pipeline
+    each output needs, with the pass inspection of the command line; Gen chooses its control-flow mode
+    per kernel (backend.gen.compile), so every dump option works with --cf auto too."""
     from lowering import pipeline
     from lowering.ir.dot import cfg_dot, tree_dot
     from lowering.ir.printer import print_function
-    if args.emit in GEN_EMITS and args.cf in (None, "auto"):
-        _compile_gen_auto(args)
-        return
+    from lowering.program import load_program
     dump_after = set(args.dump_after or [])
     unknown = dump_after - set(pipeline.PASS_NAMES) - {"all"}
     if unknown:
@@ -68,15 +69,17 @@ def _compile(args) -> None:
     if args.emit in ("dot-tree", *SPIRV_EMITS) and args.stop_after == "read":
         raise UsageError(f"--emit {args.emit} needs the structurize pass (drop --stop-after read)")
     spirv = _compile_spirv_options(args)
+    gen = _compile_gen_options(args)
     from backend.gen import CF_MODES
     from lowering.target import PIPELINES
-    gen_pipeline = CF_MODES[args.cf or "structured"][0]     # an explicit --cf (auto returned above)
-    chosen = args.pipeline or ("spirv" if spirv is not None else gen_pipeline if args.emit in GEN_EMITS else "generic")
-    if args.emit in GEN_EMITS and chosen != gen_pipeline:
+    auto = gen is not None and gen.cf == "auto"
+    gen_pipeline = CF_MODES[gen.cf].pipeline if gen is not None and not auto else None
+    if auto and args.pipeline:
+        raise UsageError("--pipeline with --emit gen* needs --cf structured, blockip or hybrid (--cf auto "
+                         "runs the gen pipeline, and gen-blockip where it weighs the hybrid)")
+    chosen = args.pipeline or ("spirv" if spirv is not None else gen_pipeline or "generic")
+    if gen_pipeline is not None and chosen != gen_pipeline:
         raise UsageError(f"--emit {args.emit} needs the {gen_pipeline} pipeline, not '{chosen}'")
-    if (args.simd is not None or args.cf is not None) and args.emit not in GEN_EMITS:
-        raise UsageError(f"--{'simd' if args.simd is not None else 'cf'} only applies to --emit "
-                         f"{', '.join(GEN_EMITS)}")
     if chosen not in PIPELINES:
         raise UsageError(f"--pipeline: unknown pipeline '{chosen}' (pipelines: {', '.join(PIPELINES)})")
     if spirv is not None and chosen != "spirv":
@@ -90,19 +93,41 @@ def _compile(args) -> None:
                                dump_dir=args.dump_dir if dump_after else None, stop_after=args.stop_after,
                                pipeline=chosen, print_after=print_after)
     try:
-        funcs = pipeline.compile_path(args.input, f"-O{args.opt}", options, _build_options(args))
+        program = load_program(args.input, f"-O{args.opt}", args.kernel, args.verify_each, _build_options(args),
+                               inspect=options, label_dumps=auto)
+        names = [args.kernel] if args.kernel else None
+        if gen is not None:
+            data = _emit_gen(args.emit, program, names or program.kernel_names(), gen)
+        else:
+            funcs = program.functions_for(chosen, names)
+            if spirv is not None:
+                data = _emit_spirv(args.emit, list(funcs.values()), spirv)
+            else:
+                render = {"nir": print_function, "dot-cfg": cfg_dot, "dot-tree": tree_dot}[args.emit]
+                data = "".join(render(f) for f in funcs.values())
     finally:
         if options.printed:
             sys.stderr.write("".join(options.printed))
-    if spirv is not None:
-        data = _emit_spirv(args.emit, list(funcs.values()), spirv)
-    elif args.emit in GEN_EMITS:
-        data = _emit_gen(args.emit, [(f, CF_MODES[args.cf or "structured"][1]) for f in funcs.values()],
-                         args.simd or 16)
-    else:
-        render = {"nir": print_function, "dot-cfg": cfg_dot, "dot-tree": tree_dot}[args.emit]
-        data = "".join(render(f) for f in funcs.values())
     _write_with_dumps(args, data, options.dumps)
+
+
+def _compile_gen_options(args):
+    """backend.gen.GenOptions of `compile` (its complaints are usage errors), or None when not emitting
+    Gen code (then --simd and --cf may not be given)."""
+    if args.emit not in GEN_EMITS:
+        if args.simd is not None or args.cf is not None:
+            raise UsageError(f"--{'simd' if args.simd is not None else 'cf'} only applies to --emit "
+                             f"{', '.join(GEN_EMITS)}")
+        return None
+    return _gen_options(args.simd, args.cf)
+
+
+def _gen_options(simd: int | None, cf: str | None):
+    from backend.gen import GenOptions
+    try:
+        return GenOptions(16 if simd is None else simd, cf or "auto")
+    except CompileError as exc:
+        raise UsageError(f"--{'simd' if 'SIMD' in str(exc) else 'cf'}: {exc}") from None
 
 
 def _annotated(text: str, notes: dict[int, str]) -> str:
@@ -117,38 +142,22 @@ def _annotated(text: str, notes: dict[int, str]) -> str:
     return "\n".join(out) + "\n"
 
 
-def _compile_gen_auto(args) -> None:
-    """--emit gen* with --cf auto (the default): each kernel takes structured branches or blockIP as
-    harness.gen_function decides; the pass-inspection flags need an explicit --cf."""
-    from tools.targets import harness
-    if args.pipeline or args.stop_after or args.dump_after or args.print_after:
-        raise UsageError("--pipeline, --stop-after, --dump-after and --print-after with --emit gen* need "
-                         "--cf structured, blockip or hybrid")
-    program = harness.load_program(args.input, f"-O{args.opt}", args.kernel, verify_each=args.verify_each,
-                                   build_options=_build_options(args))
-    names = [args.kernel] if args.kernel else program.kernel_names()
-    from backend.gen import CF_MODES
-    chosen = [harness.gen_function(program, name, "auto") for name in names]
-    _write_with_dumps(args, _emit_gen(args.emit, [(f, CF_MODES[mode][1]) for f, mode in chosen], args.simd or 16),
-                      {})
-
-
-def _emit_gen(kind: str, funcs: list, simd: int) -> str | bytes:
-    """gen: a kernel container of every kernel (isa/gen9/container.py); gen-asm: its iga64-syntax text;
-    gen-mir: the machine IR before register allocation. `funcs`: (function, its control-flow mode's
-    options: backend.gen.CF_MODES) pairs."""
-    from backend.gen import compile_gen_kernel, select_any
+def _emit_gen(kind: str, program, names: list[str], options) -> str | bytes:
+    """gen: a kernel container of every kernel (isa/gen9/container.py); gen-asm: its iga64-syntax text, each
+    kernel headed by comment lines saying its width, size and control-flow mode (the one --cf auto chose);
+    gen-mir: the machine IR before register allocation."""
+    from backend.gen import compile, select
     from backend.gen.mir_printer import print_mfunction
     from isa.gen9.container import pack_container
     from isa.gen9.disassembler import disassemble
     from isa.gen9.encoding import encode_program
     if kind == "gen-mir":
-        return "".join(print_mfunction(select_any(f, simd, **options)) for f, options in funcs)
-    built = [(k, encode_program(k.program)) for k in (compile_gen_kernel(f, simd, **options)
-                                                       for f, options in funcs)]
+        return "".join(print_mfunction(select(program, name, options)[0]) for name in names)
+    built = [(k, encode_program(k.program)) for k in (compile(program, name, options) for name in names)]
     if kind == "gen-asm":
-        return "\n".join(f"// kernel {k.name}: SIMD{simd}, {len(code)} bytes\n{_annotated(disassemble(code), k.notes)}"
-                         for k, code in built)
+        how = "chosen by --cf auto" if options.cf == "auto" else "--cf"
+        return "\n".join(f"// kernel {k.name}: SIMD{k.simd}, {len(code)} bytes\n// control flow: {k.mode} ({how})\n"
+                         f"{_annotated(disassemble(code), k.notes)}" for k, code in built)
     return pack_container([k.container_entry(code) for k, code in built])
 
 
@@ -292,8 +301,9 @@ def _run(args) -> None:
         raise UsageError("--trace only applies to --target gen")
     if args.target == "gen":
         from isa.gen9.simulator import Trace
-        backend = harness.GenOptions(args.simd or 16, args.cf or "auto", Trace() if args.trace is not None else None,
-                                     args.max_steps)
+        checked = _gen_options(args.simd, args.cf)
+        backend = harness.GenRunOptions(checked.simd, checked.cf, Trace() if args.trace is not None else None,
+                                        args.max_steps)
     if (args.platform or args.device) and args.target != "opencl":
         raise UsageError(f"{'--platform' if args.platform else '--device'} only applies to --target opencl")
     if args.target == "opencl":
@@ -392,7 +402,7 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--pipeline", metavar="generic|spirv|gen|gen-blockip",
                    help="which target's passes to run (default: spirv for the SPIR-V outputs, else generic, the "
                         "target-independent passes); see lowering/target.py")
-    c.add_argument("--simd", type=int, choices=(8, 16), help="--emit gen*: SIMD width (default 16)")
+    c.add_argument("--simd", type=int, metavar="8|16", help="--emit gen*: SIMD width (default 16)")
     c.add_argument("--cf", choices=CF_CHOICES,
                    help="--emit gen*: control flow as Gen's structured branches from the tree, per-lane blockIP "
                         "on the CFG with no structurizer (any CFG, irreducible ones too), hybrid (the CFG's "
@@ -445,7 +455,7 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--max-steps", type=int, metavar="N",
                    help="ir: instructions per work-item, gen: per hardware thread, before the run is stopped as "
                         "endless (defaults: ir 60000000, gen 1000000; 0: no limit)")
-    r.add_argument("--simd", type=int, choices=(8, 16), help="gen target: SIMD width (default 16)")
+    r.add_argument("--simd", type=int, metavar="8|16", help="gen target: SIMD width (default 16)")
     r.add_argument("--cf", choices=CF_CHOICES,
                    help="gen target: structured branches, per-lane blockIP, hybrid, or auto (default; see compile)")
     r.add_argument("--trace", metavar="OUT.png",

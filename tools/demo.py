@@ -103,9 +103,9 @@ def _spirv() -> bool:
 
 
 def _gen_compile() -> bool:
-    from tools.targets.harness import GenOptions
+    from tools.targets.harness import GenRunOptions
     _section("examples/*.cl -> Gen9 (SIMD16), run on the simulator against the JIT")
-    ok = _examples_on("gen", (("gen", ".gen"), ("gen-asm", ".gen.asm")), [], GenOptions(16), ulps=True)
+    ok = _examples_on("gen", (("gen", ".gen"), ("gen-asm", ".gen.asm")), [], GenRunOptions(16), ulps=True)
     print(f"Gen9 kernel containers and their text: {os.path.relpath(OUT, ROOT)}/*.gen, *.gen.asm")
     return ok
 

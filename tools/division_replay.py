@@ -26,6 +26,7 @@ import os
 import pickle
 import shutil
 import sys
+from typing import Any, cast
 
 import numpy as np
 
@@ -88,7 +89,7 @@ class Recorder:
         vulkan_run.dispatch = self.dispatch
         # record the module `--emit spirv` writes, not lavapipe's work-arounds (an extra binding, relaxed atomics)
         select = vulkan_run.select_device
-        vulkan_run.select_device = lambda spec: _AnyDriver(select(spec))
+        vulkan_run.select_device = lambda spec: cast(Any, _AnyDriver(select(spec)))    # a DeviceInfo proxy
 
     def dispatch(self, spirv, entry, buffers, push, groups, spec=None):
         out = self.real(spirv, entry, buffers, push, groups, spec)

@@ -11,7 +11,7 @@ import os
 from collections import Counter
 
 from lowering.errors import CompileError
-from tools.targets.harness import GenOptions, compare, load_program, run_target
+from tools.targets.harness import GenRunOptions, compare, load_program, run_target
 from tools.testing.float_policy import float_ulps
 from tools.testing.kernel_spec import parse_specs
 
@@ -21,7 +21,7 @@ CORPUS = sorted(glob.glob(os.path.join(ROOT, "tests", "kernels", "*.cl"))) + \
 
 
 def run_corpus(level: str, simd: int, verbose: bool = False) -> tuple[int, Counter, list[str]]:
-    agree, refused, wrong = 0, Counter(), []
+    agree, refused, wrong = 0, Counter[str](), []
     for path in CORPUS:
         program = load_program(path, level)
         for spec in parse_specs(path):
@@ -30,7 +30,7 @@ def run_corpus(level: str, simd: int, verbose: bool = False) -> tuple[int, Count
                               spec.local_size, global_offset=spec.global_offset)
             try:
                 got = run_target("gen", program, spec.kernel, spec.make_args(1), spec.global_size,
-                                 spec.local_size, GenOptions(simd), global_offset=spec.global_offset)
+                                 spec.local_size, GenRunOptions(simd), global_offset=spec.global_offset)
             except CompileError as exc:
                 reason = str(exc).split(": ", 1)[-1].split(" (the Gen backend")[0]
                 refused[reason] += 1

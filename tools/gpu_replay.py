@@ -39,6 +39,7 @@ import os
 import re
 import sys
 import types
+from typing import Any
 
 import numpy as np
 
@@ -59,13 +60,15 @@ def load_vulkan_run(grammar_numbers: dict):
     package = types.ModuleType("_gpu_replay")
     package.__path__ = []
     stub = types.ModuleType("_gpu_replay.grammar")
-    stub.GRAMMAR = grammar
+    vars(stub)["GRAMMAR"] = grammar
     sys.modules.setdefault("_gpu_replay", package)
     sys.modules["_gpu_replay.grammar"] = stub
     if ROOT not in sys.path:
         sys.path.insert(0, ROOT)     # lowering.errors
     spec = importlib.util.spec_from_file_location("_gpu_replay.vulkan_run",
                                                   os.path.join(ROOT, "backend", "spirv", "vulkan_run.py"))
+    if spec is None or spec.loader is None:
+        raise ImportError(f"cannot load {ROOT}/backend/spirv/vulkan_run.py")
     module = importlib.util.module_from_spec(spec)
     sys.modules["_gpu_replay.vulkan_run"] = module
     spec.loader.exec_module(module)
@@ -309,6 +312,7 @@ def _random(cases_path: str | None, scratch: str):
             continue
         seen.add(source)
         number = re.search(r"(\d+)", case.get("id", "")) or re.search(r"(\d+)", str(len(seen)))
+        assert number is not None       # the second search finds the count's digits
         seed = int(number.group(1))
         path = os.path.join(scratch, f"random_{seed}.cl")
         with open(path, "w", encoding="utf-8") as out:
@@ -348,7 +352,7 @@ def record(folder: str, groups: list[str], cases_path: str | None, limit: int | 
     from tools.targets.harness import run_target
     os.makedirs(os.path.join(folder, "launches"), exist_ok=True)
     sources = {"corpus": _corpus, "barrier": _barrier, "real": _real, "cfg": _cfg}
-    manifest = {"grammar": _grammar_numbers(), "launches": []}
+    manifest: dict[str, Any] = {"grammar": _grammar_numbers(), "launches": []}
     verdicts: list[dict] = []
     used: set[str] = set()
     with tempfile.TemporaryDirectory() as scratch, _Recorder() as recorder:

@@ -3,6 +3,8 @@
     reconverge asm INPUT.asm -o OUT.krn [--compact]   (iga64 syntax in, raw Gen9 binary out)
     reconverge disasm INPUT.krn [-o OUT|-] [--fields] [--format text|json]
                                                      (iga64 -p=9 -d text out, or every field)
+    reconverge disasm INPUT.krn --validate [-o OUT|-]  (the PRM restrictions each instruction breaks,
+                                                     isa/gen9/validate.py; exit 1 when there are any)
     reconverge diff A.krn B.krn [--format text|json] [-o OUT|-]  (the fields that differ; exit 1 when they do)
 
 Bad input raises CompileError (printed by tools/cli.py as one line, exit 1); output is written to a
@@ -12,12 +14,18 @@ from __future__ import annotations
 
 import json
 import sys
+from typing import Literal, overload
 
 from isa.gen9.errors import IsaError
 from lowering.errors import CompileError
 from lowering.output import write_output
+from tools.usage import UsageError
 
 
+@overload
+def _read(path: str, binary: Literal[True]) -> bytes: ...
+@overload
+def _read(path: str, binary: Literal[False]) -> str: ...
 def _read(path: str, binary: bool) -> bytes | str:
     try:
         if path == "-":
@@ -59,6 +67,9 @@ def _disasm(args) -> None:
     name = "<stdin>" if args.input == "-" else args.input
     kernels = _decoded(name, lambda: unpack_container(data))
     many = is_container(data)
+    if args.validate:
+        _validate(args, name, kernels, many)
+        return
     if args.format == "json":
         doc = {"schema": "reconverge-gen9-disasm/1", "input": name, "kernels": [
             {"name": k.name, "simd": k.simd, "size": len(k.code), "payload": k.payload,
@@ -72,6 +83,23 @@ def _disasm(args) -> None:
         text = _decoded(where, lambda k=k: format_fields(inspect(k.code)) if args.fields else disassemble(k.code))
         parts.append((f"// kernel {k.name}: SIMD{k.simd}, {len(k.code)} bytes\n" if many else "") + text)
     write_output(args.output, "\n".join(parts).encode(), inputs=[args.input])
+
+
+def _validate(args, name: str, kernels, many: bool) -> None:
+    """disasm --validate: one line per violation (kernel, instruction index and offset, text, rule,
+    citation), then a count; exit 1 when there is any."""
+    from isa.gen9.validate import validate_binary
+    if args.fields or args.format != "text":
+        raise UsageError("--validate prints text: drop --fields and --format")
+    lines, total = [], 0
+    for k in kernels:
+        found = validate_binary(k.code)
+        total += len(found)
+        lines += [f"{k.name}: {v}" if many else str(v) for v in found]
+    lines.append(f"{total} violation{'s' * (total != 1)} in {len(kernels)} kernel{'s' * (len(kernels) != 1)}")
+    write_output(args.output, "\n".join(lines) + "\n", inputs=[args.input])
+    if total:
+        raise SystemExit(1)
 
 
 def _diff(args) -> None:
@@ -131,6 +159,9 @@ def add_commands(subparsers) -> None:
                         "value and meaning (compacted ones also their compact fields and expansion)")
     d.add_argument("--format", choices=("text", "json"), default="text",
                    help="json: the --fields data as JSON (schema reconverge-gen9-disasm/1, see the README)")
+    d.add_argument("--validate", action="store_true",
+                   help="check every instruction against the PRM's region, type, execution-size, register, send "
+                        "and branch restrictions (isa/gen9/validate.py); print the violations, exit 1 if any")
     d.set_defaults(func=_disasm)
     f = subparsers.add_parser("diff", help="field-level difference of two Gen9 binaries (exit 1 if they differ)")
     f.add_argument("a", help="first binary")

@@ -20,6 +20,7 @@ cannot be read is a CompileError (bad input, exit 1). Both name the argument.
 from __future__ import annotations
 
 import re
+from typing import Any
 
 import numpy as np
 
@@ -29,7 +30,7 @@ from tools.targets.harness import LocalArg, Param
 
 DTYPES = ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
           "float16", "float32", "float64")
-_FLOAT_DTYPES = {16: np.float16, 32: np.float32, 64: np.float64}
+_FLOAT_DTYPES: dict[int, type[np.floating[Any]]] = {16: np.float16, 32: np.float32, 64: np.float64}
 
 
 MAX_BUFFER_BYTES = 1 << 32       # 4 GiB: a buffer (or __local block) beyond it is refused up front

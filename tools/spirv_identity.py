@@ -46,15 +46,18 @@ def corpus(root: str) -> list[str]:
 def manifest(root: str) -> dict[str, str]:
     """'file -O<n>' -> sha256 of the SPIR-V module (or 'error: ...'), compiled by the tree at `root`."""
     from backend.spirv import compile_spirv
-    from lowering import pipeline
     from lowering.errors import CompileError
+    try:
+        from lowering.program import compile_path  # the compile driver
+    except ImportError:                                 # a base revision from before it
+        from lowering.pipeline import compile_path  # type: ignore[attr-defined,no-redef]
     out: dict[str, str] = {}
     for rel in corpus(root):
         include = os.path.join(root, os.path.dirname(rel), "include")
         build = BUILD_OPTIONS.get(os.path.basename(rel), ()) + ((f"-I{include}",) if os.path.isdir(include) else ())
         for level in LEVELS:
             try:
-                funcs = pipeline.compile_path(os.path.join(root, rel), level, build_options=build)
+                funcs = compile_path(os.path.join(root, rel), level, build_options=build)
                 out[f"{rel} {level}"] = hashlib.sha256(compile_spirv(list(funcs.values()))).hexdigest()
             except CompileError as exc:
                 out[f"{rel} {level}"] = f"error: {exc}"

@@ -59,23 +59,23 @@ def ir_steps(program, kernel, args, global_size, local_size, offset) -> int:
         state["item"], state["at"], state["interp"] = item, self.steps, self
         return original(self, item)
     used: dict = {}
-    interp_run.Interpreter._set_item = spy
+    interp_run.Interpreter._set_item = spy           # type: ignore[method-assign]   # a spy, put back below
     try:
         from tools.targets.harness import InterpreterOptions
         run_target("ir", program, kernel, args, global_size, local_size, InterpreterOptions(0), global_offset=offset)
         settle(state["interp"])                  # the last item
     finally:
-        interp_run.Interpreter._set_item = original
+        interp_run.Interpreter._set_item = original  # type: ignore[method-assign]
     return most[0]
 
 
 def gen_steps(program, kernel, args, global_size, local_size, offset, simd: int, cf: str) -> int:
-    from backend.gen import CF_MODES
+    from backend.gen import choose_function
     from backend.gen.launch import run_gen_kernel
-    from tools.targets.harness import gen_function, ir_arguments
-    func, mode = gen_function(program, kernel, cf)
+    from tools.targets.harness import ir_arguments
+    func, mode = choose_function(program, kernel, cf)
     return run_gen_kernel(func, ir_arguments(func, args), global_size, local_size, simd, offset,
-                          max_steps=0, **CF_MODES[mode][1])
+                          max_steps=0, regions=mode.regions, entry=mode.entry)
 
 
 def main(argv: list[str] | None = None) -> None:

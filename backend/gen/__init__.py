@@ -1,5 +1,13 @@
 """The Gen9 backend: structured IR -> Gen9 kernels that the simulator runs and iga64 reads.
 
+    compile(program, kernel, GenOptions(simd=16, cf="auto")) -> GenKernel   (its .mode: the mode used)
+
+The backend owns the choice of control-flow mode (choose_function: `auto` weighs the tree against the
+hybrid per kernel) and asks the compile driver (lowering.program) for the function each mode takes.
+Contract shared with backend/spirv: the backend runs its target's lowerings on its input itself
+(lower_for_gen, in place; a no-op on the driver's already lowered functions), so any caller of
+compile_gen_kernel or select_any gets target-ready IR.
+
 `isel.py` selects the machine IR from the tree with structured branches, `isel_blockip.py` from the CFG
 with per-lane blockIP, block by block or over `cf_regions.py`'s natural regions (the hybrid; `cost.py`
 estimates which of tree and hybrid runs less) (`mir.py`: virtual registers with a type and a shape,
@@ -11,32 +19,125 @@ isa/gen9/dispatch.py's thread payload.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Protocol
 
 from lowering.deepstack import depth_independent
+from lowering.errors import CompileError, IrreducibleCFG
 from lowering.ir.core import Function
 
-# control-flow mode -> (the pipeline whose function it compiles, compile_gen_kernel's options). `auto`
-# picks structured or hybrid per kernel (tools/targets/harness.gen_function); blockip-predicated is
-# Beignet's scheme A entry sequence, measured against blockip's and not offered on the command line.
-CF_MODES: dict[str, tuple[str, dict]] = {
-    "structured": ("gen", {}),
-    "blockip": ("gen-blockip", {}),
-    "hybrid": ("gen-blockip", {"regions": True}),
-    "blockip-predicated": ("gen-blockip", {"entry": "predicate"}),
-}
+if TYPE_CHECKING:
+    from isa.gen9.container import Kernel
+    from isa.gen9.model import Instruction
+
+    from .abi import KernelLayout
+    from .mir import MFunction
+
+
+class Program(Protocol):
+    """What the backend asks of the compile driver (lowering.program.Program): a kernel as a pipeline
+    leaves it, and whether the input has a CFG to give the gen-blockip pipeline."""
+
+    @property
+    def structured_input(self) -> bool: ...
+
+    def function(self, kernel: str, target_pipeline: str = "generic") -> Function: ...
+
+
+@dataclass(frozen=True)
+class CFMode:
+    """A way to compile control flow: the pipeline whose function it takes, and the selector's settings."""
+    name: str
+    pipeline: str               # lowering.target.PIPELINES: "gen" (the tree) or "gen-blockip" (the CFG)
+    regions: bool = False       # the CFG's natural regions in structured branches inside blockIP (the hybrid)
+    entry: str = "if"           # blockIP's entry sequence (isel_blockip.BlockIPDriver)
+
+
+# `auto` picks structured or hybrid per kernel (choose_function); blockip-predicated is Beignet's scheme A
+# entry sequence, measured against blockip's and not offered on the command line.
+CF_MODES: dict[str, CFMode] = {m.name: m for m in (
+    CFMode("structured", "gen"),
+    CFMode("blockip", "gen-blockip"),
+    CFMode("hybrid", "gen-blockip", regions=True),
+    CFMode("blockip-predicated", "gen-blockip", entry="predicate"),
+)}
+COMMAND_LINE_CF = ("auto", "structured", "blockip", "hybrid")    # --cf
+
+
+@dataclass(frozen=True)
+class GenOptions:
+    """What to compile a kernel for: the SIMD width, the control-flow mode (a CF_MODES name, or `auto`,
+    the backend's own choice per kernel: choose_function) and whether the machine IR is verified after
+    selection and allocation. Checked when made: a bad value is a one-line CompileError."""
+    simd: int = 16
+    cf: str = "auto"
+    verify: bool = True
+
+    def __post_init__(self) -> None:
+        if self.simd not in (8, 16):
+            raise CompileError(f"SIMD{self.simd}: the Gen backend compiles SIMD8 or SIMD16")
+        if self.cf != "auto" and self.cf not in CF_MODES:
+            raise CompileError(f"unknown control-flow mode '{self.cf}' (modes: auto, {', '.join(CF_MODES)})")
 
 
 @dataclass
 class GenKernel:
     name: str
     simd: int
-    program: list                 # isa.gen9.model.Instruction
-    layout: object                # backend.gen.abi.KernelLayout
-    notes: dict                   # instruction index -> a comment for --emit gen-asm (blockIP labels, JOINs)
+    program: list[Instruction]
+    layout: KernelLayout
+    notes: dict[int, str]         # instruction index -> a comment for --emit gen-asm (blockIP labels, JOINs)
+    mode: str = ""                # the CF_MODES name it was compiled in (compile: what auto chose)
 
-    def container_entry(self, code: bytes):
+    def container_entry(self, code: bytes) -> Kernel:
         from isa.gen9.container import Kernel
-        return Kernel(self.name, code, self.simd, self.layout.payload(self.simd))  # type: ignore[attr-defined]
+        return Kernel(self.name, code, self.simd, self.layout.payload(self.simd))
+
+
+def choose_function(program: Program, kernel: str, cf: str = "auto") -> tuple[Function, CFMode]:
+    """The kernel as the mode compiles it (from the driver, lowering.program), and the mode. `auto` (the
+    role of Mesa's brw_simd_selection, for control flow): the hybrid where the structurizer cannot take
+    the CFG (irreducible), or where the hybrid's machine IR is estimated to run clearly less than the
+    tree's (cost.py); else the tree. The tree too where the region search would refuse the nesting, and
+    for IR text in structured form, which has no CFG to take."""
+    if cf != "auto":
+        GenOptions(cf=cf)                    # the one-line refusal of an unknown mode
+        mode = CF_MODES[cf]
+        return program.function(kernel, mode.pipeline), mode
+    from lowering.ir.core import nesting_depth
+
+    from .cf_regions import MAX_ROUNDS, RegionDepthError
+    from .cost import prefers_hybrid
+    try:
+        tree = program.function(kernel, "gen")
+    except IrreducibleCFG:
+        return program.function(kernel, "gen-blockip"), CF_MODES["hybrid"]
+    if program.structured_input or 2 * nesting_depth(tree) > MAX_ROUNDS:   # no CFG, or too deep to search
+        return tree, CF_MODES["structured"]
+    cfg = program.function(kernel, "gen-blockip")
+    try:
+        hybrid = select_any(cfg, regions=True)
+    except RegionDepthError:                 # nested deeper than the region search goes
+        return tree, CF_MODES["structured"]
+    if prefers_hybrid(select_any(tree), hybrid):
+        return cfg, CF_MODES["hybrid"]
+    return tree, CF_MODES["structured"]
+
+
+def compile(program: Program, kernel: str, options: GenOptions | None = None) -> GenKernel:
+    """A kernel of a program, in options.cf's mode (auto: choose_function's), as Gen9 instructions; the
+    GenKernel says the mode."""
+    options = options or GenOptions()
+    func, mode = choose_function(program, kernel, options.cf)
+    compiled = compile_gen_kernel(func, options.simd, options.verify, mode.regions, mode.entry)
+    compiled.mode = mode.name
+    return compiled
+
+
+def select(program: Program, kernel: str, options: GenOptions | None = None) -> tuple[MFunction, str]:
+    """The machine IR of a kernel before register allocation (--emit gen-mir), and the mode's name."""
+    options = options or GenOptions()
+    func, mode = choose_function(program, kernel, options.cf)
+    return select_any(func, options.simd, mode.regions, mode.entry), mode.name
 
 
 @depth_independent          # selection walks the tree and the regions recursively: any nesting depth
@@ -44,40 +145,60 @@ def compile_gen_kernel(func: Function, simd: int = 16, verify: bool = True, regi
                        entry: str = "if") -> GenKernel:
     """A kernel of the `gen` pipeline's IR (structured branches) or the `gen-blockip` one's (blockIP;
     `regions`: with the natural regions in structured branches, the hybrid; `entry`: Beignet's entry
-    sequence, isel_blockip.BlockIPSelector) -> Gen9 instructions and the ABI they expect."""
-    from lowering.errors import CompileError
+    sequence, isel_blockip.BlockIPDriver) -> Gen9 instructions and the ABI they expect. The function is
+    first lowered for Gen in place (lower_for_gen)."""
 
     from .emit import emit
     from .mir_verify import verify as verify_mir
     from .regalloc import allocate
     if simd not in (8, 16):
         raise CompileError(f"@{func.name}: SIMD{simd} (8 or 16)")
+    lower_for_gen(func, verify)
 
     def check(after: str) -> None:
         problems = verify_mir(mfunc) if verify else []
         if problems:
             raise CompileError(f"internal error: invalid machine IR after {after}: {problems[0]}")
-    selector = _selector(func, simd, regions, entry)
-    mfunc = selector.run()
+    from .isel import select
+    selected = select(func, simd, regions, entry)
+    mfunc = selected.mfunc
     check("instruction selection")
-    layout = selector.layout
+    layout = selected.layout
     home, layout.spill_bytes = allocate(mfunc, layout.first_free_grf(), layout.spill_base(simd))
     check("register allocation")
     notes: dict[int, str] = {}
-    return GenKernel(func.name, simd, emit(mfunc, home, notes), layout, notes)
+    program = emit(mfunc, home, notes)
+    if verify:
+        _check_encodable(func.name, program)
+    return GenKernel(func.name, simd, program, layout, notes)
 
 
-def _selector(func: Function, simd: int, regions: bool = False, entry: str = "if"):
-    """Structured branches for a tree (the gen pipeline), blockIP for a CFG (gen-blockip)."""
-    from .isel import Selector
-    from .isel_blockip import BlockIPSelector
-    return Selector(func, simd) if func.is_structured else BlockIPSelector(func, simd, regions, entry)
+def _check_encodable(name: str, program: list) -> None:
+    """The emitted instructions against the PRM's restrictions (isa/gen9/validate.py), before anything
+    encodes them: a violation is a backend bug, reported as an internal error."""
+    from isa.gen9.validate import validate_program
+    from lowering.errors import CompileError
+    found = validate_program(program)
+    if found:
+        more = f" (and {len(found) - 1} more)" if len(found) > 1 else ""
+        raise CompileError(f"internal error: @{name}: invalid Gen code: {found[0]}{more}")
+
+
+def lower_for_gen(func: Function, verify: bool = True) -> None:
+    """The target lowerings, run by the backend on its input (the contract of both backends: any caller
+    gets target-ready IR): the gen pipeline's for a tree, gen-blockip's for a CFG, in place; a no-op on a
+    function that went through that pipeline already (the driver's)."""
+    from lowering.target import lower_for
+    lower_for([func], "gen" if func.is_structured else "gen-blockip", verify)
 
 
 @depth_independent
-def select_any(func: Function, simd: int = 16, regions: bool = False, entry: str = "if"):
-    """The machine IR of either kind of function, before register allocation."""
-    return _selector(func, simd, regions, entry).run()
+def select_any(func: Function, simd: int = 16, regions: bool = False, entry: str = "if") -> MFunction:
+    """The machine IR of either kind of function, before register allocation (lowered for Gen first,
+    legalized: cost.prefers_hybrid counts its instructions)."""
+    from .isel import select
+    lower_for_gen(func)
+    return select(func, simd, regions, entry).mfunc
 
 
 def compile_gen(func: Function, simd: int = 16, verify: bool = True, regions: bool = False,

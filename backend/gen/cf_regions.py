@@ -21,13 +21,20 @@ several levels, switches, irreducible parts, and blocks with a barrier, which bl
 lane of the thread) stays one unit per block. Every region has one entry block; an if, a loop or an
 exit goes on by one edge to `after` (making that edge's phi copies itself), a loop leaving to several
 blocks to its `leaves`, anything else by the terminator of its last block.
+
+Why the loops are searched here rather than read from `lowering.graph.loop_forest` (which this module
+does use, for the nesting depth bound): the forest refuses a whole function as soon as any part of it is
+irreducible, while the hybrid exists for exactly those functions and must still find the natural loops
+beside the irreducible part (tests/gen/test_cf_regions.py: a do-while next to a goto into another
+loop's middle is a loop region although `loop_forest` raises IrreducibleError on the function). And
+the search runs on the unit graph of each round, after inner shapes have collapsed, not on blocks.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from lowering.analysis.graph import IrreducibleError, loop_forest, reverse_postorder
 from lowering.errors import CompileError
+from lowering.graph import IrreducibleError, loop_forest, reverse_postorder
 from lowering.ir.core import Block, Function, Instr
 
 TERMINATORS = ("br", "cbr", "switch", "ret", "unreachable")

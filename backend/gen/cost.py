@@ -1,5 +1,5 @@
 """A static estimate of what a kernel's machine IR executes, for `--cf auto`'s choice between the
-tree's structured branches and the hybrid (harness.gen_function).
+tree's structured branches and the hybrid (backend.gen.choose_function).
 
 Each instruction counts LOOP_WEIGHT times per loop around it, a loop being the span of blocks between
 a backward branch (a while, a backward jmpi) and its target in layout order. The estimate knows neither

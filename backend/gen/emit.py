@@ -21,35 +21,26 @@ def emit(func: MFunction, home: dict[int, int], notes: dict[int, str] | None = N
     (if given) receives a comment per instruction index where a blockIP block starts (its label and
     blockIP value) or a jmpi names its JOIN target, for --emit gen-asm."""
     builder = Builder(func.simd)                  # its program() gives structured branches their JIP and UIP
-    starts: dict[str, int] = {}
     targeted = {t for b in func.blocks for ins in b.instrs for t in ins.targets}
     for b in func.blocks:
-        starts[b.label] = builder.labels[b.label] = len(builder.insts)
+        at = builder.label(b.label)
         if notes is not None and b.label[:1] == "B" and b.label[1:].isdigit():
-            notes[len(builder.insts)] = f"block {b.label}: lanes with blockIP <= {b.label[1:]} run it"
+            notes[at] = f"block {b.label}: lanes with blockIP <= {b.label[1:]} run it"
         elif notes is not None and b.label in targeted:
-            notes[len(builder.insts)] = f"block {b.label}: a branch target"
+            notes[at] = f"block {b.label}: a branch target"
         for ins in b.instrs:
-            if ins.opcode == "jmpi":              # scalar: jumps on the flag's any/all group test
-                if notes is not None:
+            # jmpi (scalar: jumps on the flag's any/all group test), halt (UIP: the final halt; JIP from the
+            # builder's block rule) and while (JIP: back to the loop's first instruction) name a block
+            if ins.opcode in ("jmpi", "halt", "while"):
+                if notes is not None and ins.opcode == "jmpi":
                     kind = "JOIN" if ins.predicate is not None and ins.predicate[2] else "back"
-                    notes[len(builder.insts)] = f"{kind} -> {ins.targets[0]}"
-                builder.insts.append(_instruction(ins, home, 0, 1))
-                builder.fixups.append((len(builder.insts) - 1, "jmpi", ins.targets[0]))
-                continue
-            if ins.opcode == "halt":              # UIP: the final halt; JIP from the builder's block rule
-                builder.insts.append(_instruction(ins, home, 0, 1))
-                builder.fixups.append((len(builder.insts) - 1, "uip", ins.targets[0]))
-                continue
-            if ins.opcode == "while":             # JIP: back to the loop's first instruction
-                inst = _instruction(ins, home, 0, 1)
-                inst.options["_head"] = starts[ins.targets[0]]
-                builder.insts.append(inst)
+                    notes[builder.position] = f"{kind} -> {ins.targets[0]}"
+                builder.emit_instruction(_instruction(ins, home, 0, 1), ins.targets[0])
                 continue
             halves = 2 if ins.exec_size == 16 and (_footprint(ins) > 2 * GRF_BYTES or ins.math_fc in INT_DIV) \
                 else 1
             for h in range(halves):
-                builder.insts.append(_instruction(ins, home, h, halves))
+                builder.emit_instruction(_instruction(ins, home, h, halves))
     return builder.program()
 
 

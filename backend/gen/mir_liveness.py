@@ -1,5 +1,6 @@
 """Liveness on the machine IR: the input the register allocator needs. Bit-set backward data flow over
-the blocks (as lowering/analysis/liveness.py does on the IR), then, from the live-out sets, one live
+the blocks, solved by the one solver the IR uses too (lowering/analysis/liveness.solve, on the blocks'
+integer CFG), then, from the live-out sets, one live
 interval per virtual register in instruction positions (layout order), widened across loops by the
 live-in/live-out sets, and widened for SIMD divergence: a lane that leaves a loop early (break) waits,
 disabled, until the loop's `while` lets every lane out, so a value it needs after the loop must survive
@@ -16,6 +17,8 @@ import bisect
 from dataclasses import dataclass
 
 import numpy as np
+
+from lowering.analysis.liveness import solve
 
 from .mir import MFunction, VReg
 
@@ -55,18 +58,14 @@ def liveness(func: MFunction) -> Liveness:
                 if ins.predicate is None:             # a predicated write keeps the other lanes' values
                     d |= bit[v.id]
         use[b.label], kill[b.label] = u, d
-    live_in = {b.label: 0 for b in func.blocks}
-    live_out = {b.label: 0 for b in func.blocks}
-    changed = True
-    while changed:
-        changed = False
-        for b in reversed(func.blocks):
-            out = 0
-            for s in succs[b.label]:
-                out |= live_in.get(s, 0)
-            new_in = use[b.label] | (out & ~kill[b.label])
-            if out != live_out[b.label] or new_in != live_in[b.label]:
-                live_out[b.label], live_in[b.label], changed = out, new_in, True
+    position = {b.label: i for i, b in enumerate(func.blocks)}
+    graph = [[position[s] for s in succs[b.label] if s in position] for b in func.blocks]
+    none = [0] * len(func.blocks)               # the machine IR has no phis: copies stand in for them
+    backwards = list(range(len(func.blocks) - 1, -1, -1))     # reversed layout: most uses before defs
+    in_bits, out_bits = solve(graph, [use[b.label] for b in func.blocks], [kill[b.label] for b in func.blocks],
+                              none, none, order=backwards)
+    live_in = {b.label: in_bits[i] for i, b in enumerate(func.blocks)}
+    live_out = {b.label: out_bits[i] for i, b in enumerate(func.blocks)}
 
     # each value's interval: the first and last position where it is live; the live sets add their
     # members' first (forward) and last (backward) appearances only, so no live set is walked member by

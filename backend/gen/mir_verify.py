@@ -3,25 +3,35 @@ words, like the IR's validator:
 
 - values: every virtual register an instruction reads or writes is one of the function's (read, maybe,
   as another type of its bytes, as a region on hardware would);
-- types: arithmetic and logic keep to integers or floats as the opcode allows, a compare has a
-  conditional modifier, math has a function, a send has an SFID and a descriptor;
+- opcodes (isa/gen9/opcodes.py): a Gen9 opcode with as many sources as it takes and a conditional
+  modifier only where it has one; integer-only and float-only opcodes keep to their class, add/mul/mac
+  do not mix the two; a compare has a conditional modifier, math has a function, a send has an SFID and
+  a descriptor;
 - execution size: 1, 8 or 16, and the function's SIMD width unless the instruction is scalar (1) or
   runs on all channels (NoMask);
 - regions: no operand reads or writes past the end of its virtual register;
 - flags: a conditional modifier or predicate names f0.0, f0.1, f1.0 or f1.1;
 - control flow: branch targets are blocks of the function; only the last instruction of a block
-  branches; the last block ends the thread with an EOT send, which nothing follows.
+  branches; the last block ends the thread with an EOT send, which nothing follows;
+- immediates: only as the last source, and a 64-bit one only as a lone source (what legalize.py makes
+  of what selection wrote).
 """
 from __future__ import annotations
 
+from isa.gen9 import opcodes
+from isa.gen9.fields import COND_MOD
 from isa.gen9.model import DataType
 
+from .legalize import illegal_immediates
 from .mir import BRANCHES, FLAGS, SENDS, MFunction, MInstr, Operand, VReg
 
 FLOAT_TYPES = (DataType.F, DataType.HF, DataType.DF)
-INT_ONLY = ("and", "or", "xor", "not", "shl", "shr", "asr", "cbit", "fbh", "fbl", "bfrev", "lzd", "mach")
-ARITHMETIC = ("add", "mul", "mad", "avg", "frc", "rndd", "rnde", "rndu", "rndz", "sel", "min", "max")
-COND_MODS = ("eq", "ne", "gt", "ge", "lt", "le", "ov", "un")
+INT_ONLY = opcodes.INT_ONLY              # the opcode table's operand classes
+FLOAT_ONLY = opcodes.FLOAT_ONLY
+# The selector's own rule (not the hardware's, which converts any result to the destination type): these
+# keep integers and floats apart; a conversion is a mov.
+SAME_CLASS = ("add", "mul", "mac")
+COND_MODS = tuple(COND_MOD)
 
 
 def verify(func: MFunction) -> list[str]:
@@ -61,8 +71,17 @@ def _instruction(func: MFunction, ins: MInstr, labels: set[str]) -> list[str]:
     types = [op.type for op in operands]
     if ins.opcode in INT_ONLY and any(t in FLOAT_TYPES for t in types):
         out.append(f"{ins.opcode} takes integers, not {', '.join(t.value for t in types)}")
-    if ins.opcode in ARITHMETIC and len({t in FLOAT_TYPES for t in types}) > 1 and ins.opcode != "sel":
+    if ins.opcode in FLOAT_ONLY and any(t not in FLOAT_TYPES for t in types):
+        out.append(f"{ins.opcode} takes floats, not {', '.join(t.value for t in types)}")
+    if ins.opcode in SAME_CLASS and len({t in FLOAT_TYPES for t in types}) > 1:
         out.append(f"{ins.opcode} mixes integer and float operands ({', '.join(t.value for t in types)})")
+    info = opcodes.lookup(ins.opcode)
+    if info is None:
+        out.append(f"{ins.opcode} is not a Gen9 opcode")
+    elif info.alu and ins.opcode != "math" and len(ins.srcs) != info.srcs:
+        out.append(f"{ins.opcode} takes {info.srcs} source{'s' if info.srcs != 1 else ''}, not {len(ins.srcs)}")
+    elif ins.cond_mod is not None and info.alu and not info.cond_mod:
+        out.append(f"{ins.opcode} takes no conditional modifier")
     if ins.opcode == "cmp" and ins.cond_mod not in COND_MODS:
         out.append("cmp needs a conditional modifier")
     if ins.cond_mod is not None and ins.cond_mod not in COND_MODS:
@@ -79,6 +98,9 @@ def _instruction(func: MFunction, ins: MInstr, labels: set[str]) -> list[str]:
             out.append(f"branch target {t} is not a block of this function")
     if ins.opcode in ("jmpi", "if", "else", "halt") and not ins.targets:
         out.append("a branch needs a target")
+    immediates = illegal_immediates(ins)
+    if immediates is not None:
+        out.append(immediates)
     return out
 
 

@@ -3,7 +3,9 @@
     compile_spirv(functions, options) -> bytes      one module, one GLCompute entry point per kernel
 
 The functions are first lowered in place for SPIR-V (lowering.target.SPIRV: global size, 64-bit bit
-operations, math edge cases), so the emitter only sees what Vulkan SPIR-V has.
+operations, math edge cases), so the emitter only sees what Vulkan SPIR-V has. Contract shared with
+backend/gen: the backend runs its target's lowerings on its input itself (lower_for; a no-op on IR the
+spirv pipeline already lowered, as the compile driver's functions for it are).
 
 Modules: options (what to produce), abi (parameters -> descriptors and push constants), memory (pointer
 provenance under logical addressing), types, isel (instruction selection), emit (control flow and
@@ -21,7 +23,7 @@ from .options import SpirvOptions
 @depth_independent
 def compile_spirv(functions: list[Function], options: SpirvOptions | None = None) -> bytes:
     from lowering.gcpause import gc_paused
-    from lowering.pipeline import lower_for
+    from lowering.target import lower_for
 
     from .emit import compile_module
     options = options or SpirvOptions()

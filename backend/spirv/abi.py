@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from lowering.errors import CompileError, where
 from lowering.ir.core import Arg, Function
 from lowering.ir.types import Type
-from lowering.kernel_abi import host_values, parameters
+from lowering.kernel_abi import host_values, type_kind
 
 PUSH_CONSTANT_LIMIT = 128   # bytes: the minimum maxPushConstantsSize every Vulkan device must offer
 LOCAL_SPEC_ID_BASE = 100    # SpecId of parameter N's __local array length: 100 + N
@@ -65,8 +65,9 @@ class KernelABI:
     def member_for(self, arg: Arg) -> PushMember:
         return next(m for m in self.push if m.arg is arg)
 
-    def hidden(self, name: str) -> PushMember | None:
-        return next((m for m in self.push if m.arg is None and m.name == name), None)
+    def hidden(self, name: str) -> PushMember:
+        """The hidden member `name` (work_dim, global_offset.x, ...): every kernel's ABI has them."""
+        return next(m for m in self.push if m.arg is None and m.name == name)
 
 
 def _member_type(t: Type) -> Type:
@@ -85,17 +86,18 @@ def kernel_abi(func: Function) -> KernelABI:
         abi.push.append(PushMember(name, offset, t, arg))
         offset += t.size
 
-    for p in parameters(func):
-        arg = p.arg
-        place = f"{where(func)}: parameter {arg.param} ({p.name})"
-        if p.kind == "local":
+    for arg in func.args:                   # one IR argument at a time: a by-value vector's lanes apart
+        kind, why = type_kind(arg.type)
+        name = arg.name or f"arg{arg.index}"
+        place = f"{where(func)}: parameter {arg.param} ({name})"
+        if kind == "local":
             abi.locals.append(arg)
-        elif p.kind in ("buffer", "readonly_buffer"):
-            abi.buffers.append(BufferParam(arg, arg.param, p.kind == "readonly_buffer"))
-        elif p.kind == "scalar":
-            add_member(p.name, _member_type(arg.type), arg)
+        elif kind in ("buffer", "readonly_buffer"):
+            abi.buffers.append(BufferParam(arg, arg.param, kind == "readonly_buffer"))
+        elif kind == "scalar":
+            add_member(name, _member_type(arg.type), arg)
         elif arg.type.is_ptr:
-            raise CompileError(f"{place}: {p.why} has no Vulkan mapping (buffers must be __global or "
+            raise CompileError(f"{place}: {why} has no Vulkan mapping (buffers must be __global or "
                                "__constant; declare __local arrays inside the kernel)")
         else:
             raise CompileError(f"{place}: parameter type {arg.type} has no Vulkan mapping")

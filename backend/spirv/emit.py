@@ -17,7 +17,21 @@ unreachable as well, is left out. Block order is tree order, in which dominators
 from __future__ import annotations
 
 from lowering.errors import CompileError, where
-from lowering.ir.core import Arg, Block, Const, Function, If, Instr, Loop, Phi, Undef, Value, cf_lists, nesting_depth
+from lowering.ir.core import (
+    Arg,
+    Block,
+    Const,
+    Function,
+    If,
+    Instr,
+    Loop,
+    Phi,
+    Undef,
+    Value,
+    cf_lists,
+    first_block,
+    nesting_depth,
+)
 from lowering.ir.types import Type
 from lowering.ndrange import compile_time_local_size
 
@@ -299,8 +313,8 @@ class FunctionEmitter(InstructionSelector):
                 m.op("OpBranch", loop[0] if jump.opcode == "break" else loop[1])
         elif isinstance(nxt, If):
             m.op("OpSelectionMerge", self.labels[nodes[i + 2]], "None")
-            m.op("OpBranchConditional", self.value(nxt.cond), self.labels[nxt.then_list[0]],
-                 self.labels[nxt.else_list[0]])
+            m.op("OpBranchConditional", self.value(nxt.cond), self.labels[first_block(nxt.then_list)],
+                 self.labels[first_block(nxt.else_list)])
         elif isinstance(nxt, Loop):
             m.op("OpBranch", self.loop_labels[nxt][0])
         elif follow is None:
@@ -316,13 +330,13 @@ class FunctionEmitter(InstructionSelector):
     def emit_phi(self, phi: Phi, incoming: list[tuple[int, int]]) -> None:
         """OpPhi from (predecessor label, value id) pairs."""
         pairs = [x for label, value in incoming for x in (value, label)]
-        self.ids[phi] = self.m.op("OpPhi", self.types.of(phi.type), *pairs, result=self.forward.pop(phi, None))
+        self.ids[phi] = self.m.op_id("OpPhi", self.types.of(phi.type), *pairs, result=self.forward.pop(phi, None))
 
     def emit_loop(self, loop: Loop, nodes: list, i: int) -> None:
         m = self.m
         header, cont = self.loop_labels[loop]
         merge = self.labels[nodes[i + 1]]
-        before, first = nodes[i - 1], loop.body[0]
+        before, first = nodes[i - 1], first_block(loop.body)
         back = [p for p in first.preds if p is not before and p in self.reachable]
         m.begin_block(header)
         merged: list[tuple[Phi, int]] = []

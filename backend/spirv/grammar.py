@@ -67,7 +67,9 @@ class Grammar:
                 self._bases[name] = list(kind["bases"])
             if category not in ("ValueEnum", "BitEnum"):
                 continue
-            values, params, by_value = {}, {}, {}
+            values: dict[str, int] = {}
+            params: dict[str, list[tuple[str, str]]] = {}
+            by_value: dict[int, str] = {}
             for e in kind["enumerants"]:
                 value = _enum_value(e["value"])
                 values[e["enumerant"]] = value

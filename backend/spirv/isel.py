@@ -1,5 +1,7 @@
 """Instruction selection: one IR instruction -> SPIR-V instructions (Shader capability, GLSL.std.450).
 
+Over 600 lines: one `_op_*` handler per IR opcode family, sharing the signedness helpers at the top.
+
 Each `_op_*` handler returns the id of the value it computed and passes `res` (an id some phi already
 refers to, or None) to its last instruction. Facts used here, from the Vulkan SPIR-V environment: the
 bit instructions (OpBitCount, OpBitReverse) and FindUMsb/FindILsb take 32-bit operands only, so narrower
@@ -13,6 +15,8 @@ gives OpenCL's values there before this runs (lowering.target.SPIRV says what is
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Protocol
+
 from lowering.errors import CompileError
 from lowering.ir.core import Arg, Const, Instr, Undef, Value
 from lowering.ir.opcodes import fence_spaces
@@ -22,7 +26,13 @@ from lowering.passes.lower_math_edges import LOWERED as LOWERED_MATH
 from .grammar import GRAMMAR
 from .memory import access_bits
 from .signedness import SIGNED_GLSL, SIGNED_GLSL_OPERANDS, SIGNED_INSTRUCTIONS, reads_signed
-from .types import is_odd_int, legal_bits
+from .types import TypeTable, is_odd_int, legal_bits
+
+if TYPE_CHECKING:
+    from .abi import KernelABI, PushMember
+    from .emit import ModuleEmitter
+    from .memory import MemoryObject, MemoryPlan
+    from .module import SpirvModule
 
 INT_BINOPS = {"add": "OpIAdd", "sub": "OpISub", "mul": "OpIMul", "udiv": "OpUDiv", "sdiv": "OpSDiv",
               "urem": "OpUMod", "shl": "OpShiftLeftLogical", "lshr": "OpShiftRightLogical",
@@ -73,8 +83,30 @@ def _id_operands(name: str, count: int) -> tuple[bool, ...]:
     return hit
 
 
-class InstructionSelector:
-    """Mixed into the function emitter, which provides m, types, plan, abi, ids, value(), const() ..."""
+class SelectorHost(Protocol):
+    """What the selector needs from the function emitter it is mixed into (emit.FunctionEmitter): the
+    module being built, its type table, the kernel's ABI and memory plan, and the value/constant/variable
+    lookups. Declared here so the selector's use of them is type-checked and the emitter must provide them."""
+
+    module: ModuleEmitter
+    m: SpirvModule
+    types: TypeTable
+    abi: KernelABI
+    plan: MemoryPlan
+
+    def where(self, ins: Instr | None) -> str: ...
+    def const(self, t: Type, value: int | float) -> int: ...
+    def value(self, v: Value) -> int: ...
+    def builtin_variable(self, name: str) -> int: ...
+    def local_size_constant(self) -> int: ...
+    def object_variable(self, obj: MemoryObject) -> int: ...
+    def load_push_member(self, member: PushMember, t: Type, res: int | None = None) -> int: ...
+
+
+class InstructionSelector(SelectorHost):
+    """Mixed into the function emitter, which provides the SelectorHost interface."""
+
+    current: Instr | None = None     # the instruction being selected, for messages from helpers
 
     # ----- signed instructions (signedness.py) -----
     def prepare_signedness(self, func) -> None:
@@ -103,16 +135,17 @@ class InstructionSelector:
         if self.signed_values:
             operands = self._unsigned_operands(name, operands)
         if type_id is None:
-            return self.m.op(name, *operands)
-        return self.m.op(name, type_id, *operands, result=result)
+            return self.m.op_id(name, *operands)
+        return self.m.op_id(name, type_id, *operands, result=result)
 
     def _signed(self, name: str, type_id: int | None, operands: list, result, ext: tuple = ()) -> int:
         """Emit a signed instruction: an integer result type becomes signed; under a pre-assigned id
         (`result`, which phis already use as the unsigned value) the signed result is bitcast back."""
         width = self.m.int_type(type_id) if type_id is not None else None
         if width is None:
-            return self.m.op(name, type_id, *ext, *operands, result=result)
-        value = self.m.op(name, self.types.sint(width[0]), *ext, *operands)
+            return self.m.op_id(name, type_id, *ext, *operands, result=result)
+        assert type_id is not None
+        value = self.m.op_id(name, self.types.sint(width[0]), *ext, *operands)
         self.signed_values.add(value)
         if result is None:
             return value
@@ -120,7 +153,7 @@ class InstructionSelector:
 
     def unsigned_copy(self, value: int, type_id: int, result=None) -> int:
         """OpBitcast of a signed value to its unsigned type; a signed use of the copy uses `value`."""
-        copy = self.m.op("OpBitcast", type_id, value, result=result)
+        copy = self.m.op_id("OpBitcast", type_id, value, result=result)
         self.signed_origin[copy] = value
         return copy
 
@@ -142,7 +175,7 @@ class InstructionSelector:
         key = (x, self.m.block)            # a bitcast here dominates the rest of this block only
         cast = self.block_casts.get(key)
         if cast is None:
-            cast = self.block_casts[key] = self.m.op("OpBitcast", stype, x)
+            cast = self.block_casts[key] = self.m.op_id("OpBitcast", stype, x)
         return cast
 
     def as_unsigned(self, x: int) -> int:
@@ -150,8 +183,10 @@ class InstructionSelector:
         key = (x, self.m.block)
         cast = self.block_casts.get(key)
         if cast is None:
-            width = self.m.int_type(self.m.type_of(x))
-            cast = self.block_casts[key] = self.m.op("OpBitcast", self.types.uint(width[0]), x)
+            type_id = self.m.type_of(x)
+            width = self.m.int_type(type_id) if type_id is not None else None
+            assert width is not None, "a signed value has an integer type"
+            cast = self.block_casts[key] = self.m.op_id("OpBitcast", self.types.uint(width[0]), x)
             self.signed_origin[cast] = x
         return cast
 

@@ -20,7 +20,9 @@ lavapipe launches only, so that `--emit spirv` stays the plain SSA form other dr
 """
 from __future__ import annotations
 
-from lowering.ir.core import Block, Const, Function, If, Instr, Loop, Phi, Undef, Value, cf_lists
+from typing import TypeGuard
+
+from lowering.ir.core import Block, Const, Function, If, Instr, Loop, Phi, Undef, Value, cf_lists, first_block
 from lowering.ir.types import I1, I32, I64, VOID, ptr
 
 
@@ -80,17 +82,17 @@ def demote_loop_exit_phis(func: Function) -> int:
     below). Pointers are left alone."""
     loops: dict[Block, tuple] = {}
     _loops_of_blocks(func.body, (), loops)
-    exits = [phi for block in func.all_blocks() for phi in block.phis()
-             if not phi.type.is_ptr and any(loop not in loops.get(phi.block, ())
+    exits = [(block, phi) for block in func.all_blocks() for phi in block.phis()
+             if not phi.type.is_ptr and any(loop not in loops.get(block, ())
                                             for pred in phi.blocks for loop in loops.get(pred, ()))]
     if not exits:
         return 0
-    entry = func.body[0]
+    entry = first_block(func.body)
     group = entry.insert(0, Instr("workitem", [Const(I32, 2)], I64, {"fn": "group_id"}))
     parity = entry.insert(1, Instr("and", [group, Const(I64, 1)], I64))
     position = 2
     replaced: dict[Value, Value] = {}
-    for phi in exits:
+    for block, phi in exits:
         stored = I32 if phi.type == I1 else phi.type
         alloca = entry.insert(0, Instr("alloca", [], ptr(0), {"size": 2 * stored.size, "align": stored.size}))
         position += 1
@@ -103,7 +105,6 @@ def demote_loop_exit_phis(func: Function) -> int:
                 value = pred.insert(at, Instr("zext", [value], I32))
                 at += 1
             pred.insert(at, Instr("store", [value, slot], VOID, {"align": stored.size}))
-        block = phi.block
         block.instrs.remove(phi)
         at = sum(1 for _ in block.phis())
         loaded: Value = block.insert(at, Instr("load", [slot], stored, {"align": stored.size}))
@@ -125,18 +126,18 @@ def demote_loop_live_outs(func: Function) -> int:
     loops: dict[Block, tuple] = {}
     _loops_of_blocks(func.body, (), loops)
 
-    def escapes(v: Value, at: Block) -> bool:
+    def escapes(v: Value, at: Block) -> TypeGuard[Instr]:
         """v is defined inside a loop that block `at` is not in."""
         return isinstance(v, Instr) and v.block in loops and \
             any(loop not in loops.get(at, ()) for loop in loops[v.block])
 
     # (value, the block where it is needed, how to replace it once loaded)
-    uses: list[tuple[Value, Block, int, object]] = []
+    uses: list[tuple[Instr, Block, int, tuple[Instr, int] | If]] = []
     for block in func.all_blocks():
         for ins in block.instrs:
             for i, v in enumerate(ins.operands):
                 if isinstance(ins, Phi):
-                    if escapes(v, ins.block):
+                    if escapes(v, block):
                         uses.append((v, ins.blocks[i], _before_jump(ins.blocks[i]), (ins, i)))
                 elif escapes(v, block):
                     uses.append((v, block, -1, (ins, i)))
@@ -147,8 +148,8 @@ def demote_loop_live_outs(func: Function) -> int:
     if not uses:
         return 0
 
-    entry = func.body[0]
-    allocas: dict[Value, Instr] = {}
+    entry = first_block(func.body)
+    allocas: dict[Instr, Instr] = {}
     for v, _, _, _ in uses:
         if v not in allocas:
             size = (I32 if v.type == I1 else v.type).size
@@ -158,27 +159,29 @@ def demote_loop_live_outs(func: Function) -> int:
     group = entry.insert(position, Instr("workitem", [Const(I32, 2)], I64, {"fn": "group_id"}))
     parity = entry.insert(position + 1, Instr("and", [group, Const(I64, 1)], I64))
     position += 2
-    slots: dict[Value, Instr] = {}
+    slots: dict[Instr, Instr] = {}
     for v, alloca in allocas.items():
         offset = entry.insert(position, Instr("mul", [parity, Const(I64, alloca.attrs["align"])], I64))
         slots[v] = entry.insert(position + 1, Instr("ptradd", [alloca, offset], ptr(0)))
         position += 2
     for v, slot in slots.items():
         stored = I32 if v.type == I1 else v.type
-        block = v.block
-        position = block.instrs.index(v) + 1
+        home = v.block
+        assert home is not None, "a value used elsewhere is placed"
+        position = home.instrs.index(v) + 1
         if isinstance(v, Phi):
-            position = sum(1 for _ in block.phis())
+            position = sum(1 for _ in home.phis())
         value: Value = v
         if v.type == I1:
-            value = block.insert(position, Instr("zext", [v], I32))
+            value = home.insert(position, Instr("zext", [v], I32))
             position += 1
-        block.insert(position, Instr("store", [value, slot], VOID, {"align": stored.size}))
+        home.insert(position, Instr("store", [value, slot], VOID, {"align": stored.size}))
 
     for v, block, position, user in uses:
         slot = slots[v]
         stored = I32 if v.type == I1 else v.type
         if position == -1:                  # right before the instruction that uses it
+            assert not isinstance(user, If)
             position = block.instrs.index(user[0])
         else:
             position = _before_jump(block)
@@ -219,7 +222,7 @@ def hide_loop_written_private_memory(func: Function) -> int:
                 alloca = alloca_of.get(provenance.base.get(v))      # type: ignore[arg-type]
                 if alloca is not None:
                     chains[alloca].add(loops.get(block, ()))
-    entry = func.body[0]
+    entry = first_block(func.body)
     chosen = [a for a in allocas if a.block is entry
               and any(loop not in other for chain in chains[a] for other in chains[a] for loop in chain)]
     if not chosen:

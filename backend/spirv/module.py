@@ -1,5 +1,7 @@
 """SpirvModule: collects SPIR-V instructions into the logical layout's sections and assembles the binary.
 
+Over 600 lines: one builder class, most of it the grammar-driven operand encoder every section uses.
+
 The emitter talks in opcode and enumerant names; every instruction is checked against and encoded
 from the official grammar (grammar.py) as it is added, so an operand-count or operand-kind mistake
 is a ValueError naming the opcode at the point of the bug, not a spirv-val complaint about word 4711.
@@ -70,6 +72,7 @@ class _Plan:
         # Fast path: a fixed number of plain ids (OpIAdd, OpLoad without memory operands, ...).
         plain = all(q == "" and GRAMMAR.category(k) == "Id" for k, q in operands)
         self.fixed_ids = len(operands) if plain else None
+        self.section: str | None
         if opname in _SECTION_OF:
             self.section = _SECTION_OF[opname]
         elif GRAMMAR.instruction_class(opname) == "Annotation":
@@ -396,12 +399,20 @@ class SpirvModule:
             if opname == "OpFunctionParameter":
                 raise ValueError("OpFunctionParameter: outside a function")
             self._sections["globals"].extend(inst)
-        if result_type is not None:
+        if result_type is not None and result is not None:     # (the grammar gives a result type a result)
             self._value_types[result] = result_type
         return result
 
+    def op_id(self, opname: str, *args, result: int | None = None) -> int:
+        """op() of an instruction that has a result id: that id (a ValueError for one without)."""
+        rid = self.op(opname, *args, result=result)
+        if rid is None:
+            raise ValueError(f"{opname}: has no result id")
+        return rid
+
     def _global(self, opname: str, result_type, *args) -> int:
         inst, result = self._encode(self._plan(opname), result_type, args, None)
+        assert result is not None, f"{opname} has a result id"
         self._sections["globals"].extend(inst)
         if result_type is not None:
             self._value_types[result] = result_type
@@ -426,7 +437,7 @@ class SpirvModule:
         """The OpExtInstImport id of an extended instruction set, imported once."""
         result = self._imports.get(name)
         if result is None:
-            result = self._imports[name] = self.op("OpExtInstImport", name)
+            result = self._imports[name] = self.op_id("OpExtInstImport", name)
         return result
 
     def memory_model(self, addressing: str, model: str) -> None:
@@ -513,10 +524,9 @@ class SpirvModule:
         if info[0] == "bool":
             if not isinstance(value, (bool, int)) and type(value).__name__ != "bool_":
                 raise ValueError(f"constant: expected a bool, got {value!r}")
-            key = (type_id, bool(value))
-            found = self._constants.get(key)
+            found = self._constants.get((type_id, bool(value)))
             if found is None:
-                found = self._constants[key] = self._global(
+                found = self._constants[(type_id, bool(value))] = self._global(
                     "OpConstantTrue" if value else "OpConstantFalse", type_id)
             return found
         words = self._number_words("OpConstant", type_id, value)
@@ -585,12 +595,13 @@ class SpirvModule:
         self._fn_head, self._fn_vars, self._fn_body = [], [], []
         self._code = self._fn_head
         inst, result = self._encode(self._plan("OpFunction"), result_type, (control, function_type), result)
+        assert result is not None
         self._fn_head.extend(inst)
         self._value_types[result] = result_type
         return result
 
     def function_parameter(self, type_id: int, result: int | None = None) -> int:
-        return self.op("OpFunctionParameter", type_id, result=result)
+        return self.op_id("OpFunctionParameter", type_id, result=result)
 
     def begin_block(self, label: int | None = None) -> int:
         """OpLabel starting a block; label may be an id allocated earlier by new_id()."""
@@ -599,6 +610,7 @@ class SpirvModule:
         if self._in_block:
             raise ValueError("begin_block: the previous block has no terminator")
         inst, label = self._encode(self._plan("OpLabel"), None, (), label)
+        assert label is not None
         self._code.extend(inst)
         if self._fn_blocks == 0:
             self._code = self._fn_body     # OpVariables go between the first OpLabel and this
@@ -614,6 +626,7 @@ class SpirvModule:
             raise ValueError("function_variable: outside a function")
         args = ("Function",) if initializer is None else ("Function", initializer)
         inst, result = self._encode(self._plan("OpVariable"), pointer_type, args, None)
+        assert result is not None
         self._fn_vars.extend(inst)
         self._value_types[result] = pointer_type
         return result
@@ -624,7 +637,7 @@ class SpirvModule:
         expected = GRAMMAR.glsl_operands(name)
         if not any(q == "*" for _, q in expected) and len(args) != len(expected):
             raise ValueError(f"OpExtInst {name}: expected {len(expected)} operand(s), got {len(args)}")
-        return self.op("OpExtInst", result_type, self.ext_inst_import("GLSL.std.450"), instruction, *args,
+        return self.op_id("OpExtInst", result_type, self.ext_inst_import("GLSL.std.450"), instruction, *args,
                        result=result)
 
     def end_function(self) -> None:

@@ -57,4 +57,5 @@ def parse_local_size(text: str) -> tuple[int, int, int]:
         dims = parse_sizes(text)
     except ValueError:
         raise CompileError(f"bad local size '{text}' (expected X[,Y[,Z]] of positive integers)") from None
-    return dims + (1,) * (3 - len(dims))
+    x, y, z = dims + (1,) * (3 - len(dims))
+    return x, y, z

@@ -28,7 +28,7 @@ from __future__ import annotations
 import struct
 from dataclasses import dataclass, field
 
-from lowering.analysis import graph
+from lowering import graph
 
 from .grammar import GRAMMAR
 

@@ -1,5 +1,8 @@
 """Run a SPIR-V compute shader on a real Vulkan driver (Mesa lavapipe in CI).
 
+Over 600 lines: kept one file so that tools/gpu_replay.py can load it alone on a machine without the
+package.
+
 Why: spirv-val only says a module is well formed; executing it on a driver is what shows
 that the code we emit computes the right values. `dispatch` binds numpy arrays as storage
 buffers (descriptor set 0), pushes constants, runs vkCmdDispatch and returns the buffers.
@@ -19,6 +22,7 @@ import os
 import re
 import threading
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any, Callable
 
 import numpy as np
@@ -333,9 +337,11 @@ def _create_context(inst: _Instance, index: int) -> _Context:
     memory_types = [(mem.memoryTypes[i].propertyFlags, mem.memoryTypes[i].heapIndex)
                     for i in range(mem.memoryTypeCount)]
     lim = props.limits
-    limits = _Limits(int(lim.maxPushConstantsSize), tuple(int(n) for n in lim.maxComputeWorkGroupCount),
+    gx, gy, gz = (int(n) for n in lim.maxComputeWorkGroupCount)
+    lx, ly, lz = (int(n) for n in lim.maxComputeWorkGroupSize)
+    limits = _Limits(int(lim.maxPushConstantsSize), (gx, gy, gz),
                      int(lim.maxPerStageDescriptorStorageBuffers), int(lim.maxStorageBufferRange),
-                     tuple(int(n) for n in lim.maxComputeWorkGroupSize), int(lim.maxComputeWorkGroupInvocations),
+                     (lx, ly, lz), int(lim.maxComputeWorkGroupInvocations),
                      int(lim.maxComputeSharedMemorySize))
     return _Context(vk=vk, instance=inst.handle, device=device, queue=queue, queue_family=family,
                     name=info.name, info=info, features=features, limits=limits, memory_types=memory_types)
@@ -550,16 +556,16 @@ def _run(ctx: _Context, spirv: bytes, entry: str, buffers: dict[int, np.ndarray]
                                          usage=vk.VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
                                          sharingMode=vk.VK_SHARING_MODE_EXCLUSIVE)
         buf = _call(vk, "vkCreateBuffer", vk.vkCreateBuffer, dev, buf_info, None)
-        cleanup.append(lambda buf=buf: vk.vkDestroyBuffer(dev, buf, None))
+        cleanup.append(partial(vk.vkDestroyBuffer, dev, buf, None))
         req = vk.vkGetBufferMemoryRequirements(dev, buf)
         alloc_info = vk.VkMemoryAllocateInfo(sType=vk.VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
                                              allocationSize=req.size,
                                              memoryTypeIndex=_memory_type(ctx, req.memoryTypeBits))
         mem = _call(vk, "vkAllocateMemory", vk.vkAllocateMemory, dev, alloc_info, None)
-        cleanup.append(lambda mem=mem: vk.vkFreeMemory(dev, mem, None))
+        cleanup.append(partial(vk.vkFreeMemory, dev, mem, None))
         _call(vk, "vkBindBufferMemory", vk.vkBindBufferMemory, dev, buf, mem, 0)
         view = _call(vk, "vkMapMemory", vk.vkMapMemory, dev, mem, 0, size, 0)
-        cleanup.append(lambda mem=mem: vk.vkUnmapMemory(dev, mem))
+        cleanup.append(partial(vk.vkUnmapMemory, dev, mem))
         if array.nbytes:
             vk.ffi.memmove(view, array, array.nbytes)
         else:

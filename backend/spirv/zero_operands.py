@@ -18,7 +18,7 @@ neutral; `--emit spirv` keeps the plain form.
 """
 from __future__ import annotations
 
-from lowering.ir.core import Const, Function, Instr
+from lowering.ir.core import Const, Function, Instr, first_block
 from lowering.ir.types import I1, I32, I64
 
 FACTORS = {"fmul": (0, 1), "fdiv": (0, 1), "frem": (0, 1), "fma": (0, 1), "fmuladd": (0, 1),
@@ -28,17 +28,18 @@ FACTORS = {"fmul": (0, 1), "fdiv": (0, 1), "frem": (0, 1), "fma": (0, 1), "fmula
 def hide_zero_operands(func: Function) -> int:
     """Rewrite `func` in place as described above; the number of operands replaced."""
     todo = [(ins, i) for ins in func.instructions() if ins.opcode in FACTORS for i in FACTORS[ins.opcode]
-            if not (isinstance(ins.operands[i], Const) and ins.operands[i].value != 0)]
+            if not (isinstance(x := ins.operands[i], Const) and x.value != 0)]
     if not todo:
         return 0
-    entry = func.body[0]
+    entry = first_block(func.body)
     position = sum(1 for ins in entry.instrs if ins.opcode == "alloca")
     group = entry.insert(position, Instr("workitem", [Const(I32, 2)], I64, {"fn": "group_id"}))
     groups = entry.insert(position + 1, Instr("workitem", [Const(I32, 2)], I64, {"fn": "num_groups"}))
     never = entry.insert(position + 2, Instr("icmp", [group, groups], I1, {"pred": "uge"}))
     for ins, i in todo:             # never ? 1.0 : v is v, -0.0 and NaN included
-        v = ins.operands[i]
-        ins.operands[i] = ins.block.insert(ins.block.instrs.index(ins),
-                                           Instr("select", [never, Const(v.type, 1.0), v], v.type))
+        v, block = ins.operands[i], ins.block
+        assert block is not None
+        ins.operands[i] = block.insert(block.instrs.index(ins),
+                                       Instr("select", [never, Const(v.type, 1.0), v], v.type))
     func.update_cfg()
     return len(todo)

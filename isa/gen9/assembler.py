@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 from . import encoding as E
 from . import fields as F
+from . import opcodes
 from .errors import IsaError
 from .immediates import parse_imm
 from .model import VXH, DataType, Instruction, Operand, Predicate, RegFile, Region
@@ -27,9 +28,9 @@ _REG_RE = re.compile(
     r"|r\[a0\.\d+(?:,\s*-?\d+)?\])"
     r"(?:\.(?P<sub>\d+))?(?P<region><[^>]*>)?(?::(?P<type>\w+))?$")
 _COND_ALIASES = {"z": "eq", "nz": "ne", "g": "gt", "l": "lt"}
-# ops whose (sat) iga64 1.1.0 accepts but does not encode (found by assembling each with (sat))
-NO_SAT_OPS = {"frc", "cmp", "cmpn", "and", "or", "xor", "not", "fbh", "fbl", "cbit", "bfrev", "bfe", "bfi1",
-               "bfi2", "addc"}
+# ops whose (sat) or conditional modifier iga64 1.1.0 accepts but does not encode (the opcode table)
+NO_SAT_OPS = frozenset(opcodes.NO_SATURATE)
+NO_COND_MOD_OPS = frozenset(opcodes.NO_COND_MOD)
 
 
 @dataclass
@@ -269,7 +270,7 @@ def _expect(ctx: _Ctx, toks: list[str], n: int, what: str) -> None:
 
 def _parse_operands(ctx: _Ctx, pend: _Pending, toks: list[str], eot: bool, es_given: bool) -> None:
     inst, op = pend.inst, pend.inst.opcode
-    if eot and op not in E.SEND_OPS + E.SENDS_OPS:
+    if eot and op not in opcodes.SENDS_ALL:
         raise ctx.err("EOT is only valid on send")
     if op in ("nop", "illegal"):
         _expect(ctx, toks, 0, op)
@@ -306,8 +307,8 @@ def _parse_operands(ctx: _Ctx, pend: _Pending, toks: list[str], eot: bool, es_gi
     elif op in F.BRANCH_JIP_ONLY:
         _expect(ctx, toks, 1, op)
         pend.targets = [_parse_target(ctx, toks[0])]
-    elif op in E.SEND_OPS + E.SENDS_OPS:
-        split = op in E.SENDS_OPS
+    elif op in opcodes.SENDS_ALL:
+        split = op in opcodes.SPLIT_SEND
         if inst.cond_mod:
             raise ctx.err(f"{op} takes no conditional modifier")
         if inst.acc_wr_en:
@@ -330,29 +331,33 @@ def _parse_operands(ctx: _Ctx, pend: _Pending, toks: list[str], eot: bool, es_gi
         inst.dst, inst.srcs = regs[0], regs[1:]
         inst.eot = eot or bool(ex_desc >> 5 & 1)
         inst.sfid, inst.desc, inst.ex_desc = ex_desc & 0xF, desc, (ex_desc & 0x3CF) | (inst.eot << 5)
-    elif op in E.THREE_SRC_OPS:
+    elif op in opcodes.THREE_SRC:
         _expect(ctx, toks, 4, op)
         inst.align16 = True
         inst.dst = _parse_dst(ctx, toks[0], inst)
         inst.dst.hstride = 1
-        if op in NO_SAT_OPS:
-            inst.saturate = False
+        _drop_unencoded(inst)
         if inst.exec_size == 1:
             inst.dst.writemask = "x"    # how Align16 expresses SIMD1 (see encoding)
         inst.srcs = [_parse_src(ctx, t, True, i) for i, t in enumerate(toks[1:])]
     else:
-        if op == "math":
-            n = 1 if inst.math_fc in ("inv", "log", "exp", "sqt", "rsqt", "sin", "cos") else 2
-        else:
-            n = E._num_srcs(op)
+        n = opcodes.num_srcs(op, inst.math_fc)
         _expect(ctx, toks, n + 1, f"{op}{'.' + inst.math_fc if inst.math_fc else ''}")
         inst.dst = _parse_dst(ctx, toks[0], inst)
         inst.srcs = [_parse_src(ctx, t) for t in toks[1:]]
-        if op in NO_SAT_OPS:
-            inst.saturate = False   # iga64 1.1.0 silently drops (sat) on these; stay bit-exact with it
+        _drop_unencoded(inst)
         for i, s in enumerate(inst.srcs):
             if s.file == RegFile.IMM and i != len(inst.srcs) - 1:
                 raise ctx.err(f"{op}: only the last source may be an immediate")
+
+
+def _drop_unencoded(inst: Instruction) -> None:
+    """iga64 1.1.0 silently drops (sat) and a conditional modifier where the opcode has none (its flag
+    register stays); do the same, to stay bit-exact with it."""
+    if inst.opcode in NO_SAT_OPS:
+        inst.saturate = False
+    if inst.opcode in NO_COND_MOD_OPS and inst.opcode != "math":
+        inst.cond_mod = None
 
 
 def _strip_comment(line: str) -> str:

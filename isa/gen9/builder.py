@@ -11,6 +11,7 @@ the end. `Builder.program()` resolves labels and fills structured-CF JIP/UIP by 
 from __future__ import annotations
 
 import bisect
+from typing import Any, Callable
 
 from .errors import IsaError
 from .model import (
@@ -22,6 +23,7 @@ from .model import (
     Region,
     instruction_size,
 )
+from .opcodes import OPCODES
 from .registers import ARF_ACC, ARF_FLAG, ARF_NULL
 
 T = DataType
@@ -36,7 +38,7 @@ def scalar(reg: int, t: DataType = T.D, subreg: int = 0, neg: bool = False, abs:
     return grf(reg, t, subreg, (0, 1, 0), neg=neg, abs=abs)
 
 
-def imm(value, t: DataType = T.D) -> Operand:
+def imm(value: int | float, t: DataType = T.D) -> Operand:
     import struct
     if t == T.F:
         raw = struct.unpack("<I", struct.pack("<f", float(value)))[0]
@@ -73,11 +75,38 @@ class Builder:
         self.labels: dict[str, int] = {}            # label -> instruction index
         self.fixups: list[tuple[int, str, str]] = []  # (index, field, label)
         self._stack: list[tuple[str, int]] = []      # open structured constructs
+        self._loop_heads: list[tuple[int, str]] = []  # (while index, label of the loop's first instruction)
 
-    def label(self, name: str) -> None:
+    @property
+    def position(self) -> int:
+        """Index the next instruction will have (what a label set now names)."""
+        return len(self.insts)
+
+    def label(self, name: str) -> int:
+        """Name the next instruction; returns its index."""
         self.labels[name] = len(self.insts)
+        return self.labels[name]
 
-    def emit(self, opcode: str, dst=None, *srcs, n: int | None = None, **kw) -> Instruction:
+    def emit_instruction(self, inst: Instruction, target: str | None = None) -> Instruction:
+        """Append an instruction built elsewhere (the backend's emitter), unchanged. A branch that names
+        its target by label gets it resolved in program(): jmpi jumps there, halt's UIP is there (its JIP
+        follows the block rule), while loops back to it. Other branches take their offsets from the
+        structured-control-flow rules; other instructions take no target."""
+        if target is not None:
+            i = len(self.insts)
+            if inst.opcode == "jmpi":
+                self.fixups.append((i, "jmpi", target))
+            elif inst.opcode == "halt":
+                self.fixups.append((i, "uip", target))
+            elif inst.opcode == "while":
+                self._loop_heads.append((i, target))
+            else:
+                raise IsaError(f"{inst.opcode} takes no branch target")
+        self.insts.append(inst)
+        return inst
+
+    def emit(self, opcode: str, dst: Operand | None = None, *srcs: Operand, n: int | None = None,
+             **kw: Any) -> Instruction:
         n = n or self.simd
         for s in srcs:                    # explicit regions, as a decoder would produce them
             if s.file == RegFile.GRF and s.region is None and not kw.get("align16"):
@@ -86,12 +115,13 @@ class Builder:
         self.insts.append(inst)
         return inst
 
-    def __getattr__(self, opcode: str):
-        if opcode.startswith("_"):
+    def __getattr__(self, opcode: str) -> Callable[..., Instruction]:
+        """b.add(dst, a, b, ...) for every opcode of the table (opcodes.py) without a method of its own."""
+        if opcode not in OPCODES:
             raise AttributeError(opcode)
         return lambda dst, *srcs, **kw: self.emit(opcode, dst, *srcs, **kw)
 
-    def math(self, fc: str, dst, *srcs, **kw) -> Instruction:
+    def math(self, fc: str, dst: Operand | None, *srcs: Operand, **kw: Any) -> Instruction:
         return self.emit("math", dst, *srcs, math_fc=fc, **kw)
 
     # structured control flow: offsets are filled in program()
@@ -140,6 +170,10 @@ class Builder:
     # ---- resolution -----------------------------------------------------------------------------
     def program(self) -> list[Instruction]:
         insts = self.insts
+        for w, name in self._loop_heads:
+            if name not in self.labels:
+                raise IsaError(f"unknown label {name}")
+            insts[w].options["_head"] = self.labels[name]
         addr = [0]
         for inst in insts:
             addr.append(addr[-1] + instruction_size(inst))

@@ -9,11 +9,12 @@ from __future__ import annotations
 
 from . import encoding as E
 from . import fields as F
+from . import opcodes
 from .immediates import format_imm
 from .model import VXH, DataType, Instruction, Operand, RegFile
 from .sendmsg import describe
 
-BRANCHES = F.BRANCH_JIP_UIP + F.BRANCH_JIP_ONLY + ("jmpi", "call", "calla", "ret")
+BRANCHES = opcodes.BRANCHES
 
 
 def branch_targets(pc: int, inst: Instruction) -> list[int]:
@@ -33,7 +34,7 @@ def branch_targets(pc: int, inst: Instruction) -> list[int]:
 def block_starts(items: list[tuple[int, Instruction, int]], end: int) -> set[int]:
     starts = {0}
     for pc, inst, n in items:
-        if inst.opcode in BRANCHES or (inst.opcode in E.SEND_OPS + E.SENDS_OPS and inst.eot):
+        if inst.opcode in BRANCHES or (inst.opcode in opcodes.SENDS_ALL and inst.eot):
             starts.add(pc + n)
             starts.update(branch_targets(pc, inst))
     pcs = {pc for pc, _, _ in items} | {end}
@@ -192,7 +193,7 @@ def format_instruction(inst: Instruction, pc: int = 0, starts: set[int] | None =
     line.raw(" ")
     line.column(_W_FLAG, _counted(cond))
 
-    send = op in E.SEND_OPS + E.SENDS_OPS
+    send = op in opcodes.SENDS_ALL
     dst: list[tuple[str, bool]] | None = None
     srcs: list[list[tuple[str, bool]]] = []
     comment = None
@@ -216,7 +217,7 @@ def format_instruction(inst: Instruction, pc: int = 0, starts: set[int] | None =
         srcs = [label(pc + inst.jip_bytes, inst.jip_bytes)]
     elif send:
         d = inst.destination            # iga64 shows a send's type unless it is :ud (a split send's always)
-        suffix = f":{d.type.value}" if op in E.SENDS_OPS or d.type != DataType.UD else ""
+        suffix = f":{d.type.value}" if op in opcodes.SPLIT_SEND or d.type != DataType.UD else ""
         dst = _counted(_reg_text(d).split(".")[0] + suffix)
         srcs = [_counted(_reg_text(s).split(".")[0]) for s in inst.srcs]
         exmlen = (inst.ex_desc or 0) >> 6 & 0xF
@@ -224,7 +225,7 @@ def format_instruction(inst: Instruction, pc: int = 0, starts: set[int] | None =
     elif inst.dst is not None:
         d = inst.dst
         dst = _counted(f"{'(sat)' if inst.saturate else ''}{_reg_text(d)}<{d.hstride}>:{d.type.value}")
-        if op in E.THREE_SRC_OPS:
+        if op in opcodes.THREE_SRC:
             srcs = [_counted(_t3_src(s, i)) for i, s in enumerate(inst.srcs)]
         else:
             srcs = [_src_pieces(s) for s in inst.srcs]

@@ -10,6 +10,7 @@ Layout:  fields.py (bits) -> layout.py (structs) -> encoding.py (model) / compac
 from __future__ import annotations
 
 from . import fields as F
+from . import opcodes
 from .compaction import expand_compact, try_compact  # noqa: F401  (re-exported)
 from .errors import IsaError
 from .layout import (  # noqa: F401
@@ -40,18 +41,6 @@ _W_DEC = {v: k for k, v in F.WIDTH.items()}
 _ES_DEC = {v: k for k, v in F.EXEC_SIZE.items()}
 _FILE_DEC = {0: RegFile.ARF, 1: RegFile.GRF, 3: RegFile.IMM}
 _SWZ = "xyzw"
-
-
-
-def _num_srcs(op: str) -> int:
-    if op in ("mov", "not", "frc", "rndd", "rnde", "rndz", "rndu", "lzd", "bfrev", "cbit", "fbh", "fbl",
-              "movi"):
-        return 1
-    if op in THREE_SRC_OPS:
-        return 3
-    if op == "nop":
-        return 0
-    return 2
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -151,8 +140,7 @@ def _decode_a1(inst: Instruction, v: dict, form: str) -> None:
             inst.srcs = [_decode_a1_src(v, 1)]
         return
     inst.dst = _decode_a1_dst(v)
-    n = _num_srcs(op) if op != "math" else (1 if inst.math_fc in ("inv", "log", "exp", "sqt", "rsqt",
-                                                                   "sin", "cos", "rsqtm") else 2)
+    n = opcodes.num_srcs(op, inst.math_fc)
     srcs = []
     for i in range(n):
         if v[f"src{i}_file"] == 3:
@@ -212,7 +200,7 @@ def _decode_a16(inst: Instruction, v: dict) -> None:
     inst.dst = Operand(_FILE_DEC[v["dst_file"]], DataType(t), reg=v["dst_reg"],
                        subreg=16 * v["dst_subreg16"] // _type_size(t), writemask=_wm_text(v["dst_writemask"]))
     srcs = []
-    for i in range(_num_srcs(inst.opcode)):
+    for i in range(opcodes.num_srcs(inst.opcode)):
         st = _REG_TYPE_NAMES.get(v[f"src{i}_type"], "ud")
         swz = "".join(_SWZ[v[f"src{i}_swz_{c}"]] for c in _SWZ)
         srcs.append(Operand(_FILE_DEC.get(v[f"src{i}_file"], RegFile.ARF), DataType(st), reg=v[f"src{i}_reg"],

@@ -28,6 +28,8 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass
 
+from . import opcodes as _opcodes
+
 NATIVE_FORMS = ("a1", "a1imm", "a1imm64", "a16", "3src", "send", "sends", "branch")
 COMPACT_FORMS = ("compact", "compact3")
 FORM_BITS = {f: 128 for f in NATIVE_FORMS} | {f: 64 for f in COMPACT_FORMS}
@@ -283,18 +285,8 @@ SOURCE_3SRC_TABLE = [
 ]
 
 # ---- enums -------------------------------------------------------------------------------------
-OPCODES = {
-    "illegal": 0x00, "mov": 0x01, "sel": 0x02, "movi": 0x03, "not": 0x04, "and": 0x05, "or": 0x06,
-    "xor": 0x07, "shr": 0x08, "shl": 0x09, "smov": 0x0A, "asr": 0x0C, "cmp": 0x10, "cmpn": 0x11,
-    "csel": 0x12, "bfrev": 0x17, "bfe": 0x18, "bfi1": 0x19, "bfi2": 0x1A, "jmpi": 0x20, "brd": 0x21,
-    "if": 0x22, "brc": 0x23, "else": 0x24, "endif": 0x25, "while": 0x27, "break": 0x28, "cont": 0x29,
-    "halt": 0x2A, "calla": 0x2B, "call": 0x2C, "ret": 0x2D, "goto": 0x2E, "join": 0x2F, "wait": 0x30,
-    "send": 0x31, "sendc": 0x32, "sends": 0x33, "sendsc": 0x34, "math": 0x38, "add": 0x40, "mul": 0x41,
-    "avg": 0x42, "frc": 0x43, "rndu": 0x44, "rndd": 0x45, "rnde": 0x46, "rndz": 0x47, "mac": 0x48,
-    "mach": 0x49, "lzd": 0x4A, "fbh": 0x4B, "fbl": 0x4C, "cbit": 0x4D, "addc": 0x4E, "subb": 0x4F,
-    "sad2": 0x50, "sada2": 0x51, "dp4": 0x54, "dph": 0x55, "dp3": 0x56, "dp2": 0x57, "line": 0x59,
-    "pln": 0x5A, "mad": 0x5B, "lrp": 0x5C, "madm": 0x5D, "nop": 0x7E,
-}
+# opcode numbers: the opcode table (opcodes.py) owns them and every other fact about an opcode
+OPCODES = {o.name: o.number for o in _opcodes.TABLE}
 OPCODE_NAMES = {v: k for k, v in OPCODES.items()}
 
 # Register-operand types and immediate types use different codes [IGA].
@@ -307,8 +299,7 @@ REG_FILE = {"arf": 0, "grf": 1, "imm": 3}
 PRED_CTRL = {"": 1, "anyv": 2, "allv": 3, "any2h": 4, "all2h": 5, "any4h": 6, "all4h": 7,
              "any8h": 8, "all8h": 9, "any16h": 10, "all16h": 11, "any32h": 12, "all32h": 13}
 COND_MOD = {"eq": 1, "ne": 2, "gt": 3, "ge": 4, "lt": 5, "le": 6, "ov": 8, "un": 9}
-MATH_FC = {"inv": 1, "log": 2, "exp": 3, "sqt": 4, "rsqt": 5, "sin": 6, "cos": 7, "fdiv": 9,
-           "pow": 10, "idiv": 11, "iqot": 12, "irem": 13, "invm": 14, "rsqtm": 15}
+MATH_FC = _opcodes.MATH_FC
 THREAD_CTRL = {"atomic": 1, "switch": 2}
 HSTRIDE = {0: 0, 1: 1, 2: 2, 4: 3}            # element stride -> encoding
 VSTRIDE = {0: 0, 1: 1, 2: 2, 4: 3, 8: 4, 16: 5, 32: 6}
@@ -327,6 +318,6 @@ SFID_NAMES = {0x0: "null", 0x2: "sampler", 0x3: "gateway", 0x4: "hdc.dc2", 0x5: 
               0x7: "spawner", 0x8: "vme", 0x9: "hdc.dcro", 0xA: "hdc.dc0", 0xB: "pixi", 0xC: "hdc.dc1",
               0xD: "cre"}
 
-# Branch opcodes: which use the branch (JIP+UIP) form, which carry only a JIP in src1.
-BRANCH_JIP_UIP = ("if", "else", "break", "cont", "halt", "goto", "brc")
-BRANCH_JIP_ONLY = ("endif", "while", "join", "brd")
+# Branch opcodes: which use the branch (JIP+UIP) form, which carry only a JIP in src1 (opcodes.py).
+BRANCH_JIP_UIP = _opcodes.BRANCH_JIP_UIP
+BRANCH_JIP_ONLY = _opcodes.BRANCH_JIP_ONLY

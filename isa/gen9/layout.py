@@ -11,10 +11,11 @@ import functools
 from construct import BitsInteger, BitStruct, ByteSwapped
 
 from . import fields as F
+from . import opcodes
 
-THREE_SRC_OPS = ("mad", "lrp", "bfe", "bfi2", "madm", "csel")
-SEND_OPS = ("send", "sendc")
-SENDS_OPS = ("sends", "sendsc")
+THREE_SRC_OPS = opcodes.THREE_SRC
+SEND_OPS = opcodes.SEND
+SENDS_OPS = opcodes.SPLIT_SEND
 IMM64 = ("df", "q", "uq")
 _IMM_TYPE_NAMES = {v: k for k, v in F.IMM_TYPE.items()}
 

@@ -11,10 +11,12 @@ is therefore more accurate than the hardware's.
 """
 from __future__ import annotations
 
-from typing import cast
+from dataclasses import dataclass
+from typing import Any, Callable
 
 import numpy as np
 
+from . import opcodes
 from .model import DataType
 
 NP_TYPE = {
@@ -24,7 +26,8 @@ NP_TYPE = {
 }
 FLOAT_TYPES = {DataType.F, DataType.HF, DataType.DF}
 SIGNED_INT = {DataType.D, DataType.W, DataType.B, DataType.Q}
-LOGIC_OPS = {"and", "or", "xor", "not"}
+LOGIC_OPS = frozenset(opcodes.LOGIC)
+INT_ONLY = frozenset(opcodes.INT_ONLY)
 
 
 class AluError(Exception):
@@ -201,77 +204,110 @@ def _second(b: np.ndarray | None, op: str) -> np.ndarray:
     return b
 
 
-def compute(op: str, xs: list[np.ndarray], types: list[DataType], inst, acc: np.ndarray | None = None):
+@dataclass
+class _Args:
+    """One ALU instruction's widened, modified sources and what the handlers need besides."""
+    xs: list[np.ndarray]
+    types: list[DataType]
+    bits: int                    # integer execution width (64 when any source is a float)
+    inst: Any
+    acc: np.ndarray | None
+
+    @property
+    def a(self) -> np.ndarray:
+        return self.xs[0]
+
+    @property
+    def b(self) -> np.ndarray:
+        if len(self.xs) < 2:
+            raise AluError("a second source is missing")
+        return self.xs[1]
+
+
+def _shl(x: _Args) -> np.ndarray:
+    count = x.b & (x.bits - 1)
+    return (x.a << count) & _mask(x.bits) if x.bits < 64 else x.a << count
+
+
+def _shr(x: _Args) -> np.ndarray:
+    count = x.b & (x.bits - 1)
+    if x.bits == 64:                               # logical: at 64 bits through uint64, not int64's sign
+        return (x.a.astype(np.uint64) >> count.astype(np.uint64)).astype(np.int64)
+    return _unsigned(x.a, x.bits) >> count
+
+
+def _asr(x: _Args) -> np.ndarray:
+    count, a, bits = x.b & (x.bits - 1), x.a, x.bits
+    signed = a if bits == 64 else np.where(a & (1 << (bits - 1)), (a | ~_mask(bits)), a & _mask(bits))
+    return signed >> count
+
+
+def _avg(x: _Args) -> np.ndarray:
+    return (x.a + x.b + 1) >> 1
+
+
+def _mach(x: _Args) -> np.ndarray:
+    prod = [int(p) * int(q) for p, q in zip(x.a, x.b)]
+    return np.array([(p >> 32) for p in prod], dtype=np.int64)
+
+
+def _fbl(x: _Args) -> np.ndarray:
+    u = x.a & 0xFFFFFFFF
+    low = u & -u
+    return np.where(u == 0, -1, _bit_length(low) - 1)
+
+
+def _fbh(x: _Args) -> np.ndarray:
+    a = x.a
+    if x.types[0] in SIGNED_INT:
+        s = np.where(a < 0, ~a, a) & 0xFFFFFFFF      # first bit differing from the sign bit
+    else:
+        s = a & 0xFFFFFFFF
+    return np.where(s == 0, -1, 32 - _bit_length(s))
+
+
+# The modelled ALU opcodes (a subset of the opcode table's ALU rows; cmp and sel, which choose rather than
+# compute, are the simulator's own), one handler each.
+HANDLERS: dict[str, Callable[[_Args], np.ndarray]] = {
+    "mov": lambda x: x.a,
+    "not": lambda x: ~x.a,
+    "and": lambda x: x.a & x.b,
+    "or": lambda x: x.a | x.b,
+    "xor": lambda x: x.a ^ x.b,
+    "shl": _shl,
+    "shr": _shr,
+    "asr": _asr,
+    "add": lambda x: x.a + x.b,
+    "avg": _avg,
+    "mul": lambda x: x.a * x.b,
+    "mac": lambda x: (x.acc if x.acc is not None else 0) + x.a * x.b,
+    "mach": _mach,
+    "mad": lambda x: x.xs[0] + x.xs[1] * x.xs[2],      # Gen mad: src0 + src1 * src2
+    "frc": lambda x: x.a - np.floor(x.a),
+    "rndd": lambda x: np.floor(x.a),
+    "rndu": lambda x: np.ceil(x.a),
+    "rnde": lambda x: np.rint(x.a),
+    "rndz": lambda x: np.trunc(x.a),
+    "lzd": lambda x: 32 - _bit_length(x.a & 0xFFFFFFFF),
+    "cbit": lambda x: _popcount32(x.a),
+    "bfrev": lambda x: _bitrev32(x.a),
+    "fbl": _fbl,
+    "fbh": _fbh,
+    "math": lambda x: math_function(x.inst.math_fc or "", x.a, x.xs[1] if len(x.xs) > 1 else None, x.types[0]),
+}
+assert set(HANDLERS) <= {o.name for o in opcodes.TABLE if o.alu}, "a handler for an opcode the table lacks"
+
+
+def compute(op: str, xs: list[np.ndarray], types: list[DataType], inst: Any,
+            acc: np.ndarray | None = None) -> np.ndarray:
     """The widened result of a non-cmp, non-sel ALU op on widened, modified sources."""
+    handler = HANDLERS.get(op)
+    if handler is None:
+        raise AluError(f"opcode {op!r} is not modelled")
     floaty = any(is_float(t) for t in types)
     if floaty:
+        if op in INT_ONLY:
+            raise AluError(f"{op} on float operands")
         xs = [x.astype(np.float64) for x in xs]
-    bits = 64 if floaty else exec_bits(types)
-    a = xs[0]
-    b_or_none = xs[1] if len(xs) > 1 else None
-    b = cast(np.ndarray, b_or_none)     # read only by the two-source opcodes, which always have it
     with np.errstate(all="ignore"):
-        if op == "mov":
-            return a
-        if op in LOGIC_OPS:
-            if floaty:
-                raise AluError(f"{op} on float operands")
-            if op == "not":
-                return ~a
-            return {"and": a & b, "or": a | b, "xor": a ^ b}[op]
-        if op in ("shl", "shr", "asr"):
-            if floaty:
-                raise AluError(f"{op} on float operands")
-            count = b & (bits - 1)
-            if op == "shl":
-                return (a << count) & _mask(bits) if bits < 64 else a << count
-            if op == "shr":                       # logical: at 64 bits through uint64, not int64's sign
-                if bits == 64:
-                    return (a.astype(np.uint64) >> count.astype(np.uint64)).astype(np.int64)
-                return _unsigned(a, bits) >> count
-            signed = a if bits == 64 else np.where(a & (1 << (bits - 1)), (a | ~_mask(bits)), a & _mask(bits))
-            return signed >> count
-        if op == "add":
-            return a + b
-        if op == "avg":
-            return (a + b + 1) >> 1 if not floaty else (a + b) / 2
-        if op == "mul":
-            return a * b
-        if op == "mac":
-            return (acc if acc is not None else 0) + a * b
-        if op == "mach":
-            if floaty:
-                raise AluError("mach on float operands")
-            prod = [int(p) * int(q) for p, q in zip(a, b)]
-            return np.array([(p >> 32) for p in prod], dtype=np.int64)
-        if op == "mad":
-            return xs[0] + xs[1] * xs[2]      # Gen mad: src0 + src1 * src2
-        if op == "frc":
-            return a - np.floor(a)
-        if op == "rndd":
-            return np.floor(a)
-        if op == "rndu":
-            return np.ceil(a)
-        if op == "rnde":
-            return np.rint(a)
-        if op == "rndz":
-            return np.trunc(a)
-        if op == "lzd":
-            return 32 - _bit_length(a & 0xFFFFFFFF)
-        if op == "cbit":
-            return _popcount32(a)
-        if op == "bfrev":
-            return _bitrev32(a)
-        if op == "fbl":
-            u = a & 0xFFFFFFFF
-            low = u & -u
-            return np.where(u == 0, -1, _bit_length(low) - 1)
-        if op == "fbh":
-            if types[0] in SIGNED_INT:
-                s = np.where(a < 0, ~a, a) & 0xFFFFFFFF      # first bit differing from the sign bit
-            else:
-                s = a & 0xFFFFFFFF
-            return np.where(s == 0, -1, 32 - _bit_length(s))
-        if op == "math":
-            return math_function(inst.math_fc or "", a, b_or_none, types[0])
-    raise AluError(f"opcode {op!r} is not modelled")
+        return handler(_Args(xs, types, 64 if floaty else exec_bits(types), inst, acc))

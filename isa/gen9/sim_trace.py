@@ -1,4 +1,5 @@
-"""Lane-activity pictures of simulator traces, written as PNG with zlib + struct only (no dependency).
+"""Simulator traces: the record of which lanes ran which instruction (Trace, the simulator's trace hook)
+and lane-activity pictures of it, written as PNG with zlib + struct only (no dependency).
 
 Why: divergence is easiest to judge by eye. One panel per thread, side by side; inside a panel
 x = lanes and y = executed instructions in order (top to bottom). A lane cell is coloured by the kind
@@ -14,12 +15,45 @@ from __future__ import annotations
 
 import struct
 import zlib
+from dataclasses import dataclass
 
 import numpy as np
 
-CF_OPS = {"if", "else", "endif", "while", "break", "cont", "halt", "goto", "join", "jmpi", "brd", "brc",
-          "call", "calla", "ret"}
-SEND_OPS = {"send", "sendc", "sends", "sendsc"}
+from . import opcodes
+from .model import Instruction
+
+
+@dataclass
+class TraceEvent:
+    thread: int
+    address: int
+    opcode: str
+    mask: np.ndarray          # bool per lane of the thread's SIMD width: channels this instruction ran on
+    simd: int
+    we_all: bool = False
+    time: int = 0             # scheduling round of the workgroup (threads run one instruction per round)
+    predicated: bool = False  # a predicate narrowed `mask` (it may then be empty for a reason of its own)
+
+
+class Trace:
+    """A trace hook that records every executed instruction (use as `trace=Trace()`)."""
+
+    def __init__(self):
+        self.events: list[TraceEvent] = []
+        self.time = 0
+
+    def new_round(self) -> None:
+        """Called by the scheduler once per round, so pictures can align threads in time."""
+        self.time += 1
+
+    def __call__(self, tid: int, address: int, inst: Instruction, mask: np.ndarray) -> None:
+        self.events.append(TraceEvent(tid, address, inst.opcode, mask.copy(), mask.size, inst.mask_ctrl_we_all,
+                                      self.time, inst.predicate is not None))
+
+
+
+CF_OPS = frozenset(opcodes.BRANCHES)
+SEND_OPS = frozenset(opcodes.SENDS_ALL)
 COLOURS = {
     "alu": (46, 160, 67), "cf": (52, 110, 219), "send": (230, 126, 34), "scalar": (142, 68, 173),
     "off": (225, 225, 225), "bg": (255, 255, 255), "grid": (150, 150, 150), "text": (30, 30, 30),

@@ -3,6 +3,9 @@
 Why: to run what the backend emits without a GPU, and to see which lanes execute what
 (trace hook; sim_trace draws it), in particular for divergent and unstructured (Beignet blockIP) control flow.
 
+Parts: branches in sim_control, messages in sim_messages, ALU values in sim_alu, the trace record in
+sim_trace; this module holds the thread state, operand access, masks and the scheduler.
+
 Model, in one place:
 - Thread state: 128 x 32-byte GRF (one uint8 array, read per type through byte offsets), flag registers
   f0/f1 (8 bytes: f0.0 f0.1 f1.0 f1.1), a per-element accumulator, the execution mask EM (32 channels).
@@ -29,12 +32,11 @@ Model, in one place:
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Callable, Iterable
 
 import numpy as np
 
-from . import sim_alu
+from . import opcodes, sim_alu
 from .model import (
     DataType,
     Instruction,
@@ -59,13 +61,14 @@ from .registers import (
     GRF_SIZE,
     NUM_GRF,
 )
+from .sim_control import ControlError, execute_branch
 from .sim_memory import Memory, OutOfBounds
 from .sim_messages import MessageError, execute_send
+from .sim_trace import Trace, TraceEvent
 
-BRANCHES = {"if", "else", "endif", "while", "break", "cont", "halt", "goto", "join", "jmpi", "brd", "brc",
-            "call", "calla", "ret"}
-NO_OPS = {"nop", "wait", "sync", "illegal"}
-SENDS = {"send", "sendc", "sends", "sendsc"}
+BRANCHES = frozenset(opcodes.BRANCHES)
+SENDS = frozenset(opcodes.SENDS_ALL)
+NO_OPS = frozenset(opcodes.names(lambda o: not o.alu and o.name not in BRANCHES | SENDS))   # nop, wait, illegal
 
 _SIZE = {t: t.size for t in DataType}
 TraceHook = Callable[[int, int, Instruction, np.ndarray], None]
@@ -94,13 +97,6 @@ class StepLimit(SimulationError):
         self.group: tuple[int, int, int] | None = None
 
 
-def _signed32(v: int | None) -> int:
-    if v is None:
-        return 0
-    v &= 0xFFFFFFFF
-    return v - (1 << 32) if v & 0x80000000 else v
-
-
 def _unsigned_64(xs: list[np.ndarray], types: list[DataType]) -> list[np.ndarray]:
     """Compare operands as the hardware reads them: integers are widened to int64, which is right for
     every type but :uq above 2^63; with a :uq source the comparison is unsigned."""
@@ -119,34 +115,6 @@ def _pred_group(control: str) -> tuple[str, int] | None:
     if kind not in ("any", "all") or not size.isdigit():
         raise SimulationError(f"unknown predicate control {control!r}")
     return kind, int(size)
-
-
-@dataclass
-class TraceEvent:
-    thread: int
-    address: int
-    opcode: str
-    mask: np.ndarray          # bool per lane of the thread's SIMD width: channels this instruction ran on
-    simd: int
-    we_all: bool = False
-    time: int = 0             # scheduling round of the workgroup (threads run one instruction per round)
-    predicated: bool = False  # a predicate narrowed `mask` (it may then be empty for a reason of its own)
-
-
-class Trace:
-    """A trace hook that records every executed instruction (use as `trace=Trace()`)."""
-
-    def __init__(self):
-        self.events: list[TraceEvent] = []
-        self.time = 0
-
-    def new_round(self) -> None:
-        """Called by the scheduler once per round, so pictures can align threads in time."""
-        self.time += 1
-
-    def __call__(self, tid: int, address: int, inst: Instruction, mask: np.ndarray) -> None:
-        self.events.append(TraceEvent(tid, address, inst.opcode, mask.copy(), mask.size, inst.mask_ctrl_we_all,
-                                      self.time, inst.predicate is not None))
 
 
 class Thread:
@@ -360,7 +328,8 @@ class Thread:
         store[index[mask]] = raw[mask]
 
     # ---- masks ----------------------------------------------------------------------------------
-    def _group(self, inst: Instruction) -> slice:
+    def group(self, inst: Instruction) -> slice:
+        """The channels an instruction runs on: M<chan_offset> .. + exec_size."""
         m, n = inst.chan_offset, inst.exec_size
         if m + n > 32:
             raise SimulationError(f"channels M{m}+{n} exceed 32")
@@ -395,11 +364,11 @@ class Thread:
         """Channels enabled by the execution mask (or all, with WE_all), before predication."""
         if inst.mask_ctrl_we_all:
             return np.ones(inst.exec_size, bool)
-        return self.em[self._group(inst)].copy()
+        return self.em[self.group(inst)].copy()
 
     def _lane_view(self, inst: Instruction, mask: np.ndarray) -> np.ndarray:
         out = np.zeros(max(self.simd, 1), bool)
-        g = self._group(inst)
+        g = self.group(inst)
         stop = min(g.stop, out.size)
         if g.start < stop:
             out[g.start:stop] = mask[:stop - g.start]
@@ -438,7 +407,7 @@ class Thread:
             if op in BRANCHES:
                 if self.trace:
                     self.trace(self.tid, addr, inst, self._lane_view(inst, self.enabled(inst)))
-                nxt = self._branch(inst, addr, nxt)
+                nxt = execute_branch(self, inst, addr, nxt)
             elif op in SENDS:
                 mask = self.enabled(inst) & self.predicate(inst.predicate, inst)
                 if self.trace:
@@ -456,7 +425,7 @@ class Thread:
                 self._alu(inst, addr)
         except OutOfBounds as e:
             raise MemoryFault(f"thread {self.tid} at {addr:#x} ({op}): {e}", e, self.tid, addr, inst) from None
-        except (sim_alu.AluError, MessageError) as e:
+        except (sim_alu.AluError, MessageError, ControlError) as e:
             raise SimulationError(f"thread {self.tid} at {addr:#x} ({op}): {e}") from None
         self.goto(nxt)
 
@@ -554,57 +523,6 @@ class Thread:
             raise SimulationError("conditional modifier writes past f1")
         bits[idx[mask]] = values[mask]
         self.set_flag_bits(bits)
-
-    def _branch(self, inst: Instruction, addr: int, nxt: int) -> int:
-        op = inst.opcode
-        if op == "jmpi":
-            taken = bool(self.predicate(inst.predicate, inst)[0]) if inst.predicate else True
-            if not taken:
-                return nxt
-            if inst.jip is not None:
-                return nxt + _signed32(inst.jip)
-            if not inst.srcs:
-                raise SimulationError("jmpi without an offset")
-            src = inst.srcs[-1]                 # immediate, or a register holding the offset
-            off = src.value if src.file == RegFile.IMM else int(self.read_src(src, 1, inst)[0])
-            return nxt + _signed32(off)
-        if op in ("brd", "brc", "call", "calla", "ret"):
-            raise SimulationError(f"{op} is not modelled")
-        g = self._group(inst)
-        jip = addr + _signed32(inst.jip) if inst.jip is not None else nxt
-        uip = addr + _signed32(inst.uip) if inst.uip is not None else jip
-        em = self.em[g]                       # view: updates write through
-        p = self.predicate(inst.predicate, inst)
-        if op == "if":
-            leave = em & ~p
-            self.park(jip, g, leave)
-            em &= ~leave
-            return nxt if em.any() else jip
-        if op == "else":
-            self.park(jip, g, em.copy())
-            em[:] = False
-            waiting = self.resume.get(nxt)
-            return nxt if waiting is not None and waiting[g].any() else jip
-        if op in ("endif", "join"):
-            return nxt if em.any() or inst.jip in (None, 0) else jip
-        if op == "while":
-            stay = em & p
-            self.park(nxt, g, em & ~p)
-            em[:] = stay
-            return jip if stay.any() else nxt
-        if op in ("break", "cont", "halt", "goto"):
-            leave = em & p
-            if op == "break":
-                wi = self.index.get(uip)
-                if wi is None:
-                    raise SimulationError(f"break UIP {uip:#x} is not an instruction")
-                target = uip + instruction_size(self.program[wi])
-            else:
-                target = uip
-            self.park(target, g, leave)
-            em &= ~leave
-            return nxt if em.any() else jip
-        raise SimulationError(f"branch {op} is not modelled")
 
     def run(self) -> None:
         """Run alone until EOT (a barrier in a lone thread releases at once)."""

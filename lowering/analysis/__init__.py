@@ -1,5 +1,4 @@
-"""CFG analyses on integer graphs (nodes 0..n-1, successor lists): order, dominance, loops.
-
-They work on plain lists so that both the CFG form and the structured form (and the Gen backend's
-instruction-level CFG later) can use them: `lowering.analysis.blocks` maps Blocks to integers.
+"""Analyses of a function in either IR form: liveness (also the solver the Gen machine IR uses) and
+pointer provenance. The integer-graph algorithms they build on (order, dominance, loops) live in
+`lowering/graph.py`, below the IR, so that the IR's validator can use them without importing an analysis.
 """

@@ -13,17 +13,18 @@ condition is read at the end of the block just before the If (there is no branch
 it), and a return's value where the return stands.
 
 Sets are Python integers used as bit sets (value i is bit i), so one pass over a block is a few integer
-operations; the fixpoint visits blocks in postorder from a worklist. Cost: O(iterations x (blocks +
-instructions)) big-integer operations on bit sets of `values` bits; iterations are bounded by the loop
-nesting depth plus two for reducible graphs.
+operations; the fixpoint sweeps the blocks in postorder, visiting those whose successors changed.
+Cost: O(iterations x (blocks + instructions)) big-integer operations on bit sets of `values` bits;
+iterations are bounded by the loop nesting depth plus two for reducible graphs.
 The analysis only reads the function: it does not touch `succs`, `preds`, or block indices.
 """
 from __future__ import annotations
 
 import itertools
+from collections.abc import Iterable
 from dataclasses import dataclass
 
-from lowering.analysis.graph import postorder, predecessors
+from lowering.graph import postorder, predecessors
 from lowering.ir.core import (
     Block,
     Function,
@@ -36,35 +37,45 @@ from lowering.ir.core import (
 
 
 def solve(succs: list[list[int]], upward: list[int], defined: list[int], phi_uses: list[int],
-          phi_defs: list[int], entry: int = 0) -> tuple[list[int], list[int]]:
+          phi_defs: list[int], entry: int = 0, order: list[int] | None = None) -> tuple[list[int], list[int]]:
     """Live-in and live-out bit sets of every node of an integer CFG.
 
     upward[b]: values read in b before any definition in b; defined[b]: values defined in b (phi results
     included); phi_uses[b]: values b passes to its successors' phis; phi_defs[b]: b's phi results.
-    Nodes unreachable from `entry` are solved too (they keep whatever their own uses make live)."""
+    Nodes unreachable from `entry` are solved too (they keep whatever their own uses make live).
+    `order`: every node once, in the order each sweep visits them (default: postorder from `entry`, then
+    the unreachable ones; a caller that knows a better order for a backward problem, such as a machine
+    IR's reversed layout, passes it). Each sweep visits only the nodes whose successors changed since
+    their last visit, in that order, so a change reaches the nodes before it in the same sweep and a
+    deep nest does not send each change around the graph on its own (as a last-in-first-out worklist
+    did, ten times slower on 300 nested loops under blockIP)."""
     n = len(succs)
     live_in = [0] * n
     live_out = [0] * n
     preds = predecessors(succs)
-    order = postorder(succs, entry)
-    seen = set(order)
-    order += [b for b in range(n) if b not in seen]
-    pending = list(reversed(order))          # popped from the end: postorder first
+    if order is None:
+        order = postorder(succs, entry) if n else []
+        seen = set(order)
+        order += [b for b in range(n) if b not in seen]
     queued = [True] * n
+    pending = n
     while pending:
-        b = pending.pop()
-        queued[b] = False
-        out = phi_uses[b]
-        for s in succs[b]:
-            out |= live_in[s] & ~phi_defs[s]
-        live_out[b] = out
-        new_in = upward[b] | (out & ~defined[b])
-        if new_in != live_in[b]:
-            live_in[b] = new_in
-            for p in preds[b]:
-                if not queued[p]:
-                    queued[p] = True
-                    pending.append(p)
+        for b in order:
+            if not queued[b]:
+                continue
+            queued[b] = False
+            pending -= 1
+            out = phi_uses[b]
+            for s in succs[b]:
+                out |= live_in[s] & ~phi_defs[s]
+            live_out[b] = out
+            new_in = upward[b] | (out & ~defined[b])
+            if new_in != live_in[b]:
+                live_in[b] = new_in
+                for p in preds[b]:
+                    if not queued[p]:
+                        queued[p] = True
+                        pending += 1
     return live_in, live_out
 
 
@@ -155,7 +166,7 @@ def function_liveness(func: Function) -> Liveness:
         values += [ins for ins in b.instrs if ins.has_result]
     bit = {v: i for i, v in enumerate(values)}
 
-    def bits(vs) -> int:
+    def bits(vs: Iterable[Value]) -> int:
         out = 0
         for v in vs:
             i = bit.get(v)

@@ -1,5 +1,8 @@
 """OpenCL C builtins and LLVM intrinsics, lowered to our opcodes one lane at a time.
 
+Over 600 lines: one demangled-name dispatch over every OpenCL builtin and LLVM intrinsic, with the
+per-family lowerings it calls.
+
 clang calls OpenCL builtins by their Itanium-mangled names (`_Z4sqrtf`, `_Z5clampDv4_iS_S_`); the mangled
 parameter types carry the signedness LLVM types lack, so names are demangled (enough of the grammar for
 OpenCL's builtin signatures). Vector overloads are scalarized: each function is written for one lane
@@ -10,6 +13,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass
+from typing import Any, cast
 
 from lowering.frontend.llvm_types import LType
 from lowering.frontend.scalar import Unsupported, scalar_type
@@ -88,6 +92,8 @@ def _param(s: str, i: int, subs: list[Param]) -> tuple[Param, int]:
         return e, k
     if c == "U":
         m = re.match(r"U(\d+)", s[i:])
+        if m is None:
+            raise ValueError("a vendor qualifier without its length")
         n = int(m.group(1))
         qual = s[i + len(m.group()):i + len(m.group()) + n]
         e, k = _param(s, i + len(m.group()) + n, subs)
@@ -97,6 +103,7 @@ def _param(s: str, i: int, subs: list[Param]) -> tuple[Param, int]:
         return e, k
     if c.isdigit():
         m = re.match(r"\d+", s[i:])
+        assert m is not None      # c is a digit
         n = int(m.group())
         p = Param("o")
         subs.append(p)
@@ -187,6 +194,7 @@ def opencl(r, symbol: str, args: list[list[Value]], arg_types: list[LType], ret:
     signed = p0.kind == "s"
 
     if name in WORKITEM or name in ("get_global_linear_id", "get_local_linear_id"):
+        assert rt is not None         # every work-item function returns a value
         return [_workitem(L, name, args, rt)]
     if name in ("barrier", "work_group_barrier"):
         flags = args[0][0]
@@ -224,7 +232,7 @@ _ATOMIC_20 = {"fetch_add": "add", "fetch_sub": "sub", "fetch_or": "or", "fetch_x
               "compare_exchange_strong": "cas", "compare_exchange_weak": "cas"}
 
 
-def _atomic(L: Lanes, name: str, params: list[Param], args, rt: Type | None) -> Value | None:
+def _atomic(L: Lanes, name: str, params: list[Param], args, rt: Type | None) -> list[Value] | None:
     """OpenCL 1.x atomic_*/atom_* and 2.0 atomic_* built-ins as `atomic` instructions. The scope is the
     pointer's: work-group for __local, device otherwise (2.0 forms with a memory_scope keep device: the
     widest is always correct); the order is recorded as seq_cst (the strongest)."""
@@ -525,7 +533,8 @@ def _convert(L: Lanes, base: str, params: list[Param], args, rt: Type, n: int) -
 def fp_to_int_sat(L: Lanes, x: Value, t: Type, signed: bool) -> Value:
     """llvm.fpto[su]i.sat: NaN -> 0, out-of-range -> the nearest limit, else truncation toward zero."""
     import numpy as np
-    dt = {16: np.float16, 32: np.float32, 64: np.float64}[x.type.bits]
+    by_bits: dict[int, type[np.floating[Any]]] = {16: np.float16, 32: np.float32, 64: np.float64}
+    dt = by_bits[x.type.bits]
     lo = -(2 ** (t.bits - 1)) if signed else 0
     top = 2 ** (t.bits - 1) if signed else 2 ** t.bits          # first value out of range
     with np.errstate(over="ignore"):
@@ -552,7 +561,7 @@ def _saturate(L: Lanes, x: Value, ssigned: bool, t: Type, dsigned: bool) -> Valu
     return L.fix_width(v, t, ssigned)
 
 
-def _integer(L: Lanes, base: str, signed: bool, params: list[Param], args, rt: Type, n: int):
+def _integer(L: Lanes, base: str, signed: bool, params: list[Param], args, rt: Type | None, n: int):
     s = "s" if signed else "u"
     if base in ("min", "max"):
         return _map(lambda a, b: L.op(s + base, a, b), args, n)
@@ -707,7 +716,7 @@ def intrinsic(r, name: str, args: list[list[Value]], arg_types: list[LType], ret
     if base in ("vector.reverse", "experimental.vector.reverse"):
         return list(reversed(args[0]))
     if base == "is.fpclass":
-        return [_is_fpclass(L, x, int(args[1][0].value)) for x in args[0]]
+        return [_is_fpclass(L, x, int(cast(Const, args[1][0]).value)) for x in args[0]]
     if base.startswith(("memcpy", "memmove", "memset")):
         _mem(L, base, args)
         return None
@@ -747,11 +756,12 @@ def _is_fpclass(L: Lanes, x: Value, test: int) -> Value:
 def _bswap(L: Lanes, x: Value) -> Value:
     t = x.type
     nbytes = t.bits // 8
-    acc = None
+    acc: Value | None = None
     for i in range(nbytes):
         byte = L.op("and", L.op("lshr", x, L.c(t, 8 * i)), L.c(t, 0xFF)) if i else L.op("and", x, L.c(t, 0xFF))
         moved = L.op("shl", byte, L.c(t, 8 * (nbytes - 1 - i))) if nbytes - 1 - i else byte
         acc = moved if acc is None else L.op("or", acc, moved)
+    assert acc is not None      # a whole number of bytes, at least one
     return acc
 
 
@@ -818,8 +828,9 @@ def _mem(L: Lanes, base: str, args) -> None:
         byte = args[1][0]
         for off, c in chunks:
             t = int_type(8 * c)
+            v: Value
             if isinstance(byte, Const):
-                pattern = int.from_bytes(bytes([byte.value & 0xFF]) * c, "little")
+                pattern = int.from_bytes(bytes([int(byte.value) & 0xFF]) * c, "little")
                 v = Const(t, pattern)
             elif c == 1:
                 v = byte

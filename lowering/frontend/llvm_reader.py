@@ -1,5 +1,8 @@
 """LLVM IR (as llvmlite sees it) -> the CFG form of our IR, one Function per kernel.
 
+Over 600 lines: one reader per LLVM function whose instruction handlers share its value and block maps
+(the calls' builtins are already in builtins.py).
+
 Each LLVM value becomes a list of scalar values ("lanes"): one for scalars, one per element for vectors
 and one per scalar leaf for first-class aggregates, so vectors are scalarized as they are read. What
 llvmlite does not expose (predicates, case values, alloca/GEP types, constant expressions, alignment)
@@ -11,6 +14,7 @@ from __future__ import annotations
 import ctypes
 import re
 from dataclasses import dataclass
+from typing import cast
 
 import llvmlite.binding as llvm
 
@@ -62,7 +66,9 @@ class _Forward(Value):
 
 
 def key(v: llvm.ValueRef) -> int:
-    return ctypes.cast(v._ptr, ctypes.c_void_p).value
+    address = ctypes.cast(v._ptr, ctypes.c_void_p).value
+    assert address is not None, "an LLVM value has an address"
+    return address
 
 
 def zero(t: Type) -> Const:
@@ -251,6 +257,7 @@ class FunctionReader:
     def emit(self, opcode: str, operands: list[Value], type: Type = VOID, attrs: dict | None = None,
              name: str = "") -> Instr:
         ins = Instr(opcode, operands, type, attrs, name=name)
+        assert self.sink is not None, "emission happens inside a block"
         self.sink.append(ins)
         self.created.append(ins)
         return ins
@@ -272,7 +279,7 @@ class FunctionReader:
         if v.type == I64:
             return v
         if isinstance(v, Const):
-            return self.i64(v.signed() if signed else v.value)
+            return self.i64(v.signed() if signed else int(v.value))
         if v.type.bits > 64:
             return self.emit("trunc", [v], I64)
         return self.emit("sext" if signed else "zext", [v], I64)
@@ -295,9 +302,9 @@ class FunctionReader:
             if hit is None:
                 if kind == llvm.ValueKind.argument:
                     raise Unsupported(f"argument {v.name} of another function")
-                hit = [_Forward(scalar_type(t)) for t in scalar_leaves(self.ltype(v))]
-                self.pending.setdefault(k, []).extend(hit)
-                self.values[k] = hit
+                forward = [_Forward(scalar_type(t)) for t in scalar_leaves(self.ltype(v))]
+                self.pending.setdefault(k, []).extend(forward)
+                hit = self.values[k] = cast(list[Value], forward)
             return hit
         if kind == llvm.ValueKind.global_variable:
             return [self.global_addr(v.name)]
@@ -340,6 +347,7 @@ class FunctionReader:
                 ins = self.emit("global_addr", [], ptr(data.addrspace), {"symbol": name}, name=name)
             finally:
                 self.sink = saved
+            assert self.func is not None
             target = self.func.local_memory if data.addrspace == 3 else self.func.constant_data
             if data not in target:
                 target.append(data)
@@ -393,30 +401,30 @@ class FunctionReader:
             ret_lt = self.ctx.ltype_of(fn.global_value_type.get_function_return())
         except TypeError_ as e:
             raise self.error(f"unsupported return type: {e}") from None
-        args = []
-        arg_lanes = []
+        args: list[Arg] = []
+        arg_lanes: list[tuple[llvm.ValueRef, list[Value]]] = []
         meta = self.ctx.kernel_metadata(self.name, fn_text) if is_kernel else KernelMetadata()
         for param, a in enumerate(fn.arguments):
             try:
                 leaves = scalar_leaves(self.ltype(a))
             except TypeError_ as e:
                 raise self.error(f"unsupported type of argument {len(arg_lanes)}: {e}") from None
-            lanes = []
+            arg_values: list[Value] = []
             base = a.name or (meta.arg_names[param] if param < len(meta.arg_names) else "")
             for i, t in enumerate(leaves):
                 nm = base if len(leaves) == 1 else (f"{base}.{i}" if base else "")
                 arg = Arg(scalar_type(t), len(args), nm, param)
                 args.append(arg)
-                lanes.append(arg)
-            arg_lanes.append((a, lanes))
+                arg_values.append(arg)
+            arg_lanes.append((a, arg_values))
         ret_t = Type("void") if ret_lt.kind == "void" else scalar_type(ret_lt) if ret_lt.is_scalar else None
         if ret_t is None:
             raise self.error(f"unsupported return type {ret_lt}")
         func = self.func = Function(self.name, args, ret_t, is_kernel=is_kernel)
         func.source_name = self.ctx.source_name
         func.reqd_work_group_size = meta.reqd_work_group_size
-        for a, lanes in arg_lanes:
-            self.values[key(a)] = lanes
+        for a, arg_values in arg_lanes:
+            self.values[key(a)] = arg_values
         llvm_blocks = list(fn.blocks)
         labels = _block_labels(fn_text, len(llvm_blocks), sum(1 for a in fn.arguments if not a.name))
         all_instrs = [ins for b in llvm_blocks for ins in b.instructions]
@@ -429,6 +437,7 @@ class FunctionReader:
             self.blocks[key(b)] = blk
             func.blocks.append(blk)
         phis: list[tuple[llvm.ValueRef, list[Phi], str]] = []
+        lanes: list[Value] | None
         for b in llvm_blocks:
             blk = self.blocks[key(b)]
             self.sink = blk
@@ -439,11 +448,12 @@ class FunctionReader:
                 try:
                     op = ins.opcode
                     if op == "phi":
-                        lanes = [Phi(scalar_type(t)) for t in scalar_leaves(self.ltype(ins))]
-                        for p in lanes:
+                        phi_lanes = [Phi(scalar_type(t)) for t in scalar_leaves(self.ltype(ins))]
+                        for p in phi_lanes:
                             blk.append(p)
-                        phis.append((ins, lanes, blk.label))
-                        self.created = list(lanes)
+                        phis.append((ins, phi_lanes, blk.label))
+                        self.created = list(phi_lanes)
+                        lanes = cast(list[Value], phi_lanes)
                     else:
                         lanes = self.instruction(ins, op)
                 except Unsupported as e:
@@ -454,7 +464,7 @@ class FunctionReader:
                 if lanes is not None:
                     self._name(lanes)
                     self.define(ins, lanes)
-        for ins, lanes, label in phis:
+        for ins, phi_lanes, label in phis:
             self.block_label = label
             self.text = text_of[key(ins)]
             seen: set[int] = set()
@@ -468,7 +478,7 @@ class FunctionReader:
                     vals = self.lanes(v)
                 except (Unsupported, TypeError_, ValueError) as e:
                     raise self.error(f"unsupported instruction: {self.text} ({e})") from None
-                for p, x in zip(lanes, vals):
+                for p, x in zip(phi_lanes, vals):
                     p.add_incoming(self.blocks[pk], x)
         self.block_label = ""
         if self.pending:
@@ -631,12 +641,13 @@ class FunctionReader:
             k = db // sb
             wide = int_type(db)
             for i in range(len(dst_leaves)):
-                acc = None
+                acc: Value | None = None
                 for j in range(k):
                     y = self.emit("zext", [ints[i * k + j]], wide)
                     if j:
                         y = self.emit("shl", [y, Const(wide, j * sb)], wide)
                     acc = y if acc is None else self.emit("or", [acc, y], wide)
+                assert acc is not None      # k >= 1 parts
                 out.append(acc)
         return [self.from_int(x, t) for x, t in zip(out, dst_leaves)]
 
@@ -681,7 +692,7 @@ class FunctionReader:
             elif ty.kind == "struct":
                 if not isinstance(idx, Const):
                     raise Unsupported("variable struct index")
-                field = idx.value
+                field = int(idx.value)
                 const_off += self.layout.field_offset(ty, field)
                 ty = ty.elems[field]
                 continue
@@ -741,7 +752,8 @@ class FunctionReader:
     def extract(self, vec: list[Value], idx_ref: llvm.ValueRef) -> Value:
         idx = self.lane(idx_ref)
         if isinstance(idx, Const):
-            return vec[idx.value] if idx.value < len(vec) else Undef(vec[0].type)
+            lane = int(idx.value)
+            return vec[lane] if lane < len(vec) else Undef(vec[0].type)
         out = vec[0]
         for i in range(1, len(vec)):
             hit = self.emit("icmp", [idx, Const(idx.type, i)], I1, {"pred": "eq"})
@@ -752,8 +764,9 @@ class FunctionReader:
         idx = self.lane(idx_ref)
         out = list(vec)
         if isinstance(idx, Const):
-            if idx.value < len(out):
-                out[idx.value] = val
+            lane = int(idx.value)
+            if lane < len(out):
+                out[lane] = val
             return out
         for i in range(len(out)):
             hit = self.emit("icmp", [idx, Const(idx.type, i)], I1, {"pred": "eq"})
@@ -770,6 +783,7 @@ class FunctionReader:
         cur.expect(",")
         mask = parse_typed_value(cur)
         n = mask.type.count
+        idx: list[int | None]
         if mask.kind in ("zero",):
             idx = [0] * n
         elif mask.kind == "undef":
@@ -815,6 +829,7 @@ class FunctionReader:
     # terminators
     def terminator(self, ins: llvm.ValueRef, op: str, ops: list) -> None:
         blk = self.sink
+        assert blk is not None
         if op == "ret":
             vals = self.lanes(ops[0]) if ops else []
             if len(vals) > 1:
@@ -863,7 +878,9 @@ def _align_at(align: int, offset: int) -> int:
 
 def _split_top(text: str) -> list[str]:
     """Split call arguments at top-level commas."""
-    parts, depth, cur = [], 0, []
+    parts: list[str] = []
+    cur: list[str] = []
+    depth = 0
     for ch in text:
         if ch in "([{<":
             depth += 1

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 import struct
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import Any, Callable
 
 # ----------------------------------------------------------------------------------------------
 # types
@@ -210,7 +210,7 @@ class CV:
     local, agg (vector/array/struct elements in `args`), splat, expr (op in `value`, operands in `args`)."""
     kind: str
     type: LType
-    value: object = None
+    value: Any = None           # int, float, bool, a name (str) or an expr's opcode (str), by kind
     args: list = field(default_factory=list)
     extra: list = field(default_factory=list)    # expr: GEP source type / cast flags
 
@@ -241,8 +241,8 @@ def parse_value(cur: Cursor, ty: LType) -> CV:
     if t in ("true", "false") and ty.kind == "int":
         return CV("int", ty, int(t == "true"))
     if ty.kind == "int" and (re.fullmatch(r"[-+]?\d+", t) or t.startswith(("s0x", "u0x"))):
-        v = int(t[3:], 16) if t[0] in "su" else int(t)
-        return CV("int", ty, v & ((1 << ty.bits) - 1))
+        n = int(t[3:], 16) if t[0] in "su" else int(t)
+        return CV("int", ty, n & ((1 << ty.bits) - 1))
     if ty.kind == "float" and (t[0].isdigit() or t[0] in "+-"):
         return CV("float", ty, _float_from_token(t, ty))
     if t == "null":

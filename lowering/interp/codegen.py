@@ -12,7 +12,7 @@ can name the instruction at fault.
 """
 from __future__ import annotations
 
-from typing import Callable
+from typing import Any, Callable, Sequence
 
 from lowering.interp.values import const_value, mask
 from lowering.ir.core import Const, Instr, Undef, Value
@@ -37,13 +37,14 @@ _SIGNED_ICMP = {"sgt": ">", "sge": ">=", "slt": "<", "sle": "<="}
 _FLOAT_INLINE = {"fadd": "+", "fsub": "-", "fmul": "*", "fdiv": "/"}
 
 
-def compile_body(body: list[tuple[Instr, Callable, bool]], undef_byte: int = 0) -> Callable[[dict], None]:
+def compile_body(body: list[tuple[Instr, Callable[..., Any], bool]],
+                 undef_byte: int = 0) -> Callable[[dict[Any, Any]], None]:
     """One function env -> None running `body`, a list of (instruction, closure, has result)."""
     ns: dict[str, object] = {"At": At}
     local: dict[Instr, str] = {}
     names: dict[int, str] = {}
 
-    def bind(prefix: str, obj) -> str:
+    def bind(prefix: str, obj: object) -> str:
         key = id(obj)
         if key not in names:
             names[key] = f"{prefix}{len(names)}"
@@ -64,10 +65,10 @@ def compile_body(body: list[tuple[Instr, Callable, bool]], undef_byte: int = 0) 
     for pos, (ins, fn, has_result) in enumerate(body):
         ops = [operand(v) for v in ins.operands]
         expr = _inline(ins, ops)
-        if expr is None and getattr(fn, "store", None) is not None:
-            expr = f"{bind('s', fn.store)}({ops[1]}, {ops[0]})"      # storer(address, value)
-        if expr is None and getattr(fn, "direct", None) is not None:
-            expr = f"{bind('f', fn.direct)}({', '.join(ops)})"   # the opcode's function on operand values
+        if expr is None and (store := getattr(fn, "store", None)) is not None:
+            expr = f"{bind('s', store)}({ops[1]}, {ops[0]})"      # storer(address, value)
+        if expr is None and (direct := getattr(fn, "direct", None)) is not None:
+            expr = f"{bind('f', direct)}({', '.join(ops)})"   # the opcode's function on operand values
         if expr is None:
             expr = f"{bind('g', fn)}(env)"          # the instruction's own closure reads env
         lines.append(f"        pos = {pos}")
@@ -86,7 +87,8 @@ def compile_body(body: list[tuple[Instr, Callable, bool]], undef_byte: int = 0) 
     return ns["run"]  # type: ignore[return-value]
 
 
-def compile_phi_copy(values: list[Value], phis: list[Instr], undef_byte: int = 0) -> Callable[[dict], None]:
+def compile_phi_copy(values: list[Value], phis: Sequence[Instr],
+                     undef_byte: int = 0) -> Callable[[dict[Any, Any]], None]:
     """The parallel copy of one incoming edge: read every value first, then write every phi."""
     ns: dict[str, object] = {"At": At}
     reads, writes = [], []

@@ -13,10 +13,15 @@ items' stacks are live at the same time.
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from lowering.interp.values import InterpreterError
 
+if TYPE_CHECKING:
+    from lowering.interp.run import Interpreter
 
-def run_group(interp, items: list[tuple], env0: dict) -> None:
+
+def run_group(interp: Interpreter, items: list[tuple[Any, ...]], env0: dict[Any, Any]) -> None:
     """Run one work-group's items, (group id, local id, global id) each, barrier phase by phase."""
     interp.memory.reset("private")
     live = [(item, interp.walk(dict(env0))) for item in items]
@@ -41,6 +46,7 @@ def run_group(interp, items: list[tuple], env0: dict) -> None:
                     "work-items of one group wait at different barriers"))
             waiting.append((item, walk))
         if waiting and finished:
+            assert barrier is not None          # the waiting work-items wait there
             gids = ",".join(str(i) for i in finished[0][2][:interp._work_dim])
             raise interp._located(barrier.block, barrier, InterpreterError(
                 f"barrier not reached by every work-item of the group (work-item ({gids}) returned)"))

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import bisect
 import struct
-from typing import Callable
+from typing import Any, Callable, cast
 
 import numpy as np
 
@@ -40,7 +40,8 @@ class Region:
     """One mapped buffer: `data` is a writable (or read-only) byte memoryview."""
     __slots__ = ("base", "size", "data", "kind", "name", "readonly", "array")
 
-    def __init__(self, base: int, data: memoryview, kind: str, name: str, readonly: bool, array=None):
+    def __init__(self, base: int, data: memoryview, kind: str, name: str, readonly: bool,
+                 array: np.ndarray | None = None):
         self.base, self.size, self.data = base, len(data), data
         self.kind, self.name, self.readonly, self.array = kind, name, readonly, array
 
@@ -54,7 +55,7 @@ class Memory:
         self._bases: dict[int, list[int]] = {i: [] for i in ARENAS.values()}
         self._regions: dict[int, list[Region]] = {i: [] for i in ARENAS.values()}
         self._last: Region | None = None
-        self._caches: list[list] = []              # the per-instruction region caches of loader/storer
+        self._caches: list[list[Any]] = []              # the per-instruction region caches of loader/storer
 
     # ----- mapping -----
     def _place(self, kind: str, size: int, align: int) -> int:
@@ -79,7 +80,7 @@ class Memory:
             raise InterpreterError(f"buffer {name!r} must be a numpy array, got {type(array).__name__}")
         if not array.flags.c_contiguous:
             raise InterpreterError(f"buffer {name!r} is not C-contiguous: stores could not reach it")
-        data = memoryview(array.reshape(-1).view(np.uint8))
+        data = memoryview(cast(Any, array.reshape(-1).view(np.uint8)))    # (numpy's stubs: no Buffer)
         if not readonly and data.readonly:
             raise InterpreterError(f"buffer {name!r} is a read-only array")
         base = self._place(kind, len(data), array.dtype.alignment)
@@ -137,17 +138,18 @@ class Memory:
             raise InterpreterError(f"store to read-only {r.describe()} at offset {off}")
         return r, off
 
-    def load(self, addr: int, ty: Type):
+    def load(self, addr: int, ty: Type) -> Any:
         return self.loader(ty, cached=False)(addr)
 
-    def store(self, addr: int, ty: Type, value) -> None:
+    def store(self, addr: int, ty: Type, value: Any) -> None:
         self.storer(ty, cached=False)(addr, value)
 
-    def loader(self, ty: Type, align: int = 1, cached: bool = True) -> Callable[[int], object]:
+    def loader(self, ty: Type, align: int = 1, cached: bool = True) -> Callable[[int], Any]:
         """A load function for one type (one per load instruction: it caches the last region it hit).
 
         `align`: the alignment the instruction promises; an address that breaks it is an error (UB)."""
-        size, slow, last = ty.size, self._slow_path(ty.size, align, False), [b"", 0, 0]
+        last: list[Any] = [b"", 0, 0]
+        size, slow = ty.size, self._slow_path(ty.size, align, False)
         if cached:
             self._caches.append(last)                # [data, base, end] of the last region; reset() empties it
 
@@ -157,7 +159,7 @@ class Memory:
         if ty.is_float:
             dt, frombuffer = FLOAT_DTYPES[ty.bits], np.frombuffer
 
-            def load_float(addr: int):
+            def load_float(addr: int) -> Any:
                 if last[1] <= addr and addr + size <= last[2] and not addr % align:
                     return frombuffer(last[0], dt, 1, addr - last[1])[0]     # bit-exact, NaNs included
                 data, off = slow(addr, last)
@@ -168,8 +170,10 @@ class Memory:
 
             def load_int(addr: int) -> int:
                 if last[1] <= addr and addr + size <= last[2] and not addr % align:
-                    return unpack(last[0], addr - last[1])[0]
-                return unpack(*slow(addr, last))[0]
+                    value: int = unpack(last[0], addr - last[1])[0]
+                    return value
+                value = unpack(*slow(addr, last))[0]
+                return value
             return load_int
         m = mask(ty.bits)
 
@@ -178,18 +182,19 @@ class Memory:
             return int.from_bytes(data[off:off + size], "little") & m
         return load_bits
 
-    def storer(self, ty: Type, align: int = 1, cached: bool = True) -> Callable[[int, object], None]:
+    def storer(self, ty: Type, align: int = 1, cached: bool = True) -> Callable[[int, Any], None]:
         """A store function for one type, with its own region cache (writable regions only).
 
         Values arrive masked to their type, so integers need no masking here."""
-        size, slow, last = ty.size, self._slow_path(ty.size, align, True), [b"", 0, 0]
+        last: list[Any] = [b"", 0, 0]
+        size, slow = ty.size, self._slow_path(ty.size, align, True)
         if cached:
             self._caches.append(last)
 
         if ty.is_float:
             dt, pack = FLOAT_DTYPES[ty.bits], _FLOAT_FORMATS[ty.bits].pack_into
 
-            def store_float(addr: int, value) -> None:
+            def store_float(addr: int, value: Any) -> None:
                 if last[1] <= addr and addr + size <= last[2] and not addr % align:
                     data, off = last[0], addr - last[1]
                 else:
@@ -215,11 +220,11 @@ class Memory:
             data[off:off + size] = value.to_bytes(size, "little")
         return store_bytes
 
-    def _slow_path(self, size: int, align: int, write: bool) -> Callable:
+    def _slow_path(self, size: int, align: int, write: bool) -> Callable[[int, list[Any]], tuple[memoryview, int]]:
         """(addr, cache) -> (data, offset): check alignment and bounds, and refill the accessor's cache."""
         locate = self.locate
 
-        def slow(addr: int, last: list):
+        def slow(addr: int, last: list[Any]) -> tuple[memoryview, int]:
             _check_alignment(addr, align)
             r, off = locate(addr, size, write)
             last[:] = r.data, r.base, r.base + r.size

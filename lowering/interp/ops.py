@@ -18,13 +18,14 @@ import ctypes.util
 import math
 import struct
 from fractions import Fraction
-from typing import Callable
+from typing import Any, Callable
 
 import numpy as np
 
 from lowering.interp.values import (
     FLOAT_DTYPES,
     InterpreterError,
+    Val,
     bits_to_float,
     float_dtype,
     float_to_bits,
@@ -114,7 +115,7 @@ def int_unary(opcode: str, bits: int) -> Callable[[int], int]:
     raise InterpreterError(f"no integer unary opcode {opcode!r}")
 
 
-ICMP = {
+ICMP: dict[str, Callable[[Any, Any], bool]] = {
     "eq": lambda a, b: a == b, "ne": lambda a, b: a != b,
     "ugt": lambda a, b: a > b, "uge": lambda a, b: a >= b, "ult": lambda a, b: a < b, "ule": lambda a, b: a <= b,
 }
@@ -139,7 +140,7 @@ def _nan(x: float) -> bool:
 
 # Ordered predicates are false when either operand is NaN, unordered ones true: Python's float
 # comparisons already give False for every ordered comparison with a NaN, and u<op> is not o<inverse op>.
-FCMP = {
+FCMP: dict[str, Callable[[float, float], bool]] = {
     "false": lambda a, b: False, "true": lambda a, b: True,
     "oeq": lambda a, b: a == b, "ogt": lambda a, b: a > b, "oge": lambda a, b: a >= b,
     "olt": lambda a, b: a < b, "ole": lambda a, b: a <= b, "one": lambda a, b: a < b or a > b,
@@ -149,7 +150,7 @@ FCMP = {
 }
 
 
-def fcmp(pred: str) -> Callable:
+def fcmp(pred: str) -> Callable[..., Val]:
     try:
         f = FCMP[pred]
     except KeyError:
@@ -157,23 +158,23 @@ def fcmp(pred: str) -> Callable:
     return lambda a, b: int(f(float(a), float(b)))    # float32/16 -> Python float is exact
 
 
-def _fmin(a, b):
+def _fmin(a: Val, b: Val) -> Val:
     """The non-NaN operand, else the smaller; on a tie (-0.0 vs +0.0) the first, as the x86 JIT's minnum."""
     if a != a:
         return b
     return b if b < a else a
 
 
-def _fmax(a, b):
+def _fmax(a: Val, b: Val) -> Val:
     if a != a:
         return b
     return b if b > a else a
 
 
-def float_binary(opcode: str, ty: Type) -> Callable:
+def float_binary(opcode: str, ty: Type) -> Callable[..., Val]:
     """numpy scalar arithmetic in the operand dtype: IEEE round-to-nearest-even, as the CPU does."""
     dt = float_dtype(ty)
-    ops = {
+    ops: dict[str, Callable[..., Any]] = {
         "fadd": lambda a, b: a + b, "fsub": lambda a, b: a - b, "fmul": lambda a, b: a * b,
         "fdiv": lambda a, b: a / b, "frem": np.fmod, "fmin": _fmin, "fmax": _fmax,
     }
@@ -184,7 +185,7 @@ def float_binary(opcode: str, ty: Type) -> Callable:
     return lambda a, b: dt(f(a, b))
 
 
-def fneg(a):
+def fneg(a: Val) -> Val:
     return -a
 
 
@@ -201,14 +202,14 @@ def _odd_rounded_sum(p: float, c: float) -> float:
     return s
 
 
-def fma(ty: Type) -> Callable:
+def fma(ty: Type) -> Callable[..., Val]:
     """a*b+c with a single rounding to the type."""
     dt = float_dtype(ty)
     if ty.bits < 64:
         # the product of two floats of <= 24 bits is exact in double; round the sum to odd, then to dt
         return lambda a, b, c: dt(_odd_rounded_sum(float(a) * float(b), float(c)))
 
-    def fma64(a, b, c):
+    def fma64(a: Val, b: Val, c: Val) -> Val:
         fa, fb, fc = float(a), float(b), float(c)
         if not (math.isfinite(fa) and math.isfinite(fb) and math.isfinite(fc)):
             return dt(fa * fb + fc)          # infinities and NaNs: no rounding involved
@@ -222,20 +223,20 @@ def fma(ty: Type) -> Callable:
     return fma64
 
 
-def fmuladd(ty: Type) -> Callable:
+def fmuladd(ty: Type) -> Callable[..., Val]:
     """a*b+c rounded after the multiply and again after the add."""
     dt = float_dtype(ty)
     return lambda a, b, c: dt(dt(a * b) + c)
 
 
-def _round_half_away(x):
+def _round_half_away(x: Val) -> Val:
     t = np.trunc(x)
     if abs(x - t) >= 0.5:                    # x - trunc(x) is exact
         t = t + np.copysign(type(x)(1), x)
     return t
 
 
-def _load_libm():
+def _load_libm() -> ctypes.CDLL | None:
     try:
         return ctypes.CDLL(ctypes.util.find_library("m") or "libm.so.6")
     except OSError:
@@ -245,7 +246,7 @@ def _load_libm():
 _LIBM = _load_libm()
 
 
-def _libm_fn(name: str, bits: int, n_args: int):
+def _libm_fn(name: str, bits: int, n_args: int) -> Callable[..., float] | None:
     """The C library's function for float (bits <= 32: the `f` variant) or double, or None."""
     if _LIBM is None:
         return None
@@ -255,24 +256,26 @@ def _libm_fn(name: str, bits: int, n_args: int):
     except AttributeError:
         return None
     f.argtypes, f.restype = [ctype] * n_args, ctype
-    return f
+    fn: Callable[..., float] = f
+    return fn
 
 
 # Functions with a single correct result: numpy computes them exactly in the operand precision.
-EXACT_UNARY = {"sqrt": np.sqrt, "fabs": np.fabs, "floor": np.floor, "ceil": np.ceil, "trunc": np.trunc,
-               "rint": np.rint, "round": _round_half_away}
-EXACT_BINARY = {"copysign": np.copysign, "fmod": np.fmod}
+EXACT_UNARY: dict[str, Callable[..., Any]] = {
+    "sqrt": np.sqrt, "fabs": np.fabs, "floor": np.floor, "ceil": np.ceil, "trunc": np.trunc,
+    "rint": np.rint, "round": _round_half_away}
+EXACT_BINARY: dict[str, Callable[..., Any]] = {"copysign": np.copysign, "fmod": np.fmod}
 # Transcendental functions: the C library's, as the CPU JIT of the original kernel calls them, so results
 # agree bit for bit; numpy (whose float32 versions may differ by an ulp) only when no libm can be loaded.
-LIBM_UNARY = {
+LIBM_UNARY: dict[str, Callable[..., Any]] = {
     "exp": np.exp, "exp2": np.exp2, "log": np.log, "log2": np.log2, "log10": np.log10, "sin": np.sin,
     "cos": np.cos, "tan": np.tan, "asin": np.arcsin, "acos": np.arccos, "atan": np.arctan, "sinh": np.sinh,
     "cosh": np.cosh, "tanh": np.tanh, "cbrt": np.cbrt,
 }
-LIBM_BINARY = {"atan2": np.arctan2, "pow": np.power, "hypot": np.hypot}
+LIBM_BINARY: dict[str, Callable[..., Any]] = {"atan2": np.arctan2, "pow": np.power, "hypot": np.hypot}
 
 
-def math_fn(fn: str, ty: Type, exponent_bits: int = 32) -> Callable:
+def math_fn(fn: str, ty: Type, exponent_bits: int = 32) -> Callable[..., Val]:
     """libm-like functions of MATH_FUNCTIONS in the operand precision (half computes in float).
 
     `exponent_bits`: the width of ldexp's integer operand."""
@@ -303,7 +306,7 @@ def math_fn(fn: str, ty: Type, exponent_bits: int = 32) -> Callable:
 
 # ----- conversions -----
 
-def int_to_float(n: int, bits: int):
+def int_to_float(n: int, bits: int) -> Val:
     """Correctly rounded conversion of a Python int to a float of `bits` bits."""
     dt = FLOAT_DTYPES[bits]
     an = abs(n)
@@ -323,7 +326,7 @@ def int_to_float(n: int, bits: int):
     return dt(-x if n < 0 else x)
 
 
-def float_to_int(x, bits: int, is_signed: bool) -> int:
+def float_to_int(x: Val, bits: int, is_signed: bool) -> int:
     """Truncation toward zero; a value that does not fit (or NaN/inf) is poison: the minimum signed value."""
     f = float(x)
     lo, hi = (-(1 << (bits - 1)), 1 << (bits - 1)) if is_signed else (0, 1 << bits)
@@ -334,7 +337,7 @@ def float_to_int(x, bits: int, is_signed: bool) -> int:
     return (1 << (bits - 1)) & mask(bits)
 
 
-def cast(opcode: str, src: Type, dst: Type) -> Callable:
+def cast(opcode: str, src: Type, dst: Type) -> Callable[..., Val]:
     """LLVM cast semantics from `src` to `dst`."""
     if opcode in ("freeze", "addrspacecast"):
         return lambda a: a
@@ -367,5 +370,5 @@ def cast(opcode: str, src: Type, dst: Type) -> Callable:
     raise InterpreterError(f"no cast opcode {opcode!r}")
 
 
-def select(c, a, b):
+def select(c: int, a: Val, b: Val) -> Val:
     return a if c else b

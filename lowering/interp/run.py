@@ -1,9 +1,12 @@
 """The IR interpreter: runs a kernel Function, in CFG or structured form, over an NDRange.
 
+Over 600 lines: the compile-once closures and the two walkers (CFG, tree) share the compiled-block
+cache and the located-error reporting.
+
 It is the project's execution oracle for its own IR: the same kernel run here before and after a pass
 (or compared with the CPU JIT of the original LLVM IR, tools/targets/jit_oracle.py) must give the same buffers.
 
-    run_kernel(func, args, global_size, local_size, global_offset=0)
+    run_kernel(func, args, global_size: Size, local_size: Size, global_offset: Size = 0)
 
 `args` follow the JIT oracle's convention: a numpy array per pointer argument (stores land in it in place),
 a numpy (or Python) scalar per scalar argument. Work-items run one at a time, to completion, work-group by
@@ -32,7 +35,7 @@ block's instructions together into one function, inlining the common ones.
 """
 from __future__ import annotations
 
-from typing import Any, Callable, Iterator, Sequence
+from typing import Any, Callable, Iterator, Sequence, cast
 
 import numpy as np
 
@@ -59,12 +62,18 @@ from lowering.ndrange import ndrange
 __all__ = ["run_kernel", "uninitialized_dependence", "Interpreter", "InterpreterError", "DEFAULT_MAX_STEPS"]
 
 DEFAULT_MAX_STEPS = 60_000_000     # per work-item: 2x what 4,096 chained SHA-1 compressions take (tools/step_budget.py)
-Env = dict
+Env = dict[Any, Any]     # a work-item's values: IR value (or a bound closure's key) -> interpreter value
+Size = int | Sequence[int]    # an NDRange size or offset: one to three dimensions
 Getter = Callable[[Env], Any]
+Code = tuple[Callable[[Env], None], list[Instr]]     # a block body compiled by codegen, and its instructions
+
+
+def _uncompiled(env: Env) -> None:
+    raise AssertionError("a block ran before it was compiled")
 
 
 @depth_independent
-def run_kernel(func: Function, args: Sequence, global_size, local_size, global_offset=0, *,
+def run_kernel(func: Function, args: Sequence[Any], global_size: Size, local_size: Size, global_offset: Size = 0, *,
                max_steps: int = DEFAULT_MAX_STEPS, on_block: Callable[[Block], None] | None = None,
                lockstep: bool = False, uninitialized: int = 0) -> None:
     """Run `func` over the NDRange, modifying the numpy arrays in `args` in place.
@@ -79,8 +88,9 @@ def run_kernel(func: Function, args: Sequence, global_size, local_size, global_o
         args, global_size, local_size, global_offset)
 
 
-def uninitialized_dependence(func: Function, make_args: Callable[[], list], global_size, local_size,
-                             global_offset=0, fills: Sequence[int] = (0x00, 0x5A, 0xFF)) -> list[int]:
+def uninitialized_dependence(func: Function, make_args: Callable[[], list[Any]], global_size: Size,
+                             local_size: Size, global_offset: Size = 0,
+                             fills: Sequence[int] = (0x00, 0x5A, 0xFF)) -> list[int]:
     """Indices of the buffers whose final contents change with the `uninitialized` fill byte: non-empty
     means the kernel's result depends on undef values or uninitialized memory (for a function made from a
     well-defined kernel, a bug in the pass that made it). `make_args()` must return fresh, equal arguments."""
@@ -93,7 +103,7 @@ def uninitialized_dependence(func: Function, make_args: Callable[[], list], glob
             if first is not None and any(r[i] != first for r in results[1:])]
 
 
-def _is_local_size(x) -> bool:
+def _is_local_size(x: object) -> bool:
     """A `__local T *` argument given as a size (tools.targets.harness.LocalArg: .count and .nbytes), not memory."""
     return hasattr(x, "nbytes") and hasattr(x, "count") and not isinstance(x, np.ndarray)
 
@@ -115,15 +125,15 @@ class _CompiledBlock:
     entries and as one generated function, and what ends it (a CFG terminator or a structured jump)."""
     __slots__ = ("phis", "body", "code", "steps", "term", "jump", "segments")
 
-    def __init__(self):
-        self.phis: dict[Block, Callable[[Env], None]] | None = None   # predecessor -> phis' parallel copy
+    def __init__(self) -> None:
+        self.phis: dict[Block | None, Callable[[Env], None]] | None = None   # predecessor -> phis' parallel copy
         self.body: list[tuple[Instr, Getter, bool]] = []
-        self.code: tuple[Callable[[Env], None], list[Instr]] | None = None    # body compiled by codegen
+        self.code: Code = (_uncompiled, [])    # body compiled by codegen (set by _compile_block)
         self.steps = 1
         self.term: Callable[[Env], Block | None] | None = None   # CFG form: next block, None to return
         self.jump: str | None = None                             # structured form: break/continue/return
         # lockstep mode: the body cut at its barriers, [(code, barrier or None)]; None: no barrier
-        self.segments: list[tuple[tuple[Callable[[Env], None], list[Instr]], Instr | None]] | None = None
+        self.segments: list[tuple[Code, Instr | None]] | None = None
 
 
 class _ModuleSymbol:
@@ -131,9 +141,9 @@ class _ModuleSymbol:
     needs it. Entries of Function.local_memory/constant_data are read by field name - the front end's
     ModuleData (symbol/name, addrspace, size, align, init bytes or None, writable) or a dict of them."""
 
-    def __init__(self, entry, kind: str):
+    def __init__(self, entry: Any, kind: str):
         get = entry.get if isinstance(entry, dict) else (lambda k, d=None: getattr(entry, k, d))
-        self.name = get("name") or get("symbol")
+        self.name = cast(str, get("name") or get("symbol"))
         init = next((x for x in (get("data"), get("init"), get("initializer"), get("bytes")) if x is not None),
                     None)
         if isinstance(init, np.ndarray):
@@ -175,7 +185,7 @@ class Interpreter:
         self._block_no = {b: i for i, b in enumerate(func.all_blocks())}
 
     # ----- the NDRange -----
-    def run(self, args: Sequence, global_size, local_size, global_offset=0) -> None:
+    def run(self, args: Sequence[Any], global_size: Size, local_size: Size, global_offset: Size = 0) -> None:
         func = self.func
         try:
             rng = ndrange(global_size, local_size if local_size is not None else global_size, global_offset)
@@ -213,13 +223,13 @@ class Interpreter:
                     for _ in self.walk(dict(env0)):
                         pass                                         # no barrier yields sequentially
 
-    def _set_item(self, item: tuple) -> None:
+    def _set_item(self, item: tuple[Any, ...]) -> None:
         """Make (group id, local id, global id) the current work-item's."""
         wi = self._wi
         wi["group_id"], wi["local_id"], wi["global_id"] = item
         self._item = item[2]
 
-    def _map_args(self, args: Sequence) -> Env:
+    def _map_args(self, args: Sequence[Any]) -> Env:
         env: Env = {}
         self._local_params = []
         for a, x in zip(self.func.args, args):
@@ -274,7 +284,8 @@ class Interpreter:
         return self._walk_tree(env) if self.func.is_structured else self._walk_cfg(env)
 
     def _walk_cfg(self, env: Env) -> Iterator[Instr]:
-        block, prev = self.func.blocks[0], None
+        block: Block | None = self.func.blocks[0]
+        prev: Block | None = None
         while block is not None:
             cb = self._enter_head(block, prev, env)
             if self.lockstep and cb.segments is not None:
@@ -285,15 +296,16 @@ class Interpreter:
                 raise self._located(block, block.instrs[-1] if block.instrs else None,
                                     InterpreterError("block does not end in a CFG terminator"))
             try:
-                prev, block = block, cb.term(env)
+                after = cb.term(env)
             except Exception as e:                                       # noqa: BLE001 - re-raised located
                 raise self._located(block, block.instrs[-1], e) from None
+            prev, block = block, after
 
     def _walk_tree(self, env: Env) -> Iterator[Instr]:
         """An if runs one branch, a loop repeats its body until a break (continue restarts it), return
         leaves; `prev` is the last block executed, the predecessor the phis are evaluated for."""
         prev: Block | None = None
-        stack: list[list] = [[self.func.body, 0, False]]     # [CF list, next position, is a loop body]
+        stack: list[list[Any]] = [[self.func.body, 0, False]]     # [CF list, next position, is a loop body]
         while stack:
             frame = stack[-1]
             nodes, i = frame[0], frame[1]
@@ -340,7 +352,7 @@ class Interpreter:
                 raise InterpreterError(f"{self.func.name}: unexpected node {node!r} in the control-flow tree")
 
     def _segments(self, block: Block, cb: _CompiledBlock, env: Env) -> Iterator[Instr]:
-        for code, barrier in cb.segments:
+        for code, barrier in cb.segments or ():
             self._run_body(block, code, env)
             if barrier is not None:
                 yield barrier
@@ -369,7 +381,7 @@ class Interpreter:
                 raise self._located(block, list(block.phis())[e.pos], e.exc) from None
         return cb
 
-    def _run_body(self, block: Block, code: tuple[Callable[[Env], None], list[Instr]], env: Env) -> None:
+    def _run_body(self, block: Block, code: Code, env: Env) -> None:
         try:
             code[0](env)
         except At as e:
@@ -435,7 +447,8 @@ class Interpreter:
             cb.phis = {b: compile_phi_copy([p.value_for(b) for p in phis], phis, self.undef_byte) for b in preds}
         cb.code = self._code(cb.body)
         if any(ins.opcode == "barrier" for ins, _, _ in cb.body):
-            cb.segments, part = [], []
+            part: list[tuple[Instr, Getter, bool]] = []
+            cb.segments = []
             for entry in cb.body:
                 if entry[0].opcode == "barrier":
                     cb.segments.append((self._code(part), entry[0]))
@@ -445,10 +458,10 @@ class Interpreter:
             cb.segments.append((self._code(part), None))
         return cb
 
-    def _code(self, body: list[tuple[Instr, Getter, bool]]) -> tuple[Callable[[Env], None], list[Instr]]:
+    def _code(self, body: list[tuple[Instr, Getter, bool]]) -> Code:
         return compile_body(body, self.undef_byte), [ins for ins, _, _ in body]
 
-    def _apply(self, f: Callable, operands: list[Value]) -> Getter:
+    def _apply(self, f: Callable[..., Any], operands: list[Value]) -> Getter:
         """env -> f(operand values), specialised by operand kind so that reading an operand is an env
         lookup or a constant, not a further call (the interpreter's inner loop)."""
         kinds = "".join("c" if isinstance(v, (Const, Undef)) else "v" for v in operands)
@@ -501,7 +514,7 @@ class Interpreter:
         if op == "ret":
             return lambda env: None
         if op == "unreachable":
-            def unreachable(env):
+            def unreachable(env: Env) -> Block | None:
                 raise InterpreterError("reached an unreachable instruction")
             return unreachable
         raise InterpreterError(f"unknown terminator {op!r}")
@@ -542,23 +555,25 @@ class Interpreter:
     def _compile_atomic(self, ins: Instr, g: list[Getter]) -> Getter:
         """Read, modify, write: atomic by construction, since work-items only interleave at barriers
         (sequentially or in lock step). Returns the old value."""
-        kind = ins.attrs.get("op")
+        kind = cast(str, ins.attrs.get("op"))      # the validator makes every atomic name its operation
         vt = ins.operands[1].type if kind == "store" else ins.type
         load, store = self.memory.loader(vt, 1), self.memory.storer(vt, 1)     # caches reset with memory
         m = mask(vt.bits) if vt.is_int else None
 
         def signed(v: int) -> int:
             return v - (1 << vt.bits) if v >> (vt.bits - 1) else v
-        update = {"add": lambda o, a: (o + a) & m, "sub": lambda o, a: (o - a) & m, "xchg": lambda o, a: a,
+        updates: dict[str, Callable[[Any, Any], Any]] = {
+                  "add": lambda o, a: (o + a) & m, "sub": lambda o, a: (o - a) & m, "xchg": lambda o, a: a,
                   "inc": lambda o, a: (o + 1) & m, "dec": lambda o, a: (o - 1) & m,
                   "and": lambda o, a: o & a, "or": lambda o, a: o | a, "xor": lambda o, a: o ^ a,
                   "umin": min, "umax": max, "store": lambda o, a: a, "load": lambda o, a: o,
                   "smin": lambda o, a: o if signed(o) <= signed(a) else a,
-                  "smax": lambda o, a: o if signed(o) >= signed(a) else a}.get(kind)
+                  "smax": lambda o, a: o if signed(o) >= signed(a) else a}
+        update = updates.get(kind)
         if kind == "cmpxchg":
             p, new, cmp = g
 
-            def cmpxchg(env):
+            def cmpxchg(env: Env) -> Any:
                 addr = p(env)
                 old = load(addr)
                 if old == cmp(env):
@@ -570,7 +585,7 @@ class Interpreter:
         p = g[0]
         value = g[1] if len(g) > 1 else (lambda env: 0)
 
-        def rmw(env):
+        def rmw(env: Env) -> Any:
             addr = p(env)
             old = load(addr)
             store(addr, update(old, value(env)))
@@ -596,9 +611,9 @@ class Interpreter:
             name = ins.name or "alloca"
             return lambda env: mem.allocate("private", name, size, align).base
         if op == "global_addr":
-            sym, symbols = ins.attrs.get("symbol"), self.symbols
+            sym, symbols = cast(str, ins.attrs.get("symbol")), self.symbols
 
-            def global_addr(env):
+            def global_addr(env: Env) -> int:
                 try:
                     return symbols[sym]
                 except KeyError:

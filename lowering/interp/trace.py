@@ -11,11 +11,11 @@ The tracing run executes instruction by instruction (no generated code), so it i
 """
 from __future__ import annotations
 
-from typing import Callable
+from typing import Any, Callable
 
 import numpy as np
 
-from lowering.interp.run import Interpreter, InterpreterError, describe_value
+from lowering.interp.run import Code, Env, Interpreter, InterpreterError, Size, describe_value
 from lowering.ir.core import Block, Function
 
 
@@ -24,9 +24,9 @@ class _Tracer(Interpreter):
 
     def __init__(self, func: Function, fill: int, max_steps: int):
         super().__init__(func, max_steps=max_steps, uninitialized=fill)
-        self.events: list[tuple] = []
+        self.events: list[tuple[Any, ...]] = []
 
-    def _run_body(self, block: Block, code, env) -> None:
+    def _run_body(self, block: Block, code: Code, env: Env) -> None:
         """Instruction by instruction (the closures, not the generated code), recording as it goes."""
         self.events.append(("block", self._item, block))
         ins = None
@@ -43,7 +43,7 @@ class _Tracer(Interpreter):
             raise self._located(block, ins, e) from None
 
 
-def _same(x: tuple, y: tuple) -> bool:
+def _same(x: tuple[Any, ...], y: tuple[Any, ...]) -> bool:
     """Events are equal; float values by their bits (a NaN equals the same NaN)."""
     if len(x) != len(y):
         return False
@@ -56,8 +56,8 @@ def _same(x: tuple, y: tuple) -> bool:
     return True
 
 
-def first_uninitialized_use(func: Function, make_args: Callable[[], list], global_size, local_size,
-                            global_offset=0, max_steps: int = 1_000_000) -> str | None:
+def first_uninitialized_use(func: Function, make_args: Callable[[], list[Any]], global_size: Size,
+                            local_size: Size, global_offset: Size = 0, max_steps: int = 1_000_000) -> str | None:
     """A sentence naming the first store or branch that depends on uninitialized data, or None."""
     runs = []
     for fill in (0x00, 0x5A):

@@ -8,12 +8,15 @@ One representation per kind, chosen so that every operation is exact and cheap i
 """
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from lowering.ir.core import Const, Undef, Value
 from lowering.ir.types import Type
 
-FLOAT_DTYPES = {16: np.float16, 32: np.float32, 64: np.float64}
+Val = Any     # an interpreter value: an int (integers, pointers) or a numpy float scalar of the type's width
+FLOAT_DTYPES: dict[int, type[np.floating[Any]]] = {16: np.float16, 32: np.float32, 64: np.float64}
 UINT_DTYPES = {16: np.uint16, 32: np.uint32, 64: np.uint64}
 MASK64 = (1 << 64) - 1
 
@@ -33,30 +36,30 @@ def signed(value: int, bits: int) -> int:
     return value - (1 << bits) if value >> (bits - 1) & 1 else value
 
 
-def float_dtype(ty: Type):
+def float_dtype(ty: Type) -> type[np.floating[Any]]:
     try:
         return FLOAT_DTYPES[ty.bits]
     except KeyError:
         raise InterpreterError(f"unsupported float type {ty}") from None
 
 
-def float_to_bits(x, bits: int) -> int:
+def float_to_bits(x: Val, bits: int) -> int:
     """The IEEE bit pattern of a float value (exact: no conversion through Python floats)."""
     return int(np.asarray(x, dtype=FLOAT_DTYPES[bits]).view(UINT_DTYPES[bits]))
 
 
-def bits_to_float(n: int, bits: int):
+def bits_to_float(n: int, bits: int) -> Val:
     return np.asarray(n & mask(bits), dtype=UINT_DTYPES[bits]).view(FLOAT_DTYPES[bits])[()]
 
 
-def zero(ty: Type):
+def zero(ty: Type) -> Val:
     """All bits zero."""
     if ty.is_float:
         return float_dtype(ty)(0)
     return 0
 
 
-def filled(ty: Type, byte: int):
+def filled(ty: Type, byte: int) -> Val:
     """The value whose every byte is `byte`: what undef reads as when uninitialized data is filled."""
     if byte == 0:
         return zero(ty)
@@ -66,7 +69,7 @@ def filled(ty: Type, byte: int):
     return bits & mask(ty.bits)
 
 
-def from_host(ty: Type, x):
+def from_host(ty: Type, x: Any) -> Val:
     """Convert a host value (Python or numpy scalar) to the interpreter's value of type `ty`.
 
     Integers are taken modulo 2**bits, so both signed and unsigned host values work; floats are rounded to
@@ -81,7 +84,7 @@ def from_host(ty: Type, x):
     raise InterpreterError(f"no values of type {ty}")
 
 
-def const_value(v: Value, undef_byte: int = 0):
+def const_value(v: Value, undef_byte: int = 0) -> Val:
     """The interpreter value of a constant operand (Const, or Undef: every byte `undef_byte`)."""
     if isinstance(v, Undef):
         return filled(v.type, undef_byte)

@@ -2,7 +2,7 @@
 instruction into several while the original keeps its identity (and so every use of it)."""
 from __future__ import annotations
 
-from typing import Mapping
+from typing import Any, Mapping, Sequence
 
 from lowering.ir.core import Function, If, Instr, Value, cf_lists
 from lowering.ir.types import I1, Type, int_type
@@ -15,7 +15,7 @@ class InsertBefore:
         assert anchor.block is not None
         self.block, self.anchor = anchor.block, anchor
 
-    def op(self, opcode: str, operands: list[Value], type: Type, **attrs) -> Instr:
+    def op(self, opcode: str, operands: list[Value], type: Type, **attrs: object) -> Instr:
         ins = Instr(opcode, operands, type, dict(attrs))
         self.block.insert(self.block.instrs.index(self.anchor), ins)
         return ins
@@ -46,7 +46,7 @@ def uint_like(t: Type) -> Type:
     return int_type(t.bits)
 
 
-def become(ins: Instr, opcode: str, operands: list[Value], attrs: dict | None = None) -> None:
+def become(ins: Instr, opcode: str, operands: Sequence[Value], attrs: dict[str, Any] | None = None) -> None:
     """Turn `ins` into another instruction of the same type in place, keeping every use of it."""
     ins.opcode, ins.operands, ins.attrs = opcode, list(operands), dict(attrs or {})
 

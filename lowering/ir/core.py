@@ -12,8 +12,8 @@ phis sit at the top of the block after an if, the block after a loop, or a loop'
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Iterator, Sequence, cast
+from dataclasses import dataclass, replace
+from typing import Any, Iterator, Sequence, cast
 
 from lowering.ir.opcodes import JUMPS, TERMINATORS
 from lowering.ir.types import VOID, Type
@@ -69,7 +69,7 @@ class Instr(Value):
     switch case values. `targets` holds successor blocks of a CFG-form terminator."""
     __slots__ = ("opcode", "operands", "attrs", "targets", "block")
 
-    def __init__(self, opcode: str, operands: list[Value], type: Type = VOID, attrs: dict | None = None,
+    def __init__(self, opcode: str, operands: list[Value], type: Type = VOID, attrs: dict[str, Any] | None = None,
                  targets: list["Block"] | None = None, name: str = ""):
         super().__init__(type, name)
         self.opcode = opcode
@@ -117,7 +117,7 @@ class CFNode:
     """A node of the control-flow tree. `parent` is the If/Loop/Function whose CF list holds it."""
     __slots__ = ("parent",)
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.parent: CFNode | Function | None = None
 
 
@@ -245,6 +245,13 @@ class Function:
         self.constant_data: list[ModuleData] = []   # module-level constant data this kernel uses
         self.reqd_work_group_size: tuple[int, int, int] | None = None   # OpenCL's attribute, if given
         self.guard_variables: list[str] = []   # labels and exit selectors the structurizer had to test
+        self.target_passes: set[str] = set()   # "target:pass" lowerings it went through (lower_for runs each once)
+
+    def clone(self) -> Function:
+        """An independent copy: new arguments, instructions, blocks and tree nodes wired as in this function
+        (constants and undefs copied too), so a target's passes can lower the copy and leave this one as it
+        is; printing the copy gives this function's text. No recursion: any nesting depth."""
+        return _clone_function(self)
 
     # ----- structured form: tree construction -----
     def add(self, node: CFNode) -> CFNode:
@@ -392,3 +399,85 @@ def nesting_depth(func: Function) -> int:
                 deepest = max(deepest, depth + 1)
                 work.append((node.body, depth + 1))
     return deepest
+
+
+def _slots(cls: type) -> list[str]:
+    return [name for klass in cls.__mro__ for name in getattr(klass, "__slots__", ())]
+
+
+def _copy_slots(obj: object) -> object:
+    """A shallow copy of an object made of __slots__ (no constructor run: If() and Loop() add blocks)."""
+    new = object.__new__(type(obj))
+    for name in _slots(type(obj)):
+        if hasattr(obj, name):
+            setattr(new, name, getattr(obj, name))
+    return new
+
+
+def _clone_function(func: Function) -> Function:
+    new = Function(func.name, [], func.return_type, func.is_kernel)
+    new.is_structured = func.is_structured
+    new.source_name = func.source_name
+    new.local_memory = [replace(d) for d in func.local_memory]
+    new.constant_data = [replace(d) for d in func.constant_data]
+    new.reqd_work_group_size = func.reqd_work_group_size
+    new.guard_variables = list(func.guard_variables)
+    new.target_passes = set(func.target_passes)
+    values: dict[int, Value] = {}
+    nodes: dict[int, CFNode | Function] = {id(func): new}
+    for arg in func.args:
+        new_arg = cast(Arg, _copy_slots(arg))
+        new.args.append(new_arg)
+        values[id(arg)] = new_arg
+    old_blocks = [*func.all_blocks(), func.end_block]
+    new.end_block.label, new.end_block.index = func.end_block.label, func.end_block.index
+    for block in old_blocks:
+        copied = new.end_block if block is func.end_block else cast(Block, _copy_slots(block))
+        nodes[id(block)] = copied
+        for ins in block.instrs:
+            values[id(ins)] = cast(Instr, _copy_slots(ins))
+
+    def value(v: Value) -> Value:
+        found = values.get(id(v))
+        if found is None:               # a constant or undef: copied once, shared as in the original
+            found = values[id(v)] = cast(Value, _copy_slots(v))
+        return found
+
+    def block_of(b: Block) -> Block:
+        return cast(Block, nodes[id(b)])
+    for block in old_blocks:
+        copied = block_of(block)
+        copied.instrs = [cast(Instr, values[id(ins)]) for ins in block.instrs]
+        copied.succs = [block_of(b) for b in block.succs]
+        copied.preds = [block_of(b) for b in block.preds]
+        for ins, twin in zip(block.instrs, copied.instrs):
+            twin.operands = [value(v) for v in ins.operands]
+            twin.attrs = {k: list(a) if isinstance(a, list) else a for k, a in ins.attrs.items()}
+            twin.targets = [block_of(b) for b in ins.targets]
+            twin.block = copied if ins.block is block else (None if ins.block is None else block_of(ins.block))
+            if isinstance(ins, Phi):
+                cast(Phi, twin).blocks = [block_of(b) for b in ins.blocks]
+    new.blocks = [block_of(b) for b in func.blocks]
+    work: list[tuple[list[CFNode], list[CFNode]]] = [(func.body, new.body)]
+    while work:                         # the tree, one CF list at a time
+        old_list, new_list = work.pop()
+        for node in old_list:
+            if isinstance(node, Block):
+                new_list.append(block_of(node))
+                continue
+            made = cast(CFNode, _copy_slots(node))
+            nodes[id(node)] = made
+            new_list.append(made)
+            if isinstance(node, If):
+                branch = cast(If, made)
+                branch.cond = value(node.cond)
+                branch.then_list, branch.else_list = [], []
+                work += [(node.then_list, branch.then_list), (node.else_list, branch.else_list)]
+            elif isinstance(node, Loop):
+                loop = cast(Loop, made)
+                loop.body = []
+                work.append((node.body, loop.body))
+    for node_copy in nodes.values():
+        if isinstance(node_copy, CFNode) and node_copy.parent is not None:
+            node_copy.parent = nodes.get(id(node_copy.parent))
+    return new

@@ -3,7 +3,7 @@ draws it: grey boxes for ifs and loops, white boxes for then/else, ovals for blo
 from __future__ import annotations
 
 from lowering.deepstack import depth_independent
-from lowering.ir.core import Block, Function, If, Loop
+from lowering.ir.core import Block, CFNode, Function, If, Loop
 from lowering.ir.printer import Namer, format_instr
 
 
@@ -59,7 +59,7 @@ def tree_dot(func: Function) -> str:
                    f"label={_quote(label)};")
         return indent + "  "
 
-    def emit(nodes: list, indent: str, shade: bool) -> None:
+    def emit(nodes: list[CFNode], indent: str, shade: bool) -> None:
         for node in nodes:
             if isinstance(node, Block):
                 out.append(f'{indent}{namer.block(node)} [label="{_block_label(node, namer)}"];')

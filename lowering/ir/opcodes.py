@@ -17,11 +17,11 @@ Properties:
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable, Iterable
+from typing import Any, Callable, Iterable
 
 from lowering.ir.types import I1, I32, I64, VOID, Type
 
-TypeRule = Callable[[list[Type], Type, dict], "str | None"]
+TypeRule = Callable[[list[Type], Type, dict[str, Any]], "str | None"]
 
 ATOMIC_OPS = ("add", "sub", "xchg", "inc", "dec", "cmpxchg", "smin", "smax", "umin", "umax", "and", "or", "xor",
               "load", "store")
@@ -58,10 +58,10 @@ FCMP_PREDICATES = ("false", "oeq", "ogt", "oge", "olt", "ole", "one", "ord", "ue
 class Attr:
     """One attribute of an opcode: its allowed values (a tuple) or its Python type, and whether it must be
     present."""
-    allowed: tuple | type
+    allowed: tuple[object, ...] | type
     required: bool = True
 
-    def problem(self, name: str, value) -> str | None:
+    def problem(self, name: str, value: object) -> str | None:
         if isinstance(self.allowed, tuple):
             if value in self.allowed:
                 return None
@@ -95,7 +95,7 @@ def _names(types: Iterable[Type]) -> str:
 
 def same_as_result(kind: str) -> TypeRule:
     """Every operand has the result type, which is an integer (or a float)."""
-    def rule(ops: list[Type], t: Type, attrs: dict) -> str | None:
+    def rule(ops: list[Type], t: Type, attrs: dict[str, Any]) -> str | None:
         if t.kind != kind:
             return f"result is {t}, not {'an integer' if kind == 'int' else 'a float'}"
         if any(o != t for o in ops):
@@ -105,13 +105,13 @@ def same_as_result(kind: str) -> TypeRule:
 
 
 def _unary_to(check: Callable[[Type, Type], bool], what: str) -> TypeRule:
-    def rule(ops: list[Type], t: Type, attrs: dict) -> str | None:
+    def rule(ops: list[Type], t: Type, attrs: dict[str, Any]) -> str | None:
         return None if check(ops[0], t) else f"{ops[0]} -> {t}: {what}"
     return rule
 
 
 def _compare(kinds: tuple[str, ...]) -> TypeRule:
-    def rule(ops: list[Type], t: Type, attrs: dict) -> str | None:
+    def rule(ops: list[Type], t: Type, attrs: dict[str, Any]) -> str | None:
         if t != I1:
             return f"result is {t}, not i1"
         if ops[0] != ops[1] or ops[0].kind not in kinds:
@@ -120,11 +120,11 @@ def _compare(kinds: tuple[str, ...]) -> TypeRule:
     return rule
 
 
-def _select(ops: list[Type], t: Type, attrs: dict) -> str | None:
+def _select(ops: list[Type], t: Type, attrs: dict[str, Any]) -> str | None:
     return None if ops == [I1, t, t] and t != VOID else f"select of {_names(ops)} -> {t}"
 
 
-def _math(ops: list[Type], t: Type, attrs: dict) -> str | None:
+def _math(ops: list[Type], t: Type, attrs: dict[str, Any]) -> str | None:
     want = 2 if attrs.get("fn") in MATH_BINARY else 1
     if len(ops) != want:
         return f"{attrs.get('fn')} takes {want} operand{'s' * (want > 1)}, has {len(ops)}"
@@ -137,17 +137,17 @@ def _math(ops: list[Type], t: Type, attrs: dict) -> str | None:
     return None
 
 
-def _alloca(ops: list[Type], t: Type, attrs: dict) -> str | None:
+def _alloca(ops: list[Type], t: Type, attrs: dict[str, Any]) -> str | None:
     return None if t.is_ptr and t.addrspace == 0 else f"alloca gives {t}, not a private pointer (ptr0)"
 
 
-def _load(ops: list[Type], t: Type, attrs: dict) -> str | None:
+def _load(ops: list[Type], t: Type, attrs: dict[str, Any]) -> str | None:
     if not ops[0].is_ptr:
         return f"load through {ops[0]}, not a pointer"
     return "load of nothing (void result)" if t == VOID else None
 
 
-def _store(ops: list[Type], t: Type, attrs: dict) -> str | None:
+def _store(ops: list[Type], t: Type, attrs: dict[str, Any]) -> str | None:
     if not ops[1].is_ptr:
         return f"store through {ops[1]}, not a pointer"
     if ops[0] == VOID or t != VOID:
@@ -155,29 +155,29 @@ def _store(ops: list[Type], t: Type, attrs: dict) -> str | None:
     return None
 
 
-def _ptradd(ops: list[Type], t: Type, attrs: dict) -> str | None:
+def _ptradd(ops: list[Type], t: Type, attrs: dict[str, Any]) -> str | None:
     return None if ops[0].is_ptr and ops[1] == I64 and t == ops[0] else f"ptradd {_names(ops)} -> {t}"
 
 
-def _global_addr(ops: list[Type], t: Type, attrs: dict) -> str | None:
+def _global_addr(ops: list[Type], t: Type, attrs: dict[str, Any]) -> str | None:
     return None if t.is_ptr else f"global_addr gives {t}, not a pointer"
 
 
-def _workitem(ops: list[Type], t: Type, attrs: dict) -> str | None:
+def _workitem(ops: list[Type], t: Type, attrs: dict[str, Any]) -> str | None:
     want = I32 if attrs.get("fn") == "work_dim" else I64
     if ops == [I32] and t == want:
         return None
     return f"workitem.{attrs.get('fn')} of {_names(ops)} -> {t} (expects i32 -> {want})"
 
 
-def _barrier(ops: list[Type], t: Type, attrs: dict) -> str | None:
+def _barrier(ops: list[Type], t: Type, attrs: dict[str, Any]) -> str | None:
     return None if ops == [I32] and t == VOID else f"barrier of {_names(ops)} -> {t} (expects i32 fence flags)"
 
 
 _ATOMIC_VALUES = {"inc": 0, "dec": 0, "load": 0, "cmpxchg": 2}
 
 
-def _atomic(ops: list[Type], t: Type, attrs: dict) -> str | None:
+def _atomic(ops: list[Type], t: Type, attrs: dict[str, Any]) -> str | None:
     op = str(attrs.get("op"))
     n_values = _ATOMIC_VALUES.get(op, 1)
     if len(ops) != 1 + n_values:
@@ -195,29 +195,29 @@ def _atomic(ops: list[Type], t: Type, attrs: dict) -> str | None:
     return None
 
 
-def _phi(ops: list[Type], t: Type, attrs: dict) -> str | None:
+def _phi(ops: list[Type], t: Type, attrs: dict[str, Any]) -> str | None:
     if t == VOID:
         return "phi without a type"
     return None if all(o == t for o in ops) else f"incoming {_names(ops)} for a {t} phi"
 
 
-def _void(ops: list[Type], t: Type, attrs: dict) -> str | None:
+def _void(ops: list[Type], t: Type, attrs: dict[str, Any]) -> str | None:
     return None if t == VOID else f"result {t} on an instruction that has none"
 
 
-def _var_load(ops: list[Type], t: Type, attrs: dict) -> str | None:
+def _var_load(ops: list[Type], t: Type, attrs: dict[str, Any]) -> str | None:
     return "var_load of nothing" if t == VOID else None
 
 
-def _cbr(ops: list[Type], t: Type, attrs: dict) -> str | None:
+def _cbr(ops: list[Type], t: Type, attrs: dict[str, Any]) -> str | None:
     return None if ops == [I1] and t == VOID else f"branch on {_names(ops)}, not i1"
 
 
-def _switch(ops: list[Type], t: Type, attrs: dict) -> str | None:
+def _switch(ops: list[Type], t: Type, attrs: dict[str, Any]) -> str | None:
     return None if ops[0].is_int and t == VOID else f"switch on {ops[0]}, not an integer"
 
 
-def _returned(ops: list[Type], t: Type, attrs: dict) -> str | None:
+def _returned(ops: list[Type], t: Type, attrs: dict[str, Any]) -> str | None:
     # the returned value's type against the function's is checked by the validator, which knows it
     return None if len(ops) <= 1 and t == VOID else f"return of {_names(ops)} -> {t}"
 
@@ -251,7 +251,7 @@ _ALIGN = {"align": Attr(int, required=False)}
 _ATOMIC_ATTRS = {"op": Attr(ATOMIC_OPS), "scope": Attr(ATOMIC_SCOPES), "order": Attr(MEMORY_ORDERS)}
 
 
-def _family(kind: str, n: int, names: str, rule: TypeRule, doc: str, **extra) -> list[Opcode]:
+def _family(kind: str, n: int, names: str, rule: TypeRule, doc: str, **extra: Any) -> list[Opcode]:
     return [Opcode(name, kind, n, rule, doc, **extra) for name in names.split()]
 
 
@@ -349,7 +349,7 @@ def opcodes_of(kind: str) -> tuple[str, ...]:
     return tuple(name for name, op in OPCODES.items() if op.kind == kind)
 
 
-def type_problem(opcode: str, operand_types: list[Type], result: Type, attrs: dict) -> str | None:
+def type_problem(opcode: str, operand_types: list[Type], result: Type, attrs: dict[str, Any]) -> str | None:
     """What is wrong with an instruction of `opcode` on these types and attributes, or None."""
     op = OPCODES.get(opcode)
     if op is None:

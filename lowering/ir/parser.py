@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 import struct
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from lowering.errors import CompileError
@@ -334,7 +335,7 @@ class _Parser:
             func.blocks = list(self.block_order)
         func.update_cfg()
 
-    def ifs(self, nodes: list[CFNode]):
+    def ifs(self, nodes: list[CFNode]) -> Iterator[If]:
         work = [nodes]
         while work:
             for n in work.pop():
@@ -509,7 +510,7 @@ class _Parser:
             raise self.error(line, f"expected a block name bN, found '{ref}'")
         return self.block_named(ref, line)
 
-    def attribute(self, t: _Tokens, line: _Line):
+    def attribute(self, t: _Tokens, line: _Line) -> object:
         kind, text = t.next()
         if kind == "num":
             try:
@@ -521,7 +522,7 @@ class _Parser:
         if kind == "word" and text in ("true", "false"):
             return text == "true"
         if text == "[":
-            items: list = []
+            items: list[object] = []
             while not t.accept("]"):
                 if items:
                     t.expect(",")

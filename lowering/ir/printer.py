@@ -26,6 +26,7 @@ from __future__ import annotations
 import math
 import re
 import struct
+from collections.abc import Iterable
 
 from lowering.deepstack import depth_independent
 from lowering.ir.core import (
@@ -119,7 +120,7 @@ def slot_type(ins: Instr) -> Type | None:
     return ins.type if ins.has_result else None
 
 
-def attribute_text(value) -> str:
+def attribute_text(value: object) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, int):
@@ -232,7 +233,7 @@ def print_function(func: Function) -> str:
     return "\n".join(text for text, _ in printed_lines(func)) + "\n"
 
 
-def print_module(funcs) -> str:
+def print_module(funcs: Iterable[Function]) -> str:
     """Several functions, one after another (what --emit nir writes)."""
     return "".join(print_function(f) for f in funcs)
 

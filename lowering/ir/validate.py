@@ -26,9 +26,9 @@ concerns, so `annotated()` can print the function with the offending lines marke
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import cast
+from typing import Callable, cast
 
-from lowering.analysis import graph
+from lowering import graph
 from lowering.deepstack import depth_independent
 from lowering.ir.core import (
     Arg,
@@ -169,7 +169,7 @@ class _Validator:
         return self.problems
 
     # ----- structured form: tree shape
-    def _check_list(self, nodes: list[CFNode], parent, in_loop: bool) -> None:
+    def _check_list(self, nodes: list[CFNode], parent: CFNode | Function, in_loop: bool) -> None:
         owner = type(parent).__name__.lower()
         if not nodes:
             self.error(owner, "empty CF list", parent)
@@ -356,7 +356,7 @@ class _Validator:
         dom = graph.dominator_tree(succs, 0)
         reachable = [dom.pre[i] >= 0 for i in range(len(self.blocks))]
 
-        def ok(v, block: Block, index: int) -> bool:
+        def ok(v: Value, block: Block, index: int) -> bool:
             if not isinstance(v, Instr) or v not in self.defined:
                 return True                              # not an instruction, or reported already
             db, di = self.defined[v]
@@ -381,7 +381,7 @@ class _Validator:
         if func.is_structured:
             self._check_if_conditions(ok, reachable)
 
-    def _check_if_conditions(self, ok, reachable: list[bool]) -> None:
+    def _check_if_conditions(self, ok: Callable[[Value, Block, int], bool], reachable: list[bool]) -> None:
         """An if's condition is read where the block before it ends."""
         from lowering.ir.core import cf_lists
         for nodes in cf_lists(self.func):

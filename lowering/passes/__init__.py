@@ -1,6 +1,8 @@
 """The passes, one per module. Each module gives its NAME, the FORM it works on ("cfg", "structured" or
 "any") and `run(func, caps) -> changed`; lowering.target lists which passes each target runs, and
-lowering.pipeline runs them with the validator after each one.
+lowering.pipeline runs them with the validator after each one. `Pass.run` checks the form first, so a
+pass never sees a function in a form it does not work on (tests/lowering/passes/test_registry.py ties
+the registry to the modules).
 
     structurize        CFG form -> structured form (the tree of blocks, ifs and loops)
     split_private_selects  loads/stores through a select of two private variables -> accesses of each
@@ -16,22 +18,40 @@ import importlib
 from dataclasses import dataclass
 from typing import Callable
 
+from lowering.errors import CompileError
 from lowering.ir.core import Function
 
 PASS_MODULES = ("structurize", "split_private_selects", "promote", "legalize_int_widths", "lower_workitem",
                 "lower_bitops64", "lower_math_edges")
+FORMS = ("cfg", "structured", "any")
+
+
+class WrongFormError(CompileError):
+    """A pass was asked to run on a function in a form it does not work on (a pipeline's order is wrong,
+    or a caller skipped the structurizer): refused before the pass can misread the function."""
 
 
 @dataclass(frozen=True)
 class Pass:
     name: str
     form: str                                   # "cfg", "structured" or "any"
-    run: Callable[[Function, object], bool]      # (function, TargetCaps) -> changed
+    body: Callable[[Function, object], bool]    # the module's run: (function, TargetCaps) -> changed
     doc: str
+
+    def run(self, func: Function, caps: object) -> bool:
+        """Run the pass on `func` if it is in the pass's form; a one-line WrongFormError if not."""
+        form = "structured" if func.is_structured else "cfg"
+        if self.form not in ("any", form):
+            raise WrongFormError(f"@{func.name}: pass '{self.name}' works on the {self.form} form, "
+                                 f"but the function is in the {form} form")
+        return self.body(func, caps)
 
 
 def _load(name: str) -> Pass:
     module = importlib.import_module(f"lowering.passes.{name}")
+    if module.NAME != name or module.FORM not in FORMS:
+        raise ImportError(f"lowering/passes/{name}.py: NAME {module.NAME!r} (must be {name!r}), "
+                          f"FORM {module.FORM!r} (must be one of {', '.join(FORMS)})")
     return Pass(module.NAME, module.FORM, module.run, (module.__doc__ or "").strip().splitlines()[0])
 
 

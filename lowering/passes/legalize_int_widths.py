@@ -22,6 +22,7 @@ from lowering.errors import CompileError, where
 from lowering.ir.builder import InsertBefore, become, replace_uses
 from lowering.ir.core import Const, Function, Instr, Undef, Value
 from lowering.ir.types import Type, int_type
+from lowering.target import TargetCaps
 
 NAME, FORM = "legalize_int_widths", "any"
 
@@ -32,7 +33,7 @@ UNCHANGED = ("and", "or", "xor", "lshr", "udiv", "urem", "umin", "umax", "select
 REFUSED = ("load", "store", "atomic", "bitcast", "ptrtoint", "inttoptr", "mulhi_s", "mulhi_u")
 
 
-def run(func: Function, caps) -> bool:
+def run(func: Function, caps: TargetCaps) -> bool:
     legal = tuple(sorted(caps.int_widths))
     if not legal:
         return False
@@ -87,7 +88,7 @@ class _Legalizer:
 
     def _arguments(self) -> None:
         """Every use of an odd argument reads one zext at the top of the entry block instead."""
-        widened: dict[Value, Value] = {}
+        widened: dict[Value, Instr] = {}
         for a in self.func.args:
             if self.odd(a.type):
                 widened[a] = Instr("zext", [a], self.wide(a.type.bits))
@@ -113,7 +114,8 @@ class _Legalizer:
         if n == w:
             return x
         if isinstance(x, Const):
-            value = x.value - (1 << n) if x.value >> (n - 1) & 1 else x.value
+            bits = int(x.value)        # an integer constant
+            value = bits - (1 << n) if bits >> (n - 1) & 1 else bits
             return Const(x.type, value)
         spare = Const(x.type, w - n)
         return b.binary("ashr", b.binary("shl", x, spare), spare)

@@ -10,12 +10,13 @@ from __future__ import annotations
 from lowering.ir.builder import InsertBefore, become
 from lowering.ir.core import Const, Function, Instr
 from lowering.ir.types import I32, I64
+from lowering.target import TargetCaps
 
 NAME, FORM = "lower_bitops64", "any"
 BIT_OPS = ("popcount", "clz", "ctz", "bitreverse")
 
 
-def run(func: Function, caps) -> bool:
+def run(func: Function, caps: TargetCaps) -> bool:
     if caps.bit_ops_max_bits >= 64:
         return False
     todo = [ins for ins in func.instructions() if ins.opcode in BIT_OPS and ins.type.bits > 32]

@@ -15,12 +15,13 @@ import math
 from lowering.ir.builder import InsertBefore, replace_uses
 from lowering.ir.core import Const, Function, Instr, Value
 from lowering.ir.types import I1, int_type
+from lowering.target import TargetCaps
 
 NAME, FORM = "lower_math_edges", "any"
 LOWERED = ("copysign", "fmod", "round", "pow", "atan2", "exp10", "log10", "cbrt", "hypot")
 
 
-def run(func: Function, caps) -> bool:
+def run(func: Function, caps: TargetCaps) -> bool:
     if caps.math_edges:
         return False
     todo = [ins for ins in func.instructions() if not ins.attrs.get("relaxed") and
@@ -118,7 +119,7 @@ class _Edges:
 
     def atan2(self, y: Value, x: Value) -> Value:
         """OpenCL's values at x = y = 0 and for two infinities."""
-        r = self.b.math("atan2", y, x, relaxed=True)
+        r: Value = self.b.math("atan2", y, x, relaxed=True)
         x_back = self.signbit(x)
         zeros = self.both(self.equals(x, 0.0), self.equals(y, 0.0))
         infs = self.both(self.isinf(x), self.isinf(y))

@@ -9,11 +9,12 @@ from __future__ import annotations
 from lowering.ir.builder import InsertBefore, become
 from lowering.ir.core import Function, Instr
 from lowering.ir.types import I64
+from lowering.target import TargetCaps
 
 NAME, FORM = "lower_workitem", "any"
 
 
-def run(func: Function, caps) -> bool:
+def run(func: Function, caps: TargetCaps) -> bool:
     wanted = {fn for fn, native in (("global_id", caps.global_id), ("global_size", caps.global_size)) if not native}
     todo = [ins for ins in func.instructions() if ins.opcode == "workitem" and ins.attrs.get("fn") in wanted]
     for ins in todo:

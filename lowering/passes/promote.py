@@ -15,6 +15,7 @@ from lowering import ssa
 from lowering.deepstack import depth_independent
 from lowering.ir.core import Function, Instr
 from lowering.ir.types import Type
+from lowering.target import TargetCaps
 
 
 @dataclass(eq=False)
@@ -43,7 +44,7 @@ def _promotable(alloca: Instr, uses: list[Instr]) -> Type | None:
 NAME, FORM = "promote", "structured"
 
 
-def run(func: Function, caps=None) -> bool:
+def run(func: Function, caps: TargetCaps | None = None) -> bool:
     return promote_allocas(func) > 0
 
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 from lowering.ir.builder import InsertBefore
 from lowering.ir.core import Const, Function, Instr, Value
 from lowering.ir.types import VOID
+from lowering.target import TargetCaps
 
 NAME, FORM = "split_private_selects", "any"
 
@@ -67,7 +68,7 @@ def _splittable(sel: Instr, uses: list[Instr]) -> tuple[tuple[Instr, int], tuple
     return a, b
 
 
-def run(func: Function, caps=None) -> bool:
+def run(func: Function, caps: TargetCaps | None = None) -> bool:
     uses: dict[Instr, list[Instr]] = {}
     selects: list[Instr] = []
     for ins in func.instructions():
@@ -95,6 +96,7 @@ def run(func: Function, caps=None) -> bool:
                 at.op("store", [at.select(cond, value, x), hands[0]], VOID, align=aligns[0])
                 use.operands = [at.select(cond, y, value), hands[1]]
                 use.attrs = {**use.attrs, "align": aligns[1]}
+        assert sel.block is not None
         sel.block.instrs.remove(sel)
         changed = True
     return changed

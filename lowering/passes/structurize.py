@@ -26,15 +26,15 @@ anywhere: edges to them become `return` (or, from inside a loop, a loop exit fir
 """
 from __future__ import annotations
 
-from typing import Callable
+from typing import Callable, cast
 
-from lowering import ssa
-from lowering.analysis import graph
+from lowering import graph, ssa
 from lowering.deepstack import depth_independent
 from lowering.errors import IrreducibleCFG
 from lowering.gcpause import gc_paused
-from lowering.ir.core import Block, Const, Function, If, Instr, Loop, Undef, Value
-from lowering.ir.types import I1, I32
+from lowering.ir.core import Block, CFNode, Const, Function, If, Instr, Loop, Undef, Value, last_block
+from lowering.ir.types import I1, I32, Type
+from lowering.target import TargetCaps
 
 RETURN = -1          # pseudo target: a block that only returns
 
@@ -43,7 +43,7 @@ class Var:
     """A structurizer-internal variable, read and written by var_load/var_store until SSA is rebuilt."""
     __slots__ = ("name", "type")
 
-    def __init__(self, name: str, type):
+    def __init__(self, name: str, type: Type):
         self.name = name
         self.type = type
 
@@ -55,15 +55,15 @@ class _Cursor:
     """The end of a CF list being built: instructions go into its last block."""
     __slots__ = ("nodes", "add")
 
-    def __init__(self, nodes: list, add: Callable):
+    def __init__(self, nodes: list[CFNode], add: Callable[[CFNode], CFNode]):
         self.nodes = nodes
         self.add = add
 
     def block(self) -> Block:
-        return self.nodes[-1]
+        return last_block(self.nodes)
 
     def emit(self, ins: Instr) -> Instr:
-        return self.nodes[-1].append(ins)
+        return last_block(self.nodes).append(ins)
 
 
 def block_name(b: Block) -> str:
@@ -73,7 +73,7 @@ def block_name(b: Block) -> str:
 NAME, FORM = "structurize", "cfg"
 
 
-def run(func: Function, caps=None) -> bool:
+def run(func: Function, caps: TargetCaps | None = None) -> bool:
     structurize(func)
     return True
 
@@ -234,7 +234,7 @@ class _Structurizer:
         loads_in: dict[int, dict[Instr, Instr]] = {}      # node -> escaping value -> its load there
         index = self.index
 
-        def as_seen_from(value, user: int) -> Value:
+        def as_seen_from(value: Value, user: int) -> Value:
             value = self.replaced.get(value, value)          # a phi now stands as its variable's load
             if not isinstance(value, Instr) or value.block not in index:
                 return value
@@ -266,8 +266,9 @@ class _Structurizer:
                 b.insert(end, load)
                 end += 1
         for value, var in escaping.items():                   # stores go right after the definition
-            b = value.block
-            b.insert(b.instrs.index(value) + 1, Instr("var_store", [value], attrs={"var": var}))
+            home = value.block
+            assert home is not None
+            home.insert(home.instrs.index(value) + 1, Instr("var_store", [value], attrs={"var": var}))
 
     def _label_var(self, region: int) -> Var:
         if region not in self.labels:
@@ -359,10 +360,12 @@ class _Structurizer:
         if op == "br" or (op == "cbr" and targets[0] == targets[1]):
             return self._edge_thunk(b, targets[0], region)(cursor)
         if op == "cbr":
+            assert term is not None
             cond = term.operands[0]
             return self._emit_chain(cursor, [(lambda c: cond, self._edge_thunk(b, targets[0], region))],
                                     self._edge_thunk(b, targets[1], region))
         if op == "switch":
+            assert term is not None
             value, default = term.operands[0], targets[0]
             groups: dict[int, list[int]] = {}
             for case, t in zip(term.attrs["cases"], targets[1:]):
@@ -371,20 +374,22 @@ class _Structurizer:
             cases = [(consts, self._edge_thunk(b, t, region)) for t, consts in groups.items()]
             return self._emit_flat(cursor, value, cases, self._edge_thunk(b, default, region))
         # ret / unreachable (undefined behaviour: leaving is as good as anything)
-        cursor.emit(Instr("return", list(term.operands) if op == "ret" else []))
+        cursor.emit(Instr("return", list(term.operands) if op == "ret" and term is not None else []))
         return set()
 
     @staticmethod
     def _equals(value: Value, consts: list[int]) -> Callable[[_Cursor], Value]:
         def make(cursor: _Cursor) -> Value:
-            cond = None
+            cond: Value | None = None
             for c in consts:
                 eq = cursor.emit(Instr("icmp", [value, Const(value.type, c)], I1, attrs={"pred": "eq"}))
                 cond = eq if cond is None else cursor.emit(Instr("or", [cond, eq], I1))
+            assert cond is not None, "a case has constants"
             return cond
         return make
 
-    def _emit_flat(self, cursor: _Cursor, value: Value, cases: list[tuple[list[int], Callable]],
+    def _emit_flat(self, cursor: _Cursor, value: Value,
+                   cases: list[tuple[list[int], Callable[[_Cursor], set[int]]]],
                    default: Callable[[_Cursor], set[int]]) -> set[int]:
         """A multi-way branch on `value` (cases: (constants, edge), the constants of different cases
         distinct) as a flat sequence of guarded ifs at one level, as Mesa's nir_lower_switch does:
@@ -401,15 +406,18 @@ class _Structurizer:
         for consts, edge in cases:
             _, then_c, _ = self._add_if(cursor, self._equals(value, consts)(cursor))
             fallout |= edge(then_c)
-        none = None
+        none: Value | None = None
         for consts, _ in cases:
             for c in consts:
                 ne = cursor.emit(Instr("icmp", [value, Const(value.type, c)], I1, attrs={"pred": "ne"}))
                 none = ne if none is None else cursor.emit(Instr("and", [none, ne], I1))
+        assert none is not None
         _, then_c, _ = self._add_if(cursor, none)
         return fallout | default(then_c)
 
-    def _emit_chain(self, cursor: _Cursor, cases: list, default: Callable[[_Cursor], set[int]]) -> set[int]:
+    def _emit_chain(self, cursor: _Cursor,
+                    cases: list[tuple[Callable[[_Cursor], Value], Callable[[_Cursor], set[int]]]],
+                    default: Callable[[_Cursor], set[int]]) -> set[int]:
         """if (c0) {e0} else { if (c1) {e1} else { ... default } }, each if shaped as NIR likes it."""
         if not cases:
             return default(cursor)
@@ -444,8 +452,8 @@ class _Structurizer:
             keep_then = not f_then      # then jumps: hoist else
         arm = node.else_list if keep_then else node.then_list
         pos = len(cursor.nodes) - 1
-        before = cursor.nodes[pos - 2]  # the block holding the condition
-        assert cursor.nodes[pos - 1] is node and not cursor.nodes[pos].instrs
+        before = cast(Block, cursor.nodes[pos - 2])  # the block holding the condition
+        assert cursor.nodes[pos - 1] is node and not cast(Block, cursor.nodes[pos]).instrs
         cursor.nodes.pop()
         for child in arm:
             cursor.add(child)
@@ -484,17 +492,17 @@ class _Structurizer:
         return emit
 
 
-def _ends_in(nodes: list, opcode: str) -> bool:
+def _ends_in(nodes: list[CFNode], opcode: str) -> bool:
     """The CF list's last block ends in this jump (it may instead be unreachable after an if whose
     arms both jump)."""
-    jump = nodes[-1].jump
+    jump = last_block(nodes).jump
     return jump is not None and jump.opcode == opcode
 
 
 def _drop_implicit_jumps(func: Function) -> None:
     """A loop body's last `continue` and the function's last `return` (void) say nothing: drop them."""
-    def visit(nodes: list, tail_jump: str | None) -> None:
-        last = nodes[-1]
+    def visit(nodes: list[CFNode], tail_jump: str | None) -> None:
+        last = last_block(nodes)
         if tail_jump and last.instrs and last.instrs[-1].opcode == tail_jump and not last.instrs[-1].operands:
             last.instrs.pop()
         for node in nodes:

@@ -12,7 +12,8 @@ import os
 import pytest
 
 from backend.gen.cf_regions import join_points, layout, structured_regions
-from backend.gen.isel_blockip import BlockIPSelector
+from backend.gen.isel_blockip import BlockIPDriver
+from lowering.graph import IrreducibleError, loop_forest
 from tools.targets.harness import load_program
 
 ROOT = os.path.join(os.path.dirname(__file__), os.pardir, os.pardir)
@@ -49,7 +50,7 @@ def test_a_loop_leaving_to_several_blocks_is_one_region_that_sets_blockip_where_
     inner = units[1].parts[1]
     assert inner.kind == "loop" and inner.after is None and inner.dispatch
     assert {b.label for b in inner.leaves} == {"33", "29", "37"}     # goto done, goto next_row, return
-    selector = BlockIPSelector(func, 16, regions=True)
+    selector = BlockIPDriver(func, 16, regions=True)
     mfunc = selector.run()
     bip = selector.blockip.value.id
     in_loop, sets = False, 0
@@ -72,6 +73,19 @@ def test_what_is_not_natural_stays_one_unit_per_block():
     # the goto into a loop's middle at -O0: irreducible, so no loop region forms around it
     units = _units("tests/gen/blockip/scenarios.cl", "into_loop", "-O0")
     assert not any(u.startswith("loop") for u in units)
+
+
+def test_a_natural_loop_beside_an_irreducible_one_is_still_a_region():
+    """Why cf_regions searches loops itself rather than reading lowering.graph.loop_forest: the forest
+    refuses a function with any irreducible part, and the hybrid must still find the natural loops
+    around it."""
+    func = load_program(os.path.join(ROOT, "tests/gen/blockip/natural_beside_irreducible.cl"), "-O0") \
+        .function("mixed", "gen-blockip")
+    index = {b: i for i, b in enumerate(func.blocks)}
+    with pytest.raises(IrreducibleError):
+        loop_forest([[index[s] for s in b.succs] for b in func.blocks], 0)
+    units = [_shape(u) for u in layout(func, structured_regions(func))]
+    assert sum(u.count("loop(") for u in units) == 1, units
 
 
 @pytest.mark.parametrize("path,kernel", [("tests/kernels/local_mem.cl", "local_mem"),

@@ -27,9 +27,9 @@ def program(file: str, level: str):
 def test_gen_matches_numpy(case, level, simd, cf):
     """Structured branches; blockIP (with each of Beignet's entry sequences), whose barrier blocks wait
     for every lane of the thread; and the hybrid, which keeps barrier blocks out of its regions."""
-    pipeline, options = CF_MODES[cf]
-    func = program(case.file, level).function(case.kernel, pipeline)
+    mode = CF_MODES[cf]
+    func = program(case.file, level).function(case.kernel, mode.pipeline)
     args = fresh_args(case)
     expected = case.expect(args)
-    run_gen_kernel(func, args, case.global_size, case.local_size, simd, **options)
+    run_gen_kernel(func, args, case.global_size, case.local_size, simd, regions=mode.regions, entry=mode.entry)
     check(args, expected, f"{cf} SIMD{simd} {case.kernel} {level}")

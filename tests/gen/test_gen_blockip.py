@@ -24,7 +24,7 @@ from isa.gen9.encoding import encode_program
 from lowering.errors import CompileError, IrreducibleCFG
 from tests.gen.iga import iga_text
 from tools.targets.harness import (
-    GenOptions,
+    GenRunOptions,
     compare,
     ir_arguments,
     kernel_params,
@@ -77,7 +77,7 @@ def test_beignet_scenarios_give_beignets_outputs(simd, level, cf):
         args = [src.copy(), np.zeros(32, np.int32)]
         reference = run_target("llvm", program, kernel, [src.copy(), np.zeros(32, np.int32)], (16,), (16,))
         try:
-            got = run_target("gen", program, kernel, args, (16,), (16,), GenOptions(simd, cf))
+            got = run_target("gen", program, kernel, args, (16,), (16,), GenRunOptions(simd, cf))
         except IrreducibleCFG:                      # the goto into a loop, which only the tree refuses
             assert (cf, kernel) == ("structured", "into_loop")
             continue
@@ -88,8 +88,8 @@ def test_beignet_scenarios_give_beignets_outputs(simd, level, cf):
 def test_an_irreducible_loop_runs_under_blockip_while_the_structurizer_refuses_it():
     program = load_program(SCENARIOS, "-O0")
     with pytest.raises(CompileError, match="irreducible"):
-        run_target("gen", program, "into_loop", [_filled(2), np.zeros(32, np.int32)], (16,), (16,), GenOptions(16, "structured"))
-    got = run_target("gen", program, "into_loop", [_filled(2), np.zeros(32, np.int32)], (16,), (16,), GenOptions(16, "blockip"))
+        run_target("gen", program, "into_loop", [_filled(2), np.zeros(32, np.int32)], (16,), (16,), GenRunOptions(16, "structured"))
+    got = run_target("gen", program, "into_loop", [_filled(2), np.zeros(32, np.int32)], (16,), (16,), GenRunOptions(16, "blockip"))
     assert got[1].tolist() == [2] * 16 + [1] * 16
 
 
@@ -135,17 +135,17 @@ def test_the_corpus_runs_right_under_blockip(path, level, cf):
         for simd in (8, 16):
             got = spec.make_args(3)
             run_gen_kernel(func, ir_arguments(func, got), spec.global_size, spec.local_size, simd,
-                           spec.global_offset, **CF_MODES[cf][1])
+                           spec.global_offset, regions=CF_MODES[cf].regions, entry=CF_MODES[cf].entry)
             problems = compare(reference, got, [p.name for p in kernel_params(func)], float_ulps=float_ulps(func),
                                labels=("llvm", "gen"))
             assert not problems, f"{spec.kernel} {level} SIMD{simd} {cf}: {problems[0]}"
 
 
 def test_auto_takes_the_hybrid_where_it_is_estimated_clearly_cheaper_or_the_structurizer_gives_up():
-    from tools.targets.harness import gen_function
+    from backend.gen import choose_function
 
     def chosen(path, kernel, level="-O2"):
-        return gen_function(load_program(os.path.join(ROOT, path), level), kernel)[1]
+        return choose_function(load_program(os.path.join(ROOT, path), level), kernel)[1].name
     assert chosen("examples/nested_break.cl", "nested_break") == "hybrid"        # loop-exit selectors
     assert chosen("tests/kernels/do_while.cl", "do_while") == "hybrid"           # a loop leaving twice
     assert chosen("tests/gen/blockip/scenarios.cl", "into_loop", "-O0") == "hybrid"     # irreducible

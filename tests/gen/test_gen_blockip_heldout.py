@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from backend.gen.cf_regions import block_unit, join_points, layout
-from tools.targets.harness import GenOptions, compare, load_program, program_from_llvm, run_target
+from tools.targets.harness import GenRunOptions, compare, load_program, program_from_llvm, run_target
 
 HERE = os.path.join(os.path.dirname(__file__), "blockip")
 MODES = ["blockip", "hybrid", "auto"]
@@ -26,7 +26,7 @@ def test_held_out_random_cfgs_give_the_expected_outputs(name, cf):
     inp, want = (np.load(os.path.join(HERE, f"{name}.{part}.npy")) for part in ("in", "expected"))
     for simd in (8, 16):
         got = run_target("gen", program, "rand_k", [inp.copy(), np.zeros(64, np.int32), 61], (64,), (64,),
-                         GenOptions(simd, cf))
+                         GenRunOptions(simd, cf))
         bad = np.flatnonzero(got[1][:61] != want[:61])
         assert bad.size == 0, f"SIMD{simd}: lane {bad[0]}: gen {got[1][bad[0]]}, expected {want[bad[0]]}"
 
@@ -39,7 +39,7 @@ def test_the_irreducible_three_block_cfg_at_O0_finishes_and_agrees(cf):
     inp, cnt, want = (np.load(os.path.join(HERE, f"hang_O0_allocas.{part}.npy")) for part in ("in", "cnt", "expected"))
     for simd in (8, 16):
         got = run_target("gen", program, "k", [inp.copy(), np.zeros(64, np.uint32), cnt.copy(), 1], (64,), (64,),
-                         GenOptions(simd, cf))
+                         GenRunOptions(simd, cf))
         assert np.array_equal(got[1], want), f"SIMD{simd}: {np.flatnonzero(got[1] != want).size} lanes differ"
 
 
@@ -51,7 +51,7 @@ def test_the_goto_state_machine_agrees_with_the_jit_at_O2(cf):
     reference = run_target("llvm", program, "goto_state_machine", [inp.copy(), np.zeros(128, np.int32)], (128,), (64,))
     for simd in (8, 16):
         got = run_target("gen", program, "goto_state_machine", [inp.copy(), np.zeros(128, np.int32)], (128,), (64,),
-                         GenOptions(simd, cf))
+                         GenRunOptions(simd, cf))
         assert compare(reference, got, ["in", "out"], labels=("llvm", "gen")) == [], f"SIMD{simd}"
 
 

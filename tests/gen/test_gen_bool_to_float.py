@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from backend.gen import CF_MODES
-from tools.targets.harness import GenOptions, compare, load_program, program_from_llvm, run_target
+from tools.targets.harness import GenRunOptions, compare, load_program, program_from_llvm, run_target
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -56,7 +56,7 @@ MODES = sorted(CF_MODES)
 
 def _agree(program, kernel: str, args: list, global_size: int, local_size: int, simd: int, cf: str) -> None:
     want = run_target("llvm", program, kernel, args, (global_size,), (local_size,))
-    got = run_target("gen", program, kernel, args, (global_size,), (local_size,), GenOptions(simd=simd, cf=cf))
+    got = run_target("gen", program, kernel, args, (global_size,), (local_size,), GenRunOptions(simd=simd, cf=cf))
     assert not compare(want, got, ["in", "out"] if kernel == "bool_casts" else ["out", "in"])
 
 

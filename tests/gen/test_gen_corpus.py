@@ -13,7 +13,7 @@ import pytest
 from backend.gen import compile_gen
 from isa.gen9.encoding import encode_program
 from tests.gen.iga import iga_text
-from tools.targets.harness import GenOptions, compare, kernel_params, load_program, run_target
+from tools.targets.harness import GenRunOptions, compare, kernel_params, load_program, run_target
 from tools.testing.float_policy import float_ulps
 from tools.testing.kernel_spec import parse_specs
 
@@ -37,7 +37,7 @@ def test_gen_matches_cpu_reference(path, level):
                                spec.local_size, global_offset=spec.global_offset)
         for simd in (8, 16):
             got = run_target("gen", program, spec.kernel, spec.make_args(SEED), spec.global_size,
-                             spec.local_size, GenOptions(simd, "structured"), global_offset=spec.global_offset)
+                             spec.local_size, GenRunOptions(simd, "structured"), global_offset=spec.global_offset)
             problems = compare(reference, got, [p.name for p in kernel_params(func)], float_ulps=float_ulps(func),
                                labels=("llvm", "gen"))
             assert not problems, f"{_name(path)} {level} SIMD{simd} @{spec.kernel}: " + "; ".join(problems)

@@ -6,11 +6,12 @@ already broke the recursion limit keeps CI cheap."""
 import numpy as np
 import pytest
 
+from backend.gen import choose_function
 from backend.gen.cf_regions import MAX_ROUNDS
 from lowering.errors import CompileError
 from tests.test_cli import assert_one_line_error, run
 from tests.test_deep_programs import nested_ifs, nested_loops
-from tools.targets.harness import GenOptions, compare, gen_function, load_program, run_target
+from tools.targets.harness import GenRunOptions, compare, load_program, run_target
 
 DEPTH = 1000        # nested ifs from 1,000 levels on were a RecursionError in selection
 
@@ -32,7 +33,7 @@ def test_deep_ifs_run_on_gen_like_the_jit(deep, cf):
     data = np.array([-1, 0, 3, 100, 500, 998, 999, 123456], np.int32)
     args = [np.zeros(8, np.int32), data]
     want = run_target("llvm", program, "k", args, 8, 8)
-    assert compare(want, run_target("gen", program, "k", args, 8, 8, GenOptions(8, cf)), ["out", "in"]) == []
+    assert compare(want, run_target("gen", program, "k", args, 8, 8, GenRunOptions(8, cf)), ["out", "in"]) == []
 
 
 @pytest.mark.parametrize("cf", ["structured", "blockip"])
@@ -41,7 +42,7 @@ def test_deep_loops_run_on_gen_like_the_jit(deep, cf):
     for x in (0, 5, 0x7FFFFFFF):
         args = [np.zeros(1, np.int32), np.int32(x)]
         want = run_target("llvm", program, "k", args, 1, 1)
-        assert compare(want, run_target("gen", program, "k", args, 1, 1, GenOptions(8, cf)), ["out", "x"]) == []
+        assert compare(want, run_target("gen", program, "k", args, 1, 1, GenRunOptions(8, cf)), ["out", "x"]) == []
 
 
 @pytest.mark.parametrize("shape", ["ifs", "loops"])
@@ -50,7 +51,7 @@ def test_the_hybrid_refuses_nesting_beyond_its_region_search(deep, shape, tmp_pa
     args = [np.zeros(8, np.int32), np.zeros(8, np.int32)] if shape == "ifs" else [np.zeros(1, np.int32), np.int32(1)]
     with pytest.raises(CompileError, match=rf"nests deeper than the hybrid's region search goes \({MAX_ROUNDS} "
                                            r"levels\); use --cf structured or blockip"):
-        run_target("gen", program, "k", args, len(args[0]), len(args[0]), GenOptions(8, "hybrid"))
+        run_target("gen", program, "k", args, len(args[0]), len(args[0]), GenRunOptions(8, "hybrid"))
     if shape == "ifs":
         result = run("compile", path, "--emit", "gen", "--cf", "hybrid", "-o", str(tmp_path / "k.krn"))
         assert_one_line_error(result, 1, "@k", "hybrid's region search")
@@ -72,4 +73,4 @@ def test_auto_takes_the_tree_without_trying_a_hybrid_it_would_refuse(deep, monke
         raise AssertionError("auto tried the hybrid's region search")
     monkeypatch.setattr(gen, "select_any", no_hybrid)
     _, program = deep["ifs"]
-    assert gen_function(program, "k", "auto")[1] == "structured"
+    assert choose_function(program, "k", "auto")[1].name == "structured"

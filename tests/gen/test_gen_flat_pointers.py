@@ -14,7 +14,7 @@ from backend.gen import compile_gen
 from isa.gen9.encoding import encode_program
 from lowering.errors import CompileError
 from tests.gen.iga import iga_text
-from tools.targets.harness import GenOptions, compare, load_program, run_target
+from tools.targets.harness import GenRunOptions, compare, load_program, run_target
 
 SOURCE = os.path.join(os.path.dirname(__file__), "flat_pointers.cl")
 KERNELS = ("two", "stored", "fromint")
@@ -32,7 +32,7 @@ def test_flat_pointers_agree_with_the_jit(level):
     for kernel in KERNELS:
         want = run_target("llvm", program, kernel, _args(kernel), (32,), (16,))
         for simd in (8, 16):
-            got = run_target("gen", program, kernel, _args(kernel), (32,), (16,), GenOptions(simd))
+            got = run_target("gen", program, kernel, _args(kernel), (32,), (16,), GenRunOptions(simd))
             assert compare(want, got, ["out", "a", "b"], labels=("llvm", "gen")) == [], (level, kernel, simd)
 
 
@@ -43,7 +43,7 @@ def test_half_floats_through_a64_are_loaded_and_stored_as_halves(level):
     a, b = (np.arange(32) * 0.25).astype(np.float16), (np.arange(32) - 7.5).astype(np.float16)
     want = run_target("llvm", program, "halves", [np.zeros(32, np.float16), a, b], (32,), (16,))
     for simd in (8, 16):
-        got = run_target("gen", program, "halves", [np.zeros(32, np.float16), a, b], (32,), (16,), GenOptions(simd))
+        got = run_target("gen", program, "halves", [np.zeros(32, np.float16), a, b], (32,), (16,), GenRunOptions(simd))
         assert compare(want, got, ["out", "a", "b"], labels=("llvm", "gen")) == [], (level, simd)
 
 

@@ -14,7 +14,7 @@ import pytest
 from backend.gen import compile_gen
 from isa.gen9.encoding import encode_program
 from tests.gen.iga import iga_text
-from tools.targets.harness import GenOptions, compare, load_program, run_target
+from tools.targets.harness import GenRunOptions, compare, load_program, run_target
 
 KERNELS = """
 #pragma OPENCL EXTENSION cl_khr_fp16 : enable
@@ -129,7 +129,7 @@ def program(tmp_path_factory):
 
 def _check(program, kernel, args, global_size, local_size, simd, offset=0):
     want = run_target("llvm", program, kernel, args, global_size, local_size, global_offset=offset)
-    got = run_target("gen", program, kernel, args, global_size, local_size, GenOptions(simd), global_offset=offset)
+    got = run_target("gen", program, kernel, args, global_size, local_size, GenRunOptions(simd), global_offset=offset)
     assert compare(want, got, [f"arg{i}" for i in range(len(args))], labels=("llvm", "gen")) == []
 
 

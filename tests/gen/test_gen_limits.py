@@ -13,7 +13,7 @@ from backend.gen import launch
 from lowering.errors import CompileError
 from lowering.interp import DEFAULT_MAX_STEPS as IR_DEFAULT
 from tests.test_cli import ROOT, assert_one_line_error, run, write
-from tools.targets.harness import GenOptions, InterpreterOptions, load_program, run_target
+from tools.targets.harness import GenRunOptions, InterpreterOptions, load_program, run_target
 
 READ_PAST = ("kernel void k(global int *out, global const int *in) {\n"
              "  int i = get_global_id(0);\n  out[i] = in[i + 4] + 1;\n}\n")
@@ -40,9 +40,9 @@ def test_an_undersized_output_buffer_is_an_error_not_a_dropped_write(tmp_path):
     args = [np.zeros(6, np.int32), np.zeros(16, np.int32)]
     with pytest.raises(CompileError, match=r"work-item \(6\): out-of-bounds store to byte offset 24 \(4 bytes\) "
                                            r"of buffer 'out' \(24 bytes\)"):
-        run_target("gen", program, "k", args, 8, 8, GenOptions(16, "structured"))
+        run_target("gen", program, "k", args, 8, 8, GenRunOptions(16, "structured"))
     args = [np.zeros(8, np.int32), np.arange(16, dtype=np.int32)]          # big enough: runs, right
-    got = run_target("gen", program, "k", args, 8, 8, GenOptions(16, "structured"))
+    got = run_target("gen", program, "k", args, 8, 8, GenRunOptions(16, "structured"))
     assert got[0].tolist() == list(range(5, 13))
 
 
@@ -51,9 +51,9 @@ def test_a64_pointers_are_checked_too(tmp_path):
     args = [np.zeros(8, np.int32), np.zeros(8, np.int32), np.zeros(8, np.int32)]
     with pytest.raises(CompileError, match=r"work-item \(4\): out-of-bounds load from byte offset 32 \(4 bytes\) "
                                            r"of buffer 'b' \(32 bytes\)"):
-        run_target("gen", program, "k", args, 8, 8, GenOptions(8, "structured"))
+        run_target("gen", program, "k", args, 8, 8, GenRunOptions(8, "structured"))
     args = [np.zeros(8, np.int32), np.arange(16, dtype=np.int32), np.arange(100, 116, dtype=np.int32)]
-    got = run_target("gen", program, "k", args, 8, 8, GenOptions(8, "structured"))
+    got = run_target("gen", program, "k", args, 8, 8, GenRunOptions(8, "structured"))
     assert got[0].tolist() == [104, 5, 106, 7, 108, 9, 110, 11]
 
 
@@ -84,7 +84,7 @@ def test_the_gen_default_limit_applies_without_max_steps(tmp_path, monkeypatch):
     monkeypatch.setattr(launch, "DEFAULT_MAX_STEPS", 700)
     with pytest.raises(CompileError, match=r"spin.cl: kernel @spin: gen target: work-group \(0\), thread 0: "
                                            r"no end after 700 instructions"):
-        run_target("gen", program, "spin", [np.zeros(1, np.int32), np.int32(3)], 1, 1, GenOptions(16, "structured"))
+        run_target("gen", program, "spin", [np.zeros(1, np.int32), np.int32(3)], 1, 1, GenRunOptions(16, "structured"))
 
 
 ROUNDS = 8          # the steps of sha1_chain grow linearly with its rounds: a + b * rounds, a >= 0
@@ -107,7 +107,7 @@ def test_the_gen_default_runs_a_long_corpus_like_kernel():
     SHA-1 compressions run under it, with the JIT's results."""
     program = load_program(SHA1, "-O2")
     args = [np.zeros(10, np.uint32), np.arange(2, dtype=np.uint32), np.int32(2)]
-    got = run_target("gen", program, "sha1_chain", args, 2, 2, GenOptions(16, "hybrid",
+    got = run_target("gen", program, "sha1_chain", args, 2, 2, GenRunOptions(16, "hybrid",
                                                                            max_steps=launch.DEFAULT_MAX_STEPS // 32))
     assert got[0].tolist() == run_target("llvm", program, "sha1_chain", args, 2, 2)[0].tolist()
 

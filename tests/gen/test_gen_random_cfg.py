@@ -18,14 +18,14 @@ from tools.testing.cfggen import random_kernel
 
 
 def _agrees_with_the_jit(text: str, name: str, seed: int, cf: str) -> None:
-    pipeline, options = CF_MODES[cf]
-    func = compile_llvm(text, source_name=name, options=Options(kernel="k", verify_each=True, pipeline=pipeline))["k"]
+    mode = CF_MODES[cf]
+    func = compile_llvm(text, source_name=name, options=Options(kernel="k", verify_each=True, pipeline=mode.pipeline))["k"]
     inp = np.random.default_rng(seed).integers(-1000, 1000, 48).astype(np.int32)
     expected = np.zeros(48, np.int32)
     run_llvm_kernel(text, "k", [expected, inp.copy()], 48, 24)
     for simd in (8, 16):
         got = np.zeros(48, np.int32)
-        run_gen_kernel(func, [got, inp.copy()], (48,), (24,), simd, **options)
+        run_gen_kernel(func, [got, inp.copy()], (48,), (24,), simd, regions=mode.regions, entry=mode.entry)
         bad = np.flatnonzero(got != expected)
         assert bad.size == 0, f"SIMD{simd}: work-item {bad[0]}: gen {got[bad[0]]}, JIT {expected[bad[0]]}"
 

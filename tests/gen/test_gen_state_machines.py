@@ -15,12 +15,12 @@ import random
 import numpy as np
 import pytest
 
-from backend.gen import CF_MODES
+from backend.gen import CF_MODES, choose_function
 from backend.gen.cf_regions import block_unit, layout
 from backend.gen.launch import run_gen_kernel
 from lowering.errors import IrreducibleCFG
 from lowering.pipeline import Options, compile_llvm
-from tools.targets.harness import gen_function, program_from_llvm
+from tools.targets.harness import program_from_llvm
 from tools.targets.jit_oracle import run_llvm_kernel
 from tools.testing.cfggen import random_state_machine
 
@@ -74,12 +74,12 @@ def test_state_machines_agree_with_the_jit_in_every_mode(seed):
         compile_llvm(text, source_name="states", options=Options(kernel="k", pipeline="gen"))
     except IrreducibleCFG:
         modes.remove("structured")
-    assert gen_function(program_from_llvm(text, "states.ll"), "k", "auto")[1] in modes
+    assert choose_function(program_from_llvm(text, "states.ll"), "k", "auto")[1].name in modes
     for cf in modes:
-        pipeline, options = CF_MODES[cf]
-        func = compile_llvm(text, source_name=f"states-{seed}", options=Options(kernel="k", pipeline=pipeline))["k"]
+        mode = CF_MODES[cf]
+        func = compile_llvm(text, source_name=f"states-{seed}", options=Options(kernel="k", pipeline=mode.pipeline))["k"]
         for simd in (8, 16):
             got = np.zeros(48, np.int32)
-            run_gen_kernel(func, [got, inp.copy()], (48,), (24,), simd, **options)
+            run_gen_kernel(func, [got, inp.copy()], (48,), (24,), simd, regions=mode.regions, entry=mode.entry)
             bad = np.flatnonzero(got != expected)
             assert bad.size == 0, f"{cf} SIMD{simd}: work-item {bad[0]}: gen {got[bad[0]]}, JIT {expected[bad[0]]}"

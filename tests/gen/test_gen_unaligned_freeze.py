@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tools.targets.harness import GenOptions, compare, load_program, program_from_llvm, run_target
+from tools.targets.harness import GenRunOptions, compare, load_program, program_from_llvm, run_target
 
 KERNELS = """declare spir_func i64 @_Z13get_global_idj(i32)
 
@@ -152,7 +152,7 @@ def _agrees(program, kernel: str, cf: str) -> None:
     inp = np.random.default_rng(20).integers(-100000, 100000, 33).astype(np.int32)
     reference = run_target("llvm", program, kernel, [inp.copy(), np.zeros(32, np.int32)], (32,), (16,))
     for simd in (8, 16):
-        got = run_target("gen", program, kernel, [inp.copy(), np.zeros(32, np.int32)], (32,), (16,), GenOptions(simd, cf))
+        got = run_target("gen", program, kernel, [inp.copy(), np.zeros(32, np.int32)], (32,), (16,), GenRunOptions(simd, cf))
         assert compare(reference, got, ["in", "out"], labels=("llvm", "gen")) == [], f"{kernel} SIMD{simd} {cf}"
 
 

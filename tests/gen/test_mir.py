@@ -3,6 +3,8 @@ and pass the verifier; each verifier rule, broken on purpose, is reported; liven
 brute-force search of the paths from every block."""
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from backend.gen.mir import Imm, MFunction, MInstr, Operand, PReg, VReg
@@ -11,8 +13,14 @@ from backend.gen.mir_printer import print_mfunction
 from backend.gen.mir_verify import verify
 from isa.gen9.model import DataType, Region
 
+
+def _set(obj: Any, **fields: Any) -> None:
+    """Set several attributes of a machine instruction (a broken-instruction case below)."""
+    for name, value in fields.items():
+        setattr(obj, name, value)
+
 T = DataType
-EOT = dict(sfid=0x7, desc=0x02000010, eot=True, no_mask=True)
+EOT: dict[str, Any] = dict(sfid=0x7, desc=0x02000010, eot=True, no_mask=True)
 
 
 def _eot(f: MFunction) -> MInstr:
@@ -70,7 +78,7 @@ def test_valid_functions_pass_and_print_deterministically():
         assert print_mfunction(make()) == print_mfunction(make())
     text = print_mfunction(straight())
     assert "  add (16) %v1:ud, %v0:ud, 1:ud" in text and "mov (16) %v0:ud, r1.0<16;16,1>:uw" in text
-    assert "send (8) r127.0:ud, sfid 0x7 desc 0x02000010 {NoMask, EOT}" in text
+    assert "send (8) null, r127.0:ud, sfid 0x7 desc 0x02000010 {NoMask, EOT}" in text
     assert "(~f0.0) jmpi (1) done" in print_mfunction(loop())
 
 
@@ -85,11 +93,20 @@ def _broken(make, change) -> str:
 B = DataType
 
 
+def _shl_of_a_float(ins: MInstr) -> None:
+    ins.opcode = "shl"
+    ins.srcs[1] = Operand(Imm(1.0, B.F))
+
+
 @pytest.mark.parametrize("make, change, words", [
     (straight, lambda f: f.blocks[0].instrs[1].srcs.append(Operand(VReg(99, B.UD))), "not a register of this function"),
-    (straight, lambda f: setattr(f.blocks[0].instrs[1], "opcode", "shl") or
-     f.blocks[0].instrs[1].srcs.__setitem__(1, Operand(Imm(1.0, B.F))), "takes integers"),
+    (straight, lambda f: _shl_of_a_float(f.blocks[0].instrs[1]), "takes integers"),
     (diamond, lambda f: f.blocks[2].instrs[0].srcs.__setitem__(1, Operand(Imm(2, B.D))), "mixes integer and float"),
+    (straight, lambda f: setattr(f.blocks[0].instrs[1], "opcode", "rndd"), "takes floats"),
+    (straight, lambda f: f.blocks[0].instrs[1].srcs.pop(), "add takes 2 sources, not 1"),
+    (straight, lambda f: _set(f.blocks[0].instrs[1], opcode="mach", cond_mod="eq"),
+     "mach takes no conditional modifier"),
+    (straight, lambda f: setattr(f.blocks[0].instrs[1], "opcode", "madd"), "madd is not a Gen9 opcode"),
     (loop, lambda f: setattr(f.blocks[1].instrs[1], "cond_mod", None), "cmp needs a conditional modifier"),
     (loop, lambda f: setattr(f.blocks[1].instrs[1], "cond_mod", "bogus"), "unknown conditional modifier"),
     (loop, lambda f: setattr(f.blocks[1].instrs[1], "flag", (2, 0)), "flags are f0.0"),

@@ -54,7 +54,7 @@ def divergent_program():
 def decode_png(data: bytes) -> np.ndarray:
     """Minimal PNG reader for our own files: checks signature and CRCs, undoes filter 0."""
     assert data[:8] == b"\x89PNG\r\n\x1a\n"
-    pos, chunks = 8, {}
+    pos, chunks = 8, dict[bytes, bytes]()
     while pos < len(data):
         (n,) = struct.unpack(">I", data[pos:pos + 4])
         tag, body = data[pos + 4:pos + 8], data[pos + 8:pos + 8 + n]

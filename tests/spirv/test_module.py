@@ -24,7 +24,7 @@ def build_kernel(version=(1, 3)) -> tuple[SpirvModule, dict]:
     variable declared after several blocks were already emitted.
     """
     m = SpirvModule(version=version)
-    ids = {}
+    ids: dict[str, int] = {}
     m.capability("Shader")
     m.capability("Int64")
     m.capability("Float64")

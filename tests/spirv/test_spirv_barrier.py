@@ -17,7 +17,7 @@ from backend.spirv import compile_spirv
 from backend.spirv.launch import run_spirv_kernel
 from backend.spirv.tools import disassemble, validate
 from lowering.interp import run_kernel
-from lowering.pipeline import compile_path
+from lowering.program import compile_path
 from tools.testing.barrier_cases import CASES, KERNELS, case_id, check, fresh_args
 
 pytestmark = pytest.mark.usefixtures("vk_device")     # once per Vulkan device (tests/conftest.py)

@@ -23,7 +23,8 @@ def _kernel(name: str):
     """A structured kernel with one buffer `out`; returns (function, entry block, gid, &out[gid])."""
     func = Function(name, [Arg(ptr(1), 0, "out")])
     func.is_structured = True
-    b0 = func.add(Block())
+    b0 = Block()
+    func.add(b0)
     gid = b0.append(Instr("workitem", [Const(I32, 0)], I64, {"fn": "global_id"}))
     offset = b0.append(Instr("mul", [gid, Const(I64, 4)], I64))
     slot = b0.append(Instr("ptradd", [func.args[0], offset], ptr(1)))

@@ -18,7 +18,7 @@ import time
 
 from lowering.output import safe_file_name, write_files
 from tools.fuzz.generator import MODES
-from tools.fuzz.runner import FAILURES, TARGETS
+from tools.fuzz.runner import FAILURES, TARGETS, Outcome
 from tools.usage import UsageError
 
 DEFAULT_TARGETS = ("llvm", "ir", "spirv", "gen")
@@ -67,7 +67,7 @@ class Campaign:
         self.by_config: dict[str, dict[str, int]] = {}
         self.seconds: dict[str, float] = {}                # configuration -> seconds spent on it
         self.by_mode: dict[str, dict[str, int]] = {}
-        self.failures: list[tuple[str, object]] = []      # (program name, Outcome)
+        self.failures: list[tuple[str, Outcome]] = []
         self.last_print = 0.0
         self.tty = out.isatty()
 

@@ -1,4 +1,8 @@
 """Random OpenCL C kernels free of undefined behaviour by construction (after Csmith and CLsmith: Lidbury,
+
+Over 600 lines: one generator class whose statement and expression makers share its scope state
+(the variables in scope, the loop nest, the guards that keep each operation free of UB).
+
 Lascu, Chong, Donaldson, "Many-Core Compiler Fuzzing", PLDI 2015).
 
 Every work-item computes on private variables of several types and folds all of them into one checksum,
@@ -52,7 +56,6 @@ APPROX_SLOTS = 4            # fapprox floats per work-item
 MAX_DEPTH = 5               # nesting of statements (far below lavapipe's 80)
 MAX_LOOPS = 3               # loops (and goto cycles) nested in each other: at most 6 * 6 * 10 iterations
 FLOAT_LIMIT = 65536.0
-
 
 @dataclass
 class FuzzProgram:
@@ -232,8 +235,9 @@ class _ClGen:
             return f"({self.condition(depth - 1)} {rng.choice(('&&', '||'))} {self.condition(depth - 1)})"
         return f"(!{self.condition(max(0, depth - 1))})" if depth > 0 else f"({self.leaf()} != 0u)"
 
-    def side_effect_condition(self) -> str:
-        """`c && (v op= e)`-style: the assignment runs only when the short circuit lets it."""
+    def side_effect_condition(self) -> tuple[str, str]:
+        """`c && (v op= e)`-style: the assignment runs only when the short circuit lets it; (the condition,
+        the variable it modifies)."""
         target = self.rng.choice([v for v in self.scalars if v.type == "uint"])
         op = self.rng.choice(("+=", "^=", "*=", "-="))
         effect = f"(({target.name} {op} {self.expr(1)}) & {self.rng.choice((1, 3, 8))}u)"
@@ -521,7 +525,11 @@ class _ClGen:
         return self.state_machine(out, indent, depth)
 
     def two_entry_loop(self, out, indent, depth):
-        """`if (c) goto mid; do { A; mid: g++; B; } while (...)`: the guard counter counts every pass."""
+        """`if (c) goto mid; do { A; mid: B; } while (++g < N && ...)`: the guard counter counts every pass.
+
+        The count sits in the condition, not at `mid`: a `continue` in A (or an inner loop's flag that
+        continues this loop) jumps to the condition past `mid`, so a count at `mid` could be skipped on
+        every pass and the loop never end (campaign seed 1292)."""
         loop = _Loop(self.fresh("fl"))
         g, mid = self.fresh("g"), self.fresh("M")
         inner = indent + "    "
@@ -531,13 +539,12 @@ class _ClGen:
         for half in (0, 1):
             if half:
                 lines.append(f"{inner}{mid}:")
-                lines.append(f"{inner}    {g}++;")
             lines.append(f"{inner}    {{")
             self.block(lines, inner + "        ", depth + 2, self.rng.randint(1, 2))
             lines.append(f"{inner}    }}")
         self.loops -= 1
         self.context.pop()
-        lines.append(f"{inner}}} while ({g} < {self.rng.randint(1, 5)}u && {self.condition(1)});")
+        lines.append(f"{inner}}} while (++{g} < {self.rng.randint(2, 6)}u && {self.condition(1)});")
         self.after_loop(lines, inner)
         out.append(f"{indent}{{")
         if loop.used:

@@ -92,6 +92,7 @@ def is_interesting(record: dict, source: str, workdir: str) -> tuple[bool, str]:
     except UBFound as exc:
         return False, f"undefined behaviour: {exc}"
     ref = run.reference
+    assert ref is not None              # the reference ran
     if native != [int(x) for x in ref[0]] + [int(x) for x in ref[2]]:
         return False, "the sanitized native run disagrees with the llvm reference"
     for guard in GUARDS:
@@ -157,6 +158,7 @@ def save_regression(program: FuzzProgram, configs: list[str], out_dir: str, name
         if run.run(REFERENCE).status != "ok":
             raise CompileError(f"{name}: the reference does not run")
         ref = run.reference
+        assert ref is not None
     record = dict(record_of(program), configs=configs,
                   expected={"out": [int(x) for x in ref[0]], "cnt": [int(x) for x in ref[2]],
                             "fapprox_bits": [int(x) for x in np.asarray(ref[3]).view(np.uint32)]})

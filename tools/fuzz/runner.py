@@ -95,7 +95,7 @@ class Outcome:
     seconds: float = 0.0
 
 
-def _one_line(text: str, limit: int = 400) -> str:
+def _one_line(text: object, limit: int = 400) -> str:
     text = " ".join(str(text).split())
     return text if len(text) <= limit else text[:limit] + " ..."
 
@@ -168,14 +168,13 @@ def run_gen_checked(program, kernel: str, args: list, global_size: int, local_si
     simulator runs it."""
     import tempfile
 
-    from backend.gen import CF_MODES, compile_gen_kernel
+    from backend.gen import CF_MODES, GenOptions, compile
     from backend.gen.launch import run_gen_kernel
     from isa.gen9.disassembler import disassemble
     from isa.gen9.encoding import encode_program
-    from tools.targets.harness import gen_function, ir_arguments
-    func, mode = gen_function(program, kernel, cf)
-    options = CF_MODES[mode][1]
-    compiled = compile_gen_kernel(func, simd, **options)
+    from tools.targets.harness import ir_arguments
+    compiled = compile(program, kernel, GenOptions(simd, cf))
+    func = program.function(kernel, CF_MODES[compiled.mode].pipeline)
     code = encode_program(compiled.program)
     with tempfile.NamedTemporaryFile(suffix=".krn") as f:
         f.write(code)
@@ -191,8 +190,7 @@ def run_gen_checked(program, kernel: str, args: list, global_size: int, local_si
         its = theirs[at] if at < len(theirs) else "(end)"
         raise CompileError(f"iga64 reads instruction {at} as '{its}', our disassembler as '{mine}'")
     copies = [a.copy() if hasattr(a, "copy") else a for a in args]
-    run_gen_kernel(func, ir_arguments(func, copies), (global_size,), (local_size,), simd, compiled=compiled,
-                   **options)
+    run_gen_kernel(func, ir_arguments(func, copies), (global_size,), (local_size,), simd, compiled=compiled)
     return copies
 
 

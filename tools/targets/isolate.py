@@ -16,16 +16,18 @@ import select
 import signal
 import threading
 import time
-from typing import Callable
+from typing import Callable, TypeVar, cast
 
 from lowering.child_process import die_with_parent
 from lowering.errors import CompileError
+
+T = TypeVar("T")
 
 _live: set[int] = set()             # children still running, for kill_children
 _live_lock = threading.Lock()
 
 
-def call_in_child(fn: Callable[[], object], what: str, timeout: float | None = None) -> object:
+def call_in_child(fn: Callable[[], T], what: str, timeout: float | None = None) -> T:
     """fn()'s result (or its exception), computed in a child process; a signal that kills the child is a
     CompileError naming `what` and the signal, and so is a child still running after `timeout` seconds
     (it is killed)."""
@@ -41,6 +43,7 @@ def call_in_child(fn: Callable[[], object], what: str, timeout: float | None = N
         import faulthandler
         faulthandler.disable()                      # the parent reports the crash, in one line
         try:
+            payload: tuple[bool, object]
             try:
                 payload = (True, fn())
             except BaseException as exc:            # noqa: BLE001 - handed to the parent as it is
@@ -53,7 +56,7 @@ def call_in_child(fn: Callable[[], object], what: str, timeout: float | None = N
     with _live_lock:
         _live.add(pid)
     try:
-        return _wait_for(pid, read_end, write_end, what, timeout)
+        return cast(T, _wait_for(pid, read_end, write_end, what, timeout))     # fn()'s result, unpickled
     finally:
         with _live_lock:
             _live.discard(pid)
@@ -123,7 +126,7 @@ def _wait_for(pid: int, read_end: int, write_end: int, what: str, timeout: float
 
 def _read_all(fd: int, deadline: float | None) -> bytes:
     """Everything the child writes until it closes the pipe; TimeoutError past the deadline."""
-    chunks = []
+    chunks: list[bytes] = []
     while True:
         if deadline is not None:
             left = deadline - time.monotonic()

@@ -136,7 +136,8 @@ def run_opencl(program, kernel: str, args: list, global_size, local_size, option
     loc = tuple(local_size) if isinstance(local_size, tuple) else (local_size,)
     offset = tuple(global_offset) if isinstance(global_offset, tuple) else (global_offset,) * dims
     try:
-        cl.enqueue_nd_range_kernel(queue, knl, g, loc, global_work_offset=offset if any(offset) else None)
+        cl.enqueue_nd_range_kernel(queue, knl, g, loc,       # (pyopencl's stub calls it global_offset)
+                                   global_work_offset=offset if any(offset) else None)  # type: ignore[call-arg]
         for buf, value in buffers:
             cl.enqueue_copy(queue, value, buf)
         queue.finish()

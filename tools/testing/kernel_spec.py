@@ -90,11 +90,13 @@ def _make_arg(a: ArgSpec, rng: np.random.Generator):
     if a.init == "fill":
         return np.full(shape, a.value, dtype=a.dtype)
     if a.init == "iota":
+        assert a.count is not None      # a buffer
         return np.arange(a.count * a.width, dtype=a.dtype).reshape(shape)
     return np.asarray(_draw(a, rng, shape), dtype=a.dtype)
 
 
 def _draw(a: ArgSpec, rng: np.random.Generator, shape):
+    assert a.lo is not None and a.hi is not None    # a random init has its range
     if _is_float(a.dtype):
         return rng.uniform(a.lo, a.hi, size=shape)
     dtype = np.int64 if a.lo < 0 or a.hi < 2**63 else np.uint64

@@ -1,0 +1,319 @@
+"""The machine function being selected: what every part of instruction selection shares.
+
+A `SelectionContext` holds the MFunction under construction and its current block, the machine
+operand of every IR value computed so far, the kernel's ABI layout and the pointers' provenance; it
+appends instructions (`emit`, free of Gen's operand rules: legalize.py applies those afterwards),
+opens blocks (`branch`, `start`), and makes the operand views the parts need (a 64-bit value's dword
+halves, a payload's slices, a half's word, a register holding an immediate). The parts that use it:
+isel_values.py (one IR instruction at a time, through its table), isel_int64.py, isel_memory.py, and
+the control-flow drivers isel_structured.py and isel_blockip.py, each of which owns one context and one
+value selector.
+"""
+from __future__ import annotations
+
+import struct
+from collections.abc import Sequence
+from typing import Any
+
+from isa.gen9 import messages as sm
+from isa.gen9.dispatch import CROSS_THREAD_GRF
+from isa.gen9.model import DataType, Region
+from lowering.analysis.provenance import MemoryObject, Provenance
+from lowering.errors import CompileError, where
+from lowering.ir.core import Arg, Block, Const, Function, If, Instr, Loop, Phi, Undef, Value
+from lowering.ir.types import Type
+
+from .abi import KernelLayout, kernel_layout
+from .mir import Imm, MFunction, MInstr, Operand, PReg, VReg
+
+T = DataType
+SCALAR = Region(0, 1, 0)
+ICMP_MODS = {"eq": "eq", "ne": "ne", "gt": "gt", "ge": "ge", "lt": "lt", "le": "le"}
+FCMP_MODS = {"oeq": "eq", "ogt": "gt", "oge": "ge", "olt": "lt", "ole": "le", "une": "ne"}
+Predicate = tuple[int, int, bool]                    # (flag, subflag, inverted)
+
+
+def gen_type(t: Type, signed: bool = True) -> DataType:
+    """The Gen type an IR value of type `t` lives in."""
+    if t.is_int and t.bits == 1:                       # a bool lives as 0 / -1 per lane, as cmp writes it
+        return T.D
+    if t.is_int and t.bits in (8, 16):                 # a loaded byte or word, zero-extended in a dword
+        return T.UD
+    if t.is_float and t.bits == 32:
+        return T.F
+    if t.is_float and t.bits == 64:
+        return T.DF
+    if t.is_float and t.bits == 16:                    # a half lives as the f32 it equals (ValueSelector.select)
+        return T.F
+    if t.is_int and t.bits == 32:
+        return T.D if signed else T.UD
+    if (t.is_int and t.bits == 64) or t.is_ptr:
+        return T.Q if signed else T.UQ
+    raise CompileError(f"type {t} is not supported by the Gen backend yet")
+
+
+class SelectionContext:
+    def __init__(self, func: Function, simd: int):
+        self.func, self.simd = func, simd
+        self.m = MFunction(func.name, simd)
+        self.block = self.m.block("entry")
+        self.values: dict[Value, Operand] = {}
+        self.provenance = Provenance(func)
+        self.layout: KernelLayout = kernel_layout(func, needs_flat_addresses(func, self.provenance))
+        self.private_base: Operand | None = None              # this lane's private frame (A32 address)
+        self.uses = use_counts(func)
+        self.deferred: set[Instr] = set()                     # compares left to the branch that reads them
+        self.narrow: dict[Value, tuple[bool | None, Operand]] = {}   # i64 values that are extended i32 ones
+        self.named: set[str] = set()                          # labels a branch or a start named
+
+    def error(self, ins: Instr | None, what: str) -> CompileError:
+        return CompileError(f"{where(self.func, ins)}: {what} (not in the Gen backend yet)")
+
+    # ----- appending code
+    def emit(self, opcode: str, dst: Operand | None, *srcs: Operand, n: int | None = None, **kw: Any) -> MInstr:
+        """Append one instruction to the current block (at the function's SIMD width unless `n`)."""
+        return self.block.append(MInstr(opcode, n or self.simd, dst, list(srcs), **kw))
+
+    def fresh(self, t: DataType, uniform: bool = False, count: int = 1) -> Operand:
+        return Operand(self.m.vreg(t, uniform, count))
+
+    def branch(self, opcode: str, targets: list[str], **kw: Any) -> None:
+        self.block.append(MInstr(opcode, self.simd, None, [], targets=targets, **kw))
+        self.block = self.m.block(self.m.new_label("b"))        # unnamed: a start may rename it
+
+    def start(self, label: str) -> None:
+        """Go on in a block named `label` (renaming the current one if nothing was put in it yet and no
+        branch names it)."""
+        if self.block.instrs or self.block.label in self.named:
+            self.block = self.m.block(label)
+        else:
+            self.block.label = label
+        self.named.add(label)
+
+    def copy(self, src: Operand) -> Operand:
+        tmp = self.fresh(src.type)
+        self.emit("mov", tmp, src)
+        return tmp
+
+    def phi_copies(self, phis: Sequence[Phi], pred: Block | None, predicate: Predicate | None = None) -> None:
+        """The phis' values along the edge from `pred` (on the lanes `predicate` picks, if given), copied
+        in parallel: through temporaries when a source is itself one of the phis (a swap would otherwise
+        read a value already overwritten)."""
+        assert pred is not None
+        sources = [self.operand(phi.value_for(pred)) for phi in phis]
+        targets = {v.id for phi in phis if isinstance(v := self.values[phi].value, VReg)}
+        if any(isinstance(src.value, VReg) and src.value.id in targets for src in sources):
+            sources = [self.copy(src) for src in sources]
+        for phi, src in zip(phis, sources):
+            self.emit("mov", self.values[phi], src, predicate=predicate)
+
+    def end_of_thread(self) -> None:
+        header = Operand(PReg(127, 0, T.UD))
+        self.emit("mov", header, Operand(PReg(0, 0, T.UD), region=Region(8, 8, 1)), n=8, no_mask=True)
+        self.emit("send", None, Operand(PReg(127, 0, T.UD)), n=8, no_mask=True, sfid=sm.SFID_THREAD_SPAWNER,
+                  desc=sm.eot_desc(), eot=True)
+
+    # ----- operands
+    def operand(self, v: Value, signed: bool = True) -> Operand:
+        if isinstance(v, Const):
+            t = gen_type(v.type, signed)
+            return Operand(Imm(float(v.value) if v.type.is_float else v.signed() if signed else v.value, t))
+        if isinstance(v, Undef):
+            return Operand(Imm(0, gen_type(v.type, signed)))
+        op = self.values.get(v)
+        if op is None and isinstance(v, Arg):
+            op = self._argument(v)
+        if op is None:
+            raise self.error(None, f"value {v!r} is not computed")
+        return retyped(op, gen_type(v.type, signed))
+
+    def _argument(self, a: Arg) -> Operand:
+        if a in self.layout.buffer_bti:
+            return self.object_base(a)
+        return self.cross_thread(self.layout.arguments[a], gen_type(a.type))
+
+    def object_base(self, key: Arg | str) -> Operand:
+        """A buffer's (or constant table's) pointer value: 0, offsets counting from its start, or in a
+        flat kernel its 64-bit address from the cross-thread data."""
+        if not self.layout.flat:
+            return Operand(Imm(0, T.UQ))
+        return self.cross_thread(self.layout.bases[key], T.UQ)
+
+    @staticmethod
+    def cross_thread(offset: int, t: DataType) -> Operand:
+        reg, sub = CROSS_THREAD_GRF + offset // 32, (offset % 32) // t.size
+        return Operand(PReg(reg, sub, t), region=SCALAR)
+
+    def in_register(self, op: Operand, t: DataType | None = None) -> Operand:
+        """`op` in a register of its own (of type t): an immediate made a register, or a view (a strided
+        low dword, a payload scalar) made a whole per-lane value, as a message payload needs."""
+        if t is not None and isinstance(op.value, VReg) and op.value.type == t and op.region is None \
+                and op.offset == 0 and not op.value.uniform:
+            return op
+        reg = self.fresh(t or op.type)
+        self.block.append(MInstr("mov", self.simd, reg, [op]))
+        return reg
+
+    def register(self, op: Operand) -> Operand:
+        """`op`, or the immediate it is moved into a register (where Gen takes no immediate: a first
+        source, a math-box source, an operand with a source modifier)."""
+        return self.in_register(op) if isinstance(op.value, Imm) else op
+
+    def absolute(self, op: Operand) -> Operand:
+        """|op| through the abs source modifier (on a register: an immediate is moved into one first)."""
+        op = self.register(op)
+        return Operand(op.value, op.offset, op.region, False, True)
+
+    def part(self, op: Operand, index: int, t: DataType) -> Operand:
+        """The index-th dword-per-lane slice of a payload value (GRF-contiguous as a message wants)."""
+        v = op.value
+        assert isinstance(v, VReg)
+        return Operand(VReg(v.id, t, v.uniform, v.count), index * 4 * self.simd)
+
+    # ----- flags and compares (shared by the drivers' branches and the value selector)
+    def fusable(self, cond: Value) -> bool:
+        """A compare whose only use is the branch right after its block: it writes the branch's flag
+        itself (one cmp into f0.0 instead of a 0/-1 dword and a cmp.ne on it)."""
+        return isinstance(cond, Instr) and self.uses.get(cond, 0) == 1 and one_cmp(cond) is not None
+
+    def condition_flag(self, cond: Value) -> None:
+        """f0.0 = the i1 `cond` on the enabled lanes: a fused compare, or a test of its 0/-1 dword."""
+        if cond in self.deferred:
+            assert isinstance(cond, Instr)
+            single = one_cmp(cond)
+            assert single is not None
+            self.cmp_flag(single[0], cond.operands[0], cond.operands[1], single[1], (0, 0))
+        else:
+            self.flag_from_lanes(self.operand(cond))
+
+    def flag_from_lanes(self, lanes: Operand) -> None:
+        """f0.0 = the lanes where a 0/-1 dword (an i1 value) is -1."""
+        self.emit("cmp", None, lanes, Operand(Imm(0, T.D)), cond_mod="ne", flag=(0, 0))
+
+    def cmp(self, mod: str, x: Value, y: Value, signed: bool = True, flag: tuple[int, int] = (0, 1)) -> Operand:
+        """x <mod> y into a 0/-1 dword per lane (and into `flag`)."""
+        a, b = self.operand(x, signed), self.operand(y, signed)
+        return self.cmp_value(self.register(a), b, mod, flag)
+
+    def cmp_value(self, a: Operand, b: Operand, mod: str, flag: tuple[int, int]) -> Operand:
+        """cmp into a 0/-1 dword per lane. 64-bit sources make the execution type 64-bit, and a destination
+        narrower than the execution type must be strided to its size (PRM vol. 7, "General Restrictions
+        Based on Operand Types"; isa/gen9/validate.py's dst-stride-exec-type): such a cmp writes a 64-bit
+        temporary whose low dwords are the result, as Mesa's brw_fs does."""
+        dst = self.fresh(T.D)
+        if a.type.size != 8:
+            self.emit("cmp", dst, a, b, cond_mod=mod, flag=flag)
+            return dst
+        wide = self.fresh(T.Q)
+        self.emit("cmp", wide, a, b, cond_mod=mod, flag=flag)
+        self.emit("mov", dst, retyped(low_dword(wide), T.D))
+        return dst
+
+    def cmp_flag(self, mod: str, x: Value, y: Value, signed: bool, flag: tuple[int, int]) -> None:
+        """x <mod> y into `flag` only."""
+        a, b = self.operand(x, signed), self.operand(y, signed)
+        self.emit("cmp", None, self.register(a), b, cond_mod=mod, flag=flag)
+
+    def logic(self, opcode: str, a: Operand, b: Operand) -> Operand:
+        dst = self.fresh(T.D)
+        self.emit(opcode, dst, a, b)
+        return dst
+
+
+# ----- operand views that need no context
+def retyped(op: Operand, t: DataType) -> Operand:
+    """The same bits read as another type of the same size (:d as :ud, :q as :uq)."""
+    if op.type == t or op.type.size != t.size:
+        return op
+    v = op.value
+    if isinstance(v, VReg):
+        return Operand(VReg(v.id, t, v.uniform, v.count), op.offset, op.region, op.neg, op.abs)
+    if isinstance(v, Imm):
+        return Operand(Imm(v.value, t))
+    return Operand(PReg(v.reg, v.subreg * op.type.size // t.size, t), op.offset, op.region)
+
+
+def negated(op: Operand) -> Operand:
+    """-op: a negated immediate, or the negate source modifier flipped."""
+    if isinstance(op.value, Imm):
+        return Operand(Imm(-op.value.value, op.type))
+    return Operand(op.value, op.offset, op.region, not op.neg, op.abs)
+
+
+def low_dword(op: Operand) -> Operand:
+    """The low 32 bits of a 64-bit value: every other dword, <2;1,0> (little-endian)."""
+    if isinstance(op.value, Imm):
+        return Operand(Imm(int(op.value.value) & 0xFFFFFFFF, T.UD))
+    if op.type.size != 8:
+        return op
+    v = op.value
+    if isinstance(v, VReg):
+        return Operand(VReg(v.id, T.UD, v.uniform), op.offset, SCALAR if v.uniform else Region(16, 8, 2))
+    return Operand(PReg(v.reg, v.subreg * 2, T.UD), region=SCALAR)
+
+
+def high_dword(op: Operand) -> Operand:
+    """The high 32 bits of a 64-bit value (the dword after each low one)."""
+    if isinstance(op.value, Imm):
+        return Operand(Imm((int(op.value.value) >> 32) & 0xFFFFFFFF, T.UD))
+    v = op.value
+    if isinstance(v, VReg):
+        return Operand(VReg(v.id, T.UD, v.uniform), op.offset + 4, SCALAR if v.uniform else Region(16, 8, 2))
+    return Operand(PReg(v.reg, v.subreg * 2 + 1, T.UD), region=SCALAR)
+
+
+def half_view(op: Operand) -> Operand:
+    """The low half-float word of each lane's dword (Gen9 writes :hf at a stride of 2 here)."""
+    v = op.value
+    assert isinstance(v, VReg)
+    return Operand(VReg(v.id, T.HF, v.uniform, v.count), op.offset, Region(16, 8, 2))
+
+
+def raw_bits(op: Operand) -> Operand:
+    """A 32-bit operand's bits as :ud (a float immediate as its IEEE pattern), for moving unconverted."""
+    if isinstance(op.value, Imm) and op.type == T.F:
+        return Operand(Imm(int.from_bytes(struct.pack("<f", op.value.value), "little"), T.UD))
+    return retyped(op, T.UD)
+
+
+# ----- facts about the IR function
+def one_cmp(ins: Instr) -> tuple[str, bool] | None:
+    """(conditional modifier, signed) of a compare Gen does in one cmp: every icmp, and the fcmps that
+    are false on NaN (or une, true on it); None for the others (isel_values.compare builds those)."""
+    pred = ins.attrs.get("pred", "")
+    if ins.opcode == "icmp":
+        return ICMP_MODS[pred[1:] if pred[0] in "su" else pred], pred[0] != "u"
+    if ins.opcode == "fcmp" and pred in FCMP_MODS:
+        return FCMP_MODS[pred], True
+    return None
+
+
+def use_counts(func: Function) -> dict[Value, int]:
+    """How many times each value is read: operands (phi sources included) and if conditions."""
+    counts: dict[Value, int] = {}
+    for ins in func.instructions():
+        for v in ins.operands:
+            counts[v] = counts.get(v, 0) + 1
+    if func.is_structured:
+        stack = [func.body]
+        while stack:
+            for node in stack.pop():
+                if isinstance(node, If):
+                    counts[node.cond] = counts.get(node.cond, 0) + 1
+                    stack += [node.then_list, node.else_list]
+                elif isinstance(node, Loop):
+                    stack.append(node.body)
+    return counts
+
+
+def needs_flat_addresses(func: Function, provenance: Provenance) -> bool:
+    """Does some memory access go through a pointer whose object is not known at compile time, or does
+    the kernel turn pointers into integers or back? Then its pointers are 64-bit addresses (abi.py)."""
+    for ins in func.instructions():
+        if ins.opcode in ("ptrtoint", "inttoptr"):
+            return True
+        if ins.opcode in ("load", "store", "atomic"):
+            ptr = ins.operands[1] if ins.opcode == "store" else ins.operands[0]
+            if not isinstance(provenance.base.get(ptr), MemoryObject):
+                return True
+    return False

@@ -1,0 +1,65 @@
+"""Immediate legalization: a machine-IR pass that makes every immediate one Gen9 can encode.
+
+Selection writes immediates wherever the IR had constants; this pass, run on the selected function
+before the verifier (mir_verify's "immediates" rule checks what it promises), fixes what Gen cannot
+encode, as brw's lowering passes do after Mesa's selection (brw_fs_lower_*, "select freely, then
+legalize"). Gen encodes an immediate only as the last source, and a 64-bit one only as a lone source
+(PRM vol. 7, "Immediate operands"), so for each two-source instruction (sends and branches have none):
+a commutative pair is swapped, a 64-bit shift count becomes a 32-bit one (the count is taken modulo 64
+anyway), and any other immediate is moved into a fresh register by a mov at the function's SIMD
+width placed right before the instruction.
+"""
+from __future__ import annotations
+
+from isa.gen9.model import DataType
+
+from .mir import Imm, MFunction, MInstr, Operand
+
+COMMUTATIVE = ("add", "mul", "and", "or", "xor")
+SHIFTS = ("shl", "shr", "asr")
+NO_IMMEDIATES = ("send", "sends", "jmpi", "if", "while")
+
+
+def legalize_immediates(func: MFunction) -> None:
+    """Rewrite `func` in place so that every immediate is encodable (see the module docstring)."""
+    for block in func.blocks:
+        out: list[MInstr] = []
+        for ins in block.instrs:
+            if len(ins.srcs) == 2 and ins.opcode not in NO_IMMEDIATES:
+                ins.srcs = _legal_sources(func, ins.opcode, ins.srcs, out)
+            out.append(ins)
+        block.instrs = out
+
+
+def _legal_sources(func: MFunction, opcode: str, srcs: list[Operand], out: list[MInstr]) -> list[Operand]:
+    """The two sources made encodable; the movs that needs are appended to `out`."""
+    ops = list(srcs)
+    if isinstance(ops[0].value, Imm) and not isinstance(ops[1].value, Imm) and opcode in COMMUTATIVE:
+        ops = [ops[1], ops[0]]
+    if isinstance(ops[0].value, Imm):
+        ops[0] = _in_register(func, ops[0], out)
+    last = ops[1].value
+    if isinstance(last, Imm) and last.type.size == 8:
+        if opcode in SHIFTS:
+            ops[1] = Operand(Imm(int(last.value) & 63, DataType.UD))
+        else:
+            ops[1] = _in_register(func, ops[1], out)
+    return ops
+
+
+def _in_register(func: MFunction, op: Operand, out: list[MInstr]) -> Operand:
+    reg = Operand(func.vreg(op.type))
+    out.append(MInstr("mov", func.simd, reg, [op]))
+    return reg
+
+
+def illegal_immediates(ins: MInstr) -> str | None:
+    """What is wrong with `ins`'s immediates after legalization, or None (mir_verify's rule)."""
+    if ins.opcode in NO_IMMEDIATES or len(ins.srcs) < 2:
+        return None
+    if any(isinstance(s.value, Imm) for s in ins.srcs[:-1]):
+        return "an immediate may only be the last source"
+    last = ins.srcs[-1].value
+    if isinstance(last, Imm) and last.type.size == 8:
+        return "a 64-bit immediate may only be a lone source"
+    return None

@@ -1,0 +1,204 @@
+"""The compile driver: one input loaded once, and a kernel's function for each pipeline made on first use.
+
+    program = load_program("k.cl", "-O2")
+    tree = program.function("k", "gen")           # structurized, then lowered for Gen
+    cfg = program.function("k", "gen-blockip")    # read afresh, kept a CFG (irreducible or not)
+
+Every target asks the same driver: the command line's `compile` (each --emit, each --cf), the run targets
+in tools/targets/harness.py, the tests and the fuzzers. A structured pipeline (lowering.target) shares
+the generic passes: the kernel is read and structurized once, and each target lowers its own clone
+(Function.clone) of that tree. A pipeline without the structurizer reads the module again, because its
+reading differs (LLVM's SROA stands in for promote: pipeline.read_module_ref). The pass inspection of the
+command line (--dump-after, --print-after, --stop-after, --verify-each) is given once, as `inspect`, and
+applies to every pipeline the driver runs; `label_dumps` names each dump after its pipeline, for a
+compile that runs several (Gen's --cf auto).
+
+Only the LLVM module is made at load time; the llvm target (the reference) runs it without our reader,
+and an unsupported construct in a kernel that is not asked for stops nothing.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+
+from lowering import pipeline
+from lowering.errors import CompileError
+from lowering.ir.core import Function
+from lowering.kernel_abi import Param, kernel_metadata, kernel_params, llvm_kernel_params
+from lowering.target import CAPS, PIPELINES
+
+GENERIC = PIPELINES["generic"]
+
+
+@dataclass
+class Program:
+    """One input. `llvm_text` is empty for IR text (.nir) input, whose functions are `_read` from the start."""
+    path: str
+    opt_level: str
+    llvm_text: str
+    build_options: tuple[str, ...] = ()     # OpenCL build options (-D, -I, -cl-*) the source was compiled with
+    kernels: list[str] | None = None        # None: found in llvm_text when first asked
+    verify_each: bool = True
+    inspect: pipeline.Options = field(default_factory=pipeline.Options)   # dumps, prints, stop-after
+    label_dumps: bool = False               # name every dump and print after the pipeline it comes from
+    _module: object = field(default=None, repr=False)
+    _text_done: str = "read"                # IR text input: the last pass its form implies
+    _read: dict[str, Function] = field(default_factory=dict, repr=False)     # IR text input, as parsed
+    _functions: dict[tuple[str, str], Function] = field(default_factory=dict, repr=False)
+
+    @property
+    def has_llvm(self) -> bool:
+        """False for IR text input (.nir): only the targets that run our IR can run it."""
+        return bool(self.llvm_text)
+
+    @property
+    def structured_input(self) -> bool:
+        """IR text in structured form: no CFG to give a pipeline without the structurizer."""
+        return not self.has_llvm and self._text_done != "read"
+
+    def module(self):
+        """The parsed LLVM module (parsed from llvm_text on first use)."""
+        if not self.has_llvm:
+            raise CompileError(f"{self.path}: IR text has no LLVM module (the llvm and opencl targets need "
+                               f".cl, .ll or .bc input; use --target ir or spirv)")
+        if self._module is None:
+            from lowering.frontend.llvm_module import parse_llvm_text
+            self._module = parse_llvm_text(self.llvm_text, self.path)
+        return self._module
+
+    def kernel_names(self) -> list[str]:
+        if not self.has_llvm:
+            return list(self._read)
+        if self.kernels is None:
+            from lowering.frontend.llvm_module import find_kernels
+            self.kernels = find_kernels(self.module())
+        return self.kernels
+
+    def check_kernel(self, kernel: str) -> None:
+        if kernel not in self.kernel_names():
+            raise CompileError(f"{self.path}: no kernel named {kernel!r} "
+                               f"(available: {', '.join(self.kernel_names()) or 'none'})")
+
+    def function(self, kernel: str, target_pipeline: str = "generic") -> Function:
+        """The kernel as `target_pipeline` (lowering.target.PIPELINES) leaves it, made on first use; each
+        pipeline has its own copy, so each target runs its own IR."""
+        self.check_kernel(kernel)
+        return self._make([kernel], target_pipeline)[kernel]
+
+    @property
+    def functions(self) -> dict[str, Function]:
+        """Every kernel through the generic pipeline, each read on its own (function)."""
+        return {k: self.function(k) for k in self.kernel_names()}
+
+    def functions_for(self, target_pipeline: str, kernels: list[str] | None = None) -> dict[str, Function]:
+        """Every kernel (or `kernels`) as `target_pipeline` leaves it, read from the module together (as
+        one SPIR-V module holds them)."""
+        names = list(kernels) if kernels is not None else self.kernel_names()
+        for name in names:
+            self.check_kernel(name)
+        return self._make(names, target_pipeline)
+
+    def params(self, kernel: str) -> list[Param]:
+        """The kernel's source parameters, from the LLVM module alone (kernel_abi.llvm_kernel_params)."""
+        self.check_kernel(kernel)
+        if not self.has_llvm:
+            return kernel_params(self._read[kernel])
+        return llvm_kernel_params(self.module(), self.llvm_text, kernel, self.path)
+
+    def reqd_work_group_size(self, kernel: str) -> tuple[int, int, int] | None:
+        self.check_kernel(kernel)
+        if not self.has_llvm:
+            return self._read[kernel].reqd_work_group_size
+        return kernel_metadata(self.module(), self.llvm_text, kernel, self.path).reqd_work_group_size
+
+    # ----- running the pipelines -----
+
+    def _stop_for(self, target_pipeline: str) -> str | None:
+        """--stop-after for one pipeline's run: a pass it lacks is an error when it is the only pipeline
+        (run_passes says so), and no stop at all for the others of a compile that runs several."""
+        stop = self.inspect.stop_after
+        if stop is None or stop in ("read", *PIPELINES[target_pipeline]) or not self.label_dumps:
+            return stop
+        return None
+
+    def _options(self, target_pipeline: str, label: str, stop_after: str | None) -> pipeline.Options:
+        return replace(self.inspect, kernel=None, verify_each=self.verify_each, pipeline=target_pipeline,
+                       stop_after=stop_after, label=label if self.label_dumps else "")
+
+    def _make(self, names: list[str], target_pipeline: str) -> dict[str, Function]:
+        if target_pipeline not in PIPELINES:
+            raise CompileError(f"unknown pipeline '{target_pipeline}' (pipelines: {', '.join(PIPELINES)})")
+        missing = [n for n in names if (n, target_pipeline) not in self._functions]
+        if missing:
+            if CAPS[target_pipeline].structured and target_pipeline != "generic":
+                self._lower(missing, target_pipeline)
+            else:
+                self._run_from_read(missing, target_pipeline, target_pipeline, self._stop_for(target_pipeline))
+        return {n: self._functions[(n, target_pipeline)] for n in names}
+
+    def _run_from_read(self, names: list[str], target_pipeline: str, label: str, stop: str | None) -> None:
+        """Read the kernels (or clone the IR text's) and run the pipeline's passes on them."""
+        options = self._options(target_pipeline, label, stop)
+        if self.has_llvm:
+            kernel = names[0] if len(names) == 1 else None
+            read = pipeline.read_module_ref(self.module(), self.path, replace(options, kernel=kernel))
+            funcs, done = {n: read[n] for n in names}, "read"
+        else:
+            funcs, done = {n: self._read[n].clone() for n in names}, self._text_done
+        for name, func in pipeline.run_passes(funcs, options, done).items():
+            self._functions[(name, target_pipeline)] = func
+
+    def _lower(self, names: list[str], target_pipeline: str) -> None:
+        """A structured target's kernels: a clone of the generic tree, through the target's own passes
+        (none when --stop-after stops within the generic ones)."""
+        stop = self._stop_for(target_pipeline)
+        generic_stop = stop if stop is None or stop in ("read", *GENERIC) else None
+        fresh = [n for n in names if (n, "generic") not in self._functions]
+        if fresh:
+            self._run_from_read(fresh, "generic", target_pipeline, generic_stop)
+        clones = {n: self._functions[(n, "generic")].clone() for n in names}
+        if generic_stop is None:
+            clones = pipeline.run_passes(clones, self._options(target_pipeline, target_pipeline, stop), GENERIC[-1])
+        for name, func in clones.items():
+            self._functions[(name, target_pipeline)] = func
+
+
+def compile_path(path: str, opt_level: str = "-O0", options: pipeline.Options | None = None,
+                 build_options: tuple[str, ...] = ()) -> dict[str, Function]:
+    """Any input file at an optimisation level -> its kernels (options.kernel, else all) as options.pipeline
+    leaves them (the driver, with options' dumps, prints and stop)."""
+    options = options or pipeline.Options()
+    program = load_program(path, opt_level, options.kernel, options.verify_each, build_options, inspect=options)
+    return program.functions_for(options.pipeline, [options.kernel] if options.kernel else None)
+
+
+def load_program(path: str, opt_level: str = "-O0", kernel: str | None = None, verify_each: bool = True,
+                 build_options: tuple[str, ...] = (), inspect: pipeline.Options | None = None,
+                 label_dumps: bool = False) -> Program:
+    """Load a .cl, .ll, .bc or .nir file once: the (optimised) LLVM module, or the IR text's functions,
+    checked. Kernels go through a pipeline when asked for; `kernel` only checks that the input has it."""
+    from lowering.frontend.llvm_module import require_kernels
+    if opt_level not in ("-O0", "-O1", "-O2", "-O3"):
+        raise CompileError(f"unknown optimisation level {opt_level!r} (-O0 to -O3)")
+    inspect = inspect if inspect is not None else pipeline.Options()
+    if path.lower().endswith(".nir"):
+        if build_options:
+            raise CompileError(f"{path}: build options ({build_options[0]} ...) only apply to OpenCL C input")
+        read, done = pipeline.read_nir(path, pipeline.read_input(path).decode("utf-8", errors="replace"),
+                                       replace(inspect, kernel=kernel))
+        return Program(path, opt_level, "", (), verify_each=verify_each, inspect=inspect, label_dumps=label_dumps,
+                       _text_done=done, _read=read)
+    mod = pipeline.load_module(path, opt_level, tuple(build_options))
+    program = Program(path, opt_level, str(mod), tuple(build_options), kernels=require_kernels(mod, path),
+                      verify_each=verify_each, inspect=inspect, label_dumps=label_dumps, _module=mod)
+    if kernel is not None:
+        program.check_kernel(kernel)
+    return program
+
+
+def program_from_llvm(text: str, source_name: str = "<ir>", kernel: str | None = None,
+                      verify_each: bool = True) -> Program:
+    """A Program from LLVM IR text already in memory (generated kernels: no file, no optimisation)."""
+    program = Program(source_name, "-O0", text, verify_each=verify_each)
+    if kernel is not None:
+        program.function(kernel)
+    return program

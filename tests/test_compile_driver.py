@@ -1,0 +1,125 @@
+"""One compile driver (lowering.program) and Gen's own choice of control-flow mode (backend.gen.compile):
+the command line's dump options work with --cf auto, gen-asm says which mode each kernel got, GenOptions
+refuses a bad value in one line, and a backend lowers its own input whoever calls it."""
+from __future__ import annotations
+
+import dataclasses
+import os
+import shutil
+import subprocess
+
+import pytest
+
+from backend.gen import GenOptions, choose_function, compile, compile_gen_kernel
+from isa.gen9.encoding import encode_program
+from lowering.errors import CompileError
+from lowering.ir.printer import print_function
+from lowering.program import load_program
+from tests.test_cli import ROOT, SEED, assert_one_line_error, run
+
+HYBRID = os.path.join(ROOT, "examples", "nested_break.cl")     # -O0 and -O2: auto takes the hybrid
+
+
+def test_auto_dumps_every_pass_of_each_pipeline_it_runs(tmp_path):
+    dumps = tmp_path / "dumps"
+    proc = run("compile", HYBRID, "--emit", "gen", "--dump-after", "all", "--dump-dir", str(dumps),
+               "-o", str(tmp_path / "k.krn"))
+    assert proc.returncode == 0, proc.stderr
+    names = set(os.listdir(dumps))
+    assert "nested_break.gen.01-structurize.tree.dot" in names                 # the tree auto weighed
+    assert "nested_break.gen.07-lower_math_edges.nir" in names
+    assert "nested_break.gen-blockip.05-lower_math_edges.nir" in names         # the CFG it compiled
+    assert (tmp_path / "k.krn").stat().st_size > 0
+
+
+def test_auto_prints_after_a_pass_naming_the_pipeline(tmp_path):
+    proc = run("compile", HYBRID, "--emit", "gen-asm", "--print-after", "split_private_selects",
+               "-o", str(tmp_path / "k.asm"))
+    assert proc.returncode == 0, proc.stderr
+    assert "; after split_private_selects (gen)\n" in proc.stderr
+    assert "; after split_private_selects (gen-blockip)\n" in proc.stderr
+
+
+def test_auto_stops_after_a_pass_and_the_backend_lowers_the_rest(tmp_path):
+    dumps = tmp_path / "dumps"
+    proc = run("compile", SEED, "--emit", "gen-asm", "--stop-after", "promote", "--dump-after", "all",
+               "--dump-dir", str(dumps))
+    assert proc.returncode == 0, proc.stderr
+    names = os.listdir(dumps)
+    assert any(".gen.03-promote." in n for n in names)
+    assert not any(".gen.04-" in n for n in names), names                      # stopped after promote
+    assert "// control flow: " in proc.stdout and "send" in proc.stdout
+
+
+@pytest.mark.parametrize("level", ["-O0", "-O2"])
+def test_gen_asm_names_the_mode_auto_chose_and_iga64_assembles_it(tmp_path, level):
+    asm = tmp_path / "k.asm"
+    proc = run("compile", HYBRID, level, "--emit", "gen-asm", "-o", str(asm))
+    assert proc.returncode == 0, proc.stderr
+    mode = choose_function(load_program(HYBRID, level), "nested_break")[1].name
+    assert mode == "hybrid"
+    assert f"// control flow: {mode} (chosen by --cf auto)\n" in asm.read_text()
+    if shutil.which("iga64"):
+        done = subprocess.run(["iga64", "-p=9", "-a", str(asm), "-o", str(tmp_path / "k.bin")],
+                              capture_output=True, text=True)
+        assert done.returncode == 0, done.stderr
+
+
+def test_gen_asm_names_an_explicit_mode():
+    proc = run("compile", SEED, "--emit", "gen-asm", "--cf", "blockip", "--simd", "8")
+    assert proc.returncode == 0, proc.stderr
+    assert "// kernel seed: SIMD8," in proc.stdout and "// control flow: blockip (--cf)\n" in proc.stdout
+
+
+def test_gen_options_are_frozen_and_checked():
+    options = GenOptions(8, "hybrid")
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        options.simd = 16                                   # type: ignore[misc]
+    with pytest.raises(CompileError, match="SIMD32"):
+        GenOptions(32)
+    with pytest.raises(CompileError, match="unknown control-flow mode 'tree'"):
+        GenOptions(cf="tree")
+
+
+@pytest.mark.parametrize("command", [["compile", SEED, "--emit", "gen"],
+                                     ["run", SEED, "--target", "gen", "--global", "16", "--out", "unused"]])
+def test_a_bad_simd_width_is_a_one_line_usage_error(command, tmp_path):
+    proc = run(*command, "--simd", "32", cwd=tmp_path)
+    assert_one_line_error(proc, 2, "--simd", "SIMD32")
+    assert not (tmp_path / "unused").exists()
+
+
+def test_the_gen_backend_lowers_its_own_input():
+    """Both backends run their target's lowerings: a generic (unlowered) tree compiles to the bytes the gen
+    pipeline's function does, and the driver's copies for gen and generic are separate."""
+    program = load_program(SEED, "-O2")
+    generic = program.function("seed", "generic")
+    before = print_function(generic)
+    lowered = compile(program, "seed", GenOptions(16, "structured"))
+    assert program.function("seed", "gen") is not generic
+    assert print_function(generic) == before                           # lowering a clone left it alone
+    unlowered = generic.clone()
+    assert encode_program(compile_gen_kernel(unlowered, 16).program) == encode_program(lowered.program)
+    assert print_function(unlowered) == print_function(program.function("seed", "gen"))
+
+
+def test_ir_text_in_structured_form_takes_the_tree_under_auto(tmp_path):
+    text = run("compile", HYBRID, "-O2", "--emit", "nir")
+    (tmp_path / "k.nir").write_text(text.stdout)
+    proc = run("compile", str(tmp_path / "k.nir"), "--emit", "gen-asm")
+    assert proc.returncode == 0, proc.stderr
+    assert "// control flow: structured (chosen by --cf auto)" in proc.stdout
+
+
+def test_a_function_the_pipeline_lowered_is_not_lowered_again():
+    """Gen's legalize_int_widths is not idempotent (narrow loads widened twice gave other, longer code):
+    the backend's own lower_for must skip what the driver's pipeline ran."""
+    from lowering.target import lower_for
+    program = load_program(os.path.join(ROOT, "tests", "kernels", "char_short.cl"))
+    func = program.function("char_short", "gen")
+    before = print_function(func)
+    lower_for([func], "gen")
+    assert print_function(func) == before
+    clone = func.clone()
+    lower_for([clone], "gen")
+    assert print_function(clone) == before
