@@ -6,8 +6,6 @@ from __future__ import annotations
 import json
 import os
 
-import numpy as np
-
 from backend.spirv.launch import _with_live_outs_in_memory
 from backend.spirv.loop_live_outs import _loops_of_blocks
 from lowering.interp import run_kernel
