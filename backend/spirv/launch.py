@@ -50,11 +50,16 @@ def _with_live_outs_in_memory(func: Function) -> Function:
     from lowering.ir.printer import print_function
     from lowering.ir.validate import verify
 
-    from .loop_live_outs import demote_loop_live_outs, hide_loop_written_private_memory, zero_undefined_phi_inputs
+    from .loop_live_outs import (
+        demote_loop_exit_phis,
+        demote_loop_live_outs,
+        hide_loop_written_private_memory,
+        zero_undefined_phi_inputs,
+    )
     from .zero_operands import hide_zero_operands
     copy = parse_module(print_function(func), func.source_name or "<input>").functions[func.name]
-    if zero_undefined_phi_inputs(copy) + hide_loop_written_private_memory(copy) + demote_loop_live_outs(copy) + \
-            hide_zero_operands(copy):
+    if zero_undefined_phi_inputs(copy) + hide_loop_written_private_memory(copy) + demote_loop_exit_phis(copy) + \
+            demote_loop_live_outs(copy) + hide_zero_operands(copy):
         verify(copy, "loop_live_outs")
         return copy
     return func

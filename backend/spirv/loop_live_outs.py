@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from typing import TypeGuard
 
-from lowering.ir.core import Block, Const, Function, If, Instr, Loop, Phi, Undef, Value, first_block
+from lowering.ir.core import Block, Const, Function, If, Instr, Loop, Phi, Undef, Value, cf_lists, first_block
 from lowering.ir.types import I1, I32, I64, VOID, ptr
 
 
@@ -67,6 +67,58 @@ def zero_undefined_phi_inputs(func: Function) -> int:
                     phi.operands[i] = Const(v.type, 0)
                     count += 1
     return count
+
+
+def demote_loop_exit_phis(func: Function) -> int:
+    """Replace each phi that takes a value from inside a loop it is not in by a private slot, in place; how many.
+
+    demote_loop_live_outs loads a phi input at the end of the block the phi takes it from, which for a
+    loop exit is the break block, inside the loop; NIR forwards the store made earlier in the same pass to
+    that load, and the loop live-out is an SSA value again. lavapipe then gives a lane that left the loop
+    early the value of a later pass (`reconverge fuzz --seed 1936 --mode goto`: a goto into a loop, a lane
+    that leaves the outer loop after one pass gets the second pass's byte). Each such phi instead becomes a
+    store at the end of every block it takes a value from and one load after the loop, in its own block,
+    where no store in the loop reaches it without the loop in between (element (get_group_id(2) & 1), as
+    below). Pointers are left alone."""
+    loops: dict[Block, tuple] = {}
+    _loops_of_blocks(func.body, (), loops)
+    exits = [(block, phi) for block in func.all_blocks() for phi in block.phis()
+             if not phi.type.is_ptr and any(loop not in loops.get(block, ())
+                                            for pred in phi.blocks for loop in loops.get(pred, ()))]
+    if not exits:
+        return 0
+    entry = first_block(func.body)
+    group = entry.insert(0, Instr("workitem", [Const(I32, 2)], I64, {"fn": "group_id"}))
+    parity = entry.insert(1, Instr("and", [group, Const(I64, 1)], I64))
+    position = 2
+    replaced: dict[Value, Value] = {}
+    for block, phi in exits:
+        stored = I32 if phi.type == I1 else phi.type
+        alloca = entry.insert(0, Instr("alloca", [], ptr(0), {"size": 2 * stored.size, "align": stored.size}))
+        position += 1
+        offset = entry.insert(position, Instr("mul", [parity, Const(I64, stored.size)], I64))
+        slot = entry.insert(position + 1, Instr("ptradd", [alloca, offset], ptr(0)))
+        position += 2
+        for pred, value in zip(phi.blocks, phi.operands):
+            at = _before_jump(pred)
+            if phi.type == I1:
+                value = pred.insert(at, Instr("zext", [value], I32))
+                at += 1
+            pred.insert(at, Instr("store", [value, slot], VOID, {"align": stored.size}))
+        block.instrs.remove(phi)
+        at = sum(1 for _ in block.phis())
+        loaded: Value = block.insert(at, Instr("load", [slot], stored, {"align": stored.size}))
+        if phi.type == I1:
+            loaded = block.insert(at + 1, Instr("icmp", [loaded, Const(I32, 0)], I1, {"pred": "ne"}))
+        replaced[phi] = loaded
+    for ins in func.instructions():
+        ins.operands = [replaced.get(v, v) for v in ins.operands]
+    for nodes in cf_lists(func):
+        for node in nodes:
+            if isinstance(node, If) and node.cond in replaced:
+                node.cond = replaced[node.cond]
+    func.update_cfg()
+    return len(exits)
 
 
 def demote_loop_live_outs(func: Function) -> int:
