@@ -37,11 +37,23 @@ def _modules() -> dict[str, str]:
     return found
 
 
+def _is_type_checking(test: ast.expr) -> bool:
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or \
+        (isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
+
+
 def _imports(module: str, path: str, known: set[str]) -> list[tuple[str, int]]:
-    """(imported module of ours, line) for every import statement in the file, at any depth."""
+    """(imported module of ours, line) for every import statement in the file, at any depth, except those
+    under `if TYPE_CHECKING:`: they never run (they name a caller's type in an annotation or a Protocol
+    for mypy), so they are no dependency of the code's and make no cycle."""
     package = module if path.endswith("__init__.py") else module.rpartition(".")[0]
+    tree = ast.parse(open(path, encoding="utf-8").read(), path)
+    type_only = {id(n) for block in ast.walk(tree) if isinstance(block, ast.If) and _is_type_checking(block.test)
+                 for stmt in block.body for n in ast.walk(stmt)}
     out = []
-    for node in ast.walk(ast.parse(open(path, encoding="utf-8").read(), path)):
+    for node in ast.walk(tree):
+        if id(node) in type_only:
+            continue
         if isinstance(node, ast.Import):
             names = [a.name for a in node.names]
         elif isinstance(node, ast.ImportFrom):
@@ -49,7 +61,9 @@ def _imports(module: str, path: str, known: set[str]) -> list[tuple[str, int]]:
             if node.level:
                 parts = package.split(".")
                 base = ".".join(parts[:len(parts) - node.level + 1] + ([node.module] if node.module else []))
-            names = [base] + [f"{base}.{a.name}" for a in node.names]
+            submodules = [f"{base}.{a.name}" for a in node.names if f"{base}.{a.name}" in known]
+            # `from . import sibling` imports the sibling, not the package's own code
+            names = submodules if len(submodules) == len(node.names) else [base] + submodules
         else:
             continue
         for name in names:

@@ -37,8 +37,8 @@ def emit(func: MFunction, home: dict[int, int], notes: dict[int, str] | None = N
                     notes[builder.position] = f"{kind} -> {ins.targets[0]}"
                 builder.emit_instruction(_instruction(ins, home, 0, 1), ins.targets[0])
                 continue
-            halves = 2 if ins.exec_size == 16 and (_footprint(ins) > 2 * GRF_BYTES or ins.math_fc in INT_DIV) \
-                else 1
+            halves = 2 if ins.exec_size == 16 and (_footprint(ins) > 2 * GRF_BYTES or ins.math_fc in INT_DIV
+                                                   or _mixed_float_f32_dst(ins)) else 1
             for h in range(halves):
                 builder.emit_instruction(_instruction(ins, home, h, halves))
     return builder.program()
@@ -53,6 +53,12 @@ def _footprint(ins: MInstr) -> int:
         stride = op.region.hstride if op.region is not None and op.region.hstride else 1
         most = max(most, ins.exec_size * op.type.size * stride)
     return most
+
+
+def _mixed_float_f32_dst(ins: MInstr) -> bool:
+    """A float result of half-float sources: mixed mode with an F destination runs at most 8 channels
+    (PRM vol. 7, "Special Restrictions for Handling Mixed Mode Float Operations")."""
+    return ins.dst is not None and ins.dst.type == DataType.F and any(s.type == DataType.HF for s in ins.srcs)
 
 
 def _scalar(op: Operand) -> bool:

@@ -25,7 +25,7 @@ from .abi import KernelLayout
 from .isel_blockip import BlockIPDriver
 from .isel_context import gen_type
 from .isel_structured import StructuredDriver
-from .legalize import legalize_immediates
+from .legalize import legalize_immediates, legalize_narrow_destinations
 from .mir import MFunction
 
 __all__ = ["Selection", "gen_type", "select"]
@@ -47,6 +47,7 @@ def select(func: Function, simd: int = 16, regions: bool = False, entry: str = "
     driver = StructuredDriver(func, simd) if func.is_structured else BlockIPDriver(func, simd, regions, entry)
     mfunc = driver.run()
     legalize_immediates(mfunc)
+    legalize_narrow_destinations(mfunc)
     if isinstance(driver, BlockIPDriver):
         driver.predicate_bodies()
     return Selection(mfunc, driver.cx.layout)

@@ -1,4 +1,5 @@
-"""Immediate legalization: a machine-IR pass that makes every immediate one Gen9 can encode.
+"""Operand legalization: machine-IR passes that make every immediate one Gen9 can encode, and every
+destination as wide as its instruction's execution type.
 
 Selection writes immediates wherever the IR had constants; this pass, run on the selected function
 before the verifier (mir_verify's "immediates" rule checks what it promises), fixes what Gen cannot
@@ -8,12 +9,18 @@ legalize"). Gen encodes an immediate only as the last source, and a 64-bit one o
 a commutative pair is swapped, a 64-bit shift count becomes a 32-bit one (the count is taken modulo 64
 anyway), and any other immediate is moved into a fresh register by a mov at the function's SIMD
 width placed right before the instruction.
+
+A destination narrower than the execution type (a 32-bit result of 64-bit sources: a conversion from
+double or from a 64-bit integer) must be strided to the execution type's size (PRM vol. 7, "General
+Restrictions Based on Operand Types"; isa/gen9/validate.py's dst-stride-exec-type), so such an
+instruction writes every other dword of a 64-bit temporary, and a mov packs those dwords into the
+destination, as brw's fs lowering does.
 """
 from __future__ import annotations
 
-from isa.gen9.model import DataType
+from isa.gen9.model import DataType, Region
 
-from .mir import Imm, MFunction, MInstr, Operand
+from .mir import Imm, MFunction, MInstr, Operand, VReg
 
 COMMUTATIVE = ("add", "mul", "and", "or", "xor")
 SHIFTS = ("shl", "shr", "asr")
@@ -28,6 +35,25 @@ def legalize_immediates(func: MFunction) -> None:
             if len(ins.srcs) == 2 and ins.opcode not in NO_IMMEDIATES:
                 ins.srcs = _legal_sources(func, ins.opcode, ins.srcs, out)
             out.append(ins)
+        block.instrs = out
+
+
+def legalize_narrow_destinations(func: MFunction) -> None:
+    """Rewrite `func` in place so that no destination is narrower than its execution type (docstring)."""
+    for block in func.blocks:
+        out: list[MInstr] = []
+        for ins in block.instrs:
+            out.append(ins)
+            dst = ins.dst
+            if dst is None or ins.opcode in NO_IMMEDIATES or not isinstance(dst.value, VReg) or \
+                    dst.value.uniform or dst.type.size != 4 or (dst.region is not None and dst.region.hstride != 1):
+                continue
+            if max((s.type.size for s in ins.srcs), default=0) != 8:
+                continue
+            wide = func.vreg(DataType.Q)
+            strided = Operand(VReg(wide.id, dst.type), 0, Region(16, 8, 2))
+            ins.dst = strided
+            out.append(MInstr("mov", ins.exec_size, dst, [strided], predicate=ins.predicate, no_mask=ins.no_mask))
         block.instrs = out
 
 

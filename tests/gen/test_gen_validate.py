@@ -47,10 +47,10 @@ def test_corpus_slice_binaries_are_valid(name):
     program = load_program(_kernel(name), "-O2")
     for kernel in program.kernel_names():
         for mode in MODES:
-            pipeline, options = CF_MODES[mode]
-            func = program.function(kernel, pipeline)
+            cf = CF_MODES[mode]
+            func = program.function(kernel, cf.pipeline)
             for simd in (8, 16):
-                insts = compile_gen_kernel(func, simd, verify=False, **options).program
+                insts = compile_gen_kernel(func, simd, False, cf.regions, cf.entry).program
                 found = validate_binary(encode_program(insts))
                 assert found == [], f"{name} @{kernel} {mode} SIMD{simd}: {found[0]}"
                 assert validate_program(insts) == []       # the model the backend checks says the same
