@@ -12,8 +12,8 @@ and byte offset, its text and the rule.
     check_instruction(inst)        one instruction's (rule, detail) pairs
 
 The region and type rules cover two-source-format Align1 instructions; three-source (Align16) ones get
-the register-span rules. The instruction classes come from fields.py/layout.py until isa/gen9/opcodes.py
-holds them (then NO_SATURATE, BRANCHES, the source counts below read that table).
+the register-span rules. The instruction classes (branches, no saturate) are the opcode table's
+(isa/gen9/opcodes.py); the classes below that are rules of this module, not opcode facts, stay here.
 """
 from __future__ import annotations
 
@@ -21,6 +21,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from . import fields as F
+from . import opcodes
 from . import restrictions as R
 from .disassembler import format_instruction
 from .encoding import decode
@@ -49,11 +50,10 @@ class Violation:
 
 Problem = tuple[Rule, str]
 
-# ---- instruction classes (isa/gen9/opcodes.py will hold these) ----------------------------------------
-BRANCHES = F.BRANCH_JIP_UIP + F.BRANCH_JIP_ONLY + ("jmpi", "call", "calla", "ret")
+# ---- instruction classes: the opcode table's, and this module's own groupings ---------------------------
+BRANCHES = opcodes.BRANCHES
+NO_SATURATE = opcodes.NO_SATURATE     # iga64 drops (sat) on these (tests/isa/test_opcodes_iga.py)
 NO_OPERANDS = ("nop", "illegal", "wait")
-NO_SATURATE = ("frc", "cmp", "cmpn", "and", "or", "xor", "not", "fbh", "fbl", "cbit", "bfrev", "bfe", "bfi1",
-               "bfi2", "addc")      # iga64 1.1.0 drops (sat) on these (isa/gen9/assembler.NO_SAT_OPS)
 INT_DIV = ("idiv", "iqot", "irem")
 IMPLICIT_ACC = ("mac", "mach", "sada2")
 FLOAT_TYPES = (T.F, T.HF, T.DF, T.VF)
