@@ -290,6 +290,7 @@ def _run(args) -> None:
         if args.target != "spirv":
             raise UsageError("--vk-device only applies to --target spirv")
         from dataclasses import replace
+        assert backend is not None                       # the spirv target's options, made above
         backend = replace(backend, vk_device=args.vk_device)
     if args.target == "ir":
         backend = harness.InterpreterOptions(args.max_steps)
@@ -323,6 +324,7 @@ def _run(args) -> None:
     local_size = _launch_local_size(args, kernel, global_size, program.reqd_work_group_size(kernel))
     if args.target == "spirv":
         from dataclasses import replace
+        assert backend is not None
         backend = replace(backend, local_size=tuple(local_size) + (1,) * (3 - len(local_size)))
 
     def launch():
@@ -494,8 +496,9 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_USAGE
     except CompileError as exc:
         print(f"reconverge: error: {exc}", file=sys.stderr)
-        if debug and getattr(exc, "annotated", None):
-            print(exc.annotated, end="", file=sys.stderr)       # the function, its broken rules marked
+        annotated = getattr(exc, "annotated", None)           # lowering.pipeline's InvalidIR
+        if debug and annotated:
+            print(annotated, end="", file=sys.stderr)           # the function, its broken rules marked
         return EXIT_INPUT
     except KeyboardInterrupt:
         return 130
@@ -505,8 +508,9 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     except Exception as exc:  # a bug in reconverge
         if debug:
-            if getattr(exc, "annotated", None):
-                print(exc.annotated, end="", file=sys.stderr)
+            annotated = getattr(exc, "annotated", None)
+            if annotated:
+                print(annotated, end="", file=sys.stderr)
             raise
         message = " ".join(str(exc).split()) or type(exc).__name__
         print(f"reconverge: internal error: {type(exc).__name__}: {message} (rerun with --debug for the "
