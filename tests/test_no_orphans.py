@@ -72,8 +72,17 @@ def sandbox(tmp_path):
 
 
 def start(env, *argv, cwd=None) -> subprocess.Popen:
+    """reconverge as a shell starts it: SIGINT and SIGTERM at their defaults and unblocked, whatever an
+    earlier test in this worker left in the signal state a child inherits."""
     return subprocess.Popen([sys.executable, "-m", "tools.cli", *map(str, argv)], env=env, cwd=cwd,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=_shell_signals)
+
+
+def _shell_signals() -> None:
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT, signal.SIGTERM})
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
 def clang_of(marker: str):
