@@ -37,6 +37,18 @@ MATH_FUNCTIONS = ("sqrt", "rsqrt", "exp", "exp2", "exp10", "log", "log2", "log10
                   "round", "trunc", "rint", "copysign", "fmod", "hypot", "cbrt", "ldexp")
 MATH_BINARY = ("atan2", "pow", "copysign", "fmod", "hypot", "ldexp")   # the others take one operand
 
+# sub-groups (OpenCL C 3.0 section 6.15.16 and the cl_khr_subgroup_* extensions). Sizes and ids are i32.
+# size is the sub-group's own (the last one of a work-group may be partial), max_size the target's width.
+SUBGROUP_INFO = ("size", "max_size", "num", "id", "local_id")
+UNIFORM_SUBGROUP_INFO = ("size", "max_size", "num", "id")      # the same for every lane of a sub-group
+SUBGROUP_OPS = ("reduce", "inclusive_scan", "exclusive_scan", "broadcast", "broadcast_first", "shuffle",
+                "shuffle_xor", "shuffle_up", "shuffle_down", "all", "any", "all_equal", "elect", "ballot")
+SUBGROUP_SCANS = ("reduce", "inclusive_scan", "exclusive_scan")                  # take attrs['arith']
+SUBGROUP_ARITH = ("add", "mul", "fadd", "fmul", "smin", "smax", "umin", "umax", "fmin", "fmax", "and", "or", "xor")
+SUBGROUP_FLOAT_ARITH = ("fadd", "fmul", "fmin", "fmax")
+# every active lane gets the same result (a clustered reduce does not: its result is per cluster)
+SUBGROUP_UNIFORM_RESULTS = ("reduce", "broadcast", "broadcast_first", "all", "any", "all_equal", "ballot")
+
 # a barrier's operand: OpenCL's cl_mem_fence_flags (CLK_LOCAL_MEM_FENCE 1, CLK_GLOBAL_MEM_FENCE 2,
 # CLK_IMAGE_MEM_FENCE 4; OpenCL C 3.0 section 6.15.9)
 FENCE_FLAGS = ((1, "local"), (2, "global"), (4, "image"))
@@ -172,6 +184,34 @@ def _workitem(ops: list[Type], t: Type, attrs: dict[str, Any]) -> str | None:
 
 def _barrier(ops: list[Type], t: Type, attrs: dict[str, Any]) -> str | None:
     return None if ops == [I32] and t == VOID else f"barrier of {_names(ops)} -> {t} (expects i32 fence flags)"
+
+
+def _subgroup_info(ops: list[Type], t: Type, attrs: dict[str, Any]) -> str | None:
+    return None if not ops and t == I32 else f"subgroup_info.{attrs.get('fn')} of {_names(ops)} -> {t} (expects -> i32)"
+
+
+def _subgroup(ops: list[Type], t: Type, attrs: dict[str, Any]) -> str | None:
+    op = attrs.get("op")
+    if (op in SUBGROUP_SCANS) != ("arith" in attrs):
+        return f"subgroup.{op} {'needs' if op in SUBGROUP_SCANS else 'takes no'} attribute arith"
+    if "cluster" in attrs and (op != "reduce" or attrs["cluster"] < 1 or attrs["cluster"] & (attrs["cluster"] - 1)):
+        return "attribute cluster belongs to subgroup.reduce and is a power of two"
+    if ("word" in attrs) != (op == "ballot") or attrs.get("word", 0) > 3:
+        return "subgroup.ballot (only) takes attribute word, 0 to 3 (which 32 lanes of the ballot it gives)"
+    if op in SUBGROUP_SCANS:
+        arith = attrs["arith"]
+        want = t.is_float if arith in SUBGROUP_FLOAT_ARITH else t.is_int
+        if ops != [t] or not want:
+            return f"subgroup.{op} {arith} of {_names(ops)} -> {t}"
+        return None
+    expected: dict[str, tuple[list[Type], bool]] = {
+        "broadcast": ([t, I32], t != VOID), "shuffle": ([t, I32], t != VOID), "shuffle_xor": ([t, I32], t != VOID),
+        "shuffle_up": ([t, I32], t != VOID), "shuffle_down": ([t, I32], t != VOID),
+        "broadcast_first": ([t], t != VOID), "all": ([I1], t == I1), "any": ([I1], t == I1),
+        "all_equal": (ops[:1], t == I1 and len(ops) == 1 and ops[0] != VOID), "elect": ([], t == I1),
+        "ballot": ([I1], t == I32)}
+    want_ops, result_ok = expected[str(op)]
+    return None if ops == want_ops and result_ok else f"subgroup.{op} of {_names(ops)} -> {t}"
 
 
 _ATOMIC_VALUES = {"inc": 0, "dec": 0, "load": 0, "cmpxchg": 2}
@@ -315,6 +355,24 @@ OPCODES: dict[str, Opcode] = {op.name: op for op in [
            {"fn": Attr(WORKITEM_FUNCTIONS)}, frozenset({"pure", "divergence_source"}), "fn"),
     Opcode("barrier", "builtin", 1, _barrier, "work-group barrier; operand 0 = OpenCL fence flags (i32)",
            properties=frozenset({"convergent", "reads_memory", "writes_memory"})),
+    Opcode("subgroup_info", "subgroup", 0, _subgroup_info,
+           "attrs['fn'] in SUBGROUP_INFO: the sub-group's size (partial at a work-group's end), the target's "
+           "sub-group size, the work-group's sub-group count, the sub-group's id, the lane's id in it; result i32",
+           {"fn": Attr(SUBGROUP_INFO)}, frozenset({"pure", "divergence_source"}), "fn"),
+    Opcode("subgroup", "subgroup", -1, _subgroup,
+           "attrs['op'] in SUBGROUP_OPS over the sub-group's active lanes (those that run this instruction "
+           "together): reduce/inclusive_scan/exclusive_scan with attrs['arith'] (and/or/xor on i1: the logical "
+           "ones; attrs['cluster']: reduce within aligned clusters of that many lanes), broadcast (operand 1: "
+           "the lane id), broadcast_first (the lowest active lane's), shuffle/shuffle_xor/shuffle_up/shuffle_down "
+           "(operand 1: the lane, mask or delta; a source lane out of range or inactive gives an undefined "
+           "value), all/any of an i1, all_equal, elect (true in the lowest active lane), ballot (i1 -> the "
+           "attrs['word']th 32 bits of the active lanes' mask)",
+           {"op": Attr(SUBGROUP_OPS), "arith": Attr(SUBGROUP_ARITH, required=False),
+            "cluster": Attr(int, required=False), "word": Attr(int, required=False)},
+           frozenset({"convergent", "divergence_source"}), "op"),
+    Opcode("subgroup_barrier", "subgroup", 1, _barrier,
+           "sub-group barrier (its lanes wait for each other; memory ordered as by barrier); operand 0 = "
+           "OpenCL fence flags (i32)", properties=frozenset({"convergent", "reads_memory", "writes_memory"})),
     Opcode("atomic", "memory", -1, _atomic,
            "atomic read-modify-write at operand 0 (pointer): attrs['op'] in ATOMIC_OPS, operand 1 the value "
            "(none for inc/dec/load), operand 2 the compared value of cmpxchg; result: the old value (store: "
