@@ -1,0 +1,163 @@
+"""The llvm reference's sub-group model (tools/targets/oracle_subgroups.py): every sub-group built-in of
+clang's OpenCL C header is defined, the cross-lane ones compute over the lanes that meet (against numpy,
+partial sub-groups included), and a sub-group operation the model cannot key is a one-line refusal, never
+a wrong answer or a hang."""
+from __future__ import annotations
+
+import re
+import subprocess
+
+import numpy as np
+import pytest
+
+from lowering.frontend.clang import CLANG, compile_opencl
+from tools.targets.jit_oracle import OracleError, _get_library, run_llvm_kernel
+
+HEADER_EXTENSIONS = ("cl_khr_subgroups", "cl_khr_subgroup_ballot", "cl_khr_subgroup_clustered_reduce",
+                     "cl_khr_subgroup_extended_types", "cl_khr_subgroup_non_uniform_arithmetic",
+                     "cl_khr_subgroup_non_uniform_vote", "cl_khr_subgroup_shuffle",
+                     "cl_khr_subgroup_shuffle_relative", "cl_khr_fp16", "cl_khr_fp64")
+
+
+def _header_calls(tmp_path) -> set[str]:
+    """The mangled name of every sub-group declaration in clang's opencl-c.h, from a kernel calling each."""
+    include = tmp_path / "h.cl"
+    include.write_text("#include <opencl-c.h>\n")
+    ext = ",".join("+" + e for e in HEADER_EXTENSIONS)
+    text = subprocess.run([CLANG, "-x", "cl", "-cl-std=CL3.0", "-target", "spir64", "-Xclang", f"-cl-ext={ext}",
+                           "-E", str(include)], capture_output=True, text=True, check=True).stdout
+    text = re.sub(r"__attribute__\(\(\w+\)\)", " ", " ".join(text.split()))
+    decls = re.findall(r"(?:^|;)\s*(?:const\s+)?(\w+)\s+((?:get_\w*)?sub_group_\w+)\s*\(([^)]*)\)", text)
+    calls = []
+    for _ret, name, params in decls:
+        if "avc" in name or "rotate" in name or name.startswith(("intel", "clock")):
+            continue
+        types = [p.strip().split()[0] for p in params.split(",") if p.strip() and p.strip() != "void"]
+        args = ", ".join(f"({t})0" if t not in ("memory_scope",) else "memory_scope_sub_group" for t in types)
+        calls.append(f"{name}({args});")
+    assert len(calls) > 500, len(calls)
+    src = tmp_path / "calls.cl"
+    src.write_text("#pragma OPENCL EXTENSION cl_khr_fp16 : enable\nkernel void k(void) {\n"
+                   + "\n".join(calls) + "\n}\n")
+    ir = compile_opencl(str(src), "-O0")
+    return set(re.findall(r"call [^@]*@(_Z\d+(?:get_)?\w*sub_group\w+)\(", ir))
+
+
+def test_every_sub_group_builtin_of_the_header_is_defined(tmp_path):
+    missing = sorted(_header_calls(tmp_path) - set(_get_library().chunks))
+    assert not missing, missing
+
+
+def _run(tmp_path, body: str, n: int, local: int, size: int, types=("int",), level="-O2", data=None):
+    params = ", ".join(f"global {t} *a{i}" for i, t in enumerate(types))
+    src = tmp_path / "k.cl"
+    src.write_text("#pragma OPENCL EXTENSION cl_khr_fp16 : enable\n"
+                   f"kernel void k({params}) {{ size_t i = get_global_id(0); uint lid = get_sub_group_local_id();\n"
+                   f"{body}\n}}\n")
+    ir = compile_opencl(str(src), level)
+    arrays = data if data is not None else [np.zeros(n, np.int32) for _ in types]
+    run_llvm_kernel(ir, "k", arrays, n, local, subgroup_size=size)
+    return arrays
+
+
+def _subgroups(n: int, local: int, size: int):
+    """Per item: (sub-group number in the NDRange, local id in it), partial last sub-groups included."""
+    lin = np.arange(n) % local
+    group = np.arange(n) // local
+    per_group = -(-local // size)
+    return group * per_group + lin // size, lin % size
+
+
+@pytest.mark.parametrize("level", ["-O0", "-O2"])
+def test_ids_sizes_and_reductions_with_a_partial_sub_group(tmp_path, level):
+    n, local, size = 40, 20, 8                  # sub-groups of 8, 8, 4 lanes per work-group
+    x = np.arange(n, dtype=np.int32) * 3 - 50
+    f = (np.arange(n) % 7 - 3).astype(np.float32) * 0.5
+    out = _run(tmp_path, "a0[i] = get_sub_group_size() * 1000 + get_num_sub_groups() * 100 + get_sub_group_id() * 10"
+               " + (get_max_sub_group_size() == 8);"
+               "a1[i] = sub_group_reduce_add(a1[i]) + sub_group_scan_exclusive_max(a1[i]);"
+               "a2[i] = sub_group_scan_inclusive_add(a2[i]) + sub_group_clustered_reduce_mul(a2[i], 2u);"
+               "a3[i] = sub_group_non_uniform_reduce_xor(a3[i]) ^ sub_group_scan_inclusive_min(a3[i]);",
+               n, local, size, ("uint", "int", "float", "int"), level,
+               [np.zeros(n, np.uint32), x.copy(), f.copy(), x.copy()])
+    sg, lane = _subgroups(n, local, size)
+    members = [np.flatnonzero(sg == k) for k in range(sg.max() + 1)]
+    sizes = np.array([len(members[k]) for k in sg])
+    assert (out[0] == sizes * 1000 + 300 + (sg % 3) * 10 + 1).all()
+    red = np.array([x[members[k]].sum() for k in sg])
+    exmax = np.array([np.max(x[members[k]][:lane[i]], initial=np.iinfo(np.int32).min) for i, k in enumerate(sg)])
+    assert (out[1] == (red + exmax).astype(np.int32)).all()
+    scan = np.array([np.cumsum(f[members[k]])[lane[i]] for i, k in enumerate(sg)], np.float32)
+    pair = np.array([f[i] * f[i ^ 1] for i in range(n)], np.float32)
+    assert (out[2] == scan + pair).all()
+    xor = np.array([np.bitwise_xor.reduce(x[members[k]]) for k in sg])
+    scanmin = np.array([x[members[k]][:lane[i] + 1].min() for i, k in enumerate(sg)])
+    assert (out[3] == xor ^ scanmin).all()
+
+
+def test_votes_ballots_shuffles_and_broadcasts_of_every_width(tmp_path):
+    n, local, size = 32, 32, 16
+    x = (np.arange(n) * 7 % 11).astype(np.int64)
+    v = np.arange(n * 4, dtype=np.int16).reshape(n, 4)
+    out = _run(tmp_path, "uint4 b = sub_group_ballot(a0[i] > 5); a1[i] = b.x + sub_group_ballot_bit_count(b) * 100000;"
+               "a0[i] = sub_group_shuffle_xor(a0[i], 3u) * 100 + sub_group_shuffle_down(a0[i], lid < 8 ? 8u : 0u)"
+               " + sub_group_broadcast_first(a0[i]) * 10000 + sub_group_any(a0[i] == 10) * 1000000 +"
+               " sub_group_all(a0[i] < 11) * 10000000 + sub_group_elect() * 100000000;"
+               "vstore4(sub_group_broadcast(vload4(i, a2), 5u), i, a2);",
+               n, local, size, ("long", "uint", "short"), "-O2",
+               [x.copy(), np.zeros(n, np.uint32), v.reshape(-1).copy()])
+    sg, lane = _subgroups(n, local, size)
+    base = sg * size
+    ballot = np.array([sum(1 << j for j in range(size) if x[b + j] > 5) for b in base])
+    assert (out[1] == ballot + np.array([bin(b).count("1") for b in ballot]) * 100000).all()
+    down = np.where(lane < 8, np.roll(x, -8), x)
+    any10 = np.array([(x[b:b + size] == 10).any() for b in base])
+    all11 = np.array([(x[b:b + size] < 11).all() for b in base])
+    want = x[np.arange(n) ^ 3] * 100 + down + x[base] * 10000 + any10 * 1000000 + all11 * 10000000 + \
+        (lane == 0) * 100000000
+    assert (out[0] == want).all()
+    assert (out[2].reshape(n, 4) == v[base + 5]).all()
+
+
+def test_an_if_around_a_reduction_and_a_loop_lanes_leave_at_different_iterations(tmp_path):
+    n, size = 16, 8
+    out = _run(tmp_path, "int r = -1; if (lid < 5) r = sub_group_reduce_add((int)i); a0[i] = r;", n, n, size)
+    lane = np.arange(n) % size
+    base = np.arange(n) // size * size
+    assert (out[0] == np.where(lane < 5, 5 * base + 10, -1)).all()
+    out = _run(tmp_path, "int s = 0; for (uint j = 0; j <= lid % 3; j++) s += sub_group_non_uniform_reduce_add("
+               "(int)j + 1); a1[i] = s;", n, n, size, ("int", "int"))
+    # iteration j runs with the lanes whose lid % 3 >= j: 8, 5 and 2 of them
+    per_iter = [(j + 1) * sum(1 for m in range(size) if m % 3 >= j) for j in range(3)]
+    assert (out[1] == np.array([sum(per_iter[:m % 3 + 1]) for m in lane])).all()
+
+
+@pytest.mark.parametrize("body, message", [
+    # the same call, the same count of operations, different loop iterations: the model must not merge them
+    ("for (int j = 0; j < 2; j++) if ((lid + j) & 1) r = sub_group_reduce_add(1);", "divergent control flow"),
+    ("if (lid < 3) r = sub_group_reduce_add(1); r += sub_group_reduce_max(2);", "divergent control flow"),
+    ("for (uint j = 0; j < lid % 3; j++) r += sub_group_reduce_add(1); barrier(0); r += sub_group_reduce_add(r);",
+     "work-group barrier"),
+    ("r = sub_group_shuffle(r, lid + 1);", "outside the sub-group"),
+    ("if (lid & 1) r = sub_group_broadcast(r, 0u);", "not taking part"),
+])
+@pytest.mark.parametrize("level", ["-O0", "-O2"])
+def test_what_the_model_cannot_run_faithfully_is_refused_not_guessed(tmp_path, body, message, level):
+    with pytest.raises(OracleError, match=message):
+        _run(tmp_path, f"int r = 0; {body} a0[i] = r;", 16, 16, 8, level=level)
+
+
+def test_a_helper_called_from_two_places_keeps_its_calls_apart(tmp_path):
+    """At -O0 the helper stays a function: lanes in its two callers' branches wait at the same call
+    instruction, but at different call chains."""
+    src = tmp_path / "k.cl"
+    src.write_text("int h(int x) { return sub_group_reduce_add(x); }\n"
+                   "kernel void k(global int *a) { uint lid = get_sub_group_local_id(); int r;"
+                   " if (lid < 4) r = h(1); else r = h(2); a[get_global_id(0)] = r; }\n")
+    with pytest.raises(OracleError, match=r"divergent control flow.*through"):
+        run_llvm_kernel(compile_opencl(str(src), "-O0"), "k", [np.zeros(8, np.int32)], 8, 8, subgroup_size=8)
+    src.write_text("int h(int x) { return sub_group_reduce_add(x); }\n"
+                   "kernel void k(global int *a) { a[get_global_id(0)] = h(1) + 10 * h(2); }\n")
+    out = np.zeros(12, np.int32)
+    run_llvm_kernel(compile_opencl(str(src), "-O0"), "k", [out], 12, 12, subgroup_size=8)
+    assert (out == np.array([8 + 160] * 8 + [4 + 80] * 4)).all()
