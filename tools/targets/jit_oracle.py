@@ -96,20 +96,36 @@ def builtin_library_ir() -> str:
 
 def _save_cache(path: str, text: str) -> None:
     """Write the cache file whole or not at all, even if we are killed meanwhile: the data goes into an
-    unnamed file (O_TMPFILE, gone with us) that is given its name only once complete."""
+    unnamed file (O_TMPFILE, gone with us) that is given its name only once complete. Where the file
+    system cannot name such a file (linkat through /proc fails with EXDEV in some sandboxes), a file
+    named after our process id is renamed into place instead (killed meanwhile, it stays behind)."""
     try:
         fd = os.open(os.path.dirname(path), os.O_TMPFILE | os.O_WRONLY, 0o644)
     except (OSError, AttributeError):
-        return                                  # no such files here: no cache
+        fd = -1
+    if fd >= 0:
+        try:
+            data = text.encode()
+            while data:
+                data = data[os.write(fd, data):]
+            os.link(f"/proc/self/fd/{fd}", path)
+            return
+        except FileExistsError:                 # another process saved it first
+            return
+        except OSError:                         # no room, or no naming through /proc: try a rename
+            pass
+        finally:
+            os.close(fd)
+    partial = f"{path}.{os.getpid()}.partial"
     try:
-        data = text.encode()
-        while data:
-            data = data[os.write(fd, data):]
-        os.link(f"/proc/self/fd/{fd}", path)
-    except OSError:                             # another process saved it first, or no room: no cache
-        pass
-    finally:
-        os.close(fd)
+        with open(partial, "x", encoding="utf-8") as f:
+            f.write(text)
+        os.replace(partial, path)
+    except OSError:                             # no room or no permission: no cache
+        try:
+            os.unlink(partial)
+        except OSError:
+            pass
 
 
 # ---------------------------------------------------------------------------------------------------------
