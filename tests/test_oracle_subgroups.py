@@ -132,35 +132,66 @@ def test_an_if_around_a_reduction_and_a_loop_lanes_leave_at_different_iterations
     assert (out[1] == np.array([sum(per_iter[:m % 3 + 1]) for m in lane])).all()
 
 
-@pytest.mark.parametrize("body, message", [
-    # the same call, the same count of operations, different loop iterations: the model must not merge them
-    ("for (int j = 0; j < 2; j++) if ((lid + j) & 1) r = sub_group_reduce_add(1);", "divergent control flow"),
-    ("if (lid < 3) r = sub_group_reduce_add(1); r += sub_group_reduce_max(2);", "divergent control flow"),
-    ("for (uint j = 0; j < lid % 3; j++) r += sub_group_reduce_add(1); barrier(0); r += sub_group_reduce_add(r);",
-     "work-group barrier"),
-    ("r = sub_group_shuffle(r, lid + 1);", "outside the sub-group"),
-    ("if (lid & 1) r = sub_group_broadcast(r, 0u);", "not taking part"),
-])
 @pytest.mark.parametrize("level", ["-O0", "-O2"])
-def test_what_the_model_cannot_run_faithfully_is_refused_not_guessed(tmp_path, body, message, level):
-    with pytest.raises(OracleError, match=message):
-        _run(tmp_path, f"int r = 0; {body} a0[i] = r;", 16, 16, 8, level=level)
+def test_lanes_at_different_operations_run_them_in_program_order(tmp_path, level):
+    """Lanes that wait at different operations: those no other waiting lane can still come to run first
+    (an if around a reduction before another one; a loop some lanes left, before the code after it or a
+    barrier after it); the same call in different loop iterations is two operations."""
+    n, size = 16, 8
+    lane = np.arange(n) % size
+    x = np.arange(n, dtype=np.int32)
+    groups = [np.flatnonzero(np.arange(n) // size == k) for k in range(n // size)]
+
+    def over(mask, values):
+        return np.array([values[groups[k]][mask[groups[k]]].sum() for k in np.arange(n) // size])
+    out = _run(tmp_path, "int r = 0; if (lid < 3) r = sub_group_reduce_add(a0[i]); r += sub_group_reduce_max(a0[i]);"
+               "a0[i] = r;", n, n, size, level=level, data=[x.copy()])
+    first = over(lane < 3, x)
+    top = np.array([x[groups[k]].max() for k in np.arange(n) // size])
+    assert (out[0] == np.where(lane < 3, first, 0) + top).all()
+    # the same call, the same count of operations, different loop iterations: odd lanes in the first,
+    # even lanes in the second
+    out = _run(tmp_path, "int r = 0; for (int j = 0; j < 2; j++) if ((lid + j) & 1) r = sub_group_reduce_add(a0[i]);"
+               "a0[i] = r;", n, n, size, level=level, data=[x.copy()])
+    assert (out[0] == np.where(lane & 1, over(lane & 1 == 1, x), over(lane & 1 == 0, x))).all()
+    # in that loop the one-in-two lanes reduce in each iteration: 8 lanes would give the sub-group's sum
+    assert not (out[0] == over(lane >= 0, x)).any()
+    out = _run(tmp_path, "int r = 0; for (uint j = 0; j < lid % 3; j++) r += sub_group_reduce_add((int)j + 1);"
+               "barrier(CLK_LOCAL_MEM_FENCE); a0[i] = sub_group_reduce_max(r) * 100 + r;", n, n, size, level=level)
+    counts = [(j + 1) * sum(1 for m in range(size) if m % 3 > j) for j in range(2)]
+    r = np.array([sum(counts[:m % 3]) for m in lane])
+    assert (out[0] == r.max() * 100 + r).all()
 
 
 def test_a_helper_called_from_two_places_keeps_its_calls_apart(tmp_path):
     """At -O0 the helper stays a function: lanes in its two callers' branches wait at the same call
-    instruction, but at different call chains."""
+    instruction, but through different calls; each branch's lanes reduce on their own."""
     src = tmp_path / "k.cl"
     src.write_text("int h(int x) { return sub_group_reduce_add(x); }\n"
                    "kernel void k(global int *a) { uint lid = get_sub_group_local_id(); int r;"
-                   " if (lid < 4) r = h(1); else r = h(2); a[get_global_id(0)] = r; }\n")
-    with pytest.raises(OracleError, match=r"divergent control flow.*through"):
-        run_llvm_kernel(compile_opencl(str(src), "-O0"), "k", [np.zeros(8, np.int32)], 8, 8, subgroup_size=8)
+                   " if (lid < 3) r = h(1); else r = h(2); a[get_global_id(0)] = r; }\n")
+    out = np.zeros(8, np.int32)
+    run_llvm_kernel(compile_opencl(str(src), "-O0"), "k", [out], 8, 8, subgroup_size=8)
+    assert out.tolist() == [3] * 3 + [10] * 5
     src.write_text("int h(int x) { return sub_group_reduce_add(x); }\n"
                    "kernel void k(global int *a) { a[get_global_id(0)] = h(1) + 10 * h(2); }\n")
     out = np.zeros(12, np.int32)
     run_llvm_kernel(compile_opencl(str(src), "-O0"), "k", [out], 12, 12, subgroup_size=8)
     assert (out == np.array([8 + 160] * 8 + [4 + 80] * 4)).all()
+
+
+@pytest.mark.parametrize("body, message", [
+    ("r = sub_group_shuffle(r, lid + 1);", "outside the sub-group"),
+    ("if (lid & 1) r = sub_group_broadcast(r, 0u);", "not taking part"),
+    ("r = sub_group_broadcast(r, lid & 1);", "lane index differs"),
+    # a cycle with two entries: no loop iteration names the reduction's instances
+    ("int j = 0; if (lid & 1) goto mid; top: r += sub_group_reduce_add(1); mid: j++; if (j < 3) goto top;",
+     "irreducible control flow"),
+])
+@pytest.mark.parametrize("level", ["-O0", "-O2"])
+def test_what_the_model_cannot_run_faithfully_is_refused_not_guessed(tmp_path, body, message, level):
+    with pytest.raises(OracleError, match=message):
+        _run(tmp_path, f"int r = 0; {body} a0[i] = r;", 16, 16, 8, level=level)
 
 
 def test_the_library_cache_is_saved_where_proc_links_fail(tmp_path, monkeypatch):

@@ -674,7 +674,8 @@ class GroupBarrier:
                     self.cond.notify_all()
                     return
                 meeting = self.meetings[position[0]]
-                meeting.at_barrier.add(position[1])
+                meeting.at_barrier[position[1]] = \
+                    subgroups.lane_key(_barrier_local.state, self.sites) if self.sites is not None else None
                 meeting.settle()
                 while generation == self.generation and self.error is None:
                     self.cond.wait()

@@ -22,6 +22,7 @@ from tools.targets.oracle_subgroups import STACK_SLOTS
 _CROSS_LANE = re.compile(r"sub_group_(?:(?:non_uniform_|clustered_)?(?:reduce|scan)_\w+|(?:non_uniform_)?broadcast"
                          r"|broadcast_first|shuffle(?:_xor|_up|_down)?|(?:non_uniform_)?(?:all|any)|"
                          r"non_uniform_all_equal|elect|ballot|barrier)$")
+_BARRIERS = ("_Z7barrierj", "_Z18work_group_barrierj", "_Z18work_group_barrierj12memory_scope")
 _CALL = re.compile(r"\bcall\b[^@]*@([\w.$]+)\(")
 _DEFINE = re.compile(r"^define\b[^@]*@([\w.$]+)\(")
 _LABEL = re.compile(r'^([-\w$.]+|"[^"]*"):')
@@ -45,12 +46,60 @@ def is_cross_lane(mangled: str) -> bool:
     return bool(_CROSS_LANE.match(builtin_name(mangled)))
 
 
+def _keyed_builtin(mangled: str) -> bool:
+    """A call whose lanes wait: a cross-lane sub-group built-in or a work-group barrier."""
+    return is_cross_lane(mangled) or mangled in _BARRIERS
+
+
 @dataclass
 class Sites:
-    """What the instrumentation numbered: per site its enclosing loops (outermost first) and a description."""
+    """What the instrumentation numbered: per site its enclosing loops (outermost first), a description and
+    its place (function, block, line); per function its CFG and natural loops, to order the sites."""
     loops: dict[int, tuple[int, ...]] = field(default_factory=dict)
     where: dict[int, str] = field(default_factory=dict)
+    place: dict[int, tuple[str, str, int]] = field(default_factory=dict)
+    succs: dict[str, dict[str, list[str]]] = field(default_factory=dict)
+    headers: dict[int, str] = field(default_factory=dict)            # loop number -> its header block
+    bodies: dict[int, set[str]] = field(default_factory=dict)        # loop number -> its blocks
     loop_count: int = 0
+
+    def reaches(self, start: tuple, goal: tuple) -> bool:
+        """May a lane waiting at key `start` later wait at key `goal` (False only when it surely cannot)?
+
+        Keys are chains of (site, iterations of its loops); at the first frame where they differ both
+        sites are calls in the same function. A lane in a later iteration of a loop around both never
+        comes back to an earlier one; in the same iterations it reaches the other call only along a path
+        that stays in the innermost loop around both without passing that loop's or an outer one's
+        header again (natural loops: leaving one and entering it again needs an enclosing cycle, which
+        would be a loop around both)."""
+        d = next(i for i, (a, b) in enumerate(zip(start, goal)) if a != b)
+        (s1, it1), (s2, it2) = start[d], goal[d]
+        common = 0
+        for a, b in zip(self.loops[s1], self.loops[s2]):
+            if a != b:
+                break
+            common += 1
+        if it1[:common] != it2[:common]:
+            return it1[:common] < it2[:common]
+        fn, block1, line1 = self.place[s1]
+        _, block2, line2 = self.place[s2]
+        if block1 == block2 and line2 > line1:
+            return True
+        shared = self.loops[s1][:common]
+        region = self.bodies[shared[-1]] if shared else None
+        closed = {self.headers[n] for n in shared}
+        succs = self.succs[fn]
+        seen: set[str] = set()
+        todo = list(succs[block1])
+        while todo:
+            b = todo.pop()
+            if b in seen or b in closed or (region is not None and b not in region):
+                continue
+            if b == block2:
+                return True
+            seen.add(b)
+            todo.extend(succs[b])
+        return False
 
 
 @dataclass
@@ -209,7 +258,7 @@ def instrument(text: str) -> tuple[str, Sites] | None:
             return leads[name]
         best = -1
         for _, _, callee in calls.get(name, []):
-            if is_cross_lane(callee) and callee not in defined:
+            if _keyed_builtin(callee) and callee not in defined:
                 best = max(best, 0)
             elif callee in defined:
                 d = depth(callee, path + (name,))
@@ -220,7 +269,7 @@ def instrument(text: str) -> tuple[str, Sites] | None:
 
     for fn in functions:
         depth(fn.name, ())
-    if all(d < 0 for d in leads.values()):
+    if not any(is_cross_lane(callee) and callee not in defined for cs in calls.values() for _, _, callee in cs):
         return None
     if max(leads.values()) > STACK_SLOTS:
         deepest = max(leads, key=lambda n: leads[n])
@@ -231,30 +280,34 @@ def instrument(text: str) -> tuple[str, Sites] | None:
     after: dict[int, list[str]] = {}                    # line index -> lines to put after it
     for fn in functions:
         keyed = [(b, k, callee) for b, k, callee in calls.get(fn.name, [])
-                 if (is_cross_lane(callee) and callee not in defined) or leads.get(callee, -1) >= 0]
+                 if (_keyed_builtin(callee) and callee not in defined) or leads.get(callee, -1) >= 0]
         if not keyed:
             continue
         dom = _dominators(fn)
         loops = _loops(fn, dom)
         bad = _irreducible_blocks(fn, dom, loops)
+        if bad:
+            b = next(b for b in fn.order if b in bad)
+            raise SiteError(f"@{fn.name} calls a sub-group operation (or a function that does) and has "
+                            f"irreducible control flow (block %{b.strip('<>')})")
+        sites.succs[fn.name] = fn.succs
         used: dict[str, int] = {}                       # header -> loop number
         for b, k, callee in keyed:
             if b not in dom:
                 continue                                # unreachable: never runs
             name = builtin_name(callee) if callee not in defined else "@" + callee
-            if b in bad:
-                raise SiteError(f"@{fn.name}: the call of {name} in block %{b.strip('<>')} lies in irreducible "
-                                f"control flow")
             around = sorted((h for h, body in loops.items() if b in body), key=lambda h: -len(loops[h]))
             numbers = []
             for h in around:
                 if h not in used:
                     used[h] = sites.loop_count
+                    sites.headers[used[h]], sites.bodies[used[h]] = h, loops[h]
                     sites.loop_count += 1
                 numbers.append(used[h])
             site = len(sites.loops)
             sites.loops[site] = tuple(numbers)
             sites.where[site] = f"{name} in @{fn.name} (block %{b.strip('<>')})"
+            sites.place[site] = (fn.name, b, k)
             if callee in defined:
                 inserts.setdefault(k, []).append(f"  call void @__oracle_sg_push(i64 {site})")
                 after.setdefault(k, []).append("  call void @__oracle_sg_pop()")

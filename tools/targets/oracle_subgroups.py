@@ -17,9 +17,13 @@ GPU running the structured tree runs exactly those lanes together (a node runs o
 loops, under the mask of the lanes that reach it).  Counting only operations (the k-th operation at the
 same call) is not enough: in `for (i = 0; i < 2; i++) if ((lid + i) & 1) r = sub_group_reduce_add(x);`
 every lane makes its first reduction at the same call, half of them in each iteration.
-Lanes that wait at different keys, or some at a sub-group operation and others at a work-group barrier,
-are a divergent sub-group operation: the model cannot tell the order in which a GPU would run them, so the
-group is refused with a one-line error (never a guess, never a hang).
+Lanes may wait at different keys (an `if` around a reduction followed by another one, a loop some lanes
+have left): the lanes waiting at a key K run it when no lane waiting elsewhere can still come to K
+(Sites.reaches: a later iteration of a loop around both never comes back to an earlier one; in the same
+iterations only a path inside the loop body that does not pass its header again leads from one call to
+another); lanes at a work-group barrier take part in that ordering through their barrier's key. Where every
+waiting key may still be reached from another one, the model cannot tell the order a GPU would run them
+in, and the group is refused with a one-line error (never a guess, never a hang).
 
 Float add and mul reduce and scan in lane order; min and max take the non-NaN operand (fmin/fmax); the
 exclusive scans' identities are the shared ones (add/or/xor 0, mul 1, and all-ones, min the type's maximum,
@@ -291,11 +295,12 @@ def _result_dtype(op: str, dtype: np.dtype) -> np.dtype:
 
 class Arrival:
     """One lane waiting at a sub-group operation."""
-    __slots__ = ("lane", "key", "code", "value", "arg", "out", "dtype", "count")
+    __slots__ = ("lane", "key", "code", "value", "arg", "out", "dtype", "count", "done")
 
     def __init__(self, lane, key, code, value, arg, out, dtype, count):
         self.lane, self.key, self.code, self.value, self.arg = lane, key, code, value, arg
         self.out, self.dtype, self.count = out, dtype, count
+        self.done = False
 
 
 class SubGroupMeeting:
@@ -305,41 +310,51 @@ class SubGroupMeeting:
         self.index, self.size, self.sync = index, size, sync
         self.cond = threading.Condition(sync.cond)        # shares the work-group's lock
         self.waiting: dict[int, Arrival] = {}
-        self.at_barrier: set[int] = set()
+        self.at_barrier: dict[int, tuple | None] = {}     # lane -> its key at the work-group barrier
         self.finished: set[int] = set()
-        self.generation = 0
 
     def arrive(self, arrival: Arrival) -> None:
-        """Called with the lock held; returns once the operation ran (or parks if the group failed)."""
+        """Called with the lock held; returns once the operation ran (or the group failed)."""
         self.waiting[arrival.lane] = arrival
-        generation = self.generation
         self.settle()
-        while generation == self.generation and self.sync.error is None:
+        while not arrival.done and self.sync.error is None:
             self.cond.wait()
 
     def settle(self) -> None:
-        """Run the operation if every lane that has not returned waits; refuse a divergent one."""
+        """Once every lane that has not returned waits: run each operation that no waiting lane can still
+        come to (the lanes waiting at it are all that will run it); refuse when there is none."""
         if self.sync.error is not None or not self.waiting:
             return
         if len(self.waiting) + len(self.at_barrier) + len(self.finished) < self.size:
             return
-        first = min(self.waiting)
-        if self.at_barrier:
-            self.sync.fail(f"sub-group {self.index}: lane(s) {_lanes(self.waiting)} wait at a sub-group "
-                           f"operation ({self.sync.describe(self.waiting[first].key)}) while lane(s) "
-                           f"{_lanes(self.at_barrier)} wait at a work-group barrier: a sub-group operation in "
-                           f"divergent control flow; the llvm reference cannot tell which lanes run it together; "
-                           f"use --target ir")
-            return
+        sites = self.sync.sites
         keys = {a.key for a in self.waiting.values()}
-        if len(keys) > 1:
-            groups = sorted(({lane for lane, a in self.waiting.items() if a.key == k} for k in keys), key=min)
-            where = "; ".join(f"lane(s) {_lanes(g)} at {self.sync.describe(self.waiting[min(g)].key)}"
-                              for g in groups[:3])
-            self.sync.fail(f"a sub-group operation in divergent control flow (sub-group {self.index}: {where}): "
-                           f"the llvm reference cannot tell which lanes run it together; use --target ir")
+        everywhere = keys | set(self.at_barrier.values())
+        runnable = [k for k in keys if sites is not None and None not in everywhere
+                    and not any(sites.reaches(o, k) for o in everywhere if o != k)]
+        if not runnable:
+            self.refuse(keys)
             return
-        arrivals = [self.waiting[lane] for lane in sorted(self.waiting)]
+        for key in sorted(runnable):
+            arrivals = [self.waiting[lane] for lane in sorted(self.waiting) if self.waiting[lane].key == key]
+            if not self.run(arrivals):
+                return
+            for a in arrivals:
+                a.done = True
+                del self.waiting[a.lane]
+        self.cond.notify_all()
+
+    def refuse(self, keys: set) -> None:
+        groups = sorted(({lane for lane, a in self.waiting.items() if a.key == k} for k in keys), key=min)
+        where = [f"lane(s) {_lanes(g)} at {self.sync.describe(self.waiting[min(g)].key)}" for g in groups[:3]]
+        if self.at_barrier:
+            where.append(f"lane(s) {_lanes(self.at_barrier)} at a work-group barrier")
+        self.sync.fail(f"a sub-group operation in divergent control flow (sub-group {self.index}: "
+                       f"{'; '.join(where)}): the llvm reference cannot tell which lanes run it together; "
+                       f"use --target ir")
+
+    def run(self, arrivals: list[Arrival]) -> bool:
+        """Compute one operation for the lanes that meet at it and write their results."""
         op, arith = OPS[arrivals[0].code // 16], None
         if op in ("reduce", "inclusive_scan", "exclusive_scan", "clustered_reduce"):
             arith = ARITH[arrivals[0].code % 16]
@@ -348,13 +363,11 @@ class SubGroupMeeting:
                               [a.arg for a in arrivals], self.size)
         except SubGroupUB as e:
             self.sync.fail(f"sub-group {self.index}: {self.sync.describe(arrivals[0].key)}: {e} (undefined)")
-            return
+            return False
         for a, r in zip(arrivals, results):
             data = np.ascontiguousarray(np.asarray(r, _result_dtype(op, a.dtype)))
             ctypes.memmove(a.out, data.ctypes.data, data.nbytes)
-        self.waiting.clear()
-        self.generation += 1
-        self.cond.notify_all()
+        return True
 
 
 def _lanes(lanes) -> str:
