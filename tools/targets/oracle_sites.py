@@ -75,8 +75,8 @@ class Sites:
         d = next(i for i, (a, b) in enumerate(zip(start, goal)) if a != b)
         (s1, it1), (s2, it2) = start[d], goal[d]
         common = 0
-        for a, b in zip(self.loops[s1], self.loops[s2]):
-            if a != b:
+        for l1, l2 in zip(self.loops[s1], self.loops[s2]):
+            if l1 != l2:
                 break
             common += 1
         if it1[:common] != it2[:common]:
@@ -92,13 +92,13 @@ class Sites:
         seen: set[str] = set()
         todo = list(succs[block1])
         while todo:
-            b = todo.pop()
-            if b in seen or b in closed or (region is not None and b not in region):
+            block = todo.pop()
+            if block in seen or block in closed or (region is not None and block not in region):
                 continue
-            if b == block2:
+            if block == block2:
                 return True
-            seen.add(b)
-            todo.extend(succs[b])
+            seen.add(block)
+            todo.extend(succs[block])
         return False
 
 
