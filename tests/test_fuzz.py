@@ -142,10 +142,16 @@ def test_fixed_seed_slice_agrees_on_every_target(seed, mode, tmp_path):
     targets = SUBGROUP_TARGETS if program.uses_subgroups else ("llvm", "ir", "spirv", "gen")
     outcomes = [run.run(c) for c in configs_for(program, seed, targets, 1)]
     assert sum(c.target == "gen" for c in configs_for(program, seed, ("gen",), 1)) == 2
-    bad = [f"{o.config}: {o.status}: {o.message}" for o in outcomes if o.status not in ("ok", "skipped")]
+    bad = [f"{o.config}: {o.status}: {o.message}" for o in outcomes if o.status not in ("ok", "skipped")
+           and not _lavapipe_lacks_clustered(o)]
     assert not bad, f"{program.name}: " + "; ".join(bad)
     if not program.irreducible:
-        assert all(o.status == "ok" for o in outcomes)
+        assert all(o.status == "ok" or _lavapipe_lacks_clustered(o) for o in outcomes)
+
+
+def _lavapipe_lacks_clustered(outcome) -> bool:
+    """lavapipe reports no clustered sub-group operations: such a program is not for it (runner.py)."""
+    return outcome.status == "unavailable" and "'clustered'" in outcome.message
 
 
 def test_all_mode_programs_are_the_same_with_sub_group_statements_added():
@@ -179,7 +185,8 @@ def test_subgroup_slice_agrees_at_each_targets_size(seed, mode, tmp_path):
     assert program.uses_subgroups and "sub_group_non_uniform_" in program.source
     run = ProgramRun(program, str(tmp_path))
     outcomes = [run.run(c) for c in configs_for(program, seed, SUBGROUP_TARGETS, 1)]
-    bad = [f"{o.config}: {o.status}: {o.message}" for o in outcomes if o.status not in ("ok", "skipped")]
+    bad = [f"{o.config}: {o.status}: {o.message}" for o in outcomes
+           if o.status not in ("ok", "skipped") and not _lavapipe_lacks_clustered(o)]
     assert not bad, f"{program.name}: " + "; ".join(bad)
     llvm = [o for o in outcomes if o.config.startswith("llvm")]
     if mode == "all":

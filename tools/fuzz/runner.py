@@ -16,8 +16,10 @@ A configuration's outcome is one of:
 A program with sub-group operations (generator mode subgroup, or all) answers differently at each sub-group
 size, so every configuration is compared with the reference run at its own size (SUBGROUP_SIZES: gen's
 SIMD width, lavapipe's subgroupSize, 16 for llvm and ir): llvm -O0 at that size, or ir -O0 at it where the
-llvm reference declines a sub-group operation in divergent control flow (the lanes that run it together
-are then the lock-step interpreter's to say). Such a refusal is `skipped`, not comparable, not a failure.
+llvm reference declines a sub-group operation (in irreducible control flow: the lanes that run it together
+are then the lock-step interpreter's to say). Such a refusal is `skipped`, not comparable, not a failure;
+a Vulkan device without a sub-group feature the program needs (lavapipe has no clustered operations)
+makes that configuration `unavailable`.
 """
 from __future__ import annotations
 
@@ -72,6 +74,7 @@ FALLBACK = Config("ir", "-O0")          # the reference where llvm's sub-group m
 DEFAULT_SUBGROUP_SIZE = 16              # llvm and ir, as gen's default width
 LAVAPIPE_SUBGROUP_SIZE = 8              # lavapipe's subgroupSize on x86 (its SIMD width, AVX2)
 NOT_COMPARABLE = "cannot tell which lanes run"      # the llvm reference's sub-group refusal (jit_oracle)
+DEVICE_LACKS = "lacks the sub-group feature"        # the spirv target's refusal on a device without one
 
 
 def subgroup_size(config: Config) -> int:
@@ -188,6 +191,8 @@ class ProgramRun:
             text = str(exc).replace(self.path, os.path.basename(self.path))     # not the worker's temporary folder
             if subgroups and config.target == "llvm" and NOT_COMPARABLE in text:
                 return Outcome(config.name, "skipped", "not comparable: " + _one_line(text))
+            if subgroups and config.target == "spirv" and DEVICE_LACKS in text:
+                return Outcome(config.name, "unavailable", _one_line(text))   # lavapipe: no clustered ops
             status = "invalid" if ("spirv-val" in text or "iga64" in text) else "refused"
             return Outcome(config.name, status, _one_line(text))
         except Exception as exc:        # noqa: BLE001 - a bug in reconverge, reported as the outcome
