@@ -209,3 +209,18 @@ def test_the_library_cache_is_saved_where_proc_links_fail(tmp_path, monkeypatch)
     jit_oracle._save_cache(path, "text " * 1000)
     assert open(path, encoding="utf-8").read() == "text " * 1000
     assert os.listdir(tmp_path) == ["lib.ll"]
+
+
+def test_run_takes_the_sub_group_size_for_llvm(tmp_path, capsys):
+    from tools.cli import main
+    src = tmp_path / "k.cl"
+    src.write_text("kernel void k(global int *a) { size_t i = get_global_id(0);"
+                   " a[i] = sub_group_scan_inclusive_add(a[i]) + 100 * (int)get_sub_group_id(); }\n")
+    np.save(tmp_path / "a.npy", np.ones(12, np.int32))
+    common = ["run", str(src), "--global", "12", "--local", "12", "--arg", f"a=@{tmp_path / 'a.npy'}"]
+    assert main(common + ["--target", "llvm", "--subgroup-size", "4", "--out", str(tmp_path / "out")]) == 0
+    assert np.load(tmp_path / "out" / "a.npy").tolist() == [1, 2, 3, 4, 101, 102, 103, 104, 201, 202, 203, 204]
+    assert main(common + ["--target", "llvm", "--subgroup-size", "3", "--print"]) == 2
+    assert "--subgroup-size 3: expected a power of two" in capsys.readouterr().err
+    assert main(common + ["--target", "spirv", "--subgroup-size", "8", "--print"]) == 2
+    assert "--subgroup-size only applies to --target llvm and ir" in capsys.readouterr().err
