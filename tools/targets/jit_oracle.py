@@ -76,7 +76,7 @@ def builtin_library_ir() -> str:
     with _lib_lock:
         if _lib_ir is not None:
             return _lib_ir
-        src = builtin_library_source()
+        src = builtin_library_source() + subgroups.sub_group_library_source()
         key = hashlib.sha256((src + CLANG).encode()).hexdigest()[:16]
         cache = os.path.join(tempfile.gettempdir(), f"reconverge-oracle-lib-{os.getuid()}-{key}.ll")
         if os.path.exists(cache):

@@ -332,7 +332,8 @@ def _atomic_builtins() -> str:
 
 
 def builtin_library_source() -> str:
-    """OpenCL C text defining every builtin the oracle supports (no default header: no `const` attributes)."""
+    """OpenCL C text defining the builtins (no default header: no `const` attributes); jit_oracle appends the
+    sub-group ones (oracle_subgroups.sub_group_library_source), which use its types and state layout."""
     head = ["#define OV __attribute__((overloadable))\n",
             "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n",
             "#pragma OPENCL EXTENSION cl_khr_fp16 : enable\n",
@@ -347,8 +348,7 @@ def builtin_library_source() -> str:
         for n in _WIDTHS:
             head.append(f"typedef {base} {t}{n} __attribute__((ext_vector_type({n})));\n")
     head += [f"typedef half half{n} __attribute__((ext_vector_type({n})));\n" for n in _WIDTHS]
-    from tools.targets.oracle_subgroups import sub_group_library_source
-    body = [_work_item_builtins(), _conversion_builtins(), _any_all(), _atomic_builtins(), sub_group_library_source()]
+    body = [_work_item_builtins(), _conversion_builtins(), _any_all(), _atomic_builtins()]
     for t in _INT_TYPES:
         body.append(_integer_builtins(t))
     for t in _FLOAT_TYPES:
