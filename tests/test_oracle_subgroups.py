@@ -119,6 +119,32 @@ def test_votes_ballots_shuffles_and_broadcasts_of_every_width(tmp_path):
     assert (out[2].reshape(n, 4) == v[base + 5]).all()
 
 
+def test_half_double_char_and_vector_operands(tmp_path):
+    """Every width of operand goes through the host by its bytes: half sums rounded in half lane by lane,
+    a double product scan, a char clustered reduction that wraps, a half4 broadcast from lane 3 under an if."""
+    n, size = 16, 8
+    h = (np.arange(n) % 5 * 0.25 + 1).astype(np.float16)
+    d = (np.arange(n) % 3 + 1).astype(np.float64)
+    c = (np.arange(n) * 37 % 128).astype(np.int8)
+    v = np.arange(n * 4, dtype=np.float16)
+    out = _run(tmp_path, "a0[i] = sub_group_reduce_add(a0[i]); a1[i] = sub_group_non_uniform_scan_exclusive_mul(a1[i]);"
+               "a2[i] = sub_group_clustered_reduce_add(a2[i], 4u);"
+               "if (lid > 2) a3[i] = sub_group_non_uniform_broadcast(a3[i], 3u);",
+               n, n, size, ("half", "double", "char", "half4"), "-O2", [h.copy(), d.copy(), c.copy(), v.copy()])
+    for start in range(0, n, size):
+        total = np.float16(0)
+        for x in h[start:start + size]:
+            total = np.float16(total + x)
+        assert (out[0][start:start + size] == total).all()
+        assert out[1][start:start + size].tolist() == np.cumprod(np.r_[1, d[start:start + size - 1]]).tolist()
+    clusters = c.astype(np.int64).reshape(-1, 4).sum(axis=1)
+    assert out[2].tolist() == np.repeat(((clusters + 128) % 256 - 128).astype(np.int8), 4).tolist()
+    want = v.reshape(n, 4).copy()
+    for start in range(0, n, size):
+        want[start + 3:start + size] = want[start + 3]
+    assert (out[3].reshape(n, 4) == want).all()
+
+
 def test_an_if_around_a_reduction_and_a_loop_lanes_leave_at_different_iterations(tmp_path):
     n, size = 16, 8
     out = _run(tmp_path, "int r = -1; if (lid < 5) r = sub_group_reduce_add((int)i); a0[i] = r;", n, n, size)
