@@ -301,7 +301,7 @@ def run_check(args) -> int:
     import lowering.pipeline  # noqa: F401
     stream = not sys.stdout.isatty()
     results, interrupted = _check_all(inputs, args, target_env, stream)
-    _write_reports(args, inputs, results, interrupted, skipped, target_env)
+    _write_reports(args, found + skipped, results, interrupted, skipped, target_env)
     if not stream and results:
         sys.stdout.write(table(results))
     sys.stdout.write(summary(results, skipped, args.shard))
@@ -372,7 +372,8 @@ def report_path(path: str) -> str:
 def _write_reports(args, inputs: list[str], results: list[dict], interrupted: str | None, skipped: list[str],
                    target_env: str) -> None:
     """--emit-dir, --junit and --json, all or none; one that cannot be written is exit 2 (the inputs'
-    verdicts are exit 1)."""
+    verdicts are exit 1). None replaces one of `inputs` (every file found, other shards' and skipped
+    ones included)."""
     files = {}
     if args.emit_dir:
         for r in results:

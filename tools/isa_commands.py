@@ -5,7 +5,9 @@
                                                      (iga64 -p=9 -d text out, or every field)
     reconverge disasm INPUT.krn --validate [-o OUT|-]  (the PRM restrictions each instruction breaks,
                                                      isa/gen9/validate.py; exit 1 when there are any)
-    reconverge diff A.krn B.krn [--format text|json] [-o OUT|-]  (the fields that differ; exit 1 when they do)
+    reconverge diff A.krn B.krn [--format text|json] [-o OUT|-]  (aligned by a longest common subsequence:
+                                                     instructions inserted, deleted and changed, with the
+                                                     fields that differ; exit 1 when anything does)
 
 Bad input raises CompileError (printed by tools/cli.py as one line, exit 1); output is written to a
 temporary file in the target directory and renamed, so a failure never leaves a partial file.
@@ -116,27 +118,47 @@ def _diff(args) -> None:
     only = [n for n in names if (n in ka) != (n in kb)]
     total = sum(len(c) for c in changes.values())
     if args.format == "json":
-        text = json.dumps({"schema": "reconverge-gen9-diff/1", "a": args.a, "b": args.b,
+        text = json.dumps({"schema": "reconverge-gen9-diff/2", "a": args.a, "b": args.b,
                            "only_in_one": only,
                            "changes": [dict(c.as_dict(), kernel=n) for n, cs in changes.items() for c in cs]},
                           indent=1) + "\n"
     else:
         lines = [f"kernel {n}: only in {args.a if n in ka else args.b}" for n in only]
         for n, cs in changes.items():
-            prefix = f"{n} " if len(names) > 1 else ""
-            for c in cs:
-                where = f"{prefix}#{c.index} @{c.offset_a if c.offset_a is not None else '-'}"
-                lines.append(f"{where}: - {c.text_a or '(none)'}")
-                lines.append(f"{' ' * len(where)}  + {c.text_b or '(none)'}")
-                if c.form_a and c.form_b and c.form_a != c.form_b:
-                    lines.append(f"{' ' * len(where)}    form {c.form_a} -> {c.form_b}")
-                lines += [f"{' ' * len(where)}    {f}: {_hex(x)} -> {_hex(y)}" for f, x, y in c.fields]
-                lines += [f"{' ' * len(where)}    (expanded) {f}: {_hex(x)} -> {_hex(y)}" for f, x, y in c.expanded]
-        lines.append(f"{total} instruction{'s' * (total != 1)} differ")
+            if len(names) > 1 and cs:
+                lines.append(f"kernel {n}:")
+            lines += _diff_lines(cs)
+        kinds = [c.kind for cs in changes.values() for c in cs]
+        how = ", ".join(f"{kinds.count(k)} {k}" for k in ("changed", "deleted", "inserted") if k in kinds)
+        lines.append(f"{total} instruction{'s' * (total != 1)} differ" + (f" ({how})" if how else ""))
         text = "\n".join(lines) + "\n"
     write_output(args.output, text, inputs=[args.a, args.b])
     if total or only:
         raise SystemExit(1)
+
+
+def _diff_lines(changes) -> list[str]:
+    """A kernel's aligned changes: `-` an instruction only in A, `+` one only in B (each with its index and
+    offset), and a changed pair as both lines followed by the fields that differ with their meanings."""
+    lines = []
+    for c in changes:
+        if c.kind == "deleted":
+            lines.append(f"- #{c.index_a} @{c.offset_a:#06x}  {c.text_a}")
+        elif c.kind == "inserted":
+            lines.append(f"+ #{c.index_b} @{c.offset_b:#06x}  {c.text_b}")
+        else:
+            lines.append(f"~ #{c.index_a} @{c.offset_a:#06x} -> #{c.index_b} @{c.offset_b:#06x}")
+            lines.append(f"  - {c.text_a}")
+            lines.append(f"  + {c.text_b}")
+            if c.form_a != c.form_b:
+                lines.append(f"      form {c.form_a} -> {c.form_b} (the fields only one of them has: --format json)")
+            for (f, x, y), (mx, my) in zip(c.fields, c.meanings):
+                if x is None or y is None:
+                    continue
+                meant = f" ({mx} -> {my})" if (mx or my) and (mx, my) != (str(x), str(y)) else ""
+                lines.append(f"      {f}: {_hex(x)} -> {_hex(y)}{meant}")
+            lines += [f"      (expanded) {f}: {_hex(x)} -> {_hex(y)}" for f, x, y in c.expanded]
+    return lines
 
 
 def _hex(v: int | None) -> str:
@@ -163,10 +185,15 @@ def add_commands(subparsers) -> None:
                    help="check every instruction against the PRM's region, type, execution-size, register, send "
                         "and branch restrictions (isa/gen9/validate.py); print the violations, exit 1 if any")
     d.set_defaults(func=_disasm)
-    f = subparsers.add_parser("diff", help="field-level difference of two Gen9 binaries (exit 1 if they differ)")
+    f = subparsers.add_parser("diff", help="aligned, field-level difference of two Gen9 binaries (exit 1 if they "
+                                           "differ)",
+                              description="Align the two instruction sequences as diff aligns two iga64 listings "
+                                          "(a longest common subsequence of their texts, then of their opcodes "
+                                          "between those anchors) and print the instructions only in A (-), only "
+                                          "in B (+) and changed (~, with each differing field and its meaning).")
     f.add_argument("a", help="first binary")
     f.add_argument("b", help="second binary")
     f.add_argument("--format", choices=("text", "json"), default="text",
-                   help="json: the changes as JSON (schema reconverge-gen9-diff/1)")
+                   help="json: the changes as JSON (schema reconverge-gen9-diff/2)")
     f.add_argument("-o", "--output", default="-", help="output file (default: stdout)")
     f.set_defaults(func=_diff)
