@@ -1,8 +1,8 @@
 """`reconverge asm` and `reconverge disasm`: the Gen9 assembler and disassembler on the command line.
 
     reconverge asm INPUT.asm -o OUT.krn [--compact]   (iga64 syntax in, raw Gen9 binary out)
-    reconverge disasm INPUT.krn [-o OUT|-] [--fields] [--format text|json]
-                                                     (iga64 -p=9 -d text out, or every field)
+    reconverge disasm INPUT.krn [-o OUT|-] [--fields [--only NAME,..] [--all-fields]] [--format text|json]
+                                                     (iga64 -p=9 -d text out, or the fields)
     reconverge disasm INPUT.krn --validate [-o OUT|-]  (the PRM restrictions each instruction breaks,
                                                      isa/gen9/validate.py; exit 1 when there are any)
     reconverge diff A.krn B.krn [--format text|json] [-o OUT|-]  (aligned by a longest common subsequence:
@@ -64,7 +64,13 @@ def _decoded(name: str, what):
 def _disasm(args) -> None:
     from isa.gen9.container import is_container, unpack_container
     from isa.gen9.disassembler import disassemble
-    from isa.gen9.inspect import format_fields, inspect
+    from isa.gen9.inspect import field_filter, format_fields, inspect
+    if (args.only or args.all_fields) and not (args.fields or args.format == "json"):
+        raise UsageError(f"{'--only' if args.only else '--all-fields'} applies to --fields and --format json")
+    try:
+        keep = field_filter([n.strip() for n in args.only.split(",") if n.strip()]) if args.only else None
+    except ValueError as e:
+        raise UsageError(f"--only {args.only}: {e}") from None
     data = _read(args.input, binary=True)
     name = "<stdin>" if args.input == "-" else args.input
     kernels = _decoded(name, lambda: unpack_container(data))
@@ -75,24 +81,35 @@ def _disasm(args) -> None:
     if args.format == "json":
         doc = {"schema": "reconverge-gen9-disasm/1", "input": name, "kernels": [
             {"name": k.name, "simd": k.simd, "size": len(k.code), "payload": k.payload,
-             "instructions": [v.as_dict() for v in _decoded(f"{name}: {k.name}", lambda k=k: inspect(k.code))]}
+             "instructions": [_filtered(v.as_dict(), keep)
+                              for v in _decoded(f"{name}: {k.name}", lambda k=k: inspect(k.code))]}
             for k in kernels]}
         write_output(args.output, (json.dumps(doc, indent=1) + "\n").encode(), inputs=[args.input])
         return
     parts = []
     for k in kernels:
         where = f"{name}: {k.name}" if many else name
-        text = _decoded(where, lambda k=k: format_fields(inspect(k.code)) if args.fields else disassemble(k.code))
+        text = _decoded(where, lambda k=k: format_fields(inspect(k.code), keep, args.all_fields) if args.fields
+                        else disassemble(k.code))
         parts.append((f"// kernel {k.name}: SIMD{k.simd}, {len(k.code)} bytes\n" if many else "") + text)
     write_output(args.output, "\n".join(parts).encode(), inputs=[args.input])
+
+
+def _filtered(instruction: dict, keep) -> dict:
+    """An instruction's JSON with only the fields `keep` (--only) names (all of them without --only)."""
+    if keep is not None:
+        instruction["fields"] = [f for f in instruction["fields"] if keep(f["name"])]
+        if "compacted" in instruction:
+            instruction["compacted"]["fields"] = [f for f in instruction["compacted"]["fields"] if keep(f["name"])]
+    return instruction
 
 
 def _validate(args, name: str, kernels, many: bool) -> None:
     """disasm --validate: one line per violation (kernel, instruction index and offset, text, rule,
     citation), then a count; exit 1 when there is any."""
     from isa.gen9.validate import validate_binary
-    if args.fields or args.format != "text":
-        raise UsageError("--validate prints text: drop --fields and --format")
+    if args.fields or args.format != "text" or args.only:
+        raise UsageError("--validate prints text: drop --fields, --only and --format")
     lines, total = [], 0
     for k in kernels:
         found = validate_binary(k.code)
@@ -177,8 +194,13 @@ def add_commands(subparsers) -> None:
     d.add_argument("input", help="a kernel binary or a kernel container (isa/gen9/container.py), or - for stdin")
     d.add_argument("-o", "--output", default="-", help="output text file (default: stdout)")
     d.add_argument("--fields", action="store_true",
-                   help="show each instruction's offset, bytes and every field of its form: name, bit range, raw "
-                        "value and meaning (compacted ones also their compact fields and expansion)")
+                   help="show each instruction's offset, bytes and the fields of its form it uses: name, bit "
+                        "range, raw value and meaning (compacted ones also their compact fields and expansion)")
+    d.add_argument("--only", metavar="NAME,..",
+                   help="with --fields or --format json: only these fields (dst, src0, src1, src2 for all of an "
+                        "operand's, or field names such as exec_size,dst_type)")
+    d.add_argument("--all-fields", action="store_true",
+                   help="with --fields: also the fields the instruction does not use (a unary mov's src1_*)")
     d.add_argument("--format", choices=("text", "json"), default="text",
                    help="json: the --fields data as JSON (schema reconverge-gen9-disasm/1, see the README)")
     d.add_argument("--validate", action="store_true",

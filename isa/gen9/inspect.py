@@ -135,19 +135,59 @@ def inspect(data: bytes) -> list[InstructionView]:
     return views
 
 
-def format_fields(views: list[InstructionView]) -> str:
-    """The text of `disasm --fields`: per instruction a header line, then one line per field."""
+def operand_of(name: str) -> str | None:
+    """The operand a field belongs to ("dst", "src0", "src1", "src2"), whatever the form's prefix (c_,
+    c3_, t3_, sends_); None for a field of the instruction as a whole."""
+    m = re.match(r"(?:c3?_|t3_|sends_)?(dst|src\d)(?:_|$)", name)
+    return m.group(1) if m else None
+
+
+def uses(v: InstructionView, name: str) -> bool:
+    """Whether the instruction uses the field: an ALU instruction does not use the operand fields of the
+    sources it does not have (a unary mov's src1_*, MATH's by function) nor, without a destination, the
+    dst_* ones; everything else (instruction fields, branches, sends) counts as used."""
+    from .opcodes import BY_NUMBER, num_srcs
+    values = {f.name: f.value for f in v.fields}
+    op = BY_NUMBER.get(values.get("opcode", -1))
+    operand = operand_of(name)
+    if op is None or not op.alu or operand is None:
+        return True
+    if operand == "dst":
+        return op.dst
+    fc = next((k for k, n in F.MATH_FC.items() if n == values.get("cond_mod")), None) if op.name == "math" else None
+    return int(operand[3:]) < num_srcs(op.name, fc)
+
+
+def field_filter(only: list[str]):
+    """`disasm --fields --only A,B`: a predicate keeping the fields named (exactly, or a name's operand:
+    `dst` keeps dst_type and the compact c_dst_reg, `src0` every src0 field); a name no field has is a
+    ValueError."""
+    known = {f.name for f in F.FIELDS} | {"dst", "src0", "src1", "src2"}
+    unknown = [n for n in only if n not in known and not any(k.startswith(n + "_") for k in known)]
+    if unknown:
+        raise ValueError(f"no field is named {unknown[0]!r} (fields: dst, src0, src1, src2, or a name "
+                         f"`disasm --fields` shows, such as exec_size or src0_type)")
+    wanted = set(only)
+    return lambda name: name in wanted or operand_of(name) in wanted or any(name.startswith(n + "_") for n in wanted)
+
+
+def format_fields(views: list[InstructionView], keep=None, all_fields: bool = False) -> str:
+    """The text of `disasm --fields`: per instruction a header line, then one line per field, leaving out
+    the fields the instruction does not use (uses; unless all_fields) and those `keep` rejects."""
+    def shown(v: InstructionView, fields: list[FieldValue]) -> list[str]:
+        return [f"    {_field_line(f)}" for f in fields
+                if (all_fields or uses(v, f.name)) and (keep is None or keep(f.name))]
     out = []
     for v in views:
         out.append(f"{v.offset:06x}: {v.raw.hex(' ')}    {v.text}")
         if v.compact_form is not None:
             out.append(f"  compacted ({v.compact_form}):")
-            out += [f"    {_field_line(f)}" for f in v.compact_fields]
+            out += shown(v, v.compact_fields)
             out.append(f"  expands to {v.expanded.hex(' ') if v.expanded else ''} ({v.form}):")
-            out += [f"    {_field_line(f)}" for f in v.fields]
+            out += shown(v, v.fields)
         else:
             out.append(f"  form {v.form}:")
-            out += [f"    {_field_line(f)}" for f in v.fields]
+            out += shown(v, v.fields)
     return "\n".join(out) + "\n"
 
 
