@@ -3,6 +3,7 @@
     reconverge asm INPUT.asm -o OUT.krn [--compact]   (iga64 syntax in, raw Gen9 binary out)
     reconverge disasm INPUT.krn [-o OUT|-] [--fields [--only NAME,..] [--all-fields]] [--format text|json]
                                                      (iga64 -p=9 -d text out, or the fields)
+    reconverge disasm INPUT.krn --extract KERNEL -o OUT.krn   (one kernel's code alone, for iga64)
     reconverge disasm INPUT.krn --validate [-o OUT|-]  (the PRM restrictions each instruction breaks,
                                                      isa/gen9/validate.py; exit 1 when there are any)
     reconverge diff A.krn B.krn [--format text|json] [-o OUT|-]  (aligned by a longest common subsequence:
@@ -75,6 +76,9 @@ def _disasm(args) -> None:
     name = "<stdin>" if args.input == "-" else args.input
     kernels = _decoded(name, lambda: unpack_container(data))
     many = is_container(data)
+    if args.extract is not None:
+        _extract(args, name, kernels)
+        return
     if args.validate:
         _validate(args, name, kernels, many)
         return
@@ -93,6 +97,19 @@ def _disasm(args) -> None:
                         else disassemble(k.code))
         parts.append((f"// kernel {k.name}: SIMD{k.simd}, {len(k.code)} bytes\n" if many else "") + text)
     write_output(args.output, "\n".join(parts).encode(), inputs=[args.input])
+
+
+def _extract(args, name: str, kernels) -> None:
+    """disasm --extract KERNEL: that kernel's code alone (what iga64 -p=9 -d reads), never to a terminal."""
+    if args.fields or args.validate or args.only or args.format != "text":
+        raise UsageError("--extract writes a binary: drop --fields, --only, --validate and --format")
+    if args.output in (None, "-") and sys.stdout.isatty():
+        raise UsageError("--extract writes a binary: name a file with -o (or pipe it)")
+    found = [k for k in kernels if k.name == args.extract]
+    if not found:
+        raise CompileError(f"{name}: no kernel named {args.extract!r} (kernels: "
+                           f"{', '.join(k.name for k in kernels)})")
+    write_output(args.output, found[0].code, inputs=[args.input])
 
 
 def _filtered(instruction: dict, keep) -> dict:
@@ -203,6 +220,9 @@ def add_commands(subparsers) -> None:
                    help="with --fields: also the fields the instruction does not use (a unary mov's src1_*)")
     d.add_argument("--format", choices=("text", "json"), default="text",
                    help="json: the --fields data as JSON (schema reconverge-gen9-disasm/1, see the README)")
+    d.add_argument("--extract", metavar="KERNEL",
+                   help="write that kernel's code alone (a bare binary, what iga64 -p=9 -d reads) to -o; a bare "
+                        "binary's one kernel is named 'kernel'")
     d.add_argument("--validate", action="store_true",
                    help="check every instruction against the PRM's region, type, execution-size, register, send "
                         "and branch restrictions (isa/gen9/validate.py); print the violations, exit 1 if any")
