@@ -144,6 +144,7 @@ def _check_source(path: str, opt_level: str, target_env: str) -> list[dict]:
     from backend.spirv.structure import explain, parse
     from backend.spirv.tools import validate
     from lowering import pipeline
+    from lowering.errors import IrreducibleCFG
     from lowering.program import load_program
     start = time.perf_counter()
     try:
@@ -162,7 +163,9 @@ def _check_source(path: str, opt_level: str, target_env: str) -> list[dict]:
             binary = compile_spirv(list(funcs.values()), SpirvOptions(target_env=target_env))
         except CompileError as exc:
             seconds["compile"] = _since(start)
-            cases.append(_case(path, name, _refusal(exc), str(exc), kernel=name, target_env=target_env,
+            message = str(exc) + (" (Gen runs any CFG: compile --emit gen takes it)"
+                                  if isinstance(exc, IrreducibleCFG) else "")
+            cases.append(_case(path, name, _refusal(exc), message, kernel=name, target_env=target_env,
                                seconds=seconds))
             continue
         seconds["compile"] = _since(start)
