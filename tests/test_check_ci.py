@@ -10,6 +10,7 @@ import select
 import shutil
 import subprocess
 import sys
+import xml.etree.ElementTree as ET
 
 import pytest
 
@@ -53,7 +54,11 @@ def test_each_input_gets_a_line_with_its_outcome_and_whole_error_and_skipped_fil
     assert lines[4] == "1 skipped (not .cl, .ll, .bc, .nir or .spv): ./notes.txt"      # .hidden is not searched
 
 
-def test_unsupported_passes_unless_asked_and_fails_with_fail_unsupported(corpus):
+def test_unsupported_passes_unless_asked_and_fails_with_fail_unsupported(corpus, tmp_path):
+    assert _cli("check", "irreducible.ll", "a.cl", "b.cl", "--junit", str(tmp_path / "r.xml"), cwd=corpus).returncode == 1
+    cases = {c.get("classname"): c for c in ET.parse(tmp_path / "r.xml").getroot().iter("testcase")}
+    assert cases["irreducible.ll"].find("skipped").get("message").startswith("unsupported: ")
+    assert cases["b.cl"].find("failure").get("type") == "error" and len(cases["a.cl"]) == 0
     assert _cli("check", "irreducible.ll", "a.cl", cwd=corpus).returncode == 0
     assert _cli("check", "irreducible.ll", "--fail-unsupported", cwd=corpus).returncode == 1
 
