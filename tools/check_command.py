@@ -32,6 +32,7 @@ import threading
 import time
 import xml.etree.ElementTree as ET
 from concurrent.futures import ThreadPoolExecutor, as_completed
+from typing import Sequence
 
 from lowering.errors import CompileError
 from lowering.output import safe_file_name, write_all
@@ -257,7 +258,7 @@ def result_line(r: dict) -> str:
     return line
 
 
-def summary(results: list[dict], skipped: list[str] = (), shard: str | None = None) -> str:
+def summary(results: list[dict], skipped: Sequence[str] = (), shard: str | None = None) -> str:
     """The totals: inputs passed, failed (by outcome), unsupported and not run; the files skipped, named."""
     count = {o: sum(r["outcome"] == o for r in results) for o in OUTCOMES}
     failed = sum(count[o] for o in FAILING)
