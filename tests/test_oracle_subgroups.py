@@ -250,3 +250,14 @@ def test_run_takes_the_sub_group_size_for_llvm(tmp_path, capsys):
     assert "--subgroup-size 3: expected a power of two" in capsys.readouterr().err
     assert main(common + ["--target", "spirv", "--subgroup-size", "8", "--print"]) == 2
     assert "--subgroup-size only applies to --target llvm and ir" in capsys.readouterr().err
+
+
+def test_ballot_queries_and_lane_masks_count_lanes_up_to_the_max_size(tmp_path):
+    """As the front end lowers them (lowering/frontend/subgroups.py, after SPIR-V's BallotBitCount and
+    Vulkan's SubgroupGeMask): bits 0 .. get_max_sub_group_size() - 1, also in a partial sub-group."""
+    out = _run(tmp_path, "uint4 all = (uint4)(0xffffffffu); a0[i] = get_sub_group_ge_mask().x;"
+               "a1[i] = sub_group_ballot_bit_count(all) * 100 + sub_group_ballot_find_msb(all);",
+               12, 12, 8, ("uint", "uint"), data=[np.zeros(12, np.uint32), np.zeros(12, np.uint32)])
+    lane = np.arange(12) % 8
+    assert out[0].tolist() == (0xFF & ~((1 << lane) - 1)).tolist()
+    assert out[1].tolist() == [807] * 12

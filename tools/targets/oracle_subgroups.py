@@ -109,25 +109,26 @@ def sub_group_library_source() -> str:
         f"OV uint get_enqueued_num_sub_groups(void) {{ return ({total} + __sg_max() - 1u) / __sg_max(); }}\n",
         "OV uint get_sub_group_id(void) { return __sg_lin() / __sg_max(); }\n",
         "OV uint get_sub_group_local_id(void) { return __sg_lin() % __sg_max(); }\n",
-        # ballot bit queries: bits of lanes < get_sub_group_size() only
+        # ballot bit queries and lane masks: the bits of lanes 0 .. get_max_sub_group_size() - 1, as the front
+        # end (lowering/frontend/subgroups.py) and SPIR-V's OpGroupNonUniformBallotBitCount count them
         "static uint __sg_bit(uint4 v, uint i) { return i < 128u ? (v[i >> 5] >> (i & 31u)) & 1u : 0u; }\n",
         "static uint __sg_count(uint4 v, uint lo, uint hi) { uint n = 0; "
         "for (uint i = lo; i < hi; i++) n += __sg_bit(v, i); return n; }\n",
         "OV int sub_group_inverse_ballot(uint4 v) { return (int)__sg_bit(v, get_sub_group_local_id()); }\n",
         "OV int sub_group_ballot_bit_extract(uint4 v, uint i) { return (int)__sg_bit(v, i); }\n",
-        "OV uint sub_group_ballot_bit_count(uint4 v) { return __sg_count(v, 0u, __sg_size()); }\n",
+        "OV uint sub_group_ballot_bit_count(uint4 v) { return __sg_count(v, 0u, __sg_max()); }\n",
         "OV uint sub_group_ballot_inclusive_scan(uint4 v) { return __sg_count(v, 0u, "
         "get_sub_group_local_id() + 1u); }\n",
         "OV uint sub_group_ballot_exclusive_scan(uint4 v) { return __sg_count(v, 0u, get_sub_group_local_id()); }\n",
-        "OV uint sub_group_ballot_find_lsb(uint4 v) { for (uint i = 0; i < __sg_size(); i++) "
+        "OV uint sub_group_ballot_find_lsb(uint4 v) { for (uint i = 0; i < __sg_max(); i++) "
         "if (__sg_bit(v, i)) return i; return 0xffffffffu; }\n",
-        "OV uint sub_group_ballot_find_msb(uint4 v) { for (uint i = __sg_size(); i > 0u; i--) "
+        "OV uint sub_group_ballot_find_msb(uint4 v) { for (uint i = __sg_max(); i > 0u; i--) "
         "if (__sg_bit(v, i - 1u)) return i - 1u; return 0xffffffffu; }\n",
     ]
     masks = {"eq": "i == l", "ge": "i >= l", "gt": "i > l", "le": "i <= l", "lt": "i < l"}
     for name, test in masks.items():
         src.append(f"OV uint4 get_sub_group_{name}_mask(void) {{ uint4 r = (uint4)(0u); uint l = "
-                   f"get_sub_group_local_id(); for (uint i = 0; i < __sg_size(); i++) if ({test}) "
+                   f"get_sub_group_local_id(); for (uint i = 0; i < __sg_max(); i++) if ({test}) "
                    f"r[i >> 5] |= 1u << (i & 31u); return r; }}\n")
     for sig in ("uint f", "uint f, memory_scope s"):
         src.append(f"OV void sub_group_barrier({sig}) {{ int r, z = 0; "
