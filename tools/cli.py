@@ -292,8 +292,13 @@ def _run(args) -> None:
         from dataclasses import replace
         assert backend is not None                       # the spirv target's options, made above
         backend = replace(backend, vk_device=args.vk_device)
+    if args.subgroup_size is not None and args.target not in ("ir",):
+        raise UsageError("--subgroup-size only applies to --target ir")
+    if args.subgroup_size is not None and not (0 < args.subgroup_size <= 128
+                                               and not args.subgroup_size & (args.subgroup_size - 1)):
+        raise UsageError(f"--subgroup-size {args.subgroup_size}: expected a power of two from 1 to 128")
     if args.target == "ir":
-        backend = harness.InterpreterOptions(args.max_steps)
+        backend = harness.InterpreterOptions(args.max_steps, args.subgroup_size)
     if args.simd is not None and args.target != "gen":
         raise UsageError("--simd only applies to --target gen")
     if args.cf is not None and args.target != "gen":
@@ -457,6 +462,8 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--max-steps", type=int, metavar="N",
                    help="ir: instructions per work-item, gen: per hardware thread, before the run is stopped as "
                         "endless (defaults: ir 60000000, gen 1000000; 0: no limit)")
+    r.add_argument("--subgroup-size", type=int, metavar="N",
+                   help="ir target: lanes per sub-group (a power of two; default 16, gen's default SIMD width)")
     r.add_argument("--simd", type=int, metavar="8|16", help="gen target: SIMD width (default 16)")
     r.add_argument("--cf", choices=CF_CHOICES,
                    help="gen target: structured branches, per-lane blockIP, hybrid, or auto (default; see compile)")
