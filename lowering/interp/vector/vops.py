@@ -258,6 +258,8 @@ def cast(opcode: str, src: Type, dst: Type) -> Op:
     if opcode in ("trunc", "ptrtoint", "inttoptr", "zext"):
         if sd.kind == "b":
             return Op(vector=lambda a: np.asarray(a).astype(dd))
+        if dd.kind == "b":                       # to i1: the low bit (astype(bool) would test for non-zero)
+            return Op(vector=lambda a: (np.asarray(a) & sd.type(1)).astype(bool))
         return Op(vector=lambda a: wrap(np.asarray(a).astype(dd), dst))
     if opcode == "sext":
         sdt, sbits, ddt_s = signed_dtype(src), src.bits, signed_dtype(dst)
