@@ -3,7 +3,9 @@
     python -m tools.bench_interp [--items 4096,16384,65536] [--reps 3] [--kernels loop,subgroup]
 
 Each measurement is the wall time of one whole `reconverge run` command (Python start-up, compiling,
-running, writing the buffers), the minimum of --reps repetitions, so the numbers are what a user waits for.
+running, writing the buffers), the minimum of --reps repetitions, so the numbers are what a user waits for;
+`ir run` is the interpreter alone (in this process, the program compiled once beforehand): how the cost
+grows with the work-items.
 Kernels: `loop`, a per-item loop of 64 iterations of float and integer work reading a buffer, and
 `subgroup`, a sub-group reduction and inclusive scan (the llvm target runs it once it models sub-groups;
 until then its column says why not). Prints a table: items, kernel, ir seconds, llvm seconds, ratio.
@@ -58,6 +60,25 @@ def _run(path: str, kernel: str, target: str, items: int, args: list[str], out: 
     return elapsed, "" if proc.returncode == 0 else (proc.stderr.strip().splitlines() or ["failed"])[-1]
 
 
+def _ir_run_time(path: str, kernel: str, items: int, reps: int, tmp: str) -> float:
+    """The interpreter alone: harness.run_target("ir") on an already compiled program, best of reps."""
+    from tools import run_args
+    from tools.targets import harness
+    program = harness.load_program(path, "-O2")
+    values = run_args.bind_args(program.params(kernel), _ARGS[kernel](items, tmp), kernel)
+    best = float("inf")
+    for _ in range(reps):
+        start = time.perf_counter()
+        harness.run_target("ir", program, kernel, values, (items,), (64,))
+        best = min(best, time.perf_counter() - start)
+    return best
+
+
+_ARGS = {"loop": lambda items, tmp: [f"out=zeros:{items}:float32", f"in=@{tmp}/in_f.npy",
+                                     f"hist=zeros:{items}:int32", "n=64"],
+         "subgroup": lambda items, tmp: [f"out=zeros:{items}:int32", f"in=@{tmp}/in_i.npy"]}
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--items", default="4096,16384,65536")
@@ -71,11 +92,10 @@ def main(argv: list[str] | None = None) -> int:
             with open(os.path.join(tmp, f"{name}.cl"), "w") as f:
                 f.write(text)
         np.save(os.path.join(tmp, "in_f.npy"), np.random.default_rng(1).random(4096).astype(np.float32))
-        print(f"{'items':>7} {'kernel':>9} {'ir s':>7} {'llvm s':>7} {'ir/llvm':>7}")
+        print(f"{'items':>7} {'kernel':>9} {'ir s':>7} {'llvm s':>7} {'ir/llvm':>7} {'ir run s':>8}")
         for items in sizes:
             np.save(os.path.join(tmp, "in_i.npy"), np.random.default_rng(2).integers(0, 1000, items, np.int32))
-            args = {"loop": [f"out=zeros:{items}:float32", f"in=@{tmp}/in_f.npy", f"hist=zeros:{items}:int32", "n=64"],
-                    "subgroup": [f"out=zeros:{items}:int32", f"in=@{tmp}/in_i.npy"]}
+            args = {k: make(items, tmp) for k, make in _ARGS.items()}
             for kernel in opts.kernels.split(","):
                 row = {}
                 for target in ("ir", "llvm"):
@@ -89,7 +109,9 @@ def main(argv: list[str] | None = None) -> int:
                     row[target] = (min(times), "") if times else (None, why)
                 ir, llvm = row["ir"][0], row["llvm"][0]
                 ratio = f"{ir / llvm:7.2f}" if ir and llvm else "    n/a"
+                alone = _ir_run_time(os.path.join(tmp, f"{kernel}.cl"), kernel, items, opts.reps, tmp)
                 print(f"{items:>7} {kernel:>9} {ir or float('nan'):7.2f} {llvm or float('nan'):7.2f} {ratio}"
+                      f" {alone:8.3f}"
                       + "".join(f"  ({t}: {row[t][1]})" for t in row if row[t][1]), flush=True)
     return 0
 
