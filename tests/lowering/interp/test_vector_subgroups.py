@@ -321,3 +321,20 @@ def test_old_interpreter_refuses_subgroup_ops():
     func = parse_module(LOOP).functions["k"]
     with pytest.raises(InterpreterError, match="needs the lock-step interpreter"):
         run_kernel(func, [np.zeros(N, np.uint32), np.zeros(N, np.uint32), np.ones(N, np.uint32)], N, LOCAL)
+
+
+def test_run_subgroup_size_flag(tmp_path, capsys):
+    """`run --target ir --subgroup-size N` sets S (the reduction's extent); a bad N or another target: usage."""
+    from tools.cli import main
+    path = tmp_path / "k.nir"
+    path.write_text(LOOP)
+    np.save(tmp_path / "x.npy", np.ones(32, np.int32))
+    np.save(tmp_path / "t.npy", np.ones(32, np.int32))
+    common = ["run", str(path), "--global", "32", "--local", "32", "--arg", "out=zeros:32:int32",
+              "--arg", f"in=@{tmp_path / 'x.npy'}", "--arg", f"trip=@{tmp_path / 't.npy'}"]
+    for size in (8, 16, 32):
+        assert main([*common, "--target", "ir", "--subgroup-size", str(size), "--out", str(tmp_path / str(size))]) == 0
+        assert (np.load(tmp_path / str(size) / "out.npy") == size).all()
+    for bad in (["--target", "ir", "--subgroup-size", "12"], ["--target", "gen", "--subgroup-size", "8"]):
+        assert main([*common, *bad, "--out", str(tmp_path / "bad")]) == 2
+    assert "--subgroup-size" in capsys.readouterr().err
