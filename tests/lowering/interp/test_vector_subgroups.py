@@ -338,3 +338,33 @@ def test_run_subgroup_size_flag(tmp_path, capsys):
     for bad in (["--target", "ir", "--subgroup-size", "12"], ["--target", "gen", "--subgroup-size", "8"]):
         assert main([*common, *bad, "--out", str(tmp_path / "bad")]) == 2
     assert "--subgroup-size" in capsys.readouterr().err
+
+
+def test_subgroup_barrier_orders_local_memory_within_the_sub_group():
+    """Each lane writes its value to __local memory, meets its sub-group at subgroup_barrier, then reads its
+    neighbour's (lid ^ 1): lock step makes every write visible."""
+    from tools.targets.harness import LocalArg
+    func = parse_module("""
+kernel @k(ptr1 %out, ptr1 %in, ptr3 %tmp) {
+  block b0:
+    %g = workitem.global_id i64 i32 0
+    %l = workitem.local_id i64 i32 0
+    %o = mul i64 %g, 4
+    %px = ptradd ptr1 %in, %o
+    %x = load i32 %px, align 4
+    %lo = mul i64 %l, 4
+    %pl = ptradd ptr3 %tmp, %lo
+    store i32 %x, %pl, align 4
+    subgroup_barrier i32 1
+    %n = xor i64 %l, 1
+    %no = mul i64 %n, 4
+    %pn = ptradd ptr3 %tmp, %no
+    %y = load i32 %pn, align 4
+    %po = ptradd ptr1 %out, %o
+    store i32 %y, %po, align 4
+}
+""").functions["k"]
+    x = RNG.integers(0, 1 << 30, 64).astype(np.uint32)
+    out = np.zeros(64, np.uint32)
+    run_vector_kernel(func, [out, x, LocalArg(32, np.uint32)], 64, 32, subgroup_size=8)
+    assert (out == x[np.arange(64) ^ 1]).all()
