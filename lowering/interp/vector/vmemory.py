@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from lowering.interp.memory import ARENA_SHIFT, Memory, _check_alignment
+from lowering.interp.memory import Memory, _check_alignment
 from lowering.interp.values import InterpreterError, mask
 from lowering.interp.vector.lanes import Array, LaneError, dtype_of
 from lowering.ir.types import Type
@@ -206,11 +206,3 @@ class VectorMemory:
         else:
             raw = np.ascontiguousarray(values).view(np.uint8).reshape(len(off), -1)[:, :size]
             data[off[:, None] + np.arange(size)] = raw
-
-    def region_of(self, addr: int) -> Buffer:
-        i = int(np.searchsorted(self._bases, np.uint64(addr), side="right")) - 1
-        return self.buffers[i]
-
-
-def arena_of(addr: int) -> int:
-    return addr >> ARENA_SHIFT

@@ -24,7 +24,7 @@ run it), which bounds every work-item's own count from above; exceeding it is th
 from __future__ import annotations
 
 import sys
-from typing import Any, Callable, Sequence
+from typing import Any, Sequence
 
 import numpy as np
 
@@ -177,10 +177,7 @@ class VectorInterpreter:
                 env[a] = np.uint64(0)
             elif a.type.is_ptr and isinstance(x, np.ndarray):
                 kind = "constant" if a.type.addrspace == 2 else "global"
-                try:
-                    env[a] = np.uint64(self.memory.map_array(kind, name, x, readonly=kind == "constant").base)
-                except InterpreterError:
-                    raise
+                env[a] = np.uint64(self.memory.map_array(kind, name, x, readonly=kind == "constant").base)
             elif a.type.is_ptr and x is None:
                 env[a] = np.uint64(0)
             else:
@@ -420,6 +417,3 @@ def node_block(node: CFNode) -> Block | None:
 
 def _no_closure(env: dict[Any, Any], act: Active) -> None:
     return None
-
-
-Hook = Callable[[Block], None]
