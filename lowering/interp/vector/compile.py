@@ -119,8 +119,8 @@ def _memory_or_builtin(ins: Instr, interp: VectorInterpreter) -> tuple[Closure, 
 
         def load(env: dict[Any, Any], act: Active) -> Any:
             idx = act.idx
-            addr = full(p(env), n, np.dtype(np.uint64))[idx]
-            vals = interp.memory.load(ty, addr, idx, align, cache)
+            addr = full(p(env), n, np.dtype(np.uint64))
+            vals = interp.memory.load(ty, addr if act.full else addr[idx], idx, align, cache)
             if act.full:
                 return vals
             out = env.get(ins)
@@ -135,8 +135,10 @@ def _memory_or_builtin(ins: Instr, interp: VectorInterpreter) -> tuple[Closure, 
 
         def store(env: dict[Any, Any], act: Active) -> None:
             idx = act.idx
-            addr = full(p(env), n, np.dtype(np.uint64))[idx]
-            interp.memory.store(vty, addr, full(v(env), n, vdt)[idx], idx, align, cache)
+            addr, value = full(p(env), n, np.dtype(np.uint64)), full(v(env), n, vdt)
+            if not act.full:
+                addr, value = addr[idx], value[idx]
+            interp.memory.store(vty, addr, value, idx, align, cache)
         return store, True
     if op == "ptradd":
         p, o = g

@@ -12,6 +12,7 @@ lane by lane, and converts back. Everything whose vector form would not be bit-i
 """
 from __future__ import annotations
 
+import functools
 from typing import Any, Callable, Sequence
 
 import numpy as np
@@ -23,6 +24,7 @@ from lowering.ir.types import Type
 Array = np.ndarray
 
 
+@functools.lru_cache(maxsize=None)
 def dtype_of(ty: Type) -> np.dtype:
     """The numpy dtype holding values of IR type `ty` (see the module docstring)."""
     if ty.is_float:

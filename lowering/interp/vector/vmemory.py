@@ -147,22 +147,24 @@ class VectorMemory:
         size = ty.size
         where, off = self.locate(addr, lanes, size, align, False, cache)
         dt = dtype_of(ty)
+        aligned = align >= size
         if isinstance(where, Buffer):
-            return self._gather(where, off, ty, size, dt)
+            return self._gather(where, off, ty, size, dt, aligned)
         out = np.empty(len(addr), dtype=dt)
         for i in np.unique(where).tolist():
             sel = where == i
-            out[sel] = self._gather(self.buffers[i], off[sel], ty, size, dt)
+            out[sel] = self._gather(self.buffers[i], off[sel], ty, size, dt, aligned)
         return out
 
-    def _gather(self, buf: Buffer, off: Array, ty: Type, size: int, dt: np.dtype) -> Array:
+    def _gather(self, buf: Buffer, off: Array, ty: Type, size: int, dt: np.dtype, aligned: bool) -> Array:
+        """`aligned`: the instruction's alignment (checked) covers the size, so no offset needs the test."""
         data = buf.bytes
         if dt.kind == "O":
             raw = data[off[:, None] + np.arange(size)]
             out = np.empty(len(off), dtype=object)
             out[:] = [int.from_bytes(r.tobytes(), "little") & mask(ty.bits) for r in raw]
             return out
-        if size == dt.itemsize and size > 1 and not (off % size).any() and not buf.base % size:
+        if size == dt.itemsize and size > 1 and not buf.base % size and (aligned or not (off % size).any()):
             words = data[:len(data) - len(data) % size].view(dt)
             vals = words[off // size]
         elif size == 1:
@@ -184,14 +186,15 @@ class VectorMemory:
         size = ty.size
         where, off = self.locate(addr, lanes, size, align, True, cache)
         dt = dtype_of(ty)
+        aligned = align >= size
         if isinstance(where, Buffer):
-            self._scatter(where, off, values, size, dt)
+            self._scatter(where, off, values, size, dt, aligned)
             return
         for i in np.unique(where).tolist():
             sel = where == i
-            self._scatter(self.buffers[i], off[sel], values[sel], size, dt)
+            self._scatter(self.buffers[i], off[sel], values[sel], size, dt, aligned)
 
-    def _scatter(self, buf: Buffer, off: Array, values: Array, size: int, dt: np.dtype) -> None:
+    def _scatter(self, buf: Buffer, off: Array, values: Array, size: int, dt: np.dtype, aligned: bool) -> None:
         data = buf.bytes
         if dt.kind == "O":
             for o, v in zip(off.tolist(), values.tolist()):
@@ -199,7 +202,7 @@ class VectorMemory:
             return
         if dt.kind == "b":
             values = values.astype(np.uint8)
-        if size == values.dtype.itemsize and size > 1 and not (off % size).any() and not buf.base % size:
+        if size == values.dtype.itemsize and size > 1 and not buf.base % size and (aligned or not (off % size).any()):
             data[:len(data) - len(data) % size].view(values.dtype)[off // size] = values
         elif size == 1:
             data[off] = values.view(np.uint8) if values.dtype.itemsize == 1 else values.astype(np.uint8)
