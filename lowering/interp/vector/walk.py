@@ -10,7 +10,8 @@ iteration, one that returns is done. A phi takes, in each lane, the value for th
 from (the walk records which lanes arrive from which block). Inactive lanes keep their values, so a lane
 that left a loop still reads what it computed in its last iteration.
 
-Lanes: the work-items of a batch of whole work-groups (at most BATCH_LANES lanes, at least one group),
+Lanes: the work-items of a batch of whole work-groups (at most BATCH_LANES lanes, fewer for a kernel
+with so many SSA values that their arrays would pass VALUE_BYTES; at least one group),
 group-major, by linear local id within a group: the order in which everything lane-by-lane happens.
 Schedule-dependent results follow from it: atomics are applied lane by lane in lane order within one
 instruction (so `atomic_inc` hands out old values in lane order, as the sequential oracle does), lanes that
@@ -39,6 +40,7 @@ from lowering.ir.core import Block, CFNode, Function, If, Instr, Loop, Phi
 from lowering.ndrange import ndrange
 
 BATCH_LANES = 1 << 15
+VALUE_BYTES = 1 << 29       # lanes per batch shrink so that one 8-byte array per SSA value stays under this
 
 
 class Active:
@@ -117,7 +119,8 @@ class VectorInterpreter:
         self._uniform = dict(global_size=g3, local_size=l3, num_groups=n3, global_offset=o3)
         local = l3[0] * l3[1] * l3[2]
         groups = [(gx, gy, gz) for gz in range(n3[2]) for gy in range(n3[1]) for gx in range(n3[0])]
-        per_batch = max(1, BATCH_LANES // local)
+        values = sum(1 for ins in func.instructions() if ins.has_result)
+        per_batch = max(1, min(BATCH_LANES, VALUE_BYTES // (8 * max(1, values))) // local)
         with np.errstate(all="ignore"):
             env0 = self._map_args(args)
             self._map_constants()
