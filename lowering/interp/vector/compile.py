@@ -187,7 +187,7 @@ def _atomic(ins: Instr, interp: VectorInterpreter, g: list[Callable[[dict[Any, A
     vt = ins.operands[1].type if kind == "store" else ins.type
     helper = Interpreter.__new__(Interpreter)
     helper.memory = interp.memory.memory
-    scalar_g = [(lambda env, k=k: env[k]) for k in range(len(ins.operands))]
+    scalar_g = [_operand(k) for k in range(len(ins.operands))]
     rmw = Interpreter._compile_atomic(helper, ins, scalar_g)
     n = interp.n
     vdt = dtype_of(vt)
@@ -214,3 +214,8 @@ def _atomic(ins: Instr, interp: VectorInterpreter, g: list[Callable[[dict[Any, A
             out[idx] = np.array(results, dtype=vdt)
         return out
     return atomic
+
+
+def _operand(k: int) -> Callable[[dict[Any, Any]], Any]:
+    """A getter of operand k from a lane's {position: value} (how the atomic's scalar update reads)."""
+    return lambda env: env[k]

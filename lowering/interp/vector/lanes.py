@@ -21,7 +21,7 @@ from lowering.interp.values import const_value, mask
 from lowering.ir.core import Const, Undef, Value
 from lowering.ir.types import Type
 
-Array = np.ndarray
+Array = Any        # a numpy array over lanes (numpy's stubs type most results as Any)
 
 
 @functools.lru_cache(maxsize=None)
@@ -90,8 +90,10 @@ def to_scalars(a: Array, idx: Array) -> list[Any]:
     if sub.dtype.kind == "f":
         return list(sub)                 # numpy scalars of the dtype: exact, rounding as the scalar ops do
     if sub.dtype.kind == "b":
-        return sub.astype(np.uint8).tolist()
-    return sub.tolist()                  # Python ints
+        bits: list[Any] = sub.astype(np.uint8).tolist()
+        return bits
+    ints: list[Any] = sub.tolist()       # Python ints
+    return ints
 
 
 def from_scalars(values: Sequence[Any], dt: np.dtype) -> Array:

@@ -96,7 +96,7 @@ def scan_matrix(x: Array, a: Array, arith: str, ty: Type, kind: str) -> Array:
     acc = np.zeros(rows, dt)
     started = np.zeros(rows, bool)
     out = np.empty_like(x) if kind != "reduce" else None
-    ident = identity(arith, ty) if kind == "exclusive_scan" else None
+    ident = identity(arith, ty) if kind == "exclusive_scan" else dt.type(0)
     for j in range(cols):
         col, on = x[:, j], a[:, j]
         if kind == "exclusive_scan":

@@ -118,7 +118,7 @@ class VectorMemory:
     def _locate_each(self, addr: Array, lanes: Array, size: int, write: bool) -> tuple[Any, Array]:
         """Lanes in different buffers: find each lane's; the first out-of-bounds lane is an error."""
         idx = np.searchsorted(self._bases, addr, side="right").astype(np.intp) - 1
-        ok = idx >= 0
+        ok = np.asarray(idx >= 0)
         safe = np.where(ok, idx, 0)
         ends = np.array([b.end for b in self.buffers], dtype=np.uint64)
         if len(self.buffers):

@@ -96,7 +96,7 @@ def _int_vector(opcode: str, bits: int, dt: np.dtype, sdt: np.dtype, tbits: int)
         return lambda a, b: pick_u(a, b, dtype=dt)
     if opcode in ("smin", "smax"):
         pick = np.less_equal if opcode == "smin" else np.greater_equal
-        return lambda a, b: np.where(pick(_signed(a, tbits, sdt), _signed(b, tbits, sdt)), a, b).astype(dt)
+        return lambda a, b: np.asarray(np.where(pick(_signed(a, tbits, sdt), _signed(b, tbits, sdt)), a, b)).astype(dt)
     if opcode in ("udiv", "urem"):
         f = np.floor_divide if opcode == "udiv" else np.remainder
         return lambda a, b: f(a, np.where(np.asarray(b) == 0, t(1), b), dtype=dt)
@@ -109,7 +109,7 @@ def _int_vector(opcode: str, bits: int, dt: np.dtype, sdt: np.dtype, tbits: int)
                 r = np.where(minus_one, np.negative(sa), _trunc_div(sa, sb))
             else:
                 r = np.where(minus_one, sdt.type(0), np.fmod(sa, sb))
-            return r.astype(sdt).view(dt)
+            return np.asarray(r).astype(sdt).view(dt)
         return sdiv
     if opcode == "mulhi_u" and bits <= 32:
         return lambda a, b: (np.multiply(a, b, dtype=np.uint64) >> np.uint64(tbits)).astype(dt)
@@ -229,9 +229,10 @@ def _round_half_away(x: Array) -> Array:
     return np.where(np.abs(x - t) >= 0.5, t + np.copysign(x.dtype.type(1), x), t)
 
 
-_EXACT_UNARY = {"sqrt": np.sqrt, "fabs": np.fabs, "floor": np.floor, "ceil": np.ceil, "trunc": np.trunc,
-                "rint": np.rint, "round": _round_half_away}
-_EXACT_BINARY = {"copysign": np.copysign, "fmod": np.fmod}
+_EXACT_UNARY: dict[str, Callable[..., Any]] = {
+    "sqrt": np.sqrt, "fabs": np.fabs, "floor": np.floor, "ceil": np.ceil, "trunc": np.trunc,
+    "rint": np.rint, "round": _round_half_away}
+_EXACT_BINARY: dict[str, Callable[..., Any]] = {"copysign": np.copysign, "fmod": np.fmod}
 
 
 def math_fn(fn: str, ty: Type, exponent_bits: int) -> Op:
@@ -307,4 +308,4 @@ def _float_to_int(dst: Type, is_signed: bool) -> Callable[[Array], Array]:
 
 
 def select() -> Op:
-    return Op(vector=lambda c, a, b: np.where(c, a, b))
+    return Op(vector=lambda c, a, b: np.asarray(np.where(c, a, b)))

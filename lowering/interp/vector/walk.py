@@ -235,7 +235,7 @@ class VectorInterpreter:
         return None
 
     # ----- the walk -----
-    def _run_list(self, nodes: list[CFNode], env: dict[Any, Any], act: Active, arrivals: Arrivals,
+    def _run_list(self, nodes: list[CFNode], env: dict[Any, Any], act: Active | None, arrivals: Arrivals,
                   loop: _Loop | None) -> tuple[Active | None, Arrivals]:
         """Run a CF list under `act`; returns the lanes that fall off its end and where they came from."""
         for node in nodes:
@@ -364,7 +364,7 @@ class VectorInterpreter:
         env.update(new)
 
     def _compile_block(self, block: Block) -> list[tuple[Instr, Closure, bool]]:
-        out = []
+        out: list[tuple[Instr, Closure, bool]] = []
         last = block.instrs[-1] if block.instrs else None
         for ins in block.instrs:
             if isinstance(ins, Phi):
