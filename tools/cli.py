@@ -331,8 +331,8 @@ def _run(args) -> None:
         results = harness.run_target(args.target, program, kernel, values, global_size, local_size, backend)
         if args.trace is None:
             return results, b""
-        from isa.gen9.sim_trace import trace_png
-        return results, trace_png(backend.trace)
+        from tools.lane_picture import trace_picture
+        return results, trace_picture(backend.trace, args.trace)
     if args.target in ("llvm", "opencl") or args.timeout is not None:
         # native code is isolated, so that a crash is an error and not the end; a time limit needs a child
         from tools.targets.isolate import call_in_child
@@ -460,7 +460,7 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--simd", type=int, metavar="8|16", help="gen target: SIMD width (default 16)")
     r.add_argument("--cf", choices=CF_CHOICES,
                    help="gen target: structured branches, per-lane blockIP, hybrid, or auto (default; see compile)")
-    r.add_argument("--trace", metavar="OUT.png",
+    r.add_argument("--trace", metavar="OUT.png|.svg|.pdf",
                    help="gen target: draw the first work-group's lane activity, block labels beside the rows")
     r.add_argument("--timeout", type=seconds, metavar="SECONDS",
                    help=f"stop the run (any target) after this many seconds (at most {MAX_SECONDS:g}), "
