@@ -235,10 +235,15 @@ def _emit_spirv(emit: str, funcs: list, options) -> str | bytes:
         from backend.spirv import tools as spirv_tools
     except ImportError as exc:
         raise CompileError(f"--emit {emit}: the SPIR-V backend is not available ({exc})") from None
+    if emit == "dot-spirv":                      # the module with the IR's block names, drawn as a CFG
+        from dataclasses import replace
+
+        from backend.spirv.cfg_dot import cfg_dot
+        return cfg_dot(compile_spirv(funcs, replace(options, block_names=True)))
     binary = compile_spirv(funcs, options)
     if emit == "spirv":
         return binary
-    return spirv_tools.disassemble(binary) if emit == "spirv-asm" else spirv_tools.cfg_dot(binary)
+    return spirv_tools.disassemble(binary)
 
 
 def _sizes(text: str, flag: str) -> tuple[int, ...]:
