@@ -14,7 +14,7 @@
     reconverge check PATH... [-j N] [--junit FILE] [--json FILE] [--emit-dir DIR]   (CI: SPIR-V structure)
     reconverge asm INPUT.asm -o OUT.krn       (Gen9, iga64 syntax)
     reconverge disasm INPUT.krn [-o OUT|-]
-    reconverge trace PROGRAM --simd N -o OUT.png
+    reconverge trace PROGRAM --simd N -o OUT.png|.svg|.pdf   (a kernel source: [--compare-cf])
     reconverge fuzz [-n N] [--seed S] [--mode M,..] [--targets T,..] [-j J] [--time-budget T] [--save-dir DIR]
                     [--shard K/N] [--reduce]                    (differential fuzzing: tools/fuzz/)
 

@@ -171,7 +171,7 @@ def draw(runs: list[Run], title: str) -> Drawing:
     lane_w = 11.0 if lanes <= 16 else 7.0
     entries = [{t: [e for e in block_entries(steps, line.labels) if e.row < rows]
                 for t, steps in line.steps.items()} for line in lines]
-    label_w = [max([_text_width(e.name, LABEL_FONT) for es in ent.values() for e in es] or [0.0])
+    label_w = [max([_text_width(name, LABEL_FONT) for name in {e.name for es in ent.values() for e in es}] or [0.0])
                for ent in entries]
     must = max([sum(e.first for e in es) for ent in entries for es in ent.values()] or [0])
     row_pt = 6.0 if rows <= 60 else 4.0 if rows <= 150 else 2.5 if rows <= 400 else 1.2 if rows <= 1500 else 0.5
@@ -282,17 +282,19 @@ def _draw_labels(ax, entries: list, row_pt: float, height: float, width: float, 
         return []
     wanted = [(e.row + 0.5) * row_pt - LINE / 2 for e in entries]
     tops = place_labels(wanted, [e.first for e in entries], height)
+    from matplotlib.collections import LineCollection
     lead = LEADER / width                                # the leader's share of the column
-    texts = []
+    texts, ticks, leaders = [], [], []
     for k, (e, top) in enumerate(zip(entries, tops)):
-        ax.plot([1 - 3.0 / width, 1], [e.row, e.row], color="#555555", linewidth=0.6, clip_on=False)
+        ticks.append([(1 - 3.0 / width, e.row), (1, e.row)])
         if top is None:
             continue
         y = (top + LINE / 2) / row_pt - 0.5              # the text's centre, in rows
-        ax.plot([1 - lead + 1.5 / width, 1 - 3.0 / width], [y, e.row], color="#999999", linewidth=0.4,
-                clip_on=False)
+        leaders.append([(1 - lead + 1.5 / width, y), (1 - 3.0 / width, e.row)])
         texts.append(ax.text(1 - lead, y, e.name, ha="right", va="center", fontsize=LABEL_FONT,
                              family="DejaVu Sans Mono", gid=f"{gid}-{k}"))
+    ax.add_collection(LineCollection(ticks, colors="#555555", linewidths=0.6, clip_on=False), autolim=False)
+    ax.add_collection(LineCollection(leaders, colors="#999999", linewidths=0.4, clip_on=False), autolim=False)
     return texts
 
 
