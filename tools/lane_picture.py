@@ -159,10 +159,10 @@ def _cells(line: Timeline, tid: int, rows: int, lanes: int) -> tuple[np.ndarray,
 def draw(runs: list[Run], title: str) -> Drawing:
     """The figure: per run a group of thread panels (lanes across, rounds down, all on one scale), the
     block labels beside each, a title above and the legends below."""
+    from matplotlib import colormaps
     from matplotlib.colors import ListedColormap
     from matplotlib.figure import Figure
-    from matplotlib.patches import Patch
-    from matplotlib.ticker import FixedLocator, FuncFormatter, MaxNLocator
+    from matplotlib.ticker import MaxNLocator
 
     lines = [timeline(run.trace) for run in runs]
     rows = max(1, min(MAX_ROWS, max(line.rows for line in lines)))
@@ -203,47 +203,30 @@ def draw(runs: list[Run], title: str) -> Drawing:
     def axes(x0: float, w: float, **kw):
         return fig.add_axes((x0 / width, bottom / fig_h, w / width, height / fig_h), **kw)
 
-    grey = ListedColormap(__import__("matplotlib").colormaps["Greys"](np.linspace(0.12, 0.9, 256)))
-    placed = []
-    first_axes = None
+    grey = ListedColormap(colormaps["Greys"](np.linspace(0.12, 0.9, 256)))     # never white: white is "no row"
+    placed: list = []
+    shared = None                  # the first lane axes: every other axes shares its y (the rows)
     y_label = "scheduling round" if all(line.timed for line in lines) else "executed instruction"
     for r, (run, line) in enumerate(zip(runs, lines)):
         for p, tid in enumerate(sorted(line.steps)):
             lx, lw, bx, sx, cx = columns[r][p]
             cells, strip, address = _cells(line, tid, rows, lanes)
-            extent = (-0.5, lanes - 0.5, rows - 0.5, -0.5)
-            ax = axes(cx, lane_span, sharey=first_axes)
-            ax.imshow(cells, aspect="auto", interpolation="nearest", extent=extent)
-            for k in range(1, lanes):
-                ax.axvline(k - 0.5, color="white" if k % 8 else "#969696", linewidth=0.5 if k % 8 else 0.8)
-            ax.set_xlim(-0.5, lanes - 0.5)
-            ax.xaxis.tick_top()
-            step = 1 if lanes <= 16 else 4
-            ax.xaxis.set_major_locator(FixedLocator(list(range(0, lanes, step))))
-            ax.tick_params(axis="x", labelsize=TICK, length=2, pad=1)
-            ax.tick_params(axis="y", left=False, labelleft=False)
-            ax.set_title(f"thread {tid}: lanes", fontsize=TICK + 1, pad=12)
-            for spine in ax.spines.values():
-                spine.set_linewidth(0.5)
-            if first_axes is None:
-                first_axes = ax
-                ax.set_ylim(rows - 0.5, -0.5)
-            bar = axes(bx, ADDRESS_BAR, sharey=first_axes)
+            ax = axes(cx, lane_span, sharey=shared)
+            _lanes(ax, cells, tid, lanes, rows)
+            shared = shared or ax
+            bar = axes(bx, ADDRESS_BAR, sharey=shared)
             bar.imshow(address, aspect="auto", interpolation="nearest", cmap=grey, vmin=0, vmax=max_address,
                        extent=(0, 1, rows - 0.5, -0.5))
-            kinds = axes(sx, KIND_STRIP, sharey=first_axes)
+            kinds = axes(sx, KIND_STRIP, sharey=shared)
             kinds.imshow(strip, aspect="auto", interpolation="nearest", extent=(0, 1, rows - 0.5, -0.5))
-            for a in (bar, kinds):
+            left = axes(lx, lw or 1.0, sharey=shared, frame_on=False)
+            for a in (bar, kinds, left) if r or p else (bar, kinds):
                 a.set_axis_off()
-            if r == 0 and p == 0:
-                left = axes(lx, lw or 1.0, sharey=first_axes, frame_on=False)
+            if not (r or p):                               # the rows' numbers, once, left of everything
                 left.yaxis.set_major_locator(MaxNLocator(nbins=max(2, int(height // 36)), integer=True))
                 left.tick_params(axis="y", labelsize=TICK, length=2, pad=1)
                 left.set_ylabel(y_label, fontsize=TICK + 0.5)
                 left.xaxis.set_visible(False)
-            else:
-                left = axes(lx, lw or 1.0, sharey=first_axes, frame_on=False)
-                left.set_axis_off()
             left.set_xlim(0, 1)
             placed += _draw_labels(left, entries[r][tid], row_pt, height, lw, f"block-label-{r}-{tid}")
         if run.heading:
@@ -252,27 +235,50 @@ def draw(runs: list[Run], title: str) -> Drawing:
                      va="bottom", fontsize=TITLE_FONT - 1, fontweight="bold")
     fig.text(0.5, 1 - MARGIN / fig_h, title, ha="center", va="top", fontsize=TITLE_FONT, fontweight="bold",
              gid="title")
-    handles = [Patch(facecolor=COLOURS[k], edgecolor="none", label=KIND_NAMES[k]) for k in (*KINDS, "off")]
-    fig.legend(handles=handles, loc="lower left", bbox_to_anchor=(MARGIN / width, 40.0 / fig_h),
-               ncol=legend_cols, fontsize=TICK + 0.5, frameon=False, handlelength=1.2, handleheight=0.9,
-               columnspacing=1.2, borderaxespad=0, borderpad=0,
-               title="instruction kind (lane cells and the strip beside the address bar)",
-               title_fontsize=TICK + 0.5, alignment="left")
-    cbar_w = min(200.0, width - 2 * MARGIN)
-    cax = fig.add_axes((MARGIN / width, 14.0 / fig_h, cbar_w / width, 6.0 / fig_h))
-    gradient = cax.imshow(np.linspace(0, max_address, 256)[None], aspect="auto", cmap=grey, vmin=0,
-                          vmax=max_address, extent=(0, max_address, 0, 1))
-    del gradient
-    cax.set_yticks([])
-    cax.xaxis.set_major_locator(FixedLocator([0, max_address]))
-    cax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{int(v):#x}"))
-    cax.tick_params(axis="x", labelsize=TICK, length=2, pad=1)
-    cax.set_title("address bar: the instruction's byte address (darker = later in the program)",
-                  fontsize=TICK + 0.5, loc="left", pad=2)
+    _legends(fig, width, fig_h, legend_cols, grey, max_address)
     if cut:
         fig.text(MARGIN / width, 2.0 / fig_h, f"only the first {MAX_ROWS} rows are drawn", fontsize=TICK,
                  ha="left", va="bottom", style="italic")
     return Drawing(fig, placed)
+
+
+def _lanes(ax, cells: np.ndarray, tid: int, lanes: int, rows: int) -> None:
+    """One thread's lane cells, the lanes numbered along the top (every 4th of 32), a thin white gap
+    between lanes and a grey line every 8 to count by."""
+    from matplotlib.ticker import FixedLocator
+    ax.imshow(cells, aspect="auto", interpolation="nearest", extent=(-0.5, lanes - 0.5, rows - 0.5, -0.5))
+    for k in range(1, lanes):
+        ax.axvline(k - 0.5, color="white" if k % 8 else "#969696", linewidth=0.5 if k % 8 else 0.8)
+    ax.set_xlim(-0.5, lanes - 0.5)
+    ax.set_ylim(rows - 0.5, -0.5)
+    ax.xaxis.tick_top()
+    ax.xaxis.set_major_locator(FixedLocator(list(range(0, lanes, 1 if lanes <= 16 else 4))))
+    ax.tick_params(axis="x", labelsize=TICK, length=2, pad=1)
+    ax.tick_params(axis="y", left=False, labelleft=False)
+    ax.set_title(f"thread {tid}: lanes", fontsize=TICK + 1, pad=12)
+    for spine in ax.spines.values():
+        spine.set_linewidth(0.5)
+
+
+def _legends(fig, width: float, fig_h: float, columns: int, grey, max_address: int) -> None:
+    """Below the panels: the instruction kinds' colours, and the address bar's scale in bytes."""
+    from matplotlib.patches import Patch
+    from matplotlib.ticker import FixedLocator, FuncFormatter
+    handles = [Patch(facecolor=COLOURS[k], edgecolor="none", label=KIND_NAMES[k]) for k in (*KINDS, "off")]
+    fig.legend(handles=handles, loc="lower left", bbox_to_anchor=(MARGIN / width, 40.0 / fig_h),
+               ncol=columns, fontsize=TICK + 0.5, frameon=False, handlelength=1.2, handleheight=0.9,
+               columnspacing=1.2, borderaxespad=0, borderpad=0,
+               title="instruction kind (lane cells and the strip beside the address bar)",
+               title_fontsize=TICK + 0.5, alignment="left")
+    scale = fig.add_axes((MARGIN / width, 14.0 / fig_h, min(200.0, width - 2 * MARGIN) / width, 6.0 / fig_h))
+    scale.imshow(np.linspace(0, max_address, 256)[None], aspect="auto", cmap=grey, vmin=0, vmax=max_address,
+                 extent=(0, max_address, 0, 1))
+    scale.set_yticks([])
+    scale.xaxis.set_major_locator(FixedLocator([0, max_address]))
+    scale.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{int(v):#x}"))
+    scale.tick_params(axis="x", labelsize=TICK, length=2, pad=1)
+    scale.set_title("address bar: the instruction's byte address (darker = later in the program)",
+                    fontsize=TICK + 0.5, loc="left", pad=2)
 
 
 def _draw_labels(ax, entries: list, row_pt: float, height: float, width: float, gid: str) -> list:
@@ -280,9 +286,9 @@ def _draw_labels(ax, entries: list, row_pt: float, height: float, width: float, 
     text, a tick at every entry's row, a leader line where the text had to move off its row."""
     if not entries:
         return []
+    from matplotlib.collections import LineCollection
     wanted = [(e.row + 0.5) * row_pt - LINE / 2 for e in entries]
     tops = place_labels(wanted, [e.first for e in entries], height)
-    from matplotlib.collections import LineCollection
     lead = LEADER / width                                # the leader's share of the column
     texts, ticks, leaders = [], [], []
     for k, (e, top) in enumerate(zip(entries, tops)):
