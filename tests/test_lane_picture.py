@@ -138,6 +138,22 @@ def test_compare_cf_draws_each_mode_side_by_side(tmp_path, kernel):
     assert groups == {"block-label-0", "block-label-1"}
 
 
+def test_a_compiled_kernels_picture_labels_every_block_it_ran(tmp_path, kernel):
+    """Every block a thread ran (an instruction address inside it, by the launcher's own labels) has its
+    name in the SVG, and nothing else is labelled."""
+    from isa.gen9.simulator import Trace
+    from tools.targets import harness
+    program = harness.load_program(str(kernel), "-O0")
+    trace = Trace()
+    harness.run_target("gen", program, "k", [np.zeros(8, np.int32), 5], (8,), (8,),
+                       harness.GenRunOptions(8, "structured", trace))
+    starts = sorted(trace.labels) + [1 << 62]
+    ran = {trace.labels[a] for a, b in zip(starts, starts[1:]) for e in trace.events if a <= e.address < b}
+    assert len(ran) >= 5
+    data = trace_picture(trace, "t.svg")
+    assert {t for gid, t, _, _ in svg_texts(data) if gid.startswith("block-label-")} == ran
+
+
 def test_run_and_trace_write_svg_and_pdf_by_name(tmp_path, kernel):
     for name in ("t.svg", "t.pdf"):
         assert _cli("trace", kernel, *LAUNCH, "-o", tmp_path / name) == 0

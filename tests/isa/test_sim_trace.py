@@ -222,6 +222,10 @@ def test_main_cli_trace_exit_codes(tmp_path, capsys):
                      "-o", str(png)]) == 0
     assert png.read_bytes()[:8] == PNG_MAGIC
     png.unlink()
+    svg = tmp_path / "k.svg"                      # the format by name; the title names program, width, threads
+    assert cli.main(["trace", str(src), "--simd", "16", "--surface", f"0={tmp_path / 's.npy'}",
+                     "-o", str(svg)]) == 0
+    assert b">k.asm \xc2\xb7 SIMD16 \xc2\xb7 1 thread</text>" in svg.read_bytes()
     assert cli.main(["trace", str(src), "--simd", "16", "-o", str(png)]) == 1
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "no surface bound" in err and not png.exists()
