@@ -155,9 +155,8 @@ def test_a_compiled_kernels_picture_labels_every_block_it_ran(tmp_path, kernel):
 
 
 def test_run_and_trace_write_svg_and_pdf_by_name(tmp_path, kernel):
-    for name in ("t.svg", "t.pdf"):
-        assert _cli("trace", kernel, *LAUNCH, "-o", tmp_path / name) == 0
-        assert (tmp_path / name).read_bytes().startswith(MAGIC[name[2:]])
+    assert _cli("trace", kernel, *LAUNCH, "-o", tmp_path / "t.pdf") == 0
+    assert (tmp_path / "t.pdf").read_bytes().startswith(MAGIC["pdf"])
     assert _cli("run", kernel, *LAUNCH, "--target", "gen", "--out", tmp_path / "res", "--trace", tmp_path / "r.svg") == 0
     words = [t for _, t, _, _ in svg_texts((tmp_path / "r.svg").read_bytes())]
     assert any(w.startswith("@k · SIMD8 · --cf ") for w in words)
