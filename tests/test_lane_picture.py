@@ -187,3 +187,22 @@ def test_a_drawing_failure_leaves_no_file(tmp_path, kernel, monkeypatch):
     monkeypatch.setattr(lane_picture, "render", broken)
     assert _cli("trace", kernel, *LAUNCH, "-o", tmp_path / "t.png") == 1
     assert not (tmp_path / "t.png").exists()
+
+
+def test_compare_cf_refuses_to_draw_modes_that_disagree(tmp_path, kernel, monkeypatch):
+    """A mode whose buffers differ from the first mode's is a miscompilation: reported, not drawn."""
+    from tools.targets import harness
+    real = harness.run_target
+
+    def wrong_in_blockip(target, program, kernel, values, global_size, local_size, options):
+        results = real(target, program, kernel, values, global_size, local_size, options)
+        if options.cf == "blockip":
+            results[0][3] += 1
+        return results
+    monkeypatch.setattr(harness, "run_target", wrong_in_blockip)
+    argv = ["trace", kernel, *LAUNCH, "--compare-cf", "structured,blockip", "-o", tmp_path / "no.svg"]
+    with pytest.raises(CompileError, match=r"--cf blockip differs from --cf structured: buffer 'a' \[3\]"):
+        from tools.cli import build_parser
+        args = build_parser().parse_args([str(a) for a in argv])
+        args.func(args)
+    assert not (tmp_path / "no.svg").exists()

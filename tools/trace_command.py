@@ -129,8 +129,6 @@ def _compare_cf(args) -> None:
     """The kernel launched as `run --target gen` would, once per control-flow mode, the pictures side by
     side in one figure (one scale, so longer runs look longer). Every mode must leave every buffer the
     same: a difference is a miscompilation, reported instead of drawn."""
-    import numpy as np
-
     from isa.gen9.simulator import Trace
     from tools import cli, run_args
     from tools.lane_picture import Run, picture, title_of
@@ -157,15 +155,10 @@ def _compare_cf(args) -> None:
         trace = Trace()
         options = harness.GenRunOptions(cli._gen_options(args.simd, mode).simd, mode, trace, args.max_steps)
         results = harness.run_target("gen", program, kernel, values, global_size, local_size, options)
-        buffers = [(p.name or f"arg{i}", np.asarray(results[i])) for i, p in enumerate(params) if p.is_buffer]
-        if first is None:
-            first = (mode, buffers)
-        for (name, want), (_, got) in zip(first[1], buffers):
-            if want.tobytes() != got.tobytes():
-                at = int(np.flatnonzero(want.reshape(-1) != got.reshape(-1))[:1].sum()) if want.shape == got.shape \
-                    else 0
-                raise CompileError(f"{args.input}: @{kernel}: --cf {first[0]} and --cf {mode} disagree on buffer "
-                                   f"'{name}' (first at element {at})")
+        first = first or (mode, results)
+        problems = harness.compare(first[1], results, [p.name for p in params], labels=(first[0], mode))
+        if problems:
+            raise CompileError(f"{args.input}: @{kernel}: --cf {mode} differs from --cf {first[0]}: {problems[0]}")
         chosen = trace.about.get("cf")
         runs.append(Run(trace, f"--cf {mode}" + (f" ({chosen})" if chosen and chosen != mode else "")))
     try:
