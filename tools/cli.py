@@ -14,7 +14,7 @@
     reconverge check PATH... [-j N] [--junit FILE] [--json FILE] [--emit-dir DIR]   (CI: SPIR-V structure)
     reconverge asm INPUT.asm -o OUT.krn       (Gen9, iga64 syntax)
     reconverge disasm INPUT.krn [-o OUT|-]
-    reconverge trace PROGRAM --simd N -o OUT.png
+    reconverge trace PROGRAM --simd N -o OUT.png|.svg|.pdf   (a kernel source: [--compare-cf])
     reconverge fuzz [-n N] [--seed S] [--mode M,..] [--targets T,..] [-j J] [--time-budget T] [--save-dir DIR]
                     [--shard K/N] [--reduce]                    (differential fuzzing: tools/fuzz/)
 
@@ -241,10 +241,15 @@ def _emit_spirv(emit: str, funcs: list, options) -> str | bytes:
         from backend.spirv import tools as spirv_tools
     except ImportError as exc:
         raise CompileError(f"--emit {emit}: the SPIR-V backend is not available ({exc})") from None
+    if emit == "dot-spirv":                      # the module with the IR's block names, drawn as a CFG
+        from dataclasses import replace
+
+        from backend.spirv.cfg_dot import cfg_dot
+        return cfg_dot(compile_spirv(funcs, replace(options, block_names=True)))
     binary = compile_spirv(funcs, options)
     if emit == "spirv":
         return binary
-    return spirv_tools.disassemble(binary) if emit == "spirv-asm" else spirv_tools.cfg_dot(binary)
+    return spirv_tools.disassemble(binary)
 
 
 def _sizes(text: str, flag: str) -> tuple[int, ...]:
@@ -372,8 +377,8 @@ def _run(args) -> int:
         results = harness.run_target(target, program, kernel, values, global_size, local_size, backend)
         if args.trace is None:
             return results, b""
-        from isa.gen9.sim_trace import trace_png
-        return results, trace_png(backend.trace)
+        from tools.lane_picture import trace_picture
+        return results, trace_picture(backend.trace, args.trace)
     runs, seconds = {}, {}
     for target in targets:
         started = time.perf_counter()
@@ -547,7 +552,7 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--simd", type=int, metavar="8|16", help="gen target: SIMD width (default 16)")
     r.add_argument("--cf", choices=CF_CHOICES,
                    help="gen target: structured branches, per-lane blockIP, hybrid, or auto (default; see compile)")
-    r.add_argument("--trace", metavar="OUT.png",
+    r.add_argument("--trace", metavar="OUT.png|.svg|.pdf",
                    help="gen target: draw the first work-group's lane activity, block labels beside the rows")
     r.add_argument("--timeout", type=seconds, metavar="SECONDS",
                    help=f"stop the run (any target) after this many seconds (at most {MAX_SECONDS:g}), "
