@@ -30,8 +30,9 @@ holding the identity:
   port memory fence of each space the flags name (as `barrier` sends before its gateway message).
 
 Identities are the briefing's (OpenCL C 3.0 section 6.15.16): fadd fills with -0.0, so that x + fill = x
-for every x (+0.0 is what an exclusive scan's first lane gets). i8/i16 values are zero-extended dwords:
-smin/smax sign-extend them first, and every result is masked back to its width.
+for every x (+0.0 is what an exclusive scan's first lane gets). i8 and i16 operations arrive as i32 ones
+on zero-extended values (lowering/passes/legalize_int_widths.py), f16 as f32 values rounded to f16
+after every fadd and fmul step.
 """
 from __future__ import annotations
 
@@ -161,39 +162,21 @@ class SubgroupSelector:
     def _value_type(self, arith: str, t: Type) -> DataType:
         return gen_type(t, arith not in UNSIGNED_ARITH)
 
-    def _prepared(self, arith: str, t: Type, x: Operand) -> Operand:
-        """x as the arithmetic wants it: i8/i16 sign-extended for the signed min and max."""
-        if t.bits in (8, 16) and arith in SIGNED_ARITH:
-            up, out = self.cx.fresh(T.D), self.cx.fresh(T.D)
-            self.cx.emit("shl", up, self.cx.register(retyped(x, T.D)), Operand(Imm(32 - t.bits, T.D)))
-            self.cx.emit("asr", out, up, Operand(Imm(32 - t.bits, T.D)))
-            return out
-        return retyped(x, T.D) if t.bits in (8, 16) and arith in SIGNED_ARITH else x
-
-    def _finished(self, t: Type, result: Operand) -> Operand:
-        """An i8/i16 result masked back to its zero-extended width."""
-        if t.is_int and t.bits in (8, 16):
-            out = self.cx.fresh(T.UD)
-            self.cx.emit("and", out, retyped(result, T.UD), Operand(Imm((1 << t.bits) - 1, T.UD)))
-            return out
-        return result
-
     def reduce_buffer(self, arith: str, t: Type, x: Operand, cluster: int) -> tuple[Operand, DataType]:
         """The buffer whose lane j*cluster holds cluster j's reduction of the active lanes' x."""
-        gt = T.D if t.bits in (8, 16) and arith in SIGNED_ARITH else self._value_type(arith, t)
-        buf = self._buffer(gt, _identity(arith, t, 32 if gt.size == 4 else t.bits))
-        self._masked_into(buf, 0, retyped(self._prepared(arith, t, x), gt))
+        gt = self._value_type(arith, t)
+        buf = self._buffer(gt, _identity(arith, t, 8 * gt.size))
+        self._masked_into(buf, 0, retyped(x, gt))
         self._steps(arith, gt, buf, 0, [1 << k for k in range(cluster.bit_length() - 1)], 1,
                     t.is_float and t.bits == 16)
         return buf, gt
 
     def _scan(self, arith: str, t: Type, x: Operand, exclusive: bool) -> Operand:
         s = self.simd
-        gt = T.D if t.bits in (8, 16) and arith in SIGNED_ARITH else self._value_type(arith, t)
-        bits = 32 if gt.size == 4 else t.bits
-        fill = _identity(arith, t, bits)
+        gt = self._value_type(arith, t)
+        fill = _identity(arith, t, 8 * gt.size)
         buf = self._buffer(gt, fill)
-        self._masked_into(buf, s, retyped(self._prepared(arith, t, x), gt))
+        self._masked_into(buf, s, retyped(x, gt))
         if exclusive:                                   # shift one lane up: lane 0 gets the identity
             shifted = self._buffer(gt, fill)
             dst = self._at(shifted, s)
@@ -281,15 +264,15 @@ class SubgroupSelector:
         buf, gt = self.reduce_buffer(arith, t, self._operand(x, arith), cluster)
         out = self.cx.fresh(gt)
         self.cx.emit("mov", out, self._at(buf, 0, SCALAR if cluster == self.simd else Region(cluster, cluster, 0)))
-        return self._finished(t, out)
+        return out
 
     def _inclusive_scan(self, ins: Instr, x: Value) -> Operand:
         arith = self._arith(ins)
-        return self._finished(ins.type, self._scan(arith, ins.type, self._operand(x, arith), False))
+        return self._scan(arith, ins.type, self._operand(x, arith), False)
 
     def _exclusive_scan(self, ins: Instr, x: Value) -> Operand:
         arith = self._arith(ins)
-        return self._finished(ins.type, self._scan(arith, ins.type, self._operand(x, arith), True))
+        return self._scan(arith, ins.type, self._operand(x, arith), True)
 
     def _arith(self, ins: Instr) -> str:
         arith = ins.attrs["arith"]

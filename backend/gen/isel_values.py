@@ -441,7 +441,9 @@ RULES: tuple[Rule, ...] = (
     Rule(("ptradd",), _always, ptradd),
     Rule(("workitem",), _always, workitem),
     Rule(("barrier",), _always, memory.barrier),
-    Rule(("subgroup_info", "subgroup", "subgroup_barrier"), _always, subgroup.select_subgroup),
+    Rule(("subgroup_info", "subgroup", "subgroup_barrier"),       # i8/i16 ones are i32 by now (legalize_int_widths)
+         lambda cx, ins: not any(v.type.is_int and v.type.bits in (8, 16) for v in [ins, *ins.operands[:1]]),
+         subgroup.select_subgroup),
     Rule(("load", "store"), _always, memory.memory),
     Rule(("atomic",), _always, memory.atomic),
     Rule(("alloca", "global_addr", "addrspacecast", "bitcast"), lambda cx, ins: ins.type.is_ptr, memory.pointer),
