@@ -26,6 +26,9 @@ holding the identity:
 - all/any: AND/OR reductions of the 0/-1 booleans; all_equal: all(x == broadcast_first(x)); elect: the
   lane whose number is the UMIN reduction of the active lane numbers; ballot: OR reduction of
   (x & 1 << lane) (word 0; the words past S lanes are 0);
+- results are written on every channel (NoMask) too: a fresh register's other lanes hold nothing
+  anyone reads, and a write that kills the whole register keeps its live range short (a masked or
+  predicated write does not: mir_liveness.py);
 - subgroup_barrier: a thread's lanes already run in lock step, so only memory needs ordering: the data
   port memory fence of each space the flags name (as `barrier` sends before its gateway message).
 
@@ -110,6 +113,15 @@ class SubgroupSelector:
         self._wide("mov", self._at(buf, self.simd), Operand(Imm(fill, t)))
         return buf
 
+    def _whole(self, x: Operand, t: DataType) -> Operand:
+        """x in a per-lane register of type t of its own, so that its elements can be read by number."""
+        if isinstance(x.value, VReg) and not x.value.uniform and x.value.type.size == t.size and x.offset == 0 \
+                and x.region is None:
+            return retyped(x, t)
+        own = self.cx.fresh(t)
+        self._wide("mov", own, x)
+        return own
+
     @staticmethod
     def _at(op: Operand, lane: int, region: Region | None = None) -> Operand:
         """A view of a per-lane register from element `lane` on."""
@@ -187,7 +199,7 @@ class SubgroupSelector:
         self._steps(arith, gt, buf, s, [1 << k for k in range(s.bit_length() - 1)], -1,
                     t.is_float and t.bits == 16)
         out = self.cx.fresh(gt)
-        self.cx.emit("mov", out, self._at(buf, s))
+        self._wide("mov", out, self._at(buf, s))
         return out
 
     # ----- lanes picked by number
@@ -203,9 +215,9 @@ class SubgroupSelector:
         if isinstance(x.value, Imm):
             return x
         if isinstance(lane.value, Imm):
-            own = cx.in_register(x, gt)
+            own = self._whole(x, gt)
             out = cx.fresh(gt)
-            cx.emit("mov", out, self._at(own, int(lane.value.value) % self.simd, SCALAR))
+            self._wide("mov", out, self._at(own, int(lane.value.value) % self.simd, SCALAR))
             return out
         if not (isinstance(lane.value, VReg) and lane.region == SCALAR):
             lane = self.scalar_of(lane)
@@ -215,7 +227,7 @@ class SubgroupSelector:
         self._wide("mov", self._at(buf, 0), retyped(x, raw), predicate=(*FLAG, False))
         self._steps("or", raw, buf, 0, [1 << k for k in range(self.simd.bit_length() - 1)], 1, False)
         out = cx.fresh(gt)
-        cx.emit("mov", out, retyped(self._at(buf, 0, SCALAR), gt))
+        self._wide("mov", out, retyped(self._at(buf, 0, SCALAR), gt))
         return out
 
     def scalar_of(self, v: Operand) -> Operand:
@@ -231,16 +243,14 @@ class SubgroupSelector:
             return x
         if isinstance(index.value, Imm):
             return self.pick(x, index, t)
-        own = cx.in_register(x, gt)
+        own = self._whole(x, gt)
         index = cx.register(retyped(index, T.UD))
         out = cx.fresh(gt)
         self._wide("mov", out, Operand(Imm(0, gt)))
         for j in range(self.simd):
             self._wide("cmp", None, index, Operand(Imm(j, T.UD)), cond_mod="eq", flag=FLAG)
             self._wide("mov", out, self._at(own, j, SCALAR), predicate=(*FLAG, False))
-        result = cx.fresh(gt)
-        cx.emit("mov", result, out)
-        return result
+        return out
 
     # ----- the opcodes
     def select(self, ins: Instr) -> None:
@@ -263,7 +273,7 @@ class SubgroupSelector:
         cluster = min(int(ins.attrs.get("cluster", self.simd)), self.simd)
         buf, gt = self.reduce_buffer(arith, t, self._operand(x, arith), cluster)
         out = self.cx.fresh(gt)
-        self.cx.emit("mov", out, self._at(buf, 0, SCALAR if cluster == self.simd else Region(cluster, cluster, 0)))
+        self._wide("mov", out, self._at(buf, 0, SCALAR if cluster == self.simd else Region(cluster, cluster, 0)))
         return out
 
     def _inclusive_scan(self, ins: Instr, x: Value) -> Operand:
@@ -310,7 +320,7 @@ class SubgroupSelector:
     def _vote(self, arith: str, x: Operand) -> Operand:
         buf, _ = self.reduce_buffer(arith, I1, x, self.simd)
         out = self.cx.fresh(T.D)
-        self.cx.emit("mov", out, self._at(buf, 0, SCALAR))
+        self._wide("mov", out, self._at(buf, 0, SCALAR))
         return out
 
     def _all(self, ins: Instr, x: Value) -> Operand:
@@ -327,13 +337,15 @@ class SubgroupSelector:
         return self._vote("and", same)
 
     def _elect(self, ins: Instr) -> Operand:
-        return self.cx.cmp_value(self.lanes(), self.first_active_lane(), "eq", FLAG)
+        out = self.cx.fresh(T.D)
+        self._wide("cmp", out, self.lanes(), self.first_active_lane(), cond_mod="eq", flag=FLAG)
+        return out
 
     def _ballot(self, ins: Instr, x: Value) -> Operand:
         cx = self.cx
         if 32 * int(ins.attrs["word"]) >= self.simd:
             out = cx.fresh(T.D)
-            cx.emit("mov", out, Operand(Imm(0, T.D)))
+            self._wide("mov", out, Operand(Imm(0, T.D)))
             return out
         one, bits = cx.fresh(T.UD), cx.fresh(T.UD)
         self._wide("mov", one, Operand(Imm(1, T.UD)))
@@ -342,7 +354,7 @@ class SubgroupSelector:
         cx.emit("and", self._at(buf, 0), bits, retyped(self._operand(x), T.UD))
         self._steps("or", T.UD, buf, 0, [1 << k for k in range(self.simd.bit_length() - 1)], 1, False)
         out = cx.fresh(T.D)
-        cx.emit("mov", out, retyped(self._at(buf, 0, SCALAR), T.D))
+        self._wide("mov", out, retyped(self._at(buf, 0, SCALAR), T.D))
         return out
 
     # ----- sizes and ids
@@ -355,7 +367,7 @@ class SubgroupSelector:
             return Operand(Imm(s, T.D))
         scalar = self._scalar_info(fn)
         out = cx.fresh(T.D)
-        cx.emit("mov", out, scalar)
+        self._wide("mov", out, scalar)
         return out
 
     def _scalar_info(self, fn: str) -> Operand:
