@@ -260,12 +260,16 @@ def _private_base(cx: SelectionContext) -> Operand:
     return base
 
 
-def fences(cx: SelectionContext, spaces: tuple[str, ...]) -> None:
-    """A data-port memory fence (with commit) for SLM and for the rest of memory, as `spaces` name them."""
+def fences(cx: SelectionContext, spaces: tuple[str, ...]) -> list[Operand]:
+    """A data-port memory fence (with commit) for SLM and for the rest of memory, as `spaces` name them;
+    returns the registers their commits are written to (reading one waits for its fence)."""
+    commits = []
     for bti in ([sm.BTI_SLM] if "local" in spaces else []) + ([0] if "global" in spaces else []):
         done = cx.fresh(T.UD, uniform=True, count=8)
         cx.emit("send", done, Operand(PReg(0, 0, T.UD)), n=8, no_mask=True, sfid=sm.SFID_DC0,
                 desc=sm.memory_fence_desc(bti))
+        commits.append(done)
+    return commits
 
 
 def barrier(cx: SelectionContext, ins: Instr) -> None:

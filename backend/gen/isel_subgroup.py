@@ -30,7 +30,9 @@ holding the identity:
   anyone reads, and a write that kills the whole register keeps its live range short (a masked or
   predicated write does not: mir_liveness.py);
 - subgroup_barrier: a thread's lanes already run in lock step, so only memory needs ordering: the data
-  port memory fence of each space the flags name (as `barrier` sends before its gateway message).
+  port memory fence (with commit) of each space the flags name, as `barrier` sends before its gateway
+  message, and a read of its commit register, so that no later access is issued before the fence is
+  done (IGC's `mov null` after a fence; gen9-codegen-facts "Barrier and EOT").
 
 Identities are the briefing's (OpenCL C 3.0 section 6.15.16): fadd fills with -0.0, so that x + fill = x
 for every x (+0.0 is what an exclusive scan's first lane gets). i8 and i16 operations arrive as i32 ones
@@ -219,7 +221,7 @@ class SubgroupSelector:
             out = cx.fresh(gt)
             self._wide("mov", out, self._at(own, int(lane.value.value) % self.simd, SCALAR))
             return out
-        if not (isinstance(lane.value, VReg) and lane.region == SCALAR):
+        if not (lane.region == SCALAR or isinstance(lane.value, VReg) and lane.value.uniform):
             lane = self.scalar_of(lane)
         raw = T.UQ if gt.size == 8 else T.UD
         buf = self._buffer(raw, 0)
@@ -260,7 +262,8 @@ class SubgroupSelector:
             return
         if ins.opcode == "subgroup_barrier":
             flags = ins.operands[0]
-            fences(cx, fence_spaces(int(flags.value) if isinstance(flags, Const) else None))
+            for done in fences(cx, fence_spaces(int(flags.value) if isinstance(flags, Const) else None)):
+                self._wide("mov", cx.fresh(T.UD, uniform=True, count=8), done, n=8)   # wait for the commit
             return
         op = ins.attrs["op"]
         cx.values[ins] = getattr(self, "_" + op)(ins, *ins.operands)

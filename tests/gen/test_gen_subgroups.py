@@ -151,6 +151,8 @@ kernel void k(global const TYPE *in, global const int *on, global const int *tri
   for (int t = 0; t < trips[g]; t++)
     acc += sub_group_reduce_max(x + (TYPE)t);
   looped[g] = acc;
+  sub_group_barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
+  votes[7u * n + g] = (int)looped[g - get_sub_group_local_id()];      // written by another lane
   votes[6u * n + g] = get_sub_group_size() * 1000000 + get_max_sub_group_size() * 10000
                     + get_num_sub_groups() * 1000 + get_sub_group_id() * 100 + get_sub_group_local_id();
 }}""".replace("TYPE", cl_type)
@@ -172,7 +174,7 @@ def expected(cl_type: str, simd: int, args: dict) -> tuple[dict, dict]:
     n = GLOBAL
     out = np.zeros((len(ops), n), t)
     moved, defined = np.zeros((6, n), t), np.zeros((6, n), bool)
-    votes, looped = np.zeros((7, n), np.int32), np.zeros(n, t)
+    votes, looped = np.zeros((8, n), np.int32), np.zeros(n, t)
     with np.errstate(over="ignore"):
         for first, size in _subgroups(simd):
             sl = slice(first, first + size)
@@ -207,6 +209,7 @@ def expected(cl_type: str, simd: int, args: dict) -> tuple[dict, dict]:
                 total = (xs + t(it))[live].max()
                 acc = np.where(live, acc + total, acc).astype(t)
             looped[sl] = acc
+            votes[7, sl] = acc[0].astype(np.int32) if not floats else np.int32(acc[0])
             sub_id = (first % LOCAL) // simd
             votes[6, sl] = size * 1000000 + simd * 10000 + -(-LOCAL // simd) * 1000 + sub_id * 100 + lane
     return {"out": out.ravel(), "moved": moved.ravel(), "votes": votes.ravel(), "looped": looped}, \
@@ -227,7 +230,7 @@ def fresh_args(cl_type: str, simd: int, seed: int = 0) -> dict:
     x[rng.random(GLOBAL) < 0.2] = 3                  # some sub-groups all equal
     return {"in": x, "on": on, "trips": rng.integers(0, 4, GLOBAL).astype(np.int32), "idx": idx,
             "out": np.zeros(n_ops * GLOBAL, t), "moved": np.zeros(6 * GLOBAL, t),
-            "votes": np.zeros(7 * GLOBAL, np.int32), "looped": np.zeros(GLOBAL, t)}
+            "votes": np.zeros(8 * GLOBAL, np.int32), "looped": np.zeros(GLOBAL, t)}
 
 
 @functools.lru_cache(maxsize=None)
