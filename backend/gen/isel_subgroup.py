@@ -141,8 +141,8 @@ class SubgroupSelector:
             region = None if lane % per_grf == 0 else UNALIGNED
             self._wide("mov", self._at(dst, first), self._at(src, lane, region), n=n)
 
-    def _combine(self, arith: str, t: DataType, a: Operand, b: Operand, half: bool) -> Operand:
-        """a arith b on every channel, into a fresh register."""
+    def _combine(self, arith: str, t: DataType, into: Operand, a: Operand, b: Operand, half: bool) -> None:
+        """into = a arith b on every channel (`into` may be `a`: element by element, the same lanes)."""
         cx = self.cx
         if arith == "mul" and t.size == 8:             # no Q x Q multiply on Gen9: isel_int64's expansion
             block, start = cx.block, len(cx.block.instrs)
@@ -150,23 +150,23 @@ class SubgroupSelector:
             assert cx.block is block
             for ins in block.instrs[start:]:
                 ins.no_mask = True
-            return out
+            self._wide("mov", into, out)
+            return
         opcode, mod = GEN_OP[arith]
-        out = cx.fresh(t)
-        self._wide(opcode, out, a, b, cond_mod=mod, flag=FLAG if mod else (0, 0))
+        self._wide(opcode, into, a, b, cond_mod=mod, flag=FLAG if mod else (0, 0))
         if half and arith in ("fadd", "fmul"):         # f16: rounded after every operation, as one f16 op
             bits = cx.fresh(T.UD)
-            self._wide("mov", half_view(bits), out)
-            self._wide("mov", out, half_view(bits))
-        return out
+            self._wide("mov", half_view(bits), into)
+            self._wide("mov", into, half_view(bits))
 
     def _steps(self, arith: str, t: DataType, buf: Operand, data: int, distances: list[int],
                direction: int, half: bool) -> None:
-        """For each d: buf[data + i] = buf[data + i] arith buf[data + i + direction * d]."""
+        """For each d: buf[data + i] = buf[data + i] arith buf[data + i + direction * d] (the shifted
+        operand copied first: no instruction reads elements another one of its halves writes)."""
         for d in distances:
             shifted = self.cx.fresh(t)
             self._copy(shifted, buf, data + direction * d)
-            self._wide("mov", self._at(buf, data), self._combine(arith, t, self._at(buf, data), shifted, half))
+            self._combine(arith, t, self._at(buf, data), self._at(buf, data), shifted, half)
 
     def _masked_into(self, buf: Operand, lane: int, x: Operand) -> None:
         """buf[lane + i] = x on the active channels only (the one instruction that reads the mask)."""
