@@ -57,7 +57,6 @@ from .mir import GRF_BYTES, Imm, MInstr, Operand, PReg, VReg
 T = DataType
 FLAG = (0, 1)                        # the flag the selector's compares use; free between instructions
 UNALIGNED = Region(1, 1, 0)          # one element per row: a run starting anywhere, rows may cross GRFs
-SIGNED_ARITH = ("smin", "smax")
 UNSIGNED_ARITH = ("umin", "umax")
 # the Gen instruction (and sel's conditional modifier) of each arith
 GEN_OP = {"add": ("add", None), "fadd": ("add", None), "mul": ("mul", None), "fmul": ("mul", None),
@@ -69,10 +68,10 @@ BOOL_ARITH = {"add": "xor", "mul": "and", "smin": "or", "smax": "and", "umin": "
               "and": "and", "or": "or", "xor": "xor"}
 
 
-def _identity(arith: str, t: Type, bits: int, exclusive: bool = False) -> int | float:
-    """The value an inactive lane holds for `arith` on type t (see the module docstring)."""
+def _identity(arith: str, bits: int) -> int | float:
+    """The value an inactive lane holds for `arith` on `bits`-wide values (see the module docstring)."""
     if arith == "fadd":
-        return 0.0 if exclusive else -0.0
+        return -0.0
     ones = (1 << bits) - 1
     return {"add": 0, "or": 0, "xor": 0, "umax": 0, "mul": 1, "fmul": 1.0, "and": -1 if bits != 64 else ones,
             "umin": ones, "smin": (1 << (bits - 1)) - 1, "smax": -(1 << (bits - 1)),
@@ -108,10 +107,10 @@ class SubgroupSelector:
     def _wide(self, opcode: str, dst: Operand | None, *srcs: Operand, n: int | None = None, **kw) -> MInstr:
         return self.cx.emit(opcode, dst, *srcs, n=n or self.simd, no_mask=True, **kw)
 
-    def _buffer(self, t: DataType, fill: int | float, low: int | float | None = None) -> Operand:
-        """2S elements of type t: [0, S) = `low` (default fill), [S, 2S) = fill, on every channel."""
+    def _buffer(self, t: DataType, fill: int | float) -> Operand:
+        """2S elements of type t, all `fill`, on every channel."""
         buf = self.cx.fresh(t, count=2)
-        self._wide("mov", self._at(buf, 0), Operand(Imm(fill if low is None else low, t)))
+        self._wide("mov", self._at(buf, 0), Operand(Imm(fill, t)))
         self._wide("mov", self._at(buf, self.simd), Operand(Imm(fill, t)))
         return buf
 
@@ -179,7 +178,7 @@ class SubgroupSelector:
     def reduce_buffer(self, arith: str, t: Type, x: Operand, cluster: int) -> tuple[Operand, DataType]:
         """The buffer whose lane j*cluster holds cluster j's reduction of the active lanes' x."""
         gt = self._value_type(arith, t)
-        buf = self._buffer(gt, _identity(arith, t, 8 * gt.size))
+        buf = self._buffer(gt, _identity(arith, 8 * gt.size))
         self._masked_into(buf, 0, retyped(x, gt))
         self._steps(arith, gt, buf, 0, [1 << k for k in range(cluster.bit_length() - 1)], 1,
                     t.is_float and t.bits == 16)
@@ -188,7 +187,7 @@ class SubgroupSelector:
     def _scan(self, arith: str, t: Type, x: Operand, exclusive: bool) -> Operand:
         s = self.simd
         gt = self._value_type(arith, t)
-        fill = _identity(arith, t, 8 * gt.size)
+        fill = _identity(arith, 8 * gt.size)
         buf = self._buffer(gt, fill)
         self._masked_into(buf, s, retyped(x, gt))
         if exclusive:                                   # shift one lane up: lane 0 gets the identity
