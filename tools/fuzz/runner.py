@@ -155,7 +155,7 @@ class ProgramRun:
             options = harness.OracleOptions(size)
         elif size is not None and config.target == "ir":
             program.function(p.kernel)          # the structured form first: an irreducible CFG is refused here
-            options = harness.InterpreterOptions(subgroup_size=size)    # type: ignore[call-arg,unused-ignore]
+            options = harness.InterpreterOptions(subgroup_size=size)
         return harness.run_target(config.target, program, p.kernel, p.make_args(), (p.global_size,),
                                   (p.local_size,), options)
 
