@@ -12,14 +12,17 @@ import os
 import numpy as np
 import pytest
 
-from tools.targets.harness import OracleOptions, load_program, run_target
+from tools.targets.harness import GenRunOptions, InterpreterOptions, OracleOptions, load_program, run_target
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 HERE = os.path.join(ROOT, "examples", "subgroups")
 SEED = 20261126
 
-# (target, sub-group size, the target's options for that size)
-TARGETS = [("llvm", 8, OracleOptions(8)), ("llvm", 16, OracleOptions(16)), ("llvm", 32, OracleOptions(32))]
+# (target, sub-group size, the target's options for that size); spirv (lavapipe, 8) and opencl (PoCL, where
+# it reports cl_khr_subgroups) join when their sub-group support is on main
+TARGETS = [("llvm", 8, OracleOptions(8)), ("llvm", 16, OracleOptions(16)), ("llvm", 32, OracleOptions(32)),
+           ("ir", 8, InterpreterOptions(subgroup_size=8)), ("ir", 16, InterpreterOptions(subgroup_size=16)),
+           ("ir", 32, InterpreterOptions(subgroup_size=32)), ("gen", 8, GenRunOptions(8)), ("gen", 16, GenRunOptions(16))]
 
 
 def _ids(t) -> str:
