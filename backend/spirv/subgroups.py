@@ -2,9 +2,10 @@
 OpGroupNonUniform* with Subgroup scope, each declaring exactly the capability it needs (SPIR-V spec, section
 3.31 "Capability", and the instructions' own capability lists in the grammar):
 
-- subgroup_info size/max_size/num/id/local_id: the SubgroupSize, NumSubgroups, SubgroupId and
-  SubgroupLocalInvocationId built-ins (size: min(SubgroupSize, local size - SubgroupId * SubgroupSize), OpenCL's
-  partial last sub-group); elect: OpGroupNonUniformElect - GroupNonUniform;
+- subgroup_info max_size/id/local_id: the SubgroupSize, SubgroupId and SubgroupLocalInvocationId built-ins;
+  size: min(SubgroupSize, local size - SubgroupId * SubgroupSize), OpenCL's partial last sub-group; num:
+  ceil(local size / SubgroupSize), not NumSubgroups, which lavapipe rounds down (2 for 20 lanes of 8);
+  elect: OpGroupNonUniformElect - GroupNonUniform;
 - all, any, all_equal: OpGroupNonUniformAll/Any/AllEqual - GroupNonUniformVote;
 - reduce, inclusive_scan, exclusive_scan: OpGroupNonUniformIAdd/IMul/FAdd/FMul/SMin/.../BitwiseXor, the
   Logical* ones on i1 - GroupNonUniformArithmetic; a reduce with a cluster: ClusteredReduce - GroupNonUniformClustered;
@@ -14,10 +15,12 @@ OpGroupNonUniform* with Subgroup scope, each declaring exactly the capability it
   GroupNonUniformShuffle; shuffle_up, shuffle_down - GroupNonUniformShuffleRelative;
 - subgroup_barrier: OpControlBarrier with Subgroup execution and memory scope, the fence flags' memory.
 
-fmin/fmax: OpGroupNonUniformFMin/FMax choose the other operand when one is a NaN, as OpenCL's fmin does, but
-their result is undefined when every value used is a NaN (SPIR-V spec, OpGroupNonUniformFMin). OpenCL's is
-a NaN then, so the emitter also counts the non-NaN values with the same group operation and gives a NaN
-where there were values and none of them was a number (an exclusive scan's first lane keeps the identity).
+fmin/fmax: OpGroupNonUniformFMin/FMax should choose the other operand when one is a NaN, as OpenCL's fmin
+does, and their result is undefined when every value used is a NaN (SPIR-V spec, OpGroupNonUniformFMin);
+lavapipe's 16-bit FMin lets a NaN through (a sub-group of -1 and NaNs gave NaN). So a NaN operand enters the
+group operation as the identity (+inf for fmin, -inf for fmax), and the emitter also counts the non-NaN
+values with the same group operation: where there were values and none was a number, the result is a NaN
+(an exclusive scan's first lane, which has no values, keeps the identity).
 
 Which lanes form a sub-group is decided by the launch (SpirvOptions.subgroup_layout, backend.spirv.launch):
 unset (`--emit spirv`), the module keeps the driver's LocalInvocationId; "full" and "checked" flatten the
@@ -42,8 +45,7 @@ SUBGROUP_OPCODES = ("subgroup_info", "subgroup", "subgroup_barrier")
 LAYOUTS = ("full", "checked")
 I32 = Type("int", 32)
 
-_BUILTINS = {"max_size": "SubgroupSize", "num": "NumSubgroups", "id": "SubgroupId",
-             "local_id": "SubgroupLocalInvocationId"}
+_BUILTINS = {"max_size": "SubgroupSize", "id": "SubgroupId", "local_id": "SubgroupLocalInvocationId"}
 _INT_ARITH = {"add": "IAdd", "mul": "IMul", "smin": "SMin", "smax": "SMax", "umin": "UMin", "umax": "UMax",
               "and": "BitwiseAnd", "or": "BitwiseOr", "xor": "BitwiseXor"}
 # i1 as OpenCL's logical operations: add and xor are xor (mod 2), mul and and are and; true is 1 unsigned
@@ -146,12 +148,14 @@ class SubgroupSelector:
     # ----- the instructions -----
     def _op_subgroup_info(self, ins: Instr, res) -> int:
         fn = ins.attrs["fn"]
-        if fn != "size":
+        if fn in _BUILTINS:
             return self.finish(res, ins.type, self.subgroup_builtin(_BUILTINS[fn]))
         u32 = self.types.u32
         width = self.subgroup_builtin("SubgroupSize")
-        first = self.op("OpIMul", u32, self.subgroup_builtin("SubgroupId"), width)
         total = self.local_size[0] * self.local_size[1] * self.local_size[2]
+        if fn == "num":         # ceil(local size / S): lavapipe's NumSubgroups rounds down (2 for 20 lanes of 8)
+            return self.op("OpUDiv", u32, self.op("OpIAdd", u32, self.u32(total - 1), width), width, result=res)
+        first = self.op("OpIMul", u32, self.subgroup_builtin("SubgroupId"), width)
         left = self.op("OpISub", u32, self.u32(total), first)
         return self.glsl(I32, "UMin", width, left, result=res)
 
@@ -212,7 +216,9 @@ class SubgroupSelector:
             return self._signed(name, type_id, [self.as_signed(x)], res, (scope, operation, *extra))
         if arith not in ("fmin", "fmax"):
             return self.op(name, type_id, scope, operation, x, *extra, result=res)
-        raw = self.op(name, type_id, scope, operation, x, *extra)
+        identity = self.const(t, float("inf") if arith == "fmin" else float("-inf"))
+        number = self.op("OpSelect", type_id, self.op("OpIsNan", self.types.bool, x), identity, x)
+        raw = self.op(name, type_id, scope, operation, number, *extra)
         return self._nan_if_only_nans(ins, res, scope, operation, extra, x, raw)
 
     def _nan_if_only_nans(self, ins: Instr, res, scope: int, operation: str, extra: tuple, x: int, raw: int) -> int:

@@ -1,0 +1,193 @@
+"""Sub-group operations on the Vulkan device (lavapipe in CI: subgroupSize 8) against numpy's lock-step model.
+
+One kernel per element type applies every sub-group operation (tools/testing/subgroup_kernels.py), launched
+with a partial last sub-group (a work-group of 20: sub-groups of 8, 8 and 4, the "checked" layout) and with
+full sub-groups (16: the "full" layout, REQUIRE_FULL_SUBGROUPS); a second kernel has operations under an if
+and in a loop that lanes leave at different iterations. Also: the modules pass spirv-val for every version and
+environment that has sub-groups, each declares the capabilities its operations need, and the refusals (SPIR-V
+below 1.3, a device lacking a sub-group feature, a device that groups lanes otherwise) are one line.
+"""
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pytest
+
+from backend.spirv import compile_spirv
+from backend.spirv.launch import _check_subgroup_layout, run_spirv_kernel
+from backend.spirv.options import SpirvOptions
+from backend.spirv.tools import disassemble, validate
+from backend.spirv.vulkan_run import check_subgroup_support, device_info, select_device
+from lowering.errors import CompileError
+from lowering.program import compile_path
+from tools.testing import subgroup_kernels as sk
+
+N = 40
+TYPES = ("i8", "i16", "i32", "i64", "f16", "f32", "f64")
+SHAPES = {"partial": (40, 20), "full": (32, 16)}
+
+
+def _compile(tmp_path, name: str, text: str):
+    path = tmp_path / f"{name}.nir"
+    path.write_text(text)
+    return compile_path(str(path))[name]
+
+
+def _device_width(vk_device) -> int:
+    info = select_device(vk_device)
+    if "arithmetic" not in info.subgroup_operations:
+        pytest.skip(f"{info.label} has no sub-group arithmetic")
+    return info.subgroup_size
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+@pytest.mark.parametrize("t", TYPES)
+def test_every_operation_matches_numpy(tmp_path, vk_device, t, shape):
+    width = _device_width(vk_device)
+    n, local = SHAPES[shape]
+    if local < 2 * width:
+        pytest.skip(f"sub-groups of {width} lanes do not fit the shape")
+    func = _compile(tmp_path, f"every_{t}", sk.every_op_kernel(t, n))
+    ops = sk.every_op_list(t)
+    x, y = sk.inputs(t, n, seed=len(t) + local)
+    out = np.zeros(len(ops) * n, x.dtype)
+    outi = np.zeros(len(ops) * n, np.int32)
+    run_spirv_kernel(func, [x, y, out, outi], n, local)
+    want = sk.expected_every_op(t, x, y, local, width)
+    for k, (op, dest) in enumerate(ops):
+        got = (out if dest == "out" else outi)[k * n:(k + 1) * n]
+        value, defined = want[op]
+        value = value.astype(got.dtype)
+        same = (got == value) | (np.isnan(got) & np.isnan(value) if got.dtype.kind == "f" else False)
+        bad = np.nonzero(~same & defined)[0]
+        assert not bad.size, f"{t} {shape} {op}: lane {bad[0]} got {got[bad[0]]}, numpy {value[bad[0]]}"
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+def test_operations_under_an_if_and_in_a_loop_lanes_leave(tmp_path, vk_device, shape):
+    """Which lanes are active decides the results: an if's arms run under complementary masks, a loop until its
+    last lane leaves; numpy follows the same rule (sk.expected_divergent)."""
+    width = _device_width(vk_device)
+    n, local = SHAPES[shape]
+    func = _compile(tmp_path, "divergent", sk.divergent_kernel(n))
+    x = np.random.default_rng(3).integers(0, 1000, n).astype(np.int32)
+    out = np.zeros(6 * n, np.uint32)
+    run_spirv_kernel(func, [x, out], n, local)
+    want = sk.expected_divergent(x, local, width)
+    names = ("if reduce", "if scan", "if ballot", "if elect", "loop reduce", "loop ballots")
+    for row, name in enumerate(names):
+        got, value = out[row * n:(row + 1) * n], want[row * n:(row + 1) * n]
+        bad = np.nonzero(got != value)[0]
+        assert not bad.size, f"{shape} {name}: lane {bad[0]} got {got[bad[0]]}, numpy {value[bad[0]]}"
+
+
+def test_the_results_depend_on_the_active_lanes():
+    """The divergent model is not the uniform one: dropping the if (every lane active) changes the answers."""
+    x = np.random.default_rng(3).integers(0, 1000, 40).astype(np.int32)
+    uniform = np.array([x[s].sum() for s, _, _ in sk.subgroups(40, 20, 8) for _ in range(s.stop - s.start)])
+    assert (sk.expected_divergent(x, 20, 8)[:40] != uniform).any()
+
+
+def test_clustered_reduce_runs_or_is_refused(tmp_path, vk_device):
+    """A device with the clustered feature runs a clustered reduce right; one without (lavapipe) refuses it
+    in one line naming the feature."""
+    info = select_device(vk_device)
+    text = """kernel @clustered(ptr1 %x, ptr1 %out) {
+  block b0:
+    %g = workitem.global_id i64 i32 0
+    %o = mul i64 %g, 4
+    %p = ptradd ptr1 %x, %o
+    %v = load i32 %p, align 4
+    %r = subgroup.reduce i32 %v, arith "add", cluster 4
+    %q = ptradd ptr1 %out, %o
+    store i32 %r, %q, align 4
+    ret
+}
+"""
+    func = _compile(tmp_path, "clustered", text)
+    x = np.arange(40, dtype=np.int32) * 3
+    out = np.zeros(40, np.int32)
+    if "clustered" not in info.subgroup_operations:
+        with pytest.raises(CompileError, match="lacks the sub-group feature 'clustered'.*GroupNonUniformClustered"):
+            run_spirv_kernel(func, [x, out], 40, 20)
+        return
+    run_spirv_kernel(func, [x, out], 40, 20)
+    want = np.concatenate([np.repeat(x[s].reshape(-1, 4).sum(1), 4) for s in
+                           (slice(a, a + 20) for a in (0, 20))])
+    assert (out == want).all()
+
+
+def test_modules_validate_and_declare_what_they_use(tmp_path):
+    func = _compile(tmp_path, "every_i32", sk.every_op_kernel("i32", N))
+    for version, env in (((1, 3), "vulkan1.1"), ((1, 5), "vulkan1.2"), ((1, 6), "vulkan1.3")):
+        binary = compile_spirv([func], SpirvOptions(version=version, target_env=env, validate=True))
+        validate(binary, env, "every_i32")
+    text = disassemble(compile_spirv([func]))
+    for capability in ("GroupNonUniform", "GroupNonUniformVote", "GroupNonUniformArithmetic",
+                       "GroupNonUniformBallot", "GroupNonUniformShuffle", "GroupNonUniformShuffleRelative"):
+        assert f"OpCapability {capability}\n" in text
+    assert "GroupNonUniformClustered" not in text        # only a cluster needs it
+    for builtin in ("SubgroupSize", "SubgroupLocalInvocationId", "SubgroupId"):
+        assert f"BuiltIn {builtin}" in text
+    assert "OpGroupNonUniformLogicalXor" in text and "OpGroupNonUniformBroadcast %uint %uint_3" in text
+    for t in TYPES:
+        binary = compile_spirv([_compile(tmp_path, f"every_{t}", sk.every_op_kernel(t, N))],
+                               SpirvOptions(validate=True))
+        assert b"GLSL.std.450" in binary
+
+
+def test_a_vote_needs_only_the_vote_capability(tmp_path):
+    text = """kernel @vote(ptr1 %out) {
+  block b0:
+    %l = subgroup_info.local_id i32
+    %c = icmp.ult i32 %l, 3
+    %a = subgroup.any i1 %c
+    %z = zext i32 %a
+    store i32 %z, %out, align 4
+    subgroup_barrier i32 1
+    ret
+}
+"""
+    binary = compile_spirv([_compile(tmp_path, "vote", text)], SpirvOptions(validate=True))
+    caps = [line.split()[1] for line in disassemble(binary).splitlines() if line.strip().startswith("OpCapability")]
+    assert caps == ["Shader", "GroupNonUniform", "GroupNonUniformVote"]
+    assert "OpControlBarrier %uint_3 %uint_3 %uint_264" in disassemble(binary)   # Subgroup, acq-rel | workgroup
+
+
+def test_spirv_below_1_3_is_refused(tmp_path):
+    func = _compile(tmp_path, "every_i32", sk.every_op_kernel("i32", N))
+    with pytest.raises(CompileError, match="sub-group operations need SPIR-V 1.3"):
+        compile_spirv([func], SpirvOptions(version=(1, 2), target_env="vulkan1.1"))
+
+
+def test_a_device_lacking_a_feature_is_refused_in_one_line(tmp_path, vk_device):
+    """A fake device description: each capability the module declares maps to its supportedOperations bit."""
+    select_device(vk_device)
+    info = device_info()
+    binary = compile_spirv([_compile(tmp_path, "every_i32", sk.every_op_kernel("i32", N))])
+    check_subgroup_support(binary, dataclasses.replace(info, subgroup_operations=sk_ops_all()), "k")
+    for missing in ("basic", "vote", "arithmetic", "ballot", "shuffle", "shuffle-relative"):
+        fake = dataclasses.replace(info, subgroup_operations=tuple(o for o in sk_ops_all() if o != missing))
+        with pytest.raises(CompileError, match=f"lacks the sub-group feature '{missing}'") as err:
+            check_subgroup_support(binary, fake, "k")
+        assert "\n" not in str(err.value)
+    no_compute = dataclasses.replace(info, subgroup_stages=("fragment",))
+    with pytest.raises(CompileError, match="supportedStages lacks compute"):
+        check_subgroup_support(binary, no_compute, "k")
+
+
+def sk_ops_all() -> tuple[str, ...]:
+    return ("basic", "vote", "arithmetic", "ballot", "shuffle", "shuffle-relative", "clustered", "quad")
+
+
+def test_a_device_grouping_lanes_otherwise_is_refused(tmp_path):
+    """The "checked" layout's record: slot L holds the lane position of the invocation with local index L."""
+    func = _compile(tmp_path, "every_i32", sk.every_op_kernel("i32", N))
+    info = device_info()
+    right = np.tile(np.arange(20, dtype=np.uint32), 2)
+    _check_subgroup_layout(func, right, (2, 1, 1), (20, 1, 1), info)
+    swapped = right.copy()
+    swapped[[25, 30]] = swapped[[30, 25]]
+    with pytest.raises(CompileError, match="did not form sub-groups of consecutive local ids.*local id 5"):
+        _check_subgroup_layout(func, swapped, (2, 1, 1), (20, 1, 1), info)
