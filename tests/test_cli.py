@@ -192,6 +192,16 @@ def test_ll_input_is_optimised_at_the_level_asked(tmp_path):
 def test_version_and_help():
     version = run("--version")
     assert version.returncode == 0 and version.stdout.startswith("reconverge ")
+    for tool in ("clang", "spirv-val", "iga64", "llvmlite"):      # each names what it found, where
+        line = next(line for line in version.stdout.splitlines() if line.strip().startswith(tool + ":"))
+        assert "not found" not in line and "(" in line, line
+
+
+def test_version_names_a_missing_tool_instead_of_failing(tmp_path):
+    env = {**os.environ, "RECONVERGE_CLANG": str(tmp_path / "no-such-clang")}
+    version = subprocess.run([sys.executable, "-m", "tools.cli", "--version"], capture_output=True, text=True,
+                             env=env, cwd=ROOT)
+    assert version.returncode == 0 and "clang: not found on PATH" in version.stdout
     helptext = run("compile", "--help")
     assert helptext.returncode == 0 and "--emit" in helptext.stdout and "--dump-after" in helptext.stdout
 

@@ -361,12 +361,16 @@ def _npy_files(arrays: list) -> dict[str, bytes]:
     return contents
 
 
-def _version() -> str:
-    try:
-        from importlib.metadata import version
-        return version("reconverge")
-    except Exception:       # running from a checkout that was never installed
-        return "(not installed)"
+class _VersionAction(argparse.Action):
+    """--version, computed only when asked for (tools/versions.py runs the tools it names)."""
+
+    def __init__(self, option_strings, dest=argparse.SUPPRESS, default=argparse.SUPPRESS, help=None):
+        super().__init__(option_strings, dest=dest, default=default, nargs=0, help=help)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        from tools.versions import version_text
+        print(version_text())
+        parser.exit()
 
 
 def _add_build_options(p) -> None:
@@ -383,7 +387,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="reconverge", description="GPU compiler backend: LLVM IR to structured IR, "
                      "SPIR-V and Intel Gen9 ISA.")
     parser.add_argument("--debug", action="store_true", help="show tracebacks of internal errors")
-    parser.add_argument("--version", action="version", version=f"reconverge {_version()}")
+    parser.add_argument("--version", action=_VersionAction,
+                        help="show reconverge's version and those of the clang, spirv-val and iga64 it runs")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     c = sub.add_parser("compile", help="compile an OpenCL C, LLVM IR (.ll) or bitcode (.bc) file")
     c.add_argument("input", help="an OpenCL C (.cl), LLVM IR (.ll), bitcode (.bc) or reconverge IR text (.nir) "
