@@ -47,8 +47,8 @@ FEATURE_NAMES = _CORE_FEATURES + _VK11_FEATURES + _VK12_FEATURES + _VK13_FEATURE
 _NO_DRIVER = "no Vulkan driver found: install mesa-vulkan-drivers (lavapipe)"
 # the numbers this module reads a SPIR-V header for, from the Khronos grammar (spirv-headers)
 _SPIRV_MAGIC = GRAMMAR.magic_number
-_OP_ENTRY_POINT, _OP_FUNCTION, _OP_VARIABLE, _OP_DECORATE, _OP_CAPABILITY = (
-    GRAMMAR.opcode(n) for n in ("OpEntryPoint", "OpFunction", "OpVariable", "OpDecorate", "OpCapability"))
+_OP_ENTRY_POINT, _OP_FUNCTION, _OP_VARIABLE, _OP_DECORATE = (
+    GRAMMAR.opcode(n) for n in ("OpEntryPoint", "OpFunction", "OpVariable", "OpDecorate"))
 _GL_COMPUTE = GRAMMAR.enumerant("ExecutionModel", "GLCompute")
 _DEC_BINDING, _DEC_DESCRIPTOR_SET = (GRAMMAR.enumerant("Decoration", n) for n in ("Binding", "DescriptorSet"))
 _SC_PUSH_CONSTANT = GRAMMAR.enumerant("StorageClass", "PushConstant")
@@ -115,6 +115,11 @@ SUBGROUP_CAPABILITIES = {"GroupNonUniform": "basic", "GroupNonUniformVote": "vot
 # VkPipelineShaderStageCreateFlagBits (Vulkan 1.3 core, VK_EXT_subgroup_size_control before): every subgroup
 # of the stage launched with all its invocations active (needs the computeFullSubgroups feature)
 REQUIRE_FULL_SUBGROUPS = 0x2
+try:
+    _OP_CAPABILITY = GRAMMAR.opcode("OpCapability")
+    _CAPABILITY_NAMES = {GRAMMAR.enumerant("Capability", c): c for c in SUBGROUP_CAPABILITIES}
+except KeyError:        # a tools/gpu_replay record made before sub-groups: no capability to check
+    _OP_CAPABILITY, _CAPABILITY_NAMES = -1, {}
 
 
 @dataclass
@@ -438,10 +443,7 @@ def _summarize(spirv: bytes) -> _ModuleSummary:
         if opcode == _OP_FUNCTION:
             break  # everything checked here precedes the first function
         if opcode == _OP_CAPABILITY and operands:
-            try:
-                summary.capabilities.add(GRAMMAR.enumerant_name("Capability", operands[0]))
-            except KeyError:
-                summary.capabilities.add(str(operands[0]))
+            summary.capabilities.add(_CAPABILITY_NAMES.get(operands[0], str(operands[0])))
         if opcode == _OP_ENTRY_POINT and count >= 4:
             raw = words[i + 3:i + count].astype("<u4").tobytes()
             name, _, _ = raw.partition(b"\0")

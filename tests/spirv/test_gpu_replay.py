@@ -36,13 +36,14 @@ def test_record_then_replay_on_lavapipe(tmp_path):
     cases.write_text(json.dumps([{"id": "fuzz/7-O2", "source": ATOMIC_LOOP}]))
     folder = tmp_path / "record"
     recorded = []
-    for group in ("corpus", "random"):
+    for group in ("corpus", "random", "subgroups"):
         recorded += gpu_replay.record(str(folder / group), [group], str(cases), limit=2, log=print)
     assert [(v["id"], v["status"]) for v in recorded] == [
         ("corpus/binary_search/binary_search-O0", "agrees"), ("corpus/binary_search/binary_search-O2", "agrees"),
-        ("random/7", "agrees")]     # lavapipe's own launches carry its workarounds
+        ("random/7", "agrees"), ("subgroups/every_i8", "agrees"),
+        ("subgroups/every_i16", "agrees")]     # lavapipe's own launches carry its workarounds
     verdicts = {}
-    for group in ("corpus", "random"):
+    for group in ("corpus", "random", "subgroups"):
         out = tmp_path / f"{group}.json"
         done = subprocess.run([sys.executable, "-c", REPLAY.format(tools=os.path.join(ROOT, "tools"),
                                                                    folder=str(folder / group), out=str(out))],
@@ -55,7 +56,7 @@ def test_record_then_replay_on_lavapipe(tmp_path):
         assert report["device"].startswith("0: llvmpipe")
         verdicts.update({v["id"]: v["status"] for v in report["launches"]})
     assert verdicts == {"corpus/binary_search/binary_search-O0": "agrees", "corpus/binary_search/binary_search-O2": "agrees",
-                        "random/7": "differs"}
+                        "random/7": "differs", "subgroups/every_i8": "agrees", "subgroups/every_i16": "agrees"}
 
 
 def test_ulp_distance_and_differences():

@@ -73,8 +73,13 @@ def every_op_kernel(t: str, n: int) -> str:
             lines.append(f"    {r} = subgroup.broadcast_first {t} %v")
         elif words[0] == "shuffle":
             lines.append(f"    {r} = subgroup.shuffle {t} %v, %next")
-        elif words[0] in ("shuffle_xor", "shuffle_up", "shuffle_down"):
-            lines.append(f"    {r} = subgroup.{words[0]} {t} %v, i32 {words[1]}")
+        elif words[0] == "shuffle_xor":
+            lines.append(f"    {r} = subgroup.shuffle_xor {t} %v, i32 {words[1]}")
+        elif words[0] in ("shuffle_up", "shuffle_down"):      # a lane with no source keeps its own value
+            lines.append(f"    {r}s = subgroup.{words[0]} {t} %v, i32 1")
+            lines.append(f"    {r}c = icmp.{'uge' if words[0] == 'shuffle_up' else 'ult'} i32 "
+                         f"{'%l, 1' if words[0] == 'shuffle_up' else '%l1, %sz'}")
+            lines.append(f"    {r} = select {t} {r}c, {r}s, %v")
         elif words[0] == "all_equal":
             lines.append(f"    {r}b = subgroup.all_equal i1 {'%hv' if len(words) == 2 else '%v'}")
             lines.append(f"    {r} = zext i32 {r}b")
@@ -102,12 +107,18 @@ def every_op_kernel(t: str, n: int) -> str:
     return "\n".join(lines)
 
 
-def inputs(t: str, n: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
-    """x: small values whose sums and products are exact in t; y (floats): x with NaNs, one sub-group all NaN."""
+def inputs(t: str, n: int, seed: int = 0, wide: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """x: small values whose sums and products are exact in t; y (floats): x with NaNs, one sub-group all NaN.
+    `wide` (sub-groups of up to 64 lanes): floats are +-1 with a few 2s and 0.5s, so that no product of a
+    sub-group's values overflows a half in any order."""
     rng = np.random.default_rng(seed)
     dtype = DTYPES[t]
     if t.startswith("f"):
-        x = rng.integers(-2, 3, n).astype(dtype)
+        if wide:
+            x = rng.choice([-1.0, 1.0], n).astype(dtype)
+            x[::9], x[4::9] = 2, 0.5
+        else:
+            x = rng.integers(-2, 3, n).astype(dtype)
         y = x.copy()
         y[rng.random(n) < 0.3] = np.nan
         y[8:16] = np.nan
@@ -167,14 +178,13 @@ def subgroups(n: int, local: int, width: int):
             yield slice(start + k, start + min(k + width, local)), k // width, -(-local // width)
 
 
-def expected_every_op(t: str, x: np.ndarray, y: np.ndarray, local: int, width: int):
-    """{op: (expected values, defined mask)} for every_op_kernel(t) over len(x) work-items."""
+def expected_every_op(t: str, x: np.ndarray, y: np.ndarray, local: int, width: int) -> dict[str, np.ndarray]:
+    """{op: expected values} for every_op_kernel(t) over len(x) work-items."""
     n = len(x)
     out = {}
     for op, _ in every_op_list(t):
         words = op.split()
         result = np.zeros(n, np.int64 if words[0] in ("info", "bool", "all_equal") else x.dtype)
-        defined = np.ones(n, bool)
         for lanes, k, count in subgroups(n, local, width):
             v, w = x[lanes], y[lanes]
             size = len(v)
@@ -191,11 +201,9 @@ def expected_every_op(t: str, x: np.ndarray, y: np.ndarray, local: int, width: i
             elif words[0] == "shuffle_xor":
                 result[lanes] = v[lane ^ 1]
             elif words[0] == "shuffle_up":
-                result[lanes] = v[np.maximum(lane - 1, 0)]
-                defined[lanes] = lane >= 1
+                result[lanes] = np.where(lane >= 1, v[np.maximum(lane - 1, 0)], v)
             elif words[0] == "shuffle_down":
-                result[lanes] = v[np.minimum(lane + 1, size - 1)]
-                defined[lanes] = lane + 1 < size
+                result[lanes] = np.where(lane + 1 < size, v[np.minimum(lane + 1, size - 1)], v)
             elif words[0] == "all_equal":
                 vals = lane >> 2 if len(words) == 2 else v
                 result[lanes] = np.all(vals == vals[0])
@@ -217,8 +225,19 @@ def expected_every_op(t: str, x: np.ndarray, y: np.ndarray, local: int, width: i
                 result[lanes] = c[int(words[2])]
             else:
                 result[lanes] = c[lane ^ 1]
-        out[op] = (result, defined)
+        out[op] = result
     return out
+
+
+def expected_buffers(t: str, x: np.ndarray, y: np.ndarray, local: int, width: int) -> dict[int, np.ndarray]:
+    """every_op_kernel(t)'s out (binding 2) and outi (binding 3) as the kernel leaves them."""
+    n = len(x)
+    ops = every_op_list(t)
+    want = expected_every_op(t, x, y, local, width)
+    out, outi = np.zeros(len(ops) * n, x.dtype), np.zeros(len(ops) * n, np.int32)
+    for k, (op, dest) in enumerate(ops):
+        (out if dest == "out" else outi)[k * n:(k + 1) * n] = want[op].astype(out.dtype if dest == "out" else np.int32)
+    return {2: out, 3: outi}
 
 
 DIVERGENT = """kernel @divergent(ptr1 %x, ptr1 %out) {
@@ -323,7 +342,7 @@ def expected_divergent(x: np.ndarray, local: int, width: int) -> np.ndarray:
                 continue
             act = idx[arm]
             out[0, act] = value[arm].sum(dtype=np.uint32)
-            out[2, act] = sum(1 << int(i) for i in lane[arm & co])
+            out[2, act] = sum(1 << int(i) for i in lane[arm & co] if i < 32)
         out[1, idx[c]] = np.cumsum(v[c], dtype=np.uint32)
         if (~c).any():
             out[1, idx[~c]] = np.concatenate([[0], np.maximum.accumulate(v[~c])[:-1]])
@@ -334,7 +353,7 @@ def expected_divergent(x: np.ndarray, local: int, width: int) -> np.ndarray:
         for i in range(int(trips.max(initial=0))):
             active = trips > i
             acc[active] += (v[active] + np.uint32(i)).sum(dtype=np.uint32)
-            mask = sum(1 << int(j) for j in lane[active])
+            mask = sum(1 << int(j) for j in lane[active] if j < 32)
             seen[active] = (seen[active] << np.uint32(8)) | np.uint32(mask)
         out[4, idx], out[5, idx] = acc, seen
     return out.reshape(-1)
