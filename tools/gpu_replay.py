@@ -345,7 +345,7 @@ def _subgroups(scratch: str):
         x = np.random.default_rng(local).integers(0, 1000, n).astype(np.int32)
         yield {"id": f"subgroups/divergent-{local}", "what": f"sub-group operations under an if and in a loop, "
                f"work-groups of {local}", "program": kernel("divergent", sk.divergent_kernel(n)),
-               "kernel": "divergent", "args": lambda x=x, n=n: [x.copy(), np.zeros(6 * n, np.uint32)],
+               "kernel": "divergent", "args": lambda x=x, n=n: [x.copy(), np.zeros(sk.DIVERGENT_ROWS * n, np.uint32)],
                "global": n, "local": local, "offset": 0, "ulps": 0,
                "reference": ("numpy-width", lambda w, x=x, local=local: {1: sk.expected_divergent(x, local, w)})}
 

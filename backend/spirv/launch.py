@@ -132,8 +132,12 @@ def run_spirv_kernel(func: Function, args: list, global_size, local_size, option
     if lavapipe:
         func = _with_live_outs_in_memory(func)
     layout = _subgroup_launch(func, rng.local_size, info, options)
+    # a device without clustered subgroup operations (lavapipe) gets clustered reduces from shuffles
+    emulate = layout is not None and "clustered" not in info.subgroup_operations and \
+        {"shuffle", "ballot"} <= set(info.subgroup_operations)
     options = dataclasses.replace(options, local_size=rng.local_size, validate=True,
-                                  relaxed_atomics=lavapipe, count_loop_iterations=lavapipe, subgroup_layout=layout)
+                                  relaxed_atomics=lavapipe, count_loop_iterations=lavapipe, subgroup_layout=layout,
+                                  emulate_clustered=emulate)
     binary = compile_spirv([func], options)
     check_subgroup_support(binary, info, where(func))
     plan = MemoryPlan(func)

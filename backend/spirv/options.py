@@ -29,6 +29,9 @@ class SpirvOptions:
     # driver's LocalInvocationId (`--emit spirv`); "full" or "checked" (launches of sub-group kernels only)
     # flatten the work-group and derive the local ids from the subgroup ids or check them.
     subgroup_layout: str | None = None
+    # A clustered reduce from shuffles and a ballot instead of ClusteredReduce: only for launches on a device
+    # without the clustered subgroup feature (lavapipe), see backend.spirv.subgroups.
+    emulate_clustered: bool = False
 
     def __post_init__(self):
         if self.version not in VERSIONS:

@@ -198,6 +198,8 @@ class SubgroupSelector:
     def _group_arith(self, ins: Instr, res, scope: int) -> int:
         op, arith, t = ins.attrs["op"], ins.attrs["arith"], ins.type
         cluster = ins.attrs.get("cluster")
+        if cluster is not None and self.module.options.emulate_clustered:
+            return self._clustered_by_shuffles(ins, res, scope, cluster)
         if cluster is not None:
             self.m.capability("GroupNonUniformClustered")
             operation, extra = "ClusteredReduce", (self.u32(cluster),)
@@ -232,3 +234,53 @@ class SubgroupSelector:
             only_nans = self.op("OpLogicalAnd", b, only_nans, self.op("OpINotEqual", b, seen, self.u32(0)))
         nan = self.const(ins.type, float("nan"))
         return self.op("OpSelect", self.types.of(ins.type), only_nans, nan, raw, result=res)
+
+    def _clustered_by_shuffles(self, ins: Instr, res, scope: int, cluster: int) -> int:
+        """A clustered reduce without GroupNonUniformClustered: each lane reads the cluster's lanes with
+        OpGroupNonUniformShuffle, in lane order, and folds those a ballot of the active lanes names (a shuffle
+        from an inactive lane is undefined, so its value is never used). fmin/fmax skip NaNs and give a NaN
+        where the cluster's active values all were."""
+        arith, t = ins.attrs["arith"], ins.type
+        self.m.capability("GroupNonUniformShuffle")
+        self.m.capability("GroupNonUniformBallot")
+        u32, b, type_id = self.types.u32, self.types.bool, self.types.of(t)
+        x = self.value(ins.operands[0])
+        lane = self.subgroup_builtin("SubgroupLocalInvocationId")
+        base = self.op("OpBitwiseAnd", u32, lane, self.u32(~(cluster - 1) & 0xFFFFFFFF))
+        active = self.op("OpGroupNonUniformBallot", self.m.type("OpTypeVector", u32, 4), scope,
+                         self.const(Type("int", 1), True))
+        acc, have = self.m.undef(type_id), self.const(Type("int", 1), False)
+        for k in range(cluster):
+            source = self.op("OpIAdd", u32, base, self.u32(k))
+            value = self.op("OpGroupNonUniformShuffle", type_id, scope, x, source)
+            use = self.op("OpGroupNonUniformBallotBitExtract", b, scope, active, source)
+            if arith in ("fmin", "fmax"):
+                use = self.op("OpLogicalAnd", b, use, self.op("OpLogicalNot", b, self.op("OpIsNan", b, value)))
+            combined = self.op("OpSelect", type_id, have, self._combine(arith, t, acc, value), value)
+            acc = self.op("OpSelect", type_id, use, combined, acc)
+            have = self.op("OpLogicalOr", b, have, use)
+        if arith in ("fmin", "fmax"):
+            return self.op("OpSelect", type_id, have, acc, self.const(t, float("nan")), result=res)
+        return self.finish(res, t, acc)
+
+    def _combine(self, arith: str, t: Type, a: int, c: int) -> int:
+        """a (arith) c for one clustered-reduce step (non-NaN operands for fmin/fmax)."""
+        type_id = self.types.of(t)
+        if t.is_float:
+            if arith in ("fmin", "fmax"):       # operands are numbers here: a compare and a select
+                smaller = self.op("OpFOrdLessThan", self.types.bool, c, a)
+                return self.op("OpSelect", type_id, smaller, c, a) if arith == "fmin" else \
+                    self.op("OpSelect", type_id, smaller, a, c)
+            operation = {"fadd": "OpFAdd", "fmul": "OpFMul"}[arith]
+            result = self.op(operation, type_id, a, c)
+            self.m.decorate(result, "NoContraction")
+            return result
+        if t.bits == 1:
+            name = {"LogicalAnd": "OpLogicalAnd", "LogicalOr": "OpLogicalOr",
+                    "LogicalXor": "OpLogicalNotEqual"}[_BOOL_ARITH[arith]]
+            return self.op(name, type_id, a, c)
+        if arith in ("smin", "smax", "umin", "umax"):
+            return self.glsl(t, {"smin": "SMin", "smax": "SMax", "umin": "UMin", "umax": "UMax"}[arith], a, c)
+        name = {"add": "OpIAdd", "mul": "OpIMul", "and": "OpBitwiseAnd", "or": "OpBitwiseOr",
+                "xor": "OpBitwiseXor"}[arith]
+        return self.op(name, type_id, a, c)

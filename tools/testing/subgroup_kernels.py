@@ -27,6 +27,9 @@ def every_op_list(t: str) -> list[tuple[str, str]]:
     ops += [(f"{scan} {a}", "out") for scan in SCANS for a in arith]
     if t.startswith("f"):
         ops += [(f"{scan} {a} y", "out") for scan in SCANS for a in ("fmin", "fmax")]
+    ops += [(f"cluster4 {a}", "out") for a in arith] + [("cluster2 " + arith[0], "out")]
+    if t.startswith("f"):
+        ops += [("cluster4 fmin y", "out"), ("cluster4 fmax y", "out")]
     ops += [("broadcast 2", "out"), ("broadcast id%3", "out"), ("broadcast_first", "out"), ("shuffle l+1", "out"),
             ("shuffle_xor 1", "out"), ("shuffle_up 1", "out"), ("shuffle_down 1", "out"), ("all_equal", "outi"),
             ("all_equal half", "outi")]
@@ -66,6 +69,9 @@ def every_op_kernel(t: str, n: int) -> str:
         if words[0] in SCANS:
             src = "%w" if len(words) == 3 else "%v"
             lines.append(f"    {r} = subgroup.{words[0]} {t} {src}, arith \"{words[1]}\"")
+        elif words[0].startswith("cluster"):
+            src = "%w" if len(words) == 3 else "%v"
+            lines.append(f"    {r} = subgroup.reduce {t} {src}, arith \"{words[1]}\", cluster {words[0][7:]}")
         elif words[0] == "broadcast":
             lane = "i32 2" if words[1] == "2" else "%idm"
             lines.append(f"    {r} = subgroup.broadcast {t} %v, {lane}")
@@ -171,6 +177,18 @@ def scan(kind: str, a: str, values: np.ndarray) -> np.ndarray:
     return np.concatenate([first, inclusive[:-1]])
 
 
+def clustered(a: str, values: np.ndarray, cluster: int, active: np.ndarray | None = None) -> np.ndarray:
+    """A clustered reduce over one sub-group: each aligned cluster of lanes reduces over its active lanes."""
+    active = np.ones(len(values), bool) if active is None else active
+    out = np.zeros_like(values)
+    for start in range(0, len(values), cluster):
+        mine = np.arange(start, min(start + cluster, len(values)))
+        mine = mine[active[mine]]
+        if mine.size:
+            out[mine] = scan("reduce", a, values[mine])[0]
+    return out
+
+
 def subgroups(n: int, local: int, width: int):
     """(work-group start, sub-group lanes as a slice of the global ids) in order."""
     for start in range(0, n, local):
@@ -192,6 +210,8 @@ def expected_every_op(t: str, x: np.ndarray, y: np.ndarray, local: int, width: i
             lane = np.arange(size)
             if words[0] in SCANS:
                 result[lanes] = scan(words[0], words[1], w if len(words) == 3 else v)
+            elif words[0].startswith("cluster"):
+                result[lanes] = clustered(words[1], w if len(words) == 3 else v, int(words[0][7:]))
             elif words[0] == "broadcast":
                 result[lanes] = v[2 if words[1] == "2" else k % 3]
             elif words[0] == "broadcast_first":
@@ -258,6 +278,7 @@ DIVERGENT = """kernel @divergent(ptr1 %x, ptr1 %out) {
       %bl = subgroup.ballot i32 %co, word 0
       %el = subgroup.elect i1
       %e1 = zext i32 %el
+      %c1 = subgroup.reduce i32 %v, arith "add", cluster 4
   } else {
     block b2:
       %v2 = mul i32 %v, 2
@@ -265,12 +286,14 @@ DIVERGENT = """kernel @divergent(ptr1 %x, ptr1 %out) {
       %s2 = subgroup.exclusive_scan i32 %v, arith "umax"
       %bl2 = subgroup.ballot i32 %co, word 0
       %e2 = zext i32 %co
+      %c2 = subgroup.reduce i32 %v, arith "umax", cluster 2
   }
   block b3:
     %r = phi i32 [b1: %r1], [b2: %r2]
     %s = phi i32 [b1: %s1], [b2: %s2]
     %b = phi i32 [b1: %bl], [b2: %bl2]
     %e = phi i32 [b1: %e1], [b2: %e2]
+    %cl = phi i32 [b1: %c1], [b2: %c2]
   loop {
     block b4:
       %i = phi i32 [b3: 0], [b7: %i1]
@@ -317,20 +340,27 @@ DIVERGENT = """kernel @divergent(ptr1 %x, ptr1 %out) {
     %ob5 = mul i64 %o5, 4
     %op5 = ptradd ptr1 %out, %ob5
     store i32 %seen, %op5, align 4
+    %o6 = add i64 %g, {n6}
+    %ob6 = mul i64 %o6, 4
+    %op6 = ptradd ptr1 %out, %ob6
+    store i32 %cl, %op6, align 4
 }
 """
 
 
 def divergent_kernel(n: int) -> str:
     return DIVERGENT.replace("{n}", str(n)).replace("{n2}", str(2 * n)).replace("{n3}", str(3 * n)) \
-        .replace("{n4}", str(4 * n)).replace("{n5}", str(5 * n))
+        .replace("{n4}", str(4 * n)).replace("{n5}", str(5 * n)).replace("{n6}", str(6 * n))
+
+
+DIVERGENT_ROWS = 7
 
 
 def expected_divergent(x: np.ndarray, local: int, width: int) -> np.ndarray:
-    """out (6 * len(x) u32) of divergent_kernel: the if's arms run under complementary masks, the loop until
-    no lane of the sub-group is active (lock step)."""
+    """out (DIVERGENT_ROWS * len(x) u32) of divergent_kernel: the if's arms run under complementary masks, the
+    loop until no lane of the sub-group is active (lock step)."""
     n = len(x)
-    out = np.zeros((6, n), np.uint32)
+    out = np.zeros((DIVERGENT_ROWS, n), np.uint32)
     u = x.astype(np.uint32)
     for lanes, _, _ in subgroups(n, local, width):
         v = u[lanes]
@@ -356,4 +386,5 @@ def expected_divergent(x: np.ndarray, local: int, width: int) -> np.ndarray:
             mask = sum(1 << int(j) for j in lane[active] if j < 32)
             seen[active] = (seen[active] << np.uint32(8)) | np.uint32(mask)
         out[4, idx], out[5, idx] = acc, seen
+        out[6, idx] = np.where(c, clustered("add", v, 4, c), clustered("umax", v, 2, ~c))
     return out.reshape(-1)
