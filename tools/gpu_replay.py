@@ -186,10 +186,10 @@ class _Recorder:
 
         def compile_spirv(funcs, options):
             # a sub-group kernel's replayed module is the "checked" layout, which any device can run (the
-            # layout record is then part of the launch's reference)
+            # layout record is then part of the launch's reference), with native clustered reduces
             layout = "checked" if options.subgroup_layout else None
             generic = dataclasses.replace(options, relaxed_atomics=False, count_loop_iterations=False,
-                                          subgroup_layout=layout)
+                                          subgroup_layout=layout, emulate_clustered=False)
             extra = counter_binding(funcs[0]) if options.count_loop_iterations else None
             size = options.local_size[0] * options.local_size[1] * options.local_size[2] if layout else 0
             self.captured.append({"generic": self.compile(funcs, generic), "extra_binding": extra,
@@ -332,6 +332,10 @@ def _subgroups(scratch: str):
         with open(path, "w", encoding="utf-8") as f:
             f.write(text)
         return load_program(path)
+    yield {"id": "subgroups/layout", "what": "sub-group ids of a (5, 3) work-group",
+           "program": kernel("layout", sk.LAYOUT), "kernel": "layout", "args": lambda: [np.zeros(15, np.int32)],
+           "global": (5, 3), "local": (5, 3), "offset": 0, "ulps": 0,
+           "reference": ("numpy-width", lambda w: {0: sk.expected_layout(15, w)})}
     n, local = 160, 80
     for t in sk.DTYPES:
         x, y = sk.inputs(t, n, seed=int(t[1:]), wide=True)

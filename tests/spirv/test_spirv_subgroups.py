@@ -189,23 +189,6 @@ def test_a_device_grouping_lanes_otherwise_is_refused(tmp_path):
         _check_subgroup_layout(func, swapped, (2, 1, 1), (20, 1, 1), info)
 
 
-LAYOUT = """kernel @layout(ptr1 %out) {
-  block b0:
-    %x = workitem.local_id i64 i32 0
-    %y = workitem.local_id i64 i32 1
-    %row = mul i64 %y, 5
-    %i = add i64 %row, %x
-    %l = subgroup_info.local_id i32
-    %id = subgroup_info.id i32
-    %a = mul i32 %id, 100
-    %t = add i32 %a, %l
-    %o = mul i64 %i, 4
-    %p = ptradd ptr1 %out, %o
-    store i32 %t, %p, align 4
-}
-"""
-
-
 def test_lavapipe_rows_are_subgroups_unless_flattened(tmp_path, vk_device):
     """Why sub-group launches flatten the work-group (README, driver bugs): lavapipe makes each row of x ids a
     SIMD vector of its own, whose SubgroupId repeats across rows. The launch (flattened) gets OpenCL's
@@ -213,11 +196,10 @@ def test_lavapipe_rows_are_subgroups_unless_flattened(tmp_path, vk_device):
     from backend.spirv.abi import kernel_abi, pack_push_constants
     from backend.spirv.vulkan_run import dispatch
     info = select_device(vk_device)
-    func = _compile(tmp_path, "layout", LAYOUT)
+    func = _compile(tmp_path, "layout", sk.LAYOUT)
     out = np.zeros(15, np.int32)
     run_spirv_kernel(func, [out], (5, 3), (5, 3))
-    linear = np.arange(15)
-    assert out.tolist() == (linear // info.subgroup_size * 100 + linear % info.subgroup_size).tolist()
+    assert out.tolist() == sk.expected_layout(15, info.subgroup_size).tolist()
     if not info.is_lavapipe:
         return
     binary = compile_spirv([func], SpirvOptions(local_size=(5, 3, 1), validate=True))

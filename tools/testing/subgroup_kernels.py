@@ -388,3 +388,26 @@ def expected_divergent(x: np.ndarray, local: int, width: int) -> np.ndarray:
         out[4, idx], out[5, idx] = acc, seen
         out[6, idx] = np.where(c, clustered("add", v, 4, c), clustered("umax", v, 2, ~c))
     return out.reshape(-1)
+
+
+# Each work-item of a (5, Y) work-group writes its sub-group id * 100 + its sub-group local id at its linear id.
+LAYOUT = """kernel @layout(ptr1 %out) {
+  block b0:
+    %x = workitem.local_id i64 i32 0
+    %y = workitem.local_id i64 i32 1
+    %row = mul i64 %y, 5
+    %i = add i64 %row, %x
+    %l = subgroup_info.local_id i32
+    %id = subgroup_info.id i32
+    %a = mul i32 %id, 100
+    %t = add i32 %a, %l
+    %o = mul i64 %i, 4
+    %p = ptradd ptr1 %out, %o
+    store i32 %t, %p, align 4
+}
+"""
+
+
+def expected_layout(n: int, width: int) -> np.ndarray:
+    linear = np.arange(n, dtype=np.int32)
+    return linear // width * 100 + linear % width
