@@ -206,3 +206,56 @@ def test_lavapipe_rows_are_subgroups_unless_flattened(tmp_path, vk_device):
     push = pack_push_constants(kernel_abi(func), [out], 2, (0, 0, 0))
     rows = dispatch(binary, "layout", {0: np.zeros(15, np.int32)}, push, (1, 1, 1))[0].reshape(3, 5)
     assert rows.tolist() == [[0, 1, 2, 3, 4], [0, 1, 2, 3, 4], [100, 101, 102, 103, 104]]
+
+
+BALLOT_CL = """#pragma OPENCL EXTENSION cl_khr_subgroup_ballot : enable
+kernel void ballots(global const uint *in, global uint *out) {
+    size_t g = get_global_id(0);
+    uint v = in[g];
+    uint4 b = sub_group_ballot(v & 1);
+    out[8 * g] = sub_group_ballot_bit_count(b);
+    out[8 * g + 1] = sub_group_ballot_inclusive_scan(b);
+    out[8 * g + 2] = sub_group_ballot_exclusive_scan(b);
+    out[8 * g + 3] = sub_group_ballot_find_lsb(b) + 100 * sub_group_ballot_find_msb(b);
+    out[8 * g + 4] = sub_group_ballot_bit_extract(b, (get_sub_group_local_id() + 1) % get_sub_group_size());
+    out[8 * g + 5] = sub_group_inverse_ballot(b) + 2 * get_sub_group_lt_mask().x;
+    out[8 * g + 6] = (v % 3) ? sub_group_non_uniform_reduce_max(v) : sub_group_non_uniform_scan_inclusive_min(v);
+    out[8 * g + 7] = sub_group_non_uniform_all_equal(v & 1) + 2 * sub_group_elect();
+}
+"""
+
+
+def test_ballot_queries_from_opencl_c(tmp_path, vk_device):
+    """OpenCL C's ballot queries (plain integer IR over the ballot words, lowering/frontend/subgroups.py) and
+    non-uniform reductions under a ?: on the device, against numpy, with a partial last sub-group."""
+    width = _device_width(vk_device)
+    path = tmp_path / "ballots.cl"
+    path.write_text(BALLOT_CL)
+    func = compile_path(str(path))["ballots"]
+    n, local = 40, 20
+    x = np.random.default_rng(5).integers(0, 1000, n).astype(np.uint32)
+    out = np.zeros(8 * n, np.uint32)
+    run_spirv_kernel(func, [x, out], n, local)
+    want = np.zeros((n, 8), np.int64)
+    for lanes, _, _ in sk.subgroups(n, local, width):
+        v = x[lanes].astype(np.int64)
+        size, lane, odd = len(v), np.arange(len(v)), (v & 1) == 1
+        bits = odd.nonzero()[0]
+        want[lanes, 0] = odd.sum()
+        want[lanes, 1] = np.cumsum(odd)
+        want[lanes, 2] = np.cumsum(odd) - odd
+        assert bits.size, "find_lsb/msb of an empty ballot is undefined: the inputs must give each a bit"
+        want[lanes, 3] = bits.min() + 100 * bits.max()
+        want[lanes, 4] = odd[(lane + 1) % size]
+        want[lanes, 5] = odd + 2 * ((1 << lane) - 1)
+        arm = v % 3 != 0
+        want[lanes, 6] = np.where(arm, v[arm].max() if arm.any() else 0, 0)
+        if (~arm).any():
+            want[np.arange(lanes.start, lanes.stop)[~arm], 6] = np.minimum.accumulate(v[~arm])
+        want[lanes, 7] = np.all(odd == odd[0]) + 2 * (lane == 0)
+    got = out.reshape(n, 8)
+    names = ("bit_count", "inclusive_scan", "exclusive_scan", "find_lsb/msb", "bit_extract", "inverse/lt_mask",
+             "non-uniform reduce/scan under ?:", "all_equal/elect")
+    for col, name in enumerate(names):
+        bad = np.nonzero(got[:, col] != want[:, col] % 2**32)[0]
+        assert not bad.size, f"{name}: work-item {bad[0]} got {got[bad[0], col]}, numpy {want[bad[0], col] % 2**32}"
