@@ -259,3 +259,25 @@ def test_ballot_queries_from_opencl_c(tmp_path, vk_device):
     for col, name in enumerate(names):
         bad = np.nonzero(got[:, col] != want[:, col] % 2**32)[0]
         assert not bad.size, f"{name}: work-item {bad[0]} got {got[bad[0], col]}, numpy {want[bad[0], col] % 2**32}"
+
+
+WIDE_CLUSTER_CL = """kernel void k(global int *o) {
+    o[get_global_id(0)] = sub_group_clustered_reduce_add((int)get_global_id(0), 64);
+}
+"""
+
+
+def test_command_line_refusals_are_one_line(tmp_path):
+    """A cluster wider than the device's sub-groups, and sub-groups below SPIR-V 1.3: one line, no output."""
+    from tests.test_cli import assert_one_line_error, run, write
+    source = write(tmp_path, "k.cl", WIDE_CLUSTER_CL)
+    width = device_info().subgroup_size
+    result = run("run", source, "--target", "spirv", "--global", "64", "--local", "64", "--arg", "o=zeros:64:int32",
+                 "--out", str(tmp_path / "out"))
+    if width < 64:
+        assert_one_line_error(result, 1, "a cluster of 64 lanes is wider than the device's sub-groups")
+        assert not (tmp_path / "out").exists()
+    result = run("compile", source, "--emit", "spirv", "--spirv-version", "1.2", "--target-env", "vulkan1.1",
+                 "-o", str(tmp_path / "k.spv"))
+    assert_one_line_error(result, 1, "@k", "sub-group operations need SPIR-V 1.3")
+    assert not (tmp_path / "k.spv").exists()
