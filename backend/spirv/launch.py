@@ -82,7 +82,7 @@ def _check_subgroup_layout(func: Function, record, groups, local_size, info) -> 
     if wrong[0].size:
         at = int(wrong[1][0])
         raise CompileError(f"{where(func)}: the Vulkan device {info.label} did not form sub-groups of consecutive "
-                           f"local ids for a work-group of {total} (local id {at} ran as sub-group lane "
+                           f"local ids for a work-group of {total} (local id {at} ran at sub-group position "
                            f"{int(lanes[wrong[0][0], at])}), so OpenCL's sub-groups cannot be run faithfully there")
 
 
