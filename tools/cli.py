@@ -37,8 +37,8 @@ from lowering.output import check_names_distinct, write_all
 from tools.usage import MAX_SECONDS, Terminated, UsageError, raise_on_sigterm, seconds
 
 EXIT_INPUT, EXIT_USAGE, EXIT_INTERNAL = 1, 2, 3
-EMIT_KINDS = ("nir", "dot-cfg", "dot-tree", "spirv", "spirv-asm", "dot-spirv", "gen", "gen-asm", "gen-mir")
-GEN_EMITS = ("gen", "gen-asm", "gen-mir")
+EMIT_KINDS = ("nir", "dot-cfg", "dot-tree", "spirv", "spirv-asm", "dot-spirv", "gen", "gen-bin", "gen-asm", "gen-mir")
+GEN_EMITS = ("gen", "gen-bin", "gen-asm", "gen-mir")
 CF_CHOICES = ("auto", "structured", "blockip", "hybrid")    # --cf (backend.gen.COMMAND_LINE_CF)
 SPIRV_EMITS = ("spirv", "spirv-asm", "dot-spirv")
 DEFAULT_SPIRV_VERSION, DEFAULT_TARGET_ENV = "1.3", "vulkan1.3"
@@ -143,9 +143,10 @@ def _annotated(text: str, notes: dict[int, str]) -> str:
 
 
 def _emit_gen(kind: str, program, names: list[str], options) -> str | bytes:
-    """gen: a kernel container of every kernel (isa/gen9/container.py); gen-asm: its iga64-syntax text, each
-    kernel headed by comment lines saying its width, size and control-flow mode (the one --cf auto chose);
-    gen-mir: the machine IR before register allocation."""
+    """gen: a kernel container of every kernel (isa/gen9/container.py); gen-bin: one kernel's code alone, what
+    iga64 -p=9 -d reads; gen-asm: its iga64-syntax text, each kernel headed by comment lines saying its
+    width, size and control-flow mode (the one --cf auto chose); gen-mir: the machine IR before register
+    allocation."""
     from backend.gen import compile, select
     from backend.gen.mir_printer import print_mfunction
     from isa.gen9.container import pack_container
@@ -153,11 +154,16 @@ def _emit_gen(kind: str, program, names: list[str], options) -> str | bytes:
     from isa.gen9.encoding import encode_program
     if kind == "gen-mir":
         return "".join(print_mfunction(select(program, name, options)[0]) for name in names)
+    if kind == "gen-bin" and len(names) != 1:
+        raise UsageError(f"--emit gen-bin writes one kernel's code: name it with --kernel (kernels: "
+                         f"{', '.join(names)})")
     built = [(k, encode_program(k.program)) for k in (compile(program, name, options) for name in names)]
     if kind == "gen-asm":
         how = "chosen by --cf auto" if options.cf == "auto" else "--cf"
         return "\n".join(f"// kernel {k.name}: SIMD{k.simd}, {len(code)} bytes\n// control flow: {k.mode} ({how})\n"
                          f"{_annotated(disassemble(code), k.notes)}" for k, code in built)
+    if kind == "gen-bin":
+        return built[0][1]
     return pack_container([k.container_entry(code) for k, code in built])
 
 
@@ -465,8 +471,8 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--emit", choices=EMIT_KINDS, default="nir",
                    help="nir: text IR; dot-cfg: GraphViz CFG; dot-tree: GraphViz control-flow tree; spirv: a "
                         "SPIR-V binary of all the kernels; spirv-asm: its disassembly; dot-spirv: its CFG; gen: a "
-                        "Gen9 kernel container of all the kernels; gen-asm: its iga64-syntax text; gen-mir: the "
-                        "Gen machine IR")
+                        "Gen9 kernel container of all the kernels; gen-bin: one kernel's code alone (iga64 -p=9 -d "
+                        "reads it); gen-asm: its iga64-syntax text; gen-mir: the Gen machine IR")
     c.add_argument("-O", dest="opt", choices=list("0123"), default="0", help="optimisation level (clang's)")
     c.add_argument("--kernel", help="compile only this kernel")
     c.add_argument("--verify-each", action="store_true", help="run the IR validator after every pass")

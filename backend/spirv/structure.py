@@ -312,6 +312,23 @@ def report(flow: ModuleFlow) -> str:
     return "\n".join(out) + "\n"
 
 
+def constructs(flow: ModuleFlow) -> list[dict]:
+    """The constructs of every function as data (what `check --json` reports): function, kind, header,
+    merge, continue target, the blocks inside (by name) and the enclosing construct's position in this
+    list (None at the top)."""
+    n = flow.block_name
+    out: list[dict] = []
+    for f in flow.functions:
+        base = len(out)
+        parents, _ = construct_tree(f)
+        for c, parent in zip(f.constructs, parents):
+            out.append({"function": f.name, "kind": c.kind, "header": n(c.header),
+                        "merge": None if c.merge is None else n(c.merge),
+                        "continue": None if c.continue_target is None else n(c.continue_target),
+                        "blocks": [n(b) for b in c.blocks], "parent": None if parent is None else base + parent})
+    return out
+
+
 def construct_tree(func: FunctionFlow) -> tuple[list[int | None], dict[int, int | None]]:
     """How the constructs nest, for drawing: each construct's parent (an index into func.constructs, None
     at the top), the smallest other construct holding its header; and each block's innermost construct

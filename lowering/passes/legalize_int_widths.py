@@ -18,7 +18,7 @@ form a target can take and are one-line errors naming the instruction; so are wi
 """
 from __future__ import annotations
 
-from lowering.errors import CompileError, where
+from lowering.errors import NotSupported, where
 from lowering.ir.builder import InsertBefore, become, replace_uses
 from lowering.ir.core import Const, Function, Instr, Undef, Value
 from lowering.ir.types import Type, int_type
@@ -59,7 +59,7 @@ class _Legalizer:
         for w in self.legal:
             if w >= bits:
                 return int_type(w)
-        raise CompileError(f"{where(self.func, ins)}: integers wider than {self.legal[-1]} bits are not supported")
+        raise NotSupported(f"{where(self.func, ins)}: integers wider than {self.legal[-1]} bits are not supported")
 
     def source_bits(self, v: Value) -> int:
         return self.bits.get(v, v.type.bits)
@@ -74,7 +74,7 @@ class _Legalizer:
             if ins.opcode in REFUSED and any(self.odd(v.type) for v in (ins, *ins.operands)) and \
                     not self.in_memory_width(ins):
                 odd = next(v.type for v in (ins, *ins.operands) if self.odd(v.type))
-                raise CompileError(f"{where(func, ins)}: a {odd} {ins.opcode} is not supported (odd integer "
+                raise NotSupported(f"{where(func, ins)}: a {odd} {ins.opcode} is not supported (odd integer "
                                    f"widths are computed in {', '.join(map(str, self.legal))} bits)")
         self._arguments()
         for ins in instrs:                                   # results first: phis may use later values
@@ -148,7 +148,7 @@ class _Legalizer:
         elif op in ("trunc", "zext", "sext", "fptoui", "fptosi", "sitofp"):
             self._cast(ins, b, n)
         elif op not in UNCHANGED and op != "icmp":
-            raise CompileError(f"{where(self.func, ins)}: {op} on odd integer widths is not supported")
+            raise NotSupported(f"{where(self.func, ins)}: {op} on odd integer widths is not supported")
 
     def _bit_count(self, ins: Instr, b: InsertBefore, n: int) -> None:
         spare = ins.type.bits - n
