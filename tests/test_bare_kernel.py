@@ -5,6 +5,7 @@ ndrange), and a surface the program needs but was not given names the --surface 
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 
@@ -51,13 +52,17 @@ def test_extract_gives_the_same_bytes_and_refusals_are_one_line(built):
 
 
 def test_trace_reads_a_container_with_the_compiled_payload(built):
-    done = _cli("trace", "two.gen", "--kernel", "b", "--global", "32", "--surface", "0=o.npy", "-o", "c.png",
+    done = _cli("trace", "two.gen", "--kernel", "b", "--global", "32", "--surface", "0=o.npy", "-o", "c.svg",
                 cwd=built)
     assert done.returncode == 0, done.stderr
-    bare = _cli("trace", "b.krn", "--payload", "ndrange", "--global", "32", "--surface", "0=o.npy", "-o", "k.png",
+    bare = _cli("trace", "b.krn", "--payload", "ndrange", "--global", "32", "--surface", "0=o.npy", "-o", "k.svg",
                 cwd=built)
     assert bare.returncode == 0, bare.stderr
-    assert (built / "c.png").read_bytes() == (built / "k.png").read_bytes()
+    # the same lane activity (the pictures' images); only the titles differ: the container names the kernel
+    images = [re.findall(rb'href="data:image/png;base64,([^"]+)"', (built / f).read_bytes()) for f in ("c.svg", "k.svg")]
+    assert images[0] and images[0] == images[1]
+    assert b">@b \xc2\xb7 SIMD16" in (built / "c.svg").read_bytes()
+    assert b">b.krn \xc2\xb7 SIMD16" in (built / "k.svg").read_bytes()
     several = _cli("trace", "two.gen", "-o", "x.png", cwd=built)
     assert several.returncode == 2 and b"--kernel (a, b)" in several.stderr
 

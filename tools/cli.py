@@ -14,7 +14,7 @@
     reconverge check PATH... [-j N] [--junit FILE] [--json FILE] [--emit-dir DIR]   (CI: SPIR-V structure)
     reconverge asm INPUT.asm -o OUT.krn       (Gen9, iga64 syntax)
     reconverge disasm INPUT.krn [-o OUT|-]
-    reconverge trace PROGRAM --simd N -o OUT.png
+    reconverge trace PROGRAM --simd N -o OUT.png|.svg|.pdf   (a kernel source: [--compare-cf])
     reconverge fuzz [-n N] [--seed S] [--mode M,..] [--targets T,..] [-j J] [--time-budget T] [--save-dir DIR]
                     [--shard K/N] [--reduce]                    (differential fuzzing: tools/fuzz/)
 
@@ -34,7 +34,7 @@ import sys
 
 from lowering.errors import CompileError
 from lowering.output import check_names_distinct, write_all
-from tools.usage import MAX_SECONDS, Terminated, UsageError, raise_on_sigterm, seconds
+from tools.usage import MAX_SECONDS, Terminated, UsageError, raise_on_sigterm, seconds, subgroup_size
 
 EXIT_INPUT, EXIT_USAGE, EXIT_INTERNAL = 1, 2, 3
 EMIT_KINDS = ("nir", "dot-cfg", "dot-tree", "spirv", "spirv-asm", "dot-spirv", "gen", "gen-bin", "gen-asm", "gen-mir")
@@ -241,10 +241,15 @@ def _emit_spirv(emit: str, funcs: list, options) -> str | bytes:
         from backend.spirv import tools as spirv_tools
     except ImportError as exc:
         raise CompileError(f"--emit {emit}: the SPIR-V backend is not available ({exc})") from None
+    if emit == "dot-spirv":                      # the module with the IR's block names, drawn as a CFG
+        from dataclasses import replace
+
+        from backend.spirv.cfg_dot import cfg_dot
+        return cfg_dot(compile_spirv(funcs, replace(options, block_names=True)))
     binary = compile_spirv(funcs, options)
     if emit == "spirv":
         return binary
-    return spirv_tools.disassemble(binary) if emit == "spirv-asm" else spirv_tools.cfg_dot(binary)
+    return spirv_tools.disassemble(binary)
 
 
 def _sizes(text: str, flag: str) -> tuple[int, ...]:
@@ -307,6 +312,7 @@ def _check_target_flags(args, targets: list[str]) -> None:
     if args.max_steps is not None and args.max_steps < 0:
         raise UsageError(f"--max-steps {args.max_steps}: expected a number of steps >= 0 (0: no limit)")
     only("--vk-device", args.vk_device is not None, "spirv")
+    only("--subgroup-size", args.subgroup_size is not None, "ir")
     only("--simd", args.simd is not None, "gen")
     only("--cf", args.cf is not None, "gen")
     only("--trace", args.trace is not None, "gen")
@@ -329,7 +335,7 @@ def _backend_options(args, target: str, local_size: tuple[int, ...]):
             backend = replace(backend, vk_device=args.vk_device)
         return replace(backend, local_size=tuple(local_size) + (1,) * (3 - len(local_size)))
     if target == "ir":
-        return harness.InterpreterOptions(args.max_steps)
+        return harness.InterpreterOptions(args.max_steps, args.subgroup_size)
     if target == "gen":
         from isa.gen9.simulator import Trace
         checked = _gen_options(args.simd, args.cf)
@@ -371,8 +377,8 @@ def _run(args) -> int:
         results = harness.run_target(target, program, kernel, values, global_size, local_size, backend)
         if args.trace is None:
             return results, b""
-        from isa.gen9.sim_trace import trace_png
-        return results, trace_png(backend.trace)
+        from tools.lane_picture import trace_picture
+        return results, trace_picture(backend.trace, args.trace)
     runs, seconds = {}, {}
     for target in targets:
         started = time.perf_counter()
@@ -541,10 +547,12 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--max-steps", type=int, metavar="N",
                    help="ir: instructions per work-item, gen: per hardware thread, before the run is stopped as "
                         "endless (defaults: ir 60000000, gen 1000000; 0: no limit)")
+    r.add_argument("--subgroup-size", type=subgroup_size, metavar="N",
+                   help="ir target: lanes per sub-group (a power of two; default 16, gen's default SIMD width)")
     r.add_argument("--simd", type=int, metavar="8|16", help="gen target: SIMD width (default 16)")
     r.add_argument("--cf", choices=CF_CHOICES,
                    help="gen target: structured branches, per-lane blockIP, hybrid, or auto (default; see compile)")
-    r.add_argument("--trace", metavar="OUT.png",
+    r.add_argument("--trace", metavar="OUT.png|.svg|.pdf",
                    help="gen target: draw the first work-group's lane activity, block labels beside the rows")
     r.add_argument("--timeout", type=seconds, metavar="SECONDS",
                    help=f"stop the run (any target) after this many seconds (at most {MAX_SECONDS:g}), "

@@ -1,21 +1,25 @@
-"""`reconverge trace`: run a Gen9 program on the simulator and draw its lane activity as a PNG.
+"""`reconverge trace`: run a Gen9 program on the simulator and draw its lane activity (tools.lane_picture:
+PNG, SVG or PDF by the output's name).
 
     reconverge trace INPUT.krn|INPUT.asm --simd 8|16|32 [--threads N] [--dispatch-mask M]
-                     [--surface BTI=FILE.npy ...] -o OUT.png            (the simulator's payload)
+                     [--surface BTI=FILE.npy ...] -o OUT.png|.svg|.pdf           (the simulator's payload)
     reconverge trace INPUT.krn|INPUT.asm --payload ndrange [--simd 8|16] [--global N] [--local L]
-                     [--surface BTI=FILE.npy ...] -o OUT.png            (the compiled kernels' payload)
-    reconverge trace CONTAINER [--kernel K] [--global N] [--local L] [--surface BTI=FILE.npy ...] -o OUT.png
+                     [--surface BTI=FILE.npy ...] -o OUT.png|.svg|.pdf           (the compiled kernels' payload)
+    reconverge trace CONTAINER [--kernel K] [--global N] [--local L] [--surface BTI=FILE.npy ...]
+                     -o OUT.png|.svg|.pdf
     reconverge trace INPUT.cl|.ll|.bc|.nir --global N [--local L] --arg NAME=VALUE ... [--kernel K]
-                     [--simd 8|16] [--cf MODE] [-O0..3] -o OUT.png
+                     [--simd 8|16] [--cf MODE | --compare-cf [MODE,...]] [-O0..3] -o OUT.png|.svg|.pdf
 
 A kernel source is compiled for Gen and launched exactly as `run --target gen --trace` does (the same
 code path), so the picture shows its block labels and the first work-group's threads. A kernel container
 (`compile --emit gen`) gets the payload its kernels were compiled for (isa/gen9/dispatch.py: r0 header,
 r1-r3 uint16 local ids, cross-thread data from r4), its constants bound and its SIMD width; a bare
 binary or an .asm file gets the simulator's own payload (PAYLOAD_HELP) unless --payload ndrange.
+--compare-cf runs a kernel source once per control-flow mode and draws the modes side by side on one
+scale (and the modes must agree on every buffer).
 
 Why a separate module: the main CLI (tools/cli.py) only calls add_commands(subparsers); everything
-about tracing lives here. Bad input raises CompileError with a one-line message; the PNG is written
+about tracing lives here. Bad input raises CompileError with a one-line message; the picture is written
 atomically, so a failed run leaves no file behind.
 """
 from __future__ import annotations
@@ -122,11 +126,69 @@ def _trace_compiled_kernel(args) -> None:
     if args.simd not in (None, 8, 16):
         raise UsageError(f"--simd {args.simd}: a compiled kernel runs in SIMD8 or SIMD16")
     _check_max_steps(args)
+    if args.compare_cf is not None:
+        _compare_cf(args)
+        return
     run = argparse.Namespace(**vars(args))
     run.__dict__.update(target="gen", trace=args.output, out=None, timeout=None, platform=None,
                         device=None, vk_device=None, spirv_version=None, target_env=None, verify_each=False,
                         trace_only=True)
     cli._run(run)
+
+
+def _cf_modes(text: str) -> list[str]:
+    from backend.gen import CF_MODES, COMMAND_LINE_CF
+    modes = [m.strip() for m in text.split(",") if m.strip()]
+    known = list(COMMAND_LINE_CF) + [m for m in CF_MODES if m not in COMMAND_LINE_CF]
+    for mode in modes:
+        if mode not in known:
+            raise UsageError(f"--compare-cf: unknown control-flow mode '{mode}' (modes: {', '.join(known)})")
+    if len(modes) < 2 or len(set(modes)) != len(modes):
+        raise UsageError(f"--compare-cf {text}: expected two or more different modes, e.g. structured,blockip")
+    return modes
+
+
+def _compare_cf(args) -> None:
+    """The kernel launched as `run --target gen` would, once per control-flow mode, the pictures side by
+    side in one figure (one scale, so longer runs look longer). Every mode must leave every buffer the
+    same: a difference is a miscompilation, reported instead of drawn."""
+    from isa.gen9.simulator import Trace
+    from tools import cli, run_args
+    from tools.lane_picture import Run, picture, title_of
+    from tools.targets import harness
+    if args.cf is not None:
+        raise UsageError("--cf and --compare-cf: give the modes to compare to --compare-cf")
+    modes = _cf_modes(args.compare_cf)
+    global_size = cli._sizes(args.global_size, "--global")
+    if args.local is not None:
+        cli._sizes(args.local, "--local")
+    program = harness.load_program(args.input, f"-O{args.opt}", args.kernel, build_options=cli._build_options(args))
+    kernels = program.kernel_names()
+    if args.kernel is None and len(kernels) != 1:
+        raise UsageError(f"{args.input} has {len(kernels)} kernels ({', '.join(kernels)}): choose one with --kernel")
+    kernel = args.kernel or kernels[0]
+    params = program.params(kernel)
+    local_size = cli._launch_local_size(args, kernel, global_size, program.reqd_work_group_size(kernel))
+    runs, first = [], None
+    for mode in modes:
+        try:
+            values = run_args.bind_args(params, args.arg or [], kernel)
+        except run_args.ArgError as exc:
+            raise UsageError(str(exc)) from None
+        trace = Trace()
+        options = harness.GenRunOptions(cli._gen_options(args.simd, mode).simd, mode, trace, args.max_steps)
+        results = harness.run_target("gen", program, kernel, values, global_size, local_size, options)
+        first = first or (mode, results)
+        problems = harness.compare(first[1], results, [p.name for p in params], labels=(first[0], mode))
+        if problems:
+            raise CompileError(f"{args.input}: @{kernel}: --cf {mode} differs from --cf {first[0]}: {problems[0]}")
+        chosen = trace.about.get("cf")
+        runs.append(Run(trace, f"--cf {mode}" + (f" ({chosen})" if chosen and chosen != mode else "")))
+    try:
+        write_output(args.output, picture(runs, args.output, title_of(runs[0].trace, skip=("cf",))),
+                     inputs=[args.input] + run_args.input_files(args.arg or []))
+    except OSError as e:
+        raise CompileError(f"{args.output}: cannot write: {e.strerror or e}") from None
 
 
 def _check_max_steps(args) -> None:
@@ -136,12 +198,12 @@ def _check_max_steps(args) -> None:
 
 def _launch_options_given(args) -> bool:
     """Options only a kernel source takes (--kernel, --global and --local also serve containers)."""
-    return any((args.arg, args.cf, args.opt != "0", args.define, args.include, args.clang_arg))
+    return any((args.arg, args.cf, args.compare_cf, args.opt != "0", args.define, args.include, args.clang_arg))
 
 
 def run_trace(args) -> None:
-    from isa.gen9.sim_trace import trace_png
     from isa.gen9.simulator import SimulationError, Trace, run_program
+    from tools.lane_picture import trace_picture
 
     if os.path.splitext(args.input)[1].lower() in SOURCES:
         if args.payload is not None:
@@ -149,7 +211,7 @@ def run_trace(args) -> None:
         _trace_compiled_kernel(args)
         return
     if _launch_options_given(args):
-        raise UsageError("--arg, --cf, -O and build options apply to kernel sources")
+        raise UsageError("--arg, --cf, --compare-cf, -O and build options apply to kernel sources")
     _check_max_steps(args)
     max_steps = DEFAULT_PROGRAM_STEPS if args.max_steps is None else args.max_steps or sys.maxsize
     out_dir = os.path.dirname(os.path.abspath(args.output))
@@ -171,7 +233,7 @@ def run_trace(args) -> None:
     except SimulationError as e:
         raise CompileError(f"{args.input}: simulation failed: {_unbound_hint(' '.join(str(e).split()))}") from None
     try:
-        write_output(args.output, trace_png(trace),
+        write_output(args.output, trace_picture(trace, args.output, args.input),
                      inputs=[args.input] + [spec.partition("=")[2] for spec in args.surface or []])
     except OSError as e:
         raise CompileError(f"{args.output}: cannot write: {e.strerror or e}") from None
@@ -201,6 +263,7 @@ def _run_simulator_payload(args, program, surfaces, trace, max_steps: int, run_p
         except ValueError:
             raise UsageError(f"--dispatch-mask {args.dispatch_mask}: expected an integer") from None
         masks = [m] * args.threads
+    trace.about.update(simd=args.simd, threads=args.threads)
     run_program(program, args.simd, args.threads, surfaces=surfaces, dispatch_masks=masks, trace=trace,
                 max_steps=max_steps)
 
@@ -235,6 +298,8 @@ def _run_ndrange(args, program, entry, surfaces, trace, max_steps: int) -> None:
                            f"source with --arg")
     local = _sizes(args.local, "--local") if args.local else (simd,)
     global_size = _sizes(args.global_size, "--global") if args.global_size else local
+    trace.about.update(kernel=entry.name if entry is not None else None, simd=simd, local_size=local,
+                       global_size=global_size, group=(0,) * len(local))
     for c in meta.get("constants", []):
         surfaces.setdefault(int(c["bti"]), np.frombuffer(bytes.fromhex(c["data"]), np.uint8).copy())
     try:
@@ -257,9 +322,11 @@ PAYLOAD_HELP = ("Payload of a bare .krn/.asm program (the simulator's own, the d
 
 def add_commands(subparsers) -> None:
     t = subparsers.add_parser(
-        "trace", help="simulate a Gen9 program and draw per-lane activity as a PNG",
+        "trace", help="simulate a Gen9 program and draw per-lane activity (PNG, SVG or PDF)",
         description="Run one workgroup of a Gen9 program on the simulator and draw which lanes executed "
-                    "each instruction (x = lanes, y = scheduling rounds, one panel per thread).",
+                    "each instruction (x = lanes, y = scheduling rounds, one panel per thread; block labels "
+                    "once per block entry; a legend for the colours). The output's name picks the format: "
+                    ".svg, .pdf, else PNG.",
         epilog=PAYLOAD_HELP)
     t.add_argument("input", metavar="INPUT.krn|INPUT.asm|INPUT.cl|.ll|.bc|.nir",
                    help="a Gen9 program (a bare binary, a kernel container or iga64 text), or a kernel source "
@@ -288,6 +355,9 @@ def add_commands(subparsers) -> None:
     t.add_argument("--max-steps", type=int, metavar="N",
                    help="instructions per thread before the run is stopped as endless (default: 200000 for "
                         ".krn/.asm, the gen target's 1000000 for a kernel source; 0: no limit)")
-    t.add_argument("-o", dest="output", required=True, help="output PNG file")
+    t.add_argument("--compare-cf", nargs="?", const="structured,blockip,hybrid", metavar="MODE,MODE...",
+                   help="kernel source: run once per control-flow mode (default structured,blockip,hybrid) and "
+                        "draw the modes side by side")
+    t.add_argument("-o", dest="output", required=True, help="output picture: .png, .svg or .pdf")
     _add_build_options(t)
     t.set_defaults(func=run_trace)

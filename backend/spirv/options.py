@@ -32,6 +32,10 @@ class SpirvOptions:
     # A clustered reduce from shuffles and a ballot instead of ClusteredReduce: only for launches on a device
     # without the clustered subgroup feature (lavapipe), see backend.spirv.subgroups.
     emulate_clustered: bool = False
+    # OpName every block with the structured IR's name for it (the printer's b<N>; a loop's own header and
+    # continue target loop.b<N> and continue.b<N> after its first block): --emit dot-spirv draws them.
+    # Off everywhere else, so the modules we write and run do not change.
+    block_names: bool = False
 
     def __post_init__(self):
         if self.version not in VERSIONS:

@@ -52,6 +52,9 @@ class FunctionFlow:
     succs: dict[int, list[int]]
     constructs: list[Construct] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
+    # how each block ends, where its successors mean more than "next": "conditional" (succs: the true
+    # target, then the false one, once if they are the same) or "switch" (succs: the default, then the cases)
+    terminators: dict[int, str] = field(default_factory=dict)
 
 
 @dataclass
@@ -137,8 +140,10 @@ def parse(binary: bytes) -> ModuleFlow:
                 current.succs[label] = [operands[0]]
             elif code == op["OpBranchConditional"]:
                 current.succs[label] = list(dict.fromkeys(operands[1:3]))
+                current.terminators[label] = "conditional"
             elif code == op["OpSwitch"]:
                 current.succs[label] = list(dict.fromkeys([operands[1], *operands[3::2]]))
+                current.terminators[label] = "switch"
             elif code == op["OpSelectionMerge"]:
                 merges[label] = ("selection", operands[0], None)
             elif code == op["OpLoopMerge"]:
