@@ -281,3 +281,37 @@ def test_command_line_refusals_are_one_line(tmp_path):
                  "-o", str(tmp_path / "k.spv"))
     assert_one_line_error(result, 1, "@k", "sub-group operations need SPIR-V 1.3")
     assert not (tmp_path / "k.spv").exists()
+
+
+def _differential_cases(tmp_path):
+    """(program, kernel, args, global, local) of every kernel above, for the spirv-vs-ir comparison."""
+    from tools.targets.harness import load_program
+
+    def program(name: str, text: str, ext: str = "nir"):
+        path = tmp_path / f"{name}.{ext}"
+        path.write_text(text)
+        return load_program(str(path))
+    for t in TYPES:
+        x, y = sk.inputs(t, N, seed=len(t))
+        count = len(sk.every_op_list(t)) * N
+        yield (program(f"every_{t}", sk.every_op_kernel(t, N)), f"every_{t}",
+               [x, y, np.zeros(count, x.dtype), np.zeros(count, np.int32)], N, 20)
+    x = np.random.default_rng(3).integers(0, 1000, N).astype(np.int32)
+    yield program("divergent", sk.divergent_kernel(N)), "divergent", [x, np.zeros(7 * N, np.uint32)], N, 20
+    ballots = np.random.default_rng(5).integers(0, 1000, N).astype(np.uint32)
+    yield program("ballots", BALLOT_CL, "cl"), "ballots", [ballots, np.zeros(8 * N, np.uint32)], N, 20
+    yield program("layout", sk.LAYOUT), "layout", [np.zeros(15, np.int32)], (5, 3), (5, 3)
+
+
+def test_spirv_equals_the_lockstep_interpreter(tmp_path, vk_device):
+    """Every kernel above on the device and on `--target ir --subgroup-size S` (S: the device's), lane by lane:
+    the interpreter is the executable definition of the sub-group semantics."""
+    from tools.targets.harness import InterpreterOptions, compare, run_target
+    width = _device_width(vk_device)
+    problems = []
+    for program, kernel, args, global_size, local_size in _differential_cases(tmp_path):
+        ir = run_target("ir", program, kernel, args, global_size, local_size, InterpreterOptions(subgroup_size=width))
+        got = run_target("spirv", program, kernel, args, global_size, local_size)
+        names = [f"{kernel}.arg{i}" for i in range(len(args))]
+        problems += compare(ir, got, names, labels=("ir", "spirv"))
+    assert problems == []

@@ -81,11 +81,11 @@ def every_op_kernel(t: str, n: int) -> str:
             lines.append(f"    {r} = subgroup.shuffle {t} %v, %next")
         elif words[0] == "shuffle_xor":
             lines.append(f"    {r} = subgroup.shuffle_xor {t} %v, i32 {words[1]}")
-        elif words[0] in ("shuffle_up", "shuffle_down"):      # a lane with no source keeps its own value
-            lines.append(f"    {r}s = subgroup.{words[0]} {t} %v, i32 1")
+        elif words[0] in ("shuffle_up", "shuffle_down"):   # delta 0 where 1 would leave the sub-group
             lines.append(f"    {r}c = icmp.{'uge' if words[0] == 'shuffle_up' else 'ult'} i32 "
                          f"{'%l, 1' if words[0] == 'shuffle_up' else '%l1, %sz'}")
-            lines.append(f"    {r} = select {t} {r}c, {r}s, %v")
+            lines.append(f"    {r}d = zext i32 {r}c")
+            lines.append(f"    {r} = subgroup.{words[0]} {t} %v, {r}d")
         elif words[0] == "all_equal":
             lines.append(f"    {r}b = subgroup.all_equal i1 {'%hv' if len(words) == 2 else '%v'}")
             lines.append(f"    {r} = zext i32 {r}b")
