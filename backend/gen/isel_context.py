@@ -65,6 +65,7 @@ class SelectionContext:
         self.deferred: set[Instr] = set()                     # compares left to the branch that reads them
         self.narrow: dict[Value, tuple[bool | None, Operand]] = {}   # i64 values that are extended i32 ones
         self.named: set[str] = set()                          # labels a branch or a start named
+        self.subgroups: object | None = None                  # isel_subgroup's selector, made on first use
 
     def error(self, ins: Instr | None, what: str) -> CompileError:
         return CompileError(f"{where(self.func, ins)}: {what} (not in the Gen backend yet)")

@@ -21,6 +21,7 @@ from __future__ import annotations
 from lowering.errors import NotSupported, where
 from lowering.ir.builder import InsertBefore, become, replace_uses
 from lowering.ir.core import Const, Function, Instr, Undef, Value
+from lowering.ir.opcodes import SUBGROUP_SCANS
 from lowering.ir.types import Type, int_type
 from lowering.target import TargetCaps
 
@@ -147,8 +148,25 @@ class _Legalizer:
             ins.operands = [self._sign_extended(b, v) for v in ins.operands]
         elif op in ("trunc", "zext", "sext", "fptoui", "fptosi", "sitofp"):
             self._cast(ins, b, n)
+        elif op == "subgroup":
+            self._subgroup(ins, b, n)
         elif op not in UNCHANGED and op != "icmp":
             raise NotSupported(f"{where(self.func, ins)}: {op} on odd integer widths is not supported")
+
+    def _subgroup(self, ins: Instr, b: InsertBefore, n: int | None) -> None:
+        """Moves, votes and compares of zero-extended values need nothing; a reduction or scan is done in
+        W on sign-extended operands for smin/smax, then clamped to N bits' identity (what an exclusive
+        scan's first lane gets is W's INT_MAX or INT_MIN) and masked back to N bits."""
+        if ins.attrs["op"] not in SUBGROUP_SCANS or n is None:
+            return
+        arith = ins.attrs["arith"]
+        if arith in ("smin", "smax"):
+            ins.operands = [self._sign_extended(b, ins.operands[0])]
+        raw: Value = self._keep_raw(ins, b)
+        if arith in ("smin", "smax"):
+            limit = (1 << (n - 1)) - 1 if arith == "smin" else -(1 << (n - 1))
+            raw = b.binary(arith, raw, Const(ins.type, limit))
+        become(ins, "and", [raw, Const(ins.type, (1 << n) - 1)])
 
     def _bit_count(self, ins: Instr, b: InsertBefore, n: int) -> None:
         spare = ins.type.bits - n

@@ -124,7 +124,7 @@ def _model_scan(kind: str, arith: str, ty: str, x, cond, sg: int, cluster: int =
 def _values(ty: str) -> np.ndarray:
     dt = TYPES[ty][0]
     if ty.startswith("f"):
-        return RNG.integers(-20, 20, N).astype(dt) * dt(0.5)         # sums and small products are exact
+        return (RNG.integers(-20, 20, N) * 0.5).astype(dt)           # sums and small products are exact
     if ty == "i8":
         return RNG.integers(0, 256, N).astype(dt)
     return RNG.integers(0, 1 << 16, N).astype(dt) * dt(977)       # some above 2**31 once multiplied
