@@ -33,6 +33,8 @@ compares with L (a device that grouped lanes otherwise is refused after the run,
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from lowering.errors import CompileError
 from lowering.ir.core import Const, Function, Instr
 from lowering.ir.opcodes import fence_spaces
@@ -74,7 +76,13 @@ def layout_check_binding(func: Function) -> int:
     return 2 + max((b.binding for b in kernel_abi(func).buffers), default=-1)
 
 
-class SubgroupSelector:
+if TYPE_CHECKING:          # what it is mixed in beside, for the type checker; a plain mixin at run time
+    from .isel import InstructionSelector as _Host
+else:
+    _Host = object
+
+
+class SubgroupSelector(_Host):
     """Mixed into the function emitter beside isel.InstructionSelector (whose helpers it uses)."""
 
     _flat_local: int | None = None
@@ -200,6 +208,7 @@ class SubgroupSelector:
         cluster = ins.attrs.get("cluster")
         if cluster is not None and self.module.options.emulate_clustered:
             return self._clustered_by_shuffles(ins, res, scope, cluster)
+        extra: tuple[int, ...]
         if cluster is not None:
             self.m.capability("GroupNonUniformClustered")
             operation, extra = "ClusteredReduce", (self.u32(cluster),)

@@ -129,7 +129,7 @@ def inputs(t: str, n: int, seed: int = 0, wide: bool = False) -> tuple[np.ndarra
         y[rng.random(n) < 0.3] = np.nan
         y[8:16] = np.nan
         return x, y
-    info = np.iinfo(dtype)
+    info = np.iinfo(np.dtype(dtype).type(0))
     x = rng.integers(info.min, info.max, n, dtype=dtype, endpoint=True)
     x[::7] = 3       # repeated values make all_equal and min/max ties possible
     return x, np.zeros(n, dtype)
