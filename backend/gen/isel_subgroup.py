@@ -26,9 +26,10 @@ holding the identity:
 - all/any: AND/OR reductions of the 0/-1 booleans; all_equal: all(x == broadcast_first(x)); elect: the
   lane whose number is the UMIN reduction of the active lane numbers; ballot: OR reduction of
   (x & 1 << lane) (word 0; the words past S lanes are 0);
-- results are written on every channel (NoMask) too: a fresh register's other lanes hold nothing
-  anyone reads, and a write that kills the whole register keeps its live range short (a masked or
-  predicated write does not: mir_liveness.py);
+- results are written under the mask, like any other instruction's: the result's register is the
+  same in every iteration of a loop around the operation, and a lane that left the loop in an earlier
+  iteration keeps the value it left with there (a result written on every channel gave such lanes a
+  later iteration's reduction);
 - subgroup_barrier: a thread's lanes already run in lock step, so only memory needs ordering: the data
   port memory fence (with commit) of each space the flags name, as `barrier` sends before its gateway
   message, and a read of its commit register, so that no later access is issued before the fence is
@@ -200,7 +201,7 @@ class SubgroupSelector:
         self._steps(arith, gt, buf, s, [1 << k for k in range(s.bit_length() - 1)], -1,
                     t.is_float and t.bits == 16)
         out = self.cx.fresh(gt)
-        self._wide("mov", out, self._at(buf, s))
+        self.cx.emit("mov", out, self._at(buf, s))
         return out
 
     # ----- lanes picked by number
@@ -218,7 +219,7 @@ class SubgroupSelector:
         if isinstance(lane.value, Imm):
             own = self._whole(x, gt)
             out = cx.fresh(gt)
-            self._wide("mov", out, self._at(own, int(lane.value.value) % self.simd, SCALAR))
+            cx.emit("mov", out, self._at(own, int(lane.value.value) % self.simd, SCALAR))
             return out
         if not (lane.region == SCALAR or isinstance(lane.value, VReg) and lane.value.uniform):
             lane = self.scalar_of(lane)
@@ -228,7 +229,7 @@ class SubgroupSelector:
         self._wide("mov", self._at(buf, 0), retyped(x, raw), predicate=(*FLAG, False))
         self._steps("or", raw, buf, 0, [1 << k for k in range(self.simd.bit_length() - 1)], 1, False)
         out = cx.fresh(gt)
-        self._wide("mov", out, retyped(self._at(buf, 0, SCALAR), gt))
+        cx.emit("mov", out, retyped(self._at(buf, 0, SCALAR), gt))
         return out
 
     def scalar_of(self, v: Operand) -> Operand:
@@ -246,11 +247,12 @@ class SubgroupSelector:
             return self.pick(x, index, t)
         own = self._whole(x, gt)
         index = cx.register(retyped(index, T.UD))
-        out = cx.fresh(gt)
-        self._wide("mov", out, Operand(Imm(0, gt)))
+        gathered, out = cx.fresh(gt), cx.fresh(gt)
+        self._wide("mov", gathered, Operand(Imm(0, gt)))
         for j in range(self.simd):
             self._wide("cmp", None, index, Operand(Imm(j, T.UD)), cond_mod="eq", flag=FLAG)
-            self._wide("mov", out, self._at(own, j, SCALAR), predicate=(*FLAG, False))
+            self._wide("mov", gathered, self._at(own, j, SCALAR), predicate=(*FLAG, False))
+        cx.emit("mov", out, gathered)
         return out
 
     # ----- the opcodes
@@ -275,7 +277,7 @@ class SubgroupSelector:
         cluster = min(int(ins.attrs.get("cluster", self.simd)), self.simd)
         buf, gt = self.reduce_buffer(arith, t, self._operand(x, arith), cluster)
         out = self.cx.fresh(gt)
-        self._wide("mov", out, self._at(buf, 0, SCALAR if cluster == self.simd else Region(cluster, cluster, 0)))
+        self.cx.emit("mov", out, self._at(buf, 0, SCALAR if cluster == self.simd else Region(cluster, cluster, 0)))
         return out
 
     def _inclusive_scan(self, ins: Instr, x: Value) -> Operand:
@@ -322,7 +324,7 @@ class SubgroupSelector:
     def _vote(self, arith: str, x: Operand) -> Operand:
         buf, _ = self.reduce_buffer(arith, I1, x, self.simd)
         out = self.cx.fresh(T.D)
-        self._wide("mov", out, self._at(buf, 0, SCALAR))
+        self.cx.emit("mov", out, self._at(buf, 0, SCALAR))
         return out
 
     def _all(self, ins: Instr, x: Value) -> Operand:
@@ -340,14 +342,14 @@ class SubgroupSelector:
 
     def _elect(self, ins: Instr) -> Operand:
         out = self.cx.fresh(T.D)
-        self._wide("cmp", out, self.lanes(), self.first_active_lane(), cond_mod="eq", flag=FLAG)
+        self.cx.emit("cmp", out, self.lanes(), self.first_active_lane(), cond_mod="eq", flag=FLAG)
         return out
 
     def _ballot(self, ins: Instr, x: Value) -> Operand:
         cx = self.cx
         if 32 * int(ins.attrs["word"]) >= self.simd:
             out = cx.fresh(T.D)
-            self._wide("mov", out, Operand(Imm(0, T.D)))
+            cx.emit("mov", out, Operand(Imm(0, T.D)))
             return out
         one, bits = cx.fresh(T.UD), cx.fresh(T.UD)
         self._wide("mov", one, Operand(Imm(1, T.UD)))
@@ -356,7 +358,7 @@ class SubgroupSelector:
         cx.emit("and", self._at(buf, 0), bits, retyped(self._operand(x), T.UD))
         self._steps("or", T.UD, buf, 0, [1 << k for k in range(self.simd.bit_length() - 1)], 1, False)
         out = cx.fresh(T.D)
-        self._wide("mov", out, retyped(self._at(buf, 0, SCALAR), T.D))
+        cx.emit("mov", out, retyped(self._at(buf, 0, SCALAR), T.D))
         return out
 
     # ----- sizes and ids

@@ -292,3 +292,44 @@ def test_auto_mode_and_unoptimized_input():
 def test_binaries_read_by_iga64_as_we_do(cl_type, simd, tmp_path):
     func = program(cl_type, "-O2").function("k", "gen")
     iga_text(encode_program(compile_gen_kernel(func, simd).program), tmp_path, f"{cl_type}{simd}")
+
+
+LEFT_LOOP = """
+kernel void k(global uint *out, global const uint *in) {
+    uint lid = get_local_id(0);
+    uint a = in[lid], b = a, c = a, d = a, e = 0, f = a;
+    uint g = 0;
+    do { g++; a = sub_group_non_uniform_reduce_add(a | 1u); b = sub_group_scan_inclusive_max(b + g);
+         c = sub_group_broadcast_first(c + 1); d = sub_group_ballot(d & 2).x; e = sub_group_elect();
+         f = sub_group_clustered_reduce_min(f + g, 2u); }
+    while (g < 3u && (in[lid] & 1));
+    out[get_global_id(0)] = a + 3 * b + 5 * c + 7 * d + 11 * e + 13 * f;
+}
+"""
+
+
+@pytest.mark.parametrize("cf", ["structured", "blockip", "hybrid", "blockip-predicated"])
+@pytest.mark.parametrize("simd, level", [(8, "-O0"), (16, "-O0"), (8, "-O2")])
+def test_a_lane_that_left_the_loop_keeps_the_result_it_left_with(simd, level, cf):
+    """Regression (fuzz seed 319): the result of a sub-group operation in a loop is the same register in
+    every iteration; written on every channel, it gave lanes that had left the loop the next iterations'
+    results. Against the lock-step interpreter at the same sub-group size."""
+    from tools.targets.harness import GenRunOptions, InterpreterOptions, compare, run_target
+    prog = program_text(LEFT_LOOP, level)
+    values = np.arange(32, dtype=np.uint32) * 7 % 5
+    args = [np.zeros(32, np.uint32), values]
+    want = run_target("ir", prog, "k", args, (32,), (32,), InterpreterOptions(subgroup_size=simd))
+    got = run_target("gen", prog, "k", args, (32,), (32,), GenRunOptions(simd, cf))
+    assert compare(want, got, ["out", "in"], labels=("ir", "gen")) == []
+
+
+def program_text(source: str, level: str):
+    fd, path = tempfile.mkstemp(suffix=".cl")
+    with os.fdopen(fd, "w") as f:
+        f.write(source)
+    try:
+        prog = load_program(path, level)
+        prog.kernel_names()
+        return prog
+    finally:
+        os.unlink(path)
