@@ -1,10 +1,11 @@
 """`reconverge check`: validate SPIR-V structure for CI pipelines.
 
-    reconverge check PATH... [-j N] [-O0..-O3] [--target-env vulkan1.0..vulkan1.3] [--junit FILE]
-                     [--json FILE] [--emit-dir DIR] [--timeout SECONDS]
+    reconverge check PATH... [-j N] [-O0..-O3|-Os] [--target-env ENV] [-x KIND] [-D ..] [-I ..] [-cl-* ..]
+                     [--clang-arg FLAG] [--junit FILE] [--json FILE] [--emit-dir DIR] [--timeout SECONDS]
 
 PATH is a file (.cl, .ll, .bc: every kernel compiled to SPIR-V and validated; .spv: any compiler's module,
-validated as it is) or a directory searched recursively for them. Each input is checked in a child
+validated as it is), '-' (standard input, of -x's kind or its content's) or a directory searched
+recursively for them. The build options apply to the OpenCL C inputs. Each input is checked in a child
 process (so a crash is that input's failure, not the run's), N at a time; every module's structure (its
 selection, loop and continue constructs) is reported, and a broken structural rule is explained with the
 construct and the blocks involved (backend/spirv/structure.py). Exit 0 only when everything passed,
@@ -21,6 +22,7 @@ import threading
 import time
 import xml.etree.ElementTree as ET
 from concurrent.futures import ThreadPoolExecutor, as_completed
+from dataclasses import dataclass
 
 from lowering.errors import CompileError
 from lowering.output import safe_file_name, write_all
@@ -28,13 +30,24 @@ from tools.usage import MAX_SECONDS, Terminated, UsageError, seconds
 
 SOURCE_KINDS = (".cl", ".ll", ".bc")
 KINDS = (*SOURCE_KINDS, ".spv")
+SPIRV_MAGIC = b"\x03\x02\x23\x07"
+
+
+@dataclass(frozen=True)
+class Sources:
+    """How sources are compiled: the build options (OpenCL C only), -x, and standard input's bytes."""
+    build_options: tuple[str, ...] = ()
+    kind: str | None = None
+    stdin: bytes | None = None
 
 
 def find_inputs(paths: list[str]) -> list[str]:
     """Files named, and the inputs found under directories named (sorted), each once."""
     found: list[str] = []
     for path in paths:
-        if os.path.isdir(path):
+        if path == "-":
+            found.append(path)
+        elif os.path.isdir(path):
             for root, dirs, files in os.walk(path):
                 dirs.sort()
                 found += [os.path.join(root, f) for f in sorted(files) if os.path.splitext(f)[1].lower() in KINDS]
@@ -53,17 +66,24 @@ def _case(name: str, ok: bool, message: str = "", flow=None, problems: list[str]
             "problems": problems or []}
 
 
-def check_one(path: str, opt_level: str, target_env: str) -> list[dict]:
+def check_one(path: str, opt_level: str, target_env: str, sources: Sources = Sources()) -> list[dict]:
     """The test cases of one input: one per kernel of a source, one for a .spv module."""
     from backend.spirv import compile_spirv
     from backend.spirv.options import SpirvOptions
     from backend.spirv.structure import SpirvParseError, explain, parse
     from backend.spirv.tools import validate
+    from lowering.input_kind import STDIN_NAME, input_kind
     ext = os.path.splitext(path)[1].lower()
+    data = sources.stdin if path == "-" else None
+    if data is not None and sources.kind is None and data.startswith(SPIRV_MAGIC):
+        ext = ".spv"
     if ext == ".spv":
         try:
-            with open(path, "rb") as f:
-                binary = f.read()
+            if data is not None:
+                binary = data
+            else:
+                with open(path, "rb") as f:
+                    binary = f.read()
             flow = parse(binary)
         except (OSError, SpirvParseError) as exc:
             return [_case(os.path.basename(path), False, f"{path}: {exc}")]
@@ -76,12 +96,16 @@ def check_one(path: str, opt_level: str, target_env: str) -> list[dict]:
         if problems:
             return [_case(os.path.basename(path), False, problems[0], flow, problems)]
         return [_case(os.path.basename(path), True, "", flow)]
-    if ext not in SOURCE_KINDS:
+    if ext not in SOURCE_KINDS and sources.kind is None and data is None:
         return [_case(os.path.basename(path), False, f"{path}: not a .cl, .ll, .bc or .spv file")]
-    from lowering import pipeline
-    from lowering.program import compile_path
+    from lowering.program import load_program
     try:
-        funcs = compile_path(path, opt_level, pipeline.Options(pipeline="spirv"))
+        name = STDIN_NAME if data is not None else path
+        kind = input_kind(name, data, sources.kind) if data is not None or sources.kind else None
+        cl = kind == "cl" or (kind is None and ext == ".cl")
+        program = load_program(name, opt_level, build_options=sources.build_options if cl else (), kind=kind,
+                               data=data)
+        funcs = program.functions_for("spirv")
     except CompileError as exc:
         return [_case("(compile)", False, str(exc))]
     cases = []
@@ -97,13 +121,14 @@ def check_one(path: str, opt_level: str, target_env: str) -> list[dict]:
 _stopping = threading.Event()          # set when the check is interrupted: no new input starts
 
 
-def _checked_in_child(path: str, opt_level: str, target_env: str, timeout: float | None) -> dict | None:
+def _checked_in_child(path: str, opt_level: str, target_env: str, timeout: float | None,
+                      sources: Sources = Sources()) -> dict | None:
     from tools.targets.isolate import call_in_child
     if _stopping.is_set():
         return None
     start = time.perf_counter()
     try:
-        cases = call_in_child(lambda: check_one(path, opt_level, target_env), f"checking {path}", timeout)
+        cases = call_in_child(lambda: check_one(path, opt_level, target_env, sources), f"checking {path}", timeout)
     except CompileError as exc:                  # a crash or a timeout in the child
         cases = [_case("(check)", False, str(exc))]
     except Exception as exc:  # noqa: BLE001 - a bug while checking one input fails that input only
@@ -165,8 +190,10 @@ def run_check(args) -> int:
     from tools.cli import _spirv_options
     if args.jobs < 1:
         raise UsageError(f"-j {args.jobs}: expected at least 1 job")
-    target_env = _spirv_options("1.3", args.target_env).target_env
+    from tools.cli import _build_options
+    target_env = _spirv_options(None, args.target_env).target_env
     inputs = find_inputs(args.paths)
+    args.sources = Sources(_build_options(args), args.x, sys.stdin.buffer.read() if "-" in inputs else None)
     if not inputs:
         raise UsageError("no .cl, .ll, .bc or .spv input found")
     import backend.spirv.structure  # noqa: F401 - imported before the threads fork children
@@ -187,7 +214,7 @@ def _check_all(inputs: list[str], args, target_env: str) -> tuple[list[dict], st
     interrupted = None
     _stopping.clear()
     pool = ThreadPoolExecutor(max_workers=args.jobs)
-    futures = {pool.submit(_checked_in_child, p, f"-O{args.opt}", target_env, args.timeout): i
+    futures = {pool.submit(_checked_in_child, p, f"-O{args.opt}", target_env, args.timeout, args.sources): i
                for i, p in enumerate(inputs)}
     try:
         for done, future in enumerate(as_completed(futures), 1):
@@ -246,12 +273,15 @@ def add_commands(subparsers) -> None:
                               description="Compile every kernel of each source to SPIR-V and validate it, or "
                                           "validate .spv modules as they are; report each module's structured "
                                           "constructs and explain broken structural rules.")
-    c.add_argument("paths", nargs="+", metavar="PATH", help="a .cl, .ll, .bc or .spv file, or a directory")
+    c.add_argument("paths", nargs="+", metavar="PATH",
+                   help="a .cl, .ll, .bc or .spv file, - (standard input), or a directory")
     c.add_argument("-j", dest="jobs", type=int, default=os.cpu_count() or 1, help="inputs checked at once")
-    c.add_argument("-O", dest="opt", choices=list("0123"), default="2", help="optimisation level (default 2)")
-    c.add_argument("--target-env", default="vulkan1.3", metavar="vulkan1.0..vulkan1.3",
-                   help="environment for our modules and for Shader modules (Kernel modules: their version's "
-                        "universal environment)")
+    from tools.cli import DEFAULT_TARGET_ENV, TARGET_ENV_HELP, _add_build_options, add_opt_option
+    add_opt_option(c)
+    c.add_argument("--target-env", default=DEFAULT_TARGET_ENV, metavar="ENV",
+                   help="for our modules and for Shader modules (Kernel modules: their version's universal "
+                        "environment): " + TARGET_ENV_HELP)
+    _add_build_options(c)
     c.add_argument("--junit", metavar="FILE", help="write JUnit XML: one test case per input and kernel")
     c.add_argument("--json", metavar="FILE", help="write the results as JSON (schema reconverge-check/1)")
     c.add_argument("--emit-dir", metavar="DIR", help="write each module's structure report into DIR")

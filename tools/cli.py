@@ -30,6 +30,7 @@ the function with each broken rule marked under its line.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 from lowering.errors import CompileError
@@ -37,11 +38,21 @@ from lowering.output import check_names_distinct, write_all
 from tools.usage import MAX_SECONDS, Terminated, UsageError, raise_on_sigterm, seconds
 
 EXIT_INPUT, EXIT_USAGE, EXIT_INTERNAL = 1, 2, 3
-EMIT_KINDS = ("nir", "dot-cfg", "dot-tree", "spirv", "spirv-asm", "dot-spirv", "gen", "gen-asm", "gen-mir")
+EMIT_KINDS = ("nir", "dot-cfg", "dot-tree", "spirv", "spirv-asm", "dot-spirv", "gen", "gen-asm", "gen-mir", "llvm")
+# compile's output kind when --emit is not given: from the -o file's name (else nir)
+EMIT_BY_SUFFIX = {".spv": "spirv", ".spvasm": "spirv-asm", ".krn": "gen", ".nir": "nir", ".s": "gen-asm",
+                  ".asm": "gen-asm", ".ll": "llvm"}
+OPT_CHOICES = ("0", "1", "2", "3", "s", "z")
+OPT_HELP = ("optimisation level, clang's: -O0 (the default), -O1, -O2, -O3, -Os, -Oz; -O alone is -O2 (.ll and "
+            ".bc run LLVM's -O<n> pipeline, -Os and -Oz as -O2)")
 GEN_EMITS = ("gen", "gen-asm", "gen-mir")
 CF_CHOICES = ("auto", "structured", "blockip", "hybrid")    # --cf (backend.gen.COMMAND_LINE_CF)
 SPIRV_EMITS = ("spirv", "spirv-asm", "dot-spirv")
 DEFAULT_SPIRV_VERSION, DEFAULT_TARGET_ENV = "1.3", "vulkan1.3"
+TARGET_ENV_HELP = (f"the environment the module is for, as spirv-val names them: vulkan1.0..vulkan1.4, "
+                   f"vulkan1.1spv1.4, opengl4.0..opengl4.5, spv1.0..spv1.6 or universal1.0..universal1.6 "
+                   f"(default {DEFAULT_TARGET_ENV})")
+COMPILING_COMMANDS = ("compile", "run", "check", "trace")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -58,7 +69,10 @@ def _compile(args) -> None:
     from lowering import pipeline
     from lowering.ir.dot import cfg_dot, tree_dot
     from lowering.ir.printer import print_function
-    from lowering.program import load_program
+    args.emit = args.emit or EMIT_BY_SUFFIX.get(os.path.splitext(args.output)[1].lower(), "nir")
+    if args.emit == "llvm":
+        _emit_llvm(args)
+        return
     dump_after = set(args.dump_after or [])
     unknown = dump_after - set(pipeline.PASS_NAMES) - {"all"}
     if unknown:
@@ -84,20 +98,19 @@ def _compile(args) -> None:
         raise UsageError(f"--pipeline: unknown pipeline '{chosen}' (pipelines: {', '.join(PIPELINES)})")
     if spirv is not None and chosen != "spirv":
         raise UsageError(f"--emit {args.emit} needs the spirv pipeline, not '{chosen}'")
-    print_after = set(args.print_after or [])
-    unknown = print_after - set(pipeline.PASS_NAMES) - {"all"}
-    if unknown:
-        raise UsageError(f"--print-after: unknown pass '{sorted(unknown)[0]}' "
-                         f"(passes: {', '.join(pipeline.PASS_NAMES)}, all)")
+    print_after = _print_passes(args.print_after, "--print-after", gen is not None)
+    print_before = _print_passes(args.print_before, "--print-before", gen is not None)
+    if "read" in print_before:
+        raise UsageError("--print-before read: there is no IR before the read pass (--print-after read "
+                         "shows what it reads)")
     options = pipeline.Options(kernel=args.kernel, verify_each=args.verify_each, dump_after=dump_after,
                                dump_dir=args.dump_dir if dump_after else None, stop_after=args.stop_after,
-                               pipeline=chosen, print_after=print_after)
+                               pipeline=chosen, print_after=print_after, print_before=print_before)
     try:
-        program = load_program(args.input, f"-O{args.opt}", args.kernel, args.verify_each, _build_options(args),
-                               inspect=options, label_dumps=auto)
+        program = _load(args, inspect=options, label_dumps=auto)
         names = [args.kernel] if args.kernel else None
         if gen is not None:
-            data = _emit_gen(args.emit, program, names or program.kernel_names(), gen)
+            data = _emit_gen(args.emit, program, names or program.kernel_names(), gen, options)
         else:
             funcs = program.functions_for(chosen, names)
             if spirv is not None:
@@ -109,6 +122,66 @@ def _compile(args) -> None:
         if options.printed:
             sys.stderr.write("".join(options.printed))
     _write_with_dumps(args, data, options.dumps)
+
+
+def _print_passes(names: list[str] | None, flag: str, gen: bool) -> set[str]:
+    """--print-after/--print-before's passes: the IR passes, `all`, and for --emit gen* the machine
+    passes (isel, regalloc; their machine IR)."""
+    from backend.gen import MACHINE_PASSES
+    from lowering import pipeline
+    chosen = set(names or [])
+    known = set(pipeline.PASS_NAMES) | {"all"} | (set(MACHINE_PASSES) if gen else set())
+    unknown = chosen - known
+    if unknown:
+        name = sorted(unknown)[0]
+        if name in MACHINE_PASSES:
+            raise UsageError(f"{flag} {name}: a Gen machine pass (only with --emit {', '.join(GEN_EMITS)})")
+        raise UsageError(f"{flag}: unknown pass '{name}' (passes: {', '.join(pipeline.PASS_NAMES)}, "
+                         f"{', '.join(MACHINE_PASSES)} for --emit gen*, all)")
+    return chosen
+
+
+def _emit_llvm(args) -> None:
+    """--emit llvm: the LLVM IR reconverge reads (OpenCL C: what clang made of it; .ll/.bc: the module
+    after LLVM's -O<n>), with none of our passes."""
+    ignored = [flag for flag, given in (("--kernel", args.kernel), ("--dump-after", args.dump_after),
+                                        ("--stop-after", args.stop_after), ("--print-after", args.print_after),
+                                        ("--print-before", args.print_before), ("--pipeline", args.pipeline),
+                                        ("--simd", args.simd), ("--cf", args.cf)) if given]
+    if ignored or _compile_spirv_given(args):
+        raise UsageError(f"{(ignored or _compile_spirv_given(args))[0]} does not apply to --emit llvm "
+                         f"(the whole LLVM module, before any of reconverge's passes)")
+    program = _load(args)
+    if not program.has_llvm:
+        raise CompileError(f"{program.path}: reconverge IR text has no LLVM module (--emit llvm needs .cl, .ll "
+                           f"or .bc input)")
+    write_all({args.output: program.llvm_text}, inputs=[args.input])
+
+
+def _load(args, **options):
+    """The command's input (a file, or '-': standard input) as a lowering.program.Program, clang's
+    warnings printed as clang printed them."""
+    from lowering.program import load_program
+    name, kind, data = _source(args)
+    program = load_program(name, f"-O{args.opt}", args.kernel, args.verify_each, _build_options(args, kind),
+                           kind=kind, data=data, **options)
+    if program.diagnostics:
+        sys.stderr.write(program.diagnostics)
+        sys.stderr.flush()
+    return program
+
+
+def _source(args) -> tuple[str, str, bytes | None]:
+    """(name, kind, data) of the input: '-' is standard input, read now and called <stdin>; the kind is
+    -x's, else the extension's, else the content's (lowering.input_kind)."""
+    from lowering.input_kind import STDIN_NAME, input_kind
+    from lowering.pipeline import file_head
+    if args.input == "-":
+        data = sys.stdin.buffer.read()
+        return STDIN_NAME, input_kind(STDIN_NAME, data, args.x), data
+    if not os.path.exists(args.input):
+        raise CompileError(f"{args.input}: no such file")
+    return args.input, input_kind(args.input, file_head(args.input), args.x), None
 
 
 def _compile_gen_options(args):
@@ -142,7 +215,7 @@ def _annotated(text: str, notes: dict[int, str]) -> str:
     return "\n".join(out) + "\n"
 
 
-def _emit_gen(kind: str, program, names: list[str], options) -> str | bytes:
+def _emit_gen(kind: str, program, names: list[str], options, inspect=None) -> str | bytes:
     """gen: a kernel container of every kernel (isa/gen9/container.py); gen-asm: its iga64-syntax text, each
     kernel headed by comment lines saying its width, size and control-flow mode (the one --cf auto chose);
     gen-mir: the machine IR before register allocation."""
@@ -153,7 +226,11 @@ def _emit_gen(kind: str, program, names: list[str], options) -> str | bytes:
     from isa.gen9.encoding import encode_program
     if kind == "gen-mir":
         return "".join(print_mfunction(select(program, name, options)[0]) for name in names)
-    built = [(k, encode_program(k.program)) for k in (compile(program, name, options) for name in names)]
+    printed = inspect.printed if inspect is not None else None
+    machine = {p for p in ("isel", "regalloc") if inspect is not None and (p in inspect.print_after or
+                                                                            "all" in inspect.print_after)}
+    built = [(k, encode_program(k.program))
+             for k in (compile(program, name, options, print_after=machine, printed=printed) for name in names)]
     if kind == "gen-asm":
         how = "chosen by --cf auto" if options.cf == "auto" else "--cf"
         return "\n".join(f"// kernel {k.name}: SIMD{k.simd}, {len(code)} bytes\n// control flow: {k.mode} ({how})\n"
@@ -167,13 +244,13 @@ def _write_with_dumps(args, data: str | bytes, dumps: dict[str, str]) -> None:
     write_all({args.output: data}, directories, inputs=[args.input])
 
 
-def _build_options(args) -> tuple[str, ...]:
+def _build_options(args, kind: str = "cl") -> tuple[str, ...]:
     """The OpenCL build options of the command line, as clBuildProgram would take them (-D, -I, -cl-*,
-    -w, -Werror), then the --clang-arg flags."""
+    -w, -Werror), then the --clang-arg flags; only for OpenCL C input (`kind` cl)."""
     options = [f"-D{d}" for d in args.define or []] + [f"-I{i}" for i in args.include or []]
     options += list(getattr(args, "cl_options", ()))
     options += list(args.clang_arg or [])
-    if options and not args.input.lower().endswith(".cl"):
+    if options and kind != "cl":
         raise UsageError(f"{options[0]}: build options only apply to OpenCL C (.cl) input")
     return tuple(options)
 
@@ -197,22 +274,29 @@ def _split_cl_options(argv: list[str]) -> tuple[list[str], list[str]]:
     return rest, found
 
 
-def _spirv_options(version: str, target_env: str, local_size: tuple[int, int, int] | None = None,
+def _spirv_options(version: str | None, target_env: str | None, local_size: tuple[int, int, int] | None = None,
                    validate: bool = False):
-    """SpirvOptions from command-line text; its complaints are usage errors."""
-    from backend.spirv.options import SpirvOptions, parse_version
+    """SpirvOptions from command-line text (None: the default; the default version is the newest the
+    environment takes, up to DEFAULT_SPIRV_VERSION); its complaints are usage errors."""
+    from backend.spirv.options import TARGET_ENVS, SpirvOptions, parse_version
+    target_env = target_env or DEFAULT_TARGET_ENV
     try:
-        return SpirvOptions(version=parse_version(version), target_env=target_env, local_size=local_size,
-                            validate=validate)
+        chosen = parse_version(version) if version is not None else \
+            min(parse_version(DEFAULT_SPIRV_VERSION), TARGET_ENVS.get(target_env, (1, 0)))
+        return SpirvOptions(version=chosen, target_env=target_env, local_size=local_size, validate=validate)
     except CompileError as exc:
         raise UsageError(str(exc)) from None
 
 
+def _compile_spirv_given(args) -> list[str]:
+    return [flag for flag, value in (("--spirv-version", args.spirv_version), ("--target-env", args.target_env),
+                                     ("--local", args.local_size), ("--validate", args.validate or None))
+            if value is not None]
+
+
 def _compile_spirv_options(args):
     """The SPIR-V options of `compile`, or None when not emitting SPIR-V (then none may be given)."""
-    given = [flag for flag, value in (("--spirv-version", args.spirv_version), ("--target-env", args.target_env),
-                                      ("--local-size", args.local_size), ("--validate", args.validate or None))
-             if value is not None]
+    given = _compile_spirv_given(args)
     if args.emit not in SPIRV_EMITS:
         if given:
             raise UsageError(f"{given[0]} only applies to --emit {', '.join(SPIRV_EMITS)}")
@@ -223,9 +307,8 @@ def _compile_spirv_options(args):
         try:
             local_size = parse_local_size(args.local_size)
         except CompileError as exc:
-            raise UsageError(f"--local-size: {exc}") from None
-    return _spirv_options(args.spirv_version or DEFAULT_SPIRV_VERSION, args.target_env or DEFAULT_TARGET_ENV,
-                          local_size, args.validate)
+            raise UsageError(f"--local: {exc}") from None
+    return _spirv_options(args.spirv_version, args.target_env, local_size, args.validate)
 
 
 def _emit_spirv(emit: str, funcs: list, options) -> str | bytes:
@@ -300,6 +383,12 @@ def _run(args) -> None:
         raise UsageError("--cf only applies to --target gen")
     if args.trace is not None and args.target != "gen":
         raise UsageError("--trace only applies to --target gen")
+    if args.trace is not None:
+        from isa.gen9.sim_trace import picture_kind
+        try:
+            picture_kind(args.trace)
+        except ValueError as exc:
+            raise UsageError(str(exc)) from None
     if args.target == "gen":
         from isa.gen9.simulator import Trace
         checked = _gen_options(args.simd, args.cf)
@@ -310,11 +399,10 @@ def _run(args) -> None:
     if args.target == "opencl":
         from tools.targets.opencl_target import OpenCLOptions
         backend = OpenCLOptions(args.platform, args.device)
-    program = harness.load_program(args.input, f"-O{args.opt}", args.kernel, verify_each=args.verify_each,
-                                   build_options=_build_options(args))
+    program = _load(args)
     kernels = program.kernel_names()
     if args.kernel is None and len(kernels) != 1:
-        raise UsageError(f"{args.input} has {len(kernels)} kernels ({', '.join(kernels)}): choose one with --kernel")
+        raise UsageError(f"{program.path} has {len(kernels)} kernels ({', '.join(kernels)}): choose one with --kernel")
     kernel = args.kernel or kernels[0]
     params = program.params(kernel)
     try:
@@ -331,8 +419,8 @@ def _run(args) -> None:
         results = harness.run_target(args.target, program, kernel, values, global_size, local_size, backend)
         if args.trace is None:
             return results, b""
-        from isa.gen9.sim_trace import trace_png
-        return results, trace_png(backend.trace)
+        from isa.gen9.sim_trace import trace_picture
+        return results, trace_picture(backend.trace, args.trace)
     if args.target in ("llvm", "opencl") or args.timeout is not None:
         # native code is isolated, so that a crash is an error and not the end; a time limit needs a child
         from tools.targets.isolate import call_in_child
@@ -370,6 +458,13 @@ def _version() -> str:
 
 
 def _add_build_options(p) -> None:
+    """The options of every command that compiles a source: -x, -v and the OpenCL build options (-O is
+    add_opt_option's, a command that also takes programs needing none)."""
+    p.add_argument("-x", choices=("cl", "ll", "bc", "nir"),
+                   help="the input's kind (default: from its extension, else from its content: LLVM bitcode, "
+                        "LLVM IR text, reconverge IR text)")
+    p.add_argument("-v", dest="verbose", action="store_true",
+                   help="print the command line of every tool run (clang-22, spirv-val, ...) to standard error")
     p.add_argument("-D", dest="define", action="append", metavar="NAME[=VALUE]",
                    help="define a preprocessor macro (OpenCL C input; repeatable)")
     p.add_argument("-I", dest="include", action="append", metavar="DIR", help="add an #include directory")
@@ -379,6 +474,15 @@ def _add_build_options(p) -> None:
                         "options, -w, -Werror")
 
 
+def add_opt_option(p, what: str = "") -> None:
+    """-O, with one default (-O0) and one meaning for every command."""
+    p.add_argument("-O", dest="opt", choices=OPT_CHOICES, default="0", metavar="0|1|2|3|s|z", help=what + OPT_HELP)
+
+
+INPUT_HELP = ("an OpenCL C (.cl), LLVM IR (.ll), bitcode (.bc) or reconverge IR text (.nir) file, or - for "
+              "standard input (its kind from its content, or -x)")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="reconverge", description="GPU compiler backend: LLVM IR to structured IR, "
                      "SPIR-V and Intel Gen9 ISA.")
@@ -386,15 +490,17 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"reconverge {_version()}")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     c = sub.add_parser("compile", help="compile an OpenCL C, LLVM IR (.ll) or bitcode (.bc) file")
-    c.add_argument("input", help="an OpenCL C (.cl), LLVM IR (.ll), bitcode (.bc) or reconverge IR text (.nir) "
-                                  "file; .nir (what --emit nir prints) continues after the pass its form implies")
+    c.add_argument("input", help=INPUT_HELP + "; .nir (what --emit nir prints) continues after the pass its "
+                                             "form implies")
     c.add_argument("-o", dest="output", default="-", help="output file ('-' = stdout, the default)")
-    c.add_argument("--emit", choices=EMIT_KINDS, default="nir",
-                   help="nir: text IR; dot-cfg: GraphViz CFG; dot-tree: GraphViz control-flow tree; spirv: a "
+    c.add_argument("--emit", choices=EMIT_KINDS,
+                   help="default: from -o's name (.spv spirv, .spvasm spirv-asm, .krn gen, .s/.asm gen-asm, .ll "
+                        "llvm, .nir nir), else nir. llvm: the LLVM IR reconverge reads (clang's output); nir: "
+                        "text IR; dot-cfg: GraphViz CFG; dot-tree: GraphViz control-flow tree; spirv: a "
                         "SPIR-V binary of all the kernels; spirv-asm: its disassembly; dot-spirv: its CFG; gen: a "
                         "Gen9 kernel container of all the kernels; gen-asm: its iga64-syntax text; gen-mir: the "
                         "Gen machine IR")
-    c.add_argument("-O", dest="opt", choices=list("0123"), default="0", help="optimisation level (clang's)")
+    add_opt_option(c)
     c.add_argument("--kernel", help="compile only this kernel")
     c.add_argument("--verify-each", action="store_true", help="run the IR validator after every pass")
     c.add_argument("--dump-after", action="append", metavar="PASS|all",
@@ -412,14 +518,18 @@ def build_parser() -> argparse.ArgumentParser:
                         "a kernel the structurizer cannot take or where it is estimated to run clearly less, "
                         "else structured")
     c.add_argument("--print-after", action="append", metavar="PASS|all",
-                   help="print the IR after this pass to standard error (repeatable)")
+                   help="print the IR after this pass to standard error (repeatable); with --emit gen or gen-asm "
+                        "also the machine passes: isel (machine IR) and regalloc (after register allocation)")
+    c.add_argument("--print-before", action="append", metavar="PASS|all",
+                   help="print the IR before this pass to standard error (repeatable)")
     c.add_argument("--spirv-version", metavar="1.0..1.6",
-                   help=f"SPIR-V version to emit (default {DEFAULT_SPIRV_VERSION})")
-    c.add_argument("--target-env", metavar="vulkan1.0..vulkan1.3",
-                   help=f"Vulkan environment the module is for (default {DEFAULT_TARGET_ENV})")
-    c.add_argument("--local-size", metavar="X[,Y,Z]",
+                   help=f"SPIR-V version to emit (default {DEFAULT_SPIRV_VERSION}, or the newest --target-env "
+                        f"takes)")
+    c.add_argument("--target-env", metavar="ENV", help=TARGET_ENV_HELP)
+    c.add_argument("--local", dest="local_size", metavar="X[,Y,Z]",
                    help="work-group size of the entry points (default: each kernel's reqd_work_group_size, "
                         "else 64,1,1)")
+    c.add_argument("--local-size", dest="local_size", help=argparse.SUPPRESS)    # its old spelling
     c.add_argument("--validate", action="store_true", help="check the SPIR-V module with spirv-val")
     _add_build_options(c)
     c.add_argument("--debug", action="store_true", help=argparse.SUPPRESS)
@@ -428,7 +538,7 @@ def build_parser() -> argparse.ArgumentParser:
                        description="Run one kernel over an NDRange on a target and write every buffer "
                                    "argument, after the run, to DIR/NAME.npy (all of them or, on an error, "
                                    "none).")
-    r.add_argument("input", help="an OpenCL C (.cl), LLVM IR (.ll), bitcode (.bc) or reconverge IR text (.nir) file")
+    r.add_argument("input", help=INPUT_HELP)
     r.add_argument("--kernel", help="the kernel to run (needed when the input has several)")
     r.add_argument("--target", required=True, metavar="llvm|ir|spirv|opencl|gen",
                    help="llvm: the LLVM module on the CPU JIT; ir: the structured IR on the interpreter; "
@@ -446,11 +556,12 @@ def build_parser() -> argparse.ArgumentParser:
                         "the parameter's element type); a __local pointer local:COUNT:DTYPE (per work-group); "
                         "a scalar a number (range-checked against its type); a vector N,N,.. (one per lane)")
     r.add_argument("--out", required=True, metavar="DIR", help="folder for NAME.npy (created if needed)")
-    r.add_argument("-O", dest="opt", choices=list("0123"), default="0", help="optimisation level (clang's)")
-    r.add_argument("--spirv-version", default=DEFAULT_SPIRV_VERSION, metavar="1.0..1.6",
-                   help="SPIR-V version, for --target spirv (default %(default)s)")
-    r.add_argument("--target-env", default=DEFAULT_TARGET_ENV, metavar="vulkan1.0..vulkan1.3",
-                   help="Vulkan environment, for --target spirv (default %(default)s)")
+    add_opt_option(r)
+    r.add_argument("--spirv-version", metavar="1.0..1.6",
+                   help=f"SPIR-V version, for --target spirv (default {DEFAULT_SPIRV_VERSION}, or the newest "
+                        f"--target-env takes)")
+    r.add_argument("--target-env", default=DEFAULT_TARGET_ENV, metavar="ENV",
+                   help="for --target spirv: " + TARGET_ENV_HELP)
     r.add_argument("--vk-device", metavar="NAME|N",
                    help="spirv target: the Vulkan device, by index or part of its name (see `reconverge devices`; "
                         "default: lavapipe if present, else the first)")
@@ -460,7 +571,7 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--simd", type=int, metavar="8|16", help="gen target: SIMD width (default 16)")
     r.add_argument("--cf", choices=CF_CHOICES,
                    help="gen target: structured branches, per-lane blockIP, hybrid, or auto (default; see compile)")
-    r.add_argument("--trace", metavar="OUT.png",
+    r.add_argument("--trace", metavar="OUT.png|OUT.svg",
                    help="gen target: draw the first work-group's lane activity, block labels beside the rows")
     r.add_argument("--timeout", type=seconds, metavar="SECONDS",
                    help=f"stop the run (any target) after this many seconds (at most {MAX_SECONDS:g}), "
@@ -485,16 +596,22 @@ def main(argv: list[str] | None = None) -> int:
     previous = raise_on_sigterm()
     try:
         parser = build_parser()
-        argv, cl_options = _split_cl_options(argv)
+        argv, cl_options = _split_cl_options(["-O2" if token == "-O" else token for token in argv])
         args = parser.parse_args(argv)
         args.cl_options = cl_options
-        if cl_options and args.command not in ("compile", "run"):
-            raise UsageError(f"{cl_options[0]}: build options only apply to compile and run")
+        if cl_options and args.command not in COMPILING_COMMANDS:
+            raise UsageError(f"{cl_options[0]}: build options only apply to {', '.join(COMPILING_COMMANDS)}")
+        from lowering import child_process
+        child_process.VERBOSE = bool(getattr(args, "verbose", False))
         return args.func(args) or 0       # a command may answer 1 (reconverge fuzz: something failed)
     except UsageError as exc:
         print(f"reconverge: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
     except CompileError as exc:
+        diagnostics = getattr(exc, "diagnostics", None)       # clang's own messages, whole
+        if diagnostics:
+            sys.stderr.write(diagnostics)
+            return EXIT_INPUT
         print(f"reconverge: error: {exc}", file=sys.stderr)
         annotated = getattr(exc, "annotated", None)           # lowering.pipeline's InvalidIR
         if debug and annotated:

@@ -117,10 +117,13 @@ def _launch_options_given(args) -> bool:
 
 
 def run_trace(args) -> None:
-    from isa.gen9.sim_trace import trace_png
+    from isa.gen9.sim_trace import picture_kind, trace_picture
     from isa.gen9.simulator import SimulationError, Trace, run_program
-
-    if os.path.splitext(args.input)[1].lower() in SOURCES:
+    try:
+        picture_kind(args.output)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    if args.x is not None or os.path.splitext(args.input)[1].lower() in SOURCES:
         _trace_compiled_kernel(args)
         return
     if args.simd is None:
@@ -152,7 +155,7 @@ def run_trace(args) -> None:
     except SimulationError as e:
         raise CompileError(f"{args.input}: simulation failed: {' '.join(str(e).split())}") from None
     try:
-        write_output(args.output, trace_png(trace),
+        write_output(args.output, trace_picture(trace, args.output),
                      inputs=[args.input] + [spec.partition("=")[2] for spec in args.surface or []])
     except OSError as e:
         raise CompileError(f"{args.output}: cannot write: {e.strerror or e}") from None
@@ -173,10 +176,10 @@ def add_commands(subparsers) -> None:
     t.add_argument("--global", dest="global_size", metavar="N[,N,N]", help="kernel source: the global size")
     t.add_argument("--local", metavar="L[,L,L]", help="kernel source: the work-group size (default as for run)")
     t.add_argument("--arg", action="append", metavar="NAME=VALUE", help="kernel source: as for run")
-    from tools.cli import CF_CHOICES, _add_build_options
+    from tools.cli import CF_CHOICES, _add_build_options, add_opt_option
     t.add_argument("--cf", choices=CF_CHOICES,
                    help="kernel source: control-flow mode (default auto)")
-    t.add_argument("-O", dest="opt", choices=list("0123"), default="0", help="kernel source: optimisation level")
+    add_opt_option(t, "kernel source: ")
     t.add_argument("--threads", type=int, default=1, help="threads in the workgroup (default 1)")
     t.add_argument("--dispatch-mask", help="live lanes of every thread, e.g. 0x0fff (default: all)")
     t.add_argument("--surface", action="append", metavar="BTI=FILE.npy",
@@ -184,6 +187,6 @@ def add_commands(subparsers) -> None:
     t.add_argument("--max-steps", type=int, metavar="N",
                    help="instructions per thread before the run is stopped as endless (default: 200000 for "
                         ".krn/.asm, the gen target's 1000000 for a kernel source; 0: no limit)")
-    t.add_argument("-o", dest="output", required=True, help="output PNG file")
+    t.add_argument("-o", dest="output", required=True, help="the picture: OUT.png or OUT.svg")
     _add_build_options(t)
     t.set_defaults(func=run_trace)

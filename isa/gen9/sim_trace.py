@@ -197,3 +197,32 @@ def encode_png(img: np.ndarray) -> bytes:
 def trace_png(trace) -> bytes:
     """The lane-activity timeline of `trace` as PNG bytes (the caller decides where they go)."""
     return encode_png(render(trace))
+
+
+PICTURE_KINDS = (".png", ".svg")
+OTHER_PICTURES = (".pdf", ".jpg", ".jpeg", ".gif", ".webp", ".bmp", ".tif", ".tiff", ".eps", ".ps")
+
+
+def picture_kind(path: str) -> str:
+    """The picture format a file name asks for: .svg, else .png (any other name, '-' too); a ValueError
+    for a picture format we do not write."""
+    import os
+    suffix = os.path.splitext(path)[1].lower() if path != "-" else ""
+    if suffix in OTHER_PICTURES:
+        raise ValueError(f"{path}: cannot draw a '{suffix}' picture (the lane picture is written as .png or "
+                         f".svg)")
+    return ".svg" if suffix == ".svg" else ".png"
+
+
+def trace_picture(trace, path: str) -> bytes:
+    """The picture of `trace` in the format `path`'s name asks for (picture_kind): PNG, or an SVG document
+    that holds the same raster picture (an <image> with the PNG as a data: URI, SVG 1.1 section 5.7)."""
+    png = trace_png(trace)
+    if picture_kind(path) == ".png":
+        return png
+    import base64
+    w, h = struct.unpack(">II", png[16:24])                  # IHDR's width and height
+    return (f'<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" viewBox="0 0 {w} {h}">\n'
+            f'<title>reconverge lane activity</title>\n'
+            f'<image width="{w}" height="{h}" style="image-rendering:pixelated" '
+            f'href="data:image/png;base64,{base64.b64encode(png).decode()}"/>\n</svg>\n').encode()
