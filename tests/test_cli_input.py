@@ -1,0 +1,294 @@
+"""The command line as a clang/llc user expects it (issue 25, "Diagnostics and input"): clang's
+diagnostics whole, standard input with -x, the output kind from -o's name, no binary on a terminal,
+--emit llvm, -v, --print-before and the machine passes, and one spelling and default per option."""
+from __future__ import annotations
+
+import os
+import pty
+import subprocess
+import sys
+
+import pytest
+
+from tests.test_cli import ROOT, SEED, assert_one_line_error, run, write
+from tools.cli import main
+
+SIMPLE = "kernel void k(global int *o) { int i = get_global_id(0); if (i < 4) o[i] = i * 2; }\n"
+LL_KERNEL = """
+define spir_kernel void @k(ptr addrspace(1) %a) {
+entry:
+  store i32 7, ptr addrspace(1) %a
+  ret void
+}
+"""
+IRREDUCIBLE = """kernel void k(global int *o, int n)
+{
+    int i = get_global_id(0);
+    if (n > 3)
+        goto inside;
+    while (i < 100) {
+        i += 2;
+inside:
+        i += 3;
+    }
+    o[0] = i;
+}
+"""
+
+
+def cli(capsys, *argv) -> tuple[int | str | None, str]:
+    """(exit status, standard error) of the command run in this process; its standard output stays in
+    capsys."""
+    try:
+        code = main([str(a) for a in argv])
+    except SystemExit as exc:
+        code = exc.code
+    captured = capsys.readouterr()
+    sys.stdout.write(captured.out)
+    return code, captured.err
+
+
+def piped(*args, stdin: bytes, env=None):
+    return subprocess.run([sys.executable, "-m", "tools.cli", *args], input=stdin, capture_output=True,
+                          env=dict(os.environ, PYTHONPATH=ROOT, **(env or {})))
+
+
+# ----- clang's diagnostics -----
+
+def test_warnings_are_printed_on_success(tmp_path):
+    path = write(tmp_path, "w.cl", "kernel void k(global int *o) { int unused; o[0] = 1; }\n")
+    out = tmp_path / "w.nir"
+    proc = run("compile", path, "--clang-arg=-Wall", "-o", str(out))
+    assert proc.returncode == 0 and out.exists(), proc.stderr
+    assert "w.cl:1:36: warning: unused variable 'unused' [-Wunused-variable]" in proc.stderr
+    assert "^~~~~~" in proc.stderr and "1 warning generated." in proc.stderr
+
+
+def test_every_error_with_its_caret_and_fix_it(tmp_path):
+    path = write(tmp_path, "e.cl", "kernel void k(global int *o) {\n  o[0] = 1\n  o[1] = nope;\n}\n")
+    proc = run("compile", path, "-o", str(tmp_path / "e.nir"))
+    assert proc.returncode == 1 and not (tmp_path / "e.nir").exists()
+    assert "e.cl:2:11: error: expected ';' after expression" in proc.stderr
+    assert "e.cl:3:10: error: use of undeclared identifier 'nope'" in proc.stderr
+    assert "\n      |           ;\n" in proc.stderr                     # the fix-it line
+    assert proc.stderr.endswith("2 errors generated.\n") and "reconverge" not in proc.stderr
+
+
+def test_colour_is_clangs_choice(tmp_path, monkeypatch):
+    from lowering.frontend.clang import _colour_by_default
+    path = write(tmp_path, "w.cl", "kernel void k(global int *o) { int unused; o[0] = 1; }\n")
+    forced = run("compile", path, "--clang-arg=-Wall", "--clang-arg=-fcolor-diagnostics", "-o", os.devnull)
+    assert forced.returncode == 0 and "\x1b[" in forced.stderr
+    assert "\x1b[" not in run("compile", path, "--clang-arg=-Wall", "-o", os.devnull).stderr   # not a terminal
+
+    class Terminal:
+        def isatty(self):
+            return True
+    monkeypatch.setattr(sys, "stderr", Terminal())
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    assert _colour_by_default(())
+    assert not _colour_by_default(("-fno-color-diagnostics",))
+    monkeypatch.setenv("NO_COLOR", "1")
+    assert not _colour_by_default(())
+
+
+def test_a_clang_error_is_one_line_where_one_line_is_wanted(tmp_path):
+    from lowering.frontend.clang import ClangError
+    from lowering.program import load_program
+    path = write(tmp_path, "e.cl", "kernel void k(global int *o) { o[0] = a; o[1] = b; }\n")
+    with pytest.raises(ClangError) as info:
+        load_program(path)
+    assert str(info.value).endswith("e.cl:1:39: error: use of undeclared identifier 'a' (and 1 more errors)")
+    assert "2 errors generated." in info.value.diagnostics
+
+
+def test_irreducible_error_names_the_source_lines_from_dbg(tmp_path):
+    path = write(tmp_path, "irr.cl", IRREDUCIBLE)
+    plain = assert_one_line_error(run("compile", path, "-O2", "--emit", "spirv", "-o", os.devnull), 1,
+                                  "irreducible", "%9 -> %11")
+    assert "irr.cl:" not in plain.split("@k")[1]
+    assert_one_line_error(run("compile", path, "-O2", "--clang-arg=-g", "--emit", "spirv", "-o", os.devnull), 1,
+                          f"%9 -> %11 ({path}:7:9 -> {path}:9:11) enters a loop")
+
+
+# ----- standard input and -x -----
+
+def test_compile_reads_standard_input(tmp_path):
+    want = run("compile", write(tmp_path, "k.cl", SIMPLE)).stdout
+    got = piped("compile", "-", stdin=SIMPLE.encode())                    # OpenCL C told by its content
+    assert got.returncode == 0 and got.stdout.decode() == want.replace(str(tmp_path / "k.cl"), "<stdin>")
+    assert piped("compile", "-", "-x", "cl", stdin=SIMPLE.encode()).stdout == got.stdout
+    ll = piped("compile", "-", stdin=LL_KERNEL.encode())                  # LLVM IR text by its content
+    assert ll.returncode == 0 and b"kernel @k" in ll.stdout
+    nir = piped("compile", "-", stdin=ll.stdout)                          # our IR text by `kernel @`
+    assert nir.returncode == 0 and nir.stdout == ll.stdout
+
+
+def test_kind_from_content_and_x():
+    from lowering.input_kind import kind_from_content
+    assert kind_from_content(b"BC\xc0\xde\x35\x14") == "bc"
+    assert kind_from_content(b"\xde\xc0\x17\x0b\x00") == "bc"                # the bitcode wrapper
+    assert kind_from_content(LL_KERNEL.encode()) == "ll"
+    assert kind_from_content(b"kernel @k() {\n}\n") == "nir"
+    assert kind_from_content(SIMPLE.encode()) == "cl"
+    assert kind_from_content(b"int x;\n") is None
+
+
+def test_stdin_errors_name_stdin_and_x_names_the_kind(tmp_path):
+    proc = piped("compile", "-", stdin=b"int x;\n")
+    assert proc.returncode == 1 and proc.stderr.decode().startswith("reconverge: error: <stdin>: cannot tell")
+    assert "-x cl|ll|bc|nir" in proc.stderr.decode()
+    bad = piped("compile", "-", "-x", "cl", stdin=b"kernel void k(global int *o) { o[0] = q; }\n")
+    assert bad.returncode == 1 and bad.stderr.decode().startswith("<stdin>:1:39: error: use of undeclared")
+    # -x overrides the extension: LLVM IR in a .txt file, and a .cl-named file that is LLVM IR
+    text = write(tmp_path, "k.txt", LL_KERNEL)
+    assert run("compile", text).returncode == 0
+    named = write(tmp_path, "wrong.cl", LL_KERNEL)
+    assert run("compile", named, "-x", "ll").returncode == 0
+    assert_one_line_error(run("compile", SEED, "-x", "ll", "-DX=1"), 2, "-DX=1", "only apply to OpenCL C")
+
+
+def test_run_and_check_read_standard_input(tmp_path):
+    out = tmp_path / "out"
+    proc = piped("run", "-", "--target", "ir", "--global", "4", "--arg", "a=zeros:1:int32", "--out", str(out),
+                 stdin=LL_KERNEL.encode())
+    assert proc.returncode == 0, proc.stderr
+    import numpy as np
+    assert np.load(out / "a.npy").tolist() == [7]
+    check = piped("check", "-", "-DN=3", stdin=b"kernel void k(global int *o) { o[0] = N; }\n")
+    assert check.returncode == 0 and b"1 passed" in check.stdout, check.stdout + check.stderr
+    failing = piped("check", "-", stdin=b"kernel void k(global int *o) { o[0] = N; }\n")
+    assert failing.returncode == 1 and b"undeclared identifier 'N'" in failing.stdout + failing.stderr
+
+
+# ----- output kind from the file name; no binary on a terminal -----
+
+@pytest.mark.parametrize("name,head", [
+    ("k.spv", b"\x03\x02\x23\x07"), ("k.krn", None), ("k.s", b"// kernel k: SIMD16"),
+    ("k.asm", b"// kernel k: SIMD16"), ("k.ll", b"; ModuleID"), ("k.nir", b"kernel @k"),
+    ("k.spvasm", b"; SPIR-V"), ("k.txt", b"kernel @k"),
+])
+def test_output_kind_follows_the_file_name(tmp_path, capsys, name, head):
+    source = write(tmp_path, "k.cl", SIMPLE)
+    assert cli(capsys, "compile", source, "-o", tmp_path / name)[0] == 0
+    data = (tmp_path / name).read_bytes()
+    if head is None:                                                   # a Gen kernel container
+        from isa.gen9.container import unpack_container
+        assert [k.name for k in unpack_container(data)] == ["k"]
+    else:
+        assert data.startswith(head), data[:40]
+
+
+def test_a_binary_is_never_written_to_a_terminal(tmp_path):
+    source = write(tmp_path, "k.cl", SIMPLE)
+    primary, secondary = pty.openpty()
+    try:
+        proc = subprocess.run([sys.executable, "-m", "tools.cli", "compile", source, "--emit", "spirv"],
+                              stdout=secondary, stderr=subprocess.PIPE, env=dict(os.environ, PYTHONPATH=ROOT))
+        text = subprocess.run([sys.executable, "-m", "tools.cli", "compile", source, "--emit", "spirv-asm"],
+                              stdout=secondary, stderr=subprocess.PIPE, env=dict(os.environ, PYTHONPATH=ROOT))
+    finally:
+        os.close(secondary)
+        os.close(primary)
+    assert proc.returncode == 1 and proc.stderr.decode().count("\n") == 1
+    assert proc.stderr.decode().startswith("reconverge: error: not writing binary output to a terminal")
+    assert text.returncode == 0, text.stderr                            # text is fine
+    piped_out = piped("compile", source, "--emit", "spirv", "-o", "-", stdin=b"")
+    assert piped_out.returncode == 0 and piped_out.stdout.startswith(b"\x03\x02#\x07")
+
+
+def test_trace_picture_follows_the_file_name(tmp_path, capsys):
+    source = write(tmp_path, "k.cl", SIMPLE)
+    args = ["run", source, "--target", "gen", "--global", "8", "--arg", "o=zeros:8:int32", "--out", tmp_path / "o"]
+    assert cli(capsys, *args, "--trace", tmp_path / "t.svg")[0] == 0
+    svg = (tmp_path / "t.svg").read_text()
+    assert svg.startswith("<svg ") and 'href="data:image/png;base64,iVBORw0KGgo' in svg
+    code, err = cli(capsys, *args, "--trace", tmp_path / "t.pdf")
+    assert code == 2 and "cannot draw a '.pdf' picture" in err and not (tmp_path / "t.pdf").exists()
+
+
+# ----- --emit llvm, -v, --print-before, machine passes -----
+
+def test_emit_llvm_is_what_clang_produced(tmp_path, capsys):
+    source = write(tmp_path, "k.cl", SIMPLE)
+    assert cli(capsys, "compile", source, "--emit", "llvm", "-O2")[0] == 0
+    text = capsys.readouterr().out
+    assert 'target triple = "spir64"' in text and "spir_kernel void @k(" in text
+    assert "alloca" not in text                                         # clang's -O2
+    code, err = cli(capsys, "compile", source, "--emit", "llvm", "--stop-after", "read")
+    assert code == 2 and "--stop-after does not apply to --emit llvm" in err
+
+
+def test_verbose_shows_every_tool_run(tmp_path):
+    source = write(tmp_path, "k.cl", SIMPLE)
+    proc = run("compile", source, "-v", "-Os", "--emit", "spirv", "--validate", "-o", str(tmp_path / "k.spv"))
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stderr.splitlines()
+    assert any(line.startswith(" clang-22 -x cl ") and " -Os " in line and line.endswith(source) for line in lines)
+    assert " spirv-val --target-env vulkan1.3 -" in lines
+
+
+def test_print_before_and_the_machine_passes(tmp_path, capsys):
+    source = write(tmp_path, "k.cl", SIMPLE)
+    code, err = cli(capsys, "compile", source, "--print-before", "structurize", "--print-after", "structurize",
+                    "-o", os.devnull)
+    assert code == 0 and err.index("; before structurize\n") < err.index("; after structurize\n")
+    code, err = cli(capsys, "compile", source, "--emit", "gen-asm", "--print-after", "isel", "--print-after",
+                    "regalloc", "-o", os.devnull)
+    assert code == 0, err
+    isel, regalloc = err.index("; after isel (SIMD16)\ngen function k"), err.index("; after regalloc (SIMD16, ")
+    assert isel < regalloc and "; registers: %v0 r" in err
+    code, err = cli(capsys, "compile", source, "--print-after", "regalloc")
+    assert code == 2 and "a Gen machine pass" in err
+    code, err = cli(capsys, "compile", source, "--print-before", "read")
+    assert code == 2 and "no IR before the read pass" in err
+
+
+# ----- one spelling and one default per option -----
+
+def test_opt_levels_are_clangs(tmp_path, capsys):
+    from tools.cli import build_parser
+    parser = build_parser()
+    for command in (["compile", SEED], ["run", SEED, "--target", "ir", "--global", "1", "--out", "o"],
+                    ["check", SEED], ["trace", SEED, "-o", "t.png"]):
+        assert parser.parse_args(command).opt == "0"
+        assert parser.parse_args([*command, "-Os"]).opt == "s"
+    for command in ("compile", "run", "check"):
+        assert "-O0 (the default)" in " ".join(run(command, "--help").stdout.split())
+    source = write(tmp_path, "k.cl", SIMPLE)
+    assert cli(capsys, "compile", source, "-O")[0] == 0                    # -O alone: -O2
+    bare = capsys.readouterr().out
+    assert cli(capsys, "compile", "-O2", source)[0] == 0
+    assert capsys.readouterr().out == bare
+    assert cli(capsys, "compile", "-O0", source)[0] == 0
+    assert capsys.readouterr().out != bare
+
+
+def test_local_is_one_spelling_and_build_options_reach_check_and_trace(tmp_path, capsys):
+    source = write(tmp_path, "k.cl", "kernel void k(global int *o) { o[get_global_id(0)] = N; }\n")
+    for flag in ("--local", "--local-size"):
+        assert cli(capsys, "compile", source, "-DN=1", "--emit", "spirv-asm", flag, "8")[0] == 0
+        assert "OpExecutionMode %k LocalSize 8 1 1" in capsys.readouterr().out
+    assert "--local-size" not in run("compile", "--help").stdout
+    assert cli(capsys, "check", source, "-DN=2", "-cl-std=CL2.0", "-j", "1")[0] == 0
+    png = tmp_path / "t.png"
+    assert cli(capsys, "trace", source, "-DN=3", "--global", "8", "--arg", "o=zeros:8:int32", "-o", png)[0] == 0
+    assert png.read_bytes().startswith(b"\x89PNG")
+
+
+@pytest.mark.parametrize("env,version", [
+    ("vulkan1.4", (1, 3)), ("vulkan1.1spv1.4", (1, 3)), ("opengl4.5", (1, 0)), ("spv1.6", (1, 3)),
+    ("universal1.2", (1, 2)), ("vulkan1.0", (1, 0)),
+])
+def test_target_env_takes_what_spirv_val_takes(tmp_path, capsys, env, version):
+    from backend.spirv.options import SpirvOptions
+    from tools.cli import _spirv_options
+    assert _spirv_options(None, env) == SpirvOptions(version=version, target_env=env)
+    source = write(tmp_path, "k.cl", SIMPLE)
+    code, err = cli(capsys, "compile", source, "--target-env", env, "--validate", "-o", tmp_path / "k.spv")
+    assert code == 0, err
+
+
+def test_opencl_environments_are_refused_in_one_line(capsys):
+    code, err = cli(capsys, "compile", SEED, "--emit", "spirv", "--target-env", "opencl1.2")
+    assert code == 2 and "OpenCL environments do not take" in err and len(err.splitlines()) == 1
