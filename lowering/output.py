@@ -12,7 +12,7 @@
 - Names taken from the input (kernels, parameters) become file names only through `safe_file_name`,
   and every file lands inside the directory the user named.
 - File-system errors are CompileErrors naming the path and the reason (exit 1), not internal errors.
-- Binary data (a NUL byte, or bytes that are not UTF-8 text) is never written to standard output when
+- Binary data (control bytes other than whitespace and ESC, or bytes that are not UTF-8) is never written to standard output when
   that is a terminal, as clang and llc refuse: it is refused before anything is written (`-o -` into a
   pipe or a file is fine).
 """
@@ -88,11 +88,15 @@ def _silence_stdout() -> None:
         pass
 
 
+_TEXT_CONTROLS = b"\t\n\r\f\v\x1b"
+_PRINTABLE = bytes(range(0x20, 0x100))
+
+
 def is_binary(data: str | bytes) -> bool:
     """Whether `data` is not text a terminal can show."""
     if isinstance(data, str):
         return False
-    if b"\0" in data:
+    if data.translate(None, _TEXT_CONTROLS).translate(None, _PRINTABLE):     # other control bytes: NUL, ...
         return True
     try:
         data.decode("utf-8")

@@ -3,10 +3,12 @@ diagnostics whole, standard input with -x, the output kind from -o's name, no bi
 --emit llvm, -v, --print-before and the machine passes, and one spelling and default per option."""
 from __future__ import annotations
 
+import io
 import os
 import pty
 import subprocess
 import sys
+import types
 
 import pytest
 
@@ -113,15 +115,25 @@ def test_irreducible_error_names_the_source_lines_from_dbg(tmp_path):
 
 # ----- standard input and -x -----
 
-def test_compile_reads_standard_input(tmp_path):
-    want = run("compile", write(tmp_path, "k.cl", SIMPLE)).stdout
-    got = piped("compile", "-", stdin=SIMPLE.encode())                    # OpenCL C told by its content
-    assert got.returncode == 0 and got.stdout.decode() == want.replace(str(tmp_path / "k.cl"), "<stdin>")
-    assert piped("compile", "-", "-x", "cl", stdin=SIMPLE.encode()).stdout == got.stdout
-    ll = piped("compile", "-", stdin=LL_KERNEL.encode())                  # LLVM IR text by its content
-    assert ll.returncode == 0 and b"kernel @k" in ll.stdout
-    nir = piped("compile", "-", stdin=ll.stdout)                          # our IR text by `kernel @`
-    assert nir.returncode == 0 and nir.stdout == ll.stdout
+def stdin_cli(capsys, monkeypatch, data: bytes, *argv) -> tuple[int | str | None, str, str]:
+    """(exit status, standard output, standard error) of the command run in this process on `data` as
+    its standard input."""
+    monkeypatch.setattr(sys, "stdin", types.SimpleNamespace(buffer=io.BytesIO(data)))
+    code, err = cli(capsys, *argv)
+    return code, capsys.readouterr().out, err
+
+
+def test_compile_reads_standard_input(tmp_path, capsys, monkeypatch):
+    assert cli(capsys, "compile", write(tmp_path, "k.cl", SIMPLE))[0] == 0
+    want = capsys.readouterr().out.replace(str(tmp_path / "k.cl"), "<stdin>")
+    assert stdin_cli(capsys, monkeypatch, SIMPLE.encode(), "compile", "-") == (0, want, "")   # by its content
+    assert stdin_cli(capsys, monkeypatch, SIMPLE.encode(), "compile", "-", "-x", "cl") == (0, want, "")
+    code, ll, _ = stdin_cli(capsys, monkeypatch, LL_KERNEL.encode(), "compile", "-")        # LLVM IR text
+    assert code == 0 and "kernel @k" in ll
+    assert stdin_cli(capsys, monkeypatch, ll.encode(), "compile", "-") == (0, ll, "")        # `kernel @`
+    from lowering.frontend.llvm_module import parse_llvm_text
+    bitcode = parse_llvm_text(LL_KERNEL, "k.ll").as_bitcode()
+    assert stdin_cli(capsys, monkeypatch, bitcode, "compile", "-") == (0, ll, "")            # bitcode magic
 
 
 def test_kind_from_content_and_x():
@@ -134,31 +146,31 @@ def test_kind_from_content_and_x():
     assert kind_from_content(b"int x;\n") is None
 
 
-def test_stdin_errors_name_stdin_and_x_names_the_kind(tmp_path):
-    proc = piped("compile", "-", stdin=b"int x;\n")
-    assert proc.returncode == 1 and proc.stderr.decode().startswith("reconverge: error: <stdin>: cannot tell")
-    assert "-x cl|ll|bc|nir" in proc.stderr.decode()
-    bad = piped("compile", "-", "-x", "cl", stdin=b"kernel void k(global int *o) { o[0] = q; }\n")
-    assert bad.returncode == 1 and bad.stderr.decode().startswith("<stdin>:1:39: error: use of undeclared")
-    # -x overrides the extension: LLVM IR in a .txt file, and a .cl-named file that is LLVM IR
-    text = write(tmp_path, "k.txt", LL_KERNEL)
-    assert run("compile", text).returncode == 0
-    named = write(tmp_path, "wrong.cl", LL_KERNEL)
-    assert run("compile", named, "-x", "ll").returncode == 0
-    assert_one_line_error(run("compile", SEED, "-x", "ll", "-DX=1"), 2, "-DX=1", "only apply to OpenCL C")
+def test_stdin_errors_name_stdin_and_x_names_the_kind(tmp_path, capsys, monkeypatch):
+    code, _, err = stdin_cli(capsys, monkeypatch, b"int x;\n", "compile", "-")
+    assert code == 1 and err.startswith("reconverge: error: <stdin>: cannot tell") and "-x cl|ll|bc|nir" in err
+    code, _, err = stdin_cli(capsys, monkeypatch, b"kernel void k(global int *o) { o[0] = q; }\n",
+                             "compile", "-", "-x", "cl")
+    assert code == 1 and err.startswith("<stdin>:1:39: error: use of undeclared identifier 'q'")
+    # the content tells a file with another extension; -x overrides the extension
+    assert cli(capsys, "compile", write(tmp_path, "k.txt", LL_KERNEL))[0] == 0
+    assert cli(capsys, "compile", write(tmp_path, "wrong.cl", LL_KERNEL), "-x", "ll")[0] == 0
+    code, err = cli(capsys, "compile", SEED, "-x", "ll", "-DX=1")
+    assert code == 2 and "-DX=1: build options only apply to OpenCL C" in err
 
 
-def test_run_and_check_read_standard_input(tmp_path):
+def test_run_and_check_read_standard_input(tmp_path, capsys, monkeypatch):
     out = tmp_path / "out"
-    proc = piped("run", "-", "--target", "ir", "--global", "4", "--arg", "a=zeros:1:int32", "--out", str(out),
-                 stdin=LL_KERNEL.encode())
-    assert proc.returncode == 0, proc.stderr
+    code, _, err = stdin_cli(capsys, monkeypatch, LL_KERNEL.encode(), "run", "-", "--target", "ir", "--global",
+                             "4", "--arg", "a=zeros:1:int32", "--out", out)
+    assert code == 0, err
     import numpy as np
     assert np.load(out / "a.npy").tolist() == [7]
-    check = piped("check", "-", "-DN=3", stdin=b"kernel void k(global int *o) { o[0] = N; }\n")
-    assert check.returncode == 0 and b"1 passed" in check.stdout, check.stdout + check.stderr
-    failing = piped("check", "-", stdin=b"kernel void k(global int *o) { o[0] = N; }\n")
-    assert failing.returncode == 1 and b"undeclared identifier 'N'" in failing.stdout + failing.stderr
+    source = b"kernel void k(global int *o) { o[0] = N; }\n"
+    code, report, err = stdin_cli(capsys, monkeypatch, source, "check", "-", "-DN=3", "-j", "1")
+    assert code == 0 and "1 passed" in report, report + err
+    code, report, err = stdin_cli(capsys, monkeypatch, source, "check", "-", "-j", "1")
+    assert code == 1 and "undeclared identifier 'N'" in report + err
 
 
 # ----- output kind from the file name; no binary on a terminal -----
@@ -179,22 +191,22 @@ def test_output_kind_follows_the_file_name(tmp_path, capsys, name, head):
         assert data.startswith(head), data[:40]
 
 
-def test_a_binary_is_never_written_to_a_terminal(tmp_path):
+def test_a_binary_is_never_written_to_a_terminal(tmp_path, capsys, monkeypatch):
     source = write(tmp_path, "k.cl", SIMPLE)
     primary, secondary = pty.openpty()
     try:
         proc = subprocess.run([sys.executable, "-m", "tools.cli", "compile", source, "--emit", "spirv"],
-                              stdout=secondary, stderr=subprocess.PIPE, env=dict(os.environ, PYTHONPATH=ROOT))
-        text = subprocess.run([sys.executable, "-m", "tools.cli", "compile", source, "--emit", "spirv-asm"],
                               stdout=secondary, stderr=subprocess.PIPE, env=dict(os.environ, PYTHONPATH=ROOT))
     finally:
         os.close(secondary)
         os.close(primary)
     assert proc.returncode == 1 and proc.stderr.decode().count("\n") == 1
     assert proc.stderr.decode().startswith("reconverge: error: not writing binary output to a terminal")
-    assert text.returncode == 0, text.stderr                            # text is fine
-    piped_out = piped("compile", source, "--emit", "spirv", "-o", "-", stdin=b"")
-    assert piped_out.returncode == 0 and piped_out.stdout.startswith(b"\x03\x02#\x07")
+    from lowering.output import is_binary
+    assert is_binary(b"\x03\x02\x23\x07") and is_binary(b"\xff\xfe") and not is_binary("text") \
+        and not is_binary(b"disasm text\n")
+    into_pipe = piped("compile", source, "--emit", "spirv", "-o", "-", stdin=b"")      # not a terminal: fine
+    assert into_pipe.returncode == 0 and into_pipe.stdout.startswith(b"\x03\x02\x23\x07")
 
 
 def test_trace_picture_follows_the_file_name(tmp_path, capsys):
@@ -254,7 +266,8 @@ def test_opt_levels_are_clangs(tmp_path, capsys):
         assert parser.parse_args(command).opt == "0"
         assert parser.parse_args([*command, "-Os"]).opt == "s"
     for command in ("compile", "run", "check"):
-        assert "-O0 (the default)" in " ".join(run(command, "--help").stdout.split())
+        assert cli(capsys, command, "--help")[0] == 0
+        assert "-O0 (the default)" in " ".join(capsys.readouterr().out.split())
     source = write(tmp_path, "k.cl", SIMPLE)
     assert cli(capsys, "compile", source, "-O")[0] == 0                    # -O alone: -O2
     bare = capsys.readouterr().out
@@ -269,7 +282,7 @@ def test_local_is_one_spelling_and_build_options_reach_check_and_trace(tmp_path,
     for flag in ("--local", "--local-size"):
         assert cli(capsys, "compile", source, "-DN=1", "--emit", "spirv-asm", flag, "8")[0] == 0
         assert "OpExecutionMode %k LocalSize 8 1 1" in capsys.readouterr().out
-    assert "--local-size" not in run("compile", "--help").stdout
+    assert cli(capsys, "compile", "--help")[0] == 0 and "--local-size" not in capsys.readouterr().out
     assert cli(capsys, "check", source, "-DN=2", "-cl-std=CL2.0", "-j", "1")[0] == 0
     png = tmp_path / "t.png"
     assert cli(capsys, "trace", source, "-DN=3", "--global", "8", "--arg", "o=zeros:8:int32", "-o", png)[0] == 0
