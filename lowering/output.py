@@ -12,9 +12,9 @@
 - Names taken from the input (kernels, parameters) become file names only through `safe_file_name`,
   and every file lands inside the directory the user named.
 - File-system errors are CompileErrors naming the path and the reason (exit 1), not internal errors.
-- Binary data (control bytes other than whitespace and ESC, or bytes that are not UTF-8) is never written to standard output when
-  that is a terminal, as clang and llc refuse: it is refused before anything is written (`-o -` into a
-  pipe or a file is fine).
+- Binary data (control bytes other than whitespace and ESC, or bytes that are not UTF-8) is never written
+  to standard output when that is a terminal, as clang and llc refuse: it is refused before anything is
+  written (`-o -` into a pipe or a file is fine).
 """
 from __future__ import annotations
 

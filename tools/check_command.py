@@ -190,10 +190,10 @@ def run_check(args) -> int:
     from tools.cli import _spirv_options
     if args.jobs < 1:
         raise UsageError(f"-j {args.jobs}: expected at least 1 job")
-    from tools.cli import _build_options
+    from tools.source_args import build_options
     target_env = _spirv_options(None, args.target_env).target_env
     inputs = find_inputs(args.paths)
-    args.sources = Sources(_build_options(args), args.x, sys.stdin.buffer.read() if "-" in inputs else None)
+    args.sources = Sources(build_options(args), args.x, sys.stdin.buffer.read() if "-" in inputs else None)
     if not inputs:
         raise UsageError("no .cl, .ll, .bc or .spv input found")
     import backend.spirv.structure  # noqa: F401 - imported before the threads fork children
@@ -276,12 +276,13 @@ def add_commands(subparsers) -> None:
     c.add_argument("paths", nargs="+", metavar="PATH",
                    help="a .cl, .ll, .bc or .spv file, - (standard input), or a directory")
     c.add_argument("-j", dest="jobs", type=int, default=os.cpu_count() or 1, help="inputs checked at once")
-    from tools.cli import DEFAULT_TARGET_ENV, TARGET_ENV_HELP, _add_build_options, add_opt_option
+    from tools.cli import DEFAULT_TARGET_ENV, TARGET_ENV_HELP
+    from tools.source_args import add_build_options, add_opt_option
     add_opt_option(c)
     c.add_argument("--target-env", default=DEFAULT_TARGET_ENV, metavar="ENV",
                    help="for our modules and for Shader modules (Kernel modules: their version's universal "
                         "environment): " + TARGET_ENV_HELP)
-    _add_build_options(c)
+    add_build_options(c)
     c.add_argument("--junit", metavar="FILE", help="write JUnit XML: one test case per input and kernel")
     c.add_argument("--json", metavar="FILE", help="write the results as JSON (schema reconverge-check/1)")
     c.add_argument("--emit-dir", metavar="DIR", help="write each module's structure report into DIR")

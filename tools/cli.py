@@ -1,31 +1,35 @@
 """The `reconverge` command line (clang/llc-style).
 
-    reconverge compile INPUT [-o OUT|-] [--emit nir|dot-cfg|dot-tree|spirv|spirv-asm|dot-spirv] [-O0..-O3]
-                       [--kernel NAME] [--verify-each] [--dump-after PASS|all] [--dump-dir DIR]
-                       [--stop-after PASS] [--pipeline generic|spirv|gen|gen-blockip]
-                       [--cf auto|structured|blockip|hybrid]
-                       [--print-after PASS|all] [--spirv-version 1.0..1.6] [--target-env vulkan1.0..vulkan1.3]
-                       [--local-size X[,Y,Z]] [--validate]
-    reconverge run INPUT [--kernel NAME] --target llvm|ir|spirv --global N[,N,N] [--local L[,L,L]]
-                   --arg NAME=@FILE.npy|NAME=zeros:COUNT:DTYPE|NAME=NUMBER ... --out DIR [-O0..-O3]
-                   [--spirv-version 1.0..1.6] [--target-env vulkan1.0..vulkan1.3] [--vk-device NAME|N]
-                   [--verify-each]
+    reconverge compile INPUT|- [-o OUT|-] [--emit nir|llvm|dot-cfg|dot-tree|spirv|spirv-asm|dot-spirv|gen|gen-asm|
+                       gen-mir] [-O0..-O3|-Os|-Oz|-O] [-x cl|ll|bc|nir] [-v] [--kernel NAME] [--verify-each]
+                       [--dump-after PASS|all] [--dump-dir DIR] [--stop-after PASS]
+                       [--pipeline generic|spirv|gen|gen-blockip] [--cf auto|structured|blockip|hybrid]
+                       [--print-after PASS|isel|regalloc|all] [--print-before PASS|all] [--spirv-version 1.0..1.6]
+                       [--target-env ENV] [--local X[,Y,Z]] [--validate] [-D ..] [-I ..] [-cl-* ..] [--clang-arg F]
+    reconverge run INPUT|- [--kernel NAME] --target llvm|ir|spirv|opencl|gen --global N[,N,N] [--local L[,L,L]]
+                   --arg NAME=@FILE.npy|NAME=zeros:COUNT:DTYPE|NAME=NUMBER ... --out DIR [-O..] [-x KIND] [-v]
+                   [--spirv-version 1.0..1.6] [--target-env ENV] [--vk-device NAME|N] [--verify-each]
     reconverge devices [--json]             (the Vulkan devices --vk-device can choose)
-    reconverge check PATH... [-j N] [--junit FILE] [--json FILE] [--emit-dir DIR]   (CI: SPIR-V structure)
+    reconverge check PATH...|- [-j N] [-O..] [--junit FILE] [--json FILE] [--emit-dir DIR]   (CI: SPIR-V structure)
     reconverge asm INPUT.asm -o OUT.krn       (Gen9, iga64 syntax)
     reconverge disasm INPUT.krn [-o OUT|-]
-    reconverge trace PROGRAM --simd N -o OUT.png
+    reconverge trace PROGRAM --simd N -o OUT.png|OUT.svg
     reconverge fuzz [-n N] [--seed S] [--mode M,..] [--targets T,..] [-j J] [--time-budget T] [--save-dir DIR]
                     [--shard K/N] [--reduce]                    (differential fuzzing: tools/fuzz/)
+
+compile, run, check and trace take a source the same way (tools/source_args.py): '-' is standard input,
+-x names its kind, -O0 is every command's default, and the build options reach clang. Without --emit,
+compile's output kind follows -o's name (.spv, .spvasm, .krn, .s/.asm, .ll, .nir). clang's diagnostics
+are printed whole, as clang printed them (warnings too), and -v prints every tool's command line.
 
 `run` writes every buffer argument, after the run, to DIR/NAME.npy (tools/run_args.py reads --arg; see
 tools/targets/harness.py for the targets); --local defaults to the kernel's reqd_work_group_size, else to the
 largest divisor of the global size that is at most 64 in dimension 0 (1 in the others).
 
-Errors are one line, `reconverge: error: ...`: exit 1 for bad input, 2 for bad usage, 3 for an internal
-error (a bug: please report it; --debug shows the traceback). A failed command leaves no output file.
-INPUT may be IR text (.nir, what --emit nir prints); when it breaks the IR's rules, --debug also prints
-the function with each broken rule marked under its line.
+Errors are one line, `reconverge: error: ...` (OpenCL C that clang rejects: clang's own report): exit 1 for
+bad input, 2 for bad usage, 3 for an internal error (a bug: please report it; --debug shows the traceback).
+A failed command leaves no output file. INPUT may be IR text (.nir, what --emit nir prints); when it breaks
+the IR's rules, --debug also prints the function with each broken rule marked under its line.
 """
 from __future__ import annotations
 
@@ -35,6 +39,14 @@ import sys
 
 from lowering.errors import CompileError
 from lowering.output import check_names_distinct, write_all
+from tools.source_args import (
+    COMPILING_COMMANDS,
+    INPUT_HELP,
+    add_build_options,
+    add_opt_option,
+    load_source,
+    split_cl_options,
+)
 from tools.usage import MAX_SECONDS, Terminated, UsageError, raise_on_sigterm, seconds
 
 EXIT_INPUT, EXIT_USAGE, EXIT_INTERNAL = 1, 2, 3
@@ -42,9 +54,6 @@ EMIT_KINDS = ("nir", "dot-cfg", "dot-tree", "spirv", "spirv-asm", "dot-spirv", "
 # compile's output kind when --emit is not given: from the -o file's name (else nir)
 EMIT_BY_SUFFIX = {".spv": "spirv", ".spvasm": "spirv-asm", ".krn": "gen", ".nir": "nir", ".s": "gen-asm",
                   ".asm": "gen-asm", ".ll": "llvm"}
-OPT_CHOICES = ("0", "1", "2", "3", "s", "z")
-OPT_HELP = ("optimisation level, clang's: -O0 (the default), -O1, -O2, -O3, -Os, -Oz; -O alone is -O2 (.ll and "
-            ".bc run LLVM's -O<n> pipeline, -Os and -Oz as -O2)")
 GEN_EMITS = ("gen", "gen-asm", "gen-mir")
 CF_CHOICES = ("auto", "structured", "blockip", "hybrid")    # --cf (backend.gen.COMMAND_LINE_CF)
 SPIRV_EMITS = ("spirv", "spirv-asm", "dot-spirv")
@@ -52,7 +61,6 @@ DEFAULT_SPIRV_VERSION, DEFAULT_TARGET_ENV = "1.3", "vulkan1.3"
 TARGET_ENV_HELP = (f"the environment the module is for, as spirv-val names them: vulkan1.0..vulkan1.4, "
                    f"vulkan1.1spv1.4, opengl4.0..opengl4.5, spv1.0..spv1.6 or universal1.0..universal1.6 "
                    f"(default {DEFAULT_TARGET_ENV})")
-COMPILING_COMMANDS = ("compile", "run", "check", "trace")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -107,7 +115,7 @@ def _compile(args) -> None:
                                dump_dir=args.dump_dir if dump_after else None, stop_after=args.stop_after,
                                pipeline=chosen, print_after=print_after, print_before=print_before)
     try:
-        program = _load(args, inspect=options, label_dumps=auto)
+        program = load_source(args, inspect=options, label_dumps=auto)
         names = [args.kernel] if args.kernel else None
         if gen is not None:
             data = _emit_gen(args.emit, program, names or program.kernel_names(), gen, options)
@@ -151,37 +159,11 @@ def _emit_llvm(args) -> None:
     if ignored or _compile_spirv_given(args):
         raise UsageError(f"{(ignored or _compile_spirv_given(args))[0]} does not apply to --emit llvm "
                          f"(the whole LLVM module, before any of reconverge's passes)")
-    program = _load(args)
+    program = load_source(args)
     if not program.has_llvm:
         raise CompileError(f"{program.path}: reconverge IR text has no LLVM module (--emit llvm needs .cl, .ll "
                            f"or .bc input)")
     write_all({args.output: program.llvm_text}, inputs=[args.input])
-
-
-def _load(args, **options):
-    """The command's input (a file, or '-': standard input) as a lowering.program.Program, clang's
-    warnings printed as clang printed them."""
-    from lowering.program import load_program
-    name, kind, data = _source(args)
-    program = load_program(name, f"-O{args.opt}", args.kernel, args.verify_each, _build_options(args, kind),
-                           kind=kind, data=data, **options)
-    if program.diagnostics:
-        sys.stderr.write(program.diagnostics)
-        sys.stderr.flush()
-    return program
-
-
-def _source(args) -> tuple[str, str, bytes | None]:
-    """(name, kind, data) of the input: '-' is standard input, read now and called <stdin>; the kind is
-    -x's, else the extension's, else the content's (lowering.input_kind)."""
-    from lowering.input_kind import STDIN_NAME, input_kind
-    from lowering.pipeline import file_head
-    if args.input == "-":
-        data = sys.stdin.buffer.read()
-        return STDIN_NAME, input_kind(STDIN_NAME, data, args.x), data
-    if not os.path.exists(args.input):
-        raise CompileError(f"{args.input}: no such file")
-    return args.input, input_kind(args.input, file_head(args.input), args.x), None
 
 
 def _compile_gen_options(args):
@@ -244,45 +226,15 @@ def _write_with_dumps(args, data: str | bytes, dumps: dict[str, str]) -> None:
     write_all({args.output: data}, directories, inputs=[args.input])
 
 
-def _build_options(args, kind: str = "cl") -> tuple[str, ...]:
-    """The OpenCL build options of the command line, as clBuildProgram would take them (-D, -I, -cl-*,
-    -w, -Werror), then the --clang-arg flags; only for OpenCL C input (`kind` cl)."""
-    options = [f"-D{d}" for d in args.define or []] + [f"-I{i}" for i in args.include or []]
-    options += list(getattr(args, "cl_options", ()))
-    options += list(args.clang_arg or [])
-    if options and kind != "cl":
-        raise UsageError(f"{options[0]}: build options only apply to OpenCL C (.cl) input")
-    return tuple(options)
-
-
-def _split_cl_options(argv: list[str]) -> tuple[list[str], list[str]]:
-    """Pull clBuildProgram-style options (-cl-..., -w, -Werror) out of argv: argparse cannot declare
-    single-dash long options with values like -cl-std=CL2.0."""
-    from lowering.frontend.clang import CL_FLAGS
-    rest, found = [], []
-    for token in argv:
-        if token.startswith("-cl-std="):
-            if token[len("-cl-std="):] not in ("CL1.0", "CL1.1", "CL1.2", "CL2.0", "CL3.0"):
-                raise UsageError(f"{token}: expected -cl-std=CL1.0, CL1.1, CL1.2, CL2.0 or CL3.0")
-            found.append(token)
-        elif token.startswith("-cl-") or token in ("-w", "-Werror"):
-            if token not in CL_FLAGS:
-                raise UsageError(f"{token}: unknown OpenCL build option (known: -cl-std=, {', '.join(CL_FLAGS)})")
-            found.append(token)
-        else:
-            rest.append(token)
-    return rest, found
-
-
 def _spirv_options(version: str | None, target_env: str | None, local_size: tuple[int, int, int] | None = None,
                    validate: bool = False):
     """SpirvOptions from command-line text (None: the default; the default version is the newest the
     environment takes, up to DEFAULT_SPIRV_VERSION); its complaints are usage errors."""
-    from backend.spirv.options import TARGET_ENVS, SpirvOptions, parse_version
+    from backend.spirv.options import ALL_TARGET_ENVS, SpirvOptions, parse_version
     target_env = target_env or DEFAULT_TARGET_ENV
     try:
         chosen = parse_version(version) if version is not None else \
-            min(parse_version(DEFAULT_SPIRV_VERSION), TARGET_ENVS.get(target_env, (1, 0)))
+            min(parse_version(DEFAULT_SPIRV_VERSION), ALL_TARGET_ENVS.get(target_env, (1, 0)))
         return SpirvOptions(version=chosen, target_env=target_env, local_size=local_size, validate=validate)
     except CompileError as exc:
         raise UsageError(str(exc)) from None
@@ -399,7 +351,7 @@ def _run(args) -> None:
     if args.target == "opencl":
         from tools.targets.opencl_target import OpenCLOptions
         backend = OpenCLOptions(args.platform, args.device)
-    program = _load(args)
+    program = load_source(args)
     kernels = program.kernel_names()
     if args.kernel is None and len(kernels) != 1:
         raise UsageError(f"{program.path} has {len(kernels)} kernels ({', '.join(kernels)}): choose one with --kernel")
@@ -457,32 +409,6 @@ def _version() -> str:
         return "(not installed)"
 
 
-def _add_build_options(p) -> None:
-    """The options of every command that compiles a source: -x, -v and the OpenCL build options (-O is
-    add_opt_option's, a command that also takes programs needing none)."""
-    p.add_argument("-x", choices=("cl", "ll", "bc", "nir"),
-                   help="the input's kind (default: from its extension, else from its content: LLVM bitcode, "
-                        "LLVM IR text, reconverge IR text)")
-    p.add_argument("-v", dest="verbose", action="store_true",
-                   help="print the command line of every tool run (clang-22, spirv-val, ...) to standard error")
-    p.add_argument("-D", dest="define", action="append", metavar="NAME[=VALUE]",
-                   help="define a preprocessor macro (OpenCL C input; repeatable)")
-    p.add_argument("-I", dest="include", action="append", metavar="DIR", help="add an #include directory")
-    p.add_argument("--clang-arg", action="append", metavar="FLAG",
-                   help="pass FLAG to clang-22 as it is (repeatable; write --clang-arg=-FLAG). Also accepted: "
-                        "clBuildProgram's -cl-std=, -cl-fast-relaxed-math, -cl-mad-enable and the other -cl-* "
-                        "options, -w, -Werror")
-
-
-def add_opt_option(p, what: str = "") -> None:
-    """-O, with one default (-O0) and one meaning for every command."""
-    p.add_argument("-O", dest="opt", choices=OPT_CHOICES, default="0", metavar="0|1|2|3|s|z", help=what + OPT_HELP)
-
-
-INPUT_HELP = ("an OpenCL C (.cl), LLVM IR (.ll), bitcode (.bc) or reconverge IR text (.nir) file, or - for "
-              "standard input (its kind from its content, or -x)")
-
-
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="reconverge", description="GPU compiler backend: LLVM IR to structured IR, "
                      "SPIR-V and Intel Gen9 ISA.")
@@ -531,7 +457,7 @@ def build_parser() -> argparse.ArgumentParser:
                         "else 64,1,1)")
     c.add_argument("--local-size", dest="local_size", help=argparse.SUPPRESS)    # its old spelling
     c.add_argument("--validate", action="store_true", help="check the SPIR-V module with spirv-val")
-    _add_build_options(c)
+    add_build_options(c)
     c.add_argument("--debug", action="store_true", help=argparse.SUPPRESS)
     c.set_defaults(func=_compile)
     r = sub.add_parser("run", help="run a kernel and write its buffers to DIR/NAME.npy",
@@ -577,7 +503,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help=f"stop the run (any target) after this many seconds (at most {MAX_SECONDS:g}), "
                         f"with an error")
     r.add_argument("--verify-each", action="store_true", help="run the IR validator after every pass")
-    _add_build_options(r)
+    add_build_options(r)
     r.add_argument("--debug", action="store_true", help=argparse.SUPPRESS)
     r.set_defaults(func=_run)
     for module_name in ("tools.isa_commands", "tools.trace_command", "tools.check_command", "tools.devices_command",
@@ -596,7 +522,7 @@ def main(argv: list[str] | None = None) -> int:
     previous = raise_on_sigterm()
     try:
         parser = build_parser()
-        argv, cl_options = _split_cl_options(["-O2" if token == "-O" else token for token in argv])
+        argv, cl_options = split_cl_options(["-O2" if token == "-O" else token for token in argv])
         args = parser.parse_args(argv)
         args.cl_options = cl_options
         if cl_options and args.command not in COMPILING_COMMANDS:

@@ -176,7 +176,8 @@ def add_commands(subparsers) -> None:
     t.add_argument("--global", dest="global_size", metavar="N[,N,N]", help="kernel source: the global size")
     t.add_argument("--local", metavar="L[,L,L]", help="kernel source: the work-group size (default as for run)")
     t.add_argument("--arg", action="append", metavar="NAME=VALUE", help="kernel source: as for run")
-    from tools.cli import CF_CHOICES, _add_build_options, add_opt_option
+    from tools.cli import CF_CHOICES
+    from tools.source_args import add_build_options, add_opt_option
     t.add_argument("--cf", choices=CF_CHOICES,
                    help="kernel source: control-flow mode (default auto)")
     add_opt_option(t, "kernel source: ")
@@ -188,5 +189,5 @@ def add_commands(subparsers) -> None:
                    help="instructions per thread before the run is stopped as endless (default: 200000 for "
                         ".krn/.asm, the gen target's 1000000 for a kernel source; 0: no limit)")
     t.add_argument("-o", dest="output", required=True, help="the picture: OUT.png or OUT.svg")
-    _add_build_options(t)
+    add_build_options(t)
     t.set_defaults(func=run_trace)

@@ -51,7 +51,7 @@ def validate(binary: bytes, target_env: str, what: str) -> None:
 
 
 def validator_env(target_env: str) -> str:
-    """spirv-val's name for a target environment (backend.spirv.options.TARGET_ENVS): universal1.x is its
+    """spirv-val's name for a target environment (backend.spirv.options.ALL_TARGET_ENVS): universal1.x is its
     spv1.x; vulkan1.4, for a spirv-val older than Vulkan 1.4 (SPIRV-Tools before v2024.4), is checked under
     vulkan1.3's rules, the newest it has (Vulkan 1.4 consumes the same SPIR-V 1.6)."""
     if target_env.startswith("universal"):
