@@ -113,6 +113,12 @@ def test_irreducible_error_names_the_source_lines_from_dbg(tmp_path):
                           f"%9 -> %11 ({path}:7:9 -> {path}:9:11) enters a loop")
 
 
+def test_reader_errors_name_the_source_line_from_dbg(tmp_path, capsys):
+    path = write(tmp_path, "p.cl", 'kernel void k(global int *o)\n{\n    printf("%d", o[0]);\n}\n')
+    code, err = cli(capsys, "compile", path, "--clang-arg=-g", "-o", os.devnull)
+    assert code == 1 and "unknown function @printf" in err and err.rstrip().endswith(f"(source line {path}:3:5)")
+
+
 # ----- standard input and -x -----
 
 def stdin_cli(capsys, monkeypatch, data: bytes, *argv) -> tuple[int | str | None, str, str]:

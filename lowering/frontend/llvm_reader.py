@@ -297,7 +297,8 @@ class FunctionReader:
         where = f"{self.ctx.source_name}: function @{self.name}"
         if self.block_label:
             where += f", block %{self.block_label}"
-        return CompileError(f"{where}: {msg}")
+        line = self.ctx.source_line(self.text) if self.text else None
+        return CompileError(f"{where}: {msg}" + (f" (source line {line})" if line else ""))
 
     # ----- emission -----
     def emit(self, opcode: str, operands: list[Value], type: Type = VOID, attrs: dict | None = None,
