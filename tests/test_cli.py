@@ -233,7 +233,8 @@ def test_spirv_options_are_checked_before_compiling(tmp_path, args, needles):
 
 def test_spirv_options_build_the_backend_options():
     from backend.spirv.options import SpirvOptions
-    from tools.cli import _compile_spirv_options, build_parser
+    from tools.cli import build_parser
+    from tools.spirv_args import compile_spirv_options as _compile_spirv_options
     parse = build_parser().parse_args
     default = _compile_spirv_options(parse(["compile", SEED, "--emit", "spirv"]))
     assert default == SpirvOptions(version=(1, 3), target_env="vulkan1.3", local_size=None, validate=False)

@@ -301,8 +301,8 @@ def test_local_is_one_spelling_and_build_options_reach_check_and_trace(tmp_path,
 ])
 def test_target_env_takes_what_spirv_val_takes(tmp_path, capsys, env, version):
     from backend.spirv.options import SpirvOptions
-    from tools.cli import _spirv_options
-    assert _spirv_options(None, env) == SpirvOptions(version=version, target_env=env)
+    from tools.spirv_args import spirv_options
+    assert spirv_options(None, env) == SpirvOptions(version=version, target_env=env)
     source = write(tmp_path, "k.cl", SIMPLE)
     code, err = cli(capsys, "compile", source, "--target-env", env, "--validate", "-o", tmp_path / "k.spv")
     assert code == 0, err

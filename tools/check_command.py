@@ -187,7 +187,7 @@ def summary(results: list[dict]) -> str:
 
 
 def run_check(args) -> int:
-    from tools.cli import _spirv_options
+    from tools.spirv_args import spirv_options as _spirv_options
     if args.jobs < 1:
         raise UsageError(f"-j {args.jobs}: expected at least 1 job")
     from tools.source_args import build_options
@@ -276,8 +276,8 @@ def add_commands(subparsers) -> None:
     c.add_argument("paths", nargs="+", metavar="PATH",
                    help="a .cl, .ll, .bc or .spv file, - (standard input), or a directory")
     c.add_argument("-j", dest="jobs", type=int, default=os.cpu_count() or 1, help="inputs checked at once")
-    from tools.cli import DEFAULT_TARGET_ENV, TARGET_ENV_HELP
     from tools.source_args import add_build_options, add_opt_option
+    from tools.spirv_args import DEFAULT_TARGET_ENV, TARGET_ENV_HELP
     add_opt_option(c)
     c.add_argument("--target-env", default=DEFAULT_TARGET_ENV, metavar="ENV",
                    help="for our modules and for Shader modules (Kernel modules: their version's universal "

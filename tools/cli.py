@@ -17,10 +17,7 @@
     reconverge fuzz [-n N] [--seed S] [--mode M,..] [--targets T,..] [-j J] [--time-budget T] [--save-dir DIR]
                     [--shard K/N] [--reduce]                    (differential fuzzing: tools/fuzz/)
 
-compile, run, check and trace take a source the same way (tools/source_args.py): '-' is standard input,
--x names its kind, -O0 is every command's default, and the build options reach clang. Without --emit,
-compile's output kind follows -o's name (.spv, .spvasm, .krn, .s/.asm, .ll, .nir). clang's diagnostics
-are printed whole, as clang printed them (warnings too), and -v prints every tool's command line.
+Sources (stdin '-', -x, -O, -v, build options): tools/source_args.py; SPIR-V options: tools/spirv_args.py.
 
 `run` writes every buffer argument, after the run, to DIR/NAME.npy (tools/run_args.py reads --arg; see
 tools/targets/harness.py for the targets); --local defaults to the kernel's reqd_work_group_size, else to the
@@ -34,11 +31,11 @@ the IR's rules, --debug also prints the function with each broken rule marked un
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 
 from lowering.errors import CompileError
 from lowering.output import check_names_distinct, write_all
+from tools.compile_outputs import GEN_EMITS, emit_kind, emit_llvm, print_passes
 from tools.source_args import (
     COMPILING_COMMANDS,
     INPUT_HELP,
@@ -47,20 +44,19 @@ from tools.source_args import (
     load_source,
     split_cl_options,
 )
+from tools.spirv_args import (
+    DEFAULT_SPIRV_VERSION,
+    DEFAULT_TARGET_ENV,
+    SPIRV_EMITS,
+    TARGET_ENV_HELP,
+    compile_spirv_options,
+    spirv_options,
+)
 from tools.usage import MAX_SECONDS, Terminated, UsageError, raise_on_sigterm, seconds
 
 EXIT_INPUT, EXIT_USAGE, EXIT_INTERNAL = 1, 2, 3
 EMIT_KINDS = ("nir", "dot-cfg", "dot-tree", "spirv", "spirv-asm", "dot-spirv", "gen", "gen-asm", "gen-mir", "llvm")
-# compile's output kind when --emit is not given: from the -o file's name (else nir)
-EMIT_BY_SUFFIX = {".spv": "spirv", ".spvasm": "spirv-asm", ".krn": "gen", ".nir": "nir", ".s": "gen-asm",
-                  ".asm": "gen-asm", ".ll": "llvm"}
-GEN_EMITS = ("gen", "gen-asm", "gen-mir")
 CF_CHOICES = ("auto", "structured", "blockip", "hybrid")    # --cf (backend.gen.COMMAND_LINE_CF)
-SPIRV_EMITS = ("spirv", "spirv-asm", "dot-spirv")
-DEFAULT_SPIRV_VERSION, DEFAULT_TARGET_ENV = "1.3", "vulkan1.3"
-TARGET_ENV_HELP = (f"the environment the module is for, as spirv-val names them: vulkan1.0..vulkan1.4, "
-                   f"vulkan1.1spv1.4, opengl4.0..opengl4.5, spv1.0..spv1.6 or universal1.0..universal1.6 "
-                   f"(default {DEFAULT_TARGET_ENV})")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -77,9 +73,9 @@ def _compile(args) -> None:
     from lowering import pipeline
     from lowering.ir.dot import cfg_dot, tree_dot
     from lowering.ir.printer import print_function
-    args.emit = args.emit or EMIT_BY_SUFFIX.get(os.path.splitext(args.output)[1].lower(), "nir")
+    args.emit = args.emit or emit_kind(args.output)
     if args.emit == "llvm":
-        _emit_llvm(args)
+        emit_llvm(args)
         return
     dump_after = set(args.dump_after or [])
     unknown = dump_after - set(pipeline.PASS_NAMES) - {"all"}
@@ -90,7 +86,7 @@ def _compile(args) -> None:
         raise UsageError(f"--stop-after: unknown pass '{args.stop_after}'")
     if args.emit in ("dot-tree", *SPIRV_EMITS) and args.stop_after == "read":
         raise UsageError(f"--emit {args.emit} needs the structurize pass (drop --stop-after read)")
-    spirv = _compile_spirv_options(args)
+    spirv = compile_spirv_options(args)
     gen = _compile_gen_options(args)
     from backend.gen import CF_MODES
     from lowering.target import PIPELINES
@@ -106,8 +102,8 @@ def _compile(args) -> None:
         raise UsageError(f"--pipeline: unknown pipeline '{chosen}' (pipelines: {', '.join(PIPELINES)})")
     if spirv is not None and chosen != "spirv":
         raise UsageError(f"--emit {args.emit} needs the spirv pipeline, not '{chosen}'")
-    print_after = _print_passes(args.print_after, "--print-after", gen is not None)
-    print_before = _print_passes(args.print_before, "--print-before", gen is not None)
+    print_after = print_passes(args.print_after, "--print-after", gen is not None)
+    print_before = print_passes(args.print_before, "--print-before", gen is not None)
     if "read" in print_before:
         raise UsageError("--print-before read: there is no IR before the read pass (--print-after read "
                          "shows what it reads)")
@@ -130,40 +126,6 @@ def _compile(args) -> None:
         if options.printed:
             sys.stderr.write("".join(options.printed))
     _write_with_dumps(args, data, options.dumps)
-
-
-def _print_passes(names: list[str] | None, flag: str, gen: bool) -> set[str]:
-    """--print-after/--print-before's passes: the IR passes, `all`, and for --emit gen* the machine
-    passes (isel, regalloc; their machine IR)."""
-    from backend.gen import MACHINE_PASSES
-    from lowering import pipeline
-    chosen = set(names or [])
-    known = set(pipeline.PASS_NAMES) | {"all"} | (set(MACHINE_PASSES) if gen else set())
-    unknown = chosen - known
-    if unknown:
-        name = sorted(unknown)[0]
-        if name in MACHINE_PASSES:
-            raise UsageError(f"{flag} {name}: a Gen machine pass (only with --emit {', '.join(GEN_EMITS)})")
-        raise UsageError(f"{flag}: unknown pass '{name}' (passes: {', '.join(pipeline.PASS_NAMES)}, "
-                         f"{', '.join(MACHINE_PASSES)} for --emit gen*, all)")
-    return chosen
-
-
-def _emit_llvm(args) -> None:
-    """--emit llvm: the LLVM IR reconverge reads (OpenCL C: what clang made of it; .ll/.bc: the module
-    after LLVM's -O<n>), with none of our passes."""
-    ignored = [flag for flag, given in (("--kernel", args.kernel), ("--dump-after", args.dump_after),
-                                        ("--stop-after", args.stop_after), ("--print-after", args.print_after),
-                                        ("--print-before", args.print_before), ("--pipeline", args.pipeline),
-                                        ("--simd", args.simd), ("--cf", args.cf)) if given]
-    if ignored or _compile_spirv_given(args):
-        raise UsageError(f"{(ignored or _compile_spirv_given(args))[0]} does not apply to --emit llvm "
-                         f"(the whole LLVM module, before any of reconverge's passes)")
-    program = load_source(args)
-    if not program.has_llvm:
-        raise CompileError(f"{program.path}: reconverge IR text has no LLVM module (--emit llvm needs .cl, .ll "
-                           f"or .bc input)")
-    write_all({args.output: program.llvm_text}, inputs=[args.input])
 
 
 def _compile_gen_options(args):
@@ -224,43 +186,6 @@ def _write_with_dumps(args, data: str | bytes, dumps: dict[str, str]) -> None:
     """The output and the pass dumps of a command that succeeded: both, or (on a write error) neither."""
     directories = {args.dump_dir: {name: text.encode() for name, text in dumps.items()}} if dumps else {}
     write_all({args.output: data}, directories, inputs=[args.input])
-
-
-def _spirv_options(version: str | None, target_env: str | None, local_size: tuple[int, int, int] | None = None,
-                   validate: bool = False):
-    """SpirvOptions from command-line text (None: the default; the default version is the newest the
-    environment takes, up to DEFAULT_SPIRV_VERSION); its complaints are usage errors."""
-    from backend.spirv.options import ALL_TARGET_ENVS, SpirvOptions, parse_version
-    target_env = target_env or DEFAULT_TARGET_ENV
-    try:
-        chosen = parse_version(version) if version is not None else \
-            min(parse_version(DEFAULT_SPIRV_VERSION), ALL_TARGET_ENVS.get(target_env, (1, 0)))
-        return SpirvOptions(version=chosen, target_env=target_env, local_size=local_size, validate=validate)
-    except CompileError as exc:
-        raise UsageError(str(exc)) from None
-
-
-def _compile_spirv_given(args) -> list[str]:
-    return [flag for flag, value in (("--spirv-version", args.spirv_version), ("--target-env", args.target_env),
-                                     ("--local", args.local_size), ("--validate", args.validate or None))
-            if value is not None]
-
-
-def _compile_spirv_options(args):
-    """The SPIR-V options of `compile`, or None when not emitting SPIR-V (then none may be given)."""
-    given = _compile_spirv_given(args)
-    if args.emit not in SPIRV_EMITS:
-        if given:
-            raise UsageError(f"{given[0]} only applies to --emit {', '.join(SPIRV_EMITS)}")
-        return None
-    local_size = None
-    if args.local_size is not None:
-        from backend.spirv.options import parse_local_size
-        try:
-            local_size = parse_local_size(args.local_size)
-        except CompileError as exc:
-            raise UsageError(f"--local: {exc}") from None
-    return _spirv_options(args.spirv_version, args.target_env, local_size, args.validate)
 
 
 def _emit_spirv(emit: str, funcs: list, options) -> str | bytes:
@@ -359,7 +284,7 @@ def _backend_options(args, target: str, local_size: tuple[int, ...]):
 
     from tools.targets import harness
     if target == "spirv":
-        backend = _spirv_options(args.spirv_version, args.target_env)
+        backend = spirv_options(args.spirv_version, args.target_env)
         if args.vk_device is not None:
             backend = replace(backend, vk_device=args.vk_device)
         return replace(backend, local_size=tuple(local_size) + (1,) * (3 - len(local_size)))
