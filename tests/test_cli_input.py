@@ -215,16 +215,6 @@ def test_a_binary_is_never_written_to_a_terminal(tmp_path, capsys, monkeypatch):
     assert into_pipe.returncode == 0 and into_pipe.stdout.startswith(b"\x03\x02\x23\x07")
 
 
-def test_trace_picture_follows_the_file_name(tmp_path, capsys):
-    source = write(tmp_path, "k.cl", SIMPLE)
-    args = ["run", source, "--target", "gen", "--global", "8", "--arg", "o=zeros:8:int32", "--out", tmp_path / "o"]
-    assert cli(capsys, *args, "--trace", tmp_path / "t.svg")[0] == 0
-    svg = (tmp_path / "t.svg").read_text()
-    assert svg.startswith("<svg ") and 'href="data:image/png;base64,iVBORw0KGgo' in svg
-    code, err = cli(capsys, *args, "--trace", tmp_path / "t.pdf")
-    assert code == 2 and "cannot draw a '.pdf' picture" in err and not (tmp_path / "t.pdf").exists()
-
-
 # ----- --emit llvm, -v, --print-before, machine passes -----
 
 def test_emit_llvm_is_what_clang_produced(tmp_path, capsys):

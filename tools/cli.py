@@ -13,7 +13,7 @@
     reconverge check PATH...|- [-j N] [-O..] [--junit FILE] [--json FILE] [--emit-dir DIR]   (CI: SPIR-V structure)
     reconverge asm INPUT.asm -o OUT.krn       (Gen9, iga64 syntax)
     reconverge disasm INPUT.krn [-o OUT|-]
-    reconverge trace PROGRAM --simd N -o OUT.png|OUT.svg
+    reconverge trace PROGRAM --simd N -o OUT.png|.svg|.pdf   (a kernel source: [--compare-cf])
     reconverge fuzz [-n N] [--seed S] [--mode M,..] [--targets T,..] [-j J] [--time-budget T] [--save-dir DIR]
                     [--shard K/N] [--reduce]                    (differential fuzzing: tools/fuzz/)
 
@@ -52,10 +52,11 @@ from tools.spirv_args import (
     compile_spirv_options,
     spirv_options,
 )
-from tools.usage import MAX_SECONDS, Terminated, UsageError, raise_on_sigterm, seconds
+from tools.usage import MAX_SECONDS, Terminated, UsageError, raise_on_sigterm, seconds, subgroup_size
 
 EXIT_INPUT, EXIT_USAGE, EXIT_INTERNAL = 1, 2, 3
-EMIT_KINDS = ("nir", "dot-cfg", "dot-tree", "spirv", "spirv-asm", "dot-spirv", "gen", "gen-asm", "gen-mir", "llvm")
+EMIT_KINDS = ("nir", "dot-cfg", "dot-tree", "spirv", "spirv-asm", "dot-spirv", "gen", "gen-bin", "gen-asm", "gen-mir",
+              "llvm")
 CF_CHOICES = ("auto", "structured", "blockip", "hybrid")    # --cf (backend.gen.COMMAND_LINE_CF)
 
 
@@ -160,9 +161,10 @@ def _annotated(text: str, notes: dict[int, str]) -> str:
 
 
 def _emit_gen(kind: str, program, names: list[str], options, inspect=None) -> str | bytes:
-    """gen: a kernel container of every kernel (isa/gen9/container.py); gen-asm: its iga64-syntax text, each
-    kernel headed by comment lines saying its width, size and control-flow mode (the one --cf auto chose);
-    gen-mir: the machine IR before register allocation."""
+    """gen: a kernel container of every kernel (isa/gen9/container.py); gen-bin: one kernel's code alone, what
+    iga64 -p=9 -d reads; gen-asm: its iga64-syntax text, each kernel headed by comment lines saying its
+    width, size and control-flow mode (the one --cf auto chose); gen-mir: the machine IR before register
+    allocation."""
     from backend.gen import compile, select
     from backend.gen.mir_printer import print_mfunction
     from isa.gen9.container import pack_container
@@ -170,6 +172,9 @@ def _emit_gen(kind: str, program, names: list[str], options, inspect=None) -> st
     from isa.gen9.encoding import encode_program
     if kind == "gen-mir":
         return "".join(print_mfunction(select(program, name, options)[0]) for name in names)
+    if kind == "gen-bin" and len(names) != 1:
+        raise UsageError(f"--emit gen-bin writes one kernel's code: name it with --kernel (kernels: "
+                         f"{', '.join(names)})")
     printed = inspect.printed if inspect is not None else None
     machine = {p for p in ("isel", "regalloc") if inspect is not None and (p in inspect.print_after or
                                                                             "all" in inspect.print_after)}
@@ -179,6 +184,8 @@ def _emit_gen(kind: str, program, names: list[str], options, inspect=None) -> st
         how = "chosen by --cf auto" if options.cf == "auto" else "--cf"
         return "\n".join(f"// kernel {k.name}: SIMD{k.simd}, {len(code)} bytes\n// control flow: {k.mode} ({how})\n"
                          f"{_annotated(disassemble(code), k.notes)}" for k, code in built)
+    if kind == "gen-bin":
+        return built[0][1]
     return pack_container([k.container_entry(code) for k, code in built])
 
 
@@ -195,10 +202,15 @@ def _emit_spirv(emit: str, funcs: list, options) -> str | bytes:
         from backend.spirv import tools as spirv_tools
     except ImportError as exc:
         raise CompileError(f"--emit {emit}: the SPIR-V backend is not available ({exc})") from None
+    if emit == "dot-spirv":                      # the module with the IR's block names, drawn as a CFG
+        from dataclasses import replace
+
+        from backend.spirv.cfg_dot import cfg_dot
+        return cfg_dot(compile_spirv(funcs, replace(options, block_names=True)))
     binary = compile_spirv(funcs, options)
     if emit == "spirv":
         return binary
-    return spirv_tools.disassemble(binary) if emit == "spirv-asm" else spirv_tools.cfg_dot(binary)
+    return spirv_tools.disassemble(binary)
 
 
 def _sizes(text: str, flag: str) -> tuple[int, ...]:
@@ -261,15 +273,10 @@ def _check_target_flags(args, targets: list[str]) -> None:
     if args.max_steps is not None and args.max_steps < 0:
         raise UsageError(f"--max-steps {args.max_steps}: expected a number of steps >= 0 (0: no limit)")
     only("--vk-device", args.vk_device is not None, "spirv")
+    only("--subgroup-size", args.subgroup_size is not None, "ir")
     only("--simd", args.simd is not None, "gen")
     only("--cf", args.cf is not None, "gen")
     only("--trace", args.trace is not None, "gen")
-    if args.trace is not None:
-        from isa.gen9.sim_trace import picture_kind
-        try:
-            picture_kind(args.trace)
-        except ValueError as exc:
-            raise UsageError(str(exc)) from None
     if args.trace is not None and len(targets) > 1:
         raise UsageError("--trace draws one run: use it with --target gen, not --compare")
     only("--platform" if args.platform else "--device", bool(args.platform or args.device), "opencl")
@@ -289,7 +296,7 @@ def _backend_options(args, target: str, local_size: tuple[int, ...]):
             backend = replace(backend, vk_device=args.vk_device)
         return replace(backend, local_size=tuple(local_size) + (1,) * (3 - len(local_size)))
     if target == "ir":
-        return harness.InterpreterOptions(args.max_steps)
+        return harness.InterpreterOptions(args.max_steps, args.subgroup_size)
     if target == "gen":
         from isa.gen9.simulator import Trace
         checked = _gen_options(args.simd, args.cf)
@@ -330,7 +337,7 @@ def _run(args) -> int:
         results = harness.run_target(target, program, kernel, values, global_size, local_size, backend)
         if args.trace is None:
             return results, b""
-        from isa.gen9.sim_trace import trace_picture
+        from tools.lane_picture import trace_picture
         return results, trace_picture(backend.trace, args.trace)
     runs, seconds = {}, {}
     for target in targets:
@@ -422,8 +429,8 @@ def build_parser() -> argparse.ArgumentParser:
                         "llvm, .nir nir), else nir. llvm: the LLVM IR reconverge reads (clang's output); nir: "
                         "text IR; dot-cfg: GraphViz CFG; dot-tree: GraphViz control-flow tree; spirv: a "
                         "SPIR-V binary of all the kernels; spirv-asm: its disassembly; dot-spirv: its CFG; gen: a "
-                        "Gen9 kernel container of all the kernels; gen-asm: its iga64-syntax text; gen-mir: the "
-                        "Gen machine IR")
+                        "Gen9 kernel container of all the kernels; gen-bin: one kernel's code alone (iga64 -p=9 -d "
+                        "reads it); gen-asm: its iga64-syntax text; gen-mir: the Gen machine IR")
     add_opt_option(c)
     c.add_argument("--kernel", help="compile only this kernel")
     c.add_argument("--verify-each", action="store_true", help="run the IR validator after every pass")
@@ -497,10 +504,12 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--max-steps", type=int, metavar="N",
                    help="ir: instructions per work-item, gen: per hardware thread, before the run is stopped as "
                         "endless (defaults: ir 60000000, gen 1000000; 0: no limit)")
+    r.add_argument("--subgroup-size", type=subgroup_size, metavar="N",
+                   help="ir target: lanes per sub-group (a power of two; default 16, gen's default SIMD width)")
     r.add_argument("--simd", type=int, metavar="8|16", help="gen target: SIMD width (default 16)")
     r.add_argument("--cf", choices=CF_CHOICES,
                    help="gen target: structured branches, per-lane blockIP, hybrid, or auto (default; see compile)")
-    r.add_argument("--trace", metavar="OUT.png|OUT.svg",
+    r.add_argument("--trace", metavar="OUT.png|.svg|.pdf",
                    help="gen target: draw the first work-group's lane activity, block labels beside the rows")
     r.add_argument("--timeout", type=seconds, metavar="SECONDS",
                    help=f"stop the run (any target) after this many seconds (at most {MAX_SECONDS:g}), "

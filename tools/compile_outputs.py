@@ -11,7 +11,7 @@ from tools.source_args import load_source
 from tools.spirv_args import compile_spirv_given
 from tools.usage import UsageError
 
-GEN_EMITS = ("gen", "gen-asm", "gen-mir")
+GEN_EMITS = ("gen", "gen-bin", "gen-asm", "gen-mir")
 # compile's output kind when --emit is not given: from the -o file's name (else nir)
 EMIT_BY_SUFFIX = {".spv": "spirv", ".spvasm": "spirv-asm", ".krn": "gen", ".nir": "nir", ".s": "gen-asm",
                   ".asm": "gen-asm", ".ll": "llvm"}

@@ -32,6 +32,7 @@ from lowering.ir.core import (
     first_block,
     nesting_depth,
 )
+from lowering.ir.printer import Namer
 from lowering.ir.types import Type
 from lowering.ndrange import compile_time_local_size
 
@@ -244,12 +245,19 @@ class FunctionEmitter(InstructionSelector):
                 raise CompileError(f"{self.where(ins)}: integers wider than 64 bits have no SPIR-V type")
         self.reachable = _reachable(func.entry())
         self.prepare_signedness(func)
+        names = Namer(func) if self.module.options.block_names else None
         for b in blocks:
             self.labels[b] = m.new_id()
-            if b.label:
+            if names is not None:
+                m.name(self.labels[b], names.block(b) + (f" ({b.label})" if b.label else ""))
+            elif b.label:
                 m.name(self.labels[b], b.label)
         for body in _loops(func):
             self.loop_labels[body] = (m.new_id(), m.new_id())
+            if names is not None:          # the loop's own header and continue target, after its first block
+                first = names.block(first_block(body.body))
+                m.name(self.loop_labels[body][0], f"loop.{first}")
+                m.name(self.loop_labels[body][1], f"continue.{first}")
         fn_type = m.type("OpTypeFunction", types.void)
         fid = m.begin_function(types.void, fn_type)
         m.name(fid, func.name)

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Protocol
 
-from lowering.errors import CompileError
+from lowering.errors import CompileError, NotSupported
 from lowering.ir.core import Arg, Const, Instr, Undef, Value
 from lowering.ir.opcodes import fence_spaces
 from lowering.ir.types import Type
@@ -257,7 +257,7 @@ class InstructionSelector(SelectorHost):
         t = ins.type
         if t.bits == 1:
             if ins.opcode not in BOOL_BINOPS:
-                raise CompileError(f"{self.where(ins)}: {ins.opcode} on i1 is not supported")
+                raise NotSupported(f"{self.where(ins)}: {ins.opcode} on i1 is not supported")
             return self.op(BOOL_BINOPS[ins.opcode], self.types.bool, a, b, result=res)
         return self.op(INT_BINOPS[ins.opcode], self.types.of(t), a, b, result=res)
 
@@ -308,7 +308,7 @@ class InstructionSelector(SelectorHost):
         split into halves by lowering.passes.lower_bitops64)."""
         x, bits = self.value(ins.operands[0]), ins.type.bits
         if bits == 1 or bits > 32:
-            raise CompileError(f"{self.where(ins)}: {ins.opcode} on i{bits} is not supported")
+            raise NotSupported(f"{self.where(ins)}: {ins.opcode} on i{bits} is not supported")
         return self._narrow(f32(self._widen32(x, bits), bits), bits, res)
 
     def _op_popcount(self, ins, res):

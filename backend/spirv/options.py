@@ -35,6 +35,10 @@ class SpirvOptions:
     # launches only, so that a loop the driver cuts short is an error instead of a wrong answer.
     count_loop_iterations: bool = False
     vk_device: str | None = None  # which Vulkan device runs a launch (vulkan_run.find_device); None: the default
+    # OpName every block with the structured IR's name for it (the printer's b<N>; a loop's own header and
+    # continue target loop.b<N> and continue.b<N> after its first block): --emit dot-spirv draws them.
+    # Off everywhere else, so the modules we write and run do not change.
+    block_names: bool = False
 
     def __post_init__(self):
         if self.version not in VERSIONS:
