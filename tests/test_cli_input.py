@@ -283,6 +283,8 @@ def test_local_is_one_spelling_and_build_options_reach_check_and_trace(tmp_path,
     png = tmp_path / "t.png"
     assert cli(capsys, "trace", source, "-DN=3", "--global", "8", "--arg", "o=zeros:8:int32", "-o", png)[0] == 0
     assert png.read_bytes().startswith(b"\x89PNG")
+    assert cli(capsys, "trace", source, "-DN=3", "--global", "8", "--arg", "o=zeros:8:int32", "--compare-cf",
+               "structured,blockip", "-o", png)[0] == 0
 
 
 @pytest.mark.parametrize("env,version", [

@@ -132,7 +132,7 @@ def _trace_compiled_kernel(args) -> None:
     run = argparse.Namespace(**vars(args))
     run.__dict__.update(target="gen", trace=args.output, out=None, timeout=None, platform=None,
                         device=None, vk_device=None, spirv_version=None, target_env=None, verify_each=False,
-                        trace_only=True)
+                        trace_only=True, subgroup_size=None)
     cli._run(run)
 
 
@@ -155,6 +155,7 @@ def _compare_cf(args) -> None:
     from isa.gen9.simulator import Trace
     from tools import cli, run_args
     from tools.lane_picture import Run, picture, title_of
+    from tools.source_args import load_source
     from tools.targets import harness
     if args.cf is not None:
         raise UsageError("--cf and --compare-cf: give the modes to compare to --compare-cf")
@@ -162,10 +163,11 @@ def _compare_cf(args) -> None:
     global_size = cli._sizes(args.global_size, "--global")
     if args.local is not None:
         cli._sizes(args.local, "--local")
-    program = harness.load_program(args.input, f"-O{args.opt}", args.kernel, build_options=cli._build_options(args))
+    args.verify_each = True
+    program = load_source(args)
     kernels = program.kernel_names()
     if args.kernel is None and len(kernels) != 1:
-        raise UsageError(f"{args.input} has {len(kernels)} kernels ({', '.join(kernels)}): choose one with --kernel")
+        raise UsageError(f"{program.path} has {len(kernels)} kernels ({', '.join(kernels)}): choose one with --kernel")
     kernel = args.kernel or kernels[0]
     params = program.params(kernel)
     local_size = cli._launch_local_size(args, kernel, global_size, program.reqd_work_group_size(kernel))
