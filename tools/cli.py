@@ -273,7 +273,8 @@ def _check_target_flags(args, targets: list[str]) -> None:
     if args.max_steps is not None and args.max_steps < 0:
         raise UsageError(f"--max-steps {args.max_steps}: expected a number of steps >= 0 (0: no limit)")
     only("--vk-device", args.vk_device is not None, "spirv")
-    only("--subgroup-size", args.subgroup_size is not None, "ir")
+    if args.subgroup_size is not None and not {"llvm", "ir"} & set(targets):
+        raise UsageError("--subgroup-size only applies to --target llvm and ir")
     only("--simd", args.simd is not None, "gen")
     only("--cf", args.cf is not None, "gen")
     only("--trace", args.trace is not None, "gen")
@@ -297,6 +298,8 @@ def _backend_options(args, target: str, local_size: tuple[int, ...]):
         return replace(backend, local_size=tuple(local_size) + (1,) * (3 - len(local_size)))
     if target == "ir":
         return harness.InterpreterOptions(args.max_steps, args.subgroup_size)
+    if target == "llvm":
+        return harness.OracleOptions(args.subgroup_size or harness.OracleOptions.subgroup_size)
     if target == "gen":
         from isa.gen9.simulator import Trace
         checked = _gen_options(args.simd, args.cf)
@@ -505,7 +508,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="ir: instructions per work-item, gen: per hardware thread, before the run is stopped as "
                         "endless (defaults: ir 60000000, gen 1000000; 0: no limit)")
     r.add_argument("--subgroup-size", type=subgroup_size, metavar="N",
-                   help="ir target: lanes per sub-group (a power of two; default 16, gen's default SIMD width)")
+                   help="llvm and ir targets: lanes per sub-group (a power of two; default 16, gen's default SIMD "
+                        "width)")
     r.add_argument("--simd", type=int, metavar="8|16", help="gen target: SIMD width (default 16)")
     r.add_argument("--cf", choices=CF_CHOICES,
                    help="gen target: structured branches, per-lane blockIP, hybrid, or auto (default; see compile)")

@@ -42,6 +42,7 @@ from .loop_count import LoopCounter, loops_inside
 from .memory import MemoryObject, MemoryPlan
 from .module import SpirvModule
 from .options import SpirvOptions
+from .subgroups import SubgroupSelector
 from .types import TypeTable
 
 
@@ -60,10 +61,11 @@ class ModuleEmitter:
         self.decorated: set[tuple[int, str]] = set()
         self.entry_names: set[str] = set()
 
-    def builtin_variable(self, name: str) -> int:
+    def builtin_variable(self, name: str, type_id: int | None = None) -> int:
+        """The Input variable of a built-in (a uvec3 unless `type_id` says otherwise), declared once."""
         var = self.builtins.get(name)
         if var is None:
-            var = self.m.global_variable(self.types.pointer("Input", self.types.v3u32), "Input")
+            var = self.m.global_variable(self.types.pointer("Input", type_id or self.types.v3u32), "Input")
             self.m.decorate(var, "BuiltIn", name)
             self.m.name(var, name)
             self.builtins[name] = var
@@ -97,7 +99,7 @@ def local_size_of(func: Function, options: SpirvOptions) -> tuple[int, int, int]
     return compile_time_local_size(options.local_size, func.reqd_work_group_size)
 
 
-class FunctionEmitter(InstructionSelector):
+class FunctionEmitter(SubgroupSelector, InstructionSelector):
     def __init__(self, module: ModuleEmitter, func: Function):
         self.module, self.func = module, func
         self.m, self.types = module.m, module.types
@@ -152,8 +154,8 @@ class FunctionEmitter(InstructionSelector):
         self.interface[var] = None
         return var
 
-    def builtin_variable(self, name: str) -> int:
-        return self.note_interface(self.module.builtin_variable(name))
+    def builtin_variable(self, name: str, type_id: int | None = None) -> int:
+        return self.note_interface(self.module.builtin_variable(name, type_id))
 
     def local_size_constant(self) -> int:
         """WorkgroupSize as this entry point's LocalSize constant. (A BuiltIn WorkgroupSize constant would
@@ -266,7 +268,7 @@ class FunctionEmitter(InstructionSelector):
         used = list(self.interface) if self.module.options.version >= (1, 4) else \
             [v for v in self.interface if v in self.module.builtins.values()]
         m.entry_point("GLCompute", fid, func.name, used)
-        m.execution_mode(fid, "LocalSize", *self.local_size)
+        m.execution_mode(fid, "LocalSize", *self.execution_local_size())
 
     def load_arguments(self) -> None:
         """Scalar parameters are read once, at the top of the entry block (which dominates every use)."""
@@ -279,6 +281,7 @@ class FunctionEmitter(InstructionSelector):
         for arg in self.abi.locals:              # offset 0 into its Workgroup array
             self.ids[arg] = self.u32(0)
             self.object_variable(self.plan.base[arg])
+        self.prepare_layout()
         if self.loop_counter is not None:
             self.loop_counter.prepare()
             self.loop_counter.count(loops_inside(self.func.body))

@@ -35,6 +35,13 @@ class SpirvOptions:
     # launches only, so that a loop the driver cuts short is an error instead of a wrong answer.
     count_loop_iterations: bool = False
     vk_device: str | None = None  # which Vulkan device runs a launch (vulkan_run.find_device); None: the default
+    # How a launch makes the driver's subgroups OpenCL's sub-groups (backend.spirv.subgroups): None keeps the
+    # driver's LocalInvocationId (`--emit spirv`); "full" or "checked" (launches of sub-group kernels only)
+    # flatten the work-group and derive the local ids from the subgroup ids or check them.
+    subgroup_layout: str | None = None
+    # A clustered reduce from shuffles and a ballot instead of ClusteredReduce: only for launches on a device
+    # without the clustered subgroup feature (lavapipe), see backend.spirv.subgroups.
+    emulate_clustered: bool = False
     # OpName every block with the structured IR's name for it (the printer's b<N>; a loop's own header and
     # continue target loop.b<N> and continue.b<N> after its first block): --emit dot-spirv draws them.
     # Off everywhere else, so the modules we write and run do not change.
@@ -49,6 +56,8 @@ class SpirvOptions:
         if self.target_env not in ALL_TARGET_ENVS:
             raise CompileError(f"unknown target environment '{self.target_env}' (vulkan1.0..vulkan1.4, "
                                f"vulkan1.1spv1.4, opengl4.0..opengl4.5, spv1.0..spv1.6, universal1.0..universal1.6)")
+        if self.subgroup_layout not in (None, "full", "checked"):
+            raise CompileError(f"unknown sub-group layout '{self.subgroup_layout}' (full, checked)")
         if self.version > ALL_TARGET_ENVS[self.target_env]:
             raise CompileError(f"SPIR-V {format_version(self.version)} is newer than {self.target_env} "
                                f"accepts (at most {format_version(ALL_TARGET_ENVS[self.target_env])})")

@@ -34,7 +34,7 @@ from lowering.program import Program, load_program, program_from_llvm
 
 # what the run targets' callers use: programs from the driver (lowering.program), their parameters
 # (lowering.kernel_abi), and the launching and comparing below
-__all__ = ["GenRunOptions", "InterpreterOptions", "LocalArg", "Param", "Program", "TARGETS", "compare",
+__all__ = ["GenRunOptions", "InterpreterOptions", "LocalArg", "OracleOptions", "Param", "Program", "TARGETS", "compare",
            "ir_arguments", "kernel_params", "llvm_kernel_params", "load_program", "program_from_llvm", "run_target"]
 
 
@@ -85,6 +85,12 @@ def has_barrier(func: Function) -> bool:
     return any(ins.opcode == "barrier" for ins in func.instructions())
 
 
+@dataclass(frozen=True)
+class OracleOptions:
+    """The llvm target's settings: lanes per sub-group (tools/targets/oracle_subgroups.py)."""
+    subgroup_size: int = 16
+
+
 def _run_llvm(program: Program, kernel: str, args: list, global_size, local_size, options, global_offset):
     from tools.targets.jit_oracle import OracleError, run_llvm_kernel
     if any(p.is_byval for p in program.params(kernel)):
@@ -94,7 +100,8 @@ def _run_llvm(program: Program, kernel: str, args: list, global_size, local_size
         raise CompileError(f"{program.path}: kernel @{kernel}: the llvm target cannot pass by-value "
                            f"vector parameters")
     try:
-        run_llvm_kernel(program.llvm_text, kernel, args, global_size, local_size, global_offset)
+        run_llvm_kernel(program.llvm_text, kernel, args, global_size, local_size, global_offset,
+                        (options or OracleOptions()).subgroup_size)
     except OracleError as e:
         raise CompileError(f"{program.path}: kernel @{kernel}: llvm target: {e}") from None
 
