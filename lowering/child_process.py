@@ -5,16 +5,22 @@ tools/targets/isolate.py) asks the kernel to kill it when its parent dies (Linux
 man 2 prctl), so killing `reconverge`, even with SIGKILL, or killing the child that started a tool
 (--timeout), never leaves a clang or a JIT running as an orphan. Tools get their input on stdin and give
 their output on stdout, so no temporary file can be left behind either.
+
+`VERBOSE` (the command line's -v) prints each tool's command line to standard error before it runs, as
+clang -v shows the commands its driver runs.
 """
 from __future__ import annotations
 
 import ctypes
 import os
+import shlex
 import signal
 import subprocess
+import sys
 from typing import Any, Callable
 
 PR_SET_PDEATHSIG = 1
+VERBOSE = False
 
 _prctl: Callable[..., int] | None
 try:
@@ -35,4 +41,6 @@ def die_with_parent(parent: int) -> None:
 def run(command: list[str], **kwargs: Any) -> subprocess.CompletedProcess[Any]:
     """subprocess.run(command, **kwargs) for a tool that must not outlive this process."""
     parent = os.getpid()
+    if VERBOSE:
+        print(f" {shlex.join(command)}", file=sys.stderr, flush=True)
     return subprocess.run(command, preexec_fn=lambda: die_with_parent(parent), **kwargs)

@@ -12,6 +12,9 @@
 - Names taken from the input (kernels, parameters) become file names only through `safe_file_name`,
   and every file lands inside the directory the user named.
 - File-system errors are CompileErrors naming the path and the reason (exit 1), not internal errors.
+- Binary data (control bytes other than whitespace and ESC, or bytes that are not UTF-8) is never written
+  to standard output when that is a terminal, as clang and llc refuse: it is refused before anything is
+  written (`-o -` into a pipe or a file is fine).
 """
 from __future__ import annotations
 
@@ -85,6 +88,33 @@ def _silence_stdout() -> None:
         pass
 
 
+_TEXT_CONTROLS = b"\t\n\r\f\v\x1b"
+_PRINTABLE = bytes(range(0x20, 0x100))
+
+
+def is_binary(data: str | bytes) -> bool:
+    """Whether `data` is not text a terminal can show."""
+    if isinstance(data, str):
+        return False
+    if data.translate(None, _TEXT_CONTROLS).translate(None, _PRINTABLE):     # other control bytes: NUL, ...
+        return True
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return True
+    return False
+
+
+def _refuse_binary_to_terminal(data: str | bytes) -> None:
+    try:
+        terminal = sys.stdout.isatty()
+    except (AttributeError, ValueError):
+        terminal = False
+    if terminal and is_binary(data):
+        raise CompileError("not writing binary output to a terminal: name a file with -o FILE (or pipe -o - "
+                           "into another program)")
+
+
 def write_output(path: str | os.PathLike[str] | None, data: str | bytes, inputs: Iterable[str]) -> None:
     """Write `data` to `path` (stdout for None or '-'), never over one of `inputs` (every caller names
     its inputs: the one check that no command writes over what it reads)."""
@@ -103,6 +133,7 @@ def write_all(outputs: Mapping[str | os.PathLike[str] | None, str | bytes],
     try:
         for path, data in outputs.items():
             if path is None or os.fspath(path) == "-":
+                _refuse_binary_to_terminal(data)
                 stdout.append(data)
             else:
                 staged.append(_stage_file(os.fspath(path), data if isinstance(data, bytes) else data.encode(),

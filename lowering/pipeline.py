@@ -34,6 +34,7 @@ class Options:
     stop_after: str | None = None                          # last pass to run (None: all)
     pipeline: str = "generic"                              # which target's passes (lowering.target.PIPELINES)
     print_after: set[str] = field(default_factory=set)     # pass names, or {"all"}: text to `printed`
+    print_before: set[str] = field(default_factory=set)    # the same, before the pass runs
     printed: list[str] = field(default_factory=list)       # what --print-after collected, in order
     dumps: dict[str, str] = field(default_factory=dict)    # file name -> text, written by the caller
     label: str = ""                                        # names dumps and prints (a compile of several pipelines)
@@ -51,9 +52,13 @@ def _after_pass(func: Function, pass_name: str, step: int, options: Options) -> 
         label = f"{options.label}." if options.label else ""
         options.dumps.update(dump_texts(func, f"{label}{step:02d}-{pass_name}"))
     if "all" in options.print_after or pass_name in options.print_after:
-        from lowering.ir.printer import print_function
-        label = f" ({options.label})" if options.label else ""
-        options.printed.append(f"; after {pass_name}{label}\n{print_function(func)}")
+        _print(func, f"after {pass_name}", options)
+
+
+def _print(func: Function, when: str, options: Options) -> None:
+    from lowering.ir.printer import print_function
+    label = f" ({options.label})" if options.label else ""
+    options.printed.append(f"; {when}{label}\n{print_function(func)}")
 
 
 def dump_texts(func: Function, stem: str) -> dict[str, str]:
@@ -101,6 +106,8 @@ def run_passes(funcs: dict[str, Function], options: Options, done: str = "read")
         if step <= order.index(done):
             continue
         for func in funcs.values():
+            if "all" in options.print_before or name in options.print_before:
+                _print(func, f"before {name}", options)
             PASSES[name].run(func, caps)
             if name not in PIPELINES["generic"]:
                 func.target_passes.add(f"{caps.name}:{name}")   # lower_for does not run it again
@@ -185,31 +192,56 @@ def read_input(path: str) -> bytes:
         raise CompileError(f"{path}: cannot read: {exc.strerror or exc}") from None
 
 
-def load_module(path: str, opt_level: str = "-O0", build_options: tuple[str, ...] = ()):
+def load_module(path: str, opt_level: str = "-O0", build_options: tuple[str, ...] = (), kind: str | None = None,
+                data: bytes | None = None, diagnostics: list[str] | None = None):
     """An input file as a parsed LLVM module: OpenCL C through clang-22 (which runs -O<n> itself), .ll
-    and .bc through llvmlite, then LLVM's own -O<n> pipeline, so that -O2 means the same for all."""
-    from lowering.frontend.clang import compile_opencl
+    and .bc through llvmlite, then LLVM's own -O<n> pipeline, so that -O2 means the same for all.
+    `kind` (lowering.input_kind) overrides the extension; `data` is the input already read (standard
+    input, named `path`); what clang prints on success is appended to `diagnostics`."""
+    from lowering.frontend.clang import run_clang
     from lowering.frontend.llvm_module import (
         is_spir_kernel,
         optimize_module,
         parse_llvm_bitcode,
         parse_llvm_text,
     )
-    ext = os.path.splitext(path)[1].lower()
-    if ext not in (".cl", ".ll", ".bc"):
-        if not os.path.exists(path):
-            raise CompileError(f"{path}: no such file")
-        raise CompileError(f"{path}: unknown input kind '{ext}' (expected .cl, .ll, .bc or .nir)")
-    data = read_input(path)
-    if build_options and ext != ".cl":
+    from lowering.input_kind import input_kind
+    if kind is None and data is None and not os.path.exists(path):
+        raise CompileError(f"{path}: no such file")
+    if kind is None:
+        kind = input_kind(path, data if data is not None else file_head(path))
+    if kind not in ("cl", "ll", "bc"):
+        raise CompileError(f"{path}: {kind} input has no LLVM module")
+    if data is None:
+        data = read_input(path)
+    if build_options and kind != "cl":
         raise CompileError(f"{path}: build options ({build_options[0]} ...) only apply to OpenCL C input")
-    if ext == ".cl":
-        mod = parse_llvm_text(compile_opencl(path, opt_level, build_options), path)
+    if kind == "cl":
+        from lowering.input_kind import STDIN_NAME
+        clang = run_clang(path, opt_level, build_options, source=data if path == STDIN_NAME else None)
+        if diagnostics is not None and clang.diagnostics:
+            diagnostics.append(clang.diagnostics)
+        mod = parse_llvm_text(clang.llvm_text, path)
         if not any(is_spir_kernel(f) for f in mod.functions if not f.is_declaration):
             raise CompileError(f"{path}: no kernel in this file (an OpenCL C program needs a `kernel` function)")
         return mod
-    if ext == ".bc":
+    if kind == "bc":
         mod = parse_llvm_bitcode(data, path)
     else:
         mod = parse_llvm_text(data.decode("utf-8", errors="replace"), path)
-    return optimize_module(mod, int(opt_level[2:]))
+    return optimize_module(mod, speed_level(opt_level))
+
+
+def speed_level(opt_level: str) -> int:
+    """LLVM's speed level of a command-line level: -Os and -Oz optimise as -O2 (clang's own rule: they are
+    -O2's pipeline with size-minded tuning, which only clang applies)."""
+    return 2 if opt_level in ("-Os", "-Oz") else int(opt_level[2:])
+
+
+def file_head(path: str) -> bytes | None:
+    """The first bytes of a file whose extension does not say its kind (None when it cannot be read)."""
+    try:
+        with open(path, "rb") as f:
+            return f.read(1 << 16)
+    except OSError:
+        return None

@@ -18,6 +18,7 @@ and an unsupported construct in a kernel that is not asked for stops nothing.
 """
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field, replace
 
 from lowering import pipeline
@@ -40,6 +41,7 @@ class Program:
     verify_each: bool = True
     inspect: pipeline.Options = field(default_factory=pipeline.Options)   # dumps, prints, stop-after
     label_dumps: bool = False               # name every dump and print after the pipeline it comes from
+    diagnostics: str = ""                   # what clang printed compiling the source (warnings), for the user
     _module: object = field(default=None, repr=False)
     _text_done: str = "read"                # IR text input: the last pass its form implies
     _read: dict[str, Function] = field(default_factory=dict, repr=False)     # IR text input, as parsed
@@ -173,23 +175,32 @@ def compile_path(path: str, opt_level: str = "-O0", options: pipeline.Options | 
 
 def load_program(path: str, opt_level: str = "-O0", kernel: str | None = None, verify_each: bool = True,
                  build_options: tuple[str, ...] = (), inspect: pipeline.Options | None = None,
-                 label_dumps: bool = False) -> Program:
+                 label_dumps: bool = False, kind: str | None = None, data: bytes | None = None) -> Program:
     """Load a .cl, .ll, .bc or .nir file once: the (optimised) LLVM module, or the IR text's functions,
-    checked. Kernels go through a pipeline when asked for; `kernel` only checks that the input has it."""
+    checked. Kernels go through a pipeline when asked for; `kernel` only checks that the input has it.
+    `kind` (lowering.input_kind.KINDS) overrides the file name's extension; `data` is the input already
+    read (standard input: `path` is then the name messages give it)."""
     from lowering.frontend.llvm_module import require_kernels
-    if opt_level not in ("-O0", "-O1", "-O2", "-O3"):
-        raise CompileError(f"unknown optimisation level {opt_level!r} (-O0 to -O3)")
+    from lowering.input_kind import input_kind
+    if opt_level not in ("-O0", "-O1", "-O2", "-O3", "-Os", "-Oz"):
+        raise CompileError(f"unknown optimisation level {opt_level!r} (-O0 to -O3, -Os, -Oz)")
     inspect = inspect if inspect is not None else pipeline.Options()
-    if path.lower().endswith(".nir"):
+    if kind is None and (data is not None or not path.lower().endswith((".cl", ".ll", ".bc", ".nir"))):
+        if data is None and not os.path.exists(path):
+            raise CompileError(f"{path}: no such file")
+        kind = input_kind(path, data if data is not None else pipeline.file_head(path))
+    if kind == "nir" or (kind is None and path.lower().endswith(".nir")):
         if build_options:
             raise CompileError(f"{path}: build options ({build_options[0]} ...) only apply to OpenCL C input")
-        read, done = pipeline.read_nir(path, pipeline.read_input(path).decode("utf-8", errors="replace"),
-                                       replace(inspect, kernel=kernel))
+        text = (data if data is not None else pipeline.read_input(path)).decode("utf-8", errors="replace")
+        read, done = pipeline.read_nir(path, text, replace(inspect, kernel=kernel))
         return Program(path, opt_level, "", (), verify_each=verify_each, inspect=inspect, label_dumps=label_dumps,
                        _text_done=done, _read=read)
-    mod = pipeline.load_module(path, opt_level, tuple(build_options))
+    diagnostics: list[str] = []
+    mod = pipeline.load_module(path, opt_level, tuple(build_options), kind, data, diagnostics)
     program = Program(path, opt_level, str(mod), tuple(build_options), kernels=require_kernels(mod, path),
-                      verify_each=verify_each, inspect=inspect, label_dumps=label_dumps, _module=mod)
+                      verify_each=verify_each, inspect=inspect, label_dumps=label_dumps,
+                      diagnostics="".join(diagnostics), _module=mod)
     if kernel is not None:
         program.check_kernel(kernel)
     return program

@@ -147,9 +147,17 @@ def test_irreducible_cfg_names_the_blocks(tmp_path):
     assert not out.exists()
 
 
-def test_invalid_opencl_gives_clangs_file_and_line(tmp_path):
+def test_invalid_opencl_gives_clangs_diagnostics_whole(tmp_path):
+    """clang's own report, every line of it (the source line, the caret), once: no 'reconverge: error:'
+    before clang's 'error:', exit 1, no output file."""
     path = write(tmp_path, "bad.cl", "kernel void f(global int *o) {\n  o[0] = undefined_name;\n}\n")
-    assert_one_line_error(run("compile", path), 1, "bad.cl:2:", "undefined_name")
+    out = tmp_path / "bad.nir"
+    proc = run("compile", path, "-o", str(out))
+    assert proc.returncode == 1 and not out.exists()
+    lines = proc.stderr.splitlines()
+    assert lines[0].endswith("bad.cl:2:10: error: use of undeclared identifier 'undefined_name'"), proc.stderr
+    assert lines[1].strip() == "2 |   o[0] = undefined_name;" and lines[2].strip().endswith("^~~~~~~~~~~~~~")
+    assert lines[-1] == "1 error generated." and "reconverge" not in proc.stderr and "Traceback" not in proc.stderr
 
 
 @pytest.mark.parametrize("args,needle", [
@@ -207,14 +215,14 @@ def test_version_names_a_missing_tool_instead_of_failing(tmp_path):
 
 
 @pytest.mark.parametrize("args,needles", [
-    (["--spirv-version", "1.3"], ["--spirv-version only applies to --emit spirv"]),
+    (["--emit", "nir", "--spirv-version", "1.3"], ["--spirv-version only applies to --emit spirv"]),
     (["--emit", "dot-cfg", "--validate"], ["--validate only applies"]),
     (["--emit", "spirv", "--spirv-version", "1.6", "--target-env", "vulkan1.0"], ["SPIR-V 1.6", "vulkan1.0"]),
     (["--emit", "spirv", "--spirv-version", "1.7"], ["SPIR-V version 1.7"]),
     (["--emit", "spirv-asm", "--spirv-version", "one"], ["bad SPIR-V version 'one'"]),
     (["--emit", "dot-spirv", "--target-env", "opencl2.0"], ["target environment 'opencl2.0'"]),
-    (["--emit", "spirv", "--local-size", "8,0"], ["--local-size", "'8,0'"]),
-    (["--emit", "spirv", "--local-size", "1,2,3,4"], ["--local-size", "'1,2,3,4'"]),
+    (["--emit", "spirv", "--local-size", "8,0"], ["--local", "'8,0'"]),
+    (["--emit", "spirv", "--local", "1,2,3,4"], ["--local", "'1,2,3,4'"]),
     (["--emit", "spirv", "--stop-after", "read"], ["--emit spirv needs the structurize pass"]),
 ])
 def test_spirv_options_are_checked_before_compiling(tmp_path, args, needles):
@@ -225,7 +233,8 @@ def test_spirv_options_are_checked_before_compiling(tmp_path, args, needles):
 
 def test_spirv_options_build_the_backend_options():
     from backend.spirv.options import SpirvOptions
-    from tools.cli import _compile_spirv_options, build_parser
+    from tools.cli import build_parser
+    from tools.spirv_args import compile_spirv_options as _compile_spirv_options
     parse = build_parser().parse_args
     default = _compile_spirv_options(parse(["compile", SEED, "--emit", "spirv"]))
     assert default == SpirvOptions(version=(1, 3), target_env="vulkan1.3", local_size=None, validate=False)

@@ -1,11 +1,12 @@
 """`reconverge check`: validate SPIR-V structure for CI pipelines.
 
-    reconverge check PATH... [-j N] [-O0..-O3] [--target-env vulkan1.0..vulkan1.3] [--shard K/N]
+    reconverge check PATH...|- [-j N] [-O0..-O3|-Os] [--target-env ENV] [--shard K/N]
                      [--order done|input] [--fail-unsupported] [--junit FILE] [--json FILE]
-                     [--emit-dir DIR] [--timeout SECONDS]
+                     [--emit-dir DIR] [--timeout SECONDS] [-x KIND] [-D ..] [-I ..] [-cl-* ..] [--clang-arg F]
 
 PATH is a file (.cl, .ll, .bc, .nir: every kernel compiled to SPIR-V and validated; .spv: any compiler's
-module, validated as it is) or a directory searched recursively for them (hidden files and directories
+module, validated as it is), '-' (a source on standard input, of -x's kind or its content's) or a
+directory searched recursively for them; the build options apply to the OpenCL C sources (hidden files and directories
 left out; other files are counted and named as skipped). Each input is checked in a child process (so
 a crash is that input's failure, not the run's), N at a time; every module's structure (its selection,
 loop and continue constructs) is reported, and a broken structural rule is explained with the
@@ -32,6 +33,7 @@ import threading
 import time
 import xml.etree.ElementTree as ET
 from concurrent.futures import ThreadPoolExecutor, as_completed
+from dataclasses import dataclass
 from typing import Sequence
 
 from lowering.errors import CompileError
@@ -46,6 +48,18 @@ TARGET = "spirv"
 OUTCOMES = ("internal", "invalid", "timeout", "error", "unsupported", "not run", "passed")
 FAILING = ("internal", "invalid", "timeout", "error")
 NOT_RUN = "not run"
+
+
+@dataclass(frozen=True)
+class Sources:
+    """How sources are compiled: the build options (OpenCL C only), -x, and standard input's bytes; set
+    by run_check before the children that check the inputs are forked."""
+    build_options: tuple[str, ...] = ()
+    kind: str | None = None
+    stdin: bytes | None = None
+
+
+_sources = Sources()
 VERDICT = {"passed": "PASS", "unsupported": "UNSUPPORTED", "invalid": "INVALID", "error": "ERROR",
            "internal": "INTERNAL", "timeout": "TIMEOUT", NOT_RUN: "NOT RUN"}
 
@@ -57,7 +71,9 @@ def find_inputs(paths: list[str]) -> tuple[list[str], list[str]]:
     found: list[str] = []
     skipped: list[str] = []
     for path in paths:
-        if os.path.isdir(path):
+        if path == "-":
+            found.append(path)
+        elif os.path.isdir(path):
             for root, dirs, files in os.walk(path):
                 dirs[:] = sorted(d for d in dirs if not d.startswith("."))
                 for f in sorted(files):
@@ -105,6 +121,8 @@ def _status(outcome: str) -> str:
 
 def check_one(path: str, opt_level: str, target_env: str) -> list[dict]:
     """The test cases of one input: one per kernel of a source, one for a .spv module."""
+    if path == "-" or _sources.kind is not None:
+        return _check_source(path, opt_level, target_env)
     if _kind(path) == ".spv":
         return [_check_module(path, target_env)]
     if _kind(path) not in SOURCE_KINDS:
@@ -149,7 +167,9 @@ def _check_source(path: str, opt_level: str, target_env: str) -> list[dict]:
     from lowering.program import load_program
     start = time.perf_counter()
     try:
-        program = load_program(path, opt_level, None, True, (), inspect=pipeline.Options(pipeline="spirv"))
+        name, kind, data = _source_of(path)
+        program = load_program(name, opt_level, None, True, _sources.build_options if kind == "cl" else (),
+                               inspect=pipeline.Options(pipeline="spirv"), kind=kind, data=data)
         names = program.kernel_names()
     except CompileError as exc:
         return [_case(path, "(compile)", _refusal(exc), str(exc), target_env=target_env,
@@ -195,6 +215,15 @@ def _since(start: float) -> float:
 
 
 _stopping = threading.Event()          # set when the check is interrupted: no new input starts
+
+
+def _source_of(path: str) -> tuple[str, str | None, bytes | None]:
+    """(name, kind, data) of a source to check: standard input by -x or its content, a file by -x or its
+    name (None: load_program tells it by its content)."""
+    from lowering.input_kind import STDIN_NAME, input_kind, kind_from_name
+    if path == "-":
+        return STDIN_NAME, input_kind(STDIN_NAME, _sources.stdin, _sources.kind), _sources.stdin
+    return path, _sources.kind or kind_from_name(path), None
 
 
 def _checked_in_child(path: str, opt_level: str, target_env: str, timeout: float | None) -> dict | None:
@@ -290,13 +319,16 @@ def table(results: list[dict]) -> str:
 
 
 def run_check(args) -> int:
-    from tools.cli import _spirv_options
     from tools.fuzz.command import parse_shard
+    from tools.source_args import build_options
+    from tools.spirv_args import spirv_options
     if args.jobs < 1:
         raise UsageError(f"-j {args.jobs}: expected at least 1 job")
-    target_env = _spirv_options("1.3", args.target_env).target_env
+    target_env = spirv_options(None, args.target_env).target_env
     shard = parse_shard(args.shard) if args.shard else None
     found, skipped = find_inputs(args.paths)
+    global _sources
+    _sources = Sources(build_options(args), args.x, sys.stdin.buffer.read() if "-" in found else None)
     if not found:
         raise UsageError("no .cl, .ll, .bc, .nir or .spv input found"
                          + (f" ({len(skipped)} other file{'s' * (len(skipped) != 1)} skipped)" if skipped else ""))
@@ -424,12 +456,16 @@ def add_commands(subparsers) -> None:
                               description="Compile every kernel of each source to SPIR-V and validate it, or "
                                           "validate .spv modules as they are; report each module's structured "
                                           "constructs and explain broken structural rules.")
-    c.add_argument("paths", nargs="+", metavar="PATH", help="a .cl, .ll, .bc, .nir or .spv file, or a directory")
+    c.add_argument("paths", nargs="+", metavar="PATH",
+                   help="a .cl, .ll, .bc, .nir or .spv file, - (a source on standard input), or a directory")
     c.add_argument("-j", dest="jobs", type=int, default=os.cpu_count() or 1, help="inputs checked at once")
-    c.add_argument("-O", dest="opt", choices=list("0123"), default="2", help="optimisation level (default 2)")
-    c.add_argument("--target-env", default="vulkan1.3", metavar="vulkan1.0..vulkan1.3",
-                   help="environment for our modules and for Shader modules (Kernel modules: their version's "
-                        "universal environment)")
+    from tools.source_args import add_build_options, add_opt_option
+    from tools.spirv_args import DEFAULT_TARGET_ENV, TARGET_ENV_HELP
+    add_opt_option(c)
+    c.add_argument("--target-env", default=DEFAULT_TARGET_ENV, metavar="ENV",
+                   help="for our modules and for Shader modules (Kernel modules: their version's universal "
+                        "environment): " + TARGET_ENV_HELP)
+    add_build_options(c)
     c.add_argument("--shard", metavar="K/N", help="check only the K-th of N disjoint parts of the inputs (input i "
                    "of the sorted paths goes to part i %% N + 1), for a CI matrix")
     c.add_argument("--order", choices=("done", "input"), default="done",

@@ -1,31 +1,32 @@
 """The `reconverge` command line (clang/llc-style).
 
-    reconverge compile INPUT [-o OUT|-] [--emit nir|dot-cfg|dot-tree|spirv|spirv-asm|dot-spirv] [-O0..-O3]
-                       [--kernel NAME] [--verify-each] [--dump-after PASS|all] [--dump-dir DIR]
-                       [--stop-after PASS] [--pipeline generic|spirv|gen|gen-blockip]
-                       [--cf auto|structured|blockip|hybrid]
-                       [--print-after PASS|all] [--spirv-version 1.0..1.6] [--target-env vulkan1.0..vulkan1.3]
-                       [--local-size X[,Y,Z]] [--validate]
-    reconverge run INPUT [--kernel NAME] --target llvm|ir|spirv --global N[,N,N] [--local L[,L,L]]
-                   --arg NAME=@FILE.npy|NAME=zeros:COUNT:DTYPE|NAME=NUMBER ... --out DIR [-O0..-O3]
-                   [--spirv-version 1.0..1.6] [--target-env vulkan1.0..vulkan1.3] [--vk-device NAME|N]
-                   [--verify-each]
+    reconverge compile INPUT|- [-o OUT|-] [--emit nir|llvm|dot-cfg|dot-tree|spirv|spirv-asm|dot-spirv|gen|gen-asm|
+                       gen-mir] [-O0..-O3|-Os|-Oz|-O] [-x cl|ll|bc|nir] [-v] [--kernel NAME] [--verify-each]
+                       [--dump-after PASS|all] [--dump-dir DIR] [--stop-after PASS]
+                       [--pipeline generic|spirv|gen|gen-blockip] [--cf auto|structured|blockip|hybrid]
+                       [--print-after PASS|isel|regalloc|all] [--print-before PASS|all] [--spirv-version 1.0..1.6]
+                       [--target-env ENV] [--local X[,Y,Z]] [--validate] [-D ..] [-I ..] [-cl-* ..] [--clang-arg F]
+    reconverge run INPUT|- [--kernel NAME] --target llvm|ir|spirv|opencl|gen --global N[,N,N] [--local L[,L,L]]
+                   --arg NAME=@FILE.npy|NAME=zeros:COUNT:DTYPE|NAME=NUMBER ... --out DIR [-O..] [-x KIND] [-v]
+                   [--spirv-version 1.0..1.6] [--target-env ENV] [--vk-device NAME|N] [--verify-each]
     reconverge devices [--json]             (the Vulkan devices --vk-device can choose)
-    reconverge check PATH... [-j N] [--junit FILE] [--json FILE] [--emit-dir DIR]   (CI: SPIR-V structure)
+    reconverge check PATH...|- [-j N] [-O..] [--junit FILE] [--json FILE] [--emit-dir DIR]   (CI: SPIR-V structure)
     reconverge asm INPUT.asm -o OUT.krn       (Gen9, iga64 syntax)
     reconverge disasm INPUT.krn [-o OUT|-]
     reconverge trace PROGRAM --simd N -o OUT.png|.svg|.pdf   (a kernel source: [--compare-cf])
     reconverge fuzz [-n N] [--seed S] [--mode M,..] [--targets T,..] [-j J] [--time-budget T] [--save-dir DIR]
                     [--shard K/N] [--reduce]                    (differential fuzzing: tools/fuzz/)
 
+Sources (stdin '-', -x, -O, -v, build options): tools/source_args.py; SPIR-V options: tools/spirv_args.py.
+
 `run` writes every buffer argument, after the run, to DIR/NAME.npy (tools/run_args.py reads --arg; see
 tools/targets/harness.py for the targets); --local defaults to the kernel's reqd_work_group_size, else to the
 largest divisor of the global size that is at most 64 in dimension 0 (1 in the others).
 
-Errors are one line, `reconverge: error: ...`: exit 1 for bad input, 2 for bad usage, 3 for an internal
-error (a bug: please report it; --debug shows the traceback). A failed command leaves no output file.
-INPUT may be IR text (.nir, what --emit nir prints); when it breaks the IR's rules, --debug also prints
-the function with each broken rule marked under its line.
+Errors are one line, `reconverge: error: ...` (OpenCL C that clang rejects: clang's own report): exit 1 for
+bad input, 2 for bad usage, 3 for an internal error (a bug: please report it; --debug shows the traceback).
+A failed command leaves no output file. INPUT may be IR text (.nir, what --emit nir prints); when it breaks
+the IR's rules, --debug also prints the function with each broken rule marked under its line.
 """
 from __future__ import annotations
 
@@ -34,14 +35,29 @@ import sys
 
 from lowering.errors import CompileError
 from lowering.output import check_names_distinct, write_all
+from tools.compile_outputs import GEN_EMITS, emit_kind, emit_llvm, print_passes
+from tools.source_args import (
+    COMPILING_COMMANDS,
+    INPUT_HELP,
+    add_build_options,
+    add_opt_option,
+    load_source,
+    split_cl_options,
+)
+from tools.spirv_args import (
+    DEFAULT_SPIRV_VERSION,
+    DEFAULT_TARGET_ENV,
+    SPIRV_EMITS,
+    TARGET_ENV_HELP,
+    compile_spirv_options,
+    spirv_options,
+)
 from tools.usage import MAX_SECONDS, Terminated, UsageError, raise_on_sigterm, seconds, subgroup_size
 
 EXIT_INPUT, EXIT_USAGE, EXIT_INTERNAL = 1, 2, 3
-EMIT_KINDS = ("nir", "dot-cfg", "dot-tree", "spirv", "spirv-asm", "dot-spirv", "gen", "gen-bin", "gen-asm", "gen-mir")
-GEN_EMITS = ("gen", "gen-bin", "gen-asm", "gen-mir")
+EMIT_KINDS = ("nir", "dot-cfg", "dot-tree", "spirv", "spirv-asm", "dot-spirv", "gen", "gen-bin", "gen-asm", "gen-mir",
+              "llvm")
 CF_CHOICES = ("auto", "structured", "blockip", "hybrid")    # --cf (backend.gen.COMMAND_LINE_CF)
-SPIRV_EMITS = ("spirv", "spirv-asm", "dot-spirv")
-DEFAULT_SPIRV_VERSION, DEFAULT_TARGET_ENV = "1.3", "vulkan1.3"
 
 
 class _Parser(argparse.ArgumentParser):
@@ -58,7 +74,10 @@ def _compile(args) -> None:
     from lowering import pipeline
     from lowering.ir.dot import cfg_dot, tree_dot
     from lowering.ir.printer import print_function
-    from lowering.program import load_program
+    args.emit = args.emit or emit_kind(args.output)
+    if args.emit == "llvm":
+        emit_llvm(args)
+        return
     dump_after = set(args.dump_after or [])
     unknown = dump_after - set(pipeline.PASS_NAMES) - {"all"}
     if unknown:
@@ -68,7 +87,7 @@ def _compile(args) -> None:
         raise UsageError(f"--stop-after: unknown pass '{args.stop_after}'")
     if args.emit in ("dot-tree", *SPIRV_EMITS) and args.stop_after == "read":
         raise UsageError(f"--emit {args.emit} needs the structurize pass (drop --stop-after read)")
-    spirv = _compile_spirv_options(args)
+    spirv = compile_spirv_options(args)
     gen = _compile_gen_options(args)
     from backend.gen import CF_MODES
     from lowering.target import PIPELINES
@@ -84,20 +103,19 @@ def _compile(args) -> None:
         raise UsageError(f"--pipeline: unknown pipeline '{chosen}' (pipelines: {', '.join(PIPELINES)})")
     if spirv is not None and chosen != "spirv":
         raise UsageError(f"--emit {args.emit} needs the spirv pipeline, not '{chosen}'")
-    print_after = set(args.print_after or [])
-    unknown = print_after - set(pipeline.PASS_NAMES) - {"all"}
-    if unknown:
-        raise UsageError(f"--print-after: unknown pass '{sorted(unknown)[0]}' "
-                         f"(passes: {', '.join(pipeline.PASS_NAMES)}, all)")
+    print_after = print_passes(args.print_after, "--print-after", gen is not None)
+    print_before = print_passes(args.print_before, "--print-before", gen is not None)
+    if "read" in print_before:
+        raise UsageError("--print-before read: there is no IR before the read pass (--print-after read "
+                         "shows what it reads)")
     options = pipeline.Options(kernel=args.kernel, verify_each=args.verify_each, dump_after=dump_after,
                                dump_dir=args.dump_dir if dump_after else None, stop_after=args.stop_after,
-                               pipeline=chosen, print_after=print_after)
+                               pipeline=chosen, print_after=print_after, print_before=print_before)
     try:
-        program = load_program(args.input, f"-O{args.opt}", args.kernel, args.verify_each, _build_options(args),
-                               inspect=options, label_dumps=auto)
+        program = load_source(args, inspect=options, label_dumps=auto)
         names = [args.kernel] if args.kernel else None
         if gen is not None:
-            data = _emit_gen(args.emit, program, names or program.kernel_names(), gen)
+            data = _emit_gen(args.emit, program, names or program.kernel_names(), gen, options)
         else:
             funcs = program.functions_for(chosen, names)
             if spirv is not None:
@@ -142,7 +160,7 @@ def _annotated(text: str, notes: dict[int, str]) -> str:
     return "\n".join(out) + "\n"
 
 
-def _emit_gen(kind: str, program, names: list[str], options) -> str | bytes:
+def _emit_gen(kind: str, program, names: list[str], options, inspect=None) -> str | bytes:
     """gen: a kernel container of every kernel (isa/gen9/container.py); gen-bin: one kernel's code alone, what
     iga64 -p=9 -d reads; gen-asm: its iga64-syntax text, each kernel headed by comment lines saying its
     width, size and control-flow mode (the one --cf auto chose); gen-mir: the machine IR before register
@@ -157,7 +175,11 @@ def _emit_gen(kind: str, program, names: list[str], options) -> str | bytes:
     if kind == "gen-bin" and len(names) != 1:
         raise UsageError(f"--emit gen-bin writes one kernel's code: name it with --kernel (kernels: "
                          f"{', '.join(names)})")
-    built = [(k, encode_program(k.program)) for k in (compile(program, name, options) for name in names)]
+    printed = inspect.printed if inspect is not None else None
+    machine = {p for p in ("isel", "regalloc") if inspect is not None and (p in inspect.print_after or
+                                                                            "all" in inspect.print_after)}
+    built = [(k, encode_program(k.program))
+             for k in (compile(program, name, options, print_after=machine, printed=printed) for name in names)]
     if kind == "gen-asm":
         how = "chosen by --cf auto" if options.cf == "auto" else "--cf"
         return "\n".join(f"// kernel {k.name}: SIMD{k.simd}, {len(code)} bytes\n// control flow: {k.mode} ({how})\n"
@@ -171,67 +193,6 @@ def _write_with_dumps(args, data: str | bytes, dumps: dict[str, str]) -> None:
     """The output and the pass dumps of a command that succeeded: both, or (on a write error) neither."""
     directories = {args.dump_dir: {name: text.encode() for name, text in dumps.items()}} if dumps else {}
     write_all({args.output: data}, directories, inputs=[args.input])
-
-
-def _build_options(args) -> tuple[str, ...]:
-    """The OpenCL build options of the command line, as clBuildProgram would take them (-D, -I, -cl-*,
-    -w, -Werror), then the --clang-arg flags."""
-    options = [f"-D{d}" for d in args.define or []] + [f"-I{i}" for i in args.include or []]
-    options += list(getattr(args, "cl_options", ()))
-    options += list(args.clang_arg or [])
-    if options and not args.input.lower().endswith(".cl"):
-        raise UsageError(f"{options[0]}: build options only apply to OpenCL C (.cl) input")
-    return tuple(options)
-
-
-def _split_cl_options(argv: list[str]) -> tuple[list[str], list[str]]:
-    """Pull clBuildProgram-style options (-cl-..., -w, -Werror) out of argv: argparse cannot declare
-    single-dash long options with values like -cl-std=CL2.0."""
-    from lowering.frontend.clang import CL_FLAGS
-    rest, found = [], []
-    for token in argv:
-        if token.startswith("-cl-std="):
-            if token[len("-cl-std="):] not in ("CL1.0", "CL1.1", "CL1.2", "CL2.0", "CL3.0"):
-                raise UsageError(f"{token}: expected -cl-std=CL1.0, CL1.1, CL1.2, CL2.0 or CL3.0")
-            found.append(token)
-        elif token.startswith("-cl-") or token in ("-w", "-Werror"):
-            if token not in CL_FLAGS:
-                raise UsageError(f"{token}: unknown OpenCL build option (known: -cl-std=, {', '.join(CL_FLAGS)})")
-            found.append(token)
-        else:
-            rest.append(token)
-    return rest, found
-
-
-def _spirv_options(version: str, target_env: str, local_size: tuple[int, int, int] | None = None,
-                   validate: bool = False):
-    """SpirvOptions from command-line text; its complaints are usage errors."""
-    from backend.spirv.options import SpirvOptions, parse_version
-    try:
-        return SpirvOptions(version=parse_version(version), target_env=target_env, local_size=local_size,
-                            validate=validate)
-    except CompileError as exc:
-        raise UsageError(str(exc)) from None
-
-
-def _compile_spirv_options(args):
-    """The SPIR-V options of `compile`, or None when not emitting SPIR-V (then none may be given)."""
-    given = [flag for flag, value in (("--spirv-version", args.spirv_version), ("--target-env", args.target_env),
-                                      ("--local-size", args.local_size), ("--validate", args.validate or None))
-             if value is not None]
-    if args.emit not in SPIRV_EMITS:
-        if given:
-            raise UsageError(f"{given[0]} only applies to --emit {', '.join(SPIRV_EMITS)}")
-        return None
-    local_size = None
-    if args.local_size is not None:
-        from backend.spirv.options import parse_local_size
-        try:
-            local_size = parse_local_size(args.local_size)
-        except CompileError as exc:
-            raise UsageError(f"--local-size: {exc}") from None
-    return _spirv_options(args.spirv_version or DEFAULT_SPIRV_VERSION, args.target_env or DEFAULT_TARGET_ENV,
-                          local_size, args.validate)
 
 
 def _emit_spirv(emit: str, funcs: list, options) -> str | bytes:
@@ -331,7 +292,7 @@ def _backend_options(args, target: str, local_size: tuple[int, ...]):
 
     from tools.targets import harness
     if target == "spirv":
-        backend = _spirv_options(args.spirv_version, args.target_env)
+        backend = spirv_options(args.spirv_version, args.target_env)
         if args.vk_device is not None:
             backend = replace(backend, vk_device=args.vk_device)
         return replace(backend, local_size=tuple(local_size) + (1,) * (3 - len(local_size)))
@@ -362,11 +323,10 @@ def _run(args) -> int:
     _check_target_flags(args, targets)
     if "gen" in targets:
         _gen_options(args.simd, args.cf)                 # a bad --simd/--cf before anything is compiled
-    program = harness.load_program(args.input, f"-O{args.opt}", args.kernel, verify_each=args.verify_each,
-                                   build_options=_build_options(args))
+    program = load_source(args)
     kernels = program.kernel_names()
     if args.kernel is None and len(kernels) != 1:
-        raise UsageError(f"{args.input} has {len(kernels)} kernels ({', '.join(kernels)}): choose one with --kernel")
+        raise UsageError(f"{program.path} has {len(kernels)} kernels ({', '.join(kernels)}): choose one with --kernel")
     kernel = args.kernel or kernels[0]
     params = program.params(kernel)
     try:
@@ -456,16 +416,6 @@ class _VersionAction(argparse.Action):
         parser.exit()
 
 
-def _add_build_options(p) -> None:
-    p.add_argument("-D", dest="define", action="append", metavar="NAME[=VALUE]",
-                   help="define a preprocessor macro (OpenCL C input; repeatable)")
-    p.add_argument("-I", dest="include", action="append", metavar="DIR", help="add an #include directory")
-    p.add_argument("--clang-arg", action="append", metavar="FLAG",
-                   help="pass FLAG to clang-22 as it is (repeatable; write --clang-arg=-FLAG). Also accepted: "
-                        "clBuildProgram's -cl-std=, -cl-fast-relaxed-math, -cl-mad-enable and the other -cl-* "
-                        "options, -w, -Werror")
-
-
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="reconverge", description="GPU compiler backend: LLVM IR to structured IR, "
                      "SPIR-V and Intel Gen9 ISA.")
@@ -474,15 +424,17 @@ def build_parser() -> argparse.ArgumentParser:
                         help="show reconverge's version and those of the clang, spirv-val and iga64 it runs")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     c = sub.add_parser("compile", help="compile an OpenCL C, LLVM IR (.ll) or bitcode (.bc) file")
-    c.add_argument("input", help="an OpenCL C (.cl), LLVM IR (.ll), bitcode (.bc) or reconverge IR text (.nir) "
-                                  "file; .nir (what --emit nir prints) continues after the pass its form implies")
+    c.add_argument("input", help=INPUT_HELP + "; .nir (what --emit nir prints) continues after the pass its "
+                                             "form implies")
     c.add_argument("-o", dest="output", default="-", help="output file ('-' = stdout, the default)")
-    c.add_argument("--emit", choices=EMIT_KINDS, default="nir",
-                   help="nir: text IR; dot-cfg: GraphViz CFG; dot-tree: GraphViz control-flow tree; spirv: a "
+    c.add_argument("--emit", choices=EMIT_KINDS,
+                   help="default: from -o's name (.spv spirv, .spvasm spirv-asm, .krn gen, .s/.asm gen-asm, .ll "
+                        "llvm, .nir nir), else nir. llvm: the LLVM IR reconverge reads (clang's output); nir: "
+                        "text IR; dot-cfg: GraphViz CFG; dot-tree: GraphViz control-flow tree; spirv: a "
                         "SPIR-V binary of all the kernels; spirv-asm: its disassembly; dot-spirv: its CFG; gen: a "
                         "Gen9 kernel container of all the kernels; gen-bin: one kernel's code alone (iga64 -p=9 -d "
                         "reads it); gen-asm: its iga64-syntax text; gen-mir: the Gen machine IR")
-    c.add_argument("-O", dest="opt", choices=list("0123"), default="0", help="optimisation level (clang's)")
+    add_opt_option(c)
     c.add_argument("--kernel", help="compile only this kernel")
     c.add_argument("--verify-each", action="store_true", help="run the IR validator after every pass")
     c.add_argument("--dump-after", action="append", metavar="PASS|all",
@@ -500,23 +452,27 @@ def build_parser() -> argparse.ArgumentParser:
                         "a kernel the structurizer cannot take or where it is estimated to run clearly less, "
                         "else structured")
     c.add_argument("--print-after", action="append", metavar="PASS|all",
-                   help="print the IR after this pass to standard error (repeatable)")
+                   help="print the IR after this pass to standard error (repeatable); with --emit gen or gen-asm "
+                        "also the machine passes: isel (machine IR) and regalloc (after register allocation)")
+    c.add_argument("--print-before", action="append", metavar="PASS|all",
+                   help="print the IR before this pass to standard error (repeatable)")
     c.add_argument("--spirv-version", metavar="1.0..1.6",
-                   help=f"SPIR-V version to emit (default {DEFAULT_SPIRV_VERSION})")
-    c.add_argument("--target-env", metavar="vulkan1.0..vulkan1.3",
-                   help=f"Vulkan environment the module is for (default {DEFAULT_TARGET_ENV})")
-    c.add_argument("--local-size", metavar="X[,Y,Z]",
+                   help=f"SPIR-V version to emit (default {DEFAULT_SPIRV_VERSION}, or the newest --target-env "
+                        f"takes)")
+    c.add_argument("--target-env", metavar="ENV", help=TARGET_ENV_HELP)
+    c.add_argument("--local", dest="local_size", metavar="X[,Y,Z]",
                    help="work-group size of the entry points (default: each kernel's reqd_work_group_size, "
                         "else 64,1,1)")
+    c.add_argument("--local-size", dest="local_size", help=argparse.SUPPRESS)    # its old spelling
     c.add_argument("--validate", action="store_true", help="check the SPIR-V module with spirv-val")
-    _add_build_options(c)
+    add_build_options(c)
     c.add_argument("--debug", action="store_true", help=argparse.SUPPRESS)
     c.set_defaults(func=_compile)
     r = sub.add_parser("run", help="run a kernel and write its buffers to DIR/NAME.npy",
                        description="Run one kernel over an NDRange on a target and write every buffer "
                                    "argument, after the run, to DIR/NAME.npy (all of them or, on an error, "
                                    "none).")
-    r.add_argument("input", help="an OpenCL C (.cl), LLVM IR (.ll), bitcode (.bc) or reconverge IR text (.nir) file")
+    r.add_argument("input", help=INPUT_HELP)
     r.add_argument("--kernel", help="the kernel to run (needed when the input has several)")
     r.add_argument("--target", metavar="llvm|ir|spirv|opencl|gen",
                    help="llvm: the LLVM module on the CPU JIT; ir: the structured IR on the interpreter; "
@@ -539,11 +495,12 @@ def build_parser() -> argparse.ArgumentParser:
                    help="run on each target (instead of --target) and report, per target, the first element of "
                         "each buffer that differs from the first target's; exit 1 if any differs")
     r.add_argument("--print", action="store_true", help="print the buffers after the run (large ones elided)")
-    r.add_argument("-O", dest="opt", choices=list("0123"), default="0", help="optimisation level (clang's)")
-    r.add_argument("--spirv-version", default=DEFAULT_SPIRV_VERSION, metavar="1.0..1.6",
-                   help="SPIR-V version, for --target spirv (default %(default)s)")
-    r.add_argument("--target-env", default=DEFAULT_TARGET_ENV, metavar="vulkan1.0..vulkan1.3",
-                   help="Vulkan environment, for --target spirv (default %(default)s)")
+    add_opt_option(r)
+    r.add_argument("--spirv-version", metavar="1.0..1.6",
+                   help=f"SPIR-V version, for --target spirv (default {DEFAULT_SPIRV_VERSION}, or the newest "
+                        f"--target-env takes)")
+    r.add_argument("--target-env", default=DEFAULT_TARGET_ENV, metavar="ENV",
+                   help="for --target spirv: " + TARGET_ENV_HELP)
     r.add_argument("--vk-device", metavar="NAME|N",
                    help="spirv target: the Vulkan device, by index or part of its name (see `reconverge devices`; "
                         "default: lavapipe if present, else the first)")
@@ -562,7 +519,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help=f"stop the run (any target) after this many seconds (at most {MAX_SECONDS:g}), "
                         f"with an error")
     r.add_argument("--verify-each", action="store_true", help="run the IR validator after every pass")
-    _add_build_options(r)
+    add_build_options(r)
     r.add_argument("--debug", action="store_true", help=argparse.SUPPRESS)
     r.set_defaults(func=_run)
     for module_name in ("tools.isa_commands", "tools.trace_command", "tools.check_command", "tools.devices_command",
@@ -581,16 +538,22 @@ def main(argv: list[str] | None = None) -> int:
     previous = raise_on_sigterm()
     try:
         parser = build_parser()
-        argv, cl_options = _split_cl_options(argv)
+        argv, cl_options = split_cl_options(["-O2" if token == "-O" else token for token in argv])
         args = parser.parse_args(argv)
         args.cl_options = cl_options
-        if cl_options and args.command not in ("compile", "run"):
-            raise UsageError(f"{cl_options[0]}: build options only apply to compile and run")
+        if cl_options and args.command not in COMPILING_COMMANDS:
+            raise UsageError(f"{cl_options[0]}: build options only apply to {', '.join(COMPILING_COMMANDS)}")
+        from lowering import child_process
+        child_process.VERBOSE = bool(getattr(args, "verbose", False))
         return args.func(args) or 0       # a command may answer 1 (reconverge fuzz: something failed)
     except UsageError as exc:
         print(f"reconverge: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
     except CompileError as exc:
+        diagnostics = getattr(exc, "diagnostics", None)       # clang's own messages, whole
+        if diagnostics:
+            sys.stderr.write(diagnostics)
+            return EXIT_INPUT
         print(f"reconverge: error: {exc}", file=sys.stderr)
         annotated = getattr(exc, "annotated", None)           # lowering.pipeline's InvalidIR
         if debug and annotated:

@@ -132,7 +132,7 @@ def _trace_compiled_kernel(args) -> None:
     run = argparse.Namespace(**vars(args))
     run.__dict__.update(target="gen", trace=args.output, out=None, timeout=None, platform=None,
                         device=None, vk_device=None, spirv_version=None, target_env=None, verify_each=False,
-                        trace_only=True)
+                        trace_only=True, subgroup_size=None)
     cli._run(run)
 
 
@@ -155,6 +155,7 @@ def _compare_cf(args) -> None:
     from isa.gen9.simulator import Trace
     from tools import cli, run_args
     from tools.lane_picture import Run, picture, title_of
+    from tools.source_args import load_source
     from tools.targets import harness
     if args.cf is not None:
         raise UsageError("--cf and --compare-cf: give the modes to compare to --compare-cf")
@@ -162,10 +163,11 @@ def _compare_cf(args) -> None:
     global_size = cli._sizes(args.global_size, "--global")
     if args.local is not None:
         cli._sizes(args.local, "--local")
-    program = harness.load_program(args.input, f"-O{args.opt}", args.kernel, build_options=cli._build_options(args))
+    args.verify_each = True
+    program = load_source(args)
     kernels = program.kernel_names()
     if args.kernel is None and len(kernels) != 1:
-        raise UsageError(f"{args.input} has {len(kernels)} kernels ({', '.join(kernels)}): choose one with --kernel")
+        raise UsageError(f"{program.path} has {len(kernels)} kernels ({', '.join(kernels)}): choose one with --kernel")
     kernel = args.kernel or kernels[0]
     params = program.params(kernel)
     local_size = cli._launch_local_size(args, kernel, global_size, program.reqd_work_group_size(kernel))
@@ -205,7 +207,7 @@ def run_trace(args) -> None:
     from isa.gen9.simulator import SimulationError, Trace, run_program
     from tools.lane_picture import trace_picture
 
-    if os.path.splitext(args.input)[1].lower() in SOURCES:
+    if args.x is not None or os.path.splitext(args.input)[1].lower() in SOURCES:
         if args.payload is not None:
             raise UsageError("--payload applies to .krn/.asm input (a kernel source gets the compiled kernels')")
         _trace_compiled_kernel(args)
@@ -344,10 +346,11 @@ def add_commands(subparsers) -> None:
                    help="kernel source: the work-group size (default as for run); container or --payload "
                         "ndrange: default the SIMD width")
     t.add_argument("--arg", action="append", metavar="NAME=VALUE", help="kernel source: as for run")
-    from tools.cli import CF_CHOICES, _add_build_options
+    from tools.cli import CF_CHOICES
+    from tools.source_args import add_build_options, add_opt_option
     t.add_argument("--cf", choices=CF_CHOICES,
                    help="kernel source: control-flow mode (default auto)")
-    t.add_argument("-O", dest="opt", choices=list("0123"), default="0", help="kernel source: optimisation level")
+    add_opt_option(t, "kernel source: ")
     t.add_argument("--threads", type=int, default=1, help="threads in the workgroup (default 1)")
     t.add_argument("--dispatch-mask", help="live lanes of every thread, e.g. 0x0fff (default: all)")
     t.add_argument("--surface", action="append", metavar="BTI=FILE.npy",
@@ -359,5 +362,5 @@ def add_commands(subparsers) -> None:
                    help="kernel source: run once per control-flow mode (default structured,blockip,hybrid) and "
                         "draw the modes side by side")
     t.add_argument("-o", dest="output", required=True, help="output picture: .png, .svg or .pdf")
-    _add_build_options(t)
+    add_build_options(t)
     t.set_defaults(func=run_trace)

@@ -61,6 +61,9 @@ CF_MODES: dict[str, CFMode] = {m.name: m for m in (
     CFMode("blockip-predicated", "gen-blockip", entry="predicate"),
 )}
 COMMAND_LINE_CF = ("auto", "structured", "blockip", "hybrid")    # --cf
+# the machine passes --print-after can show (compile_gen_kernel): the machine IR instruction selection
+# made, and the machine IR after register allocation (its spill code) with each register's GRF
+MACHINE_PASSES = ("isel", "regalloc")
 
 
 @dataclass(frozen=True)
@@ -123,12 +126,14 @@ def choose_function(program: Program, kernel: str, cf: str = "auto") -> tuple[Fu
     return tree, CF_MODES["structured"]
 
 
-def compile(program: Program, kernel: str, options: GenOptions | None = None) -> GenKernel:
+def compile(program: Program, kernel: str, options: GenOptions | None = None,
+            print_after: frozenset[str] | set[str] = frozenset(), printed: list[str] | None = None) -> GenKernel:
     """A kernel of a program, in options.cf's mode (auto: choose_function's), as Gen9 instructions; the
-    GenKernel says the mode."""
+    GenKernel says the mode. The machine IR after the MACHINE_PASSES in `print_after` goes to `printed`."""
     options = options or GenOptions()
     func, mode = choose_function(program, kernel, options.cf)
-    compiled = compile_gen_kernel(func, options.simd, options.verify, mode.regions, mode.entry)
+    compiled = compile_gen_kernel(func, options.simd, options.verify, mode.regions, mode.entry, print_after,
+                                  printed)
     compiled.mode = mode.name
     return compiled
 
@@ -142,7 +147,8 @@ def select(program: Program, kernel: str, options: GenOptions | None = None) -> 
 
 @depth_independent          # selection walks the tree and the regions recursively: any nesting depth
 def compile_gen_kernel(func: Function, simd: int = 16, verify: bool = True, regions: bool = False,
-                       entry: str = "if") -> GenKernel:
+                       entry: str = "if", print_after: frozenset[str] | set[str] = frozenset(),
+                       printed: list[str] | None = None) -> GenKernel:
     """A kernel of the `gen` pipeline's IR (structured branches) or the `gen-blockip` one's (blockIP;
     `regions`: with the natural regions in structured branches, the hybrid; `entry`: Beignet's entry
     sequence, isel_blockip.BlockIPDriver) -> Gen9 instructions and the ABI they expect. The function is
@@ -163,9 +169,18 @@ def compile_gen_kernel(func: Function, simd: int = 16, verify: bool = True, regi
     selected = select(func, simd, regions, entry)
     mfunc = selected.mfunc
     check("instruction selection")
+    if "isel" in print_after and printed is not None:
+        from .mir_printer import print_mfunction
+        printed.append(f"; after isel (SIMD{simd})\n{print_mfunction(mfunc)}")
     layout = selected.layout
     home, layout.spill_bytes = allocate(mfunc, layout.first_free_grf(), layout.spill_base(simd))
     check("register allocation")
+    if "regalloc" in print_after and printed is not None:
+        from .mir_printer import print_mfunction, vreg_name
+        homes = ", ".join(f"{vreg_name(mfunc.vregs[v])} r{grf}" for v, grf in sorted(home.items())
+                          if v in mfunc.vregs)
+        printed.append(f"; after regalloc (SIMD{simd}, {layout.spill_bytes} bytes spilled)\n"
+                       f"{print_mfunction(mfunc)}; registers: {homes}\n")
     notes: dict[int, str] = {}
     program = emit(mfunc, home, notes)
     if verify:

@@ -5,8 +5,18 @@ from dataclasses import dataclass
 
 from lowering.errors import CompileError
 
-# Highest SPIR-V version each Vulkan version consumes (Vulkan spec, appendix "SPIR-V Environment").
+# The highest SPIR-V version each target environment consumes. TARGET_ENVS: the Vulkan versions (Vulkan
+# spec, appendix "SPIR-V Environment"), each one swept by the tests; ALL_TARGET_ENVS adds every other
+# environment spirv-val takes (SPIRV-Tools' spvParseTargetEnv) that a compute shader can be for: Vulkan
+# 1.4 and Vulkan 1.1 with VK_KHR_spirv_1_4, OpenGL (ARB_gl_spirv consumes SPIR-V 1.0) and the universal
+# environments (spirv-val spells universal1.x spv1.x). The OpenCL ones are refused: they take Kernel
+# modules, and ours are Shader modules.
 TARGET_ENVS = {"vulkan1.0": (1, 0), "vulkan1.1": (1, 3), "vulkan1.2": (1, 5), "vulkan1.3": (1, 6)}
+ALL_TARGET_ENVS = {**TARGET_ENVS, "vulkan1.4": (1, 6), "vulkan1.1spv1.4": (1, 4),
+                   **{f"opengl4.{minor}": (1, 0) for minor in (0, 1, 2, 3, 5)},
+                   **{f"{name}1.{minor}": (1, minor) for name in ("spv", "universal") for minor in range(7)}}
+OPENCL_ENVS = ("opencl1.2", "opencl1.2embedded", "opencl2.0", "opencl2.0embedded", "opencl2.1",
+               "opencl2.1embedded", "opencl2.2", "opencl2.2embedded")
 VERSIONS = [(1, minor) for minor in range(7)]
 
 
@@ -40,14 +50,17 @@ class SpirvOptions:
     def __post_init__(self):
         if self.version not in VERSIONS:
             raise CompileError(f"unsupported SPIR-V version {format_version(self.version)} (1.0 to 1.6)")
-        if self.target_env not in TARGET_ENVS:
-            raise CompileError(f"unknown target environment '{self.target_env}' "
-                               f"({', '.join(TARGET_ENVS)})")
+        if self.target_env in OPENCL_ENVS:
+            raise CompileError(f"target environment '{self.target_env}': reconverge makes Vulkan-style compute "
+                               f"shaders (Shader capability), which OpenCL environments do not take")
+        if self.target_env not in ALL_TARGET_ENVS:
+            raise CompileError(f"unknown target environment '{self.target_env}' (vulkan1.0..vulkan1.4, "
+                               f"vulkan1.1spv1.4, opengl4.0..opengl4.5, spv1.0..spv1.6, universal1.0..universal1.6)")
         if self.subgroup_layout not in (None, "full", "checked"):
             raise CompileError(f"unknown sub-group layout '{self.subgroup_layout}' (full, checked)")
-        if self.version > TARGET_ENVS[self.target_env]:
+        if self.version > ALL_TARGET_ENVS[self.target_env]:
             raise CompileError(f"SPIR-V {format_version(self.version)} is newer than {self.target_env} "
-                               f"accepts (at most {format_version(TARGET_ENVS[self.target_env])})")
+                               f"accepts (at most {format_version(ALL_TARGET_ENVS[self.target_env])})")
 
 
 def format_version(version: tuple[int, int]) -> str:

@@ -4,6 +4,7 @@ stdin/stdout ("-"), so no temporary files are needed.
 """
 from __future__ import annotations
 
+import functools
 import re
 import subprocess
 
@@ -46,7 +47,25 @@ def _check(tool: str, result: subprocess.CompletedProcess, what: str) -> None:
 
 def validate(binary: bytes, target_env: str, what: str) -> None:
     """Run spirv-val for the target environment ('vulkan1.3', 'spv1.6', ...); CompileError on failure."""
-    _check("spirv-val", _run("spirv-val", ["--target-env", target_env, "-"], binary), what)
+    _check("spirv-val", _run("spirv-val", ["--target-env", validator_env(target_env), "-"], binary), what)
+
+
+def validator_env(target_env: str) -> str:
+    """spirv-val's name for a target environment (backend.spirv.options.ALL_TARGET_ENVS): universal1.x is its
+    spv1.x; vulkan1.4, for a spirv-val older than Vulkan 1.4 (SPIRV-Tools before v2024.4), is checked under
+    vulkan1.3's rules, the newest it has (Vulkan 1.4 consumes the same SPIR-V 1.6)."""
+    if target_env.startswith("universal"):
+        return "spv" + target_env[len("universal"):]
+    if target_env == "vulkan1.4" and "vulkan1.4" not in _validator_envs():
+        return "vulkan1.3"
+    return target_env
+
+
+@functools.lru_cache(maxsize=1)
+def _validator_envs() -> str:
+    """spirv-val --help's text, which lists the environments it knows."""
+    result = _run("spirv-val", ["--help"], b"")
+    return result.stdout.decode("utf-8", "replace")
 
 
 def disassemble(binary: bytes, what: str = "SPIR-V module") -> str:

@@ -8,17 +8,28 @@ call an undefined function.
 Build options are those of clBuildProgram (OpenCL 3.0 API specification, section 5.8.6), passed to clang
 as they are: `-D NAME[=VALUE]`, `-I DIR`, `-cl-std=`, the `-cl-*` math and optimisation options, `-w`,
 `-Werror`; `-cl-std` replaces our CL3.0. Anything else for clang goes through `--clang-arg`.
+
+clang's diagnostics are its own: run_clang keeps everything clang printed (warnings on success, every
+error with its source line, caret and fix-it), for the command line to pass through whole. Colour is
+clang's choice as if it wrote to our standard error: an explicit -f[no-]color-diagnostics (or gcc's
+-fdiagnostics-color=) decides; else NO_COLOR (non-empty) turns it off; else it is on when our standard
+error is a terminal (clang's own rule, which it cannot apply itself through the pipe we read).
 """
 from __future__ import annotations
 
 import os
+import re
 import shutil
+import sys
+from dataclasses import dataclass
 
 from lowering import child_process
 from lowering.errors import CompileError
 
 CLANG = os.environ.get("RECONVERGE_CLANG", "clang-22")
-OPT_LEVELS = ("-O0", "-O1", "-O2", "-O3")
+OPT_LEVELS = ("-O0", "-O1", "-O2", "-O3", "-Os", "-Oz")
+_COLOUR_FLAGS = ("-fcolor-diagnostics", "-fno-color-diagnostics", "-fdiagnostics-color")
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
 
 # clBuildProgram's options (OpenCL 3.0 API spec 5.8.6) that take no value
@@ -29,6 +40,7 @@ CL_FLAGS = ("-cl-single-precision-constant", "-cl-denorms-are-zero", "-cl-fp32-c
 
 
 def clang_command(source_path: str, opt_level: str = "-O0", build_options: tuple[str, ...] = ()) -> list[str]:
+    """clang-22's command line for `source_path` ('-': the source on standard input)."""
     if opt_level not in OPT_LEVELS:
         raise ValueError(f"unknown optimisation level {opt_level!r}")
     std = [o for o in build_options if o.startswith("-cl-std=")]
@@ -39,21 +51,57 @@ def clang_command(source_path: str, opt_level: str = "-O0", build_options: tuple
            *[o for o in build_options if not o.startswith("-cl-std=")], "-o", "-", source_path]
     if opt_level == "-O0":
         cmd[-4:-4] = ["-Xclang", "-disable-O0-optnone"]
+    if _colour_by_default(build_options):
+        cmd[-4:-4] = ["-fcolor-diagnostics"]
     return cmd
 
 
-def compile_opencl(source_path: str, opt_level: str = "-O0", build_options: tuple[str, ...] = ()) -> str:
-    """Return the LLVM IR text clang-22 makes of an OpenCL C file; clang's first error becomes a CompileError."""
+def _colour_by_default(build_options: tuple[str, ...]) -> bool:
+    """Whether to ask clang for colour that it would choose itself writing to our standard error."""
+    if any(o.startswith(_COLOUR_FLAGS) for o in build_options) or os.environ.get("NO_COLOR"):
+        return False
+    try:
+        return sys.stderr.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
+class ClangError(CompileError):
+    """clang rejected the source. str(): its first error, one line (for one-line reports such as
+    `check`'s); `diagnostics`: everything clang printed, which the command line passes through whole."""
+
+    def __init__(self, message: str, diagnostics: str):
+        super().__init__(message)
+        self.diagnostics = diagnostics
+
+
+@dataclass
+class ClangOutput:
+    llvm_text: str
+    diagnostics: str        # what clang printed on success (warnings, remarks); empty when nothing
+
+
+def run_clang(source_path: str, opt_level: str = "-O0", build_options: tuple[str, ...] = (),
+              source: bytes | None = None) -> ClangOutput:
+    """The LLVM IR text clang-22 makes of an OpenCL C file (or of `source`, given on standard input and
+    named <stdin> in clang's messages), with clang's diagnostics; a failure is a ClangError."""
     if shutil.which(CLANG) is None:
         raise CompileError(f"{CLANG} not found: install it with 'apt-get install clang-22' "
                            "(or set RECONVERGE_CLANG to a clang of LLVM 22)")
-    if not os.path.isfile(source_path):
+    if source is None and not os.path.isfile(source_path):
         raise CompileError(f"{source_path}: no such file")
-    proc = child_process.run(clang_command(source_path, opt_level, tuple(build_options)), capture_output=True,
-                          text=True)
+    command = clang_command("-" if source is not None else source_path, opt_level, tuple(build_options))
+    proc = child_process.run(command, input=source if source is not None else b"", capture_output=True)
+    stderr = proc.stderr.decode("utf-8", errors="replace")
     if proc.returncode != 0:
-        errors = [line for line in proc.stderr.splitlines() if ": error:" in line or "fatal error:" in line]
-        first = errors[0] if errors else (proc.stderr.strip().splitlines() or ["clang-22 failed"])[0]
+        lines = [_ANSI.sub("", line) for line in stderr.splitlines()]
+        errors = [line for line in lines if ": error:" in line or "fatal error:" in line]
+        first = errors[0] if errors else (stderr.strip() and lines[0]) or f"{CLANG} failed"
         more = f" (and {len(errors) - 1} more errors)" if len(errors) > 1 else ""
-        raise CompileError(first.strip() + more)
-    return proc.stdout
+        raise ClangError(first.strip() + more, stderr or f"{source_path}: {CLANG} failed\n")
+    return ClangOutput(proc.stdout.decode("utf-8", errors="replace"), stderr)
+
+
+def compile_opencl(source_path: str, opt_level: str = "-O0", build_options: tuple[str, ...] = ()) -> str:
+    """The LLVM IR text clang-22 makes of an OpenCL C file (run_clang without its warnings)."""
+    return run_clang(source_path, opt_level, build_options).llvm_text

@@ -65,6 +65,9 @@ class _Forward(Value):
     __slots__ = ()
 
 
+_DBG = re.compile(r"!dbg !(\d+)")
+
+
 def key(v: llvm.ValueRef) -> int:
     address = ctypes.cast(v._ptr, ctypes.c_void_p).value
     assert address is not None, "an LLVM value has an address"
@@ -92,6 +95,7 @@ class ModuleContext:
         self._declared: dict[str, bool] = {}
         self._by_ptr: dict[int, LType] = {}
         self._module_text: str | None = None
+        self._debug: dict[str, str] | None = None
 
     def resolve_struct(self, name: str) -> LType:
         hit = self._structs.get(name)
@@ -146,6 +150,48 @@ class ModuleContext:
             self._module_text = str(self.mod)
         node = re.search(rf"^!{m.group(1)} = !{{float ([^}}\s]+)\s*}}", self._module_text, re.M)
         return float(node.group(1)) if node else 0.0
+
+    def block_source_lines(self, texts: list[str]) -> tuple[str | None, str | None] | None:
+        """Where a block's code comes from, by its instructions' !dbg locations: the first non-phi
+        instruction's and the terminator's (else the last located one's); None when none has one."""
+        body = [t for t in texts if not t.split("=", 1)[-1].lstrip().startswith("phi ")]
+        locs = [self.source_line(t) for t in body]
+        found = [loc for loc in locs if loc is not None]
+        return (found[0], locs[-1] if locs and locs[-1] else found[-1]) if found else None
+
+    def source_line(self, instruction_text: str) -> str | None:
+        """'FILE:LINE:COL' of an instruction's !dbg attachment (a DILocation; its scope chain names the
+        DIFile), or None."""
+        m = _DBG.search(instruction_text)
+        if m is None:
+            return None
+        nodes = self._debug_nodes()
+        loc = nodes.get(m.group(1), "")
+        line = re.search(r"\bline: (\d+)", loc)
+        if not loc.startswith("!DILocation(") or line is None:
+            return None
+        column = re.search(r"\bcolumn: (\d+)", loc)
+        node, file = loc, None
+        for _ in range(64):                      # scope chains are short; a cycle stops here
+            ref = re.search(r"\bfile: !(\d+)", node) or re.search(r"\bscope: !(\d+)", node)
+            if ref is None:
+                break
+            node = nodes.get(ref.group(1), "")
+            if node.startswith("!DIFile("):
+                name = re.search(r'\bfilename: "((?:[^"\\]|\\.)*)"', node)
+                file = name.group(1) if name else None
+                break
+        where = f"{file or self.source_name}:{line.group(1)}"
+        return where + (f":{column.group(1)}" if column and column.group(1) != "0" else "")
+
+    def _debug_nodes(self) -> dict[str, str]:
+        """The module's debug-info metadata nodes, by number ('12' -> '!DILocation(...)')."""
+        if self._debug is None:
+            if self._module_text is None:
+                self._module_text = str(self.mod)
+            self._debug = {m.group(1): m.group(2) for m in re.finditer(
+                r"^!(\d+) = (?:distinct )?(!DI\w+\(.*\))$", self._module_text, re.M)}
+        return self._debug
 
     def is_declaration(self, name: str) -> bool:
         hit = self._declared.get(name)
@@ -251,7 +297,8 @@ class FunctionReader:
         where = f"{self.ctx.source_name}: function @{self.name}"
         if self.block_label:
             where += f", block %{self.block_label}"
-        return kind(f"{where}: {msg}")
+        line = self.ctx.source_line(self.text) if self.text else None
+        return kind(f"{where}: {msg}" + (f" (source line {line})" if line else ""))
 
     # ----- emission -----
     def emit(self, opcode: str, operands: list[Value], type: Type = VOID, attrs: dict | None = None,
@@ -436,6 +483,8 @@ class FunctionReader:
             blk = Block(b.name or label)
             self.blocks[key(b)] = blk
             func.blocks.append(blk)
+            if "!dbg !" in fn_text:
+                blk.source_lines = self.ctx.block_source_lines([text_of[key(ins)] for ins in b.instructions])
         phis: list[tuple[llvm.ValueRef, list[Phi], str]] = []
         lanes: list[Value] | None
         for b in llvm_blocks:

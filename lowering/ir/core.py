@@ -122,7 +122,7 @@ class CFNode:
 
 
 class Block(CFNode):
-    __slots__ = ("instrs", "succs", "preds", "label", "index")
+    __slots__ = ("instrs", "succs", "preds", "label", "index", "source_lines")
 
     def __init__(self, label: str = ""):
         super().__init__()
@@ -131,6 +131,9 @@ class Block(CFNode):
         self.preds: list[Block] = []
         self.label = label           # the source's name for it, if any (LLVM block name)
         self.index = -1              # position in the function's block order, set by Function.index_blocks
+        # where the LLVM block's code comes from ('k.cl:9:11', from !dbg): its first instruction's and its
+        # terminator's, for messages; None without debug locations
+        self.source_lines: tuple[str | None, str | None] | None = None
 
     def append(self, instr: Instr) -> Instr:
         instr.block = self

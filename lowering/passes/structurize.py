@@ -131,9 +131,12 @@ class _Structurizer:
             self.forest = graph.loop_forest(succs, 0, self.dom, self.preds)
         except graph.IrreducibleError as exc:
             u, v = exc.edges[0]
+            source, target = self.nodes[u], self.nodes[v]
+            lines = source.source_lines, target.source_lines
+            where = f" ({lines[0][1]} -> {lines[1][0]})" if lines[0] and lines[1] else ""
             raise IrreducibleCFG(
                 f"{func.source_name or '<input>'}: function @{func.name}: irreducible control flow: the edge "
-                f"{block_name(self.nodes[u])} -> {block_name(self.nodes[v])} enters a loop not through its "
+                f"{block_name(source)} -> {block_name(target)}{where} enters a loop not through its "
                 f"header (irreducible CFGs are not supported yet)") from None
         self.header_of = self.forest.header_of
         self.loop_parent = self.forest.parent
