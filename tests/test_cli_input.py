@@ -41,6 +41,7 @@ inside:
 def cli(capsys, *argv) -> tuple[int | str | None, str]:
     """(exit status, standard error) of the command run in this process; its standard output stays in
     capsys."""
+    code: int | str | None
     try:
         code = main([str(a) for a in argv])
     except SystemExit as exc:
