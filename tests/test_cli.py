@@ -1,6 +1,7 @@
 """The command line as a user meets it: outputs, dumps, and one-line errors with the right exit codes
 and no output file left behind."""
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -298,9 +299,25 @@ def test_run_compare_names_the_first_differing_element_and_exits_1(monkeypatch, 
     (["--compare", "llvm,cuda"], "unknown target 'cuda'"),
     (["--compare", "llvm,ir", "--target", "ir"], "--compare and --target"),
     (["--compare", "llvm,ir", "--simd", "8"], "--simd only applies to --target gen"),
-    (["--target", "ir"], "--out (or --print, or --compare)"),
+    (["--target", "ir"], "--out (or --print, --stats, or --compare)"),
+    (["--target", "ir", "--stats"], "--stats only applies to --target gen"),
     ([], "--target (or --compare"),
 ])
 def test_run_target_choices_are_checked(args, needle):
     proc = run("run", SEED, "--global", "16", "--arg", "out=zeros:16:int32", *args)
     assert_one_line_error(proc, 2, needle)
+
+
+def test_run_stats_on_gen_counts_what_the_simulator_executed():
+    """--stats sums every hardware thread: 32 items in SIMD8 are 4 threads; a structured kernel with a
+    loop executes branches; the numbers agree with a direct count from the launcher."""
+    proc = run("run", SEED, "--target", "gen", "--simd", "8", "--cf", "structured", "--global", "32",
+               "--arg", "out=zeros:32:int32", "--arg", "foo=zeros:32:int32", "--arg", "bar=zeros:32:int32",
+               "--arg", "baz=zeros:32:int32", "--stats")
+    assert proc.returncode == 0, proc.stderr
+    line = next(line for line in proc.stdout.splitlines() if line.startswith("gen: "))
+    m = re.match(r"gen: structured control flow \(--cf\), SIMD8, 4 threads: ([\d,]+) instructions executed "
+                 r"\(([\d.]+) of 8 lanes enabled on average\), ([\d,]+) branches, ([\d,]+) sends", line)
+    assert m, line
+    instructions, lanes, branches, sends = (float(g.replace(",", "")) for g in m.groups())
+    assert 0 < branches < instructions and 4 <= sends < instructions and 0 < lanes <= 8

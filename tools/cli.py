@@ -278,16 +278,17 @@ def _check_target_flags(args, targets: list[str]) -> None:
     only("--simd", args.simd is not None, "gen")
     only("--cf", args.cf is not None, "gen")
     only("--trace", args.trace is not None, "gen")
+    only("--stats", getattr(args, "stats", False), "gen")
     if args.trace is not None and len(targets) > 1:
         raise UsageError("--trace draws one run: use it with --target gen, not --compare")
     only("--platform" if args.platform else "--device", bool(args.platform or args.device), "opencl")
-    if args.out is None and not getattr(args, "print", False) and getattr(args, "compare", None) is None \
-            and args.trace is None:
-        raise UsageError("the following arguments are required: --out (or --print, or --compare)")
+    shown = getattr(args, "print", False) or getattr(args, "stats", False) or args.trace is not None
+    if args.out is None and not shown and getattr(args, "compare", None) is None:
+        raise UsageError("the following arguments are required: --out (or --print, --stats, or --compare)")
 
 
-def _backend_options(args, target: str, local_size: tuple[int, ...]):
-    """The settings a target's launcher takes, from the command line."""
+def _backend_options(args, target: str, local_size: tuple[int, ...], gen_stats: dict | None = None):
+    """The settings a target's launcher takes, from the command line (gen_stats: filled by a gen run)."""
     from dataclasses import replace
 
     from tools.targets import harness
@@ -304,7 +305,7 @@ def _backend_options(args, target: str, local_size: tuple[int, ...]):
         from isa.gen9.simulator import Trace
         checked = _gen_options(args.simd, args.cf)
         return harness.GenRunOptions(checked.simd, checked.cf, Trace() if args.trace is not None else None,
-                                     args.max_steps)
+                                     args.max_steps, gen_stats)
     if target == "opencl":
         from tools.targets.opencl_target import OpenCLOptions
         return OpenCLOptions(args.platform, args.device)
@@ -336,12 +337,13 @@ def _run(args) -> int:
     local_size = _launch_local_size(args, kernel, global_size, program.reqd_work_group_size(kernel))
 
     def launch(target: str):
-        backend = _backend_options(args, target, local_size)
+        stats: dict = {}
+        backend = _backend_options(args, target, local_size, stats)
         results = harness.run_target(target, program, kernel, values, global_size, local_size, backend)
         if args.trace is None:
-            return results, b""
+            return results, b"", stats
         from tools.lane_picture import trace_picture
-        return results, trace_picture(backend.trace, args.trace)
+        return results, trace_picture(backend.trace, args.trace), stats
     runs, seconds = {}, {}
     for target in targets:
         started = time.perf_counter()
@@ -353,7 +355,7 @@ def _run(args) -> int:
         else:
             runs[target] = launch(target)
         seconds[target] = time.perf_counter() - started
-    results, png = runs[targets[0]]
+    results, png, _ = runs[targets[0]]
     buffers = [(p.name, results[i]) for i, p in enumerate(params) if p.is_buffer]
     # --out (None: `reconverge trace` of a kernel source, the picture only) and --trace: all or none
     directories = {} if args.out is None else {args.out: _npy_files(buffers)}
@@ -371,6 +373,8 @@ def _run(args) -> int:
     if getattr(args, "print", False):
         for name, array in buffers:
             print(f"{name} = {_small(array)}")
+    if getattr(args, "stats", False):
+        print(_gen_stats_line(runs["gen"][2], args.cf or "auto"))
     ndrange = f"global {','.join(map(str, global_size))}, local {','.join(map(str, local_size))}"
     timing = ", ".join(f"{t} {seconds[t]:.2f} s" for t in targets)
     wrote = f"; wrote {len(buffers)} buffer(s) to {args.out}" if args.out is not None and buffers else ""
@@ -379,6 +383,15 @@ def _run(args) -> int:
         f"; every target agrees with {targets[0]}"
     print(f"@{kernel} on {'/'.join(targets)}: {ndrange} ({timing}){wrote}{verdict}")
     return 1 if differing else 0
+
+
+def _gen_stats_line(stats: dict, cf: str) -> str:
+    """--stats: what the simulator executed, summed over every hardware thread of the dispatch."""
+    how = "chosen by --cf auto" if cf == "auto" else "--cf"
+    lanes = stats["lane_instructions"] / max(stats["instructions"], 1)
+    return (f"gen: {stats['mode']} control flow ({how}), SIMD{stats['simd']}, {stats['threads']} threads: "
+            f"{stats['instructions']:,} instructions executed ({lanes:.1f} of {stats['simd']} lanes enabled on "
+            f"average), {stats['branches']:,} branches, {stats['sends']:,} sends")
 
 
 def _small(array, limit: int = 64) -> str:
@@ -495,6 +508,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="run on each target (instead of --target) and report, per target, the first element of "
                         "each buffer that differs from the first target's; exit 1 if any differs")
     r.add_argument("--print", action="store_true", help="print the buffers after the run (large ones elided)")
+    r.add_argument("--stats", action="store_true",
+                   help="gen target: print the executed instructions, branches and sends, and the --cf mode used")
     add_opt_option(r)
     r.add_argument("--spirv-version", metavar="1.0..1.6",
                    help=f"SPIR-V version, for --target spirv (default {DEFAULT_SPIRV_VERSION}, or the newest "

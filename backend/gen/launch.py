@@ -54,12 +54,15 @@ def argument_bytes(layout: KernelLayout, args: list, local_offsets: dict) -> byt
 
 def run_gen_kernel(func: Function, args: list, global_size, local_size, simd: int = 16,
                    global_offset=0, trace=None, regions: bool = False, entry: str = "if",
-                   max_steps: int | None = None, compiled: GenKernel | None = None) -> int:
+                   max_steps: int | None = None, compiled: GenKernel | None = None,
+                   stats: dict | None = None) -> int:
     """Run on the simulator, buffers updated in place; `trace` (isa.gen9.simulator.Trace) gets the first
     work-group's lane activity and, as trace.labels, the address of each labelled block. `max_steps`:
     instructions per hardware thread (None: DEFAULT_MAX_STEPS; 0: no limit). `compiled`: the kernel
-    already compiled for this width and mode (the fuzzer checks the binary with iga64 first). Returns the
-    most instructions any thread ran (what a limit must allow: tools/step_budget.py)."""
+    already compiled for this width and mode (the fuzzer checks the binary with iga64 first). `stats`, when
+    given, gets the dispatch's totals (threads, instructions, lane_instructions, branches, sends: summed
+    over every hardware thread) and the control-flow mode. Returns the most instructions any thread ran
+    (what a limit must allow: tools/step_budget.py)."""
     try:
         rng = ndrange(global_size, local_size, global_offset)
     except ValueError as exc:
@@ -89,8 +92,16 @@ def run_gen_kernel(func: Function, args: list, global_size, local_size, simd: in
     limit = DEFAULT_MAX_STEPS if max_steps is None else max_steps or sys.maxsize
     most = [0]
 
+    totals = {"threads": 0, "instructions": 0, "lane_instructions": 0, "branches": 0, "sends": 0}
+
     def count(group) -> None:
         most[0] = max([most[0]] + [t.steps for t in group.threads])
+        for t in group.threads:
+            totals["threads"] += 1
+            totals["instructions"] += t.steps
+            totals["lane_instructions"] += t.lane_steps
+            totals["branches"] += t.branches
+            totals["sends"] += t.sends
     try:
         run_ndrange(compiled.program, simd, rng.global_size[:dims], rng.local_size[:dims],
                     argument_bytes(layout, args, local_offsets), surfaces, rng.offset, max_steps=limit,
@@ -105,6 +116,8 @@ def run_gen_kernel(func: Function, args: list, global_size, local_size, simd: in
         raise CompileError(f"@{func.name}: gen target: work-group ({_ids(exc.group, dims)}), thread {exc.tid}: "
                            f"no end after {exc.limit} instructions (a loop that never ends? raise the limit "
                            f"with --max-steps, 0 for none)") from None
+    if stats is not None:
+        stats.update(totals, mode=compiled.mode, simd=simd)
     return most[0]
 
 

@@ -155,6 +155,8 @@ class Thread:
         self.ip = 0
         self.steps = 0
         self.lane_steps = 0                      # enabled lanes summed over executed instructions
+        self.branches = 0                        # control-flow instructions executed (run --stats)
+        self.sends = 0                           # messages sent (memory, barriers, EOT)
         self.done = False
         self.at_barrier = False
         self.fell_off_end = False
@@ -406,10 +408,12 @@ class Thread:
         nxt = addr + instruction_size(inst)
         try:
             if op in BRANCHES:
+                self.branches += 1
                 if self.trace:
                     self.trace(self.tid, addr, inst, self._lane_view(inst, self.enabled(inst)))
                 nxt = execute_branch(self, inst, addr, nxt)
             elif op in SENDS:
+                self.sends += 1
                 mask = self.enabled(inst) & self.predicate(inst.predicate, inst)
                 if self.trace:
                     self.trace(self.tid, addr, inst, self._lane_view(inst, mask))

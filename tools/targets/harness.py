@@ -118,11 +118,13 @@ class InterpreterOptions:
 class GenRunOptions:
     """The gen target's settings: what to compile for (SIMD width, control-flow mode: backend.gen.GenOptions,
     checked there), when given a simulator Trace that records the first work-group's lane activity, and
-    `max_steps` instructions per hardware thread (None: backend.gen.launch.DEFAULT_MAX_STEPS, 0: no limit)."""
+    `max_steps` instructions per hardware thread (None: backend.gen.launch.DEFAULT_MAX_STEPS, 0: no limit);
+    `stats`: a dictionary the launch fills with its executed-instruction totals (backend.gen.launch)."""
     simd: int = 16
     cf: str = "auto"
     trace: object = None
     max_steps: int | None = None
+    stats: dict | None = None
 
     @property
     def compile(self):
@@ -175,7 +177,7 @@ def _run_gen(program: Program, kernel: str, args: list, global_size, local_size,
         compiled = compile(program, kernel, options.compile)
         func = program.function(kernel, CF_MODES[compiled.mode].pipeline)   # what it compiled
         run_gen_kernel(func, ir_arguments(func, args), global_size, local_size, options.simd, global_offset,
-                       options.trace, max_steps=options.max_steps, compiled=compiled)
+                       options.trace, max_steps=options.max_steps, compiled=compiled, stats=options.stats)
     except CompileError as e:
         if str(e).startswith("@"):           # the launcher names the kernel; say the file as ir does
             raise CompileError(f"{program.path}: kernel {e}") from None
