@@ -66,6 +66,8 @@ def _compile(args) -> None:
                          f"(passes: {', '.join(pipeline.PASS_NAMES)}, all)")
     if args.stop_after and args.stop_after not in pipeline.PASS_NAMES:
         raise UsageError(f"--stop-after: unknown pass '{args.stop_after}'")
+    if args.divergence and args.emit != "nir":
+        raise UsageError("--divergence marks the IR text: it goes with --emit nir")
     if args.emit in ("dot-tree", *SPIRV_EMITS) and args.stop_after == "read":
         raise UsageError(f"--emit {args.emit} needs the structurize pass (drop --stop-after read)")
     spirv = _compile_spirv_options(args)
@@ -104,6 +106,9 @@ def _compile(args) -> None:
                 data = _emit_spirv(args.emit, list(funcs.values()), spirv)
             else:
                 render = {"nir": print_function, "dot-cfg": cfg_dot, "dot-tree": tree_dot}[args.emit]
+                if args.divergence:
+                    from lowering.analysis.divergence import analyze
+                    render = lambda f: print_function(f, analyze(f))   # noqa: E731
                 data = "".join(render(f) for f in funcs.values())
     finally:
         if options.printed:
@@ -394,6 +399,9 @@ def build_parser() -> argparse.ArgumentParser:
                         "SPIR-V binary of all the kernels; spirv-asm: its disassembly; dot-spirv: its CFG; gen: a "
                         "Gen9 kernel container of all the kernels; gen-asm: its iga64-syntax text; gen-mir: the "
                         "Gen machine IR")
+    c.add_argument("--divergence", action="store_true",
+                   help="--emit nir: mark each value, branch and loop div or con (the divergence analysis, as NIR "
+                        "prints it)")
     c.add_argument("-O", dest="opt", choices=list("0123"), default="0", help="optimisation level (clang's)")
     c.add_argument("--kernel", help="compile only this kernel")
     c.add_argument("--verify-each", action="store_true", help="run the IR validator after every pass")
