@@ -71,6 +71,7 @@ class GenOptions:
     simd: int = 16
     cf: str = "auto"
     verify: bool = True
+    uniform_branches: bool = True    # the tree's uniform ifs as scalar jmpi (isel_structured; tools/bench_uniform)
 
     def __post_init__(self) -> None:
         if self.simd not in (8, 16):
@@ -128,7 +129,8 @@ def compile(program: Program, kernel: str, options: GenOptions | None = None) ->
     GenKernel says the mode."""
     options = options or GenOptions()
     func, mode = choose_function(program, kernel, options.cf)
-    compiled = compile_gen_kernel(func, options.simd, options.verify, mode.regions, mode.entry)
+    compiled = compile_gen_kernel(func, options.simd, options.verify, mode.regions, mode.entry,
+                                  options.uniform_branches)
     compiled.mode = mode.name
     return compiled
 
@@ -137,12 +139,12 @@ def select(program: Program, kernel: str, options: GenOptions | None = None) -> 
     """The machine IR of a kernel before register allocation (--emit gen-mir), and the mode's name."""
     options = options or GenOptions()
     func, mode = choose_function(program, kernel, options.cf)
-    return select_any(func, options.simd, mode.regions, mode.entry), mode.name
+    return select_any(func, options.simd, mode.regions, mode.entry, options.uniform_branches), mode.name
 
 
 @depth_independent          # selection walks the tree and the regions recursively: any nesting depth
 def compile_gen_kernel(func: Function, simd: int = 16, verify: bool = True, regions: bool = False,
-                       entry: str = "if") -> GenKernel:
+                       entry: str = "if", uniform_branches: bool = True) -> GenKernel:
     """A kernel of the `gen` pipeline's IR (structured branches) or the `gen-blockip` one's (blockIP;
     `regions`: with the natural regions in structured branches, the hybrid; `entry`: Beignet's entry
     sequence, isel_blockip.BlockIPDriver) -> Gen9 instructions and the ABI they expect. The function is
@@ -160,7 +162,7 @@ def compile_gen_kernel(func: Function, simd: int = 16, verify: bool = True, regi
         if problems:
             raise CompileError(f"internal error: invalid machine IR after {after}: {problems[0]}")
     from .isel import select
-    selected = select(func, simd, regions, entry)
+    selected = select(func, simd, regions, entry, uniform_branches)
     mfunc = selected.mfunc
     check("instruction selection")
     layout = selected.layout
@@ -193,12 +195,13 @@ def lower_for_gen(func: Function, verify: bool = True) -> None:
 
 
 @depth_independent
-def select_any(func: Function, simd: int = 16, regions: bool = False, entry: str = "if") -> MFunction:
+def select_any(func: Function, simd: int = 16, regions: bool = False, entry: str = "if",
+               uniform_branches: bool = True) -> MFunction:
     """The machine IR of either kind of function, before register allocation (lowered for Gen first,
     legalized: cost.prefers_hybrid counts its instructions)."""
     from .isel import select
     lower_for_gen(func)
-    return select(func, simd, regions, entry).mfunc
+    return select(func, simd, regions, entry, uniform_branches).mfunc
 
 
 def compile_gen(func: Function, simd: int = 16, verify: bool = True, regions: bool = False,

@@ -2,23 +2,26 @@
 branches under the execution mask.
 
 Ifs as if/else/endif, loops as do ... while with break and cont, early returns as halt; phis copied
-where control comes from. The driver owns a SelectionContext and a ValueSelector (isel_values.py),
+where control comes from. An if whose condition is uniform (the divergence analysis: the same in every
+active lane) is a scalar jmpi over the arm not taken instead (`uniform_branches`). The driver owns a SelectionContext and a ValueSelector (isel_values.py),
 hands it every instruction of every block in tree order, and emits only the branches.
 """
 from __future__ import annotations
 
+from lowering.analysis.divergence import Divergence, analyze
 from lowering.ir.core import Block, CFNode, Function, If, Instr, Loop, Phi, first_block, last_block
 
-from .isel_context import SelectionContext, gen_type
+from .isel_context import SCALAR, SelectionContext, gen_type
 from .isel_values import ValueSelector
-from .mir import MFunction
+from .mir import MFunction, MInstr, Operand, PReg
 
 EXIT = "exit"                                        # the final halt's block, where returned lanes wait
 
 
 class StructuredDriver:
-    def __init__(self, func: Function, simd: int):
+    def __init__(self, func: Function, simd: int, uniform_branches: bool = True):
         self.cx = SelectionContext(func, simd)
+        self.divergence: Divergence | None = analyze(func) if uniform_branches else None
         self.selector = ValueSelector(self.cx)
         self.loops: list[tuple[str, str, list[Phi], list[Phi]]] = []   # (latch, end, header phis, exit phis)
         self.returned = False                                 # an early return emitted a halt
@@ -59,6 +62,9 @@ class StructuredDriver:
                 phis = list(after.phis())
                 for phi in phis:
                     cx.values[phi] = cx.fresh(gen_type(phi.type))
+                if self.divergence is not None and node not in self.divergence.branches:
+                    self._uniform_if(node, phis)
+                    continue
                 cx.condition_flag(node.cond)
                 endif, other = cx.m.new_label("endif"), cx.m.new_label("else")
                 cx.branch("if", [other], predicate=(0, 0, False))
@@ -74,6 +80,41 @@ class StructuredDriver:
                 before, after = nodes[i - 1], nodes[i + 1]
                 assert isinstance(node, Loop) and isinstance(before, Block) and isinstance(after, Block)
                 self._loop(node, before, after)
+
+    def _uniform_if(self, node: If, phis: list[Phi]) -> None:
+        """An if whose condition every active lane agrees on: one scalar jump, no change of the execution
+        mask, so no if/else/endif. jmpi tests a group of flag bits, the disabled channels' too, whose bits
+        are stale (a compare under the mask writes only the enabled channels' bits: PRM vol. 7, "Flag
+        Register"); so f0.0 is cleared on every channel first ((W) x != x), the condition written under
+        the mask, and `.anyNh` is true exactly when the active lanes' (common) condition is. The arm not
+        taken is jumped over; lanes waiting elsewhere (parked by break, cont or halt) are not involved, as
+        a jmpi changes no mask. Cost: the clearing compare, the jmpi, and a jmpi over the else arm when
+        it has code; against if, else and endif (PRM vol. 2a "jmpi"; Beignet tests blockIP's jumps so)."""
+        cx = self.cx
+        r0 = Operand(PReg(0, 0), region=SCALAR)
+        cx.emit("cmp", None, r0, r0, cond_mod="ne", flag=(0, 0), no_mask=True)
+        cx.condition_flag(node.cond)
+        endif, other = cx.m.new_label("endif"), cx.m.new_label("else")
+        else_code = len(node.else_list) > 1 or bool(last_block(node.else_list).instrs) or bool(phis)
+        self._jmpi(other if else_code else endif, (0, 0, True))
+        self.cf_list(node.then_list)
+        cx.phi_copies(phis, last_block(node.then_list))
+        if else_code:
+            if last_block(node.then_list).jump is None:
+                self._jmpi(endif, None)
+            cx.start(other)
+            self.cf_list(node.else_list)
+            cx.phi_copies(phis, last_block(node.else_list))
+        cx.start(endif)
+
+    def _jmpi(self, target: str, predicate: tuple[int, int, bool] | None) -> None:
+        """A scalar jmpi to `target`: always, or when any channel's bit of the predicate's flag is set."""
+        cx = self.cx
+        cx.block.append(MInstr("jmpi", 1, None, [], predicate=predicate, no_mask=True,
+                               pred_control=f"any{cx.simd}h" if predicate is not None else "",
+                               targets=[target]))
+        cx.named.add(target)
+        cx.block = cx.m.block(cx.m.new_label("b"))
 
     def _loop(self, loop: Loop, before: Block, after: Block) -> None:
         """An infinite loop as Gen's do ... while: `break` disables a lane until the loop ends, `cont`
