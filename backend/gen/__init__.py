@@ -94,7 +94,8 @@ class GenKernel:
         return Kernel(self.name, code, self.simd, self.layout.payload(self.simd))
 
 
-def choose_function(program: Program, kernel: str, cf: str = "auto") -> tuple[Function, CFMode]:
+def choose_function(program: Program, kernel: str, cf: str = "auto",
+                    uniform_branches: bool = True) -> tuple[Function, CFMode]:
     """The kernel as the mode compiles it (from the driver, lowering.program), and the mode. `auto` (the
     role of Mesa's brw_simd_selection, for control flow): the hybrid where the structurizer cannot take
     the CFG (irreducible), or where the hybrid's machine IR is estimated to run clearly less than the
@@ -119,7 +120,7 @@ def choose_function(program: Program, kernel: str, cf: str = "auto") -> tuple[Fu
         hybrid = select_any(cfg, regions=True)
     except RegionDepthError:                 # nested deeper than the region search goes
         return tree, CF_MODES["structured"]
-    if prefers_hybrid(select_any(tree), hybrid):
+    if prefers_hybrid(select_any(tree, uniform_branches=uniform_branches), hybrid):
         return cfg, CF_MODES["hybrid"]
     return tree, CF_MODES["structured"]
 
@@ -128,7 +129,7 @@ def compile(program: Program, kernel: str, options: GenOptions | None = None) ->
     """A kernel of a program, in options.cf's mode (auto: choose_function's), as Gen9 instructions; the
     GenKernel says the mode."""
     options = options or GenOptions()
-    func, mode = choose_function(program, kernel, options.cf)
+    func, mode = choose_function(program, kernel, options.cf, options.uniform_branches)
     compiled = compile_gen_kernel(func, options.simd, options.verify, mode.regions, mode.entry,
                                   options.uniform_branches)
     compiled.mode = mode.name
@@ -138,7 +139,7 @@ def compile(program: Program, kernel: str, options: GenOptions | None = None) ->
 def select(program: Program, kernel: str, options: GenOptions | None = None) -> tuple[MFunction, str]:
     """The machine IR of a kernel before register allocation (--emit gen-mir), and the mode's name."""
     options = options or GenOptions()
-    func, mode = choose_function(program, kernel, options.cf)
+    func, mode = choose_function(program, kernel, options.cf, options.uniform_branches)
     return select_any(func, options.simd, mode.regions, mode.entry, options.uniform_branches), mode.name
 
 

@@ -3,17 +3,18 @@ branches under the execution mask.
 
 Ifs as if/else/endif, loops as do ... while with break and cont, early returns as halt; phis copied
 where control comes from. An if whose condition is uniform (the divergence analysis: the same in every
-active lane) is a scalar jmpi over the arm not taken instead (`uniform_branches`). The driver owns a SelectionContext and a ValueSelector (isel_values.py),
-hands it every instruction of every block in tree order, and emits only the branches.
+active lane) is a scalar jmpi over the arm not taken instead (`uniform_branches`). The driver owns a
+SelectionContext and a ValueSelector (isel_values.py), hands it every instruction of every block in
+tree order, and emits only the branches.
 """
 from __future__ import annotations
 
 from lowering.analysis.divergence import Divergence, analyze
-from lowering.ir.core import Block, CFNode, Function, If, Instr, Loop, Phi, first_block, last_block
+from lowering.ir.core import Block, CFNode, Function, If, Instr, Loop, Phi, Value, first_block, last_block
 
-from .isel_context import SCALAR, SelectionContext, gen_type
+from .isel_context import SCALAR, SelectionContext, gen_type, one_cmp
 from .isel_values import ValueSelector
-from .mir import MFunction, MInstr, Operand, PReg
+from .mir import Imm, MFunction, MInstr, Operand, PReg
 
 EXIT = "exit"                                        # the final halt's block, where returned lanes wait
 
@@ -91,12 +92,14 @@ class StructuredDriver:
         a jmpi changes no mask. Cost: the clearing compare, the jmpi, and a jmpi over the else arm when
         it has code; against if, else and endif (PRM vol. 2a "jmpi"; Beignet tests blockIP's jumps so)."""
         cx = self.cx
-        r0 = Operand(PReg(0, 0), region=SCALAR)
-        cx.emit("cmp", None, r0, r0, cond_mod="ne", flag=(0, 0), no_mask=True)
-        cx.condition_flag(node.cond)
+        scalar = self._scalar_compare(node.cond)
+        if not scalar:
+            r0 = Operand(PReg(0, 0), region=SCALAR)
+            cx.emit("cmp", None, r0, r0, cond_mod="ne", flag=(0, 0), no_mask=True)
+            cx.condition_flag(node.cond)
         endif, other = cx.m.new_label("endif"), cx.m.new_label("else")
         else_code = len(node.else_list) > 1 or bool(last_block(node.else_list).instrs) or bool(phis)
-        self._jmpi(other if else_code else endif, (0, 0, True))
+        self._jmpi(other if else_code else endif, (0, 0, True), group=not scalar)
         self.cf_list(node.then_list)
         cx.phi_copies(phis, last_block(node.then_list))
         if else_code:
@@ -107,11 +110,29 @@ class StructuredDriver:
             cx.phi_copies(phis, last_block(node.else_list))
         cx.start(endif)
 
-    def _jmpi(self, target: str, predicate: tuple[int, int, bool] | None) -> None:
-        """A scalar jmpi to `target`: always, or when any channel's bit of the predicate's flag is set."""
+    def _scalar_compare(self, cond: Value) -> bool:
+        """A fused compare of uniform scalars (kernel arguments in the cross-thread data, constants) is done
+        once, on channel 0 with the mask off ((W) cmp (1): the payload is valid whatever the mask), so
+        the jmpi reads that one flag bit and nothing stale: no clearing compare. True if emitted."""
+        cx = self.cx
+        if cond not in cx.deferred:
+            return False
+        assert isinstance(cond, Instr)
+        single = one_cmp(cond)
+        assert single is not None
+        mod, signed = single
+        a, b = (cx.operand(v, signed) for v in cond.operands)
+        if not (_payload_scalar(a) and (_payload_scalar(b) or isinstance(b.value, Imm))):
+            return False
+        cx.emit("cmp", None, a, b, cond_mod=mod, flag=(0, 0), n=1, no_mask=True)
+        return True
+
+    def _jmpi(self, target: str, predicate: tuple[int, int, bool] | None, group: bool = True) -> None:
+        """A scalar jmpi to `target`: always, or on the predicate's flag: any channel's bit (`group`), or
+        channel 0's."""
         cx = self.cx
         cx.block.append(MInstr("jmpi", 1, None, [], predicate=predicate, no_mask=True,
-                               pred_control=f"any{cx.simd}h" if predicate is not None else "",
+                               pred_control=f"any{cx.simd}h" if predicate is not None and group else "",
                                targets=[target]))
         cx.named.add(target)
         cx.block = cx.m.block(cx.m.new_label("b"))
@@ -154,3 +175,8 @@ class StructuredDriver:
         else:
             cx.phi_copies(header_phis, block)
             cx.branch("cont", [latch])
+
+
+def _payload_scalar(op: Operand) -> bool:
+    """A value read from the thread payload as one element for every channel (a kernel argument)."""
+    return isinstance(op.value, PReg) and op.region == SCALAR and op.offset == 0
