@@ -9,12 +9,14 @@ tree order, and emits only the branches.
 """
 from __future__ import annotations
 
+from isa.gen9.model import DataType as T
 from lowering.analysis.divergence import Divergence, analyze
 from lowering.ir.core import Block, CFNode, Function, If, Instr, Loop, Phi, Value, first_block, last_block
 
 from .isel_context import SCALAR, SelectionContext, gen_type, one_cmp
+from .isel_uniform import scalar_values, select_scalar
 from .isel_values import ValueSelector
-from .mir import Imm, MFunction, MInstr, Operand, PReg
+from .mir import Imm, MFunction, MInstr, Operand, PReg, VReg
 
 EXIT = "exit"                                        # the final halt's block, where returned lanes wait
 
@@ -23,6 +25,7 @@ class StructuredDriver:
     def __init__(self, func: Function, simd: int, uniform_branches: bool = True):
         self.cx = SelectionContext(func, simd)
         self.divergence: Divergence | None = analyze(func) if uniform_branches else None
+        self.scalars = scalar_values(func, self.divergence) if self.divergence is not None else set()
         self.selector = ValueSelector(self.cx)
         self.loops: list[tuple[str, str, list[Phi], list[Phi]]] = []   # (latch, end, header phis, exit phis)
         self.returned = False                                 # an early return emitted a halt
@@ -55,6 +58,8 @@ class StructuredDriver:
                         continue                            # filled where control comes from
                     if ins.is_jump:
                         self._jump(ins, node)
+                    elif ins in self.scalars:
+                        select_scalar(cx, ins)
                     else:
                         self.selector.select(ins)
             elif isinstance(node, If):
@@ -62,7 +67,7 @@ class StructuredDriver:
                 assert isinstance(after, Block)
                 phis = list(after.phis())
                 for phi in phis:
-                    cx.values[phi] = cx.fresh(gen_type(phi.type))
+                    cx.values[phi] = cx.fresh(gen_type(phi.type), uniform=phi in self.scalars)
                 if self.divergence is not None and node not in self.divergence.branches:
                     self._uniform_if(node, phis)
                     continue
@@ -115,6 +120,10 @@ class StructuredDriver:
         once, on channel 0 with the mask off ((W) cmp (1): the payload is valid whatever the mask), so
         the jmpi reads that one flag bit and nothing stale: no clearing compare. True if emitted."""
         cx = self.cx
+        if cond in self.scalars and cond not in cx.deferred:     # a 0/-1 dword on channel 0
+            cx.emit("cmp", None, cx.operand(cond), Operand(Imm(0, T.D)), cond_mod="ne", flag=(0, 0), n=1,
+                    no_mask=True)
+            return True
         if cond not in cx.deferred:
             return False
         assert isinstance(cond, Instr)
@@ -145,7 +154,7 @@ class StructuredDriver:
         cx = self.cx
         header_phis, exit_phis = list(first_block(loop.body).phis()), list(after.phis())
         for phi in header_phis + exit_phis:
-            cx.values[phi] = cx.fresh(gen_type(phi.type))
+            cx.values[phi] = cx.fresh(gen_type(phi.type), uniform=phi in self.scalars)
         cx.phi_copies(header_phis, before)
         head, latch, end = cx.m.new_label("loop"), cx.m.new_label("latch"), cx.m.new_label("endloop")
         cx.start(head)
@@ -178,5 +187,8 @@ class StructuredDriver:
 
 
 def _payload_scalar(op: Operand) -> bool:
-    """A value read from the thread payload as one element for every channel (a kernel argument)."""
+    """One element for every channel, valid whatever the mask: a kernel argument read from the thread
+    payload, or a uniform register (isel_uniform: written with the mask off)."""
+    if isinstance(op.value, VReg):
+        return op.value.uniform and op.value.count == 1 and op.region is None and op.offset == 0
     return isinstance(op.value, PReg) and op.region == SCALAR and op.offset == 0
