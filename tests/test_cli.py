@@ -192,6 +192,16 @@ def test_ll_input_is_optimised_at_the_level_asked(tmp_path):
 def test_version_and_help():
     version = run("--version")
     assert version.returncode == 0 and version.stdout.startswith("reconverge ")
+    for tool in ("clang", "spirv-val", "iga64", "llvmlite"):      # each names what it found, where
+        line = next(line for line in version.stdout.splitlines() if line.strip().startswith(tool + ":"))
+        assert "not found" not in line and "(" in line, line
+
+
+def test_version_names_a_missing_tool_instead_of_failing(tmp_path):
+    env = {**os.environ, "RECONVERGE_CLANG": str(tmp_path / "no-such-clang")}
+    version = subprocess.run([sys.executable, "-m", "tools.cli", "--version"], capture_output=True, text=True,
+                             env=env, cwd=ROOT)
+    assert version.returncode == 0 and "clang: not found on PATH" in version.stdout
     helptext = run("compile", "--help")
     assert helptext.returncode == 0 and "--emit" in helptext.stdout and "--dump-after" in helptext.stdout
 
@@ -233,3 +243,55 @@ def test_run_command_end_to_end(tmp_path):
     assert sorted(os.listdir(tmp_path / "o")) == ["bar.npy", "baz.npy", "foo.npy", "out.npy"]
     helptext = run("run", "--help")
     assert helptext.returncode == 0 and "largest divisor" in helptext.stdout
+
+
+def test_run_prints_a_one_line_summary_and_with_print_the_buffers(tmp_path):
+    proc = run("run", SEED, "--target", "ir", "--global", "16", "--local", "8", "--arg", "out=zeros:16:int32",
+               "--arg", "foo=zeros:16:int32", "--arg", "bar=zeros:16:int32", "--arg", "baz=zeros:16:int32",
+               "--print")
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert lines[-1].startswith("@") and " on ir: global 16, local 8 (ir " in lines[-1], lines[-1]
+    assert "wrote" not in lines[-1] and not os.listdir(tmp_path)          # --print alone writes nothing
+    assert any(line.startswith("out = [") and line.endswith("(16 x int32)") for line in lines), lines
+
+
+def test_run_compare_agrees_on_the_seed_kernel():
+    proc = run("run", SEED, "--compare", "llvm,ir,gen", "--global", "16", "--arg", "out=zeros:16:int32",
+               "--arg", "foo=zeros:16:int32", "--arg", "bar=zeros:16:int32", "--arg", "baz=zeros:16:int32")
+    assert proc.returncode == 0, proc.stderr
+    assert "ir: all buffers equal to llvm's" in proc.stdout and "gen: all buffers equal to llvm's" in proc.stdout
+    assert proc.stdout.splitlines()[-1].endswith("every target agrees with llvm")
+
+
+def test_run_compare_names_the_first_differing_element_and_exits_1(monkeypatch, capsys):
+    """A target that computes something else (here: the ir launcher, made to add 1 to one lane) is
+    reported with the buffer, the element and both values."""
+    from tools import cli
+    from tools.targets import harness
+    real = harness.TARGETS["ir"]
+
+    def off_by_one(program, kernel, args, *rest):
+        real(program, kernel, args, *rest)
+        args[0][5] += 1
+    monkeypatch.setitem(harness.TARGETS, "ir", off_by_one)
+    code = cli.main(["run", SEED, "--compare", "llvm,ir", "--global", "16", "--arg", "out=zeros:16:int32",
+                     "--arg", "foo=zeros:16:int32", "--arg", "bar=zeros:16:int32", "--arg", "baz=zeros:16:int32"])
+    out = capsys.readouterr().out
+    assert code == 1
+    assert "ir: buffer 'out' [5]: ir " in out and "!= llvm" in out, out
+    assert out.splitlines()[-1].endswith("1 of 1 target(s) differ from llvm")
+
+
+@pytest.mark.parametrize("args,needle", [
+    (["--compare", "llvm"], "name at least two different targets"),
+    (["--compare", "llvm,llvm"], "name at least two different targets"),
+    (["--compare", "llvm,cuda"], "unknown target 'cuda'"),
+    (["--compare", "llvm,ir", "--target", "ir"], "--compare and --target"),
+    (["--compare", "llvm,ir", "--simd", "8"], "--simd only applies to --target gen"),
+    (["--target", "ir"], "--out (or --print, or --compare)"),
+    ([], "--target (or --compare"),
+])
+def test_run_target_choices_are_checked(args, needle):
+    proc = run("run", SEED, "--global", "16", "--arg", "out=zeros:16:int32", *args)
+    assert_one_line_error(proc, 2, needle)

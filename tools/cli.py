@@ -278,43 +278,80 @@ def _launch_local_size(args, kernel: str, global_size: tuple[int, ...], reqd) ->
     return local_size
 
 
-def _run(args) -> None:
-    from tools import run_args
+def _run_targets(args) -> list[str]:
+    """The targets a `run` launches: --target's, or --compare's list (the first is the reference)."""
     from tools.targets import harness
-    if args.target not in harness.TARGETS:
-        raise UsageError(f"--target: unknown target '{args.target}' (targets: {', '.join(harness.TARGETS)})")
-    global_size = _sizes(args.global_size, "--global")
-    if args.local is not None:
-        _sizes(args.local, "--local")
-    if args.max_steps is not None and args.target not in ("ir", "gen"):
+    compare = getattr(args, "compare", None)
+    if compare is not None and args.target is not None:
+        raise UsageError("--compare and --target: give one (--compare names every target it runs)")
+    if compare is None and args.target is None:
+        raise UsageError("the following arguments are required: --target (or --compare T1,T2,..)")
+    targets = [t.strip() for t in compare.split(",")] if compare is not None else [args.target]
+    for t in targets:
+        if t not in harness.TARGETS:
+            raise UsageError(f"--{'compare' if compare is not None else 'target'}: unknown target '{t}' "
+                             f"(targets: {', '.join(harness.TARGETS)})")
+    if compare is not None and (len(targets) < 2 or len(set(targets)) != len(targets)):
+        raise UsageError(f"--compare {compare}: name at least two different targets")
+    return targets
+
+
+def _check_target_flags(args, targets: list[str]) -> None:
+    """Each target-specific flag needs its target among those run."""
+    def only(flag: str, given: bool, target: str, what: str = "") -> None:
+        if given and target not in targets:
+            raise UsageError(f"{flag} only applies to --target {target}{what}")
+    if args.max_steps is not None and not {"ir", "gen"} & set(targets):
         raise UsageError("--max-steps only applies to --target ir and gen")
     if args.max_steps is not None and args.max_steps < 0:
         raise UsageError(f"--max-steps {args.max_steps}: expected a number of steps >= 0 (0: no limit)")
-    backend = _spirv_options(args.spirv_version, args.target_env) if args.target == "spirv" else None
-    if args.vk_device is not None:
-        if args.target != "spirv":
-            raise UsageError("--vk-device only applies to --target spirv")
-        from dataclasses import replace
-        assert backend is not None                       # the spirv target's options, made above
-        backend = replace(backend, vk_device=args.vk_device)
-    if args.target == "ir":
-        backend = harness.InterpreterOptions(args.max_steps)
-    if args.simd is not None and args.target != "gen":
-        raise UsageError("--simd only applies to --target gen")
-    if args.cf is not None and args.target != "gen":
-        raise UsageError("--cf only applies to --target gen")
-    if args.trace is not None and args.target != "gen":
-        raise UsageError("--trace only applies to --target gen")
-    if args.target == "gen":
+    only("--vk-device", args.vk_device is not None, "spirv")
+    only("--simd", args.simd is not None, "gen")
+    only("--cf", args.cf is not None, "gen")
+    only("--trace", args.trace is not None, "gen")
+    if args.trace is not None and len(targets) > 1:
+        raise UsageError("--trace draws one run: use it with --target gen, not --compare")
+    only("--platform" if args.platform else "--device", bool(args.platform or args.device), "opencl")
+    if args.out is None and not getattr(args, "print", False) and getattr(args, "compare", None) is None \
+            and args.trace is None:
+        raise UsageError("the following arguments are required: --out (or --print, or --compare)")
+
+
+def _backend_options(args, target: str, local_size: tuple[int, ...]):
+    """The settings a target's launcher takes, from the command line."""
+    from dataclasses import replace
+
+    from tools.targets import harness
+    if target == "spirv":
+        backend = _spirv_options(args.spirv_version, args.target_env)
+        if args.vk_device is not None:
+            backend = replace(backend, vk_device=args.vk_device)
+        return replace(backend, local_size=tuple(local_size) + (1,) * (3 - len(local_size)))
+    if target == "ir":
+        return harness.InterpreterOptions(args.max_steps)
+    if target == "gen":
         from isa.gen9.simulator import Trace
         checked = _gen_options(args.simd, args.cf)
-        backend = harness.GenRunOptions(checked.simd, checked.cf, Trace() if args.trace is not None else None,
-                                        args.max_steps)
-    if (args.platform or args.device) and args.target != "opencl":
-        raise UsageError(f"{'--platform' if args.platform else '--device'} only applies to --target opencl")
-    if args.target == "opencl":
+        return harness.GenRunOptions(checked.simd, checked.cf, Trace() if args.trace is not None else None,
+                                     args.max_steps)
+    if target == "opencl":
         from tools.targets.opencl_target import OpenCLOptions
-        backend = OpenCLOptions(args.platform, args.device)
+        return OpenCLOptions(args.platform, args.device)
+    return None
+
+
+def _run(args) -> int:
+    import time
+
+    from tools import run_args
+    from tools.targets import harness
+    targets = _run_targets(args)
+    global_size = _sizes(args.global_size, "--global")
+    if args.local is not None:
+        _sizes(args.local, "--local")
+    _check_target_flags(args, targets)
+    if "gen" in targets:
+        _gen_options(args.simd, args.cf)                 # a bad --simd/--cf before anything is compiled
     program = harness.load_program(args.input, f"-O{args.opt}", args.kernel, verify_each=args.verify_each,
                                    build_options=_build_options(args))
     kernels = program.kernel_names()
@@ -327,28 +364,59 @@ def _run(args) -> None:
     except run_args.ArgError as exc:
         raise UsageError(str(exc)) from None
     local_size = _launch_local_size(args, kernel, global_size, program.reqd_work_group_size(kernel))
-    if args.target == "spirv":
-        from dataclasses import replace
-        assert backend is not None
-        backend = replace(backend, local_size=tuple(local_size) + (1,) * (3 - len(local_size)))
 
-    def launch():
-        results = harness.run_target(args.target, program, kernel, values, global_size, local_size, backend)
+    def launch(target: str):
+        backend = _backend_options(args, target, local_size)
+        results = harness.run_target(target, program, kernel, values, global_size, local_size, backend)
         if args.trace is None:
             return results, b""
         from isa.gen9.sim_trace import trace_png
         return results, trace_png(backend.trace)
-    if args.target in ("llvm", "opencl") or args.timeout is not None:
-        # native code is isolated, so that a crash is an error and not the end; a time limit needs a child
-        from tools.targets.isolate import call_in_child
-        results, png = call_in_child(launch, f"{args.input}: @{kernel} on the {args.target} target", args.timeout)
-    else:
-        results, png = launch()
+    runs, seconds = {}, {}
+    for target in targets:
+        started = time.perf_counter()
+        if target in ("llvm", "opencl") or args.timeout is not None:
+            # native code is isolated, so that a crash is an error and not the end; a time limit needs a child
+            from tools.targets.isolate import call_in_child
+            runs[target] = call_in_child(lambda: launch(target), f"{args.input}: @{kernel} on the {target} target",
+                                         args.timeout)
+        else:
+            runs[target] = launch(target)
+        seconds[target] = time.perf_counter() - started
+    results, png = runs[targets[0]]
+    buffers = [(p.name, results[i]) for i, p in enumerate(params) if p.is_buffer]
     # --out (None: `reconverge trace` of a kernel source, the picture only) and --trace: all or none
-    directories = {} if args.out is None else \
-        {args.out: _npy_files([(p.name, results[i]) for i, p in enumerate(params) if p.is_buffer])}
+    directories = {} if args.out is None else {args.out: _npy_files(buffers)}
     write_all({} if args.trace is None else {args.trace: png}, directories,
               inputs=[args.input] + run_args.input_files(args.arg or []))
+    if getattr(args, "trace_only", False):
+        return 0
+    names = [p.name for p in params]
+    differing = 0
+    for target in targets[1:]:
+        problems = harness.compare(results, runs[target][0], names, labels=(targets[0], target))
+        differing += bool(problems)
+        for line in problems or [f"all buffers equal to {targets[0]}'s"]:
+            print(f"{target}: {line}")
+    if getattr(args, "print", False):
+        for name, array in buffers:
+            print(f"{name} = {_small(array)}")
+    ndrange = f"global {','.join(map(str, global_size))}, local {','.join(map(str, local_size))}"
+    timing = ", ".join(f"{t} {seconds[t]:.2f} s" for t in targets)
+    wrote = f"; wrote {len(buffers)} buffer(s) to {args.out}" if args.out is not None and buffers else ""
+    verdict = "" if len(targets) == 1 else \
+        f"; {differing} of {len(targets) - 1} target(s) differ from {targets[0]}" if differing else \
+        f"; every target agrees with {targets[0]}"
+    print(f"@{kernel} on {'/'.join(targets)}: {ndrange} ({timing}){wrote}{verdict}")
+    return 1 if differing else 0
+
+
+def _small(array, limit: int = 64) -> str:
+    """A buffer for --print: all of it when small, else its head and tail."""
+    import numpy as np
+    flat = np.asarray(array).reshape(-1)
+    with np.printoptions(threshold=limit, edgeitems=8, linewidth=120):
+        return f"{np.array2string(flat, separator=', ')}  ({flat.size} x {flat.dtype})"
 
 
 def _npy_files(arrays: list) -> dict[str, bytes]:
@@ -366,12 +434,16 @@ def _npy_files(arrays: list) -> dict[str, bytes]:
     return contents
 
 
-def _version() -> str:
-    try:
-        from importlib.metadata import version
-        return version("reconverge")
-    except Exception:       # running from a checkout that was never installed
-        return "(not installed)"
+class _VersionAction(argparse.Action):
+    """--version, computed only when asked for (tools/versions.py runs the tools it names)."""
+
+    def __init__(self, option_strings, dest=argparse.SUPPRESS, default=argparse.SUPPRESS, help=None):
+        super().__init__(option_strings, dest=dest, default=default, nargs=0, help=help)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        from tools.versions import version_text
+        print(version_text())
+        parser.exit()
 
 
 def _add_build_options(p) -> None:
@@ -388,7 +460,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="reconverge", description="GPU compiler backend: LLVM IR to structured IR, "
                      "SPIR-V and Intel Gen9 ISA.")
     parser.add_argument("--debug", action="store_true", help="show tracebacks of internal errors")
-    parser.add_argument("--version", action="version", version=f"reconverge {_version()}")
+    parser.add_argument("--version", action=_VersionAction,
+                        help="show reconverge's version and those of the clang, spirv-val and iga64 it runs")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     c = sub.add_parser("compile", help="compile an OpenCL C, LLVM IR (.ll) or bitcode (.bc) file")
     c.add_argument("input", help="an OpenCL C (.cl), LLVM IR (.ll), bitcode (.bc) or reconverge IR text (.nir) "
@@ -438,7 +511,7 @@ def build_parser() -> argparse.ArgumentParser:
                                    "none).")
     r.add_argument("input", help="an OpenCL C (.cl), LLVM IR (.ll), bitcode (.bc) or reconverge IR text (.nir) file")
     r.add_argument("--kernel", help="the kernel to run (needed when the input has several)")
-    r.add_argument("--target", required=True, metavar="llvm|ir|spirv|opencl|gen",
+    r.add_argument("--target", metavar="llvm|ir|spirv|opencl|gen",
                    help="llvm: the LLVM module on the CPU JIT; ir: the structured IR on the interpreter; "
                         "spirv: the SPIR-V module on a Vulkan device; opencl: the .cl source on an installed "
                         "OpenCL driver (not our compiler at all); gen: our Gen9 code in the Gen9 simulator")
@@ -453,7 +526,12 @@ def build_parser() -> argparse.ArgumentParser:
                         "zeros:COUNT:DTYPE (DTYPE a numpy name: int8..uint64, float16..float64; it must match "
                         "the parameter's element type); a __local pointer local:COUNT:DTYPE (per work-group); "
                         "a scalar a number (range-checked against its type); a vector N,N,.. (one per lane)")
-    r.add_argument("--out", required=True, metavar="DIR", help="folder for NAME.npy (created if needed)")
+    r.add_argument("--out", metavar="DIR", help="folder for NAME.npy (created if needed; with --compare: the "
+                                                 "first target's buffers)")
+    r.add_argument("--compare", metavar="T1,T2[,..]",
+                   help="run on each target (instead of --target) and report, per target, the first element of "
+                        "each buffer that differs from the first target's; exit 1 if any differs")
+    r.add_argument("--print", action="store_true", help="print the buffers after the run (large ones elided)")
     r.add_argument("-O", dest="opt", choices=list("0123"), default="0", help="optimisation level (clang's)")
     r.add_argument("--spirv-version", default=DEFAULT_SPIRV_VERSION, metavar="1.0..1.6",
                    help="SPIR-V version, for --target spirv (default %(default)s)")

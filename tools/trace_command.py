@@ -102,7 +102,8 @@ def _trace_compiled_kernel(args) -> None:
     _check_max_steps(args)
     run = argparse.Namespace(**vars(args))
     run.__dict__.update(target="gen", trace=args.output, out=None, timeout=None, platform=None,
-                        device=None, vk_device=None, spirv_version=None, target_env=None, verify_each=False)
+                        device=None, vk_device=None, spirv_version=None, target_env=None, verify_each=False,
+                        trace_only=True)
     cli._run(run)
 
 

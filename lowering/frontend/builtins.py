@@ -15,6 +15,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, cast
 
+from lowering.frontend import subgroups
 from lowering.frontend.llvm_types import LType
 from lowering.frontend.scalar import Unsupported, scalar_type
 from lowering.ir.core import Const, Value
@@ -196,6 +197,8 @@ def opencl(r, symbol: str, args: list[list[Value]], arg_types: list[LType], ret:
     if name in WORKITEM or name in ("get_global_linear_id", "get_local_linear_id"):
         assert rt is not None         # every work-item function returns a value
         return [_workitem(L, name, args, rt)]
+    if subgroups.is_subgroup_builtin(name):
+        return subgroups.lower(L, name, [p.kind for p in params], args, rt)
     if name in ("barrier", "work_group_barrier"):
         flags = args[0][0]
         r.emit("barrier", [L.fix_width(flags, I32, False)], VOID)
