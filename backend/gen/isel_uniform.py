@@ -8,8 +8,9 @@ virtual register that every reader sees as <0;1,0> (mir.py). Only where that is 
   would have left stale in a per-lane register);
 - no read of it is temporally divergent (a lane that left a divergent loop earlier needs the value of
   its own last iteration, which a later iteration would overwrite);
-- it is an i32 or i1 integer operation Gen does in one instruction (add, sub, mul, and, or, xor, shifts,
-  compares) or a phi of such values (a loop counter), so that no handler of the value table need know.
+- it is an i32 integer operation Gen does in one instruction (add, sub, mul, and, or, xor, shifts), a
+  compare of i32s or bools, and, or or xor of bools, or a phi of such values (a loop counter), so that
+  no handler of the value table need know.
 A compare of scalars that an if reads then sets one flag bit ((W) cmp (1)), and the if's jmpi reads
 that bit (isel_structured). Chosen by a fixed point that drops a candidate when an operand is not
 scalar: O(values + uses) per pass, a pass per link of the longest chain of phis that drop.
@@ -62,6 +63,8 @@ def _candidate(ins: Instr) -> bool:
         return True
     if ins.opcode == "icmp":
         return ins.operands[0].type in (I1, I32)
+    if ins.type == I1:                         # a bool is a 0/-1 dword: only the bitwise operations keep it one
+        return ins.opcode in ("and", "or", "xor")
     return ins.opcode in ALU
 
 
