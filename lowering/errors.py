@@ -1,5 +1,6 @@
 """The one exception type for bad input: the command line prints it as a single line and exits 1 (with
-one subclass a caller may want to tell apart: IrreducibleCFG)."""
+subclasses a caller may want to tell apart: NotSupported, valid input this compiler cannot take yet, and
+its IrreducibleCFG)."""
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
@@ -18,7 +19,13 @@ class CompileError(Exception):
         super().__init__(" ".join(message.split("\n")).strip())
 
 
-class IrreducibleCFG(CompileError):
+class NotSupported(CompileError):
+    """Valid input that reconverge cannot compile yet (an LLVM instruction or type it does not read, an
+    irreducible CFG for a structured target): a limit of this compiler, not a fault of the input, which
+    `reconverge check` reports apart from bad input and from invalid output."""
+
+
+class IrreducibleCFG(NotSupported):
     """The structurizer's refusal of an irreducible CFG: a target that runs any CFG (Gen's blockIP) takes
     the kernel another way instead."""
 

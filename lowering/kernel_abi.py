@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from lowering.errors import CompileError
+from lowering.errors import CompileError, NotSupported
 from lowering.ir.core import Arg, Function
 from lowering.ir.types import F16, F32, F64, Type, int_type, ptr
 
@@ -129,7 +129,7 @@ def _llvm_type(text: str, where: str) -> tuple[Type, ...]:
     pointer = re.fullmatch(r"ptr(?: addrspace\((\d+)\))?", text)
     if pointer:
         return (ptr(int(pointer.group(1) or 0)),)
-    raise CompileError(f"{where}: parameter type {text} is not supported")
+    raise NotSupported(f"{where}: parameter type {text} is not supported")
 
 
 def llvm_kernel_params(mod: Any, text: str, kernel: str, path: str) -> list[Param]:

@@ -62,7 +62,8 @@ def test_every_input_gets_its_verdict_and_the_junit_file_counts_right(inputs):
                        "clang_kernel.spv": "passed", "glslang.spv": "passed", "bad.cl": "failed",
                        "broken_merge_dominance.spv": "failed", "broken_exit.spv": "failed",
                        "broken_continue.spv": "failed"}
-    problems = {os.path.basename(r["path"]): " ".join(p for c in r["cases"] for p in c["problems"])
+    problems = {os.path.basename(r["path"]): " ".join(p for c in doc["records"] if c["path"] == r["path"]
+                                                      for p in c["problems"])
                 for r in doc["inputs"]}
     assert "headed by %h declares merge block %m, which its header does not dominate" in \
         problems["broken_merge_dominance.spv"]
@@ -79,8 +80,11 @@ def test_every_input_gets_its_verdict_and_the_junit_file_counts_right(inputs):
 def test_structure_report_of_another_compilers_shader(inputs):
     done = _cli("check", "good/modules/glslang.spv", "--json", "g.json", cwd=inputs)
     assert done.returncode == 0
-    report = json.loads((inputs / "g.json").read_text())["inputs"][0]["cases"][0]["structure"]
-    assert "function main" in report and "loop construct: header" in report and "continue" in report
+    [record] = json.loads((inputs / "g.json").read_text())["records"]
+    kinds = {(c["function"], c["kind"]) for c in record["constructs"]}
+    assert ("main", "loop") in kinds and ("main", "continue") in kinds
+    loop = next(c for c in record["constructs"] if c["kind"] == "loop")
+    assert loop["header"] in loop["blocks"] and loop["merge"] and loop["continue"]
 
 
 def test_usage_errors_exit_2(inputs):
@@ -95,4 +99,5 @@ def test_an_input_whose_child_fails_is_that_inputs_failure_only(inputs):
     assert done.returncode == 1
     doc = json.loads((inputs / "t.json").read_text())
     assert [r["status"] for r in doc["inputs"]] == ["failed", "failed"]
-    assert all("(check)" == r["cases"][0]["name"] for r in doc["inputs"])
+    assert [r["outcome"] for r in doc["inputs"]] == ["timeout", "timeout"]
+    assert all("(check)" == r["name"] for r in doc["records"])

@@ -72,3 +72,33 @@ def test_only_opencl_c_runs_on_the_driver(tmp_path):
     ll = write(tmp_path, "k.ll", "define spir_kernel void @k(ptr addrspace(1) %o) {\n  ret void\n}\n")
     assert_one_line_error(run("run", ll, "--target", "opencl", "--global", "1", "--arg", "o=zeros:1:int32",
                               "--out", str(tmp_path / "o")), 1, "OpenCL C source")
+
+
+SUBGROUP_KERNEL = """kernel void k(global int *o) {
+    int v = (int)get_global_id(0);
+    o[v] = sub_group_reduce_add(v) + 1000 * (int)get_sub_group_size();
+}
+"""
+
+
+def test_sub_group_kernels_run_only_where_the_driver_has_them(tmp_path):
+    """cl_khr_subgroups reported: the driver's sub-groups (probed to be OpenCL's linear layout) give the
+    reduction numpy computes for its max sub-group size; not reported (Debian's PoCL 3.1): one line naming it."""
+    from tools.targets.opencl_target import choose_device
+    source = write(tmp_path, "k.cl", SUBGROUP_KERNEL)
+    result = run("run", source, "--target", "opencl", "--global", "40", "--local", "20",
+                 "--arg", "o=zeros:40:int32", "--out", str(tmp_path / "out"))
+    if "cl_khr_subgroups" not in choose_device(None).extensions.split():
+        assert_one_line_error(result, 1, "does not report cl_khr_subgroups", "sub-group built-ins")
+        assert not (tmp_path / "out").exists()
+        return
+    if result.returncode == 1 and "does not form sub-groups" in result.stderr:
+        return          # refused after the probe: the driver's layout is not OpenCL's linear one
+    assert result.returncode == 0, result.stderr
+    got = np.load(tmp_path / "out" / "o.npy")
+    width = got[0] // 1000
+    ids = np.arange(40)
+    first = ids // 20 * 20 + (ids % 20) // width * width
+    sizes = np.minimum(width, ids // 20 * 20 + 20 - first)
+    want = [sum(range(f, f + s)) + 1000 * s for f, s in zip(first, sizes)]
+    assert got.tolist() == want

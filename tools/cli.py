@@ -14,7 +14,7 @@
     reconverge check PATH... [-j N] [--junit FILE] [--json FILE] [--emit-dir DIR]   (CI: SPIR-V structure)
     reconverge asm INPUT.asm -o OUT.krn       (Gen9, iga64 syntax)
     reconverge disasm INPUT.krn [-o OUT|-]
-    reconverge trace PROGRAM --simd N -o OUT.png
+    reconverge trace PROGRAM --simd N -o OUT.png|.svg|.pdf   (a kernel source: [--compare-cf])
     reconverge fuzz [-n N] [--seed S] [--mode M,..] [--targets T,..] [-j J] [--time-budget T] [--save-dir DIR]
                     [--shard K/N] [--reduce]                    (differential fuzzing: tools/fuzz/)
 
@@ -34,11 +34,11 @@ import sys
 
 from lowering.errors import CompileError
 from lowering.output import check_names_distinct, write_all
-from tools.usage import MAX_SECONDS, Terminated, UsageError, raise_on_sigterm, seconds
+from tools.usage import MAX_SECONDS, Terminated, UsageError, raise_on_sigterm, seconds, subgroup_size
 
 EXIT_INPUT, EXIT_USAGE, EXIT_INTERNAL = 1, 2, 3
-EMIT_KINDS = ("nir", "dot-cfg", "dot-tree", "spirv", "spirv-asm", "dot-spirv", "gen", "gen-asm", "gen-mir")
-GEN_EMITS = ("gen", "gen-asm", "gen-mir")
+EMIT_KINDS = ("nir", "dot-cfg", "dot-tree", "spirv", "spirv-asm", "dot-spirv", "gen", "gen-bin", "gen-asm", "gen-mir")
+GEN_EMITS = ("gen", "gen-bin", "gen-asm", "gen-mir")
 CF_CHOICES = ("auto", "structured", "blockip", "hybrid")    # --cf (backend.gen.COMMAND_LINE_CF)
 SPIRV_EMITS = ("spirv", "spirv-asm", "dot-spirv")
 DEFAULT_SPIRV_VERSION, DEFAULT_TARGET_ENV = "1.3", "vulkan1.3"
@@ -148,9 +148,10 @@ def _annotated(text: str, notes: dict[int, str]) -> str:
 
 
 def _emit_gen(kind: str, program, names: list[str], options) -> str | bytes:
-    """gen: a kernel container of every kernel (isa/gen9/container.py); gen-asm: its iga64-syntax text, each
-    kernel headed by comment lines saying its width, size and control-flow mode (the one --cf auto chose);
-    gen-mir: the machine IR before register allocation."""
+    """gen: a kernel container of every kernel (isa/gen9/container.py); gen-bin: one kernel's code alone, what
+    iga64 -p=9 -d reads; gen-asm: its iga64-syntax text, each kernel headed by comment lines saying its
+    width, size and control-flow mode (the one --cf auto chose); gen-mir: the machine IR before register
+    allocation."""
     from backend.gen import compile, select
     from backend.gen.mir_printer import print_mfunction
     from isa.gen9.container import pack_container
@@ -158,11 +159,16 @@ def _emit_gen(kind: str, program, names: list[str], options) -> str | bytes:
     from isa.gen9.encoding import encode_program
     if kind == "gen-mir":
         return "".join(print_mfunction(select(program, name, options)[0]) for name in names)
+    if kind == "gen-bin" and len(names) != 1:
+        raise UsageError(f"--emit gen-bin writes one kernel's code: name it with --kernel (kernels: "
+                         f"{', '.join(names)})")
     built = [(k, encode_program(k.program)) for k in (compile(program, name, options) for name in names)]
     if kind == "gen-asm":
         how = "chosen by --cf auto" if options.cf == "auto" else "--cf"
         return "\n".join(f"// kernel {k.name}: SIMD{k.simd}, {len(code)} bytes\n// control flow: {k.mode} ({how})\n"
                          f"{_annotated(disassemble(code), k.notes)}" for k, code in built)
+    if kind == "gen-bin":
+        return built[0][1]
     return pack_container([k.container_entry(code) for k, code in built])
 
 
@@ -240,10 +246,15 @@ def _emit_spirv(emit: str, funcs: list, options) -> str | bytes:
         from backend.spirv import tools as spirv_tools
     except ImportError as exc:
         raise CompileError(f"--emit {emit}: the SPIR-V backend is not available ({exc})") from None
+    if emit == "dot-spirv":                      # the module with the IR's block names, drawn as a CFG
+        from dataclasses import replace
+
+        from backend.spirv.cfg_dot import cfg_dot
+        return cfg_dot(compile_spirv(funcs, replace(options, block_names=True)))
     binary = compile_spirv(funcs, options)
     if emit == "spirv":
         return binary
-    return spirv_tools.disassemble(binary) if emit == "spirv-asm" else spirv_tools.cfg_dot(binary)
+    return spirv_tools.disassemble(binary)
 
 
 def _sizes(text: str, flag: str) -> tuple[int, ...]:
@@ -306,6 +317,8 @@ def _check_target_flags(args, targets: list[str]) -> None:
     if args.max_steps is not None and args.max_steps < 0:
         raise UsageError(f"--max-steps {args.max_steps}: expected a number of steps >= 0 (0: no limit)")
     only("--vk-device", args.vk_device is not None, "spirv")
+    if args.subgroup_size is not None and not {"llvm", "ir"} & set(targets):
+        raise UsageError("--subgroup-size only applies to --target llvm and ir")
     only("--simd", args.simd is not None, "gen")
     only("--cf", args.cf is not None, "gen")
     only("--trace", args.trace is not None, "gen")
@@ -328,7 +341,9 @@ def _backend_options(args, target: str, local_size: tuple[int, ...]):
             backend = replace(backend, vk_device=args.vk_device)
         return replace(backend, local_size=tuple(local_size) + (1,) * (3 - len(local_size)))
     if target == "ir":
-        return harness.InterpreterOptions(args.max_steps)
+        return harness.InterpreterOptions(args.max_steps, args.subgroup_size)
+    if target == "llvm":
+        return harness.OracleOptions(args.subgroup_size or harness.OracleOptions.subgroup_size)
     if target == "gen":
         from isa.gen9.simulator import Trace
         checked = _gen_options(args.simd, args.cf)
@@ -370,8 +385,8 @@ def _run(args) -> int:
         results = harness.run_target(target, program, kernel, values, global_size, local_size, backend)
         if args.trace is None:
             return results, b""
-        from isa.gen9.sim_trace import trace_png
-        return results, trace_png(backend.trace)
+        from tools.lane_picture import trace_picture
+        return results, trace_picture(backend.trace, args.trace)
     runs, seconds = {}, {}
     for target in targets:
         started = time.perf_counter()
@@ -470,8 +485,8 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--emit", choices=EMIT_KINDS, default="nir",
                    help="nir: text IR; dot-cfg: GraphViz CFG; dot-tree: GraphViz control-flow tree; spirv: a "
                         "SPIR-V binary of all the kernels; spirv-asm: its disassembly; dot-spirv: its CFG; gen: a "
-                        "Gen9 kernel container of all the kernels; gen-asm: its iga64-syntax text; gen-mir: the "
-                        "Gen machine IR")
+                        "Gen9 kernel container of all the kernels; gen-bin: one kernel's code alone (iga64 -p=9 -d "
+                        "reads it); gen-asm: its iga64-syntax text; gen-mir: the Gen machine IR")
     c.add_argument("--divergence", action="store_true",
                    help="--emit nir: mark each value, branch and loop div or con (the divergence analysis, as NIR "
                         "prints it)")
@@ -543,10 +558,13 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--max-steps", type=int, metavar="N",
                    help="ir: instructions per work-item, gen: per hardware thread, before the run is stopped as "
                         "endless (defaults: ir 60000000, gen 1000000; 0: no limit)")
+    r.add_argument("--subgroup-size", type=subgroup_size, metavar="N",
+                   help="llvm and ir targets: lanes per sub-group (a power of two; default 16, gen's default SIMD "
+                        "width)")
     r.add_argument("--simd", type=int, metavar="8|16", help="gen target: SIMD width (default 16)")
     r.add_argument("--cf", choices=CF_CHOICES,
                    help="gen target: structured branches, per-lane blockIP, hybrid, or auto (default; see compile)")
-    r.add_argument("--trace", metavar="OUT.png",
+    r.add_argument("--trace", metavar="OUT.png|.svg|.pdf",
                    help="gen target: draw the first work-group's lane activity, block labels beside the rows")
     r.add_argument("--timeout", type=seconds, metavar="SECONDS",
                    help=f"stop the run (any target) after this many seconds (at most {MAX_SECONDS:g}), "

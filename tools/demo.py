@@ -126,8 +126,8 @@ def _divergent_loop_reference(lane: int) -> int:
 
 def _gen9() -> bool:
     from isa.gen9.encoding import decode_program
-    from isa.gen9.sim_trace import trace_png
     from isa.gen9.simulator import Trace, run_program
+    from tools.lane_picture import trace_picture
 
     asm = os.path.join(ROOT, "examples", "divergent_loop.asm")
     _section("examples/divergent_loop.asm: Gen9 assembler vs iga64, disassembly, simulation")
@@ -145,6 +145,7 @@ def _gen9() -> bool:
     print(subprocess.run(cli + ["disasm", krn], check=True, cwd=ROOT, capture_output=True, text=True).stdout)
     surface = np.zeros(16, np.uint32)
     trace = Trace()
+    trace.about.update(simd=16, threads=1)
     run_program(decode_program(ours), simd=16, surfaces={0: surface}, trace=trace)
     want = np.array([_divergent_loop_reference(i) for i in range(16)], np.int64).astype(np.uint32)
     same = np.array_equal(surface, want)
@@ -153,7 +154,7 @@ def _gen9() -> bool:
     print(f"per-lane reference:     {'all lanes agree' if same else want.view(np.int32).tolist()}")
     png = os.path.join(OUT, "divergent_loop.png")
     with open(png, "wb") as f:
-        f.write(trace_png(trace))
+        f.write(trace_picture(trace, png, asm))
     print(f"lane-activity picture: {os.path.relpath(png, ROOT)}")
     return ok
 

@@ -4,7 +4,8 @@
 
 One block per device: its index and name (what --vk-device takes), its type, driver, driver version and
 Vulkan version, which of the features our modules may use it has (8/16/64-bit integers, 16/64-bit floats,
-8/16-bit storage, 64-bit atomics), its subgroup size and the subgroup operations and stages it supports.
+8/16-bit storage, 64-bit atomics, sub-group operations on 8/16/64-bit types, required full subgroups), its
+subgroup size and the subgroup operations and stages it supports.
 The default device (lavapipe when present, for reproducible results; else the first) is marked.
 Why a separate module: the main CLI (tools/cli.py) only calls add_commands(subparsers).
 """
@@ -19,6 +20,7 @@ FEATURES = {
     "float16": ("shaderFloat16",), "float64": ("shaderFloat64",),
     "storage8": ("storageBuffer8BitAccess",), "storage16": ("storageBuffer16BitAccess",),
     "int64-atomics": ("shaderBufferInt64Atomics",), "int64-shared-atomics": ("shaderSharedInt64Atomics",),
+    "subgroup-extended-types": ("shaderSubgroupExtendedTypes",), "full-subgroups": ("computeFullSubgroups",),
 }
 
 

@@ -91,8 +91,8 @@ class Recorder:
         select = vulkan_run.select_device
         vulkan_run.select_device = lambda spec: cast(Any, _AnyDriver(select(spec)))    # a DeviceInfo proxy
 
-    def dispatch(self, spirv, entry, buffers, push, groups, spec=None):
-        out = self.real(spirv, entry, buffers, push, groups, spec)
+    def dispatch(self, spirv, entry, buffers, push, groups, spec=None, **flags):
+        out = self.real(spirv, entry, buffers, push, groups, spec, **flags)
         self.launches.append({"spirv": bytes(spirv), "entry": entry, "push": bytes(push), "groups": tuple(groups),
                               "spec": dict(spec or {}), "buffers": {k: np.array(v) for k, v in buffers.items()},
                               "lavapipe": {k: np.array(v) for k, v in out.items()}})

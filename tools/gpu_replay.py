@@ -17,6 +17,9 @@ Groups (what the test suite launches, with its arguments): corpus (tests/kernels
 RUN line, -O0 and -O2), barrier (tests/kernels_barrier), real (tests/kernels_real), cfg (the executed
 slice of random control flow of tests/spirv/test_spirv_random_cfg.py), limits (loops of 65,000 to
 200,000 iterations: lavapipe's launches refuse them, which the record notes, but the launch is kept),
+subgroups (every sub-group operation on every type, and operations under an if and in a loop lanes leave:
+tools/testing/subgroup_kernels.py, against numpy for each subgroup size in SUBGROUP_WIDTHS; their modules
+are the "checked" layout of backend/spirv/subgroups.py, so the device's layout record is compared too),
 and random: the random OpenCL C programs of a cases.json file (`--cases`; entries with a `source`), at
 -O2 against the llvm target at -O0, launched as their generator's programs expect: `in` 256 random
 words, `out` one word per work-item, `cnt` 8 words, `n` the global size + 3 (so that each
@@ -44,7 +47,8 @@ from typing import Any
 import numpy as np
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-GROUPS = ("corpus", "barrier", "real", "cfg", "limits", "random")
+GROUPS = ("corpus", "barrier", "real", "cfg", "limits", "random", "subgroups")
+SUBGROUP_WIDTHS = (8, 16, 32, 64)   # the subgroup sizes a `subgroups` launch has references for
 LEVELS = ("-O0", "-O2")
 CORPUS_SEED = 20261122      # tests/spirv/test_spirv_corpus.py's
 
@@ -114,6 +118,8 @@ def _load_launch(folder: str, entry: dict) -> dict:
         "push": arrays["push"].tobytes(),
         "inputs": {int(k[3:]): v for k, v in arrays.items() if k.startswith("in_")},
         "reference": {int(k[4:]): v for k, v in arrays.items() if k.startswith("ref_")},
+        "by_width": {w: {int(k.split("_")[1]): v for k, v in arrays.items() if k.startswith(f"refw{w}_")}
+                     for w in entry.get("widths", ())},
     }
 
 
@@ -129,6 +135,12 @@ def replay(folder: str, device: str | None, only: list[str] | None = None) -> tu
         if only and entry["id"] not in only:
             continue
         launch = _load_launch(folder, entry)
+        if entry.get("widths"):     # a sub-group launch: the reference for the device's subgroup size
+            if info.subgroup_size not in launch["by_width"]:
+                verdicts.append({"id": entry["id"], "group": entry["group"], "what": entry["what"],
+                                 "status": "error", "detail": f"no reference for subgroup size {info.subgroup_size}"})
+                continue
+            launch["reference"] = launch["by_width"][info.subgroup_size]
         try:
             got = vr.dispatch(launch["spirv"], entry["entry"], launch["inputs"], launch["push"],
                               tuple(entry["groups"]), {int(k): v for k, v in entry["spec"].items()})
@@ -170,21 +182,35 @@ class _Recorder:
         import dataclasses
 
         from backend.spirv.loop_count import counter_binding
+        from backend.spirv.subgroups import layout_check_binding
 
         def compile_spirv(funcs, options):
-            generic = dataclasses.replace(options, relaxed_atomics=False, count_loop_iterations=False)
+            # a sub-group kernel's replayed module is the "checked" layout, which any device can run (the
+            # layout record is then part of the launch's reference), with native clustered reduces
+            layout = "checked" if options.subgroup_layout else None
+            generic = dataclasses.replace(options, relaxed_atomics=False, count_loop_iterations=False,
+                                          subgroup_layout=layout, emulate_clustered=False)
             extra = counter_binding(funcs[0]) if options.count_loop_iterations else None
-            self.captured.append({"generic": self.compile(funcs, generic), "extra_binding": extra})
+            size = options.local_size[0] * options.local_size[1] * options.local_size[2] if layout else 0
+            self.captured.append({"generic": self.compile(funcs, generic), "extra_binding": extra,
+                                  "layout": (layout_check_binding(funcs[0]), size) if layout else None})
             return self.compile(funcs, options)
 
-        def dispatch(spirv, entry, buffers, push_constants, groups, spec_constants=None):
+        def dispatch(spirv, entry, buffers, push_constants, groups, spec_constants=None, full_subgroups=False):
             record = self.captured[-1]
             record.update(entry=entry, push=bytes(push_constants), groups=[int(g) for g in groups],
                           spec={str(k): int(v) for k, v in (spec_constants or {}).items()},
                           inputs={int(b): np.array(a, copy=True) for b, a in buffers.items()
-                                  if b != record["extra_binding"]})
-            results = self.dispatch(spirv, entry, buffers, push_constants, groups, spec_constants)
-            record["lavapipe"] = {b: results[b] for b in record["inputs"]}
+                                  if b != record["extra_binding"]}, layout_reference={})
+            if record["layout"]:
+                binding, size = record["layout"]
+                count = int(np.prod(groups))
+                record["inputs"][binding] = np.full(count * size, 0xFFFFFFFF, np.uint32)
+                record["layout_reference"] = {binding: np.tile(np.arange(size, dtype=np.uint32), count)}
+            results = self.dispatch(spirv, entry, buffers, push_constants, groups, spec_constants,
+                                    full_subgroups=full_subgroups)
+            record["lavapipe"] = {b: results[b] if b in results else record["layout_reference"][b]
+                                  for b in record["inputs"]}
             return results
 
         self.launch.compile_spirv, self.vulkan_run.dispatch = compile_spirv, dispatch
@@ -196,9 +222,11 @@ class _Recorder:
 
 def _grammar_numbers() -> dict:
     from backend.spirv.grammar import GRAMMAR
-    opcodes = ("OpEntryPoint", "OpFunction", "OpVariable", "OpDecorate")
+    from backend.spirv.vulkan_run import SUBGROUP_CAPABILITIES
+    opcodes = ("OpEntryPoint", "OpFunction", "OpVariable", "OpDecorate", "OpCapability")
     enumerants = [("ExecutionModel", "GLCompute"), ("Decoration", "Binding"), ("Decoration", "DescriptorSet"),
                   ("StorageClass", "PushConstant"), ("StorageClass", "Uniform"), ("StorageClass", "StorageBuffer")]
+    enumerants += [("Capability", c) for c in SUBGROUP_CAPABILITIES]
     return {"magic_number": GRAMMAR.magic_number, "opcodes": {n: GRAMMAR.opcode(n) for n in opcodes},
             "enumerants": {f"{k}.{n}": GRAMMAR.enumerant(k, n) for k, n in enumerants}}
 
@@ -295,6 +323,37 @@ def random_program_launch(source: str, seed: int):
                                 np.uint32(global_size + 3)]
 
 
+def _subgroups(scratch: str):
+    from tools.targets.harness import load_program
+    from tools.testing import subgroup_kernels as sk
+
+    def kernel(name: str, text: str):
+        path = os.path.join(scratch, f"{name}.nir")
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(text)
+        return load_program(path)
+    yield {"id": "subgroups/layout", "what": "sub-group ids of a (5, 3) work-group",
+           "program": kernel("layout", sk.LAYOUT), "kernel": "layout", "args": lambda: [np.zeros(15, np.int32)],
+           "global": (5, 3), "local": (5, 3), "offset": 0, "ulps": 0,
+           "reference": ("numpy-width", lambda w: {0: sk.expected_layout(15, w)})}
+    n, local = 160, 80
+    for t in sk.DTYPES:
+        x, y = sk.inputs(t, n, seed=int(t[1:]), wide=True)
+        count = len(sk.every_op_list(t)) * n
+        yield {"id": f"subgroups/every_{t}", "what": f"every sub-group operation on {t}, work-groups of {local}",
+               "program": kernel(f"every_{t}", sk.every_op_kernel(t, n)), "kernel": f"every_{t}",
+               "args": lambda x=x, y=y, c=count: [x.copy(), y.copy(), np.zeros(c, x.dtype), np.zeros(c, np.int32)],
+               "global": n, "local": local, "offset": 0, "ulps": 0,
+               "reference": ("numpy-width", lambda w, t=t, x=x, y=y: sk.expected_buffers(t, x, y, local, w))}
+    for n, local in ((160, 80), (40, 20)):
+        x = np.random.default_rng(local).integers(0, 1000, n).astype(np.int32)
+        yield {"id": f"subgroups/divergent-{local}", "what": f"sub-group operations under an if and in a loop, "
+               f"work-groups of {local}", "program": kernel("divergent", sk.divergent_kernel(n)),
+               "kernel": "divergent", "args": lambda x=x, n=n: [x.copy(), np.zeros(sk.DIVERGENT_ROWS * n, np.uint32)],
+               "global": n, "local": local, "offset": 0, "ulps": 0,
+               "reference": ("numpy-width", lambda w, x=x, local=local: {1: sk.expected_divergent(x, local, w)})}
+
+
 def _fresh(args: list) -> list:
     return [a.copy() if isinstance(a, np.ndarray) else a for a in args]
 
@@ -337,6 +396,9 @@ def _unique(name: str, used: set[str]) -> str:
 def _reference(item: dict, args: list) -> dict:
     from tools.targets.harness import run_target
     kind, how = item["reference"]
+    if kind == "numpy-width":       # a sub-group launch: the reference for this machine's device
+        from backend.spirv.vulkan_run import find_device
+        return how(find_device(None).subgroup_size)
     if kind == "numpy":
         return {int(i): np.asarray(v) for i, v in how(args).items()}
     results = run_target("llvm", how, item["kernel"], args, item["global"], item["local"],
@@ -358,7 +420,8 @@ def record(folder: str, groups: list[str], cases_path: str | None, limit: int | 
     with tempfile.TemporaryDirectory() as scratch, _Recorder() as recorder:
         for group in groups:
             items = _random(cases_path, scratch) if group == "random" else \
-                _limits(scratch) if group == "limits" else sources[group]()
+                _limits(scratch) if group == "limits" else \
+                _subgroups(scratch) if group == "subgroups" else sources[group]()
             for n, item in enumerate(items):
                 if limit is not None and n >= limit:
                     break
@@ -376,18 +439,22 @@ def record(folder: str, groups: list[str], cases_path: str | None, limit: int | 
                 launch = recorder.captured[-1]
                 item["id"] = _unique(item["id"], used)    # a kernel with two RUN lines gets #2
                 inputs = launch["inputs"]
-                reference = {b: v for b, v in reference.items() if b in inputs}
+                reference = {b: v for b, v in reference.items() if b in inputs} | launch["layout_reference"]
+                by_width = {w: item["reference"][1](w) | launch["layout_reference"] for w in SUBGROUP_WIDTHS} \
+                    if item["reference"][0] == "numpy-width" else {}
                 name = hashlib.sha1(item["id"].encode()).hexdigest()[:16] + ".npz"
                 np.savez_compressed(os.path.join(folder, "launches", name),
                                     module=np.frombuffer(launch["generic"], np.uint8),
                                     push=np.frombuffer(launch["push"], np.uint8),
                                     **{f"in_{b}": a for b, a in inputs.items()},
                                     **{f"ref_{b}": a for b, a in reference.items()},
-                                    **{f"lvp_{b}": a for b, a in launch["lavapipe"].items()})
+                                    **{f"lvp_{b}": a for b, a in launch["lavapipe"].items()},
+                                    **{f"refw{w}_{b}": a for w, refs in by_width.items() for b, a in refs.items()})
                 manifest["launches"].append({"id": item["id"], "group": group, "what": item["what"],
                                              "entry": launch["entry"], "groups": launch["groups"],
                                              "spec": launch["spec"], "ulps": item["ulps"],
-                                             "data": f"launches/{name}"})
+                                             "data": f"launches/{name}", **({"widths": list(by_width)}
+                                                                            if by_width else {})})
                 detail = refused or differences(reference, launch["lavapipe"], item["ulps"])
                 status = "refused" if refused else "agrees" if detail is None else "differs"
                 verdicts.append({"id": item["id"], "group": group, "what": item["what"], "status": status,

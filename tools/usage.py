@@ -1,6 +1,6 @@
 """What every command module of the command line shares: the usage error (a bad flag or flag value:
 exit 2), the exception a SIGTERM becomes (so that cleanup runs and `check` can still report), and the
-type of a --timeout value."""
+types of a --timeout and a --subgroup-size value."""
 from __future__ import annotations
 
 import argparse
@@ -40,4 +40,15 @@ def seconds(text: str) -> float:
         raise argparse.ArgumentTypeError(f"{text!r}: expected a number of seconds") from None
     if not (math.isfinite(value) and 0 < value <= MAX_SECONDS):
         raise argparse.ArgumentTypeError(f"{text}: expected a number of seconds > 0 and at most {MAX_SECONDS:g}")
+    return value
+
+
+def subgroup_size(text: str) -> int:
+    """An argparse type: --subgroup-size, lanes per sub-group, a power of two from 1 to 128."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if not 0 < value <= 128 or value & (value - 1):
+        raise argparse.ArgumentTypeError(f"{text}: expected a power of two from 1 to 128")
     return value

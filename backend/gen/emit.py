@@ -112,6 +112,8 @@ def _operand(op: Operand, home: dict[int, int], half: int, n: int, is_dst: bool)
         return IsaOperand(RegFile.GRF, t, reg, sub // t.size, None, stride, op.abs, op.neg)
     if scalar:
         region = Region(0, 1, 0)
+    elif op.region is not None and op.region.hstride == 0:     # <1;1,0>, <C;C,0>: as written (isel_subgroup)
+        region = op.region
     elif op.region is not None and op.region.hstride != 1:
         width = min(n, GRF_BYTES // (t.size * stride))
         region = Region(width * stride, width, stride)

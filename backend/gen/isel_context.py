@@ -19,7 +19,7 @@ from isa.gen9 import messages as sm
 from isa.gen9.dispatch import CROSS_THREAD_GRF
 from isa.gen9.model import DataType, Region
 from lowering.analysis.provenance import MemoryObject, Provenance
-from lowering.errors import CompileError, where
+from lowering.errors import CompileError, NotSupported, where
 from lowering.ir.core import Arg, Block, Const, Function, If, Instr, Loop, Phi, Undef, Value
 from lowering.ir.types import Type
 
@@ -49,7 +49,7 @@ def gen_type(t: Type, signed: bool = True) -> DataType:
         return T.D if signed else T.UD
     if (t.is_int and t.bits == 64) or t.is_ptr:
         return T.Q if signed else T.UQ
-    raise CompileError(f"type {t} is not supported by the Gen backend yet")
+    raise NotSupported(f"type {t} is not supported by the Gen backend yet")
 
 
 class SelectionContext:
@@ -65,6 +65,7 @@ class SelectionContext:
         self.deferred: set[Instr] = set()                     # compares left to the branch that reads them
         self.narrow: dict[Value, tuple[bool | None, Operand]] = {}   # i64 values that are extended i32 ones
         self.named: set[str] = set()                          # labels a branch or a start named
+        self.subgroups: object | None = None                  # isel_subgroup's selector, made on first use
 
     def error(self, ins: Instr | None, what: str) -> CompileError:
         return CompileError(f"{where(self.func, ins)}: {what} (not in the Gen backend yet)")

@@ -260,16 +260,24 @@ def _private_base(cx: SelectionContext) -> Operand:
     return base
 
 
+def fences(cx: SelectionContext, spaces: tuple[str, ...]) -> list[Operand]:
+    """A data-port memory fence (with commit) for SLM and for the rest of memory, as `spaces` name them;
+    returns the registers their commits are written to (reading one waits for its fence)."""
+    commits = []
+    for bti in ([sm.BTI_SLM] if "local" in spaces else []) + ([0] if "global" in spaces else []):
+        done = cx.fresh(T.UD, uniform=True, count=8)
+        cx.emit("send", done, Operand(PReg(0, 0, T.UD)), n=8, no_mask=True, sfid=sm.SFID_DC0,
+                desc=sm.memory_fence_desc(bti))
+        commits.append(done)
+    return commits
+
+
 def barrier(cx: SelectionContext, ins: Instr) -> None:
     """Fences for the memory the flags name (SLM, then the rest), then the gateway barrier, whose
     payload carries r0.2's barrier id, and `wait` on n0 until every thread of the group has sent
     one (Mesa brw_fs_nir.cpp emit_barrier; PRM vol. 7, "Message gateway")."""
     flags = ins.operands[0]
-    spaces = fence_spaces(int(flags.value) if isinstance(flags, Const) else None)
-    for bti in ([sm.BTI_SLM] if "local" in spaces else []) + ([0] if "global" in spaces else []):
-        done = cx.fresh(T.UD, uniform=True, count=8)
-        cx.emit("send", done, Operand(PReg(0, 0, T.UD)), n=8, no_mask=True, sfid=sm.SFID_DC0,
-                  desc=sm.memory_fence_desc(bti))
+    fences(cx, fence_spaces(int(flags.value) if isinstance(flags, Const) else None))
     payload = cx.fresh(T.UD, uniform=True, count=8)
     cx.emit("mov", payload, Operand(Imm(0, T.UD)), n=8, no_mask=True)
     cx.emit("and", Operand(payload.value, 8), Operand(PReg(0, 2, T.UD), region=SCALAR),

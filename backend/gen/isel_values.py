@@ -29,6 +29,7 @@ from lowering.ir.core import Const, Instr
 
 from . import isel_int64 as int64
 from . import isel_memory as memory
+from . import isel_subgroup as subgroup
 from .isel_context import (
     FCMP_MODS,
     SCALAR,
@@ -440,6 +441,9 @@ RULES: tuple[Rule, ...] = (
     Rule(("ptradd",), _always, ptradd),
     Rule(("workitem",), _always, workitem),
     Rule(("barrier",), _always, memory.barrier),
+    Rule(("subgroup_info", "subgroup", "subgroup_barrier"),       # i8/i16 ones are i32 by now (legalize_int_widths)
+         lambda cx, ins: not any(v.type.is_int and v.type.bits in (8, 16) for v in [ins, *ins.operands[:1]]),
+         subgroup.select_subgroup),
     Rule(("load", "store"), _always, memory.memory),
     Rule(("atomic",), _always, memory.atomic),
     Rule(("alloca", "global_addr", "addrspacecast", "bitcast"), lambda cx, ins: ins.type.is_ptr, memory.pointer),

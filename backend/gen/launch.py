@@ -82,6 +82,9 @@ def run_gen_kernel(func: Function, args: list, global_size, local_size, simd: in
         at = addresses(compiled.program)
         trace.labels = {at[i]: note.split(":")[0].split()[-1] for i, note in compiled.notes.items()
                         if note.startswith("block ")}
+        if isinstance(getattr(trace, "about", None), dict):         # what ran, for the picture's title
+            trace.about.update(kernel=func.name, simd=simd, cf=compiled.mode or None, group=(0,) * rng.work_dim,
+                               local_size=rng.local_size[:rng.work_dim], global_size=rng.global_size[:rng.work_dim])
     dims = rng.work_dim
     limit = DEFAULT_MAX_STEPS if max_steps is None else max_steps or sys.maxsize
     most = [0]

@@ -7,8 +7,8 @@ words, like the IR's validator:
   modifier only where it has one; integer-only and float-only opcodes keep to their class, add/mul/mac
   do not mix the two; a compare has a conditional modifier, math has a function, a send has an SFID and
   a descriptor;
-- execution size: 1, 8 or 16, and the function's SIMD width unless the instruction is scalar (1) or
-  runs on all channels (NoMask);
+- execution size: 1, 2, 4, 8 or 16, and the function's SIMD width unless the instruction is scalar (1)
+  or runs on all channels (NoMask: the sub-group code's moves of one GRF of 64-bit elements, four);
 - regions: no operand reads or writes past the end of its virtual register;
 - flags: a conditional modifier or predicate names f0.0, f0.1, f1.0 or f1.1;
 - control flow: branch targets are blocks of the function; only the last instruction of a block
@@ -64,8 +64,8 @@ def _instruction(func: MFunction, ins: MInstr, labels: set[str]) -> list[str]:
                 out.append(f"{v} is not a register of this function")
             else:                             # a view of it as another type (:q read as :ud) is allowed
                 out += _region(func, ins, op, v, base.size(func.simd))
-    if ins.exec_size not in (1, 8, 16):
-        out.append(f"execution size {ins.exec_size} (1, 8 or 16)")
+    if ins.exec_size not in (1, 2, 4, 8, 16):
+        out.append(f"execution size {ins.exec_size} (1, 2, 4, 8 or 16)")
     elif ins.exec_size not in (1, func.simd) and not ins.no_mask:
         out.append(f"execution size {ins.exec_size} in a SIMD{func.simd} function without NoMask")
     types = [op.type for op in operands]

@@ -32,6 +32,7 @@ from lowering.ir.core import (
     first_block,
     nesting_depth,
 )
+from lowering.ir.printer import Namer
 from lowering.ir.types import Type
 from lowering.ndrange import compile_time_local_size
 
@@ -41,6 +42,7 @@ from .loop_count import LoopCounter, loops_inside
 from .memory import MemoryObject, MemoryPlan
 from .module import SpirvModule
 from .options import SpirvOptions
+from .subgroups import SubgroupSelector
 from .types import TypeTable
 
 
@@ -59,10 +61,11 @@ class ModuleEmitter:
         self.decorated: set[tuple[int, str]] = set()
         self.entry_names: set[str] = set()
 
-    def builtin_variable(self, name: str) -> int:
+    def builtin_variable(self, name: str, type_id: int | None = None) -> int:
+        """The Input variable of a built-in (a uvec3 unless `type_id` says otherwise), declared once."""
         var = self.builtins.get(name)
         if var is None:
-            var = self.m.global_variable(self.types.pointer("Input", self.types.v3u32), "Input")
+            var = self.m.global_variable(self.types.pointer("Input", type_id or self.types.v3u32), "Input")
             self.m.decorate(var, "BuiltIn", name)
             self.m.name(var, name)
             self.builtins[name] = var
@@ -96,7 +99,7 @@ def local_size_of(func: Function, options: SpirvOptions) -> tuple[int, int, int]
     return compile_time_local_size(options.local_size, func.reqd_work_group_size)
 
 
-class FunctionEmitter(InstructionSelector):
+class FunctionEmitter(SubgroupSelector, InstructionSelector):
     def __init__(self, module: ModuleEmitter, func: Function):
         self.module, self.func = module, func
         self.m, self.types = module.m, module.types
@@ -151,8 +154,8 @@ class FunctionEmitter(InstructionSelector):
         self.interface[var] = None
         return var
 
-    def builtin_variable(self, name: str) -> int:
-        return self.note_interface(self.module.builtin_variable(name))
+    def builtin_variable(self, name: str, type_id: int | None = None) -> int:
+        return self.note_interface(self.module.builtin_variable(name, type_id))
 
     def local_size_constant(self) -> int:
         """WorkgroupSize as this entry point's LocalSize constant. (A BuiltIn WorkgroupSize constant would
@@ -244,12 +247,19 @@ class FunctionEmitter(InstructionSelector):
                 raise CompileError(f"{self.where(ins)}: integers wider than 64 bits have no SPIR-V type")
         self.reachable = _reachable(func.entry())
         self.prepare_signedness(func)
+        names = Namer(func) if self.module.options.block_names else None
         for b in blocks:
             self.labels[b] = m.new_id()
-            if b.label:
+            if names is not None:
+                m.name(self.labels[b], names.block(b) + (f" ({b.label})" if b.label else ""))
+            elif b.label:
                 m.name(self.labels[b], b.label)
         for body in _loops(func):
             self.loop_labels[body] = (m.new_id(), m.new_id())
+            if names is not None:          # the loop's own header and continue target, after its first block
+                first = names.block(first_block(body.body))
+                m.name(self.loop_labels[body][0], f"loop.{first}")
+                m.name(self.loop_labels[body][1], f"continue.{first}")
         fn_type = m.type("OpTypeFunction", types.void)
         fid = m.begin_function(types.void, fn_type)
         m.name(fid, func.name)
@@ -258,7 +268,7 @@ class FunctionEmitter(InstructionSelector):
         used = list(self.interface) if self.module.options.version >= (1, 4) else \
             [v for v in self.interface if v in self.module.builtins.values()]
         m.entry_point("GLCompute", fid, func.name, used)
-        m.execution_mode(fid, "LocalSize", *self.local_size)
+        m.execution_mode(fid, "LocalSize", *self.execution_local_size())
 
     def load_arguments(self) -> None:
         """Scalar parameters are read once, at the top of the entry block (which dominates every use)."""
@@ -271,6 +281,7 @@ class FunctionEmitter(InstructionSelector):
         for arg in self.abi.locals:              # offset 0 into its Workgroup array
             self.ids[arg] = self.u32(0)
             self.object_variable(self.plan.base[arg])
+        self.prepare_layout()
         if self.loop_counter is not None:
             self.loop_counter.prepare()
             self.loop_counter.count(loops_inside(self.func.body))

@@ -17,8 +17,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Protocol
 
-from lowering.errors import CompileError
-from lowering.ir.core import Arg, Const, Instr, Undef, Value
+from lowering.errors import CompileError, NotSupported
+from lowering.ir.core import Arg, Const, Function, Instr, Undef, Value
 from lowering.ir.opcodes import fence_spaces
 from lowering.ir.types import Type
 from lowering.passes.lower_math_edges import LOWERED as LOWERED_MATH
@@ -93,11 +93,16 @@ class SelectorHost(Protocol):
     types: TypeTable
     abi: KernelABI
     plan: MemoryPlan
+    func: Function
+    local_size: tuple[int, int, int]
 
     def where(self, ins: Instr | None) -> str: ...
+    def note_interface(self, var: int) -> int: ...
+    def decorate_once(self, target: int, decoration: str, *args: object) -> None: ...
     def const(self, t: Type, value: int | float) -> int: ...
     def value(self, v: Value) -> int: ...
-    def builtin_variable(self, name: str) -> int: ...
+    def builtin_variable(self, name: str, type_id: int | None = None) -> int: ...
+    def flat_local_id(self) -> int | None: ...
     def local_size_constant(self) -> int: ...
     def object_variable(self, obj: MemoryObject) -> int: ...
     def load_push_member(self, member: PushMember, t: Type, res: int | None = None) -> int: ...
@@ -257,7 +262,7 @@ class InstructionSelector(SelectorHost):
         t = ins.type
         if t.bits == 1:
             if ins.opcode not in BOOL_BINOPS:
-                raise CompileError(f"{self.where(ins)}: {ins.opcode} on i1 is not supported")
+                raise NotSupported(f"{self.where(ins)}: {ins.opcode} on i1 is not supported")
             return self.op(BOOL_BINOPS[ins.opcode], self.types.bool, a, b, result=res)
         return self.op(INT_BINOPS[ins.opcode], self.types.of(t), a, b, result=res)
 
@@ -308,7 +313,7 @@ class InstructionSelector(SelectorHost):
         split into halves by lowering.passes.lower_bitops64)."""
         x, bits = self.value(ins.operands[0]), ins.type.bits
         if bits == 1 or bits > 32:
-            raise CompileError(f"{self.where(ins)}: {ins.opcode} on i{bits} is not supported")
+            raise NotSupported(f"{self.where(ins)}: {ins.opcode} on i{bits} is not supported")
         return self._narrow(f32(self._widen32(x, bits), bits), bits, res)
 
     def _op_popcount(self, ins, res):
@@ -638,6 +643,12 @@ class InstructionSelector(SelectorHost):
             vec = local
         elif fn == "global_offset":
             vec = self.global_offset_vector()
+        elif fn in ("local_id", "global_id") and (flat := self.flat_local_id()) is not None:
+            vec = flat                      # a sub-group launch's layout (backend.spirv.subgroups)
+            if fn == "global_id":
+                group = self.op("OpLoad", self.types.v3u32, self.builtin_variable("WorkgroupId"))
+                vec = self.op("OpIAdd", self.types.v3u32, self.op("OpIMul", self.types.v3u32, group, local), vec)
+                vec = self.op("OpIAdd", self.types.v3u32, vec, self.global_offset_vector())
         else:
             vec = self.op("OpLoad", self.types.v3u32, self.builtin_variable(BUILTIN_VARIABLES[fn]))
             if fn == "global_id":

@@ -18,6 +18,7 @@ from .abi import kernel_abi, local_spec_id, pack_push_constants
 from .loop_count import LAVAPIPE_LOOP_LIMIT, counter_binding, counter_slots
 from .memory import MemoryPlan
 from .options import SpirvOptions
+from .subgroups import layout_check_binding
 
 # Mesa 22.3's lavapipe answers wrongly (lanes past the 80th level lose their stores) once control flow
 # nests deeper than its stack holds. Measured with our own output: 85 nested divergent ifs ran right and
@@ -39,6 +40,50 @@ def _check_atomic_features(func: Function, plan: MemoryPlan) -> None:
         feature = "shaderSharedInt64Atomics" if shared else "shaderBufferInt64Atomics"
         if not device_features().get(feature):
             raise CompileError(f"{where(func, ins)}: the Vulkan device lacks {feature} for a 64-bit atomic")
+
+
+def _subgroup_launch(func: Function, local_size: tuple[int, int, int], info, options: SpirvOptions) -> str | None:
+    """How a launch of `func` makes the device's subgroups OpenCL's sub-groups (backend.spirv.subgroups): None
+    for a kernel without sub-group operations, "full" where Vulkan lets us require full subgroups (the
+    flattened work-group a multiple of the device's subgroupSize, computeFullSubgroups, and a module below
+    SPIR-V 1.6, whose subgroup size may vary), else "checked". Refuses in one line what cannot be faithful."""
+    from .subgroups import uses_subgroups
+    from .vulkan_run import check_work_group
+    if not uses_subgroups(func):
+        return None
+    total = local_size[0] * local_size[1] * local_size[2]
+    width = info.subgroup_size
+    if "compute" not in info.subgroup_stages or not width:
+        raise CompileError(f"{where(func)}: the Vulkan device {info.label} has no sub-group operations in compute "
+                           "shaders (VkPhysicalDeviceSubgroupProperties.supportedStages lacks compute)")
+    check_work_group((total, 1, 1), 0, f"{where(func)} (a sub-group kernel's work-group runs flattened)")
+    for ins in func.instructions():
+        if ins.opcode != "subgroup":
+            continue
+        cluster = ins.attrs.get("cluster")
+        if cluster is not None and cluster > width:
+            raise CompileError(f"{where(func, ins)}: a cluster of {cluster} lanes is wider than the device's "
+                               f"sub-groups ({width} lanes, {info.label})")
+        t = ins.operands[0].type if ins.operands else ins.type
+        extended = (t.is_int and t.bits in (8, 16, 64)) or (t.is_float and t.bits == 16)
+        if extended and not info.features.get("shaderSubgroupExtendedTypes"):
+            raise CompileError(f"{where(func, ins)}: the Vulkan device {info.label} lacks "
+                               f"shaderSubgroupExtendedTypes for a sub-group operation on {t}")
+    full = total % width == 0 and info.features.get("computeFullSubgroups") and options.version < (1, 6)
+    return "full" if full else "checked"
+
+
+def _check_subgroup_layout(func: Function, record, groups, local_size, info) -> None:
+    """A "checked" launch's record (slot L holds SubgroupId * SubgroupSize + SubgroupLocalInvocationId of the
+    invocation whose LocalInvocationIndex is L) must be L everywhere: else sub-groups were not OpenCL's."""
+    total = local_size[0] * local_size[1] * local_size[2]
+    lanes = record.reshape(-1, total)
+    wrong = np.nonzero(lanes != np.arange(total, dtype=lanes.dtype))
+    if wrong[0].size:
+        at = int(wrong[1][0])
+        raise CompileError(f"{where(func)}: the Vulkan device {info.label} did not form sub-groups of consecutive "
+                           f"local ids for a work-group of {total} (local id {at} ran at sub-group position "
+                           f"{int(lanes[wrong[0][0], at])}), so OpenCL's sub-groups cannot be run faithfully there")
 
 
 def _with_live_outs_in_memory(func: Function) -> Function:
@@ -68,7 +113,7 @@ def _with_live_outs_in_memory(func: Function) -> Function:
 def run_spirv_kernel(func: Function, args: list, global_size, local_size, options: SpirvOptions | None = None,
                      global_offset=0) -> None:
     """Like lowering.interp.run_kernel: the numpy arrays in `args` are updated in place."""
-    from .vulkan_run import check_work_group, dispatch, select_device
+    from .vulkan_run import check_subgroup_support, check_work_group, dispatch, select_device
     try:
         rng = ndrange(global_size, local_size, global_offset)
     except ValueError as exc:
@@ -76,7 +121,8 @@ def run_spirv_kernel(func: Function, args: list, global_size, local_size, option
     if len(args) != len(func.args):
         raise CompileError(f"{where(func)} takes {len(func.args)} arguments, {len(args)} given")
     options = options or SpirvOptions()
-    lavapipe = select_device(options.vk_device).is_lavapipe
+    info = select_device(options.vk_device)
+    lavapipe = info.is_lavapipe
     depth = nesting_depth(func)
     if lavapipe and depth >= LAVAPIPE_MAX_NESTING:
         raise CompileError(f"{where(func)}: control flow nests {depth} levels deep; lavapipe gives wrong lanes from "
@@ -85,9 +131,15 @@ def run_spirv_kernel(func: Function, args: list, global_size, local_size, option
     # lavapipe's bugs, worked around in its launches only (see SpirvOptions, loop_count and loop_live_outs)
     if lavapipe:
         func = _with_live_outs_in_memory(func)
+    layout = _subgroup_launch(func, rng.local_size, info, options)
+    # a device without clustered subgroup operations (lavapipe) gets clustered reduces from shuffles
+    emulate = layout is not None and "clustered" not in info.subgroup_operations and \
+        {"shuffle", "ballot"} <= set(info.subgroup_operations)
     options = dataclasses.replace(options, local_size=rng.local_size, validate=True,
-                                  relaxed_atomics=lavapipe, count_loop_iterations=lavapipe)
+                                  relaxed_atomics=lavapipe, count_loop_iterations=lavapipe, subgroup_layout=layout,
+                                  emulate_clustered=emulate)
     binary = compile_spirv([func], options)
+    check_subgroup_support(binary, info, where(func))
     plan = MemoryPlan(func)
     spec: dict[int, int] = {}
     shared = 0
@@ -118,7 +170,13 @@ def run_spirv_kernel(func: Function, args: list, global_size, local_size, option
     if options.count_loop_iterations:
         counts = np.zeros(counter_slots(rng.groups, rng.local_size), np.uint32)
         buffers[counter_binding(func)] = counts
-    results = dispatch(binary, func.name, buffers, push, rng.groups, spec)
+    record = None
+    if layout == "checked":
+        record = np.full(counter_slots(rng.groups, rng.local_size), 0xFFFFFFFF, np.uint32)
+        buffers[layout_check_binding(func)] = record
+    results = dispatch(binary, func.name, buffers, push, rng.groups, spec, full_subgroups=layout == "full")
+    if record is not None:
+        _check_subgroup_layout(func, results[layout_check_binding(func)], rng.groups, rng.local_size, info)
     if counts is not None:
         most = int(results[counter_binding(func)].max(initial=0))
         if most >= LAVAPIPE_LOOP_LIMIT:

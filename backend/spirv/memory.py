@@ -17,7 +17,7 @@ from typing import cast
 
 from lowering.analysis.provenance import MemoryObject as ProvenanceObject
 from lowering.analysis.provenance import Provenance
-from lowering.errors import CompileError, where
+from lowering.errors import CompileError, NotSupported, where
 from lowering.ir.core import Function, Instr, Undef, Value
 
 
@@ -60,7 +60,7 @@ class MemoryPlan:
         provenance = Provenance(func, MemoryObject)
         for ins, why in provenance.unknown_origin:
             if why.startswith("made by"):
-                raise CompileError(f"{where(func, ins)}: unsupported pointer-producing instruction")
+                raise NotSupported(f"{where(func, ins)}: unsupported pointer-producing instruction")
             raise CompileError(f"{where(func, ins)}: a pointer {why} cannot be expressed in logical-addressing "
                                "SPIR-V")
         for ins in provenance.conflicts:
@@ -89,7 +89,7 @@ class MemoryPlan:
             obj = self.object_of(ptr, ins)
             bits = access_bits(ins)
             if bits > 64 or bits & (bits - 1):
-                raise CompileError(f"{where(self.func, ins)}: a {bits}-bit access is not supported")
+                raise NotSupported(f"{where(self.func, ins)}: a {bits}-bit access is not supported")
             align_bits = 8 * ins.attrs.get("align", bits // 8)
             e = max(8, min(bits, align_bits))
             obj.elem_bits = min(obj.elem_bits or 64, e)

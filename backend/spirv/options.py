@@ -25,6 +25,17 @@ class SpirvOptions:
     # launches only, so that a loop the driver cuts short is an error instead of a wrong answer.
     count_loop_iterations: bool = False
     vk_device: str | None = None  # which Vulkan device runs a launch (vulkan_run.find_device); None: the default
+    # How a launch makes the driver's subgroups OpenCL's sub-groups (backend.spirv.subgroups): None keeps the
+    # driver's LocalInvocationId (`--emit spirv`); "full" or "checked" (launches of sub-group kernels only)
+    # flatten the work-group and derive the local ids from the subgroup ids or check them.
+    subgroup_layout: str | None = None
+    # A clustered reduce from shuffles and a ballot instead of ClusteredReduce: only for launches on a device
+    # without the clustered subgroup feature (lavapipe), see backend.spirv.subgroups.
+    emulate_clustered: bool = False
+    # OpName every block with the structured IR's name for it (the printer's b<N>; a loop's own header and
+    # continue target loop.b<N> and continue.b<N> after its first block): --emit dot-spirv draws them.
+    # Off everywhere else, so the modules we write and run do not change.
+    block_names: bool = False
 
     def __post_init__(self):
         if self.version not in VERSIONS:
@@ -32,6 +43,8 @@ class SpirvOptions:
         if self.target_env not in TARGET_ENVS:
             raise CompileError(f"unknown target environment '{self.target_env}' "
                                f"({', '.join(TARGET_ENVS)})")
+        if self.subgroup_layout not in (None, "full", "checked"):
+            raise CompileError(f"unknown sub-group layout '{self.subgroup_layout}' (full, checked)")
         if self.version > TARGET_ENVS[self.target_env]:
             raise CompileError(f"SPIR-V {format_version(self.version)} is newer than {self.target_env} "
                                f"accepts (at most {format_version(TARGET_ENVS[self.target_env])})")

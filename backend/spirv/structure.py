@@ -52,6 +52,9 @@ class FunctionFlow:
     succs: dict[int, list[int]]
     constructs: list[Construct] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
+    # how each block ends, where its successors mean more than "next": "conditional" (succs: the true
+    # target, then the false one, once if they are the same) or "switch" (succs: the default, then the cases)
+    terminators: dict[int, str] = field(default_factory=dict)
 
 
 @dataclass
@@ -137,8 +140,10 @@ def parse(binary: bytes) -> ModuleFlow:
                 current.succs[label] = [operands[0]]
             elif code == op["OpBranchConditional"]:
                 current.succs[label] = list(dict.fromkeys(operands[1:3]))
+                current.terminators[label] = "conditional"
             elif code == op["OpSwitch"]:
                 current.succs[label] = list(dict.fromkeys([operands[1], *operands[3::2]]))
+                current.terminators[label] = "switch"
             elif code == op["OpSelectionMerge"]:
                 merges[label] = ("selection", operands[0], None)
             elif code == op["OpLoopMerge"]:
@@ -310,6 +315,23 @@ def report(flow: ModuleFlow) -> str:
         for p in f.problems:
             out.append("  problem: " + explain(flow, f, p))
     return "\n".join(out) + "\n"
+
+
+def constructs(flow: ModuleFlow) -> list[dict]:
+    """The constructs of every function as data (what `check --json` reports): function, kind, header,
+    merge, continue target, the blocks inside (by name) and the enclosing construct's position in this
+    list (None at the top)."""
+    n = flow.block_name
+    out: list[dict] = []
+    for f in flow.functions:
+        base = len(out)
+        parents, _ = construct_tree(f)
+        for c, parent in zip(f.constructs, parents):
+            out.append({"function": f.name, "kind": c.kind, "header": n(c.header),
+                        "merge": None if c.merge is None else n(c.merge),
+                        "continue": None if c.continue_target is None else n(c.continue_target),
+                        "blocks": [n(b) for b in c.blocks], "parent": None if parent is None else base + parent})
+    return out
 
 
 def construct_tree(func: FunctionFlow) -> tuple[list[int | None], dict[int, int | None]]:

@@ -39,8 +39,10 @@ _VK11_FEATURES = ("storageBuffer16BitAccess", "uniformAndStorageBuffer16BitAcces
 _VK12_FEATURES = (
     "shaderInt8", "shaderFloat16", "storageBuffer8BitAccess", "uniformAndStorageBuffer8BitAccess",
     "storagePushConstant8", "vulkanMemoryModel", "shaderBufferInt64Atomics", "shaderSharedInt64Atomics",
+    "shaderSubgroupExtendedTypes",
 )
-FEATURE_NAMES = _CORE_FEATURES + _VK11_FEATURES + _VK12_FEATURES
+_VK13_FEATURES = ("computeFullSubgroups",)
+FEATURE_NAMES = _CORE_FEATURES + _VK11_FEATURES + _VK12_FEATURES + _VK13_FEATURES
 
 _NO_DRIVER = "no Vulkan driver found: install mesa-vulkan-drivers (lavapipe)"
 # the numbers this module reads a SPIR-V header for, from the Khronos grammar (spirv-headers)
@@ -104,6 +106,20 @@ _DEVICE_TYPES = {0: "other", 1: "integrated-gpu", 2: "discrete-gpu", 3: "virtual
 # VkSubgroupFeatureFlagBits and VkShaderStageFlagBits (Vulkan spec), in bit order
 _SUBGROUP_OPERATIONS = ("basic", "vote", "arithmetic", "ballot", "shuffle", "shuffle-relative", "clustered", "quad")
 _STAGES = ("vertex", "tess-control", "tess-eval", "geometry", "fragment", "compute")
+# SPIR-V capability -> the VkSubgroupFeatureFlagBits the device must report for it (Vulkan spec, appendix
+# "SPIR-V Capabilities": GroupNonUniform needs VK_SUBGROUP_FEATURE_BASIC_BIT, and so on)
+SUBGROUP_CAPABILITIES = {"GroupNonUniform": "basic", "GroupNonUniformVote": "vote",
+                         "GroupNonUniformArithmetic": "arithmetic", "GroupNonUniformBallot": "ballot",
+                         "GroupNonUniformShuffle": "shuffle", "GroupNonUniformShuffleRelative": "shuffle-relative",
+                         "GroupNonUniformClustered": "clustered", "GroupNonUniformQuad": "quad"}
+# VkPipelineShaderStageCreateFlagBits (Vulkan 1.3 core, VK_EXT_subgroup_size_control before): every subgroup
+# of the stage launched with all its invocations active (needs the computeFullSubgroups feature)
+REQUIRE_FULL_SUBGROUPS = 0x2
+try:
+    _OP_CAPABILITY = GRAMMAR.opcode("OpCapability")
+    _CAPABILITY_NAMES = {GRAMMAR.enumerant("Capability", c): c for c in SUBGROUP_CAPABILITIES}
+except KeyError:        # a tools/gpu_replay record made before sub-groups: no capability to check
+    _OP_CAPABILITY, _CAPABILITY_NAMES = -1, {}
 
 
 @dataclass
@@ -173,17 +189,20 @@ def _flag_names(mask: int, names: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(n for i, n in enumerate(names) if mask & (1 << i))
 
 
-def _query_features(vk: Any, pd: Any, has_12: bool) -> dict[str, bool]:
+def _query_features(vk: Any, pd: Any, has_12: bool, has_13: bool = False) -> dict[str, bool]:
     """FEATURE_NAMES -> supported, from vkGetPhysicalDeviceFeatures2."""
     q11 = vk.VkPhysicalDeviceVulkan11Features(sType=vk.VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES)
     q12 = vk.VkPhysicalDeviceVulkan12Features(sType=vk.VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES,
                                               pNext=q11)
+    q13 = vk.VkPhysicalDeviceVulkan13Features(sType=vk.VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES,
+                                              pNext=q12)
     q2 = vk.VkPhysicalDeviceFeatures2(sType=vk.VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2,
-                                      pNext=q12 if has_12 else None)
+                                      pNext=(q13 if has_13 else q12) if has_12 else None)
     vk.vkGetPhysicalDeviceFeatures2(pd, q2)
     features = {n: bool(getattr(q2.features, n)) for n in _CORE_FEATURES}
     features.update({n: has_12 and bool(getattr(q11, n)) for n in _VK11_FEATURES})
     features.update({n: has_12 and bool(getattr(q12, n)) for n in _VK12_FEATURES})
+    features.update({n: has_13 and bool(getattr(q13, n)) for n in _VK13_FEATURES})
     return features
 
 
@@ -192,6 +211,7 @@ def _describe(vk: Any, index: int, pd: Any) -> DeviceInfo:
     props = vk.vkGetPhysicalDeviceProperties(pd)
     has_11 = props.apiVersion >= vk.VK_MAKE_VERSION(1, 1, 0)
     has_12 = props.apiVersion >= vk.VK_MAKE_VERSION(1, 2, 0)
+    has_13 = props.apiVersion >= vk.VK_MAKE_VERSION(1, 3, 0)
     families = vk.vkGetPhysicalDeviceQueueFamilyProperties(pd)
     compute = any(f.queueFlags & vk.VK_QUEUE_COMPUTE_BIT for f in families)
     driver_id, driver_name, driver_info = 0, "", ""
@@ -211,7 +231,7 @@ def _describe(vk: Any, index: int, pd: Any) -> DeviceInfo:
     return DeviceInfo(index=index, name=str(props.deviceName), type=_DEVICE_TYPES.get(int(props.deviceType), "other"),
                       api_version=_version_text(int(props.apiVersion)), driver_id=driver_id,
                       driver_name=driver_name, driver_info=driver_info, driver_version=int(props.driverVersion),
-                      usable=compute and has_11, features=_query_features(vk, pd, has_12),
+                      usable=compute and has_11, features=_query_features(vk, pd, has_12, has_13),
                       subgroup_size=sub_size, subgroup_operations=_flag_names(sub_ops, _SUBGROUP_OPERATIONS),
                       subgroup_stages=_flag_names(sub_stages, _STAGES))
 
@@ -322,9 +342,12 @@ def _create_context(inst: _Instance, index: int) -> _Context:
                                               **{n: 1 for n in _VK11_FEATURES if features[n]})
     e12 = vk.VkPhysicalDeviceVulkan12Features(sType=vk.VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES,
                                               pNext=e11, **{n: 1 for n in _VK12_FEATURES if features[n]})
+    e13 = vk.VkPhysicalDeviceVulkan13Features(sType=vk.VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES,
+                                              pNext=e12, **{n: 1 for n in _VK13_FEATURES if features[n]})
     core = vk.VkPhysicalDeviceFeatures(**{n: 1 for n in _CORE_FEATURES if features[n]})
+    has_13 = props.apiVersion >= vk.VK_MAKE_VERSION(1, 3, 0)
     e2 = vk.VkPhysicalDeviceFeatures2(sType=vk.VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2,
-                                      pNext=e12 if has_12 else None, features=core)
+                                      pNext=(e13 if has_13 else e12) if has_12 else None, features=core)
     priorities = [1.0]
     queue_info = vk.VkDeviceQueueCreateInfo(sType=vk.VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO,
                                             queueFamilyIndex=family, queueCount=1, pQueuePriorities=priorities)
@@ -396,6 +419,7 @@ class _ModuleSummary:
     """What `dispatch` checks in a SPIR-V module before handing it to the driver."""
 
     version: int
+    capabilities: set[str] = field(default_factory=set)
     entry_points: dict[tuple[int, str], list[int]] = field(default_factory=dict)  # (model, name) -> interface
     variables: dict[int, int] = field(default_factory=dict)  # module-scope variable id -> storage class
     decorations: dict[tuple[int, int], int] = field(default_factory=dict)  # (id, decoration) -> literal
@@ -418,6 +442,8 @@ def _summarize(spirv: bytes) -> _ModuleSummary:
         operands = [int(w) for w in words[i + 1:i + count]]
         if opcode == _OP_FUNCTION:
             break  # everything checked here precedes the first function
+        if opcode == _OP_CAPABILITY and operands:
+            summary.capabilities.add(_CAPABILITY_NAMES.get(operands[0], str(operands[0])))
         if opcode == _OP_ENTRY_POINT and count >= 4:
             raw = words[i + 3:i + count].astype("<u4").tobytes()
             name, _, _ = raw.partition(b"\0")
@@ -429,6 +455,21 @@ def _summarize(spirv: bytes) -> _ModuleSummary:
             summary.decorations[(operands[0], operands[1])] = operands[2]
         i += count
     return summary
+
+
+def check_subgroup_support(spirv: bytes, info: DeviceInfo, what: str) -> None:
+    """The sub-group capabilities a module declares against the device's VkPhysicalDeviceSubgroupProperties:
+    compute among supportedStages, and each capability's bit among supportedOperations (one-line refusal)."""
+    capabilities = _summarize(spirv).capabilities
+    needed = [c for c in SUBGROUP_CAPABILITIES if c in capabilities]
+    if needed and "compute" not in info.subgroup_stages:
+        raise VulkanError(f"{what}: the Vulkan device {info.label} has no sub-group operations in compute shaders "
+                          "(VkPhysicalDeviceSubgroupProperties.supportedStages lacks compute)")
+    for capability in needed:
+        if SUBGROUP_CAPABILITIES[capability] not in info.subgroup_operations:
+            raise VulkanError(f"{what}: the Vulkan device {info.label} lacks the sub-group feature "
+                              f"'{SUBGROUP_CAPABILITIES[capability]}' (VkPhysicalDeviceSubgroupProperties."
+                              f"supportedOperations) that OpCapability {capability} needs")
 
 
 def _check_module(spirv: bytes, entry: str, bindings: set[int], push_constants: bytes) -> None:
@@ -498,6 +539,7 @@ def _check_request(ctx: _Context, spirv: bytes, entry: str, buffers: dict[int, n
             raise VulkanError(f"buffer at binding {binding} is {array.nbytes} bytes; the device allows at most "
                               f"{limits.maxStorageBufferRange}")
     _check_module(spirv, entry, {int(b) for b in buffers}, push_constants)
+    check_subgroup_support(spirv, ctx.info, f"entry point {entry!r}")
 
 
 def _memory_type(ctx: _Context, type_bits: int) -> int:
@@ -509,13 +551,16 @@ def _memory_type(ctx: _Context, type_bits: int) -> int:
 
 
 def dispatch(spirv: bytes, entry: str, buffers: dict[int, np.ndarray], push_constants: bytes,
-             groups: tuple[int, int, int], spec_constants: dict[int, int] | None = None) -> dict[int, np.ndarray]:
+             groups: tuple[int, int, int], spec_constants: dict[int, int] | None = None,
+             full_subgroups: bool = False) -> dict[int, np.ndarray]:
     """Run entry point `entry` of the SPIR-V module `spirv` (GLCompute) with vkCmdDispatch(*groups).
 
     buffers: binding number (descriptor set 0, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER) -> a numpy array
     whose raw bytes are the buffer's initial contents (any dtype/shape).
     push_constants: raw bytes for one push-constant range (offset 0, compute stage); b"" means none.
     spec_constants: SpecId -> a 32-bit unsigned value, given to the pipeline (VkSpecializationInfo).
+    full_subgroups: create the stage with REQUIRE_FULL_SUBGROUPS (the device must have computeFullSubgroups,
+    and the work-group's x size must be a multiple of its subgroupSize).
     Returns binding -> a new numpy array with the same dtype and shape holding the buffer's contents
     after the run.
     """
@@ -523,10 +568,13 @@ def dispatch(spirv: bytes, entry: str, buffers: dict[int, np.ndarray], push_cons
     spirv = bytes(spirv)
     push_constants = bytes(push_constants)
     _check_request(ctx, spirv, entry, buffers, push_constants, groups)
+    if full_subgroups and not ctx.features.get("computeFullSubgroups"):
+        raise VulkanError(f"{ctx.name} lacks computeFullSubgroups (VK_PIPELINE_SHADER_STAGE_CREATE_REQUIRE_FULL_"
+                          "SUBGROUPS_BIT)")
     cleanup: list[Callable[[], None]] = []
     try:
         return _run(ctx, spirv, entry, buffers, push_constants, tuple(int(g) for g in groups), cleanup,
-                    dict(spec_constants or {}))
+                    dict(spec_constants or {}), REQUIRE_FULL_SUBGROUPS if full_subgroups else 0)
     except _FenceTimeout:
         # The device may still use every object: leaking them is the only safe choice.
         raise VulkanError(f"the dispatch did not finish within {FENCE_TIMEOUT_S:g} s on {ctx.name} "
@@ -542,7 +590,7 @@ class _FenceTimeout(Exception):
 
 def _run(ctx: _Context, spirv: bytes, entry: str, buffers: dict[int, np.ndarray], push_constants: bytes,
          groups: tuple[int, ...], cleanup: list[Callable[[], None]],
-         spec_constants: dict[int, int]) -> dict[int, np.ndarray]:
+         spec_constants: dict[int, int], stage_flags: int = 0) -> dict[int, np.ndarray]:
     """The body of `dispatch`; appends a destroy call to `cleanup` for each object it creates."""
     vk, dev = ctx.vk, ctx.device
     arrays = {int(b): np.ascontiguousarray(a) for b, a in sorted(buffers.items())}
@@ -606,7 +654,8 @@ def _run(ctx: _Context, spirv: bytes, entry: str, buffers: dict[int, np.ndarray]
         specialization = vk.VkSpecializationInfo(mapEntryCount=len(entries), pMapEntries=entries,
                                                  dataSize=len(spec_data), pData=vk.ffi.from_buffer(spec_data))
     stage = vk.VkPipelineShaderStageCreateInfo(sType=vk.VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
-                                               stage=vk.VK_SHADER_STAGE_COMPUTE_BIT, module=module, pName=entry_name,
+                                               flags=stage_flags, stage=vk.VK_SHADER_STAGE_COMPUTE_BIT,
+                                               module=module, pName=entry_name,
                                                pSpecializationInfo=specialization)
     pipeline_info = vk.VkComputePipelineCreateInfo(sType=vk.VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
                                                    stage=stage, layout=layout)

@@ -45,6 +45,8 @@ def imm(value: int | float, t: DataType = T.D) -> Operand:
     elif t == T.HF:
         import numpy as np
         raw = int(np.array([value], np.float16).view(np.uint16)[0])
+    elif t == T.DF:
+        raw = struct.unpack("<Q", struct.pack("<d", float(value)))[0]
     else:
         raw = int(value) & ((1 << (8 * t.size)) - 1)
     return Operand(RegFile.IMM, t, value=raw)

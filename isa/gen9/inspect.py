@@ -8,6 +8,7 @@ would show, which Debian's iga64 build cannot.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from . import fields as F
@@ -134,19 +135,59 @@ def inspect(data: bytes) -> list[InstructionView]:
     return views
 
 
-def format_fields(views: list[InstructionView]) -> str:
-    """The text of `disasm --fields`: per instruction a header line, then one line per field."""
+def operand_of(name: str) -> str | None:
+    """The operand a field belongs to ("dst", "src0", "src1", "src2"), whatever the form's prefix (c_,
+    c3_, t3_, sends_); None for a field of the instruction as a whole."""
+    m = re.match(r"(?:c3?_|t3_|sends_)?(dst|src\d)(?:_|$)", name)
+    return m.group(1) if m else None
+
+
+def uses(v: InstructionView, name: str) -> bool:
+    """Whether the instruction uses the field: an ALU instruction does not use the operand fields of the
+    sources it does not have (a unary mov's src1_*, MATH's by function) nor, without a destination, the
+    dst_* ones; everything else (instruction fields, branches, sends) counts as used."""
+    from .opcodes import BY_NUMBER, num_srcs
+    values = {f.name: f.value for f in v.fields}
+    op = BY_NUMBER.get(values.get("opcode", -1))
+    operand = operand_of(name)
+    if op is None or not op.alu or operand is None:
+        return True
+    if operand == "dst":
+        return op.dst
+    fc = next((k for k, n in F.MATH_FC.items() if n == values.get("cond_mod")), None) if op.name == "math" else None
+    return int(operand[3:]) < num_srcs(op.name, fc)
+
+
+def field_filter(only: list[str]):
+    """`disasm --fields --only A,B`: a predicate keeping the fields named (exactly, or a name's operand:
+    `dst` keeps dst_type and the compact c_dst_reg, `src0` every src0 field); a name no field has is a
+    ValueError."""
+    known = {f.name for f in F.FIELDS} | {"dst", "src0", "src1", "src2"}
+    unknown = [n for n in only if n not in known and not any(k.startswith(n + "_") for k in known)]
+    if unknown:
+        raise ValueError(f"no field is named {unknown[0]!r} (fields: dst, src0, src1, src2, or a name "
+                         f"`disasm --fields` shows, such as exec_size or src0_type)")
+    wanted = set(only)
+    return lambda name: name in wanted or operand_of(name) in wanted or any(name.startswith(n + "_") for n in wanted)
+
+
+def format_fields(views: list[InstructionView], keep=None, all_fields: bool = False) -> str:
+    """The text of `disasm --fields`: per instruction a header line, then one line per field, leaving out
+    the fields the instruction does not use (uses; unless all_fields) and those `keep` rejects."""
+    def shown(v: InstructionView, fields: list[FieldValue]) -> list[str]:
+        return [f"    {_field_line(f)}" for f in fields
+                if (all_fields or uses(v, f.name)) and (keep is None or keep(f.name))]
     out = []
     for v in views:
         out.append(f"{v.offset:06x}: {v.raw.hex(' ')}    {v.text}")
         if v.compact_form is not None:
             out.append(f"  compacted ({v.compact_form}):")
-            out += [f"    {_field_line(f)}" for f in v.compact_fields]
+            out += shown(v, v.compact_fields)
             out.append(f"  expands to {v.expanded.hex(' ') if v.expanded else ''} ({v.form}):")
-            out += [f"    {_field_line(f)}" for f in v.fields]
+            out += shown(v, v.fields)
         else:
             out.append(f"  form {v.form}:")
-            out += [f"    {_field_line(f)}" for f in v.fields]
+            out += shown(v, v.fields)
     return "\n".join(out) + "\n"
 
 
@@ -157,7 +198,11 @@ def _field_line(f: FieldValue) -> str:
 
 @dataclass(frozen=True)
 class InstructionChange:
-    index: int
+    """One entry of a diff: an instruction of A changed into one of B (kind "changed": both indices, the
+    fields that differ), only in A ("deleted") or only in B ("inserted")."""
+    kind: str
+    index_a: int | None
+    index_b: int | None
     offset_a: int | None
     offset_b: int | None
     text_a: str
@@ -166,11 +211,18 @@ class InstructionChange:
     form_b: str
     fields: list[tuple[str, int | None, int | None]]      # (name, value in a, value in b), differing only
     expanded: list[tuple[str, int | None, int | None]] = field(default_factory=list)
+    meanings: list[tuple[str, str]] = field(default_factory=list)   # of `fields`: (meaning in a, in b)
+
+    @property
+    def index(self) -> int:
+        return self.index_a if self.index_a is not None else self.index_b if self.index_b is not None else -1
 
     def as_dict(self) -> dict:
-        return {"index": self.index, "offset_a": self.offset_a, "offset_b": self.offset_b, "text_a": self.text_a,
-                "text_b": self.text_b, "form_a": self.form_a, "form_b": self.form_b,
-                "fields": [{"name": n, "a": a, "b": b} for n, a, b in self.fields],
+        return {"kind": self.kind, "index_a": self.index_a, "index_b": self.index_b, "offset_a": self.offset_a,
+                "offset_b": self.offset_b, "text_a": self.text_a, "text_b": self.text_b, "form_a": self.form_a,
+                "form_b": self.form_b,
+                "fields": [{"name": n, "a": a, "b": b, "meaning_a": ma, "meaning_b": mb}
+                           for (n, a, b), (ma, mb) in zip(self.fields, self.meanings)],
                 "expanded": [{"name": n, "a": a, "b": b} for n, a, b in self.expanded]}
 
 
@@ -180,19 +232,71 @@ def _encoded_values(v: InstructionView) -> tuple[str, dict[str, int]]:
     return form, unpack(form, v.raw, reserved=True)
 
 
+def _meaning(name: str, value: int | None, form: str, values: dict) -> str:
+    """A field's meaning for a diff line: "absent" where the form has no such field, "" for a reserved gap."""
+    if value is None:
+        return "absent"
+    if name not in F.BY_NAME:
+        return ""
+    try:
+        return meaning(name, value, form, values)
+    except (KeyError, ValueError):
+        return ""
+
+
+def _opcode(v: InstructionView) -> str:
+    return str(next((f.value for f in v.fields if f.name == "opcode"), -1))
+
+
+def _shape(v: InstructionView) -> str:
+    """The text with every number blanked: the same operation on other registers, widths or immediates."""
+    return re.sub(r"[0-9A-Fa-f]+", "#", re.sub(r"\b0x[0-9A-Fa-f]+|\d+", "#", v.text))
+
+
+# What `align` matches on, level by level: the whole text, then the shape, then the opcode.
+_ALIGN_KEYS = (lambda v: v.text, _shape, _opcode)
+
+
+def align(va: list[InstructionView], vb: list[InstructionView]) -> list[tuple[int | None, int | None]]:
+    """The two instruction sequences aligned as `diff` aligns two iga64 listings: a longest common
+    subsequence of the instructions' texts (difflib.SequenceMatcher, no junk heuristic) anchors them; in
+    each stretch between anchors, a common subsequence of their shapes (the text with numbers blanked),
+    then of their opcodes, pairs the instructions that changed (a register, a type, the width) and leaves
+    the rest deleted (a, None) or inserted (None, b). SequenceMatcher's cost grows with the product of
+    the lengths in the worst case, about linearly for mostly-equal sequences."""
+    pairs: list[tuple[int | None, int | None]] = []
+    _align(va, vb, range(len(va)), range(len(vb)), 0, pairs)
+    return pairs
+
+
+def _align(va, vb, ia: range, ib: range, level: int, pairs: list) -> None:
+    from difflib import SequenceMatcher
+    if level == len(_ALIGN_KEYS):
+        pairs += [(i, None) for i in ia] + [(None, j) for j in ib]
+        return
+    key = _ALIGN_KEYS[level]
+    matcher = SequenceMatcher(None, [key(va[i]) for i in ia], [key(vb[j]) for j in ib], autojunk=False)
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag == "equal":
+            pairs += zip(ia[i1:i2], ib[j1:j2])
+        else:
+            _align(va, vb, ia[i1:i2], ib[j1:j2], level + 1, pairs)
+
+
 def diff(a: bytes, b: bytes) -> list[InstructionChange]:
-    """Instruction-by-instruction difference: for each position whose bytes differ, the fields of the
-    encoded form that differ (reserved gaps as _rsv<lo>), so a one-bit change is one field; when both are
-    compacted, `expanded` lists the native fields their expansions differ in; instructions only one side
-    has are listed with no fields."""
+    """The difference of two binaries, aligned (align): each paired instruction whose bytes differ with the
+    fields of the encoded form that differ (reserved gaps as _rsv<lo>, so a one-bit change is one field)
+    and their meanings; when both are compacted, `expanded` lists the native fields their expansions differ
+    in; each instruction only one side has as deleted or inserted."""
     va, vb = inspect(a), inspect(b)
     changes = []
-    for i in range(max(len(va), len(vb))):
-        x = va[i] if i < len(va) else None
-        y = vb[i] if i < len(vb) else None
+    for i, j in align(va, vb):
+        x = va[i] if i is not None else None
+        y = vb[j] if j is not None else None
         if x is not None and y is not None and x.raw == y.raw:
             continue
         fields: list[tuple[str, int | None, int | None]] = []
+        meanings: list[tuple[str, str]] = []
         expanded: list[tuple[str, int | None, int | None]] = []
         if x is not None and y is not None:
             (form_x, fx), (form_y, fy) = _encoded_values(x), _encoded_values(y)
@@ -200,12 +304,15 @@ def diff(a: bytes, b: bytes) -> list[InstructionChange]:
                 fields = [(n, fx[n], fy[n]) for n in fx if fx[n] != fy.get(n)]
             else:
                 fields = [(n, fx.get(n), fy.get(n)) for n in dict.fromkeys([*fx, *fy]) if fx.get(n) != fy.get(n)]
+            meanings = [(_meaning(n, va_, form_x, fx), _meaning(n, vb_, form_y, fy)) for n, va_, vb_ in fields]
             if x.compact_form and y.compact_form and x.form == y.form:
                 nx = {f.name: f.value for f in x.fields}
                 ny = {f.name: f.value for f in y.fields}
                 expanded = [(n, nx[n], ny[n]) for n in nx if nx[n] != ny[n]]
+        kind = "changed" if x is not None and y is not None else "deleted" if x is not None else "inserted"
         form_a = (x.compact_form or x.form) if x else ""
         form_b = (y.compact_form or y.form) if y else ""
-        changes.append(InstructionChange(i, x.offset if x else None, y.offset if y else None,
-                                         x.text if x else "", y.text if y else "", form_a, form_b, fields, expanded))
+        changes.append(InstructionChange(kind, i, j, x.offset if x else None, y.offset if y else None,
+                                         x.text if x else "", y.text if y else "", form_a, form_b, fields, expanded,
+                                         meanings))
     return changes

@@ -1,21 +1,16 @@
 """Simulator traces: the record of which lanes ran which instruction (Trace, the simulator's trace hook)
-and lane-activity pictures of it, written as PNG with zlib + struct only (no dependency).
+and the facts a lane picture is drawn from (timeline: one row per executed instruction of each thread;
+block_entries: where a thread entered a labelled block). The drawing itself is tools.lane_picture's:
+this layer stays free of any plotting library.
 
-Why: divergence is easiest to judge by eye. One panel per thread, side by side; inside a panel
-x = lanes and y = executed instructions in order (top to bottom). A lane cell is coloured by the kind
-of instruction when the lane ran it, light grey when the lane sat it out. Left of the lanes a grey bar
-shows the instruction address (darker = later in the program: loops look like saw teeth) and a strip
-shows the instruction kind. The panel header carries the thread number. With a simulator Trace, y is
-the workgroup's scheduling round, so a thread waiting at a barrier leaves a blank gap.
-
-Colours: ALU green, control flow blue, SEND orange, WE_all/scalar instructions purple,
-lane disabled light grey.
+Rows: with a simulator Trace, a row is the workgroup's scheduling round (threads run one instruction per
+round, so a thread waiting at a barrier leaves a gap); for a plain list of events it is the order of the
+thread's own instructions.
 """
 from __future__ import annotations
 
-import struct
-import zlib
-from dataclasses import dataclass
+import bisect
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -36,11 +31,15 @@ class TraceEvent:
 
 
 class Trace:
-    """A trace hook that records every executed instruction (use as `trace=Trace()`)."""
+    """A trace hook that records every executed instruction (use as `trace=Trace()`). A launcher that
+    knows more fills in `labels` ({address: block name}, the Gen backend's blocks) and `about` (what was
+    run: kernel, simd, cf, local_size, global_size, group), which pictures show."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.events: list[TraceEvent] = []
         self.time = 0
+        self.labels: dict[int, str] = {}
+        self.about: dict[str, object] = {}
 
     def new_round(self) -> None:
         """Called by the scheduler once per round, so pictures can align threads in time."""
@@ -51,149 +50,122 @@ class Trace:
                                       self.time, inst.predicate is not None))
 
 
-
 CF_OPS = frozenset(opcodes.BRANCHES)
 SEND_OPS = frozenset(opcodes.SENDS_ALL)
-COLOURS = {
-    "alu": (46, 160, 67), "cf": (52, 110, 219), "send": (230, 126, 34), "scalar": (142, 68, 173),
-    "off": (225, 225, 225), "bg": (255, 255, 255), "grid": (150, 150, 150), "text": (30, 30, 30),
-}
-MAX_ROWS = 6000
-
-# 3x5 glyphs, one string of 15 bits each (rows top to bottom): digits and the legend's letters
-_GLYPHS = dict(zip("0123456789", [
-    "111101101101111", "010110010010111", "111001111100111", "111001111001111", "101101111001001",
-    "111100111001111", "111100111101111", "111001001001001", "111101111101111", "111101111001111"]))
-_GLYPHS.update({"A": "010101111101101", "L": "100100100100111", "U": "101101101101111",
-                "C": "111100100100111", "F": "111100110100100", "S": "111100111001111",
-                "E": "111100110100111", "N": "110101101101101", "D": "110101101101110",
-                "W": "101101111111101", "O": "111101101101111", " ": "000000000000000",
-                "B": "110101110101110", "G": "111100101101111", "H": "101101111101101", "I": "111010010010111",
-                "J": "001001001101111", "K": "101101110101101", "M": "101111111101101", "P": "111101111100100",
-                "Q": "111101101111001", "R": "110101110101101", "T": "111010010010010", "V": "101101101101010",
-                "X": "101101010101101", "Y": "101101010010010", "Z": "111001010100111"})
-LEGEND = [("alu", "ALU"), ("cf", "CF"), ("send", "SEND"), ("scalar", "W"), ("off", "OFF")]
+KINDS = ("alu", "cf", "send", "scalar")      # what a row's instruction is, in the order legends list them
 
 
-def _kind(opcode: str, mask: np.ndarray, we_all: bool) -> str:
+def kind_of(opcode: str, we_all: bool) -> str:
+    """Control flow and SENDs by opcode; any other instruction run with WE_all (NoMask) is scalar
+    bookkeeping; the rest is ALU work on the enabled lanes."""
     if opcode in CF_OPS:
         return "cf"
     if opcode in SEND_OPS:
         return "send"
-    if we_all:
-        return "scalar"
-    return "alu"
+    return "scalar" if we_all else "alu"
 
 
-def _events(trace):
+@dataclass
+class Step:
+    """One executed instruction of one thread, as a picture row."""
+    row: int
+    address: int
+    kind: str
+    mask: np.ndarray
+
+
+@dataclass
+class BlockEntry:
+    """A thread entering a labelled block at `row`. `first`: the thread's first entry into it (a picture
+    must label it); later entries come back to the block after the thread left the loop it lies in."""
+    row: int
+    name: str
+    first: bool
+
+
+@dataclass
+class Timeline:
+    """A trace as rows per thread: `steps[thread]` in row order, `rows` the rows the longest thread
+    spans, `lanes` the widest SIMD width, `max_address` the last instruction address seen."""
+    steps: dict[int, list[Step]] = field(default_factory=dict)
+    rows: int = 0
+    lanes: int = 8
+    max_address: int = 0
+    labels: dict[int, str] = field(default_factory=dict)
+    timed: bool = True           # rows are scheduling rounds (else each thread's own instruction count)
+
+
+def _events(trace) -> list[tuple[int, int, str, np.ndarray, bool, int | None]]:
     """Normalise a Trace, a list of TraceEvent or of (thread, address, inst-or-opcode, mask) tuples."""
-    events = getattr(trace, "events", trace)
-    out = []
-    for e in events:
+    out: list[tuple[int, int, str, np.ndarray, bool, int | None]] = []
+    for e in getattr(trace, "events", trace):
         if isinstance(e, tuple):
             tid, addr, inst, mask = e
-            opcode = getattr(inst, "opcode", inst)
-            we_all = bool(getattr(inst, "mask_ctrl_we_all", False))
+            out.append((tid, addr, str(getattr(inst, "opcode", inst)), np.asarray(mask, bool),
+                        bool(getattr(inst, "mask_ctrl_we_all", False)), None))
         else:
-            tid, addr, opcode, mask, we_all = e.thread, e.address, e.opcode, e.mask, getattr(e, "we_all", False)
-        out.append((tid, addr, opcode, np.asarray(mask, bool), we_all, getattr(e, "time", None)))
-    # y position: the scheduling round when every event has one, else the order within its thread
-    if not out or any(e[5] is None for e in out):
-        seen: dict[int, int] = {}
-        fixed = []
-        for e in out:
-            fixed.append(e[:5] + (seen.get(e[0], 0),))
-            seen[e[0]] = seen.get(e[0], 0) + 1
-        out = fixed
-    else:
-        t0 = min(e[5] for e in out)
-        out = [e[:5] + (e[5] - t0,) for e in out]
+            out.append((e.thread, e.address, e.opcode, np.asarray(e.mask, bool), bool(e.we_all),
+                        getattr(e, "time", None)))
     return out
 
 
-def _text_width(text: str, scale: int = 2) -> int:
-    return len(text) * 4 * scale
-
-
-def _draw_text(img: np.ndarray, x: int, y: int, text, scale: int = 2) -> None:
-    for k, ch in enumerate(str(text)):
-        glyph = _GLYPHS[ch]
-        for r in range(5):
-            for c in range(3):
-                if glyph[r * 3 + c] == "1":
-                    y0, x0 = y + r * scale, x + (k * 4 + c) * scale
-                    img[y0:y0 + scale, x0:x0 + scale] = COLOURS["text"]
-
-
-def render(trace) -> np.ndarray:
-    """The picture as an (height, width, 3) uint8 array. A trace with `labels` ({address: name}, as the
-    Gen backend gives for its blocks) gets each name beside the row where a thread entered that block."""
+def timeline(trace) -> Timeline:
+    """The rows of a trace (a Trace, TraceEvents or (thread, address, inst, mask) tuples)."""
     events = _events(trace)
-    threads = sorted({e[0] for e in events}) or [0]
-    per_thread = {t: [e for e in events if e[0] == t and e[5] < MAX_ROWS] for t in threads}
-    lanes = max([e[3].size for e in events] or [8])
-    rows = min(MAX_ROWS, max([e[5] for e in events] or [0]) + 1)
-    row_h = 6 if rows <= 120 else 4 if rows <= 300 else 2 if rows <= 1500 else 1
-    lane_w = 10 if lanes <= 16 else 6
-    labels = {a: "".join(c for c in str(n).upper() if c in _GLYPHS) for a, n in
-              (getattr(trace, "labels", None) or {}).items()}
-    label_w = max([_text_width(n, 1) for n in labels.values()] or [0]) + (4 if labels else 0)
-    gutter = 14 + label_w                        # labels, address bar (8) + kind strip (4) + gap
-    panel_w = gutter + lanes * lane_w + 1
-    header = 16
-    gap = 12
-    legend_h = 18
-    legend_w = sum(14 + _text_width(word) + 10 for _, word in LEGEND) + gap
-    width = max(len(threads) * panel_w + (len(threads) + 1) * gap, legend_w)
-    height = header + rows * row_h + gap + legend_h
-    img = np.empty((height, width, 3), np.uint8)
-    img[:] = COLOURS["bg"]
-    max_addr = max([e[1] for e in events] or [1]) or 1
-    for p, t in enumerate(threads):
-        x0 = gap + p * (panel_w + gap)
-        _draw_text(img, x0 + gutter, 3, t)
-        lane_x = x0 + gutter
-        last = 0
-        for _, addr, opcode, mask, we_all, r in per_thread[t]:
-            y = header + r * row_h
-            last = max(last, r + 1)
-            kind = _kind(opcode, mask, we_all)
-            shade = int(220 - 190 * addr / max_addr)
-            if addr in labels and y + 5 <= img.shape[0]:
-                _draw_text(img, x0, y, labels[addr], 1)
-            img[y:y + row_h, x0 + label_w:x0 + label_w + 8] = (shade, shade, shade)
-            img[y:y + row_h, x0 + label_w + 9:x0 + label_w + 13] = COLOURS[kind]
-            cells = np.where(mask[:lanes, None], 1, 0)
-            row = np.empty((lanes, 3), np.uint8)
-            row[:] = COLOURS["off"]
-            row[cells[:, 0] == 1] = COLOURS[kind]
-            block = np.repeat(row, lane_w, axis=0)
-            block[lane_w - 1::lane_w] = COLOURS["bg"]            # 1-px gap between lanes
-            img[y:y + row_h, lane_x:lane_x + lanes * lane_w] = block[None]
-        # a grid line every 8 lanes helps counting
-        for k in range(0, lanes + 1, 8):
-            img[header - 2:header + last * row_h, lane_x + k * lane_w - 1] = COLOURS["grid"]
-    x, y = gap, height - legend_h + 2
-    for kind, word in LEGEND:
-        img[y:y + 10, x:x + 10] = COLOURS[kind]
-        _draw_text(img, x + 14, y, word)
-        x += 14 + _text_width(word) + 10
-    return img
+    timed = bool(events) and all(e[5] is not None for e in events)
+    t0 = min((e[5] for e in events if e[5] is not None), default=0)
+    count: dict[int, int] = {}
+    line = Timeline(labels=dict(getattr(trace, "labels", None) or {}), timed=timed)
+    for tid, addr, opcode, mask, we_all, time in events:
+        if timed:
+            row = int(time or 0) - t0
+        else:
+            row = count.get(tid, 0)
+            count[tid] = row + 1
+        line.steps.setdefault(tid, []).append(Step(row, addr, kind_of(opcode, we_all), mask))
+        line.rows = max(line.rows, row + 1)
+        line.max_address = max(line.max_address, addr)
+    line.lanes = max([e[3].size for e in events] or [8])
+    if not line.steps:
+        line.steps[0] = []
+    return line
 
 
-def encode_png(img: np.ndarray) -> bytes:
-    """8-bit RGB PNG bytes (filter 0 on every row)."""
-    h, w, _ = img.shape
-    raw = np.zeros((h, 1 + 3 * w), np.uint8)
-    raw[:, 1:] = img.reshape(h, 3 * w)
+def block_entries(steps: list[Step], labels: dict[int, str]) -> list[BlockEntry]:
+    """Where a thread enters a labelled block (a block runs from its label's address to the next label's),
+    once per entry and not once per loop iteration: a jump backwards (from `hi` to `lo`) is the next
+    iteration of the loop spanning lo..hi, and its blocks keep the label of their first entry until the
+    thread leaves that loop (forwards past hi, or backwards before lo by an outer loop's next iteration);
+    entering them after that is a new entry. A block's first entry in the thread has first=True."""
+    starts = sorted(labels)
+    entries: list[BlockEntry] = []
+    labelled: set[int] = set()         # blocks whose entry is labelled and whose loop the thread has not left
+    ever: set[int] = set()
+    loops: list[list[int]] = []        # the loops the thread is in, [lo, hi], innermost last
+    current: int | None = None
+    previous: int | None = None
 
-    def chunk(tag: bytes, data: bytes) -> bytes:
-        return struct.pack(">I", len(data)) + tag + data + struct.pack(">I", zlib.crc32(tag + data) & 0xFFFFFFFF)
+    def leave(loop: list[int]) -> None:
+        labelled.difference_update([b for b in labelled if loop[0] <= b <= loop[1]])
 
-    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 2, 0, 0, 0))
-            + chunk(b"IDAT", zlib.compress(raw.tobytes(), 6)) + chunk(b"IEND", b""))
-
-
-def trace_png(trace) -> bytes:
-    """The lane-activity timeline of `trace` as PNG bytes (the caller decides where they go)."""
-    return encode_png(render(trace))
+    for step in steps:
+        at = bisect.bisect_right(starts, step.address) - 1
+        block = starts[at] if at >= 0 else None
+        backwards = previous is not None and step.address <= previous
+        if previous is not None and backwards:
+            lo, hi = step.address, previous
+            while loops and loops[-1][0] > lo:                    # an outer loop's next iteration
+                leave(loops.pop())
+            if loops and loops[-1][0] == lo:
+                loops[-1][1] = max(loops[-1][1], hi)
+            else:
+                loops.append([lo, hi])
+        else:
+            while loops and loops[-1][1] < step.address:          # left forwards
+                leave(loops.pop())
+        if block is not None and (block != current or backwards) and block not in labelled:
+            entries.append(BlockEntry(step.row, labels[block], block not in ever))
+            labelled.add(block)
+            ever.add(block)
+        current, previous = block, step.address
+    return entries

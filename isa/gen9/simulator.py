@@ -1,7 +1,8 @@
 """A numpy-vectorised SIMD simulator for decoded Gen9 programs (list[Instruction]).
 
-Why: to run what the backend emits without a GPU, and to see which lanes execute what
-(trace hook; sim_trace draws it), in particular for divergent and unstructured (Beignet blockIP) control flow.
+Why: to run what the backend emits without a GPU, and to see which lanes execute what (trace hook:
+sim_trace records it, tools.lane_picture draws it), in particular for divergent and unstructured (Beignet
+blockIP) control flow.
 
 Parts: branches in sim_control, messages in sim_messages, ALU values in sim_alu, the trace record in
 sim_trace; this module holds the thread state, operand access, masks and the scheduler.

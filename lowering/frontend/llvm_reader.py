@@ -18,7 +18,7 @@ from typing import cast
 
 import llvmlite.binding as llvm
 
-from lowering.errors import CompileError
+from lowering.errors import CompileError, NotSupported
 from lowering.frontend import builtins
 from lowering.frontend.llvm_module import KERNEL_TWIN, function_header, prepare_module, require_kernels
 from lowering.frontend.llvm_types import (
@@ -247,11 +247,11 @@ class FunctionReader:
         self.func: Function | None = None
 
     # ----- errors -----
-    def error(self, msg: str) -> CompileError:
+    def error(self, msg: str, kind: type[CompileError] = CompileError) -> CompileError:
         where = f"{self.ctx.source_name}: function @{self.name}"
         if self.block_label:
             where += f", block %{self.block_label}"
-        return CompileError(f"{where}: {msg}")
+        return kind(f"{where}: {msg}")
 
     # ----- emission -----
     def emit(self, opcode: str, operands: list[Value], type: Type = VOID, attrs: dict | None = None,
@@ -400,7 +400,7 @@ class FunctionReader:
         try:
             ret_lt = self.ctx.ltype_of(fn.global_value_type.get_function_return())
         except TypeError_ as e:
-            raise self.error(f"unsupported return type: {e}") from None
+            raise self.error(f"unsupported return type: {e}", NotSupported) from None
         args: list[Arg] = []
         arg_lanes: list[tuple[llvm.ValueRef, list[Value]]] = []
         meta = self.ctx.kernel_metadata(self.name, fn_text) if is_kernel else KernelMetadata()
@@ -408,7 +408,7 @@ class FunctionReader:
             try:
                 leaves = scalar_leaves(self.ltype(a))
             except TypeError_ as e:
-                raise self.error(f"unsupported type of argument {len(arg_lanes)}: {e}") from None
+                raise self.error(f"unsupported type of argument {len(arg_lanes)}: {e}", NotSupported) from None
             arg_values: list[Value] = []
             base = a.name or (meta.arg_names[param] if param < len(meta.arg_names) else "")
             for i, t in enumerate(leaves):
@@ -419,7 +419,7 @@ class FunctionReader:
             arg_lanes.append((a, arg_values))
         ret_t = Type("void") if ret_lt.kind == "void" else scalar_type(ret_lt) if ret_lt.is_scalar else None
         if ret_t is None:
-            raise self.error(f"unsupported return type {ret_lt}")
+            raise self.error(f"unsupported return type {ret_lt}", NotSupported)
         func = self.func = Function(self.name, args, ret_t, is_kernel=is_kernel)
         func.source_name = self.ctx.source_name
         func.reqd_work_group_size = meta.reqd_work_group_size
@@ -458,9 +458,9 @@ class FunctionReader:
                         lanes = self.instruction(ins, op)
                 except Unsupported as e:
                     detail = f" ({e})" if str(e) else ""
-                    raise self.error(f"unsupported instruction: {self.text}{detail}") from None
+                    raise self.error(f"unsupported instruction: {self.text}{detail}", NotSupported) from None
                 except (TypeError_, ValueError, KeyError, IndexError) as e:
-                    raise self.error(f"unsupported instruction: {self.text} ({e})") from None
+                    raise self.error(f"unsupported instruction: {self.text} ({e})", NotSupported) from None
                 if lanes is not None:
                     self._name(lanes)
                     self.define(ins, lanes)
@@ -477,7 +477,7 @@ class FunctionReader:
                 try:
                     vals = self.lanes(v)
                 except (Unsupported, TypeError_, ValueError) as e:
-                    raise self.error(f"unsupported instruction: {self.text} ({e})") from None
+                    raise self.error(f"unsupported instruction: {self.text} ({e})", NotSupported) from None
                 for p, x in zip(phi_lanes, vals):
                     p.add_incoming(self.blocks[pk], x)
         self.block_label = ""

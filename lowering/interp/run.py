@@ -1,7 +1,13 @@
-"""The IR interpreter: runs a kernel Function, in CFG or structured form, over an NDRange.
+"""The per-work-item IR interpreter: runs a kernel Function, in CFG or structured form, over an NDRange.
 
 Over 600 lines: the compile-once closures and the two walkers (CFG, tree) share the compiled-block
 cache and the located-error reporting.
+
+`run --target ir` uses the lock-step vector interpreter (lowering.interp.vector) instead; this one stays
+for what only it does: the CFG form (pass tests run a kernel before and after a pass, before structurizing),
+the `on_block` block trace that compares the two forms, the uninitialized-data trace (trace), and one
+work-item at a time, the JIT oracle's own schedule. It has no sub-groups: a sub-group operation is an
+error here.
 
 It is the project's execution oracle for its own IR: the same kernel run here before and after a pass
 (or compared with the CPU JIT of the original LLVM IR, tools/targets/jit_oracle.py) must give the same buffers.
@@ -631,4 +637,8 @@ class Interpreter:
             return self._compile_atomic(ins, g)
         if op in ("var_load", "var_store"):
             raise InterpreterError(f"{op} is structurizer-internal and cannot be interpreted")
+        if OPCODES[op].kind == "subgroup":
+            raise InterpreterError(f"{op} needs the lock-step interpreter (lowering.interp.vector, which "
+                                   "run --target ir uses for structured functions): this one runs one "
+                                   "work-item at a time")
         raise InterpreterError(f"opcode {op!r} is not interpretable")

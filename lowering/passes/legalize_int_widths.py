@@ -18,9 +18,10 @@ form a target can take and are one-line errors naming the instruction; so are wi
 """
 from __future__ import annotations
 
-from lowering.errors import CompileError, where
+from lowering.errors import NotSupported, where
 from lowering.ir.builder import InsertBefore, become, replace_uses
 from lowering.ir.core import Const, Function, Instr, Undef, Value
+from lowering.ir.opcodes import SUBGROUP_SCANS
 from lowering.ir.types import Type, int_type
 from lowering.target import TargetCaps
 
@@ -59,7 +60,7 @@ class _Legalizer:
         for w in self.legal:
             if w >= bits:
                 return int_type(w)
-        raise CompileError(f"{where(self.func, ins)}: integers wider than {self.legal[-1]} bits are not supported")
+        raise NotSupported(f"{where(self.func, ins)}: integers wider than {self.legal[-1]} bits are not supported")
 
     def source_bits(self, v: Value) -> int:
         return self.bits.get(v, v.type.bits)
@@ -74,7 +75,7 @@ class _Legalizer:
             if ins.opcode in REFUSED and any(self.odd(v.type) for v in (ins, *ins.operands)) and \
                     not self.in_memory_width(ins):
                 odd = next(v.type for v in (ins, *ins.operands) if self.odd(v.type))
-                raise CompileError(f"{where(func, ins)}: a {odd} {ins.opcode} is not supported (odd integer "
+                raise NotSupported(f"{where(func, ins)}: a {odd} {ins.opcode} is not supported (odd integer "
                                    f"widths are computed in {', '.join(map(str, self.legal))} bits)")
         self._arguments()
         for ins in instrs:                                   # results first: phis may use later values
@@ -147,8 +148,25 @@ class _Legalizer:
             ins.operands = [self._sign_extended(b, v) for v in ins.operands]
         elif op in ("trunc", "zext", "sext", "fptoui", "fptosi", "sitofp"):
             self._cast(ins, b, n)
+        elif op == "subgroup":
+            self._subgroup(ins, b, n)
         elif op not in UNCHANGED and op != "icmp":
-            raise CompileError(f"{where(self.func, ins)}: {op} on odd integer widths is not supported")
+            raise NotSupported(f"{where(self.func, ins)}: {op} on odd integer widths is not supported")
+
+    def _subgroup(self, ins: Instr, b: InsertBefore, n: int | None) -> None:
+        """Moves, votes and compares of zero-extended values need nothing; a reduction or scan is done in
+        W on sign-extended operands for smin/smax, then clamped to N bits' identity (what an exclusive
+        scan's first lane gets is W's INT_MAX or INT_MIN) and masked back to N bits."""
+        if ins.attrs["op"] not in SUBGROUP_SCANS or n is None:
+            return
+        arith = ins.attrs["arith"]
+        if arith in ("smin", "smax"):
+            ins.operands = [self._sign_extended(b, ins.operands[0])]
+        raw: Value = self._keep_raw(ins, b)
+        if arith in ("smin", "smax"):
+            limit = (1 << (n - 1)) - 1 if arith == "smin" else -(1 << (n - 1))
+            raw = b.binary(arith, raw, Const(ins.type, limit))
+        become(ins, "and", [raw, Const(ins.type, (1 << n) - 1)])
 
     def _bit_count(self, ins: Instr, b: InsertBefore, n: int) -> None:
         spare = ins.type.bits - n

@@ -112,7 +112,9 @@ def _shl_of_a_float(ins: MInstr) -> None:
     (loop, lambda f: setattr(f.blocks[1].instrs[1], "flag", (2, 0)), "flags are f0.0"),
     (diamond, lambda f: setattr(f.blocks[3].instrs[0], "math_fc", None), "math needs a function"),
     (straight, lambda f: setattr(f.blocks[0].instrs[2], "desc", None), "needs an SFID and a descriptor"),
-    (straight, lambda f: setattr(f.blocks[0].instrs[1], "exec_size", 4), "execution size 4"),
+    (straight, lambda f: setattr(f.blocks[0].instrs[1], "exec_size", 3), "execution size 3 (1, 2, 4, 8 or 16)"),
+    (straight, lambda f: setattr(f.blocks[0].instrs[1], "exec_size", 4), "execution size 4 in a SIMD16 function "
+                                                                           "without NoMask"),
     (straight, lambda f: setattr(f.blocks[0].instrs[1], "exec_size", 8), "without NoMask"),
     (straight, lambda f: f.blocks[0].instrs[1].srcs.__setitem__(0, Operand(f.vregs[0], offset=8)),
      "reaches byte 72"),

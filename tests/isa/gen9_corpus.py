@@ -425,11 +425,40 @@ def control_flow_lines() -> list[str]:
     ]
 
 
+def subgroup_lines() -> list[str]:
+    """The forms backend/gen/isel_subgroup.py emits: one GRF of a run starting at any element (<1;1,0>),
+    a cluster head replicated over its lanes (<C;C,0>), NoMask moves of four qwords, min/max by sel on
+    every channel, the lane-number compare and the predicated broadcast of one element."""
+    out = []
+    for t, n in (("d", 8), ("ud", 8), ("f", 8), ("q", 4), ("uq", 4), ("df", 4)):
+        for sub in (1, 3, n - 1):
+            out.append(f"(W) mov ({n}|M0) r10.0<1>:{t} r11.{sub}<1;1,0>:{t}")
+        out.append(f"(W) mov ({n}|M0) r10.0<1>:{t} r11.0<{n};{n},1>:{t}")
+    for c in (2, 4, 8):
+        out.append(f"(W) mov (16|M0) r10.0<1>:d r12.0<{c};{c},0>:d")
+        out.append(f"(W) mov (8|M8) r10.0<1>:q r14.0<{c};{c},0>:q")
+    for t in ("q", "uq", "df", "d", "f"):
+        for mod in ("l", "ge"):
+            rg = "<4;4,1>" if t in ("q", "uq", "df") else "<8;8,1>"
+            out.append(f"(W) sel (8|M0) ({mod})f0.1 r10.0<1>:{t} r12.0{rg}:{t} r14.0{rg}:{t}")
+    out += [
+        "(W) cmp (16|M0) (eq)f0.1 null<1>:ud r20.0<8;8,1>:ud r22.3<0;1,0>:ud",
+        "(W) cmp (16|M0) (eq)f0.1 null<1>:ud r20.0<8;8,1>:ud 0x5:ud",
+        "(W&f0.1) mov (16|M0) r10.0<1>:d r24.5<0;1,0>:d",
+        "(W&f0.1) mov (8|M8) r10.0<1>:q r24.3<0;1,0>:q",
+        "(W) mov (1|M0) r10.3<1>:df 0x0:df",
+        "(W) mov (16|M0) r10.0<1>:df -inf:df",
+        "(W) mov (8|M0) r10.0<1>:uw 0x76543210:v",
+        "(W) shl (16|M0) r10.0<1>:ud r12.0<8;8,1>:ud r14.0<8;8,1>:ud",
+    ]
+    return out
+
+
 def corpus() -> list[str]:
     """The whole corpus, one instruction (or label) per line."""
     groups = [alu_lines(), mov_type_lines(), region_lines(), indirect_lines(), predicate_lines(), condmod_lines(),
               exec_lines(), modifier_lines(), immediate_lines(), math_lines(), mad_lines(), send_lines(),
-              control_flow_lines()]
+              control_flow_lines(), subgroup_lines()]
     return [line for g in groups for line in g]
 
 

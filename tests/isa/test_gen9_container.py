@@ -61,5 +61,5 @@ def test_disasm_and_diff_read_containers(tmp_path):
     doc = json.loads(_cli("disasm", str(path), "--format", "json").stdout)
     assert [k["name"] for k in doc["kernels"]] == ["first", "second"] and doc["kernels"][0]["payload"]["cross_thread"] == 4
     d = _cli("diff", str(path), str(other))
-    assert d.returncode == 1 and "second #0" in d.stdout and "dst_reg: 0x14 -> 0x16" in d.stdout
+    assert d.returncode == 1 and "kernel second:\n~ #0 @0x0000 -> #0 @0x0000" in d.stdout and "dst_reg: 0x14 -> 0x16" in d.stdout
     assert _cli("diff", str(path), str(path)).returncode == 0

@@ -226,3 +226,19 @@ def test_comments_labels_and_blank_lines_are_accepted():
     assert E.decode(data[16:]).jip == -16 - 16       # back to START, counted from the next instruction
     assert [_norm(x) for x in disassemble(data).splitlines()] == [
         "L0:", "mov (8|M0) r10.0<1>:ud r11.0<8;8,1>:ud", "(W) jmpi L0", "L32:"]   # as iga64 prints it
+
+
+@pytest.mark.parametrize("value", [1.5, -0.0, float("inf"), float("-inf"), 1e100])
+def test_builder_double_immediate_is_the_ieee_pattern(value, tmp_path):
+    """builder.imm of a :df value holds its IEEE double bits (it truncated the value to an integer, so
+    1.5 became 1 and infinity raised), and iga64 assembles our text of the mov to our bytes."""
+    import struct
+    import subprocess
+
+    from isa.gen9.builder import imm
+    assert imm(value, DataType.DF).value == struct.unpack("<Q", struct.pack("<d", value))[0]
+    ours = E.encode_program([Instruction(opcode="mov", exec_size=4, srcs=[imm(value, DataType.DF)],
+                                         dst=Operand(RegFile.GRF, DataType.DF, 10, 0, None, 1))])
+    (tmp_path / "m.asm").write_text(disassemble(ours))
+    subprocess.run(["iga64", "-p=9", "-a", str(tmp_path / "m.asm"), "-o", str(tmp_path / "m.krn")], check=True)
+    assert (tmp_path / "m.krn").read_bytes() == ours

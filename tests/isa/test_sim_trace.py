@@ -1,9 +1,8 @@
-"""Trace hook, the lane-activity PNG, the `trace` CLI command, and decoded (assembled) programs."""
+"""Trace hook, the timeline a lane picture is drawn from, the `trace` CLI command, and decoded (assembled)
+programs. The pictures themselves: tests/test_lane_picture.py."""
 import argparse
 import shutil
-import struct
 import subprocess
-import zlib
 
 import numpy as np
 import pytest
@@ -11,7 +10,7 @@ import pytest
 from isa.gen9 import messages as sm
 from isa.gen9.builder import Builder, grf, imm, null, pred
 from isa.gen9.model import DataType as T
-from isa.gen9.sim_trace import COLOURS, encode_png, render, trace_png
+from isa.gen9.sim_trace import Step, block_entries, timeline
 from isa.gen9.simulator import Trace, layout, run_program
 from lowering.errors import CompileError
 from tools.usage import UsageError
@@ -51,23 +50,7 @@ def divergent_program():
     return b.program()
 
 
-def decode_png(data: bytes) -> np.ndarray:
-    """Minimal PNG reader for our own files: checks signature and CRCs, undoes filter 0."""
-    assert data[:8] == b"\x89PNG\r\n\x1a\n"
-    pos, chunks = 8, dict[bytes, bytes]()
-    while pos < len(data):
-        (n,) = struct.unpack(">I", data[pos:pos + 4])
-        tag, body = data[pos + 4:pos + 8], data[pos + 8:pos + 8 + n]
-        (crc,) = struct.unpack(">I", data[pos + 8 + n:pos + 12 + n])
-        assert crc == zlib.crc32(tag + body) & 0xFFFFFFFF
-        chunks.setdefault(tag, b"")
-        chunks[tag] += body
-        pos += 12 + n
-    w, h, depth, ctype = struct.unpack(">IIBB", chunks[b"IHDR"][:10])
-    assert (depth, ctype) == (8, 2) and b"IEND" in chunks
-    raw = np.frombuffer(zlib.decompress(chunks[b"IDAT"]), np.uint8).reshape(h, 1 + 3 * w)
-    assert (raw[:, 0] == 0).all()
-    return raw[:, 1:].reshape(h, w, 3)
+PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
 
 def test_trace_hook_sees_every_executed_instruction_with_its_mask():
@@ -81,30 +64,51 @@ def test_trace_hook_sees_every_executed_instruction_with_its_mask():
     assert all(s[0] == 0 for s in seen)
 
 
-def test_png_round_trips_and_colours_lanes():
+def test_timeline_rows_carry_each_threads_lanes_and_kinds():
     trace = Trace()
     run_program(divergent_program(), 8, 2, trace=trace)
-    img = render(trace)
-    assert np.array_equal(decode_png(encode_png(img)), img)
-    # find the add row of thread 0: lanes 0-2 green (ALU), lanes 3-7 grey
-    green, off = np.array(COLOURS["alu"]), np.array(COLOURS["off"])
-    rows = [y for y in range(img.shape[0]) if (img[y] == green).all(axis=1).sum() > 0
-            and (img[y] == off).all(axis=1).sum() > 0]
-    assert rows, "no row with both active and inactive lanes"
-    y = rows[0]
-    is_green = (img[y] == green).all(axis=1)
-    is_off = (img[y] == off).all(axis=1)
-    # thread 0 (local ids 0-7): 3 green lanes + the 4-px kind strip, 5 grey lanes (10 px, 1-px gap);
-    # thread 1 (local ids 8-15) jumps over the if body, so it has no such row
-    assert is_green.sum() == 3 * 9 + 4 and is_off.sum() == 5 * 9
+    line = timeline(trace)
+    assert sorted(line.steps) == [0, 1] and line.lanes == 8 and line.timed
+    add = next(s for s in line.steps[0] if s.kind == "alu" and not s.mask.all())
+    assert add.mask.tolist() == [True] * 3 + [False] * 5
+    # thread 1 (local ids 8-15) jumps over the if body; its rows are rounds, in order
     assert [e.opcode for e in trace.events if e.thread == 1] == ["cmp", "if", "endif", "mov", "send"]
+    rows = [s.row for s in line.steps[1]]
+    assert rows == sorted(rows) and line.rows == max(s.row for ss in line.steps.values() for s in ss) + 1
+    assert [s.kind for s in line.steps[1]] == ["alu", "cf", "cf", "scalar", "send"]
 
 
-def test_trace_png_is_a_picture_of_every_step():
-    trace = Trace()
-    run_program(divergent_program(), 8, trace=trace)
-    img = decode_png(trace_png(trace))
-    assert img.shape[0] > 10 and img.shape[1] > 8 * 10
+def test_untimed_events_are_numbered_per_thread():
+    prog = divergent_program()
+    events = []
+    run_program(prog, 8, 2, trace=lambda tid, addr, inst, mask: events.append((tid, addr, inst, mask.copy())))
+    line = timeline(events)
+    assert not line.timed
+    assert [s.row for s in line.steps[1]] == list(range(5))
+
+
+def _steps(addresses):
+    return [Step(row, a, "alu", np.ones(8, bool)) for row, a in enumerate(addresses)]
+
+
+def test_block_entries_are_once_per_entry_not_per_loop_iteration():
+    labels = {0: "entry", 16: "outer", 32: "inner", 48: "inner_exit", 64: "done"}
+    # entry; outer loop twice, each time the inner loop three times; then done
+    inner = [32, 40] * 3
+    trace = [0, 8] + ([16, 24] + inner + [48, 56]) * 2 + [64]
+    entries = block_entries(_steps(trace), labels)
+    names = [(e.name, e.first) for e in entries]
+    # every block labelled where first entered; the inner loop again when the outer loop's next iteration
+    # enters it anew; no label for the inner loop's second and third iterations
+    assert names == [("entry", True), ("outer", True), ("inner", True), ("inner_exit", True),
+                     ("inner", False), ("done", True)]
+    assert [e.row for e in entries] == [0, 2, 4, 10, 14, 22]
+
+
+def test_block_entries_of_a_block_first_reached_in_a_later_iteration():
+    labels = {0: "head", 16: "rare", 32: "latch"}
+    entries = block_entries(_steps([0, 32, 0, 16, 32, 40]), labels)
+    assert [(e.name, e.row) for e in entries] == [("head", 0), ("latch", 1), ("rare", 3)]
 
 
 def _cli(argv):
@@ -130,8 +134,7 @@ def test_assembled_program_runs_and_traces(tmp_path):
     png = tmp_path / "k.png"
     _cli(["trace", str(src), "--simd", "16", "--threads", "2", "--surface", f"0={tmp_path / 's.npy'}",
           "-o", str(png)])
-    img = decode_png(png.read_bytes())
-    assert img.shape[1] > 2 * 16 * 10
+    assert png.read_bytes()[:8] == PNG_MAGIC
 
 
 @pytest.mark.skipif(shutil.which("iga64") is None, reason="iga64 not installed")
@@ -217,8 +220,12 @@ def test_main_cli_trace_exit_codes(tmp_path, capsys):
     png = tmp_path / "k.png"
     assert cli.main(["trace", str(src), "--simd", "16", "--surface", f"0={tmp_path / 's.npy'}",
                      "-o", str(png)]) == 0
-    decode_png(png.read_bytes())
+    assert png.read_bytes()[:8] == PNG_MAGIC
     png.unlink()
+    svg = tmp_path / "k.svg"                      # the format by name; the title names program, width, threads
+    assert cli.main(["trace", str(src), "--simd", "16", "--surface", f"0={tmp_path / 's.npy'}",
+                     "-o", str(svg)]) == 0
+    assert b">k.asm \xc2\xb7 SIMD16 \xc2\xb7 1 thread</text>" in svg.read_bytes()
     assert cli.main(["trace", str(src), "--simd", "16", "-o", str(png)]) == 1
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "no surface bound" in err and not png.exists()

@@ -36,13 +36,13 @@ def test_record_then_replay_on_lavapipe(tmp_path):
     cases.write_text(json.dumps([{"id": "fuzz/7-O2", "source": ATOMIC_LOOP}]))
     folder = tmp_path / "record"
     recorded = []
-    for group in ("corpus", "random"):
+    for group in ("corpus", "random", "subgroups"):
         recorded += gpu_replay.record(str(folder / group), [group], str(cases), limit=2, log=print)
     assert [(v["id"], v["status"]) for v in recorded] == [
         ("corpus/binary_search/binary_search-O0", "agrees"), ("corpus/binary_search/binary_search-O2", "agrees"),
-        ("random/7", "agrees")]     # lavapipe's own launches carry its workarounds
-    verdicts = {}
-    for group in ("corpus", "random"):
+        ("random/7", "agrees"), ("subgroups/layout", "agrees"), ("subgroups/every_i8", "agrees")]     # lavapipe's own launches carry its workarounds
+    verdicts, details = {}, {}
+    for group in ("corpus", "random", "subgroups"):
         out = tmp_path / f"{group}.json"
         done = subprocess.run([sys.executable, "-c", REPLAY.format(tools=os.path.join(ROOT, "tools"),
                                                                    folder=str(folder / group), out=str(out))],
@@ -54,8 +54,10 @@ def test_record_then_replay_on_lavapipe(tmp_path):
         report = json.loads(out.read_text())
         assert report["device"].startswith("0: llvmpipe")
         verdicts.update({v["id"]: v["status"] for v in report["launches"]})
+        details.update({v["id"]: v["detail"] for v in report["launches"]})
     assert verdicts == {"corpus/binary_search/binary_search-O0": "agrees", "corpus/binary_search/binary_search-O2": "agrees",
-                        "random/7": "differs"}
+                        "random/7": "differs", "subgroups/layout": "agrees", "subgroups/every_i8": "error"}
+    assert "lacks the sub-group feature 'clustered'" in details["subgroups/every_i8"]   # native, not lavapipe's
 
 
 def test_ulp_distance_and_differences():

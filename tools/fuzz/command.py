@@ -22,7 +22,7 @@ from tools.fuzz.runner import FAILURES, TARGETS, Outcome
 from tools.usage import UsageError
 
 DEFAULT_TARGETS = ("llvm", "ir", "spirv", "gen")
-DEFAULT_MODES = ("basic", "vector", "barrier", "atomic", "goto", "all", "cfg")
+DEFAULT_MODES = ("basic", "vector", "barrier", "atomic", "goto", "subgroup", "all", "cfg")
 STATUSES = ("ok", "mismatch", "invalid", "refused", "crash", "timeout", "skipped", "unavailable")
 
 

@@ -27,10 +27,17 @@ unspecified behaviour cannot be written:
 - barriers stand only at the kernel's top level (uniform control flow, no early return before the last);
   __local exchanges follow a fixed permutation of the work-items, between two barriers;
 - atomics are commutative and associative (add/sub/inc/dec, or, and, xor, min, max, one family per
-  counter) and their results are never read, so the final counters do not depend on the order.
+  counter) and their results are never read, so the final counters do not depend on the order;
+- sub-group operations (mode subgroup, and all): reductions, scans, votes, ballots and their bit queries,
+  broadcast_first and the shuffle of the first active lane anywhere, in uniform code (the kernel's top level
+  before any return, where every lane is active) also broadcasts of lane 0, shuffles by xor with 1, 2, 4 and
+  sub_group_barrier; floats only through add, min and max of integer values below 2^16 (exact sums).
+  The answers depend on the sub-group size, which the runner matches per target. They are drawn from
+  their own random stream, so an `all` program is the one it was before sub-groups with their
+  statements added.
 
-Modes (CLsmith's, plus goto): basic, vector, barrier, atomic, goto, all; and cfg (the LLVM IR CFGs of
-tools/testing/cfggen.py, irreducible ones among them).
+Modes (CLsmith's, plus goto and subgroup): basic, vector, barrier, atomic, goto, subgroup, all; and cfg
+(the LLVM IR CFGs of tools/testing/cfggen.py, irreducible ones among them).
 """
 from __future__ import annotations
 
@@ -39,15 +46,17 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-MODES = ("basic", "vector", "barrier", "atomic", "goto", "all", "cfg")
+MODES = ("basic", "vector", "barrier", "atomic", "goto", "subgroup", "all", "cfg")
 FEATURES = {
     "basic": {"float"},
     "vector": {"float", "vector"},
     "barrier": {"barrier"},
     "atomic": {"atomic", "barrier"},
     "goto": {"goto", "float"},
-    "all": {"float", "vector", "barrier", "atomic", "goto", "approx"},
+    "subgroup": {"float", "subgroup"},
+    "all": {"float", "vector", "barrier", "atomic", "goto", "approx", "subgroup"},
 }
+SUBGROUP_RATE = {"subgroup": 0.3, "all": 0.08}     # chance of a sub-group statement before each statement
 IN_SIZE = 256               # elements of `in` (indices are masked with IN_SIZE - 1)
 LOCAL_WORDS = 64            # elements of the __local exchange array: the largest work-group generated
 COUNTERS = 8                # global atomic counters; counter c takes only ATOMIC_FAMILIES[c]
@@ -71,6 +80,7 @@ class FuzzProgram:
     irreducible: bool = False           # may contain cycles with two entries (the tree cannot take them)
     n_arg: int = 0                      # the scalar `n` (cl programs)
     arg_names: list[str] = field(default_factory=list)
+    uses_subgroups: bool = False        # its answers depend on the sub-group size
 
     @property
     def name(self) -> str:
@@ -127,8 +137,13 @@ class _Loop:
 
 
 class _ClGen:
-    def __init__(self, rng: random.Random, features: set[str], size: int):
+    def __init__(self, rng: random.Random, features: set[str], size: int,
+                 subgroup: tuple[random.Random, float] | None = None):
         self.rng = rng
+        self.subgroup = subgroup             # (its own random stream, chance per statement)
+        self.uses_subgroups = False
+        self.returned = False                # a return may have ended some lanes
+        self.ballots = 0
         self.features = features
         self.size = size                     # statements budget
         self.statements = 0
@@ -294,7 +309,75 @@ class _ClGen:
         for _ in range(count):
             if self.statements >= self.size:
                 return
+            if self.subgroup is not None and self.subgroup[0].random() < self.subgroup[1]:
+                self.s_subgroup(out, indent, depth)
             self.statement(out, indent, depth)
+
+    def s_subgroup(self, out: list[str], indent: str, depth: int) -> None:
+        """A sub-group operation folded into a scalar, drawn from the sub-group stream (the main stream, and
+        so the rest of the program, is the same with or without it)."""
+        assert self.subgroup is not None
+        main, self.rng = self.rng, self.subgroup[0]
+        try:
+            self._subgroup_statement(out, indent, depth == 0 and not self.context and not self.loops
+                                     and not self.returned)
+        finally:
+            self.rng = main
+        self.uses_subgroups = True
+
+    def _subgroup_statement(self, out: list[str], indent: str, uniform: bool) -> None:
+        rng = self.rng
+        target = rng.choice([v for v in self.scalars if v.type == "uint"])
+        nu = "" if uniform and self.chance(0.5) else "non_uniform_"
+        r = rng.random()
+        if r < 0.3:
+            kind = rng.choice(("reduce", "scan_inclusive", "scan_exclusive"))
+            arith = rng.choice(("add", "min", "max") if not nu else ("add", "mul", "min", "max", "and", "or", "xor"))
+            t = rng.choice(("uint", "int", "ulong", "ushort"))
+            cast = {"uint": "", "int": "as_int", "ulong": "(ulong)", "ushort": "(ushort)"}[t]
+            value = f"sub_group_{nu}{kind}_{arith}({cast}({self.expr(2)}))"
+            value = f"as_uint({value})" if t == "int" else f"(uint){value}"
+        elif r < 0.4 and self.floats:
+            f = rng.choice(self.floats)
+            kind = rng.choice(("reduce", "scan_inclusive", "scan_exclusive"))
+            arith = rng.choice(("add", "min", "max"))
+            operand = rng.choice((f.name, f"(float)(as_int({self.expr(1)}) % 4096)"))
+            out.append(f"{indent}{f.name} = fclampi(sub_group_{nu}{kind}_{arith}({operand}));")
+            return
+        elif r < 0.5:
+            cluster = rng.choice((1, 2, 4, 8))
+            arith = rng.choice(("add", "min", "max", "and", "or", "xor"))
+            value = f"sub_group_clustered_reduce_{arith}({self.expr(2)}, {cluster}u)"
+        elif r < 0.62:
+            self.ballots += 1
+            ballot = f"sgb{self.ballots}"
+            out.append(f"{indent}uint4 {ballot} = sub_group_ballot({self.condition(1)});")
+            query = rng.choice((f"sub_group_ballot_bit_count({ballot})", f"sub_group_ballot_inclusive_scan({ballot})",
+                                f"sub_group_ballot_exclusive_scan({ballot})", f"{ballot}.x",
+                                f"(uint)sub_group_inverse_ballot({ballot})",
+                                f"(uint)sub_group_ballot_bit_extract({ballot}, {self.expr(1)} & 31u)"))
+            value = f"{query} + sub_group_ballot_find_lsb(sub_group_ballot(1)) * 7u"
+        elif r < 0.72:
+            vote = rng.choice(("all", "any"))
+            value = f"(uint)sub_group_{nu}{vote}({self.condition(1)})" if self.chance(0.7) else \
+                f"(uint)sub_group_non_uniform_all_equal({self.expr(1)})"
+        elif r < 0.8:
+            value = rng.choice((f"sub_group_broadcast_first({self.expr(2)})",
+                                f"sub_group_shuffle({self.expr(2)}, sub_group_ballot_find_lsb(sub_group_ballot(1)))",
+                                "(uint)sub_group_elect()"))
+        elif r < 0.88:
+            value = rng.choice(("get_sub_group_local_id()", "get_sub_group_id()", "get_sub_group_size()",
+                                "get_num_sub_groups()", "get_max_sub_group_size()"))
+        elif uniform:
+            m = rng.choice((1, 2, 4))
+            value = rng.choice((f"sub_group_broadcast({self.expr(2)}, 0u)",
+                                f"sub_group_shuffle_xor({self.expr(2)}, {m}u)",
+                                f"sub_group_shuffle({self.expr(2)}, get_sub_group_local_id() ^ {m}u)"))
+            if self.chance(0.3):
+                out.append(f"{indent}sub_group_barrier(CLK_LOCAL_MEM_FENCE);")
+        else:
+            value = f"sub_group_non_uniform_reduce_add({self.expr(1)})"
+        out.append(f"{indent}{target.name} {rng.choice(('+=', '^=', '='))} {value};")
 
     def statement(self, out: list[str], indent: str, depth: int) -> None:
         self.statements += 1
@@ -511,6 +594,7 @@ class _ClGen:
         out.append(f"{indent}}}")
 
     def s_return(self, out, indent, depth):
+        self.returned = True
         out.append(f"{indent}if {self.condition(1)} {{")
         self.checksum(out, indent + "    ")
         out.append(f"{indent}    return;")
@@ -670,6 +754,8 @@ class _ClGen:
         if "atomic" in self.features:
             out.append(f"{ind}if (lid < 4u) lcnt[lid] = lid * 7u;")
             out.append(f"{ind}barrier(CLK_LOCAL_MEM_FENCE);")
+        if self.subgroup is not None and self.subgroup[1] >= SUBGROUP_RATE["subgroup"]:
+            self.s_subgroup(out, ind, 0)            # at least one, in uniform code
         phases = rng.randint(1, 3) if barrier else 1
         for phase in range(phases):
             last = phase == phases - 1
@@ -703,7 +789,10 @@ def generate(seed: int, mode: str = "all", size: int | None = None) -> FuzzProgr
                                  irreducible=0.3 if irreducible else 0.0))
         return FuzzProgram(seed, mode, text, "ll", global_size, min(local, global_size), irreducible=irreducible,
                            arg_names=["out", "in"])
-    gen = _ClGen(rng, FEATURES[mode], size if size is not None else rng.randint(4, 18))
+    subgroup = (random.Random(f"{mode}:{seed}:subgroup"), SUBGROUP_RATE[mode]) \
+        if "subgroup" in FEATURES[mode] else None
+    gen = _ClGen(rng, FEATURES[mode], size if size is not None else rng.randint(4, 18), subgroup)
     source = gen.kernel()
     return FuzzProgram(seed, mode, source, "cl", global_size, local, uses_approx=gen.uses_approx,
-                       irreducible=gen.uses_goto, n_arg=rng.randrange(8), arg_names=list(ARG_NAMES))
+                       irreducible=gen.uses_goto, n_arg=rng.randrange(8), arg_names=list(ARG_NAMES),
+                       uses_subgroups=gen.uses_subgroups)

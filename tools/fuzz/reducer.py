@@ -46,14 +46,14 @@ def program_from_record(record: dict, source: str) -> FuzzProgram:
     return FuzzProgram(record["seed"], record["mode"], source, record.get("language", "cl"), record["global_size"],
                        record["local_size"], record.get("kernel", "k"), record.get("uses_approx", True),
                        record.get("irreducible", False), record.get("n_arg", 0),
-                       list(record.get("arg_names", ARG_NAMES)))
+                       list(record.get("arg_names", ARG_NAMES)), record.get("uses_subgroups", False))
 
 
 def record_of(program: FuzzProgram) -> dict:
     return {"seed": program.seed, "mode": program.mode, "language": program.language, "kernel": program.kernel,
             "global_size": program.global_size, "local_size": program.local_size,
             "uses_approx": program.uses_approx, "irreducible": program.irreducible, "n_arg": program.n_arg,
-            "arg_names": program.arg_names}
+            "arg_names": program.arg_names, "uses_subgroups": program.uses_subgroups}
 
 
 def _signature(status: str, message: str) -> str:

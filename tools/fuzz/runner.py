@@ -12,6 +12,14 @@ A configuration's outcome is one of:
                pipelines is `skipped` instead: the tree cannot hold such a CFG, by design)
     crash      an internal error (any other exception), or the process died (pool.py)
     timeout    the configuration ran past its time (pool.py)
+
+A program with sub-group operations (generator mode subgroup, or all) answers differently at each sub-group
+size, so every configuration is compared with the reference run at its own size (SUBGROUP_SIZES: gen's
+SIMD width, lavapipe's subgroupSize, 16 for llvm and ir): llvm -O0 at that size, or ir -O0 at it where the
+llvm reference declines a sub-group operation (in irreducible control flow: the lanes that run it together
+are then the lock-step interpreter's to say). Such a refusal is `skipped`, not comparable, not a failure;
+a Vulkan device without a sub-group feature the program needs (lavapipe has no clustered operations)
+makes that configuration `unavailable`.
 """
 from __future__ import annotations
 
@@ -62,6 +70,20 @@ class Config:
 
 
 REFERENCE = Config("llvm", "-O0")
+FALLBACK = Config("ir", "-O0")          # the reference where llvm's sub-group model declines
+DEFAULT_SUBGROUP_SIZE = 16              # llvm and ir, as gen's default width
+LAVAPIPE_SUBGROUP_SIZE = 8              # lavapipe's subgroupSize on x86 (its SIMD width, AVX2)
+NOT_COMPARABLE = "cannot tell which lanes run"      # the llvm reference's sub-group refusal (jit_oracle)
+DEVICE_LACKS = "lacks the sub-group feature"        # the spirv target's refusal on a device without one
+
+
+def subgroup_size(config: Config) -> int:
+    """The sub-group size a configuration runs a sub-group program at."""
+    if config.target == "gen":
+        return config.simd
+    if config.target == "spirv":
+        return LAVAPIPE_SUBGROUP_SIZE
+    return DEFAULT_SUBGROUP_SIZE
 
 
 def gen_combos_for(index: int, per_level: int, level: str) -> list[tuple[int, str]]:
@@ -111,6 +133,7 @@ class ProgramRun:
             f.write(program.source)
         self.loaded: dict[str, object] = {}
         self.reference: list | None = None
+        self.references: dict[int, list] = {}       # sub-group programs: the reference per sub-group size
 
     def load(self, level: str):
         from tools.targets.harness import load_program
@@ -118,15 +141,34 @@ class ProgramRun:
             self.loaded[level] = load_program(self.path, level)
         return self.loaded[level]
 
-    def execute(self, config: Config) -> list:
-        """The buffers after running `config` (CompileError and the rest propagate)."""
-        from tools.targets.harness import run_target
+    def execute(self, config: Config, size: int | None = None) -> list:
+        """The buffers after running `config` (CompileError and the rest propagate); llvm and ir at
+        sub-group size `size` when given."""
+        from tools.targets import harness
         p = self.program
         program = self.load(config.level)
         if config.target == "gen":
             return run_gen_checked(program, p.kernel, p.make_args(), p.global_size, p.local_size, config.simd,
                                    config.cf)
-        return run_target(config.target, program, p.kernel, p.make_args(), (p.global_size,), (p.local_size,))
+        options: object = None
+        if size is not None and config.target == "llvm":
+            options = harness.OracleOptions(size)
+        elif size is not None and config.target == "ir":
+            program.function(p.kernel)          # the structured form first: an irreducible CFG is refused here
+            options = harness.InterpreterOptions(subgroup_size=size)
+        return harness.run_target(config.target, program, p.kernel, p.make_args(), (p.global_size,),
+                                  (p.local_size,), options)
+
+    def reference_for(self, size: int) -> list:
+        """A sub-group program's reference buffers at `size`: llvm -O0's, or ir -O0's where llvm declines."""
+        if size not in self.references:
+            try:
+                self.references[size] = self.execute(REFERENCE, size)
+            except CompileError as exc:
+                if NOT_COMPARABLE not in str(exc):
+                    raise
+                self.references[size] = self.execute(FALLBACK, size)
+        return self.references[size]
 
     def run(self, config: Config) -> Outcome:
         start = time.perf_counter()
@@ -138,12 +180,20 @@ class ProgramRun:
         from tools.targets.harness import compare
         if config.target == "opencl" and not opencl_available():
             return Outcome(config.name, "unavailable", "no OpenCL platform (pyopencl with PoCL)")
+        subgroups = self.program.uses_subgroups
+        if subgroups and config.target == "opencl" and not opencl_subgroups_available():
+            return Outcome(config.name, "unavailable", "the OpenCL driver does not report cl_khr_subgroups")
+        size = subgroup_size(config) if subgroups else None
         try:
-            got = self.execute(config)
+            got = self.execute(config, size)
         except IrreducibleCFG as exc:
             return Outcome(config.name, "skipped", _one_line(exc))
         except CompileError as exc:
             text = str(exc).replace(self.path, os.path.basename(self.path))     # not the worker's temporary folder
+            if subgroups and config.target == "llvm" and NOT_COMPARABLE in text:
+                return Outcome(config.name, "skipped", "not comparable: " + _one_line(text))
+            if subgroups and config.target == "spirv" and DEVICE_LACKS in text:
+                return Outcome(config.name, "unavailable", _one_line(text))   # lavapipe: no clustered ops
             status = "invalid" if ("spirv-val" in text or "iga64" in text) else "refused"
             return Outcome(config.name, status, _one_line(text))
         except Exception as exc:        # noqa: BLE001 - a bug in reconverge, reported as the outcome
@@ -151,11 +201,23 @@ class ProgramRun:
             return Outcome(config.name, "crash", _one_line(text))
         if config == REFERENCE:
             self.reference = got
+            if size is not None:
+                self.references[size] = got
             return Outcome(config.name, "ok")
-        if self.reference is None:
+        reference, label = self.reference, REFERENCE.name
+        if size is not None:
+            try:
+                reference, label = self.reference_for(size), f"reference at sub-group size {size}"
+            except IrreducibleCFG:      # llvm declines (irreducible control flow) and ir cannot hold the CFG
+                return Outcome(config.name, "skipped", f"no reference at sub-group size {size}: a sub-group "
+                                                       f"operation in irreducible control flow")
+            except Exception as exc:    # noqa: BLE001 - neither llvm nor ir gives a reference at this size
+                return Outcome(config.name, "crash", _one_line(f"no reference at sub-group size {size}: "
+                                                               f"{type(exc).__name__}: {exc}"))
+        if reference is None:
             return Outcome(config.name, "crash", "no reference result")
         ulps = FLOAT_ULPS_APPROXIMATE if self.program.uses_approx else 0
-        problems = compare(self.reference, got, self.program.arg_names, ulps, labels=(REFERENCE.name, config.name))
+        problems = compare(reference, got, self.program.arg_names, ulps, labels=(label, config.name))
         if problems:
             return Outcome(config.name, "mismatch", _one_line("; ".join(problems)))
         return Outcome(config.name, "ok")
@@ -195,6 +257,20 @@ def run_gen_checked(program, kernel: str, args: list, global_size: int, local_si
 
 
 _OPENCL: bool | None = None
+_OPENCL_SUBGROUPS: bool | None = None
+
+
+def opencl_subgroups_available() -> bool:
+    """Does the first OpenCL device report cl_khr_subgroups (the opencl target's default device)?"""
+    global _OPENCL_SUBGROUPS
+    if _OPENCL_SUBGROUPS is None:
+        try:
+            import pyopencl
+            device = pyopencl.get_platforms()[0].get_devices()[0]
+            _OPENCL_SUBGROUPS = "cl_khr_subgroups" in device.extensions.split()
+        except Exception:       # noqa: BLE001 - no platform or device
+            _OPENCL_SUBGROUPS = False
+    return _OPENCL_SUBGROUPS
 
 
 def opencl_available() -> bool:

@@ -34,7 +34,7 @@ from lowering.program import Program, load_program, program_from_llvm
 
 # what the run targets' callers use: programs from the driver (lowering.program), their parameters
 # (lowering.kernel_abi), and the launching and comparing below
-__all__ = ["GenRunOptions", "InterpreterOptions", "LocalArg", "Param", "Program", "TARGETS", "compare",
+__all__ = ["GenRunOptions", "InterpreterOptions", "LocalArg", "OracleOptions", "Param", "Program", "TARGETS", "compare",
            "ir_arguments", "kernel_params", "llvm_kernel_params", "load_program", "program_from_llvm", "run_target"]
 
 
@@ -85,6 +85,12 @@ def has_barrier(func: Function) -> bool:
     return any(ins.opcode == "barrier" for ins in func.instructions())
 
 
+@dataclass(frozen=True)
+class OracleOptions:
+    """The llvm target's settings: lanes per sub-group (tools/targets/oracle_subgroups.py)."""
+    subgroup_size: int = 16
+
+
 def _run_llvm(program: Program, kernel: str, args: list, global_size, local_size, options, global_offset):
     from tools.targets.jit_oracle import OracleError, run_llvm_kernel
     if any(p.is_byval for p in program.params(kernel)):
@@ -94,7 +100,8 @@ def _run_llvm(program: Program, kernel: str, args: list, global_size, local_size
         raise CompileError(f"{program.path}: kernel @{kernel}: the llvm target cannot pass by-value "
                            f"vector parameters")
     try:
-        run_llvm_kernel(program.llvm_text, kernel, args, global_size, local_size, global_offset)
+        run_llvm_kernel(program.llvm_text, kernel, args, global_size, local_size, global_offset,
+                        (options or OracleOptions()).subgroup_size)
     except OracleError as e:
         raise CompileError(f"{program.path}: kernel @{kernel}: llvm target: {e}") from None
 
@@ -102,8 +109,9 @@ def _run_llvm(program: Program, kernel: str, args: list, global_size, local_size
 @dataclass(frozen=True)
 class InterpreterOptions:
     """The ir target's settings: `max_steps` instructions per work-item (None: the interpreter's default,
-    0: no limit)."""
+    0: no limit); `subgroup_size` lanes per sub-group (None: DEFAULT_SUBGROUP_SIZE, 16)."""
     max_steps: int | None = None
+    subgroup_size: int | None = None
 
 
 @dataclass(frozen=True)
@@ -127,18 +135,26 @@ MAX_IR_WORK_ITEMS = 1 << 24     # the interpreter runs about a million simple wo
 
 
 def _run_ir(program: Program, kernel: str, args: list, global_size, local_size, options, global_offset):
+    """The structured IR in the lock-step interpreter (lowering.interp.vector); a function still in CFG form
+    (no structurizer run) in the per-work-item one, which has no sub-groups."""
     from lowering.interp import DEFAULT_MAX_STEPS, InterpreterError, run_kernel
+    from lowering.interp.vector import DEFAULT_SUBGROUP_SIZE, run_vector_kernel
     items = int(np.prod(global_size))
     if items > MAX_IR_WORK_ITEMS:
         raise CompileError(f"{program.path}: kernel @{kernel}: ir target: {items} work-items is more than the "
                            f"interpreter runs ({MAX_IR_WORK_ITEMS}); use --target llvm or spirv")
     func = program.function(kernel)
-    lockstep = has_barrier(func)     # barriers need every item of a group to arrive before any passes
     max_steps = options.max_steps if options is not None and options.max_steps is not None else DEFAULT_MAX_STEPS
     max_steps = max_steps or sys.maxsize
+    subgroup_size = (options.subgroup_size if options is not None and options.subgroup_size is not None
+                     else DEFAULT_SUBGROUP_SIZE)
     try:
-        run_kernel(func, ir_arguments(func, args), global_size, local_size, global_offset, lockstep=lockstep,
-                   max_steps=max_steps)
+        if func.is_structured:
+            run_vector_kernel(func, ir_arguments(func, args), global_size, local_size, global_offset,
+                              max_steps=max_steps, subgroup_size=subgroup_size)
+        else:      # barriers need every item of a group to arrive before any passes
+            run_kernel(func, ir_arguments(func, args), global_size, local_size, global_offset,
+                       lockstep=has_barrier(func), max_steps=max_steps)
     except InterpreterError as e:
         raise CompileError(f"{program.path}: kernel @{kernel}: ir target: {e}") from None
 

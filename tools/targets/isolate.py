@@ -23,6 +23,10 @@ from lowering.errors import CompileError
 
 T = TypeVar("T")
 
+class ChildTimeout(CompileError):
+    """The child was still running at its deadline (and was killed)."""
+
+
 _live: set[int] = set()             # children still running, for kill_children
 _live_lock = threading.Lock()
 
@@ -98,7 +102,7 @@ def _wait_for(pid: int, read_end: int, write_end: int, what: str, timeout: float
         _kill_group(pid)
         os.waitpid(pid, 0)
         os.close(read_end)
-        raise CompileError(f"{what} did not finish within {timeout:g} s (--timeout)") from None
+        raise ChildTimeout(f"{what} did not finish within {timeout:g} s (--timeout)") from None
     except BaseException:
         _kill_group(pid)
         os.waitpid(pid, 0)

@@ -44,6 +44,7 @@ import numpy as np
 
 from lowering import child_process
 from lowering.ndrange import ndrange
+from tools.targets import oracle_subgroups as subgroups
 from tools.targets.oracle_builtins import (  # the work-item state array's slots, which the library reads
     _DIM,
     _GID,
@@ -52,10 +53,11 @@ from tools.targets.oracle_builtins import (  # the work-item state array's slots
     _LID,
     _LSZ,
     _NGR,
-    _NSLOTS,
     _OFF,
+    _SGS,
     builtin_library_source,
 )
+from tools.targets.oracle_sites import SiteError, Sites, instrument
 
 CLANG = os.environ.get("RECONVERGE_CLANG", "clang-22")
 
@@ -74,7 +76,7 @@ def builtin_library_ir() -> str:
     with _lib_lock:
         if _lib_ir is not None:
             return _lib_ir
-        src = builtin_library_source()
+        src = builtin_library_source() + subgroups.sub_group_library_source()
         key = hashlib.sha256((src + CLANG).encode()).hexdigest()[:16]
         cache = os.path.join(tempfile.gettempdir(), f"reconverge-oracle-lib-{os.getuid()}-{key}.ll")
         if os.path.exists(cache):
@@ -94,20 +96,36 @@ def builtin_library_ir() -> str:
 
 def _save_cache(path: str, text: str) -> None:
     """Write the cache file whole or not at all, even if we are killed meanwhile: the data goes into an
-    unnamed file (O_TMPFILE, gone with us) that is given its name only once complete."""
+    unnamed file (O_TMPFILE, gone with us) that is given its name only once complete. Where the file
+    system cannot name such a file (linkat through /proc fails with EXDEV in some sandboxes), a file
+    named after our process id is renamed into place instead (killed meanwhile, it stays behind)."""
     try:
         fd = os.open(os.path.dirname(path), os.O_TMPFILE | os.O_WRONLY, 0o644)
     except (OSError, AttributeError):
-        return                                  # no such files here: no cache
+        fd = -1
+    if fd >= 0:
+        try:
+            data = text.encode()
+            while data:
+                data = data[os.write(fd, data):]
+            os.link(f"/proc/self/fd/{fd}", path)
+            return
+        except FileExistsError:                 # another process saved it first
+            return
+        except OSError:                         # no room, or no naming through /proc: try a rename
+            pass
+        finally:
+            os.close(fd)
+    partial = f"{path}.{os.getpid()}.partial"
     try:
-        data = text.encode()
-        while data:
-            data = data[os.write(fd, data):]
-        os.link(f"/proc/self/fd/{fd}", path)
-    except OSError:                             # another process saved it first, or no room: no cache
-        pass
-    finally:
-        os.close(fd)
+        with open(partial, "x", encoding="utf-8") as f:
+            f.write(text)
+        os.replace(partial, path)
+    except OSError:                             # no room or no permission: no cache
+        try:
+            os.unlink(partial)
+        except OSError:
+            pass
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -248,10 +266,31 @@ def _key() -> int:
 def _barrier_entry() -> None:
     group = getattr(_barrier_local, "group", None)
     if group is not None:
-        group.wait()
+        group.wait(_barrier_local.position)
 
 
 _barrier_callback = _BARRIER_CALLBACK(_barrier_entry)     # kept alive for the process's lifetime
+_SUBGROUP_CALLBACK = ctypes.CFUNCTYPE(None, ctypes.c_uint, ctypes.c_uint, ctypes.c_uint, ctypes.c_void_p,
+                                      ctypes.c_void_p, ctypes.c_uint)
+
+
+def _subgroup_entry(code: int, type_: int, count: int, operand: int, out: int, arg: int) -> None:
+    """A lane's cross-lane sub-group built-in: wait in its sub-group's meeting (oracle_subgroups.py)."""
+    group = getattr(_barrier_local, "group", None)
+    if group is None:                   # only threaded launches call it (the module is instrumented)
+        return
+    try:
+        _, dtype = subgroups.decode(code, type_)
+        value = subgroups.read_operand(operand, dtype, count)
+        key = subgroups.lane_key(_barrier_local.state, group.sites)
+        arrival = subgroups.Arrival(_barrier_local.position[1], key, code, value, arg, out, dtype, count)
+    except Exception as e:             # an exception must not vanish inside a ctypes callback
+        group.fail_now(f"the sub-group model failed: {type(e).__name__}: {e}")
+        return
+    group.subgroup(_barrier_local.position[0], arrival)
+
+
+_subgroup_callback = _SUBGROUP_CALLBACK(_subgroup_entry)
 _BARRIER_FUNCTIONS = ("_Z7barrierj", "_Z18work_group_barrierj", "_Z18work_group_barrierj12memory_scope")
 
 
@@ -293,8 +332,15 @@ class _Compiled:
 
     def __init__(self, ir_text: str, kernel: str | None = None):
         tm = _init_llvm()
+        text = retarget_to_host(ir_text)
         try:
-            text = retarget_to_host(ir_text)
+            keyed = instrument(text)
+        except SiteError as e:
+            raise OracleError(f"{e}: the llvm reference cannot tell which lanes run its sub-group operations "
+                              f"together; use --target ir") from None
+        self.sites: Sites | None = keyed[1] if keyed else None
+        text = keyed[0] if keyed else text
+        try:
             mod = llvm.parse_assembly(text)
             if kernel is not None:
                 mod = _without_unreachable_targets(mod, text, kernel)
@@ -317,6 +363,7 @@ class _Compiled:
             _set_host(stub_mod, tm)
             mod.link_in(stub_mod)
         llvm.add_symbol("__oracle_barrier", ctypes.cast(_barrier_callback, ctypes.c_void_p).value)
+        llvm.add_symbol("__oracle_subgroup", ctypes.cast(_subgroup_callback, ctypes.c_void_p).value)
         _add_half_runtime()
         self.engine = llvm.create_mcjit_compiler(mod, _new_target_machine())
         self.engine.finalize_object()
@@ -469,11 +516,18 @@ def _c_value(arg, param, kernel: str, index: int, guards: list):
     return ctype(value)
 
 
-def run_llvm_kernel(llvm_ir: str, kernel: str, args: list, global_size, local_size, global_offset=0) -> None:
+DEFAULT_SUBGROUP_SIZE = 16     # as the ir and gen targets
+
+
+def run_llvm_kernel(llvm_ir: str, kernel: str, args: list, global_size, local_size, global_offset=0,
+                    subgroup_size: int = DEFAULT_SUBGROUP_SIZE) -> None:
     """Run `kernel` of the (spir64, clang-made) module over the whole NDRange; buffers are updated in place.
 
-    Without barriers, work-items run one after another: work-group by work-group (dimension 0 fastest),
-    and inside each group local id by local id. With barriers, each group's items run on threads."""
+    Without barriers or cross-lane sub-group operations, work-items run one after another: work-group by
+    work-group (dimension 0 fastest), and inside each group local id by local id. With them, each group's
+    items run on threads. Sub-groups hold `subgroup_size` consecutive linear local ids."""
+    if not 1 <= subgroup_size <= 128:
+        raise OracleError(f"sub-group size {subgroup_size}: expected 1 to 128 (a ballot holds 128 lanes)")
     compiled = compile_module(llvm_ir, kernel)
     fn, params = compiled.function(kernel)
     if len(args) != len(params):
@@ -487,8 +541,10 @@ def run_llvm_kernel(llvm_ir: str, kernel: str, args: list, global_size, local_si
         c_args = [_c_value(a, p, kernel, i, guards) for i, (a, p) in enumerate(zip(args, params))]
         local_blocks = [(i, int(a.nbytes)) for i, a in enumerate(args) if c_args[i] is None]
         with compiled.lock:
-            launch = _launch_threaded if compiled.uses_barrier else _launch_sequential
-            launch(fn, c_args, local_blocks, rng, kernel)
+            if compiled.uses_barrier or compiled.sites is not None:
+                _launch_threaded(fn, c_args, local_blocks, rng, kernel, subgroup_size, compiled.sites)
+            else:
+                _launch_sequential(fn, c_args, local_blocks, rng, kernel, subgroup_size)
         for guard in guards:
             guard.copy_back()
     finally:
@@ -496,8 +552,9 @@ def run_llvm_kernel(llvm_ir: str, kernel: str, args: list, global_size, local_si
             guard.close()
 
 
-def _group_state(rng, group: tuple[int, int, int]) -> np.ndarray:
-    state = np.zeros(_NSLOTS, np.uint64)
+def _group_state(rng, group: tuple[int, int, int], subgroup_size: int, loops: int = 0) -> np.ndarray:
+    state = np.zeros(subgroups.STATE_SLOTS + loops, np.uint64)
+    state[_SGS] = subgroup_size
     state[_GSZ:_GSZ + 3] = rng.global_size
     state[_LSZ:_LSZ + 3] = rng.local_size
     state[_NGR:_NGR + 3] = rng.groups
@@ -539,10 +596,10 @@ def _with_local_blocks(c_args: list, local_blocks: list) -> tuple[list, list]:
     return out, keep
 
 
-def _launch_sequential(fn, c_args, local_blocks, rng, kernel) -> None:
+def _launch_sequential(fn, c_args, local_blocks, rng, kernel, subgroup_size) -> None:
     key = _key()
     for group in _groups(rng):
-        state = _group_state(rng, group)
+        state = _group_state(rng, group, subgroup_size)
         _libc.pthread_setspecific(key, ctypes.c_void_p(state.ctypes.data))
         args, keep = _with_local_blocks(c_args, local_blocks)
         for local in _locals(rng):
@@ -553,82 +610,135 @@ def _launch_sequential(fn, c_args, local_blocks, rng, kernel) -> None:
 
 
 class GroupBarrier:
-    """The barrier of one work-group's threads. Every item must reach every barrier: an item that returns
-    while others wait (or wait later) makes the group divergent, which is reported, never waited on."""
+    """The barrier and the sub-group meetings of one work-group's threads. Every item must reach every
+    barrier: an item that returns while others wait (or wait later) makes the group divergent, which is
+    reported, never waited on; so is a sub-group whose lanes wait at different operations, or some at a
+    sub-group operation and others at the barrier (oracle_subgroups.py)."""
 
-    def __init__(self, size: int, group):
-        self.size, self.group = size, group
+    def __init__(self, size: int, group, subgroup_size: int = DEFAULT_SUBGROUP_SIZE, sites: Sites | None = None):
+        self.size, self.group, self.sites = size, group, sites
         self.cond = threading.Condition()
         self.arrived = 0
         self.generation = 0
         self.finished = 0
+        self.parked = 0               # threads stopped for good after the group failed
         self.error: str | None = None
+        self.meetings = [subgroups.SubGroupMeeting(k, min(subgroup_size, size - k * subgroup_size), self)
+                         for k in range(-(-size // subgroup_size))]
 
-    def _fail(self, message: str) -> None:
+    def describe(self, key: tuple) -> str:
+        """Where a lane waits, for messages: the call and the loop iterations around it."""
+        assert self.sites is not None
+        site, iterations = key[-1]
+        text = self.sites.where[site]
+        every = [i for _, its in key for i in its]
+        return text + (f" in loop iteration(s) {', '.join(map(str, every))}" if every else "") + \
+            (" (through " + ", ".join(self.sites.where[s] for s, _ in key[:-1]) + ")" if len(key) > 1 else "")
+
+    def fail(self, message: str) -> None:
         if self.error is None:
-            self.error = message
+            self.error = f"work-group {self.group}: {message}"
         self.cond.notify_all()
+        for meeting in self.meetings:
+            meeting.cond.notify_all()
 
-    def wait(self) -> None:
+    def fail_now(self, message: str) -> None:
+        with self.cond:
+            self.fail(message)
+        self.park()
+
+    def park(self) -> None:
+        """Stop this thread for good (the group failed): the host returns once every thread has finished
+        or parked, so that none still runs the kernel when its buffers go away."""
+        with self.cond:
+            self.parked += 1
+            self.cond.notify_all()
+        threading.Event().wait()
+
+    def settled(self) -> bool:
+        return self.finished == self.size or (self.error is not None and self.finished + self.parked == self.size)
+
+    def wait(self, position: tuple[int, int]) -> None:
         with self.cond:
             if self.error is None and self.finished:
-                self._fail(f"work-group {self.group}: a barrier was reached after {self.finished} of its "
-                           f"{self.size} work-items had returned (a barrier in divergent control flow)")
+                self.fail(f"a barrier was reached after {self.finished} of its {self.size} work-items had "
+                          f"returned (a barrier in divergent control flow)")
             if self.error is None:
                 self.arrived += 1
                 generation = self.generation
                 if self.arrived == self.size:
                     self.arrived = 0
                     self.generation += 1
+                    for meeting in self.meetings:
+                        meeting.at_barrier.clear()
                     self.cond.notify_all()
                     return
+                meeting = self.meetings[position[0]]
+                meeting.at_barrier[position[1]] = \
+                    subgroups.lane_key(_barrier_local.state, self.sites) if self.sites is not None else None
+                meeting.settle()
                 while generation == self.generation and self.error is None:
                     self.cond.wait()
                 if self.error is None:
                     return
-        threading.Event().wait()      # the group is broken: park this thread forever; the host reports
+        self.park()                   # the group is broken: park this thread forever; the host reports
 
-    def finish(self) -> None:
+    def subgroup(self, index: int, arrival) -> None:
+        with self.cond:
+            if self.error is None:
+                self.meetings[index].arrive(arrival)
+                if self.error is None:
+                    return
+        self.park()
+
+    def finish(self, position: tuple[int, int] | None = None) -> None:
         with self.cond:
             self.finished += 1
             if self.arrived:
-                self._fail(f"work-group {self.group}: {self.arrived} work-item(s) wait at a barrier that "
-                           f"{self.finished} other(s) returned without reaching (a barrier in divergent "
-                           f"control flow)")
+                self.fail(f"{self.arrived} work-item(s) wait at a barrier that {self.finished} other(s) returned "
+                          f"without reaching (a barrier in divergent control flow)")
+            if position is not None:
+                meeting = self.meetings[position[0]]
+                meeting.finished.add(position[1])
+                meeting.settle()
             self.cond.notify_all()
 
 
 THREAD_STACK = 512 * 1024     # per work-item thread: kernels keep their private arrays on the stack
 
 
-def _launch_threaded(fn, c_args, local_blocks, rng, kernel) -> None:
+def _launch_threaded(fn, c_args, local_blocks, rng, kernel, subgroup_size=DEFAULT_SUBGROUP_SIZE,
+                     sites: Sites | None = None) -> None:
     key = _key()
     size = int(np.prod(rng.local_size))
+    loops = sites.loop_count if sites is not None else 0
     old_stack = threading.stack_size(THREAD_STACK)
     try:
         for group in _groups(rng):
-            barrier = GroupBarrier(size, group)
+            barrier = GroupBarrier(size, group, subgroup_size, sites)
             args, keep = _with_local_blocks(c_args, local_blocks)
             states = []
 
             def item(state):
                 _libc.pthread_setspecific(key, ctypes.c_void_p(state.ctypes.data))
                 _barrier_local.group = barrier
+                _barrier_local.state = state
+                _barrier_local.position = position = subgroups.lane_position(state)
                 try:
                     fn(*args)
                 finally:
-                    barrier.finish()
+                    barrier.finish(position)
 
             threads = []
             for local in _locals(rng):
-                state = _group_state(rng, group)
+                state = _group_state(rng, group, subgroup_size, loops)
                 _set_item(state, rng, group, local)
                 states.append(state)
                 thread = threading.Thread(target=item, args=(state,), daemon=True)
                 threads.append(thread)
                 thread.start()
             with barrier.cond:
-                while barrier.finished < size and barrier.error is None:
+                while not barrier.settled():
                     barrier.cond.wait()
             if barrier.error is not None:
                 raise OracleError(f"@{kernel}: {barrier.error}")

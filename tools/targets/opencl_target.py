@@ -92,6 +92,57 @@ def _numpy_type(t) -> np.dtype:
     return np.dtype(f"int{max(8, t.bits)}")
 
 
+# One work-group of the launch's shape reports, per linear local id L: the sub-group position it ran at
+# (sub-group id * max size + local id), the sub-group's size, and the count and max size.
+_LAYOUT_PROBE = """#pragma OPENCL EXTENSION cl_khr_subgroups : enable
+kernel void reconverge_subgroup_layout(global uint *out) {
+    uint lx = get_local_size(0), ly = get_local_size(1);
+    uint l = (get_local_id(2) * ly + get_local_id(1)) * lx + get_local_id(0);
+    out[3 * l] = get_sub_group_id() * get_max_sub_group_size() + get_sub_group_local_id();
+    out[3 * l + 1] = get_sub_group_size();
+    out[3 * l + 2] = get_num_sub_groups() * 65536 + get_max_sub_group_size();
+}
+"""
+
+
+def _uses_subgroups(program, kernel: str) -> bool:
+    from lowering.ir.opcodes import OPCODES
+    return any(OPCODES[ins.opcode].kind == "subgroup" for ins in program.function(kernel).instructions())
+
+
+def _require_subgroups(program, kernel: str, device) -> None:
+    if "cl_khr_subgroups" not in device.extensions.split():
+        raise CompileError(f"{program.path}: @{kernel}: the OpenCL device {device.name!r} does not report "
+                           "cl_khr_subgroups, so it cannot run sub-group built-ins (the spirv, gen and ir targets can)")
+
+
+def _check_subgroups(program, kernel: str, knl, device, context, queue, local: tuple[int, ...]) -> None:
+    """A kernel with sub-group built-ins runs only where the device reports cl_khr_subgroups and its sub-groups
+    are OpenCL's as our other targets define them (sub-group k: linear local ids [k*S, (k+1)*S), the last one
+    partial, S the kernel's max sub-group size): a probe kernel of the same shape shows the layout."""
+    import pyopencl as cl
+    what = f"{program.path}: @{kernel}"
+    shape = local + (1,) * (3 - len(local))
+    total = shape[0] * shape[1] * shape[2]
+    probe = cl.Program(context, _LAYOUT_PROBE).build().reconverge_subgroup_layout
+    out = np.zeros(3 * total, np.uint32)
+    buf = cl.Buffer(context, cl.mem_flags.READ_WRITE | cl.mem_flags.COPY_HOST_PTR, hostbuf=out)
+    probe.set_arg(0, buf)
+    cl.enqueue_nd_range_kernel(queue, probe, shape, shape)
+    cl.enqueue_copy(queue, out, buf)
+    queue.finish()
+    lanes, sizes, counts = out.reshape(-1, 3).T
+    width = int(counts[0] & 0xFFFF)
+    kernel_width = knl.get_sub_group_info(device, cl.kernel_sub_group_info.MAX_SUB_GROUP_SIZE_FOR_NDRANGE, shape)
+    linear = np.arange(total)
+    if not width or kernel_width != width or (lanes != linear).any() or \
+            (sizes != np.minimum(width, total - linear // width * width)).any() or \
+            (counts != (-(-total // width) << 16) + width).any():
+        raise CompileError(f"{what}: the OpenCL device {device.name!r} does not form sub-groups as OpenCL's "
+                           f"linear layout for a work-group of {shape} (max size {width}, the kernel's "
+                           f"{kernel_width}; sizes or counts differ), so its sub-group results would not be ours")
+
+
 def run_opencl(program, kernel: str, args: list, global_size, local_size, options, global_offset) -> None:
     """Launch `kernel` of program.path (OpenCL C) with `args` (updated in place, as the other targets)."""
     import pyopencl as cl
@@ -100,6 +151,9 @@ def run_opencl(program, kernel: str, args: list, global_size, local_size, option
     with open(program.path, encoding="utf-8", errors="replace") as f:
         source = f.read()
     device = choose_device(options)
+    subgroups = _uses_subgroups(program, kernel)
+    if subgroups:
+        _require_subgroups(program, kernel, device)
     context = cl.Context([device])
     queue = cl.CommandQueue(context)
     build = ["-cl-kernel-arg-info", f"-I{os.path.dirname(os.path.abspath(program.path))}"]
@@ -113,6 +167,9 @@ def run_opencl(program, kernel: str, args: list, global_size, local_size, option
         knl = getattr(built, kernel)
     except (AttributeError, cl.LogicError):
         raise CompileError(f"{program.path}: the OpenCL driver has no kernel {kernel!r}") from None
+    loc = tuple(local_size) if isinstance(local_size, tuple) else (local_size,)
+    if subgroups:
+        _check_subgroups(program, kernel, knl, device, context, queue, loc)
     params = program.params(kernel)
     buffers = []
     for param, value in zip(params, args):
@@ -133,7 +190,6 @@ def run_opencl(program, kernel: str, args: list, global_size, local_size, option
             knl.set_arg(param.index, np.asarray(value, _numpy_type(param.types[0])).reshape(()))
     dims = len(global_size) if isinstance(global_size, tuple) else 1
     g = tuple(global_size) if isinstance(global_size, tuple) else (global_size,)
-    loc = tuple(local_size) if isinstance(local_size, tuple) else (local_size,)
     offset = tuple(global_offset) if isinstance(global_offset, tuple) else (global_offset,) * dims
     try:
         cl.enqueue_nd_range_kernel(queue, knl, g, loc,       # (pyopencl's stub calls it global_offset)

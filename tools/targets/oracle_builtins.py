@@ -14,8 +14,12 @@ _FLOAT_TYPES = {"float": ("int", "f"), "double": ("long", "")}  # name: (same-si
 _WIDTHS = (2, 3, 4, 8, 16)
 _ALL_TYPES = list(_INT_TYPES) + list(_FLOAT_TYPES)
 
-# Slot layout of the work-item state array shared between the library and the launch loop.
-_GID, _LID, _GRP, _GSZ, _LSZ, _NGR, _OFF, _DIM, _NSLOTS = 0, 3, 6, 9, 12, 15, 18, 21, 24
+# Slot layout of the work-item state array shared between the library and the launch loop: ids and sizes,
+# the sub-group size S, and for the sub-group model (oracle_subgroups.py) the site of the sub-group call
+# being made, the depth and entries of the stack of calls that lead to it and, from _LOOPS on, one
+# iteration counter per instrumented loop.
+_GID, _LID, _GRP, _GSZ, _LSZ, _NGR, _OFF, _DIM, _SGS, _SITE, _DEPTH, _NSLOTS = \
+    0, 3, 6, 9, 12, 15, 18, 21, 22, 23, 24, 25
 
 
 def _int_limits(t: str) -> tuple[str, str]:
@@ -328,9 +332,11 @@ def _atomic_builtins() -> str:
 
 
 def builtin_library_source() -> str:
-    """OpenCL C text defining every builtin the oracle supports (no default header: no `const` attributes)."""
+    """OpenCL C text defining the builtins (no default header: no `const` attributes); jit_oracle appends the
+    sub-group ones (oracle_subgroups.sub_group_library_source), which use its types and state layout."""
     head = ["#define OV __attribute__((overloadable))\n",
             "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n",
+            "#pragma OPENCL EXTENSION cl_khr_fp16 : enable\n",
             "#pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable\n",
             "#pragma OPENCL EXTENSION cl_khr_int64_extended_atomics : enable\n",
             "#pragma OPENCL FP_CONTRACT OFF\n",
@@ -341,6 +347,7 @@ def builtin_library_source() -> str:
                 "ulong": "unsigned long"}.get(t, t)
         for n in _WIDTHS:
             head.append(f"typedef {base} {t}{n} __attribute__((ext_vector_type({n})));\n")
+    head += [f"typedef half half{n} __attribute__((ext_vector_type({n})));\n" for n in _WIDTHS]
     body = [_work_item_builtins(), _conversion_builtins(), _any_all(), _atomic_builtins()]
     for t in _INT_TYPES:
         body.append(_integer_builtins(t))

@@ -76,3 +76,35 @@ def test_an_odd_width_argument_is_widened_once_at_the_entry(a):
     assert first.opcode == "zext" and first.operands[0] is func.args[1] and first.type.bits == 32
     got = run_target("ir", program, "p", [np.zeros(1, np.int32), a], (1,), (1,))
     assert got[0][0] == ((-a + (1 << 23)) % (1 << 24)) - (1 << 23)
+
+
+SUBGROUP_I8 = """
+kernel @s(ptr1 %out, i32 %a) {
+  block b0:
+    %x = trunc i8 %a
+    %m = subgroup.exclusive_scan i8 %x, arith "smin"
+    %b = subgroup.broadcast i8 %x, i32 0
+    %w = zext i32 %m
+    store i32 %w, %out, align 4
+    %v = zext i32 %b
+    store i32 %v, %out, align 4
+}
+"""
+
+
+def test_a_narrow_subgroup_scan_is_done_wide_and_clamped_to_the_narrow_identity():
+    """On Gen (legal widths 32 and 64) an i8 smin scan works on sign-extended i32 values; its result is
+    clamped to the i8 identity (127: the i32 one, INT_MAX, is what an exclusive scan's first lane gets)
+    and masked back to 8 bits; a broadcast moves the zero-extended value unchanged."""
+    from lowering.ir.parser import parse_module
+    func = parse_module(SUBGROUP_I8).functions["s"]
+    lower_for([func], "gen")
+    scan = next(i for i in func.instructions() if i.opcode == "subgroup" and i.attrs["op"] == "exclusive_scan")
+    assert scan.type.bits == 32 and scan.operands[0].opcode == "ashr"
+    clamp = next(i for i in func.instructions() if scan in i.operands)
+    assert clamp.opcode == "smin" and clamp.operands[1].value == 127
+    mask = next(i for i in func.instructions() if clamp in i.operands)
+    assert mask.opcode == "and" and mask.operands[1].value == 255
+    broadcast = next(i for i in func.instructions() if i.opcode == "subgroup" and i.attrs["op"] == "broadcast")
+    assert broadcast.type.bits == 32 and not any(broadcast in i.operands and i.opcode == "and"
+                                                 for i in func.instructions())
