@@ -1,8 +1,7 @@
 """A numpy-vectorised SIMD simulator for decoded Gen9 programs (list[Instruction]).
 
-Why: to run what the backend emits without a GPU, and to see which lanes execute what (trace hook:
-sim_trace records it, tools.lane_picture draws it), in particular for divergent and unstructured (Beignet
-blockIP) control flow.
+Why: to run what the backend emits without a GPU, and to see which lanes execute what (trace hook: sim_trace
+records it, tools.lane_picture draws it), in particular for divergent and unstructured (blockIP) control flow.
 
 Parts: branches in sim_control, messages in sim_messages, ALU values in sim_alu, the trace record in
 sim_trace; this module holds the thread state, operand access, masks and the scheduler.
@@ -155,8 +154,7 @@ class Thread:
         self.ip = 0
         self.steps = 0
         self.lane_steps = 0                      # enabled lanes summed over executed instructions
-        self.branches = 0                        # control-flow instructions executed (run --stats)
-        self.sends = 0                           # messages sent (memory, barriers, EOT)
+        self.branches = self.sends = 0           # control-flow instructions and messages run (run --stats)
         self.done = False
         self.at_barrier = False
         self.fell_off_end = False

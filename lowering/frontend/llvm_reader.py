@@ -12,6 +12,7 @@ definition in that order gets a placeholder that is patched once the whole funct
 from __future__ import annotations
 
 import ctypes
+import os
 import re
 from dataclasses import dataclass
 from typing import cast
@@ -178,8 +179,7 @@ class ModuleContext:
                 break
             node = nodes.get(ref.group(1), "")
             if node.startswith("!DIFile("):
-                name = re.search(r'\bfilename: "((?:[^"\\]|\\.)*)"', node)
-                file = name.group(1) if name else None
+                file = _difile_path(node, self.source_name)
                 break
         where = f"{file or self.source_name}:{line.group(1)}"
         return where + (f":{column.group(1)}" if column and column.group(1) != "0" else "")
@@ -1031,3 +1031,19 @@ def kernel_body(mod: llvm.ModuleRef, name: str) -> llvm.ValueRef:
 def read_llvm_text(text: str, source_name: str = "<ir>", kernel: str | None = None) -> dict[str, Function]:
     from lowering.frontend.llvm_module import parse_llvm_text
     return read_kernels(parse_llvm_text(text, source_name), source_name, kernel)
+
+
+def _difile_path(node: str, source_name: str) -> str | None:
+    """A DIFile's path: its filename, joined to its directory when relative (clang writes a file under
+    the directory it ran in, or beside it, relative to a common parent); the input's own name as the user
+    gave it when the two are the same file."""
+    name = re.search(r'\bfilename: "((?:[^"\\]|\\.)*)"', node)
+    if name is None:
+        return None
+    path = name.group(1)
+    directory = re.search(r'\bdirectory: "((?:[^"\\]|\\.)*)"', node)
+    if directory and directory.group(1) and not os.path.isabs(path):
+        path = os.path.join(directory.group(1), path)
+    if source_name and os.path.isabs(path) and os.path.abspath(source_name) == os.path.normpath(path):
+        return source_name
+    return path
