@@ -33,10 +33,10 @@ from __future__ import annotations
 import argparse
 import sys
 
-from lowering.errors import CompileError
-from lowering.output import check_names_distinct, write_all
-from tools.compile_outputs import GEN_EMITS, emit_kind, emit_llvm, print_passes
-from tools.source_args import (
+from reconverge.lowering.errors import CompileError
+from reconverge.lowering.output import check_names_distinct, write_all
+from reconverge.tools.compile_outputs import GEN_EMITS, emit_kind, emit_llvm, print_passes
+from reconverge.tools.source_args import (
     COMPILING_COMMANDS,
     INPUT_HELP,
     add_build_options,
@@ -44,7 +44,7 @@ from tools.source_args import (
     load_source,
     split_cl_options,
 )
-from tools.spirv_args import (
+from reconverge.tools.spirv_args import (
     DEFAULT_SPIRV_VERSION,
     DEFAULT_TARGET_ENV,
     SPIRV_EMITS,
@@ -52,7 +52,7 @@ from tools.spirv_args import (
     compile_spirv_options,
     spirv_options,
 )
-from tools.usage import MAX_SECONDS, Terminated, UsageError, raise_on_sigterm, seconds, subgroup_size
+from reconverge.tools.usage import MAX_SECONDS, Terminated, UsageError, raise_on_sigterm, seconds, subgroup_size
 
 EXIT_INPUT, EXIT_USAGE, EXIT_INTERNAL = 1, 2, 3
 EMIT_KINDS = ("nir", "dot-cfg", "dot-tree", "spirv", "spirv-asm", "dot-spirv", "gen", "gen-bin", "gen-asm", "gen-mir",
@@ -71,9 +71,9 @@ def _compile(args) -> None:
     """One path for every --emit: the driver (lowering.program) loads the input once and runs the pipeline
     each output needs, with the pass inspection of the command line; Gen chooses its control-flow mode
     per kernel (backend.gen.compile), so every dump option works with --cf auto too."""
-    from lowering import pipeline
-    from lowering.ir.dot import cfg_dot, tree_dot
-    from lowering.ir.printer import print_function
+    from reconverge.lowering import pipeline
+    from reconverge.lowering.ir.dot import cfg_dot, tree_dot
+    from reconverge.lowering.ir.printer import print_function
     args.emit = args.emit or emit_kind(args.output)
     if args.emit == "llvm":
         emit_llvm(args)
@@ -89,8 +89,8 @@ def _compile(args) -> None:
         raise UsageError(f"--emit {args.emit} needs the structurize pass (drop --stop-after read)")
     spirv = compile_spirv_options(args)
     gen = _compile_gen_options(args)
-    from backend.gen import CF_MODES
-    from lowering.target import PIPELINES
+    from reconverge.backend.gen import CF_MODES
+    from reconverge.lowering.target import PIPELINES
     auto = gen is not None and gen.cf == "auto"
     gen_pipeline = CF_MODES[gen.cf].pipeline if gen is not None and not auto else None
     if auto and args.pipeline:
@@ -130,7 +130,7 @@ def _compile(args) -> None:
 
 
 def _compile_gen_options(args):
-    """backend.gen.GenOptions of `compile` (its complaints are usage errors), or None when not emitting
+    """reconverge.backend.gen.GenOptions of `compile` (its complaints are usage errors), or None when not emitting
     Gen code (then --simd and --cf may not be given)."""
     if args.emit not in GEN_EMITS:
         if args.simd is not None or args.cf is not None:
@@ -141,7 +141,7 @@ def _compile_gen_options(args):
 
 
 def _gen_options(simd: int | None, cf: str | None):
-    from backend.gen import GenOptions
+    from reconverge.backend.gen import GenOptions
     try:
         return GenOptions(16 if simd is None else simd, cf or "auto")
     except CompileError as exc:
@@ -165,11 +165,11 @@ def _emit_gen(kind: str, program, names: list[str], options, inspect=None) -> st
     iga64 -p=9 -d reads; gen-asm: its iga64-syntax text, each kernel headed by comment lines saying its
     width, size and control-flow mode (the one --cf auto chose); gen-mir: the machine IR before register
     allocation."""
-    from backend.gen import compile, select
-    from backend.gen.mir_printer import print_mfunction
-    from isa.gen9.container import pack_container
-    from isa.gen9.disassembler import disassemble
-    from isa.gen9.encoding import encode_program
+    from reconverge.backend.gen import compile, select
+    from reconverge.backend.gen.mir_printer import print_mfunction
+    from reconverge.isa.gen9.container import pack_container
+    from reconverge.isa.gen9.disassembler import disassemble
+    from reconverge.isa.gen9.encoding import encode_program
     if kind == "gen-mir":
         return "".join(print_mfunction(select(program, name, options)[0]) for name in names)
     if kind == "gen-bin" and len(names) != 1:
@@ -198,14 +198,14 @@ def _write_with_dumps(args, data: str | bytes, dumps: dict[str, str]) -> None:
 def _emit_spirv(emit: str, funcs: list, options) -> str | bytes:
     """All the kernels in one SPIR-V module: the binary, its disassembly or its CFG as GraphViz."""
     try:
-        from backend.spirv import compile_spirv
-        from backend.spirv import tools as spirv_tools
+        from reconverge.backend.spirv import compile_spirv
+        from reconverge.backend.spirv import tools as spirv_tools
     except ImportError as exc:
         raise CompileError(f"--emit {emit}: the SPIR-V backend is not available ({exc})") from None
     if emit == "dot-spirv":                      # the module with the IR's block names, drawn as a CFG
         from dataclasses import replace
 
-        from backend.spirv.cfg_dot import cfg_dot
+        from reconverge.backend.spirv.cfg_dot import cfg_dot
         return cfg_dot(compile_spirv(funcs, replace(options, block_names=True)))
     binary = compile_spirv(funcs, options)
     if emit == "spirv":
@@ -214,7 +214,7 @@ def _emit_spirv(emit: str, funcs: list, options) -> str | bytes:
 
 
 def _sizes(text: str, flag: str) -> tuple[int, ...]:
-    from lowering.ndrange import parse_sizes
+    from reconverge.lowering.ndrange import parse_sizes
     try:
         return parse_sizes(text)
     except ValueError:
@@ -223,7 +223,7 @@ def _sizes(text: str, flag: str) -> tuple[int, ...]:
 
 def _launch_local_size(args, kernel: str, global_size: tuple[int, ...], reqd) -> tuple[int, ...]:
     """--local, else the default (see the help); it must divide --global and match reqd_work_group_size."""
-    from lowering.ndrange import default_local_size
+    from reconverge.lowering.ndrange import default_local_size
     if reqd is not None:
         needed = max([d + 1 for d in range(3) if reqd[d] != 1] or [1])
         if len(global_size) < needed:
@@ -247,7 +247,7 @@ def _launch_local_size(args, kernel: str, global_size: tuple[int, ...], reqd) ->
 
 def _run_targets(args) -> list[str]:
     """The targets a `run` launches: --target's, or --compare's list (the first is the reference)."""
-    from tools.targets import harness
+    from reconverge.tools.targets import harness
     compare = getattr(args, "compare", None)
     if compare is not None and args.target is not None:
         raise UsageError("--compare and --target: give one (--compare names every target it runs)")
@@ -291,7 +291,7 @@ def _backend_options(args, target: str, local_size: tuple[int, ...], gen_stats: 
     """The settings a target's launcher takes, from the command line (gen_stats: filled by a gen run)."""
     from dataclasses import replace
 
-    from tools.targets import harness
+    from reconverge.tools.targets import harness
     if target == "spirv":
         backend = spirv_options(args.spirv_version, args.target_env)
         if args.vk_device is not None:
@@ -302,12 +302,12 @@ def _backend_options(args, target: str, local_size: tuple[int, ...], gen_stats: 
     if target == "llvm":
         return harness.OracleOptions(args.subgroup_size or harness.OracleOptions.subgroup_size)
     if target == "gen":
-        from isa.gen9.simulator import Trace
+        from reconverge.isa.gen9.simulator import Trace
         checked = _gen_options(args.simd, args.cf)
         return harness.GenRunOptions(checked.simd, checked.cf, Trace() if args.trace is not None else None,
                                      args.max_steps, gen_stats)
     if target == "opencl":
-        from tools.targets.opencl_target import OpenCLOptions
+        from reconverge.tools.targets.opencl_target import OpenCLOptions
         return OpenCLOptions(args.platform, args.device)
     return None
 
@@ -315,8 +315,8 @@ def _backend_options(args, target: str, local_size: tuple[int, ...], gen_stats: 
 def _run(args) -> int:
     import time
 
-    from tools import run_args
-    from tools.targets import harness
+    from reconverge.tools import run_args
+    from reconverge.tools.targets import harness
     targets = _run_targets(args)
     global_size = _sizes(args.global_size, "--global")
     if args.local is not None:
@@ -342,14 +342,14 @@ def _run(args) -> int:
         results = harness.run_target(target, program, kernel, values, global_size, local_size, backend)
         if args.trace is None:
             return results, b"", stats
-        from tools.lane_picture import trace_picture
+        from reconverge.tools.lane_picture import trace_picture
         return results, trace_picture(backend.trace, args.trace), stats
     runs, seconds = {}, {}
     for target in targets:
         started = time.perf_counter()
         if target in ("llvm", "opencl") or args.timeout is not None:
             # native code is isolated, so that a crash is an error and not the end; a time limit needs a child
-            from tools.targets.isolate import call_in_child
+            from reconverge.tools.targets.isolate import call_in_child
             runs[target] = call_in_child(lambda: launch(target), f"{args.input}: @{kernel} on the {target} target",
                                          args.timeout)
         else:
@@ -424,7 +424,7 @@ class _VersionAction(argparse.Action):
         super().__init__(option_strings, dest=dest, default=default, nargs=0, help=help)
 
     def __call__(self, parser, namespace, values, option_string=None):
-        from tools.versions import version_text
+        from reconverge.tools.versions import version_text
         print(version_text())
         parser.exit()
 
@@ -537,8 +537,9 @@ def build_parser() -> argparse.ArgumentParser:
     add_build_options(r)
     r.add_argument("--debug", action="store_true", help=argparse.SUPPRESS)
     r.set_defaults(func=_run)
-    for module_name in ("tools.isa_commands", "tools.trace_command", "tools.check_command", "tools.devices_command",
-                        "tools.fuzz.command"):
+    for module_name in ("reconverge.tools.isa_commands", "reconverge.tools.trace_command",
+                        "reconverge.tools.check_command", "reconverge.tools.devices_command",
+                        "reconverge.tools.fuzz.command"):
         try:
             module = __import__(module_name, fromlist=["add_commands"])
         except ImportError:
@@ -558,7 +559,7 @@ def main(argv: list[str] | None = None) -> int:
         args.cl_options = cl_options
         if cl_options and args.command not in COMPILING_COMMANDS:
             raise UsageError(f"{cl_options[0]}: build options only apply to {', '.join(COMPILING_COMMANDS)}")
-        from lowering import child_process
+        from reconverge.lowering import child_process
         child_process.VERBOSE = bool(getattr(args, "verbose", False))
         return args.func(args) or 0       # a command may answer 1 (reconverge fuzz: something failed)
     except UsageError as exc:

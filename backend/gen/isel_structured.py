@@ -7,7 +7,7 @@ hands it every instruction of every block in tree order, and emits only the bran
 """
 from __future__ import annotations
 
-from lowering.ir.core import Block, CFNode, Function, If, Instr, Loop, Phi, first_block, last_block
+from reconverge.lowering.ir.core import Block, CFNode, Function, If, Instr, Loop, Phi, first_block, last_block
 
 from .isel_context import SelectionContext, gen_type
 from .isel_values import ValueSelector

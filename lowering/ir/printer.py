@@ -28,8 +28,8 @@ import re
 import struct
 from collections.abc import Iterable
 
-from lowering.deepstack import depth_independent
-from lowering.ir.core import (
+from reconverge.lowering.deepstack import depth_independent
+from reconverge.lowering.ir.core import (
     END_LABEL,
     Block,
     Const,
@@ -41,8 +41,8 @@ from lowering.ir.core import (
     Undef,
     Value,
 )
-from lowering.ir.opcodes import OPCODES
-from lowering.ir.types import I1, VOID, Type
+from reconverge.lowering.ir.opcodes import OPCODES
+from reconverge.lowering.ir.types import I1, VOID, Type
 
 _PLAIN_NAME = re.compile(r"(?:[A-Za-z_.$][\w.$-]*|\d+)\Z")
 
