@@ -50,7 +50,7 @@ def test_record_then_replay_on_lavapipe(tmp_path):
         assert done.returncode == 0, done.stderr
         assert "| group | launches | differ | which |" in done.stdout
         loaded = json.loads(done.stdout.split("LOADED ", 1)[1])
-        assert loaded == ["lowering", "reconverge.lowering.errors"], loaded
+        assert loaded == ["reconverge", "reconverge.lowering", "reconverge.lowering.errors"], loaded
         report = json.loads(out.read_text())
         assert report["device"].startswith("0: llvmpipe")
         verdicts.update({v["id"]: v["status"] for v in report["launches"]})
