@@ -7,6 +7,7 @@ compare targets lane by lane. The command line (tools/cli.py) and this API use t
     gen = reconverge.to_gen(prog, "nested_break")         # GenBinary: .code, .asm, .simd, .mode
     out = reconverge.run(prog, "nested_break", "gen", 32, {"out": out0, "grid": grid}, local_size=8)
     problems = reconverge.compare(prog, "nested_break", ["llvm", "ir", "gen"], 32, {...})
+    svg = reconverge.trace(prog, "nested_break", 32, {...}, local_size=8, path="lanes.svg")
 
 The README's "Python API" section has the worked example (tests/test_api.py runs it). Every function
 raises reconverge.CompileError with the command line's one-line message on bad input.
@@ -26,7 +27,7 @@ if TYPE_CHECKING:
     from reconverge.lowering.program import Program
 
 __all__ = ["CompileError", "GenBinary", "Program", "TARGETS", "compare", "load", "load_source", "run", "to_gen",
-           "to_spirv"]
+           "to_spirv", "trace"]
 
 
 def __getattr__(name: str) -> Any:
@@ -166,3 +167,26 @@ def compare(program: Program, kernel: str, targets: Sequence[str], global_size: 
     reference = [runs[ref_name][n] for n in names]
     return {t: harness.compare(reference, [runs[t][n] for n in names], names, float_ulps, labels=(ref_name, t))
             for t in targets[1:]}
+
+
+def trace(program: Program, kernel: str, global_size: int | Sequence[int], args: Mapping[str, Any],
+          local_size: int | Sequence[int] | None = None, simd: int = 16, cf: str = "auto",
+          path: str | None = None, fmt: str = "svg") -> bytes:
+    """The lane picture of the first work-group on the Gen simulator (as `reconverge trace` draws it): one
+    panel per hardware thread, lanes across, executed instructions down, block labels once per entry.
+    The format is path's extension (.svg, .pdf, .png) or, without a path, `fmt`; the picture is written
+    to `path` when given and returned either way."""
+    from reconverge.isa.gen9.simulator import Trace
+    from reconverge.lowering.output import write_output
+    from reconverge.tools.lane_picture import FORMATS, trace_picture
+    from reconverge.tools.targets import harness
+    if path is None and "." + fmt not in FORMATS:
+        raise CompileError(f"trace: format '{fmt}' is not one of {', '.join(f[1:] for f in FORMATS)}")
+    g, local = _geometry(global_size, local_size)
+    recorder = Trace()
+    harness.run_target("gen", program, kernel, _arguments(program, kernel, args), g, local,
+                       harness.GenRunOptions(simd, cf, recorder))
+    picture = trace_picture(recorder, path or "picture." + fmt)
+    if path is not None:
+        write_output(path, picture, inputs=[program.path])
+    return picture

@@ -79,3 +79,16 @@ def test_bad_calls_are_one_line_compile_errors(call, match):
 def test_invalid_opencl_c_is_a_compile_error():
     with pytest.raises(reconverge.CompileError, match="error"):
         reconverge.load_source("kernel void k(global int *o) { o[0] = undeclared; }", "cl")
+
+
+def test_trace_draws_the_lanes_as_svg_and_writes_the_file(tmp_path):
+    prog = reconverge.load_source(KERNEL, "cl")
+    args = {"out": np.zeros(16, np.float32), "x": np.ones(16, np.float32), "a": np.float32(2), "n": np.int32(5)}
+    path = tmp_path / "lanes.svg"
+    svg = reconverge.trace(prog, "scale", 16, args, simd=8, path=str(path))
+    assert path.read_bytes() == svg and svg.lstrip().startswith(b"<?xml") and b"<svg" in svg
+    assert b"SIMD8" in svg                                     # the title names the width
+    png = reconverge.trace(prog, "scale", 16, args, simd=8, fmt="png")
+    assert png.startswith(b"\x89PNG")
+    with pytest.raises(reconverge.CompileError, match="format 'gif'"):
+        reconverge.trace(prog, "scale", 16, args, fmt="gif")

@@ -67,6 +67,19 @@ def test_compile_writes_nir_to_a_file(tmp_path):
     assert text.startswith("kernel @seed(") and "loop {" in text and "break" in text
 
 
+def test_divergence_marks_read_back_as_the_same_ir(tmp_path):
+    """--emit nir --divergence marks values and branches div/con; compiling the marked text again gives
+    the unmarked text of the same function; the marks belong to --emit nir only."""
+    marked = tmp_path / "marked.nir"
+    proc = run("compile", SEED, "-O2", "--divergence", "-o", str(marked))
+    assert proc.returncode == 0, proc.stderr
+    text = marked.read_text()
+    assert "div %" in text and ("if div " in text or "if con " in text) and "loop " in text
+    again, plain = run("compile", str(marked)), run("compile", SEED, "-O2")
+    assert again.returncode == 0 and again.stdout == plain.stdout, again.stderr
+    assert_one_line_error(run("compile", SEED, "--divergence", "--emit", "spirv-asm"), 2, "--divergence")
+
+
 @pytest.mark.parametrize("emit", ["dot-cfg", "dot-tree"])
 def test_dot_output_is_accepted_by_graphviz(tmp_path, emit):
     out = tmp_path / f"seed.{emit}.dot"

@@ -1,7 +1,7 @@
 """Filetests: IR text files (and Gen machine-IR text files) that say what to run on themselves and what
 it must print.
 
-    ; test: validate | pass NAME [for TARGET] | spirv-asm | print | gen-mir [simd N] [cf MODE]
+    ; test: validate | pass NAME [for TARGET] | spirv-asm | print | divergence | gen-mir [simd N] [cf MODE]
     ;       | gen-asm [simd N] [cf MODE]                       (FILE.nir: the IR, as --emit nir prints it)
     ; test: regalloc [first N] | emit [first N]                (FILE.mir: machine IR, as --emit gen-mir prints it)
     ; run: --global 8 --arg out=zeros:8:int32 --arg n=3      (any number; on the interpreter)
@@ -12,7 +12,8 @@ it must print.
 `test` runs on every function of the file: `validate` prints "valid" or the function with each broken rule
 marked; `pass NAME` runs one pass (for a target's capabilities: `pass lower_math_edges for spirv`; then
 the validator) and prints the result; `spirv-asm` compiles to SPIR-V and disassembles it with spirv-dis;
-`print` prints the function as read (a round trip). `gen-mir` selects the Gen machine IR after the
+`print` prints the function as read (a round trip); `divergence` prints it with the divergence analysis's
+marks (`div`/`con`, lowering/analysis/divergence.py). `gen-mir` selects the Gen machine IR after the
 target's lowerings (SIMD 8 or 16, default 16; control flow `structured` for structured IR, `blockip`, the
 default for CFG IR, or `hybrid`); `gen-asm` compiles through register allocation and prints iga64
 syntax. On a .mir file, `regalloc` allocates registers (GRFs from `first`, default 8) and prints the
@@ -150,6 +151,11 @@ def run_test(path: str, test: str, text: str) -> str:
         return "".join(out)
     if word == "print":
         return "".join(print_function(f) for f in funcs)
+    if word == "divergence":
+        from reconverge.lowering.analysis.divergence import analyze
+        for func in funcs:
+            verify(func, "reading")
+        return "".join(print_function(f, analyze(f)) for f in funcs)
     if word == "pass":
         from reconverge.lowering.passes import PASSES
         from reconverge.lowering.target import CAPS
@@ -168,8 +174,8 @@ def run_test(path: str, test: str, text: str) -> str:
         for func in funcs:
             verify(func, "reading")
         return disassemble(compile_spirv(funcs))
-    raise ValueError(f"{path}: unknown test '{test}' (validate, print, pass NAME, spirv-asm, gen-mir, gen-asm, "
-                     "regalloc, emit)")
+    raise ValueError(f"{path}: unknown test '{test}' (validate, print, divergence, pass NAME, spirv-asm, gen-mir, "
+                     "gen-asm, regalloc, emit)")
 
 
 def run_line(path: str, arguments: str) -> str:

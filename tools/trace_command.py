@@ -116,7 +116,7 @@ def _trace_compiled_kernel(args) -> None:
     --global, --local, --arg, --cf, --simd, -O and build options), the picture showing block labels."""
     import argparse
 
-    from reconverge.tools import cli
+    from reconverge.tools import run_command
     if args.global_size is None:
         raise UsageError(f"{args.input}: a kernel source needs --global (and --arg for its parameters)")
     for flag, value in (("--threads", args.threads != 1), ("--dispatch-mask", args.dispatch_mask is not None),
@@ -133,7 +133,7 @@ def _trace_compiled_kernel(args) -> None:
     run.__dict__.update(target="gen", trace=args.output, out=None, timeout=None, platform=None,
                         device=None, vk_device=None, spirv_version=None, target_env=None, verify_each=False,
                         trace_only=True, subgroup_size=None)
-    cli._run(run)
+    run_command.run_command(run)
 
 
 def _cf_modes(text: str) -> list[str]:
@@ -153,16 +153,16 @@ def _compare_cf(args) -> None:
     side in one figure (one scale, so longer runs look longer). Every mode must leave every buffer the
     same: a difference is a miscompilation, reported instead of drawn."""
     from reconverge.isa.gen9.simulator import Trace
-    from reconverge.tools import cli, run_args
+    from reconverge.tools import run_args, run_command
     from reconverge.tools.lane_picture import Run, picture, title_of
     from reconverge.tools.source_args import load_source
     from reconverge.tools.targets import harness
     if args.cf is not None:
         raise UsageError("--cf and --compare-cf: give the modes to compare to --compare-cf")
     modes = _cf_modes(args.compare_cf)
-    global_size = cli._sizes(args.global_size, "--global")
+    global_size = run_command._sizes(args.global_size, "--global")
     if args.local is not None:
-        cli._sizes(args.local, "--local")
+        run_command._sizes(args.local, "--local")
     args.verify_each = True
     program = load_source(args)
     kernels = program.kernel_names()
@@ -170,7 +170,7 @@ def _compare_cf(args) -> None:
         raise UsageError(f"{program.path} has {len(kernels)} kernels ({', '.join(kernels)}): choose one with --kernel")
     kernel = args.kernel or kernels[0]
     params = program.params(kernel)
-    local_size = cli._launch_local_size(args, kernel, global_size, program.reqd_work_group_size(kernel))
+    local_size = run_command._launch_local_size(args, kernel, global_size, program.reqd_work_group_size(kernel))
     runs, first = [], None
     for mode in modes:
         try:
@@ -178,7 +178,7 @@ def _compare_cf(args) -> None:
         except run_args.ArgError as exc:
             raise UsageError(str(exc)) from None
         trace = Trace()
-        options = harness.GenRunOptions(cli._gen_options(args.simd, mode).simd, mode, trace, args.max_steps)
+        options = harness.GenRunOptions(run_command.gen_options(args.simd, mode).simd, mode, trace, args.max_steps)
         results = harness.run_target("gen", program, kernel, values, global_size, local_size, options)
         first = first or (mode, results)
         problems = harness.compare(first[1], results, [p.name for p in params], labels=(first[0], mode))
@@ -279,7 +279,7 @@ def _run_ndrange(args, program, entry, surfaces, trace, max_steps: int) -> None:
 
     from reconverge.isa.gen9.dispatch import run_ndrange
     from reconverge.isa.gen9.errors import IsaError
-    from reconverge.tools.cli import _sizes
+    from reconverge.tools.run_command import _sizes
     for flag, given in (("--threads", args.threads != 1), ("--dispatch-mask", args.dispatch_mask is not None)):
         if given:
             raise UsageError(f"{flag} applies to the simulator's payload; the ndrange payload takes --global and "

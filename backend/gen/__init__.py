@@ -74,6 +74,7 @@ class GenOptions:
     simd: int = 16
     cf: str = "auto"
     verify: bool = True
+    uniform_branches: bool = True    # the tree's uniform ifs as scalar jmpi (isel_structured; tools/bench_uniform)
 
     def __post_init__(self) -> None:
         if self.simd not in (8, 16):
@@ -96,7 +97,8 @@ class GenKernel:
         return Kernel(self.name, code, self.simd, self.layout.payload(self.simd))
 
 
-def choose_function(program: Program, kernel: str, cf: str = "auto") -> tuple[Function, CFMode]:
+def choose_function(program: Program, kernel: str, cf: str = "auto",
+                    uniform_branches: bool = True) -> tuple[Function, CFMode]:
     """The kernel as the mode compiles it (from the driver, lowering.program), and the mode. `auto` (the
     role of Mesa's brw_simd_selection, for control flow): the hybrid where the structurizer cannot take
     the CFG (irreducible), or where the hybrid's machine IR is estimated to run clearly less than the
@@ -121,7 +123,7 @@ def choose_function(program: Program, kernel: str, cf: str = "auto") -> tuple[Fu
         hybrid = select_any(cfg, regions=True)
     except RegionDepthError:                 # nested deeper than the region search goes
         return tree, CF_MODES["structured"]
-    if prefers_hybrid(select_any(tree), hybrid):
+    if prefers_hybrid(select_any(tree, uniform_branches=uniform_branches), hybrid):
         return cfg, CF_MODES["hybrid"]
     return tree, CF_MODES["structured"]
 
@@ -131,9 +133,9 @@ def compile(program: Program, kernel: str, options: GenOptions | None = None,
     """A kernel of a program, in options.cf's mode (auto: choose_function's), as Gen9 instructions; the
     GenKernel says the mode. The machine IR after the MACHINE_PASSES in `print_after` goes to `printed`."""
     options = options or GenOptions()
-    func, mode = choose_function(program, kernel, options.cf)
+    func, mode = choose_function(program, kernel, options.cf, options.uniform_branches)
     compiled = compile_gen_kernel(func, options.simd, options.verify, mode.regions, mode.entry, print_after,
-                                  printed)
+                                  printed, options.uniform_branches)
     compiled.mode = mode.name
     return compiled
 
@@ -141,14 +143,14 @@ def compile(program: Program, kernel: str, options: GenOptions | None = None,
 def select(program: Program, kernel: str, options: GenOptions | None = None) -> tuple[MFunction, str]:
     """The machine IR of a kernel before register allocation (--emit gen-mir), and the mode's name."""
     options = options or GenOptions()
-    func, mode = choose_function(program, kernel, options.cf)
-    return select_any(func, options.simd, mode.regions, mode.entry), mode.name
+    func, mode = choose_function(program, kernel, options.cf, options.uniform_branches)
+    return select_any(func, options.simd, mode.regions, mode.entry, options.uniform_branches), mode.name
 
 
 @depth_independent          # selection walks the tree and the regions recursively: any nesting depth
 def compile_gen_kernel(func: Function, simd: int = 16, verify: bool = True, regions: bool = False,
                        entry: str = "if", print_after: frozenset[str] | set[str] = frozenset(),
-                       printed: list[str] | None = None) -> GenKernel:
+                       printed: list[str] | None = None, uniform_branches: bool = True) -> GenKernel:
     """A kernel of the `gen` pipeline's IR (structured branches) or the `gen-blockip` one's (blockIP;
     `regions`: with the natural regions in structured branches, the hybrid; `entry`: Beignet's entry
     sequence, isel_blockip.BlockIPDriver) -> Gen9 instructions and the ABI they expect. The function is
@@ -166,7 +168,7 @@ def compile_gen_kernel(func: Function, simd: int = 16, verify: bool = True, regi
         if problems:
             raise CompileError(f"internal error: invalid machine IR after {after}: {problems[0]}")
     from .isel import select
-    selected = select(func, simd, regions, entry)
+    selected = select(func, simd, regions, entry, uniform_branches)
     mfunc = selected.mfunc
     check("instruction selection")
     if "isel" in print_after and printed is not None:
@@ -208,12 +210,13 @@ def lower_for_gen(func: Function, verify: bool = True) -> None:
 
 
 @depth_independent
-def select_any(func: Function, simd: int = 16, regions: bool = False, entry: str = "if") -> MFunction:
+def select_any(func: Function, simd: int = 16, regions: bool = False, entry: str = "if",
+               uniform_branches: bool = True) -> MFunction:
     """The machine IR of either kind of function, before register allocation (lowered for Gen first,
     legalized: cost.prefers_hybrid counts its instructions)."""
     from .isel import select
     lower_for_gen(func)
-    return select(func, simd, regions, entry).mfunc
+    return select(func, simd, regions, entry, uniform_branches).mfunc
 
 
 def compile_gen(func: Function, simd: int = 16, verify: bool = True, regions: bool = False,

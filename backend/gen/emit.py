@@ -24,7 +24,7 @@ def emit(func: MFunction, home: dict[int, int], notes: dict[int, str] | None = N
     targeted = {t for b in func.blocks for ins in b.instrs for t in ins.targets}
     for b in func.blocks:
         at = builder.label(b.label)
-        if notes is not None and b.label[:1] == "B" and b.label[1:].isdigit():
+        if notes is not None and _blockip_label(b.label):
             notes[at] = f"block {b.label}: lanes with blockIP <= {b.label[1:]} run it"
         elif notes is not None and b.label in targeted:
             notes[at] = f"block {b.label}: a branch target"
@@ -34,6 +34,8 @@ def emit(func: MFunction, home: dict[int, int], notes: dict[int, str] | None = N
             if ins.opcode in ("jmpi", "halt", "while"):
                 if notes is not None and ins.opcode == "jmpi":
                     kind = "JOIN" if ins.predicate is not None and ins.predicate[2] else "back"
+                    if not _blockip_label(ins.targets[0]):
+                        kind = "uniform branch"            # isel_structured's jump over an arm
                     notes[builder.position] = f"{kind} -> {ins.targets[0]}"
                 builder.emit_instruction(_instruction(ins, home, 0, 1), ins.targets[0])
                 continue
@@ -42,6 +44,11 @@ def emit(func: MFunction, home: dict[int, int], notes: dict[int, str] | None = N
             for h in range(halves):
                 builder.emit_instruction(_instruction(ins, home, h, halves))
     return builder.program()
+
+
+def _blockip_label(label: str) -> bool:
+    """Is this the label of a blockIP block (B<its blockIP value>)?"""
+    return label[:1] == "B" and label[1:].isdigit()
 
 
 def _footprint(ins: MInstr) -> int:

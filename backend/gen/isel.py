@@ -37,14 +37,17 @@ class Selection:
     layout: KernelLayout                 # where the kernel's arguments and memory objects are (abi.py)
 
 
-def select(func: Function, simd: int = 16, regions: bool = False, entry: str = "if") -> Selection:
+def select(func: Function, simd: int = 16, regions: bool = False, entry: str = "if",
+           uniform_branches: bool = True) -> Selection:
     """Select `func` with the driver its form needs (structured branches for a tree, blockIP for a
     CFG: `regions` the hybrid, `entry` Beignet's entry sequence, isel_blockip.BlockIPDriver), then
-    legalize its immediates; scheme A's body predication comes last, so that it covers the copies
+    legalize its immediates (`uniform_branches`: a tree's uniform ifs as scalar jumps, isel_structured);
+    scheme A's body predication comes last, so that it covers the copies
     legalization adds."""
     if simd not in (8, 16):
         raise CompileError(f"{where(func)}: SIMD{simd} (8 or 16)")
-    driver = StructuredDriver(func, simd) if func.is_structured else BlockIPDriver(func, simd, regions, entry)
+    driver = StructuredDriver(func, simd, uniform_branches) if func.is_structured \
+        else BlockIPDriver(func, simd, regions, entry)
     mfunc = driver.run()
     legalize_immediates(mfunc)
     legalize_narrow_destinations(mfunc)

@@ -92,8 +92,9 @@ class SelectionContext:
         self.named.add(label)
 
     def copy(self, src: Operand) -> Operand:
-        tmp = self.fresh(src.type)
-        self.emit("mov", tmp, src)
+        uniform = isinstance(src.value, VReg) and src.value.uniform
+        tmp = self.fresh(src.type, uniform)
+        self.emit("mov", tmp, src, **_scalar_write(tmp))
         return tmp
 
     def phi_copies(self, phis: Sequence[Phi], pred: Block | None, predicate: Predicate | None = None) -> None:
@@ -106,7 +107,7 @@ class SelectionContext:
         if any(isinstance(src.value, VReg) and src.value.id in targets for src in sources):
             sources = [self.copy(src) for src in sources]
         for phi, src in zip(phis, sources):
-            self.emit("mov", self.values[phi], src, predicate=predicate)
+            self.emit("mov", self.values[phi], src, predicate=predicate, **_scalar_write(self.values[phi]))
 
     def end_of_thread(self) -> None:
         header = Operand(PReg(127, 0, T.UD))
@@ -219,6 +220,11 @@ class SelectionContext:
         dst = self.fresh(T.D)
         self.emit(opcode, dst, a, b)
         return dst
+
+
+def _scalar_write(dst: Operand) -> dict[str, Any]:
+    """How to write a uniform register (isel_uniform): once, on channel 0, with the mask off."""
+    return {"n": 1, "no_mask": True} if isinstance(dst.value, VReg) and dst.value.uniform else {}
 
 
 # ----- operand views that need no context

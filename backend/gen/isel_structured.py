@@ -2,23 +2,30 @@
 branches under the execution mask.
 
 Ifs as if/else/endif, loops as do ... while with break and cont, early returns as halt; phis copied
-where control comes from. The driver owns a SelectionContext and a ValueSelector (isel_values.py),
-hands it every instruction of every block in tree order, and emits only the branches.
+where control comes from. An if whose condition is uniform (the divergence analysis: the same in every
+active lane) is a scalar jmpi over the arm not taken instead (`uniform_branches`). The driver owns a
+SelectionContext and a ValueSelector (isel_values.py), hands it every instruction of every block in
+tree order, and emits only the branches.
 """
 from __future__ import annotations
 
-from reconverge.lowering.ir.core import Block, CFNode, Function, If, Instr, Loop, Phi, first_block, last_block
+from reconverge.isa.gen9.model import DataType as T
+from reconverge.lowering.analysis.divergence import Divergence, analyze
+from reconverge.lowering.ir.core import Block, CFNode, Function, If, Instr, Loop, Phi, Value, first_block, last_block
 
-from .isel_context import SelectionContext, gen_type
+from .isel_context import SCALAR, SelectionContext, gen_type, one_cmp
+from .isel_uniform import scalar_values, select_scalar
 from .isel_values import ValueSelector
-from .mir import MFunction
+from .mir import Imm, MFunction, MInstr, Operand, PReg, VReg
 
 EXIT = "exit"                                        # the final halt's block, where returned lanes wait
 
 
 class StructuredDriver:
-    def __init__(self, func: Function, simd: int):
+    def __init__(self, func: Function, simd: int, uniform_branches: bool = True):
         self.cx = SelectionContext(func, simd)
+        self.divergence: Divergence | None = analyze(func) if uniform_branches else None
+        self.scalars = scalar_values(func, self.divergence) if self.divergence is not None else set()
         self.selector = ValueSelector(self.cx)
         self.loops: list[tuple[str, str, list[Phi], list[Phi]]] = []   # (latch, end, header phis, exit phis)
         self.returned = False                                 # an early return emitted a halt
@@ -51,6 +58,8 @@ class StructuredDriver:
                         continue                            # filled where control comes from
                     if ins.is_jump:
                         self._jump(ins, node)
+                    elif ins in self.scalars:
+                        select_scalar(cx, ins)
                     else:
                         self.selector.select(ins)
             elif isinstance(node, If):
@@ -58,7 +67,10 @@ class StructuredDriver:
                 assert isinstance(after, Block)
                 phis = list(after.phis())
                 for phi in phis:
-                    cx.values[phi] = cx.fresh(gen_type(phi.type))
+                    cx.values[phi] = cx.fresh(gen_type(phi.type), uniform=phi in self.scalars)
+                if self.divergence is not None and node not in self.divergence.branches:
+                    self._uniform_if(node, phis)
+                    continue
                 cx.condition_flag(node.cond)
                 endif, other = cx.m.new_label("endif"), cx.m.new_label("else")
                 cx.branch("if", [other], predicate=(0, 0, False))
@@ -75,6 +87,65 @@ class StructuredDriver:
                 assert isinstance(node, Loop) and isinstance(before, Block) and isinstance(after, Block)
                 self._loop(node, before, after)
 
+    def _uniform_if(self, node: If, phis: list[Phi]) -> None:
+        """An if whose condition every active lane agrees on: one scalar jump, no change of the execution
+        mask, so no if/else/endif. jmpi tests a group of flag bits, the disabled channels' too, whose bits
+        are stale (a compare under the mask writes only the enabled channels' bits: PRM vol. 7, "Flag
+        Register"); so f0.0 is cleared on every channel first ((W) x != x), the condition written under
+        the mask, and `.anyNh` is true exactly when the active lanes' (common) condition is. The arm not
+        taken is jumped over; lanes waiting elsewhere (parked by break, cont or halt) are not involved, as
+        a jmpi changes no mask. Cost: the clearing compare, the jmpi, and a jmpi over the else arm when
+        it has code; against if, else and endif (PRM vol. 2a "jmpi"; Beignet tests blockIP's jumps so)."""
+        cx = self.cx
+        scalar = self._scalar_compare(node.cond)
+        if not scalar:
+            r0 = Operand(PReg(0, 0), region=SCALAR)
+            cx.emit("cmp", None, r0, r0, cond_mod="ne", flag=(0, 0), no_mask=True)
+            cx.condition_flag(node.cond)
+        endif, other = cx.m.new_label("endif"), cx.m.new_label("else")
+        else_code = len(node.else_list) > 1 or bool(last_block(node.else_list).instrs) or bool(phis)
+        self._jmpi(other if else_code else endif, (0, 0, True), group=not scalar)
+        self.cf_list(node.then_list)
+        cx.phi_copies(phis, last_block(node.then_list))
+        if else_code:
+            if last_block(node.then_list).jump is None:
+                self._jmpi(endif, None)
+            cx.start(other)
+            self.cf_list(node.else_list)
+            cx.phi_copies(phis, last_block(node.else_list))
+        cx.start(endif)
+
+    def _scalar_compare(self, cond: Value) -> bool:
+        """A fused compare of uniform scalars (kernel arguments in the cross-thread data, constants) is done
+        once, on channel 0 with the mask off ((W) cmp (1): the payload is valid whatever the mask), so
+        the jmpi reads that one flag bit and nothing stale: no clearing compare. True if emitted."""
+        cx = self.cx
+        if cond in self.scalars and cond not in cx.deferred:     # a 0/-1 dword on channel 0
+            cx.emit("cmp", None, cx.operand(cond), Operand(Imm(0, T.D)), cond_mod="ne", flag=(0, 0), n=1,
+                    no_mask=True)
+            return True
+        if cond not in cx.deferred:
+            return False
+        assert isinstance(cond, Instr)
+        single = one_cmp(cond)
+        assert single is not None
+        mod, signed = single
+        a, b = (cx.operand(v, signed) for v in cond.operands)
+        if not (_payload_scalar(a) and (_payload_scalar(b) or isinstance(b.value, Imm))):
+            return False
+        cx.emit("cmp", None, a, b, cond_mod=mod, flag=(0, 0), n=1, no_mask=True)
+        return True
+
+    def _jmpi(self, target: str, predicate: tuple[int, int, bool] | None, group: bool = True) -> None:
+        """A scalar jmpi to `target`: always, or on the predicate's flag: any channel's bit (`group`), or
+        channel 0's."""
+        cx = self.cx
+        cx.block.append(MInstr("jmpi", 1, None, [], predicate=predicate, no_mask=True,
+                               pred_control=f"any{cx.simd}h" if predicate is not None and group else "",
+                               targets=[target]))
+        cx.named.add(target)
+        cx.block = cx.m.block(cx.m.new_label("b"))
+
     def _loop(self, loop: Loop, before: Block, after: Block) -> None:
         """An infinite loop as Gen's do ... while: `break` disables a lane until the loop ends, `cont`
         until the while, which runs the body again while any lane is enabled. The header's phis get
@@ -83,7 +154,7 @@ class StructuredDriver:
         cx = self.cx
         header_phis, exit_phis = list(first_block(loop.body).phis()), list(after.phis())
         for phi in header_phis + exit_phis:
-            cx.values[phi] = cx.fresh(gen_type(phi.type))
+            cx.values[phi] = cx.fresh(gen_type(phi.type), uniform=phi in self.scalars)
         cx.phi_copies(header_phis, before)
         head, latch, end = cx.m.new_label("loop"), cx.m.new_label("latch"), cx.m.new_label("endloop")
         cx.start(head)
@@ -113,3 +184,11 @@ class StructuredDriver:
         else:
             cx.phi_copies(header_phis, block)
             cx.branch("cont", [latch])
+
+
+def _payload_scalar(op: Operand) -> bool:
+    """One element for every channel, valid whatever the mask: a kernel argument read from the thread
+    payload, or a uniform register (isel_uniform: written with the mask off)."""
+    if isinstance(op.value, VReg):
+        return op.value.uniform and op.value.count == 1 and op.region is None and op.offset == 0
+    return isinstance(op.value, PReg) and op.region == SCALAR and op.offset == 0

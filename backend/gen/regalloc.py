@@ -117,7 +117,9 @@ def _spill_all(func: MFunction, victims: list[VReg], offsets: list[int]) -> set[
             row.append((ins, hit))
         touching.append(row)
     for k, victim in enumerate(victims):
-        fresh[k] = [func.vreg(victim.type, victim.uniform, victim.count) for _ in range(counts[k])]
+        # a uniform value smaller than a GRF (a scalar) is loaded and stored as the whole GRF it owns
+        count = victim.count if victim.size(func.simd) % GRF_BYTES == 0 else -(-GRF_BYTES // victim.type.size)
+        fresh[k] = [func.vreg(victim.type, victim.uniform, count) for _ in range(counts[k])]
     made = {t.id for ts in fresh for t in ts}
     used = [0] * len(victims)
     for block, row in zip(func.blocks, touching):

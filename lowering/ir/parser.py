@@ -299,6 +299,7 @@ class _Parser:
                 structured = True
                 t.next()
                 node: If | Loop
+                self.skip_mark(t)
                 if word == "if":
                     node = If(self.operand(t, I1, line, deferred=True))
                     node.then_list, node.else_list = [], []     # filled as the lines are read
@@ -330,6 +331,7 @@ class _Parser:
             else:
                 if current is None:
                     raise self.error(line, "an instruction outside a block")
+                self.skip_mark(t)
                 current.append(self.instruction_head(t, line))
         for ins, line, t, slot in self.pending:
             self.instruction_rest(ins, t, line, slot)
@@ -347,6 +349,12 @@ class _Parser:
         else:
             func.blocks = list(self.block_order)
         func.update_cfg()
+
+    @staticmethod
+    def skip_mark(t: _Tokens) -> None:
+        """Divergence marks (`div`, `con`: the printer's, with an analysis) say nothing the IR keeps."""
+        if t.peek() in (("word", "div"), ("word", "con")) and t.peek(1)[0] != "end":
+            t.next()
 
     def ifs(self, nodes: list[CFNode]) -> Iterator[If]:
         work = [nodes]

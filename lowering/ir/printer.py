@@ -27,6 +27,7 @@ import math
 import re
 import struct
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 from reconverge.lowering.deepstack import depth_independent
 from reconverge.lowering.ir.core import (
@@ -43,6 +44,9 @@ from reconverge.lowering.ir.core import (
 )
 from reconverge.lowering.ir.opcodes import OPCODES
 from reconverge.lowering.ir.types import I1, VOID, Type
+
+if TYPE_CHECKING:
+    from reconverge.lowering.analysis.divergence import Divergence
 
 _PLAIN_NAME = re.compile(r"(?:[A-Za-z_.$][\w.$-]*|\d+)\Z")
 
@@ -188,9 +192,15 @@ def _module_data(func: Function) -> list[tuple[str, object]]:
     return out
 
 
-def printed_lines(func: Function) -> list[tuple[str, object]]:
-    """The printed lines, each with the IR object it shows (a Block, Instr, If, Loop, Function or None)."""
+def printed_lines(func: Function, divergence: Divergence | None = None) -> list[tuple[str, object]]:
+    """The printed lines, each with the IR object it shows (a Block, Instr, If, Loop, Function or None).
+    With `divergence` (lowering.analysis.divergence), each result, branch, if and loop carries NIR's mark,
+    `div` or `con`, before it (`con %n = add i32 ...`, `div cbr i1 %c, ...`, `if div %c {`, `loop con {`);
+    the parser skips the marks."""
     namer = Namer(func)
+
+    def marked(obj: object, divergent: bool) -> str:
+        return "" if divergence is None else ("div " if divergent else "con ")
     out: list[tuple[str, object]] = [(_signature(func, namer), func), *_module_data(func)]
 
     def emit_block(b: Block, indent: str) -> None:
@@ -198,7 +208,11 @@ def printed_lines(func: Function) -> list[tuple[str, object]]:
         preds = ", ".join(namer.block(p) for p in b.preds)
         out.append((f"{indent}block {namer.block(b)}{label}:" + (f"  ; preds: {preds}" if preds else ""), b))
         for ins in b.instrs:
-            out.append((f"{indent}  {format_instr(ins, namer)}", ins))
+            mark = ""
+            if ins.has_result or ins.opcode in ("cbr", "switch"):
+                mark = marked(ins, ins in divergence.values if ins.has_result else ins in divergence.branches) \
+                    if divergence is not None else ""
+            out.append((f"{indent}  {mark}{format_instr(ins, namer)}", ins))
 
     if not func.is_structured:
         for b in func.blocks:
@@ -214,14 +228,15 @@ def printed_lines(func: Function) -> list[tuple[str, object]]:
         elif isinstance(node, Block):
             emit_block(node, indent)
         elif isinstance(node, If):
-            out.append((f"{indent}if {namer.value(node.cond, I1)} {{", node))
+            mark = marked(node, divergence is not None and node in divergence.branches)
+            out.append((f"{indent}if {mark}{namer.value(node.cond, I1)} {{", node))
             inner = indent + "  "
             stack.append(("}", indent))
             stack += [(n, inner) for n in reversed(node.else_list)]
             stack.append(("} else {", indent))
             stack += [(n, inner) for n in reversed(node.then_list)]
         elif isinstance(node, Loop):
-            out.append((f"{indent}loop {{", node))
+            out.append((f"{indent}loop {marked(node, divergence is not None and node in divergence.loops)}{{", node))
             stack.append(("}", indent))
             stack += [(n, indent + "  ") for n in reversed(node.body)]
     out.append(("}", None))
@@ -229,8 +244,8 @@ def printed_lines(func: Function) -> list[tuple[str, object]]:
 
 
 @depth_independent
-def print_function(func: Function) -> str:
-    return "\n".join(text for text, _ in printed_lines(func)) + "\n"
+def print_function(func: Function, divergence: Divergence | None = None) -> str:
+    return "\n".join(text for text, _ in printed_lines(func, divergence)) + "\n"
 
 
 def print_module(funcs: Iterable[Function]) -> str:

@@ -125,11 +125,12 @@ class GenRunOptions:
     trace: object = None
     max_steps: int | None = None
     stats: dict | None = None
+    uniform_branches: bool = True
 
     @property
     def compile(self):
         from reconverge.backend.gen import GenOptions
-        return GenOptions(self.simd, self.cf)
+        return GenOptions(self.simd, self.cf, uniform_branches=self.uniform_branches)
 
 
 MAX_IR_WORK_ITEMS = 1 << 24     # the interpreter runs about a million simple work-items a minute

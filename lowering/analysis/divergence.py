@@ -1,0 +1,443 @@
+"""Divergence analysis: which values and branches are the same for every active lane of a sub-group.
+
+A value is *uniform* (NIR prints `con`) when every lane that runs its instruction together (the active
+lanes of one sub-group, in lock step) computes the same result, else *divergent* (`div`); a branch is
+divergent when its condition is; a loop is divergent when its lanes do not all leave it in the same
+iteration. Why: a target may then branch once for the whole sub-group (Gen's scalar `jmpi` instead of
+if/else/endif under the execution mask) and keep a uniform value once instead of per lane.
+
+Sources of divergence come from the opcode table (`divergence_source`): work-item functions other than
+UNIFORM_WORKITEM_FUNCTIONS (the group id and the sizes are the work-group's), sub-group info other than
+UNIFORM_SUBGROUP_INFO (the local id), sub-group operations whose result is not the same in every active
+lane (scans, shuffles, elect, a clustered reduce; a broadcast of a divergent lane), atomics (each lane gets
+its own old value), allocas (per-lane storage) and loads from private memory or through a divergent
+address. Arguments, constants and module data addresses are uniform; any other instruction is divergent
+when an operand is. Control makes values divergent in three ways:
+- sync dependence: a phi where paths split by a divergent branch meet. Tree form: the phis after an if with
+  a divergent condition; the loop-header phis of a loop with a divergent `continue` (lanes come back from
+  different edges in one iteration); the phis after a divergent loop. CFG form: the join points of each
+  divergent cbr/switch, found by propagating one label per successor in reverse postorder up to the branch's
+  immediate post-dominator (a block reached by two labels is a join), the standard construction of
+  Karrenberg and Hack ("Whole-Function Vectorization", CGO 2011) that LLVM's UniformityAnalysis and Mesa's
+  nir_divergence_analysis.c also implement (facts from those public sources; no code taken).
+- divergent loops: a loop is divergent when a `break` is taken by some lanes of an iteration but not others
+  (tree form: the break sits under a divergent if, or after a divergent jump out of the iteration, or in a
+  divergent inner loop); CFG form: a divergent branch inside it has one label that leaves the loop and
+  another that comes back to its header. The exits of a divergent loop are then themselves a divergent
+  branch (each exit block a label), so paths leaving through different exits join divergently.
+- temporal divergence: lanes leave a divergent loop at different iterations, so a value uniform inside each
+  iteration (a loop counter) is divergent where it is read after the loop. The value itself stays `con`;
+  `divergent_at(value, block)` answers for a use, and instructions outside the loop that read it are `div`.
+Inside an iteration the active lanes still run together: a loop's header phis stay uniform when only its
+breaks diverge (as in Mesa; lanes that broke wait, disabled). A lane that returned early is gone; the
+analysis still counts code after a divergent return as split (sound, slightly conservative). An
+irreducible CFG (no loop forest) is taken as wholly divergent once anything diverges.
+
+Cost: one pass over the SSA graph to a fixed point per round (a worklist over users: O(instructions +
+uses)), and a round per time a newly divergent branch or loop makes more values divergent (monotone: the
+sets only grow; 2-3 rounds in practice, at most one per nesting level). In CFG form each divergent branch
+propagates labels over the blocks between it and its post-dominator (O(blocks log blocks) each), so
+nested divergent branches cost up to O(branches * blocks): linear for the usual shallow nest.
+"""
+from __future__ import annotations
+
+import functools
+import heapq
+from dataclasses import dataclass, field
+from typing import Callable, Iterable
+
+from reconverge.lowering.deepstack import depth_independent
+from reconverge.lowering.graph import (
+    IrreducibleError,
+    loop_forest,
+    post_dominator_tree,
+    reverse_postorder,
+    rpo_numbers,
+)
+from reconverge.lowering.ir.core import (
+    Arg,
+    Block,
+    CFNode,
+    Const,
+    Function,
+    If,
+    Instr,
+    Loop,
+    Phi,
+    Undef,
+    Value,
+    cf_list_of,
+)
+from reconverge.lowering.ir.opcodes import (
+    OPCODES,
+    SUBGROUP_UNIFORM_RESULTS,
+    UNIFORM_SUBGROUP_INFO,
+    UNIFORM_WORKITEM_FUNCTIONS,
+)
+
+
+@dataclass
+class Divergence:
+    """The analysis' answer for one function. `values`: the divergent values (where they are defined);
+    `branches`: the divergent If nodes (tree form) or cbr/switch instructions (CFG form); `loops`: the
+    divergent Loop nodes, or in CFG form the header Blocks of divergent loops."""
+    values: set[Value] = field(default_factory=set)
+    branches: set[object] = field(default_factory=set)
+    loops: set[object] = field(default_factory=set)
+    irreducible: bool = False
+    # the innermost divergent loop around each block (its Loop node or header Block), for temporal uses
+    _innermost: dict[Block, object] = field(default_factory=dict)
+    _contains: object = None
+
+    def divergent(self, v: Value) -> bool:
+        return v in self.values
+
+    def divergent_at(self, v: Value, block: Block) -> bool:
+        """Is `v` divergent as read in `block`? Also when it is uniform where it is defined but defined in a
+        divergent loop that `block` is outside of (temporal divergence)."""
+        if v in self.values:
+            return True
+        if not isinstance(v, Instr) or v.block is None:
+            return False
+        loop = self._innermost.get(v.block)
+        return loop is not None and not self._contains(loop, block)  # type: ignore[operator]
+
+    def branch_divergent(self, node: object) -> bool:
+        return node in self.branches
+
+
+# ----- the rules for one instruction's result, given which of its operands are divergent
+def source_divergent(ins: Instr, operand_divergent: list[bool]) -> bool:
+    """Is the result of `ins` divergent, from its opcode and its operands' divergence (not phis)?"""
+    op = ins.opcode
+    spec = OPCODES.get(op)
+    if op == "workitem":
+        return ins.attrs.get("fn") not in UNIFORM_WORKITEM_FUNCTIONS or any(operand_divergent)
+    if op == "subgroup_info":
+        return ins.attrs.get("fn") not in UNIFORM_SUBGROUP_INFO
+    if op == "subgroup":
+        kind = ins.attrs.get("op")
+        if kind not in SUBGROUP_UNIFORM_RESULTS or "cluster" in ins.attrs:
+            return True
+        return kind == "broadcast" and operand_divergent[1]     # the lane read must be the same for all
+    if op in ("atomic", "alloca", "var_load"):
+        return True
+    if op == "load":
+        ptr = ins.operands[0]
+        return operand_divergent[0] or (ptr.type.is_ptr and ptr.type.addrspace == 0)
+    if spec is not None and spec.has("divergence_source"):
+        return True                                             # a source this table does not know yet
+    return any(operand_divergent)
+
+
+class _Propagation:
+    """The value fixed point shared by both forms: a worklist over users, with the control facts of the
+    current round (which phis join divergent paths, which loops are divergent) given by the form."""
+
+    def __init__(self, func: Function, result: Divergence):
+        self.func, self.result = func, result
+        self.instrs = [ins for ins in func.instructions()]
+        self.users: dict[Value, list[Instr]] = {}
+        for ins in self.instrs:
+            for v in ins.operands:
+                if isinstance(v, Instr):
+                    self.users.setdefault(v, []).append(ins)
+
+    def run(self, divergent_phi: Iterable[Phi]) -> None:
+        values = self.result.values
+        work = [*self.instrs]
+        for phi in divergent_phi:
+            if phi not in values:
+                values.add(phi)
+                work += self.users.get(phi, [])
+        while work:
+            ins = work.pop()
+            if ins in values or not ins.has_result:
+                continue
+            if self._divergent(ins):
+                values.add(ins)
+                work += self.users.get(ins, [])
+
+    def _divergent(self, ins: Instr) -> bool:
+        block = ins.block
+        assert block is not None
+        at = self.result.divergent_at
+        if isinstance(ins, Phi):
+            return any(at(v, block) for v in ins.operands)
+        return source_divergent(ins, [at(v, block) for v in ins.operands])
+
+
+def _operand_use(result: Divergence, v: Value, block: Block) -> bool:
+    return not isinstance(v, (Const, Undef, Arg)) and result.divergent_at(v, block)
+
+
+# ----- tree form
+class _Tree:
+    def __init__(self, func: Function, result: Divergence):
+        self.func, self.result = func, result
+        self.enter: dict[object, int] = {}
+        self.leave: dict[object, int] = {}
+        self.after_if: dict[Block, If] = {}
+        self.after_loop: dict[Block, Loop] = {}
+        self.header: dict[Block, Loop] = {}
+        self.before: dict[If, Block] = {}
+        self.split_continue: set[Loop] = set()
+        self.clock = 0
+        self._number(func.body, 0)
+
+    @depth_independent
+    def _number(self, nodes: list[CFNode], depth: int) -> None:
+        """Each node's interval in a walk of the tree (a loop contains a block iff its interval does), and
+        the blocks the phi rules name: the one before each if, after each if and loop, each loop's first."""
+        for i, node in enumerate(nodes):
+            self.enter[node] = self.clock = self.clock + 1
+            if isinstance(node, If):
+                self.before[node] = nodes[i - 1]                      # type: ignore[assignment]
+                self.after_if[nodes[i + 1]] = node                    # type: ignore[index]
+                self._number(node.then_list, depth)
+                self._number(node.else_list, depth)
+            elif isinstance(node, Loop):
+                self.header[node.body[0]] = node                      # type: ignore[index]
+                self.after_loop[nodes[i + 1]] = node                  # type: ignore[index]
+                self._number(node.body, depth + 1)
+            self.leave[node] = self.clock = self.clock + 1
+
+    def contains(self, loop: object, block: Block) -> bool:
+        return self.enter[loop] < self.enter[block] and self.leave[block] < self.leave[loop]
+
+    def round(self) -> bool:
+        """Recompute the control facts from the current values; True if they grew."""
+        res = self.result
+        before = (len(res.branches), len(res.loops), len(self.split_continue))
+        self._walk(self.func.body, 0, 0, None)
+        res._innermost.clear()
+        self._innermost(self.func.body, None)
+        return before != (len(res.branches), len(res.loops), len(self.split_continue))
+
+    @depth_independent
+    def _walk(self, nodes: list[CFNode], split: int, depth: int, loop: Loop | None) -> tuple[int, int, int]:
+        """Walk one CF list. `split`: how many of the enclosing loops (outermost first) the lanes here are a
+        proper subset of, in the current iteration (split == depth: split in the innermost loop too).
+        Returns (split after the list, the largest `split` of a break/continue leaving the list, of a
+        return leaving it), -1 for none."""
+        res = self.result
+        jumps = returns = -1
+        for node in nodes:
+            if isinstance(node, Block):
+                jump = node.jump
+                if jump is None:
+                    continue
+                if jump.opcode == "return":
+                    returns = max(returns, split)
+                else:
+                    assert loop is not None
+                    jumps = max(jumps, split)
+                    if split >= depth:
+                        (res.loops if jump.opcode == "break" else self.split_continue).add(loop)
+            elif isinstance(node, If):
+                cond_div = _operand_use(res, node.cond, self.before[node])
+                if cond_div:
+                    res.branches.add(node)
+                inner = depth if cond_div else split
+                _, j1, r1 = self._walk(node.then_list, inner, depth, loop)
+                _, j2, r2 = self._walk(node.else_list, inner, depth, loop)
+                jumps, returns = max(jumps, j1, j2), max(returns, r1, r2)
+                split = max(split, j1, j2, r1, r2)
+            elif isinstance(node, Loop):
+                inner = depth if node in res.loops else split
+                _, _, r = self._walk(node.body, inner, depth + 1, node)
+                r = min(r, depth)
+                returns = max(returns, r)
+                split = max(split, r)
+        return split, jumps, returns
+
+    @depth_independent
+    def _innermost(self, nodes: list[CFNode], loop: Loop | None) -> None:
+        for node in nodes:
+            if isinstance(node, Block):
+                if loop is not None:
+                    self.result._innermost[node] = loop
+            elif isinstance(node, If):
+                self._innermost(node.then_list, loop)
+                self._innermost(node.else_list, loop)
+            elif isinstance(node, Loop):
+                self._innermost(node.body, node if node in self.result.loops else loop)
+
+    def divergent_phis(self) -> list[Phi]:
+        res, out = self.result, list[Phi]()
+        for block, node in self.after_if.items():
+            if node in res.branches:
+                out += block.phis()
+        for block, loop in self.after_loop.items():
+            if loop in res.loops:
+                out += block.phis()
+        for block, loop in self.header.items():
+            if loop in self.split_continue:
+                out += _differing_back_values(block, functools.partial(self.contains, loop))
+        return out
+
+
+# ----- CFG form
+class _Cfg:
+    def __init__(self, func: Function, result: Divergence):
+        self.func, self.result = func, result
+        self.blocks = func.update_cfg()
+        index = {b: i for i, b in enumerate(self.blocks)}
+        self.index = index
+        self.succs = [[index[s] for s in b.succs if s in index] for b in self.blocks]
+        n = len(self.blocks)
+        self.rpo = rpo_numbers(reverse_postorder(self.succs, 0), n) if n else []
+        self.forest = loop_forest(self.succs, 0) if n else None          # raises IrreducibleError
+        self.pdom, self.exit_node = post_dominator_tree(self.succs)
+        self.joins: set[int] = set()
+        self.done_branches: set[Instr] = set()
+        self.done_loops: set[int] = set()
+
+    def contains(self, header: object, block: Block) -> bool:
+        assert self.forest is not None and isinstance(header, Block)
+        i = self.index.get(block)
+        return i is not None and self.forest.contains(self.index[header], i)
+
+    def loops_around(self, b: int) -> list[int]:
+        assert self.forest is not None
+        out, h = [], self.forest.header_of[b]
+        while h != -1:
+            out.append(h)
+            h = self.forest.parent[h]
+        return out
+
+    def round(self) -> bool:
+        res = self.result
+        grew = False
+        for b, block in enumerate(self.blocks):
+            term = block.terminator
+            if term is None or term.opcode not in ("cbr", "switch") or term in self.done_branches:
+                continue
+            if not _operand_use(res, term.operands[0], block) or self.rpo[b] < 0:
+                continue
+            self.done_branches.add(term)
+            res.branches.add(term)
+            targets = list(dict.fromkeys(self.succs[b]))
+            self._propagate(targets, self.pdom.idom[b], self.loops_around(b))
+            grew = True
+        while True:                      # the exits of each newly divergent loop diverge in turn
+            new = [h for h in self._divergent_headers() if h not in self.done_loops]
+            if not new:
+                break
+            for h in new:
+                self.done_loops.add(h)
+                assert self.forest is not None
+                exits = sorted({s for v in range(len(self.blocks)) if self.forest.contains(h, v)
+                                for s in self.succs[v] if not self.forest.contains(h, s)})
+                self.joins.update(exits)
+                parent = self.forest.parent[h]
+                self._propagate(exits, self.pdom.idom[h], self.loops_around(parent) if parent != -1 else [])
+            grew = True
+        res._innermost.clear()
+        for v, block in enumerate(self.blocks):
+            inner = next((h for h in self.loops_around(v) if self.blocks[h] in res.loops), None)
+            if inner is not None:
+                res._innermost[block] = self.blocks[inner]
+        return grew
+
+    def _divergent_headers(self) -> list[int]:
+        return [self.index[b] for b in self.result.loops]  # type: ignore[index]
+
+    def _propagate(self, starts: list[int], stop: int, around: list[int]) -> None:
+        """Labels from `starts` (one each) forward in reverse postorder up to `stop`; a block two labels
+        reach is a join. A label that comes back to the header of a loop in `around` (which contains the
+        branch) waits there for the next iteration; a loop one label leaves while another comes back to
+        its header is divergent."""
+        assert self.forest is not None
+        rpo, label = self.rpo, {}
+        heap: list[tuple[int, int]] = []
+        back: dict[int, set[int]] = {h: set() for h in around}
+        for s in starts:
+            if s in label:
+                continue
+            label[s] = s
+            heapq.heappush(heap, (rpo[s], s))
+        while heap:
+            _, x = heapq.heappop(heap)
+            if x == stop:
+                continue
+            for y in self.succs[x]:
+                if y in back and rpo[y] <= rpo[x]:
+                    back[y].add(label[x])
+                    continue
+                if rpo[y] <= rpo[x]:
+                    continue                     # an inner loop's back edge: its header has its label
+                if y not in label:
+                    label[y] = label[x]
+                    heapq.heappush(heap, (rpo[y], y))
+                elif label[y] != label[x] and label[y] != y:
+                    label[y] = y
+                    self.joins.add(y)
+        for h, came_back in back.items():
+            if len(came_back) > 1:
+                self.joins.add(h)               # lanes come back to the header from different edges
+            left = {lbl for v, lbl in label.items() if not self.forest.contains(h, v)}
+            if came_back and left and not (len(left) == 1 and came_back == left):   # two labels part
+                self.result.loops.add(self.blocks[h])
+
+    def divergent_phis(self) -> list[Phi]:
+        assert self.forest is not None
+        out: list[Phi] = []
+        for j in self.joins:
+            if j in self.forest.latches:      # a header: lanes came back from different edges
+                header = self.blocks[j]
+                out += _differing_back_values(header, lambda b: self.contains(header, b))
+            else:
+                out += self.blocks[j].phis()
+        return out
+
+
+def _differing_back_values(header: Block, inside: Callable[[Block], bool]) -> list[Phi]:
+    """The header phis that lanes coming back along different edges can see differently: those whose
+    values along the back edges are not all one value (as Mesa's loop-header rule)."""
+    return [phi for phi in header.phis()
+            if len({id(v) for b, v in phi.incoming() if inside(b)}) > 1]
+
+
+def analyze(func: Function) -> Divergence:
+    """The divergence of every value, branch and loop of `func` (either form)."""
+    result = Divergence()
+    values = _Propagation(func, result)
+    form: _Tree | _Cfg
+    if func.is_structured:
+        form = _Tree(func, result)
+    else:
+        try:
+            form = _Cfg(func, result)
+        except IrreducibleError:
+            return _irreducible(func, result, values)
+    result._contains = form.contains
+    values.run([])
+    while True:
+        before = len(result.values)
+        grew = form.round()
+        values.run(form.divergent_phis())
+        if not grew and len(result.values) == before:
+            return result
+
+
+def _irreducible(func: Function, result: Divergence, values: _Propagation) -> Divergence:
+    """No loop forest: once any value diverges, everything that could is taken as divergent."""
+    result.irreducible = True
+    result._contains = lambda loop, block: True
+    values.run([])
+    if result.values:
+        for ins in values.instrs:
+            if ins.has_result:
+                result.values.add(ins)
+            elif ins.opcode in ("cbr", "switch"):
+                result.branches.add(ins)
+    return result
+
+
+def mark(result: Divergence, ins: Instr) -> str:
+    """`div` or `con` for an instruction's result (NIR's marks)."""
+    return "div" if ins in result.values else "con"
+
+
+__all__ = ["Divergence", "analyze", "mark", "source_divergent", "cf_list_of"]
