@@ -28,7 +28,7 @@ $(VENV)/.deps: pyproject.toml
 deps: $(VENV)/.deps
 
 demo: deps
-	$(PY) -m tools.demo
+	$(PY) -m reconverge.tools.demo
 
 test: deps
 	$(PY) -m ruff check .
@@ -36,14 +36,14 @@ test: deps
 	$(PY) -m pytest -n auto -q -p no:cacheprovider
 
 bench: deps
-	$(PY) -m tools.bench_structurize
+	$(PY) -m reconverge.tools.bench_structurize
 
 .PHONY: bench-spirv
 bench-spirv: deps
-	$(PY) -m tools.bench_spirv
+	$(PY) -m reconverge.tools.bench_spirv
 
 fuzz: deps
-	$(PY) -m tools.fuzz_structurize --seconds 600
+	$(PY) -m reconverge.tools.fuzz_structurize --seconds 600
 
 clean:
 	rm -rf $(VENV) build *.egg-info

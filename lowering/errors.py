@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from lowering.ir.core import Function, Instr
+    from reconverge.lowering.ir.core import Function, Instr
 
 
 class CompileError(Exception):

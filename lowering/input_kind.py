@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import re
 
-from lowering.errors import CompileError
+from reconverge.lowering.errors import CompileError
 
 KINDS = ("cl", "ll", "bc", "nir")
 STDIN_NAME = "<stdin>"

@@ -16,9 +16,9 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from lowering.errors import CompileError, NotSupported
-from lowering.ir.core import Arg, Function
-from lowering.ir.types import F16, F32, F64, Type, int_type, ptr
+from reconverge.lowering.errors import CompileError, NotSupported
+from reconverge.lowering.ir.core import Arg, Function
+from reconverge.lowering.ir.types import F16, F32, F64, Type, int_type, ptr
 
 KINDS = ("buffer", "readonly_buffer", "local", "scalar", "unsupported")
 
@@ -108,8 +108,8 @@ def kernel_params(func: Function) -> list[Param]:
 
 
 def kernel_metadata(mod: Any, text: str, kernel: str, path: str) -> Any:
-    from lowering.frontend.llvm_module import function_header
-    from lowering.frontend.llvm_reader import parse_kernel_metadata
+    from reconverge.lowering.frontend.llvm_module import function_header
+    from reconverge.lowering.frontend.llvm_reader import parse_kernel_metadata
     return parse_kernel_metadata(function_header(mod.get_function(kernel)), text, f"{path}: kernel @{kernel}")
 
 
@@ -168,7 +168,7 @@ def _byval_size(mod: Any, arg_text: str, where: str) -> int:
         return 0
     type_name = m.group(1)
     try:
-        from lowering.frontend.llvm_module import target_data
+        from reconverge.lowering.frontend.llvm_module import target_data
         struct = mod.get_struct_type(type_name[1:].strip('"')) if type_name.startswith("%") else None
         if struct is None:
             raise NameError(type_name)

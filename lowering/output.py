@@ -27,7 +27,7 @@ import sys
 import tempfile
 from collections.abc import Iterable, Mapping
 
-from lowering.errors import CompileError
+from reconverge.lowering.errors import CompileError
 
 _SAFE = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-.")
 MAX_NAME_BYTES = 200

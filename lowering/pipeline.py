@@ -14,13 +14,13 @@ import errno
 import os
 from dataclasses import dataclass, field
 
-from lowering.deepstack import depth_independent
-from lowering.errors import CompileError
-from lowering.ir.core import Function
-from lowering.ir.validate import ValidationError, check
-from lowering.output import safe_file_name, write_files
-from lowering.passes import PASSES
-from lowering.target import CAPS, PIPELINES
+from reconverge.lowering.deepstack import depth_independent
+from reconverge.lowering.errors import CompileError
+from reconverge.lowering.ir.core import Function
+from reconverge.lowering.ir.validate import ValidationError, check
+from reconverge.lowering.output import safe_file_name, write_files
+from reconverge.lowering.passes import PASSES
+from reconverge.lowering.target import CAPS, PIPELINES
 
 PASS_NAMES = ("read", *PASSES)
 
@@ -56,7 +56,7 @@ def _after_pass(func: Function, pass_name: str, step: int, options: Options) -> 
 
 
 def _print(func: Function, when: str, options: Options) -> None:
-    from lowering.ir.printer import print_function
+    from reconverge.lowering.ir.printer import print_function
     label = f" ({options.label})" if options.label else ""
     options.printed.append(f"; {when}{label}\n{print_function(func)}")
 
@@ -64,8 +64,8 @@ def _print(func: Function, when: str, options: Options) -> None:
 def dump_texts(func: Function, stem: str) -> dict[str, str]:
     """<kernel>.<stem>.nir, .cfg.dot and (tree form) .tree.dot, by file name; the kernel's name goes
     through safe_file_name, so no kernel name can make a dump land outside the dump directory."""
-    from lowering.ir.dot import cfg_dot, tree_dot
-    from lowering.ir.printer import print_function
+    from reconverge.lowering.ir.dot import cfg_dot, tree_dot
+    from reconverge.lowering.ir.printer import print_function
     base = f"{safe_file_name(func.name)}.{stem}"
     outputs = {f"{base}.nir": print_function(func), f"{base}.cfg.dot": cfg_dot(func)}
     if func.is_structured:
@@ -120,9 +120,9 @@ def run_passes(funcs: dict[str, Function], options: Options, done: str = "read")
 def read_module_ref(mod, source_name: str, options: Options) -> dict[str, Function]:
     """Read the kernels of an LLVM module. A pipeline without the structurizer (gen-blockip) has no
     `promote` either (it works on the tree), so LLVM's own SROA puts -O0's locals into SSA values first."""
-    from lowering.frontend.llvm_module import prepare_module
-    from lowering.frontend.llvm_reader import read_kernels
-    from lowering.target import CAPS
+    from reconverge.lowering.frontend.llvm_module import prepare_module
+    from reconverge.lowering.frontend.llvm_reader import read_kernels
+    from reconverge.lowering.target import CAPS
     caps = CAPS.get(options.pipeline or "generic")
     promote = caps is not None and not caps.structured
     return read_kernels(prepare_module(mod, source_name, promote), source_name, options.kernel)
@@ -131,14 +131,14 @@ def read_module_ref(mod, source_name: str, options: Options) -> dict[str, Functi
 def compile_llvm(text: str, source_name: str = "<ir>", kernel: str | None = None, verify_each: bool = True,
                  options: Options | None = None) -> dict[str, Function]:
     """LLVM IR text -> structured functions, one per kernel (or just `kernel`)."""
-    from lowering.frontend.llvm_module import parse_llvm_text
+    from reconverge.lowering.frontend.llvm_module import parse_llvm_text
     options = options or Options(kernel=kernel, verify_each=verify_each)
     return run_passes(read_module_ref(parse_llvm_text(text, source_name), source_name, options), options)
 
 
 def compile_llvmlite(module, kernel: str | None = None, options: Options | None = None) -> dict[str, Function]:
     """An llvmlite.ir.Module built in Python -> structured functions."""
-    from lowering.frontend.llvm_module import from_llvmlite_ir
+    from reconverge.lowering.frontend.llvm_module import from_llvmlite_ir
     options = options or Options(kernel=kernel)
     name = getattr(module, "name", "") or "<llvmlite.ir>"
     return run_passes(read_module_ref(from_llvmlite_ir(module, name), name, options), options)
@@ -156,8 +156,8 @@ def read_nir(path: str, text: str, options: Options) -> tuple[dict[str, Function
     """Functions from IR text (what --emit nir prints), validated, and the last pass they have been
     through: 'read' for CFG form, 'structurize' for structured form (promote, which leaves promoted code
     as it is, runs again)."""
-    from lowering.ir.parser import parse_module
-    from lowering.ir.validate import annotated, check
+    from reconverge.lowering.ir.parser import parse_module
+    from reconverge.lowering.ir.validate import annotated, check
     parsed = parse_module(text, path)
     funcs = parsed.functions
     if options.kernel is not None:
@@ -198,14 +198,14 @@ def load_module(path: str, opt_level: str = "-O0", build_options: tuple[str, ...
     and .bc through llvmlite, then LLVM's own -O<n> pipeline, so that -O2 means the same for all.
     `kind` (lowering.input_kind) overrides the extension; `data` is the input already read (standard
     input, named `path`); what clang prints on success is appended to `diagnostics`."""
-    from lowering.frontend.clang import run_clang
-    from lowering.frontend.llvm_module import (
+    from reconverge.lowering.frontend.clang import run_clang
+    from reconverge.lowering.frontend.llvm_module import (
         is_spir_kernel,
         optimize_module,
         parse_llvm_bitcode,
         parse_llvm_text,
     )
-    from lowering.input_kind import input_kind
+    from reconverge.lowering.input_kind import input_kind
     if kind is None and data is None and not os.path.exists(path):
         raise CompileError(f"{path}: no such file")
     if kind is None:
@@ -217,7 +217,7 @@ def load_module(path: str, opt_level: str = "-O0", build_options: tuple[str, ...
     if build_options and kind != "cl":
         raise CompileError(f"{path}: build options ({build_options[0]} ...) only apply to OpenCL C input")
     if kind == "cl":
-        from lowering.input_kind import STDIN_NAME
+        from reconverge.lowering.input_kind import STDIN_NAME
         clang = run_clang(path, opt_level, build_options, source=data if path == STDIN_NAME else None)
         if diagnostics is not None and clang.diagnostics:
             diagnostics.append(clang.diagnostics)

@@ -21,11 +21,11 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field, replace
 
-from lowering import pipeline
-from lowering.errors import CompileError
-from lowering.ir.core import Function
-from lowering.kernel_abi import Param, kernel_metadata, kernel_params, llvm_kernel_params
-from lowering.target import CAPS, PIPELINES
+from reconverge.lowering import pipeline
+from reconverge.lowering.errors import CompileError
+from reconverge.lowering.ir.core import Function
+from reconverge.lowering.kernel_abi import Param, kernel_metadata, kernel_params, llvm_kernel_params
+from reconverge.lowering.target import CAPS, PIPELINES
 
 GENERIC = PIPELINES["generic"]
 
@@ -63,7 +63,7 @@ class Program:
             raise CompileError(f"{self.path}: IR text has no LLVM module (the llvm and opencl targets need "
                                f".cl, .ll or .bc input; use --target ir or spirv)")
         if self._module is None:
-            from lowering.frontend.llvm_module import parse_llvm_text
+            from reconverge.lowering.frontend.llvm_module import parse_llvm_text
             self._module = parse_llvm_text(self.llvm_text, self.path)
         return self._module
 
@@ -71,7 +71,7 @@ class Program:
         if not self.has_llvm:
             return list(self._read)
         if self.kernels is None:
-            from lowering.frontend.llvm_module import find_kernels
+            from reconverge.lowering.frontend.llvm_module import find_kernels
             self.kernels = find_kernels(self.module())
         return self.kernels
 
@@ -180,8 +180,8 @@ def load_program(path: str, opt_level: str = "-O0", kernel: str | None = None, v
     checked. Kernels go through a pipeline when asked for; `kernel` only checks that the input has it.
     `kind` (lowering.input_kind.KINDS) overrides the file name's extension; `data` is the input already
     read (standard input: `path` is then the name messages give it)."""
-    from lowering.frontend.llvm_module import require_kernels
-    from lowering.input_kind import input_kind
+    from reconverge.lowering.frontend.llvm_module import require_kernels
+    from reconverge.lowering.input_kind import input_kind
     if opt_level not in ("-O0", "-O1", "-O2", "-O3", "-Os", "-Oz"):
         raise CompileError(f"unknown optimisation level {opt_level!r} (-O0 to -O3, -Os, -Oz)")
     inspect = inspect if inspect is not None else pipeline.Options()

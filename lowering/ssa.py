@@ -19,8 +19,20 @@ import bisect
 from collections.abc import Set as AbstractSet
 from typing import Protocol, cast
 
-from lowering.ir.core import Block, CFNode, Function, If, Instr, Loop, Phi, Undef, Value, cf_lists, first_block
-from lowering.ir.types import Type
+from reconverge.lowering.ir.core import (
+    Block,
+    CFNode,
+    Function,
+    If,
+    Instr,
+    Loop,
+    Phi,
+    Undef,
+    Value,
+    cf_lists,
+    first_block,
+)
+from reconverge.lowering.ir.types import Type
 
 
 class Variable(Protocol):

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from lowering.ir.core import Function
+from reconverge.lowering.ir.core import Function
 
 
 @dataclass(frozen=True)
@@ -67,8 +67,8 @@ def lower_for(funcs: list[Function], pipeline: str, verify_each: bool = True) ->
     generic pipeline, in place (what each backend calls on its input, so that any caller gets target-ready
     IR). Each pass runs once per function (Function.target_passes records it; Gen's legalize_int_widths
     is not idempotent), so this is a no-op on IR that went through `pipeline` already (the driver's)."""
-    from lowering.ir.validate import ValidationError, check
-    from lowering.passes import PASSES
+    from reconverge.lowering.ir.validate import ValidationError, check
+    from reconverge.lowering.passes import PASSES
     caps = CAPS[pipeline]
     generic = PIPELINES["generic"]
     for name in PIPELINES[pipeline]:

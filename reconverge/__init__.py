@@ -17,15 +17,27 @@ from __future__ import annotations
 import os
 import tempfile
 from dataclasses import dataclass
-from typing import Any, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
-import numpy as np
+from reconverge.lowering.errors import CompileError
 
-from lowering.errors import CompileError
-from lowering.program import Program
+if TYPE_CHECKING:
+    import numpy as np
+
+    from reconverge.lowering.program import Program
 
 __all__ = ["CompileError", "GenBinary", "Program", "TARGETS", "compare", "load", "load_source", "run", "to_gen",
            "to_spirv", "trace"]
+
+
+def __getattr__(name: str) -> Any:
+    """reconverge.Program on first use: importing reconverge.lowering.errors (or any other submodule, which
+    imports this package first) must not load the whole compiler (tools/gpu_replay.py loads two files)."""
+    if name == "Program":
+        from reconverge.lowering.program import Program
+        return Program
+    raise AttributeError(f"module 'reconverge' has no attribute '{name}'")
+
 
 TARGETS = ("llvm", "ir", "spirv", "opencl", "gen")
 _KINDS = {"cl": ".cl", "ll": ".ll", "nir": ".nir"}
@@ -34,7 +46,7 @@ _KINDS = {"cl": ".cl", "ll": ".ll", "nir": ".nir"}
 def load(path: str, opt: str = "-O2", kernel: str | None = None, build_options: Sequence[str] = ()) -> Program:
     """Read an OpenCL C (.cl), LLVM IR (.ll), bitcode (.bc) or reconverge IR (.nir) file. `opt` is clang's
     level for OpenCL C (the command line's default is -O0; a library user usually wants optimised code)."""
-    from lowering.program import load_program
+    from reconverge.lowering.program import load_program
     return load_program(path, opt, kernel, build_options=tuple(build_options))
 
 
@@ -58,8 +70,8 @@ def load_source(text: str, kind: str = "cl", opt: str = "-O2", build_options: Se
 def to_spirv(program: Program, kernels: Sequence[str] | None = None, version: str = "1.3",
              target_env: str = "vulkan1.1", validate: bool = True) -> bytes:
     """A SPIR-V module (Vulkan compute) of the kernels (default: all), validated by spirv-val."""
-    from backend.spirv import compile_spirv
-    from backend.spirv.options import SpirvOptions, parse_version
+    from reconverge.backend.spirv import compile_spirv
+    from reconverge.backend.spirv.options import SpirvOptions, parse_version
     names = list(kernels) if kernels is not None else program.kernel_names()
     funcs = list(program.functions_for("spirv", names).values())
     return compile_spirv(funcs, SpirvOptions(version=parse_version(version), target_env=target_env,
@@ -79,9 +91,9 @@ class GenBinary:
 
 def to_gen(program: Program, kernel: str, simd: int = 16, cf: str = "auto") -> GenBinary:
     """One kernel as Gen9 machine code; cf is auto, structured, blockip or hybrid."""
-    from backend.gen import GenOptions, compile
-    from isa.gen9.disassembler import disassemble
-    from isa.gen9.encoding import encode_program
+    from reconverge.backend.gen import GenOptions, compile
+    from reconverge.isa.gen9.disassembler import disassemble
+    from reconverge.isa.gen9.encoding import encode_program
     compiled = compile(program, kernel, GenOptions(simd, cf))
     code = encode_program(compiled.program)
     return GenBinary(compiled.name, code, disassemble(code), compiled.simd, compiled.mode)
@@ -100,7 +112,7 @@ def _arguments(program: Program, kernel: str, args: Mapping[str, Any]) -> list:
 
 
 def _geometry(global_size, local_size) -> tuple[tuple[int, ...], tuple[int, ...]]:
-    from lowering.ndrange import default_local_size
+    from reconverge.lowering.ndrange import default_local_size
     g = (global_size,) if isinstance(global_size, int) else tuple(global_size)
     if local_size is None:
         return g, tuple(default_local_size(g, None))
@@ -108,13 +120,13 @@ def _geometry(global_size, local_size) -> tuple[tuple[int, ...], tuple[int, ...]
 
 
 def _options(target: str, options: Mapping[str, Any]) -> Any:
-    from tools.targets import harness
+    from reconverge.tools.targets import harness
     if target == "gen":
         return harness.GenRunOptions(**options)
     if target == "ir":
         return harness.InterpreterOptions(**options)
     if target == "spirv":
-        from backend.spirv.options import SpirvOptions
+        from reconverge.backend.spirv.options import SpirvOptions
         return SpirvOptions(**options)
     if options:
         raise CompileError(f"the {target} target takes no options ({', '.join(options)} given)")
@@ -128,7 +140,7 @@ def run(program: Program, kernel: str, target: str, global_size: int | Sequence[
     a numpy array (a buffer), a number (a scalar) or tools.targets.harness.LocalArg (a __local buffer).
     The arrays given are not changed: the result maps each buffer parameter to its contents afterwards.
     options: the target's settings (gen: simd, cf, max_steps; ir: max_steps; spirv: SpirvOptions fields)."""
-    from tools.targets import harness
+    from reconverge.tools.targets import harness
     if target not in TARGETS:
         raise CompileError(f"unknown target '{target}' (targets: {', '.join(TARGETS)})")
     g, local = _geometry(global_size, local_size)
@@ -146,7 +158,7 @@ def compare(program: Program, kernel: str, targets: Sequence[str], global_size: 
             float_ulps: int = 0) -> dict[str, list[str]]:
     """Run `kernel` on every target and compare each with the first, lane by lane: target -> the problems
     (one line per differing buffer, naming its first differing element); empty lists mean all agree."""
-    from tools.targets import harness
+    from reconverge.tools.targets import harness
     if len(targets) < 2:
         raise CompileError("compare needs at least two targets")
     runs = {t: run(program, kernel, t, global_size, args, local_size) for t in targets}
@@ -164,10 +176,10 @@ def trace(program: Program, kernel: str, global_size: int | Sequence[int], args:
     panel per hardware thread, lanes across, executed instructions down, block labels once per entry.
     The format is path's extension (.svg, .pdf, .png) or, without a path, `fmt`; the picture is written
     to `path` when given and returned either way."""
-    from isa.gen9.simulator import Trace
-    from lowering.output import write_output
-    from tools.lane_picture import FORMATS, trace_picture
-    from tools.targets import harness
+    from reconverge.isa.gen9.simulator import Trace
+    from reconverge.lowering.output import write_output
+    from reconverge.tools.lane_picture import FORMATS, trace_picture
+    from reconverge.tools.targets import harness
     if path is None and "." + fmt not in FORMATS:
         raise CompileError(f"trace: format '{fmt}' is not one of {', '.join(f[1:] for f in FORMATS)}")
     g, local = _geometry(global_size, local_size)

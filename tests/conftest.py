@@ -9,7 +9,7 @@ import pytest
 
 def _vulkan_devices() -> list:
     try:
-        from backend.spirv.vulkan_run import VulkanError, devices
+        from reconverge.backend.spirv.vulkan_run import VulkanError, devices
     except ImportError:
         return []
     try:
@@ -30,7 +30,7 @@ def pytest_generate_tests(metafunc):
 @pytest.fixture
 def vk_device(request, monkeypatch):
     """The index of the Vulkan device this test runs on, as a string (None: the default device)."""
-    from backend.spirv.vulkan_run import DEVICE_ENV
+    from reconverge.backend.spirv.vulkan_run import DEVICE_ENV
     index = getattr(request, "param", None)
     if index is not None:
         monkeypatch.setenv(DEVICE_ENV, index)

@@ -5,8 +5,8 @@ SPIR-V uses OpAtomic* on lavapipe, Gen untyped atomic messages in the simulator.
 import numpy as np
 import pytest
 
-from lowering.errors import CompileError
-from tools.targets.harness import compare, load_program, run_target
+from reconverge.lowering.errors import CompileError
+from reconverge.tools.targets.harness import compare, load_program, run_target
 
 KERNEL = """
 kernel void contend(global uint *bins, global const uint *keys, global int *counter, global int *lo,
@@ -67,8 +67,8 @@ def test_contended_atomics_are_exact(tmp_path, target, level):
 
 
 def test_the_spirv_module_uses_atomic_instructions(tmp_path):
-    from backend.spirv import compile_spirv
-    from backend.spirv.tools import disassemble, validate
+    from reconverge.backend.spirv import compile_spirv
+    from reconverge.backend.spirv.tools import disassemble, validate
     path = tmp_path / "contend.cl"
     path.write_text(KERNEL)
     binary = compile_spirv([load_program(str(path), "-O2").function("contend")])
@@ -142,7 +142,7 @@ entry:
 @pytest.mark.parametrize("target", ["llvm", "ir", "spirv", "gen"])
 def test_llvm_atomic_instructions(target):
     """atomicrmw, cmpxchg (its {old, success} pair), load atomic and store atomic in .ll input."""
-    from tools.targets.harness import program_from_llvm
+    from reconverge.tools.targets.harness import program_from_llvm
     program = program_from_llvm(LLVM_ATOMICS, "atomics.ll")
     out = run_target(target, program, "atom", [np.zeros(3, np.int32)], 64, 16)[0]
     assert out[0] == 64 and out[1] == 63 and out[2] >= 1

@@ -19,7 +19,7 @@ kernel void b(global int *o) { int i = get_global_id(0); if (i & 1) o[i] = i; el
 
 
 def _cli(*args: str, cwd) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "tools.cli", *map(str, args)], cwd=cwd, capture_output=True,
+    return subprocess.run([sys.executable, "-m", "reconverge.tools.cli", *map(str, args)], cwd=cwd, capture_output=True,
                           env=dict(os.environ, PYTHONPATH=ROOT), timeout=300)
 
 

@@ -14,8 +14,8 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from lowering.errors import CompileError
-from tools.check_command import check_one, find_inputs, shard_of
+from reconverge.lowering.errors import CompileError
+from reconverge.tools.check_command import check_one, find_inputs, shard_of
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 GOOD = "kernel void a(global int *o) { o[get_global_id(0)] = 1; }\n"
@@ -25,7 +25,7 @@ IRREDUCIBLE = os.path.join(ROOT, "tests", "gen", "blockip", "lanes_irreducible.l
 
 
 def _cli(*args: str, cwd) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "tools.cli", *args], cwd=cwd, capture_output=True, text=True,
+    return subprocess.run([sys.executable, "-m", "reconverge.tools.cli", *args], cwd=cwd, capture_output=True, text=True,
                           env=dict(os.environ, PYTHONPATH=ROOT), timeout=300)
 
 
@@ -63,7 +63,7 @@ def test_unsupported_passes_unless_asked_and_fails_with_fail_unsupported(corpus)
 
 
 def test_a_module_spirv_val_rejects_is_invalid_a_bug_not_bad_input(tmp_path, monkeypatch):
-    import backend.spirv.tools as spirv_tools
+    import reconverge.backend.spirv.tools as spirv_tools
     (tmp_path / "a.cl").write_text(GOOD)
 
     def reject(binary, env, what):
@@ -101,7 +101,7 @@ def test_lines_stream_as_inputs_finish(tmp_path):
     (tmp_path / "a.cl").write_text(GOOD)
     os.mkfifo(tmp_path / "wait")
     (tmp_path / "z.cl").write_text('#include "wait"\n' + GOOD.replace("void a", "void z"))
-    proc = subprocess.Popen([sys.executable, "-m", "tools.cli", "check", "a.cl", "z.cl", "-j", "1"],
+    proc = subprocess.Popen([sys.executable, "-m", "reconverge.tools.cli", "check", "a.cl", "z.cl", "-j", "1"],
                             cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             env=dict(os.environ, PYTHONPATH=ROOT))
     try:

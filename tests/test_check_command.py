@@ -22,7 +22,7 @@ kernel void second(global float *o, int n) { for (int k = 0; k < n; k++) { if (o
 
 
 def _cli(*args: str, cwd) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "tools.cli", *args], cwd=cwd, capture_output=True, text=True,
+    return subprocess.run([sys.executable, "-m", "reconverge.tools.cli", *args], cwd=cwd, capture_output=True, text=True,
                           env=dict(os.environ, PYTHONPATH=ROOT))
 
 

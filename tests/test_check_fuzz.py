@@ -8,10 +8,10 @@ import random
 
 import pytest
 
-from backend.spirv.structure import SpirvParseError, dot, explain, parse, report
+from reconverge.backend.spirv.structure import SpirvParseError, dot, explain, parse, report
+from reconverge.tools.check_command import check_one
+from reconverge.tools.cli import main
 from tests.test_cli import ROOT
-from tools.check_command import check_one
-from tools.cli import main
 
 SOURCES = ("nested_break.cl", "seed.cl")
 

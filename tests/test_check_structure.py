@@ -12,10 +12,10 @@ import subprocess
 
 import pytest
 
-from backend.spirv.structure import parse
+from reconverge.backend.spirv.structure import parse
+from reconverge.tools.check_command import check_one
+from reconverge.tools.cli import main
 from tests.test_cli import ROOT
-from tools.check_command import check_one
-from tools.cli import main
 
 HERE = os.path.join(ROOT, "tests", "check")
 BROKEN = sorted(glob.glob(os.path.join(HERE, "broken_*.spvasm")))
@@ -66,7 +66,7 @@ def test_the_structure_picture_nests_every_construct_of_the_report(tmp_path):
         assert not undrawn, (path, undrawn)
         assert sorted(f"{k} {h}" for k, h in reported) == \
             sorted(o["label"] for o in clusters.values()), path
-        from backend.spirv.structure import construct_tree
+        from reconverge.backend.spirv.structure import construct_tree
         flow = parse(open(path, "rb").read())
         parents, _ = construct_tree(flow.functions[0])
         by_gvid = {o["_gvid"]: o["name"] for o in layout["objects"]}

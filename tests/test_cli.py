@@ -38,7 +38,7 @@ entry:
 
 def run(*args, cwd=None):
     env = dict(os.environ, PYTHONPATH=ROOT)
-    return subprocess.run([sys.executable, "-m", "tools.cli", *args], capture_output=True, text=True,
+    return subprocess.run([sys.executable, "-m", "reconverge.tools.cli", *args], capture_output=True, text=True,
                           cwd=cwd, env=env)
 
 
@@ -221,7 +221,7 @@ def test_version_and_help():
 
 def test_version_names_a_missing_tool_instead_of_failing(tmp_path):
     env = {**os.environ, "RECONVERGE_CLANG": str(tmp_path / "no-such-clang")}
-    version = subprocess.run([sys.executable, "-m", "tools.cli", "--version"], capture_output=True, text=True,
+    version = subprocess.run([sys.executable, "-m", "reconverge.tools.cli", "--version"], capture_output=True, text=True,
                              env=env, cwd=ROOT)
     assert version.returncode == 0 and "clang: not found on PATH" in version.stdout
     helptext = run("compile", "--help")
@@ -246,9 +246,9 @@ def test_spirv_options_are_checked_before_compiling(tmp_path, args, needles):
 
 
 def test_spirv_options_build_the_backend_options():
-    from backend.spirv.options import SpirvOptions
-    from tools.cli import build_parser
-    from tools.spirv_args import compile_spirv_options as _compile_spirv_options
+    from reconverge.backend.spirv.options import SpirvOptions
+    from reconverge.tools.cli import build_parser
+    from reconverge.tools.spirv_args import compile_spirv_options as _compile_spirv_options
     parse = build_parser().parse_args
     default = _compile_spirv_options(parse(["compile", SEED, "--emit", "spirv"]))
     assert default == SpirvOptions(version=(1, 3), target_env="vulkan1.3", local_size=None, validate=False)
@@ -290,8 +290,8 @@ def test_run_compare_agrees_on_the_seed_kernel():
 def test_run_compare_names_the_first_differing_element_and_exits_1(monkeypatch, capsys):
     """A target that computes something else (here: the ir launcher, made to add 1 to one lane) is
     reported with the buffer, the element and both values."""
-    from tools import cli
-    from tools.targets import harness
+    from reconverge.tools import cli
+    from reconverge.tools.targets import harness
     real = harness.TARGETS["ir"]
 
     def off_by_one(program, kernel, args, *rest):

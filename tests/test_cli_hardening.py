@@ -9,8 +9,8 @@ import shutil
 import numpy as np
 import pytest
 
+from reconverge.tools.cli import main
 from tests.test_cli import ROOT
-from tools.cli import main
 
 LOOP_ASM = os.path.join(ROOT, "examples", "divergent_loop.asm")
 COPY_KERNEL = """

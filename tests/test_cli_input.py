@@ -12,8 +12,8 @@ import types
 
 import pytest
 
+from reconverge.tools.cli import main
 from tests.test_cli import ROOT, SEED, assert_one_line_error, run, write
-from tools.cli import main
 
 SIMPLE = "kernel void k(global int *o) { int i = get_global_id(0); if (i < 4) o[i] = i * 2; }\n"
 LL_KERNEL = """
@@ -52,7 +52,7 @@ def cli(capsys, *argv) -> tuple[int | str | None, str]:
 
 
 def piped(*args, stdin: bytes, env=None):
-    return subprocess.run([sys.executable, "-m", "tools.cli", *args], input=stdin, capture_output=True,
+    return subprocess.run([sys.executable, "-m", "reconverge.tools.cli", *args], input=stdin, capture_output=True,
                           env=dict(os.environ, PYTHONPATH=ROOT, **(env or {})))
 
 
@@ -78,7 +78,7 @@ def test_every_error_with_its_caret_and_fix_it(tmp_path):
 
 
 def test_colour_is_clangs_choice(tmp_path, monkeypatch):
-    from lowering.frontend.clang import _colour_by_default
+    from reconverge.lowering.frontend.clang import _colour_by_default
     path = write(tmp_path, "w.cl", "kernel void k(global int *o) { int unused; o[0] = 1; }\n")
     forced = run("compile", path, "--clang-arg=-Wall", "--clang-arg=-fcolor-diagnostics", "-o", os.devnull)
     assert forced.returncode == 0 and "\x1b[" in forced.stderr
@@ -96,8 +96,8 @@ def test_colour_is_clangs_choice(tmp_path, monkeypatch):
 
 
 def test_a_clang_error_is_one_line_where_one_line_is_wanted(tmp_path):
-    from lowering.frontend.clang import ClangError
-    from lowering.program import load_program
+    from reconverge.lowering.frontend.clang import ClangError
+    from reconverge.lowering.program import load_program
     path = write(tmp_path, "e.cl", "kernel void k(global int *o) { o[0] = a; o[1] = b; }\n")
     with pytest.raises(ClangError) as info:
         load_program(path)
@@ -138,13 +138,13 @@ def test_compile_reads_standard_input(tmp_path, capsys, monkeypatch):
     code, ll, _ = stdin_cli(capsys, monkeypatch, LL_KERNEL.encode(), "compile", "-")        # LLVM IR text
     assert code == 0 and "kernel @k" in ll
     assert stdin_cli(capsys, monkeypatch, ll.encode(), "compile", "-") == (0, ll, "")        # `kernel @`
-    from lowering.frontend.llvm_module import parse_llvm_text
+    from reconverge.lowering.frontend.llvm_module import parse_llvm_text
     bitcode = parse_llvm_text(LL_KERNEL, "k.ll").as_bitcode()
     assert stdin_cli(capsys, monkeypatch, bitcode, "compile", "-") == (0, ll, "")            # bitcode magic
 
 
 def test_kind_from_content_and_x():
-    from lowering.input_kind import kind_from_content
+    from reconverge.lowering.input_kind import kind_from_content
     assert kind_from_content(b"BC\xc0\xde\x35\x14") == "bc"
     assert kind_from_content(b"\xde\xc0\x17\x0b\x00") == "bc"                # the bitcode wrapper
     assert kind_from_content(LL_KERNEL.encode()) == "ll"
@@ -192,7 +192,7 @@ def test_output_kind_follows_the_file_name(tmp_path, capsys, name, head):
     assert cli(capsys, "compile", source, "-o", tmp_path / name)[0] == 0
     data = (tmp_path / name).read_bytes()
     if head is None:                                                   # a Gen kernel container
-        from isa.gen9.container import unpack_container
+        from reconverge.isa.gen9.container import unpack_container
         assert [k.name for k in unpack_container(data)] == ["k"]
     else:
         assert data.startswith(head), data[:40]
@@ -202,14 +202,14 @@ def test_a_binary_is_never_written_to_a_terminal(tmp_path, capsys, monkeypatch):
     source = write(tmp_path, "k.cl", SIMPLE)
     primary, secondary = pty.openpty()
     try:
-        proc = subprocess.run([sys.executable, "-m", "tools.cli", "compile", source, "--emit", "spirv"],
+        proc = subprocess.run([sys.executable, "-m", "reconverge.tools.cli", "compile", source, "--emit", "spirv"],
                               stdout=secondary, stderr=subprocess.PIPE, env=dict(os.environ, PYTHONPATH=ROOT))
     finally:
         os.close(secondary)
         os.close(primary)
     assert proc.returncode == 1 and proc.stderr.decode().count("\n") == 1
     assert proc.stderr.decode().startswith("reconverge: error: not writing binary output to a terminal")
-    from lowering.output import is_binary
+    from reconverge.lowering.output import is_binary
     assert is_binary(b"\x03\x02\x23\x07") and is_binary(b"\xff\xfe") and not is_binary("text") \
         and not is_binary(b"disasm text\n")
     into_pipe = piped("compile", source, "--emit", "spirv", "-o", "-", stdin=b"")      # not a terminal: fine
@@ -256,7 +256,7 @@ def test_print_before_and_the_machine_passes(tmp_path, capsys):
 # ----- one spelling and one default per option -----
 
 def test_opt_levels_are_clangs(tmp_path, capsys):
-    from tools.cli import build_parser
+    from reconverge.tools.cli import build_parser
     parser = build_parser()
     for command in (["compile", SEED], ["run", SEED, "--target", "ir", "--global", "1", "--out", "o"],
                     ["check", SEED], ["trace", SEED, "-o", "t.png"]):
@@ -293,8 +293,8 @@ def test_local_is_one_spelling_and_build_options_reach_check_and_trace(tmp_path,
     ("universal1.2", (1, 2)), ("vulkan1.0", (1, 0)),
 ])
 def test_target_env_takes_what_spirv_val_takes(tmp_path, capsys, env, version):
-    from backend.spirv.options import SpirvOptions
-    from tools.spirv_args import spirv_options
+    from reconverge.backend.spirv.options import SpirvOptions
+    from reconverge.tools.spirv_args import spirv_options
     assert spirv_options(None, env) == SpirvOptions(version=version, target_env=env)
     source = write(tmp_path, "k.cl", SIMPLE)
     code, err = cli(capsys, "compile", source, "--target-env", env, "--validate", "-o", tmp_path / "k.spv")

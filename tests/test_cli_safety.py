@@ -14,7 +14,7 @@ import tempfile
 import numpy as np
 import pytest
 
-from lowering.output import safe_file_name
+from reconverge.lowering.output import safe_file_name
 from tests.test_cli import ROOT, SEED, assert_one_line_error, run
 
 COPY_KERNEL = """
@@ -188,7 +188,7 @@ def test_output_on_a_full_disk(tmp_path):
 
 def test_standard_output_on_a_full_disk(tmp_path):
     with open(device(tmp_path, "full", 7), "w") as full:
-        result = subprocess.run([sys.executable, "-m", "tools.cli", "compile", SEED], stdout=full,
+        result = subprocess.run([sys.executable, "-m", "reconverge.tools.cli", "compile", SEED], stdout=full,
                                 stderr=subprocess.PIPE, text=True, cwd=ROOT)
     assert_one_line_error(result, 1, "<stdout>", "No space left")
 
@@ -220,7 +220,7 @@ def unprivileged():
         if os.geteuid() == 0:
             prefix = ["setpriv", "--bounding-set=-dac_override,-dac_read_search", "--"]
         env = dict(os.environ, PYTHONPATH=ROOT, PYTHONDONTWRITEBYTECODE="1", HOME=scratch)
-        return subprocess.run(prefix + [sys.executable, "-m", "tools.cli", *args], capture_output=True,
+        return subprocess.run(prefix + [sys.executable, "-m", "reconverge.tools.cli", *args], capture_output=True,
                               text=True, cwd=ROOT, env=env)
     yield scratch, run_as_user
     shutil.rmtree(scratch, ignore_errors=True)

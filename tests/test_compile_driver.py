@@ -10,11 +10,11 @@ import subprocess
 
 import pytest
 
-from backend.gen import GenOptions, choose_function, compile, compile_gen_kernel
-from isa.gen9.encoding import encode_program
-from lowering.errors import CompileError
-from lowering.ir.printer import print_function
-from lowering.program import load_program
+from reconverge.backend.gen import GenOptions, choose_function, compile, compile_gen_kernel
+from reconverge.isa.gen9.encoding import encode_program
+from reconverge.lowering.errors import CompileError
+from reconverge.lowering.ir.printer import print_function
+from reconverge.lowering.program import load_program
 from tests.test_cli import ROOT, SEED, assert_one_line_error, run
 
 HYBRID = os.path.join(ROOT, "examples", "nested_break.cl")     # -O0 and -O2: auto takes the hybrid
@@ -114,7 +114,7 @@ def test_ir_text_in_structured_form_takes_the_tree_under_auto(tmp_path):
 def test_a_function_the_pipeline_lowered_is_not_lowered_again():
     """Gen's legalize_int_widths is not idempotent (narrow loads widened twice gave other, longer code):
     the backend's own lower_for must skip what the driver's pipeline ran."""
-    from lowering.target import lower_for
+    from reconverge.lowering.target import lower_for
     program = load_program(os.path.join(ROOT, "tests", "kernels", "char_short.cl"))
     func = program.function("char_short", "gen")
     before = print_function(func)

@@ -14,9 +14,9 @@ import os
 import numpy as np
 import pytest
 
-from lowering.frontend.clang import compile_opencl
-from tools.targets.jit_oracle import run_llvm_kernel
-from tools.testing.kernel_spec import parse_specs
+from reconverge.lowering.frontend.clang import compile_opencl
+from reconverge.tools.targets.jit_oracle import run_llvm_kernel
+from reconverge.tools.testing.kernel_spec import parse_specs
 
 KERNEL_DIR = os.path.join(os.path.dirname(__file__), "kernels")
 EXAMPLE_DIR = os.path.join(os.path.dirname(__file__), os.pardir, "examples")
@@ -52,8 +52,8 @@ def _compare(spec, expected: list, got: list) -> None:
 
 @pytest.mark.parametrize("path,level", list(_cases()))
 def test_pipeline_matches_oracle(path, level):
-    from lowering.interp import run_kernel
-    from lowering.pipeline import compile_llvm
+    from reconverge.lowering.interp import run_kernel
+    from reconverge.lowering.pipeline import compile_llvm
 
     ir = compile_opencl(path, level)
     funcs = compile_llvm(ir, source_name=path, kernel=None, verify_each=True)
@@ -74,7 +74,7 @@ def test_pipeline_matches_oracle(path, level):
 @pytest.mark.parametrize("level", ["-O1", "-O3"])
 def test_corpus_structurizes_validly_at_other_levels(level):
     """-O1 and -O3 are not run (the -O0/-O2 runs cover the executor), but must give valid trees."""
-    from lowering.pipeline import compile_llvm
+    from reconverge.lowering.pipeline import compile_llvm
     for path in CORPUS:
         funcs = compile_llvm(compile_opencl(path, level), source_name=path, verify_each=True)
         assert funcs and all(f.is_structured for f in funcs.values()), path
@@ -86,9 +86,9 @@ def test_cfggen_pipeline_matches_oracle(n_blocks, seed):
     """Random reducible CFGs (tools/testing/cfggen.py) through the same pipeline-vs-oracle comparison."""
     import random
 
-    from lowering.interp import run_kernel
-    from lowering.pipeline import compile_llvm
-    from tools.testing.cfggen import random_kernel
+    from reconverge.lowering.interp import run_kernel
+    from reconverge.lowering.pipeline import compile_llvm
+    from reconverge.tools.testing.cfggen import random_kernel
 
     text = str(random_kernel(random.Random(seed), n_blocks))
     funcs = compile_llvm(text, source_name=f"cfggen-{n_blocks}-{seed}", kernel=None, verify_each=True)

@@ -7,14 +7,14 @@ import subprocess
 import numpy as np
 import pytest
 
-from backend.spirv import compile_spirv
-from lowering.errors import CompileError
-from lowering.ir.core import nesting_depth
-from lowering.ir.dot import cfg_dot, tree_dot
-from lowering.ir.printer import print_function
-from lowering.ir.validate import validate
+from reconverge.backend.spirv import compile_spirv
+from reconverge.lowering.errors import CompileError
+from reconverge.lowering.ir.core import nesting_depth
+from reconverge.lowering.ir.dot import cfg_dot, tree_dot
+from reconverge.lowering.ir.printer import print_function
+from reconverge.lowering.ir.validate import validate
+from reconverge.tools.targets.harness import compare, load_program, run_target
 from tests.test_cli import run
-from tools.targets.harness import compare, load_program, run_target
 
 N = 5000
 

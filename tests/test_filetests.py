@@ -1,5 +1,5 @@
 """Every filetest in tests/filetests (IR text .nir, Gen machine-IR text .mir) gives the output its
-`; expect:` block holds (tools/filetest.py; `python -m tools.filetest --bless FILE` rewrites the block
+`; expect:` block holds (tools/filetest.py; `python -m reconverge.tools.filetest --bless FILE` rewrites the block
 after an intended change)."""
 import difflib
 import glob
@@ -8,7 +8,7 @@ import shutil
 
 import pytest
 
-from tools import filetest
+from reconverge.tools import filetest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 FILES = sorted(glob.glob(os.path.join(HERE, "filetests", "*.nir")) + glob.glob(os.path.join(HERE, "filetests", "*.mir")))

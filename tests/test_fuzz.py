@@ -12,10 +12,10 @@ import time
 import numpy as np
 import pytest
 
-from tools.fuzz.command import DEFAULT_MODES, program_plan
-from tools.fuzz.generator import MODES, generate
-from tools.fuzz.pool import Job, run_jobs
-from tools.fuzz.runner import GEN_COMBOS, LEVELS, Config, ProgramRun, configs_for, gen_combos_for
+from reconverge.tools.fuzz.command import DEFAULT_MODES, program_plan
+from reconverge.tools.fuzz.generator import MODES, generate
+from reconverge.tools.fuzz.pool import Job, run_jobs
+from reconverge.tools.fuzz.runner import GEN_COMBOS, LEVELS, Config, ProgramRun, configs_for, gen_combos_for
 
 CL_MODES = [m for m in MODES if m != "cfg"]
 
@@ -88,7 +88,7 @@ def _die(*_args):
 def test_pool_reports_a_hang_and_a_crash_and_goes_on(monkeypatch):
     """Fake targets that never end or kill their process cost one configuration each; the configurations
     after them still run in a fresh worker."""
-    from tools.targets import harness
+    from reconverge.tools.targets import harness
     monkeypatch.setitem(harness.TARGETS, "hang", _hang)
     monkeypatch.setitem(harness.TARGETS, "die", _die)
     program = generate(1, "basic", size=3)
@@ -158,7 +158,7 @@ def test_all_mode_programs_are_the_same_with_sub_group_statements_added():
     it was before (its fuzz regressions and campaign results stay meaningful)."""
     import re
 
-    from tools.fuzz import generator
+    from reconverge.tools.fuzz import generator
     for seed in range(6):
         program = generator.generate(seed, "all")
         plain = program.source.split("\n")
@@ -204,7 +204,7 @@ def test_a_subgroup_program_no_reference_can_run_is_skipped_not_a_crash(monkeypa
     """all-5 has a sub-group operation in irreducible control flow: llvm declines it and ir cannot hold
     the CFG, so a target that runs it has nothing to be compared with (campaign seeds 314 and 322 on gen's
     hybrid mode were reported as crashes)."""
-    from tools.targets import harness
+    from reconverge.tools.targets import harness
     monkeypatch.setitem(harness.TARGETS, "anything", _no_op_target)
     program = generate(5, "all")
     run = ProgramRun(program, str(tmp_path))
@@ -215,7 +215,7 @@ def test_a_subgroup_program_no_reference_can_run_is_skipped_not_a_crash(monkeypa
 
 
 def test_command_line_runs_a_campaign_and_reports(tmp_path, capsys):
-    from tools.cli import main
+    from reconverge.tools.cli import main
     assert main(["fuzz", "-n", "2", "--seed", "5", "--mode", "basic", "--targets", "llvm,ir",
                  "--save-dir", str(tmp_path)]) == 0
     out = capsys.readouterr()
@@ -229,7 +229,7 @@ def test_command_line_runs_a_campaign_and_reports(tmp_path, capsys):
 def _planted(program, kernel, args, global_size, local_size, options, global_offset):
     """A fake target with a planted bug: the llvm target's answer, but out[0] is off by one in any module
     that still has a `switch` instruction."""
-    from tools.targets.harness import TARGETS
+    from reconverge.tools.targets.harness import TARGETS
     TARGETS["llvm"](program, kernel, args, global_size, local_size, options, global_offset)
     if "switch i32" in program.llvm_text:
         args[0][0] += 1
@@ -237,8 +237,8 @@ def _planted(program, kernel, args, global_size, local_size, options, global_off
 
 @pytest.fixture
 def planted(monkeypatch):
-    from tools.fuzz import runner
-    from tools.targets import harness
+    from reconverge.tools.fuzz import runner
+    from reconverge.tools.targets import harness
     monkeypatch.setitem(harness.TARGETS, "planted", _planted)
     monkeypatch.setattr(runner, "TARGETS", runner.TARGETS + ("planted",))
 
@@ -247,7 +247,7 @@ def test_reducer_keeps_the_planted_bug_and_rejects_undefined_behaviour(planted, 
     """The interestingness test C-Vise runs: the original program with the planted bug is interesting; the
     same program with a signed overflow added is not (the sanitized native run traps), nor is one with
     the switch gone (the failure is lost)."""
-    from tools.fuzz.reducer import _signature, is_interesting, record_of
+    from reconverge.tools.fuzz.reducer import _signature, is_interesting, record_of
     program = generate(6, "basic", size=4)
     assert "switch (" in program.source
     record = dict(record_of(program), config="planted-O0", signature=_signature("mismatch", ""))

@@ -10,8 +10,8 @@ import os
 import numpy as np
 import pytest
 
-from tools.fuzz.reducer import program_from_record
-from tools.fuzz.runner import REFERENCE, Config, ProgramRun
+from reconverge.tools.fuzz.reducer import program_from_record
+from reconverge.tools.fuzz.runner import REFERENCE, Config, ProgramRun
 
 CASES = sorted(glob.glob(os.path.join(os.path.dirname(__file__), "fuzz_regressions", "*.json")))
 

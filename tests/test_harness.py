@@ -7,11 +7,11 @@ import os
 import numpy as np
 import pytest
 
-from lowering.errors import CompileError
-from lowering.ndrange import default_local_size
-from tools.targets import harness
-from tools.targets.harness import compare, kernel_params, load_program, run_target
-from tools.testing.kernel_spec import parse_specs
+from reconverge.lowering.errors import CompileError
+from reconverge.lowering.ndrange import default_local_size
+from reconverge.tools.targets import harness
+from reconverge.tools.targets.harness import compare, kernel_params, load_program, run_target
+from reconverge.tools.testing.kernel_spec import parse_specs
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 KERNELS = os.path.join(ROOT, "tests", "kernels")

@@ -6,11 +6,11 @@ import os
 
 import pytest
 
-from lowering import pipeline
-from lowering.ir.core import Block, Const, If, Instr, Loop
-from lowering.ir.printer import print_function
-from lowering.ir.validate import check
-from lowering.program import compile_path
+from reconverge.lowering import pipeline
+from reconverge.lowering.ir.core import Block, Const, If, Instr, Loop
+from reconverge.lowering.ir.printer import print_function
+from reconverge.lowering.ir.validate import check
+from reconverge.lowering.program import compile_path
 
 KERNELS = os.path.join(os.path.dirname(__file__), "kernels")
 CASES = [("nested_switch_loop.cl", "generic"), ("nested_switch_loop.cl", "gen-blockip"),

@@ -6,10 +6,10 @@ import xml.etree.ElementTree as ET
 import numpy as np
 import pytest
 
-from isa.gen9.sim_trace import Trace, TraceEvent
-from lowering.errors import CompileError
-from tools.lane_picture import Run, draw, picture, picture_format, place_labels, trace_picture
-from tools.usage import UsageError
+from reconverge.isa.gen9.sim_trace import Trace, TraceEvent
+from reconverge.lowering.errors import CompileError
+from reconverge.tools.lane_picture import Run, draw, picture, picture_format, place_labels, trace_picture
+from reconverge.tools.usage import UsageError
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SVG = "{http://www.w3.org/2000/svg}"
@@ -113,7 +113,7 @@ def test_place_labels_keeps_labels_on_their_rows_when_there_is_room():
 
 
 def _cli(*argv):
-    from tools.cli import main
+    from reconverge.tools.cli import main
     return main([str(a) for a in argv])
 
 
@@ -141,8 +141,8 @@ def test_compare_cf_draws_each_mode_side_by_side(tmp_path, kernel):
 def test_a_compiled_kernels_picture_labels_every_block_it_ran(tmp_path, kernel):
     """Every block a thread ran (an instruction address inside it, by the launcher's own labels) has its
     name in the SVG, and nothing else is labelled."""
-    from isa.gen9.simulator import Trace
-    from tools.targets import harness
+    from reconverge.isa.gen9.simulator import Trace
+    from reconverge.tools.targets import harness
     program = harness.load_program(str(kernel), "-O0")
     trace = Trace()
     harness.run_target("gen", program, "k", [np.zeros(8, np.int32), 5], (8,), (8,),
@@ -170,7 +170,7 @@ def test_run_and_trace_write_svg_and_pdf_by_name(tmp_path, kernel):
 def test_compare_cf_refusals_leave_no_file(tmp_path, kernel, extra, message, error):
     import argparse
 
-    from tools.trace_command import add_commands, run_trace
+    from reconverge.tools.trace_command import add_commands, run_trace
     parser = argparse.ArgumentParser()
     add_commands(parser.add_subparsers())
     args = parser.parse_args(["trace", str(kernel), *LAUNCH, *extra, "-o", str(tmp_path / "no.svg")])
@@ -180,7 +180,7 @@ def test_compare_cf_refusals_leave_no_file(tmp_path, kernel, extra, message, err
 
 
 def test_a_drawing_failure_leaves_no_file(tmp_path, kernel, monkeypatch):
-    import tools.lane_picture as lane_picture
+    import reconverge.tools.lane_picture as lane_picture
 
     def broken(*_):
         raise CompileError("cannot draw")
@@ -191,7 +191,7 @@ def test_a_drawing_failure_leaves_no_file(tmp_path, kernel, monkeypatch):
 
 def test_compare_cf_refuses_to_draw_modes_that_disagree(tmp_path, kernel, monkeypatch):
     """A mode whose buffers differ from the first mode's is a miscompilation: reported, not drawn."""
-    from tools.targets import harness
+    from reconverge.tools.targets import harness
     real = harness.run_target
 
     def wrong_in_blockip(target, program, kernel, values, global_size, local_size, options):
@@ -202,7 +202,7 @@ def test_compare_cf_refuses_to_draw_modes_that_disagree(tmp_path, kernel, monkey
     monkeypatch.setattr(harness, "run_target", wrong_in_blockip)
     argv = ["trace", kernel, *LAUNCH, "--compare-cf", "structured,blockip", "-o", tmp_path / "no.svg"]
     with pytest.raises(CompileError, match=r"--cf blockip differs from --cf structured: buffer 'a' \[3\]"):
-        from tools.cli import build_parser
+        from reconverge.tools.cli import build_parser
         args = build_parser().parse_args([str(a) for a in argv])
         args.func(args)
     assert not (tmp_path / "no.svg").exists()

@@ -21,7 +21,7 @@ import os
 import pytest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-PACKAGES = ("isa", "lowering", "backend", "tools")
+PACKAGES = ("isa", "lowering", "backend", "tools")   # folders at the root; imported as reconverge.<package>
 FORBIDDEN = {"isa": {"lowering", "backend", "tools"}, "lowering": {"backend", "tools"}, "backend": {"tools"}}
 
 
@@ -32,7 +32,7 @@ def _modules() -> dict[str, str]:
             for name in files:
                 if name.endswith(".py"):
                     path = os.path.join(root, name)
-                    module = os.path.relpath(path, ROOT)[:-3].replace(os.sep, ".")
+                    module = "reconverge." + os.path.relpath(path, ROOT)[:-3].replace(os.sep, ".")
                     found[module.removesuffix(".__init__")] = path
     return found
 
@@ -80,19 +80,20 @@ GRAPH = {m: _imports(m, p, set(MODULES)) for m, p in MODULES.items()}
 
 
 def test_the_scan_sees_the_packages():
-    assert {"lowering.pipeline", "lowering.graph", "backend.spirv.emit", "backend.gen.mir_parser", "isa.gen9.simulator",
-            "tools.cli"} <= set(MODULES)
-    assert any(t == "lowering.ir.core" for t, _ in GRAPH["lowering.pipeline"])
+    assert {"reconverge.lowering.pipeline", "reconverge.lowering.graph", "reconverge.backend.spirv.emit", "reconverge.backend.gen.mir_parser", "reconverge.isa.gen9.simulator",
+            "reconverge.tools.cli"} <= set(MODULES)
+    assert any(t == "reconverge.lowering.ir.core" for t, _ in GRAPH["reconverge.lowering.pipeline"])
 
 
 @pytest.mark.parametrize("layer", sorted(FORBIDDEN))
 def test_no_layer_imports_a_layer_above_it(layer):
-    bad = [f"{MODULES[m]}:{line}: {m} imports {t}" for m, edges in GRAPH.items() if m.split(".")[0] == layer
-           for t, line in edges if t.split(".")[0] in FORBIDDEN[layer]]
+    bad = [f"{MODULES[m]}:{line}: {m} imports {t}" for m, edges in GRAPH.items() if m.split(".")[1] == layer
+           for t, line in edges if t.split(".")[1] in FORBIDDEN[layer]]
     assert not bad, "\n".join(bad)
 
 
-BELOW_IR = ("lowering", "lowering.graph", "lowering.deepstack", "lowering.errors")   # "lowering": its empty __init__
+BELOW_IR = ("reconverge.lowering", "reconverge.lowering.graph", "reconverge.lowering.deepstack",   # lowering: its empty __init__
+            "reconverge.lowering.errors")
 
 
 def test_the_floor_below_the_ir_imports_nothing_of_ours():
@@ -102,21 +103,21 @@ def test_the_floor_below_the_ir_imports_nothing_of_ours():
 
 def test_the_ir_imports_only_itself_and_the_floor_below_it():
     bad = [f"{MODULES[m]}:{line}: {m} imports {t}" for m, edges in GRAPH.items()
-           if m == "lowering.ir" or m.startswith("lowering.ir.")
-           for t, line in edges if not (t == "lowering.ir" or t.startswith("lowering.ir.") or t in BELOW_IR)]
+           if m == "reconverge.lowering.ir" or m.startswith("reconverge.lowering.ir.")
+           for t, line in edges if not (t == "reconverge.lowering.ir" or t.startswith("reconverge.lowering.ir.") or t in BELOW_IR)]
     assert not bad, "\n".join(bad)
-    assert any(t == "lowering.graph" for t, _ in GRAPH["lowering.ir.validate"])   # the scan sees the edge
+    assert any(t == "reconverge.lowering.graph" for t, _ in GRAPH["reconverge.lowering.ir.validate"])   # the scan sees the edge
 
 
-COMMAND_LINE = ("tools.cli", "tools.usage", "tools.run_args", "tools.isa_commands", "tools.trace_command",
-                "tools.demo")
+COMMAND_LINE = ("reconverge.tools.cli", "reconverge.tools.usage", "reconverge.tools.run_args", "reconverge.tools.isa_commands", "reconverge.tools.trace_command",
+                "reconverge.tools.demo")
 
 
 def test_run_targets_and_test_support_stay_apart_from_the_command_line():
     bad = [f"{MODULES[m]}:{line}: {m} imports {t}" for m, edges in GRAPH.items()
-           if m.startswith(("tools.targets", "tools.testing")) for t, line in edges if t.startswith(COMMAND_LINE)]
+           if m.startswith(("reconverge.tools.targets", "reconverge.tools.testing")) for t, line in edges if t.startswith(COMMAND_LINE)]
     assert not bad, "\n".join(bad)
-    assert {"tools.targets.harness", "tools.targets.jit_oracle", "tools.testing.cfggen"} <= set(MODULES)
+    assert {"reconverge.tools.targets.harness", "reconverge.tools.targets.jit_oracle", "reconverge.tools.testing.cfggen"} <= set(MODULES)
 
 
 def test_no_import_cycles():

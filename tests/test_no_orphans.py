@@ -74,7 +74,7 @@ def sandbox(tmp_path):
 def start(env, *argv, cwd=None) -> subprocess.Popen:
     """reconverge as a shell starts it: SIGINT and SIGTERM at their defaults and unblocked, whatever an
     earlier test in this worker left in the signal state a child inherits."""
-    return subprocess.Popen([sys.executable, "-m", "tools.cli", *map(str, argv)], env=env, cwd=cwd,
+    return subprocess.Popen([sys.executable, "-m", "reconverge.tools.cli", *map(str, argv)], env=env, cwd=cwd,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             preexec_fn=_shell_signals)
 

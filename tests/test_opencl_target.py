@@ -11,10 +11,10 @@ import os
 import numpy as np
 import pytest
 
+from reconverge.tools.targets.harness import compare, load_program, run_target
+from reconverge.tools.testing.kernel_spec import parse_specs
 from tests.test_cli import ROOT, assert_one_line_error, run, write
 from tests.test_run_limits import LOCAL_PARAM
-from tools.targets.harness import compare, load_program, run_target
-from tools.testing.kernel_spec import parse_specs
 
 CORPUS = sorted(glob.glob(os.path.join(ROOT, "tests", "kernels", "*.cl"))) + \
     sorted(glob.glob(os.path.join(ROOT, "examples", "*.cl")))
@@ -84,7 +84,7 @@ SUBGROUP_KERNEL = """kernel void k(global int *o) {
 def test_sub_group_kernels_run_only_where_the_driver_has_them(tmp_path):
     """cl_khr_subgroups reported: the driver's sub-groups (probed to be OpenCL's linear layout) give the
     reduction numpy computes for its max sub-group size; not reported (Debian's PoCL 3.1): one line naming it."""
-    from tools.targets.opencl_target import choose_device
+    from reconverge.tools.targets.opencl_target import choose_device
     source = write(tmp_path, "k.cl", SUBGROUP_KERNEL)
     result = run("run", source, "--target", "opencl", "--global", "40", "--local", "20",
                  "--arg", "o=zeros:40:int32", "--out", str(tmp_path / "out"))

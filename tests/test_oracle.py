@@ -12,10 +12,10 @@ import llvmlite.binding as llvm
 import numpy as np
 import pytest
 
-from lowering.frontend.clang import compile_opencl
-from tools.targets.jit_oracle import OracleError, run_llvm_kernel
-from tools.testing.cfggen import random_kernel
-from tools.testing.kernel_spec import SpecError, parse_header_line, parse_spec, parse_specs
+from reconverge.lowering.frontend.clang import compile_opencl
+from reconverge.tools.targets.jit_oracle import OracleError, run_llvm_kernel
+from reconverge.tools.testing.cfggen import random_kernel
+from reconverge.tools.testing.kernel_spec import SpecError, parse_header_line, parse_spec, parse_specs
 
 KERNEL_DIR = os.path.join(os.path.dirname(__file__), "kernels")
 CORPUS = sorted(glob.glob(os.path.join(KERNEL_DIR, "*.cl")))
@@ -509,7 +509,7 @@ def test_vector_builtins_against_numpy(tmp_path):
 def test_engine_cache_eviction(monkeypatch):
     """Evicted engines are freed and recompiled on demand; live ones keep working (MCJIT owns its target
     machine, so each engine must have its own)."""
-    import tools.targets.jit_oracle as jit
+    import reconverge.tools.targets.jit_oracle as jit
     monkeypatch.setattr(jit, "CACHE_SIZE", 2)
     texts = [str(random_kernel(random.Random(100 + s), 30)) for s in range(5)]
     inp = np.arange(16, dtype=np.int32) * 61 - 400

@@ -10,8 +10,8 @@ import subprocess
 import numpy as np
 import pytest
 
-from lowering.frontend.clang import CLANG, compile_opencl
-from tools.targets.jit_oracle import OracleError, _get_library, run_llvm_kernel
+from reconverge.lowering.frontend.clang import CLANG, compile_opencl
+from reconverge.tools.targets.jit_oracle import OracleError, _get_library, run_llvm_kernel
 
 HEADER_EXTENSIONS = ("cl_khr_subgroups", "cl_khr_subgroup_ballot", "cl_khr_subgroup_clustered_reduce",
                      "cl_khr_subgroup_extended_types", "cl_khr_subgroup_non_uniform_arithmetic",
@@ -226,7 +226,7 @@ def test_the_library_cache_is_saved_where_proc_links_fail(tmp_path, monkeypatch)
     import errno
     import os
 
-    from tools.targets import jit_oracle
+    from reconverge.tools.targets import jit_oracle
 
     def no_link(*_args, **_kwargs):
         raise OSError(errno.EXDEV, "Invalid cross-device link")
@@ -238,7 +238,7 @@ def test_the_library_cache_is_saved_where_proc_links_fail(tmp_path, monkeypatch)
 
 
 def test_run_takes_the_sub_group_size_for_llvm(tmp_path, capsys):
-    from tools.cli import main
+    from reconverge.tools.cli import main
     src = tmp_path / "k.cl"
     src.write_text("kernel void k(global int *a) { size_t i = get_global_id(0);"
                    " a[i] = sub_group_scan_inclusive_add(a[i]) + 100 * (int)get_sub_group_id(); }\n")

@@ -11,11 +11,11 @@ import sys
 import numpy as np
 import pytest
 
-from lowering.frontend.clang import compile_opencl
+from reconverge.lowering.frontend.clang import compile_opencl
+from reconverge.tools.targets.harness import LocalArg
+from reconverge.tools.targets.jit_oracle import OracleError, compile_module, run_llvm_kernel
 from tests.spirv.test_spirv_barrier import CASES, KERNELS, case_id, check, fresh_args
 from tests.test_cli import ROOT
-from tools.targets.harness import LocalArg
-from tools.targets.jit_oracle import OracleError, compile_module, run_llvm_kernel
 
 
 @pytest.mark.parametrize("level", ["-O0", "-O2"])
@@ -130,7 +130,7 @@ def test_contention_without_barriers_is_exact_too(tmp_path):
 
 
 def run_cli(*args):
-    return subprocess.run([sys.executable, "-m", "tools.cli", *args], capture_output=True, text=True, cwd=ROOT,
+    return subprocess.run([sys.executable, "-m", "reconverge.tools.cli", *args], capture_output=True, text=True, cwd=ROOT,
                           env=dict(os.environ, PYTHONPATH=ROOT))
 
 

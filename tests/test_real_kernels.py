@@ -10,7 +10,7 @@ from typing import Callable
 import numpy as np
 import pytest
 
-from tools.targets.harness import LocalArg, compare, load_program, run_target
+from reconverge.tools.targets.harness import LocalArg, compare, load_program, run_target
 
 HERE = os.path.join(os.path.dirname(__file__), "kernels_real")
 TARGETS = ("llvm", "ir", "spirv", "opencl")

@@ -7,7 +7,7 @@ import os
 import numpy as np
 import pytest
 
-from tools.cli import main
+from reconverge.tools.cli import main
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TWO_KERNELS = os.path.join(ROOT, "tests", "kernels", "two_kernels.cl")
@@ -210,8 +210,8 @@ def test_output_path_that_is_a_file(tmp_path, capsys, saxpy):
 
 def test_spirv_target_gets_the_options_and_launch_geometry(tmp_path, capsys, saxpy, monkeypatch):
     """The launcher itself is the SPIR-V backend's; here only what the command line hands it."""
-    from backend.spirv.options import SpirvOptions
-    from tools.targets import harness
+    from reconverge.backend.spirv.options import SpirvOptions
+    from reconverge.tools.targets import harness
     seen = []
 
     def fake(program, kernel, args, global_size, local_size, options, global_offset):
@@ -271,8 +271,8 @@ def test_a_kernel_that_crashes_the_jit_is_a_one_line_error(tmp_path, capsys):
 
 
 def test_call_in_child_hands_back_results_and_exceptions():
-    from lowering.errors import CompileError
-    from tools.targets.isolate import call_in_child
+    from reconverge.lowering.errors import CompileError
+    from reconverge.tools.targets.isolate import call_in_child
     assert call_in_child(lambda: [np.arange(3)], "t")[0].tolist() == [0, 1, 2]
     with pytest.raises(CompileError, match="boom"):
         call_in_child(lambda: (_ for _ in ()).throw(CompileError("boom")), "t")

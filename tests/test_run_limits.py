@@ -119,7 +119,7 @@ def test_timeout_stops_an_endless_kernel(tmp_path, target):
 
 def test_the_jit_child_dies_with_its_parent(tmp_path):
     source = write(tmp_path, "spin.cl", ENDLESS)
-    proc = subprocess.Popen([sys.executable, "-m", "tools.cli", "run", source, "--target", "llvm", "--global", "1",
+    proc = subprocess.Popen([sys.executable, "-m", "reconverge.tools.cli", "run", source, "--target", "llvm", "--global", "1",
                              "--arg", "out=zeros:1:int32", "--arg", "n=3", "--out", str(tmp_path / "o")],
                             cwd=ROOT, env=dict(os.environ, PYTHONPATH=ROOT), stderr=subprocess.DEVNULL)
     child = None

@@ -12,7 +12,7 @@ import os
 import numpy as np
 import pytest
 
-from tools.targets.harness import GenRunOptions, InterpreterOptions, OracleOptions, load_program, run_target
+from reconverge.tools.targets.harness import GenRunOptions, InterpreterOptions, OracleOptions, load_program, run_target
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 HERE = os.path.join(ROOT, "examples", "subgroups")

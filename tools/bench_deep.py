@@ -1,4 +1,4 @@
-"""Benchmark: how our passes scale with depth and width (run on demand: `python3 -m tools.bench_deep`;
+"""Benchmark: how our passes scale with depth and width (run on demand: `python3 -m reconverge.tools.bench_deep`;
 not a test, it asserts nothing).
 
 Why: deep and wide programs used to be quadratic (a switch became one nested if per case, the SSA
@@ -23,9 +23,9 @@ import os
 import tempfile
 import time
 
-from lowering.errors import CompileError
-from lowering.frontend.clang import compile_opencl
-from lowering.pipeline import compile_llvm
+from reconverge.lowering.errors import CompileError
+from reconverge.lowering.frontend.clang import compile_opencl
+from reconverge.lowering.pipeline import compile_llvm
 from tests.test_deep_programs import nested_ifs, wide_switch
 
 
@@ -57,9 +57,9 @@ def _time(fn) -> float:
 
 def measure_gen(sizes) -> None:
     """compile_gen_kernel's seconds per mode and depth (SIMD16), with the growth exponent."""
-    from backend.gen import choose_function, compile_gen_kernel
+    from reconverge.backend.gen import choose_function, compile_gen_kernel
+    from reconverge.tools.targets.harness import load_program
     from tests.test_deep_programs import nested_loops
-    from tools.targets.harness import load_program
     tmp = tempfile.mkdtemp(prefix="reconverge-bench-deep-gen-")
     print("| shape (-O0) | N | mode | middle end s | Gen backend s | instructions | exponent |")
     print("|---|---|---|---|---|---|---|")

@@ -12,7 +12,7 @@ backward branches (while, or a goto/jmpi to an earlier label: labels are byte of
 kernel, structured branches against blockIP: static instructions, executed instructions and executed
 branch instructions.
 
-    python -m tools.bench_gen [--runs 3] [--files PATTERN] [--modes-only]
+    python -m reconverge.tools.bench_gen [--runs 3] [--files PATTERN] [--modes-only]
 """
 from __future__ import annotations
 
@@ -27,9 +27,9 @@ import sys
 import tempfile
 import time
 
-from lowering.errors import CompileError
+from reconverge.lowering.errors import CompileError
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
 IGA_LIB = "/usr/lib/x86_64-linux-gnu/libiga64.so.1"
 OCLOC = ["ocloc", "compile", "-device", "skl", "-options", "-cl-std=CL2.0"]   # 2.0: get_local_linear_id etc.
 BRANCH_OPS = ("if", "else", "endif", "while", "break", "cont", "halt", "jmpi")
@@ -46,8 +46,8 @@ def _timed(cmd: list[str], env: dict | None = None, cwd: str | None = None) -> f
 def _ours(path: str) -> dict[str, tuple[int, int]]:
     """kernel -> (instructions, backward branches: whiles and backward jmpis) of our SIMD16 code, in the
     control-flow mode `--cf auto` picks."""
-    from backend.gen import GenOptions, compile
-    from tools.targets.harness import load_program
+    from reconverge.backend.gen import GenOptions, compile
+    from reconverge.tools.targets.harness import load_program
     program = load_program(path, "-O2")
     out = {}
     for name in program.kernels or ():
@@ -89,8 +89,8 @@ def _blockip_overhead(func) -> tuple[int, int, int, int]:
     Entry: each block's test of blockIP, its JOIN jmpi and the if/endif around its body (Beignet's
     scheme B spends the same 3 or 4). Branch: every other instruction on the blockIP register (the
     updates, the tests that pick phi copies' lanes, a backward branch's test) and backward jmpis."""
-    from backend.gen.isel_blockip import BlockIPDriver
-    from backend.gen.mir import VReg
+    from reconverge.backend.gen.isel_blockip import BlockIPDriver
+    from reconverge.backend.gen.mir import VReg
     selector = BlockIPDriver(func, 16)
     mfunc = selector.run()
     blockip = selector.blockip.value
@@ -114,7 +114,7 @@ class _Executed:
     and lane-instructions (enabled lanes summed over instructions), through Thread.step."""
 
     def __enter__(self):
-        from isa.gen9 import simulator
+        from reconverge.isa.gen9 import simulator
         self.instructions = self.branches = self.lanes = 0
         self._thread, self._step = simulator.Thread, simulator.Thread.step
         step, counter = self._step, self
@@ -136,8 +136,8 @@ class _Executed:
 
 def _corpus_launches(pattern: str = "*.cl", examples: bool = True):
     """(program, spec) for every corpus kernel at -O2: tests/kernels matching `pattern`, then examples."""
-    from tools.targets.harness import load_program
-    from tools.testing.kernel_spec import parse_specs
+    from reconverge.tools.targets.harness import load_program
+    from reconverge.tools.testing.kernel_spec import parse_specs
     for path in sorted(glob.glob(os.path.join(ROOT, "tests", "kernels", pattern))) + \
             (sorted(glob.glob(os.path.join(ROOT, "examples", "*.cl"))) if examples else []):
         program = load_program(path, "-O2")
@@ -147,7 +147,7 @@ def _corpus_launches(pattern: str = "*.cl", examples: bool = True):
 
 def _launch(program, spec, cf: str = "auto") -> None:
     """The kernel's corpus launch on gen in SIMD16, in control-flow mode `cf`."""
-    from tools.targets.harness import GenRunOptions, run_target
+    from reconverge.tools.targets.harness import GenRunOptions, run_target
     run_target("gen", program, spec.kernel, spec.make_args(1), spec.global_size, spec.local_size,
                GenRunOptions(16, cf), global_offset=spec.global_offset)
 
@@ -155,7 +155,7 @@ def _launch(program, spec, cf: str = "auto") -> None:
 def _modes(files: str) -> None:
     """Per kernel and control-flow mode: static instructions, and executed instructions and executed
     branch instructions (if/else/endif/while/break/cont/halt/jmpi) summed over the corpus launch's threads."""
-    from backend.gen import GenOptions, choose_function, compile
+    from reconverge.backend.gen import GenOptions, choose_function, compile
 
     print("\n| kernel | auto picks | structured: static / executed / branches | blockip: static / executed / "
           "branches | hybrid: static / executed / branches | blockip, scheme A entry: static / executed | "
@@ -195,11 +195,11 @@ def _random_modes(seeds: int = 24) -> None:
 
     import numpy as np
 
-    from backend.gen import CF_MODES, compile_gen_kernel, select_any
-    from backend.gen.cost import prefers_hybrid
-    from backend.gen.launch import run_gen_kernel
-    from lowering.pipeline import Options, compile_llvm
-    from tools.testing.cfggen import random_kernel
+    from reconverge.backend.gen import CF_MODES, compile_gen_kernel, select_any
+    from reconverge.backend.gen.cost import prefers_hybrid
+    from reconverge.backend.gen.launch import run_gen_kernel
+    from reconverge.lowering.pipeline import Options, compile_llvm
+    from reconverge.tools.testing.cfggen import random_kernel
 
     modes = {m: CF_MODES[m] for m in ("structured", "blockip", "hybrid")}
     print("\n| random CFGs | kernels | mode: static / executed / branches (totals) |")
@@ -246,9 +246,9 @@ def _regions_scaling() -> None:
     """How long cf_regions takes to find a random CFG's regions as the CFG grows."""
     import random
 
-    from backend.gen.cf_regions import structured_regions
-    from lowering.pipeline import Options, compile_llvm
-    from tools.testing.cfggen import random_kernel
+    from reconverge.backend.gen.cf_regions import structured_regions
+    from reconverge.lowering.pipeline import Options, compile_llvm
+    from reconverge.tools.testing.cfggen import random_kernel
     print("\n| blocks | units after collapsing | seconds |")
     print("|---|---|---|")
     for n in (100, 200, 400, 800, 1600, 3200):
@@ -270,7 +270,7 @@ def _throughput() -> tuple[int, float]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m tools.bench_gen")
+    ap = argparse.ArgumentParser(prog="python -m reconverge.tools.bench_gen")
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--files", default="*", help="glob on corpus file names")
     ap.add_argument("--modes-only", action="store_true", help="only the control-flow mode table")
@@ -292,8 +292,8 @@ def main(argv: list[str] | None = None) -> int:
         for path in corpus:
             work = os.path.join(tmp, os.path.basename(path))
             os.mkdir(work)
-            ours_t = statistics.median(_timed([sys.executable, "-m", "tools.cli", "compile", path, "-O2", "--emit",
-                                               "gen", "-o", os.path.join(work, "ours.bin")], cwd=ROOT)
+            ours_t = statistics.median(_timed([sys.executable, "-m", "reconverge.tools.cli", "compile", path, "-O2",
+                                               "--emit", "gen", "-o", os.path.join(work, "ours.bin")], cwd=ROOT)
                                        for _ in range(args.runs))
             igc_t = statistics.median(_timed(OCLOC + ["-file", path, "-out_dir", os.path.join(work, "t")], env=env)
                                       for _ in range(args.runs))

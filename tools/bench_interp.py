@@ -1,6 +1,6 @@
 """Benchmark (run on demand, not a test): `reconverge run --target ir` against `--target llvm`.
 
-    python -m tools.bench_interp [--items 4096,16384,65536] [--reps 3] [--kernels loop,subgroup]
+    python -m reconverge.tools.bench_interp [--items 4096,16384,65536] [--reps 3] [--kernels loop,subgroup]
 
 Each measurement is the wall time of one whole `reconverge run` command (Python start-up, compiling,
 running, writing the buffers), the minimum of --reps repetitions, so the numbers are what a user waits for;
@@ -50,7 +50,7 @@ kernel void subgroup(global int *out, global const int *in) {
 
 
 def _run(path: str, kernel: str, target: str, items: int, args: list[str], out: str) -> tuple[float, str]:
-    cmd = [sys.executable, "-m", "tools.cli", "run", path, "--kernel", kernel, "--target", target,
+    cmd = [sys.executable, "-m", "reconverge.tools.cli", "run", path, "--kernel", kernel, "--target", target,
            "--global", str(items), "--local", "64", "--out", out, "-O2"]
     for a in args:
         cmd += ["--arg", a]
@@ -62,8 +62,8 @@ def _run(path: str, kernel: str, target: str, items: int, args: list[str], out: 
 
 def _ir_run_time(path: str, kernel: str, items: int, reps: int, tmp: str) -> float:
     """The interpreter alone: harness.run_target("ir") on an already compiled program, best of reps."""
-    from tools import run_args
-    from tools.targets import harness
+    from reconverge.tools import run_args
+    from reconverge.tools.targets import harness
     program = harness.load_program(path, "-O2")
     values = run_args.bind_args(program.params(kernel), _ARGS[kernel](items, tmp), kernel)
     best = float("inf")

@@ -1,12 +1,12 @@
 """Benchmark: the SPIR-V backend on the kernel corpus and on generated kernels (run on demand:
-`make bench-spirv` or `python3 -m tools.bench_spirv`; it is not a test and asserts nothing).
+`make bench-spirv` or `python3 -m reconverge.tools.bench_spirv`; it is not a test and asserts nothing).
 
 Why: to know what compiling to SPIR-V costs a user next to LLVM's own SPIR-V backend, how big our
 modules are before and after spirv-opt, and whether emission stays linear in the input size.
 
 How to read the output (Markdown tables):
 1. Per corpus file (tests/kernels/*.cl, examples/*.cl): wall time of one whole process per file,
-   `python3 -m tools.cli compile FILE -O2 --emit spirv -o OUT.spv` ("ours") next to
+   `python3 -m reconverge.tools.cli compile FILE -O2 --emit spirv -o OUT.spv` ("ours") next to
    `clang-22 ... -target spirv64 -O2 -c FILE` ("clang"); then the word counts of our module, of the same
    module after `spirv-opt -O` (re-validated with spirv-val for --target-env), and of clang's module.
    Clang emits the OpenCL (Kernel) flavour with unstructured control flow, we emit Vulkan (Shader)
@@ -36,15 +36,15 @@ import tempfile
 import time
 from typing import Any
 
-import backend.spirv.emit  # noqa: F401  (imported here so that no timed call pays for it)
-from backend.spirv import compile_spirv
-from backend.spirv import tools as spirv_tools
-from backend.spirv.options import SpirvOptions
-from lowering.pipeline import Options, compile_llvmlite
-from lowering.program import compile_path
-from tools.testing.cfggen import random_kernel
+import reconverge.backend.spirv.emit  # noqa: F401  (imported here so that no timed call pays for it)
+from reconverge.backend.spirv import compile_spirv
+from reconverge.backend.spirv import tools as spirv_tools
+from reconverge.backend.spirv.options import SpirvOptions
+from reconverge.lowering.pipeline import Options, compile_llvmlite
+from reconverge.lowering.program import compile_path
+from reconverge.tools.testing.cfggen import random_kernel
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
 CORPUS_GLOBS = ("tests/kernels/*.cl", "examples/*.cl")
 CLANG = ("clang-22", "-x", "cl", "-cl-std=CL3.0", "-Xclang", "-finclude-default-header",
          "-target", "spirv64", "-O2", "-c")
@@ -75,7 +75,7 @@ def spv_words(path: str) -> int | None:
 
 
 def ours_command(path: str, out: str) -> list[str]:
-    return [sys.executable, "-m", "tools.cli", "compile", path, OPT_LEVEL, "--emit", "spirv", "-o", out]
+    return [sys.executable, "-m", "reconverge.tools.cli", "compile", path, OPT_LEVEL, "--emit", "spirv", "-o", out]
 
 
 def optimized_words(binary: bytes, target_env: str, what: str) -> tuple[int | None, str | None]:

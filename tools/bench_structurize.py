@@ -13,11 +13,11 @@ import random
 import sys
 import time
 
-from lowering.frontend.llvm_module import parse_llvm_text, prepare_module
-from lowering.frontend.llvm_reader import read_kernels
-from lowering.ir.validate import validate
-from lowering.passes.structurize import structurize
-from tools.testing.cfggen import random_kernel
+from reconverge.lowering.frontend.llvm_module import parse_llvm_text, prepare_module
+from reconverge.lowering.frontend.llvm_reader import read_kernels
+from reconverge.lowering.ir.validate import validate
+from reconverge.lowering.passes.structurize import structurize
+from reconverge.tools.testing.cfggen import random_kernel
 
 
 def measure(n_blocks: int, seed: int, repeat: int, check: bool) -> dict:

@@ -7,7 +7,7 @@ and the instructions the simulator executes for the corpus launch (summed over h
 `GenOptions.uniform_branches` on and off, and the ifs the analysis finds uniform and divergent. Both
 builds' output buffers must be equal (the tests compare each with the llvm reference).
 
-    python -m tools.bench_uniform [--files PATTERN] [--cf structured|auto] [--per-kernel]
+    python -m reconverge.tools.bench_uniform [--files PATTERN] [--cf structured|auto] [--per-kernel]
 """
 from __future__ import annotations
 
@@ -17,16 +17,16 @@ import os
 
 import numpy as np
 
-from lowering.ir.core import If
-from tools.bench_gen import _Executed
+from reconverge.lowering.ir.core import If
+from reconverge.tools.bench_gen import _Executed
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
 
 
 def _ifs(func) -> tuple[int, int]:
     """(uniform ifs, divergent ifs) of a tree, by the divergence analysis."""
-    from lowering.analysis.divergence import analyze
-    from lowering.ir.core import cf_lists
+    from reconverge.lowering.analysis.divergence import analyze
+    from reconverge.lowering.ir.core import cf_lists
     result = analyze(func)
     ifs = [n for nodes in cf_lists(func) for n in nodes if isinstance(n, If)]
     divergent = sum(1 for n in ifs if n in result.branches)
@@ -35,8 +35,8 @@ def _ifs(func) -> tuple[int, int]:
 
 def _run(program, spec, simd: int, cf: str, uniform: bool) -> tuple[int, int, list]:
     """(static instructions, executed instructions, output buffers) of one corpus launch."""
-    from backend.gen import GenOptions, compile
-    from tools.targets.harness import GenRunOptions, run_target
+    from reconverge.backend.gen import GenOptions, compile
+    from reconverge.tools.targets.harness import GenRunOptions, run_target
     static = len(compile(program, spec.kernel, GenOptions(simd, cf, uniform_branches=uniform)).program)
     with _Executed() as count:
         out = run_target("gen", program, spec.kernel, spec.make_args(1), spec.global_size, spec.local_size,
@@ -45,9 +45,9 @@ def _run(program, spec, simd: int, cf: str, uniform: bool) -> tuple[int, int, li
 
 
 def main(argv: list[str] | None = None) -> int:
-    from tools.targets.harness import load_program
-    from tools.testing.kernel_spec import parse_specs
-    ap = argparse.ArgumentParser(prog="python -m tools.bench_uniform")
+    from reconverge.tools.targets.harness import load_program
+    from reconverge.tools.testing.kernel_spec import parse_specs
+    ap = argparse.ArgumentParser(prog="python -m reconverge.tools.bench_uniform")
     ap.add_argument("--files", default="*.cl", help="corpus files (tests/kernels) matching this pattern")
     ap.add_argument("--cf", default="structured", choices=("structured", "auto"))
     ap.add_argument("--per-kernel", action="store_true", help="a row per kernel where a count changes")

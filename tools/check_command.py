@@ -36,9 +36,9 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
 from typing import Sequence
 
-from lowering.errors import CompileError
-from lowering.output import safe_file_name, write_all
-from tools.usage import MAX_SECONDS, Terminated, UsageError, seconds
+from reconverge.lowering.errors import CompileError
+from reconverge.lowering.output import safe_file_name, write_all
+from reconverge.tools.usage import MAX_SECONDS, Terminated, UsageError, seconds
 
 SOURCE_KINDS = (".cl", ".ll", ".bc", ".nir")
 KINDS = (*SOURCE_KINDS, ".spv")
@@ -105,7 +105,7 @@ def _case(path: str, name: str, outcome: str, message: str = "", flow=None, prob
     """One test case, a record of its own: the input, the kernel (None for a .spv module, named by its
     file), the outcome and its full message; `flow` (a backend.spirv.structure.ModuleFlow) gives its
     structure as data (constructs), as text and as a graph."""
-    from backend.spirv.structure import constructs, dot, report
+    from reconverge.backend.spirv.structure import constructs, dot, report
     return {"path": path, "name": name, "kernel": kernel, "target": TARGET, "target_env": target_env,
             "outcome": outcome, "status": _status(outcome), "message": message,
             "seconds": seconds or {},
@@ -132,8 +132,8 @@ def check_one(path: str, opt_level: str, target_env: str) -> list[dict]:
 
 def _check_module(path: str, target_env: str) -> dict:
     """Another compiler's module (or ours, written out), validated as it is."""
-    from backend.spirv.structure import SpirvParseError, explain, parse
-    from backend.spirv.tools import validate
+    from reconverge.backend.spirv.structure import SpirvParseError, explain, parse
+    from reconverge.backend.spirv.tools import validate
     name = os.path.basename(path)
     try:
         with open(path, "rb") as f:
@@ -158,13 +158,13 @@ def _check_module(path: str, target_env: str) -> dict:
 def _check_source(path: str, opt_level: str, target_env: str) -> list[dict]:
     """Every kernel of a source compiled to SPIR-V on its own (so one kernel reconverge cannot compile
     does not hide the others) and validated: spirv-val, then the structural rules."""
-    from backend.spirv import compile_spirv
-    from backend.spirv.options import SpirvOptions
-    from backend.spirv.structure import explain, parse
-    from backend.spirv.tools import validate
-    from lowering import pipeline
-    from lowering.errors import IrreducibleCFG
-    from lowering.program import load_program
+    from reconverge.backend.spirv import compile_spirv
+    from reconverge.backend.spirv.options import SpirvOptions
+    from reconverge.backend.spirv.structure import explain, parse
+    from reconverge.backend.spirv.tools import validate
+    from reconverge.lowering import pipeline
+    from reconverge.lowering.errors import IrreducibleCFG
+    from reconverge.lowering.program import load_program
     start = time.perf_counter()
     try:
         name, kind, data = _source_of(path)
@@ -206,7 +206,7 @@ def _check_source(path: str, opt_level: str, target_env: str) -> list[dict]:
 
 
 def _refusal(exc: CompileError) -> str:
-    from lowering.errors import NotSupported
+    from reconverge.lowering.errors import NotSupported
     return "unsupported" if isinstance(exc, NotSupported) else "error"
 
 
@@ -220,14 +220,14 @@ _stopping = threading.Event()          # set when the check is interrupted: no n
 def _source_of(path: str) -> tuple[str, str | None, bytes | None]:
     """(name, kind, data) of a source to check: standard input by -x or its content, a file by -x or its
     name (None: load_program tells it by its content)."""
-    from lowering.input_kind import STDIN_NAME, input_kind, kind_from_name
+    from reconverge.lowering.input_kind import STDIN_NAME, input_kind, kind_from_name
     if path == "-":
         return STDIN_NAME, input_kind(STDIN_NAME, _sources.stdin, _sources.kind), _sources.stdin
     return path, _sources.kind or kind_from_name(path), None
 
 
 def _checked_in_child(path: str, opt_level: str, target_env: str, timeout: float | None) -> dict | None:
-    from tools.targets.isolate import ChildTimeout, call_in_child
+    from reconverge.tools.targets.isolate import ChildTimeout, call_in_child
     if _stopping.is_set():
         return None
     start = time.perf_counter()
@@ -319,9 +319,9 @@ def table(results: list[dict]) -> str:
 
 
 def run_check(args) -> int:
-    from tools.fuzz.command import parse_shard
-    from tools.source_args import build_options
-    from tools.spirv_args import spirv_options
+    from reconverge.tools.fuzz.command import parse_shard
+    from reconverge.tools.source_args import build_options
+    from reconverge.tools.spirv_args import spirv_options
     if args.jobs < 1:
         raise UsageError(f"-j {args.jobs}: expected at least 1 job")
     target_env = spirv_options(None, args.target_env).target_env
@@ -333,8 +333,8 @@ def run_check(args) -> int:
         raise UsageError("no .cl, .ll, .bc, .nir or .spv input found"
                          + (f" ({len(skipped)} other file{'s' * (len(skipped) != 1)} skipped)" if skipped else ""))
     inputs = shard_of(found, shard) if shard else found
-    import backend.spirv.structure  # noqa: F401 - imported before the threads fork children
-    import lowering.pipeline  # noqa: F401
+    import reconverge.backend.spirv.structure  # noqa: F401 - imported before the threads fork children
+    import reconverge.lowering.pipeline  # noqa: F401
     stream = not sys.stdout.isatty()
     results, interrupted = _check_all(inputs, args, target_env, stream)
     _write_reports(args, found + skipped, results, interrupted, skipped, target_env)
@@ -373,7 +373,7 @@ def _check_all(inputs: list[str], args, target_env: str, stream: bool) -> tuple[
                     printed += 1
     except (KeyboardInterrupt, Terminated) as exc:
         interrupted = "SIGINT" if isinstance(exc, KeyboardInterrupt) else "SIGTERM"
-        from tools.targets.isolate import kill_children
+        from reconverge.tools.targets.isolate import kill_children
         _stopping.set()
         pool.shutdown(wait=False, cancel_futures=True)
         kill_children()
@@ -459,8 +459,8 @@ def add_commands(subparsers) -> None:
     c.add_argument("paths", nargs="+", metavar="PATH",
                    help="a .cl, .ll, .bc, .nir or .spv file, - (a source on standard input), or a directory")
     c.add_argument("-j", dest="jobs", type=int, default=os.cpu_count() or 1, help="inputs checked at once")
-    from tools.source_args import add_build_options, add_opt_option
-    from tools.spirv_args import DEFAULT_TARGET_ENV, TARGET_ENV_HELP
+    from reconverge.tools.source_args import add_build_options, add_opt_option
+    from reconverge.tools.spirv_args import DEFAULT_TARGET_ENV, TARGET_ENV_HELP
     add_opt_option(c)
     c.add_argument("--target-env", default=DEFAULT_TARGET_ENV, metavar="ENV",
                    help="for our modules and for Shader modules (Kernel modules: their version's universal "

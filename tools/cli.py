@@ -34,10 +34,10 @@ import argparse
 import sys
 from typing import TYPE_CHECKING, Callable
 
-from lowering.errors import CompileError
-from lowering.output import write_all
-from tools.compile_outputs import GEN_EMITS, emit_kind, emit_llvm, print_passes
-from tools.source_args import (
+from reconverge.lowering.errors import CompileError
+from reconverge.lowering.output import write_all
+from reconverge.tools.compile_outputs import GEN_EMITS, emit_kind, emit_llvm, print_passes
+from reconverge.tools.source_args import (
     COMPILING_COMMANDS,
     INPUT_HELP,
     add_build_options,
@@ -45,7 +45,7 @@ from tools.source_args import (
     load_source,
     split_cl_options,
 )
-from tools.spirv_args import (
+from reconverge.tools.spirv_args import (
     DEFAULT_SPIRV_VERSION,
     DEFAULT_TARGET_ENV,
     SPIRV_EMITS,
@@ -54,10 +54,10 @@ from tools.spirv_args import (
 )
 
 if TYPE_CHECKING:
-    from lowering.ir.core import Function
-from tools.run_command import gen_options as _gen_options
-from tools.run_command import run_command
-from tools.usage import MAX_SECONDS, Terminated, UsageError, raise_on_sigterm, seconds, subgroup_size
+    from reconverge.lowering.ir.core import Function
+from reconverge.tools.run_command import gen_options as _gen_options
+from reconverge.tools.run_command import run_command
+from reconverge.tools.usage import MAX_SECONDS, Terminated, UsageError, raise_on_sigterm, seconds, subgroup_size
 
 EXIT_INPUT, EXIT_USAGE, EXIT_INTERNAL = 1, 2, 3
 EMIT_KINDS = ("nir", "dot-cfg", "dot-tree", "spirv", "spirv-asm", "dot-spirv", "gen", "gen-bin", "gen-asm", "gen-mir",
@@ -76,9 +76,9 @@ def _compile(args) -> None:
     """One path for every --emit: the driver (lowering.program) loads the input once and runs the pipeline
     each output needs, with the pass inspection of the command line; Gen chooses its control-flow mode
     per kernel (backend.gen.compile), so every dump option works with --cf auto too."""
-    from lowering import pipeline
-    from lowering.ir.dot import cfg_dot, tree_dot
-    from lowering.ir.printer import print_function
+    from reconverge.lowering import pipeline
+    from reconverge.lowering.ir.dot import cfg_dot, tree_dot
+    from reconverge.lowering.ir.printer import print_function
     args.emit = args.emit or emit_kind(args.output)
     if args.emit == "llvm":
         emit_llvm(args)
@@ -96,8 +96,8 @@ def _compile(args) -> None:
         raise UsageError(f"--emit {args.emit} needs the structurize pass (drop --stop-after read)")
     spirv = compile_spirv_options(args)
     gen = _compile_gen_options(args)
-    from backend.gen import CF_MODES
-    from lowering.target import PIPELINES
+    from reconverge.backend.gen import CF_MODES
+    from reconverge.lowering.target import PIPELINES
     auto = gen is not None and gen.cf == "auto"
     gen_pipeline = CF_MODES[gen.cf].pipeline if gen is not None and not auto else None
     if auto and args.pipeline:
@@ -131,7 +131,7 @@ def _compile(args) -> None:
                 render: Callable[[Function], str] = {"nir": print_function, "dot-cfg": cfg_dot,
                                                      "dot-tree": tree_dot}[args.emit]
                 if args.divergence:
-                    from lowering.analysis.divergence import analyze
+                    from reconverge.lowering.analysis.divergence import analyze
                     render = lambda f: print_function(f, analyze(f))   # noqa: E731
                 data = "".join(render(f) for f in funcs.values())
     finally:
@@ -141,7 +141,7 @@ def _compile(args) -> None:
 
 
 def _compile_gen_options(args):
-    """backend.gen.GenOptions of `compile` (its complaints are usage errors), or None when not emitting
+    """reconverge.backend.gen.GenOptions of `compile` (its complaints are usage errors), or None when not emitting
     Gen code (then --simd and --cf may not be given)."""
     if args.emit not in GEN_EMITS:
         if args.simd is not None or args.cf is not None:
@@ -168,11 +168,11 @@ def _emit_gen(kind: str, program, names: list[str], options, inspect=None) -> st
     iga64 -p=9 -d reads; gen-asm: its iga64-syntax text, each kernel headed by comment lines saying its
     width, size and control-flow mode (the one --cf auto chose); gen-mir: the machine IR before register
     allocation."""
-    from backend.gen import compile, select
-    from backend.gen.mir_printer import print_mfunction
-    from isa.gen9.container import pack_container
-    from isa.gen9.disassembler import disassemble
-    from isa.gen9.encoding import encode_program
+    from reconverge.backend.gen import compile, select
+    from reconverge.backend.gen.mir_printer import print_mfunction
+    from reconverge.isa.gen9.container import pack_container
+    from reconverge.isa.gen9.disassembler import disassemble
+    from reconverge.isa.gen9.encoding import encode_program
     if kind == "gen-mir":
         return "".join(print_mfunction(select(program, name, options)[0]) for name in names)
     if kind == "gen-bin" and len(names) != 1:
@@ -201,14 +201,14 @@ def _write_with_dumps(args, data: str | bytes, dumps: dict[str, str]) -> None:
 def _emit_spirv(emit: str, funcs: list, options) -> str | bytes:
     """All the kernels in one SPIR-V module: the binary, its disassembly or its CFG as GraphViz."""
     try:
-        from backend.spirv import compile_spirv
-        from backend.spirv import tools as spirv_tools
+        from reconverge.backend.spirv import compile_spirv
+        from reconverge.backend.spirv import tools as spirv_tools
     except ImportError as exc:
         raise CompileError(f"--emit {emit}: the SPIR-V backend is not available ({exc})") from None
     if emit == "dot-spirv":                      # the module with the IR's block names, drawn as a CFG
         from dataclasses import replace
 
-        from backend.spirv.cfg_dot import cfg_dot
+        from reconverge.backend.spirv.cfg_dot import cfg_dot
         return cfg_dot(compile_spirv(funcs, replace(options, block_names=True)))
     binary = compile_spirv(funcs, options)
     if emit == "spirv":
@@ -223,7 +223,7 @@ class _VersionAction(argparse.Action):
         super().__init__(option_strings, dest=dest, default=default, nargs=0, help=help)
 
     def __call__(self, parser, namespace, values, option_string=None):
-        from tools.versions import version_text
+        from reconverge.tools.versions import version_text
         print(version_text())
         parser.exit()
 
@@ -339,8 +339,9 @@ def build_parser() -> argparse.ArgumentParser:
     add_build_options(r)
     r.add_argument("--debug", action="store_true", help=argparse.SUPPRESS)
     r.set_defaults(func=run_command)
-    for module_name in ("tools.isa_commands", "tools.trace_command", "tools.check_command", "tools.devices_command",
-                        "tools.fuzz.command"):
+    for module_name in ("reconverge.tools.isa_commands", "reconverge.tools.trace_command",
+                        "reconverge.tools.check_command", "reconverge.tools.devices_command",
+                        "reconverge.tools.fuzz.command"):
         try:
             module = __import__(module_name, fromlist=["add_commands"])
         except ImportError:
@@ -360,7 +361,7 @@ def main(argv: list[str] | None = None) -> int:
         args.cl_options = cl_options
         if cl_options and args.command not in COMPILING_COMMANDS:
             raise UsageError(f"{cl_options[0]}: build options only apply to {', '.join(COMPILING_COMMANDS)}")
-        from lowering import child_process
+        from reconverge.lowering import child_process
         child_process.VERBOSE = bool(getattr(args, "verbose", False))
         return args.func(args) or 0       # a command may answer 1 (reconverge fuzz: something failed)
     except UsageError as exc:

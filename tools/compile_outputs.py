@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import os
 
-from lowering.errors import CompileError
-from lowering.output import write_all
-from tools.source_args import load_source
-from tools.spirv_args import compile_spirv_given
-from tools.usage import UsageError
+from reconverge.lowering.errors import CompileError
+from reconverge.lowering.output import write_all
+from reconverge.tools.source_args import load_source
+from reconverge.tools.spirv_args import compile_spirv_given
+from reconverge.tools.usage import UsageError
 
 GEN_EMITS = ("gen", "gen-bin", "gen-asm", "gen-mir")
 # compile's output kind when --emit is not given: from the -o file's name (else nir)
@@ -25,8 +25,8 @@ def emit_kind(output: str) -> str:
 def print_passes(names: list[str] | None, flag: str, gen: bool) -> set[str]:
     """--print-after/--print-before's passes: the IR passes, `all`, and for --emit gen* the machine
     passes (isel, regalloc; their machine IR)."""
-    from backend.gen import MACHINE_PASSES
-    from lowering import pipeline
+    from reconverge.backend.gen import MACHINE_PASSES
+    from reconverge.lowering import pipeline
     chosen = set(names or [])
     known = set(pipeline.PASS_NAMES) | {"all"} | (set(MACHINE_PASSES) if gen else set())
     unknown = chosen - known

@@ -23,7 +23,7 @@ import sys
 
 import numpy as np
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
 OUT = os.path.join(ROOT, "out", "demo")
 
 
@@ -32,12 +32,12 @@ def _section(title: str) -> None:
 
 
 def _lowering() -> bool:
-    from lowering.frontend.clang import compile_opencl
-    from lowering.interp import run_kernel
-    from lowering.ir.printer import print_function
-    from lowering.pipeline import compile_llvm, dump_function
-    from tools.targets.jit_oracle import run_llvm_kernel
-    from tools.testing.kernel_spec import parse_specs
+    from reconverge.lowering.frontend.clang import compile_opencl
+    from reconverge.lowering.interp import run_kernel
+    from reconverge.lowering.ir.printer import print_function
+    from reconverge.lowering.pipeline import compile_llvm, dump_function
+    from reconverge.tools.targets.jit_oracle import run_llvm_kernel
+    from reconverge.tools.testing.kernel_spec import parse_specs
 
     ok = True
     for path in sorted(glob.glob(os.path.join(ROOT, "examples", "*.cl"))):
@@ -68,11 +68,11 @@ def _examples_on(target: str, emits: tuple, flags: list[str], backend=None, ulps
     """Each example compiled by the command line (`emits`: (emit kind, file suffix) pairs written to
     out/demo/), then run on `target` against the JIT lane by lane; floats exact unless `ulps` (the
     target's math-box tolerance). Returns whether every kernel agreed."""
-    from tools.targets.harness import compare, kernel_params, load_program, run_target
-    from tools.testing.float_policy import float_ulps
-    from tools.testing.kernel_spec import parse_specs
+    from reconverge.tools.targets.harness import compare, kernel_params, load_program, run_target
+    from reconverge.tools.testing.float_policy import float_ulps
+    from reconverge.tools.testing.kernel_spec import parse_specs
 
-    cli = [sys.executable, "-m", "tools.cli"]
+    cli = [sys.executable, "-m", "reconverge.tools.cli"]
     ok = True
     for path in sorted(glob.glob(os.path.join(ROOT, "examples", "*.cl"))):
         stem = os.path.join(OUT, os.path.basename(path)[:-3])
@@ -103,7 +103,7 @@ def _spirv() -> bool:
 
 
 def _gen_compile() -> bool:
-    from tools.targets.harness import GenRunOptions
+    from reconverge.tools.targets.harness import GenRunOptions
     _section("examples/*.cl -> Gen9 (SIMD16), run on the simulator against the JIT")
     ok = _examples_on("gen", (("gen", ".gen"), ("gen-asm", ".gen.asm")), [], GenRunOptions(16), ulps=True)
     print(f"Gen9 kernel containers and their text: {os.path.relpath(OUT, ROOT)}/*.gen, *.gen.asm")
@@ -125,14 +125,14 @@ def _divergent_loop_reference(lane: int) -> int:
 
 
 def _gen9() -> bool:
-    from isa.gen9.encoding import decode_program
-    from isa.gen9.simulator import Trace, run_program
-    from tools.lane_picture import trace_picture
+    from reconverge.isa.gen9.encoding import decode_program
+    from reconverge.isa.gen9.simulator import Trace, run_program
+    from reconverge.tools.lane_picture import trace_picture
 
     asm = os.path.join(ROOT, "examples", "divergent_loop.asm")
     _section("examples/divergent_loop.asm: Gen9 assembler vs iga64, disassembly, simulation")
     krn = os.path.join(OUT, "divergent_loop.krn")
-    cli = [sys.executable, "-m", "tools.cli"]
+    cli = [sys.executable, "-m", "reconverge.tools.cli"]
     subprocess.run(cli + ["asm", asm, "-o", krn], check=True, cwd=ROOT)
     ours = open(krn, "rb").read()
     ok = True

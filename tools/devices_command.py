@@ -50,7 +50,7 @@ def _text(d: dict) -> str:
 
 
 def _devices(args) -> None:
-    from backend.spirv.vulkan_run import default_device, devices
+    from reconverge.backend.spirv.vulkan_run import default_device, devices
     found = devices()
     chosen = default_device().index
     described = [_describe(d, d.index == chosen) for d in found]

@@ -1,7 +1,7 @@
 """Record here, on lavapipe, the launches that settle issue 21's signed-integer and float-division
 questions, and replay them unchanged on any Vulkan device (a GPU) with only numpy and the `vulkan` package.
 
-    python -m tools.division_replay record DIR     # compile, run on lavapipe and the llvm reference
+    python -m reconverge.tools.division_replay record DIR     # compile, run on lavapipe and the llvm reference
     python DIR/replay.py replay DIR                 # on the GPU machine: one line per launch, a summary
 
 The GPU machine needs the Vulkan loader (libvulkan1), the Python packages `vulkan`, `cffi`, `pycparser`
@@ -30,7 +30,7 @@ from typing import Any, cast
 
 import numpy as np
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
 EXACT = ("-cl-fp32-correctly-rounded-divide-sqrt",)
 SEED = 20261122
 SIGNED_FILES = ("int_division.cl", "int_math.cl", "long_arith.cl", "signed_ops.cl")
@@ -83,7 +83,7 @@ class Recorder:
     """Wraps backend.spirv.vulkan_run.dispatch to keep each launch's arguments and results."""
 
     def __init__(self):
-        from backend.spirv import vulkan_run
+        from reconverge.backend.spirv import vulkan_run
         self.vulkan_run, self.real = vulkan_run, vulkan_run.dispatch
         self.launches: list[dict] = []
         vulkan_run.dispatch = self.dispatch
@@ -101,7 +101,7 @@ class Recorder:
 
 def _launch(rec: Recorder, records: list, case: str, path: str, level: str, options: tuple, kernel: str,
             args: list, global_size, local_size, compare_reference: bool = True) -> None:
-    from tools.targets.harness import compare, kernel_params, load_program, run_target
+    from reconverge.tools.targets.harness import compare, kernel_params, load_program, run_target
     program = load_program(path, level, build_options=options)
     before = len(rec.launches)
     got = run_target("spirv", program, kernel, args, global_size, local_size)
@@ -117,7 +117,7 @@ def _launch(rec: Recorder, records: list, case: str, path: str, level: str, opti
 
 
 def record(out_dir: str) -> None:
-    from tools.testing.kernel_spec import parse_specs
+    from reconverge.tools.testing.kernel_spec import parse_specs
     rec = Recorder()
     records: list[dict] = []
     for name in SIGNED_FILES:
@@ -150,14 +150,14 @@ def record(out_dir: str) -> None:
         pickle.dump(records, f)
     pkg = os.path.join(out_dir, "pkg")
     for rel in ("lowering/errors.py", "backend/spirv/grammar.py", "backend/spirv/vulkan_run.py"):
-        os.makedirs(os.path.join(pkg, os.path.dirname(rel)), exist_ok=True)
-        shutil.copy(os.path.join(ROOT, rel), os.path.join(pkg, rel))
-    for init in ("lowering", "backend", "backend/spirv"):
-        open(os.path.join(pkg, init, "__init__.py"), "w").close()
-    from backend.spirv import grammar  # the GPU machine has no spirv-headers: take the JSON along
+        os.makedirs(os.path.join(pkg, "reconverge", os.path.dirname(rel)), exist_ok=True)
+        shutil.copy(os.path.join(ROOT, rel), os.path.join(pkg, "reconverge", rel))
+    for init in ("reconverge", "reconverge/lowering", "reconverge/backend", "reconverge/backend/spirv"):
+        open(os.path.join(pkg, init, "__init__.py"), "w").close()     # an empty reconverge: no API, no numpy
+    from reconverge.backend.spirv import grammar  # the GPU machine has no spirv-headers: take the JSON along
     for path in (grammar.CORE_FILE, grammar.GLSL_FILE):
         shutil.copy(path, os.path.join(pkg, os.path.basename(path)))
-    shutil.copy(os.path.abspath(__file__), os.path.join(out_dir, "replay.py"))
+    shutil.copy(os.path.realpath(__file__), os.path.join(out_dir, "replay.py"))
     print(f"{len(records)} launches recorded in {out_dir}")
 
 
@@ -172,10 +172,10 @@ def replay(in_dir: str) -> int:
     """Run every record on this machine's first Vulkan device; print what differs from the reference."""
     pkg = os.path.join(in_dir, "pkg")
     sys.path.insert(0, pkg)
-    from backend.spirv import grammar
+    from reconverge.backend.spirv import grammar
     grammar.GRAMMAR = grammar.Grammar(os.path.join(pkg, os.path.basename(grammar.CORE_FILE)),
                                       os.path.join(pkg, os.path.basename(grammar.GLSL_FILE)))
-    from backend.spirv import vulkan_run
+    from reconverge.backend.spirv import vulkan_run
     with open(os.path.join(in_dir, "records.pkl"), "rb") as f:
         records = pickle.load(f)
     print("device:", vulkan_run.device_name())
@@ -207,7 +207,7 @@ def replay(in_dir: str) -> int:
 
 
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(prog="python -m tools.division_replay", description=__doc__.splitlines()[0])
+    p = argparse.ArgumentParser(prog="python -m reconverge.tools.division_replay", description=__doc__.splitlines()[0])
     p.add_argument("verb", choices=("record", "replay"))
     p.add_argument("dir")
     args = p.parse_args(argv)

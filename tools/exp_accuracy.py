@@ -7,8 +7,8 @@ of SPIR-V Instructions" bounds only to 3 + 2|x| ULP, and Gen's math box), so the
 precision, which is within a hair of the exact value; the error is reported in ULPs of the float result
 (the spacing of floats at the true value, 2^-149 for subnormals).
 
-    python -m tools.exp_accuracy                        # ir, spirv, gen (SIMD16); 100k points per function
-    python -m tools.exp_accuracy --points 20000 --targets spirv gen
+    python -m reconverge.tools.exp_accuracy                        # ir, spirv, gen (SIMD16); 100k points per function
+    python -m reconverge.tools.exp_accuracy --points 20000 --targets spirv gen
 """
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ import tempfile
 
 import numpy as np
 
-from tools.targets.harness import GenRunOptions, load_program, run_target
+from reconverge.tools.targets.harness import GenRunOptions, load_program, run_target
 
 KERNEL = """
 kernel void sweep(global const float *x, global float *e, global float *t) {

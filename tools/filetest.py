@@ -22,7 +22,7 @@ assembly. Each `run:` line runs `reconverge run --target ir` with those argument
 printed (`pass`, `print`), else on the file itself, and prints every buffer after the run. The output
 must equal the `; expect:` block; `--bless` rewrites that block with the output instead.
 
-    python -m tools.filetest [--bless] FILE.nir|FILE.mir ...
+    python -m reconverge.tools.filetest [--bless] FILE.nir|FILE.mir ...
 """
 from __future__ import annotations
 
@@ -54,7 +54,7 @@ def split(text: str) -> tuple[str, list[str], str, str]:
 
 
 def _functions(path: str, text: str):
-    from lowering.ir.parser import parse_module
+    from reconverge.lowering.ir.parser import parse_module
     return list(parse_module(text, path).functions.values())
 
 
@@ -80,11 +80,11 @@ def _settings(path: str, test: str, allowed: dict[str, tuple[str, ...]]) -> dict
 
 def run_gen_test(path: str, test: str, text: str) -> str:
     """gen-mir and gen-asm on IR text: what the Gen backend makes of every function of the file."""
-    from backend.gen import compile_gen_kernel, select_any
-    from backend.gen.mir_printer import print_mfunction
-    from isa.gen9.disassembler import disassemble
-    from isa.gen9.encoding import encode_program
-    from lowering.ir.validate import verify
+    from reconverge.backend.gen import compile_gen_kernel, select_any
+    from reconverge.backend.gen.mir_printer import print_mfunction
+    from reconverge.isa.gen9.disassembler import disassemble
+    from reconverge.isa.gen9.encoding import encode_program
+    from reconverge.lowering.ir.validate import verify
     settings = _settings(path, test, {"simd": ("8", "16"), "cf": tuple(GEN_CF)})
     simd = int(settings.get("simd", "16"))
     out = []
@@ -110,13 +110,13 @@ def _trimmed(text: str) -> str:
 
 def run_mir_test(path: str, test: str, text: str) -> str:
     """regalloc and emit on machine-IR text: the register allocator's and the emitter's output."""
-    from backend.gen.emit import emit
-    from backend.gen.mir_parser import parse_mfunctions
-    from backend.gen.mir_printer import print_mfunction
-    from backend.gen.mir_verify import verify
-    from backend.gen.regalloc import allocate
-    from isa.gen9.disassembler import disassemble
-    from isa.gen9.encoding import encode_program
+    from reconverge.backend.gen.emit import emit
+    from reconverge.backend.gen.mir_parser import parse_mfunctions
+    from reconverge.backend.gen.mir_printer import print_mfunction
+    from reconverge.backend.gen.mir_verify import verify
+    from reconverge.backend.gen.regalloc import allocate
+    from reconverge.isa.gen9.disassembler import disassemble
+    from reconverge.isa.gen9.encoding import encode_program
     first = int(_settings(path, test, {"first": ()}).get("first", "8"))
     out = []
     for func in parse_mfunctions(text, path):
@@ -135,8 +135,8 @@ def run_mir_test(path: str, test: str, text: str) -> str:
 
 def run_test(path: str, test: str, text: str) -> str:
     """What the `test` command prints for the IR in `text`."""
-    from lowering.ir.printer import print_function
-    from lowering.ir.validate import annotated, check, verify
+    from reconverge.lowering.ir.printer import print_function
+    from reconverge.lowering.ir.validate import annotated, check, verify
     word, _, rest = test.partition(" ")
     if word in ("regalloc", "emit"):
         return run_mir_test(path, test, text)
@@ -152,13 +152,13 @@ def run_test(path: str, test: str, text: str) -> str:
     if word == "print":
         return "".join(print_function(f) for f in funcs)
     if word == "divergence":
-        from lowering.analysis.divergence import analyze
+        from reconverge.lowering.analysis.divergence import analyze
         for func in funcs:
             verify(func, "reading")
         return "".join(print_function(f, analyze(f)) for f in funcs)
     if word == "pass":
-        from lowering.passes import PASSES
-        from lowering.target import CAPS
+        from reconverge.lowering.passes import PASSES
+        from reconverge.lowering.target import CAPS
         name, _, target = rest.partition(" for ")
         if name not in PASSES or (target or "generic") not in CAPS:
             raise ValueError(f"{path}: unknown pass '{rest}' (passes: {', '.join(PASSES)}; "
@@ -169,8 +169,8 @@ def run_test(path: str, test: str, text: str) -> str:
             verify(func, name)
         return "".join(print_function(f) for f in funcs)
     if word == "spirv-asm":
-        from backend.spirv import compile_spirv
-        from backend.spirv.tools import disassemble
+        from reconverge.backend.spirv import compile_spirv
+        from reconverge.backend.spirv.tools import disassemble
         for func in funcs:
             verify(func, "reading")
         return disassemble(compile_spirv(funcs))
@@ -180,7 +180,7 @@ def run_test(path: str, test: str, text: str) -> str:
 
 def run_line(path: str, arguments: str) -> str:
     """`reconverge run PATH --target ir ARGUMENTS`, and every buffer it wrote, one line each."""
-    from tools.cli import main
+    from reconverge.tools.cli import main
     with tempfile.TemporaryDirectory() as out_dir:
         err = io.StringIO()
         with contextlib.redirect_stderr(err):
@@ -226,7 +226,8 @@ def bless(path: str) -> bool:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m tools.filetest", description="run or bless IR filetests")
+    parser = argparse.ArgumentParser(prog="python -m reconverge.tools.filetest",
+                                     description="run or bless IR filetests")
     parser.add_argument("--bless", action="store_true", help="write the actual output into each file")
     parser.add_argument("files", nargs="+")
     args = parser.parse_args(argv)

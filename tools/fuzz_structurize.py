@@ -1,6 +1,6 @@
 """On-demand differential fuzzing of the structurizer and the SPIR-V backend (the tests run fixed slices).
 
-    python -m tools.fuzz_structurize [--target ir|spirv] [--seconds 300] [--max-blocks 400] [--seed 0]
+    python -m reconverge.tools.fuzz_structurize [--target ir|spirv] [--seconds 300] [--max-blocks 400] [--seed 0]
                                      [--count N] [--keep-going] [--out fuzz-failures]
 
 Each round generates a reducible kernel (tools.testing.cfggen) from its seed and structurizes and validates it.
@@ -33,17 +33,17 @@ TARGETS = ("ir", "spirv")
 
 def kernel_for(seed: int, max_blocks: int):
     """The generated kernel (an llvmlite.ir.Module) a seed stands for."""
-    from tools.testing.cfggen import random_kernel
+    from reconverge.tools.testing.cfggen import random_kernel
     rng = random.Random(seed)
     return random_kernel(rng, rng.randrange(4, max_blocks), max_loop_depth=rng.randrange(1, 5))
 
 
 def check(module, data_seed: int) -> str | None:
     """None if the kernel behaves on inputs drawn from data_seed, else one line saying what went wrong."""
-    from lowering.interp import run_kernel
-    from lowering.ir.validate import validate
-    from lowering.pipeline import compile_llvmlite
-    from tools.targets.jit_oracle import run_llvm_kernel
+    from reconverge.lowering.interp import run_kernel
+    from reconverge.lowering.ir.validate import validate
+    from reconverge.lowering.pipeline import compile_llvmlite
+    from reconverge.tools.targets.jit_oracle import run_llvm_kernel
 
     func = compile_llvmlite(module)["k"]
     errors = validate(func)
@@ -79,11 +79,11 @@ def check_spirv(module, data_seed: int, artifacts: dict | None = None, *, execut
     """None if the kernel's SPIR-V is valid for Vulkan 1.3 and (execute) computes on the Vulkan driver, lane
     by lane, what llvmlite's JIT computes from the original IR; else one line saying what went wrong.
     `artifacts`, when given, receives the module as 'spirv' (bytes) once it is compiled."""
-    from backend.spirv import compile_spirv
-    from backend.spirv.options import SpirvOptions
-    from backend.spirv.tools import validate
-    from lowering.errors import CompileError
-    from tools.targets.harness import compare, program_from_llvm, run_target
+    from reconverge.backend.spirv import compile_spirv
+    from reconverge.backend.spirv.options import SpirvOptions
+    from reconverge.backend.spirv.tools import validate
+    from reconverge.lowering.errors import CompileError
+    from reconverge.tools.targets.harness import compare, program_from_llvm, run_target
 
     global_size, local_size, data = spirv_launch(data_seed)
     program = program_from_llvm(str(module), "<cfggen>", "k")     # validates the tree after every pass

@@ -1,7 +1,7 @@
 """On demand: run the kernel corpus on the Gen target and count kernels that agree with the llvm
 reference, are refused (with the reasons, most common first) or disagree.
 
-    python -m tools.gen_corpus [-O0 -O2 ...] [--simd 8|16 ...] [--verbose]
+    python -m reconverge.tools.gen_corpus [-O0 -O2 ...] [--simd 8|16 ...] [--verbose]
 """
 from __future__ import annotations
 
@@ -10,12 +10,12 @@ import glob
 import os
 from collections import Counter
 
-from lowering.errors import CompileError
-from tools.targets.harness import GenRunOptions, compare, load_program, run_target
-from tools.testing.float_policy import float_ulps
-from tools.testing.kernel_spec import parse_specs
+from reconverge.lowering.errors import CompileError
+from reconverge.tools.targets.harness import GenRunOptions, compare, load_program, run_target
+from reconverge.tools.testing.float_policy import float_ulps
+from reconverge.tools.testing.kernel_spec import parse_specs
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
 CORPUS = sorted(glob.glob(os.path.join(ROOT, "tests", "kernels", "*.cl"))) + \
     sorted(glob.glob(os.path.join(ROOT, "examples", "*.cl")))
 
@@ -47,7 +47,7 @@ def run_corpus(level: str, simd: int, verbose: bool = False) -> tuple[int, Count
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m tools.gen_corpus")
+    ap = argparse.ArgumentParser(prog="python -m reconverge.tools.gen_corpus")
     ap.add_argument("-O", dest="levels", action="append", choices=("0", "1", "2", "3"))
     ap.add_argument("--simd", type=int, action="append", choices=(8, 16))
     ap.add_argument("--verbose", action="store_true")

@@ -3,9 +3,9 @@ from the kernel corpus (tools/spirv_identity.py's list and build options, plus e
 in SIMD8 and SIMD16 and every --cf mode, checked by isa/gen9/validate.py; with --iga, iga64's own region
 and type checker (-Wall) reads each kernel's text too.
 
-    python -m tools.gen_validate_corpus             # exit 1 and one line per violation when any
-    python -m tools.gen_validate_corpus --iga       # ... and iga64 -Wall's warnings
-    python -m tools.gen_validate_corpus tests/kernels/loops.cl --levels=-O2 --cf hybrid
+    python -m reconverge.tools.gen_validate_corpus             # exit 1 and one line per violation when any
+    python -m reconverge.tools.gen_validate_corpus --iga       # ... and iga64 -Wall's warnings
+    python -m reconverge.tools.gen_validate_corpus tests/kernels/loops.cl --levels=-O2 --cf hybrid
 
 Known: iga64 -Wtypes warns "invalid operand type combination" on a value-producing float compare
 (`cmp (16|M0) (eq)f0.1 r10.0<1>:d r8.0<8;8,1>:f ...`, float_math); Mesa's builder writes cmp's destination
@@ -28,9 +28,9 @@ import subprocess
 import sys
 import tempfile
 
-from tools.spirv_identity import BUILD_OPTIONS, GEN_CF_MODES, GEN_LEVELS, GEN_WIDTHS, corpus
+from reconverge.tools.spirv_identity import BUILD_OPTIONS, GEN_CF_MODES, GEN_LEVELS, GEN_WIDTHS, corpus
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
 
 
 def files(root: str = ROOT) -> list[str]:
@@ -40,7 +40,7 @@ def files(root: str = ROOT) -> list[str]:
 
 def compile_container(path: str, level: str, simd: str, cf: str, target: str) -> str | None:
     """Compile through the command line into `target`; the one-line error when it refuses."""
-    from tools import cli
+    from reconverge.tools import cli
     include = os.path.join(os.path.dirname(path), "include")
     build = BUILD_OPTIONS.get(os.path.basename(path), ()) + ((f"-I{include}",) if os.path.isdir(include) else ())
     errors = io.StringIO()
@@ -51,7 +51,7 @@ def compile_container(path: str, level: str, simd: str, cf: str, target: str) ->
 
 def iga_warnings(code: bytes, tmp: str) -> list[str]:
     """iga64 -Wall's warnings on our disassembly of `code` reassembled."""
-    from isa.gen9.disassembler import disassemble
+    from reconverge.isa.gen9.disassembler import disassemble
     asm = os.path.join(tmp, "k.asm")
     with open(asm, "w") as f:
         f.write(disassemble(code))
@@ -61,15 +61,16 @@ def iga_warnings(code: bytes, tmp: str) -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m tools.gen_validate_corpus", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m reconverge.tools.gen_validate_corpus",
+                                     description=__doc__.splitlines()[0])
     parser.add_argument("paths", nargs="*", help="kernel files (default: the corpus and examples/)")
     parser.add_argument("--levels", nargs="+", default=list(GEN_LEVELS), metavar="-ON")
     parser.add_argument("--simd", nargs="+", default=list(GEN_WIDTHS))
     parser.add_argument("--cf", nargs="+", default=list(GEN_CF_MODES))
     parser.add_argument("--iga", action="store_true", help="also run iga64 -Wall on every kernel's text")
     args = parser.parse_args(argv)
-    from isa.gen9.container import unpack_container
-    from isa.gen9.validate import validate_binary
+    from reconverge.isa.gen9.container import unpack_container
+    from reconverge.isa.gen9.validate import validate_binary
     paths = args.paths or [os.path.join(ROOT, p) for p in files()]
     tmp = tempfile.mkdtemp(prefix="gen-validate-")
     bad = kernels = 0

@@ -1,6 +1,6 @@
 """Record `run --target spirv` launches here, replay them unchanged on another machine's Vulkan device.
 
-    python -m tools.gpu_replay record DIR [--group G ...] [--cases CASES.json] [--limit N]
+    python -m reconverge.tools.gpu_replay record DIR [--group G ...] [--cases CASES.json] [--limit N]
     python tools/gpu_replay.py replay DIR [--vk-device NAME|N] [--json OUT.json] [--id ID ...]
 
 Why: a machine with a GPU rarely has clang, spirv-tools and our compiler's dependencies, yet what we
@@ -27,8 +27,9 @@ words, `out` one word per work-item, `cnt` 8 words, `n` the global size + 3 (so 
 nobody wrote); the local size is the length of the program's `__local uint lm[]` (else 64), the
 global size 256 (or 16 groups where 64 does not divide it).
 
-Replay imports only numpy, the `vulkan` package and three files of this repository:
-backend/spirv/vulkan_run.py, lowering/__init__.py and lowering/errors.py (the SPIR-V numbers vulkan_run
+Replay imports only numpy, the `vulkan` package and four files of this repository:
+backend/spirv/vulkan_run.py, reconverge/__init__.py, lowering/__init__.py and lowering/errors.py (as
+reconverge.lowering.errors; reconverge/__init__.py loads nothing more) (the SPIR-V numbers vulkan_run
 reads from the Khronos grammar are saved in the record, so spirv-headers need not be there either).
 A record is a folder: manifest.json and one compressed .npz per launch.
 """
@@ -46,7 +47,7 @@ from typing import Any
 
 import numpy as np
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
 GROUPS = ("corpus", "barrier", "real", "cfg", "limits", "random", "subgroups")
 SUBGROUP_WIDTHS = (8, 16, 32, 64)   # the subgroup sizes a `subgroups` launch has references for
 LEVELS = ("-O0", "-O2")
@@ -68,7 +69,7 @@ def load_vulkan_run(grammar_numbers: dict):
     sys.modules.setdefault("_gpu_replay", package)
     sys.modules["_gpu_replay.grammar"] = stub
     if ROOT not in sys.path:
-        sys.path.insert(0, ROOT)     # lowering.errors
+        sys.path.insert(0, ROOT)     # reconverge.lowering.errors
     spec = importlib.util.spec_from_file_location("_gpu_replay.vulkan_run",
                                                   os.path.join(ROOT, "backend", "spirv", "vulkan_run.py"))
     if spec is None or spec.loader is None:
@@ -172,8 +173,8 @@ class _Recorder:
     """Wraps the spirv target's compile and dispatch steps and keeps what one launch hands the driver."""
 
     def __init__(self):
-        import backend.spirv.launch as launch
-        import backend.spirv.vulkan_run as vulkan_run
+        import reconverge.backend.spirv.launch as launch
+        import reconverge.backend.spirv.vulkan_run as vulkan_run
         self.launch, self.vulkan_run = launch, vulkan_run
         self.compile, self.dispatch = launch.compile_spirv, vulkan_run.dispatch
         self.captured: list[dict] = []
@@ -181,8 +182,8 @@ class _Recorder:
     def __enter__(self):
         import dataclasses
 
-        from backend.spirv.loop_count import counter_binding
-        from backend.spirv.subgroups import layout_check_binding
+        from reconverge.backend.spirv.loop_count import counter_binding
+        from reconverge.backend.spirv.subgroups import layout_check_binding
 
         def compile_spirv(funcs, options):
             # a sub-group kernel's replayed module is the "checked" layout, which any device can run (the
@@ -221,8 +222,8 @@ class _Recorder:
 
 
 def _grammar_numbers() -> dict:
-    from backend.spirv.grammar import GRAMMAR
-    from backend.spirv.vulkan_run import SUBGROUP_CAPABILITIES
+    from reconverge.backend.spirv.grammar import GRAMMAR
+    from reconverge.backend.spirv.vulkan_run import SUBGROUP_CAPABILITIES
     opcodes = ("OpEntryPoint", "OpFunction", "OpVariable", "OpDecorate", "OpCapability")
     enumerants = [("ExecutionModel", "GLCompute"), ("Decoration", "Binding"), ("Decoration", "DescriptorSet"),
                   ("StorageClass", "PushConstant"), ("StorageClass", "Uniform"), ("StorageClass", "StorageBuffer")]
@@ -234,9 +235,9 @@ def _grammar_numbers() -> dict:
 def _corpus():
     import glob
 
-    from tools.targets.harness import load_program
-    from tools.testing.float_policy import float_ulps
-    from tools.testing.kernel_spec import parse_specs
+    from reconverge.tools.targets.harness import load_program
+    from reconverge.tools.testing.float_policy import float_ulps
+    from reconverge.tools.testing.kernel_spec import parse_specs
     paths = sorted(glob.glob(os.path.join(ROOT, "tests", "kernels", "*.cl"))) + \
         sorted(glob.glob(os.path.join(ROOT, "examples", "*.cl")))
     for path in paths:
@@ -251,8 +252,8 @@ def _corpus():
 
 
 def _barrier():
-    from tools.targets.harness import load_program
-    from tools.testing.barrier_cases import CASES, KERNELS, case_id, fresh_args
+    from reconverge.tools.targets.harness import load_program
+    from reconverge.tools.testing.barrier_cases import CASES, KERNELS, case_id, fresh_args
     for case in CASES:
         for level in LEVELS:
             program = load_program(os.path.join(KERNELS, case.file), level)
@@ -275,10 +276,10 @@ def _real():
 def _cfg():
     import random
 
+    from reconverge.tools.fuzz_structurize import spirv_launch
+    from reconverge.tools.targets.harness import program_from_llvm
+    from reconverge.tools.testing.cfggen import random_kernel
     from tests.spirv.test_spirv_random_cfg import EXECUTED
-    from tools.fuzz_structurize import spirv_launch
-    from tools.targets.harness import program_from_llvm
-    from tools.testing.cfggen import random_kernel
     for seed, blocks, depth in EXECUTED:
         program = program_from_llvm(str(random_kernel(random.Random(seed), blocks, max_loop_depth=depth)),
                                     "<cfggen>", "k")
@@ -301,7 +302,7 @@ kernel void longloop(global uint *out, uint base) {
 
 def _limits(scratch: str):
     """Loops longer than lavapipe runs (it refuses them; other drivers should be right)."""
-    from tools.targets.harness import load_program
+    from reconverge.tools.targets.harness import load_program
     path = os.path.join(scratch, "longloop.cl")
     with open(path, "w", encoding="utf-8") as out:
         out.write(LONG_LOOP)
@@ -324,8 +325,8 @@ def random_program_launch(source: str, seed: int):
 
 
 def _subgroups(scratch: str):
-    from tools.targets.harness import load_program
-    from tools.testing import subgroup_kernels as sk
+    from reconverge.tools.targets.harness import load_program
+    from reconverge.tools.testing import subgroup_kernels as sk
 
     def kernel(name: str, text: str):
         path = os.path.join(scratch, f"{name}.nir")
@@ -359,7 +360,7 @@ def _fresh(args: list) -> list:
 
 
 def _random(cases_path: str | None, scratch: str):
-    from tools.targets.harness import load_program
+    from reconverge.tools.targets.harness import load_program
     if cases_path is None:
         return
     with open(cases_path, encoding="utf-8") as f:
@@ -394,10 +395,10 @@ def _unique(name: str, used: set[str]) -> str:
 
 
 def _reference(item: dict, args: list) -> dict:
-    from tools.targets.harness import run_target
+    from reconverge.tools.targets.harness import run_target
     kind, how = item["reference"]
     if kind == "numpy-width":       # a sub-group launch: the reference for this machine's device
-        from backend.spirv.vulkan_run import find_device
+        from reconverge.backend.spirv.vulkan_run import find_device
         return how(find_device(None).subgroup_size)
     if kind == "numpy":
         return {int(i): np.asarray(v) for i, v in how(args).items()}
@@ -410,8 +411,8 @@ def record(folder: str, groups: list[str], cases_path: str | None, limit: int | 
     """Run and save every launch of `groups`; the per-launch verdicts of lavapipe against the reference."""
     import tempfile
 
-    from lowering.errors import CompileError
-    from tools.targets.harness import run_target
+    from reconverge.lowering.errors import CompileError
+    from reconverge.tools.targets.harness import run_target
     os.makedirs(os.path.join(folder, "launches"), exist_ok=True)
     sources = {"corpus": _corpus, "barrier": _barrier, "real": _real, "cfg": _cfg}
     manifest: dict[str, Any] = {"grammar": _grammar_numbers(), "launches": []}

@@ -19,10 +19,10 @@ import json
 import sys
 from typing import Literal, overload
 
-from isa.gen9.errors import IsaError
-from lowering.errors import CompileError
-from lowering.output import write_output
-from tools.usage import UsageError
+from reconverge.isa.gen9.errors import IsaError
+from reconverge.lowering.errors import CompileError
+from reconverge.lowering.output import write_output
+from reconverge.tools.usage import UsageError
 
 
 @overload
@@ -42,7 +42,7 @@ def _read(path: str, binary: bool) -> bytes | str:
 
 
 def _asm(args) -> None:
-    from isa.gen9.assembler import assemble
+    from reconverge.isa.gen9.assembler import assemble
     text = _read(args.input, binary=False)
     name = "<stdin>" if args.input == "-" else args.input
     try:
@@ -63,9 +63,9 @@ def _decoded(name: str, what):
 
 
 def _disasm(args) -> None:
-    from isa.gen9.container import is_container, unpack_container
-    from isa.gen9.disassembler import disassemble
-    from isa.gen9.inspect import field_filter, format_fields, inspect
+    from reconverge.isa.gen9.container import is_container, unpack_container
+    from reconverge.isa.gen9.disassembler import disassemble
+    from reconverge.isa.gen9.inspect import field_filter, format_fields, inspect
     if (args.only or args.all_fields) and not (args.fields or args.format == "json"):
         raise UsageError(f"{'--only' if args.only else '--all-fields'} applies to --fields and --format json")
     try:
@@ -124,7 +124,7 @@ def _filtered(instruction: dict, keep) -> dict:
 def _validate(args, name: str, kernels, many: bool) -> None:
     """disasm --validate: one line per violation (kernel, instruction index and offset, text, rule,
     citation), then a count; exit 1 when there is any."""
-    from isa.gen9.validate import validate_binary
+    from reconverge.isa.gen9.validate import validate_binary
     if args.fields or args.format != "text" or args.only:
         raise UsageError("--validate prints text: drop --fields, --only and --format")
     lines, total = [], 0
@@ -139,8 +139,8 @@ def _validate(args, name: str, kernels, many: bool) -> None:
 
 
 def _diff(args) -> None:
-    from isa.gen9.container import unpack_container
-    from isa.gen9.inspect import diff
+    from reconverge.isa.gen9.container import unpack_container
+    from reconverge.isa.gen9.inspect import diff
     a, b = _read(args.a, binary=True), _read(args.b, binary=True)
     ka = {k.name: k.code for k in _decoded(args.a, lambda: unpack_container(a))}
     kb = {k.name: k.code for k in _decoded(args.b, lambda: unpack_container(b))}

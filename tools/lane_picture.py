@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from isa.gen9.sim_trace import KINDS, Timeline, block_entries, timeline
+from reconverge.isa.gen9.sim_trace import KINDS, Timeline, block_entries, timeline
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure

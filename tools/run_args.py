@@ -24,9 +24,9 @@ from typing import Any
 
 import numpy as np
 
-from lowering.errors import CompileError
-from lowering.ir.types import Type
-from tools.targets.harness import LocalArg, Param
+from reconverge.lowering.errors import CompileError
+from reconverge.lowering.ir.types import Type
+from reconverge.tools.targets.harness import LocalArg, Param
 
 DTYPES = ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
           "float16", "float32", "float64")

@@ -10,15 +10,15 @@ through here too (tools/trace_command.py), for its picture only.
 """
 from __future__ import annotations
 
-from lowering.errors import CompileError
-from lowering.output import check_names_distinct, write_all
-from tools.source_args import load_source
-from tools.spirv_args import spirv_options
-from tools.usage import UsageError
+from reconverge.lowering.errors import CompileError
+from reconverge.lowering.output import check_names_distinct, write_all
+from reconverge.tools.source_args import load_source
+from reconverge.tools.spirv_args import spirv_options
+from reconverge.tools.usage import UsageError
 
 
 def gen_options(simd: int | None, cf: str | None):
-    from backend.gen import GenOptions
+    from reconverge.backend.gen import GenOptions
     try:
         return GenOptions(16 if simd is None else simd, cf or "auto")
     except CompileError as exc:
@@ -26,7 +26,7 @@ def gen_options(simd: int | None, cf: str | None):
 
 
 def _sizes(text: str, flag: str) -> tuple[int, ...]:
-    from lowering.ndrange import parse_sizes
+    from reconverge.lowering.ndrange import parse_sizes
     try:
         return parse_sizes(text)
     except ValueError:
@@ -35,7 +35,7 @@ def _sizes(text: str, flag: str) -> tuple[int, ...]:
 
 def _launch_local_size(args, kernel: str, global_size: tuple[int, ...], reqd) -> tuple[int, ...]:
     """--local, else the default (see the help); it must divide --global and match reqd_work_group_size."""
-    from lowering.ndrange import default_local_size
+    from reconverge.lowering.ndrange import default_local_size
     if reqd is not None:
         needed = max([d + 1 for d in range(3) if reqd[d] != 1] or [1])
         if len(global_size) < needed:
@@ -59,7 +59,7 @@ def _launch_local_size(args, kernel: str, global_size: tuple[int, ...], reqd) ->
 
 def _run_targets(args) -> list[str]:
     """The targets a `run` launches: --target's, or --compare's list (the first is the reference)."""
-    from tools.targets import harness
+    from reconverge.tools.targets import harness
     compare = getattr(args, "compare", None)
     if compare is not None and args.target is not None:
         raise UsageError("--compare and --target: give one (--compare names every target it runs)")
@@ -103,7 +103,7 @@ def _backend_options(args, target: str, local_size: tuple[int, ...], gen_stats: 
     """The settings a target's launcher takes, from the command line (gen_stats: filled by a gen run)."""
     from dataclasses import replace
 
-    from tools.targets import harness
+    from reconverge.tools.targets import harness
     if target == "spirv":
         backend = spirv_options(args.spirv_version, args.target_env)
         if args.vk_device is not None:
@@ -114,12 +114,12 @@ def _backend_options(args, target: str, local_size: tuple[int, ...], gen_stats: 
     if target == "llvm":
         return harness.OracleOptions(args.subgroup_size or harness.OracleOptions.subgroup_size)
     if target == "gen":
-        from isa.gen9.simulator import Trace
+        from reconverge.isa.gen9.simulator import Trace
         checked = gen_options(args.simd, args.cf)
         return harness.GenRunOptions(checked.simd, checked.cf, Trace() if args.trace is not None else None,
                                      args.max_steps, gen_stats)
     if target == "opencl":
-        from tools.targets.opencl_target import OpenCLOptions
+        from reconverge.tools.targets.opencl_target import OpenCLOptions
         return OpenCLOptions(args.platform, args.device)
     return None
 
@@ -127,8 +127,8 @@ def _backend_options(args, target: str, local_size: tuple[int, ...], gen_stats: 
 def run_command(args) -> int:
     import time
 
-    from tools import run_args
-    from tools.targets import harness
+    from reconverge.tools import run_args
+    from reconverge.tools.targets import harness
     targets = _run_targets(args)
     global_size = _sizes(args.global_size, "--global")
     if args.local is not None:
@@ -154,14 +154,14 @@ def run_command(args) -> int:
         results = harness.run_target(target, program, kernel, values, global_size, local_size, backend)
         if args.trace is None:
             return results, b"", stats
-        from tools.lane_picture import trace_picture
+        from reconverge.tools.lane_picture import trace_picture
         return results, trace_picture(backend.trace, args.trace), stats
     runs, seconds = {}, {}
     for target in targets:
         started = time.perf_counter()
         if target in ("llvm", "opencl") or args.timeout is not None:
             # native code is isolated, so that a crash is an error and not the end; a time limit needs a child
-            from tools.targets.isolate import call_in_child
+            from reconverge.tools.targets.isolate import call_in_child
             runs[target] = call_in_child(lambda: launch(target), f"{args.input}: @{kernel} on the {target} target",
                                          args.timeout)
         else:

@@ -8,8 +8,8 @@ from __future__ import annotations
 import os
 import sys
 
-from lowering.errors import CompileError
-from tools.usage import UsageError
+from reconverge.lowering.errors import CompileError
+from reconverge.tools.usage import UsageError
 
 OPT_CHOICES = ("0", "1", "2", "3", "s", "z")
 OPT_HELP = ("optimisation level, clang's: -O0 (the default), -O1, -O2, -O3, -Os, -Oz; -O alone is -O2 (.ll and "
@@ -20,7 +20,7 @@ COMPILING_COMMANDS = ("compile", "run", "check", "trace")
 def load_source(args, **options):
     """The command's input (a file, or '-': standard input) as a lowering.program.Program, clang's
     warnings printed as clang printed them."""
-    from lowering.program import load_program
+    from reconverge.lowering.program import load_program
     name, kind, data = read_source(args)
     program = load_program(name, f"-O{args.opt}", args.kernel, args.verify_each, build_options(args, kind),
                            kind=kind, data=data, **options)
@@ -33,8 +33,8 @@ def load_source(args, **options):
 def read_source(args) -> tuple[str, str, bytes | None]:
     """(name, kind, data) of the input: '-' is standard input, read now and called <stdin>; the kind is
     -x's, else the extension's, else the content's (lowering.input_kind)."""
-    from lowering.input_kind import STDIN_NAME, input_kind
-    from lowering.pipeline import file_head
+    from reconverge.lowering.input_kind import STDIN_NAME, input_kind
+    from reconverge.lowering.pipeline import file_head
     if args.input == "-":
         data = sys.stdin.buffer.read()
         return STDIN_NAME, input_kind(STDIN_NAME, data, args.x), data
@@ -57,7 +57,7 @@ def build_options(args, kind: str = "cl") -> tuple[str, ...]:
 def split_cl_options(argv: list[str]) -> tuple[list[str], list[str]]:
     """Pull clBuildProgram-style options (-cl-..., -w, -Werror) out of argv: argparse cannot declare
     single-dash long options with values like -cl-std=CL2.0."""
-    from lowering.frontend.clang import CL_FLAGS
+    from reconverge.lowering.frontend.clang import CL_FLAGS
     rest, found = [], []
     for token in argv:
         if token.startswith("-cl-std="):

@@ -3,8 +3,8 @@ version, the target environment (every one spirv-val takes that a compute shader
 backend.spirv.options.ALL_TARGET_ENVS) and compile's work-group size, each complaint a usage error."""
 from __future__ import annotations
 
-from lowering.errors import CompileError
-from tools.usage import UsageError
+from reconverge.lowering.errors import CompileError
+from reconverge.tools.usage import UsageError
 
 SPIRV_EMITS = ("spirv", "spirv-asm", "dot-spirv")
 DEFAULT_SPIRV_VERSION, DEFAULT_TARGET_ENV = "1.3", "vulkan1.3"
@@ -17,7 +17,7 @@ def spirv_options(version: str | None, target_env: str | None, local_size: tuple
                    validate: bool = False):
     """SpirvOptions from command-line text (None: the default; the default version is the newest the
     environment takes, up to DEFAULT_SPIRV_VERSION); its complaints are usage errors."""
-    from backend.spirv.options import ALL_TARGET_ENVS, SpirvOptions, parse_version
+    from reconverge.backend.spirv.options import ALL_TARGET_ENVS, SpirvOptions, parse_version
     target_env = target_env or DEFAULT_TARGET_ENV
     try:
         chosen = parse_version(version) if version is not None else \
@@ -42,7 +42,7 @@ def compile_spirv_options(args):
         return None
     local_size = None
     if args.local_size is not None:
-        from backend.spirv.options import parse_local_size
+        from reconverge.backend.spirv.options import parse_local_size
         try:
             local_size = parse_local_size(args.local_size)
         except CompileError as exc:

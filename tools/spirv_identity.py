@@ -2,10 +2,10 @@
 produces at -O0..-O3 (and with --gen every Gen kernel container at -O0 and -O2 in both SIMD widths and
 every --cf mode), here and at another git revision, and list the outputs that differ.
 
-    python -m tools.spirv_identity                 # compare the work tree's SPIR-V with HEAD
-    python -m tools.spirv_identity --gen           # ... its Gen binaries (8 per kernel file and level)
-    python -m tools.spirv_identity --base REV      # ... with any revision
-    python -m tools.spirv_identity --hash          # print this tree's manifest (JSON) and exit
+    python -m reconverge.tools.spirv_identity                 # compare the work tree's SPIR-V with HEAD
+    python -m reconverge.tools.spirv_identity --gen           # ... its Gen binaries (8 per kernel file and level)
+    python -m reconverge.tools.spirv_identity --base REV      # ... with any revision
+    python -m reconverge.tools.spirv_identity --hash          # print this tree's manifest (JSON) and exit
 
 Gen binaries are produced through the command line (`reconverge compile --emit gen`, called in process),
 the one interface that stays put while the compiler's internals are rearranged.
@@ -22,6 +22,7 @@ import glob
 import hashlib
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -45,12 +46,12 @@ def corpus(root: str) -> list[str]:
 
 def manifest(root: str) -> dict[str, str]:
     """'file -O<n>' -> sha256 of the SPIR-V module (or 'error: ...'), compiled by the tree at `root`."""
-    from backend.spirv import compile_spirv
-    from lowering.errors import CompileError
+    from reconverge.backend.spirv import compile_spirv
+    from reconverge.lowering.errors import CompileError
     try:
-        from lowering.program import compile_path  # the compile driver
+        from reconverge.lowering.program import compile_path  # the compile driver
     except ImportError:                                 # a base revision from before it
-        from lowering.pipeline import compile_path  # type: ignore[attr-defined,no-redef]
+        from reconverge.lowering.pipeline import compile_path  # type: ignore[attr-defined,no-redef]
     out: dict[str, str] = {}
     for rel in corpus(root):
         include = os.path.join(root, os.path.dirname(rel), "include")
@@ -69,7 +70,7 @@ def gen_manifest(root: str) -> dict[str, str]:
     import contextlib
     import io
 
-    from tools import cli
+    from reconverge.tools import cli
     out: dict[str, str] = {}
     tmp = tempfile.mkdtemp(prefix="gen-identity-")
     try:
@@ -104,11 +105,18 @@ def base_manifest(revision: str, root: str, gen: bool = False) -> dict[str, str]
     tree = os.path.join(tmp, "tree")
     try:
         subprocess.run(["git", "-C", root, "worktree", "add", "--detach", "-q", tree, revision], check=True)
-        shutil.copy(__file__, os.path.join(tree, "tools", "spirv_identity.py"))
+        with open(os.path.realpath(__file__), encoding="utf-8") as f:
+            script = f.read()
+        module = "reconverge.tools.spirv_identity"
+        if not os.path.isdir(os.path.join(tree, "reconverge", "tools")):
+            # a revision from before the packages moved under reconverge/ imports them by their bare names
+            script = re.sub(r"\breconverge\.(lowering|backend|isa|tools)\b", r"\1", script)
+            module = module.removeprefix("reconverge.")
+        with open(os.path.join(tree, "tools", "spirv_identity.py"), "w", encoding="utf-8") as f:
+            f.write(script)
         env = dict(os.environ, PYTHONPATH=tree)
-        child = subprocess.run([sys.executable, "-m", "tools.spirv_identity", "--hash", *(["--gen"] if gen else [])],
-                               cwd=tree, env=env,
-                               check=True, capture_output=True, text=True)
+        child = subprocess.run([sys.executable, "-m", module, "--hash", *(["--gen"] if gen else [])],
+                               cwd=tree, env=env, check=True, capture_output=True, text=True)
         return json.loads(child.stdout)
     finally:
         subprocess.run(["git", "-C", root, "worktree", "remove", "--force", tree], check=False)
@@ -116,13 +124,14 @@ def base_manifest(revision: str, root: str, gen: bool = False) -> dict[str, str]
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m tools.spirv_identity", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m reconverge.tools.spirv_identity",
+                                     description=__doc__.splitlines()[0])
     parser.add_argument("--base", default="HEAD", help="git revision to compare with (default HEAD)")
     parser.add_argument("--hash", action="store_true", help="print this tree's manifest as JSON and exit")
     parser.add_argument("--gen", action="store_true",
                         help="Gen kernel containers (-O0/-O2, SIMD8/16, every --cf mode) instead of SPIR-V")
     args = parser.parse_args(argv)
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    root = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
     build = gen_manifest if args.gen else manifest
     if args.hash:
         json.dump(build(root), sys.stdout, indent=1, sort_keys=True)

@@ -1,6 +1,6 @@
 """On demand: how many steps the kernels of the test corpora need, beside the step limits' defaults.
 
-    python -m tools.step_budget [--quick]
+    python -m reconverge.tools.step_budget [--quick]
 
 For every kernel of tests/kernels, examples, tests/kernels_real and tests/kernels_barrier (at -O0 and
 -O2, with their test inputs): the most IR instructions one work-item runs on the `ir` target, and the
@@ -16,10 +16,10 @@ import os
 
 import numpy as np
 
-from lowering.interp import run as interp_run
-from tools.targets.harness import load_program, run_target
+from reconverge.lowering.interp import run as interp_run
+from reconverge.tools.targets.harness import load_program, run_target
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
 GEN_MODES = ("structured", "blockip", "hybrid")
 
 
@@ -27,10 +27,10 @@ def corpus():
     """(name, path, build options, kernel, make_args, global size, local size, global offset)."""
     import glob
 
+    from reconverge.tools.testing import barrier_cases
+    from reconverge.tools.testing.kernel_spec import parse_specs
     from tests.test_real_kernels import CASES as REAL
     from tests.test_real_kernels import HERE as REAL_DIR
-    from tools.testing import barrier_cases
-    from tools.testing.kernel_spec import parse_specs
     for path in sorted(glob.glob(os.path.join(ROOT, "tests", "kernels", "*.cl"))) + \
             sorted(glob.glob(os.path.join(ROOT, "examples", "*.cl"))):
         for spec in parse_specs(path):
@@ -61,7 +61,7 @@ def ir_steps(program, kernel, args, global_size, local_size, offset) -> int:
     used: dict = {}
     interp_run.Interpreter._set_item = spy           # type: ignore[method-assign]   # a spy, put back below
     try:
-        from tools.targets.harness import InterpreterOptions
+        from reconverge.tools.targets.harness import InterpreterOptions
         run_target("ir", program, kernel, args, global_size, local_size, InterpreterOptions(0), global_offset=offset)
         settle(state["interp"])                  # the last item
     finally:
@@ -70,16 +70,16 @@ def ir_steps(program, kernel, args, global_size, local_size, offset) -> int:
 
 
 def gen_steps(program, kernel, args, global_size, local_size, offset, simd: int, cf: str) -> int:
-    from backend.gen import choose_function
-    from backend.gen.launch import run_gen_kernel
-    from tools.targets.harness import ir_arguments
+    from reconverge.backend.gen import choose_function
+    from reconverge.backend.gen.launch import run_gen_kernel
+    from reconverge.tools.targets.harness import ir_arguments
     func, mode = choose_function(program, kernel, cf)
     return run_gen_kernel(func, ir_arguments(func, args), global_size, local_size, simd, offset,
                           max_steps=0, regions=mode.regions, entry=mode.entry)
 
 
 def main(argv: list[str] | None = None) -> None:
-    ap = argparse.ArgumentParser(prog="python -m tools.step_budget", description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(prog="python -m reconverge.tools.step_budget", description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="-O2, SIMD16 and the auto mode only")
     args = ap.parse_args(argv)
     levels = ("-O2",) if args.quick else ("-O0", "-O2")
@@ -104,8 +104,8 @@ def main(argv: list[str] | None = None) -> None:
                               max(gen_steps(program, "sha1_chain", make(), 1, 1, 0, simd, cf) for simd, cf in setups))
         scaled = [counts[16][i] + (counts[16][i] - counts[8][i]) * (4096 - 16) // 8 for i in (0, 1)]
         print(f"| sha1_chain (4,096 rounds, scaled from 8 and 16) | {level} | {scaled[0]} | {scaled[1]} |", flush=True)
-    from backend.gen.launch import DEFAULT_MAX_STEPS as GEN_DEFAULT
-    from lowering.interp import DEFAULT_MAX_STEPS as IR_DEFAULT
+    from reconverge.backend.gen.launch import DEFAULT_MAX_STEPS as GEN_DEFAULT
+    from reconverge.lowering.interp import DEFAULT_MAX_STEPS as IR_DEFAULT
     print(f"\ncorpus: most ir steps {worst_ir[1]} ({worst_ir[0]}), default {IR_DEFAULT}; most gen steps "
           f"{worst_gen[1]} ({worst_gen[0]}), default {GEN_DEFAULT}")
 

@@ -27,10 +27,10 @@ from __future__ import annotations
 import os
 import sys
 
-from isa.gen9.errors import IsaError
-from lowering.errors import CompileError
-from lowering.output import write_output
-from tools.usage import UsageError
+from reconverge.isa.gen9.errors import IsaError
+from reconverge.lowering.errors import CompileError
+from reconverge.lowering.output import write_output
+from reconverge.tools.usage import UsageError
 
 
 def _read(path: str) -> bytes:
@@ -46,11 +46,11 @@ def _load_program(path: str, kernel: str | None = None):
     if not os.path.isfile(path):
         raise CompileError(f"{path}: no such file")
     ext = os.path.splitext(path)[1].lower()
-    from isa.gen9.container import is_container, unpack_container
-    from isa.gen9.encoding import decode_program
+    from reconverge.isa.gen9.container import is_container, unpack_container
+    from reconverge.isa.gen9.encoding import decode_program
     entry = None
     if ext == ".asm":
-        from isa.gen9.assembler import assemble
+        from reconverge.isa.gen9.assembler import assemble
         try:
             data = assemble(_read(path).decode("utf-8", errors="replace"), path)
         except IsaError as e:
@@ -116,7 +116,7 @@ def _trace_compiled_kernel(args) -> None:
     --global, --local, --arg, --cf, --simd, -O and build options), the picture showing block labels."""
     import argparse
 
-    from tools import run_command
+    from reconverge.tools import run_command
     if args.global_size is None:
         raise UsageError(f"{args.input}: a kernel source needs --global (and --arg for its parameters)")
     for flag, value in (("--threads", args.threads != 1), ("--dispatch-mask", args.dispatch_mask is not None),
@@ -137,7 +137,7 @@ def _trace_compiled_kernel(args) -> None:
 
 
 def _cf_modes(text: str) -> list[str]:
-    from backend.gen import CF_MODES, COMMAND_LINE_CF
+    from reconverge.backend.gen import CF_MODES, COMMAND_LINE_CF
     modes = [m.strip() for m in text.split(",") if m.strip()]
     known = list(COMMAND_LINE_CF) + [m for m in CF_MODES if m not in COMMAND_LINE_CF]
     for mode in modes:
@@ -152,11 +152,11 @@ def _compare_cf(args) -> None:
     """The kernel launched as `run --target gen` would, once per control-flow mode, the pictures side by
     side in one figure (one scale, so longer runs look longer). Every mode must leave every buffer the
     same: a difference is a miscompilation, reported instead of drawn."""
-    from isa.gen9.simulator import Trace
-    from tools import run_args, run_command
-    from tools.lane_picture import Run, picture, title_of
-    from tools.source_args import load_source
-    from tools.targets import harness
+    from reconverge.isa.gen9.simulator import Trace
+    from reconverge.tools import run_args, run_command
+    from reconverge.tools.lane_picture import Run, picture, title_of
+    from reconverge.tools.source_args import load_source
+    from reconverge.tools.targets import harness
     if args.cf is not None:
         raise UsageError("--cf and --compare-cf: give the modes to compare to --compare-cf")
     modes = _cf_modes(args.compare_cf)
@@ -204,8 +204,8 @@ def _launch_options_given(args) -> bool:
 
 
 def run_trace(args) -> None:
-    from isa.gen9.simulator import SimulationError, Trace, run_program
-    from tools.lane_picture import trace_picture
+    from reconverge.isa.gen9.simulator import SimulationError, Trace, run_program
+    from reconverge.tools.lane_picture import trace_picture
 
     if args.x is not None or os.path.splitext(args.input)[1].lower() in SOURCES:
         if args.payload is not None:
@@ -277,9 +277,9 @@ def _run_ndrange(args, program, entry, surfaces, trace, max_steps: int) -> None:
     source's --arg can give) and flat (A64) buffers are refused."""
     import numpy as np
 
-    from isa.gen9.dispatch import run_ndrange
-    from isa.gen9.errors import IsaError
-    from tools.run_command import _sizes
+    from reconverge.isa.gen9.dispatch import run_ndrange
+    from reconverge.isa.gen9.errors import IsaError
+    from reconverge.tools.run_command import _sizes
     for flag, given in (("--threads", args.threads != 1), ("--dispatch-mask", args.dispatch_mask is not None)):
         if given:
             raise UsageError(f"{flag} applies to the simulator's payload; the ndrange payload takes --global and "
@@ -346,8 +346,8 @@ def add_commands(subparsers) -> None:
                    help="kernel source: the work-group size (default as for run); container or --payload "
                         "ndrange: default the SIMD width")
     t.add_argument("--arg", action="append", metavar="NAME=VALUE", help="kernel source: as for run")
-    from tools.cli import CF_CHOICES
-    from tools.source_args import add_build_options, add_opt_option
+    from reconverge.tools.cli import CF_CHOICES
+    from reconverge.tools.source_args import add_build_options, add_opt_option
     t.add_argument("--cf", choices=CF_CHOICES,
                    help="kernel source: control-flow mode (default auto)")
     add_opt_option(t, "kernel source: ")

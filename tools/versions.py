@@ -34,7 +34,7 @@ def _package(name: str) -> str:
 
 
 def version_text() -> str:
-    from lowering.frontend.clang import CLANG
+    from reconverge.lowering.frontend.clang import CLANG
     lines = [f"reconverge {_package('reconverge')}",
              f"  python: {platform.python_version()} ({sys.executable})"]
     try:

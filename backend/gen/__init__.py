@@ -21,13 +21,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
-from lowering.deepstack import depth_independent
-from lowering.errors import CompileError, IrreducibleCFG
-from lowering.ir.core import Function
+from reconverge.lowering.deepstack import depth_independent
+from reconverge.lowering.errors import CompileError, IrreducibleCFG
+from reconverge.lowering.ir.core import Function
 
 if TYPE_CHECKING:
-    from isa.gen9.container import Kernel
-    from isa.gen9.model import Instruction
+    from reconverge.isa.gen9.container import Kernel
+    from reconverge.isa.gen9.model import Instruction
 
     from .abi import KernelLayout
     from .mir import MFunction
@@ -93,7 +93,7 @@ class GenKernel:
     mode: str = ""                # the CF_MODES name it was compiled in (compile: what auto chose)
 
     def container_entry(self, code: bytes) -> Kernel:
-        from isa.gen9.container import Kernel
+        from reconverge.isa.gen9.container import Kernel
         return Kernel(self.name, code, self.simd, self.layout.payload(self.simd))
 
 
@@ -108,7 +108,7 @@ def choose_function(program: Program, kernel: str, cf: str = "auto",
         GenOptions(cf=cf)                    # the one-line refusal of an unknown mode
         mode = CF_MODES[cf]
         return program.function(kernel, mode.pipeline), mode
-    from lowering.ir.core import nesting_depth
+    from reconverge.lowering.ir.core import nesting_depth
 
     from .cf_regions import MAX_ROUNDS, RegionDepthError
     from .cost import prefers_hybrid
@@ -193,8 +193,8 @@ def compile_gen_kernel(func: Function, simd: int = 16, verify: bool = True, regi
 def _check_encodable(name: str, program: list) -> None:
     """The emitted instructions against the PRM's restrictions (isa/gen9/validate.py), before anything
     encodes them: a violation is a backend bug, reported as an internal error."""
-    from isa.gen9.validate import validate_program
-    from lowering.errors import CompileError
+    from reconverge.isa.gen9.validate import validate_program
+    from reconverge.lowering.errors import CompileError
     found = validate_program(program)
     if found:
         more = f" (and {len(found) - 1} more)" if len(found) > 1 else ""
@@ -205,7 +205,7 @@ def lower_for_gen(func: Function, verify: bool = True) -> None:
     """The target lowerings, run by the backend on its input (the contract of both backends: any caller
     gets target-ready IR): the gen pipeline's for a tree, gen-blockip's for a CFG, in place; a no-op on a
     function that went through that pipeline already (the driver's)."""
-    from lowering.target import lower_for
+    from reconverge.lowering.target import lower_for
     lower_for([func], "gen" if func.is_structured else "gen-blockip", verify)
 
 

@@ -23,8 +23,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from isa.gen9.dispatch import ARGUMENTS, CROSS_THREAD_GRF
-from lowering.ir.core import Arg, Function, Instr
+from reconverge.isa.gen9.dispatch import ARGUMENTS, CROSS_THREAD_GRF
+from reconverge.lowering.ir.core import Arg, Function, Instr
 
 SLM_ALIGN = 16
 SCRATCH_GRANULE = 1024                      # r0.5 counts scratch in 1 KiB units (bits 31:10)

@@ -33,9 +33,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from lowering.errors import CompileError
-from lowering.graph import IrreducibleError, loop_forest, reverse_postorder
-from lowering.ir.core import Block, Function, Instr
+from reconverge.lowering.errors import CompileError
+from reconverge.lowering.graph import IrreducibleError, loop_forest, reverse_postorder
+from reconverge.lowering.ir.core import Block, Function, Instr
 
 TERMINATORS = ("br", "cbr", "switch", "ret", "unreachable")
 # The search costs a round per level of nesting, each over the whole function (and a loop search per

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from isa.gen9.builder import Builder, null
-from isa.gen9.model import DataType, Instruction, Predicate, RegFile, Region
-from isa.gen9.model import Operand as IsaOperand
+from reconverge.isa.gen9.builder import Builder, null
+from reconverge.isa.gen9.model import DataType, Instruction, Predicate, RegFile, Region
+from reconverge.isa.gen9.model import Operand as IsaOperand
 
 from .mir import GRF_BYTES, SENDS, Imm, MFunction, MInstr, Operand, PReg, VReg
 
@@ -96,7 +96,7 @@ def _instruction(ins: MInstr, home: dict[int, int], half: int, halves: int) -> I
 def _operand(op: Operand, home: dict[int, int], half: int, n: int, is_dst: bool) -> IsaOperand:
     v, t = op.value, op.type
     if isinstance(v, Imm):
-        from isa.gen9.builder import imm
+        from reconverge.isa.gen9.builder import imm
         return imm(v.value, t)
     scalar = _scalar(op)
     stride = op.region.hstride if op.region is not None and op.region.hstride else 1

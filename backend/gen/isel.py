@@ -18,8 +18,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from lowering.errors import CompileError, where
-from lowering.ir.core import Function
+from reconverge.lowering.errors import CompileError, where
+from reconverge.lowering.ir.core import Function
 
 from .abi import KernelLayout
 from .isel_blockip import BlockIPDriver

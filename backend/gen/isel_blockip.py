@@ -36,8 +36,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from isa.gen9.model import DataType
-from lowering.ir.core import Block, Const, Function, Instr
+from reconverge.isa.gen9.model import DataType
+from reconverge.lowering.ir.core import Block, Const, Function, Instr
 
 from .cf_regions import Region, block_unit, structured_regions
 from .cf_regions import join_points as unit_join_points

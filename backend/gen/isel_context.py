@@ -15,13 +15,13 @@ import struct
 from collections.abc import Sequence
 from typing import Any
 
-from isa.gen9 import messages as sm
-from isa.gen9.dispatch import CROSS_THREAD_GRF
-from isa.gen9.model import DataType, Region
-from lowering.analysis.provenance import MemoryObject, Provenance
-from lowering.errors import CompileError, NotSupported, where
-from lowering.ir.core import Arg, Block, Const, Function, If, Instr, Loop, Phi, Undef, Value
-from lowering.ir.types import Type
+from reconverge.isa.gen9 import messages as sm
+from reconverge.isa.gen9.dispatch import CROSS_THREAD_GRF
+from reconverge.isa.gen9.model import DataType, Region
+from reconverge.lowering.analysis.provenance import MemoryObject, Provenance
+from reconverge.lowering.errors import CompileError, NotSupported, where
+from reconverge.lowering.ir.core import Arg, Block, Const, Function, If, Instr, Loop, Phi, Undef, Value
+from reconverge.lowering.ir.types import Type
 
 from .abi import KernelLayout, kernel_layout
 from .mir import Imm, MFunction, MInstr, Operand, PReg, VReg

@@ -7,8 +7,8 @@ are native on :q; the math box divides integers 8 lanes at a time and has no 64-
 """
 from __future__ import annotations
 
-from isa.gen9.model import DataType
-from lowering.ir.core import Const, Instr, Value
+from reconverge.isa.gen9.model import DataType
+from reconverge.lowering.ir.core import Const, Instr, Value
 
 from .isel_context import SelectionContext, high_dword, low_dword, negated, retyped
 from .mir import Imm, Operand

@@ -11,12 +11,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from functools import partial
 
-from isa.gen9 import messages as sm
-from isa.gen9.dispatch import BARRIER_ID_MASK
-from isa.gen9.model import DataType
-from lowering.analysis.provenance import MemoryObject
-from lowering.ir.core import Const, Instr, Value
-from lowering.ir.opcodes import fence_spaces
+from reconverge.isa.gen9 import messages as sm
+from reconverge.isa.gen9.dispatch import BARRIER_ID_MASK
+from reconverge.isa.gen9.model import DataType
+from reconverge.lowering.analysis.provenance import MemoryObject
+from reconverge.lowering.ir.core import Const, Instr, Value
+from reconverge.lowering.ir.opcodes import fence_spaces
 
 from .isel_context import (
     SCALAR,

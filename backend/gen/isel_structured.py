@@ -9,9 +9,9 @@ tree order, and emits only the branches.
 """
 from __future__ import annotations
 
-from isa.gen9.model import DataType as T
-from lowering.analysis.divergence import Divergence, analyze
-from lowering.ir.core import Block, CFNode, Function, If, Instr, Loop, Phi, Value, first_block, last_block
+from reconverge.isa.gen9.model import DataType as T
+from reconverge.lowering.analysis.divergence import Divergence, analyze
+from reconverge.lowering.ir.core import Block, CFNode, Function, If, Instr, Loop, Phi, Value, first_block, last_block
 
 from .isel_context import SCALAR, SelectionContext, gen_type, one_cmp
 from .isel_uniform import scalar_values, select_scalar

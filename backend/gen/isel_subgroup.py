@@ -44,11 +44,11 @@ from __future__ import annotations
 
 import math
 
-from isa.gen9.dispatch import CROSS_THREAD_GRF, LOCAL_ID_GRF, LOCAL_SIZE
-from isa.gen9.model import DataType, Region
-from lowering.ir.core import Const, Instr, Value
-from lowering.ir.opcodes import fence_spaces
-from lowering.ir.types import I1, I32, Type
+from reconverge.isa.gen9.dispatch import CROSS_THREAD_GRF, LOCAL_ID_GRF, LOCAL_SIZE
+from reconverge.isa.gen9.model import DataType, Region
+from reconverge.lowering.ir.core import Const, Instr, Value
+from reconverge.lowering.ir.opcodes import fence_spaces
+from reconverge.lowering.ir.types import I1, I32, Type
 
 from . import isel_int64 as int64
 from .isel_context import SCALAR, SelectionContext, gen_type, half_view, retyped

@@ -17,9 +17,9 @@ scalar: O(values + uses) per pass, a pass per link of the longest chain of phis 
 """
 from __future__ import annotations
 
-from lowering.analysis.divergence import Divergence
-from lowering.ir.core import Arg, Block, Const, Function, If, Instr, Phi, Value, cf_lists
-from lowering.ir.types import I1, I32
+from reconverge.lowering.analysis.divergence import Divergence
+from reconverge.lowering.ir.core import Arg, Block, Const, Function, If, Instr, Phi, Value, cf_lists
+from reconverge.lowering.ir.types import I1, I32
 
 from .isel_context import ICMP_MODS, SelectionContext, gen_type, negated
 from .mir import Imm, Operand

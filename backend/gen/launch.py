@@ -14,12 +14,12 @@ import sys
 
 import numpy as np
 
-from isa.gen9.dispatch import ARGUMENTS, run_ndrange
-from isa.gen9.errors import IsaError
-from isa.gen9.simulator import MemoryFault, StepLimit
-from lowering.errors import CompileError
-from lowering.ir.core import Arg, Function
-from lowering.ndrange import ndrange
+from reconverge.isa.gen9.dispatch import ARGUMENTS, run_ndrange
+from reconverge.isa.gen9.errors import IsaError
+from reconverge.isa.gen9.simulator import MemoryFault, StepLimit
+from reconverge.lowering.errors import CompileError
+from reconverge.lowering.ir.core import Arg, Function
+from reconverge.lowering.ndrange import ndrange
 
 from . import GenKernel, compile_gen_kernel
 from .abi import KernelLayout, local_block_offsets
@@ -81,7 +81,7 @@ def run_gen_kernel(func: Function, args: list, global_size, local_size, simd: in
     if slm_bytes > 64 * 1024:
         raise CompileError(f"@{func.name}: {slm_bytes} bytes of __local memory (Gen9 has 64 KiB per work-group)")
     if trace is not None:
-        from isa.gen9.simulator import layout as addresses
+        from reconverge.isa.gen9.simulator import layout as addresses
         at = addresses(compiled.program)
         trace.labels = {at[i]: note.split(":")[0].split()[-1] for i, note in compiled.notes.items()
                         if note.startswith("block ")}
@@ -128,8 +128,8 @@ def _ids(values, dims: int) -> str:
 def _fault_text(exc: MemoryFault, compiled, layout: KernelLayout, rng, simd: int) -> str:
     """Where an out-of-bounds access happened, as the ir target says it: the Gen instruction (its index,
     address, text and the block it is in, when the listing names one), the work-item, the buffer."""
-    from isa.gen9.disassembler import format_instruction
-    from isa.gen9.simulator import layout as addresses
+    from reconverge.isa.gen9.disassembler import format_instruction
+    from reconverge.isa.gen9.simulator import layout as addresses
     fault, at = exc.fault, addresses(compiled.program)
     index = at.index(exc.address) if exc.address in at else -1
     block = next((compiled.notes[i].split(":")[0] for i in range(index, -1, -1)

@@ -18,7 +18,7 @@ destination, as brw's fs lowering does.
 """
 from __future__ import annotations
 
-from isa.gen9.model import DataType, Region
+from reconverge.isa.gen9.model import DataType, Region
 
 from .mir import Imm, MFunction, MInstr, Operand, VReg
 

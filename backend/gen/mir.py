@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from isa.gen9.model import DataType, Region
+from reconverge.isa.gen9.model import DataType, Region
 
 GRF_BYTES = 32
 FLAGS = ((0, 0), (0, 1), (1, 0), (1, 1))          # f0.0 f0.1 f1.0 f1.1

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from lowering.analysis.liveness import solve
+from reconverge.lowering.analysis.liveness import solve
 
 from .mir import MFunction, VReg
 

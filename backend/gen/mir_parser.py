@@ -18,8 +18,8 @@ from __future__ import annotations
 import re
 import struct
 
-from isa.gen9.model import DataType, Region
-from lowering.errors import CompileError
+from reconverge.isa.gen9.model import DataType, Region
+from reconverge.lowering.errors import CompileError
 
 from .mir import Imm, MBlock, MFunction, MInstr, Operand, PReg, VReg
 

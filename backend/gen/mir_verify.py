@@ -18,9 +18,9 @@ words, like the IR's validator:
 """
 from __future__ import annotations
 
-from isa.gen9 import opcodes
-from isa.gen9.fields import COND_MOD
-from isa.gen9.model import DataType
+from reconverge.isa.gen9 import opcodes
+from reconverge.isa.gen9.fields import COND_MOD
+from reconverge.isa.gen9.model import DataType
 
 from .legalize import illegal_immediates
 from .mir import BRANCHES, FLAGS, SENDS, MFunction, MInstr, Operand, VReg

@@ -14,8 +14,8 @@ spills (one walk over the instructions spills the round's values), plus liveness
 """
 from __future__ import annotations
 
-from isa.gen9 import messages as sm
-from lowering.errors import CompileError
+from reconverge.isa.gen9 import messages as sm
+from reconverge.lowering.errors import CompileError
 
 from .mir import GRF_BYTES, MFunction, MInstr, Operand, PReg, VReg
 from .mir_liveness import liveness

@@ -14,16 +14,16 @@ module structure), module/grammar (the binary encoder, driven by the official gr
 """
 from __future__ import annotations
 
-from lowering.deepstack import depth_independent
-from lowering.ir.core import Function
+from reconverge.lowering.deepstack import depth_independent
+from reconverge.lowering.ir.core import Function
 
 from .options import SpirvOptions
 
 
 @depth_independent
 def compile_spirv(functions: list[Function], options: SpirvOptions | None = None) -> bytes:
-    from lowering.gcpause import gc_paused
-    from lowering.target import lower_for
+    from reconverge.lowering.gcpause import gc_paused
+    from reconverge.lowering.target import lower_for
 
     from .emit import compile_module
     options = options or SpirvOptions()

@@ -24,10 +24,10 @@ from __future__ import annotations
 import struct
 from dataclasses import dataclass, field
 
-from lowering.errors import CompileError, where
-from lowering.ir.core import Arg, Function
-from lowering.ir.types import Type
-from lowering.kernel_abi import host_values, type_kind
+from reconverge.lowering.errors import CompileError, where
+from reconverge.lowering.ir.core import Arg, Function
+from reconverge.lowering.ir.types import Type
+from reconverge.lowering.kernel_abi import host_values, type_kind
 
 PUSH_CONSTANT_LIMIT = 128   # bytes: the minimum maxPushConstantsSize every Vulkan device must offer
 LOCAL_SPEC_ID_BASE = 100    # SpecId of parameter N's __local array length: 100 + N

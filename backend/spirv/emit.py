@@ -16,8 +16,8 @@ unreachable as well, is left out. Block order is tree order, in which dominators
 """
 from __future__ import annotations
 
-from lowering.errors import CompileError, where
-from lowering.ir.core import (
+from reconverge.lowering.errors import CompileError, where
+from reconverge.lowering.ir.core import (
     Arg,
     Block,
     Const,
@@ -32,9 +32,9 @@ from lowering.ir.core import (
     first_block,
     nesting_depth,
 )
-from lowering.ir.printer import Namer
-from lowering.ir.types import Type
-from lowering.ndrange import compile_time_local_size
+from reconverge.lowering.ir.printer import Namer
+from reconverge.lowering.ir.types import Type
+from reconverge.lowering.ndrange import compile_time_local_size
 
 from .abi import KernelABI, PushMember, kernel_abi, local_spec_id
 from .isel import InstructionSelector

@@ -23,7 +23,7 @@ Proven exact against numpy's IEEE division and sqrt on lavapipe (tests/spirv/tes
 """
 from __future__ import annotations
 
-from lowering.ir.types import Type
+from reconverge.lowering.ir.types import Type
 
 F32, U32 = Type("float", 32), Type("int", 32)
 SIGN, EXPONENT, FRACTION, HIDDEN = 0x80000000, 0x7F800000, 0x007FFFFF, 0x00800000

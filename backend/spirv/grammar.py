@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import os
 
-from lowering.errors import CompileError
+from reconverge.lowering.errors import CompileError
 
 GRAMMAR_DIR = "/usr/include/spirv/unified1"
 CORE_FILE = os.path.join(GRAMMAR_DIR, "spirv.core.grammar.json")

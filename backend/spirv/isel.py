@@ -17,11 +17,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Protocol
 
-from lowering.errors import CompileError, NotSupported
-from lowering.ir.core import Arg, Const, Function, Instr, Undef, Value
-from lowering.ir.opcodes import fence_spaces
-from lowering.ir.types import Type
-from lowering.passes.lower_math_edges import LOWERED as LOWERED_MATH
+from reconverge.lowering.errors import CompileError, NotSupported
+from reconverge.lowering.ir.core import Arg, Const, Function, Instr, Undef, Value
+from reconverge.lowering.ir.opcodes import fence_spaces
+from reconverge.lowering.ir.types import Type
+from reconverge.lowering.passes.lower_math_edges import LOWERED as LOWERED_MATH
 
 from .grammar import GRAMMAR
 from .memory import access_bits

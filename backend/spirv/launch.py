@@ -9,9 +9,9 @@ import dataclasses
 
 import numpy as np
 
-from lowering.errors import CompileError, where
-from lowering.ir.core import Function, nesting_depth
-from lowering.ndrange import ndrange
+from reconverge.lowering.errors import CompileError, where
+from reconverge.lowering.ir.core import Function, nesting_depth
+from reconverge.lowering.ndrange import ndrange
 
 from . import compile_spirv
 from .abi import kernel_abi, local_spec_id, pack_push_constants
@@ -91,9 +91,9 @@ def _with_live_outs_in_memory(func: Function) -> Function:
     live-outs, and private memory used in and after a loop, through an element NIR cannot fold; zero_operands:
     no known zero in a product or a sum), validated; `func`
     itself when there is nothing to change."""
-    from lowering.ir.parser import parse_module
-    from lowering.ir.printer import print_function
-    from lowering.ir.validate import verify
+    from reconverge.lowering.ir.parser import parse_module
+    from reconverge.lowering.ir.printer import print_function
+    from reconverge.lowering.ir.validate import verify
 
     from .loop_live_outs import (
         demote_loop_exit_phis,

@@ -21,7 +21,7 @@ cut).
 """
 from __future__ import annotations
 
-from lowering.ir.core import Function, If, Loop
+from reconverge.lowering.ir.core import Function, If, Loop
 
 from .abi import kernel_abi
 

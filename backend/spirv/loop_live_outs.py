@@ -22,8 +22,20 @@ from __future__ import annotations
 
 from typing import TypeGuard
 
-from lowering.ir.core import Block, Const, Function, If, Instr, Loop, Phi, Undef, Value, cf_lists, first_block
-from lowering.ir.types import I1, I32, I64, VOID, ptr
+from reconverge.lowering.ir.core import (
+    Block,
+    Const,
+    Function,
+    If,
+    Instr,
+    Loop,
+    Phi,
+    Undef,
+    Value,
+    cf_lists,
+    first_block,
+)
+from reconverge.lowering.ir.types import I1, I32, I64, VOID, ptr
 
 
 def _loops_of_blocks(nodes: list, chain: tuple, out: dict) -> None:
@@ -207,7 +219,7 @@ def hide_loop_written_private_memory(func: Function) -> int:
     and every use goes through element (get_group_id(2) & 1), as the slots above do; both copies are the
     lane's own, so the rewrite is semantically neutral. An alloca only accessed in one loop (or in none)
     is left for NIR to promote."""
-    from lowering.analysis.provenance import Provenance
+    from reconverge.lowering.analysis.provenance import Provenance
     loops: dict[Block, tuple] = {}
     _loops_of_blocks(func.body, (), loops)
     provenance = Provenance(func)

@@ -15,10 +15,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import cast
 
-from lowering.analysis.provenance import MemoryObject as ProvenanceObject
-from lowering.analysis.provenance import Provenance
-from lowering.errors import CompileError, NotSupported, where
-from lowering.ir.core import Function, Instr, Undef, Value
+from reconverge.lowering.analysis.provenance import MemoryObject as ProvenanceObject
+from reconverge.lowering.analysis.provenance import Provenance
+from reconverge.lowering.errors import CompileError, NotSupported, where
+from reconverge.lowering.ir.core import Function, Instr, Undef, Value
 
 
 @dataclass(eq=False)

@@ -15,7 +15,7 @@ import struct
 import sys
 from array import array
 
-from backend.spirv.grammar import GRAMMAR
+from reconverge.backend.spirv.grammar import GRAMMAR
 
 # Instructions that end a block (spec 2.2.4 "Termination Instruction", plus the extension ones).
 TERMINATORS = frozenset({

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from lowering.errors import CompileError
+from reconverge.lowering.errors import CompileError
 
 # The highest SPIR-V version each target environment consumes. TARGET_ENVS: the Vulkan versions (Vulkan
 # spec, appendix "SPIR-V Environment"), each one swept by the tests; ALL_TARGET_ENVS adds every other
@@ -78,7 +78,7 @@ def parse_version(text: str) -> tuple[int, int]:
 
 def parse_local_size(text: str) -> tuple[int, int, int]:
     """'8' or '8,8' or '8,8,1' -> a 3-tuple of positive sizes."""
-    from lowering.ndrange import parse_sizes
+    from reconverge.lowering.ndrange import parse_sizes
     try:
         dims = parse_sizes(text)
     except ValueError:

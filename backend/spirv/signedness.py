@@ -12,7 +12,7 @@ even in this form, so srem is not emitted as OpSRem at all: isel._op_srem.)
 """
 from __future__ import annotations
 
-from lowering.ir.core import Instr, Phi
+from reconverge.lowering.ir.core import Instr, Phi
 
 # core instructions whose integer operands and integer result are all signed
 SIGNED_INSTRUCTIONS = frozenset({

@@ -28,7 +28,7 @@ from __future__ import annotations
 import struct
 from dataclasses import dataclass, field
 
-from lowering import graph
+from reconverge.lowering import graph
 
 from .grammar import GRAMMAR
 

@@ -35,10 +35,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from lowering.errors import CompileError
-from lowering.ir.core import Const, Function, Instr
-from lowering.ir.opcodes import fence_spaces
-from lowering.ir.types import Type
+from reconverge.lowering.errors import CompileError
+from reconverge.lowering.ir.core import Const, Function, Instr
+from reconverge.lowering.ir.opcodes import fence_spaces
+from reconverge.lowering.ir.types import Type
 
 from .abi import kernel_abi
 from .grammar import GRAMMAR

@@ -8,8 +8,8 @@ import functools
 import re
 import subprocess
 
-from lowering import child_process
-from lowering.errors import CompileError
+from reconverge.lowering import child_process
+from reconverge.lowering.errors import CompileError
 
 _ERROR_PREFIX = re.compile(r"^error:\s*(line \d+:\s*)?")
 

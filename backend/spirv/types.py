@@ -1,7 +1,7 @@
 """IR types as SPIR-V type ids, with the capability each type needs declared on first use."""
 from __future__ import annotations
 
-from lowering.ir.types import Type
+from reconverge.lowering.ir.types import Type
 
 _INT_CAPABILITIES = {8: "Int8", 16: "Int16", 64: "Int64"}
 LEGAL_INT_BITS = (8, 16, 32, 64)

@@ -27,7 +27,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from lowering.errors import CompileError
+from reconverge.lowering.errors import CompileError
 
 from .grammar import GRAMMAR
 

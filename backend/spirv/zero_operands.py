@@ -18,8 +18,8 @@ neutral; `--emit spirv` keeps the plain form.
 """
 from __future__ import annotations
 
-from lowering.ir.core import Const, Function, Instr, first_block
-from lowering.ir.types import I1, I32, I64
+from reconverge.lowering.ir.core import Const, Function, Instr, first_block
+from reconverge.lowering.ir.types import I1, I32, I64
 
 FACTORS = {"fmul": (0, 1), "fdiv": (0, 1), "frem": (0, 1), "fma": (0, 1), "fmuladd": (0, 1),
            "fadd": (0, 1), "fsub": (0, 1)}

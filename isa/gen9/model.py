@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import Enum
 
-from isa.gen9.errors import IsaError
+from reconverge.isa.gen9.errors import IsaError
 
 
 class RegFile(Enum):

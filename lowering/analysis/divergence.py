@@ -46,16 +46,29 @@ import heapq
 from dataclasses import dataclass, field
 from typing import Callable, Iterable
 
-from lowering.deepstack import depth_independent
-from lowering.graph import (
+from reconverge.lowering.deepstack import depth_independent
+from reconverge.lowering.graph import (
     IrreducibleError,
     loop_forest,
     post_dominator_tree,
     reverse_postorder,
     rpo_numbers,
 )
-from lowering.ir.core import Arg, Block, CFNode, Const, Function, If, Instr, Loop, Phi, Undef, Value, cf_list_of
-from lowering.ir.opcodes import (
+from reconverge.lowering.ir.core import (
+    Arg,
+    Block,
+    CFNode,
+    Const,
+    Function,
+    If,
+    Instr,
+    Loop,
+    Phi,
+    Undef,
+    Value,
+    cf_list_of,
+)
+from reconverge.lowering.ir.opcodes import (
     OPCODES,
     SUBGROUP_UNIFORM_RESULTS,
     UNIFORM_SUBGROUP_INFO,

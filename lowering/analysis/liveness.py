@@ -24,8 +24,8 @@ import itertools
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from lowering.graph import postorder, predecessors
-from lowering.ir.core import (
+from reconverge.lowering.graph import postorder, predecessors
+from reconverge.lowering.ir.core import (
     Block,
     Function,
     If,

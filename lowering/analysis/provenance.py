@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
-from lowering.ir.core import Arg, Function, Instr, Value
+from reconverge.lowering.ir.core import Arg, Function, Instr, Value
 
 POINTER_COPIES = ("addrspacecast", "freeze", "bitcast")
 

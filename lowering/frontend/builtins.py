@@ -15,12 +15,12 @@ import re
 from dataclasses import dataclass
 from typing import Any, cast
 
-from lowering.frontend import subgroups
-from lowering.frontend.llvm_types import LType
-from lowering.frontend.scalar import Unsupported, scalar_type
-from lowering.ir.core import Const, Value
-from lowering.ir.opcodes import MATH_FUNCTIONS
-from lowering.ir.types import F16, F32, I1, I32, I64, VOID, Type, float_type, int_type
+from reconverge.lowering.frontend import subgroups
+from reconverge.lowering.frontend.llvm_types import LType
+from reconverge.lowering.frontend.scalar import Unsupported, scalar_type
+from reconverge.lowering.ir.core import Const, Value
+from reconverge.lowering.ir.opcodes import MATH_FUNCTIONS
+from reconverge.lowering.ir.types import F16, F32, I1, I32, I64, VOID, Type, float_type, int_type
 
 
 def _unsupported(msg: str = ""):

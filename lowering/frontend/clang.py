@@ -23,8 +23,8 @@ import shutil
 import sys
 from dataclasses import dataclass
 
-from lowering import child_process
-from lowering.errors import CompileError
+from reconverge.lowering import child_process
+from reconverge.lowering.errors import CompileError
 
 CLANG = os.environ.get("RECONVERGE_CLANG", "clang-22")
 OPT_LEVELS = ("-O0", "-O1", "-O2", "-O3", "-Os", "-Oz")

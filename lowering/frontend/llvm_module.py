@@ -11,7 +11,7 @@ import re
 
 import llvmlite.binding as llvm
 
-from lowering.errors import CompileError
+from reconverge.lowering.errors import CompileError
 
 _NOT_NAME = r"[\w.$%@\"-]"
 _NOINLINE = re.compile(rf"(?<!{_NOT_NAME})(?:noinline|optnone)(?!{_NOT_NAME})")

@@ -19,10 +19,10 @@ from typing import cast
 
 import llvmlite.binding as llvm
 
-from lowering.errors import CompileError, NotSupported
-from lowering.frontend import builtins
-from lowering.frontend.llvm_module import KERNEL_TWIN, function_header, prepare_module, require_kernels
-from lowering.frontend.llvm_types import (
+from reconverge.lowering.errors import CompileError, NotSupported
+from reconverge.lowering.frontend import builtins
+from reconverge.lowering.frontend.llvm_module import KERNEL_TWIN, function_header, prepare_module, require_kernels
+from reconverge.lowering.frontend.llvm_types import (
     CV,
     Cursor,
     DataLayout,
@@ -36,10 +36,10 @@ from lowering.frontend.llvm_types import (
     scalar_leaves,
     type_from_text,
 )
-from lowering.frontend.scalar import Unsupported, scalar_type
-from lowering.ir.core import Arg, Block, Const, Function, Instr, ModuleData, Phi, Undef, Value
-from lowering.ir.opcodes import opcodes_of
-from lowering.ir.types import I1, I64, VOID, Type, int_type, ptr
+from reconverge.lowering.frontend.scalar import Unsupported, scalar_type
+from reconverge.lowering.ir.core import Arg, Block, Const, Function, Instr, ModuleData, Phi, Undef, Value
+from reconverge.lowering.ir.opcodes import opcodes_of
+from reconverge.lowering.ir.types import I1, I64, VOID, Type, int_type, ptr
 
 ICMP_PREDS = ("eq", "ne", "ugt", "uge", "ult", "ule", "sgt", "sge", "slt", "sle")
 FCMP_PREDS = ("false", "oeq", "ogt", "oge", "olt", "ole", "one", "ord", "ueq", "ugt", "uge", "ult", "ule",
@@ -1029,7 +1029,7 @@ def kernel_body(mod: llvm.ModuleRef, name: str) -> llvm.ValueRef:
 
 
 def read_llvm_text(text: str, source_name: str = "<ir>", kernel: str | None = None) -> dict[str, Function]:
-    from lowering.frontend.llvm_module import parse_llvm_text
+    from reconverge.lowering.frontend.llvm_module import parse_llvm_text
     return read_kernels(parse_llvm_text(text, source_name), source_name, kernel)
 
 

@@ -5,8 +5,8 @@ both need lives here, below both, instead of in a function-level import back int
 """
 from __future__ import annotations
 
-from lowering.frontend.llvm_types import LType
-from lowering.ir.types import Type, float_type, int_type, ptr
+from reconverge.lowering.frontend.llvm_types import LType
+from reconverge.lowering.ir.types import Type, float_type, int_type, ptr
 
 
 class Unsupported(Exception):

@@ -11,9 +11,9 @@ Vulkan's SubgroupGeMask do (SPIR-V 1.6 section 3.56.24; Vulkan 1.3, built-in var
 """
 from __future__ import annotations
 
-from lowering.frontend.scalar import Unsupported
-from lowering.ir.core import Const, Value
-from lowering.ir.types import I1, I32, VOID, Type
+from reconverge.lowering.frontend.scalar import Unsupported
+from reconverge.lowering.ir.core import Const, Value
+from reconverge.lowering.ir.types import I1, I32, VOID, Type
 
 INFO = {"get_sub_group_size": "size", "get_max_sub_group_size": "max_size", "get_num_sub_groups": "num",
         "get_enqueued_num_sub_groups": "num", "get_sub_group_id": "id", "get_sub_group_local_id": "local_id"}

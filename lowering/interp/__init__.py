@@ -6,7 +6,7 @@ Modules: run (the interpreter and run_kernel), values (value representation), op
 memory (the flat address space), codegen (blocks compiled to Python functions), lockstep (the barrier
 schedule), trace (finding the first use of an uninitialized value).
 """
-from lowering.interp.run import (
+from reconverge.lowering.interp.run import (
     DEFAULT_MAX_STEPS,
     Interpreter,
     describe_block,
@@ -14,7 +14,7 @@ from lowering.interp.run import (
     run_kernel,
     uninitialized_dependence,
 )
-from lowering.interp.values import InterpreterError
+from reconverge.lowering.interp.values import InterpreterError
 
 __all__ = ["DEFAULT_MAX_STEPS", "Interpreter", "InterpreterError", "describe_block", "describe_value", "run_kernel",
            "uninitialized_dependence"]

@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from typing import Any, Callable, Sequence
 
-from lowering.interp.values import const_value, mask
-from lowering.ir.core import Const, Instr, Undef, Value
+from reconverge.lowering.interp.values import const_value, mask
+from reconverge.lowering.ir.core import Const, Instr, Undef, Value
 
 
 class At(Exception):

@@ -15,10 +15,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from lowering.interp.values import InterpreterError
+from reconverge.lowering.interp.values import InterpreterError
 
 if TYPE_CHECKING:
-    from lowering.interp.run import Interpreter
+    from reconverge.lowering.interp.run import Interpreter
 
 
 def run_group(interp: Interpreter, items: list[tuple[Any, ...]], env0: dict[Any, Any]) -> None:

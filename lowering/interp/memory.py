@@ -19,8 +19,8 @@ from typing import Any, Callable, cast
 
 import numpy as np
 
-from lowering.interp.values import FLOAT_DTYPES, InterpreterError, mask
-from lowering.ir.types import Type
+from reconverge.lowering.interp.values import FLOAT_DTYPES, InterpreterError, mask
+from reconverge.lowering.ir.types import Type
 
 ARENA_SHIFT = 40
 ARENAS = {"global": 1, "constant": 2, "local": 3, "private": 4}

@@ -22,7 +22,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from lowering.interp.values import (
+from reconverge.lowering.interp.values import (
     FLOAT_DTYPES,
     InterpreterError,
     Val,
@@ -32,8 +32,8 @@ from lowering.interp.values import (
     mask,
     signed,
 )
-from lowering.ir.opcodes import OPCODES, opcodes_of
-from lowering.ir.types import Type
+from reconverge.lowering.ir.opcodes import OPCODES, opcodes_of
+from reconverge.lowering.ir.types import Type
 
 # the families, as the opcode table defines them
 INT_BINARY = tuple(n for n in opcodes_of("int") if OPCODES[n].n_operands == 2)

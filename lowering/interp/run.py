@@ -45,12 +45,12 @@ from typing import Any, Callable, Iterator, Sequence, cast
 
 import numpy as np
 
-import lowering.interp.ops as ops
-from lowering.deepstack import depth_independent
-from lowering.interp.codegen import At, compile_body, compile_phi_copy
-from lowering.interp.memory import KIND_OF_ADDRSPACE, Memory
-from lowering.interp.values import InterpreterError, const_value, from_host, mask
-from lowering.ir.core import (
+import reconverge.lowering.interp.ops as ops
+from reconverge.lowering.deepstack import depth_independent
+from reconverge.lowering.interp.codegen import At, compile_body, compile_phi_copy
+from reconverge.lowering.interp.memory import KIND_OF_ADDRSPACE, Memory
+from reconverge.lowering.interp.values import InterpreterError, const_value, from_host, mask
+from reconverge.lowering.ir.core import (
     Arg,
     Block,
     Const,
@@ -62,8 +62,8 @@ from lowering.ir.core import (
     Undef,
     Value,
 )
-from lowering.ir.opcodes import OPCODES
-from lowering.ndrange import ndrange
+from reconverge.lowering.ir.opcodes import OPCODES
+from reconverge.lowering.ndrange import ndrange
 
 __all__ = ["run_kernel", "uninitialized_dependence", "Interpreter", "InterpreterError", "DEFAULT_MAX_STEPS"]
 
@@ -219,7 +219,7 @@ class Interpreter:
                 items = [(grp, lid, tuple(g * l + i + o for g, l, i, o in zip(grp, l3, lid, o3)))
                          for lid in local_ids]
                 if self.lockstep:
-                    from lowering.interp.lockstep import run_group
+                    from reconverge.lowering.interp.lockstep import run_group
                     run_group(self, items, env0)
                     continue
                 for item in items:

@@ -15,8 +15,8 @@ from typing import Any, Callable
 
 import numpy as np
 
-from lowering.interp.run import Code, Env, Interpreter, InterpreterError, Size, describe_value
-from lowering.ir.core import Block, Function
+from reconverge.lowering.interp.run import Code, Env, Interpreter, InterpreterError, Size, describe_value
+from reconverge.lowering.ir.core import Block, Function
 
 
 class _Tracer(Interpreter):

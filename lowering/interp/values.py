@@ -12,8 +12,8 @@ from typing import Any
 
 import numpy as np
 
-from lowering.ir.core import Const, Undef, Value
-from lowering.ir.types import Type
+from reconverge.lowering.ir.core import Const, Undef, Value
+from reconverge.lowering.ir.types import Type
 
 Val = Any     # an interpreter value: an int (integers, pointers) or a numpy float scalar of the type's width
 FLOAT_DTYPES: dict[int, type[np.floating[Any]]] = {16: np.float16, 32: np.float32, 64: np.float64}

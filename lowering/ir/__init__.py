@@ -7,9 +7,9 @@
 Both forms share the same Block/Instr/Value classes, so analyses written on the CFG view (succs/preds)
 work on either; `Function.is_structured` tells which one a function is in.
 """
-from lowering.ir.core import Arg, Block, CFNode, Const, Function, If, Instr, Loop, Phi, Undef, Value
-from lowering.ir.opcodes import JUMPS, TERMINATORS
-from lowering.ir.types import F16, F32, F64, I1, I8, I16, I32, I64, VOID, Type, float_type, int_type, ptr
+from reconverge.lowering.ir.core import Arg, Block, CFNode, Const, Function, If, Instr, Loop, Phi, Undef, Value
+from reconverge.lowering.ir.opcodes import JUMPS, TERMINATORS
+from reconverge.lowering.ir.types import F16, F32, F64, I1, I8, I16, I32, I64, VOID, Type, float_type, int_type, ptr
 
 __all__ = ["JUMPS", "TERMINATORS", "Arg", "Block", "CFNode", "Const", "Function", "If", "Instr", "Loop", "Phi",
            "Undef", "Value", "F16", "F32", "F64", "I1", "I8", "I16", "I32", "I64", "VOID", "Type", "float_type",

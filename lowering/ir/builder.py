@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any, Mapping, Sequence
 
-from lowering.ir.core import Function, If, Instr, Value, cf_lists
-from lowering.ir.types import I1, Type, int_type
+from reconverge.lowering.ir.core import Function, If, Instr, Value, cf_lists
+from reconverge.lowering.ir.types import I1, Type, int_type
 
 
 class InsertBefore:

@@ -15,8 +15,8 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any, Iterator, Sequence, cast
 
-from lowering.ir.opcodes import JUMPS, TERMINATORS
-from lowering.ir.types import VOID, Type
+from reconverge.lowering.ir.opcodes import JUMPS, TERMINATORS
+from reconverge.lowering.ir.types import VOID, Type
 
 END_LABEL = "(end)"   # the fake end block's label; no LLVM block can be named so unquoted
 

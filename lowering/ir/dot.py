@@ -2,9 +2,9 @@
 draws it: grey boxes for ifs and loops, white boxes for then/else, ovals for blocks)."""
 from __future__ import annotations
 
-from lowering.deepstack import depth_independent
-from lowering.ir.core import Block, CFNode, Function, If, Loop
-from lowering.ir.printer import Namer, format_instr
+from reconverge.lowering.deepstack import depth_independent
+from reconverge.lowering.ir.core import Block, CFNode, Function, If, Loop
+from reconverge.lowering.ir.printer import Namer, format_instr
 
 
 def _quote(text: str) -> str:

@@ -19,7 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable
 
-from lowering.ir.types import I1, I32, I64, VOID, Type
+from reconverge.lowering.ir.types import I1, I32, I64, VOID, Type
 
 TypeRule = Callable[[list[Type], Type, dict[str, Any]], "str | None"]
 

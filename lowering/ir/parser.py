@@ -15,10 +15,23 @@ import struct
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from lowering.errors import CompileError
-from lowering.ir.core import Arg, Block, CFNode, Const, Function, If, Instr, Loop, ModuleData, Phi, Undef, Value
-from lowering.ir.opcodes import OPCODES, TERMINATORS
-from lowering.ir.types import I1, VOID, Type, parse_type
+from reconverge.lowering.errors import CompileError
+from reconverge.lowering.ir.core import (
+    Arg,
+    Block,
+    CFNode,
+    Const,
+    Function,
+    If,
+    Instr,
+    Loop,
+    ModuleData,
+    Phi,
+    Undef,
+    Value,
+)
+from reconverge.lowering.ir.opcodes import OPCODES, TERMINATORS
+from reconverge.lowering.ir.types import I1, VOID, Type, parse_type
 
 
 class IRParseError(CompileError):

@@ -29,8 +29,8 @@ import struct
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
-from lowering.deepstack import depth_independent
-from lowering.ir.core import (
+from reconverge.lowering.deepstack import depth_independent
+from reconverge.lowering.ir.core import (
     END_LABEL,
     Block,
     Const,
@@ -42,11 +42,11 @@ from lowering.ir.core import (
     Undef,
     Value,
 )
-from lowering.ir.opcodes import OPCODES
-from lowering.ir.types import I1, VOID, Type
+from reconverge.lowering.ir.opcodes import OPCODES
+from reconverge.lowering.ir.types import I1, VOID, Type
 
 if TYPE_CHECKING:
-    from lowering.analysis.divergence import Divergence
+    from reconverge.lowering.analysis.divergence import Divergence
 
 _PLAIN_NAME = re.compile(r"(?:[A-Za-z_.$][\w.$-]*|\d+)\Z")
 

@@ -28,9 +28,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable, cast
 
-from lowering import graph
-from lowering.deepstack import depth_independent
-from lowering.ir.core import (
+from reconverge.lowering import graph
+from reconverge.lowering.deepstack import depth_independent
+from reconverge.lowering.ir.core import (
     Arg,
     Block,
     CFNode,
@@ -44,8 +44,8 @@ from lowering.ir.core import (
     Value,
     structured_successors,
 )
-from lowering.ir.opcodes import JUMPS, OPCODES, STRUCTURIZER_ONLY, TERMINATORS, type_problem
-from lowering.ir.types import I1, VOID
+from reconverge.lowering.ir.opcodes import JUMPS, OPCODES, STRUCTURIZER_ONLY, TERMINATORS, type_problem
+from reconverge.lowering.ir.types import I1, VOID
 
 _N_TARGETS = {"br": 1, "cbr": 2, "ret": 0, "unreachable": 0}
 
@@ -97,7 +97,7 @@ def verify(func: Function, after: str = "") -> None:
 
 def annotated(func: Function, problems: list[Problem]) -> str:
     """The function's text with each problem printed under the line it is anchored to."""
-    from lowering.ir.printer import printed_lines
+    from reconverge.lowering.ir.printer import printed_lines
     lines = printed_lines(func)
     by_anchor: dict[int, list[Problem]] = {}
     loose: list[Problem] = []
@@ -383,7 +383,7 @@ class _Validator:
 
     def _check_if_conditions(self, ok: Callable[[Value, Block, int], bool], reachable: list[bool]) -> None:
         """An if's condition is read where the block before it ends."""
-        from lowering.ir.core import cf_lists
+        from reconverge.lowering.ir.core import cf_lists
         for nodes in cf_lists(self.func):
             for i, node in enumerate(nodes):
                 if isinstance(node, If):

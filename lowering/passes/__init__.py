@@ -18,8 +18,8 @@ import importlib
 from dataclasses import dataclass
 from typing import Callable
 
-from lowering.errors import CompileError
-from lowering.ir.core import Function
+from reconverge.lowering.errors import CompileError
+from reconverge.lowering.ir.core import Function
 
 PASS_MODULES = ("structurize", "split_private_selects", "promote", "legalize_int_widths", "lower_workitem",
                 "lower_bitops64", "lower_math_edges")
@@ -48,7 +48,7 @@ class Pass:
 
 
 def _load(name: str) -> Pass:
-    module = importlib.import_module(f"lowering.passes.{name}")
+    module = importlib.import_module(f"reconverge.lowering.passes.{name}")
     if module.NAME != name or module.FORM not in FORMS:
         raise ImportError(f"lowering/passes/{name}.py: NAME {module.NAME!r} (must be {name!r}), "
                           f"FORM {module.FORM!r} (must be one of {', '.join(FORMS)})")

@@ -18,12 +18,12 @@ form a target can take and are one-line errors naming the instruction; so are wi
 """
 from __future__ import annotations
 
-from lowering.errors import NotSupported, where
-from lowering.ir.builder import InsertBefore, become, replace_uses
-from lowering.ir.core import Const, Function, Instr, Undef, Value
-from lowering.ir.opcodes import SUBGROUP_SCANS
-from lowering.ir.types import Type, int_type
-from lowering.target import TargetCaps
+from reconverge.lowering.errors import NotSupported, where
+from reconverge.lowering.ir.builder import InsertBefore, become, replace_uses
+from reconverge.lowering.ir.core import Const, Function, Instr, Undef, Value
+from reconverge.lowering.ir.opcodes import SUBGROUP_SCANS
+from reconverge.lowering.ir.types import Type, int_type
+from reconverge.lowering.target import TargetCaps
 
 NAME, FORM = "legalize_int_widths", "any"
 

@@ -7,10 +7,10 @@ odd width back down. The original instruction becomes the last step, so its uses
 """
 from __future__ import annotations
 
-from lowering.ir.builder import InsertBefore, become
-from lowering.ir.core import Const, Function, Instr
-from lowering.ir.types import I32, I64
-from lowering.target import TargetCaps
+from reconverge.lowering.ir.builder import InsertBefore, become
+from reconverge.lowering.ir.core import Const, Function, Instr
+from reconverge.lowering.ir.types import I32, I64
+from reconverge.lowering.target import TargetCaps
 
 NAME, FORM = "lower_bitops64", "any"
 BIT_OPS = ("popcount", "clz", "ctz", "bitreverse")

@@ -20,10 +20,10 @@ import math
 
 import numpy as np
 
-from lowering.ir.builder import InsertBefore, replace_uses
-from lowering.ir.core import Const, Function, Instr, Value
-from lowering.ir.types import F32, I1, I32, int_type
-from lowering.target import TargetCaps
+from reconverge.lowering.ir.builder import InsertBefore, replace_uses
+from reconverge.lowering.ir.core import Const, Function, Instr, Value
+from reconverge.lowering.ir.types import F32, I1, I32, int_type
+from reconverge.lowering.target import TargetCaps
 
 NAME, FORM = "lower_math_edges", "any"
 LOWERED = ("copysign", "fmod", "round", "pow", "atan2", "exp", "exp10", "log10", "cbrt", "hypot")

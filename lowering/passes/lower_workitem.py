@@ -6,10 +6,10 @@ results keep OpenCL's out-of-range values (0 and 1) too.
 """
 from __future__ import annotations
 
-from lowering.ir.builder import InsertBefore, become
-from lowering.ir.core import Function, Instr
-from lowering.ir.types import I64
-from lowering.target import TargetCaps
+from reconverge.lowering.ir.builder import InsertBefore, become
+from reconverge.lowering.ir.core import Function, Instr
+from reconverge.lowering.ir.types import I64
+from reconverge.lowering.target import TargetCaps
 
 NAME, FORM = "lower_workitem", "any"
 

@@ -11,11 +11,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from lowering import ssa
-from lowering.deepstack import depth_independent
-from lowering.ir.core import Function, Instr
-from lowering.ir.types import Type
-from lowering.target import TargetCaps
+from reconverge.lowering import ssa
+from reconverge.lowering.deepstack import depth_independent
+from reconverge.lowering.ir.core import Function, Instr
+from reconverge.lowering.ir.types import Type
+from reconverge.lowering.target import TargetCaps
 
 
 @dataclass(eq=False)

@@ -13,10 +13,10 @@ through it and each hand is an alloca plus a constant offset where that access l
 """
 from __future__ import annotations
 
-from lowering.ir.builder import InsertBefore
-from lowering.ir.core import Const, Function, Instr, Value
-from lowering.ir.types import VOID
-from lowering.target import TargetCaps
+from reconverge.lowering.ir.builder import InsertBefore
+from reconverge.lowering.ir.core import Const, Function, Instr, Value
+from reconverge.lowering.ir.types import VOID
+from reconverge.lowering.target import TargetCaps
 
 NAME, FORM = "split_private_selects", "any"
 

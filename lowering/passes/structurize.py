@@ -28,13 +28,13 @@ from __future__ import annotations
 
 from typing import Callable, cast
 
-from lowering import graph, ssa
-from lowering.deepstack import depth_independent
-from lowering.errors import IrreducibleCFG
-from lowering.gcpause import gc_paused
-from lowering.ir.core import Block, CFNode, Const, Function, If, Instr, Loop, Undef, Value, last_block
-from lowering.ir.types import I1, I32, Type
-from lowering.target import TargetCaps
+from reconverge.lowering import graph, ssa
+from reconverge.lowering.deepstack import depth_independent
+from reconverge.lowering.errors import IrreducibleCFG
+from reconverge.lowering.gcpause import gc_paused
+from reconverge.lowering.ir.core import Block, CFNode, Const, Function, If, Instr, Loop, Undef, Value, last_block
+from reconverge.lowering.ir.types import I1, I32, Type
+from reconverge.lowering.target import TargetCaps
 
 RETURN = -1          # pseudo target: a block that only returns
 
@@ -295,7 +295,7 @@ class _Structurizer:
         func.blocks = []
         cursor = _Cursor(func.body, func.add)
         func.add(Block())
-        from lowering.deepstack import call_with_deep_stack
+        from reconverge.lowering.deepstack import call_with_deep_stack
 
         def build() -> None:
             fallout = self._do_tree(self._rep(0, -1), cursor, -1)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import subprocess
 
-from isa.gen9.disassembler import disassemble
+from reconverge.isa.gen9.disassembler import disassemble
 
 
 def iga_text(data: bytes, tmp_path, name: str = "k") -> str:

@@ -11,10 +11,10 @@ import os
 
 import pytest
 
-from backend.gen.cf_regions import join_points, layout, structured_regions
-from backend.gen.isel_blockip import BlockIPDriver
-from lowering.graph import IrreducibleError, loop_forest
-from tools.targets.harness import load_program
+from reconverge.backend.gen.cf_regions import join_points, layout, structured_regions
+from reconverge.backend.gen.isel_blockip import BlockIPDriver
+from reconverge.lowering.graph import IrreducibleError, loop_forest
+from reconverge.tools.targets.harness import load_program
 
 ROOT = os.path.join(os.path.dirname(__file__), os.pardir, os.pardir)
 
@@ -120,8 +120,8 @@ def test_the_random_cfg_slice_has_loops_that_break_continue_and_leave_to_several
     """The shapes test_gen_random_cfg.py checks against the JIT in hybrid mode."""
     import random
 
-    from lowering.pipeline import Options, compile_llvm
-    from tools.testing.cfggen import random_kernel
+    from reconverge.lowering.pipeline import Options, compile_llvm
+    from reconverge.tools.testing.cfggen import random_kernel
     kinds: set[str] = set()
 
     def walk(r):

@@ -9,10 +9,10 @@ import os
 
 import pytest
 
-from backend.gen import CF_MODES
-from backend.gen.launch import run_gen_kernel
-from tools.targets.harness import load_program
-from tools.testing.barrier_cases import CASES, KERNELS, case_id, check, fresh_args
+from reconverge.backend.gen import CF_MODES
+from reconverge.backend.gen.launch import run_gen_kernel
+from reconverge.tools.targets.harness import load_program
+from reconverge.tools.testing.barrier_cases import CASES, KERNELS, case_id, check, fresh_args
 
 
 @functools.lru_cache(maxsize=None)

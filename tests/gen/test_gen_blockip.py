@@ -17,13 +17,12 @@ import subprocess
 import numpy as np
 import pytest
 
-from backend.gen import CF_MODES, compile_gen
-from backend.gen.isel_blockip import join_points, layout
-from backend.gen.launch import run_gen_kernel
-from isa.gen9.encoding import encode_program
-from lowering.errors import CompileError, IrreducibleCFG
-from tests.gen.iga import iga_text
-from tools.targets.harness import (
+from reconverge.backend.gen import CF_MODES, compile_gen
+from reconverge.backend.gen.isel_blockip import join_points, layout
+from reconverge.backend.gen.launch import run_gen_kernel
+from reconverge.isa.gen9.encoding import encode_program
+from reconverge.lowering.errors import CompileError, IrreducibleCFG
+from reconverge.tools.targets.harness import (
     GenRunOptions,
     compare,
     ir_arguments,
@@ -32,8 +31,9 @@ from tools.targets.harness import (
     program_from_llvm,
     run_target,
 )
-from tools.testing.float_policy import float_ulps
-from tools.testing.kernel_spec import parse_specs
+from reconverge.tools.testing.float_policy import float_ulps
+from reconverge.tools.testing.kernel_spec import parse_specs
+from tests.gen.iga import iga_text
 
 HERE = os.path.dirname(__file__)
 SCENARIOS = os.path.join(HERE, "blockip", "scenarios.cl")
@@ -142,7 +142,7 @@ def test_the_corpus_runs_right_under_blockip(path, level, cf):
 
 
 def test_auto_takes_the_hybrid_where_it_is_estimated_clearly_cheaper_or_the_structurizer_gives_up():
-    from backend.gen import choose_function
+    from reconverge.backend.gen import choose_function
 
     def chosen(path, kernel, level="-O2"):
         return choose_function(load_program(os.path.join(ROOT, path), level), kernel)[1].name
@@ -158,7 +158,7 @@ def test_auto_takes_the_hybrid_where_it_is_estimated_clearly_cheaper_or_the_stru
 
 def test_gen_asm_marks_blocks_and_join_targets():
     import sys
-    cli = subprocess.run([sys.executable, "-m", "tools.cli", "compile", SCENARIOS, "-O2", "--emit", "gen-asm",
+    cli = subprocess.run([sys.executable, "-m", "reconverge.tools.cli", "compile", SCENARIOS, "-O2", "--emit", "gen-asm",
                           "--kernel", "three_labels", "--cf", "blockip"], capture_output=True, text=True,
                          cwd=ROOT)
     assert cli.returncode == 0, cli.stderr
@@ -178,8 +178,8 @@ def test_hybrid_and_scheme_a_binaries_decode_with_iga64(tmp_path, simd):
     """The hybrid's predicated break, cont and while, and scheme A's flag juggling, as iga64 reads them."""
     import random
 
-    from lowering.pipeline import Options, compile_llvm
-    from tools.testing.cfggen import random_kernel
+    from reconverge.lowering.pipeline import Options, compile_llvm
+    from reconverge.tools.testing.cfggen import random_kernel
     funcs = [load_program(os.path.join(ROOT, path), "-O2").function(kernel, "gen-blockip") for path, kernel in (
         ("tests/kernels/while_continue.cl", "while_continue"), ("tests/kernels/bit_loops.cl", "bit_loops"),
         ("examples/nested_break.cl", "nested_break"), ("tests/kernels/gcd_lcm.cl", "gcd_lcm"))]
@@ -202,8 +202,8 @@ def test_a_block_no_lane_wants_never_runs_with_an_empty_mask(level):
     wanted by none: their entry test jumps to the JOIN point, and the trace shows no ALU or send that ran
     with no lane enabled (only NoMask bookkeeping, branches, and instructions whose own predicate picks
     no lane run for nobody)."""
-    from isa.gen9.sim_trace import CF_OPS
-    from isa.gen9.simulator import Trace
+    from reconverge.isa.gen9.sim_trace import CF_OPS
+    from reconverge.isa.gen9.simulator import Trace
     func = load_program(SCENARIOS, level).function("crossing_gotos", "gen-blockip")
     trace = Trace()
     run_gen_kernel(func, [_filled(2), np.zeros(32, np.int32)], (16,), (16,), 16, trace=trace)
@@ -219,7 +219,7 @@ def test_a_block_no_lane_wants_never_runs_with_an_empty_mask(level):
 def test_run_draws_a_compiled_kernels_lane_activity_with_block_labels(tmp_path):
     import sys
     np.save(tmp_path / "in.npy", _filled(2))
-    cli = subprocess.run([sys.executable, "-m", "tools.cli", "run", SCENARIOS, "-O0", "--kernel", "into_loop",
+    cli = subprocess.run([sys.executable, "-m", "reconverge.tools.cli", "run", SCENARIOS, "-O0", "--kernel", "into_loop",
                           "--target", "gen", "--cf", "blockip", "--global", "16", "--arg", f"in=@{tmp_path}/in.npy",
                           "--arg", "out=zeros:32:int32", "--out", str(tmp_path / "res"), "--trace",
                           str(tmp_path / "lanes.png")], capture_output=True, text=True, cwd=ROOT)
@@ -235,7 +235,7 @@ def test_trace_draws_a_kernel_source_as_run_does_and_refuses_what_it_cannot_laun
               "--arg", "out=zeros:32:int32"]
 
     def cli(*argv):
-        return subprocess.run([sys.executable, "-m", "tools.cli", *argv], capture_output=True, text=True, cwd=ROOT)
+        return subprocess.run([sys.executable, "-m", "reconverge.tools.cli", *argv], capture_output=True, text=True, cwd=ROOT)
     traced = cli("trace", SCENARIOS, *launch, "-o", str(tmp_path / "trace.png"))
     assert traced.returncode == 0, traced.stderr
     ran = cli("run", SCENARIOS, *launch, "--target", "gen", "--out", str(tmp_path / "res"), "--trace",

@@ -10,8 +10,8 @@ import os
 import numpy as np
 import pytest
 
-from backend.gen.cf_regions import block_unit, join_points, layout
-from tools.targets.harness import GenRunOptions, compare, load_program, program_from_llvm, run_target
+from reconverge.backend.gen.cf_regions import block_unit, join_points, layout
+from reconverge.tools.targets.harness import GenRunOptions, compare, load_program, program_from_llvm, run_target
 
 HERE = os.path.join(os.path.dirname(__file__), "blockip")
 MODES = ["blockip", "hybrid", "auto"]

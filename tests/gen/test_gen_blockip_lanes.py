@@ -14,15 +14,15 @@ import os
 import numpy as np
 import pytest
 
-from backend.gen import compile_gen_kernel
-from backend.gen.isel_blockip import layout
-from backend.gen.launch import run_gen_kernel
-from isa.gen9 import encoding as codec
-from isa.gen9.model import Instruction
-from isa.gen9.sim_trace import CF_OPS
-from isa.gen9.simulator import Trace
-from isa.gen9.simulator import layout as addresses
-from tools.targets.harness import program_from_llvm
+from reconverge.backend.gen import compile_gen_kernel
+from reconverge.backend.gen.isel_blockip import layout
+from reconverge.backend.gen.launch import run_gen_kernel
+from reconverge.isa.gen9 import encoding as codec
+from reconverge.isa.gen9.model import Instruction
+from reconverge.isa.gen9.sim_trace import CF_OPS
+from reconverge.isa.gen9.simulator import Trace
+from reconverge.isa.gen9.simulator import layout as addresses
+from reconverge.tools.targets.harness import program_from_llvm
 
 HERE = os.path.join(os.path.dirname(__file__), "blockip")
 

@@ -9,8 +9,8 @@ import os
 import numpy as np
 import pytest
 
-from backend.gen import CF_MODES
-from tools.targets.harness import GenRunOptions, compare, load_program, program_from_llvm, run_target
+from reconverge.backend.gen import CF_MODES
+from reconverge.tools.targets.harness import GenRunOptions, compare, load_program, program_from_llvm, run_target
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 

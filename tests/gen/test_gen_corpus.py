@@ -10,12 +10,12 @@ import os
 
 import pytest
 
-from backend.gen import compile_gen
-from isa.gen9.encoding import encode_program
+from reconverge.backend.gen import compile_gen
+from reconverge.isa.gen9.encoding import encode_program
+from reconverge.tools.targets.harness import GenRunOptions, compare, kernel_params, load_program, run_target
+from reconverge.tools.testing.float_policy import float_ulps
+from reconverge.tools.testing.kernel_spec import parse_specs
 from tests.gen.iga import iga_text
-from tools.targets.harness import GenRunOptions, compare, kernel_params, load_program, run_target
-from tools.testing.float_policy import float_ulps
-from tools.testing.kernel_spec import parse_specs
 
 ROOT = os.path.join(os.path.dirname(__file__), os.pardir, os.pardir)
 CORPUS = sorted(glob.glob(os.path.join(ROOT, "tests", "kernels", "*.cl"))) + \

@@ -1,17 +1,17 @@
 """Deep programs on the Gen target: nesting beyond Python's recursion limit compiles and runs in every
 control-flow mode, or (the hybrid, whose region search is bounded: cf_regions.MAX_ROUNDS) gets its
 stated one-line refusal, and `auto` then takes the tree. The 5,000-level programs of
-test_deep_programs.py are measured by `python -m tools.bench_deep --gen` (README); here a depth that
+test_deep_programs.py are measured by `python -m reconverge.tools.bench_deep --gen` (README); here a depth that
 already broke the recursion limit keeps CI cheap."""
 import numpy as np
 import pytest
 
-from backend.gen import choose_function
-from backend.gen.cf_regions import MAX_ROUNDS
-from lowering.errors import CompileError
+from reconverge.backend.gen import choose_function
+from reconverge.backend.gen.cf_regions import MAX_ROUNDS
+from reconverge.lowering.errors import CompileError
+from reconverge.tools.targets.harness import GenRunOptions, compare, load_program, run_target
 from tests.test_cli import assert_one_line_error, run
 from tests.test_deep_programs import nested_ifs, nested_loops
-from tools.targets.harness import GenRunOptions, compare, load_program, run_target
 
 DEPTH = 1000        # nested ifs from 1,000 levels on were a RecursionError in selection
 
@@ -67,7 +67,7 @@ def test_deep_ifs_compile_from_the_command_line(deep, tmp_path):
 
 def test_auto_takes_the_tree_without_trying_a_hybrid_it_would_refuse(deep, monkeypatch):
     """Nested deeper than the hybrid's rounds allow (an if costs two), auto does not pay for those rounds."""
-    import backend.gen as gen
+    import reconverge.backend.gen as gen
 
     def no_hybrid(func, regions=False, **kw):
         raise AssertionError("auto tried the hybrid's region search")

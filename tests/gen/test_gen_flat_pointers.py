@@ -10,11 +10,11 @@ import os
 import numpy as np
 import pytest
 
-from backend.gen import compile_gen
-from isa.gen9.encoding import encode_program
-from lowering.errors import CompileError
+from reconverge.backend.gen import compile_gen
+from reconverge.isa.gen9.encoding import encode_program
+from reconverge.lowering.errors import CompileError
+from reconverge.tools.targets.harness import GenRunOptions, compare, load_program, run_target
 from tests.gen.iga import iga_text
-from tools.targets.harness import GenRunOptions, compare, load_program, run_target
 
 SOURCE = os.path.join(os.path.dirname(__file__), "flat_pointers.cl")
 KERNELS = ("two", "stored", "fromint")

@@ -11,10 +11,10 @@ import subprocess
 import numpy as np
 import pytest
 
-from backend.gen import compile_gen
-from isa.gen9.encoding import encode_program
+from reconverge.backend.gen import compile_gen
+from reconverge.isa.gen9.encoding import encode_program
+from reconverge.tools.targets.harness import GenRunOptions, compare, load_program, run_target
 from tests.gen.iga import iga_text
-from tools.targets.harness import GenRunOptions, compare, load_program, run_target
 
 KERNELS = """
 #pragma OPENCL EXTENSION cl_khr_fp16 : enable
@@ -247,7 +247,7 @@ def test_compile_emits_a_container_that_disasm_and_diff_read(program, tmp_path):
     root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
     def cli(*args):
-        return subprocess.run([sys.executable, "-m", "tools.cli", *args], capture_output=True, text=True,
+        return subprocess.run([sys.executable, "-m", "reconverge.tools.cli", *args], capture_output=True, text=True,
                               cwd=tmp_path, env=dict(os.environ, PYTHONPATH=root))
     source = tmp_path / "k.cl"
     source.write_text(KERNELS.split("kernel void nested")[0])

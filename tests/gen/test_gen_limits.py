@@ -9,11 +9,11 @@ import time
 import numpy as np
 import pytest
 
-from backend.gen import launch
-from lowering.errors import CompileError
-from lowering.interp import DEFAULT_MAX_STEPS as IR_DEFAULT
+from reconverge.backend.gen import launch
+from reconverge.lowering.errors import CompileError
+from reconverge.lowering.interp import DEFAULT_MAX_STEPS as IR_DEFAULT
+from reconverge.tools.targets.harness import GenRunOptions, InterpreterOptions, load_program, run_target
 from tests.test_cli import ROOT, assert_one_line_error, run, write
-from tools.targets.harness import GenRunOptions, InterpreterOptions, load_program, run_target
 
 READ_PAST = ("kernel void k(global int *out, global const int *in) {\n"
              "  int i = get_global_id(0);\n  out[i] = in[i + 4] + 1;\n}\n")
@@ -115,8 +115,8 @@ def test_the_gen_default_runs_a_long_corpus_like_kernel():
 def test_spilling_past_the_scratch_messages_reach_is_a_one_line_refusal(tmp_path):
     """Scratch block messages address 128 KiB of a thread's slot: a kernel that would spill beyond it
     (1,000 nested loops in SIMD16 did) is refused, not an AssertionError in the encoder."""
-    from backend.gen import select_any
-    from backend.gen.regalloc import SCRATCH_REACH, allocate
+    from reconverge.backend.gen import select_any
+    from reconverge.backend.gen.regalloc import SCRATCH_REACH, allocate
     from tests.gen.test_gen_kernels import _pressure_kernel
     program = load_program(write(tmp_path, "pressure.cl", _pressure_kernel()), "-O2")
     mfunc = select_any(program.function("pressure", "gen"), 16)

@@ -9,12 +9,12 @@ import random
 import numpy as np
 import pytest
 
-from backend.gen import CF_MODES
-from backend.gen.launch import run_gen_kernel
-from lowering.errors import IrreducibleCFG
-from lowering.pipeline import Options, compile_llvm
-from tools.targets.jit_oracle import run_llvm_kernel
-from tools.testing.cfggen import random_kernel
+from reconverge.backend.gen import CF_MODES
+from reconverge.backend.gen.launch import run_gen_kernel
+from reconverge.lowering.errors import IrreducibleCFG
+from reconverge.lowering.pipeline import Options, compile_llvm
+from reconverge.tools.targets.jit_oracle import run_llvm_kernel
+from reconverge.tools.testing.cfggen import random_kernel
 
 
 def _agrees_with_the_jit(text: str, name: str, seed: int, cf: str) -> None:

@@ -15,14 +15,14 @@ import random
 import numpy as np
 import pytest
 
-from backend.gen import CF_MODES, choose_function
-from backend.gen.cf_regions import block_unit, layout
-from backend.gen.launch import run_gen_kernel
-from lowering.errors import IrreducibleCFG
-from lowering.pipeline import Options, compile_llvm
-from tools.targets.harness import program_from_llvm
-from tools.targets.jit_oracle import run_llvm_kernel
-from tools.testing.cfggen import random_state_machine
+from reconverge.backend.gen import CF_MODES, choose_function
+from reconverge.backend.gen.cf_regions import block_unit, layout
+from reconverge.backend.gen.launch import run_gen_kernel
+from reconverge.lowering.errors import IrreducibleCFG
+from reconverge.lowering.pipeline import Options, compile_llvm
+from reconverge.tools.targets.harness import program_from_llvm
+from reconverge.tools.targets.jit_oracle import run_llvm_kernel
+from reconverge.tools.testing.cfggen import random_state_machine
 
 SEEDS = [0, 1, 7, 22, 33, 35, 36]
 

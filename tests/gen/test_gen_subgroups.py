@@ -16,11 +16,11 @@ from typing import Callable
 import numpy as np
 import pytest
 
-from backend.gen import CF_MODES, choose_function, compile_gen_kernel
-from backend.gen.launch import run_gen_kernel
-from isa.gen9.encoding import encode_program
+from reconverge.backend.gen import CF_MODES, choose_function, compile_gen_kernel
+from reconverge.backend.gen.launch import run_gen_kernel
+from reconverge.isa.gen9.encoding import encode_program
+from reconverge.tools.targets.harness import load_program
 from tests.gen.iga import iga_text
-from tools.targets.harness import load_program
 
 CL_TYPES = {"char": np.int8, "uchar": np.uint8, "short": np.int16, "ushort": np.uint16, "int": np.int32,
             "uint": np.uint32, "long": np.int64, "ulong": np.uint64, "half": np.float16, "float": np.float32,
@@ -314,7 +314,7 @@ def test_a_lane_that_left_the_loop_keeps_the_result_it_left_with(simd, level, cf
     """Regression (fuzz seed 319): the result of a sub-group operation in a loop is the same register in
     every iteration; written on every channel, it gave lanes that had left the loop the next iterations'
     results. Against the lock-step interpreter at the same sub-group size."""
-    from tools.targets.harness import GenRunOptions, InterpreterOptions, compare, run_target
+    from reconverge.tools.targets.harness import GenRunOptions, InterpreterOptions, compare, run_target
     prog = program_text(LEFT_LOOP, level)
     values = np.arange(32, dtype=np.uint32) * 7 % 5
     args = [np.zeros(32, np.uint32), values]

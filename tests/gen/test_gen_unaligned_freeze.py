@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tools.targets.harness import GenRunOptions, compare, load_program, program_from_llvm, run_target
+from reconverge.tools.targets.harness import GenRunOptions, compare, load_program, program_from_llvm, run_target
 
 KERNELS = """declare spir_func i64 @_Z13get_global_idj(i32)
 

@@ -9,7 +9,7 @@ import os
 import numpy as np
 import pytest
 
-from tools.targets.harness import GenRunOptions, compare, load_program, run_target
+from reconverge.tools.targets.harness import GenRunOptions, compare, load_program, run_target
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 KERNELS = ("stale_flags", "divergent_loop", "uniform_nest")     # uniform_branches.cl
@@ -59,9 +59,9 @@ def test_stale_flag_bits_of_disabled_lanes_are_not_read(simd, key):
 def test_the_uniform_if_is_a_jmpi_and_the_counter_a_scalar(program):
     """What the test above exercises is there: uniform ifs as jmpi (not if/endif), the loop counter of
     uniform_nest written once with the mask off; without the option, none of it."""
-    from backend.gen import GenOptions, compile
-    from isa.gen9.disassembler import disassemble
-    from isa.gen9.encoding import encode_program
+    from reconverge.backend.gen import GenOptions, compile
+    from reconverge.isa.gen9.disassembler import disassemble
+    from reconverge.isa.gen9.encoding import encode_program
 
     def text(kernel: str, uniform: bool) -> str:
         compiled = compile(program, kernel, GenOptions(16, "structured", uniform_branches=uniform))

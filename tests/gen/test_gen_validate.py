@@ -2,21 +2,21 @@
 code the validator rejects (so every Gen test's compile checks its binary), a fixed corpus slice is clean
 in every control-flow mode and width through the encoded binary, and the 64-bit compare the validator
 caught writing a packed dword destination now compares into a 64-bit temporary (and still computes what
-the CPU reference does). The whole corpus: python -m tools.gen_validate_corpus."""
+the CPU reference does). The whole corpus: python -m reconverge.tools.gen_validate_corpus."""
 from __future__ import annotations
 
 import os
 
 import pytest
 
-from backend.gen import CF_MODES, compile_gen_kernel
-from isa.gen9.builder import grf
-from isa.gen9.encoding import encode_program
-from isa.gen9.model import DataType, Instruction, RegFile
-from isa.gen9.validate import validate_binary, validate_program
-from lowering.errors import CompileError
-from tools.targets.harness import GenRunOptions, compare, kernel_params, load_program, run_target
-from tools.testing.kernel_spec import parse_specs
+from reconverge.backend.gen import CF_MODES, compile_gen_kernel
+from reconverge.isa.gen9.builder import grf
+from reconverge.isa.gen9.encoding import encode_program
+from reconverge.isa.gen9.model import DataType, Instruction, RegFile
+from reconverge.isa.gen9.validate import validate_binary, validate_program
+from reconverge.lowering.errors import CompileError
+from reconverge.tools.targets.harness import GenRunOptions, compare, kernel_params, load_program, run_target
+from reconverge.tools.testing.kernel_spec import parse_specs
 
 ROOT = os.path.join(os.path.dirname(__file__), os.pardir, os.pardir)
 SLICE = ("global_offset.cl", "long_arith.cl", "switch_in_loop.cl")    # fixed and cheap: 64-bit, CFG shapes
@@ -29,7 +29,7 @@ def _kernel(name: str) -> str:
 
 def test_compile_refuses_code_the_validator_rejects(monkeypatch):
     """A backend bug that emits an illegal instruction is an internal error, not a binary."""
-    import backend.gen.emit as emit_module
+    import reconverge.backend.gen.emit as emit_module
     real = emit_module.emit
 
     def broken(func, home, notes=None):

@@ -6,16 +6,16 @@ from typing import Any
 
 import pytest
 
-from backend.gen.isel import select
-from backend.gen.isel_blockip import BlockIPDriver
-from backend.gen.isel_structured import StructuredDriver
-from backend.gen.isel_values import RULES, ValueSelector
-from backend.gen.legalize import legalize_immediates
-from backend.gen.mir import Imm, MFunction, MInstr, Operand, PReg, VReg
-from backend.gen.mir_verify import verify
-from isa.gen9.model import DataType
-from lowering.errors import CompileError
-from tools.targets.harness import program_from_llvm
+from reconverge.backend.gen.isel import select
+from reconverge.backend.gen.isel_blockip import BlockIPDriver
+from reconverge.backend.gen.isel_structured import StructuredDriver
+from reconverge.backend.gen.isel_values import RULES, ValueSelector
+from reconverge.backend.gen.legalize import legalize_immediates
+from reconverge.backend.gen.mir import Imm, MFunction, MInstr, Operand, PReg, VReg
+from reconverge.backend.gen.mir_verify import verify
+from reconverge.isa.gen9.model import DataType
+from reconverge.lowering.errors import CompileError
+from reconverge.tools.targets.harness import program_from_llvm
 
 T = DataType
 EOT: dict[str, Any] = dict(sfid=0x7, desc=0x02000010, eot=True, no_mask=True)

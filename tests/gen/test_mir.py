@@ -7,11 +7,11 @@ from typing import Any
 
 import pytest
 
-from backend.gen.mir import Imm, MFunction, MInstr, Operand, PReg, VReg
-from backend.gen.mir_liveness import liveness
-from backend.gen.mir_printer import print_mfunction
-from backend.gen.mir_verify import verify
-from isa.gen9.model import DataType, Region
+from reconverge.backend.gen.mir import Imm, MFunction, MInstr, Operand, PReg, VReg
+from reconverge.backend.gen.mir_liveness import liveness
+from reconverge.backend.gen.mir_printer import print_mfunction
+from reconverge.backend.gen.mir_verify import verify
+from reconverge.isa.gen9.model import DataType, Region
 
 
 def _set(obj: Any, **fields: Any) -> None:
@@ -162,8 +162,8 @@ def test_liveness_agrees_with_a_path_search(make):
 
 
 def test_the_cost_estimate_weighs_each_loop_level_by_eight():
-    from backend.gen.cost import estimated_cost
-    from backend.gen.mir import MFunction, MInstr
+    from reconverge.backend.gen.cost import estimated_cost
+    from reconverge.backend.gen.mir import MFunction, MInstr
     m = MFunction("k", 16)
     for label, count, back in (("a", 2, None), ("b", 3, None), ("c", 1, "b"), ("d", 4, "a"), ("e", 1, None)):
         block = m.block(label)

@@ -12,16 +12,16 @@ import struct
 
 import pytest
 
-from backend.gen import select_any
-from backend.gen.mir import Imm, MFunction, MInstr, Operand, VReg
-from backend.gen.mir_parser import parse_mfunction, parse_mfunctions
-from backend.gen.mir_printer import print_mfunction
-from backend.gen.regalloc import allocate
-from isa.gen9.model import DataType
-from lowering.errors import CompileError
+from reconverge.backend.gen import select_any
+from reconverge.backend.gen.mir import Imm, MFunction, MInstr, Operand, VReg
+from reconverge.backend.gen.mir_parser import parse_mfunction, parse_mfunctions
+from reconverge.backend.gen.mir_printer import print_mfunction
+from reconverge.backend.gen.regalloc import allocate
+from reconverge.isa.gen9.model import DataType
+from reconverge.lowering.errors import CompileError
+from reconverge.tools.filetest import GEN_CF
+from reconverge.tools.targets.harness import load_program
 from tests.gen.test_mir import diamond, loop, straight
-from tools.filetest import GEN_CF
-from tools.targets.harness import load_program
 
 ROOT = os.path.join(os.path.dirname(__file__), os.pardir, os.pardir)
 KERNELS = ("float_math", "local_mem", "long_arith", "loop_multi_exit")

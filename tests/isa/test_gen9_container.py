@@ -9,9 +9,9 @@ import sys
 
 import pytest
 
-from isa.gen9.assembler import assemble
-from isa.gen9.container import ALIGN, Kernel, pack_container, unpack_container
-from isa.gen9.errors import IsaError
+from reconverge.isa.gen9.assembler import assemble
+from reconverge.isa.gen9.container import ALIGN, Kernel, pack_container, unpack_container
+from reconverge.isa.gen9.errors import IsaError
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 A = "add (16|M0) r10.0<1>:d r11.0<8;8,1>:d r12.0<8;8,1>:d\nmov (16|M0) r13.0<1>:f 1.5:f\n"
@@ -45,7 +45,7 @@ def test_malformed_containers_are_errors(damage, message):
 
 
 def _cli(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "tools.cli", *args], cwd=ROOT, capture_output=True, text=True,
+    return subprocess.run([sys.executable, "-m", "reconverge.tools.cli", *args], cwd=ROOT, capture_output=True, text=True,
                           env=dict(os.environ, PYTHONPATH=ROOT))
 
 

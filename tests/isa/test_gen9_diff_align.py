@@ -7,8 +7,8 @@ import os
 import subprocess
 import sys
 
-from isa.gen9.assembler import assemble
-from isa.gen9.inspect import diff
+from reconverge.isa.gen9.assembler import assemble
+from reconverge.isa.gen9.inspect import diff
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 LINES = [f"add (8|M0) r{10 + i}.0<1>:d r{20 + i}.0<8;8,1>:d r{30 + i}.0<8;8,1>:d" for i in range(12)]
@@ -45,7 +45,7 @@ def test_the_diff_command_prints_insertions_deletions_and_changes(tmp_path):
     (tmp_path / "a.krn").write_bytes(_asm(LINES[:3] + ["mov (8|M0) r40.0<1>:uq r41.0<4;4,1>:uq"] + LINES[3:]))
     (tmp_path / "b.krn").write_bytes(_asm(LINES[:3] + ["mov (8|M0) r40.0<1>:q r41.0<4;4,1>:q"] + LINES[3:]
                                           + [EXTRA]))
-    done = subprocess.run([sys.executable, "-m", "tools.cli", "diff", "a.krn", "b.krn"], cwd=tmp_path,
+    done = subprocess.run([sys.executable, "-m", "reconverge.tools.cli", "diff", "a.krn", "b.krn"], cwd=tmp_path,
                           capture_output=True, text=True, env=dict(os.environ, PYTHONPATH=ROOT))
     assert done.returncode == 1, done.stderr
     lines = done.stdout.splitlines()

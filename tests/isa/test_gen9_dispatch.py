@@ -9,10 +9,10 @@ import os
 import numpy as np
 import pytest
 
-from isa.gen9.assembler import assemble
-from isa.gen9.dispatch import ARGUMENTS, cross_thread_header, run_ndrange
-from isa.gen9.encoding import decode_program
-from isa.gen9.errors import IsaError
+from reconverge.isa.gen9.assembler import assemble
+from reconverge.isa.gen9.dispatch import ARGUMENTS, cross_thread_header, run_ndrange
+from reconverge.isa.gen9.encoding import decode_program
+from reconverge.isa.gen9.errors import IsaError
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 

@@ -7,8 +7,8 @@ import os
 import subprocess
 import sys
 
-from isa.gen9.assembler import assemble
-from isa.gen9.inspect import field_filter, format_fields, inspect, uses
+from reconverge.isa.gen9.assembler import assemble
+from reconverge.isa.gen9.inspect import field_filter, format_fields, inspect, uses
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 TEXT = """mov (8|M0) r40.0<1>:uq r41.0<4;4,1>:uq
@@ -51,7 +51,7 @@ def test_only_on_the_command_line(tmp_path):
     (tmp_path / "t.krn").write_bytes(assemble(TEXT, "t"))
 
     def cli(*args):
-        return subprocess.run([sys.executable, "-m", "tools.cli", "disasm", "t.krn", *args], cwd=tmp_path,
+        return subprocess.run([sys.executable, "-m", "reconverge.tools.cli", "disasm", "t.krn", *args], cwd=tmp_path,
                               capture_output=True, text=True, env=dict(os.environ, PYTHONPATH=ROOT))
     done = cli("--fields", "--only", "src0")
     assert done.returncode == 0 and "src0_type" in done.stdout and "dst_type" not in done.stdout

@@ -15,9 +15,9 @@ from types import SimpleNamespace
 import pytest
 from gen9_corpus import corpus, numeric_branch_lines, random_lines
 
-from isa.gen9 import encoding as E
-from isa.gen9.assembler import assemble, assemble_instructions
-from isa.gen9.disassembler import disassemble
+from reconverge.isa.gen9 import encoding as E
+from reconverge.isa.gen9.assembler import assemble, assemble_instructions
+from reconverge.isa.gen9.disassembler import disassemble
 
 REQUIRED_OPS = {"mov", "sel", "not", "and", "or", "xor", "shl", "shr", "asr", "cmp", "add", "mul", "mach",
                 "mad", "math", "frc", "rndd", "rnde", "rndz", "lzd", "bfrev", "cbit", "fbh", "fbl", "jmpi",

@@ -10,9 +10,9 @@ import sys
 
 import pytest
 
-from isa.gen9.assembler import assemble
-from isa.gen9.inspect import diff, inspect
-from isa.gen9.layout import pack
+from reconverge.isa.gen9.assembler import assemble
+from reconverge.isa.gen9.inspect import diff, inspect
+from reconverge.isa.gen9.layout import pack
 from tests.isa.gen9_corpus import control_flow_lines, corpus, numeric_branch_lines
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -68,7 +68,7 @@ def test_a_one_bit_flip_is_one_changed_field(binaries):
 
 
 def _cli(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "tools.cli", *args], cwd=ROOT, capture_output=True, text=True,
+    return subprocess.run([sys.executable, "-m", "reconverge.tools.cli", *args], cwd=ROOT, capture_output=True, text=True,
                           env=dict(os.environ, PYTHONPATH=ROOT))
 
 

@@ -13,13 +13,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from isa.gen9 import encoding as E
-from isa.gen9 import fields as F
-from isa.gen9.assembler import NO_SAT_OPS, assemble
-from isa.gen9.disassembler import disassemble
-from isa.gen9.errors import IsaError
-from isa.gen9.model import DataType, Instruction, Operand, Predicate, RegFile, Region
-from lowering.errors import CompileError
+from reconverge.isa.gen9 import encoding as E
+from reconverge.isa.gen9 import fields as F
+from reconverge.isa.gen9.assembler import NO_SAT_OPS, assemble
+from reconverge.isa.gen9.disassembler import disassemble
+from reconverge.isa.gen9.errors import IsaError
+from reconverge.isa.gen9.model import DataType, Instruction, Operand, Predicate, RegFile, Region
+from reconverge.lowering.errors import CompileError
 
 GOLDEN = [
     ("mov (8|M0) r10.0<1>:ud r11.0<8;8,1>:ud", "010060000802402160018d0000000000"),
@@ -174,7 +174,7 @@ def test_bad_input_raises_one_line_compile_error_with_file_and_line(text, msg):
 
 
 def _parser():
-    from tools.isa_commands import add_commands
+    from reconverge.tools.isa_commands import add_commands
     p = argparse.ArgumentParser()
     add_commands(p.add_subparsers(dest="cmd", required=True))
     return p
@@ -235,7 +235,7 @@ def test_builder_double_immediate_is_the_ieee_pattern(value, tmp_path):
     import struct
     import subprocess
 
-    from isa.gen9.builder import imm
+    from reconverge.isa.gen9.builder import imm
     assert imm(value, DataType.DF).value == struct.unpack("<Q", struct.pack("<d", value))[0]
     ours = E.encode_program([Instruction(opcode="mov", exec_size=4, srcs=[imm(value, DataType.DF)],
                                          dst=Operand(RegFile.GRF, DataType.DF, 10, 0, None, 1))])

@@ -9,13 +9,13 @@ import sys
 
 import pytest
 
-from isa.gen9 import fields as F
-from isa.gen9.assembler import assemble
-from isa.gen9.builder import grf, imm
-from isa.gen9.encoding import encode_program
-from isa.gen9.layout import pack
-from isa.gen9.model import DataType, Instruction, Operand, Predicate, RegFile, Region
-from isa.gen9.validate import RULES, validate_binary, validate_program
+from reconverge.isa.gen9 import fields as F
+from reconverge.isa.gen9.assembler import assemble
+from reconverge.isa.gen9.builder import grf, imm
+from reconverge.isa.gen9.encoding import encode_program
+from reconverge.isa.gen9.layout import pack
+from reconverge.isa.gen9.model import DataType, Instruction, Operand, Predicate, RegFile, Region
+from reconverge.isa.gen9.validate import RULES, validate_binary, validate_program
 
 T = DataType
 EOT = "(W) send (8|M0) null r112 0x27 0x02000010 {EOT}"     # a kernel's end, so only the case is flagged
@@ -33,7 +33,7 @@ def _model(*insts: Instruction, binary: bool = True) -> list[str]:
 
 
 def _eot() -> list[Instruction]:
-    from isa.gen9.assembler import assemble_instructions
+    from reconverge.isa.gen9.assembler import assemble_instructions
     return assemble_instructions(EOT + "\n")
 
 
@@ -225,7 +225,7 @@ def test_iga64_is_quiet_on_the_legal_cases(tmp_path):
 
 
 def _cli(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "tools.cli", *args], capture_output=True, text=True)
+    return subprocess.run([sys.executable, "-m", "reconverge.tools.cli", *args], capture_output=True, text=True)
 
 
 def test_disasm_validate(tmp_path):

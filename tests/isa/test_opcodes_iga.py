@@ -10,10 +10,10 @@ import subprocess
 
 import pytest
 
-from isa.gen9 import encoding as E
-from isa.gen9 import opcodes
-from isa.gen9.assembler import assemble
-from isa.gen9.opcodes import OPCODES, TABLE, Operands
+from reconverge.isa.gen9 import encoding as E
+from reconverge.isa.gen9 import opcodes
+from reconverge.isa.gen9.assembler import assemble
+from reconverge.isa.gen9.opcodes import OPCODES, TABLE, Operands
 
 
 def _iga(*args: str) -> subprocess.CompletedProcess:

@@ -4,10 +4,10 @@ import math
 import numpy as np
 import pytest
 
-from isa.gen9 import messages as sm
-from isa.gen9.builder import Builder, acc, flag, grf, imm, null, pred, scalar
-from isa.gen9.model import DataType as T
-from isa.gen9.simulator import SimulationError, run_program
+from reconverge.isa.gen9 import messages as sm
+from reconverge.isa.gen9.builder import Builder, acc, flag, grf, imm, null, pred, scalar
+from reconverge.isa.gen9.model import DataType as T
+from reconverge.isa.gen9.simulator import SimulationError, run_program
 
 NP = {T.UD: np.uint32, T.D: np.int32, T.UW: np.uint16, T.W: np.int16, T.UB: np.uint8, T.B: np.int8,
       T.F: np.float32, T.HF: np.float16}
@@ -356,7 +356,7 @@ def test_regions_scalar_strided_and_vstride():
 
 
 def test_packed_vector_immediates():
-    from isa.gen9.model import Operand, RegFile
+    from reconverge.isa.gen9.model import Operand, RegFile
     b = Builder(8)
     b.mov(grf(DST, T.W), Operand(RegFile.IMM, T.V, value=0x76543210))
     b.mov(grf(DST + 1, T.W), Operand(RegFile.IMM, T.V, value=0xF8E00001))
@@ -411,8 +411,8 @@ def test_unmodelled_opcode_raises():
 
 
 def test_indirect_register_addressing_1x1_and_vxh():
-    from isa.gen9.model import Operand, RegFile, Region
-    from isa.gen9.registers import ARF_ADDRESS
+    from reconverge.isa.gen9.model import Operand, RegFile, Region
+    from reconverge.isa.gen9.registers import ARF_ADDRESS
     data = np.arange(64, dtype=np.int32)
     a0 = Operand(RegFile.ARF, T.UW, ARF_ADDRESS, 0, Region(1, 1, 0))
     b = Builder(8)

@@ -10,11 +10,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from isa.gen9 import messages as sm
-from isa.gen9.builder import Builder, grf, imm, null, pred
-from isa.gen9.model import DataType as T
-from isa.gen9.model import RegFile
-from isa.gen9.simulator import SimulationError, Trace, instruction_size, layout, run_program
+from reconverge.isa.gen9 import messages as sm
+from reconverge.isa.gen9.builder import Builder, grf, imm, null, pred
+from reconverge.isa.gen9.model import DataType as T
+from reconverge.isa.gen9.model import RegFile
+from reconverge.isa.gen9.simulator import SimulationError, Trace, instruction_size, layout, run_program
 
 DATA, X, Y = 4, 8, 12
 COUNTERS = [16, 20, 24, 28]
@@ -347,7 +347,7 @@ def _same_run(prog_a, prog_b, simd, data, dispatch):
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(stmts=statements(), simd=st.sampled_from([8, 16]), seed=st.integers(0, 2**32 - 1))
 def test_random_programs_run_the_same_after_binary_encode_decode(stmts, simd, seed):
-    codec = pytest.importorskip("isa.gen9.encoding")
+    codec = pytest.importorskip("reconverge.isa.gen9.encoding")
     b = Builder(simd)
     b.mov(grf(X), imm(1))
     b.mov(grf(Y), imm(0))
@@ -367,7 +367,7 @@ def test_random_programs_run_the_same_after_binary_encode_decode(stmts, simd, se
     (lambda b: b.while_(), "while without a matching do"),
 ])
 def test_builder_reports_malformed_programs_as_isa_errors(build, message):
-    from isa.gen9.errors import IsaError
+    from reconverge.isa.gen9.errors import IsaError
     b = Builder(8)
     with pytest.raises(IsaError, match=message):
         build(b)

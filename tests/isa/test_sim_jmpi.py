@@ -4,10 +4,10 @@ the dispatch mask in first, as Beignet does (gen_insn_selection.cpp)."""
 import numpy as np
 import pytest
 
-from isa.gen9 import messages as sm
-from isa.gen9.builder import Builder, flag, grf, imm, null, pred
-from isa.gen9.model import DataType as T
-from isa.gen9.simulator import Trace, run_program
+from reconverge.isa.gen9 import messages as sm
+from reconverge.isa.gen9.builder import Builder, flag, grf, imm, null, pred
+from reconverge.isa.gen9.model import DataType as T
+from reconverge.isa.gen9.simulator import Trace, run_program
 
 BLOCKIP, X = 2, 8
 

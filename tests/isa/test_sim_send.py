@@ -2,10 +2,10 @@
 import numpy as np
 import pytest
 
-from isa.gen9 import messages as sm
-from isa.gen9.builder import Builder, grf, imm, null, pred
-from isa.gen9.model import DataType as T
-from isa.gen9.simulator import SimulationError, Trace, run_program
+from reconverge.isa.gen9 import messages as sm
+from reconverge.isa.gen9.builder import Builder, grf, imm, null, pred
+from reconverge.isa.gen9.model import DataType as T
+from reconverge.isa.gen9.simulator import SimulationError, Trace, run_program
 
 LID = 1          # default payload: local id per lane (UD) from r1
 PAY = 50         # message payload
@@ -294,7 +294,7 @@ def test_descriptor_helpers_read_back_the_same_in_iga64(tmp_path):
     import subprocess
     if shutil.which("iga64") is None:
         pytest.skip("iga64 not installed")
-    codec = pytest.importorskip("isa.gen9.encoding")
+    codec = pytest.importorskip("reconverge.isa.gen9.encoding")
     b = Builder(8)
     for sfid, desc, n, _ in IGA_NAMES:
         b.emit("send", grf(70, T.UD), grf(50, T.UD), n=n, sfid=sfid, desc=desc, ex_desc=sfid)

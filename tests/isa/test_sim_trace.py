@@ -7,13 +7,13 @@ import subprocess
 import numpy as np
 import pytest
 
-from isa.gen9 import messages as sm
-from isa.gen9.builder import Builder, grf, imm, null, pred
-from isa.gen9.model import DataType as T
-from isa.gen9.sim_trace import Step, block_entries, timeline
-from isa.gen9.simulator import Trace, layout, run_program
-from lowering.errors import CompileError
-from tools.usage import UsageError
+from reconverge.isa.gen9 import messages as sm
+from reconverge.isa.gen9.builder import Builder, grf, imm, null, pred
+from reconverge.isa.gen9.model import DataType as T
+from reconverge.isa.gen9.sim_trace import Step, block_entries, timeline
+from reconverge.isa.gen9.simulator import Trace, layout, run_program
+from reconverge.lowering.errors import CompileError
+from reconverge.tools.usage import UsageError
 
 ASM = """\
         mov (16|M0)              r10.0<1>:d    0:d
@@ -112,7 +112,7 @@ def test_block_entries_of_a_block_first_reached_in_a_later_iteration():
 
 
 def _cli(argv):
-    from tools.trace_command import add_commands
+    from reconverge.tools.trace_command import add_commands
     parser = argparse.ArgumentParser()
     add_commands(parser.add_subparsers())
     args = parser.parse_args(argv)
@@ -120,9 +120,9 @@ def _cli(argv):
 
 
 def test_assembled_program_runs_and_traces(tmp_path):
-    pytest.importorskip("isa.gen9.assembler")
-    from isa.gen9.assembler import assemble
-    from isa.gen9.encoding import decode_program
+    pytest.importorskip("reconverge.isa.gen9.assembler")
+    from reconverge.isa.gen9.assembler import assemble
+    from reconverge.isa.gen9.encoding import decode_program
     prog = decode_program(assemble(ASM))
     out = np.zeros(16, np.uint32)
     run_program(prog, 16, surfaces={0: out})
@@ -139,7 +139,7 @@ def test_assembled_program_runs_and_traces(tmp_path):
 
 @pytest.mark.skipif(shutil.which("iga64") is None, reason="iga64 not installed")
 def test_iga64_binary_decodes_to_the_same_behaviour(tmp_path):
-    from isa.gen9.encoding import decode_program
+    from reconverge.isa.gen9.encoding import decode_program
     src = tmp_path / "k.asm"
     src.write_text(ASM)
     krn = tmp_path / "k.krn"
@@ -184,9 +184,9 @@ def test_cli_rejects_unknown_extension(tmp_path):
 
 
 def test_compacted_program_runs_like_the_native_one():
-    pytest.importorskip("isa.gen9.assembler")
-    from isa.gen9.assembler import assemble
-    from isa.gen9.encoding import decode_program
+    pytest.importorskip("reconverge.isa.gen9.assembler")
+    from reconverge.isa.gen9.assembler import assemble
+    from reconverge.isa.gen9.encoding import decode_program
     results = []
     for compact in (False, True):
         prog = decode_program(assemble(ASM, autocompact=compact))
@@ -198,9 +198,9 @@ def test_compacted_program_runs_like_the_native_one():
 
 
 def test_split_send_from_assembly():
-    pytest.importorskip("isa.gen9.assembler")
-    from isa.gen9.assembler import assemble
-    from isa.gen9.encoding import decode_program
+    pytest.importorskip("reconverge.isa.gen9.assembler")
+    from reconverge.isa.gen9.assembler import assemble
+    from reconverge.isa.gen9.encoding import decode_program
     text = """\
         shl (8|M0)               r50.0<1>:ud   r1.0<8;8,1>:ud   0x2:ud
         add (8|M0)               r90.0<1>:ud   r1.0<8;8,1>:ud   0x64:ud
@@ -213,7 +213,7 @@ def test_split_send_from_assembly():
 
 
 def test_main_cli_trace_exit_codes(tmp_path, capsys):
-    cli = pytest.importorskip("tools.cli")
+    cli = pytest.importorskip("reconverge.tools.cli")
     src = tmp_path / "k.asm"
     src.write_text(ASM)
     np.save(tmp_path / "s.npy", np.zeros(16, np.uint32))

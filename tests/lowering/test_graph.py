@@ -3,7 +3,7 @@ import random
 
 import pytest
 
-from lowering import graph
+from reconverge.lowering import graph
 
 
 def random_graph(rng: random.Random, n: int, density: float = 1.6) -> list[list[int]]:

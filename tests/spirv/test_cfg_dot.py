@@ -6,11 +6,11 @@ import subprocess
 
 import pytest
 
-from backend.spirv import compile_spirv
-from backend.spirv.options import SpirvOptions
-from lowering.ir.core import Block, If, Loop, first_block
-from lowering.ir.printer import Namer
-from lowering.program import load_program
+from reconverge.backend.spirv import compile_spirv
+from reconverge.backend.spirv.options import SpirvOptions
+from reconverge.lowering.ir.core import Block, If, Loop, first_block
+from reconverge.lowering.ir.printer import Namer
+from reconverge.lowering.program import load_program
 
 KERNEL = """
 kernel void k(global int *a, int n) {
@@ -29,7 +29,7 @@ kernel void k(global int *a, int n) {
 def compiled(tmp_path_factory):
     path = tmp_path_factory.mktemp("dot") / "k.cl"
     path.write_text(KERNEL)
-    from tools.cli import main
+    from reconverge.tools.cli import main
     out = path.with_suffix(".dot")
     assert main(["compile", str(path), "--emit", "dot-spirv", "-o", str(out)]) == 0
     func = load_program(str(path), "-O0").function("k", "spirv")

@@ -1,5 +1,5 @@
 """tools/gpu_replay.py: a few launches recorded here and replayed on lavapipe, by a process that loads
-nothing of ours but vulkan_run (and lowering.errors), as on a bare GPU machine."""
+nothing of ours but vulkan_run (and reconverge.lowering.errors), as on a bare GPU machine."""
 from __future__ import annotations
 
 import json
@@ -7,7 +7,7 @@ import os
 import subprocess
 import sys
 
-from tools import gpu_replay
+from reconverge.tools import gpu_replay
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 # A program in the random generator's form whose module, as `--emit spirv` writes it (acquire-release
@@ -26,7 +26,7 @@ import json, sys
 sys.path.insert(0, {tools!r})
 import gpu_replay
 gpu_replay.main(["replay", {folder!r}, "--vk-device", "lavapipe", "--json", {out!r}])
-ours = sorted(m for m in sys.modules if m.split(".")[0] in ("backend", "tools", "lowering", "llvmlite"))
+ours = sorted(m for m in sys.modules if m.split(".")[0] in ("reconverge", "backend", "tools", "lowering", "llvmlite"))
 print("LOADED", json.dumps(ours))
 """
 
@@ -50,7 +50,7 @@ def test_record_then_replay_on_lavapipe(tmp_path):
         assert done.returncode == 0, done.stderr
         assert "| group | launches | differ | which |" in done.stdout
         loaded = json.loads(done.stdout.split("LOADED ", 1)[1])
-        assert loaded == ["lowering", "lowering.errors"], loaded
+        assert loaded == ["reconverge", "reconverge.lowering", "reconverge.lowering.errors"], loaded
         report = json.loads(out.read_text())
         assert report["device"].startswith("0: llvmpipe")
         verdicts.update({v["id"]: v["status"] for v in report["launches"]})

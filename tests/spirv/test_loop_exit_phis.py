@@ -6,12 +6,12 @@ from __future__ import annotations
 import json
 import os
 
-from backend.spirv.launch import _with_live_outs_in_memory
-from backend.spirv.loop_live_outs import _loops_of_blocks
-from lowering.interp import run_kernel
-from tools.fuzz.reducer import program_from_record
-from tools.fuzz.runner import ProgramRun
-from tools.targets.harness import ir_arguments
+from reconverge.backend.spirv.launch import _with_live_outs_in_memory
+from reconverge.backend.spirv.loop_live_outs import _loops_of_blocks
+from reconverge.lowering.interp import run_kernel
+from reconverge.tools.fuzz.reducer import program_from_record
+from reconverge.tools.fuzz.runner import ProgramRun
+from reconverge.tools.targets.harness import ir_arguments
 
 CASE = os.path.join(os.path.dirname(os.path.dirname(__file__)), "fuzz_regressions",
                     "spirv-loop-exit-phi-of-an-irreducible-loop")

@@ -7,10 +7,10 @@ import struct
 
 import pytest
 
-from backend.spirv.grammar import GRAMMAR, Grammar
-from backend.spirv.module import SpirvModule
-from backend.spirv.tools import disassemble, validate
-from lowering.errors import CompileError
+from reconverge.backend.spirv.grammar import GRAMMAR, Grammar
+from reconverge.backend.spirv.module import SpirvModule
+from reconverge.backend.spirv.tools import disassemble, validate
+from reconverge.lowering.errors import CompileError
 
 ULONG_VALUE = 0x0123456789ABCDEF      # 81985529216486895
 

@@ -13,12 +13,12 @@ import os
 import numpy as np
 import pytest
 
-from backend.spirv import compile_spirv
-from backend.spirv.launch import run_spirv_kernel
-from backend.spirv.tools import disassemble, validate
-from lowering.interp import run_kernel
-from lowering.program import compile_path
-from tools.testing.barrier_cases import CASES, KERNELS, case_id, check, fresh_args
+from reconverge.backend.spirv import compile_spirv
+from reconverge.backend.spirv.launch import run_spirv_kernel
+from reconverge.backend.spirv.tools import disassemble, validate
+from reconverge.lowering.interp import run_kernel
+from reconverge.lowering.program import compile_path
+from reconverge.tools.testing.barrier_cases import CASES, KERNELS, case_id, check, fresh_args
 
 pytestmark = pytest.mark.usefixtures("vk_device")     # once per Vulkan device (tests/conftest.py)
 

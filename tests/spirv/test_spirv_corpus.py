@@ -14,12 +14,12 @@ import os
 
 import pytest
 
-from backend.spirv import compile_spirv
-from backend.spirv.options import SpirvOptions
-from backend.spirv.tools import validate
-from tools.targets.harness import compare, kernel_params, load_program, run_target
-from tools.testing.float_policy import float_ulps
-from tools.testing.kernel_spec import parse_specs
+from reconverge.backend.spirv import compile_spirv
+from reconverge.backend.spirv.options import SpirvOptions
+from reconverge.backend.spirv.tools import validate
+from reconverge.tools.targets.harness import compare, kernel_params, load_program, run_target
+from reconverge.tools.testing.float_policy import float_ulps
+from reconverge.tools.testing.kernel_spec import parse_specs
 
 pytestmark = pytest.mark.usefixtures("vk_device")     # once per Vulkan device (tests/conftest.py)
 

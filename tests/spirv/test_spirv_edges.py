@@ -9,9 +9,9 @@ import os
 import numpy as np
 import pytest
 
-from backend.spirv import compile_spirv
-from lowering.errors import CompileError
-from tools.targets.harness import compare, load_program, program_from_llvm, run_target
+from reconverge.backend.spirv import compile_spirv
+from reconverge.lowering.errors import CompileError
+from reconverge.tools.targets.harness import compare, load_program, program_from_llvm, run_target
 
 HERE = os.path.dirname(__file__)
 

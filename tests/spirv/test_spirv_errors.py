@@ -10,7 +10,7 @@ import sys
 import numpy as np
 import pytest
 
-from tools.cli import main
+from reconverge.tools.cli import main
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 LEVELS = ("0", "2")
@@ -205,7 +205,7 @@ def test_missing_vulkan_driver_is_one_line(tmp_path, saxpy, existing):
     if existing:
         out_dir.mkdir()
     env = dict(os.environ, PYTHONPATH=ROOT, VK_ICD_FILENAMES="/nonexistent", VK_DRIVER_FILES="/nonexistent")
-    proc = subprocess.run([sys.executable, "-m", "tools.cli", "run", saxpy, "--target", "spirv", "--global",
+    proc = subprocess.run([sys.executable, "-m", "reconverge.tools.cli", "run", saxpy, "--target", "spirv", "--global",
                            "16", *saxpy_args(tmp_path), "--out", str(out_dir)],
                           capture_output=True, text=True, env=env, cwd=ROOT, timeout=120)
     line = assert_one_line_error((proc.returncode, proc.stdout, proc.stderr), 1, "Vulkan")

@@ -8,9 +8,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from backend.spirv.exact_float import ExactFloat
-from tools.targets.harness import load_program, run_target
-from tools.testing.spirv_signedness import disassemble
+from reconverge.backend.spirv.exact_float import ExactFloat
+from reconverge.tools.targets.harness import load_program, run_target
+from reconverge.tools.testing.spirv_signedness import disassemble
 
 SOURCE = """
 kernel void divsqrt(global float *q, global float *r, global const float *a, global const float *b) {
@@ -90,7 +90,7 @@ def test_exact_with_a_driver_several_ulp_off(tmp_path, monkeypatch):
 def test_plain_opfdiv_only_where_the_source_allows_it(tmp_path, options, exact):
     """Without the option clang marks the division 2.5 ULP (!fpmath) and the module divides with OpFDiv
     and GLSL Sqrt, as before; with it the exact sequence replaces both."""
-    from backend.spirv import compile_spirv
+    from reconverge.backend.spirv import compile_spirv
     path = tmp_path / "divsqrt.cl"
     path.write_text(SOURCE)
     program = load_program(str(path), "-O2", build_options=options)

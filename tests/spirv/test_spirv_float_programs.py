@@ -10,9 +10,9 @@ import os
 
 import pytest
 
-from tools.division_replay import EXACT, float_program_args, local_size_of
-from tools.targets.harness import compare, kernel_params, load_program, run_target
-from tools.testing.float_policy import float_ulps
+from reconverge.tools.division_replay import EXACT, float_program_args, local_size_of
+from reconverge.tools.targets.harness import compare, kernel_params, load_program, run_target
+from reconverge.tools.testing.float_policy import float_ulps
 
 DATA = os.path.join(os.path.dirname(__file__), "data", "nvidia_float")
 PROGRAMS = ("fuzz_96.cl", "fuzz_115.cl", "fuzz_8.cl", "fuzz_163.cl")

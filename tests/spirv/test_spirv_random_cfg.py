@@ -12,7 +12,7 @@ Two lavapipe miscompiles of loop live-outs (Mesa 22.3.6's llvmpipe: a value comp
 leave at different iterations, used after it, takes a later iteration's value; a loop-exit phi with an
 undefined input does the same) made about 1.6% of the fuzzer's kernels give wrong lanes; lavapipe launches
 rewrite both (backend/spirv/loop_live_outs.py), and the reduced kernels and fuzzer findings below are plain
-tests of that rewrite. `python -m tools.fuzz_structurize --target spirv` explores further.
+tests of that rewrite. `python -m reconverge.tools.fuzz_structurize --target spirv` explores further.
 """
 from __future__ import annotations
 
@@ -21,10 +21,10 @@ import random
 import numpy as np
 import pytest
 
-from lowering.ir.core import If, Loop
-from tools.fuzz_structurize import check_spirv
-from tools.targets.harness import compare, program_from_llvm, run_target
-from tools.testing.cfggen import random_kernel
+from reconverge.lowering.ir.core import If, Loop
+from reconverge.tools.fuzz_structurize import check_spirv
+from reconverge.tools.targets.harness import compare, program_from_llvm, run_target
+from reconverge.tools.testing.cfggen import random_kernel
 
 # ----- the slices -----
 
@@ -34,7 +34,7 @@ EXECUTED = [(5000 + n, EXECUTED_SIZES[n % 10], 1 + (n + n // 10) % 4) for n in r
 VALIDATED = [(20000 + n, 4 + n % 37, 1 + n % 4) for n in range(360)]
 VALIDATED_CHUNK = 60
 
-# What `python -m tools.fuzz_structurize --target spirv --seed S --count 1 --max-blocks B` found: (S, B).
+# What `python -m reconverge.tools.fuzz_structurize --target spirv --seed S --count 1 --max-blocks B` found: (S, B).
 # Wrong on lavapipe before its launches kept loop live-outs in memory (seed 8 reduces to LOOP_LIVE_OUT_LL)
 FUZZ_FINDINGS = [(8, 50), (45, 400), (1371, 400)]
 
@@ -137,7 +137,7 @@ declare spir_func i64 @_Z13get_global_idj(i32)
 
 
 def _lavapipe_vs_jit(llvm_text: str, data: np.ndarray, local_size: int) -> list[str]:
-    from backend.spirv.options import SpirvOptions
+    from reconverge.backend.spirv.options import SpirvOptions
     program = program_from_llvm(llvm_text, "reduced.ll", "k")
     n = data.size
     args = [np.zeros(n, np.int32), data]
@@ -231,7 +231,7 @@ def test_lavapipe_loop_exit_undef_reduced():
 
 @pytest.mark.parametrize("seed,max_blocks", FUZZ_FINDINGS)
 def test_fuzzer_findings(seed, max_blocks):
-    from tools.fuzz_structurize import kernel_for
+    from reconverge.tools.fuzz_structurize import kernel_for
     problem = check_spirv(kernel_for(seed, max_blocks), seed)
     assert problem is None, problem
 
@@ -239,7 +239,7 @@ def test_fuzzer_findings(seed, max_blocks):
 # ----- the fuzzer's command line -----
 
 def test_the_on_demand_fuzzer_runs_spirv(tmp_path, capsys):
-    from tools.fuzz_structurize import main
+    from reconverge.tools.fuzz_structurize import main
     assert main(["--target", "spirv", "--seed", "5000", "--count", "4", "--max-blocks", "30",
                  "--out", str(tmp_path)]) == 0
     assert capsys.readouterr().out == ("4 kernels (spirv), seeds 5000..5003: all valid SPIR-V (vulkan1.3), "
@@ -248,7 +248,7 @@ def test_the_on_demand_fuzzer_runs_spirv(tmp_path, capsys):
 
 
 def test_the_fuzzer_saves_failures_with_their_spirv(tmp_path, capsys, monkeypatch):
-    import tools.fuzz_structurize as fuzz
+    import reconverge.tools.fuzz_structurize as fuzz
 
     def broken(module, data_seed, artifacts=None, execute=True):
         artifacts["spirv"] = b"\x03\x02\x23\x07"

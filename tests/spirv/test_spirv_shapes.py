@@ -7,14 +7,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from backend.spirv import compile_spirv
-from backend.spirv.launch import run_spirv_kernel
-from backend.spirv.tools import disassemble
-from backend.spirv.tools import validate as spirv_val
-from lowering.interp import run_kernel
-from lowering.ir.core import Arg, Block, Const, Function, If, Instr, Loop, Phi
-from lowering.ir.types import I1, I32, I64, ptr
-from lowering.ir.validate import verify
+from reconverge.backend.spirv import compile_spirv
+from reconverge.backend.spirv.launch import run_spirv_kernel
+from reconverge.backend.spirv.tools import disassemble
+from reconverge.backend.spirv.tools import validate as spirv_val
+from reconverge.lowering.interp import run_kernel
+from reconverge.lowering.ir.core import Arg, Block, Const, Function, If, Instr, Loop, Phi
+from reconverge.lowering.ir.types import I1, I32, I64, ptr
+from reconverge.lowering.ir.validate import verify
 
 N = 64
 

@@ -10,11 +10,11 @@ import os
 
 import pytest
 
-from backend.spirv import compile_spirv
-from backend.spirv.options import SpirvOptions
-from backend.spirv.tools import validate
-from tools.targets.harness import load_program
-from tools.testing.spirv_signedness import disassemble, violations
+from reconverge.backend.spirv import compile_spirv
+from reconverge.backend.spirv.options import SpirvOptions
+from reconverge.backend.spirv.tools import validate
+from reconverge.tools.targets.harness import load_program
+from reconverge.tools.testing.spirv_signedness import disassemble, violations
 
 ROOT = os.path.join(os.path.dirname(__file__), os.pardir, os.pardir)
 CORPUS = sorted(glob.glob(os.path.join(ROOT, "tests", "kernels", "*.cl"))) + \
@@ -45,7 +45,7 @@ def test_every_signed_instruction_has_signed_types(level):
 
 def test_the_checker_sees_unsigned_operands():
     """The check can fail: a hand-made module with OpSRem on unsigned operands is reported."""
-    from backend.spirv.module import SpirvModule
+    from reconverge.backend.spirv.module import SpirvModule
     m = SpirvModule()
     m.capability("Shader")
     m.memory_model("Logical", "GLSL450")
@@ -65,7 +65,7 @@ def test_replay_kernels_use_signed_types(file):
     """The kernels NVIDIA got wrong (int_division, int_math, long_arith; signed_ops holds `a % 7`, `a % z`,
     mad24 of remainders and a multi-exit loop like k_multi_exit_loop) contain signed instructions at all,
     and all of them are signed-typed."""
-    from tools.testing.spirv_signedness import SIGNED_CORE
+    from reconverge.tools.testing.spirv_signedness import SIGNED_CORE
     for level in ("-O0", "-O2"):
         program = load_program(os.path.join(ROOT, "tests", "kernels", file), level)
         binary = compile_spirv(list(program.functions.values()), SpirvOptions())

@@ -14,14 +14,14 @@ import dataclasses
 import numpy as np
 import pytest
 
-from backend.spirv import compile_spirv
-from backend.spirv.launch import _check_subgroup_layout, run_spirv_kernel
-from backend.spirv.options import SpirvOptions
-from backend.spirv.tools import disassemble, validate
-from backend.spirv.vulkan_run import check_subgroup_support, device_info, select_device
-from lowering.errors import CompileError
-from lowering.program import compile_path
-from tools.testing import subgroup_kernels as sk
+from reconverge.backend.spirv import compile_spirv
+from reconverge.backend.spirv.launch import _check_subgroup_layout, run_spirv_kernel
+from reconverge.backend.spirv.options import SpirvOptions
+from reconverge.backend.spirv.tools import disassemble, validate
+from reconverge.backend.spirv.vulkan_run import check_subgroup_support, device_info, select_device
+from reconverge.lowering.errors import CompileError
+from reconverge.lowering.program import compile_path
+from reconverge.tools.testing import subgroup_kernels as sk
 
 N = 40
 TYPES = ("i8", "i16", "i32", "i64", "f16", "f32", "f64")
@@ -193,8 +193,8 @@ def test_lavapipe_rows_are_subgroups_unless_flattened(tmp_path, vk_device):
     """Why sub-group launches flatten the work-group (README, driver bugs): lavapipe makes each row of x ids a
     SIMD vector of its own, whose SubgroupId repeats across rows. The launch (flattened) gets OpenCL's
     linear sub-groups; the module as `--emit spirv` writes it, dispatched with the (5, 3) shape, does not."""
-    from backend.spirv.abi import kernel_abi, pack_push_constants
-    from backend.spirv.vulkan_run import dispatch
+    from reconverge.backend.spirv.abi import kernel_abi, pack_push_constants
+    from reconverge.backend.spirv.vulkan_run import dispatch
     info = select_device(vk_device)
     func = _compile(tmp_path, "layout", sk.LAYOUT)
     out = np.zeros(15, np.int32)
@@ -285,7 +285,7 @@ def test_command_line_refusals_are_one_line(tmp_path):
 
 def _differential_cases(tmp_path):
     """(program, kernel, args, global, local) of every kernel above, for the spirv-vs-ir comparison."""
-    from tools.targets.harness import load_program
+    from reconverge.tools.targets.harness import load_program
 
     def program(name: str, text: str, ext: str = "nir"):
         path = tmp_path / f"{name}.{ext}"
@@ -306,7 +306,7 @@ def _differential_cases(tmp_path):
 def test_spirv_equals_the_lockstep_interpreter(tmp_path, vk_device):
     """Every kernel above on the device and on `--target ir --subgroup-size S` (S: the device's), lane by lane:
     the interpreter is the executable definition of the sub-group semantics."""
-    from tools.targets.harness import InterpreterOptions, compare, run_target
+    from reconverge.tools.targets.harness import InterpreterOptions, compare, run_target
     width = _device_width(vk_device)
     problems = []
     for program, kernel, args, global_size, local_size in _differential_cases(tmp_path):

@@ -6,10 +6,10 @@ import struct
 
 import pytest
 
-from backend.spirv import tools
-from backend.spirv.grammar import GRAMMAR
-from backend.spirv.module import SpirvModule
-from lowering.errors import CompileError
+from reconverge.backend.spirv import tools
+from reconverge.backend.spirv.grammar import GRAMMAR
+from reconverge.backend.spirv.module import SpirvModule
+from reconverge.lowering.errors import CompileError
 from tests.spirv.test_module import build_kernel
 
 

@@ -11,13 +11,13 @@ import struct
 import numpy as np
 import pytest
 
-from backend.spirv import compile_spirv
-from backend.spirv.options import TARGET_ENVS, VERSIONS, SpirvOptions
-from backend.spirv.tools import disassemble, validate
-from lowering.errors import CompileError
-from tools.cli import main
-from tools.targets.harness import compare, kernel_params, load_program, run_target
-from tools.testing.kernel_spec import parse_spec
+from reconverge.backend.spirv import compile_spirv
+from reconverge.backend.spirv.options import TARGET_ENVS, VERSIONS, SpirvOptions
+from reconverge.backend.spirv.tools import disassemble, validate
+from reconverge.lowering.errors import CompileError
+from reconverge.tools.cli import main
+from reconverge.tools.targets.harness import compare, kernel_params, load_program, run_target
+from reconverge.tools.testing.kernel_spec import parse_spec
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 CORPUS = os.path.join(ROOT, "tests", "kernels")
@@ -109,7 +109,7 @@ def test_validate_option_runs_the_validator(programs, version, env):
 
 def test_validate_option_rejects_an_invalid_module(programs, monkeypatch):
     """validate=True really runs spirv-val: a module broken on purpose becomes a one-line CompileError."""
-    import backend.spirv.emit as emit
+    import reconverge.backend.spirv.emit as emit
     good = emit.compile_module
 
     def broken(funcs, options):
@@ -206,7 +206,7 @@ def test_runs_on_lavapipe_like_the_cpu_reference(programs, version, env):
         # barrier kernels whose work-items share data: the lock-step interpreter is the reference
         reference = ("ir" if name == "narrow-local" else "llvm")
         if reference == "ir":
-            from lowering.interp import run_kernel
+            from reconverge.lowering.interp import run_kernel
             want = [np.array(a, copy=True) if isinstance(a, np.ndarray) else a for a in args]
             run_kernel(program.function(kernel), want, global_size, local_size, lockstep=True)
         else:

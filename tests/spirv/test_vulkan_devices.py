@@ -10,12 +10,12 @@ import random
 import numpy as np
 import pytest
 
-from backend.spirv import compile_spirv
-from backend.spirv.options import SpirvOptions
-from backend.spirv.tools import disassemble
-from backend.spirv.vulkan_run import VulkanError, devices, find_device
-from lowering.errors import CompileError
-from tools.targets.harness import compare, load_program, run_target
+from reconverge.backend.spirv import compile_spirv
+from reconverge.backend.spirv.options import SpirvOptions
+from reconverge.backend.spirv.tools import disassemble
+from reconverge.backend.spirv.vulkan_run import VulkanError, devices, find_device
+from reconverge.lowering.errors import CompileError
+from reconverge.tools.targets.harness import compare, load_program, run_target
 
 pytestmark = pytest.mark.usefixtures("vk_device")
 
@@ -127,8 +127,8 @@ def test_device_names_and_numbers_are_found():
 # A fixed-seed slice of random control flow (tools/testing/cfggen.py), run through SPIR-V on each device.
 @pytest.mark.parametrize("seed", range(6))
 def test_random_control_flow_on_the_device(seed):
-    from tools.fuzz_structurize import check_spirv
-    from tools.testing.cfggen import random_kernel
+    from reconverge.tools.fuzz_structurize import check_spirv
+    from reconverge.tools.testing.cfggen import random_kernel
     module = random_kernel(random.Random(9000 + seed), 40, max_loop_depth=3)
     assert check_spirv(module, 9000 + seed) is None
 
@@ -291,7 +291,7 @@ def test_nesting_lavapipe_gets_wrong_is_refused_there(tmp_path):
 def test_random_programs_lavapipe_got_wrong(seed):
     """Two of issue 21's random programs as generated (the reduced forms are above), launched as
     tools/gpu_replay.py launches them; wrong on lavapipe before its launches got relaxed atomics."""
-    from tools.gpu_replay import random_program_launch
+    from reconverge.tools.gpu_replay import random_program_launch
     path = os.path.join(os.path.dirname(__file__), "data", f"lavapipe_random_{seed}.cl")
     with open(path, encoding="utf-8") as f:
         source = f.read()

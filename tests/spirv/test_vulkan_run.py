@@ -1,4 +1,4 @@
-"""backend.spirv.vulkan_run on lavapipe: hand-written SPIR-V assembly, assembled and validated by
+"""reconverge.backend.spirv.vulkan_run on lavapipe: hand-written SPIR-V assembly, assembled and validated by
 spirv-as / spirv-val, dispatched, and checked against numpy."""
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import threading
 import numpy as np
 import pytest
 
-from backend.spirv.vulkan_run import FEATURE_NAMES, VulkanError, device_features, device_name, dispatch
+from reconverge.backend.spirv.vulkan_run import FEATURE_NAMES, VulkanError, device_features, device_name, dispatch
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 ENV = "vulkan1.3"
@@ -379,7 +379,7 @@ def _python(code: str, **env: str) -> subprocess.CompletedProcess:
 
 
 _PRINT_ERROR = """
-from backend.spirv.vulkan_run import VulkanError, device_name
+from reconverge.backend.spirv.vulkan_run import VulkanError, device_name
 try:
     device_name()
 except VulkanError as exc:
@@ -405,7 +405,7 @@ def test_fence_timeout(tmp_path):
     spin.write_bytes(assemble(SPIN))
     code = f"""
 import os, numpy as np
-from backend.spirv import vulkan_run
+from reconverge.backend.spirv import vulkan_run
 vulkan_run.FENCE_TIMEOUT_S = 0.5
 try:
     vulkan_run.dispatch(open({str(spin)!r}, "rb").read(), "main", {{0: np.zeros(1, np.uint32),

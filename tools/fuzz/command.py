@@ -16,10 +16,10 @@ import os
 import sys
 import time
 
-from lowering.output import safe_file_name, write_files
-from tools.fuzz.generator import MODES
-from tools.fuzz.runner import FAILURES, TARGETS, Outcome
-from tools.usage import UsageError
+from reconverge.lowering.output import safe_file_name, write_files
+from reconverge.tools.fuzz.generator import MODES
+from reconverge.tools.fuzz.runner import FAILURES, TARGETS, Outcome
+from reconverge.tools.usage import UsageError
 
 DEFAULT_TARGETS = ("llvm", "ir", "spirv", "gen")
 DEFAULT_MODES = ("basic", "vector", "barrier", "atomic", "goto", "subgroup", "all", "cfg")
@@ -145,7 +145,7 @@ def _config_order(name: str):
 
 def save_failure(directory: str, job, failing: list, argv: list[str]) -> str:
     """DIR/NAME.cl (or .ll) and DIR/NAME.json: the program, its launch, what failed and how to rerun it."""
-    from tools.fuzz.reducer import record_of
+    from reconverge.tools.fuzz.reducer import record_of
     program = job.program
     name = safe_file_name(program.name)
     record = {
@@ -161,9 +161,9 @@ def save_failure(directory: str, job, failing: list, argv: list[str]) -> str:
 
 
 def run_fuzz(args) -> int:
-    from tools.fuzz.generator import generate
-    from tools.fuzz.pool import Job, run_jobs
-    from tools.fuzz.runner import configs_for
+    from reconverge.tools.fuzz.generator import generate
+    from reconverge.tools.fuzz.pool import Job, run_jobs
+    from reconverge.tools.fuzz.runner import configs_for
     modes = tuple(m for m in (args.mode or ",".join(DEFAULT_MODES)).split(",") if m)
     unknown = [m for m in modes if m not in MODES]
     if unknown or not modes:
@@ -215,7 +215,7 @@ def run_fuzz(args) -> int:
         where = f" [{saved[name]}]" if name in saved else ""
         sys.stdout.write(f"FAIL {name} {outcome.config}: {outcome.status}: {outcome.message}{where}\n")
     if campaign.failures and args.reduce and args.save_dir:
-        from tools.fuzz.reducer import reduce_saved
+        from reconverge.tools.fuzz.reducer import reduce_saved
         for name in dict.fromkeys(n for n, _ in campaign.failures):
             if name in saved:
                 reduce_saved(saved[name], sys.stdout)

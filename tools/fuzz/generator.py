@@ -783,7 +783,7 @@ def generate(seed: int, mode: str = "all", size: int | None = None) -> FuzzProgr
     global_size = local * rng.choice((1, 2, 4)) if local < 64 else 64
     global_size = max(global_size, 16)
     if mode == "cfg":
-        from tools.testing.cfggen import random_kernel
+        from reconverge.tools.testing.cfggen import random_kernel
         irreducible = rng.random() < 0.5
         text = str(random_kernel(rng, rng.randint(4, 40), max_loop_depth=rng.randint(1, 3),
                                  irreducible=0.3 if irreducible else 0.0))

@@ -18,9 +18,9 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 
-from lowering.child_process import die_with_parent
-from tools.fuzz.generator import FuzzProgram
-from tools.fuzz.runner import REFERENCE, Config, Outcome, ProgramRun
+from reconverge.lowering.child_process import die_with_parent
+from reconverge.tools.fuzz.generator import FuzzProgram
+from reconverge.tools.fuzz.runner import REFERENCE, Config, Outcome, ProgramRun
 
 
 @dataclass

@@ -1,8 +1,8 @@
 """Shrink a failing fuzz program with C-Vise (Debian package cvise, the successor of C-Reduce) and keep
 the result as a ready regression test.
 
-    python -m tools.fuzz.reducer SAVED.cl [--config NAME] [--out DIR] [--timeout SECONDS]
-    python -m tools.fuzz.reducer --check RECORD.json FILE.cl      (the interestingness test C-Vise runs)
+    python -m reconverge.tools.fuzz.reducer SAVED.cl [--config NAME] [--out DIR] [--timeout SECONDS]
+    python -m reconverge.tools.fuzz.reducer --check RECORD.json FILE.cl      (the interestingness test C-Vise runs)
 
 SAVED.cl is what `reconverge fuzz --save-dir` wrote (its SAVED.json next to it says the seed, the launch
 and the failing configurations). A candidate is interesting when all of these hold:
@@ -33,16 +33,16 @@ import tempfile
 
 import numpy as np
 
-from lowering.errors import CompileError
-from tools.fuzz.generator import FuzzProgram
-from tools.fuzz.runner import REFERENCE, Config, ProgramRun
+from reconverge.lowering.errors import CompileError
+from reconverge.tools.fuzz.generator import FuzzProgram
+from reconverge.tools.fuzz.runner import REFERENCE, Config, ProgramRun
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.realpath(__file__))))
 GUARDS = (Config("llvm", "-O2"), Config("ir", "-O0"))
 
 
 def program_from_record(record: dict, source: str) -> FuzzProgram:
-    from tools.fuzz.generator import ARG_NAMES
+    from reconverge.tools.fuzz.generator import ARG_NAMES
     return FuzzProgram(record["seed"], record["mode"], source, record.get("language", "cl"), record["global_size"],
                        record["local_size"], record.get("kernel", "k"), record.get("uses_approx", True),
                        record.get("irreducible", False), record.get("n_arg", 0),
@@ -69,8 +69,8 @@ def _signature(status: str, message: str) -> str:
 def is_interesting(record: dict, source: str, workdir: str) -> tuple[bool, str]:
     """The four conditions of the module docstring, the ones that reject most candidates first (C-Vise's
     candidates mostly fail to compile, or lose the failure); (holds, why not)."""
-    from tools.fuzz.ubcheck import UBFound, check_program
-    from tools.targets.harness import load_program
+    from reconverge.tools.fuzz.ubcheck import UBFound, check_program
+    from reconverge.tools.targets.harness import load_program
     program = program_from_record(record, source)
     config = Config.parse(record["config"])
     path = os.path.join(workdir, "candidate.cl")
@@ -137,7 +137,7 @@ def reduce_program(program: FuzzProgram, config: str, status: str, message: str,
             f.write(program.source)
         script = os.path.join(tmp, "interesting.sh")
         with open(script, "w", encoding="utf-8") as f:
-            f.write(f"#!/bin/sh\nPYTHONPATH={ROOT} exec {sys.executable} -m tools.fuzz.reducer --check "
+            f.write(f"#!/bin/sh\nPYTHONPATH={ROOT} exec {sys.executable} -m reconverge.tools.fuzz.reducer --check "
                     f"{record_path} prog.cl\n")          # C-Vise runs it beside a copy of prog.cl
         os.chmod(script, 0o755)
         proc = subprocess.run(["cvise", "--n", "1", "--timeout", str(int(timeout)), "--tidy", "--no-timing",
@@ -152,7 +152,7 @@ def reduce_program(program: FuzzProgram, config: str, status: str, message: str,
 def save_regression(program: FuzzProgram, configs: list[str], out_dir: str, name: str) -> str:
     """DIR/NAME.cl and DIR/NAME.json: the program, its launch, the configurations to run and the
     reference's buffers (out and cnt exactly, fapprox as float bits)."""
-    from lowering.output import safe_file_name, write_files
+    from reconverge.lowering.output import safe_file_name, write_files
     with tempfile.TemporaryDirectory(prefix="reconverge-regression-") as tmp:
         run = ProgramRun(program, tmp)
         if run.run(REFERENCE).status != "ok":
@@ -192,7 +192,7 @@ def reduce_saved(path: str, log=sys.stdout, config: str | None = None, out_dir: 
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m tools.fuzz.reducer", description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(prog="python -m reconverge.tools.fuzz.reducer", description=__doc__.split("\n\n")[0])
     ap.add_argument("input", help="a program `reconverge fuzz --save-dir` wrote (NAME.cl, NAME.json beside it)")
     ap.add_argument("--check", metavar="RECORD.json", help=argparse.SUPPRESS)
     ap.add_argument("--config", help="the failing configuration to keep (default: the first mismatch)")

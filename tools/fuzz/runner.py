@@ -28,9 +28,9 @@ import subprocess
 import time
 from dataclasses import dataclass
 
-from lowering.errors import CompileError, IrreducibleCFG
-from tools.fuzz.generator import FuzzProgram
-from tools.testing.float_policy import FLOAT_ULPS_APPROXIMATE
+from reconverge.lowering.errors import CompileError, IrreducibleCFG
+from reconverge.tools.fuzz.generator import FuzzProgram
+from reconverge.tools.testing.float_policy import FLOAT_ULPS_APPROXIMATE
 
 GEN_WIDTHS = (8, 16)
 GEN_CF = ("structured", "blockip", "hybrid", "auto")
@@ -136,7 +136,7 @@ class ProgramRun:
         self.references: dict[int, list] = {}       # sub-group programs: the reference per sub-group size
 
     def load(self, level: str):
-        from tools.targets.harness import load_program
+        from reconverge.tools.targets.harness import load_program
         if level not in self.loaded:
             self.loaded[level] = load_program(self.path, level)
         return self.loaded[level]
@@ -144,7 +144,7 @@ class ProgramRun:
     def execute(self, config: Config, size: int | None = None) -> list:
         """The buffers after running `config` (CompileError and the rest propagate); llvm and ir at
         sub-group size `size` when given."""
-        from tools.targets import harness
+        from reconverge.tools.targets import harness
         p = self.program
         program = self.load(config.level)
         if config.target == "gen":
@@ -177,7 +177,7 @@ class ProgramRun:
         return outcome
 
     def _run(self, config: Config) -> Outcome:
-        from tools.targets.harness import compare
+        from reconverge.tools.targets.harness import compare
         if config.target == "opencl" and not opencl_available():
             return Outcome(config.name, "unavailable", "no OpenCL platform (pyopencl with PoCL)")
         subgroups = self.program.uses_subgroups
@@ -230,11 +230,11 @@ def run_gen_checked(program, kernel: str, args: list, global_size: int, local_si
     simulator runs it."""
     import tempfile
 
-    from backend.gen import CF_MODES, GenOptions, compile
-    from backend.gen.launch import run_gen_kernel
-    from isa.gen9.disassembler import disassemble
-    from isa.gen9.encoding import encode_program
-    from tools.targets.harness import ir_arguments
+    from reconverge.backend.gen import CF_MODES, GenOptions, compile
+    from reconverge.backend.gen.launch import run_gen_kernel
+    from reconverge.isa.gen9.disassembler import disassemble
+    from reconverge.isa.gen9.encoding import encode_program
+    from reconverge.tools.targets.harness import ir_arguments
     compiled = compile(program, kernel, GenOptions(simd, cf))
     func = program.function(kernel, CF_MODES[compiled.mode].pipeline)
     code = encode_program(compiled.program)

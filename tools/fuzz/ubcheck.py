@@ -18,7 +18,7 @@ import signal
 import subprocess
 import tempfile
 
-from tools.fuzz.generator import FuzzProgram
+from reconverge.tools.fuzz.generator import FuzzProgram
 
 CLANG = os.environ.get("RECONVERGE_CLANG", "clang-22")
 
@@ -137,7 +137,7 @@ SANITIZERS = ("-fsanitize=undefined,bounds,float-cast-overflow", "-fsanitize-tra
 
 def c_translation(program: FuzzProgram, source: str | None = None) -> str:
     """The program as a C file with its arguments, ready for clang."""
-    from tools.fuzz.generator import APPROX_SLOTS
+    from reconverge.tools.fuzz.generator import APPROX_SLOTS
     source = program.source if source is None else source
     body = re.sub(r"^\s*#pragma OPENCL.*$", "", source, flags=re.M)
     body = re.sub(r"\((uint[24])\)\s*\(", r"MK_\1(", body)

@@ -27,10 +27,10 @@ from typing import Callable
 import numpy as np
 import numpy.typing as npt
 
-from lowering.errors import CompileError
-from lowering.ir.core import Function
-from lowering.kernel_abi import Param, kernel_params, llvm_kernel_params
-from lowering.program import Program, load_program, program_from_llvm
+from reconverge.lowering.errors import CompileError
+from reconverge.lowering.ir.core import Function
+from reconverge.lowering.kernel_abi import Param, kernel_params, llvm_kernel_params
+from reconverge.lowering.program import Program, load_program, program_from_llvm
 
 # what the run targets' callers use: programs from the driver (lowering.program), their parameters
 # (lowering.kernel_abi), and the launching and comparing below
@@ -92,7 +92,7 @@ class OracleOptions:
 
 
 def _run_llvm(program: Program, kernel: str, args: list, global_size, local_size, options, global_offset):
-    from tools.targets.jit_oracle import OracleError, run_llvm_kernel
+    from reconverge.tools.targets.jit_oracle import OracleError, run_llvm_kernel
     if any(p.is_byval for p in program.params(kernel)):
         raise CompileError(f"{program.path}: kernel @{kernel}: the llvm target cannot pass a struct by value "
                            f"(use --target ir)")
@@ -129,7 +129,7 @@ class GenRunOptions:
 
     @property
     def compile(self):
-        from backend.gen import GenOptions
+        from reconverge.backend.gen import GenOptions
         return GenOptions(self.simd, self.cf, uniform_branches=self.uniform_branches)
 
 
@@ -139,8 +139,8 @@ MAX_IR_WORK_ITEMS = 1 << 24     # the interpreter runs about a million simple wo
 def _run_ir(program: Program, kernel: str, args: list, global_size, local_size, options, global_offset):
     """The structured IR in the lock-step interpreter (lowering.interp.vector); a function still in CFG form
     (no structurizer run) in the per-work-item one, which has no sub-groups."""
-    from lowering.interp import DEFAULT_MAX_STEPS, InterpreterError, run_kernel
-    from lowering.interp.vector import DEFAULT_SUBGROUP_SIZE, run_vector_kernel
+    from reconverge.lowering.interp import DEFAULT_MAX_STEPS, InterpreterError, run_kernel
+    from reconverge.lowering.interp.vector import DEFAULT_SUBGROUP_SIZE, run_vector_kernel
     items = int(np.prod(global_size))
     if items > MAX_IR_WORK_ITEMS:
         raise CompileError(f"{program.path}: kernel @{kernel}: ir target: {items} work-items is more than the "
@@ -163,7 +163,7 @@ def _run_ir(program: Program, kernel: str, args: list, global_size, local_size, 
 
 def _run_spirv(program: Program, kernel: str, args: list, global_size, local_size, options, global_offset):
     try:
-        from backend.spirv.launch import run_spirv_kernel
+        from reconverge.backend.spirv.launch import run_spirv_kernel
     except ImportError as e:
         raise CompileError(f"the spirv target is not available: {e}") from None
     func = program.function(kernel, "spirv")
@@ -171,8 +171,8 @@ def _run_spirv(program: Program, kernel: str, args: list, global_size, local_siz
 
 
 def _run_gen(program: Program, kernel: str, args: list, global_size, local_size, options, global_offset):
-    from backend.gen import CF_MODES, compile
-    from backend.gen.launch import run_gen_kernel
+    from reconverge.backend.gen import CF_MODES, compile
+    from reconverge.backend.gen.launch import run_gen_kernel
     options = options or GenRunOptions()
     try:
         compiled = compile(program, kernel, options.compile)
@@ -186,7 +186,7 @@ def _run_gen(program: Program, kernel: str, args: list, global_size, local_size,
 
 
 def _run_opencl(program: Program, kernel: str, args: list, global_size, local_size, options, global_offset):
-    from tools.targets.opencl_target import run_opencl
+    from reconverge.tools.targets.opencl_target import run_opencl
     run_opencl(program, kernel, args, global_size, local_size, options, global_offset)
 
 

@@ -18,8 +18,8 @@ import threading
 import time
 from typing import Callable, TypeVar, cast
 
-from lowering.child_process import die_with_parent
-from lowering.errors import CompileError
+from reconverge.lowering.child_process import die_with_parent
+from reconverge.lowering.errors import CompileError
 
 T = TypeVar("T")
 

@@ -42,10 +42,10 @@ import threading
 import llvmlite.binding as llvm
 import numpy as np
 
-from lowering import child_process
-from lowering.ndrange import ndrange
-from tools.targets import oracle_subgroups as subgroups
-from tools.targets.oracle_builtins import (  # the work-item state array's slots, which the library reads
+from reconverge.lowering import child_process
+from reconverge.lowering.ndrange import ndrange
+from reconverge.tools.targets import oracle_subgroups as subgroups
+from reconverge.tools.targets.oracle_builtins import (  # the work-item state array's slots, which the library reads
     _DIM,
     _GID,
     _GRP,
@@ -57,7 +57,7 @@ from tools.targets.oracle_builtins import (  # the work-item state array's slots
     _SGS,
     builtin_library_source,
 )
-from tools.targets.oracle_sites import SiteError, Sites, instrument
+from reconverge.tools.targets.oracle_sites import SiteError, Sites, instrument
 
 CLANG = os.environ.get("RECONVERGE_CLANG", "clang-22")
 

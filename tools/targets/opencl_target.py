@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from lowering.errors import CompileError
+from reconverge.lowering.errors import CompileError
 
 
 @dataclass(frozen=True)
@@ -106,7 +106,7 @@ kernel void reconverge_subgroup_layout(global uint *out) {
 
 
 def _uses_subgroups(program, kernel: str) -> bool:
-    from lowering.ir.opcodes import OPCODES
+    from reconverge.lowering.ir.opcodes import OPCODES
     return any(OPCODES[ins.opcode].kind == "subgroup" for ins in program.function(kernel).instructions())
 
 

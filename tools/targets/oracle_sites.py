@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from tools.targets.oracle_subgroups import STACK_SLOTS
+from reconverge.tools.targets.oracle_subgroups import STACK_SLOTS
 
 # the cross-lane built-ins (their unmangled names); the lane-local ones (ids, sizes, bit queries) need no site
 _CROSS_LANE = re.compile(r"sub_group_(?:(?:non_uniform_|clustered_)?(?:reduce|scan)_\w+|(?:non_uniform_)?broadcast"

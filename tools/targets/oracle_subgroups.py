@@ -37,7 +37,7 @@ import threading
 
 import numpy as np
 
-from tools.targets.oracle_builtins import _DEPTH, _GRP, _LID, _LSZ, _SGS, _SITE
+from reconverge.tools.targets.oracle_builtins import _DEPTH, _GRP, _LID, _LSZ, _SGS, _SITE
 
 # ---------------------------------------------------------------------------------------------------------
 # The operations and their codes (shared by the library source and the host callback).

@@ -9,7 +9,7 @@ from typing import Callable
 
 import numpy as np
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.realpath(__file__))))
 KERNELS = os.path.join(ROOT, "tests", "kernels_barrier")
 SEED = 20261122
 

@@ -481,7 +481,7 @@ def random_state_machine(rng: random.Random, n_states: int, *, switch: float = 0
 
 
 def main(argv=None) -> int:
-    """`python -m tools.testing.cfggen --blocks N --seed S [--states] [-o out.ll]`: print one generated
+    """`python -m reconverge.tools.testing.cfggen --blocks N --seed S [--states] [-o out.ll]`: print one generated
     module (`--states`: random_state_machine of N states, its shape drawn from the seed)."""
     import argparse
     import sys

@@ -5,7 +5,7 @@ Modules: walk (the tree walk, masks, phis, batches, errors), compile (instructio
 vops (opcode semantics over lane arrays), lanes (value representation, the lane-by-lane bridge to
 lowering.interp.ops), vmemory (gathers and scatters), subgroups (sub-group layout and operations).
 """
-from lowering.interp.vector.subgroups import DEFAULT_SUBGROUP_SIZE
-from lowering.interp.vector.walk import VectorInterpreter, run_vector_kernel
+from reconverge.lowering.interp.vector.subgroups import DEFAULT_SUBGROUP_SIZE
+from reconverge.lowering.interp.vector.walk import VectorInterpreter, run_vector_kernel
 
 __all__ = ["DEFAULT_SUBGROUP_SIZE", "VectorInterpreter", "run_vector_kernel"]

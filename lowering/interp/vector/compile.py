@@ -12,15 +12,15 @@ from typing import TYPE_CHECKING, Any, Callable, cast
 
 import numpy as np
 
-from lowering.interp.values import InterpreterError
-from lowering.interp.vector import vops
-from lowering.interp.vector.lanes import LaneError, constant, dtype_of, full, is_constant, lanewise
-from lowering.interp.vector.subgroups import subgroup_op
-from lowering.ir.core import Arg, Instr, Value
-from lowering.ir.opcodes import OPCODES
+from reconverge.lowering.interp.values import InterpreterError
+from reconverge.lowering.interp.vector import vops
+from reconverge.lowering.interp.vector.lanes import LaneError, constant, dtype_of, full, is_constant, lanewise
+from reconverge.lowering.interp.vector.subgroups import subgroup_op
+from reconverge.lowering.ir.core import Arg, Instr, Value
+from reconverge.lowering.ir.opcodes import OPCODES
 
 if TYPE_CHECKING:
-    from lowering.interp.vector.walk import Active, VectorInterpreter
+    from reconverge.lowering.interp.vector.walk import Active, VectorInterpreter
 
 Closure = Callable[[dict[Any, Any], "Active"], Any]
 INT_BINARY = ("add", "sub", "mul", "shl", "lshr", "ashr", "and", "or", "xor", "udiv", "sdiv", "urem", "srem",
@@ -90,7 +90,7 @@ def compile_instr(ins: Instr, interp: VectorInterpreter) -> tuple[Closure, bool]
     if op == "fmuladd":
         return _from_op(vops.fmuladd(ty), operands, rdt, interp), False
     if op == "fma":
-        import lowering.interp.ops as ops
+        import reconverge.lowering.interp.ops as ops
         return _from_op(vops.Op(scalar=ops.fma(ty)), operands, rdt, interp), False
     if op == "math":
         last = operands[-1].type if operands else ty
@@ -182,7 +182,7 @@ def _memory_or_builtin(ins: Instr, interp: VectorInterpreter) -> tuple[Closure, 
 def _atomic(ins: Instr, interp: VectorInterpreter, g: list[Callable[[dict[Any, Any]], Any]]) -> Closure:
     """Read-modify-write lane by lane, in lane order: the old interpreter's per-item update, applied to
     each active lane in turn (so a counter's old values come out in lane order)."""
-    from lowering.interp.run import Interpreter
+    from reconverge.lowering.interp.run import Interpreter
     kind = cast(str, ins.attrs.get("op"))
     vt = ins.operands[1].type if kind == "store" else ins.type
     helper = Interpreter.__new__(Interpreter)

@@ -17,9 +17,9 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from lowering.interp.values import const_value, mask
-from lowering.ir.core import Const, Undef, Value
-from lowering.ir.types import Type
+from reconverge.lowering.interp.values import const_value, mask
+from reconverge.lowering.ir.core import Const, Undef, Value
+from reconverge.lowering.ir.types import Type
 
 Array = Any        # a numpy array over lanes (numpy's stubs type most results as Any)
 

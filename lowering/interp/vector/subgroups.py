@@ -22,10 +22,10 @@ from typing import Any, Callable
 
 import numpy as np
 
-from lowering.interp.values import InterpreterError, mask
-from lowering.interp.vector import vops
-from lowering.interp.vector.lanes import Array, LaneError, dtype_of
-from lowering.ir.types import Type
+from reconverge.lowering.interp.values import InterpreterError, mask
+from reconverge.lowering.interp.vector import vops
+from reconverge.lowering.interp.vector.lanes import Array, LaneError, dtype_of
+from reconverge.lowering.ir.types import Type
 
 DEFAULT_SUBGROUP_SIZE = 16       # gen's default SIMD width
 

@@ -16,10 +16,10 @@ from typing import Any
 
 import numpy as np
 
-from lowering.interp.memory import Memory, _check_alignment
-from lowering.interp.values import InterpreterError, mask
-from lowering.interp.vector.lanes import Array, LaneError, dtype_of
-from lowering.ir.types import Type
+from reconverge.lowering.interp.memory import Memory, _check_alignment
+from reconverge.lowering.interp.values import InterpreterError, mask
+from reconverge.lowering.interp.vector.lanes import Array, LaneError, dtype_of
+from reconverge.lowering.ir.types import Type
 
 
 class Buffer:

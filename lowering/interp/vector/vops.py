@@ -16,10 +16,10 @@ from typing import Any, Callable
 
 import numpy as np
 
-import lowering.interp.ops as ops
-from lowering.interp.values import InterpreterError, mask
-from lowering.interp.vector.lanes import Array, dtype_of, signed_dtype, wrap
-from lowering.ir.types import Type
+import reconverge.lowering.interp.ops as ops
+from reconverge.lowering.interp.values import InterpreterError, mask
+from reconverge.lowering.interp.vector.lanes import Array, dtype_of, signed_dtype, wrap
+from reconverge.lowering.ir.types import Type
 
 
 @dataclass

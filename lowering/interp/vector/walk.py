@@ -29,15 +29,15 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from lowering.deepstack import depth_independent
-from lowering.interp.run import DEFAULT_MAX_STEPS, Size, _is_local_size, _ModuleSymbol, describe_block
-from lowering.interp.values import InterpreterError, from_host
-from lowering.interp.vector.compile import Closure, compile_instr, getter
-from lowering.interp.vector.lanes import LaneError, dtype_of, full
-from lowering.interp.vector.subgroups import DEFAULT_SUBGROUP_SIZE, Layout
-from lowering.interp.vector.vmemory import VectorMemory
-from lowering.ir.core import Block, CFNode, Function, If, Instr, Loop, Phi
-from lowering.ndrange import ndrange
+from reconverge.lowering.deepstack import depth_independent
+from reconverge.lowering.interp.run import DEFAULT_MAX_STEPS, Size, _is_local_size, _ModuleSymbol, describe_block
+from reconverge.lowering.interp.values import InterpreterError, from_host
+from reconverge.lowering.interp.vector.compile import Closure, compile_instr, getter
+from reconverge.lowering.interp.vector.lanes import LaneError, dtype_of, full
+from reconverge.lowering.interp.vector.subgroups import DEFAULT_SUBGROUP_SIZE, Layout
+from reconverge.lowering.interp.vector.vmemory import VectorMemory
+from reconverge.lowering.ir.core import Block, CFNode, Function, If, Instr, Loop, Phi
+from reconverge.lowering.ndrange import ndrange
 
 BATCH_LANES = 1 << 15
 VALUE_BYTES = 1 << 29       # lanes per batch shrink so that one 8-byte array per SSA value stays under this
@@ -396,7 +396,7 @@ class VectorInterpreter:
             return exc  # type: ignore[return-value]
         msg = str(exc) if isinstance(exc, InterpreterError) else f"{type(exc).__name__}: {exc}"
         if isinstance(exc, KeyError) and exc.args:
-            from lowering.interp.run import describe_value
+            from reconverge.lowering.interp.run import describe_value
             msg = f"uses {describe_value(exc.args[0])} before it is defined"
         where = [f"in {self.func.name}"]
         if block is not None:
@@ -411,7 +411,7 @@ class VectorInterpreter:
 
 def node_block(node: CFNode) -> Block | None:
     """The block just before an if (where its condition is computed), for messages."""
-    from lowering.ir.core import cf_list_of
+    from reconverge.lowering.ir.core import cf_list_of
     nodes = cf_list_of(node)
     i = next(k for k, x in enumerate(nodes) if x is node)
     before = nodes[i - 1] if i else None

@@ -1,11 +1,11 @@
 """The divergence analysis beyond its filetests (tests/filetests/divergence_*.nir): the marked text
 reads back as the same function, both forms agree on what the structurizer keeps, and an irreducible CFG
 is taken as wholly divergent."""
-from lowering.analysis.divergence import analyze
-from lowering.ir.parser import parse_module
-from lowering.ir.printer import print_function
-from lowering.passes import PASSES
-from lowering.target import CAPS
+from reconverge.lowering.analysis.divergence import analyze
+from reconverge.lowering.ir.parser import parse_module
+from reconverge.lowering.ir.printer import print_function
+from reconverge.lowering.passes import PASSES
+from reconverge.lowering.target import CAPS
 
 LOOP = """
 kernel @k(ptr1 %out, i32 %n) {

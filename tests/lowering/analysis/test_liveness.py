@@ -10,10 +10,10 @@ import os
 
 import pytest
 
-from lowering.analysis.liveness import function_liveness, solve
-from lowering.ir.core import Block, If, Phi, cf_lists, structured_successors
-from lowering.pipeline import Options, compile_llvmlite
-from lowering.program import compile_path
+from reconverge.lowering.analysis.liveness import function_liveness, solve
+from reconverge.lowering.ir.core import Block, If, Phi, cf_lists, structured_successors
+from reconverge.lowering.pipeline import Options, compile_llvmlite
+from reconverge.lowering.program import compile_path
 from tests.lowering.passes.structurize.test_seed_tree import seed_module
 
 KERNELS = os.path.join(os.path.dirname(__file__), os.pardir, os.pardir, "kernels")

@@ -1,8 +1,8 @@
 """The target-independent analyses backends share: pointer provenance and the kernel ABI's parameter kinds
 and host values, on kernels written as IR text."""
-from lowering.analysis.provenance import CONFLICT, Provenance
-from lowering.ir.parser import parse_module
-from lowering.kernel_abi import host_values, kernel_params
+from reconverge.lowering.analysis.provenance import CONFLICT, Provenance
+from reconverge.lowering.ir.parser import parse_module
+from reconverge.lowering.kernel_abi import host_values, kernel_params
 
 KERNEL = """
 kernel @k(ptr1 %a, ptr1 %b, ptr2 %c, ptr3 %scratch, i32 %n, ptr0 %priv) {

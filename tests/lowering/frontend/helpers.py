@@ -6,10 +6,10 @@ import hashlib
 import os
 import tempfile
 
-from lowering.frontend.clang import compile_opencl
-from lowering.frontend.llvm_reader import read_llvm_text
-from lowering.ir.core import Const, Function, Instr
-from lowering.ir.validate import validate
+from reconverge.lowering.frontend.clang import compile_opencl
+from reconverge.lowering.frontend.llvm_reader import read_llvm_text
+from reconverge.lowering.ir.core import Const, Function, Instr
+from reconverge.lowering.ir.validate import validate
 
 DL = "e-i64:64-v16:16-v24:32-v32:32-v48:64-v96:128-v192:256-v256:256-v512:512-v1024:1024-G1"
 HEADER = f'target datalayout = "{DL}"\ntarget triple = "spir64"\n'

@@ -3,8 +3,8 @@ command line and through the harness, checked on ir against llvm."""
 import numpy as np
 import pytest
 
+from reconverge.tools.targets.harness import compare, load_program, run_target
 from tests.test_cli import assert_one_line_error, run
-from tools.targets.harness import compare, load_program, run_target
 
 HEADER = "#define SCALE(x) ((x) * FACTOR + OFFSET)\n"
 KERNEL = """#include "scale.h"

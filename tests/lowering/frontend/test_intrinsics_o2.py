@@ -3,7 +3,7 @@ llvm target (the original module on the JIT), lane by lane."""
 import numpy as np
 import pytest
 
-from tools.targets.harness import compare, load_program, program_from_llvm, run_target
+from reconverge.tools.targets.harness import compare, load_program, program_from_llvm, run_target
 
 SEARCH = """
 kernel void search(global int *out, global const int *in, int n) {

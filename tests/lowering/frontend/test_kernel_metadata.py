@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from lowering.errors import CompileError
-from lowering.frontend.llvm_reader import parse_kernel_metadata
-from lowering.ir.printer import print_function
+from reconverge.lowering.errors import CompileError
+from reconverge.lowering.frontend.llvm_reader import parse_kernel_metadata
+from reconverge.lowering.ir.printer import print_function
 from tests.lowering.frontend.helpers import read_cl, read_ll
 
 SOURCE = """

@@ -5,8 +5,8 @@ import llvmlite.ir as ir
 import numpy as np
 import pytest
 
-from lowering.errors import CompileError
-from lowering.frontend.llvm_module import (
+from reconverge.lowering.errors import CompileError
+from reconverge.lowering.frontend.llvm_module import (
     find_kernels,
     from_llvmlite_ir,
     make_inlinable,
@@ -14,8 +14,8 @@ from lowering.frontend.llvm_module import (
     parse_llvm_text,
     prepare_module,
 )
-from lowering.frontend.llvm_reader import read_kernels
-from lowering.ir.validate import validate
+from reconverge.lowering.frontend.llvm_reader import read_kernels
+from reconverge.lowering.ir.validate import validate
 from tests.lowering.frontend.helpers import HEADER, cl_ir, instrs, read_ll
 
 SIMPLE = HEADER + """
@@ -130,7 +130,7 @@ def test_optnone_input_is_inlined():
                            "-target", "spir64", "-emit-llvm", "-S", "-O0", "-o", "-", tmp.name],
                           capture_output=True, text=True, check=True).stdout
     assert "optnone" in text
-    from lowering.frontend.llvm_reader import read_llvm_text
+    from reconverge.lowering.frontend.llvm_reader import read_llvm_text
     f = read_llvm_text(text, "opt.ll")["k"]
     assert validate(f) == []
     assert [i.attrs["fn"] for i in instrs(f, "workitem")] == ["global_id"]

@@ -5,10 +5,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lowering.ir.core import Arg, Phi, Undef
-from lowering.ir.opcodes import FCMP_PREDICATES, ICMP_PREDICATES, OPCODES
-from lowering.ir.types import I1, I16, I32, I64, ptr
-from lowering.ir.validate import validate
+from reconverge.lowering.ir.core import Arg, Phi, Undef
+from reconverge.lowering.ir.opcodes import FCMP_PREDICATES, ICMP_PREDICATES, OPCODES
+from reconverge.lowering.ir.types import I1, I16, I32, I64, ptr
+from reconverge.lowering.ir.validate import validate
 from tests.lowering.frontend.helpers import by_name, const_offset, instrs, read_one
 
 
@@ -364,7 +364,7 @@ work:
 declare float @_Z4erfcf(float)
 declare i32 @mystery(i32)
 """
-    from lowering.errors import CompileError
+    from reconverge.lowering.errors import CompileError
     with pytest.raises(CompileError) as e:
         read_one(body, name="bad.ll")
     msg = str(e.value)
@@ -434,7 +434,7 @@ b2:
 
 
 def test_image_argument_is_reported():
-    from lowering.errors import CompileError
+    from reconverge.lowering.errors import CompileError
     from tests.lowering.frontend.helpers import read_cl
     src = "kernel void img(read_only image2d_t im, global float4 *o) { o[0] = (float4)(1.0f); }"
     with pytest.raises(CompileError, match=r"^snippet\.cl: function @img: unsupported type of argument 0: "):
@@ -442,7 +442,7 @@ def test_image_argument_is_reported():
 
 
 def test_memory_intrinsic_limits():
-    from lowering.errors import CompileError
+    from reconverge.lowering.errors import CompileError
     body = """
 define spir_kernel void @k(ptr addrspace(1) %o, i64 %n) {
   call void @llvm.memset.p1.i64(ptr addrspace(1) align 1 %o, i8 0, i64 LEN, i1 false)

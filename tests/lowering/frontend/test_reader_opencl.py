@@ -6,10 +6,10 @@ import os
 
 import pytest
 
-from lowering.errors import CompileError
-from lowering.ir.core import Const
-from lowering.ir.opcodes import OPCODES
-from lowering.ir.types import I32, I64, ptr
+from reconverge.lowering.errors import CompileError
+from reconverge.lowering.ir.core import Const
+from reconverge.lowering.ir.opcodes import OPCODES
+from reconverge.lowering.ir.types import I32, I64, ptr
 from tests.lowering.frontend.helpers import cl_ir, instrs, read_cl
 
 LEVELS = ("-O0", "-O2")
@@ -19,9 +19,9 @@ CORPUS = sorted(glob.glob(os.path.join(os.path.dirname(__file__), "..", "..", "k
 @pytest.mark.parametrize("level", LEVELS)
 @pytest.mark.parametrize("path", CORPUS, ids=os.path.basename)
 def test_corpus_reads_into_valid_cfg(path, level):
-    from lowering.frontend.clang import compile_opencl
-    from lowering.frontend.llvm_reader import read_llvm_text
-    from lowering.ir.validate import validate
+    from reconverge.lowering.frontend.clang import compile_opencl
+    from reconverge.lowering.frontend.llvm_reader import read_llvm_text
+    from reconverge.lowering.ir.validate import validate
     funcs = read_llvm_text(compile_opencl(path, level), path)
     assert funcs
     for f in funcs.values():
@@ -209,7 +209,7 @@ def test_unknown_kernel_name_from_opencl():
 
 def test_values_and_blocks_keep_llvm_names():
     text = cl_ir("kernel void nm(global int *p, int n) { if (n > 2) p[0] = n; }", "-O2")
-    from lowering.frontend.llvm_reader import read_llvm_text
+    from reconverge.lowering.frontend.llvm_reader import read_llvm_text
     f = read_llvm_text(text, "nm.cl")["nm"]
     labels = [b.label for b in f.blocks]
     assert all(lab.isdigit() for lab in labels)          # clang's blocks are unnamed: their slot numbers

@@ -5,10 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from lowering.frontend.llvm_reader import read_llvm_text
+from reconverge.lowering.frontend.llvm_reader import read_llvm_text
 from tests.lowering.frontend.helpers import HEADER, cl_ir
 
-interp = pytest.importorskip("lowering.interp")
+interp = pytest.importorskip("reconverge.lowering.interp")
 LEVELS = ("-O0", "-O2")
 
 
@@ -181,9 +181,9 @@ def _oracle_kernels():
 @pytest.mark.parametrize("level", LEVELS + ("-O3",))
 @pytest.mark.parametrize("path", _oracle_kernels(), ids=lambda p: p.rsplit("/", 1)[-1])
 def test_against_jit_oracle(path, level):
-    oracle = pytest.importorskip("tools.targets.jit_oracle")
-    spec_mod = pytest.importorskip("tools.testing.kernel_spec")
-    from lowering.frontend.clang import compile_opencl
+    oracle = pytest.importorskip("reconverge.tools.targets.jit_oracle")
+    spec_mod = pytest.importorskip("reconverge.tools.testing.kernel_spec")
+    from reconverge.lowering.frontend.clang import compile_opencl
     for spec in spec_mod.parse_specs(path):
         ir = compile_opencl(path, level)
         want, got = spec.make_args(11), spec.make_args(11)
@@ -235,13 +235,13 @@ def test_relational_compare_and_saturating_conversion(level):
 
 @pytest.mark.parametrize("seed", range(8))
 def test_random_cfgs_from_llvmlite_ir_against_oracle(seed):
-    """tools.testing.cfggen's random reducible CFGs (llvmlite.ir modules with loops, switches, phis, early returns)."""
+    """reconverge.tools.testing.cfggen's random reducible CFGs (llvmlite.ir modules with loops, switches, phis, early returns)."""
     import random
-    cfggen = pytest.importorskip("tools.testing.cfggen")
-    oracle = pytest.importorskip("tools.targets.jit_oracle")
-    from lowering.frontend.llvm_module import from_llvmlite_ir
-    from lowering.frontend.llvm_reader import read_kernels
-    from lowering.ir.validate import validate
+    cfggen = pytest.importorskip("reconverge.tools.testing.cfggen")
+    oracle = pytest.importorskip("reconverge.tools.targets.jit_oracle")
+    from reconverge.lowering.frontend.llvm_module import from_llvmlite_ir
+    from reconverge.lowering.frontend.llvm_reader import read_kernels
+    from reconverge.lowering.ir.validate import validate
     mod = cfggen.random_kernel(random.Random(seed), [8, 30, 80, 160][seed % 4])
     f = read_kernels(from_llvmlite_ir(mod, "rnd"), "rnd")["k"]
     assert validate(f) == []

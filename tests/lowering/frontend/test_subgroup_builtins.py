@@ -4,10 +4,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from lowering.errors import CompileError
-from lowering.ir.builder import InsertBefore, become
-from lowering.ir.core import Const
-from lowering.ir.types import I32, I64
+from reconverge.lowering.errors import CompileError
+from reconverge.lowering.ir.builder import InsertBefore, become
+from reconverge.lowering.ir.core import Const
+from reconverge.lowering.ir.types import I32, I64
 from tests.lowering.frontend.helpers import instrs, read_cl
 
 LEVELS = ("-O0", "-O2")
@@ -92,7 +92,7 @@ def _expected_queries(words: np.ndarray, index: np.ndarray, lane: np.ndarray, si
 def test_ballot_bit_queries_and_lane_masks_are_integer_arithmetic_that_numpy_agrees_with(size):
     """The queries need no target support: with the two sub-group values they read (the lane id and the
     sub-group size) pinned to a work-item function and a constant, the per-item interpreter runs them."""
-    from lowering.interp.run import run_kernel
+    from reconverge.lowering.interp.run import run_kernel
     f = read_cl(BALLOT_QUERIES, "-O2")["q"]
     assert not instrs(f, "subgroup")
     for ins in instrs(f, "subgroup_info"):

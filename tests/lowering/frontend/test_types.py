@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lowering.frontend.llvm_types import (
+from reconverge.lowering.frontend.llvm_types import (
     DataLayout,
     TypeError_,
     constant_from_text,

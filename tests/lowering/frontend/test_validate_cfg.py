@@ -1,10 +1,10 @@
 """The validator on CFG form: it accepts the reader's output and reports each kind of broken CFG."""
 from __future__ import annotations
 
-from lowering.ir.core import Block, Const, Instr
-from lowering.ir.parser import parse_module
-from lowering.ir.types import F32, I1, I32, I64, ptr
-from lowering.ir.validate import validate
+from reconverge.lowering.ir.core import Block, Const, Instr
+from reconverge.lowering.ir.parser import parse_module
+from reconverge.lowering.ir.types import F32, I1, I32, I64, ptr
+from reconverge.lowering.ir.validate import validate
 
 DIAMOND = """
 kernel @d(i32 %x) {

@@ -11,8 +11,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from lowering.interp import InterpreterError, run_kernel
-from lowering.ir import F32, I1, I8, I32, I64, Arg, Block, Const, Function, If, Instr, Loop, Phi, ptr
+from reconverge.lowering.interp import InterpreterError, run_kernel
+from reconverge.lowering.ir import F32, I1, I8, I32, I64, Arg, Block, Const, Function, If, Instr, Loop, Phi, ptr
 
 
 class B:
@@ -22,7 +22,7 @@ class B:
         self.block = block
 
     def __call__(self, opcode, operands, type=None, name="", **attrs):
-        from lowering.ir import VOID
+        from reconverge.lowering.ir import VOID
         return self.block.append(Instr(opcode, operands, type or VOID, attrs, name=name))
 
     def gid(self, dim=0, fn="global_id"):
@@ -702,7 +702,7 @@ def test_uninitialized_fill_exposes_reads_of_uninitialized_data():
 
 
 def test_undef_operands_follow_the_fill_byte():
-    from lowering.ir import Undef
+    from reconverge.lowering.ir import Undef
     out = Arg(ptr(1), 0, "out")
     entry = Block("entry")
     b = B(entry)
@@ -749,7 +749,7 @@ def test_module_data_kinds_follow_their_address_space():
 
 
 def test_an_interpreter_can_launch_twice():
-    from lowering.interp import Interpreter
+    from reconverge.lowering.interp import Interpreter
     it = Interpreter(sum_loop_cfg())
     a, b = np.zeros(4, np.int32), np.zeros(6, np.int32)
     it.run([a], 4, 2)
@@ -758,7 +758,7 @@ def test_an_interpreter_can_launch_twice():
 
 
 def test_uninitialized_dependence_names_the_affected_buffers():
-    from lowering.interp import uninitialized_dependence
+    from reconverge.lowering.interp import uninitialized_dependence
     assert uninitialized_dependence(private_array_kernel(), lambda: [np.zeros(3, np.int32)], 3, 3) == [0]
     assert uninitialized_dependence(sum_loop_tree(), lambda: [np.zeros(3, np.int32)], 3, 3) == []
 
@@ -809,8 +809,8 @@ def test_random_cfgs_agree_with_an_independent_walker():
 
 
 def test_first_uninitialized_use_names_the_store_or_the_branch():
-    from lowering.interp.trace import first_uninitialized_use
-    from lowering.ir import Undef
+    from reconverge.lowering.interp.trace import first_uninitialized_use
+    from reconverge.lowering.ir import Undef
     make = lambda: [np.zeros(4, np.int32)]   # noqa: E731
     assert first_uninitialized_use(sum_loop_tree(), make, 4, 2) is None
     msg = first_uninitialized_use(private_array_kernel(), lambda: [np.zeros(3, np.int32)], 3, 3)

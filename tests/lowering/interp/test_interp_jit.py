@@ -18,11 +18,11 @@ pytest.importorskip("llvmlite")
 if shutil.which("clang-22") is None:
     pytest.skip("clang-22 is not installed", allow_module_level=True)
 
-from lowering.frontend.clang import compile_opencl  # noqa: E402
-from lowering.interp import run_kernel  # noqa: E402
+from reconverge.lowering.frontend.clang import compile_opencl  # noqa: E402
+from reconverge.lowering.interp import run_kernel  # noqa: E402
 
-llvm_reader = pytest.importorskip("lowering.frontend.llvm_reader")
-jit_oracle = pytest.importorskip("tools.targets.jit_oracle")
+llvm_reader = pytest.importorskip("reconverge.lowering.frontend.llvm_reader")
+jit_oracle = pytest.importorskip("reconverge.tools.targets.jit_oracle")
 
 N = 32          # work-items per kernel
 
@@ -200,7 +200,7 @@ def test_interpreter_matches_jit(compiled, name, level):
 @pytest.mark.filterwarnings("ignore::RuntimeWarning")
 @pytest.mark.parametrize("name", list(KERNELS))
 def test_structured_form_matches_cfg_form(compiled, name):
-    structurize = pytest.importorskip("lowering.passes.structurize").structurize
+    structurize = pytest.importorskip("reconverge.lowering.passes.structurize").structurize
     ir = compiled(name, "-O2")
     cfg = llvm_reader.read_llvm_text(ir, f"{name}.cl", name)[name]
     tree = llvm_reader.read_llvm_text(ir, f"{name}.cl", name)[name]
@@ -216,7 +216,7 @@ def test_structured_form_matches_cfg_form(compiled, name):
 
 def test_a_wrong_interpreter_would_be_caught(compiled, monkeypatch):
     """The comparison has teeth: perturb one libm function and the math kernel must disagree."""
-    from lowering.interp import ops as interp_ops
+    from reconverge.lowering.interp import ops as interp_ops
     real = interp_ops.math_fn
 
     def off_by_one_ulp(fn, ty, *rest):
@@ -258,7 +258,7 @@ def test_lockstep_tree_reduction(tmp_path, level, form):
     path.write_text(REDUCE)
     func = llvm_reader.read_llvm_text(compile_opencl(str(path), level), "reduce.cl", "reduce")["reduce"]
     if form == "tree":
-        pytest.importorskip("lowering.passes.structurize").structurize(func)
+        pytest.importorskip("reconverge.lowering.passes.structurize").structurize(func)
     data = np.random.default_rng(3).integers(-1000, 1000, 64).astype(np.int32)
     out = np.zeros(4, np.int32)
     run_kernel(func, [out, data], 64, 16, lockstep=True)

@@ -11,9 +11,25 @@ import ctypes.util
 import numpy as np
 import pytest
 
-from lowering.interp import InterpreterError, run_kernel
-from lowering.ir import F16, F32, F64, I1, I8, I16, I32, I64, Arg, Block, Const, Function, Instr, int_type, ptr
-from lowering.ir.opcodes import FCMP_PREDICATES, ICMP_PREDICATES, OPCODES
+from reconverge.lowering.interp import InterpreterError, run_kernel
+from reconverge.lowering.ir import (
+    F16,
+    F32,
+    F64,
+    I1,
+    I8,
+    I16,
+    I32,
+    I64,
+    Arg,
+    Block,
+    Const,
+    Function,
+    Instr,
+    int_type,
+    ptr,
+)
+from reconverge.lowering.ir.opcodes import FCMP_PREDICATES, ICMP_PREDICATES, OPCODES
 
 UNSIGNED = {8: np.uint8, 16: np.uint16, 32: np.uint32, 64: np.uint64}
 SIGNED = {8: np.int8, 16: np.int16, 32: np.int32, 64: np.int64}
@@ -496,7 +512,7 @@ def test_i1_memory_is_a_byte():
 
 
 def test_constant_operands_and_undef():
-    from lowering.ir import Undef
+    from reconverge.lowering.ir import Undef
     out = elementwise("add", I32, [I32, I32], [np.array([1, 2], np.uint32)], consts={1: Const(I32, -1)})
     assert out.view(np.int32).tolist() == [0, 1]
     out = elementwise("fmul", F32, [F32, F32], [np.array([1.5, 3.0], np.float32)], consts={1: Const(F32, 0.1)})

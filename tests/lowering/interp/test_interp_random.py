@@ -14,10 +14,10 @@ import random
 import numpy as np
 import pytest
 
-from lowering.frontend import llvm_reader
-from lowering.frontend.clang import compile_opencl
-from lowering.interp import run_kernel
-from tools.targets import jit_oracle
+from reconverge.lowering.frontend import llvm_reader
+from reconverge.lowering.frontend.clang import compile_opencl
+from reconverge.lowering.interp import run_kernel
+from reconverge.tools.targets import jit_oracle
 
 INTS = {"char": 8, "uchar": 8, "short": 16, "ushort": 16, "int": 32, "uint": 32, "long": 64, "ulong": 64}
 FLOATS = ("float", "double")

@@ -9,9 +9,9 @@ import sys
 import numpy as np
 import pytest
 
-from lowering.interp import InterpreterError, run_kernel
-from lowering.interp.vector import run_vector_kernel
-from lowering.ir.parser import parse_module
+from reconverge.lowering.interp import InterpreterError, run_kernel
+from reconverge.lowering.interp.vector import run_vector_kernel
+from reconverge.lowering.ir.parser import parse_module
 
 ROOT = os.path.join(os.path.dirname(__file__), os.pardir, os.pardir, os.pardir)
 CORPUS = sorted(glob.glob(os.path.join(ROOT, "tests", "kernels", "*.cl")))[::6]     # a fixed slice
@@ -19,9 +19,9 @@ CORPUS = sorted(glob.glob(os.path.join(ROOT, "tests", "kernels", "*.cl")))[::6] 
 
 @pytest.mark.parametrize("path", CORPUS, ids=[os.path.basename(p)[:-3] for p in CORPUS])
 def test_corpus_slice_matches_the_per_item_interpreter(path):
-    from lowering.frontend.clang import compile_opencl
-    from lowering.pipeline import compile_llvm
-    from tools.testing.kernel_spec import parse_specs
+    from reconverge.lowering.frontend.clang import compile_opencl
+    from reconverge.lowering.pipeline import compile_llvm
+    from reconverge.tools.testing.kernel_spec import parse_specs
     funcs = compile_llvm(compile_opencl(path, "-O2"), source_name=path, kernel=None)
     for spec in parse_specs(path):
         want, got = spec.make_args(7), spec.make_args(7)
@@ -41,9 +41,9 @@ def test_random_expressions_match_the_jit(tmp_path, seed):
         from test_interp_random import EXPRS, N, make_args, random_kernel
     finally:
         sys.path.remove(os.path.dirname(__file__))
-    from lowering.frontend.clang import compile_opencl
-    from tools.targets import jit_oracle
-    from tools.targets.harness import load_program
+    from reconverge.lowering.frontend.clang import compile_opencl
+    from reconverge.tools.targets import jit_oracle
+    from reconverge.tools.targets.harness import load_program
     path = tmp_path / f"rnd{seed}.cl"
     path.write_text(random_kernel(seed))
     want, got = make_args(seed), make_args(seed)
@@ -54,8 +54,8 @@ def test_random_expressions_match_the_jit(tmp_path, seed):
 
 
 def test_barrier_kernels_match_numpy():
-    from lowering.program import compile_path
-    from tools.testing.barrier_cases import CASES, KERNELS, check, fresh_args
+    from reconverge.lowering.program import compile_path
+    from reconverge.tools.testing.barrier_cases import CASES, KERNELS, check, fresh_args
     for case in CASES:
         func = compile_path(os.path.join(KERNELS, case.file), "-O2")[case.kernel]
         args = fresh_args(case)

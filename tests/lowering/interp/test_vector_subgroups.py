@@ -9,9 +9,9 @@ import functools
 import numpy as np
 import pytest
 
-from lowering.interp import InterpreterError
-from lowering.interp.vector import run_vector_kernel
-from lowering.ir.parser import parse_module
+from reconverge.lowering.interp import InterpreterError
+from reconverge.lowering.interp.vector import run_vector_kernel
+from reconverge.lowering.ir.parser import parse_module
 
 LOCAL, GROUPS = 44, 2
 N = LOCAL * GROUPS
@@ -317,7 +317,7 @@ def test_reduction_in_a_loop_lanes_leave_at_different_iterations(sg):
 
 
 def test_old_interpreter_refuses_subgroup_ops():
-    from lowering.interp import run_kernel
+    from reconverge.lowering.interp import run_kernel
     func = parse_module(LOOP).functions["k"]
     with pytest.raises(InterpreterError, match="needs the lock-step interpreter"):
         run_kernel(func, [np.zeros(N, np.uint32), np.zeros(N, np.uint32), np.ones(N, np.uint32)], N, LOCAL)
@@ -325,7 +325,7 @@ def test_old_interpreter_refuses_subgroup_ops():
 
 def test_run_subgroup_size_flag(tmp_path, capsys):
     """`run --target ir --subgroup-size N` sets S (the reduction's extent); a bad N or another target: usage."""
-    from tools.cli import main
+    from reconverge.tools.cli import main
     path = tmp_path / "k.nir"
     path.write_text(LOOP)
     np.save(tmp_path / "x.npy", np.ones(32, np.int32))
@@ -343,7 +343,7 @@ def test_run_subgroup_size_flag(tmp_path, capsys):
 def test_subgroup_barrier_orders_local_memory_within_the_sub_group():
     """Each lane writes its value to __local memory, meets its sub-group at subgroup_barrier, then reads its
     neighbour's (lid ^ 1): lock step makes every write visible."""
-    from tools.targets.harness import LocalArg
+    from reconverge.tools.targets.harness import LocalArg
     func = parse_module("""
 kernel @k(ptr1 %out, ptr1 %in, ptr3 %tmp) {
   block b0:
@@ -389,7 +389,7 @@ kernel void k(global int *out, global const int *in, global double *d, global ui
 def test_opencl_subgroup_builtins_through_the_front_end(tmp_path):
     """OpenCL C built-ins (the front end's lowering to the sub-group opcodes) on the ir target, S = 8,
     work-groups of 20 (a partial sub-group of 4), a divergent if: against the Python model."""
-    from tools.targets.harness import InterpreterOptions, load_program, run_target
+    from reconverge.tools.targets.harness import InterpreterOptions, load_program, run_target
     path = tmp_path / "k.cl"
     path.write_text(FRONT_END_KERNEL)
     x = (np.arange(40, dtype=np.int32) * 7) % 23

@@ -12,15 +12,15 @@ import sys
 import numpy as np
 import pytest
 
-from backend.spirv import compile_spirv
-from lowering import pipeline
-from lowering.errors import CompileError
-from lowering.ir.core import Function, If, Loop
-from lowering.ir.dot import cfg_dot, tree_dot
-from lowering.ir.parser import parse_module
-from lowering.ir.printer import print_function
-from lowering.ir.validate import validate
-from lowering.program import compile_path
+from reconverge.backend.spirv import compile_spirv
+from reconverge.lowering import pipeline
+from reconverge.lowering.errors import CompileError
+from reconverge.lowering.ir.core import Function, If, Loop
+from reconverge.lowering.ir.dot import cfg_dot, tree_dot
+from reconverge.lowering.ir.parser import parse_module
+from reconverge.lowering.ir.printer import print_function
+from reconverge.lowering.ir.validate import validate
+from reconverge.lowering.program import compile_path
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), os.pardir, os.pardir, os.pardir))
 CORPUS = sorted(glob.glob(os.path.join(ROOT, "tests", "kernels", "*.cl"))
@@ -74,7 +74,7 @@ def test_nir_input_gives_the_same_text_and_spirv_as_the_source(tmp_path, level):
 
 def _cli(*args: str, cwd: str) -> subprocess.CompletedProcess:
     env = dict(os.environ, PYTHONPATH=ROOT)
-    return subprocess.run([sys.executable, "-m", "tools.cli", *args], cwd=cwd, env=env, capture_output=True,
+    return subprocess.run([sys.executable, "-m", "reconverge.tools.cli", *args], cwd=cwd, env=env, capture_output=True,
                           text=True)
 
 

@@ -3,9 +3,9 @@ import os
 import subprocess
 import sys
 
-from lowering.frontend.clang import compile_opencl
-from lowering.ir.printer import print_function
-from lowering.pipeline import compile_llvm
+from reconverge.lowering.frontend.clang import compile_opencl
+from reconverge.lowering.ir.printer import print_function
+from reconverge.lowering.pipeline import compile_llvm
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), os.pardir, os.pardir, os.pardir))
 EXAMPLE = os.path.join(ROOT, "examples", "nested_break.cl")
@@ -17,7 +17,7 @@ def test_printing_is_deterministic_within_and_across_processes():
     second = print_function(compile_llvm(ir, EXAMPLE)["nested_break"])
     assert first == second
     env = dict(os.environ, PYTHONPATH=ROOT, PYTHONHASHSEED="12345")
-    other = subprocess.run([sys.executable, "-m", "tools.cli", "compile", EXAMPLE, "-O2"], env=env,
+    other = subprocess.run([sys.executable, "-m", "reconverge.tools.cli", "compile", EXAMPLE, "-O2"], env=env,
                            capture_output=True, text=True, check=True).stdout
     assert other == first
 

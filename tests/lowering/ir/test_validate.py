@@ -1,10 +1,10 @@
 """The structured-IR validator: a valid tree passes, and each rule, broken on purpose, is reported."""
 import pytest
 
-from lowering.ir.core import Block, Const, Instr, Phi
-from lowering.ir.types import I32
-from lowering.ir.validate import ValidationError, validate, verify
-from lowering.pipeline import compile_llvmlite
+from reconverge.lowering.ir.core import Block, Const, Instr, Phi
+from reconverge.lowering.ir.types import I32
+from reconverge.lowering.ir.validate import ValidationError, validate, verify
+from reconverge.lowering.pipeline import compile_llvmlite
 from tests.lowering.passes.structurize.test_seed_tree import seed_module
 
 
@@ -128,7 +128,7 @@ def test_an_instruction_in_two_blocks(seed):
 def test_critical_edges_are_reported():
     """A tree cannot make one (that is the point of empty else blocks), so the rule is checked on
     edges given by hand: b0 -> {b1, b2}, b1 -> b2."""
-    from lowering.ir.validate import critical_edges
+    from reconverge.lowering.ir.validate import critical_edges
     b0, b1, b2 = Block(), Block(), Block()
     succs = {b0: [b1, b2], b1: [b2], b2: []}
     preds = {b0: [], b1: [b0], b2: [b0, b1]}

@@ -3,10 +3,10 @@
 with the words that explain it."""
 import pytest
 
-from lowering.ir.core import Arg, Block, Const, Function, Instr
-from lowering.ir.parser import parse_module
-from lowering.ir.types import I1, I32, ptr
-from lowering.ir.validate import validate
+from reconverge.lowering.ir.core import Arg, Block, Const, Function, Instr
+from reconverge.lowering.ir.parser import parse_module
+from reconverge.lowering.ir.types import I1, I32, ptr
+from reconverge.lowering.ir.validate import validate
 
 CFG = """
 kernel @c(i32 %x, ptr1 %out) {

@@ -9,9 +9,9 @@ import os
 import numpy as np
 import pytest
 
-from lowering.errors import CompileError
-from lowering.target import LEGAL_WIDTHS, lower_for
-from tools.targets.harness import program_from_llvm, run_target
+from reconverge.lowering.errors import CompileError
+from reconverge.lowering.target import LEGAL_WIDTHS, lower_for
+from reconverge.tools.targets.harness import program_from_llvm, run_target
 
 TESTS = os.path.abspath(os.path.join(os.path.dirname(__file__), os.pardir, os.pardir))
 with open(os.path.join(TESTS, "data", "odd_arith.ll")) as f:
@@ -96,7 +96,7 @@ def test_a_narrow_subgroup_scan_is_done_wide_and_clamped_to_the_narrow_identity(
     """On Gen (legal widths 32 and 64) an i8 smin scan works on sign-extended i32 values; its result is
     clamped to the i8 identity (127: the i32 one, INT_MAX, is what an exclusive scan's first lane gets)
     and masked back to 8 bits; a broadcast moves the zero-extended value unchanged."""
-    from lowering.ir.parser import parse_module
+    from reconverge.lowering.ir.parser import parse_module
     func = parse_module(SUBGROUP_I8).functions["s"]
     lower_for([func], "gen")
     scan = next(i for i in func.instructions() if i.opcode == "subgroup" and i.attrs["op"] == "exclusive_scan")

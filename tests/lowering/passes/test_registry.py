@@ -8,10 +8,10 @@ import os
 
 import pytest
 
-import lowering.passes
-from lowering.ir.parser import parse_module
-from lowering.passes import FORMS, PASS_MODULES, PASSES, WrongFormError
-from lowering.target import CAPS, PIPELINES
+import reconverge.lowering.passes
+from reconverge.lowering.ir.parser import parse_module
+from reconverge.lowering.passes import FORMS, PASS_MODULES, PASSES, WrongFormError
+from reconverge.lowering.target import CAPS, PIPELINES
 
 CFG_KERNEL = """\
 kernel @k(ptr1 %out, i32 %n) {
@@ -29,12 +29,12 @@ kernel @k(ptr1 %out, i32 %n) {
 
 
 def test_every_pass_module_is_registered_under_its_own_name():
-    folder = os.path.dirname(lowering.passes.__file__)
+    folder = os.path.dirname(reconverge.lowering.passes.__file__)
     files = sorted(f[:-3] for f in os.listdir(folder) if f.endswith(".py") and f != "__init__.py")
     assert sorted(PASS_MODULES) == files
     assert list(PASSES) == list(PASS_MODULES)
     for name in PASS_MODULES:
-        module = importlib.import_module(f"lowering.passes.{name}")
+        module = importlib.import_module(f"reconverge.lowering.passes.{name}")
         assert module.NAME == name == PASSES[name].name
         assert module.FORM in FORMS and PASSES[name].form == module.FORM
         assert PASSES[name].body is module.run

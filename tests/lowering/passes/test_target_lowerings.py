@@ -6,8 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from lowering.target import CAPS, PIPELINES, lower_for
-from tools.targets.harness import GenRunOptions, load_program, run_target
+from reconverge.lowering.target import CAPS, PIPELINES, lower_for
+from reconverge.tools.targets.harness import GenRunOptions, load_program, run_target
 
 KERNEL = """
 kernel void lowered(global const ulong *bits, global const float *a, global const float *b,

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import random
 
-from lowering.ir.core import Arg, Block, Const, Function, Instr, Phi
-from lowering.ir.types import I1, I32, ptr
+from reconverge.lowering.ir.core import Arg, Block, Const, Function, Instr, Phi
+from reconverge.lowering.ir.types import I1, I32, ptr
 
 
 def _loops(rng: random.Random, n: int, count: int) -> list[tuple[int, int]]:

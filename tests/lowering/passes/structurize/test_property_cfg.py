@@ -12,11 +12,11 @@ import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from lowering.interp import run_kernel
-from lowering.ir.validate import validate
-from lowering.pipeline import compile_llvmlite
-from tools.targets.jit_oracle import run_llvm_kernel
-from tools.testing.cfggen import random_kernel
+from reconverge.lowering.interp import run_kernel
+from reconverge.lowering.ir.validate import validate
+from reconverge.lowering.pipeline import compile_llvmlite
+from reconverge.tools.targets.jit_oracle import run_llvm_kernel
+from reconverge.tools.testing.cfggen import random_kernel
 
 EXAMPLES = int(os.environ.get("RECONVERGE_PROPERTY_EXAMPLES", "60"))
 GLOBAL, LOCAL = 16, 8
@@ -40,6 +40,6 @@ def test_random_reducible_cfg_matches_jit(seed, blocks, depth, data_seed):
 
 def test_the_on_demand_fuzzer_runs(capsys):
     """tools/fuzz_structurize.py (the long-running version of this check) keeps working."""
-    from tools.fuzz_structurize import main
+    from reconverge.tools.fuzz_structurize import main
     assert main(["--seconds", "1", "--seed", "77", "--max-blocks", "60"]) == 0
     assert "all lanes agree" in capsys.readouterr().out

@@ -3,8 +3,8 @@ import random
 
 import pytest
 
-from lowering.ir.validate import validate
-from lowering.passes.structurize import structurize
+from reconverge.lowering.ir.validate import validate
+from reconverge.lowering.passes.structurize import structurize
 from tests.lowering.passes.structurize.random_cfg import random_function
 
 

@@ -9,8 +9,8 @@ block, the loop test in the header), so that only the structurizer decides the t
 """
 import llvmlite.ir as ir
 
-from lowering.ir.core import Block, If, Loop
-from lowering.pipeline import compile_llvmlite
+from reconverge.lowering.ir.core import Block, If, Loop
+from reconverge.lowering.pipeline import compile_llvmlite
 
 
 def seed_module() -> ir.Module:

@@ -1,10 +1,10 @@
 """Hand-picked CFG shapes that random generation reaches rarely."""
 import itertools
 
-from lowering.ir.core import Arg, Block, Const, Function, Instr
-from lowering.ir.types import I1, I32, ptr
-from lowering.ir.validate import validate
-from lowering.passes.structurize import structurize
+from reconverge.lowering.ir.core import Arg, Block, Const, Function, Instr
+from reconverge.lowering.ir.types import I1, I32, ptr
+from reconverge.lowering.ir.validate import validate
+from reconverge.lowering.passes.structurize import structurize
 from tests.lowering.passes.structurize.trace_walk import TraceWalker
 
 

@@ -6,7 +6,7 @@ CFG form and the tree can be compared store by store even when a loop never ends
 """
 from __future__ import annotations
 
-from lowering.ir.core import Block, Const, Function, If, Instr, Phi, Undef
+from reconverge.lowering.ir.core import Block, Const, Function, If, Instr, Phi, Undef
 
 
 class _Stop(Exception):
