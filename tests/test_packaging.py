@@ -29,7 +29,8 @@ BARE_DASH_M = re.compile(rf"-m\s+(?:{'|'.join(LINKED)})\.")
 def _python_files() -> list[str]:
     out = [os.path.join(ROOT, "reconverge", "__init__.py")]
     for folder, dirs, files in os.walk(ROOT):
-        dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS and not d.endswith(".egg-info"))
+        dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS and not d.endswith(".egg-info")
+                         and not d.startswith("."))            # hidden: tool caches, local replay bundles
         out += [os.path.join(folder, f) for f in sorted(files) if f.endswith(".py")]
     return out
 
