@@ -49,7 +49,7 @@ import reconverge.lowering.interp.ops as ops
 from reconverge.lowering.deepstack import depth_independent
 from reconverge.lowering.interp.codegen import At, compile_body, compile_phi_copy
 from reconverge.lowering.interp.memory import KIND_OF_ADDRSPACE, Memory
-from reconverge.lowering.interp.values import InterpreterError, const_value, from_host, mask
+from reconverge.lowering.interp.values import InterpreterError, const_value, from_host, launch_range, mask, opcode_of
 from reconverge.lowering.ir.core import (
     Arg,
     Block,
@@ -63,7 +63,6 @@ from reconverge.lowering.ir.core import (
     Value,
 )
 from reconverge.lowering.ir.opcodes import OPCODES
-from reconverge.lowering.ndrange import ndrange
 
 __all__ = ["run_kernel", "uninitialized_dependence", "Interpreter", "InterpreterError", "DEFAULT_MAX_STEPS"]
 
@@ -193,12 +192,7 @@ class Interpreter:
     # ----- the NDRange -----
     def run(self, args: Sequence[Any], global_size: Size, local_size: Size, global_offset: Size = 0) -> None:
         func = self.func
-        try:
-            rng = ndrange(global_size, local_size if local_size is not None else global_size, global_offset)
-        except ValueError as exc:
-            raise InterpreterError(str(exc)) from None
-        if len(args) != len(func.args):
-            raise InterpreterError(f"{func.name} takes {len(func.args)} arguments, {len(args)} given")
+        rng = launch_range(func, args, global_size, local_size, global_offset)
         if not (func.body if func.is_structured else func.blocks):
             raise InterpreterError(f"{func.name} has no code ({'structured' if func.is_structured else 'CFG'} form)")
         self._work_dim = rng.work_dim
@@ -528,11 +522,7 @@ class Interpreter:
     def _compile(self, ins: Instr) -> Getter:
         """An evaluator for one non-control instruction: env -> result (None for stores and barriers)."""
         op = ins.opcode
-        spec = OPCODES.get(op)
-        if spec is None:
-            raise InterpreterError(f"unknown opcode {op!r}")
-        if spec.n_operands >= 0 and len(ins.operands) != spec.n_operands:
-            raise InterpreterError(f"{op} takes {spec.n_operands} operands, has {len(ins.operands)}")
+        opcode_of(ins)                   # unknown opcode or operand count: a clear error
         ty, operands = ins.type, ins.operands
         if op in ops.INT_BINARY:
             return self._apply(ops.int_binary(op, operands[0].type.bits), operands)

@@ -12,8 +12,10 @@ from typing import Any
 
 import numpy as np
 
-from reconverge.lowering.ir.core import Const, Undef, Value
+from reconverge.lowering.ir.core import Const, Function, Instr, Undef, Value
+from reconverge.lowering.ir.opcodes import OPCODES, Opcode
 from reconverge.lowering.ir.types import Type
+from reconverge.lowering.ndrange import NDRange, ndrange
 
 Val = Any     # an interpreter value: an int (integers, pointers) or a numpy float scalar of the type's width
 FLOAT_DTYPES: dict[int, type[np.floating[Any]]] = {16: np.float16, 32: np.float32, 64: np.float64}
@@ -91,3 +93,25 @@ def const_value(v: Value, undef_byte: int = 0) -> Val:
     if isinstance(v, Const):
         return from_host(v.type, v.value)
     raise TypeError(f"{v!r} is not a constant")
+
+
+def launch_range(func: Function, args: Any, global_size: Any, local_size: Any, global_offset: Any) -> NDRange:
+    """A launch's NDRange (local size None: one group), with both interpreters' errors for a bad geometry
+    or argument count."""
+    try:
+        rng = ndrange(global_size, local_size if local_size is not None else global_size, global_offset)
+    except ValueError as exc:
+        raise InterpreterError(str(exc)) from None
+    if len(args) != len(func.args):
+        raise InterpreterError(f"{func.name} takes {len(func.args)} arguments, {len(args)} given")
+    return rng
+
+
+def opcode_of(ins: Instr) -> Opcode:
+    """The table entry of an instruction both interpreters are about to compile, its operand count checked."""
+    spec = OPCODES.get(ins.opcode)
+    if spec is None:
+        raise InterpreterError(f"unknown opcode {ins.opcode!r}")
+    if spec.n_operands >= 0 and len(ins.operands) != spec.n_operands:
+        raise InterpreterError(f"{ins.opcode} takes {spec.n_operands} operands, has {len(ins.operands)}")
+    return spec

@@ -12,12 +12,11 @@ from typing import TYPE_CHECKING, Any, Callable, cast
 
 import numpy as np
 
-from reconverge.lowering.interp.values import InterpreterError
+from reconverge.lowering.interp.values import InterpreterError, opcode_of
 from reconverge.lowering.interp.vector import vops
 from reconverge.lowering.interp.vector.lanes import LaneError, constant, dtype_of, full, is_constant, lanewise
 from reconverge.lowering.interp.vector.subgroups import subgroup_op
 from reconverge.lowering.ir.core import Arg, Instr, Value
-from reconverge.lowering.ir.opcodes import OPCODES
 
 if TYPE_CHECKING:
     from reconverge.lowering.interp.vector.walk import Active, VectorInterpreter
@@ -72,11 +71,7 @@ def _from_op(op: vops.Op, operands: list[Value], result: np.dtype, interp: Vecto
 def compile_instr(ins: Instr, interp: VectorInterpreter) -> tuple[Closure, bool]:
     """(closure, merged): `merged` when the closure already leaves inactive lanes as they were."""
     op = ins.opcode
-    spec = OPCODES.get(op)
-    if spec is None:
-        raise InterpreterError(f"unknown opcode {op!r}")
-    if spec.n_operands >= 0 and len(ins.operands) != spec.n_operands:
-        raise InterpreterError(f"{op} takes {spec.n_operands} operands, has {len(ins.operands)}")
+    opcode_of(ins)                       # unknown opcode or operand count: a clear error
     ty, operands = ins.type, ins.operands
     rdt = dtype_of(ty) if ins.has_result else np.dtype(np.uint8)
     if op in INT_BINARY:

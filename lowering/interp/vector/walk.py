@@ -31,13 +31,12 @@ import numpy as np
 
 from reconverge.lowering.deepstack import depth_independent
 from reconverge.lowering.interp.run import DEFAULT_MAX_STEPS, Size, _is_local_size, _ModuleSymbol, describe_block
-from reconverge.lowering.interp.values import InterpreterError, from_host
+from reconverge.lowering.interp.values import InterpreterError, from_host, launch_range
 from reconverge.lowering.interp.vector.compile import Closure, compile_instr, getter
 from reconverge.lowering.interp.vector.lanes import LaneError, dtype_of, full
 from reconverge.lowering.interp.vector.subgroups import DEFAULT_SUBGROUP_SIZE, Layout
 from reconverge.lowering.interp.vector.vmemory import VectorMemory
 from reconverge.lowering.ir.core import Block, CFNode, Function, If, Instr, Loop, Phi
-from reconverge.lowering.ndrange import ndrange
 
 BATCH_LANES = 1 << 15
 VALUE_BYTES = 1 << 29       # lanes per batch shrink so that one 8-byte array per SSA value stays under this
@@ -106,12 +105,7 @@ class VectorInterpreter:
     # ----- the NDRange, batch by batch -----
     def run(self, args: Sequence[Any], global_size: Size, local_size: Size, global_offset: Size = 0) -> None:
         func = self.func
-        try:
-            rng = ndrange(global_size, local_size if local_size is not None else global_size, global_offset)
-        except ValueError as exc:
-            raise InterpreterError(str(exc)) from None
-        if len(args) != len(func.args):
-            raise InterpreterError(f"{func.name} takes {len(func.args)} arguments, {len(args)} given")
+        rng = launch_range(func, args, global_size, local_size, global_offset)
         if not func.body:
             raise InterpreterError(f"{func.name} has no code (structured form)")
         self._work_dim = rng.work_dim
