@@ -673,13 +673,17 @@ class InstructionSelector(SelectorHost):
         parts = [self.load_push_member(self.abi.hidden(f"global_offset.{a}"), Type("int", 32)) for a in "xyz"]
         return self.op("OpCompositeConstruct", self.types.v3u32, *parts)
 
-    def _op_barrier(self, ins: Instr, res) -> None:
-        flags = ins.operands[0]
+    def barrier_semantics(self, flags: Value) -> int:
+        """OpControlBarrier's memory semantics for OpenCL fence flags (barrier and subgroup_barrier)."""
         semantics = 0
         for space in fence_spaces(int(flags.value) if isinstance(flags, Const) else None):
             semantics |= GRAMMAR.enumerant("MemorySemantics", FENCE_SEMANTICS[space])
         if semantics:
             semantics |= GRAMMAR.enumerant("MemorySemantics", "AcquireRelease")
+        return semantics
+
+    def _op_barrier(self, ins: Instr, res) -> None:
+        semantics = self.barrier_semantics(ins.operands[0])
         workgroup = self.u32(GRAMMAR.enumerant("Scope", "Workgroup"))
         self.m.op("OpControlBarrier", workgroup, workgroup, self.u32(semantics))
         return None

@@ -60,41 +60,14 @@ class LoopCounter:
         self.share: int | None = None
         self.subgroups = emitter.module.options.version >= (1, 3)
 
-    def _input(self, name: str, type_id: int) -> int:
-        module = self.e.module
-        var = module.builtins.get(name)
-        if var is None:
-            var = module.m.global_variable(module.types.pointer("Input", type_id), "Input")
-            module.m.decorate(var, "BuiltIn", name)
-            module.m.name(var, name)
-            module.builtins[name] = var
-        return self.e.note_interface(var)
-
     def prepare(self) -> None:
         """The counter's address: slot (linear work-group id) * work-group size + SubgroupId."""
         e, m, types = self.e, self.e.m, self.e.types
         u32 = types.u32
-        array = m.type("OpTypeRuntimeArray", u32)
-        e.decorate_once(array, "ArrayStride", 4)
-        block = m.type("OpTypeStruct", array, unique=True)
-        m.decorate(block, "Block")
-        m.member_decorate(block, 0, "Offset", 0)
-        m.name(block, f"{e.func.name}.loop_counts.block")
-        var = m.global_variable(types.pointer("StorageBuffer", block), "StorageBuffer")
-        m.decorate(var, "DescriptorSet", 0)
-        m.decorate(var, "Binding", counter_binding(e.func))
-        m.name(var, "loop_counts")
-        e.note_interface(var)
-        group = e.op("OpLoad", types.v3u32, self._input("WorkgroupId", types.v3u32))
-        count = e.op("OpLoad", types.v3u32, self._input("NumWorkgroups", types.v3u32))
-        gx, gy, gz = (e.op("OpCompositeExtract", u32, group, i) for i in range(3))
-        nx, ny = (e.op("OpCompositeExtract", u32, count, i) for i in range(2))
-        linear = e.op("OpIAdd", u32, e.op("OpIMul", u32, e.op("OpIAdd", u32, e.op("OpIMul", u32, gz, ny), gy), nx), gx)
-        size = e.local_size[0] * e.local_size[1] * e.local_size[2]
-        slot = e.op("OpIMul", u32, linear, e.u32(size))
+        var, slot = group_record(e, "loop_counts", counter_binding(e.func))
         if self.subgroups:
             m.capability("GroupNonUniform")
-            slot = e.op("OpIAdd", u32, slot, e.op("OpLoad", u32, self._input("SubgroupId", u32)))
+            slot = e.op("OpIAdd", u32, slot, e.op("OpLoad", u32, e.builtin_variable("SubgroupId", u32)))
         self.pointer = e.op("OpAccessChain", types.pointer("StorageBuffer", u32), var, e.u32(0), slot)
         self.share = m.function_variable(types.pointer("Function", u32), e.u32(0))
 
@@ -113,3 +86,29 @@ class LoopCounter:
         """Before an OpReturn: this invocation's share into the counter (relaxed: lavapipe only)."""
         e, u32 = self.e, self.e.types.u32
         e.op("OpAtomicIAdd", u32, self.pointer, e.u32(1), e.u32(0), e.op("OpLoad", u32, self.share))
+
+
+def group_record(e, name: str, binding: int) -> tuple[int, int]:
+    """A storage buffer of u32 the launcher reads back (`name`, at `binding`), and the index of this
+    work-group's first slot in it: linear work-group id * work-group size. The loop counters and the
+    sub-group layout record (backend.spirv.subgroups) are both laid out this way."""
+    m, types = e.m, e.types
+    u32 = types.u32
+    array = m.type("OpTypeRuntimeArray", u32)
+    e.decorate_once(array, "ArrayStride", 4)
+    block = m.type("OpTypeStruct", array, unique=True)
+    m.decorate(block, "Block")
+    m.member_decorate(block, 0, "Offset", 0)
+    m.name(block, f"{e.func.name}.{name}.block")
+    var = m.global_variable(types.pointer("StorageBuffer", block), "StorageBuffer")
+    m.decorate(var, "DescriptorSet", 0)
+    m.decorate(var, "Binding", binding)
+    m.name(var, name)
+    e.note_interface(var)
+    group = e.op("OpLoad", types.v3u32, e.builtin_variable("WorkgroupId", types.v3u32))
+    count = e.op("OpLoad", types.v3u32, e.builtin_variable("NumWorkgroups", types.v3u32))
+    gx, gy, gz = (e.op("OpCompositeExtract", u32, group, i) for i in range(3))
+    nx, ny = (e.op("OpCompositeExtract", u32, count, i) for i in range(2))
+    linear = e.op("OpIAdd", u32, e.op("OpIMul", u32, e.op("OpIAdd", u32, e.op("OpIMul", u32, gz, ny), gy), nx), gx)
+    size = e.local_size[0] * e.local_size[1] * e.local_size[2]
+    return var, e.op("OpIMul", u32, linear, e.u32(size))

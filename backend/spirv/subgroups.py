@@ -37,7 +37,6 @@ from typing import TYPE_CHECKING
 
 from reconverge.lowering.errors import CompileError
 from reconverge.lowering.ir.core import Const, Function, Instr
-from reconverge.lowering.ir.opcodes import fence_spaces
 from reconverge.lowering.ir.types import Type
 
 from .abi import kernel_abi
@@ -122,28 +121,12 @@ class SubgroupSelector(_Host):
 
     def _record_layout(self, linear: int, lanes: int) -> None:
         """record[group * local size + L] = SubgroupId * SubgroupSize + SubgroupLocalInvocationId."""
-        m, types, u32 = self.m, self.types, self.types.u32
-        array = m.type("OpTypeRuntimeArray", u32)
-        self.decorate_once(array, "ArrayStride", 4)
-        block = m.type("OpTypeStruct", array, unique=True)
-        m.decorate(block, "Block")
-        m.member_decorate(block, 0, "Offset", 0)
-        m.name(block, f"{self.func.name}.subgroup_layout.block")
-        var = m.global_variable(types.pointer("StorageBuffer", block), "StorageBuffer")
-        m.decorate(var, "DescriptorSet", 0)
-        m.decorate(var, "Binding", layout_check_binding(self.func))
-        m.name(var, "subgroup_layout")
-        self.note_interface(var)
-        group = self.op("OpLoad", types.v3u32, self.builtin_variable("WorkgroupId"))
-        count = self.op("OpLoad", types.v3u32, self.builtin_variable("NumWorkgroups"))
-        gx, gy, gz = (self.op("OpCompositeExtract", u32, group, i) for i in range(3))
-        nx, ny = (self.op("OpCompositeExtract", u32, count, i) for i in range(2))
-        flat = self.op("OpIAdd", u32, self.op("OpIMul", u32, self.op("OpIAdd", u32, self.op("OpIMul", u32, gz, ny),
-                                                                        gy), nx), gx)
-        size = self.local_size[0] * self.local_size[1] * self.local_size[2]
-        slot = self.op("OpIAdd", u32, self.op("OpIMul", u32, flat, self.u32(size)), linear)
+        from .loop_count import group_record
+        types, u32 = self.types, self.types.u32
+        var, first = group_record(self, "subgroup_layout", layout_check_binding(self.func))
+        slot = self.op("OpIAdd", u32, first, linear)
         pointer = self.op("OpAccessChain", types.pointer("StorageBuffer", u32), var, self.u32(0), slot)
-        m.op("OpStore", pointer, lanes)
+        self.m.op("OpStore", pointer, lanes)
 
     def flat_local_id(self) -> int | None:
         """OpenCL's local id vector under a launch layout (None: the LocalInvocationId built-in is it)."""
@@ -168,13 +151,7 @@ class SubgroupSelector(_Host):
         return self.glsl(I32, "UMin", width, left, result=res)
 
     def _op_subgroup_barrier(self, ins: Instr, res) -> None:
-        from .isel import FENCE_SEMANTICS
-        flags = ins.operands[0]
-        semantics = 0
-        for space in fence_spaces(int(flags.value) if isinstance(flags, Const) else None):
-            semantics |= GRAMMAR.enumerant("MemorySemantics", FENCE_SEMANTICS[space])
-        if semantics:
-            semantics |= GRAMMAR.enumerant("MemorySemantics", "AcquireRelease")
+        semantics = self.barrier_semantics(ins.operands[0])
         scope = self.subgroup_scope()
         self.m.op("OpControlBarrier", scope, scope, self.u32(semantics))
         return None
