@@ -124,6 +124,15 @@ def _backend_options(args, target: str, local_size: tuple[int, ...], gen_stats: 
     return None
 
 
+def chosen_kernel(program, kernel: str | None) -> tuple[str, list]:
+    """--kernel's kernel (needed when the input has several) and its parameters."""
+    kernels = program.kernel_names()
+    if kernel is None and len(kernels) != 1:
+        raise UsageError(f"{program.path} has {len(kernels)} kernels ({', '.join(kernels)}): choose one with --kernel")
+    kernel = kernel or kernels[0]
+    return kernel, program.params(kernel)
+
+
 def run_command(args) -> int:
     import time
 
@@ -137,11 +146,7 @@ def run_command(args) -> int:
     if "gen" in targets:
         gen_options(args.simd, args.cf)                 # a bad --simd/--cf before anything is compiled
     program = load_source(args)
-    kernels = program.kernel_names()
-    if args.kernel is None and len(kernels) != 1:
-        raise UsageError(f"{program.path} has {len(kernels)} kernels ({', '.join(kernels)}): choose one with --kernel")
-    kernel = args.kernel or kernels[0]
-    params = program.params(kernel)
+    kernel, params = chosen_kernel(program, args.kernel)
     try:
         values = run_args.bind_args(params, args.arg or [], kernel)
     except run_args.ArgError as exc:

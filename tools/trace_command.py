@@ -165,11 +165,7 @@ def _compare_cf(args) -> None:
         run_command._sizes(args.local, "--local")
     args.verify_each = True
     program = load_source(args)
-    kernels = program.kernel_names()
-    if args.kernel is None and len(kernels) != 1:
-        raise UsageError(f"{program.path} has {len(kernels)} kernels ({', '.join(kernels)}): choose one with --kernel")
-    kernel = args.kernel or kernels[0]
-    params = program.params(kernel)
+    kernel, params = run_command.chosen_kernel(program, args.kernel)
     local_size = run_command._launch_local_size(args, kernel, global_size, program.reqd_work_group_size(kernel))
     runs, first = [], None
     for mode in modes:
