@@ -3,8 +3,8 @@ VENV      ?= .venv
 PY        := $(VENV)/bin/python
 # Debian packages the project drives through subprocess (installed only when run as root).
 DEB_PKGS  := clang-22 libigc-tools spirv-tools graphviz python3-venv mesa-vulkan-drivers libvulkan1 spirv-headers \
-             pocl-opencl-icd ocl-icd-libopencl1 glslang-tools cvise
-DEB_TOOLS := clang-22 iga64 spirv-val dot glslangValidator cvise
+             pocl-opencl-icd ocl-icd-libopencl1 glslang-tools cvise intel-opencl-icd
+DEB_TOOLS := clang-22 iga64 spirv-val dot glslangValidator cvise ocloc spirv-opt
 # Files (not commands) from DEB_PKGS: the lavapipe Vulkan driver, the SPIR-V grammar, PoCL's OpenCL ICD.
 DEB_FILES := /usr/share/vulkan/icd.d/lvp_icd.*.json /usr/include/spirv/unified1/spirv.core.grammar.json \
              /etc/OpenCL/vendors/pocl.icd
