@@ -479,11 +479,12 @@ class FunctionReader:
         if len(texts) != len(all_instrs):
             texts = [" ".join(str(ins).split()) for ins in all_instrs]
         text_of = {key(ins): t for ins, t in zip(all_instrs, texts)}
+        located = "!dbg !" in fn_text
         for b, label in zip(llvm_blocks, labels):
             blk = Block(b.name or label)
             self.blocks[key(b)] = blk
             func.blocks.append(blk)
-            if "!dbg !" in fn_text:
+            if located:
                 blk.source_lines = self.ctx.block_source_lines([text_of[key(ins)] for ins in b.instructions])
         phis: list[tuple[llvm.ValueRef, list[Phi], str]] = []
         lanes: list[Value] | None
