@@ -11,7 +11,6 @@ definition in that order gets a placeholder that is patched once the whole funct
 """
 from __future__ import annotations
 
-import ctypes
 import os
 import re
 from dataclasses import dataclass
@@ -22,7 +21,7 @@ import llvmlite.binding as llvm
 from reconverge.lowering.errors import CompileError, NotSupported
 from reconverge.lowering.frontend import builtins
 from reconverge.lowering.frontend.llvm_module import KERNEL_TWIN, function_header, prepare_module, require_kernels
-from reconverge.lowering.frontend.llvm_text import TextValue, read_function_text
+from reconverge.lowering.frontend.llvm_text import key, read_function_text
 from reconverge.lowering.frontend.llvm_types import (
     CV,
     Cursor,
@@ -71,14 +70,6 @@ class _Forward(Value):
 
 _DBG = re.compile(r"!dbg !(\d+)")
 _CONVERGENCECTRL = re.compile(r'\[\s*"convergencectrl"\s*\(')
-
-
-def key(v: llvm.ValueRef | TextValue) -> int:
-    if isinstance(v, TextValue):
-        return v.text_key
-    address = ctypes.cast(v._ptr, ctypes.c_void_p).value
-    assert address is not None, "an LLVM value has an address"
-    return address
 
 
 def zero(t: Type) -> Const:

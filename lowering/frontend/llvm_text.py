@@ -18,6 +18,7 @@ different.
 """
 from __future__ import annotations
 
+import ctypes
 import itertools
 import re
 from typing import Callable
@@ -27,8 +28,9 @@ import llvmlite.binding as llvm
 from reconverge.lowering.frontend.llvm_types import I1_T, LType
 
 VK = llvm.ValueKind
-_TOKENS = re.compile(r'c?"[^"]*"|[%@](?:"[^"]*"|[-\w.$]+)|![-\w.$]*|#\d+|;.*|[su]?0x[KLMHR]?[0-9A-Fa-f]+'
-                     r'|[-+]?\d+(?:\.\d*)?(?:[eE][-+]?\d+)?|[A-Za-z_$.][-\w.$]*|\S')
+# LLVM's tokens, the most frequent first (a name, punctuation; `s0x1F` as a word is the same span as a hex literal)
+_TOKENS = re.compile(r'[%@](?:"[^"]*"|[-\w.$]+)|[,()\[\]{}<>=*:]|0x[KLMHR]?[0-9A-Fa-f]+'
+                     r'|[-+]?\d+(?:\.\d*)?(?:[eE][-+]?\d+)?|c"[^"]*"|[A-Za-z_$.][-\w.$]*|"[^"]*"|![-\w.$]*|#\d+|;.*|\S')
 _LABEL = re.compile(r'^("[^"]*"|[-\w.$]+):')
 _DECIMAL = re.compile(r"[-+]?\d+$")
 _OPEN, _CLOSE = frozenset("([{<"), frozenset(")]}>")
@@ -54,6 +56,17 @@ class Unrecognised(Exception):
     """Text this parser does not read; llvmlite answers for the instruction instead."""
 
 
+def key(v: llvm.ValueRef | TextValue) -> int:
+    """The reader's identity of a value: a record's text_key, else the LLVM object's address."""
+    try:
+        return v.text_key                # records (an argument's is its LLVM address)
+    except AttributeError:
+        pass
+    address = ctypes.cast(v._ptr, ctypes.c_void_p).value
+    assert address is not None, "an LLVM value has an address"
+    return address
+
+
 def _name(tok: str) -> str:
     """`%"a b"` / `@x` / `b1` -> the name LLVM holds (quotes removed, \\XX escapes decoded)."""
     body = tok[1:] if tok[:1] in "%@" else tok
@@ -68,6 +81,27 @@ class TextValue:
     """Base of the records; `text_key` identifies one in the reader's value maps."""
     __slots__ = ("text_key",)
     text_key: int
+
+
+class TextArgument(TextValue):
+    """A parameter as operand: llvmlite's argument, keyed by its LLVM address as the reader keys it."""
+    __slots__ = ("llvm_value", "_type")
+    value_kind = VK.argument
+    is_instruction = False
+    is_constant = False
+
+    def __init__(self, arg: llvm.ValueRef, text_key: int):
+        self.text_key, self.llvm_value = text_key, arg
+        self._type = None
+
+    @property
+    def type(self):
+        if self._type is None:
+            self._type = self.llvm_value.type
+        return self._type
+
+    def __getattr__(self, attr: str):
+        return getattr(self.llvm_value, attr)
 
 
 class TextBlock(TextValue):
@@ -111,7 +145,8 @@ class TextInstruction(TextValue):
 
     def _read(self) -> None:
         try:
-            _InstructionParser(self._body, self).read()
+            if not _read_simple(self):
+                _InstructionParser(self._body, self).read()
         except (Unrecognised, IndexError, KeyError, ValueError, AttributeError):
             self._body.from_llvm(self)
 
@@ -198,7 +233,6 @@ class FunctionText:
     # ----- the way back to llvmlite -----
     def _walk(self) -> dict[int, llvm.ValueRef]:
         if self._llvm_of is None:
-            from reconverge.lowering.frontend.llvm_reader import key
             llvm_of: dict[int, llvm.ValueRef] = {}
             real_blocks = list(self.fn.blocks)
             if len(real_blocks) != len(self.blocks):
@@ -224,7 +258,6 @@ class FunctionText:
 
     def record(self, value: llvm.ValueRef):
         """llvmlite's value -> the record standing for it (instructions, blocks); others as they are."""
-        from reconverge.lowering.frontend.llvm_reader import key
         self._walk()
         kind = value.value_kind
         if kind in (VK.instruction, VK.basic_block):
@@ -261,7 +294,7 @@ def read_function_text(fn: llvm.ValueRef, fn_text: str, arguments: list, type_of
     if names is None or len(names) != len(arguments):
         return None
     for tok, arg in zip(names, arguments):
-        body.locals[tok] = arg
+        body.locals[tok] = TextArgument(arg, key(arg))
     block: TextBlock | None = None
     open_switch: TextInstruction | None = None
     for line in fn_text[start:].splitlines():
@@ -269,7 +302,7 @@ def read_function_text(fn: llvm.ValueRef, fn_text: str, arguments: list, type_of
             stripped = line.strip()
             open_switch.text += " " + stripped
             open_switch._toks.extend(_TOKENS.findall(line))
-            if stripped == "]":
+            if stripped[:1] == "]":                      # `]`, or `], !dbg !12` under -g
                 open_switch = None
             continue
         if line[:2] == "  " and line[2:3] != " ":
@@ -402,6 +435,102 @@ def _value_end(toks: list[str], i: int) -> int:
     if t == "asm" or t in _CLOSE or t == ",":
         raise Unrecognised(f"value {t}")
     return i + 1
+
+
+_SIMPLE_TYPES = frozenset("i1 i8 i16 i32 i64 half float double".split())
+_INT_TYPES = frozenset("i1 i8 i16 i32 i64".split())
+
+
+def _simple_value(ins: TextInstruction, tok: str, type_text: str, index: int):
+    """A local or an integer literal, the operands most instructions have; None for anything else."""
+    if tok[0] == "%":
+        return ins._body.locals.get(tok)
+    if type_text in _INT_TYPES and (tok in ("true", "false") or _DECIMAL.match(tok)):
+        return TextConstant(ins._body, type_text, tok, VK.constant_int, ins, index)
+    return None
+
+
+def _read_simple(ins: TextInstruction) -> bool:
+    """Operands and type of the commonest shapes (scalar types of one token, locals and integer literals:
+    binary operators, compares, branches, loads and stores of a plain pointer, phis), without the general
+    parser; False leaves the instruction to it."""
+    toks, op, i = ins._toks, ins.opcode, ins._at + 1
+    n = len(toks)
+    body = ins._body
+    if op in _BINARY or op == "icmp":
+        while toks[i] in _FLAGS:
+            i += 1
+        if op == "icmp":
+            i += 1
+        t = toks[i]
+        if t not in _SIMPLE_TYPES or i + 4 > n or toks[i + 2] != "," or (i + 4 < n and toks[i + 4] != ","):
+            return False
+        a = _simple_value(ins, toks[i + 1], t, 0)
+        b = _simple_value(ins, toks[i + 3], t, 1)
+        if a is None or b is None:
+            return False
+        ins._operands = [a, b]
+        ins._type = body.type_of("i1" if op == "icmp" else t)
+        return True
+    if op == "br":
+        if toks[i] == "label" and (n == i + 2 or toks[i + 2] == ","):
+            block = body.locals.get(toks[i + 1])
+            if block is None:
+                return False
+            ins._operands = [block]
+        elif toks[i] == "i1" and (n == i + 8 or n > i + 8 and toks[i + 8] == ","):
+            cond = _simple_value(ins, toks[i + 1], "i1", 0)
+            true, false = body.locals.get(toks[i + 4]), body.locals.get(toks[i + 7])
+            if cond is None or true is None or false is None or toks[i + 3] != "label" or toks[i + 6] != "label":
+                return False
+            ins._operands = [cond, false, true]
+        else:
+            return False
+        ins._type = _VOID
+        return True
+    if op == "phi":
+        t = toks[i]
+        if t not in _SIMPLE_TYPES:
+            return False
+        operands, incoming = [], []
+        i += 1
+        while i + 5 <= n and toks[i] == "[" and toks[i + 2] == "," and toks[i + 4] == "]":
+            v = _simple_value(ins, toks[i + 1], t, len(operands))
+            block = body.locals.get(toks[i + 3])
+            if v is None or block is None:
+                return False
+            operands.append(v)
+            incoming.append(block)
+            i += 5
+            if i < n and toks[i] == ",":
+                i += 1
+        if i != n and toks[i][0] != "!" or not operands:
+            return False
+        ins._operands, ins._incoming, ins._type = operands, incoming, body.type_of(t)
+        return True
+    if op == "load" or op == "store":
+        t = toks[i]
+        if t not in _SIMPLE_TYPES and t != "ptr":
+            return False
+        if op == "load":
+            if (toks[i + 1] != "," or toks[i + 2] != "ptr" or toks[i + 3][0] != "%"
+                    or (i + 4 < n and toks[i + 4] != ",")):
+                return False
+            p = body.locals.get(toks[i + 3])
+            if p is None:
+                return False
+            ins._operands, ins._type = [p], body.type_of(t)
+            return True
+        if (toks[i + 2] != "," or toks[i + 3] != "ptr" or toks[i + 4][0] != "%"
+                or (i + 5 < n and toks[i + 5] != ",")):
+            return False
+        v = _simple_value(ins, toks[i + 1], t, 0)
+        p = body.locals.get(toks[i + 4])
+        if v is None or p is None:
+            return False
+        ins._operands, ins._type = [v, p], _VOID
+        return True
+    return False
 
 
 class _InstructionParser:
