@@ -555,6 +555,8 @@ class FunctionReader:
             for blk in func.blocks:
                 for ins in blk.instrs:
                     ins.operands = [self._resolve(o) if isinstance(o, _Forward) else o for o in ins.operands]
+        if body is not None:
+            body.release()
         func.update_cfg()
         return func
 
