@@ -21,7 +21,7 @@ from __future__ import annotations
 import ctypes
 import itertools
 import re
-from typing import Callable
+from typing import Any, Callable, cast
 
 import llvmlite.binding as llvm
 
@@ -62,7 +62,7 @@ def key(v: llvm.ValueRef | TextValue) -> int:
         return v.text_key                # records (an argument's is its LLVM address)
     except AttributeError:
         pass
-    address = ctypes.cast(v._ptr, ctypes.c_void_p).value
+    address = ctypes.cast(cast(llvm.ValueRef, v)._ptr, ctypes.c_void_p).value
     assert address is not None, "an LLVM value has an address"
     return address
 
@@ -503,7 +503,8 @@ def _read_simple(ins: TextInstruction) -> bool:
         t = toks[i]
         if t not in _SIMPLE_TYPES:
             return False
-        operands, incoming = [], []
+        operands: list[Any] = []
+        incoming: list[Any] = []
         i += 1
         while i + 5 <= n and toks[i] == "[" and toks[i + 2] == "," and toks[i + 4] == "]":
             v = _simple_value(ins, toks[i + 1], t, len(operands))
