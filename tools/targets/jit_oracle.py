@@ -57,7 +57,7 @@ from reconverge.tools.targets.oracle_builtins import (  # the work-item state ar
     _SGS,
     builtin_library_source,
 )
-from reconverge.tools.targets.oracle_sites import SiteError, Sites, instrument
+from reconverge.tools.targets.oracle_sites import SiteError, Sites, instrument, without_tokens
 
 CLANG = os.environ.get("RECONVERGE_CLANG", "clang-22")
 
@@ -339,7 +339,7 @@ class _Compiled:
             raise OracleError(f"{e}: the llvm reference cannot tell which lanes run its sub-group operations "
                               f"together; use --target ir") from None
         self.sites: Sites | None = keyed[1] if keyed else None
-        text = keyed[0] if keyed else text
+        text = without_tokens(keyed[0] if keyed else text)
         try:
             mod = llvm.parse_assembly(text)
             if kernel is not None:
