@@ -395,6 +395,7 @@ class _Rewriter:
         if not re.search(r"\bcall\b", line[:m.start()]):
             raise NotSupported(f"{self.where()}: @{callee} used other than by a call")
         if base in ("resource.handlefrombinding", "resource.handlefromimplicitbinding"):
+            _buffer_element(_return_type(line[:m.start()]), self.where())      # a buffer we can bind
             space, first = int(_arg_value(args[1])), int(_arg_value(args[0]))
             if base == "resource.handlefrombinding":
                 space, binding = first, space
@@ -506,12 +507,15 @@ class _Rewriter:
 def _return_type(before_callee: str) -> str:
     """The call's return type: the last type written before the callee (`<3 x i32>`, `i1`, `void`)."""
     text = before_callee.rstrip()
-    if text.endswith(">"):
-        depth = 0
+    if text.endswith((">", ")")):       # <N x T>, target("spirv.X", ...)
+        close, opening = text[-1], "<" if text[-1] == ">" else "("
+        depth, quoted = 0, False
         for i in range(len(text) - 1, -1, -1):
-            depth += {">": 1, "<": -1}.get(text[i], 0)
+            quoted = quoted != (text[i] == '"')
+            if not quoted:
+                depth += (text[i] == close) - (text[i] == opening)
             if depth == 0:
-                return text[i:]
+                return text[i:] if opening == "<" else text[:i].split()[-1] + text[i:]
     return text.split()[-1]
 
 

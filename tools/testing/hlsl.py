@@ -1,0 +1,31 @@
+"""HLSL compute shaders -> LLVM IR for Vulkan, with clang-22's HLSL front end and our own prelude.
+
+Debian's clang-22 has no hlsl.h, so `-finclude-default-header` finds examples/hlsl/include/hlsl.h
+instead (type names and the wave built-ins, see there). The command is the README's ("HLSL/Vulkan LLVM
+IR input"); `hlsl_command` spells it once for the tests and tools.
+"""
+from __future__ import annotations
+
+import os
+import subprocess
+
+from reconverge.lowering.frontend.clang import CLANG
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.realpath(__file__))))
+EXAMPLES = os.path.join(ROOT, "examples", "hlsl")
+INCLUDE = os.path.join(EXAMPLES, "include")
+TRIPLE = "spirv-unknown-vulkan1.3-compute"
+
+
+def hlsl_command(source: str, output: str, level: str = "-O2", entry: str = "main") -> list[str]:
+    return [CLANG, "-cc1", "-triple", TRIPLE, "-x", "hlsl", "-finclude-default-header", "-I", INCLUDE,
+            "-hlsl-entry", entry, "-emit-llvm", level, "-o", output, source]
+
+
+def compile_hlsl(source: str, output: str, level: str = "-O2", entry: str = "main") -> str:
+    """Compile `source` to LLVM IR text at `output` (returned); clang's first error line on failure."""
+    done = subprocess.run(hlsl_command(source, output, level, entry), capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        first = next((line for line in done.stderr.splitlines() if "error" in line), done.stderr.strip())
+        raise RuntimeError(f"{os.path.basename(source)}: {first}")
+    return output
