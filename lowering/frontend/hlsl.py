@@ -73,8 +73,10 @@ _MANGLE = {("i", 8): "c", ("u", 8): "h", ("i", 16): "s", ("u", 16): "t", ("i", 3
            ("i", 64): "l", ("u", 64): "m", ("f", 16): "Dh", ("f", 32): "f", ("f", 64): "d"}
 
 
-def is_hlsl(text: str) -> bool:
-    return '"hlsl.shader"' in text
+def is_hlsl(mod: llvm.ModuleRef) -> bool:
+    """Whether a function of the module is an HLSL entry point (its attributes say "hlsl.shader"); the
+    module is not printed (a large OpenCL module pays one attribute query per defined function)."""
+    return any(b'"hlsl.shader"' in a for f in mod.functions if not f.is_declaration for a in f.attributes)
 
 
 @dataclass
