@@ -93,6 +93,17 @@ def test_gen_simd16(shaders):
           "waterfall -O2 on gen SIMD16")
 
 
+def test_unoptimised_module_calls_the_shader_function(shaders, tmp_path):
+    """-disable-llvm-passes: @main calls the internal shader function past its convergence-entry token (the
+    shape of LLVM's own SPIR-V structurizer tests); inlining hands the call's token to the callee."""
+    path = compile_hlsl(os.path.join(EXAMPLES, "loop_break.hlsl"), str(tmp_path / "lb.ll"), "-O0",
+                        extra=("-disable-llvm-passes",))
+    assert "call spir_func void @_Z4mainDv3_j" in open(path).read()
+    want = _run(shaders[("loop_break", "-O0")], "loop_break", "llvm", OracleOptions(8))
+    _same(_run(path, "loop_break", "llvm", OracleOptions(8)), want, "loop_break unoptimised on llvm")
+    _same(_run(path, "loop_break", "ir", InterpreterOptions(subgroup_size=8)), want, "loop_break unoptimised on ir")
+
+
 def test_ids_at_O0_on_the_interpreter(shaders):
     """-O0 keeps the resources in locals and a global (the adapter's SROA resolves them): same buffers."""
     path = shaders[("ids_shared", "-O0")]
@@ -240,3 +251,31 @@ def test_unknown_intrinsic_is_named(tmp_path, capsys):
     err = capsys.readouterr().err
     assert err == f"reconverge: error: {path}: @main: unsupported HLSL intrinsic @llvm.spv.wave.multiprefix.i32\n"
     assert not (tmp_path / "out.nir").exists()
+
+
+MEMCPY = """
+target triple = "spirv-unknown-vulkan1.3-compute"
+@.str = private unnamed_addr constant [4 x i8] c"Buf\\00", align 1
+define void @main() #0 {
+  %h = call target("spirv.VulkanBuffer", [0 x i32], 12, 1) @llvm.spv.resource.handlefrombinding.t(i32 0, i32 0, i32 1, i32 0, ptr @.str)
+  %src = call ptr addrspace(11) @llvm.spv.resource.getpointer.p11.t(target("spirv.VulkanBuffer", [0 x i32], 12, 1) %h, i32 4)
+  %dst = call ptr addrspace(11) @llvm.spv.resource.getpointer.p11.t(target("spirv.VulkanBuffer", [0 x i32], 12, 1) %h, i32 0)
+  call void @llvm.memcpy.p11.p11.i64(ptr addrspace(11) %dst, ptr addrspace(11) %src, i64 16, i1 false)
+  ret void
+}
+declare target("spirv.VulkanBuffer", [0 x i32], 12, 1) @llvm.spv.resource.handlefrombinding.t(i32, i32, i32, i32, ptr)
+declare ptr addrspace(11) @llvm.spv.resource.getpointer.p11.t(target("spirv.VulkanBuffer", [0 x i32], 12, 1), i32)
+declare void @llvm.memcpy.p11.p11.i64(ptr addrspace(11), ptr addrspace(11), i64, i1)
+attributes #0 = { "hlsl.numthreads"="1,1,1" "hlsl.shader"="compute" }
+"""
+
+
+def test_buffer_pointers_in_intrinsic_names(tmp_path):
+    """llvm.memcpy.p11.p11 (overloaded on the StorageBuffer pointers) becomes llvm.memcpy.p1.p1 (LLVM's parser
+    renames an intrinsic after its new pointer types) and copies within the buffer."""
+    path = tmp_path / "memcpy.ll"
+    path.write_text(MEMCPY)
+    program = load_program(str(path), "-O0")
+    assert "@llvm.memcpy.p1.p1.i64(" in program.llvm_text
+    got = run_target("ir", program, "main", [np.arange(8, dtype=np.uint32)], (1, 1, 1), (1, 1, 1), None)
+    assert got[0].tolist() == [4, 5, 6, 7, 4, 5, 6, 7]

@@ -61,10 +61,10 @@ _WAVE_VALUE = {"wave.reduce.sum": ("sub_group_non_uniform_reduce_add", False),
                "wave.prefix.sum": ("sub_group_non_uniform_scan_exclusive_add", False),
                "wave.prefix.product": ("sub_group_non_uniform_scan_exclusive_mul", False)}
 _WAVE_BOOL = {"wave.any": "sub_group_non_uniform_any", "wave.all": "sub_group_non_uniform_all"}
-_HANDLE_LESS = ("resource.handlefrombinding", "resource.handlefromimplicitbinding",
+_RESOURCE = ("resource.handlefrombinding", "resource.handlefromimplicitbinding",
                 "resource.counterhandlefrombinding", "resource.counterhandlefromimplicitbinding",
                 "resource.getpointer")
-SUPPORTED = sorted([*_WORKITEM, *_SUBGROUP_INFO, *_WAVE_VALUE, *_WAVE_BOOL, *_HANDLE_LESS, "wave.readlane",
+SUPPORTED = sorted([*_WORKITEM, *_SUBGROUP_INFO, *_WAVE_VALUE, *_WAVE_BOOL, *_RESOURCE, "wave.readlane",
                     "wave.active.countbits", "wave.ballot", "wave.is.first.lane", "subgroup.prefix.bit.count",
                     "group.memory.barrier.with.group.sync"])
 _LANE_INDEX_FUNCTION = "__hlsl_wave_get_lane_index"     # clang-22 calls this instead of an intrinsic
@@ -413,7 +413,7 @@ class _Rewriter:
             wide = f"%{PREFIX}index.{self.fresh}"
             return [f"  {wide} = zext {index_type} {index} to i64",
                     f"  {lhs} = getelementptr inbounds {element}, ptr addrspace(1) {_arg_value(args[0])}, i64 {wide}"]
-        if base not in SUPPORTED and base != "wave.get.lane.index":
+        if base not in SUPPORTED:
             raise NotSupported(f"{self.where()}: unsupported HLSL intrinsic @{callee}")
         ret = _return_type(line[:m.start()])
         if any(a.startswith("target(") for a in args):
