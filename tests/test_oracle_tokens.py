@@ -1,53 +1,31 @@
-"""The llvm reference with convergence-control tokens: a sub-group operation is keyed by the iterations of the
-loops its token names (LLVM's ConvergentOperations.rst), also when -O2 has moved it out of them; an anchor's
-lanes are the implementation's choice, so the reference refuses it; the module it JITs has no tokens left."""
+"""The llvm reference with convergence-control tokens (tests/kernels_tokens/tokens.ll): a sub-group operation
+is keyed by the iterations of the loops its token names (LLVM's ConvergentOperations.rst), also when -O2 has
+moved it out of them, so the reference gives numpy's answer for each token (test_convergence_tokens.py's
+expectations); an anchor's lanes are the implementation's choice, so the reference refuses it (there); the
+module it JITs has no tokens left."""
 from __future__ import annotations
-
-import os
 
 import numpy as np
 import pytest
 
-from reconverge.lowering.errors import CompileError
-from reconverge.tools.targets.harness import InterpreterOptions, OracleOptions, load_program, run_target
+from reconverge.tools.targets.harness import OracleOptions, load_program, run_target
 from reconverge.tools.targets.oracle_sites import instrument, without_tokens
-
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-WATERFALL = os.path.join(ROOT, "tests", "kernels_tokens", "waterfall.ll")
-VALUES = np.array([3, 1, 3, 2, 1, 1, 3, 2, 0, 0, 5, 5, 5, 1, 2, 3], np.int32)
+from tests.test_convergence_tokens import GLOBAL, KERNELS, LOCAL, SEED, trips_expect, waterfall_expect
 
 
-def _run(kernel: str, target: str, options) -> np.ndarray:
-    program = load_program(WATERFALL, "-O0")
-    return run_target(target, program, kernel, [np.zeros(16, np.int32), VALUES], (16, 1, 1), (16, 1, 1), options)[0]
-
-
-def _expected(loop_token: bool) -> list[int]:
-    out = []
-    for first in range(0, 16, 8):
-        lanes = VALUES[first:first + 8]
-        out += [int(lanes[lanes == v].sum()) if loop_token else int(lanes.sum()) for v in lanes]
-    return out
-
-
-@pytest.mark.parametrize("kernel", ["waterfall_loop_token", "waterfall_entry_token"])
-def test_reference_follows_the_token(kernel):
-    """Same CFG, the reduction in the loop's exit block: the loop token keeps it in the leaving iteration."""
-    got = _run(kernel, "llvm", OracleOptions(8))
-    assert got.tolist() == _expected(kernel == "waterfall_loop_token")
-    assert got.tolist() == _run(kernel, "ir", InterpreterOptions(subgroup_size=8)).tolist()
-
-
-def test_anchor_is_refused(tmp_path):
-    text = open(WATERFALL).read().replace(
-        '%l = call token @llvm.experimental.convergence.loop() [ "convergencectrl"(token %e) ]',
-        "%l = call token @llvm.experimental.convergence.anchor()", 1)
-    path = tmp_path / "anchor.ll"
-    path.write_text(text)
-    program = load_program(str(path), "-O0")
-    with pytest.raises(CompileError, match="convergence.anchor"):
-        run_target("llvm", program, "waterfall_loop_token", [np.zeros(16, np.int32), VALUES], (16, 1, 1),
-                   (16, 1, 1), OracleOptions(8))
+@pytest.mark.parametrize("size", [8, 16])
+@pytest.mark.parametrize(("kernel", "per_iteration"), [("waterfall_heart", True), ("waterfall_entry", False),
+                                                       ("trips_heart", True), ("trips_entry", False)])
+def test_reference_follows_the_token(kernel, per_iteration, size):
+    """Same CFG, the operation in the loop's exit block: the loop's token keeps it in the leaving iteration."""
+    program = load_program(KERNELS, "-O0")
+    if kernel.startswith("waterfall"):
+        values = np.random.default_rng(SEED).integers(0, 3, GLOBAL, dtype=np.int32)
+        args, want = [np.zeros(GLOBAL, np.int32), values], waterfall_expect(values, size, per_iteration)
+    else:
+        args, want = [np.zeros(GLOBAL, np.int32)], trips_expect(size, per_iteration)
+    got = run_target("llvm", program, kernel, args, (GLOBAL,), (LOCAL,), OracleOptions(size))[0]
+    assert got.tolist() == want.tolist()
 
 
 LABELLED_ENTRY = """
@@ -68,5 +46,5 @@ def test_a_labelled_entry_block_is_reachable():
 
 
 def test_tokens_are_stripped_for_the_jit():
-    text = without_tokens(open(WATERFALL).read())
+    text = without_tokens(open(KERNELS).read())
     assert "call token" not in text and "convergencectrl" not in text

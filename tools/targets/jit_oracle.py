@@ -384,6 +384,11 @@ class _Compiled:
             missing = sorted(self.unresolved & _reachable(self.calls, name))
             if missing:
                 raise OracleError(f"no definition for external function(s): {', '.join(missing)}")
+            why = self.sites.refused if self.sites is not None else {}
+            refused = sorted(set(why) & _reachable(self.calls, name))
+            if refused:
+                raise OracleError(f"{why[refused[0]]}: the llvm reference cannot tell which lanes run its "
+                                  f"sub-group operations together; use --target ir")
             params = [_param_of(str(a.type), name) for a in fn.arguments]
             proto = ctypes.CFUNCTYPE(None, *[c for c, _ in params])
             self._funcs[name] = (proto(self.engine.get_function_address(name)), params)

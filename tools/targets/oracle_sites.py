@@ -66,6 +66,7 @@ class Sites:
     bodies: dict[int, set[str]] = field(default_factory=dict)        # loop number -> its blocks
     loop_count: int = 0
     outside: set[int] = field(default_factory=set)    # sites keyed by a loop they are not in (its token's)
+    refused: dict[str, str] = field(default_factory=dict)   # function -> why its tokens cannot be keyed
 
     def reaches(self, start: tuple, goal: tuple) -> bool:
         """May a lane waiting at key `start` later wait at key `goal` (False only when it surely cannot)?
@@ -348,7 +349,11 @@ def instrument(text: str) -> tuple[str, Sites] | None:
             if b not in dom:
                 continue                                # unreachable: never runs
             name = builtin_name(callee) if callee not in defined else "@" + callee
-            named = _token_loops(fn, lines[k], tokens, loops)
+            try:
+                named = _token_loops(fn, lines[k], tokens, loops)
+            except SiteError as e:               # refused when a kernel that reaches it runs (jit_oracle)
+                sites.refused.setdefault(fn.name, str(e))
+                continue
             around = sorted({h for h, body in loops.items() if b in body} | named, key=lambda h: -len(loops[h]))
             numbers = []
             for h in around:
