@@ -18,5 +18,6 @@ void main(uint3 dtid : SV_DispatchThreadID, uint3 gid : SV_GroupID, uint3 gtid :
   Ids[row * 4 + 2] = ballot.x + WaveGetLaneIndex() * 65536;
   Ids[row * 4 + 3] = WaveGetLaneCount() * 10000 + gtid.x + gtid.y * 4 + gtid.z * 16;
   float s = Scale[row];
-  Result[row] = WaveActiveSum(s) + WaveActiveMax(s) * 1000;
+  uint3 spread = WaveActiveSum(uint3(gi, gtid.y, 1));      // a vector reduction: one per component
+  Result[row] = WaveActiveSum(s) + WaveActiveMax(s) * 1000 + (float)(spread.x + spread.y * 256 + spread.z * 65536);
 }
