@@ -62,8 +62,8 @@ _WAVE_VALUE = {"wave.reduce.sum": ("sub_group_non_uniform_reduce_add", False),
                "wave.prefix.product": ("sub_group_non_uniform_scan_exclusive_mul", False)}
 _WAVE_BOOL = {"wave.any": "sub_group_non_uniform_any", "wave.all": "sub_group_non_uniform_all"}
 _RESOURCE = ("resource.handlefrombinding", "resource.handlefromimplicitbinding",
-                "resource.counterhandlefrombinding", "resource.counterhandlefromimplicitbinding",
-                "resource.getpointer")
+             "resource.counterhandlefrombinding", "resource.counterhandlefromimplicitbinding",
+             "resource.getpointer")
 SUPPORTED = sorted([*_WORKITEM, *_SUBGROUP_INFO, *_WAVE_VALUE, *_WAVE_BOOL, *_RESOURCE, "wave.readlane",
                     "wave.active.countbits", "wave.ballot", "wave.is.first.lane", "subgroup.prefix.bit.count",
                     "group.memory.barrier.with.group.sync"])
