@@ -398,11 +398,11 @@ class _Rewriter:
             raise NotSupported(f"{self.where()}: @{callee} used other than by a call")
         if base in ("resource.handlefrombinding", "resource.handlefromimplicitbinding"):
             _buffer_element(_return_type(line[:m.start()]), self.where())      # a buffer we can bind
-            space, first = int(_arg_value(args[1])), int(_arg_value(args[0]))
-            if base == "resource.handlefrombinding":
-                space, binding = first, space
-            else:
-                binding = self.implicit[(self.function, space, first)]
+            first, second = int(_arg_value(args[0])), int(_arg_value(args[1]))
+            if base == "resource.handlefrombinding":           # (set, binding, range, index, name)
+                space, binding = first, second
+            else:                                              # (order id, set, range, index, name)
+                space, binding = second, self.implicit[(self.function, second, first)]
             return [f'  {lhs} = getelementptr inbounds i8, ptr addrspace(1) %"{self._param_of(space, binding)}", i64 0']
         if base in ("resource.counterhandlefrombinding", "resource.counterhandlefromimplicitbinding"):
             return [f"  {lhs} = getelementptr i8, ptr addrspace(1) null, i64 0"]     # a counter nobody may use
