@@ -120,14 +120,40 @@ def _read(text: str, records: bool) -> str:
         llvm_reader.READ_TEXT = saved
 
 
-TOKENS = os.path.join(os.path.dirname(__file__), "..", "..", "kernels_tokens", "waterfall.ll")
+BUNDLES = HEADER + """
+define spir_kernel void @waterfall(ptr addrspace(1) %out, ptr addrspace(1) %in) #0 {
+entry:
+  %e = call token @llvm.experimental.convergence.entry()
+  %i = call spir_func i64 @_Z13get_global_idj(i32 0)
+  %src = getelementptr inbounds i32, ptr addrspace(1) %in, i64 %i
+  %v = load i32, ptr addrspace(1) %src, align 4
+  br label %loop
+
+loop:
+  %l = call token @llvm.experimental.convergence.loop() [ "convergencectrl"(token %e) ]
+  %first = call spir_func i32 @_Z25sub_group_broadcast_firsti(i32 %v) [ "convergencectrl"(token %l) ]
+  %same = icmp eq i32 %v, %first
+  br i1 %same, label %exit, label %loop
+
+exit:
+  %sum = call spir_func i32 @_Z20sub_group_reduce_addi(i32 %v) [ "convergencectrl"(token %l) ]
+  %dst = getelementptr inbounds i32, ptr addrspace(1) %out, i64 %i
+  store i32 %sum, ptr addrspace(1) %dst, align 4
+  ret void
+}
+
+declare token @llvm.experimental.convergence.entry() #0
+declare token @llvm.experimental.convergence.loop() #0
+declare spir_func i64 @_Z13get_global_idj(i32)
+declare spir_func i32 @_Z25sub_group_broadcast_firsti(i32) #0
+declare spir_func i32 @_Z20sub_group_reduce_addi(i32) #0
+
+attributes #0 = { convergent nounwind }
+"""
 
 
-@pytest.mark.parametrize("text", [EVERY_FORM, UNNAMED, TOKENS], ids=["every_form", "unnamed", "bundles"])
+@pytest.mark.parametrize("text", [EVERY_FORM, UNNAMED, BUNDLES], ids=["every_form", "unnamed", "bundles"])
 def test_records_read_what_llvmlite_reads(text):
-    if text == TOKENS:
-        with open(TOKENS) as f:
-            text = f.read()
     printed = _read(text, True)
     assert not printed.startswith("error"), printed
     assert printed == _read(text, False)
