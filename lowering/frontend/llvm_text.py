@@ -1,6 +1,9 @@
 """A function body read once from LLVM's printed text: blocks and instructions as Python records that
 answer for llvmlite's ValueRefs.
 
+Over 600 lines: one parser of LLVM's instruction syntax (LangRef's forms per opcode, with the fast path for
+the commonest shapes) and the records it fills, which must stay together to answer exactly as llvmlite does.
+
 Why: every llvmlite accessor (`.opcode`, `.operands`, `.type`, iterating blocks and instructions, a
 constant's value) is a foreign call with its own locking and object wrapping, and the reader made about
 18 of them per instruction (a 100,000-block kernel spent most of its 36 s there). The function's printed
