@@ -7,8 +7,9 @@ eliminate-dead-code-aggressive removes them; this does the same without running 
 instruction that has no effect but its result (arithmetic, conversions, access chains, non-volatile
 loads, phis, GLSL.std.450 calls, types, constants, undefs) is kept only if a kept instruction uses its
 result (mark and sweep from the instructions with effects, so dead cycles of phis go too), and the
-names and decorations of what is removed go with it. Literal operands are read as possible uses, which
-can only keep something.
+names and decorations of what is removed go with it. Literal operands of the instructions with effects
+are read as possible uses (which can only keep something), except where the grammar makes them all
+literals (capabilities, execution modes, decorations, merge instructions' controls).
 """
 from __future__ import annotations
 
@@ -45,7 +46,13 @@ _TYPES = (
 _ABOUT = ("OpName", "OpMemberName", "OpDecorate", "OpMemberDecorate", "OpDecorateId", "OpDecorateString",
           "OpMemberDecorateString")
 
-_tables: tuple[frozenset[int], frozenset[int], frozenset[int], int, int, int] | None = None
+# Instructions whose operands are literals after their first `n` words (an id there could only be a number
+# that happens to equal one): (opname, words of ids after the opcode word).
+_LITERALS_AFTER = (("OpCapability", 0), ("OpExtension", 0), ("OpMemoryModel", 0), ("OpSource", 0),
+                   ("OpSourceExtension", 0), ("OpModuleProcessed", 0), ("OpString", 0), ("OpExecutionMode", 1),
+                   ("OpSelectionMerge", 1), ("OpLoopMerge", 2))
+
+_tables: tuple | None = None
 
 
 def _opcodes():
@@ -53,13 +60,24 @@ def _opcodes():
     if _tables is None:
         _tables = (frozenset(GRAMMAR.opcode(n) for n in _PURE_VALUES), frozenset(GRAMMAR.opcode(n) for n in _TYPES),
                    frozenset(GRAMMAR.opcode(n) for n in _ABOUT), GRAMMAR.opcode("OpLoad"),
-                   GRAMMAR.opcode("OpExtInst"), GRAMMAR.opcode("OpExtInstImport"))
+                   GRAMMAR.opcode("OpExtInst"), GRAMMAR.opcode("OpExtInstImport"),
+                   {GRAMMAR.opcode(n): k for n, k in _LITERALS_AFTER}, GRAMMAR.opcode("OpEntryPoint"),
+                   GRAMMAR.opcode("OpDecorateId"))
     return _tables
+
+
+def _id_words(s: int, e: int, op: int, literals_after: dict, decorate_id: int, about: frozenset) -> tuple[int, int]:
+    """The range of the words of the instruction at [s, e) that may be ids it uses (OpEntryPoint aside)."""
+    if op in literals_after:
+        return s + 1, s + 1 + literals_after[op]
+    if op in about:         # the target is what the instruction is about, not a use
+        return (s + 3, e) if op == decorate_id else (s, s)
+    return s + 1, e
 
 
 def remove_dead_code(words: array) -> array:
     """The module (header included) without the results nobody uses."""
-    pure, types, about, op_load, op_ext_inst, op_import = _opcodes()
+    pure, types, about, op_load, op_ext_inst, op_import, literals_after, entry_point, decorate_id = _opcodes()
     starts: list[int] = []
     defined: dict[int, int] = {}        # result id of a removable instruction -> its index in starts
     glsl_set = None
@@ -97,7 +115,15 @@ def remove_dead_code(words: array) -> array:
         if k in removable:
             continue
         s, e = starts[k], starts[k + 1]
-        use(s + 2 if words[s] & 0xFFFF in about else s + 1, e)
+        op = words[s] & 0xFFFF
+        if op == entry_point:       # model, function, name, interface: the function and the interface
+            use(s + 2, s + 3)
+            name_end = s + 3
+            while name_end < e and words[name_end] >> 24:      # a string's last word ends in a 0 byte
+                name_end += 1
+            use(name_end + 1, e)
+            continue
+        use(*_id_words(s, e, op, literals_after, decorate_id, about))
     while work:
         k = defined[work.pop()]
         use(starts[k] + 1, starts[k + 1])
