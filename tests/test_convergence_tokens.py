@@ -65,12 +65,10 @@ def program():
     return load_program(KERNELS, "-O0")
 
 
-# A bug of blockIP's layout, not of tokens (the token-free kernel does the same): cf_regions.layout puts the
-# exit block, a cbr's first target, before the loop's latch block, so min-IP runs the ballot once per batch
-# of lanes that leaves instead of once after the loop.
-BLOCKIP_LAYOUT = pytest.mark.xfail(strict=True, reason="blockIP lays a loop's exit block out before its latch")
-RUNS = [pytest.param(kernel, per_iteration, target, id=f"{kernel}-{target[0]}-S{target[1]}",
-                     marks=[BLOCKIP_LAYOUT] if (kernel, target[0]) == ("trips_entry", "gen-blockip") else [])
+# trips_entry on gen-blockip failed before blockIP laid each loop's blocks out together (cf_regions.layout):
+# the exit block, a cbr's first target, came before the loop's latch block, so min-IP ran the ballot once
+# per batch of lanes leaving instead of once after the loop.
+RUNS = [pytest.param(kernel, per_iteration, target, id=f"{kernel}-{target[0]}-S{target[1]}")
         for kernel, per_iteration in CASES for target in TARGETS]
 
 
