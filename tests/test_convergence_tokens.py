@@ -101,3 +101,38 @@ def test_the_llvm_reference_refuses_an_anchor_in_one_line(program):
         run_target("llvm", program, "waterfall_anchor", [np.zeros(GLOBAL, np.int32), np.zeros(GLOBAL, np.int32)],
                    (GLOBAL,), (LOCAL,))
     assert "convergence.anchor" in str(caught.value) and "\n" not in str(caught.value)
+
+
+def test_an_operation_whose_block_is_also_reached_from_outside_its_loop_is_refused_in_one_line():
+    """The exit block holding the loop token's reduction is reached from the loop directly and through
+    another exit block: pulling it into the loop would need a copy (never a silently different meeting)."""
+    from reconverge.lowering.errors import NotSupported
+    from reconverge.lowering.ir.parser import parse_module
+    from reconverge.lowering.ir.validate import validate
+    from reconverge.lowering.passes import PASSES
+    func = parse_module("""\
+kernel @k(ptr1 %out, i32 %v, i1 %d) {
+  block b0 "entry":
+    %e = convergence.entry token
+    br b1
+  block b1 "loop":
+    %l = convergence.loop token %e
+    %first = subgroup.broadcast_first i32 %v, %l
+    %same = icmp.eq i32 %v, %first
+    cbr i1 %same, b4, b2
+  block b2 "body":
+    cbr i1 %d, b3, b1
+  block b3 "other_exit":
+    br b4
+  block b4 "exit":
+    %sum = subgroup.reduce i32 %v, %l, arith "add"
+    store i32 %sum, %out
+    ret
+}
+""").functions["k"]
+    assert validate(func) == []
+    with pytest.raises(NotSupported) as caught:
+        PASSES["convergence"].run(func, None)
+    message = str(caught.value)
+    assert "block exit" in message and "not an exit block reached only from that loop" in message
+    assert "\n" not in message
