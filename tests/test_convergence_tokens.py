@@ -136,3 +136,11 @@ kernel @k(ptr1 %out, i32 %v, i1 %d) {
     message = str(caught.value)
     assert "block exit" in message and "not an exit block reached only from that loop" in message
     assert "\n" not in message
+
+
+def test_llvm_optimising_a_dead_loop_whose_token_is_used_after_it_is_a_one_line_error():
+    """LLVM 22 (llvmlite's build, assertions on) aborts in loop deletion on trips_*'s dead loop at -O2;
+    the pipeline runs in a child for modules with tokens, so this is an error, not a dead process."""
+    with pytest.raises(CompileError) as caught:
+        load_program(KERNELS, "-O2")
+    assert "-O2 pipeline crashed" in str(caught.value) and "\n" not in str(caught.value)
