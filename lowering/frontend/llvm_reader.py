@@ -37,6 +37,7 @@ from reconverge.lowering.frontend.llvm_types import (
     type_from_text,
 )
 from reconverge.lowering.frontend.scalar import Unsupported, scalar_type
+from reconverge.lowering.frontend.source_scopes import DebugScopes, ScopeNotes
 from reconverge.lowering.ir.core import Arg, Block, Const, Function, Instr, ModuleData, Phi, Undef, Value
 from reconverge.lowering.ir.opcodes import opcodes_of
 from reconverge.lowering.ir.types import I1, I64, VOID, Type, int_type, ptr
@@ -97,6 +98,7 @@ class ModuleContext:
         self._by_ptr: dict[int, LType] = {}
         self._module_text: str | None = None
         self._debug: dict[str, str] | None = None
+        self._scopes: DebugScopes | None = None
 
     def resolve_struct(self, name: str) -> LType:
         hit = self._structs.get(name)
@@ -183,6 +185,12 @@ class ModuleContext:
                 break
         where = f"{file or self.source_name}:{line.group(1)}"
         return where + (f":{column.group(1)}" if column and column.group(1) != "0" else "")
+
+    def scope_notes(self) -> ScopeNotes:
+        """A fresh collector of one function's debug locations over the module's parsed scopes."""
+        if self._scopes is None:
+            self._scopes = DebugScopes(self._debug_nodes())
+        return ScopeNotes(self._scopes)
 
     def _debug_nodes(self) -> dict[str, str]:
         """The module's debug-info metadata nodes, by number ('12' -> '!DILocation(...)')."""
@@ -291,6 +299,7 @@ class FunctionReader:
         self.prologue = Block("prologue")
         self.created: list[Instr] = []
         self.func: Function | None = None
+        self.scope_notes: ScopeNotes | None = None     # the debug locations convergence=scopes reads
 
     # ----- errors -----
     def error(self, msg: str, kind: type[CompileError] = CompileError) -> CompileError:
@@ -485,6 +494,7 @@ class FunctionReader:
             func.blocks.append(blk)
             if "!dbg !" in fn_text:
                 blk.source_lines = self.ctx.block_source_lines([text_of[key(ins)] for ins in b.instructions])
+        notes = self.scope_notes = self.ctx.scope_notes() if "!dbg !" in fn_text else None
         phis: list[tuple[llvm.ValueRef, list[Phi], str]] = []
         lanes: list[Value] | None
         for b in llvm_blocks:
@@ -513,6 +523,8 @@ class FunctionReader:
                 if lanes is not None:
                     self._name(lanes)
                     self.define(ins, lanes)
+                if notes is not None:
+                    notes.note(blk, self.text, self.created)
         for ins, phi_lanes, label in phis:
             self.block_label = label
             self.text = text_of[key(ins)]
