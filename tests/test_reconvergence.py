@@ -131,3 +131,17 @@ def check(kernel: str, level: str, kind: str, size: int, options, convergence: s
 @pytest.mark.parametrize("kernel", list(KERNELS))
 def test_interpreter(kernel, level, size):
     check(kernel, level, "ir", size, InterpreterOptions(subgroup_size=size))
+
+
+@pytest.mark.parametrize("cf", ["structured", "blockip", "hybrid"])
+@pytest.mark.parametrize("simd", [8, 16])
+@pytest.mark.parametrize("level", ["-O0", "-O2"])
+@pytest.mark.parametrize("kernel", list(KERNELS))
+def test_gen(kernel, level, simd, cf):
+    check(kernel, level, "gen", simd, GenRunOptions(simd, cf))
+
+
+@pytest.mark.parametrize("level", ["-O0", "-O2"])
+@pytest.mark.parametrize("kernel", list(KERNELS))
+def test_lavapipe(kernel, level):
+    check(kernel, level, "spirv", 8, None)

@@ -19,6 +19,7 @@ from reconverge.lowering.frontend.source_scopes import ScopeNotes, loop_homes
 from reconverge.lowering.ir.core import Function, Instr
 from reconverge.lowering.ir.opcodes import OPCODES
 from reconverge.lowering.ir.types import TOKEN
+from reconverge.lowering.passes.convergence import drop_tokens, has_tokens
 
 MODES = ("auto", "tokens", "scopes", "cfg")
 _CONVERGENT = frozenset(name for name, op in OPCODES.items() if op.has("convergent") and name != "convergence")
@@ -28,19 +29,18 @@ def apply(func: Function, notes: ScopeNotes | None, mode: str, where: str) -> st
     """Give `func` (CFG form, as read) the convergence control `mode` asks for; returns the source used."""
     if mode not in MODES:
         raise CompileError(f"--convergence={mode}: expected one of {', '.join(MODES)}")
-    has_tokens = any(ins.opcode == "convergence" for b in func.blocks for ins in b.instrs)
-    if mode == "tokens" and not has_tokens:
+    tokens = has_tokens(func)
+    if mode == "tokens" and not tokens:
         raise CompileError(f"{where}: --convergence=tokens: the kernel has no convergence tokens "
                            "(llvm.experimental.convergence.*; clang emits none for OpenCL C)")
     if mode == "auto":
-        mode = "tokens" if has_tokens else "scopes" if notes is not None and notes.calls else "cfg"
+        mode = "tokens" if tokens else "scopes" if notes is not None and notes.calls else "cfg"
     if mode == "tokens":
         return mode
-    if mode == "scopes" and (notes is None or not notes.complete or not _has_convergent(func)):
-        raise CompileError(f"{where}: --convergence=scopes: " + (
-            "the kernel has no convergent operation" if not _has_convergent(func) else
-            "a convergent operation has no debug location (compile with -g)"))
-    if has_tokens:
+    if mode == "scopes" and (notes is None or not notes.complete) and _has_convergent(func):
+        raise CompileError(f"{where}: --convergence=scopes: a sub-group operation or barrier has no debug "
+                           "location (compile with -g)")
+    if tokens:
         drop_tokens(func)
     if mode == "scopes":
         assert notes is not None
@@ -53,12 +53,3 @@ def apply(func: Function, notes: ScopeNotes | None, mode: str, where: str) -> st
 
 def _has_convergent(func: Function) -> bool:
     return any(ins.opcode in _CONVERGENT for b in func.blocks for ins in b.instrs)
-
-
-def drop_tokens(func: Function) -> None:
-    """Forget the IR's convergence control: the token operands and the instructions that make them."""
-    for b in func.blocks:
-        for ins in b.instrs:
-            if ins.operands and ins.operands[-1].type == TOKEN:
-                ins.operands.pop()
-        b.instrs = [ins for ins in b.instrs if ins.opcode != "convergence"]

@@ -21,6 +21,7 @@ import llvmlite.binding as llvm
 
 from reconverge.lowering.errors import CompileError, NotSupported
 from reconverge.lowering.frontend import builtins
+from reconverge.lowering.frontend.convergence import apply as convergence_control
 from reconverge.lowering.frontend.llvm_module import KERNEL_TWIN, function_header, prepare_module, require_kernels
 from reconverge.lowering.frontend.llvm_types import (
     CV,
@@ -1021,8 +1022,9 @@ def _define_name(header: str) -> str:
 
 
 def read_kernels(module_ref: llvm.ModuleRef, source_name: str = "<ir>", kernel: str | None = None,
-                 prepared: bool = False) -> dict[str, Function]:
-    """Every kernel of the module (or the one named) in CFG form, calls inlined and vectors scalarized."""
+                 prepared: bool = False, convergence: str = "auto") -> dict[str, Function]:
+    """Every kernel of the module (or the one named) in CFG form, calls inlined and vectors scalarized,
+    with the convergence control `convergence` asks for (lowering.frontend.convergence)."""
     if prepared or getattr(module_ref, "reconverge_kernels", None) is not None:
         mod = module_ref                 # prepare_module's output: already inlined
     else:
@@ -1036,7 +1038,9 @@ def read_kernels(module_ref: llvm.ModuleRef, source_name: str = "<ir>", kernel: 
     ctx = ModuleContext(mod, source_name)
     out = {}
     for n in names:
-        out[n] = FunctionReader(ctx, kernel_body(mod, n), n).read()
+        reader = FunctionReader(ctx, kernel_body(mod, n), n)
+        out[n] = reader.read()
+        convergence_control(out[n], reader.scope_notes, convergence, f"{source_name}: kernel @{n}")
     return out
 
 
