@@ -47,7 +47,8 @@ def _text(d: dict) -> str:
         f"   features: {have}; lacks: {lacks}",
         f"   subgroups: size {d['subgroup_size']}; operations: {' '.join(d['subgroup_operations']) or 'none'}; "
         f"stages: {' '.join(d['subgroup_stages']) or 'none'}",
-        f"   maximal reconvergence (VK_KHR_shader_maximal_reconvergence): {'yes' if d['maximal_reconvergence'] else 'no'}",
+        "   maximal reconvergence (VK_KHR_shader_maximal_reconvergence): "
+        + ("yes" if d["maximal_reconvergence"] else "no"),
     ])
 
 
