@@ -246,6 +246,10 @@ def test_convergence_sources_asked_for_and_absent(capsys):
                                         "sub-group operation or barrier has no debug location (compile with -g)"]
     assert main(["compile", path, "-O2", "-g", "--convergence=tokens", "--emit", "nir", "-o", "-"]) == 1
     assert "has no convergence tokens" in capsys.readouterr().err
+    # -gline-tables-only locates every call but writes no lexical block: scopes are absent, not empty
+    assert main(["compile", path, "-O2", "--clang-arg=-gline-tables-only", "--convergence=scopes", "--emit", "nir",
+                 "-o", "-"]) == 1
+    assert "line tables only, no lexical scopes (compile with -g)" in capsys.readouterr().err
     assert main(["compile", path, "-O2", "-g", "--convergence=scopes", "--kernel", "waterfall", "--emit", "nir",
                  "--stop-after", "read", "-o", "-"]) == 0
     assert "convergence.anchor" in capsys.readouterr().out

@@ -34,12 +34,15 @@ def apply(func: Function, notes: ScopeNotes | None, mode: str, where: str) -> st
         raise CompileError(f"{where}: --convergence=tokens: the kernel has no convergence tokens "
                            "(llvm.experimental.convergence.*; clang emits none for OpenCL C)")
     if mode == "auto":
-        mode = "tokens" if tokens else "scopes" if notes is not None and notes.calls else "cfg"
+        mode = "tokens" if tokens else "scopes" if notes is not None and notes.calls and notes.scopes.has_scopes \
+            else "cfg"
     if mode == "tokens":
         return mode
     if mode == "scopes" and (notes is None or not notes.complete) and _has_convergent(func):
-        raise CompileError(f"{where}: --convergence=scopes: a sub-group operation or barrier has no debug "
-                           "location (compile with -g)")
+        raise CompileError(f"{where}: --convergence=scopes: " + (
+            "the module has line tables only, no lexical scopes (compile with -g)"
+            if notes is not None and not notes.scopes.has_scopes else
+            "a sub-group operation or barrier has no debug location (compile with -g)"))
     if tokens:
         drop_tokens(func)
     if mode == "scopes":

@@ -54,6 +54,15 @@ class DebugScopes:
         self._nodes = nodes
         self._locations: dict[str, Location | None] = {}
         self._chains: dict[str, tuple[ScopeKey, ...]] = {}
+        self._full: bool | None = None
+
+    @property
+    def has_scopes(self) -> bool:
+        """Whether clang wrote lexical scopes at all: `-g`'s FullDebug does, `-gline-tables-only` does not."""
+        if self._full is None:
+            self._full = any(n.startswith("!DICompileUnit(") and "emissionKind: FullDebug" in n
+                             for n in self._nodes.values())
+        return self._full
 
     def location(self, ident: str) -> Location | None:
         if ident not in self._locations:
@@ -115,8 +124,8 @@ class ScopeNotes:
 
     @property
     def complete(self) -> bool:
-        """Every convergent operation has a location (the function was compiled with -g)."""
-        return self.unlocated_calls == 0
+        """Every convergent operation has a location and the module has lexical scopes (compiled with -g)."""
+        return self.unlocated_calls == 0 and self.scopes.has_scopes
 
 
 def loop_homes(func: Function, notes: ScopeNotes) -> dict[Instr, Block]:
