@@ -253,3 +253,20 @@ def test_convergence_sources_asked_for_and_absent(capsys):
     assert main(["compile", path, "-O2", "-g", "--convergence=scopes", "--kernel", "waterfall", "--emit", "nir",
                  "--stop-after", "read", "-o", "-"]) == 0
     assert "convergence.anchor" in capsys.readouterr().out
+
+
+def test_the_llvm_reference_refuses_what_scopes_move():
+    """The llvm target follows LLVM's maximal convergence (the CFG): where -g's scopes move an operation into
+    a loop it refuses in one line instead of giving the CFG's answer; after_loop and --convergence=cfg run."""
+    from reconverge.lowering.errors import CompileError
+    from reconverge.tools.targets.harness import OracleOptions
+    key = np.arange(GLOBAL, dtype=np.uint32) % 3
+    x = np.ones(GLOBAL, np.uint32)
+    with pytest.raises(CompileError, match="kernel @waterfall: the llvm target cannot run it as -g's scopes say"):
+        run_target("llvm", program("waterfall.cl", "-O2"), "waterfall", [np.zeros(GLOBAL, np.uint32), key, x],
+                   (GLOBAL,), (LOCAL,), OracleOptions(8))
+    want = after_loop_expect(key, x, 8)[0].tolist()
+    for kernel, convergence in (("after_loop", "auto"), ("waterfall", "cfg")):
+        got = run_target("llvm", program("waterfall.cl", "-O2", convergence), kernel,
+                         [np.zeros(GLOBAL, np.uint32), key, x], (GLOBAL,), (LOCAL,), OracleOptions(8))
+        assert got[0].tolist() == want, kernel
