@@ -1,5 +1,5 @@
 """The scopes rule (lowering/frontend/source_scopes.py) on loop shapes whose CFG alone cannot say: each
-convergent call marked `// IN` in the kernels (written in a loop, placed after it by a break, a return or
+convergent call marked `// IN` in tests/kernels_scopes/ (written in a loop, placed after it by a break, a return or
 a goto) is homed in a loop, each marked `// AFTER` (written after a while, a do or a for(;;), in the block
 the loop is written in) is not, at -O0 and -O2."""
 from __future__ import annotations
@@ -14,7 +14,7 @@ from reconverge.lowering.frontend.llvm_reader import FunctionReader, ModuleConte
 from reconverge.lowering.frontend.source_scopes import loop_homes
 from reconverge.lowering.pipeline import load_module
 
-HERE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "kernels")
+HERE = os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, os.pardir, "kernels_scopes")
 
 
 @pytest.mark.parametrize("level", ["-O0", "-O2"])
