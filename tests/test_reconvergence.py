@@ -270,3 +270,44 @@ def test_the_llvm_reference_refuses_what_scopes_move():
         got = run_target("llvm", program("waterfall.cl", "-O2", convergence), kernel,
                          [np.zeros(GLOBAL, np.uint32), key, x], (GLOBAL,), (LOCAL,), OracleOptions(8))
         assert got[0].tolist() == want, kernel
+
+
+GLSL_WATERFALL = """#version 450
+#extension GL_KHR_shader_subgroup_ballot : enable
+#extension GL_KHR_shader_subgroup_arithmetic : enable
+layout(local_size_x = 16) in;
+layout(std430, binding = 0) buffer S { uint sum[]; };
+layout(std430, binding = 1) readonly buffer K { uint key[]; };
+layout(std430, binding = 2) readonly buffer X { uint x[]; };
+void main() {
+    uint i = gl_GlobalInvocationID.x;
+    uint k = key[i];
+    uint total = 0;
+#ifdef STORE_INSIDE
+    for (;;) { if (subgroupBroadcastFirst(k) == k) { sum[i] = subgroupAdd(x[i]); break; } }
+#else
+    for (;;) { if (subgroupBroadcastFirst(k) == k) { total = subgroupAdd(x[i]); break; } }
+    sum[i] = total;
+#endif
+}
+"""
+
+
+@pytest.mark.parametrize("store_inside", [False, True])
+def test_what_lavapipe_makes_of_glslangs_waterfall(tmp_path, store_inside):
+    """The issue's report, checked: lavapipe (Mesa 22.3) runs glslang's waterfall wrong when the sum is carried
+    out of the loop (every lane gets the last pass's sum) and right when it is stored inside. Our `waterfall`
+    carries it out and is right there (test_lavapipe), so it needs no workaround and no xfail."""
+    import subprocess
+
+    from reconverge.backend.spirv.vulkan_run import dispatch
+    source = tmp_path / "waterfall.comp"
+    source.write_text(GLSL_WATERFALL)
+    binary = tmp_path / "waterfall.spv"
+    subprocess.run(["glslangValidator", "-V", "--target-env", "vulkan1.1", *(["-DSTORE_INSIDE"] * store_inside),
+                    "-o", str(binary), str(source)], check=True, capture_output=True)
+    key = (np.arange(32) % 3).astype(np.uint32)
+    x = np.arange(32, dtype=np.uint32)
+    got = dispatch(binary.read_bytes(), "main", {0: np.zeros(32, np.uint32), 1: key, 2: x}, b"", (2, 1, 1))[0]
+    want = np.array([sum(int(x[j]) for j in range(i - i % 8, i - i % 8 + 8) if key[j] == key[i]) for i in range(32)])
+    assert (got.tolist() == want.tolist()) == store_inside
