@@ -181,15 +181,26 @@ def require_kernels(mod: llvm.ModuleRef, source_name: str) -> list[str]:
     return names
 
 
-def optimize_module(mod: llvm.ModuleRef, speed_level: int) -> llvm.ModuleRef:
+def optimize_module(mod: llvm.ModuleRef, speed_level: int, source_name: str = "<ir>") -> llvm.ModuleRef:
     """Run LLVM's default -O1..-O3 module pipeline (as `opt -O<n>` would) on a parsed module, in place.
 
-    For .ll/.bc input, so that `-O2` means the same thing it means for OpenCL C (where clang runs it)."""
+    For .ll/.bc input, so that `-O2` means the same thing it means for OpenCL C (where clang runs it).
+    LLVM 22's pipeline can leave convergence-control tokens invalid by its own verifier's rules (a loop
+    it unrolls or deletes keeps its heart, now after another convergent call in its block: fuzz mode
+    `convergence`); the module is then checked here, a one-line error rather than LLVM's abort when it
+    is printed and read again (debug-info upgrade verifies and aborts)."""
     _init()
     if speed_level:
         target = llvm.Target.from_default_triple().create_target_machine()
         builder = llvm.create_pass_builder(target, llvm.create_pipeline_tuning_options(speed_level=speed_level))
         builder.getModulePassManager().run(mod, builder)
+        if any(f.name.startswith("llvm.experimental.convergence.") for f in mod.functions):
+            try:
+                mod.verify()
+            except RuntimeError as err:
+                first = str(err).strip().splitlines()[0] if str(err).strip() else "invalid module"
+                raise CompileError(f"{source_name}: LLVM's -O{speed_level} pipeline left the convergence-control "
+                                   f"tokens invalid ({first}): an LLVM bug; run it at -O0") from None
     return mod
 
 
