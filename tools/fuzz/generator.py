@@ -163,6 +163,7 @@ class _ClGen:
         self.uses_goto = False
         self.loops = 0                       # loops (and goto machines) around the statement being made
         self.leaf_depth = 0
+        self.straight = False                # expressions without branches (no ?:, &&, ||, safe_s*)
 
     def fresh(self, prefix: str) -> str:
         self.counter += 1
@@ -218,6 +219,8 @@ class _ClGen:
             return f"({a} {rng.choice(('<<', '>>'))} ({self.expr(depth - 1)} & 31u))"
         if r < 0.5:
             return f"({a} {rng.choice('/%')} ({self.expr(depth - 1)} | 1u))"
+        if self.straight and 0.5 <= r < 0.74 and not 0.54 <= r < 0.58:
+            return f"({a} {rng.choice('+-*&|^')} {self.expr(depth - 1)})"
         if r < 0.54:
             return f"as_uint(safe_s{rng.choice(('div', 'mod'))}(as_int({a}), as_int({self.expr(depth - 1)})))"
         if r < 0.58:
@@ -237,6 +240,8 @@ class _ClGen:
     def condition(self, depth: int) -> str:
         rng = self.rng
         r = rng.random()
+        if self.straight and r >= 0.83:
+            r = 0.1
         if r < 0.35:
             a, b = self.expr(depth), self.expr(depth)
             if a == b:                  # clang warns about comparing a thing with itself
@@ -590,7 +595,11 @@ class _ClGen:
             # a sub-group operation on the exit path: clang puts it outside the natural loop it was
             # written in, -O2 often in the loop's exit block, and it still runs in the exiting iteration
             out.append(f"{indent}if {cond} {{")
+            # written straight, every operation of the path lies in the block that leaves the loop (the
+            # convergence pass refuses one deeper in the path, behind a branch of its own operands)
+            self.straight = True
             self.s_subgroup(out, indent + "    ", depth + 1)
+            self.straight = False
             if target:
                 reachable[target].used = True
                 out.append(f"{indent}    {reachable[target].flag} = {1 if kind == 'break' else 2}u;")
@@ -614,7 +623,9 @@ class _ClGen:
         out.append(f"{inner}    uint {first} = sub_group_broadcast_first({key});")
         op = self.rng.choice(("reduce_add", "reduce_max", "scan_inclusive_add", "scan_exclusive_min"))
         out.append(f"{inner}    if ({first} == {key}) {{")
+        self.straight = True
         out.append(f"{inner}        {target.name} {self.rng.choice(('+=', '^=', '='))} sub_group_{op}({self.expr(2)});")
+        self.straight = False
         out.append(f"{inner}        break;")
         out.append(f"{inner}    }}")
         out.append(f"{inner}}}")
