@@ -64,14 +64,29 @@ def source_loops(source: str) -> tuple[dict[int, int | None], dict[int, int | No
 
 
 def add_tokens(llvm_text: str, source: str, kernel: str = "k") -> str:
-    """`llvm_text` (clang -O0 -g of `source`) with convergence tokens in kernel @kernel, as the module doc says."""
+    """`llvm_text` (clang -O0 -g of `source`) with convergence tokens in kernel @kernel and in its twin
+    @__clang_ocl_kern_imp_<kernel> (the same code, which our reader reads), as the module doc says."""
     innermost, parent = source_loops(source)
     lines = llvm_text.splitlines()
+    found = False
+    for name in (kernel, "__clang_ocl_kern_imp_" + kernel):
+        start = next((i for i, line in enumerate(lines) if line.startswith("define ") and f"@{name}(" in line),
+                     None)
+        if start is not None:
+            lines = _add_to_function(lines, start, innermost, parent)
+            found = True
+    if not found:
+        raise TokenError(f"no kernel @{kernel}")
+    lines += ["", "declare token @llvm.experimental.convergence.entry()",
+              "declare token @llvm.experimental.convergence.loop()"]
+    return "\n".join(lines) + "\n"
+
+
+def _add_to_function(lines: list[str], start: int, innermost: dict[int, int | None],
+                     parent: dict[int, int | None]) -> list[str]:
+    """`lines` with tokens in the function whose `define` is lines[start]."""
     locations = {int(m.group(1)): int(m.group(2)) for m in map(_MD_LOC.match, lines) if m}
     loop_md = {int(m.group(1)): int(m.group(2)) for m in map(_MD_LOOP.match, lines) if m}
-    start = next((i for i, line in enumerate(lines) if line.startswith("define ") and f"@{kernel}(" in line), None)
-    if start is None:
-        raise TokenError(f"no kernel @{kernel}")
     end = next(i for i in range(start, len(lines)) if lines[i] == "}")
     # blocks: label -> (index of its first line); the entry block starts after `define`
     block_of_line: list[str] = []
@@ -132,6 +147,4 @@ def add_tokens(llvm_text: str, source: str, kernel: str = "k") -> str:
             bundle = f" [ \"convergencectrl\"(token {token(innermost.get(locations[int(dbg.group(1))]))}) ]"
             line = line[:dbg.start() - 2] + bundle + line[dbg.start() - 2:]
         out.append(line)
-    out += ["", "declare token @llvm.experimental.convergence.entry()",
-            "declare token @llvm.experimental.convergence.loop()"]
-    return "\n".join(out) + "\n"
+    return out
