@@ -122,3 +122,46 @@ def test_convergence_slice_agrees(seed, gen, tmp_path):
     assert not bad, f"{program.name}: " + "; ".join(bad)
     assert [o.status for o in outcomes[1:]] == ["ok", "ok", "ok"]
     assert outcomes[0].status == ("skipped" if seed == 2 else "ok")
+
+
+STRAY_HEART = """\
+target datalayout = "e-i64:64-v16:16-v24:32-v32:32-v48:64-v96:128-v192:256-v256:256-v512:512-v1024:1024-G1"
+target triple = "spir64"
+
+define spir_kernel void @k(ptr addrspace(1) %out) #0 {
+entry:
+  %e = call token @llvm.experimental.convergence.entry()
+  %i = call spir_func i64 @_Z13get_global_idj(i32 0) [ "convergencectrl"(token %e) ]
+  %v = trunc i64 %i to i32
+  br label %once
+
+once:
+  %l = call token @llvm.experimental.convergence.loop() [ "convergencectrl"(token %e) ]
+  %r = call spir_func i32 @_Z20sub_group_reduce_addj(i32 %v) [ "convergencectrl"(token %l) ]
+  %dst = getelementptr inbounds i32, ptr addrspace(1) %out, i64 %i
+  store i32 %r, ptr addrspace(1) %dst, align 4
+  ret void
+}
+
+declare spir_func i64 @_Z13get_global_idj(i32) #0
+declare spir_func i32 @_Z20sub_group_reduce_addj(i32) #0
+declare token @llvm.experimental.convergence.entry()
+declare token @llvm.experimental.convergence.loop()
+
+attributes #0 = { convergent }
+"""
+
+
+def test_a_loop_token_outside_every_loop_header_is_its_parents(tmp_path):
+    """LLVM's -O2 leaves `convergence.loop` in a block that is no loop's header once it fully unrolls or
+    deletes the loop (LangRef allows it: it runs once per instance of its parent). Campaign seed 1001 at
+    -O2: our validator rejected the read kernel (a crash on ir, spirv and gen); now the token is its
+    parent's, here the entry's: the reduction over the whole sub-group."""
+    import numpy as np
+
+    from reconverge.tools.targets.harness import run_target
+    path = tmp_path / "stray.ll"
+    path.write_text(STRAY_HEART)
+    program = load_program(str(path), "-O0")
+    out = run_target("ir", program, "k", [np.zeros(16, np.uint32)], (16,), (16,))[0]
+    assert list(out) == [sum(range(16))] * 16

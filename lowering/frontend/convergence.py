@@ -19,7 +19,7 @@ from reconverge.lowering.frontend.source_scopes import ScopeNotes, loop_homes
 from reconverge.lowering.ir.core import Function, Instr
 from reconverge.lowering.ir.opcodes import OPCODES
 from reconverge.lowering.ir.types import TOKEN
-from reconverge.lowering.passes.convergence import drop_tokens, has_tokens
+from reconverge.lowering.passes.convergence import drop_tokens, fold_stray_loop_tokens, has_tokens
 
 MODES = ("auto", "tokens", "scopes", "cfg")
 _CONVERGENT = frozenset(name for name, op in OPCODES.items() if op.has("convergent") and name != "convergence")
@@ -37,6 +37,7 @@ def apply(func: Function, notes: ScopeNotes | None, mode: str, where: str) -> st
         mode = "tokens" if tokens else "scopes" if notes is not None and notes.calls and notes.scopes.has_scopes \
             else "cfg"
     if mode == "tokens":
+        fold_stray_loop_tokens(func)
         return mode
     if mode == "scopes" and (notes is None or not notes.complete) and _has_convergent(func):
         raise CompileError(f"{where}: --convergence=scopes: " + (
