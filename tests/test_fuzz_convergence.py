@@ -165,3 +165,31 @@ def test_a_loop_token_outside_every_loop_header_is_its_parents(tmp_path):
     program = load_program(str(path), "-O0")
     out = run_target("ir", program, "k", [np.zeros(16, np.uint32)], (16,), (16,))[0]
     assert list(out) == [sum(range(16))] * 16
+
+
+def _after_loops(level: str, convergence: str):
+    import os
+
+    import numpy as np
+
+    from reconverge.tools.targets.harness import run_target
+    path = os.path.join(os.path.dirname(__file__), "kernels_fuzzconv", "scopes_switch_after_loops.cl")
+    data = (np.arange(64) * 7 % 11).astype(np.uint32)
+    program = load_program(path, level, build_options=("-g",), convergence=convergence)
+    got = run_target("ir", program, "k", [np.zeros(16, np.uint32), data], (16,), (16,))[0]
+    lanes = ((data[:16] & 1) == 0) & (data[32:48] < 8)
+    return list(got), [int(lanes.sum()) if m else 0 for m in lanes]
+
+
+@pytest.mark.parametrize("level,convergence", [("-O2", "auto"), ("-O0", "cfg")])
+def test_an_operation_after_two_loops_in_a_switch_case(level, convergence):
+    got, want = _after_loops(level, convergence)
+    assert got == want
+
+
+@pytest.mark.xfail(strict=True, raises=CompileError,
+                   reason="scopes rule (-O0 -g): the reduction written after both loops of a switch case's if "
+                          "gets the waterfall loop's token; the convergence pass then refuses it (fuzz convergence-104)")
+def test_an_operation_after_two_loops_in_a_switch_case_scopes_O0():
+    got, want = _after_loops("-O0", "auto")
+    assert got == want
