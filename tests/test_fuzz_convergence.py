@@ -11,6 +11,7 @@ import re
 import pytest
 
 from reconverge.lowering.errors import CompileError
+from reconverge.lowering.ir.validate import ValidationError
 from reconverge.lowering.program import load_program
 from reconverge.tools.fuzz.generator import generate, with_tokens
 from reconverge.tools.fuzz.runner import Config, ProgramRun
@@ -193,3 +194,12 @@ def test_an_operation_after_two_loops_in_a_switch_case(level, convergence):
 def test_an_operation_after_two_loops_in_a_switch_case_scopes_O0():
     got, want = _after_loops("-O0", "auto")
     assert got == want
+
+
+@pytest.mark.xfail(strict=True, raises=ValidationError,
+                   reason="scopes rule (-O2 -g): an anchor in one loop's header controls an operation in another "
+                          "loop (the cycle rule), so the validator rejects the read kernel (fuzz convergence-1004)")
+def test_fuzz_1004_reads_at_O2_with_g():
+    import os
+    path = os.path.join(os.path.dirname(__file__), "kernels_fuzzconv", "scopes_cycle_rule_1004.cl")
+    load_program(path, "-O2", build_options=("-g",)).function("k")

@@ -220,6 +220,9 @@ class ProgramRun:
             except IrreducibleCFG:      # llvm declines (irreducible control flow) and ir cannot hold the CFG
                 return Outcome(config.name, "skipped", f"no reference at sub-group size {size}: a sub-group "
                                                        f"operation in irreducible control flow")
+            except CompileError as exc:     # ir -O0 refused it too: that refusal is its own failure
+                return Outcome(config.name, "skipped", _one_line(f"no reference at sub-group size {size}: the "
+                                                                f"reference refused it: {exc}"))
             except Exception as exc:    # noqa: BLE001 - neither llvm nor ir gives a reference at this size
                 return Outcome(config.name, "crash", _one_line(f"no reference at sub-group size {size}: "
                                                                f"{type(exc).__name__}: {exc}"))
