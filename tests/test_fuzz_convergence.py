@@ -203,3 +203,27 @@ def test_fuzz_1004_reads_at_O2_with_g():
     import os
     path = os.path.join(os.path.dirname(__file__), "kernels_fuzzconv", "scopes_cycle_rule_1004.cl")
     load_program(path, "-O2", build_options=("-g",)).function("k")
+
+
+def _program_1049():
+    import os
+
+    from reconverge.tools.fuzz.generator import ARG_NAMES, FuzzProgram
+    path = os.path.join(os.path.dirname(__file__), "kernels_fuzzconv", "blockip_tokens_1049.cl")
+    with open(path, encoding="utf-8") as f:
+        source = f.read()
+    return FuzzProgram(1049, "convergence", with_tokens(source), "ll", 32, 32, n_arg=0, arg_names=list(ARG_NAMES),
+                       uses_subgroups=True, cl_source=source)
+
+
+def test_fuzz_1049_structured_gen_agrees(tmp_path):
+    run = ProgramRun(_program_1049(), str(tmp_path))
+    assert run.run(Config.parse("gen-O2-simd8-structured")).status == "ok"
+
+
+@pytest.mark.xfail(strict=True, reason="gen blockIP at -O2, SIMD8, on the tokens IR of fuzz convergence-1049: 17 "
+                                       "lanes differ from the llvm reference (which ir and gen structured match)")
+def test_fuzz_1049_blockip_agrees(tmp_path):
+    run = ProgramRun(_program_1049(), str(tmp_path))
+    outcome = run.run(Config.parse("gen-O2-simd8-blockip"))
+    assert outcome.status == "ok", outcome.message
