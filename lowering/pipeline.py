@@ -38,6 +38,7 @@ class Options:
     printed: list[str] = field(default_factory=list)       # what --print-after collected, in order
     dumps: dict[str, str] = field(default_factory=dict)    # file name -> text, written by the caller
     label: str = ""                                        # names dumps and prints (a compile of several pipelines)
+    convergence: str = "auto"                              # what says where convergent operations run (CONVERGENCE)
 
     def wants_dump(self, pass_name: str) -> bool:
         return self.dump_dir is not None and ("all" in self.dump_after or pass_name in self.dump_after)
@@ -125,7 +126,8 @@ def read_module_ref(mod, source_name: str, options: Options) -> dict[str, Functi
     from reconverge.lowering.target import CAPS
     caps = CAPS.get(options.pipeline or "generic")
     promote = caps is not None and not caps.structured
-    return read_kernels(prepare_module(mod, source_name, promote), source_name, options.kernel)
+    return read_kernels(prepare_module(mod, source_name, promote), source_name, options.kernel,
+                        convergence=options.convergence)
 
 
 def compile_llvm(text: str, source_name: str = "<ir>", kernel: str | None = None, verify_each: bool = True,

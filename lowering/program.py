@@ -175,16 +175,20 @@ def compile_path(path: str, opt_level: str = "-O0", options: pipeline.Options | 
 
 def load_program(path: str, opt_level: str = "-O0", kernel: str | None = None, verify_each: bool = True,
                  build_options: tuple[str, ...] = (), inspect: pipeline.Options | None = None,
-                 label_dumps: bool = False, kind: str | None = None, data: bytes | None = None) -> Program:
+                 label_dumps: bool = False, kind: str | None = None, data: bytes | None = None,
+                 convergence: str | None = None) -> Program:
     """Load a .cl, .ll, .bc or .nir file once: the (optimised) LLVM module, or the IR text's functions,
     checked. Kernels go through a pipeline when asked for; `kernel` only checks that the input has it.
     `kind` (lowering.input_kind.KINDS) overrides the file name's extension; `data` is the input already
-    read (standard input: `path` is then the name messages give it)."""
+    read (standard input: `path` is then the name messages give it). `convergence` (CONVERGENCE in
+    lowering.frontend.convergence, default inspect's) says what decides where convergent operations run."""
     from reconverge.lowering.frontend.llvm_module import require_kernels
     from reconverge.lowering.input_kind import input_kind
     if opt_level not in ("-O0", "-O1", "-O2", "-O3", "-Os", "-Oz"):
         raise CompileError(f"unknown optimisation level {opt_level!r} (-O0 to -O3, -Os, -Oz)")
     inspect = inspect if inspect is not None else pipeline.Options()
+    if convergence is not None:
+        inspect = replace(inspect, convergence=convergence)
     if kind is None and (data is not None or not path.lower().endswith((".cl", ".ll", ".bc", ".nir"))):
         if data is None and not os.path.exists(path):
             raise CompileError(f"{path}: no such file")

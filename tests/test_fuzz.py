@@ -34,7 +34,8 @@ def test_generated_programs_compile_with_werror(mode, tmp_path):
     switches, implicit conversions, shifts out of range, ...)."""
     for seed in range(6):
         path = tmp_path / f"{mode}-{seed}.cl"
-        path.write_text(generate(seed, mode).source)
+        program = generate(seed, mode)
+        path.write_text(program.cl_source or program.source)        # convergence: its IR's OpenCL C
         proc = subprocess.run(["clang-22", "-x", "cl", "-cl-std=CL3.0", "-Xclang", "-finclude-default-header",
                                "-target", "spir64", "-fsyntax-only", "-Werror", str(path)],
                               capture_output=True, text=True)

@@ -57,6 +57,7 @@ class Sources:
     build_options: tuple[str, ...] = ()
     kind: str | None = None
     stdin: bytes | None = None
+    convergence: str = "auto"
 
 
 _sources = Sources()
@@ -169,7 +170,8 @@ def _check_source(path: str, opt_level: str, target_env: str) -> list[dict]:
     try:
         name, kind, data = _source_of(path)
         program = load_program(name, opt_level, None, True, _sources.build_options if kind == "cl" else (),
-                               inspect=pipeline.Options(pipeline="spirv"), kind=kind, data=data)
+                               inspect=pipeline.Options(pipeline="spirv", convergence=_sources.convergence),
+                               kind=kind, data=data)
         names = program.kernel_names()
     except CompileError as exc:
         return [_case(path, "(compile)", _refusal(exc), str(exc), target_env=target_env,
@@ -328,7 +330,8 @@ def run_check(args) -> int:
     shard = parse_shard(args.shard) if args.shard else None
     found, skipped = find_inputs(args.paths)
     global _sources
-    _sources = Sources(build_options(args), args.x, sys.stdin.buffer.read() if "-" in found else None)
+    _sources = Sources(build_options(args), args.x, sys.stdin.buffer.read() if "-" in found else None,
+                       args.convergence)
     if not found:
         raise UsageError("no .cl, .ll, .bc, .nir or .spv input found"
                          + (f" ({len(skipped)} other file{'s' * (len(skipped) != 1)} skipped)" if skipped else ""))

@@ -5,7 +5,8 @@
 One block per device: its index and name (what --vk-device takes), its type, driver, driver version and
 Vulkan version, which of the features our modules may use it has (8/16/64-bit integers, 16/64-bit floats,
 8/16-bit storage, 64-bit atomics, sub-group operations on 8/16/64-bit types, required full subgroups), its
-subgroup size and the subgroup operations and stages it supports.
+subgroup size and the subgroup operations and stages it supports, and whether it offers maximal
+reconvergence (VK_KHR_shader_maximal_reconvergence).
 The default device (lavapipe when present, for reproducible results; else the first) is marked.
 Why a separate module: the main CLI (tools/cli.py) only calls add_commands(subparsers).
 """
@@ -30,7 +31,7 @@ def _describe(info, default: bool) -> dict:
             "api_version": info.api_version, "usable": info.usable,
             "features": {short: all(info.features.get(f) for f in flags) for short, flags in FEATURES.items()},
             "subgroup_size": info.subgroup_size, "subgroup_operations": list(info.subgroup_operations),
-            "subgroup_stages": list(info.subgroup_stages)}
+            "subgroup_stages": list(info.subgroup_stages), "maximal_reconvergence": info.maximal_reconvergence}
 
 
 def _text(d: dict) -> str:
@@ -46,6 +47,8 @@ def _text(d: dict) -> str:
         f"   features: {have}; lacks: {lacks}",
         f"   subgroups: size {d['subgroup_size']}; operations: {' '.join(d['subgroup_operations']) or 'none'}; "
         f"stages: {' '.join(d['subgroup_stages']) or 'none'}",
+        "   maximal reconvergence (VK_KHR_shader_maximal_reconvergence): "
+        + ("yes" if d["maximal_reconvergence"] else "no"),
     ])
 
 

@@ -15,6 +15,7 @@ OPT_CHOICES = ("0", "1", "2", "3", "s", "z")
 OPT_HELP = ("optimisation level, clang's: -O0 (the default), -O1, -O2, -O3, -Os, -Oz; -O alone is -O2 (.ll and "
             ".bc run LLVM's -O<n> pipeline, -Os and -Oz as -O2)")
 COMPILING_COMMANDS = ("compile", "run", "check", "trace")
+CONVERGENCE = ("auto", "tokens", "scopes", "cfg")     # lowering.frontend.convergence.MODES
 
 
 def load_source(args, **options):
@@ -23,7 +24,7 @@ def load_source(args, **options):
     from reconverge.lowering.program import load_program
     name, kind, data = read_source(args)
     program = load_program(name, f"-O{args.opt}", args.kernel, args.verify_each, build_options(args, kind),
-                           kind=kind, data=data, **options)
+                           kind=kind, data=data, convergence=args.convergence, **options)
     if program.diagnostics:
         sys.stderr.write(program.diagnostics)
         sys.stderr.flush()
@@ -46,7 +47,8 @@ def read_source(args) -> tuple[str, str, bytes | None]:
 def build_options(args, kind: str = "cl") -> tuple[str, ...]:
     """The OpenCL build options of the command line, as clBuildProgram would take them (-D, -I, -cl-*,
     -w, -Werror), then the --clang-arg flags; only for OpenCL C input (`kind` cl)."""
-    options = [f"-D{d}" for d in args.define or []] + [f"-I{i}" for i in args.include or []]
+    options = ["-g"] if args.debug_info else []
+    options += [f"-D{d}" for d in args.define or []] + [f"-I{i}" for i in args.include or []]
     options += list(getattr(args, "cl_options", ()))
     options += list(args.clang_arg or [])
     if options and kind != "cl":
@@ -84,6 +86,13 @@ def add_build_options(p) -> None:
     p.add_argument("-D", dest="define", action="append", metavar="NAME[=VALUE]",
                    help="define a preprocessor macro (OpenCL C input; repeatable)")
     p.add_argument("-I", dest="include", action="append", metavar="DIR", help="add an #include directory")
+    p.add_argument("-g", dest="debug_info", action="store_true",
+                   help="compile OpenCL C with debug locations (clang's -g; code is unchanged): error messages "
+                        "name source lines, and --convergence=scopes reads the loops calls were written in")
+    p.add_argument("--convergence", choices=CONVERGENCE, default="auto",
+                   help="what decides which loop a sub-group operation or barrier runs in: the IR's convergence "
+                        "tokens, the source scopes of -g, or the CFG's shape; auto (the default) takes the first "
+                        "the kernel has (README, Reconvergence)")
     p.add_argument("--clang-arg", action="append", metavar="FLAG",
                    help="pass FLAG to clang-22 as it is (repeatable; write --clang-arg=-FLAG). Also accepted: "
                         "clBuildProgram's -cl-std=, -cl-fast-relaxed-math, -cl-mad-enable and the other -cl-* "

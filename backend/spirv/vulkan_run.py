@@ -89,6 +89,9 @@ class DeviceInfo:
     subgroup_size: int
     subgroup_operations: tuple[str, ...]
     subgroup_stages: tuple[str, ...]
+    # VK_KHR_shader_maximal_reconvergence: the driver promises Vulkan's maximal reconvergence to modules that
+    # ask for it (MaximallyReconvergesKHR); without it our structured modules are right by construction
+    maximal_reconvergence: bool = False
 
     @property
     def is_lavapipe(self) -> bool:
@@ -233,7 +236,18 @@ def _describe(vk: Any, index: int, pd: Any) -> DeviceInfo:
                       driver_name=driver_name, driver_info=driver_info, driver_version=int(props.driverVersion),
                       usable=compute and has_11, features=_query_features(vk, pd, has_12, has_13),
                       subgroup_size=sub_size, subgroup_operations=_flag_names(sub_ops, _SUBGROUP_OPERATIONS),
-                      subgroup_stages=_flag_names(sub_stages, _STAGES))
+                      subgroup_stages=_flag_names(sub_stages, _STAGES),
+                      maximal_reconvergence=MAXIMAL_RECONVERGENCE in _extension_names(vk, pd))
+
+
+MAXIMAL_RECONVERGENCE = "VK_KHR_shader_maximal_reconvergence"
+
+
+def _extension_names(vk: Any, pd: Any) -> set[str]:
+    """The device extensions the driver offers."""
+    found = vk.vkEnumerateDeviceExtensionProperties(pd, None)
+    return {e.extensionName if isinstance(e.extensionName, str) else vk.ffi.string(e.extensionName).decode()
+            for e in found}
 
 
 def _create_instance() -> _Instance:

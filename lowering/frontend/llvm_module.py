@@ -211,7 +211,10 @@ def optimize_module(mod: llvm.ModuleRef, speed_level: int, source_name: str = ""
     For .ll/.bc input, so that `-O2` means the same thing it means for OpenCL C (where clang runs it).
     With convergence tokens the pipeline runs in a forked child: the LLVM that llvmlite ships has its
     assertions on, and its loop deletion aborts the process on a dead loop whose token is used after it
-    (LoopUtils.cpp, deleteDeadLoop), which becomes a one-line error here instead."""
+    (LoopUtils.cpp, deleteDeadLoop), which becomes a one-line error here instead. The pipeline can also
+    leave the tokens invalid by LLVM's own verifier (a loop it unrolls keeps its heart after another
+    convergent call: fuzz mode `convergence`); the child verifies, and that is a one-line error too,
+    rather than LLVM's abort when the module is read again."""
     _init()
     if speed_level:
         if any(f.name.startswith("llvm.experimental.convergence.") for f in mod.functions):
@@ -242,8 +245,13 @@ def _optimized_in_child(mod: llvm.ModuleRef, speed_level: int, source_name: str)
             quiet = os.open(os.devnull, os.O_WRONLY)
             os.dup2(quiet, 2)                      # and LLVM's assertion text is not that line
             _run_pipeline(mod, speed_level)
+            try:
+                mod.verify()
+                reply = b"B" + mod.as_bitcode()
+            except RuntimeError as err:
+                reply = b"E" + (str(err).strip().splitlines() or ["invalid module"])[0].encode()
             with os.fdopen(write_end, "wb") as out:
-                out.write(mod.as_bitcode())
+                out.write(reply)
         finally:
             os._exit(0)
     os.close(write_end)
@@ -255,7 +263,11 @@ def _optimized_in_child(mod: llvm.ModuleRef, speed_level: int, source_name: str)
     if os.WIFSIGNALED(status) or not chunks:
         raise CompileError(f"{source_name or '<ir>'}: LLVM's -O{speed_level} pipeline crashed on this module's "
                            f"convergence tokens (a dead loop whose token is used after it?): compile it at -O0")
-    return llvm.parse_bitcode(b"".join(chunks))
+    reply = b"".join(chunks)
+    if reply[:1] == b"E":
+        raise CompileError(f"{source_name or '<ir>'}: LLVM's -O{speed_level} pipeline left the convergence-control "
+                           f"tokens invalid ({reply[1:].decode(errors='replace')}): an LLVM bug; run it at -O0")
+    return llvm.parse_bitcode(reply[1:])
 
 
 def target_data(mod: llvm.ModuleRef):

@@ -20,6 +20,7 @@ import llvmlite.binding as llvm
 
 from reconverge.lowering.errors import CompileError, NotSupported
 from reconverge.lowering.frontend import builtins
+from reconverge.lowering.frontend.convergence import apply as convergence_control
 from reconverge.lowering.frontend.llvm_module import KERNEL_TWIN, function_header, prepare_module, require_kernels
 from reconverge.lowering.frontend.llvm_text import key, read_function_text
 from reconverge.lowering.frontend.llvm_types import (
@@ -37,6 +38,7 @@ from reconverge.lowering.frontend.llvm_types import (
     type_from_text,
 )
 from reconverge.lowering.frontend.scalar import Unsupported, scalar_type
+from reconverge.lowering.frontend.source_scopes import DebugScopes, ScopeNotes
 from reconverge.lowering.gcpause import gc_paused
 from reconverge.lowering.ir.core import Arg, Block, Const, Function, Instr, ModuleData, Phi, Undef, Value
 from reconverge.lowering.ir.opcodes import OPCODES, opcodes_of
@@ -95,6 +97,7 @@ class ModuleContext:
         self._module_text: str | None = None
         self._debug: dict[str, str] | None = None
         self._functions: set[str] | None = None
+        self._scopes: DebugScopes | None = None
 
     def resolve_struct(self, name: str) -> LType:
         hit = self._structs.get(name)
@@ -183,6 +186,12 @@ class ModuleContext:
                 break
         where = f"{file or self.source_name}:{line.group(1)}"
         return where + (f":{column.group(1)}" if column and column.group(1) != "0" else "")
+
+    def scope_notes(self) -> ScopeNotes:
+        """A fresh collector of one function's debug locations over the module's parsed scopes."""
+        if self._scopes is None:
+            self._scopes = DebugScopes(self._debug_nodes())
+        return ScopeNotes(self._scopes)
 
     def _debug_nodes(self) -> dict[str, str]:
         """The module's debug-info metadata nodes, by number ('12' -> '!DILocation(...)')."""
@@ -299,6 +308,7 @@ class FunctionReader:
         self.prologue = Block("prologue")
         self.created: list[Instr] = []
         self.func: Function | None = None
+        self.scope_notes: ScopeNotes | None = None     # the debug locations convergence=scopes reads
 
     # ----- errors -----
     def error(self, msg: str, kind: type[CompileError] = CompileError) -> CompileError:
@@ -501,6 +511,7 @@ class FunctionReader:
             func.blocks.append(blk)
             if located:
                 blk.source_lines = self.ctx.block_source_lines([text_of[key(ins)] for ins in b.instructions])
+        notes = self.scope_notes = self.ctx.scope_notes() if "!dbg !" in fn_text else None
         phis: list[tuple[llvm.ValueRef, list[Phi], str]] = []
         lanes: list[Value] | None
         for b in llvm_blocks:
@@ -529,6 +540,8 @@ class FunctionReader:
                 if lanes is not None:
                     self._name(lanes)
                     self.define(ins, lanes)
+                if notes is not None:
+                    notes.note(blk, self.text, self.created)
         for ins, phi_lanes, label in phis:
             self.block_label = label
             self.text = text_of[key(ins)]
@@ -1026,8 +1039,9 @@ def _define_name(header: str) -> str:
 
 
 def read_kernels(module_ref: llvm.ModuleRef, source_name: str = "<ir>", kernel: str | None = None,
-                 prepared: bool = False) -> dict[str, Function]:
-    """Every kernel of the module (or the one named) in CFG form, calls inlined and vectors scalarized."""
+                 prepared: bool = False, convergence: str = "auto") -> dict[str, Function]:
+    """Every kernel of the module (or the one named) in CFG form, calls inlined and vectors scalarized,
+    with the convergence control `convergence` asks for (lowering.frontend.convergence)."""
     if prepared or getattr(module_ref, "reconverge_kernels", None) is not None:
         mod = module_ref                 # prepare_module's output: already inlined
     else:
@@ -1042,7 +1056,9 @@ def read_kernels(module_ref: llvm.ModuleRef, source_name: str = "<ir>", kernel: 
     out = {}
     with gc_paused():                    # many small objects, few freed: the collector would rescan them all
         for n in names:
-            out[n] = FunctionReader(ctx, kernel_body(mod, n), n).read()
+            reader = FunctionReader(ctx, kernel_body(mod, n), n)
+            out[n] = reader.read()
+            convergence_control(out[n], reader.scope_notes, convergence, f"{source_name}: kernel @{n}")
     return out
 
 

@@ -62,6 +62,25 @@ def drop_tokens(func: Function) -> None:
         b.instrs = [ins for ins in b.instrs if ins.opcode != "convergence"]
 
 
+def fold_stray_loop_tokens(func: Function) -> None:
+    """A convergence.loop outside every loop's header takes its parent token's place: LLVM's -O2 leaves
+    one where it fully unrolled or deleted the loop, and LangRef's `loop` intrinsic outside a cycle heart
+    runs once per dynamic instance of its parent (one outside the parent's cycle is still the cycle
+    rule's error, which the validator reports)."""
+    blocks, forest = _loops(func)
+    stray = {ins: ins.operands[-1] for b in blocks if forest.header_of[b.index] != b.index for ins in b.instrs
+             if ins.opcode == "convergence" and ins.attrs.get("kind") == "loop" and ins.operands}
+    if not stray:
+        return
+    for b in blocks:
+        b.instrs = [ins for ins in b.instrs if ins not in stray]
+        for ins in b.instrs:
+            for k, op in enumerate(ins.operands):
+                while op in stray:
+                    op = stray[op]
+                ins.operands[k] = op
+
+
 def run(func: Function, caps: TargetCaps) -> bool:
     if not has_tokens(func):
         return False

@@ -230,7 +230,10 @@ def add_commands(sub) -> None:
     f.add_argument("-n", type=int, default=100, help="programs (default %(default)s)")
     f.add_argument("--seed", type=int, default=0, help="seed of the first program (default %(default)s)")
     f.add_argument("--mode", metavar="MODE[,MODE]",
-                   help=f"program kinds, taken in turn: {', '.join(MODES)} (default: all of them)")
+                   help=f"program kinds, taken in turn: {', '.join(MODES)} (default: all but convergence, so "
+                        f"that an old campaign's seeds keep their modes). convergence: sub-group operations in "
+                        f"loops with several exits and on their break paths, OpenCL C compiled with -g (even "
+                        f"seeds) or its LLVM IR with convergence tokens as its loops nest (odd seeds)")
     f.add_argument("--targets", metavar="T[,T]",
                    help=f"targets besides the reference: {', '.join(TARGETS)} (default: {','.join(DEFAULT_TARGETS)}; "
                         f"opencl is PoCL, slow)")

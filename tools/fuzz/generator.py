@@ -46,7 +46,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-MODES = ("basic", "vector", "barrier", "atomic", "goto", "subgroup", "all", "cfg")
+MODES = ("basic", "vector", "barrier", "atomic", "goto", "subgroup", "all", "cfg", "convergence")
 FEATURES = {
     "basic": {"float"},
     "vector": {"float", "vector"},
@@ -55,8 +55,10 @@ FEATURES = {
     "goto": {"goto", "float"},
     "subgroup": {"float", "subgroup"},
     "all": {"float", "vector", "barrier", "atomic", "goto", "approx", "subgroup"},
+    "convergence": {"float", "subgroup", "convergence"},
 }
-SUBGROUP_RATE = {"subgroup": 0.3, "all": 0.08}     # chance of a sub-group statement before each statement
+# chance of a sub-group statement before each statement
+SUBGROUP_RATE = {"subgroup": 0.3, "all": 0.08, "convergence": 0.3}
 IN_SIZE = 256               # elements of `in` (indices are masked with IN_SIZE - 1)
 LOCAL_WORDS = 64            # elements of the __local exchange array: the largest work-group generated
 COUNTERS = 8                # global atomic counters; counter c takes only ATOMIC_FAMILIES[c]
@@ -81,6 +83,8 @@ class FuzzProgram:
     n_arg: int = 0                      # the scalar `n` (cl programs)
     arg_names: list[str] = field(default_factory=list)
     uses_subgroups: bool = False        # its answers depend on the sub-group size
+    build_options: tuple[str, ...] = ()  # clang's, for a cl program (convergence mode: -g)
+    cl_source: str = ""                 # an ll program made from OpenCL C (convergence mode's tokens): that source
 
     @property
     def name(self) -> str:
@@ -89,7 +93,7 @@ class FuzzProgram:
     def make_args(self) -> list:
         """Fresh arguments (new arrays at every call) from the program's seed."""
         rng = np.random.default_rng(self.seed)
-        if self.language == "ll":
+        if self.language == "ll" and not self.cl_source:
             return [np.zeros(self.global_size, np.int32),
                     rng.integers(-1000, 1000, self.global_size).astype(np.int32)]
         pick = rng.integers(0, 4, IN_SIZE)
@@ -159,6 +163,7 @@ class _ClGen:
         self.uses_goto = False
         self.loops = 0                       # loops (and goto machines) around the statement being made
         self.leaf_depth = 0
+        self.straight = False                # expressions without branches (no ?:, &&, ||, safe_s*)
 
     def fresh(self, prefix: str) -> str:
         self.counter += 1
@@ -214,6 +219,8 @@ class _ClGen:
             return f"({a} {rng.choice(('<<', '>>'))} ({self.expr(depth - 1)} & 31u))"
         if r < 0.5:
             return f"({a} {rng.choice('/%')} ({self.expr(depth - 1)} | 1u))"
+        if self.straight and 0.5 <= r < 0.74 and not 0.54 <= r < 0.58:
+            return f"({a} {rng.choice('+-*&|^')} {self.expr(depth - 1)})"
         if r < 0.54:
             return f"as_uint(safe_s{rng.choice(('div', 'mod'))}(as_int({a}), as_int({self.expr(depth - 1)})))"
         if r < 0.58:
@@ -233,6 +240,8 @@ class _ClGen:
     def condition(self, depth: int) -> str:
         rng = self.rng
         r = rng.random()
+        if self.straight and r >= 0.83:
+            r = 0.1
         if r < 0.35:
             a, b = self.expr(depth), self.expr(depth)
             if a == b:                  # clang warns about comparing a thing with itself
@@ -401,7 +410,9 @@ class _ClGen:
         if "approx" in self.features and self.floats:
             kinds.append(("approx", 1))
         if any(isinstance(c, _Loop) for c in self.context):
-            kinds.append(("jump", 2))
+            kinds.append(("jump", 2 if "convergence" not in self.features else 5))
+        if "convergence" in self.features and nest and self.loops < MAX_LOOPS:
+            kinds.append(("waterfall", 2))
         if self.allow_return:
             kinds.append(("return", 1))
         if nest:
@@ -580,11 +591,46 @@ class _ClGen:
             return
         target = self.rng.randrange(len(reachable))
         kind = self.rng.choice(("break", "continue"))
-        if target == 0:
+        if "convergence" in self.features and self.rng.random() < 0.6:
+            # a sub-group operation on the exit path: clang puts it outside the natural loop it was
+            # written in, -O2 often in the loop's exit block, and it still runs in the exiting iteration
+            out.append(f"{indent}if {cond} {{")
+            # written straight, every operation of the path lies in the block that leaves the loop (the
+            # convergence pass refuses one deeper in the path, behind a branch of its own operands)
+            self.straight = True
+            self.s_subgroup(out, indent + "    ", depth + 1)
+            self.straight = False
+            if target:
+                reachable[target].used = True
+                out.append(f"{indent}    {reachable[target].flag} = {1 if kind == 'break' else 2}u;")
+            out.append(f"{indent}    {kind if not target else 'break'};")
+            out.append(f"{indent}}}")
+        elif target == 0:
             out.append(f"{indent}if {cond} {kind};")
         else:
             reachable[target].used = True
             out.append(f"{indent}if {cond} {{ {reachable[target].flag} = {1 if kind == 'break' else 2}u; break; }}")
+
+    def s_waterfall(self, out, indent, depth):
+        """Seed 001's waterfall loop: each pass, the lanes whose key is the first active lane's leave with a
+        reduction over themselves (at most 8 keys, so at most 8 passes; the guard only bounds it)."""
+        key, g, first = self.fresh("wk"), self.fresh("wg"), self.fresh("wf")
+        target = self.rng.choice([v for v in self.scalars if v.type == "uint"])
+        inner = indent + "    "
+        out.append(f"{indent}{{")
+        out.append(f"{inner}uint {key} = ({self.expr(2)}) & 7u;")
+        out.append(f"{inner}for (uint {g} = 0u; {g} < 32u; {g}++) {{")
+        out.append(f"{inner}    uint {first} = sub_group_broadcast_first({key});")
+        op = self.rng.choice(("reduce_add", "reduce_max", "scan_inclusive_add", "scan_exclusive_min"))
+        out.append(f"{inner}    if ({first} == {key}) {{")
+        self.straight = True
+        out.append(f"{inner}        {target.name} {self.rng.choice(('+=', '^=', '='))} sub_group_{op}({self.expr(2)});")
+        self.straight = False
+        out.append(f"{inner}        break;")
+        out.append(f"{inner}    }}")
+        out.append(f"{inner}}}")
+        out.append(f"{indent}}}")
+        self.uses_subgroups = True
 
     def s_dead(self, out, indent, depth):
         """Code that never runs, behind a test of the host's `n` (always below 8) that no compiler can fold
@@ -793,6 +839,20 @@ def generate(seed: int, mode: str = "all", size: int | None = None) -> FuzzProgr
         if "subgroup" in FEATURES[mode] else None
     gen = _ClGen(rng, FEATURES[mode], size if size is not None else rng.randint(4, 18), subgroup)
     source = gen.kernel()
-    return FuzzProgram(seed, mode, source, "cl", global_size, local, uses_approx=gen.uses_approx,
-                       irreducible=gen.uses_goto, n_arg=rng.randrange(8), arg_names=list(ARG_NAMES),
-                       uses_subgroups=gen.uses_subgroups)
+    program = FuzzProgram(seed, mode, source, "cl", global_size, local, uses_approx=gen.uses_approx,
+                          irreducible=gen.uses_goto, n_arg=rng.randrange(8), arg_names=list(ARG_NAMES),
+                          uses_subgroups=gen.uses_subgroups)
+    if mode == "convergence":
+        program.build_options = ("-g",)
+        if seed % 2:
+            program.source, program.language, program.cl_source = with_tokens(source), "ll", source
+            program.build_options = ()
+    return program
+
+
+def with_tokens(source: str) -> str:
+    """The LLVM IR of a generated kernel (clang-22 -O0 -g) with convergence tokens as its loops nest
+    (tools/fuzz/tokens.py)."""
+    from reconverge.lowering.frontend.clang import run_clang
+    from reconverge.tools.fuzz.tokens import add_tokens
+    return add_tokens(run_clang("-", "-O0", ("-g",), source=source.encode()).llvm_text, source)

@@ -20,6 +20,11 @@ llvm reference declines a sub-group operation (in irreducible control flow: the 
 are then the lock-step interpreter's to say). Such a refusal is `skipped`, not comparable, not a failure;
 a Vulkan device without a sub-group feature the program needs (lavapipe has no clustered operations)
 makes that configuration `unavailable`.
+
+Mode `convergence` (generator.py): its OpenCL C programs are compiled with -g, so the scopes rule applies,
+and the llvm reference declines one whose operation -g's scopes move into a loop (ir -O0 is the reference
+then); its LLVM IR programs carry convergence tokens, which the llvm reference follows. LLVM's own -O2
+can leave such tokens invalid (llvm_module.optimize_module): that configuration is `skipped`.
 """
 from __future__ import annotations
 
@@ -73,8 +78,10 @@ REFERENCE = Config("llvm", "-O0")
 FALLBACK = Config("ir", "-O0")          # the reference where llvm's sub-group model declines
 DEFAULT_SUBGROUP_SIZE = 16              # llvm and ir, as gen's default width
 LAVAPIPE_SUBGROUP_SIZE = 8              # lavapipe's subgroupSize on x86 (its SIMD width, AVX2)
-NOT_COMPARABLE = "cannot tell which lanes run"      # the llvm reference's sub-group refusal (jit_oracle)
+NOT_COMPARABLE = ("cannot tell which lanes run",   # the llvm reference's sub-group refusals (jit_oracle),
+                  "cannot run it as -g's scopes say")   # and harness's where -g's scopes move an operation
 DEVICE_LACKS = "lacks the sub-group feature"        # the spirv target's refusal on a device without one
+LLVM_BROKE_TOKENS = "pipeline left the convergence-control tokens invalid"    # llvm_module.optimize_module
 
 
 def subgroup_size(config: Config) -> int:
@@ -138,7 +145,7 @@ class ProgramRun:
     def load(self, level: str):
         from reconverge.tools.targets.harness import load_program
         if level not in self.loaded:
-            self.loaded[level] = load_program(self.path, level)
+            self.loaded[level] = load_program(self.path, level, build_options=self.program.build_options)
         return self.loaded[level]
 
     def execute(self, config: Config, size: int | None = None) -> list:
@@ -165,7 +172,7 @@ class ProgramRun:
             try:
                 self.references[size] = self.execute(REFERENCE, size)
             except CompileError as exc:
-                if NOT_COMPARABLE not in str(exc):
+                if not any(phrase in str(exc) for phrase in NOT_COMPARABLE):
                     raise
                 self.references[size] = self.execute(FALLBACK, size)
         return self.references[size]
@@ -190,10 +197,12 @@ class ProgramRun:
             return Outcome(config.name, "skipped", _one_line(exc))
         except CompileError as exc:
             text = str(exc).replace(self.path, os.path.basename(self.path))     # not the worker's temporary folder
-            if subgroups and config.target == "llvm" and NOT_COMPARABLE in text:
+            if subgroups and config.target == "llvm" and any(phrase in text for phrase in NOT_COMPARABLE):
                 return Outcome(config.name, "skipped", "not comparable: " + _one_line(text))
             if subgroups and config.target == "spirv" and DEVICE_LACKS in text:
                 return Outcome(config.name, "unavailable", _one_line(text))   # lavapipe: no clustered ops
+            if LLVM_BROKE_TOKENS in text:       # LLVM's own -O2 made the input invalid: nothing to run
+                return Outcome(config.name, "skipped", _one_line(text))
             status = "invalid" if ("spirv-val" in text or "iga64" in text) else "refused"
             return Outcome(config.name, status, _one_line(text))
         except Exception as exc:        # noqa: BLE001 - a bug in reconverge, reported as the outcome
@@ -211,6 +220,9 @@ class ProgramRun:
             except IrreducibleCFG:      # llvm declines (irreducible control flow) and ir cannot hold the CFG
                 return Outcome(config.name, "skipped", f"no reference at sub-group size {size}: a sub-group "
                                                        f"operation in irreducible control flow")
+            except CompileError as exc:     # ir -O0 refused it too: that refusal is its own failure
+                return Outcome(config.name, "skipped", _one_line(f"no reference at sub-group size {size}: the "
+                                                                f"reference refused it: {exc}"))
             except Exception as exc:    # noqa: BLE001 - neither llvm nor ir gives a reference at this size
                 return Outcome(config.name, "crash", _one_line(f"no reference at sub-group size {size}: "
                                                                f"{type(exc).__name__}: {exc}"))

@@ -99,11 +99,35 @@ def _run_llvm(program: Program, kernel: str, args: list, global_size, local_size
     if any(p.is_vector for p in program.params(kernel)):
         raise CompileError(f"{program.path}: kernel @{kernel}: the llvm target cannot pass by-value "
                            f"vector parameters")
+    if _scopes_move_an_operation(program, kernel):
+        raise CompileError(f"{program.path}: kernel @{kernel}: the llvm target cannot run it as -g's scopes say: a "
+                           f"sub-group operation or barrier was written in a loop its CFG places it after, and "
+                           f"the reference's maximal convergence would run it after the loop (use --target ir, gen "
+                           f"or spirv, or --convergence=cfg)")
     try:
         run_llvm_kernel(program.llvm_text, kernel, args, global_size, local_size, global_offset,
                         (options or OracleOptions()).subgroup_size)
     except OracleError as e:
         raise CompileError(f"{program.path}: kernel @{kernel}: llvm target: {e}") from None
+
+
+def _scopes_move_an_operation(program: Program, kernel: str) -> bool:
+    """Whether reading `kernel` as the program's --convergence says anchors an operation in a loop by its
+    source scopes (lowering.frontend.convergence): the CFG, which the reference follows, then differs."""
+    from dataclasses import replace
+
+    from reconverge.lowering import pipeline
+    from reconverge.lowering.passes.convergence import has_tokens
+    if "!dbg" not in program.llvm_text or program.inspect.convergence not in ("auto", "scopes"):
+        return False
+    if program.inspect.convergence == "auto" and "@llvm.experimental.convergence." in program.llvm_text:
+        return False                 # auto takes the IR's own tokens first, and the reference follows them
+    try:
+        read = pipeline.read_module_ref(program.module(), program.path,
+                                        replace(program.inspect, kernel=kernel, pipeline="generic"))
+    except CompileError:
+        return False                 # our reader cannot read it: the reference still runs it
+    return has_tokens(read[kernel])
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,200 @@
+"""Which source loop a convergent operation was written in, read from `-g`'s lexical scopes.
+
+Why: which lanes meet at a sub-group operation or a barrier is decided by the loop it was written in,
+and the CFG can lose that. A `break` path is outside LLVM's natural loop (it cannot reach the back edge),
+so the waterfall loop's reduction, written before its `break`, sits in a block after the loop at -O0 as
+at -O2, where no rule on the CFG alone can tell it from a reduction written after the loop (seed 001).
+Compiled with `-g`, every instruction keeps its source location through -O2: a DILocation whose scope
+chain (DILexicalBlock -> ... -> DISubprogram, then `inlinedAt`, the call site, for an inlined copy) says
+which `{...}` blocks and statements it was written in.
+
+The rule. For each loop L of the CFG (a natural loop), the scopes L *touches* are the lexical blocks that
+hold, at any depth, a located instruction of L's blocks (line 0, a location LLVM dropped when it moved
+the instruction, does not count), and LCA(L) is the innermost scope holding all of them. A convergent
+operation C in a block after L (dominated by L's header, outside L) was written in L when a lexical
+block on C's scope chain is touched by L and either lies below LCA(L) (a statement inside the loop that
+also has code in it: the waterfall's `if`) or is LCA(L) itself and holds no located instruction that
+runs before L (in a block L's header does not dominate): a loop body's `{...}` has none, while the scope
+a `while` or `do` is written in holds the loop's condition (so it is touched) and, before the loop, the
+branch into it. Scopes above LCA(L) are never the loop's: a `for` statement's own scopes hold its
+`init`, and the block a loop is written in holds the code after it.
+
+Limits: a body without braces (`while (c) x += reduce(y);`) has no scope of its own, so a call in it
+that the CFG puts after the loop is taken as written after the loop; so is a loop whose body LLVM
+peeled or duplicated before it with its locations (the body then holds code before the loop).
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from reconverge.lowering.graph import IrreducibleError, dominator_tree, loop_forest
+from reconverge.lowering.ir.core import Block, Function, Instr
+from reconverge.lowering.ir.opcodes import OPCODES
+
+CONVERGENT = frozenset(name for name, op in OPCODES.items() if op.has("convergent"))
+_DBG = re.compile(r"!dbg !(\d+)")
+_FIELD = re.compile(r"\b(line|column|scope|inlinedAt): (!?\d+)")
+
+ScopeKey = tuple[str, str]      # (scope node, inlinedAt node or ""): one scope of one inlined copy
+
+
+@dataclass(frozen=True)
+class Location:
+    line: int
+    scope: str
+    inlined_at: str
+
+
+class DebugScopes:
+    """The module's debug-info nodes (number -> `!DI...(...)` text, parsed once by the reader), read as
+    locations and scope chains when asked for."""
+
+    def __init__(self, nodes: dict[str, str]):
+        self._nodes = nodes
+        self._locations: dict[str, Location | None] = {}
+        self._chains: dict[str, tuple[ScopeKey, ...]] = {}
+        self._full: bool | None = None
+
+    @property
+    def has_scopes(self) -> bool:
+        """Whether clang wrote lexical scopes at all: `-g`'s FullDebug does, `-gline-tables-only` does not."""
+        if self._full is None:
+            self._full = any(n.startswith("!DICompileUnit(") and "emissionKind: FullDebug" in n
+                             for n in self._nodes.values())
+        return self._full
+
+    def location(self, ident: str) -> Location | None:
+        if ident not in self._locations:
+            node = self._nodes.get(ident, "")
+            fields = dict(_FIELD.findall(node)) if node.startswith("!DILocation(") else {}
+            self._locations[ident] = Location(int(fields.get("line", "0")), fields["scope"].lstrip("!"),
+                                              fields.get("inlinedAt", "").lstrip("!")) if "scope" in fields else None
+        return self._locations[ident]
+
+    def is_block(self, key: ScopeKey) -> bool:
+        """A lexical block (`{...}`, a for or if statement's scope), not a function or a file switch."""
+        return self._nodes.get(key[0], "").startswith("!DILexicalBlock(")
+
+    def chain(self, ident: str) -> tuple[ScopeKey, ...]:
+        """The scopes around location `ident`, innermost first, continuing through the call sites of the
+        inlined copies it belongs to; empty for an unknown node."""
+        hit = self._chains.get(ident)
+        if hit is None:
+            hit = self._chains[ident] = self._chain(ident, 0)
+        return hit
+
+    def _chain(self, ident: str, depth: int) -> tuple[ScopeKey, ...]:
+        loc = self.location(ident)
+        if loc is None or depth > 64:
+            return ()
+        keys: list[ScopeKey] = []
+        scope = loc.scope
+        for _ in range(256):                      # scope chains are short; a cycle stops here
+            keys.append((scope, loc.inlined_at))
+            m = re.search(r"\bscope: !(\d+)", self._nodes.get(scope, ""))
+            if m is None or self._nodes.get(scope, "").startswith("!DISubprogram("):
+                break
+            scope = m.group(1)
+        return tuple(keys) + (self.chain(loc.inlined_at) if loc.inlined_at else ())
+
+
+@dataclass
+class ScopeNotes:
+    """What the reader saw of one function's debug locations: each block's located instructions and
+    each convergent operation's location (every IR instruction an LLVM call became)."""
+    scopes: DebugScopes
+    blocks: dict[Block, list[str]] = field(default_factory=dict)
+    calls: dict[Instr, str] = field(default_factory=dict)
+    unlocated_calls: int = 0
+
+    def note(self, block: Block, text: str, created: list[Instr]) -> None:
+        m = _DBG.search(text)
+        ident = m.group(1) if m else None
+        if ident is not None:
+            loc = self.scopes.location(ident)
+            if loc is not None and loc.line:
+                self.blocks.setdefault(block, []).append(ident)
+        for ins in created:
+            if ins.opcode in CONVERGENT:
+                if ident is None:
+                    self.unlocated_calls += 1
+                else:
+                    self.calls[ins] = ident
+
+    @property
+    def complete(self) -> bool:
+        """Every convergent operation has a location and the module has lexical scopes (compiled with -g)."""
+        return self.unlocated_calls == 0 and self.scopes.has_scopes
+
+
+def loop_homes(func: Function, notes: ScopeNotes) -> dict[Instr, Block]:
+    """For each convergent operation that the CFG places after a loop it was written in, the header of
+    the innermost such loop (the module docstring's rule). CFG form; an irreducible CFG gives none (the
+    structurizer refuses it)."""
+    blocks = func.blocks
+    if not notes.calls or not blocks:
+        return {}
+    index = {b: i for i, b in enumerate(blocks)}
+    succs = [[index[s] for s in b.succs] for b in blocks]
+    dom = dominator_tree(succs, 0)
+    try:
+        forest = loop_forest(succs, 0, dom)
+    except IrreducibleError:
+        return {}
+    headers = forest.headers
+    candidates = [(ins, index[ins.block]) for ins in notes.calls if ins.block is not None and ins.block in index]
+    wanted: dict[int, list[Instr]] = {h: [] for h in headers}     # loop header -> the operations after it
+    for ins, b in candidates:
+        for h in headers:
+            if h != b and dom.dominates(h, b) and not forest.contains(h, b):
+                wanted[h].append(ins)
+    homes: dict[Instr, Block] = {}
+    depth: dict[Instr, int] = {}
+    for h, after in wanted.items():
+        if not after:
+            continue
+        loop = _LoopScopes(notes, blocks, [v for v in range(len(blocks)) if forest.contains(h, v)],
+                           [v for v in range(len(blocks)) if dom.pre[v] >= 0 and not dom.dominates(h, v)])
+        d = forest.depth(h)
+        for ins in after:
+            if loop.holds(notes.scopes.chain(notes.calls[ins])) and d > depth.get(ins, 0):
+                homes[ins], depth[ins] = blocks[h], d
+    return homes
+
+
+class _LoopScopes:
+    """The scopes one CFG loop touches, their innermost common one, and those with code before it."""
+
+    def __init__(self, notes: ScopeNotes, blocks: list[Block], inside: list[int], before: list[int]):
+        scopes = notes.scopes
+        self.is_block = scopes.is_block
+        self.touched: set[ScopeKey] = set()
+        common: tuple[ScopeKey, ...] | None = None          # the LCA's chain, outermost first
+        for v in inside:
+            for ident in notes.blocks.get(blocks[v], ()):
+                chain = scopes.chain(ident)
+                self.touched.update(chain)
+                outward = chain[::-1]
+                if common is None:
+                    common = outward
+                else:
+                    n = 0
+                    while n < min(len(common), len(outward)) and common[n] == outward[n]:
+                        n += 1
+                    common = common[:n]
+        self.trunk = set(common or ())
+        self.lca = common[-1] if common else None
+        self.before: set[ScopeKey] = set()
+        for v in before:
+            for ident in notes.blocks.get(blocks[v], ()):
+                self.before.update(scopes.chain(ident))
+
+    def holds(self, chain: tuple[ScopeKey, ...]) -> bool:
+        """Whether an operation with this scope chain was written inside the loop."""
+        for key in chain:
+            if key not in self.touched or not self.is_block(key):
+                continue
+            if key not in self.trunk or (key == self.lca and key not in self.before):
+                return True
+        return False

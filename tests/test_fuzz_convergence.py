@@ -1,0 +1,229 @@
+"""Fuzz mode `convergence` (tools/fuzz/generator.py, tools/fuzz/tokens.py): sub-group operations on the
+break paths of loops with several exits and in waterfall loops, as OpenCL C compiled with -g (the scopes
+rule) and as clang's IR with convergence tokens placed as the source's loops nest. The mode adds programs
+without changing any other mode's; clang -O2 really moves its operations out of the loops they were written
+in; the tokens follow the source; and a fixed-seed slice agrees on ir, gen and spirv with the reference."""
+from __future__ import annotations
+
+import hashlib
+import re
+
+import pytest
+
+from reconverge.lowering.errors import CompileError
+from reconverge.lowering.ir.validate import ValidationError
+from reconverge.lowering.program import load_program
+from reconverge.tools.fuzz.generator import generate, with_tokens
+from reconverge.tools.fuzz.runner import Config, ProgramRun
+from reconverge.tools.fuzz.tokens import source_loops
+from reconverge.tools.targets.harness import _scopes_move_an_operation
+
+OLD_MODES = ("basic", "vector", "barrier", "atomic", "goto", "subgroup", "all", "cfg")
+
+
+def test_the_other_modes_programs_are_unchanged():
+    """Seeds 0-24 of every older mode, hashed as main wrote them before the convergence mode: an old
+    campaign's seed still reproduces its program."""
+    h = hashlib.sha256()
+    for mode in OLD_MODES:
+        for seed in range(25):
+            p = generate(seed, mode)
+            h.update(p.source.encode())
+            h.update(repr((p.global_size, p.local_size, p.n_arg, p.uses_subgroups)).encode())
+    assert h.hexdigest() == "62e7d5b8b2a780ae5e90aa2af39436270715853406bdd601fd57d2c38b7c2f4d"
+
+
+def test_even_seeds_are_opencl_with_g_and_odd_seeds_ir_with_tokens():
+    cl, ll = generate(0, "convergence"), generate(1, "convergence")
+    assert (cl.language, cl.build_options) == ("cl", ("-g",)) and cl.uses_subgroups
+    assert (ll.language, ll.build_options) == ("ll", ()) and ll.cl_source.startswith("#pragma")
+    assert "@llvm.experimental.convergence.entry()" in ll.source
+    assert len(ll.make_args()) == 5                     # the OpenCL C kernel's parameters, not cfg's
+
+
+def test_clang_O2_moves_the_operations_out_of_the_loops_they_were_written_in(tmp_path):
+    """convergence-0 at -O2 -g: a sub-group operation lies after a loop its source scope puts it in
+    (the reduction of `if (c) { r = reduce(x); break; }` in the loop's exit block), which only the scopes
+    rule keeps in the loop; so the llvm reference declines it (README, Reconvergence)."""
+    path = tmp_path / "c.cl"
+    path.write_text(generate(0, "convergence").source)
+    assert _scopes_move_an_operation(load_program(str(path), "-O2", build_options=("-g",)), "k")
+
+
+SOURCE = """\
+__kernel void k(__global uint *out, __global const uint *in)
+{
+    const uint gid = get_global_id(0);
+    uint r = 0u;
+    for (uint i = 0u; i < 4u; i++) {
+        if (in[gid] > i) {
+            r += sub_group_reduce_add(i);
+            break;
+        }
+        uint g = 0u;
+        do {
+            g++;
+            r ^= sub_group_ballot(r > g).x;
+        } while (g < in[gid] && r < 7u);
+    }
+    out[gid] = r + sub_group_reduce_add(r);
+}
+"""
+
+
+def test_source_loops_reads_the_nesting():
+    innermost, parent = source_loops(SOURCE)
+    assert parent == {5: None, 11: 5}
+    assert (innermost[3], innermost[7], innermost[13], innermost[14], innermost[16]) == (None, 5, 11, 11, None)
+
+
+def test_tokens_follow_the_source_loops():
+    """A heart in each loop's header, child of the loop around it; the break path's reduction (outside the
+    natural loop at -O0) keeps its loop's token; every call is controlled (LLVM's verifier forbids a mix)."""
+    text = with_tokens(SOURCE)
+    kernel = text[text.index("spir_kernel void @k("):]
+    kernel = kernel[:kernel.index("\n}\n")]
+    assert '%cvt.l5 = call token @llvm.experimental.convergence.loop() [ "convergencectrl"(token %cvt.entry) ]' \
+        in kernel
+    assert '%cvt.l11 = call token @llvm.experimental.convergence.loop() [ "convergencectrl"(token %cvt.l5) ]' \
+        in kernel
+    calls = [(m.group(2)[:int(m.group(1))], m.group(3)) for m in
+             re.finditer(r'call spir_func [^@]*@_Z(\d+)(\w+)\(.*"convergencectrl"\(token (%[\w.]+)\)', kernel)]
+    assert ("sub_group_reduce_add", "%cvt.l5") in calls                  # the break path's
+    assert ("sub_group_ballot", "%cvt.l11") in calls
+    assert ("sub_group_reduce_add", "%cvt.entry") in calls               # after the loop
+    assert ("get_global_id", "%cvt.entry") in calls
+    assert all(" call " not in line or "convergencectrl" in line or "@llvm." in line
+               for line in kernel.splitlines()[1:])
+
+
+def test_llvm_O2_breaking_the_tokens_is_a_one_line_refusal(tmp_path):
+    """LLVM 22's -O2 can leave a token module invalid by its own verifier (a loop's heart after another
+    convergent call once the loop is unrolled); reading that module again aborted the process."""
+    path = tmp_path / "c.ll"
+    path.write_text(generate(1, "convergence").source)
+    with pytest.raises(CompileError, match="left the convergence-control tokens invalid"):
+        load_program(str(path), "-O2")
+    load_program(str(path), "-O0")
+
+
+# a cheap slice (small programs; the reference, ir and one gen width x mode at -O2, lavapipe at -O0):
+# convergence-2 has a reduction on a loop's break path (the llvm reference declines it: ir -O0 is the
+# reference), convergence-3 is IR with tokens (the llvm reference follows them)
+SLICE = [(2, "gen-O2-simd16-blockip"), (3, "gen-O2-simd8-hybrid")]
+
+
+@pytest.mark.parametrize("seed,gen", SLICE, ids=str)
+def test_convergence_slice_agrees(seed, gen, tmp_path):
+    program = generate(seed, "convergence", size=4)
+    run = ProgramRun(program, str(tmp_path))
+    configs = [Config("llvm", "-O0"), Config("ir", "-O2"), Config.parse(gen), Config("spirv", "-O0")]
+    outcomes = [run.run(c) for c in configs]
+    bad = [f"{o.config}: {o.status}: {o.message}" for o in outcomes if o.status not in ("ok", "skipped")]
+    assert not bad, f"{program.name}: " + "; ".join(bad)
+    assert [o.status for o in outcomes[1:]] == ["ok", "ok", "ok"]
+    assert outcomes[0].status == ("skipped" if seed == 2 else "ok")
+
+
+STRAY_HEART = """\
+target datalayout = "e-i64:64-v16:16-v24:32-v32:32-v48:64-v96:128-v192:256-v256:256-v512:512-v1024:1024-G1"
+target triple = "spir64"
+
+define spir_kernel void @k(ptr addrspace(1) %out) #0 {
+entry:
+  %e = call token @llvm.experimental.convergence.entry()
+  %i = call spir_func i64 @_Z13get_global_idj(i32 0) [ "convergencectrl"(token %e) ]
+  %v = trunc i64 %i to i32
+  br label %once
+
+once:
+  %l = call token @llvm.experimental.convergence.loop() [ "convergencectrl"(token %e) ]
+  %r = call spir_func i32 @_Z20sub_group_reduce_addj(i32 %v) [ "convergencectrl"(token %l) ]
+  %dst = getelementptr inbounds i32, ptr addrspace(1) %out, i64 %i
+  store i32 %r, ptr addrspace(1) %dst, align 4
+  ret void
+}
+
+declare spir_func i64 @_Z13get_global_idj(i32) #0
+declare spir_func i32 @_Z20sub_group_reduce_addj(i32) #0
+declare token @llvm.experimental.convergence.entry()
+declare token @llvm.experimental.convergence.loop()
+
+attributes #0 = { convergent }
+"""
+
+
+def test_a_loop_token_outside_every_loop_header_is_its_parents(tmp_path):
+    """LLVM's -O2 leaves `convergence.loop` in a block that is no loop's header once it fully unrolls or
+    deletes the loop (LangRef allows it: it runs once per instance of its parent). Campaign seed 1001 at
+    -O2: our validator rejected the read kernel (a crash on ir, spirv and gen); now the token is its
+    parent's, here the entry's: the reduction over the whole sub-group."""
+    import numpy as np
+
+    from reconverge.tools.targets.harness import run_target
+    path = tmp_path / "stray.ll"
+    path.write_text(STRAY_HEART)
+    program = load_program(str(path), "-O0")
+    out = run_target("ir", program, "k", [np.zeros(16, np.uint32)], (16,), (16,))[0]
+    assert list(out) == [sum(range(16))] * 16
+
+
+def _after_loops(level: str, convergence: str):
+    import os
+
+    import numpy as np
+
+    from reconverge.tools.targets.harness import run_target
+    path = os.path.join(os.path.dirname(__file__), "kernels_fuzzconv", "scopes_switch_after_loops.cl")
+    data = (np.arange(64) * 7 % 11).astype(np.uint32)
+    program = load_program(path, level, build_options=("-g",), convergence=convergence)
+    got = run_target("ir", program, "k", [np.zeros(16, np.uint32), data], (16,), (16,))[0]
+    lanes = ((data[:16] & 1) == 0) & (data[32:48] < 8)
+    return list(got), [int(lanes.sum()) if m else 0 for m in lanes]
+
+
+@pytest.mark.parametrize("level,convergence", [("-O2", "auto"), ("-O0", "cfg")])
+def test_an_operation_after_two_loops_in_a_switch_case(level, convergence):
+    got, want = _after_loops(level, convergence)
+    assert got == want
+
+
+@pytest.mark.xfail(strict=True, raises=CompileError,
+                   reason="scopes rule (-O0 -g): the reduction written after both loops of a switch case's if "
+                          "gets the waterfall loop's token; the convergence pass then refuses it (fuzz convergence-104)")
+def test_an_operation_after_two_loops_in_a_switch_case_scopes_O0():
+    got, want = _after_loops("-O0", "auto")
+    assert got == want
+
+
+@pytest.mark.xfail(strict=True, raises=ValidationError,
+                   reason="scopes rule (-O2 -g): an anchor in one loop's header controls an operation in another "
+                          "loop (the cycle rule), so the validator rejects the read kernel (fuzz convergence-1004)")
+def test_fuzz_1004_reads_at_O2_with_g():
+    import os
+    path = os.path.join(os.path.dirname(__file__), "kernels_fuzzconv", "scopes_cycle_rule_1004.cl")
+    load_program(path, "-O2", build_options=("-g",)).function("k")
+
+
+def _program_1049():
+    import os
+
+    from reconverge.tools.fuzz.generator import ARG_NAMES, FuzzProgram
+    path = os.path.join(os.path.dirname(__file__), "kernels_fuzzconv", "blockip_tokens_1049.cl")
+    with open(path, encoding="utf-8") as f:
+        source = f.read()
+    return FuzzProgram(1049, "convergence", with_tokens(source), "ll", 32, 32, n_arg=0, arg_names=list(ARG_NAMES),
+                       uses_subgroups=True, cl_source=source)
+
+
+def test_fuzz_1049_structured_gen_agrees(tmp_path):
+    run = ProgramRun(_program_1049(), str(tmp_path))
+    assert run.run(Config.parse("gen-O2-simd8-structured")).status == "ok"
+
+
+@pytest.mark.xfail(strict=True, reason="gen blockIP at -O2, SIMD8, on the tokens IR of fuzz convergence-1049: 17 "
+                                       "lanes differ from the llvm reference (which ir and gen structured match)")
+def test_fuzz_1049_blockip_agrees(tmp_path):
+    run = ProgramRun(_program_1049(), str(tmp_path))
+    outcome = run.run(Config.parse("gen-O2-simd8-blockip"))
+    assert outcome.status == "ok", outcome.message
