@@ -162,3 +162,42 @@ kernel @k(ptr1 %out, i32 %r) {
     func.update_cfg()
     assert [u.entry.label for u in layout(func, [block_unit(b) for b in func.blocks])] == \
         ["entry", "loop", "latch", "exit"]
+
+
+def test_blockip_lays_a_loop_after_a_top_tested_loop_out_after_all_of_it():
+    """Fuzz convergence-1049's shape: a loop left by its header's true arm, an inner loop in its body, and a
+    second loop after it. Before, reverse postorder laid the second loop (and the return) out between the
+    header and its body, so blockIP ran it once per batch of lanes leaving the first loop."""
+    from reconverge.backend.gen.cf_regions import block_unit
+    from reconverge.lowering.ir.parser import parse_module
+    func = parse_module("""\
+kernel @k(ptr1 %out, i32 %r) {
+  block b0 "entry":
+    br b1
+  block b1 "outer":
+    %i = phi i32 [b0: 0], [b4: %i1]
+    %done = icmp.eq i32 %i, %r
+    cbr i1 %done, b5, b2
+  block b2 "body":
+    br b3
+  block b3 "inner":
+    %j = phi i32 [b2: 0], [b3: %j1]
+    %j1 = add i32 %j, 1
+    %more = icmp.ult i32 %j1, %i
+    cbr i1 %more, b3, b4
+  block b4 "latch":
+    %i1 = add i32 %i, 1
+    br b1
+  block b5 "second":
+    %k = phi i32 [b1: 0], [b5: %k1]
+    %k1 = add i32 %k, 1
+    %again = icmp.ult i32 %k1, %r
+    cbr i1 %again, b5, b6
+  block b6 "exit":
+    store i32 %k1, %out
+    ret
+}
+""").functions["k"]
+    func.update_cfg()
+    assert [u.entry.label for u in layout(func, [block_unit(b) for b in func.blocks])] == \
+        ["entry", "outer", "body", "inner", "latch", "second", "exit"]
