@@ -245,8 +245,10 @@ class LoopForest:
 
 
 def loop_forest(succs: Succs, entry: int, dom: DomTree | None = None,
-                preds: Succs | None = None) -> LoopForest:
-    """Natural loops of a reducible graph; raises IrreducibleError for a retreating edge to a non-dominator."""
+                preds: Succs | None = None, natural_only: bool = False) -> LoopForest:
+    """Natural loops of a reducible graph; raises IrreducibleError for a retreating edge to a non-dominator.
+    natural_only: the natural loops of any graph instead (an irreducible cycle's retreating edges left out:
+    its nodes belong to no loop of their own; a natural loop is still entered only at its header)."""
     n = len(succs)
     preds = predecessors(succs) if preds is None else preds
     order = reverse_postorder(succs, entry)
@@ -261,7 +263,7 @@ def loop_forest(succs: Succs, entry: int, dom: DomTree | None = None,
                     latches.setdefault(v, []).append(u)
                 else:
                     bad.append((u, v))
-    if bad:
+    if bad and not natural_only:
         raise IrreducibleError(bad)
     header_of = [-1] * n
     parent: dict[int, int] = {}

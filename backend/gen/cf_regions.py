@@ -89,18 +89,16 @@ def layout(func: Function, units: list[Region]) -> list[Region]:
     """The units in reverse postorder from the entry's: every unit after its dominators, so a value is
     selected before its uses; unreachable ones are left out. Successors are searched last first, so a
     branch's first target comes first (a cbr's true arm before its false one, as the source wrote them).
-    Each natural loop's units stand together after its header, its exits after them all (where the unit
-    graph is reducible): blockIP runs the lowest waiting unit first, so a unit after a loop runs once,
-    with every lane that left the loop, not once per batch of lanes leaving (a sub-group operation there
-    sees them all, as maximal convergence and a convergence token from outside the loop say)."""
+    Each natural loop's units stand together after its header, its exits after them all: blockIP runs
+    the lowest waiting unit first, so a unit after a loop runs once, with every lane that left the loop,
+    not once per batch of lanes leaving (a sub-group operation there sees them all, as maximal
+    convergence and a convergence token from outside the loop say). An irreducible part's cycles are no
+    loops here; the natural loops beside or around them still are."""
     position = {u.entry: i for i, u in enumerate(units)}
     succs = [[position[t] for t in reversed(u.exits)] for u in units]
     entry = position[func.blocks[0]]
     order = reverse_postorder(succs, entry)
-    try:
-        forest = loop_forest(succs, entry)
-    except IrreducibleError:
-        return [units[i] for i in order]
+    forest = loop_forest(succs, entry, natural_only=True)
     return [units[i] for i in loops_together(order, forest)]
 
 

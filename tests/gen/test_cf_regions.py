@@ -201,3 +201,43 @@ kernel @k(ptr1 %out, i32 %r) {
     func.update_cfg()
     assert [u.entry.label for u in layout(func, [block_unit(b) for b in func.blocks])] == \
         ["entry", "outer", "body", "inner", "latch", "second", "exit"]
+
+
+def test_blockip_lays_a_loop_out_together_beside_an_irreducible_part():
+    """The same rule where the unit graph is irreducible (a cycle entered at two blocks, as goto makes):
+    the natural loop's units still stand together before its exit (before, the whole layout fell back to
+    reverse postorder, and the exit came before the loop's latch)."""
+    from reconverge.backend.gen.cf_regions import block_unit
+    from reconverge.lowering.ir.parser import parse_module
+    func = parse_module("""\
+kernel @k(ptr1 %out, i32 %r) {
+  block b0 "entry":
+    %odd = icmp.eq i32 %r, 1
+    cbr i1 %odd, b1, b2
+  block b1 "x":
+    %a = phi i32 [b0: 0], [b2: %b1]
+    %a1 = add i32 %a, 1
+    %xs = icmp.ult i32 %a1, %r
+    cbr i1 %xs, b2, b3
+  block b2 "y":
+    %b = phi i32 [b0: 1], [b1: %a1]
+    %b1 = add i32 %b, 2
+    %ys = icmp.ult i32 %b1, %r
+    cbr i1 %ys, b1, b3
+  block b3 "loop":
+    %k = phi i32 [b1: 0], [b2: 0], [b4: %k1]
+    %hit = icmp.eq i32 %k, %r
+    cbr i1 %hit, b5, b4
+  block b4 "latch":
+    %k1 = add i32 %k, 1
+    br b3
+  block b5 "exit":
+    store i32 %k, %out
+    ret
+}
+""").functions["k"]
+    func.update_cfg()
+    with pytest.raises(IrreducibleError):
+        loop_forest([[s.index for s in b.succs] for b in func.blocks], 0)
+    assert [u.entry.label for u in layout(func, [block_unit(b) for b in func.blocks])][-3:] == \
+        ["loop", "latch", "exit"]
