@@ -249,3 +249,22 @@ def test_a_waterfall_after_a_top_tested_loop_meets_every_lane_on_blockip(tmp_pat
     for config in BLOCKIP_MODES:
         outcome = run.run(Config.parse(config))
         assert outcome.status == "ok", (config, outcome.message)
+
+
+def test_a_reduction_after_a_loop_left_only_by_a_break_meets_every_lane_on_blockip(tmp_path):
+    """Not tokens-specific: OpenCL C at -O0, no tokens, no -g. Before cf_regions laid each loop out
+    together, blockIP laid the exit block (reached from the break alone) before the loop's latch and ran
+    the reduction once per batch of lanes leaving (31 of 32 lanes differed at SIMD8). The convergence
+    mode writes its `while` loops this way since."""
+    import os
+
+    from reconverge.tools.fuzz.generator import ARG_NAMES, FuzzProgram
+    with open(os.path.join(os.path.dirname(__file__), "kernels_fuzzconv", "blockip_break_only_loop.cl"),
+              encoding="utf-8") as f:
+        source = f.read()
+    run = ProgramRun(FuzzProgram(0, "convergence", source, "cl", 32, 32, n_arg=0, arg_names=list(ARG_NAMES),
+                                 uses_subgroups=True), str(tmp_path))
+    for config in ("gen-O0-simd8-blockip", "gen-O0-simd16-blockip"):
+        outcome = run.run(Config.parse(config))
+        assert outcome.status == "ok", (config, outcome.message)
+    assert any("for (;;)" in generate(seed, "convergence").source for seed in range(0, 20, 2))

@@ -554,8 +554,13 @@ class _ClGen:
 
     def s_while(self, out, indent, depth):
         g = self.fresh("g")
-        self._loop(out, indent, depth, [f"uint {g} = 0u;"],
-                   f"while ({g} < {self.rng.randint(1, 6)}u && {self.condition(1)}) {{", "}", f"{g}++;")
+        test = f"{g} < {self.rng.randint(1, 6)}u && {self.condition(1)}"
+        if "convergence" in self.features:
+            # the same loop left only by a break (clang -O0: the exit block is reached from the break alone,
+            # after the loop's first branch, as the blockIP layout of fuzz convergence-1049 had it)
+            self._loop(out, indent, depth, [f"uint {g} = 0u;"], "for (;;) {", "}", f"if (!({test})) break; {g}++;")
+            return
+        self._loop(out, indent, depth, [f"uint {g} = 0u;"], f"while ({test}) {{", "}", f"{g}++;")
 
     def s_do(self, out, indent, depth):
         g = self.fresh("g")
