@@ -97,6 +97,17 @@ class GenKernel:
         return Kernel(self.name, code, self.simd, self.layout.payload(self.simd))
 
 
+@dataclass(frozen=True)
+class GenBinary:
+    """One kernel compiled for Gen9 (reconverge.to_gen's answer): its code (what `iga64 -d -p=9` reads),
+    iga64-syntax text, SIMD width, and the control-flow mode it was compiled in (the one `cf="auto"` chose)."""
+    name: str
+    code: bytes
+    asm: str
+    simd: int
+    mode: str
+
+
 def choose_function(program: Program, kernel: str, cf: str = "auto",
                     uniform_branches: bool = True) -> tuple[Function, CFMode]:
     """The kernel as the mode compiles it (from the driver, lowering.program), and the mode. `auto` (the

@@ -44,9 +44,8 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 
-import numpy as np
+from reconverge.tools.fuzz import MODES
 
-MODES = ("basic", "vector", "barrier", "atomic", "goto", "subgroup", "all", "cfg")
 FEATURES = {
     "basic": {"float"},
     "vector": {"float", "vector"},
@@ -88,6 +87,7 @@ class FuzzProgram:
 
     def make_args(self) -> list:
         """Fresh arguments (new arrays at every call) from the program's seed."""
+        import numpy as np  # here: `reconverge --help` loads this module for MODES
         rng = np.random.default_rng(self.seed)
         if self.language == "ll":
             return [np.zeros(self.global_size, np.int32),
