@@ -35,7 +35,12 @@ test: deps
 	$(PY) -m mypy
 	$(PY) -m pytest -n auto -q -p no:cacheprovider
 
+# issue 26's table, every figure beside its anchor in one run (QUICK=1: fewer runs, smaller sizes)
 bench: deps
+	$(PY) -m reconverge.tools.bench_all $(if $(QUICK),--quick)
+
+.PHONY: bench-structurize
+bench-structurize: deps
 	$(PY) -m reconverge.tools.bench_structurize
 
 .PHONY: bench-spirv

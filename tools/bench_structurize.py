@@ -21,22 +21,41 @@ from reconverge.tools.testing.cfggen import random_kernel
 
 
 def measure(n_blocks: int, seed: int, repeat: int, check: bool) -> dict:
+    """Seconds to read (parse, prepare, read: the front end) and to structurize, wall and CPU (`*_cpu`)."""
     text = str(random_kernel(random.Random(seed), n_blocks))
-    best = math.inf
+    best = best_cpu = math.inf
     for _ in range(repeat):
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         mod = prepare_module(parse_llvm_text(text, f"cfggen-{n_blocks}"), f"cfggen-{n_blocks}")
         func = read_kernels(mod, f"cfggen-{n_blocks}", None)["k"]
-        t1 = time.perf_counter()
+        t1, c1 = time.perf_counter(), time.process_time()
         blocks = len(func.blocks)
         structurize(func)
-        t2 = time.perf_counter()
-        best = min(best, t2 - t1)
-        read_time = t1 - t0
+        t2, c2 = time.perf_counter(), time.process_time()
+        best, best_cpu = min(best, t2 - t1), min(best_cpu, c2 - c1)
+        read_time, read_cpu = t1 - t0, c1 - c0
     errors = validate(func) if check else []
     if errors:
         raise SystemExit(f"invalid tree for {n_blocks} blocks: {errors[0]}")
-    return {"target": n_blocks, "blocks": blocks, "read": read_time, "structurize": best}
+    return {"target": n_blocks, "blocks": blocks, "read": read_time, "structurize": best,
+            "read_cpu": read_cpu, "structurize_cpu": best_cpu}
+
+
+def front_end_growth(sizes: tuple[int, ...] = (10_000, 30_000, 100_000), seed: int = 1) -> dict:
+    """The front end (parse, prepare, read) and the structurizer on generated kernels of each size, in CPU
+    seconds (the machine is shared: wall time is not the program's), with each one's growth exponent (the
+    least-squares slope of log(seconds) over log(blocks)). For `make bench`'s table."""
+    rows = [measure(n, seed, 1, False) for n in sizes]
+    return {"rows": rows,
+            "read_exponent": _slope([(r["blocks"], r["read_cpu"]) for r in rows]),
+            "structurize_exponent": _slope([(r["blocks"], r["structurize_cpu"]) for r in rows])}
+
+
+def _slope(points: list[tuple[int, float]]) -> float:
+    xs = [math.log(n) for n, _ in points]
+    ys = [math.log(max(s, 1e-6)) for _, s in points]
+    mx, my = sum(xs) / len(xs), sum(ys) / len(ys)
+    return sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sum((x - mx) ** 2 for x in xs)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -48,7 +67,7 @@ def main(argv: list[str] | None = None) -> int:
     opts = ap.parse_args(argv)
     sys.setrecursionlimit(100000)
     rows: list[dict] = []
-    print(f"{'blocks':>8} {'read (s)':>9} {'structurize (s)':>16} {'exponent':>9}")
+    print(f"{'blocks':>8} {'read (s)':>9} {'read CPU':>9} {'structurize (s)':>16} {'CPU':>7} {'exponent':>9}")
     for n in (int(s) for s in opts.sizes.split(",")):
         row = measure(n, opts.seed, opts.repeat, not opts.no_check)
         slope = ""
@@ -57,11 +76,13 @@ def main(argv: list[str] | None = None) -> int:
             growth = math.log(row['structurize'] / prev['structurize']) / math.log(row['blocks'] / prev['blocks'])
             slope = f"{growth:.2f}"
         rows.append(row)
-        print(f"{row['blocks']:>8} {row['read']:>9.2f} {row['structurize']:>16.3f} {slope:>9}", flush=True)
+        print(f"{row['blocks']:>8} {row['read']:>9.2f} {row['read_cpu']:>9.2f} {row['structurize']:>16.3f} "
+              f"{row['structurize_cpu']:>7.2f} {slope:>9}", flush=True)
     if len(rows) > 1:
         first, last = rows[0], rows[-1]
         overall = math.log(last["structurize"] / first["structurize"]) / math.log(last["blocks"] / first["blocks"])
-        print(f"growth exponent over {first['blocks']}..{last['blocks']} blocks: {overall:.2f}")
+        print(f"growth exponent over {first['blocks']}..{last['blocks']} blocks: {overall:.2f} (structurize), "
+              f"{_slope([(r['blocks'], r['read_cpu']) for r in rows]):.2f} (read, CPU)")
     return 0
 
 

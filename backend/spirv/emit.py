@@ -16,6 +16,8 @@ unreachable as well, is left out. Block order is tree order, in which dominators
 """
 from __future__ import annotations
 
+import sys
+
 from reconverge.lowering.errors import CompileError, where
 from reconverge.lowering.ir.core import (
     Arg,
@@ -37,6 +39,7 @@ from reconverge.lowering.ir.types import Type
 from reconverge.lowering.ndrange import compile_time_local_size
 
 from .abi import KernelABI, PushMember, kernel_abi, local_spec_id
+from .dead_code import remove_dead_code
 from .isel import InstructionSelector
 from .loop_count import LoopCounter, loops_inside
 from .memory import MemoryObject, MemoryPlan
@@ -92,7 +95,10 @@ class ModuleEmitter:
         FunctionEmitter(self, func).emit()
 
     def assemble(self) -> bytes:
-        return self.m.assemble()
+        words = remove_dead_code(self.m.words())
+        if sys.byteorder != "little":
+            words.byteswap()
+        return words.tobytes()
 
 
 def local_size_of(func: Function, options: SpirvOptions) -> tuple[int, int, int]:
@@ -111,6 +117,8 @@ class FunctionEmitter(SubgroupSelector, InstructionSelector):
         self.labels: dict[Block, int] = {}
         self.loop_labels: dict[Loop, tuple[int, int]] = {}   # loop -> (header H, continue target C)
         self.variables: dict[MemoryObject, int] = {}
+        self._offsets32: dict[tuple[Value, int | None], int] = {}
+        self._low32: dict[Value, int] = {}          # a 64-bit work-item value -> its 32-bit source
         self.interface: dict[int, None] = {}
         self.push_variable: int | None = None
         self.push_struct: int | None = None
@@ -246,10 +254,14 @@ class FunctionEmitter(SubgroupSelector, InstructionSelector):
             if any(v.type.is_int and v.type.bits > 64 for v in (ins, *ins.operands)):
                 raise CompileError(f"{self.where(ins)}: integers wider than 64 bits have no SPIR-V type")
         self.reachable = _reachable(func.entry())
+        # (--emit dot-spirv names every block of the tree: there, every block is kept)
+        self.empty_arms = set() if self.module.options.block_names else _empty_arms(func, self.reachable)
         self.prepare_signedness(func)
         names = Namer(func) if self.module.options.block_names else None
         for b in blocks:
             self.labels[b] = m.new_id()
+            if b in self.empty_arms:        # never emitted: its if branches straight to the merge block
+                continue
             if names is not None:
                 m.name(self.labels[b], names.block(b) + (f" ({b.label})" if b.label else ""))
             elif b.label:
@@ -291,6 +303,8 @@ class FunctionEmitter(SubgroupSelector, InstructionSelector):
         `loop`: (merge, continue target) of the innermost loop."""
         for i, node in enumerate(nodes):
             if isinstance(node, Block):
+                if node in self.empty_arms:
+                    continue
                 if node not in self.reachable:
                     self.m.begin_block(self.labels[node])
                     self.m.op("OpUnreachable")
@@ -323,9 +337,11 @@ class FunctionEmitter(SubgroupSelector, InstructionSelector):
             else:
                 m.op("OpBranch", loop[0] if jump.opcode == "break" else loop[1])
         elif isinstance(nxt, If):
-            m.op("OpSelectionMerge", self.labels[nodes[i + 2]], "None")
-            m.op("OpBranchConditional", self.value(nxt.cond), self.labels[first_block(nxt.then_list)],
-                 self.labels[first_block(nxt.else_list)])
+            merge = self.labels[nodes[i + 2]]
+            then_label, else_label = (merge if arm[0] in self.empty_arms else self.labels[first_block(arm)]
+                                      for arm in (nxt.then_list, nxt.else_list))
+            m.op("OpSelectionMerge", merge, "None")
+            m.op("OpBranchConditional", self.value(nxt.cond), then_label, else_label)
         elif isinstance(nxt, Loop):
             m.op("OpBranch", self.loop_labels[nxt][0])
         elif follow is None:
@@ -370,6 +386,23 @@ class FunctionEmitter(SubgroupSelector, InstructionSelector):
             pairs = [x for p in back for x in (self.value(phi.value_for(p)), self.labels[p])]
             m.op("OpPhi", self.types.of(phi.type), *pairs, result=from_c)
         m.op("OpBranch", header)
+
+
+def _empty_arms(func: Function, reachable: set[Block]) -> set[Block]:
+    """The arms of ifs that are one empty block, where the block after the if has no phis (which would
+    name the arm as a predecessor): the if's branch goes to that block directly, as glslang writes it."""
+    out: set[Block] = set()
+    for nodes in cf_lists(func):
+        for i, node in enumerate(nodes):
+            if not isinstance(node, If):
+                continue
+            after = nodes[i + 1]
+            if not isinstance(after, Block) or next(after.phis(), None) is not None:
+                continue
+            for arm in (node.then_list, node.else_list):
+                if len(arm) == 1 and isinstance(arm[0], Block) and not arm[0].instrs and arm[0] in reachable:
+                    out.add(arm[0])
+    return out
 
 
 def _reachable(entry: Block) -> set[Block]:

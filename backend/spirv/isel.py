@@ -95,6 +95,8 @@ class SelectorHost(Protocol):
     plan: MemoryPlan
     func: Function
     local_size: tuple[int, int, int]
+    _offsets32: dict[tuple[Value, int | None], int]
+    _low32: dict[Value, int]
 
     def where(self, ins: Instr | None) -> str: ...
     def note_interface(self, var: int) -> int: ...
@@ -426,6 +428,11 @@ class InstructionSelector(SelectorHost):
         return self.op(name, self.types.of(t), x, result=res)
 
     def _op_trunc(self, ins, res):
+        inner = ins.operands[0]
+        if isinstance(inner, Instr) and inner.opcode == "zext" and inner.operands[0].type == ins.type:
+            return self.finish(res, ins.type, self.value(inner.operands[0]))    # trunc(zext(x)) is x, unsigned
+        if ins.type.bits == 32 and inner in self._low32:
+            return self.finish(res, ins.type, self._low32[inner])
         x, t, src = self.value(ins.operands[0]), ins.type, ins.operands[0].type
         if t.bits == 1:
             low = self.op("OpBitwiseAnd", self.types.of(src), x, self.int_const(src.bits, 1))
@@ -499,13 +506,102 @@ class InstructionSelector(SelectorHost):
     # ----- pointers and memory -----
     def _op_ptradd(self, ins, res):
         base, offset = ins.operands
-        if isinstance(offset, Const):
-            off32 = self.u32(offset.value)
-        elif offset.type.bits == 32:
-            off32 = self.value(offset)
+        return self.finish(res, ins.type, self._add32(self.value(base), self._offset32(offset)))
+
+    # Addresses are 32-bit byte offsets (memory.py). add, sub, mul and shl commute with truncation, so a
+    # 64-bit index computation that only feeds an address is redone in 32 bits, and an element index is
+    # the index the source scaled (x, not (x * 4) >> 2); the 64-bit forms, unused, are dead code
+    # (dead_code.py). The two agree for every in-bounds access.
+    def _add32(self, a: int, b: int) -> int:
+        ka, kb = self.m.int_constant_value(a), self.m.int_constant_value(b)
+        if ka is not None and kb is not None:
+            return self.u32((ka + kb) & 0xFFFFFFFF)
+        if ka == 0:
+            return b
+        if kb == 0:
+            return a
+        return self.op("OpIAdd", self.types.u32, a, b)
+
+    def _offset32(self, v: Value) -> int:
+        """The low 32 bits of the integer v."""
+        if isinstance(v, Const):
+            return self.u32(int(v.value) & 0xFFFFFFFF)
+        if v in self._low32:
+            return self._low32[v]
+        if v.type.bits == 32 or not isinstance(v, Instr):
+            return self.value(v) if v.type.bits == 32 else self.op("OpUConvert", self.types.u32, self.value(v))
+        key = (v, self.m.block)         # (recomputed per block: the first use need not dominate the next)
+        hit = self._offsets32.get(key)
+        if hit is not None:
+            return hit
+        op, ops = v.opcode, v.operands
+        if op in ("zext", "sext") and ops[0].type.bits == 32:
+            out = self.value(ops[0])
+        elif op in ("add", "sub", "mul") and v.type.bits == 64:
+            name = {"add": "OpIAdd", "sub": "OpISub", "mul": "OpIMul"}[op]
+            out = self.op(name, self.types.u32, self._offset32(ops[0]), self._offset32(ops[1]))
+        elif op == "shl" and v.type.bits == 64 and isinstance(ops[1], Const) and int(ops[1].value) < 32:
+            out = self.op("OpShiftLeftLogical", self.types.u32, self._offset32(ops[0]), self.u32(int(ops[1].value)))
         else:
-            off32 = self.op("OpUConvert", self.types.u32, self.value(offset))
-        return self.op("OpIAdd", self.types.u32, self.value(base), off32, result=res)
+            out = self.op("OpUConvert", self.types.u32, self.value(v))
+        self._offsets32[key] = out
+        return out
+
+    def _quotient32(self, v: Value, divisor: int) -> int | None:
+        """v / divisor in 32 bits where v is visibly a multiple of it (a constant, x * c, x << k)."""
+        if isinstance(v, Const):
+            signed = v.signed() if v.type.is_int else None
+            if signed is None or signed % divisor:
+                return None
+            return self.u32((signed // divisor) & 0xFFFFFFFF)
+        if not isinstance(v, Instr) or not v.type.is_int:
+            return None
+        op, ops = v.opcode, v.operands
+        if op in ("zext", "sext"):
+            return self._quotient32(ops[0], divisor)
+        if op == "mul":
+            for x, c in ((ops[0], ops[1]), (ops[1], ops[0])):
+                if isinstance(c, Const) and not isinstance(x, Const):
+                    factor = self._quotient32(c, divisor)
+                    if factor is not None:
+                        f = self.m.int_constant_value(factor)
+                        return self._offset32(x) if f == 1 else \
+                            self.op("OpIMul", self.types.u32, self._offset32(x), factor)
+        if op == "shl" and isinstance(ops[1], Const) and int(ops[1].value) < 32 and divisor <= 1 << int(ops[1].value):
+            k = int(ops[1].value) - (divisor.bit_length() - 1)
+            shifted = self._offset32(ops[0])
+            return shifted if k == 0 else self.op("OpShiftLeftLogical", self.types.u32, shifted, self.u32(k))
+        return None
+
+    def _element_index(self, ptr: Value, elem_bytes: int) -> int:
+        """The index of the element ptr points at (its byte offset / elem_bytes, which divides it)."""
+        steps: list[int] = []
+        while True:
+            if self.plan.base.get(ptr) is not None and (isinstance(ptr, Arg) or (
+                    isinstance(ptr, Instr) and ptr.opcode in ("alloca", "global_addr"))):
+                index = self.u32(0)
+                break
+            if isinstance(ptr, Instr) and ptr.opcode in ("addrspacecast", "freeze", "bitcast"):
+                ptr = ptr.operands[0]
+                continue
+            if isinstance(ptr, Instr) and ptr.opcode == "ptradd" and \
+                    self.plan.offsets.residue(ptr.operands[0], elem_bytes) == 0:
+                off = ptr.operands[1]
+                if isinstance(off, Const) and off.type.is_int:    # the base is aligned: floor works too
+                    q: int | None = self.u32((off.signed() // elem_bytes) & 0xFFFFFFFF)
+                else:
+                    q = self._quotient32(off, elem_bytes)
+                if q is not None:
+                    steps.append(q)
+                    ptr = ptr.operands[0]
+                    continue
+            index = self.value(ptr)
+            if elem_bytes > 1:
+                index = self.op("OpShiftRightLogical", self.types.u32, index, self.u32(elem_bytes.bit_length() - 1))
+            break
+        for q in reversed(steps):
+            index = self._add32(index, q)
+        return index
 
     def _op_alloca(self, ins, res):
         self.object_variable(self.plan.base[ins])
@@ -535,20 +631,39 @@ class InstructionSelector(SelectorHost):
         obj = self.plan.object_of(ptr, ins)
         var = self.object_variable(obj)
         elem_ptr_t = self.types.pointer(obj.storage_class, self.types.uint(obj.elem_bits))
-        shift = obj.elem_bytes.bit_length() - 1
-        index = self.value(ptr)
-        if shift:
-            index = self.op("OpShiftRightLogical", self.types.u32, index, self.u32(shift))
+        index = self._element_index(ptr, obj.elem_bytes)
         prefix = [self.u32(0)] if obj.kind == "buffer" else []
         out = []
         for k in range(count):
-            i = index if k == 0 else self.op("OpIAdd", self.types.u32, index, self.u32(k))
+            i = self._add32(index, self.u32(k))
             out.append(self.op("OpAccessChain", elem_ptr_t, var, *prefix, i))
         return obj, out
+
+    def _part_of_element(self, ins: Instr, ptr: Value, bits: int):
+        """For an access narrower than its object's element (private memory only, memory.py): the
+        element's pointer, the element type, the bit position of the access in it (a constant where the
+        offset's residue is known), and that position as a constant int or None."""
+        obj, (pointer,) = self._element_pointers(ins, ptr, 1)
+        elem_t = self.types.uint(obj.elem_bits)
+        residue = self.plan.offsets.residue(ptr, obj.elem_bytes)
+        if residue is not None:
+            return pointer, elem_t, self.int_const(obj.elem_bits, residue * 8), residue * 8
+        byte = self.op("OpBitwiseAnd", self.types.u32, self.value(ptr), self.u32(obj.elem_bytes - 1))
+        shift = self.op("OpShiftLeftLogical", self.types.u32, byte, self.u32(3))
+        if obj.elem_bits != 32:
+            shift = self.op("OpUConvert", elem_t, shift)
+        return pointer, elem_t, shift, None
 
     def _op_load(self, ins: Instr, res) -> int:
         bits = access_bits(ins)
         obj = self.plan.object_of(ins.operands[0], ins)
+        if bits < obj.elem_bits:        # inside one element: shift it down and narrow
+            pointer, elem_t, shift, known = self._part_of_element(ins, ins.operands[0], bits)
+            word = self.op("OpLoad", elem_t, pointer)
+            if known != 0:
+                word = self.op("OpShiftRightLogical", elem_t, word, shift)
+            word = self.op("OpUConvert", self.types.uint(bits), word)
+            return self._loaded(ins, word, res)
         count = bits // obj.elem_bits
         _, pointers = self._element_pointers(ins, ins.operands[0], count)
         elem_t, word_t = self.types.uint(obj.elem_bits), self.types.uint(bits)
@@ -558,6 +673,10 @@ class InstructionSelector(SelectorHost):
             wide = self.op("OpUConvert", word_t, part)
             shifted = self.op("OpShiftLeftLogical", word_t, wide, self.int_const(bits, k * obj.elem_bits))
             word = self.op("OpBitwiseOr", word_t, word, shifted)
+        return self._loaded(ins, word, res)
+
+    def _loaded(self, ins: Instr, word: int, res) -> int:
+        """The loaded bits (an unsigned integer of the access width) as the load's type."""
         t = ins.type
         if t.is_float:
             return self.op("OpBitcast", self.types.of(t), word, result=res)
@@ -566,17 +685,35 @@ class InstructionSelector(SelectorHost):
         return self.finish(res, t, word)
 
     def _op_store(self, ins: Instr, res) -> None:
-        value, ptr = ins.operands
-        bits = access_bits(ins)
+        if ins in self.plan.merges.merged:      # a byte of a wider store, made by the last of them
+            return None
+        wide = self.plan.merges.wide.get(ins)
+        if wide is not None:
+            value, ptr, bits = wide.value, wide.pointer, wide.value.type.bits
+        else:
+            (value, ptr), bits = ins.operands, access_bits(ins)
         obj = self.plan.object_of(ptr, ins)
-        count = bits // obj.elem_bits
-        _, pointers = self._element_pointers(ins, ptr, count)
         word_t, elem_t = self.types.uint(bits), self.types.uint(obj.elem_bits)
         word = self.value(value)
         if value.type.is_float:
             word = self.op("OpBitcast", word_t, word)
         elif value.type.bits == 1:
             word = self.op("OpSelect", word_t, word, self.int_const(8, 1), self.int_const(8, 0))
+        if bits < obj.elem_bits:        # inside one element: read, replace the access's bits, write
+            pointer, elem_t, shift, known = self._part_of_element(ins, ptr, bits)
+            ones = self.int_const(obj.elem_bits, (1 << bits) - 1)
+            if known is None:
+                mask = self.op("OpNot", elem_t, self.op("OpShiftLeftLogical", elem_t, ones, shift))
+            else:
+                mask = self.int_const(obj.elem_bits, ~(((1 << bits) - 1) << known) & ((1 << obj.elem_bits) - 1))
+            part = self.op("OpUConvert", elem_t, word)
+            if known != 0:
+                part = self.op("OpShiftLeftLogical", elem_t, part, shift)
+            kept = self.op("OpBitwiseAnd", elem_t, self.op("OpLoad", elem_t, pointer), mask)
+            self.m.op("OpStore", pointer, self.op("OpBitwiseOr", elem_t, kept, part))
+            return None
+        count = bits // obj.elem_bits
+        _, pointers = self._element_pointers(ins, ptr, count)
         for k, p in enumerate(pointers):
             part = word
             if count > 1:
@@ -648,17 +785,19 @@ class InstructionSelector(SelectorHost):
             if fn == "global_id":
                 group = self.op("OpLoad", self.types.v3u32, self.builtin_variable("WorkgroupId"))
                 vec = self.op("OpIAdd", self.types.v3u32, self.op("OpIMul", self.types.v3u32, group, local), vec)
-                vec = self.op("OpIAdd", self.types.v3u32, vec, self.global_offset_vector())
         else:
             vec = self.op("OpLoad", self.types.v3u32, self.builtin_variable(BUILTIN_VARIABLES[fn]))
-            if fn == "global_id":
-                vec = self.op("OpIAdd", self.types.v3u32, vec, self.global_offset_vector())
         outside = 1 if fn in SIZE_FUNCTIONS else 0
         u32 = self.types.u32
         if isinstance(dim, Const):
-            d = dim.value
+            d = int(dim.value)
             comp = self.op("OpCompositeExtract", u32, vec, d) if d < 3 else self.u32(outside)
+            if fn == "global_id" and d < 3:     # the one offset this dimension needs, not all three
+                offset = self.load_push_member(self.abi.hidden(f"global_offset.{'xyz'[d]}"), Type("int", 32))
+                comp = self.op("OpIAdd", u32, comp, offset)
         else:
+            if fn == "global_id":
+                vec = self.op("OpIAdd", self.types.v3u32, vec, self.global_offset_vector())
             d = self.value(dim)
             if dim.type.bits != 32:
                 d = self.op("OpUConvert", u32, d)
@@ -667,6 +806,7 @@ class InstructionSelector(SelectorHost):
             comp = self.op("OpSelect", u32, inside, picked, self.u32(outside))
         if ins.type.bits == 32:
             return self.finish(res, ins.type, comp)
+        self._low32[ins] = comp         # for a trunc or an address that wants the 32 bits back
         return self.op("OpUConvert", self.types.of(ins.type), comp, result=res)
 
     def global_offset_vector(self) -> int:

@@ -6,19 +6,27 @@ byte offset), where the object must be known at compile time: lowering.analysis.
 pointer that may point into two objects, or comes from memory or an integer, cannot be expressed and is
 a CompileError naming the instruction.
 
-Each object is an array of unsigned integers of one width, the element: the narrowest access (or access
-alignment) seen on it, so every load or store is a whole number of elements at an element-aligned offset,
-and a wider access is split into elements and recombined (little-endian, like the host's buffers).
+Each object is an array of unsigned integers of one width, the element: for shared memory (buffers,
+__local) the narrowest access (or provable alignment, lowering.analysis.offset_alignment) seen on it, so
+every load or store is a whole number of elements at an element-aligned offset, and a wider access is
+split into elements and recombined (little-endian, like the host's buffers). A private array (one
+invocation's own) is typed by its widest access that every access allows: each access either covers
+whole elements at an element-aligned offset or lies inside one element, where a load extracts its bits
+and a store is a read-modify-write (safe: no other invocation sees the array). An array written through
+byte stores and read as words is then an array of words, as glslang would declare it.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import cast
 
+from reconverge.lowering.analysis.offset_alignment import OffsetAlignment
 from reconverge.lowering.analysis.provenance import MemoryObject as ProvenanceObject
 from reconverge.lowering.analysis.provenance import Provenance
 from reconverge.lowering.errors import CompileError, NotSupported, where
 from reconverge.lowering.ir.core import Function, Instr, Undef, Value
+
+from .store_merge import StoreMerges
 
 
 @dataclass(eq=False)
@@ -68,6 +76,8 @@ class MemoryPlan:
                                "objects, which logical-addressing SPIR-V cannot express")
         self.objects = cast(list[MemoryObject], provenance.objects)
         self.base = cast(dict[Value, MemoryObject], provenance.base)
+        self.offsets = OffsetAlignment(func)
+        self.merges = StoreMerges(func)
         self._choose_elements()
 
     def object_of(self, ptr: Value, user: Instr) -> MemoryObject:
@@ -79,6 +89,7 @@ class MemoryPlan:
 
     # ----- element widths -----
     def _choose_elements(self) -> None:
+        private: dict[MemoryObject, list[tuple[int, int]]] = {}     # object -> [(bits, alignment bits)]
         for ins in self.func.instructions():
             if ins.opcode not in ("load", "store"):
                 continue
@@ -90,18 +101,33 @@ class MemoryPlan:
             bits = access_bits(ins)
             if bits > 64 or bits & (bits - 1):
                 raise NotSupported(f"{where(self.func, ins)}: a {bits}-bit access is not supported")
-            align_bits = 8 * ins.attrs.get("align", bits // 8)
+            align_bits = 8 * max(ins.attrs.get("align", bits // 8), self.offsets.alignment(ptr))
+            if ins in self.merges.merged:       # part of a wider store (store_merge.py), emitted as that
+                continue
+            wide = self.merges.wide.get(ins)
+            if wide is not None:
+                bits, align_bits = wide.value.type.bits, 8 * self.offsets.alignment(wide.pointer)
+            if obj.kind == "private":
+                private.setdefault(obj, []).append((bits, align_bits))
+                continue
             e = max(8, min(bits, align_bits))
             obj.elem_bits = min(obj.elem_bits or 64, e)
             if ins.opcode == "store" and obj.readonly:
                 raise CompileError(f"{where(self.func, ins)}: store into read-only memory {obj.name}")
         atomics = []
+        atomic_cap: dict[MemoryObject, int] = {}    # a private object's atomics need elements this narrow
         for ins in self.func.instructions():
             if ins.opcode == "atomic":
                 obj = self.object_of(ins.operands[0], ins)
                 bits = (ins.operands[1].type if ins.attrs.get("op") == "store" else ins.type).bits
-                obj.elem_bits = min(obj.elem_bits or 64, bits)
                 atomics.append((ins, obj, bits))
+                if obj.kind == "private":
+                    private.setdefault(obj, []).append((bits, bits))
+                    atomic_cap[obj] = min(atomic_cap.get(obj, 64), bits)
+                    continue
+                obj.elem_bits = min(obj.elem_bits or 64, bits)
+        for obj, accesses in private.items():
+            obj.elem_bits = _widest_allowed(accesses, atomic_cap.get(obj, 64))
         for obj in self.objects:
             if not obj.elem_bits:
                 obj.elem_bits = 32
@@ -111,3 +137,12 @@ class MemoryPlan:
             if obj.elem_bits != bits:
                 raise CompileError(f"{where(self.func, ins)}: a {bits}-bit atomic on {obj.name}, which is also "
                                    f"accessed {obj.elem_bits} bits at a time: SPIR-V atomics need whole elements")
+
+
+def _widest_allowed(accesses: list[tuple[int, int]], cap: int) -> int:
+    """The widest element (bits) that each (bits, alignment bits) access either covers whole, aligned,
+    or lies inside of (aligned to its own width, so it never straddles two elements)."""
+    for e in sorted({bits for bits, _ in accesses if bits <= cap}, reverse=True):
+        if all(align >= e if bits >= e else align >= bits for bits, align in accesses):
+            return e
+    return 8

@@ -71,6 +71,8 @@ def make_inlinable(text: str) -> str:
     Only LLVM's own tokens are rewritten: string constants, quoted names and comments are copied as
     they are (an LLVM string cannot contain a raw '"', it writes \\22). Line structure is preserved,
     so parse errors still point at the user's line numbers."""
+    if "noinline" not in text and "optnone" not in text:
+        return text                      # nothing to rewrite (the scan below costs a second per 100k blocks)
     out, pos = [], 0
     for skipped in _STRING_OR_COMMENT.finditer(text):
         out.append(_rewrite_attributes(text[pos:skipped.start()]))
@@ -120,8 +122,9 @@ def prepare_module(mod: llvm.ModuleRef, source_name: str = "<ir>", promote: bool
     """A copy of `mod` in which every call to a defined function is inlined (idempotent); with `promote`,
     LLVM's SROA then turns allocas into SSA values where it can (for pipelines without our promote)."""
     _init()
-    kernels = find_kernels(mod)          # before inlining: the fallback rule needs the call graph
-    prepared = parse_llvm_text(make_inlinable(str(mod)), source_name)
+    text = str(mod)
+    kernels = find_kernels(mod, text)    # before inlining: the fallback rule needs the call graph
+    prepared = parse_llvm_text(make_inlinable(text), source_name)
     prepared.reconverge_kernels = kernels
     for fn in prepared.functions:
         if not fn.is_declaration and "alwaysinline" not in {a.decode() if isinstance(a, bytes) else str(a)
@@ -145,12 +148,31 @@ def function_header(fn: llvm.ValueRef) -> str:
     return ""
 
 
-def is_spir_kernel(fn: llvm.ValueRef) -> bool:
-    head = function_header(fn)
+def is_spir_kernel(fn: llvm.ValueRef, headers: dict[str, str] | None = None) -> bool:
+    head = headers.get(fn.name) if headers is not None else None
+    if head is None:
+        head = function_header(fn)
     return re.search(r"\bspir_kernel\b", head.split("@", 1)[0]) is not None
 
 
-def find_kernels(mod: llvm.ModuleRef) -> list[str]:
+_DEFINE = re.compile(r'^define [^\n]*?@("[^"]*"|[-\w.$]+)\(.*$', re.M)
+
+
+def define_lines(module_text: str) -> dict[str, str]:
+    """Each defined function's `define` line in a printed module, by name (printing a function to read its
+    header prints its whole body)."""
+    out = {}
+    for m in _DEFINE.finditer(module_text):
+        name = m.group(1)
+        if name.startswith('"'):
+            name = name[1:-1]
+            if "\\" in name:
+                continue                 # an escaped name: function_header finds this one
+        out[name] = m.group()
+    return out
+
+
+def find_kernels(mod: llvm.ModuleRef, module_text: str | None = None) -> list[str]:
     """Names of the kernels: defined spir_kernel functions, without clang's `__clang_ocl_kern_imp_` twins.
 
     A module with no spir_kernel function at all (hand-written IR) has as kernels its defined functions
@@ -161,7 +183,8 @@ def find_kernels(mod: llvm.ModuleRef) -> list[str]:
         return list(known)
     defined = [f for f in mod.functions if not f.is_declaration and not f.name.startswith(KERNEL_TWIN)
                and f.linkage not in (llvm.Linkage.internal, llvm.Linkage.private)]
-    kernels = [f.name for f in defined if is_spir_kernel(f)]
+    headers = define_lines(module_text) if module_text is not None else None
+    kernels = [f.name for f in defined if is_spir_kernel(f, headers)]
     if kernels:
         return kernels
     called = set()

@@ -11,7 +11,6 @@ definition in that order gets a placeholder that is patched once the whole funct
 """
 from __future__ import annotations
 
-import ctypes
 import os
 import re
 from dataclasses import dataclass
@@ -22,6 +21,7 @@ import llvmlite.binding as llvm
 from reconverge.lowering.errors import CompileError, NotSupported
 from reconverge.lowering.frontend import builtins
 from reconverge.lowering.frontend.llvm_module import KERNEL_TWIN, function_header, prepare_module, require_kernels
+from reconverge.lowering.frontend.llvm_text import key, read_function_text
 from reconverge.lowering.frontend.llvm_types import (
     CV,
     Cursor,
@@ -37,6 +37,7 @@ from reconverge.lowering.frontend.llvm_types import (
     type_from_text,
 )
 from reconverge.lowering.frontend.scalar import Unsupported, scalar_type
+from reconverge.lowering.gcpause import gc_paused
 from reconverge.lowering.ir.core import Arg, Block, Const, Function, Instr, ModuleData, Phi, Undef, Value
 from reconverge.lowering.ir.opcodes import OPCODES, opcodes_of
 from reconverge.lowering.ir.types import I1, I64, VOID, Type, int_type, ptr
@@ -58,6 +59,7 @@ _INT_BINOPS = _same_named("int", "add sub mul udiv sdiv urem srem shl lshr ashr 
 _FLOAT_BINOPS = _same_named("float", "fadd fsub fmul fdiv frem")
 _CASTS = _same_named("cast", "trunc zext sext fptrunc fpext fptoui fptosi uitofp sitofp ptrtoint inttoptr "
                              "addrspacecast")
+READ_TEXT = True      # read function bodies from their printed text (llvm_text.py); False: llvmlite's values
 _NAME = re.compile(r'^\s*%("(?:[^"]*)"|[-\w.$]+)\s*=')
 
 
@@ -68,12 +70,6 @@ class _Forward(Value):
 
 _DBG = re.compile(r"!dbg !(\d+)")
 _CONVERGENCECTRL = re.compile(r'\[\s*"convergencectrl"\s*\(')
-
-
-def key(v: llvm.ValueRef) -> int:
-    address = ctypes.cast(v._ptr, ctypes.c_void_p).value
-    assert address is not None, "an LLVM value has an address"
-    return address
 
 
 def zero(t: Type) -> Const:
@@ -99,6 +95,7 @@ class ModuleContext:
         self._module_text: str | None = None
         self._debug: dict[str, str] | None = None
         self._nodes: dict[str, str] | None = None
+        self._functions: set[str] | None = None
 
     def resolve_struct(self, name: str) -> LType:
         hit = self._structs.get(name)
@@ -111,7 +108,9 @@ class ModuleContext:
             self._structs[name] = hit
         return hit
 
-    def ltype_of(self, tref: llvm.TypeRef) -> LType:
+    def ltype_of(self, tref: llvm.TypeRef | LType) -> LType:
+        if isinstance(tref, LType):        # a record of llvm_text.py already holds its type
+            return tref
         tk = key(tref)                     # types are uniqued in their context: the pointer is the type
         hit = self._by_ptr.get(tk)
         if hit is None:
@@ -199,6 +198,14 @@ class ModuleContext:
             self._debug = {m.group(1): m.group(2) for m in re.finditer(
                 r"^!(\d+) = (?:distinct )?(!DI\w+\(.*\))$", self._module_text, re.M)}
         return self._debug
+
+    def global_kind(self, name: str) -> llvm.ValueKind | None:
+        """What `@name` in an instruction is: a global variable, a function, or (None) something else."""
+        if name in self.globals:
+            return llvm.ValueKind.global_variable
+        if self._functions is None:
+            self._functions = {f.name for f in self.mod.functions}
+        return llvm.ValueKind.function if name in self._functions else None
 
     def is_declaration(self, name: str) -> bool:
         hit = self._declared.get(name)
@@ -489,18 +496,26 @@ class FunctionReader:
         func.reqd_work_group_size = meta.reqd_work_group_size
         for a, arg_values in arg_lanes:
             self.values[key(a)] = arg_values
-        llvm_blocks = list(fn.blocks)
-        labels = _block_labels(fn_text, len(llvm_blocks), sum(1 for a in fn.arguments if not a.name))
-        all_instrs = [ins for b in llvm_blocks for ins in b.instructions]
-        texts = _instruction_texts(fn_text)
-        if len(texts) != len(all_instrs):
-            texts = [" ".join(str(ins).split()) for ins in all_instrs]
-        text_of = {key(ins): t for ins, t in zip(all_instrs, texts)}
+        body = read_function_text(fn, fn_text, [a for a, _ in arg_lanes], self.ctx.parse_type_text,
+                                  self.ctx.global_kind) if READ_TEXT else None
+        if body is not None:
+            llvm_blocks: list = body.blocks
+            labels = [b.label for b in body.blocks]
+            text_of = {key(ins): ins.text for b in body.blocks for ins in b.instructions}
+        else:
+            llvm_blocks = list(fn.blocks)
+            labels = _block_labels(fn_text, len(llvm_blocks), sum(1 for a in fn.arguments if not a.name))
+            all_instrs = [ins for b in llvm_blocks for ins in b.instructions]
+            texts = _instruction_texts(fn_text)
+            if len(texts) != len(all_instrs):
+                texts = [" ".join(str(ins).split()) for ins in all_instrs]
+            text_of = {key(ins): t for ins, t in zip(all_instrs, texts)}
+        located = "!dbg !" in fn_text
         for b, label in zip(llvm_blocks, labels):
             blk = Block(b.name or label)
             self.blocks[key(b)] = blk
             func.blocks.append(blk)
-            if "!dbg !" in fn_text:
+            if located:
                 blk.source_lines = self.ctx.block_source_lines([text_of[key(ins)] for ins in b.instructions])
         phis: list[tuple[llvm.ValueRef, list[Phi], str]] = []
         lanes: list[Value] | None
@@ -556,6 +571,8 @@ class FunctionReader:
             for blk in func.blocks:
                 for ins in blk.instrs:
                     ins.operands = [self._resolve(o) if isinstance(o, _Forward) else o for o in ins.operands]
+        if body is not None:
+            body.release()
         func.update_cfg()
         return func
 
@@ -1042,8 +1059,9 @@ def read_kernels(module_ref: llvm.ModuleRef, source_name: str = "<ir>", kernel: 
         ctx = ModuleContext(mod, source_name)
         mod.reconverge_context = ctx
     out = {}
-    for n in names:
-        out[n] = FunctionReader(ctx, kernel_body(mod, n), n).read()
+    with gc_paused():                    # many small objects, few freed: the collector would rescan them all
+        for n in names:
+            out[n] = FunctionReader(ctx, kernel_body(mod, n), n).read()
     return out
 
 
