@@ -49,7 +49,7 @@ def _cpu(cmd: list[str]) -> float:
     return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
-def exponents(sizes: list[int], seconds: list[float]) -> tuple[list[float | None], float]:
+def exponents(sizes: list[float], seconds: list[float]) -> tuple[list[float | None], float]:
     """The growth exponent between consecutive sizes (None for the first) and over the whole range."""
     steps: list[float | None] = [None] + [math.log(seconds[i] / seconds[i - 1]) / math.log(sizes[i] / sizes[i - 1])
                                           for i in range(1, len(sizes))]
@@ -88,7 +88,7 @@ def many_kernels_source(n: int) -> str:
 
 def many_kernels(sizes: tuple[int, ...] = (50, 100, 200, 400)) -> list[dict]:
     """CPU seconds of whole-process compiles (-O2) of an N-kernel file to SPIR-V and to Gen (--cf auto)."""
-    rows = []
+    rows: list[dict] = []
     with tempfile.TemporaryDirectory() as tmp:
         for n in sizes:
             path = os.path.join(tmp, f"k{n}.cl")
@@ -110,7 +110,7 @@ def regions(sizes: tuple[int, ...] = (400, 800, 1600, 3200, 6400), repeat: int =
     from reconverge.lowering.pipeline import Options, compile_llvm
     from reconverge.tools.testing.cfggen import random_kernel
     sys.setrecursionlimit(max(sys.getrecursionlimit(), 100000))
-    rows = []
+    rows: list[dict] = []
     for n in sizes:
         func = compile_llvm(str(random_kernel(random.Random(n), n)), source_name="cfggen",
                             options=Options(kernel="k", pipeline="gen-blockip", verify_each=False))["k"]
