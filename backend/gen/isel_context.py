@@ -16,8 +16,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from reconverge.isa.gen9 import messages as sm
-from reconverge.isa.gen9.dispatch import CROSS_THREAD_GRF
 from reconverge.isa.gen9.model import DataType, Region
+from reconverge.isa.gen9.payload import CROSS_THREAD_GRF
 from reconverge.lowering.analysis.provenance import MemoryObject, Provenance
 from reconverge.lowering.errors import CompileError, NotSupported, where
 from reconverge.lowering.ir.core import Arg, Block, Const, Function, If, Instr, Loop, Phi, Undef, Value

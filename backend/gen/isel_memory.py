@@ -12,8 +12,8 @@ from collections.abc import Callable
 from functools import partial
 
 from reconverge.isa.gen9 import messages as sm
-from reconverge.isa.gen9.dispatch import BARRIER_ID_MASK
 from reconverge.isa.gen9.model import DataType
+from reconverge.isa.gen9.payload import BARRIER_ID_MASK
 from reconverge.lowering.analysis.provenance import MemoryObject
 from reconverge.lowering.ir.core import Const, Instr, Value
 from reconverge.lowering.ir.opcodes import fence_spaces

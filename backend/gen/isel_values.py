@@ -23,8 +23,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from reconverge.isa.gen9.dispatch import CROSS_THREAD_GRF, GLOBAL_OFFSET, LOCAL_ID_GRF, LOCAL_SIZE, NUM_GROUPS, WORK_DIM
 from reconverge.isa.gen9.model import DataType, Region
+from reconverge.isa.gen9.payload import CROSS_THREAD_GRF, GLOBAL_OFFSET, LOCAL_ID_GRF, LOCAL_SIZE, NUM_GROUPS, WORK_DIM
 from reconverge.lowering.ir.core import Const, Instr
 
 from . import isel_int64 as int64

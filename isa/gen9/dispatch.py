@@ -24,13 +24,19 @@ import numpy as np
 
 from .errors import IsaError
 from .model import Instruction
+from .payload import (  # noqa: F401  (the layout's names, also read from here)
+    ARGUMENTS,
+    BARRIER_ID_MASK,
+    CROSS_THREAD_GRF,
+    GLOBAL_OFFSET,
+    HEADER_GRF,
+    LOCAL_ID_GRF,
+    LOCAL_SIZE,
+    NUM_GROUPS,
+    WORK_DIM,
+)
 from .sim_memory import Memory
 from .simulator import MemoryFault, StepLimit, Thread, Workgroup
-
-HEADER_GRF, LOCAL_ID_GRF, CROSS_THREAD_GRF = 0, 1, 4
-BARRIER_ID_MASK = 0x8F000000
-# byte offsets in the cross-thread data (from r4.0)
-GLOBAL_OFFSET, LOCAL_SIZE, NUM_GROUPS, WORK_DIM, ARGUMENTS = 0x00, 0x0C, 0x18, 0x24, 0x40
 
 
 def cross_thread_header(global_offset, local_size, num_groups, work_dim: int) -> bytes:

@@ -44,9 +44,8 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 
-import numpy as np
+from reconverge.tools.fuzz import MODES
 
-MODES = ("basic", "vector", "barrier", "atomic", "goto", "subgroup", "all", "cfg", "convergence")
 FEATURES = {
     "basic": {"float"},
     "vector": {"float", "vector"},
@@ -92,6 +91,7 @@ class FuzzProgram:
 
     def make_args(self) -> list:
         """Fresh arguments (new arrays at every call) from the program's seed."""
+        import numpy as np  # here: `reconverge --help` loads this module for MODES
         rng = np.random.default_rng(self.seed)
         if self.language == "ll" and not self.cl_source:
             return [np.zeros(self.global_size, np.int32),
