@@ -253,6 +253,9 @@ def test_convergence_sources_asked_for_and_absent(capsys):
     assert main(["compile", path, "-O2", "-g", "--convergence=scopes", "--kernel", "waterfall", "--emit", "nir",
                  "--stop-after", "read", "-o", "-"]) == 0
     assert "convergence.anchor" in capsys.readouterr().out
+    # nothing convergent, nothing to decide: no -g needed
+    assert main(["compile", os.path.join(ROOT, "examples", "seed.cl"), "--convergence=scopes", "--emit", "nir",
+                 "-o", "-"]) == 0
 
 
 def test_the_llvm_reference_refuses_what_scopes_move():

@@ -32,7 +32,8 @@ from reconverge.lowering.graph import IrreducibleError, dominator_tree, loop_for
 from reconverge.lowering.ir.core import Block, Function, Instr
 from reconverge.lowering.ir.opcodes import OPCODES
 
-CONVERGENT = frozenset(name for name, op in OPCODES.items() if op.has("convergent"))
+# the operations whose meeting a scope decides (not the token-making `convergence` itself)
+CONVERGENT = frozenset(name for name, op in OPCODES.items() if op.has("convergent") and name != "convergence")
 _DBG = re.compile(r"!dbg !(\d+)")
 _FIELD = re.compile(r"\b(line|column|scope|inlinedAt): (!?\d+)")
 
