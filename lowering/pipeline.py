@@ -234,7 +234,7 @@ def load_module(path: str, opt_level: str = "-O0", build_options: tuple[str, ...
     from reconverge.lowering.frontend import hlsl
     if hlsl.is_hlsl(mod):          # clang's HLSL for Vulkan: its shaders as OpenCL kernels
         mod = hlsl.adapt(mod, path)
-    return optimize_module(mod, speed_level(opt_level))
+    return optimize_module(mod, speed_level(opt_level), path)
 
 
 def speed_level(opt_level: str) -> int:

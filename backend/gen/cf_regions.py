@@ -34,7 +34,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from reconverge.lowering.errors import CompileError
-from reconverge.lowering.graph import IrreducibleError, loop_forest, reverse_postorder
+from reconverge.lowering.graph import IrreducibleError, LoopForest, loop_forest, reverse_postorder
 from reconverge.lowering.ir.core import Block, Function, Instr
 
 TERMINATORS = ("br", "cbr", "switch", "ret", "unreachable")
@@ -88,10 +88,45 @@ def block_unit(block: Block) -> Region:
 def layout(func: Function, units: list[Region]) -> list[Region]:
     """The units in reverse postorder from the entry's: every unit after its dominators, so a value is
     selected before its uses; unreachable ones are left out. Successors are searched last first, so a
-    branch's first target comes first (a cbr's true arm before its false one, as the source wrote them)."""
+    branch's first target comes first (a cbr's true arm before its false one, as the source wrote them).
+    Each natural loop's units stand together after its header, its exits after them all (where the unit
+    graph is reducible): blockIP runs the lowest waiting unit first, so a unit after a loop runs once,
+    with every lane that left the loop, not once per batch of lanes leaving (a sub-group operation there
+    sees them all, as maximal convergence and a convergence token from outside the loop say)."""
     position = {u.entry: i for i, u in enumerate(units)}
     succs = [[position[t] for t in reversed(u.exits)] for u in units]
-    return [units[i] for i in reverse_postorder(succs, position[func.blocks[0]])]
+    entry = position[func.blocks[0]]
+    order = reverse_postorder(succs, entry)
+    try:
+        forest = loop_forest(succs, entry)
+    except IrreducibleError:
+        return [units[i] for i in order]
+    return [units[i] for i in loops_together(order, forest)]
+
+
+def loops_together(order: list[int], forest: LoopForest) -> list[int]:
+    """`order` (a reverse postorder) with each loop's nodes moved together after its header: at each
+    level of the loop forest, its own nodes and its inner loops in the order of their first node. Still
+    a topological order of the forward edges (a loop is entered only at its header)."""
+    items: dict[int, list[int]] = {-1: []}    # loop header (-1: none) -> its own nodes and inner headers
+    for v in order:                           # in order, so every list is in order too
+        h = forest.header_of[v]
+        if h == v:
+            items[v] = []
+            items[forest.parent[v]].append(v)
+        else:
+            items[h].append(v)
+    out: list[int] = []
+    stack = [iter(items[-1])]
+    while stack:
+        node = next(stack[-1], None)
+        if node is None:
+            stack.pop()
+            continue
+        out.append(node)
+        if forest.header_of[node] == node:    # an inner loop: its header, then its nodes
+            stack.append(iter(items[node]))
+    return out
 
 
 def join_points(units: list[Region]) -> dict[int, int]:

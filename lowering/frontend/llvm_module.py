@@ -181,16 +181,58 @@ def require_kernels(mod: llvm.ModuleRef, source_name: str) -> list[str]:
     return names
 
 
-def optimize_module(mod: llvm.ModuleRef, speed_level: int) -> llvm.ModuleRef:
-    """Run LLVM's default -O1..-O3 module pipeline (as `opt -O<n>` would) on a parsed module, in place.
+def optimize_module(mod: llvm.ModuleRef, speed_level: int, source_name: str = "") -> llvm.ModuleRef:
+    """Run LLVM's default -O1..-O3 module pipeline (as `opt -O<n>` would) on a parsed module, in place
+    (a module with convergence tokens: on a copy, returned).
 
-    For .ll/.bc input, so that `-O2` means the same thing it means for OpenCL C (where clang runs it)."""
+    For .ll/.bc input, so that `-O2` means the same thing it means for OpenCL C (where clang runs it).
+    With convergence tokens the pipeline runs in a forked child: the LLVM that llvmlite ships has its
+    assertions on, and its loop deletion aborts the process on a dead loop whose token is used after it
+    (LoopUtils.cpp, deleteDeadLoop), which becomes a one-line error here instead."""
     _init()
     if speed_level:
-        target = llvm.Target.from_default_triple().create_target_machine()
-        builder = llvm.create_pass_builder(target, llvm.create_pipeline_tuning_options(speed_level=speed_level))
-        builder.getModulePassManager().run(mod, builder)
+        if any(f.name.startswith("llvm.experimental.convergence.") for f in mod.functions):
+            return _optimized_in_child(mod, speed_level, source_name)
+        _run_pipeline(mod, speed_level)
     return mod
+
+
+def _run_pipeline(mod: llvm.ModuleRef, speed_level: int) -> None:
+    target = llvm.Target.from_default_triple().create_target_machine()
+    builder = llvm.create_pass_builder(target, llvm.create_pipeline_tuning_options(speed_level=speed_level))
+    builder.getModulePassManager().run(mod, builder)
+
+
+def _optimized_in_child(mod: llvm.ModuleRef, speed_level: int, source_name: str) -> llvm.ModuleRef:
+    import os
+
+    from reconverge.lowering.child_process import die_with_parent
+    read_end, write_end = os.pipe()
+    parent = os.getpid()
+    pid = os.fork()
+    if pid == 0:                                   # the child: optimise, send the bitcode, leave
+        try:
+            os.close(read_end)
+            die_with_parent(parent)
+            import faulthandler
+            faulthandler.disable()                 # the parent reports a crash, in one line
+            quiet = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(quiet, 2)                      # and LLVM's assertion text is not that line
+            _run_pipeline(mod, speed_level)
+            with os.fdopen(write_end, "wb") as out:
+                out.write(mod.as_bitcode())
+        finally:
+            os._exit(0)
+    os.close(write_end)
+    chunks = []
+    with os.fdopen(read_end, "rb") as pipe:
+        while chunk := pipe.read(1 << 20):
+            chunks.append(chunk)
+    _, status = os.waitpid(pid, 0)
+    if os.WIFSIGNALED(status) or not chunks:
+        raise CompileError(f"{source_name or '<ir>'}: LLVM's -O{speed_level} pipeline crashed on this module's "
+                           f"convergence tokens (a dead loop whose token is used after it?): compile it at -O0")
+    return llvm.parse_bitcode(b"".join(chunks))
 
 
 def target_data(mod: llvm.ModuleRef):

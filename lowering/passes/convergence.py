@@ -126,7 +126,9 @@ def _check_exits(func: Function, header: Block, exits: list[tuple[Block, int]], 
 def _pull_into_loop(func: Function, header: Block, exits: list[tuple[Block, int]]) -> None:
     """Make each exit block (up to its last operation of the loop's tokens) part of the loop through one
     new latch that every back edge and every such exit block branch to (the module's docstring)."""
-    old_latches = [p for p in header.preds if p.index >= 0 and _dominates_edge(func, header, p)]
+    blocks = func.update_cfg()
+    dom = dominator_tree([[s.index for s in b.succs] for b in blocks], 0)
+    old_latches = [p for p in header.preds if dom.dominates(header.index, p.index)]   # the back edges
     latch = Block(f"{header.label}.latch" if header.label else "latch")
     rests: list[Block] = []
     for e, last in exits:
@@ -171,13 +173,6 @@ def _pull_into_loop(func: Function, header: Block, exits: list[tuple[Block, int]
     last = max(b.index for b in blocks_before if b in in_loop or any(b is e for e, _ in exits))
     func.blocks[last + 1:last + 1] = [latch, *rests]
     _repair_dominance(func, latch, exits)
-
-
-def _dominates_edge(func: Function, header: Block, pred: Block) -> bool:
-    """pred -> header is a back edge (header dominates pred)."""
-    blocks = func.update_cfg()
-    dom = dominator_tree([[s.index for s in b.succs] for b in blocks], 0)
-    return dom.dominates(header.index, pred.index)
 
 
 def _members(func: Function, header: Block) -> set[Block]:

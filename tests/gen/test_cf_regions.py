@@ -135,3 +135,30 @@ def test_the_random_cfg_slice_has_loops_that_break_continue_and_leave_to_several
         for unit in structured_regions(func):
             walk(unit)
     assert {"exit", "exit+dispatch", "continue", "loop+continues", "loop+dispatch", "if", "chain"} <= kinds, kinds
+
+
+def test_blockip_lays_a_loop_out_together_before_its_exits():
+    """A loop left by its header's true arm: the exit block comes after the latch, so blockIP runs it once
+    with every lane that left (before, reverse postorder put it before the latch and it ran once per batch
+    of leaving lanes: a ballot there saw only the lanes leaving in one iteration)."""
+    from reconverge.backend.gen.cf_regions import block_unit
+    from reconverge.lowering.ir.parser import parse_module
+    func = parse_module("""\
+kernel @k(ptr1 %out, i32 %r) {
+  block b0 "entry":
+    br b1
+  block b1 "loop":
+    %k = phi i32 [b0: 0], [b2: %k1]
+    %hit = icmp.eq i32 %k, %r
+    cbr i1 %hit, b3, b2
+  block b2 "latch":
+    %k1 = add i32 %k, 1
+    br b1
+  block b3 "exit":
+    store i32 %k, %out
+    ret
+}
+""").functions["k"]
+    func.update_cfg()
+    assert [u.entry.label for u in layout(func, [block_unit(b) for b in func.blocks])] == \
+        ["entry", "loop", "latch", "exit"]
