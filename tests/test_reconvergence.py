@@ -157,10 +157,6 @@ def test_interpreter(kernel, level, size):
     check(kernel, level, "ir", size, InterpreterOptions(subgroup_size=size))
 
 
-# blockIP lays blocks out in reverse postorder, true arms first: at -O0 after_loop's exit block (the
-# reduction) comes before the loop's latch, so its lanes run it at each pass, with the lanes leaving then,
-# instead of after the loop (the CFG's own meaning). A Gen blockIP layout bug, not a convergence-source one
-BLOCKIP_LAYOUT = {("after_loop", "-O0")}
 # Gen, in every --cf mode: every kernel from -O2 at SIMD16; from -O0 at SIMD8 the kernels whose -O0 CFG
 # differs from their -O2 one in what matters (the waterfall pair, the nested loops LLVM merges at -O2)
 GEN = [(kernel, "-O2", 16) for kernel in KERNELS] + \
@@ -174,8 +170,6 @@ def gen_cases():
             marks = []
             if (kernel, level) in MERGED:
                 marks.append(pytest.mark.xfail(strict=True, reason="LLVM merged the nested loops"))
-            if cf == "blockip" and (kernel, level) in BLOCKIP_LAYOUT:
-                marks.append(pytest.mark.xfail(strict=True, reason="blockIP places the exit before the latch"))
             out.append(pytest.param(kernel, level, simd, cf, marks=marks))
     return out
 
@@ -253,6 +247,9 @@ def test_convergence_sources_asked_for_and_absent(capsys):
     assert main(["compile", path, "-O2", "-g", "--convergence=scopes", "--kernel", "waterfall", "--emit", "nir",
                  "--stop-after", "read", "-o", "-"]) == 0
     assert "convergence.anchor" in capsys.readouterr().out
+    # nothing convergent, nothing to decide: no -g needed
+    assert main(["compile", os.path.join(ROOT, "examples", "seed.cl"), "--convergence=scopes", "--emit", "nir",
+                 "-o", "-"]) == 0
 
 
 def test_the_llvm_reference_refuses_what_scopes_move():

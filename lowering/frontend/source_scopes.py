@@ -32,7 +32,8 @@ from reconverge.lowering.graph import IrreducibleError, dominator_tree, loop_for
 from reconverge.lowering.ir.core import Block, Function, Instr
 from reconverge.lowering.ir.opcodes import OPCODES
 
-CONVERGENT = frozenset(name for name, op in OPCODES.items() if op.has("convergent"))
+# the operations whose meeting a scope decides (not the token-making `convergence` itself)
+CONVERGENT = frozenset(name for name, op in OPCODES.items() if op.has("convergent") and name != "convergence")
 _DBG = re.compile(r"!dbg !(\d+)")
 _FIELD = re.compile(r"\b(line|column|scope|inlinedAt): (!?\d+)")
 
@@ -131,7 +132,8 @@ class ScopeNotes:
 def loop_homes(func: Function, notes: ScopeNotes) -> dict[Instr, Block]:
     """For each convergent operation that the CFG places after a loop it was written in, the header of
     the innermost such loop (the module docstring's rule). CFG form; an irreducible CFG gives none (the
-    structurizer refuses it)."""
+    structurizer refuses it). Cost: each block's scopes are gathered once, each loop's from its blocks'
+    (times the nesting depth), and an operation is weighed only against the loops touching its scopes."""
     blocks = func.blocks
     if not notes.calls or not blocks:
         return {}
@@ -142,59 +144,85 @@ def loop_homes(func: Function, notes: ScopeNotes) -> dict[Instr, Block]:
         forest = loop_forest(succs, 0, dom)
     except IrreducibleError:
         return {}
-    headers = forest.headers
-    candidates = [(ins, index[ins.block]) for ins in notes.calls if ins.block is not None and ins.block in index]
-    wanted: dict[int, list[Instr]] = {h: [] for h in headers}     # loop header -> the operations after it
-    for ins, b in candidates:
-        for h in headers:
-            if h != b and dom.dominates(h, b) and not forest.contains(h, b):
-                wanted[h].append(ins)
+    if not forest.headers:
+        return {}
+    located = [_BlockScopes(notes, notes.blocks.get(b, ())) for b in blocks]
+    holding: dict[ScopeKey, list[int]] = {}       # scope -> the blocks with located code in it
+    for v, block in enumerate(located):
+        for key in block.keys:
+            holding.setdefault(key, []).append(v)
+    members: dict[int, list[int]] = {h: [] for h in forest.headers}
+    for v in range(len(blocks)):
+        h = forest.header_of[v]
+        while h != -1:
+            members[h].append(v)
+            h = forest.parent[h]
+    loops: dict[int, _LoopScopes] = {}
+    touching: dict[ScopeKey, set[int]] = {}       # lexical block -> the loops touching it
+    for h, vs in members.items():
+        loop = loops[h] = _LoopScopes(notes.scopes, [located[v] for v in vs])
+        loop.lca_before = loop.lca is not None and any(dom.pre[v] >= 0 and not dom.dominates(h, v)
+                                                       for v in holding[loop.lca])
+        for key in loop.touched:
+            if notes.scopes.is_block(key):
+                touching.setdefault(key, set()).add(h)
     homes: dict[Instr, Block] = {}
-    depth: dict[Instr, int] = {}
-    for h, after in wanted.items():
-        if not after:
+    for ins, ident in notes.calls.items():
+        b = index.get(ins.block) if ins.block is not None else None
+        if b is None:
             continue
-        loop = _LoopScopes(notes, blocks, [v for v in range(len(blocks)) if forest.contains(h, v)],
-                           [v for v in range(len(blocks)) if dom.pre[v] >= 0 and not dom.dominates(h, v)])
-        d = forest.depth(h)
-        for ins in after:
-            if loop.holds(notes.scopes.chain(notes.calls[ins])) and d > depth.get(ins, 0):
-                homes[ins], depth[ins] = blocks[h], d
+        chain = notes.scopes.chain(ident)
+        candidates = {h for key in chain for h in touching.get(key, ())}
+        held = [h for h in candidates if h != b and dom.dominates(h, b) and not forest.contains(h, b)
+                and loops[h].holds(chain)]
+        if held:
+            homes[ins] = blocks[max(held, key=forest.depth)]
     return homes
 
 
-class _LoopScopes:
-    """The scopes one CFG loop touches, their innermost common one, and those with code before it."""
+class _BlockScopes:
+    """One block's located instructions as scopes: every scope around them, and the innermost one around
+    all of them (its chain, outermost first; None for a block with no located instruction)."""
 
-    def __init__(self, notes: ScopeNotes, blocks: list[Block], inside: list[int], before: list[int]):
-        scopes = notes.scopes
+    def __init__(self, notes: ScopeNotes, idents):
+        self.keys: set[ScopeKey] = set()
+        self.common: tuple[ScopeKey, ...] | None = None
+        for ident in idents:
+            chain = notes.scopes.chain(ident)
+            self.keys.update(chain)
+            self.common = _common(self.common, chain[::-1])
+
+
+def _common(a: tuple[ScopeKey, ...] | None, b: tuple[ScopeKey, ...] | None) -> tuple[ScopeKey, ...] | None:
+    """The longest common prefix of two outermost-first chains (None: no chain yet)."""
+    if a is None or b is None:
+        return b if a is None else a
+    n = 0
+    while n < min(len(a), len(b)) and a[n] == b[n]:
+        n += 1
+    return a[:n]
+
+
+class _LoopScopes:
+    """The scopes one CFG loop touches, their innermost common one, and whether that one has code before
+    the loop."""
+
+    def __init__(self, scopes: DebugScopes, inside: list[_BlockScopes]):
         self.is_block = scopes.is_block
         self.touched: set[ScopeKey] = set()
-        common: tuple[ScopeKey, ...] | None = None          # the LCA's chain, outermost first
-        for v in inside:
-            for ident in notes.blocks.get(blocks[v], ()):
-                chain = scopes.chain(ident)
-                self.touched.update(chain)
-                outward = chain[::-1]
-                if common is None:
-                    common = outward
-                else:
-                    n = 0
-                    while n < min(len(common), len(outward)) and common[n] == outward[n]:
-                        n += 1
-                    common = common[:n]
+        common: tuple[ScopeKey, ...] | None = None
+        for block in inside:
+            self.touched |= block.keys
+            common = _common(common, block.common)
         self.trunk = set(common or ())
         self.lca = common[-1] if common else None
-        self.before: set[ScopeKey] = set()
-        for v in before:
-            for ident in notes.blocks.get(blocks[v], ()):
-                self.before.update(scopes.chain(ident))
+        self.lca_before = False       # whether located code in the LCA runs before the loop (set by loop_homes)
 
     def holds(self, chain: tuple[ScopeKey, ...]) -> bool:
         """Whether an operation with this scope chain was written inside the loop."""
         for key in chain:
             if key not in self.touched or not self.is_block(key):
                 continue
-            if key not in self.trunk or (key == self.lca and key not in self.before):
+            if key not in self.trunk or (key == self.lca and not self.lca_before):
                 return True
         return False
