@@ -140,15 +140,12 @@ def check(kernel: str, level: str, kind: str, size: int, options, convergence: s
                                                       f"argument {index}"
 
 
-# LLVM's -O2 merges nested_loops' do/while into its while loop (one natural loop, one latch): the source's
-# inner loop is gone from the CFG, and a scope can home an operation into a loop but not split one, so
-# every lane that is still looping takes ballot 1 together (continue_loop's trace, not the seed's)
-MERGED = {("nested_loops", "-O2")}
+# LLVM's -O2 merges nested_loops' do/while into its while loop (one header, one shared latch): with -g the
+# scopes rule separates them again (lowering.frontend.loop_separation), so the seed's trace holds there too
 
 
 def cases(kernels=KERNELS, levels=("-O0", "-O2")):
-    return [pytest.param(k, level, marks=pytest.mark.xfail(strict=True, reason="LLVM merged the nested loops"))
-            if (k, level) in MERGED else pytest.param(k, level) for k in kernels for level in levels]
+    return [pytest.param(k, level) for k in kernels for level in levels]
 
 
 @pytest.mark.parametrize("size", [8, 16])
@@ -167,10 +164,7 @@ def gen_cases():
     out = []
     for kernel, level, simd in GEN:
         for cf in ("structured", "blockip", "hybrid"):
-            marks = []
-            if (kernel, level) in MERGED:
-                marks.append(pytest.mark.xfail(strict=True, reason="LLVM merged the nested loops"))
-            out.append(pytest.param(kernel, level, simd, cf, marks=marks))
+            out.append(pytest.param(kernel, level, simd, cf))
     return out
 
 

@@ -15,7 +15,8 @@ A source asked for and absent is a one-line error naming the kernel.
 from __future__ import annotations
 
 from reconverge.lowering.errors import CompileError
-from reconverge.lowering.frontend.source_scopes import CONVERGENT, ScopeNotes, loop_homes
+from reconverge.lowering.frontend.loop_separation import separated_loop_homes
+from reconverge.lowering.frontend.source_scopes import CONVERGENT, ScopeNotes
 from reconverge.lowering.ir.core import Function, Instr
 from reconverge.lowering.ir.types import TOKEN
 from reconverge.lowering.passes.convergence import drop_tokens, fold_stray_loop_tokens, has_tokens
@@ -45,7 +46,7 @@ def apply(func: Function, notes: ScopeNotes | None, mode: str, where: str) -> st
     if tokens:
         drop_tokens(func)
     if mode == "scopes" and notes is not None:      # None: no -g, and (checked above) nothing convergent
-        for ins, header in loop_homes(func, notes).items():
+        for ins, header in separated_loop_homes(func, notes).items():
             anchor = Instr("convergence", [], TOKEN, {"kind": "anchor"})
             header.insert(sum(1 for _ in header.phis()), anchor)
             ins.operands.append(anchor)
