@@ -217,6 +217,10 @@ class Runner:
             st.at_barrier[sl] = False
 
     def run(self) -> None:
+        with np.errstate(all="ignore"):         # as sim_alu's computations run; set once, not per instruction
+            self._run()
+
+    def _run(self) -> None:
         st = self.st
         big = np.iinfo(np.int64).max
         while True:
@@ -238,9 +242,10 @@ class Runner:
         i = st.index.get(at)
         if i is None:
             raise SimulationError(f"thread {int(st.tid[rows[0]])}: jump to {at:#x}, not an instruction address")
-        steps = st.steps[rows] + 1
-        st.steps[rows] = steps
-        st.lane_steps[rows] += np.count_nonzero(st.em[rows, :st.simd], axis=1)
+        sel = slice(None) if rows.size == st.threads else rows
+        steps = st.steps[sel] + 1
+        st.steps[sel] = steps
+        st.lane_steps[sel] += st.em[sel, :st.simd].sum(axis=1)
         if steps.max() > st.max_steps:
             over = rows[steps > st.max_steps]
             tid = int(st.tid[over[0]])

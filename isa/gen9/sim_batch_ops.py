@@ -48,13 +48,22 @@ class ThreadFault(Exception):
 
 # ---- operands ---------------------------------------------------------------------------------------
 
-def masked_set(arr: np.ndarray, rows: Rows, cols: np.ndarray, values: np.ndarray, mask: np.ndarray) -> None:
-    """arr[rows[b], cols[i]] = values[b, i] where mask[b, i], in (b, i) order (a later lane wins)."""
+def masked_set(arr: np.ndarray, rows: Rows, cols: np.ndarray, values: np.ndarray, mask: np.ndarray,
+               distinct: bool = False) -> None:
+    """arr[rows[b], cols[i]] = values[b, i] where mask[b, i], in (b, i) order (a later lane wins);
+    `distinct`: no column repeats, so the order cannot matter. rows are sorted and distinct."""
+    at = slice(None) if rows.size == arr.shape[0] else rows[:, None]
     if mask.all():
-        arr[rows[:, None], cols] = values
+        arr[at, cols] = values
+    elif distinct:
+        arr[at, cols] = np.where(mask, values, arr[at, cols])
     else:
         b, i = np.nonzero(mask)
         arr[rows[b], cols[i]] = values[b, i]
+
+
+def _distinct(cols: np.ndarray) -> bool:
+    return bool(np.unique(cols).size == cols.size)
 
 
 def _region_offsets(op: Operand, n: int, inst: Instruction) -> np.ndarray:
@@ -145,7 +154,11 @@ def source_reader(op: Operand, n: int, inst: Instruction) -> Callable[[Batch, Ro
         index = offs[:, None] + np.arange(size)
         return lambda st, rows: st.storage[name][rows[:, None, None], index].view(dtype).reshape(rows.size, n)
     elem = offs // size
-    return lambda st, rows: st.view(name, dtype)[rows[:, None], elem]
+
+    def direct(st: Batch, rows: Rows) -> np.ndarray:
+        view = st.view(name, dtype)
+        return view[:, elem] if rows.size == st.threads else view[rows[:, None], elem]
+    return direct
 
 
 def _indirect_reader(op: Operand, n: int, inst: Instruction, dtype) -> Callable[[Batch, Rows], np.ndarray]:
@@ -182,14 +195,15 @@ def dest_writer(op: Operand, n: int, inst: Instruction) -> Callable[[Batch, Rows
         if kind == ARF_ACC:
             idx = ((op.reg & 0xF) * 8 + op.subreg + np.arange(n) * max(op.hstride, 1)) % 64
             floaty = sim_alu.is_float(op.type)
+            once = _distinct(idx)
 
             def acc(st: Batch, rows: Rows, values: np.ndarray, mask: np.ndarray) -> None:
-                masked_set(st.acc_f, rows, idx, values.astype(np.float64), mask)
+                masked_set(st.acc_f, rows, idx, values.astype(np.float64), mask, once)
                 if floaty:
                     with np.errstate(invalid="ignore"):
-                        masked_set(st.acc_i, rows, idx, np.nan_to_num(values).astype(np.int64), mask)
+                        masked_set(st.acc_i, rows, idx, np.nan_to_num(values).astype(np.int64), mask, once)
                 else:
-                    masked_set(st.acc_i, rows, idx, values.astype(np.int64), mask)
+                    masked_set(st.acc_i, rows, idx, values.astype(np.int64), mask, once)
             return acc
     dtype = sim_alu.NP_TYPE[op.type] if op.type in sim_alu.NP_TYPE else None
     size = op.type.size
@@ -223,17 +237,18 @@ def dest_writer(op: Operand, n: int, inst: Instruction) -> Callable[[Batch, Rows
     if dtype is None:
         raise sim_alu.AluError(f"destination type {op.type.value} is not modelled")
     elem = offs // size
+    once = _distinct(elem)
     if name == "flag":
         def flag(st: Batch, rows: Rows, values: np.ndarray, mask: np.ndarray) -> None:
             m = mask & lanes if lanes is not None else mask
             raw = np.packbits(st.fbits[rows], axis=1, bitorder="little")
-            masked_set(raw.view(dtype), np.arange(rows.size), elem, values.astype(dtype, copy=False), m)
+            masked_set(raw.view(dtype), np.arange(rows.size), elem, values.astype(dtype, copy=False), m, once)
             st.fbits[rows] = np.unpackbits(raw, axis=1, bitorder="little").astype(bool)
         return flag
 
     def write(st: Batch, rows: Rows, values: np.ndarray, mask: np.ndarray) -> None:
         m = mask & lanes if lanes is not None else mask
-        masked_set(st.view(name, dtype), rows, elem, values.astype(dtype, copy=False), m)
+        masked_set(st.view(name, dtype), rows, elem, values.astype(dtype, copy=False), m, once)
     return write
 
 
@@ -262,7 +277,7 @@ def predicate_reader(inst: Instruction) -> Callable[[Batch, Rows], np.ndarray] |
             raise SimulationError("predicate reads past f1")
 
         def normal(st: Batch, rows: Rows) -> np.ndarray:
-            bits: np.ndarray = st.fbits[rows[:, None], idx]
+            bits: np.ndarray = st.fbits[:, idx] if rows.size == st.threads else st.fbits[rows[:, None], idx]
             return ~bits if inverse else bits
         return normal
     kind, size = grp
@@ -291,7 +306,7 @@ def _write_flags(st: Batch, rows: Rows, inst: Instruction, values: np.ndarray, m
     idx = base + inst.chan_offset + np.arange(inst.exec_size)
     if idx.max() >= 64:
         raise SimulationError("conditional modifier writes past f1")
-    at = rows[:, None]
+    at = slice(None) if rows.size == st.threads else rows[:, None]
     st.fbits[at, idx] = np.where(mask, values, st.fbits[at, idx])
 
 
@@ -315,8 +330,7 @@ def alu_plan(inst: Instruction, addr: int) -> Callable[[Batch, Rows], int]:
     nxt = addr + instruction_size(inst)
     if op == "cmp" and inst.cond_mod is None:
         raise SimulationError("cmp without a conditional modifier")
-    if op not in ("cmp", "sel") and op not in sim_alu.HANDLERS:
-        raise sim_alu.AluError(f"opcode {op!r} is not modelled")
+    compute = sim_alu.planned(op, types, inst) if op not in ("cmp", "sel") else None
     if op != "cmp" and dst is None:
         raise SimulationError(f"{op} without a destination")
     null = dst is None or (dst.file == RegFile.ARF and dst.reg == ARF_NULL)
@@ -342,7 +356,7 @@ def alu_plan(inst: Instruction, addr: int) -> Callable[[Batch, Rows], int]:
         xs = [sim_alu.apply_modifiers(sim_alu.widen(r(st, rows).reshape(-1), ty), ty, a, ng, logic)
               for r, ty, (a, ng) in zip(readers, types, mods)]
         if floaty:
-            xs = [x.astype(np.float64) for x in xs]
+            xs = [x.astype(np.float64, copy=False) for x in xs]
         if op == "cmp":
             x0, x1 = _unsigned_64(xs[:2], types)
             flag_val = sim_alu.compare(x0, x1, inst.cond_mod or "")
@@ -374,7 +388,8 @@ def alu_plan(inst: Instruction, addr: int) -> Callable[[Batch, Rows], int]:
         acc = None
         if op == "mac":
             acc = (st.acc_f if floaty else st.acc_i)[rows, :n].reshape(-1)
-        result = sim_alu.compute(op, xs, types, inst, acc)
+        assert compute is not None
+        result = compute(xs, acc)
         _finish(st, rows, result, mask, True)
         if mach_acc is not None and inst.acc_wr_en:
             low = (xs[0].astype(np.int64) * xs[1].astype(np.int64)) & 0xFFFFFFFF   # low 32 bits wrap exactly

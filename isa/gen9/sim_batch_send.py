@@ -154,7 +154,7 @@ def send_plan(inst: Instruction, addr: int, st: Batch) -> Callable[[Batch, Rows,
             idx = reg * 8 + np.arange(simd)
             if idx[-1] >= view.shape[1]:
                 raise SimulationError(f"message writeback at r{reg} leaves the GRF")
-            masked_set(view, rows, idx, dwords[:, row].astype(np.uint32), active)
+            masked_set(view, rows, idx, dwords[:, row].astype(np.uint32), active, True)
 
     def transfer(st: Batch, rows: Rows, space: _Space, addrs: np.ndarray, data: np.ndarray, channels: list[int],
                  size: int, write: bool, active: np.ndarray, simd: int) -> None:
