@@ -5,9 +5,10 @@ numbers go into the README's benchmark section.
 For every corpus kernel (tests/kernels and examples, their RUN launch, SIMD16, `--cf auto`, -O2) it
 measures the CPU seconds spent in the simulator only (compiling is excluded) and the lane-instructions
 executed (enabled lanes summed over executed instructions), for each engine; then the same kernels with
-the launch's first dimension and every buffer sized by it scaled by --scale (default 64: 4,096 work-items
-for a 64-item launch) on the batched engine, beside the llvm target (the JIT) on the same launch. Both
-engines' buffers must agree exactly, or the line says DIFF.
+the launch's first dimension, every buffer sized by it and an integer argument equal to it scaled by
+--scale (default 64: 4,096 work-items for a 64-item launch) on the batched engine, beside the llvm
+target (the JIT) on the same launch. Both engines' buffers must agree exactly (floats within 1e-5 of
+the JIT's), or the line says DIFF.
 
     python -m reconverge.tools.bench_sim [--files PATTERN] [--scale 64] [--no-old] [--old-scaled]
 """
@@ -69,10 +70,17 @@ def _launches(pattern: str):
 
 
 def _scaled(spec, scale: int):
-    """The spec with its first dimension and the buffers sized by the work-item count `scale` times larger."""
+    """The spec with its first dimension, the buffers sized by the work-item count and an integer argument
+    equal to it (an element count) `scale` times larger."""
     items = math.prod(spec.global_size)
-    args = tuple(dataclasses.replace(a, count=a.count * scale) if a.is_buffer and a.count and a.count % items == 0
-                 else a for a in spec.args)
+
+    def grown(a):
+        if a.is_buffer and a.count and a.count % items == 0:
+            return dataclasses.replace(a, count=a.count * scale)
+        if not a.is_buffer and a.init == "value" and isinstance(a.value, int) and a.value == items:
+            return dataclasses.replace(a, value=a.value * scale)
+        return a
+    args = tuple(grown(a) for a in spec.args)
     size = (spec.global_size[0] * scale,) + tuple(spec.global_size[1:])
     return dataclasses.replace(spec, global_size=size, args=args)
 

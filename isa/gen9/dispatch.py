@@ -12,7 +12,8 @@ binaries show (PRM vol. 7 "GPGPU thread payload"; NEO local_id_gen.cpp):
                   kernel's arguments at offsets the code generator chose
 
 A work-group of L work-items runs as ceil(L / SIMD) hardware threads; the last one's dispatch mask
-enables only its L mod SIMD work-items (all when that is 0).
+enables only its L mod SIMD work-items (all when that is 0). The work-groups run in batches, every thread
+of a batch stepping together (sim_batch); a trace's first work-group runs alone in simulator.Thread.
 """
 from __future__ import annotations
 
