@@ -149,6 +149,7 @@ class Runner:
         self.group_ids = group_ids
         self.plans: dict[int, Callable[[Batch, Rows], None]] = {}
         self.blocked = False                    # some thread has ended or waits at a barrier
+        self.count = max(int(st.steps.max()), 0) if st.threads else 0     # steps so far (run_threads may start later)
 
     def _plan(self, i: int, addr: int) -> Callable[[Batch, Rows], None]:
         plan = self.plans.get(i)
@@ -243,11 +244,11 @@ class Runner:
         if i is None:
             raise SimulationError(f"thread {int(st.tid[rows[0]])}: jump to {at:#x}, not an instruction address")
         sel = slice(None) if rows.size == st.threads else rows
-        steps = st.steps[sel] + 1
-        st.steps[sel] = steps
+        st.steps[sel] += 1
         st.lane_steps[sel] += st.em[sel, :st.simd].sum(axis=1)
-        if steps.max() > st.max_steps:
-            over = rows[steps > st.max_steps]
+        self.count += 1                         # no thread has run more instructions than the batch steps
+        if self.count > st.max_steps and st.steps[sel].max() > st.max_steps:
+            over = rows[st.steps[rows] > st.max_steps]
             tid = int(st.tid[over[0]])
             err = StepLimit(f"thread {tid}: no end after {st.max_steps} instructions", tid, st.max_steps)
             err.group = self.group_ids[int(st.group_of[over[0]])]

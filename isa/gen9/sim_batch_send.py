@@ -102,9 +102,13 @@ def _gather(buf: np.ndarray, offs: np.ndarray, base: np.ndarray, extent: int, si
     if not ok.any():
         return out
     at = np.where(ok, offs + base.reshape((-1,) + (1,) * (offs.ndim - 1)), 0)
-    for k in range(size):
-        out |= np.where(ok, buf[at + k], 0).astype(np.uint64) << np.uint64(8 * k)
-    return out
+    raw = buf[at[..., None] + np.arange(size)]                  # the bytes, little-endian, one gather
+    value = raw.view(np.dtype(f"<u{size}"))[..., 0] if size in (1, 2, 4, 8) else None
+    if value is None:
+        for k in range(size):
+            out |= raw[..., k].astype(np.uint64) << np.uint64(8 * k)
+        return np.where(ok, out, 0)
+    return np.where(ok, value, 0).astype(np.uint64)
 
 
 def _scatter(buf: np.ndarray, offs: np.ndarray, base: np.ndarray, extent: int, values: np.ndarray, size: int,
