@@ -11,9 +11,11 @@ Semantics are simulator.Thread's (its docstring has the model); the ALU values a
 lanes of all threads flattened. What differs is only the interleaving of threads: the scheduler runs the
 threads at the lowest address together (threads that diverge meet again where the lower ones arrive),
 instead of one instruction per thread per round. Programs whose threads communicate only through barriers
-and atomics cannot tell; within one instruction, memory effects still happen in the one-thread order
-(work-group, then thread, then channel, then lane; atomics lane by lane), so threads in step see exactly
-what the round-robin simulator shows. Errors name the first thread in that order.
+and atomics end with the same memory (the values atomics return may come in another order when threads
+reach them at different times); within one instruction, memory effects still happen in the one-thread
+order (work-group, then thread, then channel, byte and lane; atomics lane by lane), so threads in step
+see exactly what the round-robin simulator shows. Errors name the first thread in that order.
+Operand, mask, ALU and branch plans are in sim_batch_ops, message plans in sim_batch_send.
 
 A thread's barrier waits until every live thread of its work-group has sent one; work-groups of one batch
 have their own SLM and scratch space.
@@ -208,7 +210,7 @@ class Runner:
         """Threads reached a barrier or ended: release each of their groups whose live threads all wait."""
         st = self.st
         self.blocked = True
-        for grp in np.unique(st.group_of[rows]):
+        for grp in sorted(set(st.group_of[rows].tolist())):
             sl = slice(grp * st.per_group, (grp + 1) * st.per_group)
             live = ~st.done[sl]
             if not live.any() or not st.at_barrier[sl][live].all():
@@ -296,7 +298,7 @@ def _move(st: Batch, rows: Rows, nxt) -> None:
     if (nxt == first).all():
         st.goto(rows, first)
         return
-    for t in np.unique(nxt):
+    for t in sorted(set(nxt.tolist())):
         st.goto(rows[nxt == t], int(t))
 
 

@@ -63,7 +63,7 @@ def masked_set(arr: np.ndarray, rows: Rows, cols: np.ndarray, values: np.ndarray
 
 
 def _distinct(cols: np.ndarray) -> bool:
-    return bool(np.unique(cols).size == cols.size)
+    return len(set(cols.tolist())) == cols.size
 
 
 def _region_offsets(op: Operand, n: int, inst: Instruction) -> np.ndarray:
