@@ -147,7 +147,8 @@ def _pull_into_loop(func: Function, header: Block, exits: list[tuple[Block, int]
     for phi in list(header.phis()):
         back = [(b, v) for b, v in phi.incoming() if b in old_latches]
         kept = [(b, v) for b, v in phi.incoming() if b not in old_latches]
-        merged = Phi(phi.type, [*back, *((e, Undef(phi.type)) for e, _ in exits)], name=phi.name)
+        merged = Phi(phi.type, [*back, *((e, Undef(phi.type)) for e, _ in exits)],
+                     name=f"{phi.name}.next" if phi.name else "")
         latch.append(merged)
         phi.blocks, phi.operands = [b for b, _ in kept], [v for _, v in kept]
         phi.add_incoming(latch, merged)

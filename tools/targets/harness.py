@@ -99,10 +99,6 @@ def _run_llvm(program: Program, kernel: str, args: list, global_size, local_size
     if any(p.is_vector for p in program.params(kernel)):
         raise CompileError(f"{program.path}: kernel @{kernel}: the llvm target cannot pass by-value "
                            f"vector parameters")
-    if "@llvm.experimental.convergence." in program.llvm_text:
-        # the reference's meetings follow maximal convergence (oracle_subgroups.py), not the tokens
-        raise CompileError(f"{program.path}: kernel @{kernel}: the llvm target cannot run convergence-control "
-                           f"tokens (llvm.experimental.convergence.*): use --target ir, gen or spirv")
     try:
         run_llvm_kernel(program.llvm_text, kernel, args, global_size, local_size, global_offset,
                         (options or OracleOptions()).subgroup_size)
