@@ -48,7 +48,7 @@ from .sim_batch_send import send_plan
 from .sim_control import ControlError
 from .sim_memory import Memory, OutOfBounds
 from .sim_messages import MessageError
-from .simulator import NO_OPS, MemoryFault, SimulationError, StepLimit
+from .simulator import NO_OPS, MemoryFault, SimulationError, StepLimit, Thread, Workgroup
 
 
 @dataclass
@@ -302,7 +302,7 @@ def _move(st: Batch, rows: Rows, nxt) -> None:
         st.goto(rows[nxt == t], int(t))
 
 
-def run_threads(threads: list, trace: Callable | None = None) -> None:
+def run_threads(threads: list[Thread], trace: Callable | None = None) -> None:
     """Run one work-group of one-thread simulator threads (simulator.Thread, registers set up by the caller)
     to the end in the batched engine, and leave their final state in them as Thread.run would. `trace` gets
 every thread's instructions; its rounds (new_round) are the batch's steps, not one instruction per thread."""
@@ -330,3 +330,10 @@ every thread's instructions; its rounds (new_round) are the batch's steps, not o
             th.done = bool(st.done[k])
             th.fell_off_end = th.done and th.ip == st.end
             th.resume = {a: rm[k].copy() for a, rm in st.resume.items() if rm[k].any()}
+
+
+def run_workgroup(wg: Workgroup) -> list[Thread]:
+    """Workgroup.run, with the threads stepping together in the batched engine: the same final state; a
+    trace's rounds are the batch's steps."""
+    run_threads(wg.threads, wg.trace)
+    return wg.threads

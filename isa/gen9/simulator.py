@@ -586,13 +586,6 @@ class Workgroup:
             if new_round is not None:
                 new_round()
 
-    def run_batched(self) -> list[Thread]:
-        """run(), with the threads stepping together in the batched engine (sim_batch): the same final state;
-        a trace's rounds are the batch's steps."""
-        from .sim_batch import run_threads
-        run_threads(self.threads, self.trace)
-        return self.threads
-
 
 def run_program(program: list[Instruction], simd: int = 16, n_threads: int = 1,
                 surfaces: dict[int, np.ndarray] | None = None, setup: Callable[[Thread], None] | None = None,

@@ -1,14 +1,14 @@
 """The batched simulator (isa/gen9/sim_batch.py) against the one-thread simulator it replaces for dispatches.
 
 The hand-written simulator tests of control flow, jmpi and messages run here again with each work-group's
-threads stepping together (Workgroup.run replaced by Workgroup.run_batched), the random structured programs
+threads stepping together (Workgroup.run replaced by sim_batch.run_workgroup), the random structured programs
 against their scalar reference included; and a compiled kernel with several work-groups, barriers, SLM and
 atomics gives the same buffers and counts batched and one thread at a time.
 """
 import numpy as np
 import pytest
 
-from reconverge.isa.gen9 import simulator
+from reconverge.isa.gen9 import sim_batch, simulator
 from tests.isa import test_sim_cf, test_sim_jmpi, test_sim_send
 
 # asserts that a race shows under round-robin; the batched schedule runs the lagging thread up to the others
@@ -25,7 +25,7 @@ for _module in (test_sim_cf, test_sim_jmpi, test_sim_send):
 @pytest.fixture(autouse=True, scope="module")
 def _batched_workgroups():
     original = simulator.Workgroup.run
-    simulator.Workgroup.run = simulator.Workgroup.run_batched     # type: ignore[method-assign]
+    simulator.Workgroup.run = sim_batch.run_workgroup              # type: ignore[method-assign]
     yield
     simulator.Workgroup.run = original                            # type: ignore[method-assign]
 
