@@ -66,6 +66,12 @@ class SelectionContext:
         self.narrow: dict[Value, tuple[bool | None, Operand]] = {}   # i64 values that are extended i32 ones
         self.named: set[str] = set()                          # labels a branch or a start named
         self.subgroups: object | None = None                  # isel_subgroup's selector, made on first use
+        from .isel_narrow import low_dword_values
+        self.narrowed = low_dword_values(func, self.provenance, self.layout.flat)   # 64-bit values kept in 32
+
+    def value_type(self, v: Value) -> DataType:
+        """The Gen type a value lives in: its own (gen_type), or a dword where only its low 32 bits are read."""
+        return T.D if v in self.narrowed else gen_type(v.type)
 
     def error(self, ins: Instr | None, what: str) -> CompileError:
         return CompileError(f"{where(self.func, ins)}: {what} (not in the Gen backend yet)")
@@ -107,6 +113,8 @@ class SelectionContext:
         if any(isinstance(src.value, VReg) and src.value.id in targets for src in sources):
             sources = [self.copy(src) for src in sources]
         for phi, src in zip(phis, sources):
+            if phi in self.narrowed:
+                src = retyped(low_dword(src), T.D)
             self.emit("mov", self.values[phi], src, predicate=predicate, **_scalar_write(self.values[phi]))
 
     def end_of_thread(self) -> None:
