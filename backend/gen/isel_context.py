@@ -66,6 +66,7 @@ class SelectionContext:
         self.narrow: dict[Value, tuple[bool | None, Operand]] = {}   # i64 values that are extended i32 ones
         self.named: set[str] = set()                          # labels a branch or a start named
         self.subgroups: object | None = None                  # isel_subgroup's selector, made on first use
+        self.select_conds = _select_conditions(func, self.uses)         # compares a select reads as its flag
         from .isel_narrow import low_dword_values
         self.narrowed = low_dword_values(func, self.provenance, self.layout.flat)   # 64-bit values kept in 32
 
@@ -301,6 +302,18 @@ def one_cmp(ins: Instr) -> tuple[str, bool] | None:
     if ins.opcode == "fcmp" and pred in FCMP_MODS:
         return FCMP_MODS[pred], True
     return None
+
+
+def _select_conditions(func: Function, uses: dict[Value, int]) -> set[Instr]:
+    """Compares whose only reader is a select in their own block: the select's cmp writes its flag
+    directly (one cmp, where a 0/-1 dword and a cmp.ne on it took two; IGC does the same)."""
+    out: set[Instr] = set()
+    for ins in func.instructions():
+        cond = ins.operands[0] if ins.opcode == "select" else None
+        if isinstance(cond, Instr) and cond.block is ins.block and uses.get(cond, 0) == 1 and \
+                one_cmp(cond) is not None:
+            out.add(cond)
+    return out
 
 
 def use_counts(func: Function) -> dict[Value, int]:

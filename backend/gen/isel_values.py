@@ -83,6 +83,9 @@ class ValueSelector:
         done in f32 and rounded again are correctly rounded f16 operations (Figueroa, "When is double
         rounding innocuous?", SIGNUM 1995); an f16 value lives in a register as the f32 it equals."""
         cx = self.cx
+        if ins in cx.select_conds:
+            cx.deferred.add(ins)                        # selected into the select's flag (condition_flag)
+            return
         if ins in cx.narrowed and ins.opcode != "workitem":
             select_narrow(cx, ins)
             return
@@ -368,7 +371,10 @@ def compare(cx: SelectionContext, ins: Instr) -> None:
 def select(cx: SelectionContext, ins: Instr) -> None:
     cond, yes, no = ins.operands
     cx.condition_flag(cond)
-    _result(cx, ins, "sel", gen_type(ins.type), cx.operand(yes), cx.operand(no), predicate=(0, 0, False))
+    a, b, inverted = cx.operand(yes), cx.operand(no), False
+    if isinstance(a.value, Imm) and not isinstance(b.value, Imm):   # the immediate last, the flag inverted:
+        a, b, inverted = b, a, True                                 # no register copy of it
+    _result(cx, ins, "sel", gen_type(ins.type), a, b, predicate=(0, 0, inverted))
 
 
 # ----- handlers: the thread payload
