@@ -106,17 +106,25 @@ class SelectionContext:
 
     def phi_copies(self, phis: Sequence[Phi], pred: Block | None, predicate: Predicate | None = None) -> None:
         """The phis' values along the edge from `pred` (on the lanes `predicate` picks, if given), copied
-        in parallel: through temporaries when a source is itself one of the phis (a swap would otherwise
-        read a value already overwritten)."""
+        in parallel: sequenced so that each phi is written after every copy that reads its old value,
+        and only a cycle of such reads (a swap) goes through a temporary (the parallel-copy sequencing of
+        Boissinot et al., "Revisiting Out-of-SSA Translation", CGO 2009); a copy of a phi to itself is
+        no copy."""
         assert pred is not None
-        sources = [self.operand(phi.value_for(pred)) for phi in phis]
-        targets = {v.id for phi in phis if isinstance(v := self.values[phi].value, VReg)}
-        if any(isinstance(src.value, VReg) and src.value.id in targets for src in sources):
-            sources = [self.copy(src) for src in sources]
-        for phi, src in zip(phis, sources):
+        pending = [(self.values[phi], self.operand(phi.value_for(pred)), phi) for phi in phis]
+        pending = [(d, s, phi) for d, s, phi in pending if _reg_id(s) != _reg_id(d) or s.offset or s.region]
+        while pending:
+            read = [_reg_id(s) for _, s, _ in pending]
+            free = next((k for k, (d, _, _) in enumerate(pending) if _reg_id(d) not in read), None)
+            if free is None:                  # a cycle: the first target's old value into a temporary
+                d0 = pending[0][0]
+                saved = self.copy(d0)
+                pending = [(d, saved if _reg_id(s) == _reg_id(d0) else s, phi) for d, s, phi in pending]
+                continue
+            dst, src, phi = pending.pop(free)
             if phi in self.narrowed:
                 src = retyped(low_dword(src), T.D)
-            self.emit("mov", self.values[phi], src, predicate=predicate, **_scalar_write(self.values[phi]))
+            self.emit("mov", dst, src, predicate=predicate, **_scalar_write(dst))
 
     def end_of_thread(self) -> None:
         header = Operand(PReg(127, 0, T.UD))
@@ -229,6 +237,11 @@ class SelectionContext:
         dst = self.fresh(T.D)
         self.emit(opcode, dst, a, b)
         return dst
+
+
+def _reg_id(op: Operand) -> int | None:
+    """The virtual register an operand reads or writes (None for an immediate or a payload register)."""
+    return op.value.id if isinstance(op.value, VReg) else None
 
 
 def _scalar_write(dst: Operand) -> dict[str, Any]:
