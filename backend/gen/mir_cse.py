@@ -6,7 +6,9 @@ brw's opt_cse does the same on Mesa's IR).
 Only where that is plainly right: both values are written exactly once in the function (a phi's
 register, written on several edges, is not a value to share), every register source too (so it holds
 the same bits at both places), neither is predicated nor writes a flag, and both write the whole value.
-A block runs under one execution mask, so the two compute the same lanes. O(instructions).
+A block runs under one execution mask, so the two compute the same lanes. Likewise a compare into the
+null register whose flag still holds the same compare's result (flags are written only by conditional
+modifiers) is dropped. O(instructions).
 """
 from __future__ import annotations
 
@@ -24,10 +26,20 @@ def eliminate_common_subexpressions(func: MFunction) -> int:
     dropped = 0
     for block in func.blocks:
         seen: dict[tuple, int] = {}
+        flags: dict[tuple[int, int], tuple] = {}      # flag -> the compare whose result it holds
         out: list[MInstr] = []
         for ins in block.instrs:
             if rename:
                 ins.srcs = [_renamed(s, rename) for s in ins.srcs]
+            if ins.cond_mod is not None:
+                test = _flag_key(ins, writes)
+                if test is not None and flags.get(ins.flag) == test:
+                    dropped += 1                      # the flag holds this compare's result already
+                    continue
+                if test is None:
+                    flags.pop(ins.flag, None)
+                else:
+                    flags[ins.flag] = test
             key = _key(ins, writes)
             if key is not None:
                 assert ins.dst is not None and isinstance(ins.dst.value, VReg)
@@ -68,6 +80,17 @@ def _key(ins: MInstr, writes: dict[int, int]) -> tuple | None:
         sources.append((ident, s.offset, region, s.neg, s.abs))
     v = dst.value
     return (ins.opcode, ins.exec_size, ins.no_mask, ins.math_fc, v.type, v.uniform, v.count, tuple(sources))
+
+
+def _flag_key(ins: MInstr, writes: dict[int, int]) -> tuple | None:
+    """What identifies the flag a compare into the null register writes (sources written once, no
+    predicate), or None: another compare of the same sources into the same flag, with no other write
+    of that flag between (the caller tracks that), is no instruction (two selects on one condition)."""
+    if ins.opcode != "cmp" or ins.dst is not None or ins.predicate is not None:
+        return None
+    probe = MInstr(ins.opcode, ins.exec_size, Operand(VReg(-1, ins.srcs[0].type)), ins.srcs, no_mask=ins.no_mask)
+    key = _key(probe, {**writes, -1: 1})
+    return None if key is None else (key, ins.cond_mod, ins.flag)
 
 
 def _renamed(op: Operand, rename: dict[int, int]) -> Operand:

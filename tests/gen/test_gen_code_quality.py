@@ -73,3 +73,25 @@ def test_break_only_arms_have_no_else_and_a_select_compares_into_its_flag(progra
                      GenRunOptions(16, cf))
     want = run_target("llvm", program, "exits", [np.zeros(64, np.int32), data.copy()], (64,), (16,))
     assert np.array_equal(got[0], want[0])
+
+
+def test_cse_shares_values_and_flags_only_where_nothing_was_written_between():
+    from reconverge.backend.gen.mir import Imm, MFunction, MInstr, Operand
+    from reconverge.backend.gen.mir_cse import eliminate_common_subexpressions
+    f = MFunction("k", 16)
+    b = f.block("entry")
+    x, y, z, w, phi = (f.vreg(DataType.D) for _ in range(5))
+    four = Operand(Imm(4, DataType.D))
+    b.append(MInstr("mov", 16, Operand(x), [Operand(Imm(3, DataType.D))]))
+    b.append(MInstr("mul", 16, Operand(y), [Operand(x), four]))
+    b.append(MInstr("mul", 16, Operand(z), [Operand(x), four]))           # = y
+    b.append(MInstr("cmp", 16, None, [Operand(z), four], cond_mod="lt", flag=(0, 0)))
+    b.append(MInstr("sel", 16, Operand(w), [Operand(y), Operand(z)], predicate=(0, 0, False)))
+    b.append(MInstr("cmp", 16, None, [Operand(y), four], cond_mod="lt", flag=(0, 0)))   # f0.0 holds it
+    b.append(MInstr("cmp", 16, None, [Operand(w), four], cond_mod="gt", flag=(0, 0)))
+    b.append(MInstr("cmp", 16, None, [Operand(y), four], cond_mod="lt", flag=(0, 0)))   # rewritten between
+    b.append(MInstr("mov", 16, Operand(phi), [Operand(y)]))
+    b.append(MInstr("mov", 16, Operand(phi), [Operand(y)], predicate=(0, 0, False)))    # written twice: kept
+    assert eliminate_common_subexpressions(f) == 2
+    assert [i.opcode for i in b.instrs] == ["mov", "mul", "cmp", "sel", "cmp", "cmp", "mov", "mov"]
+    assert all(s.value.id != z.id for i in b.instrs for s in i.srcs if hasattr(s.value, "id"))
