@@ -229,6 +229,9 @@ def load_module(path: str, opt_level: str = "-O0", build_options: tuple[str, ...
         mod = parse_llvm_bitcode(data, path)
     else:
         mod = parse_llvm_text(data.decode("utf-8", errors="replace"), path)
+    from reconverge.lowering.frontend import hlsl
+    if hlsl.is_hlsl(mod):          # clang's HLSL for Vulkan: its shaders as OpenCL kernels
+        mod = hlsl.adapt(mod, path)
     return optimize_module(mod, speed_level(opt_level))
 
 

@@ -26,9 +26,9 @@ def test_auto_dumps_every_pass_of_each_pipeline_it_runs(tmp_path):
                "-o", str(tmp_path / "k.krn"))
     assert proc.returncode == 0, proc.stderr
     names = set(os.listdir(dumps))
-    assert "nested_break.gen.01-structurize.tree.dot" in names                 # the tree auto weighed
-    assert "nested_break.gen.07-lower_math_edges.nir" in names
-    assert "nested_break.gen-blockip.05-lower_math_edges.nir" in names         # the CFG it compiled
+    assert "nested_break.gen.02-structurize.tree.dot" in names                 # the tree auto weighed
+    assert "nested_break.gen.08-lower_math_edges.nir" in names
+    assert "nested_break.gen-blockip.06-lower_math_edges.nir" in names         # the CFG it compiled
     assert (tmp_path / "k.krn").stat().st_size > 0
 
 
@@ -46,8 +46,8 @@ def test_auto_stops_after_a_pass_and_the_backend_lowers_the_rest(tmp_path):
                "--dump-dir", str(dumps))
     assert proc.returncode == 0, proc.stderr
     names = os.listdir(dumps)
-    assert any(".gen.03-promote." in n for n in names)
-    assert not any(".gen.04-" in n for n in names), names                      # stopped after promote
+    assert any(".gen.04-promote." in n for n in names)
+    assert not any(".gen.05-" in n for n in names), names                      # stopped after promote
     assert "// control flow: " in proc.stdout and "send" in proc.stdout
 
 

@@ -300,7 +300,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="work-group size (default: the kernel's reqd_work_group_size; else the largest "
                         "divisor of the global size that is at most 64 in dimension 0, and 1 in the others)")
     r.add_argument("--arg", action="append", metavar="NAME=VALUE",
-                   help="one per kernel parameter, NAME its source name or argN: a buffer takes @FILE.npy or "
+                   help="one per kernel parameter, NAME its source name (HLSL: the buffer's, in (set, binding) order) "
+                        "or argN: a buffer takes @FILE.npy or "
                         "zeros:COUNT:DTYPE (DTYPE a numpy name: int8..uint64, float16..float64; it must match "
                         "the parameter's element type); a __local pointer local:COUNT:DTYPE (per work-group); "
                         "a scalar a number (range-checked against its type); a vector N,N,.. (one per lane)")

@@ -20,7 +20,7 @@ from reconverge.lowering.frontend.llvm_types import LType
 from reconverge.lowering.frontend.scalar import Unsupported, scalar_type
 from reconverge.lowering.ir.core import Const, Value
 from reconverge.lowering.ir.opcodes import MATH_FUNCTIONS
-from reconverge.lowering.ir.types import F16, F32, I1, I32, I64, VOID, Type, float_type, int_type
+from reconverge.lowering.ir.types import F16, F32, I1, I32, I64, TOKEN, VOID, Type, float_type, int_type
 
 
 def _unsupported(msg: str = ""):
@@ -660,7 +660,9 @@ _KNOWN = sorted(set(DROPPED) | set(_INTRINSIC_MATH) | set(_INTRINSIC_OPS) |
                  "memset.inline", "sadd.with.overflow", "uadd.with.overflow", "ssub.with.overflow",
                  "usub.with.overflow", "smul.with.overflow", "umul.with.overflow", "uadd.sat", "usub.sat",
                  "sadd.sat", "ssub.sat", "vector.reduce", "scmp", "ucmp", "fptosi.sat", "fptoui.sat",
-                 "experimental.cttz.elts", "vector.reverse", "experimental.vector.reverse", "is.fpclass"},
+                 "experimental.cttz.elts", "vector.reverse", "experimental.vector.reverse", "is.fpclass",
+                 "experimental.convergence.entry", "experimental.convergence.anchor",
+                 "experimental.convergence.loop"},
                 key=len, reverse=True)
 MAX_MEM_BYTES = 16384    # larger constant-length copies become too many explicit accesses
 
@@ -681,6 +683,8 @@ def intrinsic(r, name: str, args: list[list[Value]], arg_types: list[LType], ret
         raise _unsupported(f"intrinsic {name}")
     if base in DROPPED:
         return None
+    if base.startswith("experimental.convergence."):    # the token: the reader adds a loop's parent token
+        return [r.emit("convergence", [], TOKEN, {"kind": base.rsplit(".", 1)[1]})]
     if base in _INTRINSIC_MATH:
         return _map(lambda *xs: L.math(_INTRINSIC_MATH[base], *xs), args, n)
     if base in _INTRINSIC_OPS:

@@ -38,7 +38,7 @@ from reconverge.lowering.frontend.llvm_types import (
 )
 from reconverge.lowering.frontend.scalar import Unsupported, scalar_type
 from reconverge.lowering.ir.core import Arg, Block, Const, Function, Instr, ModuleData, Phi, Undef, Value
-from reconverge.lowering.ir.opcodes import opcodes_of
+from reconverge.lowering.ir.opcodes import OPCODES, opcodes_of
 from reconverge.lowering.ir.types import I1, I64, VOID, Type, int_type, ptr
 
 ICMP_PREDS = ("eq", "ne", "ugt", "uge", "ult", "ule", "sgt", "sge", "slt", "sle")
@@ -67,6 +67,7 @@ class _Forward(Value):
 
 
 _DBG = re.compile(r"!dbg !(\d+)")
+_CONVERGENCECTRL = re.compile(r'\[\s*"convergencectrl"\s*\(')
 
 
 def key(v: llvm.ValueRef) -> int:
@@ -849,6 +850,11 @@ class FunctionReader:
             raise Unsupported("indirect call")
         name = callee.name
         args = ops[:-1]
+        control = None
+        if _CONVERGENCECTRL.search(self.text):     # the bundle's operand comes after the arguments
+            control, args = self.lane(args[-1]), args[:-1]
+            if not control.type.is_token:
+                raise Unsupported("a convergencectrl bundle without a token")
         ret = self.ltype(ins)
         if not name.startswith("llvm.") and not self.ctx.is_declaration(name):
             raise Unsupported(f"call to @{name} could not be inlined (recursion?)")
@@ -857,12 +863,22 @@ class FunctionReader:
         arg_lanes = [self.lanes(a) for a in args]
         arg_types = [self.ltype(a) for a in args]
         if name.startswith("llvm."):
-            return builtins.intrinsic(self, name, arg_lanes, arg_types, ret)
-        lanes = builtins.opencl(self, name, arg_lanes, arg_types, ret)
+            lanes = builtins.intrinsic(self, name, arg_lanes, arg_types, ret)
+            return self._controlled(lanes, control)
+        lanes = self._controlled(builtins.opencl(self, name, arg_lanes, arg_types, ret), control)
         if self.ctx.fpmath(self.text) >= 3.0:       # OpenCL's sqrt: 3 ULP unless correctly rounded is asked
             for made in self.created:
                 if made.opcode == "math" and made.attrs["fn"] == "sqrt":
                     made.attrs["approx"] = True
+        return lanes
+
+    def _controlled(self, lanes: list[Value] | None, control: Value | None) -> list[Value] | None:
+        """The call's convergencectrl token as the last operand of each convergent instruction it became
+        (a convergence.loop's parent token as its only one)."""
+        if control is not None:
+            for made in self.created:
+                if OPCODES[made.opcode].has("convergent"):
+                    made.operands.append(control)
         return lanes
 
     def param_align(self, index: int) -> int:

@@ -18,7 +18,7 @@ from typing import Any, Callable
 
 @dataclass(frozen=True)
 class LType:
-    """An LLVM type. kind: int, float, ptr, vec, arr, struct, void, label, other."""
+    """An LLVM type. kind: int, float, ptr, vec, arr, struct, void, label, token, other."""
     kind: str
     bits: int = 0                      # int/float width; ptr: address space
     count: int = 0                     # vec/arr element count
@@ -32,7 +32,7 @@ class LType:
 
     @property
     def is_scalar(self) -> bool:
-        return self.kind in ("int", "float", "ptr")
+        return self.kind in ("int", "float", "ptr", "token")    # token: a convergence-control token
 
     def __str__(self) -> str:
         k = self.kind
@@ -151,6 +151,8 @@ def parse_type(cur: Cursor) -> LType:
         ty = VOID_T
     elif t == "label":
         ty = LType("label")
+    elif t == "token":
+        ty = LType("token")
     elif t == "<":
         if cur.peek() == "{":
             cur.next()

@@ -6,7 +6,7 @@ both need lives here, below both, instead of in a function-level import back int
 from __future__ import annotations
 
 from reconverge.lowering.frontend.llvm_types import LType
-from reconverge.lowering.ir.types import Type, float_type, int_type, ptr
+from reconverge.lowering.ir.types import TOKEN, Type, float_type, int_type, ptr
 
 
 class Unsupported(Exception):
@@ -21,4 +21,6 @@ def scalar_type(lt: LType) -> Type:
         return float_type(lt.bits)
     if lt.kind == "ptr":
         return ptr(lt.bits)
+    if lt.kind == "token":
+        return TOKEN
     raise Unsupported(f"type {lt} is not a scalar")

@@ -13,13 +13,19 @@ Properties:
 - convergent: all lanes of a group (or sub-group) that should run it together must reach it together,
   so no transformation may make it control-dependent on more or fewer values (LLVM's `convergent`);
 - divergence_source: may give different lanes different results even from uniform operands.
+
+Convergence control (LLVM LangRef, "Convergent Operation Semantics"): `convergence.entry/anchor/loop` give a
+`token`; a convergent instruction may take one token as its LAST operand (LLVM's "convergencectrl" bundle),
+and `convergence.loop` takes its parent token as its only operand. The type rules below never see that
+trailing token (type_problem strips it); the validator checks the LangRef's static rules, and
+lowering.passes.convergence honours and removes the tokens before any target sees the IR.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable
 
-from reconverge.lowering.ir.types import I1, I32, I64, VOID, Type
+from reconverge.lowering.ir.types import I1, I32, I64, TOKEN, VOID, Type
 
 TypeRule = Callable[[list[Type], Type, dict[str, Any]], "str | None"]
 
@@ -59,6 +65,16 @@ def fence_spaces(flags: int | None) -> tuple[str, ...]:
     if flags is None:
         return ("local", "global")
     return tuple(space for bit, space in FENCE_FLAGS if flags & bit)
+
+
+CONVERGENCE_KINDS = ("entry", "anchor", "loop")
+
+
+def _convergence(ops: list[Type], t: Type, attrs: dict[str, Any]) -> str | None:
+    want = [TOKEN] if attrs.get("kind") == "loop" else []
+    if ops != want or t != TOKEN:
+        return f"convergence.{attrs.get('kind')} of {_names(ops)} -> {t} (expects {_names(want)} -> token)"
+    return None
 
 
 ICMP_PREDICATES = ("eq", "ne", "ugt", "uge", "ult", "ule", "sgt", "sge", "slt", "sle")
@@ -276,7 +292,7 @@ def _cast(op: str) -> TypeRule:
         "sitofp": (lambda a, b: a.is_int and b.is_float, "an integer to a float"),
         "ptrtoint": (lambda a, b: a.is_ptr and b.is_int, "a pointer to an integer"),
         "inttoptr": (lambda a, b: a.is_int and b.is_ptr, "an integer to a pointer"),
-        "bitcast": (lambda a, b: a.bits == b.bits and a.kind != "void" and a.is_ptr == b.is_ptr,
+        "bitcast": (lambda a, b: a.bits == b.bits and a.kind not in ("void", "token") and a.is_ptr == b.is_ptr,
                     "same size, pointers to pointers only"),
         "addrspacecast": (lambda a, b: a.is_ptr and b.is_ptr, "a pointer to a pointer"),
         "freeze": (lambda a, b: a == b and a != VOID, "the same type"),
@@ -378,6 +394,11 @@ OPCODES: dict[str, Opcode] = {op.name: op for op in [
            "(none for inc/dec/load), operand 2 the compared value of cmpxchg; result: the old value (store: "
            "none). attrs['scope']: workgroup or device, attrs['order']: an OpenCL memory_order name",
            _ATOMIC_ATTRS, frozenset({"reads_memory", "writes_memory", "divergence_source"}), "op"),
+    Opcode("convergence", "ssa", -1, _convergence,
+           "a convergence-control token (LLVM's llvm.experimental.convergence.*, attrs['kind']): entry (the "
+           "lanes that entered the kernel together), anchor (an implementation-chosen set: here the lanes that "
+           "run it together), loop (operand 0 the parent token; in a cycle's header, one per iteration)",
+           {"kind": Attr(CONVERGENCE_KINDS)}, frozenset({"convergent"}), "kind"),
     Opcode("phi", "ssa", -1, _phi, "one operand per predecessor block (Phi.blocks)", properties=PURE),
     Opcode("var_load", "ssa", 0, _var_load, "structurizer-internal: read variable attrs['var']; gone after "
            "SSA construction", {"var": Attr(object)}),
@@ -412,6 +433,8 @@ def type_problem(opcode: str, operand_types: list[Type], result: Type, attrs: di
     op = OPCODES.get(opcode)
     if op is None:
         return f"unknown opcode {opcode}"
+    if operand_types and operand_types[-1] == TOKEN and op.has("convergent") and opcode != "convergence":
+        operand_types = operand_types[:-1]          # the convergencectrl token: the validator checks it
     if op.n_operands >= 0 and len(operand_types) != op.n_operands:
         return f"{opcode} takes {op.n_operands} operand{'s' * (op.n_operands != 1)}, has {len(operand_types)}"
     for name, spec in op.attrs.items():

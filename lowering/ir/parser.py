@@ -48,7 +48,7 @@ _TOKEN = re.compile(rf"""\s*(?:
   | (?P<word>[A-Za-z_][\w.$]*)
   | (?P<punct>->|[(){{}}\[\],:=])
 )""", re.VERBOSE)
-_TYPE = re.compile(r"(?:i\d+|f16|f32|f64|ptr\d*|void)\Z")
+_TYPE = re.compile(r"(?:i\d+|f16|f32|f64|ptr\d*|void|token)\Z")
 _BLOCK = re.compile(r"b\d+\Z")
 
 

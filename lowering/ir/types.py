@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True, slots=True)
 class Type:
-    kind: str          # "int", "float", "ptr", "void"
+    kind: str          # "int", "float", "ptr", "void", "token" (a convergence-control token: convergence.py)
     bits: int = 0
     addrspace: int = 0  # pointers: 0 private, 1 global, 2 constant, 3 local (OpenCL/SPIR numbering)
 
@@ -17,7 +17,11 @@ class Type:
             return {16: "f16", 32: "f32", 64: "f64"}[self.bits]
         if self.kind == "ptr":
             return f"ptr{self.addrspace}"
-        return "void"
+        return self.kind   # void, token
+
+    @property
+    def is_token(self) -> bool:
+        return self.kind == "token"
 
     @property
     def is_int(self) -> bool:
@@ -38,6 +42,7 @@ class Type:
 
 
 VOID = Type("void")
+TOKEN = Type("token")   # LLVM's `token`: names a dynamic instance of a convergence.* instruction; no bits
 I1, I8, I16, I32, I64 = (Type("int", b) for b in (1, 8, 16, 32, 64))
 F16, F32, F64 = (Type("float", b) for b in (16, 32, 64))
 ADDRSPACE_NAMES = {0: "private", 1: "global", 2: "constant", 3: "local", 4: "generic"}
@@ -59,6 +64,8 @@ def parse_type(text: str) -> Type:
     """Inverse of str(Type), for the text IR."""
     if text == "void":
         return VOID
+    if text == "token":
+        return TOKEN
     if text.startswith("ptr"):
         return ptr(int(text[3:] or 0))
     if text[0] == "i":

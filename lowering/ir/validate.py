@@ -20,6 +20,16 @@ the block that ends its CF list, break/continue only inside a loop; no CFG termi
 variables; the end block is empty; no critical edges; phis only after an if, after a loop or at a loop's
 first block.
 
+Convergence tokens (CFG form only; LLVM LangRef, "Convergent Operation Semantics", static rules): a token is
+made only by `convergence` and used only as the last operand of a convergent instruction (the
+"convergencectrl" bundle) or as the one operand of convergence.loop; entry stands in the entry block, at
+most once; a loop heart stands only in a loop's header, at most one per header; neither comes after
+another convergent instruction of its block; the cycle rule: a loop that uses a token defined outside it
+uses it only in its header's convergence.loop (so one such token per loop); definitions dominate uses (the
+SSA rule). Not checked: that all or none of a function's convergent instructions are controlled (LLVM's
+verifier checks it on LLVM input; our front ends may control only some, the others stay maximally
+convergent) and the nesting of convergence regions.
+
 Problems are collected, not thrown one by one, and each is anchored to the instruction, block or if it
 concerns, so `annotated()` can print the function with the offending lines marked (as NIR's validator does).
 """
@@ -166,6 +176,9 @@ class _Validator:
         self._check_instructions()
         if not self.foreign_operand:
             self._check_dominance()
+            if any(isinstance(v, Value) and v.type.is_token for b in self.blocks for ins in b.instrs
+                   for v in (ins, *ins.operands)):
+                self._check_tokens()
         return self.problems
 
     # ----- structured form: tree shape
@@ -269,6 +282,8 @@ class _Validator:
                     self._check_operand(v, where, ins)
                 problem = type_problem(ins.opcode, [v.type for v in ins.operands if isinstance(v, Value)],
                                        ins.type, ins.attrs)
+                if problem is not None and self._token_use_problem(ins) is not None:
+                    problem = None                 # the token rules (_check_tokens) say what is wrong
                 if problem is not None:
                     self.error(where, problem, ins)
                 if ins.opcode in ("ret", "return"):
@@ -380,6 +395,75 @@ class _Validator:
                                        "uses a value whose definition does not dominate it", ins)
         if func.is_structured:
             self._check_if_conditions(ok, reachable)
+
+    # ----- convergence tokens
+    def _check_tokens(self) -> None:
+        if self.func.is_structured:
+            self.error("", "convergence tokens belong to the CFG form (pass convergence removes them)", self.func)
+            return
+        succs = [[self.number[s] for s in self.succs[b] if s in self.number] for b in self.blocks]
+        try:
+            forest = graph.loop_forest(succs, 0)
+        except graph.IrreducibleError:
+            self.error("", "convergence tokens in an irreducible CFG", self.func)
+            return
+        hearts: dict[int, Instr] = {}
+        entries = 0
+        for b in self.blocks:
+            index = self.number[b]
+            seen_convergent = False
+            for i, ins in enumerate(b.instrs):
+                problem = self._token_use_problem(ins)
+                if problem is None and ins.opcode == "convergence":
+                    kind = ins.attrs.get("kind")
+                    if kind == "entry":
+                        entries += 1
+                        problem = ("convergence.entry outside the entry block" if index != 0 else
+                                   "a second convergence.entry" if entries > 1 else None)
+                    elif kind == "loop":
+                        problem = ("convergence.loop outside a loop's header" if forest.header_of[index] != index
+                                   else "a second convergence.loop in the loop's header" if index in hearts
+                                   else None)
+                        hearts.setdefault(index, ins)
+                    if problem is None and kind in ("entry", "loop") and seen_convergent:
+                        problem = f"convergence.{kind} after a convergent instruction of its block"
+                if problem is not None:
+                    self.error(self.place(b, i, ins), problem, ins)
+                elif (token := ins.operands[-1] if ins.operands else None) is not None and token.type.is_token:
+                    self._check_cycle_rule(b, i, ins, cast(Instr, token), forest)
+                if OPCODES[ins.opcode].has("convergent"):
+                    seen_convergent = True
+
+    @staticmethod
+    def _token_use_problem(ins: Instr) -> str | None:
+        """What is wrong with the tokens an instruction makes or uses (one problem), or None."""
+        if ins.type.is_token and ins.opcode != "convergence":
+            return "only a convergence instruction makes a token"
+        for k, v in enumerate(ins.operands):
+            if not isinstance(v, Value) or not v.type.is_token:
+                continue
+            spec = OPCODES.get(ins.opcode)
+            if k != len(ins.operands) - 1 or spec is None or not spec.has("convergent"):
+                return "a token may only be the last operand (convergencectrl) of a convergent instruction"
+            if not isinstance(v, Instr):      # an instruction that is not a convergence one is reported itself
+                return "a token operand must be a convergence instruction's result"
+        return None
+
+    def _check_cycle_rule(self, b: Block, i: int, ins: Instr, token: Instr, forest: graph.LoopForest) -> None:
+        """Every loop holding a use of a token holds its definition, except the loop whose header's
+        convergence.loop uses it (LangRef's static rules about closed paths)."""
+        if token not in self.defined:
+            return
+        home = self.number[self.defined[token][0]]
+        h = forest.header_of[self.number[b]]
+        while h != -1 and not forest.contains(h, home):
+            heart = ins.opcode == "convergence" and self.number[b] == h
+            if not heart:
+                self.error(self.place(b, i, ins), f"uses token %{token.name or '?'} in the loop at "
+                           f"{self.name(self.blocks[h])}, which does not hold its definition (the cycle rule: "
+                           "only that loop's convergence.loop may)", ins)
+                return
+            h = forest.parent[h]
 
     def _check_if_conditions(self, ok: Callable[[Value, Block, int], bool], reachable: list[bool]) -> None:
         """An if's condition is read where the block before it ends."""

@@ -4,6 +4,7 @@ lowering.pipeline runs them with the validator after each one. `Pass.run` checks
 pass never sees a function in a form it does not work on (tests/lowering/passes/test_registry.py ties
 the registry to the modules).
 
+    convergence        convergence tokens -> the CFG's loop shape (a token's loop holds its operations), then dropped
     structurize        CFG form -> structured form (the tree of blocks, ifs and loops)
     split_private_selects  loads/stores through a select of two private variables -> accesses of each
     promote            private variables (allocas) -> SSA values, on the tree
@@ -21,8 +22,8 @@ from typing import Callable
 from reconverge.lowering.errors import CompileError
 from reconverge.lowering.ir.core import Function
 
-PASS_MODULES = ("structurize", "split_private_selects", "promote", "legalize_int_widths", "lower_workitem",
-                "lower_bitops64", "lower_math_edges")
+PASS_MODULES = ("convergence", "structurize", "split_private_selects", "promote", "legalize_int_widths",
+                "lower_workitem", "lower_bitops64", "lower_math_edges")
 FORMS = ("cfg", "structured", "any")
 
 

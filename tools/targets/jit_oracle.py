@@ -57,7 +57,7 @@ from reconverge.tools.targets.oracle_builtins import (  # the work-item state ar
     _SGS,
     builtin_library_source,
 )
-from reconverge.tools.targets.oracle_sites import SiteError, Sites, instrument
+from reconverge.tools.targets.oracle_sites import SiteError, Sites, instrument, without_tokens
 
 CLANG = os.environ.get("RECONVERGE_CLANG", "clang-22")
 
@@ -339,7 +339,7 @@ class _Compiled:
             raise OracleError(f"{e}: the llvm reference cannot tell which lanes run its sub-group operations "
                               f"together; use --target ir") from None
         self.sites: Sites | None = keyed[1] if keyed else None
-        text = keyed[0] if keyed else text
+        text = without_tokens(keyed[0] if keyed else text)
         try:
             mod = llvm.parse_assembly(text)
             if kernel is not None:
@@ -384,6 +384,11 @@ class _Compiled:
             missing = sorted(self.unresolved & _reachable(self.calls, name))
             if missing:
                 raise OracleError(f"no definition for external function(s): {', '.join(missing)}")
+            why = self.sites.refused if self.sites is not None else {}
+            refused = sorted(set(why) & _reachable(self.calls, name))
+            if refused:
+                raise OracleError(f"{why[refused[0]]}: the llvm reference cannot tell which lanes run its "
+                                  f"sub-group operations together; use --target ir")
             params = [_param_of(str(a.type), name) for a in fn.arguments]
             proto = ctypes.CFUNCTYPE(None, *[c for c, _ in params])
             self._funcs[name] = (proto(self.engine.get_function_address(name)), params)

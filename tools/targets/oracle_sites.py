@@ -29,6 +29,9 @@ _LABEL = re.compile(r'^([-\w$.]+|"[^"]*"):')
 _SUCC = re.compile(r'\blabel\s+%([-\w$.]+|"[^"]*")')
 _TERMINATOR = re.compile(r"^\s*(?:br|switch|indirectbr|ret|unreachable|resume|callbr|invoke)\b")
 _PHI = re.compile(r"^\s*%[-\w$.\"]+\s*=\s*phi\b")
+_TOKEN_DEF = re.compile(r'^\s*(%[-\w$.]+|%"[^"]*")\s*=\s*(?:tail\s+)?call token @llvm\.experimental\.convergence\.'
+                        r'(entry|loop|anchor)\(\)(?:\s*\[\s*"convergencectrl"\(token (%[-\w$.]+|%"[^"]*")\)\s*\])?')
+_BUNDLE = re.compile(r'\[\s*"convergencectrl"\(token (%[-\w$.]+|%"[^"]*")\)\s*\]')
 _ENTRY = "<entry>"
 
 
@@ -62,6 +65,8 @@ class Sites:
     headers: dict[int, str] = field(default_factory=dict)            # loop number -> its header block
     bodies: dict[int, set[str]] = field(default_factory=dict)        # loop number -> its blocks
     loop_count: int = 0
+    outside: set[int] = field(default_factory=set)    # sites keyed by a loop they are not in (its token's)
+    refused: dict[str, str] = field(default_factory=dict)   # function -> why its tokens cannot be keyed
 
     def reaches(self, start: tuple, goal: tuple) -> bool:
         """May a lane waiting at key `start` later wait at key `goal` (False only when it surely cannot)?
@@ -86,7 +91,10 @@ class Sites:
         if block1 == block2 and line2 > line1:
             return True
         shared = self.loops[s1][:common]
-        region = self.bodies[shared[-1]] if shared else None
+        # a site its token keeps in a loop it is not in (an exit block's) is reached from the loop's body
+        # outside it: then only the headers bound the search
+        inside = shared and s1 not in self.outside and s2 not in self.outside
+        region = self.bodies[shared[-1]] if inside else None
         closed = {self.headers[n] for n in shared}
         succs = self.succs[fn]
         seen: set[str] = set()
@@ -134,6 +142,9 @@ def _functions(lines: list[str]) -> list[_Function]:
         fn.order.append(current)
         for b, (lo, hi) in fn.blocks.items():
             fn.succs[b] = [s for k in range(lo, hi) for s in _SUCC.findall(lines[k].split(";")[0])]
+        lo, hi = fn.blocks[_ENTRY]
+        if len(fn.order) > 1 and not any(lines[k].split(";")[0].strip() for k in range(lo, hi)):
+            fn.succs[_ENTRY] = [fn.order[1]]        # the entry block has a label (`entry:`, names kept)
         out.append(fn)
         i = j + 1
     return out
@@ -235,6 +246,47 @@ def _irreducible_blocks(fn: _Function, dom: dict[str, set[str]], loops: dict[str
     return bad
 
 
+def _tokens(fn: _Function, lines: list[str]) -> dict[str, tuple[str, str, str | None]]:
+    """The function's convergence-control tokens: name -> (kind, block defining it, parent token)."""
+    out: dict[str, tuple[str, str, str | None]] = {}
+    for b, (lo, hi) in fn.blocks.items():
+        for k in range(lo, hi):
+            m = _TOKEN_DEF.match(lines[k])
+            if m:
+                out[m.group(1)] = (m.group(2), b, m.group(3))
+    return out
+
+
+def _token_loops(fn: _Function, line: str, tokens: dict, loops: dict[str, set[str]]) -> set[str]:
+    """The headers of the loops whose iteration the call's convergence-control token names (LLVM's
+    ConvergentOperations.rst: a `loop` token's dynamic instance is one iteration of the cycle whose header
+    holds it, inside its parent token's instance), whether or not the call is inside them."""
+    m = _BUNDLE.search(line)
+    headers: set[str] = set()
+    token = m.group(1) if m else None
+    while token is not None:
+        if token not in tokens:
+            raise SiteError(f"@{fn.name}: convergence-control token {token} is not defined by "
+                            f"llvm.experimental.convergence.* in the function")
+        kind, block, token = tokens[token]
+        if kind == "anchor":
+            raise SiteError(f"@{fn.name}: a sub-group operation under llvm.experimental.convergence.anchor "
+                            f"(block %{block.strip('<>')}), whose lanes are the implementation's choice")
+        if kind == "loop":
+            if block not in loops:
+                raise SiteError(f"@{fn.name}: llvm.experimental.convergence.loop in block %{block.strip('<>')}, "
+                                f"which is not a loop header")
+            headers.add(block)
+    return headers
+
+
+def without_tokens(text: str) -> str:
+    """The module without convergence-control tokens (no host backend compiles the `token` type); the
+    sites were keyed with them first (instrument)."""
+    lines = [line for line in text.split("\n") if not _TOKEN_DEF.match(line)]
+    return _BUNDLE.sub("", "\n".join(lines))
+
+
 def instrument(text: str) -> tuple[str, Sites] | None:
     """The module text with sites, call chains and loop counters instrumented, or None when it makes no
     cross-lane sub-group call. Raises SiteError when the calls cannot be keyed."""
@@ -291,12 +343,18 @@ def instrument(text: str) -> tuple[str, Sites] | None:
             raise SiteError(f"@{fn.name} calls a sub-group operation (or a function that does) and has "
                             f"irreducible control flow (block %{b.strip('<>')})")
         sites.succs[fn.name] = fn.succs
+        tokens = _tokens(fn, lines)
         used: dict[str, int] = {}                       # header -> loop number
         for b, k, callee in keyed:
             if b not in dom:
                 continue                                # unreachable: never runs
             name = builtin_name(callee) if callee not in defined else "@" + callee
-            around = sorted((h for h, body in loops.items() if b in body), key=lambda h: -len(loops[h]))
+            try:
+                named = _token_loops(fn, lines[k], tokens, loops)
+            except SiteError as e:               # refused when a kernel that reaches it runs (jit_oracle)
+                sites.refused.setdefault(fn.name, str(e))
+                continue
+            around = sorted({h for h, body in loops.items() if b in body} | named, key=lambda h: -len(loops[h]))
             numbers = []
             for h in around:
                 if h not in used:
@@ -306,6 +364,8 @@ def instrument(text: str) -> tuple[str, Sites] | None:
                 numbers.append(used[h])
             site = len(sites.loops)
             sites.loops[site] = tuple(numbers)
+            if any(b not in loops[h] for h in named):
+                sites.outside.add(site)
             sites.where[site] = f"{name} in @{fn.name} (block %{b.strip('<>')})"
             sites.place[site] = (fn.name, b, k)
             if callee in defined:
