@@ -7,8 +7,8 @@ index computed in 64 bits and then truncated costs two to four times what IGC sp
 addresses in 32 bits. The low 32 bits of a sum, difference, product, bitwise operation or left shift
 (by a constant below 32) depend only on the low 32 bits of its operands, so a value all of whose
 readers want only its low dword (a trunc to 32 bits or fewer, an address of a binding-table access,
-another such value) is computed as a dword: the demanded-bits rule of LLVM's DemandedBits and of
-brw's 64-bit lowering, on the IR before selection.
+another such value) is computed as a dword: the demanded-bits rule of LLVM's DemandedBits analysis,
+on the IR before selection.
 
 `low_dword_values` is a greatest fixed point: every candidate starts in, and one that has a reader
 wanting more (a compare, a right shift, a store of its value, a flat address) drops out, which may
