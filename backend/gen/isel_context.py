@@ -67,8 +67,7 @@ class SelectionContext:
         self.named: set[str] = set()                          # labels a branch or a start named
         self.subgroups: object | None = None                  # isel_subgroup's selector, made on first use
         self.select_conds = _select_conditions(func, self.uses)         # compares a select reads as its flag
-        from .isel_narrow import low_dword_values
-        self.narrowed = low_dword_values(func, self.provenance, self.layout.flat)   # 64-bit values kept in 32
+        self.narrowed: set[Instr] = set()     # 64-bit values kept in 32 bits (isel_narrow; the ValueSelector sets it)
 
     def value_type(self, v: Value) -> DataType:
         """The Gen type a value lives in: its own (gen_type), or a dword where only its low 32 bits are read."""

@@ -42,7 +42,7 @@ from .isel_context import (
     one_cmp,
     retyped,
 )
-from .isel_narrow import select_narrow
+from .isel_narrow import low_dword_values, select_narrow
 from .mir import Imm, MInstr, Operand, PReg
 
 T = DataType
@@ -72,6 +72,7 @@ class ValueSelector:
 
     def __init__(self, cx: SelectionContext):
         self.cx = cx
+        cx.narrowed = low_dword_values(cx.func, cx.provenance, cx.layout.flat)
         self.rows: dict[str, list[Rule]] = {}
         for rule in RULES:
             for opcode in rule.opcodes:
