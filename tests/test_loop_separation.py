@@ -70,3 +70,36 @@ def test_continue_loop_is_left_alone():
     """A ballot in a `for` with `continue`: one source loop, nothing to separate (one header either way)."""
     func = read("continue_loop")
     assert len(loops(func)) == 1
+
+
+PLAIN_NEST = """
+kernel void plain_nest(global uint *out, int n)
+{
+    uint lane = get_sub_group_local_id();
+    size_t g = get_global_id(0);
+    int j = 0;
+    while (j < n) {
+        do {
+            out[g * 16 + j] = sub_group_ballot(1).x;
+            j++;
+        } while ((lane & 1) && j < n);
+        out[g * 16 + 8 + (j & 7)] = sub_group_reduce_add(j);
+    }
+}
+"""
+
+
+def test_a_do_while_without_break_agrees_with_its_O0_structure(tmp_path):
+    """A second merged shape (no `break`; a reduction after the inner loop): -O2 with -g gives lane for
+    lane what -O0's CFG, which keeps both loops, gives (140 words differ when the loops stay merged)."""
+    import numpy as np
+
+    from reconverge.tools.targets.harness import InterpreterOptions, load_program, run_target
+    path = tmp_path / "plain_nest.cl"
+    path.write_text(PLAIN_NEST)
+    got = {}
+    for level in ("-O0", "-O2"):
+        program = load_program(str(path), level, build_options=("-g",))
+        args = [np.zeros(16 * 40, np.uint32), np.int32(3)]
+        got[level] = run_target("ir", program, "plain_nest", args, (40,), (20,), InterpreterOptions(subgroup_size=8))[0]
+    assert got["-O2"].tolist() == got["-O0"].tolist()
