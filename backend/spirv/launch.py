@@ -137,7 +137,7 @@ def run_spirv_kernel(func: Function, args: list, global_size, local_size, option
         {"shuffle", "ballot"} <= set(info.subgroup_operations)
     options = dataclasses.replace(options, local_size=rng.local_size, validate=True,
                                   relaxed_atomics=lavapipe, count_loop_iterations=lavapipe, subgroup_layout=layout,
-                                  emulate_clustered=emulate)
+                                  emulate_clustered=emulate, maximal_reconvergence=info.maximal_reconvergence)
     binary = compile_spirv([func], options)
     check_subgroup_support(binary, info, where(func))
     plan = MemoryPlan(func)
