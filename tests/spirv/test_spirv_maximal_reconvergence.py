@@ -78,6 +78,11 @@ def test_a_device_offering_it_gets_the_mode(monkeypatch):
     assert without == captured[False]
     assert _annotations(captured[False])[:2] == ([], [])
     validate(without, "vulkan1.3", "the module without the annotations")
+    # SPIR-V 1.0 (--target-env vulkan1.0) has no such mode: that launch runs without it
+    offered = True
+    with pytest.raises(Stop):
+        run_spirv_kernel(func, [a.copy() for a in args], 64, 64, SpirvOptions(version=(1, 0), target_env="vulkan1.0"))
+    assert _annotations(captured[True])[:2] == ([], [])
 
 
 def test_compile_option_and_validation():
