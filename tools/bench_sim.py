@@ -111,6 +111,26 @@ def _same(a: list, b: list, close: bool = False) -> bool:
     return all(eq(x, y) for x, y in zip(a, b))
 
 
+def lane_rate(quick: bool = False, scale: int = 64) -> tuple[float, str]:
+    """For `make bench`: the batched engine's lane-instructions per CPU second over the corpus launches scaled
+    `scale` times (quick: 16 times), and the slowest scaled launch, which the issue wants under 10 s."""
+    scale = 16 if quick else scale
+    lanes = seconds = 0.0
+    slowest = ("", 0.0)
+    count = 0
+    for program, spec in _launches("*.cl"):
+        try:
+            _, s, n = _run("gen", program, _scaled(spec, scale))
+        except CompileError:
+            continue
+        count += 1
+        lanes, seconds = lanes + n, seconds + s
+        slowest = max(slowest, (spec.kernel, s), key=lambda x: x[1])
+    notes = (f"{count} corpus launches x{scale}, {lanes:,.0f} lane-instr in {seconds:.1f} CPU s; "
+             f"slowest {slowest[0]} {slowest[1]:.2f} s")
+    return lanes / seconds, notes
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m reconverge.tools.bench_sim")
     ap.add_argument("--files", default="*.cl", help="glob on corpus file names")
