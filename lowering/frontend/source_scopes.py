@@ -28,7 +28,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from reconverge.lowering.graph import IrreducibleError, dominator_tree, loop_forest
+from reconverge.lowering.errors import NotSupported, where
+from reconverge.lowering.graph import IrreducibleError, LoopForest, dominator_tree, loop_forest
 from reconverge.lowering.ir.core import Block, Function, Instr
 from reconverge.lowering.ir.opcodes import OPCODES
 
@@ -175,9 +176,31 @@ def loop_homes(func: Function, notes: ScopeNotes) -> dict[Instr, Block]:
         candidates = {h for key in chain for h in touching.get(key, ())}
         held = [h for h in candidates if h != b and dom.dominates(h, b) and not forest.contains(h, b)
                 and loops[h].holds(chain)]
+        held = [h for h in held if _anchorable(func, ins, blocks, forest, loops, b, h, chain)]
         if held:
             homes[ins] = blocks[max(held, key=forest.depth)]
     return homes
+
+
+def _anchorable(func: Function, ins: Instr, blocks: list[Block], forest: LoopForest, loops: dict[int, _LoopScopes],
+                b: int, h: int, chain: tuple[ScopeKey, ...]) -> bool:
+    """Whether an anchor in loop `h` may control the operation in block `b` (outside `h`). A loop around
+    `b` that does not hold `h` would break LangRef's cycle rule: -O2 unrolled an outer source loop, so `h` and
+    the loop around `b` are copies of the one source loop the operation was written in (both touch its
+    scopes); the operation already runs in its own copy (False: no anchor from `h`). Where no loop around `b`
+    was written around the operation, the CFG has lost the loop it was written in: a one-line refusal."""
+    m = forest.header_of[b]
+    if m == -1 or forest.contains(m, h):
+        return True
+    around = []
+    while m != -1 and not forest.contains(m, h):
+        around.append(m)
+        m = forest.parent[m]
+    if any(loops[m].holds(chain) for m in around):
+        return False
+    raise NotSupported(f"{where(func, ins)}: its -g scope puts it in the loop at block {blocks[h].label or f'b{h}'}, "
+                       f"but -O2 moved it into another loop (at block {blocks[around[0]].label or f'b{around[0]}'}) "
+                       f"(not supported; compile with -O0 or --convergence=cfg)")
 
 
 class _BlockScopes:
