@@ -214,6 +214,24 @@ def test_fuzz_1004_reads_at_O2_with_g(tmp_path):
     assert [o.status for o in outcomes] == ["ok"] * 3, [o.message for o in outcomes]
 
 
+def test_fuzz_1010_a_phis_location_is_not_the_loops_code(tmp_path):
+    """Fuzz convergence-1010 at -O0 on Gen hybrid: a loop header's phi, located at its variable's declaration
+    at the top of the function, made the loop's common scope the function's, so the scopes rule homed
+    ballots written after the loop into it (the convergence pass refused the kernel); phis no longer count
+    as located code. Gen agrees with ir (the reference here: the llvm one declines what scopes move)."""
+    import os
+
+    from reconverge.tools.fuzz.generator import ARG_NAMES, FuzzProgram
+    path = os.path.join(os.path.dirname(__file__), "kernels_fuzzconv", "scopes_phi_location_1010.cl")
+    with open(path, encoding="utf-8") as f:
+        source = f.read()
+    program = FuzzProgram(1010, "convergence", source, "cl", 128, 32, n_arg=4, arg_names=list(ARG_NAMES),
+                          uses_subgroups=True, build_options=("-g",))
+    run = ProgramRun(program, str(tmp_path))
+    outcomes = [run.run(Config.parse(c)) for c in ("llvm-O0", "ir-O0", "gen-O0-simd16-hybrid")]
+    assert [o.status for o in outcomes] == ["skipped", "ok", "ok"], [o.message for o in outcomes]
+
+
 def _program_1049():
     import os
 

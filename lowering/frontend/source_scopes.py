@@ -10,8 +10,9 @@ which `{...}` blocks and statements it was written in.
 
 The rule. For each loop L of the CFG (a natural loop), the scopes L *touches* are the lexical blocks that
 hold, at any depth, a located instruction of L's blocks (line 0, a location LLVM dropped when it moved
-the instruction, does not count), and LCA(L) is the innermost scope holding all of them. A convergent
-operation C in a block after L (dominated by L's header, outside L) was written in L when a lexical
+the instruction, does not count, nor does a phi's, which names its variable's declaration), and LCA(L)
+is the innermost scope holding all of them. A convergent operation C in a block after L (dominated by L's
+header, outside L) was written in L when a lexical
 block on C's scope chain is touched by L and either lies below LCA(L) (a statement inside the loop that
 also has code in it: the waterfall's `if`) or is LCA(L) itself and holds no located instruction that
 runs before L (in a block L's header does not dominate): a loop body's `{...}` has none, while the scope
@@ -30,7 +31,7 @@ from dataclasses import dataclass, field
 
 from reconverge.lowering.errors import NotSupported, where
 from reconverge.lowering.graph import IrreducibleError, LoopForest, dominator_tree, loop_forest
-from reconverge.lowering.ir.core import Block, Function, Instr
+from reconverge.lowering.ir.core import Block, Function, Instr, Phi
 from reconverge.lowering.ir.opcodes import OPCODES
 
 # the operations whose meeting a scope decides (not the token-making `convergence` itself)
@@ -113,7 +114,11 @@ class ScopeNotes:
     def note(self, block: Block, text: str, created: list[Instr]) -> None:
         m = _DBG.search(text)
         ident = m.group(1) if m else None
-        if ident is not None:
+        # a phi's location (LLVM's mem2reg gives it the variable's declaration) says nothing of where the
+        # block's code was written: a loop header's phi of a variable declared at the top of the function
+        # made the loop's innermost common scope the function's, so every scope the loop touched looked
+        # like its own (fuzz convergence-1010 at -O0 for Gen blockIP)
+        if ident is not None and not any(isinstance(ins, Phi) for ins in created):
             loc = self.scopes.location(ident)
             if loc is not None and loc.line:
                 self.blocks.setdefault(block, []).append(ident)
