@@ -179,9 +179,10 @@ def test_gen(kernel, level, simd, cf):
     check(kernel, level, "gen", simd, GenRunOptions(simd, cf))
 
 
-# lavapipe (Mesa 22.3) does not offer VK_KHR_shader_maximal_reconvergence: the modules carry no
-# MaximallyReconvergesKHR and are right by construction (each operation inside the construct it was written
-# in); lavapipe runs them right, the waterfall's sum carried out of the loop included
+# lavapipe (Mesa 22.3) does not offer VK_KHR_shader_maximal_reconvergence, so its modules carry no
+# MaximallyReconvergesKHR (a device offering it gets the mode: tests/spirv/test_spirv_maximal_reconvergence.py)
+# and are right by construction (each operation inside the construct it was written in); lavapipe runs them
+# right, the waterfall's sum carried out of the loop included
 @pytest.mark.parametrize("kernel, level", cases())
 def test_lavapipe(kernel, level):
     check(kernel, level, "spirv", 8, None)
@@ -189,11 +190,12 @@ def test_lavapipe(kernel, level):
 
 def test_lavapipe_offers_no_maximal_reconvergence():
     """Which case test_lavapipe is: the device (Mesa 22.3's lavapipe, CI's) does not offer the extension, so
-    the results above are our modules' own structure, not a MaximallyReconvergesKHR promise."""
+    the results above are our modules' own structure, not a MaximallyReconvergesKHR promise; a launch there
+    declares no mode (one on a device offering it does: test_spirv_maximal_reconvergence.py)."""
     from reconverge.backend.spirv.vulkan_run import default_device
     device = default_device()
     assert device.is_lavapipe
-    assert not device.maximal_reconvergence, "the driver offers it now: declare MaximallyReconvergesKHR there"
+    assert not device.maximal_reconvergence, "the driver offers it now: test_lavapipe runs under the promise"
 
 
 @pytest.mark.parametrize("level", ["-O0", "-O2"])
