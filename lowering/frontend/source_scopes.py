@@ -10,8 +10,9 @@ which `{...}` blocks and statements it was written in.
 
 The rule. For each loop L of the CFG (a natural loop), the scopes L *touches* are the lexical blocks that
 hold, at any depth, a located instruction of L's blocks (line 0, a location LLVM dropped when it moved
-the instruction, does not count), and LCA(L) is the innermost scope holding all of them. A convergent
-operation C in a block after L (dominated by L's header, outside L) was written in L when a lexical
+the instruction, does not count, nor does a phi's, which names its variable's declaration), and LCA(L)
+is the innermost scope holding all of them. A convergent operation C in a block after L (dominated by L's
+header, outside L) was written in L when a lexical
 block on C's scope chain is touched by L and either lies below LCA(L) (a statement inside the loop that
 also has code in it: the waterfall's `if`) or is LCA(L) itself and holds no located instruction that
 runs before L (in a block L's header does not dominate): a loop body's `{...}` has none, while the scope
@@ -28,8 +29,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from reconverge.lowering.graph import IrreducibleError, dominator_tree, loop_forest
-from reconverge.lowering.ir.core import Block, Function, Instr
+from reconverge.lowering.errors import NotSupported, where
+from reconverge.lowering.graph import IrreducibleError, LoopForest, dominator_tree, loop_forest
+from reconverge.lowering.ir.core import Block, Function, Instr, Phi
 from reconverge.lowering.ir.opcodes import OPCODES
 
 # the operations whose meeting a scope decides (not the token-making `convergence` itself)
@@ -112,7 +114,11 @@ class ScopeNotes:
     def note(self, block: Block, text: str, created: list[Instr]) -> None:
         m = _DBG.search(text)
         ident = m.group(1) if m else None
-        if ident is not None:
+        # a phi's location (LLVM's mem2reg gives it the variable's declaration) says nothing of where the
+        # block's code was written: a loop header's phi of a variable declared at the top of the function
+        # made the loop's innermost common scope the function's, so every scope the loop touched looked
+        # like its own (fuzz convergence-1010 at -O0 for Gen blockIP)
+        if ident is not None and not any(isinstance(ins, Phi) for ins in created):
             loc = self.scopes.location(ident)
             if loc is not None and loc.line:
                 self.blocks.setdefault(block, []).append(ident)
@@ -175,9 +181,31 @@ def loop_homes(func: Function, notes: ScopeNotes) -> dict[Instr, Block]:
         candidates = {h for key in chain for h in touching.get(key, ())}
         held = [h for h in candidates if h != b and dom.dominates(h, b) and not forest.contains(h, b)
                 and loops[h].holds(chain)]
+        held = [h for h in held if _anchorable(func, ins, blocks, forest, loops, b, h, chain)]
         if held:
             homes[ins] = blocks[max(held, key=forest.depth)]
     return homes
+
+
+def _anchorable(func: Function, ins: Instr, blocks: list[Block], forest: LoopForest, loops: dict[int, _LoopScopes],
+                b: int, h: int, chain: tuple[ScopeKey, ...]) -> bool:
+    """Whether an anchor in loop `h` may control the operation in block `b` (outside `h`). A loop around
+    `b` that does not hold `h` would break LangRef's cycle rule: -O2 unrolled an outer source loop, so `h` and
+    the loop around `b` are copies of the one source loop the operation was written in (both touch its
+    scopes); the operation already runs in its own copy (False: no anchor from `h`). Where no loop around `b`
+    was written around the operation, the CFG has lost the loop it was written in: a one-line refusal."""
+    m = forest.header_of[b]
+    if m == -1 or forest.contains(m, h):
+        return True
+    around = []
+    while m != -1 and not forest.contains(m, h):
+        around.append(m)
+        m = forest.parent[m]
+    if any(loops[m].holds(chain) for m in around):
+        return False
+    raise NotSupported(f"{where(func, ins)}: its -g scope puts it in the loop at block {blocks[h].label or f'b{h}'}, "
+                       f"but -O2 moved it into another loop (at block {blocks[around[0]].label or f'b{around[0]}'}) "
+                       f"(not supported; compile with -O0 or --convergence=cfg)")
 
 
 class _BlockScopes:
