@@ -19,15 +19,15 @@
 from __future__ import annotations
 
 import errno
-import hashlib
 import os
-import shutil
 import stat
 import sys
-import tempfile
 from collections.abc import Iterable, Mapping
 
 from reconverge.lowering.errors import CompileError
+
+# hashlib, shutil and tempfile are imported where used: every command imports this module, `reconverge
+# --help` too (tests/test_startup.py), and most write to standard output.
 
 _SAFE = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-.")
 MAX_NAME_BYTES = 200
@@ -43,6 +43,7 @@ def safe_file_name(name: str) -> str:
     out = "".join(chr(b) if b in _SAFE and not (i == 0 and b == ord(".")) else f"%{b:02X}"
                   for i, b in enumerate(raw)) or "%"
     if len(out) > MAX_NAME_BYTES:
+        import hashlib
         out = out[:MAX_NAME_BYTES - 17] + "~" + hashlib.sha256(raw).hexdigest()[:16]
     return out
 
@@ -223,6 +224,7 @@ def _write_in_place(shown: str, target: str, payload: bytes) -> None:
 
 def _write_aside(shown: str, target: str, payload: bytes, mode: int | None) -> str:
     """A temporary file beside `target` holding `payload`, with the mode the output will have."""
+    import tempfile
     tmp = None
     try:
         fd, tmp = tempfile.mkstemp(dir=os.path.dirname(target), prefix=".reconverge-")
@@ -294,6 +296,7 @@ class _StagedDirectory(_Staged):
                 self.made.append(path)
 
     def undo(self) -> None:
+        import shutil
         for path in self.moved:
             if os.path.lexists(path):
                 os.unlink(path)
@@ -304,12 +307,15 @@ class _StagedDirectory(_Staged):
             shutil.rmtree(self.directory, ignore_errors=True)
 
     def discard(self) -> None:
+        import shutil
         shutil.rmtree(self.tmp, ignore_errors=True)
         if self.created and not self.committed:
             shutil.rmtree(self.directory, ignore_errors=True)
 
 
 def _stage_directory(directory: str, files: dict[str, bytes], inputs: list[str]) -> _StagedDirectory:
+    import shutil
+    import tempfile
     if os.path.lexists(directory) and not os.path.isdir(directory):
         raise CompileError(f"{directory}: cannot write the results: {os.strerror(errno.ENOTDIR)}")
     created = not os.path.exists(directory)

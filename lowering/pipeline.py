@@ -118,16 +118,22 @@ def run_passes(funcs: dict[str, Function], options: Options, done: str = "read")
     return funcs
 
 
-def read_module_ref(mod, source_name: str, options: Options) -> dict[str, Function]:
+def read_module_ref(mod, source_name: str, options: Options, prepared: dict | None = None) -> dict[str, Function]:
     """Read the kernels of an LLVM module. A pipeline without the structurizer (gen-blockip) has no
-    `promote` either (it works on the tree), so LLVM's own SROA puts -O0's locals into SSA values first."""
+    `promote` either (it works on the tree), so LLVM's own SROA puts -O0's locals into SSA values first.
+    `prepared` keeps the inlined module of each kind for the next call (the compile driver reads a kernel
+    at a time for Gen: preparing the whole module for each one made a file of N kernels cost N^2)."""
     from reconverge.lowering.frontend.llvm_module import prepare_module
     from reconverge.lowering.frontend.llvm_reader import read_kernels
     from reconverge.lowering.target import CAPS
     caps = CAPS.get(options.pipeline or "generic")
     promote = caps is not None and not caps.structured
-    return read_kernels(prepare_module(mod, source_name, promote), source_name, options.kernel,
-                        convergence=options.convergence)
+    ready = prepared.get(promote) if prepared is not None else None
+    if ready is None:
+        ready = prepare_module(mod, source_name, promote)
+        if prepared is not None:
+            prepared[promote] = ready
+    return read_kernels(ready, source_name, options.kernel, convergence=options.convergence)
 
 
 def compile_llvm(text: str, source_name: str = "<ir>", kernel: str | None = None, verify_each: bool = True,

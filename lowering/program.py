@@ -46,6 +46,7 @@ class Program:
     _text_done: str = "read"                # IR text input: the last pass its form implies
     _read: dict[str, Function] = field(default_factory=dict, repr=False)     # IR text input, as parsed
     _functions: dict[tuple[str, str], Function] = field(default_factory=dict, repr=False)
+    _prepared: dict = field(default_factory=dict, repr=False)     # pipeline.read_module_ref's inlined modules
 
     @property
     def has_llvm(self) -> bool:
@@ -142,7 +143,7 @@ class Program:
         options = self._options(target_pipeline, label, stop)
         if self.has_llvm:
             kernel = names[0] if len(names) == 1 else None
-            read = pipeline.read_module_ref(self.module(), self.path, replace(options, kernel=kernel))
+            read = pipeline.read_module_ref(self.module(), self.path, replace(options, kernel=kernel), self._prepared)
             funcs, done = {n: read[n] for n in names}, "read"
         else:
             funcs, done = {n: self._read[n].clone() for n in names}, self._text_done

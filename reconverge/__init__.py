@@ -14,9 +14,6 @@ raises reconverge.CompileError with the command line's one-line message on bad i
 """
 from __future__ import annotations
 
-import os
-import tempfile
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from reconverge.lowering.errors import CompileError
@@ -24,6 +21,7 @@ from reconverge.lowering.errors import CompileError
 if TYPE_CHECKING:
     import numpy as np
 
+    from reconverge.backend.gen import GenBinary
     from reconverge.lowering.program import Program
 
 __all__ = ["CompileError", "GenBinary", "Program", "TARGETS", "compare", "load", "load_source", "run", "to_gen",
@@ -32,10 +30,14 @@ __all__ = ["CompileError", "GenBinary", "Program", "TARGETS", "compare", "load",
 
 def __getattr__(name: str) -> Any:
     """reconverge.Program on first use: importing reconverge.lowering.errors (or any other submodule, which
-    imports this package first) must not load the whole compiler (tools/gpu_replay.py loads two files)."""
+    imports this package first) must not load the whole compiler (tools/gpu_replay.py loads two files), nor
+    anything a command does not use (`reconverge --help` imports this file: tests/test_startup.py)."""
     if name == "Program":
         from reconverge.lowering.program import Program
         return Program
+    if name == "GenBinary":
+        from reconverge.backend.gen import GenBinary
+        return GenBinary
     raise AttributeError(f"module 'reconverge' has no attribute '{name}'")
 
 
@@ -54,6 +56,8 @@ def load_source(text: str, kind: str = "cl", opt: str = "-O2", build_options: Se
     """Like load(), from a string: kind is "cl" (OpenCL C), "ll" (LLVM IR text) or "nir"."""
     if kind not in _KINDS:
         raise CompileError(f"load_source: kind '{kind}' is not one of {', '.join(_KINDS)}")
+    import os
+    import tempfile
     fd, path = tempfile.mkstemp(suffix=_KINDS[kind], prefix="reconverge-")
     try:
         with os.fdopen(fd, "w") as f:
@@ -78,20 +82,9 @@ def to_spirv(program: Program, kernels: Sequence[str] | None = None, version: st
                                              validate=validate))
 
 
-@dataclass(frozen=True)
-class GenBinary:
-    """One kernel compiled for Gen9: its code (what `iga64 -d -p=9` reads), iga64-syntax text, SIMD width,
-    and the control-flow mode it was compiled in (the one `cf="auto"` chose)."""
-    name: str
-    code: bytes
-    asm: str
-    simd: int
-    mode: str
-
-
 def to_gen(program: Program, kernel: str, simd: int = 16, cf: str = "auto") -> GenBinary:
     """One kernel as Gen9 machine code; cf is auto, structured, blockip or hybrid."""
-    from reconverge.backend.gen import GenOptions, compile
+    from reconverge.backend.gen import GenBinary, GenOptions, compile
     from reconverge.isa.gen9.disassembler import disassemble
     from reconverge.isa.gen9.encoding import encode_program
     compiled = compile(program, kernel, GenOptions(simd, cf))

@@ -140,15 +140,12 @@ def check(kernel: str, level: str, kind: str, size: int, options, convergence: s
                                                       f"argument {index}"
 
 
-# LLVM's -O2 merges nested_loops' do/while into its while loop (one natural loop, one latch): the source's
-# inner loop is gone from the CFG, and a scope can home an operation into a loop but not split one, so
-# every lane that is still looping takes ballot 1 together (continue_loop's trace, not the seed's)
-MERGED = {("nested_loops", "-O2")}
+# LLVM's -O2 merges nested_loops' do/while into its while loop (one header, one shared latch): with -g the
+# scopes rule separates them again (lowering.frontend.loop_separation), so the seed's trace holds there too
 
 
 def cases(kernels=KERNELS, levels=("-O0", "-O2")):
-    return [pytest.param(k, level, marks=pytest.mark.xfail(strict=True, reason="LLVM merged the nested loops"))
-            if (k, level) in MERGED else pytest.param(k, level) for k in kernels for level in levels]
+    return [pytest.param(k, level) for k in kernels for level in levels]
 
 
 @pytest.mark.parametrize("size", [8, 16])
@@ -157,10 +154,6 @@ def test_interpreter(kernel, level, size):
     check(kernel, level, "ir", size, InterpreterOptions(subgroup_size=size))
 
 
-# blockIP lays blocks out in reverse postorder, true arms first: at -O0 after_loop's exit block (the
-# reduction) comes before the loop's latch, so its lanes run it at each pass, with the lanes leaving then,
-# instead of after the loop (the CFG's own meaning). A Gen blockIP layout bug, not a convergence-source one
-BLOCKIP_LAYOUT = {("after_loop", "-O0")}
 # Gen, in every --cf mode: every kernel from -O2 at SIMD16; from -O0 at SIMD8 the kernels whose -O0 CFG
 # differs from their -O2 one in what matters (the waterfall pair, the nested loops LLVM merges at -O2)
 GEN = [(kernel, "-O2", 16) for kernel in KERNELS] + \
@@ -171,12 +164,7 @@ def gen_cases():
     out = []
     for kernel, level, simd in GEN:
         for cf in ("structured", "blockip", "hybrid"):
-            marks = []
-            if (kernel, level) in MERGED:
-                marks.append(pytest.mark.xfail(strict=True, reason="LLVM merged the nested loops"))
-            if cf == "blockip" and (kernel, level) in BLOCKIP_LAYOUT:
-                marks.append(pytest.mark.xfail(strict=True, reason="blockIP places the exit before the latch"))
-            out.append(pytest.param(kernel, level, simd, cf, marks=marks))
+            out.append(pytest.param(kernel, level, simd, cf))
     return out
 
 
@@ -185,9 +173,10 @@ def test_gen(kernel, level, simd, cf):
     check(kernel, level, "gen", simd, GenRunOptions(simd, cf))
 
 
-# lavapipe (Mesa 22.3) does not offer VK_KHR_shader_maximal_reconvergence: the modules carry no
-# MaximallyReconvergesKHR and are right by construction (each operation inside the construct it was written
-# in); lavapipe runs them right, the waterfall's sum carried out of the loop included
+# lavapipe (Mesa 22.3) does not offer VK_KHR_shader_maximal_reconvergence, so its modules carry no
+# MaximallyReconvergesKHR (a device offering it gets the mode: tests/spirv/test_spirv_maximal_reconvergence.py)
+# and are right by construction (each operation inside the construct it was written in); lavapipe runs them
+# right, the waterfall's sum carried out of the loop included
 @pytest.mark.parametrize("kernel, level", cases())
 def test_lavapipe(kernel, level):
     check(kernel, level, "spirv", 8, None)
@@ -195,11 +184,12 @@ def test_lavapipe(kernel, level):
 
 def test_lavapipe_offers_no_maximal_reconvergence():
     """Which case test_lavapipe is: the device (Mesa 22.3's lavapipe, CI's) does not offer the extension, so
-    the results above are our modules' own structure, not a MaximallyReconvergesKHR promise."""
+    the results above are our modules' own structure, not a MaximallyReconvergesKHR promise; a launch there
+    declares no mode (one on a device offering it does: test_spirv_maximal_reconvergence.py)."""
     from reconverge.backend.spirv.vulkan_run import default_device
     device = default_device()
     assert device.is_lavapipe
-    assert not device.maximal_reconvergence, "the driver offers it now: declare MaximallyReconvergesKHR there"
+    assert not device.maximal_reconvergence, "the driver offers it now: test_lavapipe runs under the promise"
 
 
 @pytest.mark.parametrize("level", ["-O0", "-O2"])
@@ -253,6 +243,9 @@ def test_convergence_sources_asked_for_and_absent(capsys):
     assert main(["compile", path, "-O2", "-g", "--convergence=scopes", "--kernel", "waterfall", "--emit", "nir",
                  "--stop-after", "read", "-o", "-"]) == 0
     assert "convergence.anchor" in capsys.readouterr().out
+    # nothing convergent, nothing to decide: no -g needed
+    assert main(["compile", os.path.join(ROOT, "examples", "seed.cl"), "--convergence=scopes", "--emit", "nir",
+                 "-o", "-"]) == 0
 
 
 def test_the_llvm_reference_refuses_what_scopes_move():

@@ -111,27 +111,29 @@ def _blockip_overhead(func) -> tuple[int, int, int, int]:
 
 class _Executed:
     """Counts what the simulator executes while in a `with` block: instructions, branch instructions
-    and lane-instructions (enabled lanes summed over instructions), through Thread.step."""
+    and lane-instructions (enabled lanes summed over instructions), from the gen launcher's dispatches
+    (every hardware thread's counts, as run --stats sums them)."""
 
     def __enter__(self):
-        from reconverge.isa.gen9 import simulator
+        from reconverge.backend.gen import launch
         self.instructions = self.branches = self.lanes = 0
-        self._thread, self._step = simulator.Thread, simulator.Thread.step
-        step, counter = self._step, self
+        self._launch, self._run = launch, launch.run_ndrange
+        run, counter = self._run, self
 
-        def counting(thread):
-            i = thread.index.get(thread.ip)
-            before = thread.lane_steps
-            step(thread)
-            if i is not None:
-                counter.instructions += 1
-                counter.branches += thread.program[i].opcode in BRANCH_OPS
-                counter.lanes += thread.lane_steps - before
-        self._thread.step = counting
+        def counting(*args, on_group=None, **kw):
+            def count(group):
+                for t in group.threads:
+                    counter.instructions += t.steps
+                    counter.branches += t.branches
+                    counter.lanes += t.lane_steps
+                if on_group is not None:
+                    on_group(group)
+            return run(*args, on_group=count, **kw)
+        launch.run_ndrange = counting
         return self
 
     def __exit__(self, *exc) -> None:
-        self._thread.step = self._step
+        self._launch.run_ndrange = self._run
 
 
 def _corpus_launches(pattern: str = "*.cl", examples: bool = True):

@@ -26,15 +26,11 @@ marked "not run").
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 import threading
 import time
-import xml.etree.ElementTree as ET
-from concurrent.futures import ThreadPoolExecutor, as_completed
-from dataclasses import dataclass
-from typing import Sequence
+from typing import NamedTuple, Sequence
 
 from reconverge.lowering.errors import CompileError
 from reconverge.lowering.output import safe_file_name, write_all
@@ -50,10 +46,10 @@ FAILING = ("internal", "invalid", "timeout", "error")
 NOT_RUN = "not run"
 
 
-@dataclass(frozen=True)
-class Sources:
+class Sources(NamedTuple):
     """How sources are compiled: the build options (OpenCL C only), -x, and standard input's bytes; set
-    by run_check before the children that check the inputs are forked."""
+    by run_check before the children that check the inputs are forked. (A NamedTuple, not a dataclass:
+    dataclasses imports inspect, and `reconverge --help` imports this module.)"""
     build_options: tuple[str, ...] = ()
     kind: str | None = None
     stdin: bytes | None = None
@@ -256,6 +252,7 @@ def _not_run(path: str, why: str, target_env: str) -> dict:
 def junit_xml(results: list[dict]) -> bytes:
     """One test suite per input, one test case per kernel: a failing outcome is a <failure> whose type
     is the outcome; unsupported and not run are <skipped>."""
+    import xml.etree.ElementTree as ET
     cases = [c for r in results for c in r["cases"]]
     failures = sum(c["status"] == "failed" for c in cases)
     skipped = sum(c["status"] in (NOT_RUN, "unsupported") for c in cases)
@@ -354,6 +351,7 @@ def _check_all(inputs: list[str], args, target_env: str, stream: bool) -> tuple[
     """Every input's result, and the signal that interrupted the check (None if none did): an input not
     finished when it came is "not run", never passed, and the children at work are killed. With `stream`,
     each input's line is printed when it is known (args.order: as it finishes, or in input order)."""
+    from concurrent.futures import ThreadPoolExecutor, as_completed
     progress = sys.stderr.isatty()
     results: list[dict | None] = [None] * len(inputs)
     printed = 0                                   # --order input: the lines printed so far
@@ -413,6 +411,7 @@ def _write_reports(args, inputs: list[str], results: list[dict], interrupted: st
     """--emit-dir, --junit and --json, all or none; one that cannot be written is exit 2 (the inputs'
     verdicts are exit 1). None replaces one of `inputs` (every file found, other shards' and skipped
     ones included)."""
+    import json
     files = {}
     if args.emit_dir:
         for r in results:

@@ -5,7 +5,8 @@
                        [--dump-after PASS|all] [--dump-dir DIR] [--stop-after PASS]
                        [--pipeline generic|spirv|gen|gen-blockip] [--cf auto|structured|blockip|hybrid]
                        [--print-after PASS|isel|regalloc|all] [--print-before PASS|all] [--spirv-version 1.0..1.6]
-                       [--target-env ENV] [--local X[,Y,Z]] [--validate] [-D ..] [-I ..] [-cl-* ..] [--clang-arg F]
+                       [--target-env ENV] [--local X[,Y,Z]] [--validate] [--maximal-reconvergence]
+                       [-D ..] [-I ..] [-cl-* ..] [--clang-arg F]
     reconverge run INPUT|- [--kernel NAME] --target llvm|ir|spirv|opencl|gen --global N[,N,N] [--local L[,L,L]]
                    --arg NAME=@FILE.npy|NAME=zeros:COUNT:DTYPE|NAME=NUMBER ... --out DIR [-O..] [-x KIND] [-v]
                    [--spirv-version 1.0..1.6] [--target-env ENV] [--vk-device NAME|N] [--verify-each]
@@ -280,6 +281,9 @@ def build_parser() -> argparse.ArgumentParser:
                         "else 64,1,1)")
     c.add_argument("--local-size", dest="local_size", help=argparse.SUPPRESS)    # its old spelling
     c.add_argument("--validate", action="store_true", help="check the SPIR-V module with spirv-val")
+    c.add_argument("--maximal-reconvergence", action="store_true",
+                   help="declare MaximallyReconvergesKHR (SPV_KHR_maximal_reconvergence): for a driver that offers "
+                        "VK_KHR_shader_maximal_reconvergence")
     add_build_options(c)
     c.add_argument("--debug", action="store_true", help=argparse.SUPPRESS)
     c.set_defaults(func=_compile)

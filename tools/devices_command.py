@@ -12,7 +12,6 @@ Why a separate module: the main CLI (tools/cli.py) only calls add_commands(subpa
 """
 from __future__ import annotations
 
-import json
 import sys
 
 # the features a reader asks about, under short names -> the Vulkan feature flags that give them
@@ -53,6 +52,8 @@ def _text(d: dict) -> str:
 
 
 def _devices(args) -> None:
+    import json
+
     from reconverge.backend.spirv.vulkan_run import default_device, devices
     found = devices()
     chosen = default_device().index

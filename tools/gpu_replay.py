@@ -27,8 +27,10 @@ words, `out` one word per work-item, `cnt` 8 words, `n` the global size + 3 (so 
 nobody wrote); the local size is the length of the program's `__local uint lm[]` (else 64), the
 global size 256 (or 16 groups where 64 does not divide it).
 
-Replay imports only numpy, the `vulkan` package and four files of this repository:
-backend/spirv/vulkan_run.py, reconverge/__init__.py, lowering/__init__.py and lowering/errors.py (as
+Replay imports only numpy, the `vulkan` package and five files of this repository:
+backend/spirv/vulkan_run.py, backend/spirv/maximal_reconvergence.py (on a device offering
+VK_KHR_shader_maximal_reconvergence each module declares MaximallyReconvergesKHR, as a launch there
+would), reconverge/__init__.py, lowering/__init__.py and lowering/errors.py (as
 reconverge.lowering.errors; reconverge/__init__.py loads nothing more) (the SPIR-V numbers vulkan_run
 reads from the Khronos grammar are saved in the record, so spirv-headers need not be there either).
 A record is a folder: manifest.json and one compressed .npz per launch.
@@ -70,14 +72,30 @@ def load_vulkan_run(grammar_numbers: dict):
     sys.modules["_gpu_replay.grammar"] = stub
     if ROOT not in sys.path:
         sys.path.insert(0, ROOT)     # reconverge.lowering.errors
-    spec = importlib.util.spec_from_file_location("_gpu_replay.vulkan_run",
-                                                  os.path.join(ROOT, "backend", "spirv", "vulkan_run.py"))
+    return _load_private("vulkan_run")
+
+
+def _load_private(name: str):
+    """backend/spirv/<name>.py as _gpu_replay.<name> (its `.grammar` the record's numbers)."""
+    path = os.path.join(ROOT, "backend", "spirv", f"{name}.py")
+    spec = importlib.util.spec_from_file_location(f"_gpu_replay.{name}", path)
     if spec is None or spec.loader is None:
-        raise ImportError(f"cannot load {ROOT}/backend/spirv/vulkan_run.py")
+        raise ImportError(f"cannot load {path}")
     module = importlib.util.module_from_spec(spec)
-    sys.modules["_gpu_replay.vulkan_run"] = module
+    sys.modules[f"_gpu_replay.{name}"] = module
     spec.loader.exec_module(module)
     return module
+
+
+def maximal_reconvergence(grammar_numbers: dict, info) -> Any:
+    """The module rewrite that declares MaximallyReconvergesKHR, where the device offers
+    VK_KHR_shader_maximal_reconvergence and the record has the opcodes it needs; else None."""
+    if not info.maximal_reconvergence:
+        return None
+    mr = _load_private("maximal_reconvergence")
+    if not all(n in grammar_numbers["opcodes"] for n in mr.OPCODE_NAMES):
+        return None     # a record made before the mode: its modules run as recorded
+    return mr.with_maximal_reconvergence
 
 
 def ulp_distance(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -131,6 +149,7 @@ def replay(folder: str, device: str | None, only: list[str] | None = None) -> tu
     vr = load_vulkan_run(manifest["grammar"])
     info = vr.find_device(device, prefer_gpu=True)
     vr.select_device(str(info.index))
+    declare = maximal_reconvergence(manifest["grammar"], info)
     verdicts = []
     for entry in manifest["launches"]:
         if only and entry["id"] not in only:
@@ -142,6 +161,8 @@ def replay(folder: str, device: str | None, only: list[str] | None = None) -> tu
                                  "status": "error", "detail": f"no reference for subgroup size {info.subgroup_size}"})
                 continue
             launch["reference"] = launch["by_width"][info.subgroup_size]
+        if declare is not None:     # as a launch on this device would compile it (backend.spirv.launch)
+            launch["spirv"] = declare(launch["spirv"])
         try:
             got = vr.dispatch(launch["spirv"], entry["entry"], launch["inputs"], launch["push"],
                               tuple(entry["groups"]), {int(k): v for k, v in entry["spec"].items()})
@@ -151,7 +172,8 @@ def replay(folder: str, device: str | None, only: list[str] | None = None) -> tu
             status, detail = "error", str(exc)
         verdicts.append({"id": entry["id"], "group": entry["group"], "what": entry["what"], "status": status,
                          "detail": detail})
-    described = f"{info.label} [{info.type}], Vulkan {info.api_version}"
+    described = f"{info.label} [{info.type}], Vulkan {info.api_version}" + \
+        (", MaximallyReconvergesKHR" if declare is not None else "")
     return verdicts, described
 
 
@@ -190,7 +212,8 @@ class _Recorder:
             # layout record is then part of the launch's reference), with native clustered reduces
             layout = "checked" if options.subgroup_layout else None
             generic = dataclasses.replace(options, relaxed_atomics=False, count_loop_iterations=False,
-                                          subgroup_layout=layout, emulate_clustered=False)
+                                          subgroup_layout=layout, emulate_clustered=False,
+                                          maximal_reconvergence=False)
             extra = counter_binding(funcs[0]) if options.count_loop_iterations else None
             size = options.local_size[0] * options.local_size[1] * options.local_size[2] if layout else 0
             self.captured.append({"generic": self.compile(funcs, generic), "extra_binding": extra,
@@ -223,8 +246,10 @@ class _Recorder:
 
 def _grammar_numbers() -> dict:
     from reconverge.backend.spirv.grammar import GRAMMAR
+    from reconverge.backend.spirv.maximal_reconvergence import OPCODE_NAMES
     from reconverge.backend.spirv.vulkan_run import SUBGROUP_CAPABILITIES
-    opcodes = ("OpEntryPoint", "OpFunction", "OpVariable", "OpDecorate", "OpCapability")
+    opcodes = tuple(dict.fromkeys(("OpEntryPoint", "OpFunction", "OpVariable", "OpDecorate", "OpCapability",
+                                   *OPCODE_NAMES)))
     enumerants = [("ExecutionModel", "GLCompute"), ("Decoration", "Binding"), ("Decoration", "DescriptorSet"),
                   ("StorageClass", "PushConstant"), ("StorageClass", "Uniform"), ("StorageClass", "StorageBuffer")]
     enumerants += [("Capability", c) for c in SUBGROUP_CAPABILITIES]

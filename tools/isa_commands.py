@@ -15,7 +15,6 @@ temporary file in the target directory and renamed, so a failure never leaves a 
 """
 from __future__ import annotations
 
-import json
 import sys
 from typing import Literal, overload
 
@@ -63,6 +62,8 @@ def _decoded(name: str, what):
 
 
 def _disasm(args) -> None:
+    import json
+
     from reconverge.isa.gen9.container import is_container, unpack_container
     from reconverge.isa.gen9.disassembler import disassemble
     from reconverge.isa.gen9.inspect import field_filter, format_fields, inspect
@@ -139,6 +140,8 @@ def _validate(args, name: str, kernels, many: bool) -> None:
 
 
 def _diff(args) -> None:
+    import json
+
     from reconverge.isa.gen9.container import unpack_container
     from reconverge.isa.gen9.inspect import diff
     a, b = _read(args.a, binary=True), _read(args.b, binary=True)

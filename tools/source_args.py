@@ -59,7 +59,6 @@ def build_options(args, kind: str = "cl") -> tuple[str, ...]:
 def split_cl_options(argv: list[str]) -> tuple[list[str], list[str]]:
     """Pull clBuildProgram-style options (-cl-..., -w, -Werror) out of argv: argparse cannot declare
     single-dash long options with values like -cl-std=CL2.0."""
-    from reconverge.lowering.frontend.clang import CL_FLAGS
     rest, found = [], []
     for token in argv:
         if token.startswith("-cl-std="):
@@ -67,6 +66,7 @@ def split_cl_options(argv: list[str]) -> tuple[list[str], list[str]]:
                 raise UsageError(f"{token}: expected -cl-std=CL1.0, CL1.1, CL1.2, CL2.0 or CL3.0")
             found.append(token)
         elif token.startswith("-cl-") or token in ("-w", "-Werror"):
+            from reconverge.lowering.frontend.clang import CL_FLAGS  # only when given: --help stays light
             if token not in CL_FLAGS:
                 raise UsageError(f"{token}: unknown OpenCL build option (known: -cl-std=, {', '.join(CL_FLAGS)})")
             found.append(token)

@@ -14,7 +14,7 @@ TARGET_ENV_HELP = (f"the environment the module is for, as spirv-val names them:
 
 
 def spirv_options(version: str | None, target_env: str | None, local_size: tuple[int, int, int] | None = None,
-                   validate: bool = False):
+                  validate: bool = False, maximal_reconvergence: bool = False):
     """SpirvOptions from command-line text (None: the default; the default version is the newest the
     environment takes, up to DEFAULT_SPIRV_VERSION); its complaints are usage errors."""
     from reconverge.backend.spirv.options import ALL_TARGET_ENVS, SpirvOptions, parse_version
@@ -22,14 +22,16 @@ def spirv_options(version: str | None, target_env: str | None, local_size: tuple
     try:
         chosen = parse_version(version) if version is not None else \
             min(parse_version(DEFAULT_SPIRV_VERSION), ALL_TARGET_ENVS.get(target_env, (1, 0)))
-        return SpirvOptions(version=chosen, target_env=target_env, local_size=local_size, validate=validate)
+        return SpirvOptions(version=chosen, target_env=target_env, local_size=local_size, validate=validate,
+                            maximal_reconvergence=maximal_reconvergence)
     except CompileError as exc:
         raise UsageError(str(exc)) from None
 
 
 def compile_spirv_given(args) -> list[str]:
     return [flag for flag, value in (("--spirv-version", args.spirv_version), ("--target-env", args.target_env),
-                                     ("--local", args.local_size), ("--validate", args.validate or None))
+                                     ("--local", args.local_size), ("--validate", args.validate or None),
+                                     ("--maximal-reconvergence", args.maximal_reconvergence or None))
             if value is not None]
 
 
@@ -47,4 +49,4 @@ def compile_spirv_options(args):
             local_size = parse_local_size(args.local_size)
         except CompileError as exc:
             raise UsageError(f"--local: {exc}") from None
-    return spirv_options(args.spirv_version, args.target_env, local_size, args.validate)
+    return spirv_options(args.spirv_version, args.target_env, local_size, args.validate, args.maximal_reconvergence)

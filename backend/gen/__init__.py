@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from reconverge.isa.gen9.model import Instruction
 
     from .abi import KernelLayout
+    from .isel import Selection
     from .mir import MFunction
 
 
@@ -97,6 +98,17 @@ class GenKernel:
         return Kernel(self.name, code, self.simd, self.layout.payload(self.simd))
 
 
+@dataclass(frozen=True)
+class GenBinary:
+    """One kernel compiled for Gen9 (reconverge.to_gen's answer): its code (what `iga64 -d -p=9` reads),
+    iga64-syntax text, SIMD width, and the control-flow mode it was compiled in (the one `cf="auto"` chose)."""
+    name: str
+    code: bytes
+    asm: str
+    simd: int
+    mode: str
+
+
 def choose_function(program: Program, kernel: str, cf: str = "auto",
                     uniform_branches: bool = True) -> tuple[Function, CFMode]:
     """The kernel as the mode compiles it (from the driver, lowering.program), and the mode. `auto` (the
@@ -104,10 +116,18 @@ def choose_function(program: Program, kernel: str, cf: str = "auto",
     the CFG (irreducible), or where the hybrid's machine IR is estimated to run clearly less than the
     tree's (cost.py); else the tree. The tree too where the region search would refuse the nesting, and
     for IR text in structured form, which has no CFG to take."""
+    func, mode, _ = _choose(program, kernel, cf, uniform_branches)
+    return func, mode
+
+
+def _choose(program: Program, kernel: str, cf: str,
+            uniform_branches: bool) -> tuple[Function, CFMode, Selection | None]:
+    """choose_function, and the chosen mode's SIMD16 selection when weighing made it (compile and select
+    reuse it: selecting again made auto select every kernel three times)."""
     if cf != "auto":
         GenOptions(cf=cf)                    # the one-line refusal of an unknown mode
         mode = CF_MODES[cf]
-        return program.function(kernel, mode.pipeline), mode
+        return program.function(kernel, mode.pipeline), mode, None
     from reconverge.lowering.ir.core import nesting_depth
 
     from .cf_regions import MAX_ROUNDS, RegionDepthError
@@ -115,17 +135,21 @@ def choose_function(program: Program, kernel: str, cf: str = "auto",
     try:
         tree = program.function(kernel, "gen")
     except IrreducibleCFG:
-        return program.function(kernel, "gen-blockip"), CF_MODES["hybrid"]
+        return program.function(kernel, "gen-blockip"), CF_MODES["hybrid"], None
     if program.structured_input or 2 * nesting_depth(tree) > MAX_ROUNDS:   # no CFG, or too deep to search
-        return tree, CF_MODES["structured"]
+        return tree, CF_MODES["structured"], None
     cfg = program.function(kernel, "gen-blockip")
     try:
-        hybrid = select_any(cfg, regions=True)
+        hybrid = selection(cfg, WEIGHING_SIMD, regions=True)
     except RegionDepthError:                 # nested deeper than the region search goes
-        return tree, CF_MODES["structured"]
-    if prefers_hybrid(select_any(tree, uniform_branches=uniform_branches), hybrid):
-        return cfg, CF_MODES["hybrid"]
-    return tree, CF_MODES["structured"]
+        return tree, CF_MODES["structured"], None
+    structured = selection(tree, WEIGHING_SIMD, uniform_branches=uniform_branches)
+    if prefers_hybrid(structured.mfunc, hybrid.mfunc):
+        return cfg, CF_MODES["hybrid"], hybrid
+    return tree, CF_MODES["structured"], structured
+
+
+WEIGHING_SIMD = 16          # the width auto weighs the modes at (whatever width it compiles for)
 
 
 def compile(program: Program, kernel: str, options: GenOptions | None = None,
@@ -133,9 +157,10 @@ def compile(program: Program, kernel: str, options: GenOptions | None = None,
     """A kernel of a program, in options.cf's mode (auto: choose_function's), as Gen9 instructions; the
     GenKernel says the mode. The machine IR after the MACHINE_PASSES in `print_after` goes to `printed`."""
     options = options or GenOptions()
-    func, mode = choose_function(program, kernel, options.cf, options.uniform_branches)
+    func, mode, weighed = _choose(program, kernel, options.cf, options.uniform_branches)
     compiled = compile_gen_kernel(func, options.simd, options.verify, mode.regions, mode.entry, print_after,
-                                  printed, options.uniform_branches)
+                                  printed, options.uniform_branches,
+                                  selected=weighed if options.simd == WEIGHING_SIMD else None)
     compiled.mode = mode.name
     return compiled
 
@@ -143,18 +168,22 @@ def compile(program: Program, kernel: str, options: GenOptions | None = None,
 def select(program: Program, kernel: str, options: GenOptions | None = None) -> tuple[MFunction, str]:
     """The machine IR of a kernel before register allocation (--emit gen-mir), and the mode's name."""
     options = options or GenOptions()
-    func, mode = choose_function(program, kernel, options.cf, options.uniform_branches)
+    func, mode, weighed = _choose(program, kernel, options.cf, options.uniform_branches)
+    if weighed is not None and options.simd == WEIGHING_SIMD:
+        return weighed.mfunc, mode.name
     return select_any(func, options.simd, mode.regions, mode.entry, options.uniform_branches), mode.name
 
 
 @depth_independent          # selection walks the tree and the regions recursively: any nesting depth
 def compile_gen_kernel(func: Function, simd: int = 16, verify: bool = True, regions: bool = False,
                        entry: str = "if", print_after: frozenset[str] | set[str] = frozenset(),
-                       printed: list[str] | None = None, uniform_branches: bool = True) -> GenKernel:
+                       printed: list[str] | None = None, uniform_branches: bool = True,
+                       selected: Selection | None = None) -> GenKernel:
     """A kernel of the `gen` pipeline's IR (structured branches) or the `gen-blockip` one's (blockIP;
     `regions`: with the natural regions in structured branches, the hybrid; `entry`: Beignet's entry
     sequence, isel_blockip.BlockIPDriver) -> Gen9 instructions and the ABI they expect. The function is
-    first lowered for Gen in place (lower_for_gen)."""
+    first lowered for Gen in place (lower_for_gen). `selected`: the instruction selection already made
+    with these settings (auto's weighing), taken instead of selecting again."""
 
     from .emit import emit
     from .mir_verify import verify as verify_mir
@@ -167,8 +196,9 @@ def compile_gen_kernel(func: Function, simd: int = 16, verify: bool = True, regi
         problems = verify_mir(mfunc) if verify else []
         if problems:
             raise CompileError(f"internal error: invalid machine IR after {after}: {problems[0]}")
-    from .isel import select
-    selected = select(func, simd, regions, entry, uniform_branches)
+    if selected is None:
+        from .isel import select
+        selected = select(func, simd, regions, entry, uniform_branches)
     mfunc = selected.mfunc
     check("instruction selection")
     if "isel" in print_after and printed is not None:
@@ -209,14 +239,20 @@ def lower_for_gen(func: Function, verify: bool = True) -> None:
     lower_for([func], "gen" if func.is_structured else "gen-blockip", verify)
 
 
-@depth_independent
 def select_any(func: Function, simd: int = 16, regions: bool = False, entry: str = "if",
                uniform_branches: bool = True) -> MFunction:
     """The machine IR of either kind of function, before register allocation (lowered for Gen first,
     legalized: cost.prefers_hybrid counts its instructions)."""
+    return selection(func, simd, regions, entry, uniform_branches).mfunc
+
+
+@depth_independent
+def selection(func: Function, simd: int = 16, regions: bool = False, entry: str = "if",
+              uniform_branches: bool = True) -> Selection:
+    """select_any's machine IR with the kernel's layout (isel.Selection): what compile_gen_kernel takes."""
     from .isel import select
     lower_for_gen(func)
-    return select(func, simd, regions, entry, uniform_branches).mfunc
+    return select(func, simd, regions, entry, uniform_branches)
 
 
 def compile_gen(func: Function, simd: int = 16, verify: bool = True, regions: bool = False,

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from reconverge.isa.gen9.dispatch import ARGUMENTS, CROSS_THREAD_GRF
+from reconverge.isa.gen9.payload import ARGUMENTS, CROSS_THREAD_GRF
 from reconverge.lowering.ir.core import Arg, Function, Instr
 
 SLM_ALIGN = 16

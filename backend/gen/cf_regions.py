@@ -32,9 +32,10 @@ the search runs on the unit graph of each round, after inner shapes have collaps
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Callable
 
 from reconverge.lowering.errors import CompileError
-from reconverge.lowering.graph import IrreducibleError, LoopForest, loop_forest, reverse_postorder
+from reconverge.lowering.graph import IrreducibleError, LoopForest, dominator_tree, loop_forest, reverse_postorder
 from reconverge.lowering.ir.core import Block, Function, Instr
 
 TERMINATORS = ("br", "cbr", "switch", "ret", "unreachable")
@@ -214,11 +215,12 @@ def _collapse_all(units: dict[Block, Region], entry: Block, loops: bool, header:
                 raise RegionDepthError("too many rounds")
             rounds -= 1
         headers = _back_edge_targets(units, entry) if loops else set()
+        dominates = _dominance(units, entry) if headers else None
         changed = False
         for u in list(units.values()):
             if units.get(u.entry) is not u:
                 continue                    # merged into a region this round
-            merged = _collapse(u, units, preds, entry, failed if u.entry in headers else None)
+            merged = _collapse(u, units, preds, entry, dominates, failed if u.entry in headers else None)
             if merged is None:
                 continue
             inside = _members(merged)
@@ -261,27 +263,25 @@ def _back_edge_targets(units: dict[Block, Region], entry: Block) -> set[Block]:
     return out
 
 
-def _reach(units: dict[Block, Region], start: Block, avoid: Block | None = None) -> set[Block]:
-    """Units reachable from `start` (not going through `avoid`)."""
-    seen: set[Block] = set()
-    stack = [start]
-    while stack:
-        b = stack.pop()
-        if b not in seen and b is not avoid and b in units:
-            seen.add(b)
-            stack += units[b].exits
-    return seen
+Dominates = Callable[[Block, Block], bool]
 
 
-def _natural_loop(u: Region, units: dict[Block, Region], preds: dict[Block, set[Block]],
-                  entry: Block) -> set[Block] | None:
+def _dominance(units: dict[Block, Region], entry: Block) -> Dominates:
+    """`dominates(a, b)` on the unit graph as it is at the start of a round, O(1) a query. It stays true
+    through the round's merges: each collapses a region with one way in to its entry unit, which keeps
+    every path between the units left (a path through the region goes in by its entry). Computed once a
+    round instead of two searches of the whole graph per loop header tried, which made the search
+    quadratic (blocks^1.9 on random CFGs)."""
+    index = {b: i for i, b in enumerate(units)}
+    tree = dominator_tree([[index[t] for t in u.exits if t in index] for u in units.values()], index[entry])
+    return lambda a, b: tree.dominates(index[a], index[b])
+
+
+def _natural_loop(u: Region, preds: dict[Block, set[Block]], dominates: Dominates) -> set[Block] | None:
     """The entries of the units in the loop `u` heads: the branches back to it from units it
-    dominates (those the function's entry cannot reach but through it), and every unit reaching one
-    of them without passing it. None when nothing branches back, or when the loop has another way in
-    (irreducible)."""
-    around = _reach(units, entry, avoid=u.entry) if entry is not u.entry else set()
-    inside = _reach(units, u.entry)
-    body, stack = {u.entry}, [p for p in preds[u.entry] if p in inside and p not in around]
+    dominates, and every unit reaching one of them without passing it. None when nothing branches
+    back, or when the loop has another way in (irreducible)."""
+    body, stack = {u.entry}, [p for p in preds[u.entry] if dominates(u.entry, p)]
     if not stack:
         return None
     while stack:
@@ -292,14 +292,14 @@ def _natural_loop(u: Region, units: dict[Block, Region], preds: dict[Block, set[
     return body if all(preds[b] <= body for b in body if b is not u.entry) else None
 
 
-def _loop(u: Region, units: dict[Block, Region], preds: dict[Block, set[Block]], entry: Block,
+def _loop(u: Region, units: dict[Block, Region], preds: dict[Block, set[Block]], dominates: Dominates,
           failed: dict[Block, tuple]) -> Region | None:
     """The loop `u` heads, if its body collapses to one region once its exits are set aside: a unit
     whose cbr leaves the loop on one side becomes an "exit" (the lanes leaving break; with several
     exit targets each sets its blockIP), one whose cbr goes back to the header on one side a
     "continue", and the body, with edges back to the header left out of the graph, must then collapse
     (chains and ifs) to one region that goes back to the header, or whose last test does."""
-    body = _natural_loop(u, units, preds, entry)
+    body = _natural_loop(u, preds, dominates)
     if body is None or any(units[b].barrier for b in body):
         return None
     key = tuple(sorted(id(units[b]) for b in body))
@@ -357,9 +357,10 @@ def _members(region: Region) -> set[Block]:
     return out
 
 
-def _collapse(u: Region, units: dict[Block, Region], preds: dict[Block, set[Block]],
-              entry: Block, failed: dict[Block, tuple] | None) -> Region | None:
-    """The region `u` heads, if one of the shapes starts at it."""
+def _collapse(u: Region, units: dict[Block, Region], preds: dict[Block, set[Block]], entry: Block,
+              dominates: Dominates | None, failed: dict[Block, tuple] | None) -> Region | None:
+    """The region `u` heads, if one of the shapes starts at it (a loop only where `failed` is given:
+    `u` heads one, and the round's `dominates`)."""
     if u.barrier:
         return None
 
@@ -374,7 +375,7 @@ def _collapse(u: Region, units: dict[Block, Region], preds: dict[Block, set[Bloc
         second = only_from(nxt, u.entry)
         if second is not None:
             return Region("chain", (u, second), u.entry, second.term, second.after, second.leaves)
-    loop = _loop(u, units, preds, entry, failed) if failed is not None else None
+    loop = _loop(u, units, preds, dominates, failed) if failed is not None and dominates is not None else None
     if loop is not None:
         return loop
     term = u.term

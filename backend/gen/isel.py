@@ -9,7 +9,8 @@ Selection is made of parts, each one idea:
 - the control-flow drivers, which own a context and a value selector and emit only the branches:
   isel_structured.py (Gen's structured branches over the tree) and isel_blockip.py (per-lane blockIP
   over the CFG, block by block or over cf_regions' natural regions: the hybrid);
-- legalize.py: the machine-IR pass that makes immediates encodable, run after selection.
+- legalize.py: the machine-IR pass that makes immediates encodable, run after selection;
+- mir_cse.py: local common-subexpression elimination on the legal machine IR.
 
 What is not covered is a one-line CompileError naming the instruction, so nothing is compiled
 wrongly in silence.
@@ -27,6 +28,7 @@ from .isel_context import gen_type
 from .isel_structured import StructuredDriver
 from .legalize import legalize_immediates, legalize_narrow_destinations
 from .mir import MFunction
+from .mir_cse import eliminate_common_subexpressions
 
 __all__ = ["Selection", "gen_type", "select"]
 
@@ -51,6 +53,7 @@ def select(func: Function, simd: int = 16, regions: bool = False, entry: str = "
     mfunc = driver.run()
     legalize_immediates(mfunc)
     legalize_narrow_destinations(mfunc)
+    eliminate_common_subexpressions(mfunc)
     if isinstance(driver, BlockIPDriver):
         driver.predicate_bodies()
     return Selection(mfunc, driver.cx.layout)

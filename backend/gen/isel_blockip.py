@@ -42,7 +42,7 @@ from reconverge.lowering.ir.core import Block, Const, Function, Instr
 from .cf_regions import Region, block_unit, structured_regions
 from .cf_regions import join_points as unit_join_points
 from .cf_regions import layout as unit_layout
-from .isel_context import SelectionContext, gen_type
+from .isel_context import SelectionContext
 from .isel_values import ValueSelector
 from .mir import BRANCHES, Imm, MFunction, MInstr, Operand, VReg
 
@@ -96,7 +96,7 @@ class BlockIPDriver:
             raise cx.error(None, "blockIP needs the CFG form (the gen-blockip pipeline)")
         for ins in func.instructions():
             if ins.opcode == "phi":
-                cx.values[ins] = cx.fresh(gen_type(ins.type))
+                cx.values[ins] = cx.fresh(cx.value_type(ins))
         units = unit_layout(func, structured_regions(func) if self.regions else [block_unit(b) for b in func.blocks])
         self.index = {u.entry: i for i, u in enumerate(units)}
         self.exit_index = len(units)

@@ -16,8 +16,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from reconverge.isa.gen9 import messages as sm
-from reconverge.isa.gen9.dispatch import CROSS_THREAD_GRF
 from reconverge.isa.gen9.model import DataType, Region
+from reconverge.isa.gen9.payload import CROSS_THREAD_GRF
 from reconverge.lowering.analysis.provenance import MemoryObject, Provenance
 from reconverge.lowering.errors import CompileError, NotSupported, where
 from reconverge.lowering.ir.core import Arg, Block, Const, Function, If, Instr, Loop, Phi, Undef, Value
@@ -66,6 +66,12 @@ class SelectionContext:
         self.narrow: dict[Value, tuple[bool | None, Operand]] = {}   # i64 values that are extended i32 ones
         self.named: set[str] = set()                          # labels a branch or a start named
         self.subgroups: object | None = None                  # isel_subgroup's selector, made on first use
+        self.select_conds = _select_conditions(func, self.uses)         # compares a select reads as its flag
+        self.narrowed: set[Instr] = set()     # 64-bit values kept in 32 bits (isel_narrow; the ValueSelector sets it)
+
+    def value_type(self, v: Value) -> DataType:
+        """The Gen type a value lives in: its own (gen_type), or a dword where only its low 32 bits are read."""
+        return T.D if v in self.narrowed else gen_type(v.type)
 
     def error(self, ins: Instr | None, what: str) -> CompileError:
         return CompileError(f"{where(self.func, ins)}: {what} (not in the Gen backend yet)")
@@ -99,15 +105,25 @@ class SelectionContext:
 
     def phi_copies(self, phis: Sequence[Phi], pred: Block | None, predicate: Predicate | None = None) -> None:
         """The phis' values along the edge from `pred` (on the lanes `predicate` picks, if given), copied
-        in parallel: through temporaries when a source is itself one of the phis (a swap would otherwise
-        read a value already overwritten)."""
+        in parallel: sequenced so that each phi is written after every copy that reads its old value,
+        and only a cycle of such reads (a swap) goes through a temporary (the parallel-copy sequencing of
+        Boissinot et al., "Revisiting Out-of-SSA Translation", CGO 2009); a copy of a phi to itself is
+        no copy."""
         assert pred is not None
-        sources = [self.operand(phi.value_for(pred)) for phi in phis]
-        targets = {v.id for phi in phis if isinstance(v := self.values[phi].value, VReg)}
-        if any(isinstance(src.value, VReg) and src.value.id in targets for src in sources):
-            sources = [self.copy(src) for src in sources]
-        for phi, src in zip(phis, sources):
-            self.emit("mov", self.values[phi], src, predicate=predicate, **_scalar_write(self.values[phi]))
+        pending = [(self.values[phi], self.operand(phi.value_for(pred)), phi) for phi in phis]
+        pending = [(d, s, phi) for d, s, phi in pending if _reg_id(s) != _reg_id(d) or s.offset or s.region]
+        while pending:
+            read = [_reg_id(s) for _, s, _ in pending]
+            free = next((k for k, (d, _, _) in enumerate(pending) if _reg_id(d) not in read), None)
+            if free is None:                  # a cycle: the first target's old value into a temporary
+                d0 = pending[0][0]
+                saved = self.copy(d0)
+                pending = [(d, saved if _reg_id(s) == _reg_id(d0) else s, phi) for d, s, phi in pending]
+                continue
+            dst, src, phi = pending.pop(free)
+            if phi in self.narrowed:
+                src = retyped(low_dword(src), T.D)
+            self.emit("mov", dst, src, predicate=predicate, **_scalar_write(dst))
 
     def end_of_thread(self) -> None:
         header = Operand(PReg(127, 0, T.UD))
@@ -222,6 +238,11 @@ class SelectionContext:
         return dst
 
 
+def _reg_id(op: Operand) -> int | None:
+    """The virtual register an operand reads or writes (None for an immediate or a payload register)."""
+    return op.value.id if isinstance(op.value, VReg) else None
+
+
 def _scalar_write(dst: Operand) -> dict[str, Any]:
     """How to write a uniform register (isel_uniform): once, on channel 0, with the mask off."""
     return {"n": 1, "no_mask": True} if isinstance(dst.value, VReg) and dst.value.uniform else {}
@@ -293,6 +314,18 @@ def one_cmp(ins: Instr) -> tuple[str, bool] | None:
     if ins.opcode == "fcmp" and pred in FCMP_MODS:
         return FCMP_MODS[pred], True
     return None
+
+
+def _select_conditions(func: Function, uses: dict[Value, int]) -> set[Instr]:
+    """Compares whose only reader is a select in their own block: the select's cmp writes its flag
+    directly (one cmp, where a 0/-1 dword and a cmp.ne on it took two; IGC does the same)."""
+    out: set[Instr] = set()
+    for ins in func.instructions():
+        cond = ins.operands[0] if ins.opcode == "select" else None
+        if isinstance(cond, Instr) and cond.block is ins.block and uses.get(cond, 0) == 1 and \
+                one_cmp(cond) is not None:
+            out.add(cond)
+    return out
 
 
 def use_counts(func: Function) -> dict[Value, int]:

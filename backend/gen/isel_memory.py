@@ -12,8 +12,8 @@ from collections.abc import Callable
 from functools import partial
 
 from reconverge.isa.gen9 import messages as sm
-from reconverge.isa.gen9.dispatch import BARRIER_ID_MASK
 from reconverge.isa.gen9.model import DataType
+from reconverge.isa.gen9.payload import BARRIER_ID_MASK
 from reconverge.lowering.analysis.provenance import MemoryObject
 from reconverge.lowering.ir.core import Const, Instr, Value
 from reconverge.lowering.ir.opcodes import fence_spaces
@@ -29,7 +29,7 @@ from .isel_context import (
     raw_bits,
     retyped,
 )
-from .mir import Imm, MInstr, Operand, PReg
+from .mir import Imm, MInstr, Operand, PReg, VReg
 
 T = DataType
 ATOMIC_AOP = {"add": sm.AOP_ADD, "sub": sm.AOP_SUB, "xchg": sm.AOP_MOV, "inc": sm.AOP_INC, "dec": sm.AOP_DEC,
@@ -53,7 +53,7 @@ def memory(cx: SelectionContext, ins: Instr, result: Instr | None = None) -> Non
     obj = cx.provenance.base.get(ptr)
     if isinstance(obj, MemoryObject):                 # by binding-table index: a 32-bit offset per lane
         bti = _surface(cx, ins, ptr)
-        address, address_type = low_dword(_offset_into(cx, obj, cx.operand(ptr))), T.UD
+        address, address_type = retyped(low_dword(_offset_into(cx, obj, cx.operand(ptr))), T.UD), T.UD
         dwords = partial(sm.untyped_surface_desc, bti, cx.simd)
         small, small_sfid = partial(sm.byte_scattered_desc, bti, cx.simd), sm.SFID_DC0
     elif ptr.type.addrspace in (1, 2):                # A64 stateless: the 64-bit address per lane
@@ -88,6 +88,10 @@ def memory(cx: SelectionContext, ins: Instr, result: Instr | None = None) -> Non
         cx.values[result or ins] = dst
         return
     value = cx.operand(ins.operands[0])
+    if size == 4 or (size < 4 and not value_type.is_float):
+        _split_store(cx, address, address_type, value, t if size == 4 else T.UD,
+                     dwords(1, True) if size == 4 else small(size, True), sm.SFID_DC1 if size == 4 else small_sfid)
+        return
     data = address_blocks                             # the payload: the address blocks, then the data
     payload = Operand(cx.m.vreg(T.UD, False, data + (2 if size == 8 else 1)))
     cx.emit("mov", cx.part(payload, 0, address_type), address)
@@ -100,6 +104,23 @@ def memory(cx: SelectionContext, ins: Instr, result: Instr | None = None) -> Non
         cx.emit("mov", half_view(part) if value_type.is_float and size == 2 else part, value)
         desc, sfid = (dwords(1, True), sm.SFID_DC1) if size == 4 else (small(size, True), small_sfid)
     cx.emit("send", None, cx.part(payload, 0, T.UD), sfid=sfid, desc=desc)
+
+
+def _split_store(cx: SelectionContext, address: Operand, address_type: DataType, value: Operand, t: DataType,
+                 desc: int, sfid: int) -> None:
+    """A one-dword-per-lane store as a split send (`sends`): the address registers as the first payload,
+    the data as the second, each where it already is (PRM vol. 2a "sends"; IGC writes so), instead of
+    copying both into one contiguous payload. The two payloads may not overlap, so a value that is its
+    own address is copied."""
+    address = cx.in_register(address, address_type)
+    data = cx.in_register(retyped(value, t) if value.type.size == 4 else value, t)
+    if isinstance(data.value, VReg) and isinstance(address.value, VReg) and data.value.id == address.value.id:
+        data = cx.fresh(t)
+        cx.emit("mov", data, address)
+    address_regs = address_type.size * cx.simd // 32
+    mlen_field = 0xF << 25
+    cx.emit("sends", None, retyped(address, T.UD), data, sfid=sfid, desc=desc & ~mlen_field | address_regs << 25,
+            ex_desc=sm.split_send_ex_desc(sfid, cx.simd // 8))
 
 
 def _unaligned(cx: SelectionContext, ins: Instr, result: Instr | None, address: Operand, address_type: DataType,

@@ -13,7 +13,7 @@ from reconverge.isa.gen9.model import DataType as T
 from reconverge.lowering.analysis.divergence import Divergence, analyze
 from reconverge.lowering.ir.core import Block, CFNode, Function, If, Instr, Loop, Phi, Value, first_block, last_block
 
-from .isel_context import SCALAR, SelectionContext, gen_type, one_cmp
+from .isel_context import SCALAR, SelectionContext, one_cmp
 from .isel_uniform import scalar_values, select_scalar
 from .isel_values import ValueSelector
 from .mir import Imm, MFunction, MInstr, Operand, PReg, VReg
@@ -67,7 +67,7 @@ class StructuredDriver:
                 assert isinstance(after, Block)
                 phis = list(after.phis())
                 for phi in phis:
-                    cx.values[phi] = cx.fresh(gen_type(phi.type), uniform=phi in self.scalars)
+                    cx.values[phi] = cx.fresh(cx.value_type(phi), uniform=phi in self.scalars)
                 if self.divergence is not None and node not in self.divergence.branches:
                     self._uniform_if(node, phis)
                     continue
@@ -76,7 +76,8 @@ class StructuredDriver:
                 cx.branch("if", [other], predicate=(0, 0, False))
                 self.cf_list(node.then_list)
                 cx.phi_copies(phis, last_block(node.then_list))
-                cx.branch("else", [endif])
+                if self._else_code(node, phis):          # an empty else arm needs no else: the if's JIP is the endif
+                    cx.branch("else", [endif])
                 cx.start(other)
                 self.cf_list(node.else_list)
                 cx.phi_copies(phis, last_block(node.else_list))
@@ -103,7 +104,7 @@ class StructuredDriver:
             cx.emit("cmp", None, r0, r0, cond_mod="ne", flag=(0, 0), no_mask=True)
             cx.condition_flag(node.cond)
         endif, other = cx.m.new_label("endif"), cx.m.new_label("else")
-        else_code = len(node.else_list) > 1 or bool(last_block(node.else_list).instrs) or bool(phis)
+        else_code = self._else_code(node, phis)
         self._jmpi(other if else_code else endif, (0, 0, True), group=not scalar)
         self.cf_list(node.then_list)
         cx.phi_copies(phis, last_block(node.then_list))
@@ -114,6 +115,11 @@ class StructuredDriver:
             self.cf_list(node.else_list)
             cx.phi_copies(phis, last_block(node.else_list))
         cx.start(endif)
+
+    @staticmethod
+    def _else_code(node: If, phis: list[Phi]) -> bool:
+        """Does the else arm of `node` hold code (instructions, nested control flow, phi copies)?"""
+        return len(node.else_list) > 1 or bool(last_block(node.else_list).instrs) or bool(phis)
 
     def _scalar_compare(self, cond: Value) -> bool:
         """A fused compare of uniform scalars (kernel arguments in the cross-thread data, constants) is done
@@ -154,7 +160,7 @@ class StructuredDriver:
         cx = self.cx
         header_phis, exit_phis = list(first_block(loop.body).phis()), list(after.phis())
         for phi in header_phis + exit_phis:
-            cx.values[phi] = cx.fresh(gen_type(phi.type), uniform=phi in self.scalars)
+            cx.values[phi] = cx.fresh(cx.value_type(phi), uniform=phi in self.scalars)
         cx.phi_copies(header_phis, before)
         head, latch, end = cx.m.new_label("loop"), cx.m.new_label("latch"), cx.m.new_label("endloop")
         cx.start(head)

@@ -44,8 +44,8 @@ from __future__ import annotations
 
 import math
 
-from reconverge.isa.gen9.dispatch import CROSS_THREAD_GRF, LOCAL_ID_GRF, LOCAL_SIZE
 from reconverge.isa.gen9.model import DataType, Region
+from reconverge.isa.gen9.payload import CROSS_THREAD_GRF, LOCAL_ID_GRF, LOCAL_SIZE
 from reconverge.lowering.ir.core import Const, Instr, Value
 from reconverge.lowering.ir.opcodes import fence_spaces
 from reconverge.lowering.ir.types import I1, I32, Type

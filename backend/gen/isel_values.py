@@ -23,8 +23,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from reconverge.isa.gen9.dispatch import CROSS_THREAD_GRF, GLOBAL_OFFSET, LOCAL_ID_GRF, LOCAL_SIZE, NUM_GROUPS, WORK_DIM
 from reconverge.isa.gen9.model import DataType, Region
+from reconverge.isa.gen9.payload import CROSS_THREAD_GRF, GLOBAL_OFFSET, LOCAL_ID_GRF, LOCAL_SIZE, NUM_GROUPS, WORK_DIM
 from reconverge.lowering.ir.core import Const, Instr
 
 from . import isel_int64 as int64
@@ -42,6 +42,7 @@ from .isel_context import (
     one_cmp,
     retyped,
 )
+from .isel_narrow import low_dword_values, select_narrow
 from .mir import Imm, MInstr, Operand, PReg
 
 T = DataType
@@ -71,6 +72,7 @@ class ValueSelector:
 
     def __init__(self, cx: SelectionContext):
         self.cx = cx
+        cx.narrowed = low_dword_values(cx.func, cx.provenance, cx.layout.flat)
         self.rows: dict[str, list[Rule]] = {}
         for rule in RULES:
             for opcode in rule.opcodes:
@@ -82,6 +84,12 @@ class ValueSelector:
         done in f32 and rounded again are correctly rounded f16 operations (Figueroa, "When is double
         rounding innocuous?", SIGNUM 1995); an f16 value lives in a register as the f32 it equals."""
         cx = self.cx
+        if ins in cx.select_conds:
+            cx.deferred.add(ins)                        # selected into the select's flag (condition_flag)
+            return
+        if ins in cx.narrowed and ins.opcode != "workitem":
+            select_narrow(cx, ins)
+            return
         for rule in self.rows.get(ins.opcode, ()):
             if rule.guard(cx, ins):
                 rule.handler(cx, ins)
@@ -232,6 +240,9 @@ def cast(cx: SelectionContext, ins: Instr) -> None:
     if op == "uitofp" and ins.operands[0].type.bits == 1:
         src = _bool_as_one(cx, src)              # true is 1.0 unsigned (-1.0 is sitofp's)
     if op == "trunc":
+        if ins.operands[0] in cx.narrowed and src.type.size == 4:   # computed as the dword it is truncated to
+            cx.values[ins] = retyped(src, dst.type)                   # (a payload word, a local id, is copied)
+            return
         src = low_dword(src)
     cx.emit("mov", dst, src)
     cx.values[ins] = dst
@@ -361,7 +372,10 @@ def compare(cx: SelectionContext, ins: Instr) -> None:
 def select(cx: SelectionContext, ins: Instr) -> None:
     cond, yes, no = ins.operands
     cx.condition_flag(cond)
-    _result(cx, ins, "sel", gen_type(ins.type), cx.operand(yes), cx.operand(no), predicate=(0, 0, False))
+    a, b, inverted = cx.operand(yes), cx.operand(no), False
+    if isinstance(a.value, Imm) and not isinstance(b.value, Imm):   # the immediate last, the flag inverted:
+        a, b, inverted = b, a, True                                 # no register copy of it
+    _result(cx, ins, "sel", gen_type(ins.type), a, b, predicate=(0, 0, inverted))
 
 
 # ----- handlers: the thread payload
@@ -371,6 +385,9 @@ def workitem(cx: SelectionContext, ins: Instr) -> None:
     if not isinstance(dim, Const):
         raise cx.error(ins, "a work-item function of a variable dimension")
     d = int(dim.value)
+    if ins in cx.narrowed:                       # read only as a dword: the payload's own, no copy
+        cx.values[ins] = retyped(_payload_view(cx, fn, d), T.D)
+        return
     dst = cx.fresh(gen_type(ins.type))
     if fn == "work_dim":
         cx.emit("mov", dst, Operand(PReg(CROSS_THREAD_GRF + WORK_DIM // 32, (WORK_DIM % 32) // 4, T.UD),
@@ -390,8 +407,25 @@ def workitem(cx: SelectionContext, ins: Instr) -> None:
     else:
         raise cx.error(ins, f"work-item function {fn} (the gen pipeline lowers it)")
     cx.values[ins] = dst
-    if ins.type.bits == 64:                      # ids and sizes are below 2^32: zero-extended dwords
+    if ins.type.bits == 64 and ins not in cx.narrowed:   # ids and sizes are below 2^32: zero-extended dwords
         cx.narrow[ins] = (False, low_dword(dst))
+
+
+def _payload_view(cx: SelectionContext, fn: str, d: int) -> Operand:
+    """Where the thread payload holds a work-item function's dword (isa/gen9/dispatch.py), as an operand."""
+    if fn == "work_dim":
+        return Operand(PReg(CROSS_THREAD_GRF + WORK_DIM // 32, (WORK_DIM % 32) // 4, T.UD), region=SCALAR)
+    if d > 2:
+        return Operand(Imm(1 if fn in ("local_size", "num_groups") else 0, T.UD))
+    if fn == "local_id":
+        return Operand(PReg(LOCAL_ID_GRF + d, 0, T.UW), region=Region(16, 16, 1) if cx.simd == 16 else Region(8, 8, 1))
+    if fn == "group_id":
+        return Operand(PReg(0, GROUP_ID_SUBREG[d], T.UD), region=SCALAR)
+    if fn in ("local_size", "num_groups", "global_offset"):
+        base = {"local_size": LOCAL_SIZE, "num_groups": NUM_GROUPS, "global_offset": GLOBAL_OFFSET}[fn]
+        offset = base + 4 * d
+        return Operand(PReg(CROSS_THREAD_GRF + offset // 32, (offset % 32) // 4, T.UD), region=SCALAR)
+    raise cx.error(None, f"work-item function {fn} (the gen pipeline lowers it)")
 
 
 def nothing(cx: SelectionContext, ins: Instr) -> None:

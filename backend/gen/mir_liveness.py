@@ -14,9 +14,10 @@ code."""
 from __future__ import annotations
 
 import bisect
+import sys
+from array import array
 from dataclasses import dataclass
-
-import numpy as np
+from itertools import compress
 
 from reconverge.lowering.analysis.liveness import solve
 
@@ -107,18 +108,36 @@ def liveness(func: MFunction) -> Liveness:
 
 
 def set_bits(mask: int) -> list[int]:
-    """The positions of the set bits of `mask`, lowest first: a loop over the bits when they are few,
-    numpy over the bytes when they are many (either way no walk over every register per block, which
-    made deep programs quadratic)."""
-    if mask.bit_count() < 64:
-        out = []
-        while mask:
-            low = mask & -mask
-            out.append(low.bit_length() - 1)
-            mask ^= low
-        return out
-    raw = np.frombuffer(mask.to_bytes((mask.bit_length() + 7) // 8, "little"), np.uint8)
-    return np.flatnonzero(np.unpackbits(raw, bitorder="little")).tolist()
+    """The positions of the set bits of `mask`, lowest first: a loop over the bits when they are few; over
+    the binary digits in C (itertools.compress) when they are dense; else over the 64-bit words, skipping
+    the zero ones. Either way no walk over every register per block, which made deep programs quadratic,
+    and no numpy: a compile does not import it (tests/test_startup.py)."""
+    count = mask.bit_count()
+    if count < 64:
+        return _bits_of(mask, 0)
+    if 8 * count > mask.bit_length():
+        digits = bin(mask)[:1:-1].encode().translate(_DIGIT_VALUE)     # lowest first, b"\0" or b"\1" each
+        return list(compress(range(len(digits)), digits))
+    words = array("Q", mask.to_bytes(8 * -(-mask.bit_length() // 64), "little"))
+    if sys.byteorder != "little":
+        words.byteswap()
+    out: list[int] = []
+    for i, word in enumerate(words):
+        if word:
+            out += _bits_of(word, 64 * i)
+    return out
+
+
+_DIGIT_VALUE = bytes.maketrans(b"01", b"\0\1")
+
+
+def _bits_of(mask: int, base: int) -> list[int]:
+    out = []
+    while mask:
+        low = mask & -mask
+        out.append(base + low.bit_length() - 1)
+        mask ^= low
+    return out
 
 
 def _widen_for_loops(intervals: dict[VReg, tuple[int, int]], loops: list[tuple[int, int]]) -> None:

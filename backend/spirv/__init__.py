@@ -30,9 +30,16 @@ def compile_spirv(functions: list[Function], options: SpirvOptions | None = None
     lower_for(list(functions), "spirv")     # in place; a no-op on IR the spirv pipeline already lowered
     with gc_paused():       # like the structurizer: many small objects, few freed (a quarter of the time)
         binary = compile_module(list(functions), options)
+    declared = binary
+    if options.maximal_reconvergence:
+        from .maximal_reconvergence import with_maximal_reconvergence
+        declared = with_maximal_reconvergence(binary)
     if options.validate:
-        from .tools import validate
+        from .tools import validate, validator_knows_maximal_reconvergence
         names = ", ".join("@" + f.name for f in functions)
         source = next((f.source_name for f in functions if f.source_name), "<input>")
-        validate(binary, options.target_env, f"{source}: {names}")
-    return binary
+        # a spirv-val older than SPV_KHR_maximal_reconvergence (Debian 12's) checks the module without its
+        # two annotations (the extension and the execution mode: they change no id, type or block)
+        checked = declared if declared is binary or validator_knows_maximal_reconvergence() else binary
+        validate(checked, options.target_env, f"{source}: {names}")
+    return declared

@@ -135,9 +135,11 @@ def run_spirv_kernel(func: Function, args: list, global_size, local_size, option
     # a device without clustered subgroup operations (lavapipe) gets clustered reduces from shuffles
     emulate = layout is not None and "clustered" not in info.subgroup_operations and \
         {"shuffle", "ballot"} <= set(info.subgroup_operations)
+    # Vulkan's maximal reconvergence where the device promises it (the extension needs SPIR-V 1.3)
+    maximal = info.maximal_reconvergence and options.version >= (1, 3)
     options = dataclasses.replace(options, local_size=rng.local_size, validate=True,
                                   relaxed_atomics=lavapipe, count_loop_iterations=lavapipe, subgroup_layout=layout,
-                                  emulate_clustered=emulate)
+                                  emulate_clustered=emulate, maximal_reconvergence=maximal)
     binary = compile_spirv([func], options)
     check_subgroup_support(binary, info, where(func))
     plan = MemoryPlan(func)

@@ -46,6 +46,9 @@ class SpirvOptions:
     # continue target loop.b<N> and continue.b<N> after its first block): --emit dot-spirv draws them.
     # Off everywhere else, so the modules we write and run do not change.
     block_names: bool = False
+    # Declare MaximallyReconvergesKHR (SPV_KHR_maximal_reconvergence, backend.spirv.maximal_reconvergence):
+    # launches on a device offering VK_KHR_shader_maximal_reconvergence, and `compile --maximal-reconvergence`.
+    maximal_reconvergence: bool = False
 
     def __post_init__(self):
         if self.version not in VERSIONS:
@@ -58,6 +61,9 @@ class SpirvOptions:
                                f"vulkan1.1spv1.4, opengl4.0..opengl4.5, spv1.0..spv1.6, universal1.0..universal1.6)")
         if self.subgroup_layout not in (None, "full", "checked"):
             raise CompileError(f"unknown sub-group layout '{self.subgroup_layout}' (full, checked)")
+        if self.maximal_reconvergence and self.version < (1, 3):
+            raise CompileError(f"MaximallyReconvergesKHR needs SPIR-V 1.3 or newer (VK_KHR_shader_maximal_"
+                               f"reconvergence), not {format_version(self.version)}")
         if self.version > ALL_TARGET_ENVS[self.target_env]:
             raise CompileError(f"SPIR-V {format_version(self.version)} is newer than {self.target_env} "
                                f"accepts (at most {format_version(ALL_TARGET_ENVS[self.target_env])})")

@@ -50,6 +50,26 @@ def validate(binary: bytes, target_env: str, what: str) -> None:
     _check("spirv-val", _run("spirv-val", ["--target-env", validator_env(target_env), "-"], binary), what)
 
 
+@functools.lru_cache(maxsize=1)
+def validator_knows_maximal_reconvergence() -> bool:
+    """Whether this spirv-val accepts SPV_KHR_maximal_reconvergence (SPIRV-Tools 2023.1 does not), tried
+    once on a minimal compute shader that declares MaximallyReconvergesKHR."""
+    from .maximal_reconvergence import with_maximal_reconvergence
+    from .module import SpirvModule
+    m = SpirvModule((1, 3))
+    m.capability("Shader")
+    m.memory_model("Logical", "GLSL450")
+    void = m.type("OpTypeVoid")
+    fid = m.begin_function(void, m.type("OpTypeFunction", void))
+    m.begin_block(m.new_id())
+    m.op("OpReturn")
+    m.end_function()
+    m.entry_point("GLCompute", fid, "main")
+    m.execution_mode(fid, "LocalSize", 1, 1, 1)
+    probe = with_maximal_reconvergence(m.assemble())
+    return _run("spirv-val", ["--target-env", "vulkan1.1", "-"], probe).returncode == 0
+
+
 def validator_env(target_env: str) -> str:
     """spirv-val's name for a target environment (backend.spirv.options.ALL_TARGET_ENVS): universal1.x is its
     spv1.x; vulkan1.4, for a spirv-val older than Vulkan 1.4 (SPIRV-Tools before v2024.4), is checked under

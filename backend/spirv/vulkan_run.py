@@ -123,6 +123,11 @@ try:
     _CAPABILITY_NAMES = {GRAMMAR.enumerant("Capability", c): c for c in SUBGROUP_CAPABILITIES}
 except KeyError:        # a tools/gpu_replay record made before sub-groups: no capability to check
     _OP_CAPABILITY, _CAPABILITY_NAMES = -1, {}
+try:
+    _OP_EXTENSION = GRAMMAR.opcode("OpExtension")
+except KeyError:        # a tools/gpu_replay record made before MaximallyReconvergesKHR: no extension to check
+    _OP_EXTENSION = -1
+_SPV_MAXIMAL_RECONVERGENCE = "SPV_KHR_maximal_reconvergence"
 
 
 @dataclass
@@ -237,10 +242,31 @@ def _describe(vk: Any, index: int, pd: Any) -> DeviceInfo:
                       usable=compute and has_11, features=_query_features(vk, pd, has_12, has_13),
                       subgroup_size=sub_size, subgroup_operations=_flag_names(sub_ops, _SUBGROUP_OPERATIONS),
                       subgroup_stages=_flag_names(sub_stages, _STAGES),
-                      maximal_reconvergence=MAXIMAL_RECONVERGENCE in _extension_names(vk, pd))
+                      maximal_reconvergence=_has_maximal_reconvergence(vk, pd, has_11))
 
 
 MAXIMAL_RECONVERGENCE = "VK_KHR_shader_maximal_reconvergence"
+# VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_MAXIMAL_RECONVERGENCE_FEATURES_KHR (Vulkan spec, VkStructureType;
+# extension 435: 1000000000 + 434 * 1000)
+_MAXIMAL_RECONVERGENCE_FEATURES = 1000434000
+
+
+def _maximal_reconvergence_features(vk: Any, enable: bool = False, then: Any = None) -> Any:
+    """A VkPhysicalDeviceShaderMaximalReconvergenceFeaturesKHR {sType, pNext, shaderMaximalReconvergence}. The
+    `vulkan` binding (1.3.275) predates it, so this is the binding's struct of the same layout (Vulkan's
+    VkPhysicalDeviceShaderSubgroupUniformControlFlowFeaturesKHR: sType, pNext, one VkBool32) with its sType."""
+    return vk.VkPhysicalDeviceShaderSubgroupUniformControlFlowFeaturesKHR(
+        sType=_MAXIMAL_RECONVERGENCE_FEATURES, pNext=then, shaderSubgroupUniformControlFlow=1 if enable else 0)
+
+
+def _has_maximal_reconvergence(vk: Any, pd: Any, has_11: bool) -> bool:
+    """The device offers the extension and its shaderMaximalReconvergence feature (vkGetPhysicalDeviceFeatures2)."""
+    if not has_11 or MAXIMAL_RECONVERGENCE not in _extension_names(vk, pd):
+        return False
+    query = _maximal_reconvergence_features(vk)
+    q2 = vk.VkPhysicalDeviceFeatures2(sType=vk.VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, pNext=query)
+    vk.vkGetPhysicalDeviceFeatures2(pd, q2)
+    return bool(query.shaderSubgroupUniformControlFlow)
 
 
 def _extension_names(vk: Any, pd: Any) -> set[str]:
@@ -360,14 +386,22 @@ def _create_context(inst: _Instance, index: int) -> _Context:
                                               pNext=e12, **{n: 1 for n in _VK13_FEATURES if features[n]})
     core = vk.VkPhysicalDeviceFeatures(**{n: 1 for n in _CORE_FEATURES if features[n]})
     has_13 = props.apiVersion >= vk.VK_MAKE_VERSION(1, 3, 0)
-    e2 = vk.VkPhysicalDeviceFeatures2(sType=vk.VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2,
-                                      pNext=(e13 if has_13 else e12) if has_12 else None, features=core)
+    chain = (e13 if has_13 else e12) if has_12 else None
+    # a device offering VK_KHR_shader_maximal_reconvergence gets it enabled with its feature, so that our modules
+    # may declare MaximallyReconvergesKHR (backend.spirv.launch)
+    extensions = [MAXIMAL_RECONVERGENCE] if info.maximal_reconvergence else []
+    maximal = _maximal_reconvergence_features(vk, enable=True, then=chain) if extensions else None
+    chain = maximal if maximal is not None else chain
+    e2 = vk.VkPhysicalDeviceFeatures2(sType=vk.VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, pNext=chain,
+                                      features=core)
     priorities = [1.0]
     queue_info = vk.VkDeviceQueueCreateInfo(sType=vk.VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO,
                                             queueFamilyIndex=family, queueCount=1, pQueuePriorities=priorities)
     queue_infos = [queue_info]
     dev_info = vk.VkDeviceCreateInfo(sType=vk.VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO, pNext=e2,
-                                     queueCreateInfoCount=1, pQueueCreateInfos=queue_infos)
+                                     queueCreateInfoCount=1, pQueueCreateInfos=queue_infos,
+                                     enabledExtensionCount=len(extensions),
+                                     ppEnabledExtensionNames=extensions or None)
     device = _call(vk, "vkCreateDevice", vk.vkCreateDevice, pd, dev_info, None)
     queue = vk.vkGetDeviceQueue(device, family, 0)
     mem = vk.vkGetPhysicalDeviceMemoryProperties(pd)
@@ -434,6 +468,7 @@ class _ModuleSummary:
 
     version: int
     capabilities: set[str] = field(default_factory=set)
+    extensions: set[str] = field(default_factory=set)
     entry_points: dict[tuple[int, str], list[int]] = field(default_factory=dict)  # (model, name) -> interface
     variables: dict[int, int] = field(default_factory=dict)  # module-scope variable id -> storage class
     decorations: dict[tuple[int, int], int] = field(default_factory=dict)  # (id, decoration) -> literal
@@ -458,6 +493,9 @@ def _summarize(spirv: bytes) -> _ModuleSummary:
             break  # everything checked here precedes the first function
         if opcode == _OP_CAPABILITY and operands:
             summary.capabilities.add(_CAPABILITY_NAMES.get(operands[0], str(operands[0])))
+        if opcode == _OP_EXTENSION and count >= 2:
+            summary.extensions.add(words[i + 1:i + count].astype("<u4").tobytes().partition(b"\0")[0].decode(
+                "utf-8", "replace"))
         if opcode == _OP_ENTRY_POINT and count >= 4:
             raw = words[i + 3:i + count].astype("<u4").tobytes()
             name, _, _ = raw.partition(b"\0")
@@ -473,8 +511,13 @@ def _summarize(spirv: bytes) -> _ModuleSummary:
 
 def check_subgroup_support(spirv: bytes, info: DeviceInfo, what: str) -> None:
     """The sub-group capabilities a module declares against the device's VkPhysicalDeviceSubgroupProperties:
-    compute among supportedStages, and each capability's bit among supportedOperations (one-line refusal)."""
-    capabilities = _summarize(spirv).capabilities
+    compute among supportedStages, and each capability's bit among supportedOperations (one-line refusal); a
+    module declaring MaximallyReconvergesKHR against VK_KHR_shader_maximal_reconvergence."""
+    module = _summarize(spirv)
+    if _SPV_MAXIMAL_RECONVERGENCE in module.extensions and not info.maximal_reconvergence:
+        raise VulkanError(f"{what}: the module declares MaximallyReconvergesKHR ({_SPV_MAXIMAL_RECONVERGENCE}) but "
+                          f"the Vulkan device {info.label} does not offer {MAXIMAL_RECONVERGENCE}")
+    capabilities = module.capabilities
     needed = [c for c in SUBGROUP_CAPABILITIES if c in capabilities]
     if needed and "compute" not in info.subgroup_stages:
         raise VulkanError(f"{what}: the Vulkan device {info.label} has no sub-group operations in compute shaders "

@@ -12,7 +12,8 @@ binaries show (PRM vol. 7 "GPGPU thread payload"; NEO local_id_gen.cpp):
                   kernel's arguments at offsets the code generator chose
 
 A work-group of L work-items runs as ceil(L / SIMD) hardware threads; the last one's dispatch mask
-enables only its L mod SIMD work-items (all when that is 0).
+enables only its L mod SIMD work-items (all when that is 0). The work-groups run in batches, every thread
+of a batch stepping together (sim_batch); a trace's first work-group runs alone in simulator.Thread.
 """
 from __future__ import annotations
 
@@ -24,13 +25,24 @@ import numpy as np
 
 from .errors import IsaError
 from .model import Instruction
+from .payload import (  # noqa: F401  (the layout's names, also read from here)
+    ARGUMENTS,
+    BARRIER_ID_MASK,
+    CROSS_THREAD_GRF,
+    GLOBAL_OFFSET,
+    HEADER_GRF,
+    LOCAL_ID_GRF,
+    LOCAL_SIZE,
+    NUM_GROUPS,
+    WORK_DIM,
+)
+from .registers import GRF_SIZE, NUM_GRF
+from .sim_batch import Batch, GroupResult, Runner
 from .sim_memory import Memory
-from .simulator import MemoryFault, StepLimit, Thread, Workgroup
+from .simulator import MemoryFault, SimulationError, StepLimit, Thread, Workgroup
 
-HEADER_GRF, LOCAL_ID_GRF, CROSS_THREAD_GRF = 0, 1, 4
-BARRIER_ID_MASK = 0x8F000000
-# byte offsets in the cross-thread data (from r4.0)
-GLOBAL_OFFSET, LOCAL_SIZE, NUM_GROUPS, WORK_DIM, ARGUMENTS = 0x00, 0x0C, 0x18, 0x24, 0x40
+# a batch holds at most this many hardware threads and about this many bytes of thread state
+BATCH_THREADS, BATCH_BYTES = 4096, 256 << 20
 
 
 def cross_thread_header(global_offset, local_size, num_groups, work_dim: int) -> bytes:
@@ -46,16 +58,19 @@ def _padded3(v) -> tuple[int, int, int]:
 
 def run_ndrange(program: list[Instruction], simd: int, global_size, local_size, arguments: bytes = b"",
                 surfaces: dict[int, np.ndarray] | None = None, global_offset=(0, 0, 0),
-                max_steps: int = 1_000_000, on_group: Callable[[Workgroup], None] | None = None,
+                max_steps: int = 1_000_000, on_group: Callable[[Workgroup | GroupResult], None] | None = None,
                 scratch_bytes: int = 1024, slm_bytes: int = 64 * 1024,
-                flat: dict[int, int] | None = None, trace=None, checked: bool = False) -> Memory:
+                flat: dict[int, int] | None = None, trace=None, checked: bool = False,
+                batched: bool = True) -> Memory:
     """Run every work-group of an NDRange in turn; surfaces (bound by binding-table index) are updated in
     place. `arguments` follow the cross-thread header. Each thread gets `scratch_bytes` of scratch (a
     multiple of 1 KiB), each group `slm_bytes` of shared local memory. `flat` maps surfaces into the
     A64 address space: {64-bit base address: binding-table index}. `trace` (a simulator Trace) records
     the first work-group's lane activity. `checked`: an out-of-bounds access raises MemoryFault (else
     reads give 0 and writes are dropped, sim_memory); a MemoryFault or StepLimit gets the work-group's
-    id as `group`. `max_steps`: instructions per thread before StepLimit."""
+    id as `group`. `max_steps`: instructions per thread before StepLimit.
+    `batched`: run the work-groups' threads together (sim_batch); False runs each thread alone in
+    simulator.Thread, one work-group after another (the reference, and what a trace's group uses)."""
     gs, ls = _padded3(global_size), _padded3(local_size)
     if simd not in (8, 16):
         raise IsaError(f"dispatch: SIMD{simd} (8 or 16)")
@@ -78,22 +93,56 @@ def run_ndrange(program: list[Instruction], simd: int, global_size, local_size, 
     memory = Memory(surfaces, slm_bytes=slm_bytes, scratch_bytes=scratch_bytes, checked=checked)
     for base, bti in (flat or {}).items():
         memory.map_flat(base, (surfaces or {})[bti], bti)
-    for gz in range(groups[2]):
-        for gy in range(groups[1]):
-            for gx in range(groups[0]):
-                def payload(thread: Thread, group=(gx, gy, gz)) -> None:
-                    _write_payload(thread, group, ls, cross)
-                first = (gx, gy, gz) == (0, 0, 0)
-                wg = Workgroup(program, simd, n_threads, memory, gx, payload, masks,
-                               trace=trace if first else None, max_steps=max_steps)
-                try:
-                    wg.run()
-                except (MemoryFault, StepLimit) as exc:
-                    exc.group = (gx, gy, gz)
-                    raise
-                if on_group is not None:
-                    on_group(wg)
+    order = [(gx, gy, gz) for gz in range(groups[2]) for gy in range(groups[1]) for gx in range(groups[0])]
+    # the traced first work-group (every group, unbatched) runs in the one-thread simulator, whose
+    # scheduling rounds a trace records
+    alone, order = (order, []) if not batched else (order[:1], order[1:]) if trace is not None else ([], order)
+    for group in alone:
+        def payload(thread: Thread, group=group) -> None:
+            _write_payload(thread, group, ls, cross)
+        wg = Workgroup(program, simd, n_threads, memory, group[0], payload, masks,
+                       trace=trace if group == (0, 0, 0) else None, max_steps=max_steps)
+        try:
+            wg.run()
+        except (MemoryFault, StepLimit) as exc:
+            exc.group = group
+            raise
+        if on_group is not None:
+            on_group(wg)
+    # the rest in batches of work-groups, every thread of a batch at once (sim_batch)
+    per_group = n_threads * (NUM_GRF * GRF_SIZE + scratch_bytes + 700) + slm_bytes
+    chunk = max(1, min(BATCH_THREADS // n_threads, BATCH_BYTES // per_group))
+    for at in range(0, len(order), chunk):
+        ids = order[at:at + chunk]
+        batch = Batch(program, simd, len(ids), n_threads, memory, masks, max_steps)
+        _batch_payload(batch, ids, ls, cross)
+        runner = Runner(batch, ids)
+        runner.run()
+        if on_group is not None:
+            for result in runner.results():
+                on_group(result)
     return memory
+
+
+def _batch_payload(batch: Batch, ids: list[tuple[int, int, int]], local_size: tuple[int, int, int],
+                   cross: bytes) -> None:
+    """_write_payload for every thread of a batch."""
+    grf = batch.grf.view(np.uint32)
+    groups = np.array(ids, np.uint32)[batch.group_of]
+    grf[:, 1], grf[:, 6], grf[:, 7] = groups[:, 0], groups[:, 1], groups[:, 2]
+    grf[:, 2] = BARRIER_ID_MASK & 0x0F000000
+    grf[:, 5] = batch.tid * batch.memory.scratch_bytes
+    lanes = batch.tid[:, None] * batch.simd + np.arange(batch.simd)
+    lx, ly, _ = local_size
+    words = batch.grf.view(np.uint16)
+    for k, values in enumerate((lanes % lx, lanes // lx % ly, lanes // (lx * ly))):
+        at = (LOCAL_ID_GRF + k) * 16
+        words[:, at:at + batch.simd] = values.astype(np.uint16)
+    padded = cross + bytes(-len(cross) % 32)
+    start = CROSS_THREAD_GRF * GRF_SIZE
+    if start + len(padded) > batch.grf.shape[1]:
+        raise SimulationError(f"write of {len(padded)} bytes at r{CROSS_THREAD_GRF} leaves the GRF")
+    batch.grf[:, start:start + len(padded)] = np.frombuffer(padded, np.uint8)
 
 
 def _write_payload(thread: Thread, group: tuple[int, int, int], local_size: tuple[int, int, int],

@@ -25,8 +25,11 @@ class DataType(Enum):
 
     @property
     def size(self) -> int:
-        return {"ud": 4, "d": 4, "uw": 2, "w": 2, "ub": 1, "b": 1, "f": 4, "hf": 2, "df": 8,
-                "uq": 8, "q": 8, "v": 4, "uv": 4, "vf": 4}[self.value]
+        return _TYPE_SIZES[self._value_]        # a plain attribute and a dict: the simulator asks per instruction
+
+
+_TYPE_SIZES = {"ud": 4, "d": 4, "uw": 2, "w": 2, "ub": 1, "b": 1, "f": 4, "hf": 2, "df": 8,
+               "uq": 8, "q": 8, "v": 4, "uv": 4, "vf": 4}
 
 
 VXH = -1

@@ -35,7 +35,7 @@ class AluError(Exception):
 
 
 def is_float(t: DataType) -> bool:
-    return t in FLOAT_TYPES
+    return t is DataType.F or t is DataType.HF or t is DataType.DF    # FLOAT_TYPES, without Enum.__hash__
 
 
 def int_range(t: DataType) -> tuple[int, int]:
@@ -298,16 +298,27 @@ HANDLERS: dict[str, Callable[[_Args], np.ndarray]] = {
 assert set(HANDLERS) <= {o.name for o in opcodes.TABLE if o.alu}, "a handler for an opcode the table lacks"
 
 
-def compute(op: str, xs: list[np.ndarray], types: list[DataType], inst: Any,
-            acc: np.ndarray | None = None) -> np.ndarray:
-    """The widened result of a non-cmp, non-sel ALU op on widened, modified sources."""
+def planned(op: str, types: list[DataType], inst: Any) -> Callable[[list[np.ndarray], np.ndarray | None], np.ndarray]:
+    """compute() for one instruction, its checks and execution width settled once: a function of the
+    sources and the accumulator lanes (call it under np.errstate(all="ignore"), as compute does)."""
     handler = HANDLERS.get(op)
     if handler is None:
         raise AluError(f"opcode {op!r} is not modelled")
     floaty = any(is_float(t) for t in types)
-    if floaty:
-        if op in INT_ONLY:
-            raise AluError(f"{op} on float operands")
-        xs = [x.astype(np.float64) for x in xs]
+    if floaty and op in INT_ONLY:
+        raise AluError(f"{op} on float operands")
+    bits = 64 if floaty else exec_bits(types)
+
+    def run(xs: list[np.ndarray], acc: np.ndarray | None = None) -> np.ndarray:
+        if floaty:
+            xs = [x.astype(np.float64, copy=False) for x in xs]
+        return handler(_Args(xs, types, bits, inst, acc))
+    return run
+
+
+def compute(op: str, xs: list[np.ndarray], types: list[DataType], inst: Any,
+            acc: np.ndarray | None = None) -> np.ndarray:
+    """The widened result of a non-cmp, non-sel ALU op on widened, modified sources."""
+    run = planned(op, types, inst)
     with np.errstate(all="ignore"):
-        return handler(_Args(xs, types, 64 if floaty else exec_bits(types), inst, acc))
+        return run(xs, acc)

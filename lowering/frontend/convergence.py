@@ -15,14 +15,13 @@ A source asked for and absent is a one-line error naming the kernel.
 from __future__ import annotations
 
 from reconverge.lowering.errors import CompileError
-from reconverge.lowering.frontend.source_scopes import ScopeNotes, loop_homes
+from reconverge.lowering.frontend.loop_separation import separated_loop_homes
+from reconverge.lowering.frontend.source_scopes import CONVERGENT, ScopeNotes
 from reconverge.lowering.ir.core import Function, Instr
-from reconverge.lowering.ir.opcodes import OPCODES
 from reconverge.lowering.ir.types import TOKEN
 from reconverge.lowering.passes.convergence import drop_tokens, fold_stray_loop_tokens, has_tokens
 
 MODES = ("auto", "tokens", "scopes", "cfg")
-_CONVERGENT = frozenset(name for name, op in OPCODES.items() if op.has("convergent") and name != "convergence")
 
 
 def apply(func: Function, notes: ScopeNotes | None, mode: str, where: str) -> str:
@@ -46,9 +45,8 @@ def apply(func: Function, notes: ScopeNotes | None, mode: str, where: str) -> st
             "a sub-group operation or barrier has no debug location (compile with -g)"))
     if tokens:
         drop_tokens(func)
-    if mode == "scopes":
-        assert notes is not None
-        for ins, header in loop_homes(func, notes).items():
+    if mode == "scopes" and notes is not None:      # None: no -g, and (checked above) nothing convergent
+        for ins, header in separated_loop_homes(func, notes).items():
             anchor = Instr("convergence", [], TOKEN, {"kind": "anchor"})
             header.insert(sum(1 for _ in header.phis()), anchor)
             ins.operands.append(anchor)
@@ -56,4 +54,4 @@ def apply(func: Function, notes: ScopeNotes | None, mode: str, where: str) -> st
 
 
 def _has_convergent(func: Function) -> bool:
-    return any(ins.opcode in _CONVERGENT for b in func.blocks for ins in b.instrs)
+    return any(ins.opcode in CONVERGENT for b in func.blocks for ins in b.instrs)

@@ -96,6 +96,7 @@ class ModuleContext:
         self._by_ptr: dict[int, LType] = {}
         self._module_text: str | None = None
         self._debug: dict[str, str] | None = None
+        self._nodes: dict[str, str] | None = None
         self._functions: set[str] | None = None
         self._scopes: DebugScopes | None = None
 
@@ -139,9 +140,7 @@ class ModuleContext:
                 header = ""
         if not _ATTACHMENT.search(header):
             return KernelMetadata()
-        if self._module_text is None:
-            self._module_text = str(self.mod)
-        return parse_kernel_metadata(header, self._module_text, f"{self.source_name}: kernel @{kernel}")
+        return parse_kernel_metadata(header, None, f"{self.source_name}: kernel @{kernel}", self._metadata_nodes())
 
     def fpmath(self, instruction_text: str) -> float:
         """The error in ULP an instruction's `!fpmath` attachment allows (0: none, correctly rounded).
@@ -150,10 +149,17 @@ class ModuleContext:
         m = _FPMATH.search(instruction_text)
         if m is None:
             return 0.0
-        if self._module_text is None:
-            self._module_text = str(self.mod)
-        node = re.search(rf"^!{m.group(1)} = !{{float ([^}}\s]+)\s*}}", self._module_text, re.M)
+        node = re.fullmatch(r"float ([^}\s]+)\s*", self._metadata_nodes().get(m.group(1), ""))
         return float(node.group(1)) if node else 0.0
+
+    def _metadata_nodes(self) -> dict[str, str]:
+        """The module's tuple metadata nodes, by number ('7' -> 'float 2.5'), found in one pass: looking
+        one up in the module's text each time made every kernel (and every fdiv) cost the whole module."""
+        if self._nodes is None:
+            if self._module_text is None:
+                self._module_text = str(self.mod)
+            self._nodes = metadata_nodes(self._module_text)
+        return self._nodes
 
     def block_source_lines(self, texts: list[str]) -> tuple[str | None, str | None] | None:
         """Where a block's code comes from, by its instructions' !dbg locations: the first non-phi
@@ -258,13 +264,23 @@ _ATTACHMENT = re.compile(r"!(kernel_arg_name|kernel_arg_type|reqd_work_group_siz
 _MD_NODE = re.compile(r"^!(\d+) = (?:distinct )?!\{(.*)\}\s*$", re.M)
 
 
-def parse_kernel_metadata(header: str, module_text: str | None, where: str) -> KernelMetadata:
-    """Read a kernel's attachments from its `define` line and the nodes they name from the module text."""
+def metadata_nodes(module_text: str) -> dict[str, str]:
+    """Every `!N = !{...}` node of a module's text: N -> what the braces hold."""
+    return {m.group(1): m.group(2) for m in _MD_NODE.finditer(module_text)}
+
+
+def parse_kernel_metadata(header: str, module_text: str | None, where: str,
+                          all_nodes: dict[str, str] | None = None) -> KernelMetadata:
+    """Read a kernel's attachments from its `define` line and the nodes they name from the module text
+    (or from `all_nodes`, metadata_nodes of it, when a caller reads many kernels)."""
     found = dict(_ATTACHMENT.findall(header))
     meta = KernelMetadata()
-    if not found or module_text is None:
+    if not found or (module_text is None and all_nodes is None):
         return meta
-    nodes = {m.group(1): m.group(2) for m in _MD_NODE.finditer(module_text) if m.group(1) in found.values()}
+    if all_nodes is None:
+        assert module_text is not None
+        all_nodes = metadata_nodes(module_text)
+    nodes = {n: all_nodes[n] for n in found.values() if n in all_nodes}
     if "kernel_arg_name" in found and found["kernel_arg_name"] in nodes:
         meta.arg_names = tuple(re.findall(r'!"([^"]*)"', nodes[found["kernel_arg_name"]]))
     if "kernel_arg_type" in found and found["kernel_arg_type"] in nodes:
@@ -1052,7 +1068,10 @@ def read_kernels(module_ref: llvm.ModuleRef, source_name: str = "<ir>", kernel: 
             raise CompileError(f"{source_name}: no kernel named {kernel!r} "
                                f"(available: {', '.join(names) or 'none'})")
         names = [kernel]
-    ctx = ModuleContext(mod, source_name)
+    ctx = getattr(mod, "reconverge_context", None)     # a prepared module read a kernel at a time (Gen):
+    if ctx is None or ctx.source_name != source_name:   # one context, its caches (types, metadata) shared
+        ctx = ModuleContext(mod, source_name)
+        mod.reconverge_context = ctx
     out = {}
     with gc_paused():                    # many small objects, few freed: the collector would rescan them all
         for n in names:

@@ -10,8 +10,9 @@ which `{...}` blocks and statements it was written in.
 
 The rule. For each loop L of the CFG (a natural loop), the scopes L *touches* are the lexical blocks that
 hold, at any depth, a located instruction of L's blocks (line 0, a location LLVM dropped when it moved
-the instruction, does not count), and LCA(L) is the innermost scope holding all of them. A convergent
-operation C in a block after L (dominated by L's header, outside L) was written in L when a lexical
+the instruction, does not count, nor does a phi's, which names its variable's declaration), and LCA(L)
+is the innermost scope holding all of them. A convergent operation C in a block after L (dominated by L's
+header, outside L) was written in L when a lexical
 block on C's scope chain is touched by L and either lies below LCA(L) (a statement inside the loop that
 also has code in it: the waterfall's `if`) or is LCA(L) itself and holds no located instruction that
 runs before L (in a block L's header does not dominate): a loop body's `{...}` has none, while the scope
@@ -28,11 +29,13 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from reconverge.lowering.graph import IrreducibleError, dominator_tree, loop_forest
-from reconverge.lowering.ir.core import Block, Function, Instr
+from reconverge.lowering.errors import NotSupported, where
+from reconverge.lowering.graph import IrreducibleError, LoopForest, dominator_tree, loop_forest
+from reconverge.lowering.ir.core import Block, Function, Instr, Phi
 from reconverge.lowering.ir.opcodes import OPCODES
 
-CONVERGENT = frozenset(name for name, op in OPCODES.items() if op.has("convergent"))
+# the operations whose meeting a scope decides (not the token-making `convergence` itself)
+CONVERGENT = frozenset(name for name, op in OPCODES.items() if op.has("convergent") and name != "convergence")
 _DBG = re.compile(r"!dbg !(\d+)")
 _FIELD = re.compile(r"\b(line|column|scope|inlinedAt): (!?\d+)")
 
@@ -111,7 +114,11 @@ class ScopeNotes:
     def note(self, block: Block, text: str, created: list[Instr]) -> None:
         m = _DBG.search(text)
         ident = m.group(1) if m else None
-        if ident is not None:
+        # a phi's location (LLVM's mem2reg gives it the variable's declaration) says nothing of where the
+        # block's code was written: a loop header's phi of a variable declared at the top of the function
+        # made the loop's innermost common scope the function's, so every scope the loop touched looked
+        # like its own (fuzz convergence-1010 at -O0 for Gen blockIP)
+        if ident is not None and not any(isinstance(ins, Phi) for ins in created):
             loc = self.scopes.location(ident)
             if loc is not None and loc.line:
                 self.blocks.setdefault(block, []).append(ident)
@@ -131,7 +138,8 @@ class ScopeNotes:
 def loop_homes(func: Function, notes: ScopeNotes) -> dict[Instr, Block]:
     """For each convergent operation that the CFG places after a loop it was written in, the header of
     the innermost such loop (the module docstring's rule). CFG form; an irreducible CFG gives none (the
-    structurizer refuses it)."""
+    structurizer refuses it). Cost: each block's scopes are gathered once, each loop's from its blocks'
+    (times the nesting depth), and an operation is weighed only against the loops touching its scopes."""
     blocks = func.blocks
     if not notes.calls or not blocks:
         return {}
@@ -142,59 +150,107 @@ def loop_homes(func: Function, notes: ScopeNotes) -> dict[Instr, Block]:
         forest = loop_forest(succs, 0, dom)
     except IrreducibleError:
         return {}
-    headers = forest.headers
-    candidates = [(ins, index[ins.block]) for ins in notes.calls if ins.block is not None and ins.block in index]
-    wanted: dict[int, list[Instr]] = {h: [] for h in headers}     # loop header -> the operations after it
-    for ins, b in candidates:
-        for h in headers:
-            if h != b and dom.dominates(h, b) and not forest.contains(h, b):
-                wanted[h].append(ins)
+    if not forest.headers:
+        return {}
+    located = [_BlockScopes(notes, notes.blocks.get(b, ())) for b in blocks]
+    holding: dict[ScopeKey, list[int]] = {}       # scope -> the blocks with located code in it
+    for v, block in enumerate(located):
+        for key in block.keys:
+            holding.setdefault(key, []).append(v)
+    members: dict[int, list[int]] = {h: [] for h in forest.headers}
+    for v in range(len(blocks)):
+        h = forest.header_of[v]
+        while h != -1:
+            members[h].append(v)
+            h = forest.parent[h]
+    loops: dict[int, _LoopScopes] = {}
+    touching: dict[ScopeKey, set[int]] = {}       # lexical block -> the loops touching it
+    for h, vs in members.items():
+        loop = loops[h] = _LoopScopes(notes.scopes, [located[v] for v in vs])
+        loop.lca_before = loop.lca is not None and any(dom.pre[v] >= 0 and not dom.dominates(h, v)
+                                                       for v in holding[loop.lca])
+        for key in loop.touched:
+            if notes.scopes.is_block(key):
+                touching.setdefault(key, set()).add(h)
     homes: dict[Instr, Block] = {}
-    depth: dict[Instr, int] = {}
-    for h, after in wanted.items():
-        if not after:
+    for ins, ident in notes.calls.items():
+        b = index.get(ins.block) if ins.block is not None else None
+        if b is None:
             continue
-        loop = _LoopScopes(notes, blocks, [v for v in range(len(blocks)) if forest.contains(h, v)],
-                           [v for v in range(len(blocks)) if dom.pre[v] >= 0 and not dom.dominates(h, v)])
-        d = forest.depth(h)
-        for ins in after:
-            if loop.holds(notes.scopes.chain(notes.calls[ins])) and d > depth.get(ins, 0):
-                homes[ins], depth[ins] = blocks[h], d
+        chain = notes.scopes.chain(ident)
+        candidates = {h for key in chain for h in touching.get(key, ())}
+        held = [h for h in candidates if h != b and dom.dominates(h, b) and not forest.contains(h, b)
+                and loops[h].holds(chain)]
+        held = [h for h in held if _anchorable(func, ins, blocks, forest, loops, b, h, chain)]
+        if held:
+            homes[ins] = blocks[max(held, key=forest.depth)]
     return homes
 
 
-class _LoopScopes:
-    """The scopes one CFG loop touches, their innermost common one, and those with code before it."""
+def _anchorable(func: Function, ins: Instr, blocks: list[Block], forest: LoopForest, loops: dict[int, _LoopScopes],
+                b: int, h: int, chain: tuple[ScopeKey, ...]) -> bool:
+    """Whether an anchor in loop `h` may control the operation in block `b` (outside `h`). A loop around
+    `b` that does not hold `h` would break LangRef's cycle rule: -O2 unrolled an outer source loop, so `h` and
+    the loop around `b` are copies of the one source loop the operation was written in (both touch its
+    scopes); the operation already runs in its own copy (False: no anchor from `h`). Where no loop around `b`
+    was written around the operation, the CFG has lost the loop it was written in: a one-line refusal."""
+    m = forest.header_of[b]
+    if m == -1 or forest.contains(m, h):
+        return True
+    around = []
+    while m != -1 and not forest.contains(m, h):
+        around.append(m)
+        m = forest.parent[m]
+    if any(loops[m].holds(chain) for m in around):
+        return False
+    raise NotSupported(f"{where(func, ins)}: its -g scope puts it in the loop at block {blocks[h].label or f'b{h}'}, "
+                       f"but -O2 moved it into another loop (at block {blocks[around[0]].label or f'b{around[0]}'}) "
+                       f"(not supported; compile with -O0 or --convergence=cfg)")
 
-    def __init__(self, notes: ScopeNotes, blocks: list[Block], inside: list[int], before: list[int]):
-        scopes = notes.scopes
+
+class _BlockScopes:
+    """One block's located instructions as scopes: every scope around them, and the innermost one around
+    all of them (its chain, outermost first; None for a block with no located instruction)."""
+
+    def __init__(self, notes: ScopeNotes, idents):
+        self.keys: set[ScopeKey] = set()
+        self.common: tuple[ScopeKey, ...] | None = None
+        for ident in idents:
+            chain = notes.scopes.chain(ident)
+            self.keys.update(chain)
+            self.common = _common(self.common, chain[::-1])
+
+
+def _common(a: tuple[ScopeKey, ...] | None, b: tuple[ScopeKey, ...] | None) -> tuple[ScopeKey, ...] | None:
+    """The longest common prefix of two outermost-first chains (None: no chain yet)."""
+    if a is None or b is None:
+        return b if a is None else a
+    n = 0
+    while n < min(len(a), len(b)) and a[n] == b[n]:
+        n += 1
+    return a[:n]
+
+
+class _LoopScopes:
+    """The scopes one CFG loop touches, their innermost common one, and whether that one has code before
+    the loop."""
+
+    def __init__(self, scopes: DebugScopes, inside: list[_BlockScopes]):
         self.is_block = scopes.is_block
         self.touched: set[ScopeKey] = set()
-        common: tuple[ScopeKey, ...] | None = None          # the LCA's chain, outermost first
-        for v in inside:
-            for ident in notes.blocks.get(blocks[v], ()):
-                chain = scopes.chain(ident)
-                self.touched.update(chain)
-                outward = chain[::-1]
-                if common is None:
-                    common = outward
-                else:
-                    n = 0
-                    while n < min(len(common), len(outward)) and common[n] == outward[n]:
-                        n += 1
-                    common = common[:n]
+        common: tuple[ScopeKey, ...] | None = None
+        for block in inside:
+            self.touched |= block.keys
+            common = _common(common, block.common)
         self.trunk = set(common or ())
         self.lca = common[-1] if common else None
-        self.before: set[ScopeKey] = set()
-        for v in before:
-            for ident in notes.blocks.get(blocks[v], ()):
-                self.before.update(scopes.chain(ident))
+        self.lca_before = False       # whether located code in the LCA runs before the loop (set by loop_homes)
 
     def holds(self, chain: tuple[ScopeKey, ...]) -> bool:
         """Whether an operation with this scope chain was written inside the loop."""
         for key in chain:
             if key not in self.touched or not self.is_block(key):
                 continue
-            if key not in self.trunk or (key == self.lca and key not in self.before):
+            if key not in self.trunk or (key == self.lca and not self.lca_before):
                 return True
         return False

@@ -15,14 +15,18 @@ an anchor or loop heart in the loop, the reduction must run in the iteration tha
 that exit then; with the entry token (defined outside), it runs after the loop with every lane, as the CFG
 already says.
 
-The transform, per loop L (the innermost loop holding the definition) and exit block E of L holding such an
-operation: E is split after its last such operation into E (now part of L) and E.rest; every back edge of L
-and every such E branch to one new latch, laid out after L's blocks, that goes back to the header or on to
-the E.rest the lane came from (a phi says which). The structurizer then places E inside L (before the
-break), and blockIP's min-IP order runs E before the continuing lanes jump back (the latch's IP is above
-every block of L). Values cross the new latch through phis (undef on the other paths). Where E is also
-reachable from outside L, or the operation is not in an exit block of L, the pass refuses with a one-line
-error (never a silently different meeting).
+The transform, per loop L (the innermost loop holding the definition) and the operations O of L's tokens
+outside L: the region R is every block outside L from which a block of O is reached without re-entering L
+(the exit blocks holding O, and the blocks between L's exit edges and a deeper O: `if (c) { if (d)
+r = reduce(x); break; }`). Each block holding O is split after its last such operation (its tail goes on
+after the loop unless a later O follows it); every back edge of L and every edge leaving R branch to one new
+latch, laid out after the blocks of L and R, that goes back to the header or on along the edge the lane left
+R by (a phi says which; an edge from a branch with other targets leaves through a stub block, and a new
+block after the latch takes the target's phis). The structurizer then places R inside L (before the break),
+and blockIP's min-IP order runs R before the continuing lanes jump back (the latch's IP is above every
+block of L and R). Values cross the new latch through phis (undef on the other paths). Where a block of R is
+reached from outside L and R, or R runs a convergent operation of another token, the pass refuses with a
+one-line error (never a silently different meeting).
 
 Interface for other front ends (the `scopes` convergence mode): to ask that a convergent instruction U
 run inside the loop body it was written in, give it a token: add `%t = convergence.anchor token` (an Instr
@@ -109,48 +113,71 @@ def _home(ins: Instr, forest: LoopForest) -> int:
 
 
 def _first_escape(func: Function) -> tuple[Block, list[tuple[Block, int]]] | None:
-    """A loop and its exit blocks that hold operations whose token is defined in the loop, each with the
-    index of its last such operation; None when every operation is inside its token's loop."""
+    """A loop and the blocks after it that hold operations whose token is defined in the loop, each with
+    the index of its last such operation; None when every operation is inside its token's loop."""
     blocks, forest = _loops(func)
     for b in blocks:
         for ins in b.instrs:
             h = _home(ins, forest)
             if h != -1 and not forest.contains(h, b.index):
-                exits = []
+                ops = []
                 for e in blocks:
                     last = max((i for i, x in enumerate(e.instrs) if _home(x, forest) == h
                                 and not forest.contains(h, e.index)), default=-1)
                     if last != -1:
-                        exits.append((e, last))
-                _check_exits(func, blocks[h], exits, forest)
-                return blocks[h], exits
+                        ops.append((e, last))
+                return blocks[h], ops
     return None
 
 
-def _check_exits(func: Function, header: Block, exits: list[tuple[Block, int]], forest: LoopForest) -> None:
+def _region(func: Function, header: Block, ops: list[tuple[Block, int]]) -> list[Block]:
+    """The blocks a lane passes from leaving the loop to the operations (every block outside the loop that
+    reaches one of `ops`' blocks without re-entering the loop), in layout order; each must be reached only
+    from the loop or from the region, and must hold no convergent operation of another token (both refused
+    in one line: pulling it in would need a copy or would change that operation's meeting)."""
+    blocks, forest = _loops(func)
     h = header.index
-    for e, last in exits:
-        label = e.label or f"b{e.index}"
-        if not e.preds or any(not forest.contains(h, p.index) for p in e.preds):
-            raise NotSupported(f"{where(func, e.instrs[last])}: its convergence token comes from the loop at "
-                               f"block {header.label or f'b{h}'}, but block {label} is not an exit block reached "
-                               f"only from that loop (not supported: it would have to be duplicated)")
-        for x in e.instrs[:last + 1]:
-            token = control_token(x)
-            if token is not None and x.opcode != "convergence" and _home(x, forest) != h:
+    hname = header.label or f"b{h}"
+    region: set[Block] = set()
+    work = [e for e, _ in ops]
+    while work:
+        b = work.pop()
+        if b in region:
+            continue
+        region.add(b)
+        work.extend(p for p in b.preds if not forest.contains(h, p.index))
+    upto = {e: last for e, last in ops}
+    for b in blocks:
+        if b not in region:
+            continue
+        label = b.label or f"b{b.index}"
+        culprit = b.instrs[upto.get(b, 0)] if b.instrs else None
+        if b.index == 0 or not b.preds or any(p not in region and not forest.contains(h, p.index) for p in b.preds):
+            raise NotSupported(f"{where(func, culprit)}: its convergence token comes from the loop at block {hname}, "
+                               f"but block {label} on the way to it is not reached only from that loop "
+                               f"(not supported: it would have to be duplicated)")
+        for x in b.instrs[:upto.get(b, len(b.instrs) - 1) + 1]:
+            if control_token(x) is not None and _home(x, forest) != h:
                 raise NotSupported(f"{where(func, x)}: block {label} also runs operations of the loop at "
-                                   f"block {header.label or f'b{h}'} with a token from elsewhere (not supported)")
+                                   f"block {hname} with a token from elsewhere (not supported)")
+    return [b for b in blocks if b in region]
 
 
-def _pull_into_loop(func: Function, header: Block, exits: list[tuple[Block, int]]) -> None:
-    """Make each exit block (up to its last operation of the loop's tokens) part of the loop through one
-    new latch that every back edge and every such exit block branch to (the module's docstring)."""
+def _pull_into_loop(func: Function, header: Block, ops: list[tuple[Block, int]]) -> None:
+    """Make the region between the loop's exits and its tokens' operations (up to each block's last such
+    operation) part of the loop through one new latch that every back edge and every edge leaving the
+    region branch to; the latch sends each lane back to the header or on where it was going (the module's
+    docstring)."""
+    region = _region(func, header, ops)
     blocks = func.update_cfg()
     dom = dominator_tree([[s.index for s in b.succs] for b in blocks], 0)
     old_latches = [p for p in header.preds if dom.dominates(header.index, p.index)]   # the back edges
     latch = Block(f"{header.label}.latch" if header.label else "latch")
-    rests: list[Block] = []
-    for e, last in exits:
+    # split each operation's block after its last operation: the tail goes on after the latch, unless a
+    # later operation of the loop's tokens follows it (then it stays in the region)
+    inside = set(region)
+    tails: dict[Block, Block] = {}
+    for e, last in ops:
         rest = Block(f"{e.label}.rest" if e.label else "")
         rest.instrs = e.instrs[last + 1:]
         for ins in rest.instrs:
@@ -159,39 +186,83 @@ def _pull_into_loop(func: Function, header: Block, exits: list[tuple[Block, int]
         for succ in {id(t): t for t in rest.instrs[-1].targets}.values():
             for phi in succ.phis():
                 phi.blocks = [rest if b is e else b for b in phi.blocks]
-        e.append(Instr("br", [], targets=[latch]))
-        rests.append(rest)
+        e.append(Instr("br", [], targets=[rest]))
+        if _reaches(rest, inside):
+            if any(control_token(x) is not None for x in rest.instrs):
+                raise NotSupported(f"{where(func, rest.instrs[0])}: block {e.label or 'b?'} runs operations of "
+                                   f"the loop at block {header.label or 'b?'} around ones with a token from "
+                                   f"elsewhere (not supported)")
+            inside.add(rest)
+            func.blocks.insert(func.blocks.index(e) + 1, rest)
+        else:
+            tails[e] = rest
+    # every edge from the region to a block outside it goes through the latch (from a stub where the branch
+    # has other targets) and on after it: to the split tail, or through a new block that the target's phis
+    # now name
+    leaving: list[tuple[Block, Block]] = []          # (the latch's predecessor, where the lane goes on)
+    for b in [x for x in func.blocks if x in inside]:
+        term = b.instrs[-1]
+        for t in [t for t in {id(t): t for t in term.targets}.values() if t not in inside]:
+            if tails.get(b) is t:
+                on = t
+            else:
+                on = Block(f"{b.label}.on" if b.label else "")
+                on.append(Instr("br", [], targets=[t]))
+                for phi in t.phis():
+                    phi.blocks = [on if x is b else x for x in phi.blocks]
+            if term.opcode == "br":
+                src = b
+            else:
+                src = Block(f"{b.label}.leave" if b.label else "")
+                src.append(Instr("br", [], targets=[latch]))
+                func.blocks.insert(func.blocks.index(b) + 1, src)
+            term.targets = [src if x is t and src is not b else latch if x is t else x for x in term.targets]
+            leaving.append((src, on))
+    inside.update(src for src, _ in leaving)
     for p in old_latches:
         term = p.instrs[-1]
         term.targets = [latch if t is header else t for t in term.targets]
-    # the header's phis take the back-edge values through the latch (undef from the exits)
+    # the header's phis take the back-edge values through the latch (undef from the region)
     for phi in list(header.phis()):
         back = [(b, v) for b, v in phi.incoming() if b in old_latches]
         kept = [(b, v) for b, v in phi.incoming() if b not in old_latches]
-        merged = Phi(phi.type, [*back, *((e, Undef(phi.type)) for e, _ in exits)],
+        merged = Phi(phi.type, [*back, *((src, Undef(phi.type)) for src, _ in leaving)],
                      name=f"{phi.name}.next" if phi.name else "")
         latch.append(merged)
         phi.blocks, phi.operands = [b for b, _ in kept], [v for _, v in kept]
         phi.add_incoming(latch, merged)
-    # which way a lane goes on: back to the header (0) or to the rest of the exit block it came from
-    if len(exits) == 1:
+    # which way a lane goes on: back to the header (0) or along the edge it left the region by
+    if len(leaving) == 1:
         sel_type, codes = I1, [Const(I1, 1)]
     else:
-        sel_type, codes = I32, [Const(I32, j + 1) for j in range(len(exits))]
+        sel_type, codes = I32, [Const(I32, j + 1) for j in range(len(leaving))]
     selector = Phi(sel_type, [*((p, Const(sel_type, 0)) for p in old_latches),
-                              *((e, c) for (e, _), c in zip(exits, codes))], name="leave")
+                              *((src, c) for (src, _), c in zip(leaving, codes))], name="leave")
     latch.append(selector)
-    if len(exits) == 1:
-        latch.append(Instr("cbr", [selector], targets=[rests[0], header]))
+    ons = [on for _, on in leaving]
+    if len(leaving) == 1:
+        latch.append(Instr("cbr", [selector], targets=[ons[0], header]))
     else:
-        latch.append(Instr("switch", [selector], attrs={"cases": list(range(1, len(exits) + 1))},
-                           targets=[header, *rests]))
-    # layout: the latch after every block of the loop and the pulled exit blocks, the rests after it
+        latch.append(Instr("switch", [selector], attrs={"cases": list(range(1, len(leaving) + 1))},
+                           targets=[header, *ons]))
+    # layout: the latch after every block of the loop and of the region, the blocks going on after it
     blocks_before = func.update_cfg()
     in_loop = _members(func, header)
-    last = max(b.index for b in blocks_before if b in in_loop or any(b is e for e, _ in exits))
-    func.blocks[last + 1:last + 1] = [latch, *rests]
-    _repair_dominance(func, latch, exits)
+    last = max(b.index for b in blocks_before if b in in_loop or b in inside)
+    func.blocks[last + 1:last + 1] = [latch, *ons]
+    _repair_dominance(func, latch)
+
+
+def _reaches(start: Block, region: set[Block]) -> bool:
+    seen, work = {start}, list(start.instrs[-1].targets)
+    while work:
+        b = work.pop()
+        if b in region:
+            return True
+        if b not in seen:
+            seen.add(b)
+            work.extend(b.instrs[-1].targets)
+    return False
 
 
 def _members(func: Function, header: Block) -> set[Block]:
@@ -199,7 +270,7 @@ def _members(func: Function, header: Block) -> set[Block]:
     return {b for b in blocks if forest.contains(header.index, b.index)}
 
 
-def _repair_dominance(func: Function, latch: Block, exits: list[tuple[Block, int]]) -> None:
+def _repair_dominance(func: Function, latch: Block) -> None:
     """Values whose definition no longer dominates a use (defined in a pulled exit block or in the loop,
     used past the latch) reach it through a phi in the latch (undef from where they are not defined)."""
     blocks = func.update_cfg()

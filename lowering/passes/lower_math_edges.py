@@ -17,8 +17,7 @@ where OpenCL C 3.0 section 7.4 allows 3. tools/exp_accuracy.py measures it.
 from __future__ import annotations
 
 import math
-
-import numpy as np
+import struct
 
 from reconverge.lowering.ir.builder import InsertBefore, replace_uses
 from reconverge.lowering.ir.core import Const, Function, Instr, Value
@@ -47,7 +46,7 @@ def _split(c: float) -> tuple[float, float]:
     tail the f32 nearest c - head."""
     exponent = math.frexp(c)[1]
     head = math.ldexp(round(math.ldexp(c, 16 - exponent)), exponent - 16)
-    return head, float(np.float32(c - head))
+    return head, struct.unpack("<f", struct.pack("<f", c - head))[0]    # to f32, nearest (no numpy here)
 
 
 class _Edges:

@@ -69,8 +69,8 @@ def test_auto_takes_the_tree_without_trying_a_hybrid_it_would_refuse(deep, monke
     """Nested deeper than the hybrid's rounds allow (an if costs two), auto does not pay for those rounds."""
     import reconverge.backend.gen as gen
 
-    def no_hybrid(func, regions=False, **kw):
+    def no_hybrid(func, simd=16, regions=False, **kw):
         raise AssertionError("auto tried the hybrid's region search")
-    monkeypatch.setattr(gen, "select_any", no_hybrid)
+    monkeypatch.setattr(gen, "selection", no_hybrid)
     _, program = deep["ifs"]
     assert choose_function(program, "k", "auto")[1].name == "structured"

@@ -11,3 +11,9 @@
                    the result saved as a regression test under tests/fuzz_regressions/
     command.py     the command line: progress line, summary table, exit status
 """
+
+# The names the command line offers, here so that `reconverge --help` reads them without importing the
+# generator and the runner (tests/test_startup.py): generator.py and runner.py take them from here.
+MODES = ("basic", "vector", "barrier", "atomic", "goto", "subgroup", "all", "cfg", "convergence")  # program kinds
+TARGETS = ("llvm", "ir", "spirv", "gen", "opencl")                                   # besides the reference
+FAILURES = ("mismatch", "invalid", "refused", "crash", "timeout")                    # outcomes that fail

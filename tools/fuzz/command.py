@@ -11,15 +11,17 @@ reference, 1 on any mismatch, invalid module, refusal, crash or timeout, 2 for b
 """
 from __future__ import annotations
 
-import json
 import os
 import sys
 import time
+from typing import TYPE_CHECKING
 
 from reconverge.lowering.output import safe_file_name, write_files
-from reconverge.tools.fuzz.generator import MODES
-from reconverge.tools.fuzz.runner import FAILURES, TARGETS, Outcome
+from reconverge.tools.fuzz import FAILURES, MODES, TARGETS
 from reconverge.tools.usage import UsageError
+
+if TYPE_CHECKING:
+    from reconverge.tools.fuzz.runner import Outcome
 
 DEFAULT_TARGETS = ("llvm", "ir", "spirv", "gen")
 DEFAULT_MODES = ("basic", "vector", "barrier", "atomic", "goto", "subgroup", "all", "cfg")
@@ -145,6 +147,8 @@ def _config_order(name: str):
 
 def save_failure(directory: str, job, failing: list, argv: list[str]) -> str:
     """DIR/NAME.cl (or .ll) and DIR/NAME.json: the program, its launch, what failed and how to rerun it."""
+    import json
+
     from reconverge.tools.fuzz.reducer import record_of
     program = job.program
     name = safe_file_name(program.name)

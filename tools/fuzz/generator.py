@@ -44,9 +44,8 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 
-import numpy as np
+from reconverge.tools.fuzz import MODES
 
-MODES = ("basic", "vector", "barrier", "atomic", "goto", "subgroup", "all", "cfg", "convergence")
 FEATURES = {
     "basic": {"float"},
     "vector": {"float", "vector"},
@@ -92,6 +91,7 @@ class FuzzProgram:
 
     def make_args(self) -> list:
         """Fresh arguments (new arrays at every call) from the program's seed."""
+        import numpy as np  # here: `reconverge --help` loads this module for MODES
         rng = np.random.default_rng(self.seed)
         if self.language == "ll" and not self.cl_source:
             return [np.zeros(self.global_size, np.int32),
@@ -163,7 +163,6 @@ class _ClGen:
         self.uses_goto = False
         self.loops = 0                       # loops (and goto machines) around the statement being made
         self.leaf_depth = 0
-        self.straight = False                # expressions without branches (no ?:, &&, ||, safe_s*)
 
     def fresh(self, prefix: str) -> str:
         self.counter += 1
@@ -219,8 +218,6 @@ class _ClGen:
             return f"({a} {rng.choice(('<<', '>>'))} ({self.expr(depth - 1)} & 31u))"
         if r < 0.5:
             return f"({a} {rng.choice('/%')} ({self.expr(depth - 1)} | 1u))"
-        if self.straight and 0.5 <= r < 0.74 and not 0.54 <= r < 0.58:
-            return f"({a} {rng.choice('+-*&|^')} {self.expr(depth - 1)})"
         if r < 0.54:
             return f"as_uint(safe_s{rng.choice(('div', 'mod'))}(as_int({a}), as_int({self.expr(depth - 1)})))"
         if r < 0.58:
@@ -240,8 +237,6 @@ class _ClGen:
     def condition(self, depth: int) -> str:
         rng = self.rng
         r = rng.random()
-        if self.straight and r >= 0.83:
-            r = 0.1
         if r < 0.35:
             a, b = self.expr(depth), self.expr(depth)
             if a == b:                  # clang warns about comparing a thing with itself
@@ -600,11 +595,9 @@ class _ClGen:
             # a sub-group operation on the exit path: clang puts it outside the natural loop it was
             # written in, -O2 often in the loop's exit block, and it still runs in the exiting iteration
             out.append(f"{indent}if {cond} {{")
-            # written straight, every operation of the path lies in the block that leaves the loop (the
-            # convergence pass refuses one deeper in the path, behind a branch of its own operands)
-            self.straight = True
-            self.s_subgroup(out, indent + "    ", depth + 1)
-            self.straight = False
+            # its operands may branch (?:, &&, safe_s*) and it may sit under an if (and else) of its own:
+            # then it lies deeper in the path than the block that leaves the loop
+            self.deep_subgroup(out, indent + "    ", depth + 1)
             if target:
                 reachable[target].used = True
                 out.append(f"{indent}    {reachable[target].flag} = {1 if kind == 'break' else 2}u;")
@@ -615,6 +608,18 @@ class _ClGen:
         else:
             reachable[target].used = True
             out.append(f"{indent}if {cond} {{ {reachable[target].flag} = {1 if kind == 'break' else 2}u; break; }}")
+
+    def deep_subgroup(self, out, indent, depth):
+        """A sub-group operation on a loop's exit path: directly, or under an if (with an else that runs
+        another one or a plain statement), so that clang puts it deeper in the path than the exit block."""
+        if not self.chance(0.4):
+            return self.s_subgroup(out, indent, depth)
+        out.append(f"{indent}if {self.condition(1)} {{")
+        self.s_subgroup(out, indent + "    ", depth + 1)
+        if self.chance(0.5):
+            out.append(f"{indent}}} else {{")
+            (self.s_subgroup if self.chance(0.5) else self.s_assign)(out, indent + "    ", depth + 1)
+        out.append(f"{indent}}}")
 
     def s_waterfall(self, out, indent, depth):
         """Seed 001's waterfall loop: each pass, the lanes whose key is the first active lane's leave with a
@@ -628,9 +633,11 @@ class _ClGen:
         out.append(f"{inner}    uint {first} = sub_group_broadcast_first({key});")
         op = self.rng.choice(("reduce_add", "reduce_max", "scan_inclusive_add", "scan_exclusive_min"))
         out.append(f"{inner}    if ({first} == {key}) {{")
-        self.straight = True
-        out.append(f"{inner}        {target.name} {self.rng.choice(('+=', '^=', '='))} sub_group_{op}({self.expr(2)});")
-        self.straight = False
+        update = f"{target.name} {self.rng.choice(('+=', '^=', '='))} sub_group_{op}({self.expr(2)});"
+        if self.chance(0.35):             # only some of the leaving lanes meet (deeper than the exit block)
+            out.append(f"{inner}        if {self.condition(1)} {update}")
+        else:
+            out.append(f"{inner}        {update}")
         out.append(f"{inner}        break;")
         out.append(f"{inner}    }}")
         out.append(f"{inner}}}")

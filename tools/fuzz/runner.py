@@ -34,15 +34,14 @@ import time
 from dataclasses import dataclass
 
 from reconverge.lowering.errors import CompileError, IrreducibleCFG
+from reconverge.tools.fuzz import TARGETS
 from reconverge.tools.fuzz.generator import FuzzProgram
 from reconverge.tools.testing.float_policy import FLOAT_ULPS_APPROXIMATE
 
 GEN_WIDTHS = (8, 16)
 GEN_CF = ("structured", "blockip", "hybrid", "auto")
 GEN_COMBOS = tuple((simd, cf) for simd in GEN_WIDTHS for cf in GEN_CF)     # the eight width x mode pairs
-TARGETS = ("llvm", "ir", "spirv", "gen", "opencl")
 LEVELS = ("-O0", "-O2")
-FAILURES = ("mismatch", "invalid", "refused", "crash", "timeout")
 
 
 @dataclass(frozen=True)

@@ -118,10 +118,10 @@ def _scopes_move_an_operation(program: Program, kernel: str) -> bool:
 
     from reconverge.lowering import pipeline
     from reconverge.lowering.passes.convergence import has_tokens
-    if "!dbg" not in program.llvm_text or program.inspect.convergence not in ("auto", "scopes"):
-        return False
-    if program.inspect.convergence == "auto" and "@llvm.experimental.convergence." in program.llvm_text:
-        return False                 # auto takes the IR's own tokens first, and the reference follows them
+    mode = program.inspect.convergence
+    if "!dbg" not in program.llvm_text or mode not in ("auto", "scopes") or \
+            (mode == "auto" and "@llvm.experimental.convergence." in program.llvm_text):
+        return False                 # the CFG decides, or the IR's own tokens (which the reference follows)
     try:
         read = pipeline.read_module_ref(program.module(), program.path,
                                         replace(program.inspect, kernel=kernel, pipeline="generic"))

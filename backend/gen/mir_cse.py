@@ -1,0 +1,100 @@
+"""Local common-subexpression elimination on the machine IR: within a block, an instruction that computes
+what an earlier one already did (same opcode, width, sources and modifiers) is dropped and its value's
+readers read the earlier one (local value numbering: Cooper and Torczon, "Engineering a Compiler", 8.4.1;
+brw's opt_cse does the same on Mesa's IR).
+
+Only where that is plainly right: both values are written exactly once in the function (a phi's
+register, written on several edges, is not a value to share), every register source too (so it holds
+the same bits at both places), neither is predicated nor writes a flag, and both write the whole value.
+A block runs under one execution mask, so the two compute the same lanes. Likewise a compare into the
+null register whose flag still holds the same compare's result (flags are written only by conditional
+modifiers) is dropped. O(instructions).
+"""
+from __future__ import annotations
+
+from .mir import BRANCHES, SENDS, MFunction, MInstr, Operand, VReg
+
+
+def eliminate_common_subexpressions(func: MFunction) -> int:
+    """Rewrite `func` in place; returns how many instructions were dropped."""
+    writes: dict[int, int] = {}
+    for block in func.blocks:
+        for ins in block.instrs:
+            for v in ins.defs():
+                writes[v.id] = writes.get(v.id, 0) + 1
+    rename: dict[int, int] = {}
+    dropped = 0
+    for block in func.blocks:
+        seen: dict[tuple, int] = {}
+        flags: dict[tuple[int, int], tuple] = {}      # flag -> the compare whose result it holds
+        out: list[MInstr] = []
+        for ins in block.instrs:
+            if rename:
+                ins.srcs = [_renamed(s, rename) for s in ins.srcs]
+            if ins.cond_mod is not None:
+                test = _flag_key(ins, writes)
+                if test is not None and flags.get(ins.flag) == test:
+                    dropped += 1                      # the flag holds this compare's result already
+                    continue
+                if test is None:
+                    flags.pop(ins.flag, None)
+                else:
+                    flags[ins.flag] = test
+            key = _key(ins, writes)
+            if key is not None:
+                assert ins.dst is not None and isinstance(ins.dst.value, VReg)
+                earlier = seen.get(key)
+                if earlier is not None:
+                    rename[ins.dst.value.id] = earlier
+                    dropped += 1
+                    continue
+                seen[key] = ins.dst.value.id
+            out.append(ins)
+        block.instrs = out
+    if rename:                               # readers in earlier blocks (a loop's back edge) too
+        for block in func.blocks:
+            for ins in block.instrs:
+                ins.srcs = [_renamed(s, rename) for s in ins.srcs]
+    return dropped
+
+
+def _key(ins: MInstr, writes: dict[int, int]) -> tuple | None:
+    """What identifies the value `ins` computes, or None where it may not be shared."""
+    if ins.opcode in BRANCHES or ins.opcode in SENDS or ins.opcode in ("wait", "nop") or ins.eot:
+        return None
+    if ins.predicate is not None or ins.cond_mod is not None or ins.dst is None:
+        return None
+    dst = ins.dst
+    if not isinstance(dst.value, VReg) or dst.offset or dst.region is not None or writes.get(dst.value.id) != 1:
+        return None
+    sources = []
+    for s in ins.srcs:
+        v = s.value
+        if isinstance(v, VReg):
+            if writes.get(v.id, 0) != 1:
+                return None
+            ident: tuple = ("v", v.id, v.type, v.uniform, v.count)
+        else:
+            ident = ("c", v)
+        region = None if s.region is None else (s.region.vstride, s.region.width, s.region.hstride)
+        sources.append((ident, s.offset, region, s.neg, s.abs))
+    v = dst.value
+    return (ins.opcode, ins.exec_size, ins.no_mask, ins.math_fc, v.type, v.uniform, v.count, tuple(sources))
+
+
+def _flag_key(ins: MInstr, writes: dict[int, int]) -> tuple | None:
+    """What identifies the flag a compare into the null register writes (sources written once, no
+    predicate), or None: another compare of the same sources into the same flag, with no other write
+    of that flag between (the caller tracks that), is no instruction (two selects on one condition)."""
+    if ins.opcode != "cmp" or ins.dst is not None or ins.predicate is not None:
+        return None
+    probe = MInstr(ins.opcode, ins.exec_size, Operand(VReg(-1, ins.srcs[0].type)), ins.srcs, no_mask=ins.no_mask)
+    key = _key(probe, {**writes, -1: 1})
+    return None if key is None else (key, ins.cond_mod, ins.flag)
+
+
+def _renamed(op: Operand, rename: dict[int, int]) -> Operand:
+    v = op.value
+    if not isinstance(v, VReg) or v.id not in rename:
+        return op
+    return Operand(VReg(rename[v.id], v.type, v.uniform, v.count), op.offset, op.region, op.neg, op.abs)

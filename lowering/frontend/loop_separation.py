@@ -1,0 +1,151 @@
+"""Separate the source loops that LLVM merged into one CFG loop, where a convergent operation needs it.
+
+Why: `-O2` can turn a `do { ... } while (c)` nested in a `while` into one loop - one header, the inner
+loop's back edge and the outer one's both returning there (seed 004's nested do/while). One lane at a time
+nothing changed; in lock step, a ballot written in the inner loop now runs once per iteration of the merged
+loop with every lane still looping, where the source runs it once per inner iteration with only the lanes
+that stayed inside (the others wait in the outer loop). A scope can home an operation into a loop but not
+split one, so this pass recreates the inner loop first, as LLVM's LoopSimplify does when it separates
+nested loops that share a header: a new outer header H_o takes the entry edges and the outer loop's back
+edges, H_o branches to H, and H keeps the inner loop's back edges; H's phis split (H_o's over the entries
+and the outer latches, H's over H_o's phi and the inner latches). For one lane the program is the same.
+
+Which back edge belongs to which source loop comes from `-g`: the branch that takes a back edge keeps its
+source location (a `do`'s at its closing brace, inside the body's lexical block; a `while`'s or `for`'s
+at the loop statement, outside its body). A header is split only when some convergent operation C in the
+loop has every back edge's branch written around it (each lexical block around the branch also holds C)
+and the branches sit at two or more depths: the deepest ones are C's inner loop, the others the outer.
+An empty block that only forwards to H (LLVM's shared latch) is looked through, to the branches into it.
+Anything else - a branch written beside C (a `continue` inside an `if`), a back edge with no location, an
+irreducible CFG - leaves the loop as it is (the scopes rule then runs it as the merged loop).
+"""
+from __future__ import annotations
+
+from reconverge.lowering.frontend.source_scopes import ScopeKey, ScopeNotes, loop_homes
+from reconverge.lowering.graph import IrreducibleError, dominator_tree, loop_forest
+from reconverge.lowering.ir.core import Block, Function, Instr, Phi
+
+MAX_ROUNDS = 64          # each round splits one header; nests are shallow
+
+
+def separated_loop_homes(func: Function, notes: ScopeNotes) -> dict[Instr, Block]:
+    """Separate the merged loops, then source_scopes.loop_homes on the result, less the homes in a
+    recreated inner loop of an operation not written in its body: the inner loop's condition is written
+    in the outer body (a `do`'s `while (...)`), which that rule would take for the inner loop's own scope."""
+    bodies = separate_merged_loops(func, notes)
+    return {ins: header for ins, header in loop_homes(func, notes).items()
+            if header not in bodies or bodies[header] in notes.scopes.chain(notes.calls[ins])}
+
+
+def separate_merged_loops(func: Function, notes: ScopeNotes) -> dict[Block, ScopeKey]:
+    """Split every merged header the module docstring describes (CFG form); returns each split header
+    (now the inner loop's) with the lexical block its body was written in."""
+    bodies: dict[Block, ScopeKey] = {}
+    while len(bodies) < MAX_ROUNDS and _split_one(func, notes, bodies):
+        pass
+    return bodies
+
+
+def _split_one(func: Function, notes: ScopeNotes, bodies: dict[Block, ScopeKey]) -> bool:
+    blocks = func.update_cfg()
+    if not blocks or not notes.calls:
+        return False
+    index = {b: i for i, b in enumerate(blocks)}
+    succs = [[index[s] for s in b.succs] for b in blocks]
+    dom = dominator_tree(succs, 0)
+    try:
+        forest = loop_forest(succs, 0, dom)
+    except IrreducibleError:
+        return False
+    for h in forest.headers:
+        header = blocks[h]
+        latches = [p for p in header.preds if dom.pre[index[p]] >= 0 and dom.dominates(h, index[p])]
+        edges = _back_edge_branches(header, latches, lambda b: dom.dominates(h, index[b]))
+        if edges is None:
+            continue
+        calls = [(ins, ident) for ins, ident in notes.calls.items()
+                 if ins.block in index and forest.contains(h, index[ins.block])]
+        for _, ident in calls:
+            inner, body = _inner_edges(edges, notes, notes.scopes.chain(ident))
+            if inner and body is not None:
+                _split(func, header, latches, inner)
+                bodies[header] = body
+                return True
+    return False
+
+
+def _back_edge_branches(header: Block, latches: list[Block], in_loop) -> list[tuple[Block, Block]] | None:
+    """The branches that take `header`'s back edges, as (block ending in the branch, latch it goes to):
+    a latch that only forwards to the header stands for the branches into it. None when two back edges
+    leave one block (nothing to tell them apart by)."""
+    out: list[tuple[Block, Block]] = []
+    for latch in latches:
+        term = latch.terminator
+        forwards = (latch is not header and len(latch.instrs) == 1 and term is not None and term.opcode == "br"
+                    and latch.preds and all(in_loop(p) for p in latch.preds))
+        out.extend((p, latch) for p in latch.preds) if forwards else out.append((latch, latch))
+    sources = [s for s, _ in out]
+    return out if len(out) >= 2 and len(set(sources)) == len(sources) else None
+
+
+def _inner_edges(edges: list[tuple[Block, Block]], notes: ScopeNotes,
+                 call_chain: tuple[ScopeKey, ...]) -> tuple[list[tuple[Block, Block]], ScopeKey | None]:
+    """The back edges of the source loop that the call was written in, when they are deeper than the
+    others and every branch is written around the call, and the lexical block of that loop's body (the
+    innermost around those branches); else none."""
+    around = set(call_chain)
+    depths = []
+    body: ScopeKey | None = None
+    for source, _ in edges:
+        located = notes.blocks.get(source)
+        if not located:
+            return [], None
+        chain = notes.scopes.chain(located[-1])      # the block's last located instruction: its branch
+        if not chain or not set(chain) <= around:
+            return [], None
+        lexical = [key for key in chain if notes.scopes.is_block(key)]
+        depths.append(len(lexical))
+        if lexical and len(lexical) == max(depths):
+            body = lexical[0]
+    deepest = max(depths)
+    if deepest == min(depths):
+        return [], None
+    return [edge for edge, depth in zip(edges, depths) if depth == deepest], body
+
+
+def _split(func: Function, header: Block, latches: list[Block], inner: list[tuple[Block, Block]]) -> None:
+    """Give `header` an outer header: entries and outer back edges go there, the `inner` ones stay."""
+    inner_latches: list[Block] = []
+    for source, latch in inner:
+        if source is not latch:                          # through a forwarding latch: branch straight back
+            term = source.terminator
+            assert term is not None
+            term.targets = [header if t is latch else t for t in term.targets]
+            for phi in header.phis():
+                phi.add_incoming(source, phi.value_for(latch))
+        inner_latches.append(source)
+    func.update_cfg()
+    for latch in latches:
+        if latch not in inner_latches and not latch.preds:   # a forwarding latch all of whose branches were inner
+            for phi in header.phis():
+                at = phi.blocks.index(latch)
+                del phi.operands[at], phi.blocks[at]
+            func.blocks.remove(latch)
+    func.update_cfg()
+    outer = Block(f"{header.label}.outer" if header.label else "")
+    outer.source_lines = header.source_lines
+    stay = set(inner_latches)
+    for phi in list(header.phis()):
+        moved = [(b, v) for b, v in phi.incoming() if b not in stay]
+        twin = outer.append(Phi(phi.type, moved, name=f"{phi.name}.outer" if phi.name else ""))
+        kept = [(b, v) for b, v in phi.incoming() if b in stay]
+        phi.blocks = [outer] + [b for b, _ in kept]
+        phi.operands = [twin] + [v for _, v in kept]
+    outer.append(Instr("br", [], targets=[header]))
+    for pred in list(header.preds):
+        if pred not in stay:
+            term = pred.terminator
+            assert term is not None
+            term.targets = [outer if t is header else t for t in term.targets]
+    func.blocks.insert(func.blocks.index(header), outer)
+    func.update_cfg()

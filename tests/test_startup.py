@@ -1,0 +1,70 @@
+"""Each command imports only what it uses (issue 26: `reconverge --help` took 9x `clang-22 --version`, a Gen
+compile imported numpy and the simulator it never runs). Behaviour, not timing: a fresh interpreter runs the
+commands and reports what sys.modules holds afterwards. The times are tools/bench_compile_speed.py's."""
+import json
+import os
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SOURCE = os.path.join(ROOT, "examples", "nested_break.cl")
+
+# what no compile needs: numpy, the Gen simulator and its dispatch, the IR interpreter, the run targets,
+# and importlib.metadata (only --version reads the installed version)
+NOT_FOR_A_COMPILE = ("numpy", "reconverge.isa.gen9.simulator", "reconverge.isa.gen9.dispatch",
+                     "reconverge.lowering.interp", "reconverge.tools.targets", "importlib.metadata")
+# what --help needs even less: LLVM, the compiler's IR, either backend
+NOT_FOR_HELP = (*NOT_FOR_A_COMPILE, "llvmlite", "reconverge.lowering.ir", "reconverge.lowering.pipeline",
+                "reconverge.backend", "reconverge.isa.gen9.model")
+
+_PROBE = """
+import json, sys
+from reconverge.tools.cli import main
+codes = []
+for argv in json.loads(sys.argv[1]):
+    try:
+        codes.append(main(argv))
+    except SystemExit as exc:
+        codes.append(exc.code)
+print(json.dumps({"codes": codes, "modules": sorted(sys.modules)}))
+"""
+
+
+def _modules_after(*commands: list[str]) -> set[str]:
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    proc = subprocess.run([sys.executable, "-c", _PROBE, json.dumps(commands)], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    answer = json.loads(proc.stdout.splitlines()[-1])
+    assert answer["codes"] == [0] * len(commands), proc.stderr
+    return set(answer["modules"])
+
+
+def _loaded(modules: set[str], names: tuple[str, ...]) -> list[str]:
+    return sorted(m for m in modules if any(m == n or m.startswith(n + ".") for n in names))
+
+
+def test_help_imports_no_compiler():
+    modules = _modules_after(["--help"])
+    assert "reconverge.tools.cli" in modules                   # the probe ran the command line
+    assert _loaded(modules, NOT_FOR_HELP) == []
+
+
+def test_compiling_to_spirv_and_gen_imports_no_numpy_nor_simulator(tmp_path):
+    out = str(tmp_path / "k")
+    modules = _modules_after(
+        ["compile", SOURCE, "-O2", "--emit", "spirv", "-o", out + ".spv"],
+        *(["compile", SOURCE, "-O2", "--emit", "gen", "--cf", cf, "-o", f"{out}-{cf}.krn"]
+          for cf in ("auto", "structured", "blockip", "hybrid")),
+        ["compile", SOURCE, "--emit", "gen-asm", "--simd", "8", "-o", out + ".s"])
+    assert "reconverge.backend.gen.regalloc" in modules and "reconverge.backend.spirv" in modules
+    assert _loaded(modules, NOT_FOR_A_COMPILE) == []
+    assert os.path.getsize(out + ".spv") > 0 and os.path.getsize(out + "-auto.krn") > 0
+
+
+def test_the_probe_sees_numpy_when_a_command_uses_it(tmp_path):
+    """The check above could pass by looking in the wrong place: `run` on the gen target does import the
+    simulator and numpy, and the same probe finds them."""
+    modules = _modules_after(["run", SOURCE, "--target", "gen", "--global", "8", "--out", str(tmp_path),
+                              "--arg", "out=zeros:8:int32", "--arg", "grid=zeros:256:int32"])
+    assert "numpy" in modules and "reconverge.isa.gen9.simulator" in modules

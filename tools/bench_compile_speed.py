@@ -1,0 +1,157 @@
+"""On demand: compile-speed figures of issue 26, each with its anchor or its growth exponent. Not a test.
+
+    startup()               `reconverge --help` beside `clang-22 --version` (whole processes, interleaved,
+                            medians): the start-up every command pays
+    many_kernels(sizes)     one OpenCL C file of N kernels (many_kernels_source) compiled to Gen (--cf auto)
+                            and to SPIR-V, CPU seconds of each whole process, and Gen's growth exponent
+    regions(sizes)          backend/gen/cf_regions.py on tools/testing/cfggen's random CFGs of N blocks,
+                            CPU seconds, and the growth exponent
+
+Each returns plain rows (dicts) for the `make bench` table; main() prints them as Markdown.
+The exponent is the slope of log(time) over log(size), between consecutive sizes and over the range.
+
+    python -m reconverge.tools.bench_compile_speed [--runs 15] [--kernels 50,100,200,400]
+                                                   [--blocks 400,800,1600,3200,6400]
+"""
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import random
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
+CLI = [sys.executable, "-m", "reconverge.tools.cli"]
+
+
+def _env() -> dict:
+    """The child's environment: bytecode caches written (as an installed package has them)."""
+    return {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+
+
+def _wall(cmd: list[str]) -> float:
+    start = time.perf_counter()
+    subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True, cwd=ROOT, env=_env())
+    return time.perf_counter() - start
+
+
+def _cpu(cmd: list[str]) -> float:
+    """User + system CPU seconds of one whole child process."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    subprocess.run(cmd, stdout=subprocess.DEVNULL, check=True, cwd=ROOT, env=_env())
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
+def exponents(sizes: list[float], seconds: list[float]) -> tuple[list[float | None], float]:
+    """The growth exponent between consecutive sizes (None for the first) and over the whole range."""
+    steps: list[float | None] = [None] + [math.log(seconds[i] / seconds[i - 1]) / math.log(sizes[i] / sizes[i - 1])
+                                          for i in range(1, len(sizes))]
+    return steps, math.log(seconds[-1] / seconds[0]) / math.log(sizes[-1] / sizes[0])
+
+
+def startup(runs: int = 15) -> dict:
+    """Median wall seconds of `reconverge --help` and `clang-22 --version`, run in turn `runs` times."""
+    _wall(CLI + ["--help"])                          # writes the bytecode caches
+    ours, clang = [], []
+    for _ in range(runs):
+        clang.append(_wall(["clang-22", "--version"]))
+        ours.append(_wall(CLI + ["--help"]))
+    help_s, clang_s = statistics.median(ours), statistics.median(clang)
+    return {"figure": "reconverge --help", "ours_s": help_s, "anchor": "clang-22 --version", "anchor_s": clang_s,
+            "ratio": help_s / clang_s}
+
+
+def many_kernels_source(n: int) -> str:
+    """OpenCL C with n kernels, each a loop with a two-way branch and an early exit (different constants,
+    so no two are the same)."""
+    return "\n".join(f"""kernel void k{i}(global int *out, global const int *in, int n)
+{{
+    int gid = get_global_id(0);
+    int acc = {i};
+    for (int j = 0; j < n; j++) {{
+        int v = in[(gid + j) & 255];
+        if (v > {i % 7}) acc += v * {i % 5 + 1};
+        else if (v < 0) break;
+        else acc ^= j;
+    }}
+    out[gid] = acc;
+}}
+""" for i in range(n))
+
+
+def many_kernels(sizes: tuple[int, ...] = (50, 100, 200, 400)) -> list[dict]:
+    """CPU seconds of whole-process compiles (-O2) of an N-kernel file to SPIR-V and to Gen (--cf auto)."""
+    rows: list[dict] = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for n in sizes:
+            path = os.path.join(tmp, f"k{n}.cl")
+            with open(path, "w") as f:
+                f.write(many_kernels_source(n))
+            spirv = _cpu(CLI + ["compile", path, "-O2", "--emit", "spirv", "-o", os.path.join(tmp, "out.spv")])
+            gen = _cpu(CLI + ["compile", path, "-O2", "--emit", "gen", "-o", os.path.join(tmp, "out.krn")])
+            rows.append({"kernels": n, "spirv_cpu_s": spirv, "gen_cpu_s": gen, "ratio": gen / spirv})
+    steps, whole = exponents([r["kernels"] for r in rows], [r["gen_cpu_s"] for r in rows])
+    for row, step in zip(rows, steps):
+        row["gen_exponent"], row["gen_exponent_whole"] = step, whole
+    return rows
+
+
+def regions(sizes: tuple[int, ...] = (400, 800, 1600, 3200, 6400), repeat: int = 3) -> list[dict]:
+    """CPU seconds (best of `repeat`) of cf_regions.structured_regions on a random reducible CFG of about
+    N blocks (cfggen, seed N), through the gen-blockip pipeline first."""
+    from reconverge.backend.gen.cf_regions import structured_regions
+    from reconverge.lowering.pipeline import Options, compile_llvm
+    from reconverge.tools.testing.cfggen import random_kernel
+    sys.setrecursionlimit(max(sys.getrecursionlimit(), 100000))
+    rows: list[dict] = []
+    for n in sizes:
+        func = compile_llvm(str(random_kernel(random.Random(n), n)), source_name="cfggen",
+                            options=Options(kernel="k", pipeline="gen-blockip", verify_each=False))["k"]
+        best, units = math.inf, 0
+        for _ in range(repeat):
+            start = time.process_time()
+            units = len(structured_regions(func))
+            best = min(best, time.process_time() - start)
+        rows.append({"blocks": len(func.blocks), "units": units, "cpu_s": best})
+    steps, whole = exponents([r["blocks"] for r in rows], [r["cpu_s"] for r in rows])
+    for row, step in zip(rows, steps):
+        row["exponent"], row["exponent_whole"] = step, whole
+    return rows
+
+
+def _slope(x: float | None) -> str:
+    return "" if x is None else f"{x:.2f}"
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m reconverge.tools.bench_compile_speed")
+    ap.add_argument("--runs", type=int, default=15, help="start-up: runs of each command")
+    ap.add_argument("--kernels", default="50,100,200,400", help="many_kernels sizes")
+    ap.add_argument("--blocks", default="400,800,1600,3200,6400", help="regions sizes")
+    args = ap.parse_args(argv)
+    s = startup(args.runs)
+    print(f"| figure | ours (s) | anchor | anchor (s) | ratio |\n|---|---|---|---|---|\n"
+          f"| {s['figure']} | {s['ours_s']:.3f} | {s['anchor']} | {s['anchor_s']:.3f} | {s['ratio']:.2f} |\n")
+    rows = many_kernels(tuple(int(x) for x in args.kernels.split(",")))
+    print("| kernels | SPIR-V (CPU s) | Gen, --cf auto (CPU s) | Gen / SPIR-V | Gen exponent |\n|---|---|---|---|---|")
+    for r in rows:
+        print(f"| {r['kernels']} | {r['spirv_cpu_s']:.2f} | {r['gen_cpu_s']:.2f} | {r['ratio']:.2f} | "
+              f"{_slope(r['gen_exponent'])} |")
+    print(f"\nGen growth exponent over the range: {rows[-1]['gen_exponent_whole']:.2f}\n")
+    rows = regions(tuple(int(x) for x in args.blocks.split(",")))
+    print("| blocks | units | cf_regions (CPU s) | exponent |\n|---|---|---|---|")
+    for r in rows:
+        print(f"| {r['blocks']} | {r['units']} | {r['cpu_s']:.3f} | {_slope(r['exponent'])} |")
+    print(f"\ncf_regions growth exponent over the range: {rows[-1]['exponent_whole']:.2f}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
