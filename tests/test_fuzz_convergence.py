@@ -294,3 +294,10 @@ def test_a_reduction_after_a_loop_left_only_by_a_break_meets_every_lane_on_block
         outcome = run.run(Config.parse(config))
         assert outcome.status == "ok", (config, outcome.message)
     assert any("for (;;)" in generate(seed, "convergence").source for seed in range(0, 20, 2))
+
+
+def test_a_program_tokens_cannot_be_added_to_stays_c_with_g():
+    """Seed 9179: clang -O0 lays a nested loop's header after its latch, which tools/fuzz/tokens.py does not
+    read; the generator keeps the C form with -g instead of stopping the whole campaign."""
+    program = generate(9179, "convergence")
+    assert program.language == "cl" and program.build_options == ("-g",)
