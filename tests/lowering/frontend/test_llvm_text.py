@@ -2,6 +2,7 @@
 errors, llvmlite's answer for every form the text parser gives up on, and no foreign calls per instruction."""
 from __future__ import annotations
 
+import gc
 import os
 
 import pytest
@@ -197,9 +198,16 @@ def _foreign_calls(monkeypatch, text: str) -> int:
         calls[0] += 1
         return original(self, *args, **kwargs)
 
-    monkeypatch.setattr(ffi._lib_fn_wrapper, "__call__", counting)
-    llvm_reader.read_kernels(mod, "t.ll")
-    monkeypatch.setattr(ffi._lib_fn_wrapper, "__call__", original)
+    # llvmlite objects freed by a garbage collection mid-read call LLVM's dispose functions; those calls
+    # depend on what earlier tests left behind, not on the reader, so no collection runs while counting
+    gc.collect()
+    gc.disable()
+    try:
+        monkeypatch.setattr(ffi._lib_fn_wrapper, "__call__", counting)
+        llvm_reader.read_kernels(mod, "t.ll")
+    finally:
+        monkeypatch.setattr(ffi._lib_fn_wrapper, "__call__", original)
+        gc.enable()
     return calls[0]
 
 
