@@ -41,7 +41,7 @@ from .simulator import SimulationError
 
 if TYPE_CHECKING:
     from .sim_batch import Batch
-from .sim_batch_ops import Rows, ThreadFault, masked_set
+from .sim_batch_ops import Rows, ThreadFault, columns, masked_set
 
 # ---- messages ---------------------------------------------------------------------------------------
 
@@ -65,10 +65,10 @@ class _Space:
         self.bti = bti
         if bti == BTI_SLM:
             self.space, self.buf, self.extent = "slm", st.slm.reshape(-1), st.slm.shape[1]
-            self.base = st.group_of[rows] * self.extent
+            self.base = st.group_of[rows.at] * self.extent
         elif bti == BTI_STATELESS:
             self.space, self.buf, self.extent = "scratch", st.scratch.reshape(-1), st.scratch.shape[1]
-            self.base = st.group_of[rows] * self.extent
+            self.base = st.group_of[rows.at] * self.extent
         else:
             buf = st.memory.surfaces.get(bti)
             if buf is None:
@@ -102,6 +102,9 @@ def _gather(buf: np.ndarray, offs: np.ndarray, base: np.ndarray, extent: int, si
     if not ok.any():
         return out
     at = np.where(ok, offs + base.reshape((-1,) + (1,) * (offs.ndim - 1)), 0)
+    words = _words(buf, at, size)
+    if words is not None:                                       # aligned: one gather of whole words
+        return np.where(ok, words[0][words[1]], 0).astype(np.uint64)
     raw = buf[at[..., None] + np.arange(size)]                  # the bytes, little-endian, one gather
     value = raw.view(np.dtype(f"<u{size}"))[..., 0] if size in (1, 2, 4, 8) else None
     if value is None:
@@ -109,6 +112,16 @@ def _gather(buf: np.ndarray, offs: np.ndarray, base: np.ndarray, extent: int, si
             out |= raw[..., k].astype(np.uint64) << np.uint64(8 * k)
         return np.where(ok, out, 0)
     return np.where(ok, value, 0).astype(np.uint64)
+
+
+def _words(buf: np.ndarray, at: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray] | None:
+    """(buf as little-endian words of `size` bytes, each byte offset's word index) where every offset is a
+    multiple of `size`: then one word gather or scatter does what the byte loop does; else None."""
+    if size == 1:
+        return buf, at
+    if size not in (2, 4, 8) or buf.size % size or (at & (size - 1)).any():
+        return None
+    return buf.view(f"<u{size}"), at >> (size.bit_length() - 1)
 
 
 def _scatter(buf: np.ndarray, offs: np.ndarray, base: np.ndarray, extent: int, values: np.ndarray, size: int,
@@ -119,6 +132,10 @@ def _scatter(buf: np.ndarray, offs: np.ndarray, base: np.ndarray, extent: int, v
     if not ok.any():
         return
     at = offs + base[:, None, None]
+    words = _words(buf, at[ok], size)
+    if words is not None:           # aligned: whole words, in the same order (an overlap is a whole word)
+        words[0][words[1]] = values[ok].astype(words[0].dtype)
+        return
     vals = values.astype(np.uint64)
     k = np.arange(size)
     index = at[:, :, None, :] + k[None, None, :, None]                       # [rows, ch, byte, lane]
@@ -142,10 +159,11 @@ def send_plan(inst: Instruction, addr: int, st: Batch) -> Callable[[Batch, Rows,
     for r in regs:
         if not 0 <= r < NUM_GRF:
             raise SimulationError(f"register r{r} out of range")
-    payload_bytes = (np.array(regs, np.int64)[:, None] * GRF_SIZE + np.arange(GRF_SIZE)).reshape(-1)
+    payload_bytes, _ = columns((np.array(regs, np.int64)[:, None] * GRF_SIZE + np.arange(GRF_SIZE)).reshape(-1))
+    rows_of = "at" if isinstance(payload_bytes, slice) else "col"
 
     def payload(st: Batch, rows: Rows) -> np.ndarray:
-        return np.ascontiguousarray(st.grf[rows[:, None], payload_bytes]).view(np.uint32)
+        return np.ascontiguousarray(st.grf[getattr(rows, rows_of), payload_bytes]).view(np.uint32)
 
     def writeback(st: Batch, rows: Rows, dwords: np.ndarray, active: np.ndarray, simd: int) -> None:
         """dwords [rows, rlen rows of data, simd] into the destination registers, active lanes only."""
@@ -155,10 +173,9 @@ def send_plan(inst: Instruction, addr: int, st: Batch) -> Callable[[Batch, Rows,
         view = st.view("grf", np.uint32)
         for row in range(dwords.shape[1]):
             reg = inst.dst.reg + row * per_row
-            idx = reg * 8 + np.arange(simd)
-            if idx[-1] >= view.shape[1]:
+            if reg * 8 + simd > view.shape[1]:
                 raise SimulationError(f"message writeback at r{reg} leaves the GRF")
-            masked_set(view, rows, idx, dwords[:, row].astype(np.uint32), active, True)
+            masked_set(view, rows, slice(reg * 8, reg * 8 + simd), dwords[:, row].astype(np.uint32), active, True)
 
     def transfer(st: Batch, rows: Rows, space: _Space, addrs: np.ndarray, data: np.ndarray, channels: list[int],
                  size: int, write: bool, active: np.ndarray, simd: int) -> None:
@@ -226,7 +243,7 @@ def send_plan(inst: Instruction, addr: int, st: Batch) -> Callable[[Batch, Rows,
         def scratch(st: Batch, rows: Rows, mask: np.ndarray) -> None:
             if offset + 32 * nregs > st.memory.scratch_bytes:
                 raise MessageError("scratch access beyond the thread's scratch space")
-            slot = st.group_of[rows] * st.scratch.shape[1] + st.tid[rows] * st.memory.scratch_bytes + offset
+            slot = st.group_of[rows.at] * st.scratch.shape[1] + st.tid[rows.at] * st.memory.scratch_bytes + offset
             index = slot[:, None] + span
             flat = st.scratch.reshape(-1)
             if store:
@@ -235,7 +252,7 @@ def send_plan(inst: Instruction, addr: int, st: Batch) -> Callable[[Batch, Rows,
                 reg = inst.dst.reg
                 if reg < 0 or reg * GRF_SIZE + span.size > NUM_GRF * GRF_SIZE:
                     raise SimulationError(f"write of {span.size} bytes at r{reg} leaves the GRF")
-                st.grf[rows[:, None], reg * GRF_SIZE + span] = flat[index]
+                st.grf[rows.at, reg * GRF_SIZE:reg * GRF_SIZE + span.size] = flat[index]
         return scratch
     if d.sfid == SFID_DC0 and d.msg_type in (DC0_BYTE_SCATTERED_READ, DC0_BYTE_SCATTERED_WRITE):
         simd, size = (16 if d.msg_control & 1 else 8), _byte_size(d)
@@ -254,7 +271,7 @@ def send_plan(inst: Instruction, addr: int, st: Batch) -> Callable[[Batch, Rows,
                 reg = inst.dst.reg
                 if reg < 0 or (reg + d.rlen) * GRF_SIZE > NUM_GRF * GRF_SIZE:
                     raise SimulationError(f"write of {32 * d.rlen} bytes at r{reg} leaves the GRF")
-                st.grf[rows, reg * GRF_SIZE:(reg + d.rlen) * GRF_SIZE] = 0
+                st.grf[rows.at, reg * GRF_SIZE:(reg + d.rlen) * GRF_SIZE] = 0
         return fence
     raise MessageError(f"SEND sfid {d.sfid} desc {d.desc:#010x} is not modelled")
 
