@@ -146,17 +146,43 @@ def _dtype(t: DataType):
     return dtype
 
 
+_ACCESSORS: dict[tuple, Callable] = {}          # operand access plans by what they depend on (_accessor)
+
+
+def _accessor(kind: str, make: Callable, op: Operand, n: int, inst: Instruction) -> Callable:
+    """make(op, n, inst), shared by every instruction with the same operand: building one costs more than a
+    small launch runs it (each instruction of a 16-item launch runs a few times), and operands repeat."""
+    r = op.region
+    key = (kind, op.file, op.type, op.reg, op.subreg, None if r is None else (r.vstride, r.width, r.hstride),
+           op.hstride, op.value, op.swizzle, op.writemask, op.rep_ctrl, op.indirect, op.addr_subreg, op.addr_imm,
+           n, inst.align16)
+    hit = _ACCESSORS.get(key)
+    if hit is None:
+        if len(_ACCESSORS) > 50_000:
+            _ACCESSORS.clear()
+        hit = _ACCESSORS[key] = make(op, n, inst)
+    return hit
+
+
 def source_reader(op: Operand, n: int, inst: Instruction) -> Callable[[Batch, Rows], np.ndarray]:
     """A function giving n lanes of a source in its own type for each thread of a batch: [threads, n]."""
+    return _accessor("src", _source_reader, op, n, inst)
+
+
+def dest_writer(op: Operand, n: int, inst: Instruction) -> Callable[[Batch, Rows, np.ndarray, np.ndarray], None]:
+    """A function writing typed values [threads, n] to the lanes set in a mask [threads, n]."""
+    return _accessor("dst", _dest_writer, op, n, inst)
+
+
+def _source_reader(op: Operand, n: int, inst: Instruction) -> Callable[[Batch, Rows], np.ndarray]:
     if op.file == RegFile.IMM:
         imm = sim_alu.decode_immediate(op.value, op.type, n)
-        tiled: dict[int, np.ndarray] = {}          # by thread count; readers' results are only read
+        tiled = [imm[None, :]]                   # the lanes for the most threads asked yet; results are only read
 
         def immediate(st: Batch, rows: Rows) -> np.ndarray:
-            hit = tiled.get(rows.size)
-            if hit is None:
-                hit = tiled[rows.size] = np.tile(imm, (rows.size, 1))
-            return hit
+            if tiled[0].shape[0] < rows.size:
+                tiled[0] = np.tile(imm, (rows.size, 1))
+            return tiled[0][:rows.size]
         return immediate
     dtype = _dtype(op.type)
     size = op.type.size
@@ -227,8 +253,7 @@ def _indirect_reader(op: Operand, n: int, inst: Instruction, dtype) -> Callable[
     return read
 
 
-def dest_writer(op: Operand, n: int, inst: Instruction) -> Callable[[Batch, Rows, np.ndarray, np.ndarray], None]:
-    """A function writing typed values [threads, n] to the lanes set in a mask [threads, n]."""
+def _dest_writer(op: Operand, n: int, inst: Instruction) -> Callable[[Batch, Rows, np.ndarray, np.ndarray], None]:
     if op.file == RegFile.ARF:
         kind = op.reg & 0xF0
         if kind == ARF_NULL or kind in (ARF_NOTIFICATION, ARF_IP, ARF_CONTROL, ARF_STATE):
