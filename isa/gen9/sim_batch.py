@@ -48,6 +48,7 @@ from .sim_batch_send import send_plan
 from .sim_control import ControlError
 from .sim_memory import Memory, OutOfBounds
 from .sim_messages import MessageError
+from .sim_operands import check_a0
 from .simulator import NO_OPS, MemoryFault, SimulationError, StepLimit, Thread, Workgroup
 
 
@@ -123,8 +124,7 @@ class Batch:
         return v
 
     def a0_word(self, rows: Rows, subreg: int) -> np.ndarray:
-        if not 0 <= subreg < 16:
-            raise SimulationError(f"a0.{subreg} out of range")
+        check_a0(subreg)
         return self.a0.view(np.uint16)[rows.at, subreg].astype(np.int64)
 
     def goto(self, rows: Rows, target: int) -> None:

@@ -10,22 +10,18 @@ import numpy as np
 
 from . import opcodes, sim_alu
 from .model import DataType, Instruction, Operand, RegFile, instruction_size
-from .registers import (
-    ARF_ACC,
-    ARF_ADDRESS,
-    ARF_CONTROL,
-    ARF_FLAG,
-    ARF_IP,
-    ARF_MASK,
-    ARF_NOTIFICATION,
-    ARF_NULL,
-    ARF_STATE,
-    ARF_TIMESTAMP,
-    GRF_SIZE,
-    NUM_GRF,
+from .registers import ARF_ACC, ARF_NULL, GRF_SIZE, NUM_GRF
+from .sim_control import ControlError, leave_target, signed32
+from .sim_operands import (
+    SimulationError,
+    acc_index,
+    arf_kind,
+    condition_bits,
+    dest_offsets,
+    direct_storage,
+    predicate_bits,
+    source_offsets,
 )
-from .sim_control import ControlError, signed32
-from .simulator import SimulationError, _pred_group
 
 if TYPE_CHECKING:
     from .sim_batch import Batch
@@ -107,38 +103,6 @@ def columns(elem: np.ndarray) -> tuple[np.ndarray | slice, bool]:
     return elem, False
 
 
-def _region_offsets(op: Operand, n: int, inst: Instruction) -> np.ndarray:
-    """Byte offsets of a direct source's n elements from its first (simulator.Thread._src_offsets)."""
-    size = op.type.size
-    i = np.arange(n)
-    if inst.align16:
-        if op.rep_ctrl:
-            return np.zeros(n, np.int64)
-        swz = np.array(["xyzw".index(c) for c in (op.swizzle or "xyzw")], np.int64)
-        return ((i // 4) * 4 + swz[i % 4]) * size
-    r = op.region
-    if r is None:
-        return np.zeros(n, np.int64) if n == 1 else i * size
-    width = max(1, r.width)
-    return ((i // width) * r.vstride + (i % width) * r.hstride) * size
-
-
-def _direct_storage(op: Operand) -> tuple[str, int, int]:
-    """(storage name, base byte offset, storage size) of a direct register operand."""
-    size = op.type.size
-    if op.file == RegFile.GRF:
-        if not 0 <= op.reg < NUM_GRF:
-            raise SimulationError(f"register r{op.reg} out of range")
-        return "grf", op.reg * GRF_SIZE + op.subreg * size, NUM_GRF * GRF_SIZE
-    if op.file == RegFile.ARF:
-        kind = op.reg & 0xF0
-        if kind == ARF_FLAG:
-            return "flag", (op.reg & 0xF) * 4 + op.subreg * size, 8
-        if kind == ARF_ADDRESS:
-            return "a0", op.subreg * size, 32
-    raise SimulationError(f"operand {op.file.value} {op.reg:#x} has no byte storage")
-
-
 def _dtype(t: DataType):
     dtype = sim_alu.NP_TYPE.get(t)
     if dtype is None:
@@ -186,28 +150,27 @@ def _source_reader(op: Operand, n: int, inst: Instruction) -> Callable[[Batch, R
         return immediate
     dtype = _dtype(op.type)
     size = op.type.size
-    if op.file == RegFile.ARF:
-        kind = op.reg & 0xF0
-        if kind == ARF_NULL or kind in (ARF_STATE, ARF_CONTROL, ARF_NOTIFICATION, ARF_IP):
-            return lambda st, rows: np.zeros((rows.size, n), dtype)
-        if kind == ARF_ACC:
-            idx = ((op.reg & 0xF) * 8 + op.subreg + _region_offsets(op, n, inst) // size) % 64
-            if sim_alu.is_float(op.type):
-                return lambda st, rows: st.acc_f[rows.col, idx].astype(dtype)
-            return lambda st, rows: sim_alu.convert(st.acc_i[rows.col, idx], op.type, False)
-        if kind == ARF_MASK:                            # ce0: channel enables of each thread
-            def ce0(st: Batch, rows: Rows) -> np.ndarray:
-                bits = np.packbits(st.em[rows.at].astype(np.uint8), axis=1, bitorder="little").view("<u4")
-                return np.repeat(bits.astype(np.uint64), n, axis=1).astype(dtype)
-            return ce0
-        if kind == ARF_TIMESTAMP:
-            return lambda st, rows: np.repeat(st.steps[rows.idx, None].astype(np.uint64), n, axis=1).astype(dtype)
+    kind = arf_kind(op)
+    if kind == "zero":
+        return lambda st, rows: np.zeros((rows.size, n), dtype)
+    if kind == "acc":
+        idx = acc_index(op, source_offsets(op, n, inst.align16) // size)
+        if sim_alu.is_float(op.type):
+            return lambda st, rows: st.acc_f[rows.col, idx].astype(dtype)
+        return lambda st, rows: sim_alu.convert(st.acc_i[rows.col, idx], op.type, False)
+    if kind == "mask":                                  # ce0: channel enables of each thread
+        def ce0(st: Batch, rows: Rows) -> np.ndarray:
+            bits = np.packbits(st.em[rows.at].astype(np.uint8), axis=1, bitorder="little").view("<u4")
+            return np.repeat(bits.astype(np.uint64), n, axis=1).astype(dtype)
+        return ce0
+    if kind == "timestamp":
+        return lambda st, rows: np.repeat(st.steps[rows.idx, None].astype(np.uint64), n, axis=1).astype(dtype)
     if op.indirect:
         if op.file != RegFile.GRF:
             raise SimulationError("indirect addressing of an ARF is not modelled")
         return _indirect_reader(op, n, inst, dtype)
-    name, base, extent = _direct_storage(op)
-    offs = base + _region_offsets(op, n, inst)
+    name, base, extent = direct_storage(op)
+    offs = base + source_offsets(op, n, inst.align16)
     if offs.min() < 0 or offs.max() + size > extent:
         raise SimulationError(f"source region of r{op.reg} leaves the register file")
     if name == "flag":                                  # flags are kept as bits: pack them into bytes
@@ -233,7 +196,7 @@ def _indirect_reader(op: Operand, n: int, inst: Instruction, dtype) -> Callable[
     r = op.region
     i = np.arange(n)
     vx1 = r is not None and r.vstride < 0
-    rel = None if vx1 else _region_offsets(op, n, inst)
+    rel = None if vx1 else source_offsets(op, n, inst.align16)
     limit = NUM_GRF * GRF_SIZE
 
     def read(st: Batch, rows: Rows) -> np.ndarray:
@@ -254,36 +217,28 @@ def _indirect_reader(op: Operand, n: int, inst: Instruction, dtype) -> Callable[
 
 
 def _dest_writer(op: Operand, n: int, inst: Instruction) -> Callable[[Batch, Rows, np.ndarray, np.ndarray], None]:
-    if op.file == RegFile.ARF:
-        kind = op.reg & 0xF0
-        if kind == ARF_NULL or kind in (ARF_NOTIFICATION, ARF_IP, ARF_CONTROL, ARF_STATE):
-            return lambda st, rows, values, mask: None
-        if kind == ARF_ACC:
-            idx = ((op.reg & 0xF) * 8 + op.subreg + np.arange(n) * max(op.hstride, 1)) % 64
-            floaty = sim_alu.is_float(op.type)
-            once = _distinct(idx)
+    kind = arf_kind(op)
+    if kind == "zero":
+        return lambda st, rows, values, mask: None
+    if kind == "acc":
+        idx = acc_index(op, np.arange(n) * max(op.hstride, 1))
+        floaty = sim_alu.is_float(op.type)
+        once = _distinct(idx)
 
-            def acc(st: Batch, rows: Rows, values: np.ndarray, mask: np.ndarray) -> None:
-                masked_set(st.acc_f, rows, idx, values.astype(np.float64), mask, once)
-                if floaty:
-                    with np.errstate(invalid="ignore"):
-                        masked_set(st.acc_i, rows, idx, np.nan_to_num(values).astype(np.int64), mask, once)
-                else:
-                    masked_set(st.acc_i, rows, idx, values.astype(np.int64), mask, once)
-            return acc
+        def acc(st: Batch, rows: Rows, values: np.ndarray, mask: np.ndarray) -> None:
+            masked_set(st.acc_f, rows, idx, values.astype(np.float64), mask, once)
+            if floaty:
+                with np.errstate(invalid="ignore"):
+                    masked_set(st.acc_i, rows, idx, np.nan_to_num(values).astype(np.int64), mask, once)
+            else:
+                masked_set(st.acc_i, rows, idx, values.astype(np.int64), mask, once)
+        return acc
     dtype = sim_alu.NP_TYPE[op.type] if op.type in sim_alu.NP_TYPE else None
     size = op.type.size
-    lanes = None
-    if inst.align16:
-        i = np.arange(n)
-        step = size
-        lanes = np.array(["xyzw"[k] in (op.writemask or "xyzw") for k in range(4)])[i % 4]
-    else:
-        step = max(op.hstride, 0) * size
+    rel, lanes = dest_offsets(op, n, inst.align16)
     if op.indirect:
         if op.file != RegFile.GRF:
             raise SimulationError("indirect addressing of an ARF is not modelled")
-        rel = np.arange(n) * step
 
         def indirect(st: Batch, rows: Rows, values: np.ndarray, mask: np.ndarray) -> None:
             offs = st.a0_word(rows, op.addr_subreg)[:, None] + op.addr_imm + rel
@@ -296,8 +251,8 @@ def _dest_writer(op: Operand, n: int, inst: Instruction) -> Callable[[Batch, Row
             index = offs[b, k][:, None] + np.arange(size)
             st.grf[rows.idx[b][:, None], index] = raw[b, k]
         return indirect
-    name, base, extent = _direct_storage(op)
-    offs = base + np.arange(n) * step
+    name, base, extent = direct_storage(op)
+    offs = base + rel
     if offs.min() < 0 or offs.max() + size > extent:
         raise SimulationError(f"destination region of r{op.reg} leaves the register file")
     if dtype is None:
@@ -335,28 +290,17 @@ def predicate_reader(inst: Instruction) -> Callable[[Batch, Rows], np.ndarray] |
     pred = inst.predicate
     if pred is None:
         return None
-    n, m = inst.exec_size, inst.chan_offset
-    base = pred.flag_reg * 32 + pred.flag_subreg * 16
-    grp = _pred_group(pred.control)
-    ch = m + np.arange(n)
     inverse = pred.inverse
-    if grp is None:
-        if base + m + n > 64:
-            raise SimulationError("predicate reads past f1")
-        bits = slice(base + m, base + m + n)
+    kind, index = predicate_bits(pred, inst)
+    if kind is None:
+        bits, _ = columns(index)
         if inverse:
             return lambda st, rows: ~st.fbits[rows.at, bits]
         return lambda st, rows: st.fbits[rows.at, bits]
-    kind, size = grp
-    if n == 1 and inst.opcode == "jmpi":
-        ch = np.array([m])
-    window = base + ((ch // size) * size)[:, None] + np.arange(size)
-    if window.max() >= 64:
-        raise SimulationError("predicate reads past f1")
 
     def grouped(st: Batch, rows: Rows) -> np.ndarray:
-        bits: np.ndarray = st.fbits[rows.idx[:, None, None], window]
-        val = np.any(bits, axis=2) if kind == "any" else np.all(bits, axis=2)
+        window: np.ndarray = st.fbits[rows.idx[:, None, None], index]
+        val = np.any(window, axis=2) if kind == "any" else np.all(window, axis=2)
         return ~val if inverse else val
     return grouped
 
@@ -369,10 +313,7 @@ def enabled_lanes(st: Batch, rows: Rows, inst: Instruction, g: slice) -> np.ndar
 
 def flag_writer(inst: Instruction) -> Callable[[Batch, Rows, np.ndarray, np.ndarray], None]:
     """Conditional-modifier flag update of the enabled channels only (values, mask: [threads, n])."""
-    first = inst.flag_reg * 32 + inst.flag_subreg * 16 + inst.chan_offset
-    if first + inst.exec_size > 64:
-        raise SimulationError("conditional modifier writes past f1")
-    bits = slice(first, first + inst.exec_size)
+    bits = condition_bits(inst)
     return lambda st, rows, values, mask: masked_set(st.fbits, rows, bits, values, mask, True)
 
 
@@ -574,13 +515,7 @@ def branch_plan(inst: Instruction, addr: int, st: Batch) -> Plan:
             return np.where(stay.any(axis=1), jip, nxt)
         return while_
     if op in ("break", "cont", "halt", "goto"):
-        if op == "break":
-            wi = st.index.get(uip)
-            if wi is None:
-                raise ControlError(f"break UIP {uip:#x} is not an instruction")
-            park_at = uip + instruction_size(st.program[wi])
-        else:
-            park_at = uip
+        park_at = leave_target(op, uip, st.index, st.program)
 
         def leave_(st: Batch, rows: Rows) -> np.ndarray:
             em = st.em[rows.at, g]
