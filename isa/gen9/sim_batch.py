@@ -165,15 +165,9 @@ class Runner:
     def __init__(self, st: Batch, group_ids: list[tuple[int, int, int]]):
         self.st = st
         self.group_ids = group_ids
-        self.plans: dict[int, tuple[Callable[[Batch, Rows], object], int, int]] = {}
+        self.plans: dict[int, tuple[Callable[[Batch, Rows], object], int, int]] = {}     # by address
         self.blocked = False                    # some thread has ended or waits at a barrier
         self.count = max(int(st.steps.max()), 0) if st.threads else 0     # steps so far (run_threads may start later)
-
-    def _plan(self, i: int, addr: int) -> tuple[Callable[[Batch, Rows], object], int, int]:
-        plan = self.plans.get(i)
-        if plan is None:
-            plan = self.plans[i] = self._make(self.st.program[i], addr)
-        return plan
 
     def _make(self, inst: Instruction, addr: int) -> tuple[Callable[[Batch, Rows], object], int, int]:
         """(plan, next address, kind): a BRANCH plan returns the next address(es), a SEND plan its status."""
@@ -254,19 +248,20 @@ class Runner:
         lanes = st.em[rows.at, :simd].sum(axis=1)
         pending = 0                              # instructions run since the counts were last written
         own_ip = True                            # st.ip of the rows is `at` (False: a plan has set it)
-        i = -1
         try:
             while True:
                 if at == end:
                     st.done[rows.at] = True
                     self.ended(rows)
                     return
-                i = index.get(at, -1)
-                if i < 0:
-                    tid = int(st.tid[rows.idx[0]])
-                    raise SimulationError(f"thread {tid}: jump to {at:#x}, not an instruction address")
-                plan = plans.get(i)
-                fn, nxt, kind = plan if plan is not None else self._plan(i, at)
+                plan = plans.get(at)
+                if plan is None:
+                    i = index.get(at, -1)
+                    if i < 0:
+                        tid = int(st.tid[rows.idx[0]])
+                        raise SimulationError(f"thread {tid}: jump to {at:#x}, not an instruction address")
+                    plan = plans[at] = self._make(st.program[i], at)
+                fn, nxt, kind = plan
                 pending += 1
                 self.count += 1                  # no thread has run more instructions than the batch steps
                 if self.count > limit:
@@ -315,9 +310,9 @@ class Runner:
                 if at >= others:
                     return
         except ThreadFault as f:
-            self._raise(f.error, int(rows.idx[f.row]), at, st.program[i])
+            self._raise(f.error, int(rows.idx[f.row]), at, st.program[index[at]])
         except (OutOfBounds, sim_alu.AluError, MessageError, ControlError) as e:
-            self._raise(e, int(rows.idx[0]), at, st.program[i])
+            self._raise(e, int(rows.idx[0]), at, st.program[index[at]])
         finally:
             if pending:
                 st.steps[rows.at] += pending
