@@ -15,7 +15,8 @@ and atomics end with the same memory (the values atomics return may come in anot
 reach them at different times); within one instruction, memory effects still happen in the one-thread
 order (work-group, then thread, then channel, byte and lane; atomics lane by lane), so threads in step
 see exactly what the round-robin simulator shows. Errors name the first thread in that order.
-Operand, mask, ALU and branch plans are in sim_batch_ops, message plans in sim_batch_send.
+Operand, mask, ALU and branch plans are in sim_batch_ops, message plans in sim_batch_send; both decode
+through the modules the one-thread simulator uses (sim_operands, sim_messages.message_form, sim_control).
 
 A thread's barrier waits until every live thread of its work-group has sent one; work-groups of one batch
 have their own SLM and scratch space.

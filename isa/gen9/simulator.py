@@ -4,7 +4,8 @@ Why: to run what the backend emits without a GPU, and to see which lanes execute
 records it, tools.lane_picture draws it), in particular for divergent and unstructured (blockIP) control flow.
 
 Parts: branches in sim_control, messages in sim_messages, ALU values in sim_alu, the trace record in
-sim_trace; this module holds the thread state, operand access, masks and the scheduler.
+sim_trace, where operands, predicates and condition flags live in sim_operands (the batched engine,
+sim_batch, uses the same); this module holds the thread state, operand access, masks and the scheduler.
 
 Model, in one place:
 - Thread state: 128 x 32-byte GRF (one uint8 array, read per type through byte offsets), flag registers
