@@ -49,9 +49,6 @@ class Rows:
         else:
             self.at, self.col = idx, idx[:, None]
 
-    def __getitem__(self, which) -> np.ndarray:
-        return self.idx[which]
-
 
 Plan = Callable[["Batch", Rows], "np.ndarray | int | None"]   # returns the next address(es); None: no move
 
