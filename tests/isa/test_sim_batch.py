@@ -43,14 +43,15 @@ kernel void k(global int *out, global int *hits, global const int *in, local int
 """
 
 
-def test_compiled_kernel_runs_the_same_batched_and_one_thread_at_a_time(tmp_path, monkeypatch):
+def _on_both_engines(tmp_path, monkeypatch, source: str, make_args, global_size, local_size, simd: int) -> dict:
+    """{batched: (the kernel k's buffers after the launch, each work-group's per-thread counts)} for the
+    one-thread reference engine (False) and the batched one (True)."""
     from reconverge.backend.gen import launch
     from reconverge.isa.gen9 import dispatch
-    from reconverge.tools.targets.harness import GenRunOptions, LocalArg, load_program, run_target
+    from reconverge.tools.targets.harness import GenRunOptions, load_program, run_target
     src = tmp_path / "k.cl"
-    src.write_text(KERNEL)
+    src.write_text(source)
     program = load_program(str(src), "-O2")
-    data = np.random.default_rng(5).integers(1, 500, 48).astype(np.int32)
     results = {}
     for batched in (False, True):
         counts: list = []
@@ -61,9 +62,17 @@ def test_compiled_kernel_runs_the_same_batched_and_one_thread_at_a_time(tmp_path
                 on_group(group)
             return dispatch.run_ndrange(*args, on_group=count, batched=batched, **kw)
         monkeypatch.setattr(launch, "run_ndrange", run)
-        args = [np.zeros(48, np.int32), np.zeros(4, np.int32), data, LocalArg(16, np.int32)]
-        out = run_target("gen", program, "k", args, (48,), (16,), GenRunOptions(8, "auto"))
-        results[batched] = ([a.tolist() for a in out[:2]], counts)
+        out = run_target("gen", program, "k", make_args(), global_size, local_size, GenRunOptions(simd, "auto"))
+        results[batched] = (out, counts)
+    return results
+
+
+def test_compiled_kernel_runs_the_same_batched_and_one_thread_at_a_time(tmp_path, monkeypatch):
+    from reconverge.tools.targets.harness import LocalArg
+    data = np.random.default_rng(5).integers(1, 500, 48).astype(np.int32)
+    runs = _on_both_engines(tmp_path, monkeypatch, KERNEL, lambda: [np.zeros(48, np.int32), np.zeros(4, np.int32), data,
+                            LocalArg(16, np.int32)], (48,), (16,), 8)
+    results = {batched: ([a.tolist() for a in out[:2]], counts) for batched, (out, counts) in runs.items()}
     assert results[True] == results[False]
     assert sum(results[True][0][1]) == 48 and len(results[True][1]) == 3
 
@@ -94,26 +103,10 @@ kernel void k(global int *out, global const int *in, global uchar *tag) {
 def test_threads_that_are_not_consecutive_run_the_same_as_one_at_a_time(tmp_path, monkeypatch):
     """The even threads loop on alone (rows that are no range: index arrays instead of slices), and threads
     leave the loop at different times; buffers and every thread's counts match the reference engine."""
-    from reconverge.backend.gen import launch
-    from reconverge.isa.gen9 import dispatch
-    from reconverge.tools.targets.harness import GenRunOptions, load_program, run_target
-    src = tmp_path / "k.cl"
-    src.write_text(DIVERGENT)
-    program = load_program(str(src), "-O2")
     data = np.random.default_rng(7).integers(-100, 100, 64).astype(np.int32)
-    results = {}
-    for batched in (False, True):
-        counts: list = []
-
-        def run(*args, on_group=None, batched=batched, counts=counts, **kw):
-            def count(group):
-                counts.append([(t.steps, t.lane_steps, t.branches, t.sends) for t in group.threads])
-                on_group(group)
-            return dispatch.run_ndrange(*args, on_group=count, batched=batched, **kw)
-        monkeypatch.setattr(launch, "run_ndrange", run)
-        args = [np.zeros(64, np.int32), data, np.zeros(64, np.uint8)]
-        out = run_target("gen", program, "k", args, (64,), (32,), GenRunOptions(8, "auto"))
-        results[batched] = ([out[0].tolist(), out[2].tolist()], counts)
+    runs = _on_both_engines(tmp_path, monkeypatch, DIVERGENT,
+                            lambda: [np.zeros(64, np.int32), data, np.zeros(64, np.uint8)], (64,), (32,), 8)
+    results = {batched: ([out[0].tolist(), out[2].tolist()], counts) for batched, (out, counts) in runs.items()}
     assert results[True] == results[False]
     steps = [c[0] for group in results[True][1] for c in group]
     assert max(steps) > 2 * min(steps)                   # the threads did diverge
