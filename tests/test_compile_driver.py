@@ -123,3 +123,19 @@ def test_a_function_the_pipeline_lowered_is_not_lowered_again():
     clone = func.clone()
     lower_for([clone], "gen")
     assert print_function(clone) == before
+
+
+@pytest.mark.parametrize("level, shared", [("-O2", 1), ("-O0", 0)])
+def test_auto_reads_a_kernel_once_where_sroa_has_nothing_to_change(monkeypatch, level, shared):
+    """--cf auto weighs the tree against the CFG: at -O2 (no private variable left) both come from one
+    read, and the CFG so shared prints as a read of the SROA'd module would; at -O0 (allocas) the CFG is
+    read again, from the module SROA promoted."""
+    import reconverge.lowering.frontend.llvm_reader as reader
+    reads = []
+    real = reader.read_kernels
+    monkeypatch.setattr(reader, "read_kernels", lambda *a, **k: reads.append(1) or real(*a, **k))
+    program = load_program(HYBRID, level)
+    assert compile(program, "nested_break").mode == "hybrid"
+    assert (len(reads), program.reads_shared) == (2 - shared, shared)
+    fresh = load_program(HYBRID, level).function("nested_break", "gen-blockip")
+    assert print_function(program.function("nested_break", "gen-blockip")) == print_function(fresh)
