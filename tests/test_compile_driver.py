@@ -139,3 +139,20 @@ def test_auto_reads_a_kernel_once_where_sroa_has_nothing_to_change(monkeypatch, 
     assert (len(reads), program.reads_shared) == (2 - shared, shared)
     fresh = load_program(HYBRID, level).function("nested_break", "gen-blockip")
     assert print_function(program.function("nested_break", "gen-blockip")) == print_function(fresh)
+
+
+def test_a_compile_runs_with_the_collector_tuned_and_leaves_it_as_it_was(monkeypatch, tmp_path):
+    """The command line's compile freezes the objects of the imported compiler and collects young objects
+    less often (lowering/gcpause.tuned_for_compile), and undoes both: an in-process caller keeps its own."""
+    import gc
+
+    import reconverge.tools.cli as cli
+    from reconverge.lowering.gcpause import COMPILE_THRESHOLD
+    seen = []
+    real = cli.load_source
+    monkeypatch.setattr(cli, "load_source", lambda *a, **k: seen.append((gc.get_threshold()[0],
+                                                                         gc.get_freeze_count())) or real(*a, **k))
+    before = (gc.get_threshold(), gc.get_freeze_count())
+    assert cli.main(["compile", SEED, "--emit", "gen", "-o", str(tmp_path / "k.krn")]) == 0
+    assert seen[0][0] == COMPILE_THRESHOLD and seen[0][1] > 0
+    assert (gc.get_threshold(), gc.get_freeze_count()) == before
