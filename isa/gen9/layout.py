@@ -47,20 +47,22 @@ def pack(form: str, values: dict) -> bytes:
     fields = _PLACES[form]
     word = 0
     aliases = {}
-    for k, v in values.items():
+    for k in values.keys() - fields.keys():      # names not plain fields of the form: aliases, "_" notes
         if k.startswith("_"):
             continue
-        place = fields.get(k)
-        if place is None:
-            f = F.BY_NAME.get(k)
-            if f is None or not f.alias or form not in f.bits:
-                raise KeyError(f"field {k} not in form {form}")
-            aliases[k] = v
-            continue
-        lo, limit = place
-        if not 0 <= v < limit:
-            raise IsaError(f"field {k} of form {form}: {v} is out of range (0 to {limit - 1})")
-        word |= v << lo
+        f = F.BY_NAME.get(k)
+        if f is None or not f.alias or form not in f.bits:
+            raise KeyError(f"field {k} not in form {form}")
+        aliases[k] = values[k]
+    for k, v in values.items():
+        if v:                                      # most fields are zero: nothing to place or check
+            place = fields.get(k)
+            if place is None:
+                continue
+            lo, limit = place
+            if not 0 <= v < limit:
+                raise IsaError(f"field {k} of form {form}: {v} is out of range (0 to {limit - 1})")
+            word |= v << lo
     for k, v in aliases.items():
         word = _scatter(word, (F.BY_NAME[k].bits[form],), v)
     return word.to_bytes(F.FORM_BITS[form] // 8, "little")
