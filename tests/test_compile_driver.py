@@ -156,3 +156,15 @@ def test_a_compile_runs_with_the_collector_tuned_and_leaves_it_as_it_was(monkeyp
     assert cli.main(["compile", SEED, "--emit", "gen", "-o", str(tmp_path / "k.krn")]) == 0
     assert seen[0][0] == COMPILE_THRESHOLD and seen[0][1] > 0
     assert (gc.get_threshold(), gc.get_freeze_count()) == before
+
+
+@pytest.mark.parametrize("cf, selections", [("auto", 2), ("structured", 1), ("hybrid", 1)])
+def test_a_kernel_is_selected_once_per_mode_it_weighs(monkeypatch, cf, selections):
+    """--cf auto selects the tree and the hybrid once each to weigh them and compiles the winner from its
+    selection (a third selection of the chosen mode used to follow); an explicit mode selects once."""
+    import reconverge.backend.gen.isel as isel
+    calls = []
+    real = isel.select
+    monkeypatch.setattr(isel, "select", lambda *a, **k: calls.append(1) or real(*a, **k))
+    compile(load_program(HYBRID, "-O2"), "nested_break", GenOptions(16, cf))
+    assert len(calls) == selections
