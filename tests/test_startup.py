@@ -14,7 +14,7 @@ SOURCE = os.path.join(ROOT, "examples", "nested_break.cl")
 # what no compile needs: numpy, the Gen simulator and its dispatch, the IR interpreter, the run targets,
 # and importlib.metadata (only --version reads the installed version)
 NOT_FOR_A_COMPILE = ("numpy", "reconverge.isa.gen9.simulator", "reconverge.isa.gen9.dispatch",
-                     "reconverge.lowering.interp", "reconverge.tools.targets", "importlib.metadata")
+                     "reconverge.lowering.interp", "reconverge.tools.targets", "importlib.metadata", "construct")
 # what --help needs even less: LLVM, the compiler's IR, either backend
 NOT_FOR_HELP = (*NOT_FOR_A_COMPILE, "llvmlite", "reconverge.lowering.ir", "reconverge.lowering.pipeline",
                 "reconverge.backend", "reconverge.isa.gen9.model", "typing", "threading",
