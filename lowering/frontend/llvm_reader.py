@@ -94,7 +94,8 @@ class ModuleContext:
         self._data: dict[str, ModuleData] = {}
         self._declared: dict[str, bool] = {}
         self._by_ptr: dict[int, LType] = {}
-        self._module_text: str | None = None
+        self._module_text: str | None = getattr(mod, "reconverge_text", None)   # prepare_module's, if it kept it
+        self._function_starts: dict[str, int] | None = None
         self._debug: dict[str, str] | None = None
         self._nodes: dict[str, str] | None = None
         self._functions: set[str] | None = None
@@ -141,6 +142,24 @@ class ModuleContext:
         if not _ATTACHMENT.search(header):
             return KernelMetadata()
         return parse_kernel_metadata(header, None, f"{self.source_name}: kernel @{kernel}", self._metadata_nodes())
+
+    def function_text(self, fn: llvm.ValueRef) -> str:
+        """The printed function: its slice of the module's text when that is at hand (prepare_module keeps
+        it; printing the function again cost 0.3 CPU s at 100k blocks), else str(fn). The slice differs
+        from str(fn) only in attribute group numbers (`#3`), which the reader does not read."""
+        text = self._module_text
+        if text is not None:
+            if self._function_starts is None:
+                self._function_starts = {}
+                for m in _DEFINE_AT.finditer(text):
+                    name = m.group(1).strip('"')
+                    if "\\" not in name:         # an escaped name: str(fn) prints it
+                        self._function_starts[name] = m.start()
+            start = self._function_starts.get(fn.name)
+            end = text.find("\n}\n", start) if start is not None else -1
+            if start is not None and end >= 0:
+                return text[start:end + 2]
+        return str(fn)
 
     def fpmath(self, instruction_text: str) -> float:
         """The error in ULP an instruction's `!fpmath` attachment allows (0: none, correctly rounded).
@@ -260,6 +279,7 @@ class KernelMetadata:
     reqd_work_group_size: tuple[int, int, int] | None = None  # !reqd_work_group_size
 
 
+_DEFINE_AT = re.compile(r'^define [^\n]*?@("[^"]*"|[-\w.$]+)\(', re.M)
 _ATTACHMENT = re.compile(r"!(kernel_arg_name|kernel_arg_type|reqd_work_group_size)\s+!(\d+)")
 _MD_NODE = re.compile(r"^!(\d+) = (?:distinct )?!\{(.*)\}\s*$", re.M)
 
@@ -477,7 +497,7 @@ class FunctionReader:
     # ----- the function -----
     def read(self, is_kernel: bool = True) -> Function:
         fn = self.fn
-        fn_text = str(fn)    # printed once: printing instructions one by one is quadratic (slot numbering)
+        fn_text = self.ctx.function_text(fn)   # printed once: one by one is quadratic (slot numbering)
         try:
             ret_lt = self.ctx.ltype_of(fn.global_value_type.get_function_return())
         except TypeError_ as e:
