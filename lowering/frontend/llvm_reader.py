@@ -61,6 +61,12 @@ _INT_BINOPS = _same_named("int", "add sub mul udiv sdiv urem srem shl lshr ashr 
 _FLOAT_BINOPS = _same_named("float", "fadd fsub fmul fdiv frem")
 _CASTS = _same_named("cast", "trunc zext sext fptrunc fpext fptoui fptosi uitofp sitofp ptrtoint inttoptr "
                              "addrspacecast")
+# ValueKind members as plain constants: an enum member looked up through its class costs about 0.3 us,
+# and lanes() asked for several per operand
+_VK = llvm.ValueKind
+_INSTRUCTION, _ARGUMENT, _GLOBAL, _CONSTANT_INT, _FUNCTION = (
+    _VK.instruction, _VK.argument, _VK.global_variable, _VK.constant_int, _VK.function)
+_NOT_VALUES = (_VK.metadata_as_value, _VK.basic_block, _VK.inline_asm, _VK.block_address)
 READ_TEXT = True      # read function bodies from their printed text (llvm_text.py); False: llvmlite's values
 _NAME = re.compile(r'^\s*%("(?:[^"]*)"|[-\w.$]+)\s*=')
 
@@ -397,25 +403,24 @@ class FunctionReader:
 
     def lanes(self, v: llvm.ValueRef) -> list[Value]:
         kind = v.value_kind
-        if kind in (llvm.ValueKind.instruction, llvm.ValueKind.argument):
+        if kind is _INSTRUCTION or kind is _ARGUMENT:
             k = key(v)
             hit = self.values.get(k)
             if hit is None:
-                if kind == llvm.ValueKind.argument:
+                if kind is _ARGUMENT:
                     raise Unsupported(f"argument {v.name} of another function")
                 forward = [_Forward(scalar_type(t)) for t in scalar_leaves(self.ltype(v))]
                 self.pending.setdefault(k, []).extend(forward)
                 hit = self.values[k] = cast(list[Value], forward)
             return hit
-        if kind == llvm.ValueKind.global_variable:
-            return [self.global_addr(v.name)]
-        if kind == llvm.ValueKind.constant_int:
+        if kind is _CONSTANT_INT:
             t = scalar_type(self.ltype(v))
             return [Const(t, v.get_constant_value())]
-        if kind == llvm.ValueKind.function:
+        if kind is _GLOBAL:
+            return [self.global_addr(v.name)]
+        if kind is _FUNCTION:
             raise Unsupported(f"function @{v.name} used as a value")
-        if kind in (llvm.ValueKind.metadata_as_value, llvm.ValueKind.basic_block, llvm.ValueKind.inline_asm,
-                    llvm.ValueKind.block_address):
+        if kind in _NOT_VALUES:
             raise Unsupported(f"{kind.name} operand")
         text = str(v)
         hit = self._consts.get(text)
@@ -518,7 +523,7 @@ class FunctionReader:
                 args.append(arg)
                 arg_values.append(arg)
             arg_lanes.append((a, arg_values))
-        ret_t = Type("void") if ret_lt.kind == "void" else scalar_type(ret_lt) if ret_lt.is_scalar else None
+        ret_t = VOID if ret_lt.kind == "void" else scalar_type(ret_lt) if ret_lt.is_scalar else None
         if ret_t is None:
             raise self.error(f"unsupported return type {ret_lt}", NotSupported)
         func = self.func = Function(self.name, args, ret_t, is_kernel=is_kernel)
@@ -531,7 +536,7 @@ class FunctionReader:
         if body is not None:
             llvm_blocks: list = body.blocks
             labels = [b.label for b in body.blocks]
-            text_of = {key(ins): ins.text for b in body.blocks for ins in b.instructions}
+            text_of: dict[int, str] = {}      # records carry their text
         else:
             llvm_blocks = list(fn.blocks)
             labels = _block_labels(fn_text, len(llvm_blocks), sum(1 for a in fn.arguments if not a.name))
@@ -546,7 +551,8 @@ class FunctionReader:
             self.blocks[key(b)] = blk
             func.blocks.append(blk)
             if located:
-                blk.source_lines = self.ctx.block_source_lines([text_of[key(ins)] for ins in b.instructions])
+                blk.source_lines = self.ctx.block_source_lines([ins.text if body is not None else text_of[key(ins)]
+                                                                 for ins in b.instructions])
         notes = self.scope_notes = self.ctx.scope_notes() if "!dbg !" in fn_text else None
         phis: list[tuple[llvm.ValueRef, list[Phi], str]] = []
         lanes: list[Value] | None
@@ -555,7 +561,7 @@ class FunctionReader:
             self.sink = blk
             self.block_label = blk.label
             for ins in b.instructions:
-                self.text = text_of[key(ins)]
+                self.text = ins.text if body is not None else text_of[key(ins)]
                 self.created = []
                 try:
                     op = ins.opcode
@@ -574,13 +580,17 @@ class FunctionReader:
                 except (TypeError_, ValueError, KeyError, IndexError) as e:
                     raise self.error(f"unsupported instruction: {self.text} ({e})", NotSupported) from None
                 if lanes is not None:
-                    self._name(lanes)
+                    if body is not None:
+                        if ins._at:
+                            self._name_lanes(ins._toks[0][1:].strip('"'), lanes)
+                    else:
+                        self._name(lanes)
                     self.define(ins, lanes)
                 if notes is not None:
                     notes.note(blk, self.text, self.created)
         for ins, phi_lanes, label in phis:
             self.block_label = label
-            self.text = text_of[key(ins)]
+            self.text = ins.text if body is not None else text_of[key(ins)]
             seen: set[int] = set()
             for v, b in zip(ins.operands, ins.incoming_blocks):
                 pk = key(b)
@@ -621,11 +631,18 @@ class FunctionReader:
 
     def _name(self, lanes: list[Value]) -> None:
         m = _NAME.match(self.text)
-        if not m:
-            return
-        base = m.group(1).strip('"')
+        if m:
+            self._name_lanes(m.group(1).strip('"'), lanes)
+
+    def _name_lanes(self, base: str, lanes: list[Value]) -> None:
+        """Name the lanes this instruction made after its LLVM result `%base`."""
         if base.isdigit():
             return                  # LLVM's numbered values (%11) are unnamed: a slot, not a chosen name
+        if len(lanes) == 1:
+            v = lanes[0]
+            if isinstance(v, Instr) and not v.name and any(x is v for x in self.created):
+                v.name = base
+            return
         fresh = {id(x) for x in self.created}
         for i, v in enumerate(lanes):
             if isinstance(v, Instr) and id(v) in fresh and not v.name:
@@ -912,7 +929,7 @@ class FunctionReader:
     # calls
     def call(self, ins: llvm.ValueRef, ops: list) -> list[Value] | None:
         callee = ops[-1]
-        if callee.value_kind != llvm.ValueKind.function:
+        if callee.value_kind is not _FUNCTION:
             raise Unsupported("indirect call")
         name = callee.name
         args = ops[:-1]
@@ -965,26 +982,26 @@ class FunctionReader:
             vals = self.lanes(ops[0]) if ops else []
             if len(vals) > 1:
                 raise Unsupported("returning a vector or aggregate")
-            self.emit("ret", vals, Type("void"))
+            self.emit("ret", vals, VOID)
         elif op == "unreachable":
-            self.emit("unreachable", [], Type("void"))
+            self.emit("unreachable", [], VOID)
         elif op == "br":
             if len(ops) == 1:
-                self.emit("br", [], Type("void")).targets = [self.blocks[key(ops[0])]]
+                self.emit("br", [], VOID).targets = [self.blocks[key(ops[0])]]
             else:
                 cond = self.lane(ops[0])
                 t, f = self.blocks[key(ops[2])], self.blocks[key(ops[1])]
                 if t is f:
-                    self.emit("br", [], Type("void")).targets = [t]
+                    self.emit("br", [], VOID).targets = [t]
                 else:
-                    self.emit("cbr", [cond], Type("void")).targets = [t, f]
+                    self.emit("cbr", [cond], VOID).targets = [t, f]
         else:
             cond = self.lane(ops[0])
             cases = self._case_values(cond.type)
             dests = [self.blocks[key(o)] for o in ops[1:]]
             if len(cases) != len(dests) - 1:
                 raise Unsupported(f"found {len(cases)} case values for {len(dests) - 1} destinations")
-            self.emit("switch", [cond], Type("void"), {"cases": cases}).targets = dests
+            self.emit("switch", [cond], VOID, {"cases": cases}).targets = dests
         assert blk.instrs[-1].is_terminator
 
     def _case_values(self, t: Type) -> list[int]:

@@ -71,7 +71,8 @@ class Instr(Value):
 
     def __init__(self, opcode: str, operands: list[Value], type: Type = VOID, attrs: dict[str, Any] | None = None,
                  targets: list["Block"] | None = None, name: str = ""):
-        super().__init__(type, name)
+        self.type = type                  # Value's fields, set here: the hottest constructor of every pass
+        self.name = name
         self.opcode = opcode
         self.operands = list(operands)
         self.attrs = attrs or {}
