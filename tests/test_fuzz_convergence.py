@@ -301,3 +301,46 @@ def test_a_program_tokens_cannot_be_added_to_stays_c_with_g():
     read; the generator keeps the C form with -g instead of stopping the whole campaign."""
     program = generate(9179, "convergence")
     assert program.language == "cl" and program.build_options == ("-g",)
+
+
+def test_nested_do_while_blocks_leave_the_rest_of_each_program_as_it_was(monkeypatch):
+    """Seed 004's nested do/while (generator.nested_do) comes from a stream of its own: without it, each
+    convergence seed's OpenCL C is its program less those blocks, so older campaigns' seeds still hold."""
+    import reconverge.tools.fuzz.generator as generator
+    with_blocks = {seed: generate(seed, "convergence") for seed in range(0, 24)}
+    monkeypatch.setattr(generator, "NESTED_DO_RATE", 0.0)
+    added = 0
+    for seed, program in with_blocks.items():
+        full = (program.cl_source or program.source).splitlines()
+        plain = generate(seed, "convergence")
+        lines = iter(full)
+        assert all(any(line == other for other in lines) for line in (plain.cl_source or plain.source).splitlines())
+        added += len(full) > len((plain.cl_source or plain.source).splitlines())
+    assert added >= 3
+
+
+def test_a_nested_do_while_merged_by_llvm_is_separated_and_agrees(tmp_path, monkeypatch):
+    """Seed 62: clang -O2 merges the nested do/while into one loop with two back edges, the front end
+    separates them (lowering/frontend/loop_separation.py: the generator is how the fuzzer reaches it), and
+    the hybrid Gen code at -O2 agrees with -O0's lane by lane."""
+    from reconverge.lowering.frontend import loop_separation
+    program = generate(62, "convergence")
+    assert "do {" in program.source and program.build_options == ("-g",)
+    separated = []
+    original = loop_separation.separate_merged_loops
+
+    def counting(func, notes):
+        bodies = original(func, notes)
+        separated.append(len(bodies))
+        return bodies
+
+    monkeypatch.setattr(loop_separation, "separate_merged_loops", counting)
+    path = tmp_path / "k.cl"
+    path.write_text(program.source)
+    load_program(str(path), "-O2", build_options=program.build_options).functions_for("generic", ["k"])
+    assert any(separated)
+    run = ProgramRun(program, str(tmp_path))
+    configs = [Config("llvm", "-O0"), Config("ir", "-O0"), Config.parse("gen-O2-simd16-hybrid")]
+    outcomes = [run.run(c) for c in configs]
+    # the llvm reference declines an operation -O2 moved out of its loop (ir -O0 is the reference then)
+    assert [o.status for o in outcomes] == ["skipped", "ok", "ok"], [o.message for o in outcomes]
