@@ -611,9 +611,11 @@ class FunctionReader:
         for ins in reversed(self.prologue.instrs):
             entry.insert(0, ins)
         if self.patch:
+            placeholders = self.patch.keys()           # ids of the placeholders: a C-level test per instruction
             for blk in func.blocks:
                 for ins in blk.instrs:
-                    ins.operands = [self._resolve(o) if isinstance(o, _Forward) else o for o in ins.operands]
+                    if not placeholders.isdisjoint(map(id, ins.operands)):
+                        ins.operands = [self._resolve(o) if isinstance(o, _Forward) else o for o in ins.operands]
         if body is not None:
             body.release()
         func.update_cfg()
@@ -640,7 +642,7 @@ class FunctionReader:
             return                  # LLVM's numbered values (%11) are unnamed: a slot, not a chosen name
         if len(lanes) == 1:
             v = lanes[0]
-            if isinstance(v, Instr) and not v.name and any(x is v for x in self.created):
+            if isinstance(v, Instr) and not v.name and v in self.created:      # (Values compare by identity)
                 v.name = base
             return
         fresh = {id(x) for x in self.created}

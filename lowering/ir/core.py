@@ -36,7 +36,8 @@ class Const(Value):
     __slots__ = ("value",)
 
     def __init__(self, type: Type, value: int | float):
-        super().__init__(type)
+        self.type = type
+        self.name = ""
         if type.is_int:
             value = int(value) & ((1 << type.bits) - 1)
         elif type.is_ptr:
