@@ -258,7 +258,7 @@ class _Structurizer:
         replaced_get, index_get, contains = self.replaced.get, index.get, self.forest.contains
         header_of = self.header_of
         for u, b in enumerate(self.nodes):
-            home = header_of[u]
+            user_loop = header_of[u]
             for ins in b.instrs:
                 if ins.opcode == "var_load":
                     continue
@@ -266,11 +266,11 @@ class _Structurizer:
                 for i, op in enumerate(ops):
                     # as_seen_from, with its common answers first: a value of the same loop as the user
                     value = replaced_get(op, op)
-                    if isinstance(value, Instr):
+                    if isinstance(value, Instr) and value.block is not None:
                         k = index_get(value.block)
                         if k is not None:
                             h = header_of[k]
-                            if h != -1 and h != home and not contains(h, u):
+                            if h != -1 and h != user_loop and not contains(h, u):
                                 value = as_seen_from(value, u)
                     if value is not op:
                         ops[i] = value
