@@ -213,6 +213,24 @@ def test_fuzz_1004_reads_at_O2_with_g(tmp_path):
     assert [o.status for o in outcomes] == ["ok"] * 3, [o.message for o in outcomes]
 
 
+def test_fuzz_12140_each_unrolled_copy_keeps_its_own_operation(tmp_path):
+    """Fuzz convergence-12140 at -O2 -g: LLVM fully unrolls a 5-trip loop around a waterfall loop, leaving five
+    copies one after another at the top level; every copy dominates the later copies' reductions and touches
+    their scopes, and the scopes rule took the first copy for all five (the wrong lanes met: ir, spirv and gen
+    agreed with each other, not with -O0). The nearest copy is each operation's home now."""
+    import os
+
+    from reconverge.tools.fuzz.generator import ARG_NAMES, FuzzProgram
+    path = os.path.join(os.path.dirname(__file__), "kernels_fuzzconv", "scopes_unrolled_copies_12140.cl")
+    with open(path, encoding="utf-8") as f:
+        source = f.read()
+    program = FuzzProgram(12140, "convergence", source, "cl", 128, 32, n_arg=2, arg_names=list(ARG_NAMES),
+                          uses_subgroups=True, build_options=("-g",))
+    run = ProgramRun(program, str(tmp_path))
+    outcomes = [run.run(Config.parse(c)) for c in ("llvm-O0", "ir-O0", "ir-O2", "gen-O2-simd16-structured")]
+    assert [o.status for o in outcomes][1:] == ["ok"] * 3, [o.message for o in outcomes]
+
+
 def test_fuzz_1010_a_phis_location_is_not_the_loops_code(tmp_path):
     """Fuzz convergence-1010 at -O0 on Gen hybrid: a loop header's phi, located at its variable's declaration
     at the top of the function, made the loop's common scope the function's, so the scopes rule homed

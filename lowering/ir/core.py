@@ -415,12 +415,21 @@ def _slots(cls: type) -> list[str]:
     return [name for klass in cls.__mro__ for name in getattr(klass, "__slots__", ())]
 
 
+_SLOTS: dict[type, tuple[str, ...]] = {}     # _copy_slots' cache: a class's slots, walked once per class
+
+
 def _copy_slots(obj: object) -> object:
     """A shallow copy of an object made of __slots__ (no constructor run: If() and Loop() add blocks)."""
-    new = object.__new__(type(obj))
-    for name in _slots(type(obj)):
-        if hasattr(obj, name):
+    cls = type(obj)
+    slots = _SLOTS.get(cls)
+    if slots is None:
+        slots = _SLOTS[cls] = tuple(_slots(cls))
+    new = object.__new__(cls)
+    for name in slots:
+        try:
             setattr(new, name, getattr(obj, name))
+        except AttributeError:                  # a slot never set stays unset
+            pass
     return new
 
 
