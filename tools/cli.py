@@ -100,10 +100,12 @@ def _compile(args) -> None:
         raise UsageError(f"--emit {args.emit} needs the structurize pass (drop --stop-after read)")
     spirv = compile_spirv_options(args)
     gen = _compile_gen_options(args)
-    from reconverge.backend.gen import CF_MODES
     from reconverge.lowering.target import PIPELINES
     auto = gen is not None and gen.cf == "auto"
-    gen_pipeline = CF_MODES[gen.cf].pipeline if gen is not None and not auto else None
+    gen_pipeline = None
+    if gen is not None and not auto:
+        from reconverge.backend.gen import CF_MODES  # only for Gen: a SPIR-V compile never loads it
+        gen_pipeline = CF_MODES[gen.cf].pipeline
     if auto and args.pipeline:
         raise UsageError("--pipeline with --emit gen* needs --cf structured, blockip or hybrid (--cf auto "
                          "runs the gen pipeline, and gen-blockip where it weighs the hybrid)")
