@@ -77,7 +77,8 @@ class _Forward(Value):
 
 
 _DBG = re.compile(r"!dbg !(\d+)")
-_CONVERGENCECTRL = re.compile(r'\[\s*"convergencectrl"\s*\(')
+_BUNDLES = re.compile(r'\)\s*\[\s*"')             # a call's operand bundle list after its arguments
+_BUNDLE_TAG = re.compile(r'"([^"]*)"\s*\(')
 
 
 def zero(t: Type) -> Const:
@@ -936,7 +937,12 @@ class FunctionReader:
         name = callee.name
         args = ops[:-1]
         control = None
-        if _CONVERGENCECTRL.search(self.text):     # the bundle's operand comes after the arguments
+        bundles = _BUNDLES.search(self.text)
+        if bundles:                                # a bundle's operands come after the arguments
+            tags = _BUNDLE_TAG.findall(self.text, bundles.start())
+            if tags != ["convergencectrl"]:
+                other = next((t for t in tags if t != "convergencectrl"), "convergencectrl")
+                raise Unsupported(f"operand bundle \"{other}\" (only one \"convergencectrl\" bundle is read)")
             control, args = self.lane(args[-1]), args[:-1]
             if not control.type.is_token:
                 raise Unsupported("a convergencectrl bundle without a token")
