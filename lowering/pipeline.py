@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import errno
 import os
+import re
 from dataclasses import dataclass, field
 
 from reconverge.lowering.deepstack import depth_independent
@@ -227,6 +228,9 @@ def load_module(path: str, opt_level: str = "-O0", build_options: tuple[str, ...
     if kind == "cl":
         from reconverge.lowering.input_kind import STDIN_NAME
         clang = run_clang(path, opt_level, build_options, source=data if path == STDIN_NAME else None)
+        if opt_level != "-O0" and "-g" in build_options and unrolled_convergent_calls(clang.llvm_text):
+            clang = run_clang(path, opt_level, (*build_options, "-fno-unroll-loops"),
+                              source=data if path == STDIN_NAME else None)
         if diagnostics is not None and clang.diagnostics:
             diagnostics.append(clang.diagnostics)
         mod = parse_llvm_text(clang.llvm_text, path)
@@ -241,6 +245,26 @@ def load_module(path: str, opt_level: str = "-O0", build_options: tuple[str, ...
     if hlsl.is_hlsl(mod):          # clang's HLSL for Vulkan: its shaders as OpenCL kernels
         mod = hlsl.adapt(mod, path)
     return optimize_module(mod, speed_level(opt_level), path)
+
+
+# a call to a sub-group or barrier built-in, and its debug location (SPIR mangled names)
+_CONVERGENT_CALL = re.compile(r"call [^\n]*@_Z\w*(?:sub_group|barrier)\w*\([^\n]*!dbg !(\d+)")
+
+
+def unrolled_convergent_calls(llvm_text: str) -> bool:
+    """Whether clang duplicated a sub-group operation or barrier with its location (unrolled a loop around
+    it). Under -g's scopes the source's loops decide where lanes meet, and a fully unrolled loop is gone:
+    where LLVM had first merged a do/while into its outer loop (seed 004's shape with constant trip
+    counts), the copies meet lanes of different outer iterations and no loop is left to separate (fuzz
+    convergence-14008). Such a file is compiled again with -fno-unroll-loops, so the loops stay for
+    lowering.frontend.loop_separation and the scopes rule; a file whose convergent calls LLVM did not copy
+    keeps clang's code."""
+    seen: set[str] = set()
+    for m in _CONVERGENT_CALL.finditer(llvm_text):
+        if m.group(1) in seen:
+            return True
+        seen.add(m.group(1))
+    return False
 
 
 def speed_level(opt_level: str) -> int:

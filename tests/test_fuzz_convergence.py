@@ -249,6 +249,29 @@ def test_fuzz_13266_pulling_a_region_into_its_loop_reads_the_cfg_before_the_latc
     assert [o.status for o in outcomes][1:] == ["ok"] * 3, [o.message for o in outcomes]
 
 
+def test_fuzz_14008_merged_loops_that_llvm_would_unroll_stay_loops(tmp_path):
+    """Fuzz convergence-14008 at -O2 -g (the generator's nested do/while, constant trip counts): LLVM merged the
+    do/while into its outer loop and then unrolled it fully, so each copy of the do body met lanes of
+    different outer iterations and no loop was left to separate; ir, spirv and gen agreed with each other,
+    not with -O0. clang copying a sub-group call with its location now recompiles the file with
+    -fno-unroll-loops (pipeline.unrolled_convergent_calls), and the loop separation takes the merged loop."""
+    import os
+
+    from reconverge.lowering.pipeline import unrolled_convergent_calls
+    from reconverge.tools.fuzz.generator import ARG_NAMES, FuzzProgram
+    path = os.path.join(os.path.dirname(__file__), "kernels_fuzzconv", "scopes_merged_unrolled_14008.cl")
+    with open(path, encoding="utf-8") as f:
+        source = f.read()
+    from reconverge.lowering.frontend.clang import compile_opencl
+    assert unrolled_convergent_calls(compile_opencl(path, "-O2", ("-g",)))
+    assert not unrolled_convergent_calls(compile_opencl(path, "-O2", ("-g", "-fno-unroll-loops")))
+    program = FuzzProgram(14008, "convergence", source, "cl", 16, 8, n_arg=6, arg_names=list(ARG_NAMES),
+                          uses_subgroups=True, build_options=("-g",))
+    run = ProgramRun(program, str(tmp_path))
+    outcomes = [run.run(Config.parse(c)) for c in ("llvm-O0", "ir-O0", "ir-O2", "gen-O2-simd8-structured")]
+    assert [o.status for o in outcomes][1:] == ["ok"] * 3, [o.message for o in outcomes]
+
+
 def test_fuzz_1010_a_phis_location_is_not_the_loops_code(tmp_path):
     """Fuzz convergence-1010 at -O0 on Gen hybrid: a loop header's phi, located at its variable's declaration
     at the top of the function, made the loop's common scope the function's, so the scopes rule homed

@@ -77,7 +77,7 @@ class _Forward(Value):
 
 
 _DBG = re.compile(r"!dbg !(\d+)")
-_BUNDLES = re.compile(r'\)\s*\[\s*"')             # a call's operand bundle list after its arguments
+_BUNDLES = re.compile(r'\)[^()"\[]*\[\s*"')       # a call's operand bundle list, after its arguments and attributes
 _BUNDLE_TAG = re.compile(r'"([^"]*)"\s*\(')
 
 
