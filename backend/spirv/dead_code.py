@@ -52,6 +52,12 @@ _LITERALS_AFTER = (("OpCapability", 0), ("OpExtension", 0), ("OpMemoryModel", 0)
                    ("OpSourceExtension", 0), ("OpModuleProcessed", 0), ("OpString", 0), ("OpExecutionMode", 1),
                    ("OpSelectionMerge", 1), ("OpLoopMerge", 2))
 
+# Instructions that use ids only in their first words, the rest being literals (a type's width or count, a
+# storage class, a constant's value, a composite's indices): (opname, how many words after the opcode word
+# may be ids). A literal read as an id would keep whatever instruction has that number as its result.
+_IDS_BEFORE = (("OpTypeInt", 0), ("OpTypeFloat", 0), ("OpTypeVector", 2), ("OpTypeMatrix", 2),
+               ("OpTypePointer", 1), ("OpConstant", 1), ("OpSpecConstant", 1), ("OpCompositeExtract", 3))
+
 _tables: tuple | None = None
 
 
@@ -62,7 +68,8 @@ def _opcodes():
                    frozenset(GRAMMAR.opcode(n) for n in _ABOUT), GRAMMAR.opcode("OpLoad"),
                    GRAMMAR.opcode("OpExtInst"), GRAMMAR.opcode("OpExtInstImport"),
                    {GRAMMAR.opcode(n): k for n, k in _LITERALS_AFTER}, GRAMMAR.opcode("OpEntryPoint"),
-                   GRAMMAR.opcode("OpDecorateId"))
+                   GRAMMAR.opcode("OpDecorateId"), {GRAMMAR.opcode(n): k for n, k in _IDS_BEFORE},
+                   GRAMMAR.opcode("OpTypePointer"))
     return _tables
 
 
@@ -77,7 +84,8 @@ def _id_words(s: int, e: int, op: int, literals_after: dict, decorate_id: int, a
 
 def remove_dead_code(words: array) -> array:
     """The module (header included) without the results nobody uses."""
-    pure, types, about, op_load, op_ext_inst, op_import, literals_after, entry_point, decorate_id = _opcodes()
+    (pure, types, about, op_load, op_ext_inst, op_import, literals_after, entry_point, decorate_id, ids_before,
+     type_pointer) = _opcodes()
     starts: list[int] = []
     defined: dict[int, int] = {}        # result id of a removable instruction -> its index in starts
     glsl_set = None
@@ -126,7 +134,14 @@ def remove_dead_code(words: array) -> array:
         use(*_id_words(s, e, op, literals_after, decorate_id, about))
     while work:
         k = defined[work.pop()]
-        use(starts[k] + 1, starts[k + 1])
+        s, e = starts[k], starts[k + 1]
+        op = words[s] & 0xFFFF
+        if op == type_pointer:
+            use(s + 3, e)
+        elif op in ids_before:
+            use(s + 1, min(e, s + 1 + ids_before[op]))
+        else:
+            use(s + 1, e)
     out = array("I", words[:5])
     for k in range(len(starts) - 1):
         s, e = starts[k], starts[k + 1]
