@@ -123,6 +123,7 @@ class FunctionEmitter(SubgroupSelector, InstructionSelector):
         self.interface: dict[int, None] = {}
         self.push_variable: int | None = None
         self.push_struct: int | None = None
+        self.push_read: list[PushMember] = []      # the push-constant members read, in first-read order
         self._local_size_id: int | None = None
         self.loop_counter = LoopCounter(self) if module.options.count_loop_iterations else None
 
@@ -225,16 +226,12 @@ class FunctionEmitter(SubgroupSelector, InstructionSelector):
 
     def load_push_member(self, member: PushMember, t: Type, res=None) -> int:
         m, types = self.m, self.types
-        if self.push_variable is None:
-            self.push_struct = m.type("OpTypeStruct", *(types.of(x.type) for x in self.abi.push), unique=True)
-            m.decorate(self.push_struct, "Block")
-            for i, x in enumerate(self.abi.push):
-                m.member_decorate(self.push_struct, i, "Offset", x.offset)
-                m.member_name(self.push_struct, i, x.name)
-            m.name(self.push_struct, f"{self.func.name}.scalars")
-            self.push_variable = self.note_interface(
-                m.global_variable(types.pointer("PushConstant", self.push_struct), "PushConstant"))
-        index = self.abi.push.index(member)
+        if self.push_variable is None:          # declared at the end (declare_push_block), with what is read
+            self.push_struct, self.push_variable = m.new_id(), m.new_id()
+            self.note_interface(self.push_variable)
+        if member not in self.push_read:
+            self.push_read.append(member)
+        index = self.push_read.index(member)
         member_t = types.of(member.type)
         word = self.op("OpLoad", member_t, self.op("OpAccessChain", types.pointer("PushConstant", member_t),
                                                    self.push_variable, self.u32(index)))
@@ -246,6 +243,20 @@ class FunctionEmitter(SubgroupSelector, InstructionSelector):
         if t.bits == 1:
             return self.op("OpINotEqual", types.bool, word, self.const(member.type, 0), result=res)
         return self.convert_int("OpUConvert", word, member.type, t, res)    # packed zero-extended
+
+    def declare_push_block(self) -> None:
+        """The push-constant Block with only the members the kernel reads (in first-read order, each at
+        its ABI offset): the launcher fills the whole ABI block, and a shader may declare part of it."""
+        if self.push_variable is None or self.push_struct is None:
+            return
+        m, types = self.m, self.types
+        m.type("OpTypeStruct", *(types.of(x.type) for x in self.push_read), unique=True, result=self.push_struct)
+        m.decorate(self.push_struct, "Block")
+        for i, x in enumerate(self.push_read):
+            m.member_decorate(self.push_struct, i, "Offset", x.offset)
+            m.member_name(self.push_struct, i, x.name)
+        m.name(self.push_struct, f"{self.func.name}.scalars")
+        m.global_variable(types.pointer("PushConstant", self.push_struct), "PushConstant", result=self.push_variable)
 
     # ----- the function -----
     def emit(self) -> None:
@@ -288,6 +299,7 @@ class FunctionEmitter(SubgroupSelector, InstructionSelector):
         m.name(fid, func.name)
         self.emit_list(func.body, None, None)
         m.end_function()
+        self.declare_push_block()
         used = list(self.interface) if self.module.options.version >= (1, 4) else \
             [v for v in self.interface if v in self.module.builtins.values()]
         m.entry_point("GLCompute", fid, func.name, used)
@@ -309,8 +321,10 @@ class FunctionEmitter(SubgroupSelector, InstructionSelector):
 
     def load_arguments(self) -> None:
         """Scalar parameters are read once, at the top of the entry block (which dominates every use)."""
+        read = {v for ins in self.func.instructions() for v in ins.operands} | \
+            {node.cond for nodes in cf_lists(self.func) for node in nodes if isinstance(node, If)}
         for member in self.abi.push:
-            if member.arg is not None:
+            if member.arg is not None and member.arg in read:
                 self.ids[member.arg] = self.load_push_member(member, member.arg.type)
         for b in self.abi.buffers:
             self.ids[b.arg] = self.u32(0)

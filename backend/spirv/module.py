@@ -410,8 +410,8 @@ class SpirvModule:
             raise ValueError(f"{opname}: has no result id")
         return rid
 
-    def _global(self, opname: str, result_type, *args) -> int:
-        inst, result = self._encode(self._plan(opname), result_type, args, None)
+    def _global(self, opname: str, result_type, *args, result: int | None = None) -> int:
+        inst, result = self._encode(self._plan(opname), result_type, args, result)
         assert result is not None, f"{opname} has a result id"
         self._sections["globals"].extend(inst)
         if result_type is not None:
@@ -577,10 +577,11 @@ class SpirvModule:
             self._undefs.add(found)
         return found
 
-    def global_variable(self, pointer_type: int, storage_class: str | int, initializer: int | None = None) -> int:
-        """A module-level OpVariable (never shared)."""
+    def global_variable(self, pointer_type: int, storage_class: str | int, initializer: int | None = None,
+                        result: int | None = None) -> int:
+        """A module-level OpVariable (never shared); result= defines an id from new_id()."""
         args = (storage_class,) if initializer is None else (storage_class, initializer)
-        return self._global("OpVariable", pointer_type, *args)
+        return self._global("OpVariable", pointer_type, *args, result=result)
 
     # ---- functions and blocks ------------------------------------------------------------------
 
