@@ -3,6 +3,7 @@
 - the push-constant block declares only the members the kernel reads (at their ABI offsets, in
   first-read order), and the launcher's full block still feeds them: checked on lavapipe against the
   CPU reference with a global offset;
+- a fold clang -O2 unrolled runs rolled (lowering/passes/reroll.py) and right on lavapipe;
 - examples/bench/private_array.cl stays within the size `make bench` reports (README "Benchmark"),
   so a clean-up that stops working shows here and not only in a benchmark run.
 """
@@ -18,7 +19,7 @@ from reconverge.backend.spirv.tools import disassemble, validate
 from reconverge.tools.targets.harness import compare, kernel_params, load_program, run_target
 
 ROOT = os.path.join(os.path.dirname(__file__), os.pardir, os.pardir)
-PRIVATE_ARRAY_WORDS = 810       # -O2 (glslang + spirv-opt -O: 563 words on private_array.comp)
+PRIVATE_ARRAY_WORDS = 534       # -O2 (glslang + spirv-opt -O: 563 words on private_array.comp)
 
 PUSH_SOURCE = """
 kernel void push_members(global uint *out, uint a, float unused, uint b, uint d)
@@ -47,6 +48,35 @@ def test_push_block_holds_only_what_is_read(tmp_path):
     got = run_target("spirv", program, "push_members", args, (8, 4), (4, 2), global_offset=offset)
     assert not compare(reference, got, [p.name for p in kernel_params(func)], labels=("llvm", "spirv"))
     assert len(set(reference[0].tolist())) > 4
+
+FOLD_SOURCE = """
+kernel void fold(global const uint *in, global uint *out)
+{
+    uint gid = get_global_id(0);
+    uint acc = gid;
+    for (uint i = 0; i < 12; i++)
+        acc = acc * 31u + (in[i] ^ gid);
+    out[gid] = acc;
+}
+"""
+
+
+@pytest.mark.usefixtures("vk_device")
+def test_an_unrolled_fold_runs_rolled(tmp_path):
+    path = tmp_path / "fold.cl"
+    path.write_text(FOLD_SOURCE)
+    program = load_program(str(path), "-O2")
+    func = program.functions["fold"]
+    binary = compile_spirv([func.clone()])
+    validate(binary, "vulkan1.3", "fold")
+    text = disassemble(binary)
+    assert text.count("OpLoopMerge") == 1 and text.count("OpLoad") < 6
+    data = np.random.RandomState(3).randint(0, 1 << 32, 16, dtype=np.uint64).astype(np.uint32)
+    args = [data, np.zeros(64, np.uint32)]
+    reference = run_target("llvm", program, "fold", args, (64,), (16,))
+    got = run_target("spirv", program, "fold", args, (64,), (16,))
+    assert not compare(reference, got, [p.name for p in kernel_params(func)], labels=("llvm", "spirv"))
+    assert len(set(reference[1].tolist())) > 32
 
 
 def test_private_array_stays_small():
