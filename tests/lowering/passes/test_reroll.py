@@ -47,7 +47,7 @@ def _rolled_and_run(tmp_path, mid: int):
         out = np.zeros(64, np.uint32)
         run_kernel(func, [data.copy(), out], (32,), (8,))
         results.append(out)
-    assert np.array_equal(*results) and len(set(results[0].tolist())) > 16
+    assert np.array_equal(results[0], results[1]) and len(set(results[0].tolist())) > 16
     return after
 
 
