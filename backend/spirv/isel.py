@@ -97,6 +97,8 @@ class SelectorHost(Protocol):
     local_size: tuple[int, int, int]
     _offsets32: dict[tuple[Value, int | None], int]
     _low32: dict[Value, int]
+    variables: dict[MemoryObject, int]
+    push_variable: int | None
 
     def where(self, ins: Instr | None) -> str: ...
     def note_interface(self, var: int) -> int: ...
@@ -108,6 +110,18 @@ class SelectorHost(Protocol):
     def local_size_constant(self) -> int: ...
     def object_variable(self, obj: MemoryObject) -> int: ...
     def load_push_member(self, member: PushMember, t: Type, res: int | None = None) -> int: ...
+
+
+# Instructions whose result depends on nothing but their operands (no memory, no decoration the emitter
+# adds afterwards: float arithmetic gets NoContraction): one computed earlier in the same block, which
+# dominates the rest of the block, stands for a repeat (what spirv-opt's local CSE shares; an access
+# chain repeated per access was 355 words of tests/kernels/private_array.cl).
+SHARED_IN_BLOCK = frozenset((
+    "OpAccessChain", "OpIAdd", "OpISub", "OpIMul", "OpUDiv", "OpUMod", "OpShiftLeftLogical", "OpShiftRightLogical",
+    "OpBitwiseAnd", "OpBitwiseOr", "OpBitwiseXor", "OpNot", "OpBitcast", "OpUConvert", "OpCompositeExtract",
+    "OpCompositeConstruct", "OpIEqual", "OpINotEqual", "OpULessThan", "OpULessThanEqual", "OpUGreaterThan",
+    "OpUGreaterThanEqual", "OpSelect", "OpLogicalAnd", "OpLogicalOr", "OpLogicalNot", "OpLogicalEqual",
+    "OpLogicalNotEqual"))
 
 
 class InstructionSelector(SelectorHost):
@@ -122,6 +136,7 @@ class InstructionSelector(SelectorHost):
         self.signed_values: set[int] = set()
         self.signed_origin: dict[int, int] = {}
         self.block_casts: dict[tuple[int, int | None], int] = {}
+        self.block_values: dict[tuple[object, ...], int] = {}   # (block label, opcode, type, operands) -> result
         self.users: dict[Value, list[Instr]] = {}
         for ins in func.instructions():
             for v in ins.operands:
@@ -143,7 +158,25 @@ class InstructionSelector(SelectorHost):
             operands = self._unsigned_operands(name, operands)
         if type_id is None:
             return self.m.op_id(name, *operands)
+        if result is None and name == "OpAccessChain" and self.constant_chain(operands):
+            key = (None, name, type_id, *operands)     # one for the whole function, in its first block
+            hit = self.block_values.get(key)
+            if hit is None:
+                hit = self.block_values[key] = self.m.entry_op_id(name, type_id, *operands)
+            return hit
+        if result is None and name in SHARED_IN_BLOCK:     # the same value computed again in this block
+            key = (self.m.block, name, type_id, *operands)
+            hit = self.block_values.get(key)
+            if hit is None:
+                hit = self.block_values[key] = self.m.op_id(name, type_id, *operands)
+            return hit
         return self.m.op_id(name, type_id, *operands, result=result)
+
+    def constant_chain(self, operands) -> bool:
+        """An access chain into a variable with constant indices: the same element wherever it is made."""
+        base, *indices = operands
+        return (base in self.variables.values() or base == self.push_variable) and \
+            all(self.m.int_constant_value(i) is not None for i in indices)
 
     def _signed(self, name: str, type_id: int | None, operands: list, result, ext: tuple = ()) -> int:
         """Emit a signed instruction: an integer result type becomes signed; under a pre-assigned id

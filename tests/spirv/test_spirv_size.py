@@ -4,6 +4,8 @@
   first-read order), and the launcher's full block still feeds them: checked on lavapipe against the
   CPU reference with a global offset;
 - a fold clang -O2 unrolled runs rolled (lowering/passes/reroll.py) and right on lavapipe;
+- an access chain into a variable at constant indices is made once per kernel (in its first block),
+  however many blocks use it;
 - examples/bench/private_array.cl stays within the size `make bench` reports (README "Benchmark"),
   so a clean-up that stops working shows here and not only in a benchmark run.
 """
@@ -84,3 +86,13 @@ def test_private_array_stays_small():
     binary = compile_spirv(list(program.functions.values()))
     validate(binary, "vulkan1.3", "private_array")
     assert len(binary) // 4 <= PRIVATE_ARRAY_WORDS
+
+
+def test_constant_access_chains_are_made_once():
+    program = load_program(os.path.join(ROOT, "tests", "kernels", "private_array.cl"), "-O2")
+    binary = compile_spirv(list(program.functions.values()))
+    validate(binary, "vulkan1.3", "private_array")
+    chains = [line.split("OpAccessChain")[1].split()[1:] for line in disassemble(binary).splitlines()
+              if "OpAccessChain" in line]
+    constant = [tuple(c) for c in chains if all(i.startswith("%uint_") for i in c[1:])]
+    assert len(constant) > 8 and len(constant) == len(set(constant))
