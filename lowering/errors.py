@@ -3,8 +3,7 @@ subclasses a caller may want to tell apart: NotSupported, valid input this compi
 its IrreducibleCFG)."""
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
+TYPE_CHECKING = False                   # not typing's: the command line's start-up does not import typing
 if TYPE_CHECKING:
     from reconverge.lowering.ir.core import Function, Instr
 

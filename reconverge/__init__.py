@@ -14,11 +14,12 @@ raises reconverge.CompileError with the command line's one-line message on bad i
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Mapping, Sequence
-
 from reconverge.lowering.errors import CompileError
 
+TYPE_CHECKING = False                   # not typing's: the command line's start-up does not import typing
 if TYPE_CHECKING:
+    from typing import Any, Mapping, Sequence
+
     import numpy as np
 
     from reconverge.backend.gen import GenBinary

@@ -6,6 +6,8 @@ import os
 import subprocess
 import sys
 
+from reconverge.tools.commands import COMMANDS
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SOURCE = os.path.join(ROOT, "examples", "nested_break.cl")
 
@@ -15,7 +17,8 @@ NOT_FOR_A_COMPILE = ("numpy", "reconverge.isa.gen9.simulator", "reconverge.isa.g
                      "reconverge.lowering.interp", "reconverge.tools.targets", "importlib.metadata")
 # what --help needs even less: LLVM, the compiler's IR, either backend
 NOT_FOR_HELP = (*NOT_FOR_A_COMPILE, "llvmlite", "reconverge.lowering.ir", "reconverge.lowering.pipeline",
-                "reconverge.backend", "reconverge.isa.gen9.model")
+                "reconverge.backend", "reconverge.isa.gen9.model", "typing", "threading",
+                *(module for module, _ in COMMANDS.values() if module != "reconverge.tools.cli"))
 
 _PROBE = """
 import json, sys
@@ -48,6 +51,16 @@ def test_help_imports_no_compiler():
     modules = _modules_after(["--help"])
     assert "reconverge.tools.cli" in modules                   # the probe ran the command line
     assert _loaded(modules, NOT_FOR_HELP) == []
+
+
+def test_a_command_builds_its_own_parser_and_lists_the_others(tmp_path):
+    """`reconverge disasm` imports the module of disasm (and of asm and diff, its neighbours there), not those
+    of check or fuzz; the parser still knows every command by name."""
+    from reconverge.tools.cli import build_parser
+    modules = _modules_after(["disasm", "--help"])
+    assert "reconverge.tools.isa_commands" in modules
+    assert _loaded(modules, ("reconverge.tools.check_command", "reconverge.tools.fuzz")) == []
+    assert set(build_parser("disasm", every_command=False)._subparsers._group_actions[0].choices) == set(COMMANDS)
 
 
 def test_compiling_to_spirv_and_gen_imports_no_numpy_nor_simulator(tmp_path):

@@ -34,6 +34,7 @@ from typing import NamedTuple, Sequence
 
 from reconverge.lowering.errors import CompileError
 from reconverge.lowering.output import safe_file_name, write_all
+from reconverge.tools.commands import command_help
 from reconverge.tools.usage import MAX_SECONDS, Terminated, UsageError, seconds
 
 SOURCE_KINDS = (".cl", ".ll", ".bc", ".nir")
@@ -454,7 +455,7 @@ def json_report(args, results: list[dict], interrupted: str | None, skipped: lis
 
 
 def add_commands(subparsers) -> None:
-    c = subparsers.add_parser("check", help="validate the SPIR-V of sources and modules (CI)",
+    c = subparsers.add_parser("check", help=command_help("check"),
                               description="Compile every kernel of each source to SPIR-V and validate it, or "
                                           "validate .spv modules as they are; report each module's structured "
                                           "constructs and explain broken structural rules.")

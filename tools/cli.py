@@ -33,11 +33,13 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import TYPE_CHECKING, Callable
 
 from reconverge.lowering.errors import CompileError
 from reconverge.lowering.output import write_all
+from reconverge.tools.commands import COMMANDS, command_help, command_in
 from reconverge.tools.compile_outputs import GEN_EMITS, emit_kind, emit_llvm, print_passes
+from reconverge.tools.run_command import gen_options as _gen_options
+from reconverge.tools.run_command import run_command
 from reconverge.tools.source_args import (
     COMPILING_COMMANDS,
     INPUT_HELP,
@@ -53,12 +55,13 @@ from reconverge.tools.spirv_args import (
     TARGET_ENV_HELP,
     compile_spirv_options,
 )
-
-if TYPE_CHECKING:
-    from reconverge.lowering.ir.core import Function
-from reconverge.tools.run_command import gen_options as _gen_options
-from reconverge.tools.run_command import run_command
 from reconverge.tools.usage import MAX_SECONDS, Terminated, UsageError, raise_on_sigterm, seconds, subgroup_size
+
+TYPE_CHECKING = False                   # typing itself is not imported: `reconverge --help` does not need it
+if TYPE_CHECKING:
+    from typing import Callable
+
+    from reconverge.lowering.ir.core import Function
 
 EXIT_INPUT, EXIT_USAGE, EXIT_INTERNAL = 1, 2, 3
 EMIT_KINDS = ("nir", "dot-cfg", "dot-tree", "spirv", "spirv-asm", "dot-spirv", "gen", "gen-bin", "gen-asm", "gen-mir",
@@ -229,14 +232,30 @@ class _VersionAction(argparse.Action):
         parser.exit()
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(command: str | None = None, *, every_command: bool = True) -> argparse.ArgumentParser:
+    """The parser of `command` in full (of every command when None and every_command), the other commands by
+    their help line alone: a command imports only its own modules (tools/commands.py)."""
     parser = _Parser(prog="reconverge", description="GPU compiler backend: LLVM IR to structured IR, "
                      "SPIR-V and Intel Gen9 ISA.")
     parser.add_argument("--debug", action="store_true", help="show tracebacks of internal errors")
     parser.add_argument("--version", action=_VersionAction,
                         help="show reconverge's version and those of the clang, spirv-val and iga64 it runs")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
-    c = sub.add_parser("compile", help="compile an OpenCL C, LLVM IR (.ll) or bitcode (.bc) file")
+    wanted = None if command is None else COMMANDS[command][0]
+    for name, (module_name, help_line) in COMMANDS.items():
+        if name in sub.choices:
+            continue                                    # added with another command of its module
+        if module_name != wanted and (wanted is not None or not every_command):
+            sub.add_parser(name, help=help_line)
+        elif module_name == "reconverge.tools.cli":
+            {"compile": _add_compile, "run": _add_run}[name](sub)
+        else:
+            __import__(module_name, fromlist=["add_commands"]).add_commands(sub)
+    return parser
+
+
+def _add_compile(sub) -> None:
+    c = sub.add_parser("compile", help=command_help("compile"))
     c.add_argument("input", help=INPUT_HELP + "; .nir (what --emit nir prints) continues after the pass its "
                                              "form implies")
     c.add_argument("-o", dest="output", default="-", help="output file ('-' = stdout, the default)")
@@ -287,7 +306,10 @@ def build_parser() -> argparse.ArgumentParser:
     add_build_options(c)
     c.add_argument("--debug", action="store_true", help=argparse.SUPPRESS)
     c.set_defaults(func=_compile)
-    r = sub.add_parser("run", help="run a kernel and write its buffers to DIR/NAME.npy",
+
+
+def _add_run(sub) -> None:
+    r = sub.add_parser("run", help=command_help("run"),
                        description="Run one kernel over an NDRange on a target and write every buffer "
                                    "argument, after the run, to DIR/NAME.npy (all of them or, on an error, "
                                    "none).")
@@ -344,15 +366,6 @@ def build_parser() -> argparse.ArgumentParser:
     add_build_options(r)
     r.add_argument("--debug", action="store_true", help=argparse.SUPPRESS)
     r.set_defaults(func=run_command)
-    for module_name in ("reconverge.tools.isa_commands", "reconverge.tools.trace_command",
-                        "reconverge.tools.check_command", "reconverge.tools.devices_command",
-                        "reconverge.tools.fuzz.command"):
-        try:
-            module = __import__(module_name, fromlist=["add_commands"])
-        except ImportError:
-            continue
-        module.add_commands(sub)
-    return parser
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -360,8 +373,9 @@ def main(argv: list[str] | None = None) -> int:
     debug = "--debug" in argv
     previous = raise_on_sigterm()
     try:
-        parser = build_parser()
         argv, cl_options = split_cl_options(["-O2" if token == "-O" else token for token in argv])
+        command = command_in(argv)
+        parser = build_parser(command if command in COMMANDS else None, every_command=False)
         args = parser.parse_args(argv)
         args.cl_options = cl_options
         if cl_options and args.command not in COMPILING_COMMANDS:

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import sys
 
+from reconverge.tools.commands import command_help
+
 # the features a reader asks about, under short names -> the Vulkan feature flags that give them
 FEATURES = {
     "int8": ("shaderInt8",), "int16": ("shaderInt16",), "int64": ("shaderInt64",),
@@ -65,6 +67,6 @@ def _devices(args) -> None:
 
 
 def add_commands(sub) -> None:
-    p = sub.add_parser("devices", help="list the Vulkan devices run --target spirv --vk-device can use")
+    p = sub.add_parser("devices", help=command_help("devices"))
     p.add_argument("--json", action="store_true", help="print the list as JSON")
     p.set_defaults(func=_devices)

@@ -21,6 +21,7 @@ from typing import Literal, overload
 from reconverge.isa.gen9.errors import IsaError
 from reconverge.lowering.errors import CompileError
 from reconverge.lowering.output import write_output
+from reconverge.tools.commands import command_help
 from reconverge.tools.usage import UsageError
 
 
@@ -204,13 +205,13 @@ def _hex(v: int | None) -> str:
 
 def add_commands(subparsers) -> None:
     """Register `asm` and `disasm` on the main CLI's subparsers."""
-    a = subparsers.add_parser("asm", help="assemble Gen9 iga64-syntax text to a binary")
+    a = subparsers.add_parser("asm", help=command_help("asm"))
     a.add_argument("input", help="assembly file (iga64 -p=9 syntax), or - for stdin")
     a.add_argument("-o", "--output", required=True, help="output binary")
     a.add_argument("--compact", action="store_true", help="compact instructions where possible "
                    "(like iga64 -Xautocompact)")
     a.set_defaults(func=_asm)
-    d = subparsers.add_parser("disasm", help="disassemble a Gen9 binary to iga64-syntax text")
+    d = subparsers.add_parser("disasm", help=command_help("disasm"))
     d.add_argument("input", help="a kernel binary or a kernel container (isa/gen9/container.py), or - for stdin")
     d.add_argument("-o", "--output", default="-", help="output text file (default: stdout)")
     d.add_argument("--fields", action="store_true",
@@ -230,8 +231,7 @@ def add_commands(subparsers) -> None:
                    help="check every instruction against the PRM's region, type, execution-size, register, send "
                         "and branch restrictions (isa/gen9/validate.py); print the violations, exit 1 if any")
     d.set_defaults(func=_disasm)
-    f = subparsers.add_parser("diff", help="aligned, field-level difference of two Gen9 binaries (exit 1 if they "
-                                           "differ)",
+    f = subparsers.add_parser("diff", help=command_help("diff"),
                               description="Align the two instruction sequences as diff aligns two iga64 listings "
                                           "(a longest common subsequence of their texts, then of their opcodes "
                                           "between those anchors) and print the instructions only in A (-), only "

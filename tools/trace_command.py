@@ -30,6 +30,7 @@ import sys
 from reconverge.isa.gen9.errors import IsaError
 from reconverge.lowering.errors import CompileError
 from reconverge.lowering.output import write_output
+from reconverge.tools.commands import command_help
 from reconverge.tools.usage import UsageError
 
 
@@ -320,7 +321,7 @@ PAYLOAD_HELP = ("Payload of a bare .krn/.asm program (the simulator's own, the d
 
 def add_commands(subparsers) -> None:
     t = subparsers.add_parser(
-        "trace", help="simulate a Gen9 program and draw per-lane activity (PNG, SVG or PDF)",
+        "trace", help=command_help("trace"),
         description="Run one workgroup of a Gen9 program on the simulator and draw which lanes executed "
                     "each instruction (x = lanes, y = scheduling rounds, one panel per thread; block labels "
                     "once per block entry; a legend for the colours). The output's name picks the format: "

@@ -17,6 +17,7 @@ import time
 from typing import TYPE_CHECKING
 
 from reconverge.lowering.output import safe_file_name, write_files
+from reconverge.tools.commands import command_help
 from reconverge.tools.fuzz import FAILURES, MODES, TARGETS
 from reconverge.tools.usage import UsageError
 
@@ -227,7 +228,7 @@ def run_fuzz(args) -> int:
 
 
 def add_commands(sub) -> None:
-    f = sub.add_parser("fuzz", help="differential fuzzing: random UB-free kernels on every target",
+    f = sub.add_parser("fuzz", help=command_help("fuzz"),
                        description="Generate random OpenCL C kernels free of undefined behaviour (and random "
                                    "LLVM IR CFGs), run each on llvm -O0 (the reference), llvm -O2, ir, spirv "
                                    "and gen at -O0 and -O2, and compare every buffer lane by lane.")
