@@ -18,7 +18,7 @@ and stores are rolled (never barriers, atomics, calls or sub-group operations).
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 from reconverge.lowering.ir.core import Block, Const, Function, If, Instr, Loop, Phi, Value, cf_list_of, cf_lists
 from reconverge.lowering.ir.types import I1, I32, I64
@@ -39,15 +39,31 @@ MAX_BLOCK = 4000         # instructions: longer blocks are left as they are (the
 def run(func: Function, caps: TargetCaps) -> bool:
     changed = False
     work = [b for nodes in cf_lists(func) for b in nodes if isinstance(b, Block)]
-    users = _users(func)
+    users: dict[Value, list[Instr | If]] = {}
+
+    def all_users() -> dict[Value, list[Instr | If]]:
+        """Every value's users, made at the first candidate run (most functions have none)."""
+        if not users:
+            users.update(_users(func))
+        return users
+
+    naming: dict[Block, list[Phi]] = {}         # block -> the phis that name it as a predecessor
+    for b in work:
+        for phi in b.phis():
+            for pred in phi.blocks:
+                naming.setdefault(pred, []).append(phi)
     while work:
         block = work.pop()
         if len(block.instrs) > MAX_BLOCK:
             continue
-        found = _find_run(block, users)
+        found = _find_run(block, all_users)
         if found is not None:
-            work.append(_roll(func, block, *found))
-            users = _users(func)
+            rest, head, done = _roll(block, naming, *found)
+            work.append(rest)
+            for ins in head.instrs:         # the loop's new uses; those of the removed repeats stay
+                for v in ins.operands:      # (stale users only ever stop a later run, never allow one)
+                    users.setdefault(v, []).append(ins)
+            users.setdefault(done, []).append(done_if(head))
             changed = True
     if changed:
         func.update_cfg()
@@ -112,7 +128,8 @@ def _matches(pattern: Pattern, a: Value, b: Value, k: int, g: int, at: dict[Inst
     return bool(int(b.value) & mask == (pattern[1] + (k + 1) * pattern[2]) & mask)
 
 
-def _find_run(block: Block, users: dict[Value, list[Instr | If]]) -> tuple[int, int, int, list[list[Pattern]]] | None:
+def _find_run(block: Block, users: Callable[[], dict[Value, list[Instr | If]]]
+              ) -> tuple[int, int, int, list[list[Pattern]]] | None:
     """(start, g, n, operand patterns) of the run that rolls the most instructions, or None."""
     instrs = block.instrs
     at = {ins: i for i, ins in enumerate(instrs)}
@@ -124,7 +141,7 @@ def _find_run(block: Block, users: dict[Value, list[Instr | If]]) -> tuple[int, 
         found = None
         for g in range(1, min(MAX_GROUP, (end - s) // 2) + 1):
             n, patterns = _extend(instrs, s, g, end, at)
-            if n >= MIN_GROUPS and (n - 1) * g >= MIN_ROLLED and _uses_ok(instrs, s, g, n, at, users) and \
+            if n >= MIN_GROUPS and (n - 1) * g >= MIN_ROLLED and _uses_ok(instrs, s, g, n, at, users()) and \
                     (found is None or n * g > found[2] * found[1]):
                 found = (s, g, n, patterns)
         if found is not None and (best is None or found[1] * found[2] > best[1] * best[2]):
@@ -173,8 +190,16 @@ def _uses_ok(instrs: list[Instr], s: int, g: int, n: int, at: dict[Instr, int],
     return True
 
 
-def _roll(func: Function, block: Block, s: int, g: int, n: int, patterns: list[list[Pattern]]) -> Block:
-    """Rewrite the run into a loop; returns the block after it (which may hold another run)."""
+def done_if(head: Block) -> If:
+    loop = head.parent
+    assert isinstance(loop, Loop) and isinstance(loop.body[1], If)
+    return loop.body[1]
+
+
+def _roll(block: Block, naming: dict[Block, list[Phi]], s: int, g: int, n: int,
+          patterns: list[list[Pattern]]) -> tuple[Block, Block, Instr]:
+    """Rewrite the run into a loop; returns the block after it (which may hold another run), the loop's
+    block and its exit condition."""
     instrs = block.instrs
     last = instrs[s + (n - 1) * g:s + n * g]
     before, after_code = instrs[:s], instrs[s + n * g:]
@@ -228,9 +253,13 @@ def _roll(func: Function, block: Block, s: int, g: int, n: int, patterns: list[l
         phi.add_incoming(block, inits[pos])
         phi.add_incoming(tail, last[pos])
     rest = Block()
-    for other in func.all_blocks():            # every edge that left the block now leaves the new one
-        for phi in other.phis():
-            phi.blocks = [rest if b is block else b for b in phi.blocks]
+    moved = naming.pop(block, [])               # every edge that left the block now leaves the new one
+    for phi in moved:
+        phi.blocks = [rest if b is block else b for b in phi.blocks]
+    naming[rest] = moved
+    new_phis = [counter, *carried.values()]
+    naming.setdefault(block, []).extend(new_phis)
+    naming[tail] = list(new_phis)
     block.instrs = []
     for ins in before:
         block.append(ins)
@@ -240,7 +269,7 @@ def _roll(func: Function, block: Block, s: int, g: int, n: int, patterns: list[l
     at = next(i for i, node in enumerate(nodes) if node is block)
     nodes[at + 1:at + 1] = [loop, rest]
     loop.parent = rest.parent = block.parent
-    return rest
+    return rest, head, done
 
 
 def _width(p: Pattern, last: list[Instr], patterns: list[list[Pattern]]) -> int:
