@@ -7,9 +7,10 @@ eliminate-dead-code-aggressive removes them; this does the same without running 
 instruction that has no effect but its result (arithmetic, conversions, access chains, non-volatile
 loads, phis, GLSL.std.450 calls, types, constants, undefs) is kept only if a kept instruction uses its
 result (mark and sweep from the instructions with effects, so dead cycles of phis go too), and the
-names and decorations of what is removed go with it. Literal operands of the instructions with effects
-are read as possible uses (which can only keep something), except where the grammar makes them all
-literals (capabilities, execution modes, decorations, merge instructions' controls).
+names and decorations of what is removed go with it, and so do Int8/Int16/Int64/Float16/Float64 once no
+type of their width is left. Literal operands of the instructions with effects are read as possible uses
+(which can only keep something), except where the grammar makes them all literals (capabilities,
+execution modes, decorations, merge instructions' controls) or puts them after the ids (_IDS_BEFORE).
 """
 from __future__ import annotations
 
@@ -52,6 +53,16 @@ _LITERALS_AFTER = (("OpCapability", 0), ("OpExtension", 0), ("OpMemoryModel", 0)
                    ("OpSourceExtension", 0), ("OpModuleProcessed", 0), ("OpString", 0), ("OpExecutionMode", 1),
                    ("OpSelectionMerge", 1), ("OpLoopMerge", 2))
 
+# Instructions that use ids only in their first words, the rest being literals (a type's width or count, a
+# storage class, a constant's value, a composite's indices): (opname, how many words after the opcode word
+# may be ids). A literal read as an id would keep whatever instruction has that number as its result.
+_IDS_BEFORE = (("OpTypeInt", 0), ("OpTypeFloat", 0), ("OpTypeVector", 2), ("OpTypeMatrix", 2),
+               ("OpTypePointer", 1), ("OpConstant", 1), ("OpSpecConstant", 1), ("OpCompositeExtract", 3))
+
+# The capabilities a type of that width needs (spec 3.31); dead once no such type is left.
+_WIDTH_CAPABILITIES = {("int", 8): "Int8", ("int", 16): "Int16", ("int", 64): "Int64", ("float", 16): "Float16",
+                       ("float", 64): "Float64"}
+
 _tables: tuple | None = None
 
 
@@ -62,7 +73,8 @@ def _opcodes():
                    frozenset(GRAMMAR.opcode(n) for n in _ABOUT), GRAMMAR.opcode("OpLoad"),
                    GRAMMAR.opcode("OpExtInst"), GRAMMAR.opcode("OpExtInstImport"),
                    {GRAMMAR.opcode(n): k for n, k in _LITERALS_AFTER}, GRAMMAR.opcode("OpEntryPoint"),
-                   GRAMMAR.opcode("OpDecorateId"))
+                   GRAMMAR.opcode("OpDecorateId"), {GRAMMAR.opcode(n): k for n, k in _IDS_BEFORE},
+                   GRAMMAR.opcode("OpTypePointer"), GRAMMAR.opcode("OpVariable"))
     return _tables
 
 
@@ -77,7 +89,8 @@ def _id_words(s: int, e: int, op: int, literals_after: dict, decorate_id: int, a
 
 def remove_dead_code(words: array) -> array:
     """The module (header included) without the results nobody uses."""
-    pure, types, about, op_load, op_ext_inst, op_import, literals_after, entry_point, decorate_id = _opcodes()
+    (pure, types, about, op_load, op_ext_inst, op_import, literals_after, entry_point, decorate_id, ids_before,
+     type_pointer, variable) = _opcodes()
     starts: list[int] = []
     defined: dict[int, int] = {}        # result id of a removable instruction -> its index in starts
     glsl_set = None
@@ -123,11 +136,22 @@ def remove_dead_code(words: array) -> array:
                 name_end += 1
             use(name_end + 1, e)
             continue
+        if op == variable:          # [op, type, result, storage class, initializer?]
+            use(s + 1, s + 2)
+            use(s + 4, e)
+            continue
         use(*_id_words(s, e, op, literals_after, decorate_id, about))
     while work:
         k = defined[work.pop()]
-        use(starts[k] + 1, starts[k + 1])
-    out = array("I", words[:5])
+        s, e = starts[k], starts[k + 1]
+        op = words[s] & 0xFFFF
+        if op == type_pointer:
+            use(s + 3, e)
+        elif op in ids_before:
+            use(s + 1, min(e, s + 1 + ids_before[op]))
+        else:
+            use(s + 1, e)
+    kept: list[tuple[int, int]] = []
     for k in range(len(starts) - 1):
         s, e = starts[k], starts[k + 1]
         op = words[s] & 0xFFFF
@@ -137,5 +161,19 @@ def remove_dead_code(words: array) -> array:
                 continue
         elif op in about and words[s + 1] in defined and words[s + 1] not in live:
             continue
-        out.extend(words[s:e])
+        kept.append((s, e))
+    unneeded = _unneeded_capabilities(words, kept)
+    capability = (2 << 16) | GRAMMAR.opcode("OpCapability")
+    out = array("I", words[:5])
+    for s, e in kept:
+        if words[s] != capability or words[s + 1] not in unneeded:
+            out.extend(words[s:e])
     return out
+
+
+def _unneeded_capabilities(words: array, kept: list[tuple[int, int]]) -> set[int]:
+    """The width capabilities (Int8, Int64, Float16, ...) of widths no kept type has any more."""
+    type_int, type_float = GRAMMAR.opcode("OpTypeInt"), GRAMMAR.opcode("OpTypeFloat")
+    widths = {(words[s] & 0xFFFF, words[s + 2]) for s, _ in kept if words[s] & 0xFFFF in (type_int, type_float)}
+    return {GRAMMAR.enumerant("Capability", name) for (kind, bits), name in _WIDTH_CAPABILITIES.items()
+            if ((type_int if kind == "int" else type_float), bits) not in widths}

@@ -39,6 +39,7 @@ from reconverge.lowering.ir.types import Type
 from reconverge.lowering.ndrange import compile_time_local_size
 
 from .abi import KernelABI, PushMember, kernel_abi, local_spec_id
+from .branch_plan import BranchPlan, plan_branches
 from .dead_code import remove_dead_code
 from .isel import InstructionSelector
 from .loop_count import LoopCounter, loops_inside
@@ -122,6 +123,7 @@ class FunctionEmitter(SubgroupSelector, InstructionSelector):
         self.interface: dict[int, None] = {}
         self.push_variable: int | None = None
         self.push_struct: int | None = None
+        self.push_read: list[PushMember] = []      # the push-constant members read, in first-read order
         self._local_size_id: int | None = None
         self.loop_counter = LoopCounter(self) if module.options.count_loop_iterations else None
 
@@ -224,16 +226,12 @@ class FunctionEmitter(SubgroupSelector, InstructionSelector):
 
     def load_push_member(self, member: PushMember, t: Type, res=None) -> int:
         m, types = self.m, self.types
-        if self.push_variable is None:
-            self.push_struct = m.type("OpTypeStruct", *(types.of(x.type) for x in self.abi.push), unique=True)
-            m.decorate(self.push_struct, "Block")
-            for i, x in enumerate(self.abi.push):
-                m.member_decorate(self.push_struct, i, "Offset", x.offset)
-                m.member_name(self.push_struct, i, x.name)
-            m.name(self.push_struct, f"{self.func.name}.scalars")
-            self.push_variable = self.note_interface(
-                m.global_variable(types.pointer("PushConstant", self.push_struct), "PushConstant"))
-        index = self.abi.push.index(member)
+        if self.push_variable is None:          # declared at the end (declare_push_block), with what is read
+            self.push_struct, self.push_variable = m.new_id(), m.new_id()
+            self.note_interface(self.push_variable)
+        if member not in self.push_read:
+            self.push_read.append(member)
+        index = self.push_read.index(member)
         member_t = types.of(member.type)
         word = self.op("OpLoad", member_t, self.op("OpAccessChain", types.pointer("PushConstant", member_t),
                                                    self.push_variable, self.u32(index)))
@@ -246,6 +244,20 @@ class FunctionEmitter(SubgroupSelector, InstructionSelector):
             return self.op("OpINotEqual", types.bool, word, self.const(member.type, 0), result=res)
         return self.convert_int("OpUConvert", word, member.type, t, res)    # packed zero-extended
 
+    def declare_push_block(self) -> None:
+        """The push-constant Block with only the members the kernel reads (in first-read order, each at
+        its ABI offset): the launcher fills the whole ABI block, and a shader may declare part of it."""
+        if self.push_variable is None or self.push_struct is None:
+            return
+        m, types = self.m, self.types
+        m.type("OpTypeStruct", *(types.of(x.type) for x in self.push_read), unique=True, result=self.push_struct)
+        m.decorate(self.push_struct, "Block")
+        for i, x in enumerate(self.push_read):
+            m.member_decorate(self.push_struct, i, "Offset", x.offset)
+            m.member_name(self.push_struct, i, x.name)
+        m.name(self.push_struct, f"{self.func.name}.scalars")
+        m.global_variable(types.pointer("PushConstant", self.push_struct), "PushConstant", result=self.push_variable)
+
     # ----- the function -----
     def emit(self) -> None:
         func, m, types = self.func, self.m, self.types
@@ -256,18 +268,28 @@ class FunctionEmitter(SubgroupSelector, InstructionSelector):
         self.reachable = _reachable(func.entry())
         # (--emit dot-spirv names every block of the tree: there, every block is kept)
         self.empty_arms = set() if self.module.options.block_names else _empty_arms(func, self.reachable)
+        self.plan_cf = BranchPlan() if self.module.options.block_names else \
+            plan_branches(func, self.reachable, self.empty_arms)
+        self.open_header: tuple[int, int] | None = None     # (merge, continue) of a header holding a body block
         self.prepare_signedness(func)
         names = Namer(func) if self.module.options.block_names else None
         for b in blocks:
             self.labels[b] = m.new_id()
-            if b in self.empty_arms:        # never emitted: its if branches straight to the merge block
+            if b in self.empty_arms or b in self.plan_cf.skipped:      # never emitted (branch_plan.py)
                 continue
             if names is not None:
                 m.name(self.labels[b], names.block(b) + (f" ({b.label})" if b.label else ""))
             elif b.label:
                 m.name(self.labels[b], b.label)
         for body in _loops(func):
-            self.loop_labels[body] = (m.new_id(), m.new_id())
+            first_label = self.labels[first_block(body.body)]
+            if body in self.plan_cf.single_block:
+                self.loop_labels[body] = (first_label, first_label)
+            else:
+                self.loop_labels[body] = (first_label if body in self.plan_cf.header_first else m.new_id(),
+                                          m.new_id())
+        self.alias_dropped_blocks(func)
+        for body in _loops(func):
             if names is not None:          # the loop's own header and continue target, after its first block
                 first = names.block(first_block(body.body))
                 m.name(self.loop_labels[body][0], f"loop.{first}")
@@ -277,15 +299,32 @@ class FunctionEmitter(SubgroupSelector, InstructionSelector):
         m.name(fid, func.name)
         self.emit_list(func.body, None, None)
         m.end_function()
+        self.declare_push_block()
         used = list(self.interface) if self.module.options.version >= (1, 4) else \
             [v for v in self.interface if v in self.module.builtins.values()]
         m.entry_point("GLCompute", fid, func.name, used)
         m.execution_mode(fid, "LocalSize", *self.execution_local_size())
 
+    def alias_dropped_blocks(self, func: Function) -> None:
+        """Labels of the blocks branch_plan drops: a bare arm's is its if's block (the source of the edge
+        phis name), a dropped loop-body end's is the loop's continue target (where branches to it go)."""
+        for nodes in cf_lists(func):
+            for i, node in enumerate(nodes):
+                if isinstance(node, If) and node in self.plan_cf.no_merge:
+                    for arm in (node.then_list, node.else_list):
+                        if arm[0] in self.plan_cf.bare:
+                            self.labels[first_block(arm)] = self.labels[first_block(nodes[i - 1:])]
+                elif isinstance(node, Loop):
+                    end = node.body[-1]
+                    if isinstance(end, Block) and end in self.plan_cf.skipped and end in self.reachable:
+                        self.labels[end] = self.loop_labels[node][1]
+
     def load_arguments(self) -> None:
         """Scalar parameters are read once, at the top of the entry block (which dominates every use)."""
+        read = {v for ins in self.func.instructions() for v in ins.operands} | \
+            {node.cond for nodes in cf_lists(self.func) for node in nodes if isinstance(node, If)}
         for member in self.abi.push:
-            if member.arg is not None:
+            if member.arg is not None and member.arg in read:
                 self.ids[member.arg] = self.load_push_member(member, member.arg.type)
         for b in self.abi.buffers:
             self.ids[b.arg] = self.u32(0)
@@ -303,7 +342,9 @@ class FunctionEmitter(SubgroupSelector, InstructionSelector):
         `loop`: (merge, continue target) of the innermost loop."""
         for i, node in enumerate(nodes):
             if isinstance(node, Block):
-                if node in self.empty_arms:
+                if node in self.empty_arms or node in self.plan_cf.skipped:
+                    if node not in self.reachable:      # what follows an if whose arms all jump: unreachable
+                        return
                     continue
                 if node not in self.reachable:
                     self.m.begin_block(self.labels[node])
@@ -319,7 +360,10 @@ class FunctionEmitter(SubgroupSelector, InstructionSelector):
 
     def emit_block(self, b: Block, nodes: list, i: int, follow: int | None, loop) -> None:
         m = self.m
-        m.begin_block(self.labels[b])
+        header = self.open_header
+        self.open_header = None
+        if header is None:                  # (else the loop header, begun by emit_loop, holds this block)
+            m.begin_block(self.labels[b])
         if b is self.func.body[0]:
             self.load_arguments()
         if not (isinstance(b.parent, Loop) and b.parent.body[0] is b):    # header phis live in H
@@ -331,23 +375,36 @@ class FunctionEmitter(SubgroupSelector, InstructionSelector):
                 self.define(ins)
         jump = b.jump
         nxt = nodes[i + 1] if i + 1 < len(nodes) else None
+        if header is not None:
+            m.op("OpLoopMerge", *header, "None")
         if jump is not None:
             if jump.opcode == "return":
                 self.emit_return()
             else:
                 m.op("OpBranch", loop[0] if jump.opcode == "break" else loop[1])
         elif isinstance(nxt, If):
-            merge = self.labels[nodes[i + 2]]
-            then_label, else_label = (merge if arm[0] in self.empty_arms else self.labels[first_block(arm)]
-                                      for arm in (nxt.then_list, nxt.else_list))
-            m.op("OpSelectionMerge", merge, "None")
-            m.op("OpBranchConditional", self.value(nxt.cond), then_label, else_label)
+            after = self.labels[nodes[i + 2]]
+            then_label, else_label = (self.arm_target(arm, after, loop) for arm in (nxt.then_list, nxt.else_list))
+            cond = self.plan_cf.negated.get(nxt)
+            if cond is not None:
+                then_label, else_label = else_label, then_label
+            if nxt not in self.plan_cf.no_merge:
+                m.op("OpSelectionMerge", after, "None")
+            m.op("OpBranchConditional", self.value(nxt.cond if cond is None else cond), then_label, else_label)
         elif isinstance(nxt, Loop):
             m.op("OpBranch", self.loop_labels[nxt][0])
         elif follow is None:
             self.emit_return()
         else:
             m.op("OpBranch", follow)
+
+    def arm_target(self, arm: list, after: int, loop: tuple[int, int] | None) -> int:
+        """Where an if's branch into `arm` goes: a bare break/continue's target, the block after the if
+        for an empty arm, else the arm's first block."""
+        bare = self.plan_cf.bare.get(arm[0])
+        if bare is not None and loop is not None:
+            return loop[0] if bare == "break" else loop[1]
+        return after if arm[0] in self.empty_arms else self.labels[first_block(arm)]
 
     def emit_return(self) -> None:
         if self.loop_counter is not None:
@@ -378,9 +435,14 @@ class FunctionEmitter(SubgroupSelector, InstructionSelector):
             self.emit_phi(phi, [(self.labels[before], self.value(phi.value_for(before))), (cont, from_c)])
         if self.loop_counter is not None:
             self.loop_counter.count(1 + loops_inside(loop.body))
-        m.op("OpLoopMerge", merge, cont, "None")
-        m.op("OpBranch", self.labels[first])
+        if loop in self.plan_cf.header_first:
+            self.open_header = (merge, cont)        # emit_block ends the header with the first block's code
+        else:
+            m.op("OpLoopMerge", merge, cont, "None")
+            m.op("OpBranch", self.labels[first])
         self.emit_list(loop.body, cont, (merge, cont))
+        if cont == header:
+            return
         m.begin_block(cont)
         for phi, from_c in merged:
             pairs = [x for p in back for x in (self.value(phi.value_for(p)), self.labels[p])]

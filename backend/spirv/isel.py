@@ -97,6 +97,8 @@ class SelectorHost(Protocol):
     local_size: tuple[int, int, int]
     _offsets32: dict[tuple[Value, int | None], int]
     _low32: dict[Value, int]
+    variables: dict[MemoryObject, int]
+    push_variable: int | None
 
     def where(self, ins: Instr | None) -> str: ...
     def note_interface(self, var: int) -> int: ...
@@ -108,6 +110,18 @@ class SelectorHost(Protocol):
     def local_size_constant(self) -> int: ...
     def object_variable(self, obj: MemoryObject) -> int: ...
     def load_push_member(self, member: PushMember, t: Type, res: int | None = None) -> int: ...
+
+
+# Instructions whose result depends on nothing but their operands (no memory, no decoration the emitter
+# adds afterwards: float arithmetic gets NoContraction): one computed earlier in the same block, which
+# dominates the rest of the block, stands for a repeat (what spirv-opt's local CSE shares; an access
+# chain repeated per access was 355 words of tests/kernels/private_array.cl).
+SHARED_IN_BLOCK = frozenset((
+    "OpAccessChain", "OpIAdd", "OpISub", "OpIMul", "OpUDiv", "OpUMod", "OpShiftLeftLogical", "OpShiftRightLogical",
+    "OpBitwiseAnd", "OpBitwiseOr", "OpBitwiseXor", "OpNot", "OpBitcast", "OpUConvert", "OpCompositeExtract",
+    "OpCompositeConstruct", "OpIEqual", "OpINotEqual", "OpULessThan", "OpULessThanEqual", "OpUGreaterThan",
+    "OpUGreaterThanEqual", "OpSelect", "OpLogicalAnd", "OpLogicalOr", "OpLogicalNot", "OpLogicalEqual",
+    "OpLogicalNotEqual"))
 
 
 class InstructionSelector(SelectorHost):
@@ -122,6 +136,7 @@ class InstructionSelector(SelectorHost):
         self.signed_values: set[int] = set()
         self.signed_origin: dict[int, int] = {}
         self.block_casts: dict[tuple[int, int | None], int] = {}
+        self.block_values: dict[tuple[object, ...], int] = {}   # (block label, opcode, type, operands) -> result
         self.users: dict[Value, list[Instr]] = {}
         for ins in func.instructions():
             for v in ins.operands:
@@ -143,7 +158,25 @@ class InstructionSelector(SelectorHost):
             operands = self._unsigned_operands(name, operands)
         if type_id is None:
             return self.m.op_id(name, *operands)
+        if result is None and name == "OpAccessChain" and self.constant_chain(operands):
+            key = (None, name, type_id, *operands)     # one for the whole function, in its first block
+            hit = self.block_values.get(key)
+            if hit is None:
+                hit = self.block_values[key] = self.m.entry_op_id(name, type_id, *operands)
+            return hit
+        if result is None and name in SHARED_IN_BLOCK:     # the same value computed again in this block
+            key = (self.m.block, name, type_id, *operands)
+            hit = self.block_values.get(key)
+            if hit is None:
+                hit = self.block_values[key] = self.m.op_id(name, type_id, *operands)
+            return hit
         return self.m.op_id(name, type_id, *operands, result=result)
+
+    def constant_chain(self, operands) -> bool:
+        """An access chain into a variable with constant indices: the same element wherever it is made."""
+        base, *indices = operands
+        return (base in self.variables.values() or base == self.push_variable) and \
+            all(self.m.int_constant_value(i) is not None for i in indices)
 
     def _signed(self, name: str, type_id: int | None, operands: list, result, ext: tuple = ()) -> int:
         """Emit a signed instruction: an integer result type becomes signed; under a pre-assigned id
@@ -508,9 +541,9 @@ class InstructionSelector(SelectorHost):
         base, offset = ins.operands
         return self.finish(res, ins.type, self._add32(self.value(base), self._offset32(offset)))
 
-    # Addresses are 32-bit byte offsets (memory.py). add, sub, mul and shl commute with truncation, so a
-    # 64-bit index computation that only feeds an address is redone in 32 bits, and an element index is
-    # the index the source scaled (x, not (x * 4) >> 2); the 64-bit forms, unused, are dead code
+    # Addresses are 32-bit byte offsets (memory.py). add, sub, mul, shl and the bitwise ops commute with
+    # truncation, so a 64-bit index computation that only feeds an address is redone in 32 bits, and an
+    # element index is the index the source scaled (x, not (x * 4) >> 2); the 64-bit forms, unused, are dead code
     # (dead_code.py). The two agree for every in-bounds access.
     def _add32(self, a: int, b: int) -> int:
         ka, kb = self.m.int_constant_value(a), self.m.int_constant_value(b)
@@ -537,8 +570,12 @@ class InstructionSelector(SelectorHost):
         op, ops = v.opcode, v.operands
         if op in ("zext", "sext") and ops[0].type.bits == 32:
             out = self.value(ops[0])
-        elif op in ("add", "sub", "mul") and v.type.bits == 64:
-            name = {"add": "OpIAdd", "sub": "OpISub", "mul": "OpIMul"}[op]
+        elif op == "and" and v.type.bits == 64 and isinstance(ops[1], Const) and \
+                int(ops[1].value) & 0xFFFFFFFF == 0xFFFFFFFF:      # (x & 0xFFFFFFFF, clang's zext of a size_t)
+            out = self._offset32(ops[0])
+        elif op in ("add", "sub", "mul", "and", "or", "xor") and v.type.bits == 64:
+            name = {"add": "OpIAdd", "sub": "OpISub", "mul": "OpIMul", "and": "OpBitwiseAnd", "or": "OpBitwiseOr",
+                    "xor": "OpBitwiseXor"}[op]
             out = self.op(name, self.types.u32, self._offset32(ops[0]), self._offset32(ops[1]))
         elif op == "shl" and v.type.bits == 64 and isinstance(ops[1], Const) and int(ops[1].value) < 32:
             out = self.op("OpShiftLeftLogical", self.types.u32, self._offset32(ops[0]), self.u32(int(ops[1].value)))
@@ -775,6 +812,13 @@ class InstructionSelector(SelectorHost):
             raise CompileError(f"{self.where(ins)}: get_global_size reached the SPIR-V emitter unlowered")
         if fn == "work_dim":
             return self.load_push_member(self.abi.hidden("work_dim"), ins.type, res)
+        outside = 1 if fn in SIZE_FUNCTIONS else 0
+        u32 = self.types.u32
+        if fn == "global_offset" and isinstance(dim, Const):     # the one member, not the vector of three
+            d = int(dim.value)
+            comp = self.load_push_member(self.abi.hidden(f"global_offset.{'xyz'[d]}"), Type("int", 32)) \
+                if d < 3 else self.u32(outside)
+            return self.workitem_result(ins, comp, res)
         local = self.local_size_constant()
         if fn == "local_size":
             vec = local
@@ -787,8 +831,6 @@ class InstructionSelector(SelectorHost):
                 vec = self.op("OpIAdd", self.types.v3u32, self.op("OpIMul", self.types.v3u32, group, local), vec)
         else:
             vec = self.op("OpLoad", self.types.v3u32, self.builtin_variable(BUILTIN_VARIABLES[fn]))
-        outside = 1 if fn in SIZE_FUNCTIONS else 0
-        u32 = self.types.u32
         if isinstance(dim, Const):
             d = int(dim.value)
             comp = self.op("OpCompositeExtract", u32, vec, d) if d < 3 else self.u32(outside)
@@ -804,6 +846,10 @@ class InstructionSelector(SelectorHost):
             inside = self.op("OpULessThan", self.types.bool, d, self.u32(3))
             picked = self.op("OpVectorExtractDynamic", u32, vec, self.glsl(Type("int", 32), "UMin", d, self.u32(2)))
             comp = self.op("OpSelect", u32, inside, picked, self.u32(outside))
+        return self.workitem_result(ins, comp, res)
+
+    def workitem_result(self, ins: Instr, comp: int, res) -> int:
+        """A work-item value computed in 32 bits, as the instruction's type."""
         if ins.type.bits == 32:
             return self.finish(res, ins.type, comp)
         self._low32[ins] = comp         # for a trunc or an address that wants the 32 bits back

@@ -108,6 +108,7 @@ class SpirvModule:
         self._in_block = False
         self._fn_head: list[int] = []
         self._fn_vars: list[int] = []
+        self._fn_entry: list[int] = []      # instructions at the top of the first block, after its variables
         self._fn_body: list[int] = []
         self._code: list[int] = self._fn_head
         self._fn_blocks = 0
@@ -410,8 +411,8 @@ class SpirvModule:
             raise ValueError(f"{opname}: has no result id")
         return rid
 
-    def _global(self, opname: str, result_type, *args) -> int:
-        inst, result = self._encode(self._plan(opname), result_type, args, None)
+    def _global(self, opname: str, result_type, *args, result: int | None = None) -> int:
+        inst, result = self._encode(self._plan(opname), result_type, args, result)
         assert result is not None, f"{opname} has a result id"
         self._sections["globals"].extend(inst)
         if result_type is not None:
@@ -577,10 +578,11 @@ class SpirvModule:
             self._undefs.add(found)
         return found
 
-    def global_variable(self, pointer_type: int, storage_class: str | int, initializer: int | None = None) -> int:
-        """A module-level OpVariable (never shared)."""
+    def global_variable(self, pointer_type: int, storage_class: str | int, initializer: int | None = None,
+                        result: int | None = None) -> int:
+        """A module-level OpVariable (never shared); result= defines an id from new_id()."""
         args = (storage_class,) if initializer is None else (storage_class, initializer)
-        return self._global("OpVariable", pointer_type, *args)
+        return self._global("OpVariable", pointer_type, *args, result=result)
 
     # ---- functions and blocks ------------------------------------------------------------------
 
@@ -592,7 +594,7 @@ class SpirvModule:
         self._in_function = True
         self._in_block = False
         self._fn_blocks = 0
-        self._fn_head, self._fn_vars, self._fn_body = [], [], []
+        self._fn_head, self._fn_vars, self._fn_entry, self._fn_body = [], [], [], []
         self._code = self._fn_head
         inst, result = self._encode(self._plan("OpFunction"), result_type, (control, function_type), result)
         assert result is not None
@@ -631,6 +633,17 @@ class SpirvModule:
         self._value_types[result] = pointer_type
         return result
 
+    def entry_op_id(self, opname: str, result_type: int, *args) -> int:
+        """An instruction placed in the function's first block, after its variables and before the rest:
+        for a value every block may use (its operands must be module-level or those variables)."""
+        if not self._fn_blocks:
+            raise ValueError(f"{opname}: no first block to place it in")
+        inst, result = self._encode(self._plan(opname), result_type, args, None)
+        assert result is not None
+        self._fn_entry.extend(inst)
+        self._value_types[result] = result_type
+        return result
+
     def ext_inst(self, result_type: int, name: str, *args, result: int | None = None) -> int:
         """OpExtInst of a GLSL.std.450 instruction (the set is imported on first use)."""
         instruction = GRAMMAR.glsl(name)
@@ -650,9 +663,9 @@ class SpirvModule:
             raise ValueError("end_function: a function with variables needs a block")
         end = [(1 << 16) | GRAMMAR.opcode("OpFunctionEnd")]
         section = "function_definitions" if self._fn_blocks else "function_declarations"
-        self._sections[section].extend(self._fn_head + self._fn_vars + self._fn_body + end)
+        self._sections[section].extend(self._fn_head + self._fn_vars + self._fn_entry + self._fn_body + end)
         self._in_function = False
-        self._fn_head, self._fn_vars, self._fn_body = [], [], []
+        self._fn_head, self._fn_vars, self._fn_entry, self._fn_body = [], [], [], []
         self._code = self._fn_head
 
     # ---- binary ----------------------------------------------------------------------------------

@@ -12,6 +12,7 @@ the registry to the modules).
     lower_workitem     global id / global size from group id, local id and sizes, where the target lacks them
     lower_bitops64     popcount/clz/ctz/bitreverse wider than the target's from 32-bit halves
     lower_math_edges   OpenCL's math edge cases around the target's relaxed math functions
+    reroll             straight-line repeats (clang's full unrolling) rolled back into a loop, for SPIR-V's size
 """
 from __future__ import annotations
 
@@ -23,7 +24,7 @@ from reconverge.lowering.errors import CompileError
 from reconverge.lowering.ir.core import Function
 
 PASS_MODULES = ("convergence", "structurize", "split_private_selects", "promote", "legalize_int_widths",
-                "lower_workitem", "lower_bitops64", "lower_math_edges")
+                "lower_workitem", "lower_bitops64", "lower_math_edges", "reroll")
 FORMS = ("cfg", "structured", "any")
 
 
