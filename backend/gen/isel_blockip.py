@@ -74,7 +74,7 @@ class BlockIPDriver:
     def __init__(self, func: Function, simd: int = 16, regions: bool = False, entry: str = "if"):
         if entry not in ("if", "predicate") or (regions and entry != "if"):
             raise ValueError(f"blockIP entry sequence '{entry}' (with regions: 'if' only)")
-        self.cx = SelectionContext(func, simd)
+        self.cx = SelectionContext(func, simd, flag_chains=entry != "predicate")
         self.selector = ValueSelector(self.cx)
         self.regions = regions
         self.entry = entry
@@ -188,12 +188,9 @@ class BlockIPDriver:
     def _body(self, block: Block, term: Instr | None) -> None:
         """A block's instructions but its phis (filled where control comes from) and its terminator; a
         compare only its cbr reads is left for the branch to select into the flag."""
-        cond = term.operands[0] if term is not None and term.opcode == "cbr" else None
-        fused = cond if isinstance(cond, Instr) and cond.block is block and self.cx.fusable(cond) else None
-        if fused is not None:
-            self.cx.deferred.add(fused)
+        self.cx.defer_condition(term.operands[0] if term is not None and term.opcode == "cbr" else None, block)
         for ins in block.instrs:
-            if ins.opcode != "phi" and ins is not term and ins is not fused:
+            if ins.opcode != "phi" and ins is not term and ins not in self.cx.deferred:
                 self.selector.select(ins)
 
     def _if(self, r: Region) -> None:

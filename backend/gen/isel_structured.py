@@ -14,6 +14,7 @@ from reconverge.lowering.analysis.divergence import Divergence, analyze
 from reconverge.lowering.ir.core import Block, CFNode, Function, If, Instr, Loop, Phi, Value, first_block, last_block
 
 from .isel_context import SCALAR, SelectionContext, one_cmp
+from .isel_flags import NEGATED_MOD, FlagLeaf
 from .isel_uniform import scalar_values, select_scalar
 from .isel_values import ValueSelector
 from .mir import Imm, MFunction, MInstr, Operand, PReg, VReg
@@ -49,11 +50,10 @@ class StructuredDriver:
         for i, node in enumerate(nodes):
             if isinstance(node, Block):
                 following = nodes[i + 1] if i + 1 < len(nodes) else None
-                branch_on = following.cond if isinstance(following, If) else None
+                cx.defer_condition(following.cond if isinstance(following, If) else None, node)
                 for ins in node.instrs:
-                    if ins is branch_on and cx.fusable(ins):
-                        cx.deferred.add(ins)                # selected into the if's flag
-                        continue
+                    if ins in cx.deferred:
+                        continue                            # selected into the if's flag
                     if ins.opcode == "phi":
                         continue                            # filled where control comes from
                     if ins.is_jump:
@@ -130,12 +130,15 @@ class StructuredDriver:
             cx.emit("cmp", None, cx.operand(cond), Operand(Imm(0, T.D)), cond_mod="ne", flag=(0, 0), n=1,
                     no_mask=True)
             return True
-        if cond not in cx.deferred:
+        plan = cx.flag_plans.get(cond)
+        if not isinstance(plan, FlagLeaf) or not plan.fused:
             return False
+        cond = plan.value
         assert isinstance(cond, Instr)
         single = one_cmp(cond)
         assert single is not None
         mod, signed = single
+        mod = NEGATED_MOD[mod] if plan.negated else mod
         a, b = (cx.operand(v, signed) for v in cond.operands)
         if not (_payload_scalar(a) and (_payload_scalar(b) or isinstance(b.value, Imm))):
             return False
