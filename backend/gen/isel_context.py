@@ -122,9 +122,10 @@ class SelectionContext:
         in parallel: sequenced so that each phi is written after every copy that reads its old value,
         and only a cycle of such reads (a swap) goes through a temporary (the parallel-copy sequencing of
         Boissinot et al., "Revisiting Out-of-SSA Translation", CGO 2009); a copy of a phi to itself is
-        no copy."""
+        no copy, and neither is a copy of undef (whatever the register holds will do)."""
         assert pred is not None
-        pending = [(self.values[phi], self.operand(phi.value_for(pred)), phi) for phi in phis]
+        pending = [(self.values[phi], self.operand(phi.value_for(pred)), phi) for phi in phis
+                   if not isinstance(phi.value_for(pred), Undef)]
         pending = [(d, s, phi) for d, s, phi in pending if _reg_id(s) != _reg_id(d) or s.offset or s.region]
         while pending:
             read = [_reg_id(s) for _, s, _ in pending]

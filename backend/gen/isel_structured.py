@@ -11,7 +11,19 @@ from __future__ import annotations
 
 from reconverge.isa.gen9.model import DataType as T
 from reconverge.lowering.analysis.divergence import Divergence, analyze
-from reconverge.lowering.ir.core import Block, CFNode, Function, If, Instr, Loop, Phi, Value, first_block, last_block
+from reconverge.lowering.ir.core import (
+    Block,
+    CFNode,
+    Function,
+    If,
+    Instr,
+    Loop,
+    Phi,
+    Undef,
+    Value,
+    first_block,
+    last_block,
+)
 
 from .isel_context import SCALAR, SelectionContext, one_cmp
 from .isel_flags import NEGATED_MOD, FlagLeaf
@@ -68,6 +80,8 @@ class StructuredDriver:
                 phis = list(after.phis())
                 for phi in phis:
                     cx.values[phi] = cx.fresh(cx.value_type(phi), uniform=phi in self.scalars)
+                if self._predicated_jump(node, phis):
+                    continue
                 if self.divergence is not None and node not in self.divergence.branches:
                     self._uniform_if(node, phis)
                     continue
@@ -115,6 +129,29 @@ class StructuredDriver:
             self.cf_list(node.else_list)
             cx.phi_copies(phis, last_block(node.else_list))
         cx.start(endif)
+
+    def _predicated_jump(self, node: If, phis: list[Phi]) -> bool:
+        """An if whose one arm is only a break or continue (with at most one phi copy) and whose other arm
+        is empty: the jump and its copy predicated on the condition, with no if and endif (as the hybrid
+        leaves its loops). Never more executed instructions: 2 at most, where if and endif take 2 at
+        least. True if emitted."""
+        if phis or len(node.then_list) != 1 or len(node.else_list) != 1:
+            return False
+        then, other = last_block(node.then_list), last_block(node.else_list)
+        if then.instrs and other.instrs:
+            return False
+        arm, inverted = (then, False) if then.instrs else (other, True)
+        jump = arm.jump
+        if len(arm.instrs) != 1 or jump is None or jump.opcode not in ("break", "continue") or not self.loops:
+            return False
+        _, _, header_phis, exit_phis = self.loops[-1]
+        copied = [phi for phi in (exit_phis if jump.opcode == "break" else header_phis)
+                  if not isinstance(phi.value_for(arm), Undef)]
+        if len(copied) > 1 or any(phi in self.scalars for phi in copied):
+            return False
+        self.cx.condition_flag(node.cond)
+        self._jump(jump, arm, (0, 0, inverted))
+        return True
 
     @staticmethod
     def _else_code(node: If, phis: list[Phi]) -> bool:
@@ -177,7 +214,7 @@ class StructuredDriver:
         cx.branch("while", [head])
         cx.start(end)
 
-    def _jump(self, ins: Instr, block: Block) -> None:
+    def _jump(self, ins: Instr, block: Block, predicate: tuple[int, int, bool] | None = None) -> None:
         """break and continue as Gen's; an early return as `halt`, whose lanes wait, disabled, at the
         final halt before the end of the thread (the placeholder HALT of Mesa's brw_fs_generator: every
         lane that halted to a UIP must reach it, and the last halt releases them all)."""
@@ -188,11 +225,11 @@ class StructuredDriver:
             return
         latch, end, header_phis, exit_phis = self.loops[-1]
         if ins.opcode == "break":
-            cx.phi_copies(exit_phis, block)
-            cx.branch("break", [end])
+            cx.phi_copies(exit_phis, block, predicate)
+            cx.branch("break", [end], predicate=predicate)
         else:
-            cx.phi_copies(header_phis, block)
-            cx.branch("cont", [latch])
+            cx.phi_copies(header_phis, block, predicate)
+            cx.branch("cont", [latch], predicate=predicate)
 
 
 def _payload_scalar(op: Operand) -> bool:

@@ -78,8 +78,9 @@ def test_a_local_id_read_by_integer_division_is_a_dword_register(program, simd):
 @pytest.mark.parametrize("cf", ["structured", "auto"])
 def test_break_only_arms_have_no_else_and_a_select_compares_into_its_flag(program, cf):
     code = _code(program, "exits", 16, cf)
-    if cf == "structured":
-        assert "else" not in [i.opcode for i in code]
+    if cf == "structured":       # each exit a predicated break (and its copy): no if, else or endif
+        assert not {"if", "else", "endif"} & {i.opcode for i in code}, code
+        assert [i.predicate is not None for i in code if i.opcode == "break"] == [True, True]
     sel = next(k for k, i in enumerate(code) if i.opcode == "sel")
     assert code[sel - 1].opcode == "cmp" and code[sel - 1].dst is None, code[sel - 1]
     data = np.random.default_rng(3).integers(0, 9, 64).astype(np.int32)
@@ -135,23 +136,28 @@ def test_logical_and_or_of_compares_chain_through_the_flag(program, cf, simd):
 def test_a_copy_is_coalesced_into_its_source_only_where_nothing_reads_or_writes_it_between():
     from reconverge.backend.gen.mir import Imm, MFunction, MInstr, Operand
     from reconverge.backend.gen.mir_coalesce import coalesce_copies
+    from reconverge.isa.gen9.model import Region
     f = MFunction("k", 16)
     b = f.block("entry")
-    a, t1, t2, t3, t4, t5, x, y, z = (f.vreg(DataType.D) for _ in range(9))
+    a, t1, t2, t3, t4, t5, t6, x, y, z, i = (f.vreg(DataType.D) for _ in range(11))
     one = Operand(Imm(1, DataType.D))
     b.append(MInstr("mov", 16, Operand(a), [Operand(Imm(3, DataType.D))]))
     b.append(MInstr("add", 16, Operand(t1), [Operand(a), one]))
     b.append(MInstr("mov", 16, Operand(x), [Operand(t1)]))                          # coalesced
     b.append(MInstr("add", 16, Operand(t2), [Operand(a), one]))
-    b.append(MInstr("add", 16, Operand(a), [Operand(y), one]))                       # unrelated write
-    b.append(MInstr("mov", 16, Operand(y), [Operand(t2)]))                          # y read between: kept
-    b.append(MInstr("add", 16, Operand(t3), [Operand(z), one]))                     # reads z itself: kept
-    b.append(MInstr("mov", 16, Operand(z), [Operand(t3)]))
+    b.append(MInstr("add", 16, Operand(a), [Operand(y), one]))                       # y read between
+    b.append(MInstr("mov", 16, Operand(y), [Operand(t2)]))                          # kept
+    b.append(MInstr("add", 16, Operand(t3), [Operand(z, region=Region(0, 1, 0)), one]))   # z broadcast
+    b.append(MInstr("mov", 16, Operand(z), [Operand(t3)]))                          # kept
     b.append(MInstr("add", 16, Operand(t4), [Operand(a), one]))
     b.append(MInstr("mov", 16, Operand(x), [Operand(t4)], predicate=(0, 0, False)))  # predicated: kept
     b.append(MInstr("add", 16, Operand(t5), [Operand(a), one], predicate=(0, 0, False)))
     b.append(MInstr("mov", 16, Operand(y), [Operand(t5)]))                          # writer predicated: kept
-    assert coalesce_copies(f) == 1
+    b.append(MInstr("add", 16, Operand(t6), [Operand(i), one]))                     # i = i + 1 ...
+    b.append(MInstr("cmp", 16, None, [Operand(t6), one], cond_mod="lt", flag=(0, 0)))   # ... read as i
+    b.append(MInstr("mov", 16, Operand(i), [Operand(t6)]))                          # coalesced
+    assert coalesce_copies(f) == 2
     assert [i.opcode for i in b.instrs] == ["mov", "add", "add", "add", "mov", "add", "mov", "add", "mov",
-                                            "add", "mov"]
+                                            "add", "mov", "add", "cmp"]
     assert b.instrs[1].dst.value == x
+    assert b.instrs[-2].dst.value == i and b.instrs[-1].srcs[0].value.id == i.id
