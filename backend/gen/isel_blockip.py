@@ -37,7 +37,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from reconverge.isa.gen9.model import DataType
-from reconverge.lowering.ir.core import Block, Const, Function, Instr
+from reconverge.lowering.ir.core import Block, Const, Function, Instr, Undef
 
 from .cf_regions import Region, block_unit, structured_regions
 from .cf_regions import join_points as unit_join_points
@@ -203,7 +203,8 @@ class BlockIPDriver:
         endif, other = self.cx.m.new_label("endif"), self.cx.m.new_label("else")
         self.cx.branch("if", [other], predicate=(*CONDITION_FLAG, False))
         self._arm(term, on_true, after)
-        self.cx.branch("else", [endif])
+        if on_false is not None or any(not isinstance(phi.value_for(term.block), Undef) for phi in after.phis()):
+            self.cx.branch("else", [endif])         # else an empty else arm: the if's JIP is the endif
         self.cx.start(other)
         self._arm(term, on_false, after)
         self.cx.branch("endif", [])

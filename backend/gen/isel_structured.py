@@ -155,8 +155,11 @@ class StructuredDriver:
 
     @staticmethod
     def _else_code(node: If, phis: list[Phi]) -> bool:
-        """Does the else arm of `node` hold code (instructions, nested control flow, phi copies)?"""
-        return len(node.else_list) > 1 or bool(last_block(node.else_list).instrs) or bool(phis)
+        """Does the else arm of `node` hold code (instructions, nested control flow, phi copies: none of
+        an undef, SelectionContext.phi_copies)?"""
+        last = last_block(node.else_list)
+        return len(node.else_list) > 1 or bool(last.instrs) or \
+            any(not isinstance(phi.value_for(last), Undef) for phi in phis)
 
     def _scalar_compare(self, cond: Value) -> bool:
         """A fused compare of uniform scalars (kernel arguments in the cross-thread data, constants) is done
