@@ -25,7 +25,7 @@ from reconverge.lowering.ir.core import (
     last_block,
 )
 
-from .isel_context import SCALAR, SelectionContext, one_cmp
+from .isel_context import SCALAR, SelectionContext, _reg_id, one_cmp
 from .isel_flags import NEGATED_MOD, FlagLeaf
 from .isel_uniform import scalar_values, select_scalar
 from .isel_values import ValueSelector
@@ -79,7 +79,7 @@ class StructuredDriver:
                 assert isinstance(after, Block)
                 phis = list(after.phis())
                 for phi in phis:
-                    cx.values[phi] = cx.fresh(cx.value_type(phi), uniform=phi in self.scalars)
+                    cx.values[phi] = self._phi_register(phi, node)
                 if self._predicated_jump(node, phis):
                     continue
                 if self.divergence is not None and node not in self.divergence.branches:
@@ -153,13 +153,36 @@ class StructuredDriver:
         self._jump(jump, arm, (0, 0, inverted))
         return True
 
-    @staticmethod
-    def _else_code(node: If, phis: list[Phi]) -> bool:
+    def _phi_register(self, phi: Phi, node: If) -> Operand:
+        """The register of a phi after `node`: the register of its value from the else arm where that
+        value is a phi read by nothing else (its register is free from here on, and no other value is
+        it), so the else arm copies nothing into it (the phi chains a structurized switch or if-chain
+        makes: IGC's coalescing gives them one register); else a fresh one."""
+        cx = self.cx
+        v = phi.value_for(last_block(node.else_list))
+        op = cx.values.get(v)
+        uniform = phi in self.scalars
+        if isinstance(v, Phi) and cx.uses.get(v) == 1 and op is not None and isinstance(op.value, VReg) and \
+                not op.offset and op.region is None and op.value.type == cx.value_type(phi) and \
+                op.value.uniform == uniform and op.value.count == 1 and phi not in cx.narrowed and \
+                v not in cx.narrowed and (v in self.scalars) == uniform and \
+                sum(1 for o in cx.values.values() if isinstance(o.value, VReg) and o.value.id == op.value.id) == 1:
+            return op
+        return cx.fresh(cx.value_type(phi), uniform=uniform)
+
+    def _else_code(self, node: If, phis: list[Phi]) -> bool:
         """Does the else arm of `node` hold code (instructions, nested control flow, phi copies: none of
-        an undef, SelectionContext.phi_copies)?"""
+        an undef or of a phi's own register, SelectionContext.phi_copies)?"""
         last = last_block(node.else_list)
-        return len(node.else_list) > 1 or bool(last.instrs) or \
-            any(not isinstance(phi.value_for(last), Undef) for phi in phis)
+        return len(node.else_list) > 1 or bool(last.instrs) or any(self._copies(phi, last) for phi in phis)
+
+    def _copies(self, phi: Phi, pred: Block) -> bool:
+        """Does the edge from `pred` copy anything into `phi` (not undef, nor its own register)?"""
+        v = phi.value_for(pred)
+        if isinstance(v, Undef):
+            return False
+        op = self.cx.values.get(v)
+        return op is None or op.offset != 0 or op.region is not None or _reg_id(op) != _reg_id(self.cx.values[phi])
 
     def _scalar_compare(self, cond: Value) -> bool:
         """A fused compare of uniform scalars (kernel arguments in the cross-thread data, constants) is done
