@@ -213,6 +213,24 @@ def test_fuzz_1004_reads_at_O2_with_g(tmp_path):
     assert [o.status for o in outcomes] == ["ok"] * 3, [o.message for o in outcomes]
 
 
+def test_fuzz_12140_each_unrolled_copy_keeps_its_own_operation(tmp_path):
+    """Fuzz convergence-12140 at -O2 -g: LLVM fully unrolls a 5-trip loop around a waterfall loop, leaving five
+    copies one after another at the top level; every copy dominates the later copies' reductions and touches
+    their scopes, and the scopes rule took the first copy for all five (the wrong lanes met: ir, spirv and gen
+    agreed with each other, not with -O0). The nearest copy is each operation's home now."""
+    import os
+
+    from reconverge.tools.fuzz.generator import ARG_NAMES, FuzzProgram
+    path = os.path.join(os.path.dirname(__file__), "kernels_fuzzconv", "scopes_unrolled_copies_12140.cl")
+    with open(path, encoding="utf-8") as f:
+        source = f.read()
+    program = FuzzProgram(12140, "convergence", source, "cl", 128, 32, n_arg=2, arg_names=list(ARG_NAMES),
+                          uses_subgroups=True, build_options=("-g",))
+    run = ProgramRun(program, str(tmp_path))
+    outcomes = [run.run(Config.parse(c)) for c in ("llvm-O0", "ir-O0", "ir-O2", "gen-O2-simd16-structured")]
+    assert [o.status for o in outcomes][1:] == ["ok"] * 3, [o.message for o in outcomes]
+
+
 def test_fuzz_1010_a_phis_location_is_not_the_loops_code(tmp_path):
     """Fuzz convergence-1010 at -O0 on Gen hybrid: a loop header's phi, located at its variable's declaration
     at the top of the function, made the loop's common scope the function's, so the scopes rule homed
@@ -301,3 +319,46 @@ def test_a_program_tokens_cannot_be_added_to_stays_c_with_g():
     read; the generator keeps the C form with -g instead of stopping the whole campaign."""
     program = generate(9179, "convergence")
     assert program.language == "cl" and program.build_options == ("-g",)
+
+
+def test_nested_do_while_blocks_leave_the_rest_of_each_program_as_it_was(monkeypatch):
+    """Seed 004's nested do/while (generator.nested_do) comes from a stream of its own: without it, each
+    convergence seed's OpenCL C is its program less those blocks, so older campaigns' seeds still hold."""
+    import reconverge.tools.fuzz.generator as generator
+    with_blocks = {seed: generate(seed, "convergence") for seed in range(0, 24)}
+    monkeypatch.setattr(generator, "NESTED_DO_RATE", 0.0)
+    added = 0
+    for seed, program in with_blocks.items():
+        full = (program.cl_source or program.source).splitlines()
+        plain = generate(seed, "convergence")
+        lines = iter(full)
+        assert all(any(line == other for other in lines) for line in (plain.cl_source or plain.source).splitlines())
+        added += len(full) > len((plain.cl_source or plain.source).splitlines())
+    assert added >= 3
+
+
+def test_a_nested_do_while_merged_by_llvm_is_separated_and_agrees(tmp_path, monkeypatch):
+    """Seed 62: clang -O2 merges the nested do/while into one loop with two back edges, the front end
+    separates them (lowering/frontend/loop_separation.py: the generator is how the fuzzer reaches it), and
+    the hybrid Gen code at -O2 agrees with -O0's lane by lane."""
+    from reconverge.lowering.frontend import loop_separation
+    program = generate(62, "convergence")
+    assert "do {" in program.source and program.build_options == ("-g",)
+    separated = []
+    original = loop_separation.separate_merged_loops
+
+    def counting(func, notes):
+        bodies = original(func, notes)
+        separated.append(len(bodies))
+        return bodies
+
+    monkeypatch.setattr(loop_separation, "separate_merged_loops", counting)
+    path = tmp_path / "k.cl"
+    path.write_text(program.source)
+    load_program(str(path), "-O2", build_options=program.build_options).functions_for("generic", ["k"])
+    assert any(separated)
+    run = ProgramRun(program, str(tmp_path))
+    configs = [Config("llvm", "-O0"), Config("ir", "-O0"), Config.parse("gen-O2-simd16-hybrid")]
+    outcomes = [run.run(c) for c in configs]
+    # the llvm reference declines an operation -O2 moved out of its loop (ir -O0 is the reference then)
+    assert [o.status for o in outcomes] == ["skipped", "ok", "ok"], [o.message for o in outcomes]

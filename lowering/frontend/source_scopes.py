@@ -183,7 +183,10 @@ def loop_homes(func: Function, notes: ScopeNotes) -> dict[Instr, Block]:
                 and loops[h].holds(chain)]
         held = [h for h in held if _anchorable(func, ins, blocks, forest, loops, b, h, chain)]
         if held:
-            homes[ins] = blocks[max(held, key=forest.depth)]
+            # the innermost loop; among copies of one source loop (-O2 unrolled a loop around it, and each
+            # copy's operation follows every earlier copy), the nearest: all dominate b, so the deepest in
+            # the dominator tree (fuzz convergence-12140: the first copy took every copy's operation)
+            homes[ins] = blocks[max(held, key=lambda h: (forest.depth(h), dom.pre[h]))]
     return homes
 
 

@@ -58,6 +58,7 @@ FEATURES = {
 }
 # chance of a sub-group statement before each statement
 SUBGROUP_RATE = {"subgroup": 0.3, "all": 0.08, "convergence": 0.3}
+NESTED_DO_RATE = 0.04      # convergence mode: a seed-004 nested do/while before a statement (its own stream)
 IN_SIZE = 256               # elements of `in` (indices are masked with IN_SIZE - 1)
 LOCAL_WORDS = 64            # elements of the __local exchange array: the largest work-group generated
 COUNTERS = 8                # global atomic counters; counter c takes only ATOMIC_FAMILIES[c]
@@ -163,6 +164,8 @@ class _ClGen:
         self.uses_goto = False
         self.loops = 0                       # loops (and goto machines) around the statement being made
         self.leaf_depth = 0
+        self.nested_do_stream: random.Random | None = None   # convergence mode: nested_do's own stream
+        self.nested_dos = 0
 
     def fresh(self, prefix: str) -> str:
         self.counter += 1
@@ -384,6 +387,9 @@ class _ClGen:
         out.append(f"{indent}{target.name} {rng.choice(('+=', '^=', '='))} {value};")
 
     def statement(self, out: list[str], indent: str, depth: int) -> None:
+        if (self.nested_do_stream is not None and depth < MAX_DEPTH and self.statements + 1 < self.size
+                and self.loops < MAX_LOOPS and self.nested_do_stream.random() < NESTED_DO_RATE):
+            self.nested_do(out, indent, depth)
         self.statements += 1
         rng = self.rng
         nest = depth < MAX_DEPTH and self.statements < self.size
@@ -644,6 +650,56 @@ class _ClGen:
         out.append(f"{indent}}}")
         self.uses_subgroups = True
 
+    def nested_do(self, out, indent, depth):
+        """Seed 004's shape: a do/while in a while, both counting one counter, left on a lane condition. At -O2
+        LLVM can merge the two into one loop with two back edges; with -g the front end separates them again
+        (lowering/frontend/loop_separation.py), so the sub-group operations in the do body meet as written.
+        Drawn from its own stream, names its own: every other statement of a seed's program stays as it was
+        (old campaigns' seeds and the tests that pin them)."""
+        stream, self.nested_do_stream = self.nested_do_stream, None
+        assert stream is not None
+        main, ballots, self.rng = self.rng, self.ballots, stream
+        self.nested_dos += 1
+        self.ballots = 1000 * self.nested_dos          # sgb1001..: apart from the main program's ballots
+        try:
+            self._nested_do(out, indent, depth, f"nj{self.nested_dos}", f"nl{self.nested_dos}")
+        finally:
+            self.rng, self.ballots, self.nested_do_stream = main, ballots, stream
+        self.uses_subgroups = True
+
+    def _nested_do(self, out, indent, depth, j: str, lim: str):
+        lane = self.rng.choice(("(lid & 1u) == 0u", "(lid % 3u) != 1u", f"gid < {self.rng.randint(1, 12)}u",
+                                self.condition(1)))
+        inner, body = indent + "    ", indent + "        "
+        out.append(f"{indent}{{")
+        out.append(f"{inner}uint {j} = 0u;")
+        out.append(f"{inner}uint {lim} = {self.trip()};")
+        out.append(f"{inner}while ({j} < {lim}) {{")
+        out.append(f"{body}do {{")
+        out.append(f"{body}    {j}++;")
+        self.readonly.append(j)
+        # LLVM merges the loops only where the counter is all they carry: mostly the operations
+        # store to out[gid] (read back after the loops), not into a scalar
+        in_memory = self.chance(0.7)
+        if in_memory:
+            op = self.rng.choice(("sub_group_non_uniform_reduce_add", "sub_group_non_uniform_reduce_max",
+                                  "sub_group_scan_inclusive_add", "sub_group_broadcast_first"))
+            out.append(f"{body}    out[gid] = {op}({self.expr(2)} + {j} * {self.rng.randint(1, 99)}u);")
+        else:
+            for _ in range(self.rng.randint(1, 2)):
+                self._subgroup_statement(out, body + "    ", False)
+        out.append(f"{body}}} while ({lane} && {j} < {lim});")
+        out.append(f"{body}if ({lane}) break;")
+        if in_memory:
+            out.append(f"{body}out[gid] = sub_group_ballot({lane} || {self.condition(1)}).x + {j};")
+        else:
+            self._subgroup_statement(out, body, False)
+        self.readonly.remove(j)
+        out.append(f"{inner}}}")
+        if in_memory:
+            out.append(f"{inner}{self.rng.choice([v for v in self.scalars if v.type == 'uint']).name} ^= out[gid];")
+        out.append(f"{indent}}}")
+
     def s_dead(self, out, indent, depth):
         """Code that never runs, behind a test of the host's `n` (always below 8) that no compiler can fold
         (CLsmith's EMI blocks): it must compile and must not change anything."""
@@ -850,6 +906,8 @@ def generate(seed: int, mode: str = "all", size: int | None = None) -> FuzzProgr
     subgroup = (random.Random(f"{mode}:{seed}:subgroup"), SUBGROUP_RATE[mode]) \
         if "subgroup" in FEATURES[mode] else None
     gen = _ClGen(rng, FEATURES[mode], size if size is not None else rng.randint(4, 18), subgroup)
+    if mode == "convergence":
+        gen.nested_do_stream = random.Random(f"{mode}:{seed}:nested_do")
     source = gen.kernel()
     program = FuzzProgram(seed, mode, source, "cl", global_size, local, uses_approx=gen.uses_approx,
                           irreducible=gen.uses_goto, n_arg=rng.randrange(8), arg_names=list(ARG_NAMES),
