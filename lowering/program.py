@@ -8,7 +8,10 @@ Every target asks the same driver: the command line's `compile` (each --emit, ea
 in tools/targets/harness.py, the tests and the fuzzers. A structured pipeline (lowering.target) shares
 the generic passes: the kernel is read and structurized once, and each target lowers its own clone
 (Function.clone) of that tree. A pipeline without the structurizer reads the module again, because its
-reading differs (LLVM's SROA stands in for promote: pipeline.read_module_ref). The pass inspection of the
+reading differs (LLVM's SROA stands in for promote: pipeline.read_module_ref), except where the caller says
+it will ask for that pipeline too (`then`: Gen's --cf auto weighs the tree against the CFG) and SROA has
+nothing to change (the kernel has no private variable): that pipeline then takes a copy of the first
+read (reads_shared). The pass inspection of the
 command line (--dump-after, --print-after, --stop-after, --verify-each) is given once, as `inspect`, and
 applies to every pipeline the driver runs; `label_dumps` names each dump after its pipeline, for a
 compile that runs several (Gen's --cf auto).
@@ -47,6 +50,8 @@ class Program:
     _read: dict[str, Function] = field(default_factory=dict, repr=False)     # IR text input, as parsed
     _functions: dict[tuple[str, str], Function] = field(default_factory=dict, repr=False)
     _prepared: dict = field(default_factory=dict, repr=False)     # pipeline.read_module_ref's inlined modules
+    _kept_reads: dict[tuple[str, str], Function] = field(default_factory=dict, repr=False)   # `then`'s copies
+    reads_shared: int = 0                   # kernels a CFG pipeline took from another pipeline's read
 
     @property
     def has_llvm(self) -> bool:
@@ -81,11 +86,12 @@ class Program:
             raise CompileError(f"{self.path}: no kernel named {kernel!r} "
                                f"(available: {', '.join(self.kernel_names()) or 'none'})")
 
-    def function(self, kernel: str, target_pipeline: str = "generic") -> Function:
+    def function(self, kernel: str, target_pipeline: str = "generic", then: str | None = None) -> Function:
         """The kernel as `target_pipeline` (lowering.target.PIPELINES) leaves it, made on first use; each
-        pipeline has its own copy, so each target runs its own IR."""
+        pipeline has its own copy, so each target runs its own IR. `then`: a CFG pipeline the caller asks
+        for next; where it would read the same function, a copy of this read is kept for it."""
         self.check_kernel(kernel)
-        return self._make([kernel], target_pipeline)[kernel]
+        return self._make([kernel], target_pipeline, then)[kernel]
 
     @property
     def functions(self) -> dict[str, Function]:
@@ -127,42 +133,64 @@ class Program:
         return replace(self.inspect, kernel=None, verify_each=self.verify_each, pipeline=target_pipeline,
                        stop_after=stop_after, label=label if self.label_dumps else "")
 
-    def _make(self, names: list[str], target_pipeline: str) -> dict[str, Function]:
+    def _make(self, names: list[str], target_pipeline: str, then: str | None = None) -> dict[str, Function]:
         if target_pipeline not in PIPELINES:
             raise CompileError(f"unknown pipeline '{target_pipeline}' (pipelines: {', '.join(PIPELINES)})")
         missing = [n for n in names if (n, target_pipeline) not in self._functions]
         if missing:
             if CAPS[target_pipeline].structured and target_pipeline != "generic":
-                self._lower(missing, target_pipeline)
+                self._lower(missing, target_pipeline, then)
             else:
-                self._run_from_read(missing, target_pipeline, target_pipeline, self._stop_for(target_pipeline))
+                self._run_from_read(missing, target_pipeline, target_pipeline, self._stop_for(target_pipeline),
+                                    then)
         return {n: self._functions[(n, target_pipeline)] for n in names}
 
-    def _run_from_read(self, names: list[str], target_pipeline: str, label: str, stop: str | None) -> None:
-        """Read the kernels (or clone the IR text's) and run the pipeline's passes on them."""
+    def _run_from_read(self, names: list[str], target_pipeline: str, label: str, stop: str | None,
+                       then: str | None = None) -> None:
+        """Read the kernels (or clone the IR text's, or take the copies kept by an earlier read) and run
+        the pipeline's passes on them."""
         options = self._options(target_pipeline, label, stop)
-        if self.has_llvm:
-            kernel = names[0] if len(names) == 1 else None
+        funcs = {n: self._kept_reads.pop((n, target_pipeline)) for n in names
+                 if (n, target_pipeline) in self._kept_reads}
+        self.reads_shared += len(funcs)
+        unread = [n for n in names if n not in funcs]
+        if unread and self.has_llvm:
+            kernel = unread[0] if len(unread) == 1 else None
             read = pipeline.read_module_ref(self.module(), self.path, replace(options, kernel=kernel), self._prepared)
-            funcs, done = {n: read[n] for n in names}, "read"
-        else:
-            funcs, done = {n: self._read[n].clone() for n in names}, self._text_done
-        for name, func in pipeline.run_passes(funcs, options, done).items():
+            funcs.update((n, read[n]) for n in unread)
+            if then is not None and reads_alike(target_pipeline, then):
+                self._kept_reads.update(((n, then), read[n].clone()) for n in unread if not _has_private(read[n]))
+        elif unread:
+            funcs.update((n, self._read[n].clone()) for n in unread)
+        done = "read" if self.has_llvm else self._text_done
+        for name, func in pipeline.run_passes({n: funcs[n] for n in names}, options, done).items():
             self._functions[(name, target_pipeline)] = func
 
-    def _lower(self, names: list[str], target_pipeline: str) -> None:
+    def _lower(self, names: list[str], target_pipeline: str, then: str | None = None) -> None:
         """A structured target's kernels: a clone of the generic tree, through the target's own passes
         (none when --stop-after stops within the generic ones)."""
         stop = self._stop_for(target_pipeline)
         generic_stop = stop if stop is None or stop in ("read", *GENERIC) else None
         fresh = [n for n in names if (n, "generic") not in self._functions]
         if fresh:
-            self._run_from_read(fresh, "generic", target_pipeline, generic_stop)
+            self._run_from_read(fresh, "generic", target_pipeline, generic_stop, then)
         clones = {n: self._functions[(n, "generic")].clone() for n in names}
         if generic_stop is None:
             clones = pipeline.run_passes(clones, self._options(target_pipeline, target_pipeline, stop), GENERIC[-1])
         for name, func in clones.items():
             self._functions[(name, target_pipeline)] = func
+
+
+def reads_alike(first: str, then: str) -> bool:
+    """Whether pipeline `then` may take a copy of what `first` read, for a kernel without private
+    variables: a structured pipeline reads the inlined module, and a CFG one the same module after LLVM's
+    SROA (pipeline.read_module_ref), which rewrites only allocas; IR text input is read once anyway."""
+    return CAPS[first].structured and not CAPS[then].structured
+
+
+def _has_private(func: Function) -> bool:
+    """A private variable (alloca) in a function as read: what SROA could have rewritten."""
+    return any(ins.opcode == "alloca" for block in func.blocks for ins in block.instrs)
 
 
 def compile_path(path: str, opt_level: str = "-O0", options: pipeline.Options | None = None,

@@ -148,8 +148,10 @@ def _rewrite(func: Function, blocks: list[Block], replace: dict[Value, Value],
     """One pass over the code: drop the instructions in `drop`, map operands through `replace`."""
     for b in blocks:
         instrs = b.instrs
-        if drop and any(i in drop for i in instrs):
-            instrs = b.instrs = [i for i in instrs if i not in drop]
+        if drop:
+            kept = [i for i in instrs if i not in drop]
+            if len(kept) != len(instrs):
+                instrs = b.instrs = kept
         for ins in instrs:
             ops = ins.operands
             for i, op in enumerate(ops):
@@ -199,7 +201,8 @@ class _Shortcuts:
     CF list, jump straight to the last node that writes it (binary search over that list's writers):
     a flat sequence of thousands of guarded ifs (a lowered switch) costs a walk O(log n), not O(n)."""
 
-    def __init__(self, func: Function):
+    def __init__(self, func: Function, stores: dict[Block, dict[object, Value]]):
+        self.stores = stores                                # block -> the variables it stores (rebuild's scan)
         self.bypass: dict[Block, tuple[CFNode, Block]] = {}
         self.stored_in: dict[CFNode, set[object]] = {}
         self.place: dict[Block, tuple[int, int]] = {}       # block directly in a CF list -> (list, position)
@@ -230,17 +233,16 @@ class _Shortcuts:
         # every list would cost depth x variables on deeply nested code
         writers: dict[object, list[int]] | None = {} if len(nodes) >= LONG_LIST else None
         stored: set[object] = set()
+        stores = self.stores
         for i, node in enumerate(nodes):
             if isinstance(node, Block):
                 self.place[node] = (index, i)
-                for ins in node.instrs:
-                    if ins.opcode == "var_store":
-                        var = ins.attrs["var"]
-                        stored.add(var)
-                        if writers is not None:
-                            positions = writers.setdefault(var, [])
-                            if not positions or positions[-1] != i:
-                                positions.append(i)
+                written = stores.get(node)
+                if written:
+                    stored.update(written)
+                    if writers is not None:
+                        for var in written:
+                            writers.setdefault(var, []).append(i)
                 continue
             before, after = cast(Block, nodes[i - 1]), cast(Block, nodes[i + 1])   # blocks around each if/loop
             if isinstance(node, If):
@@ -280,30 +282,40 @@ class _Shortcuts:
         return "join", cast(Block, nodes[q + 1])
 
 
-def rebuild(func: Function, replaced: dict[Value, Value]) -> None:
-    """Replace var_load/var_store by SSA values and phis; `replaced` maps old values to their new ones."""
+def rebuild(func: Function, replaced: dict[Value, Value]) -> set[object]:
+    """Replace var_load/var_store by SSA values and phis; `replaced` maps old values to their new ones.
+    Returns the variables that were read (one scan of the code serves both)."""
     blocks = func.update_cfg()
-    reader = _Reader(replaced, _Shortcuts(func))
     pending: list[Instr] = []
     drop: set[Instr] = set()
+    stores: dict[Block, dict[object, Value]] = {}
+    read_vars: set[object] = set()
     for b in blocks:
         current: dict[object, Value] = {}
         for ins in b.instrs:
-            if ins.opcode == "var_store":
+            op = ins.opcode
+            if op == "var_store":
                 current[ins.attrs["var"]] = ins.operands[0]
                 drop.add(ins)
-            elif ins.opcode == "var_load":
+            elif op == "var_load":
                 drop.add(ins)
                 var = ins.attrs["var"]
+                read_vars.add(var)
                 if var in current:
                     replaced[ins] = current[var]
                 else:
                     pending.append(ins)
+        if current:
+            stores[b] = current
+    reader = _Reader(replaced, _Shortcuts(func, stores))
+    end_def = reader.end_def
+    for b, current in stores.items():
         for var, value in current.items():
-            reader.end_def.setdefault(var, {})[b] = value
+            end_def.setdefault(var, {})[b] = value
     for ins in pending:
         assert ins.block is not None
         replaced[ins] = reader.at_start(ins.attrs["var"], ins.block)
     kept = set(_trivial_phis(reader.new_phis, replaced))
     drop.update(p for p in reader.new_phis if p not in kept)
     _rewrite(func, blocks, replaced, drop)
+    return read_vars

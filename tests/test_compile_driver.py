@@ -126,3 +126,48 @@ def test_a_function_the_pipeline_lowered_is_not_lowered_again():
     clone = func.clone()
     lower_for([clone], "gen")
     assert print_function(clone) == before
+
+
+@pytest.mark.parametrize("level, shared", [("-O2", 1), ("-O0", 0)])
+def test_auto_reads_a_kernel_once_where_sroa_has_nothing_to_change(monkeypatch, level, shared):
+    """--cf auto weighs the tree against the CFG: at -O2 (no private variable left) both come from one
+    read, and the CFG so shared prints as a read of the SROA'd module would; at -O0 (allocas) the CFG is
+    read again, from the module SROA promoted."""
+    import reconverge.lowering.frontend.llvm_reader as reader
+    reads = []
+    real = reader.read_kernels
+    monkeypatch.setattr(reader, "read_kernels", lambda *a, **k: reads.append(1) or real(*a, **k))
+    program = load_program(HYBRID, level)
+    assert compile(program, "nested_break").mode == "hybrid"
+    assert (len(reads), program.reads_shared) == (2 - shared, shared)
+    fresh = load_program(HYBRID, level).function("nested_break", "gen-blockip")
+    assert print_function(program.function("nested_break", "gen-blockip")) == print_function(fresh)
+
+
+def test_a_compile_runs_with_the_collector_tuned_and_leaves_it_as_it_was(monkeypatch, tmp_path):
+    """The command line's compile freezes the objects of the imported compiler and collects young objects
+    less often (lowering/gcpause.tuned_for_compile), and undoes both: an in-process caller keeps its own."""
+    import gc
+
+    import reconverge.tools.cli as cli
+    from reconverge.lowering.gcpause import COMPILE_THRESHOLD
+    seen = []
+    real = cli.load_source
+    monkeypatch.setattr(cli, "load_source", lambda *a, **k: seen.append((gc.get_threshold()[0],
+                                                                         gc.get_freeze_count())) or real(*a, **k))
+    before = (gc.get_threshold(), gc.get_freeze_count())
+    assert cli.main(["compile", SEED, "--emit", "gen", "-o", str(tmp_path / "k.krn")]) == 0
+    assert seen[0][0] == COMPILE_THRESHOLD and seen[0][1] > 0
+    assert (gc.get_threshold(), gc.get_freeze_count()) == before
+
+
+@pytest.mark.parametrize("cf, selections", [("auto", 2), ("structured", 1), ("hybrid", 1)])
+def test_a_kernel_is_selected_once_per_mode_it_weighs(monkeypatch, cf, selections):
+    """--cf auto selects the tree and the hybrid once each to weigh them and compiles the winner from its
+    selection (a third selection of the chosen mode used to follow); an explicit mode selects once."""
+    import reconverge.backend.gen.isel as isel
+    calls = []
+    real = isel.select
+    monkeypatch.setattr(isel, "select", lambda *a, **k: calls.append(1) or real(*a, **k))
+    compile(load_program(HYBRID, "-O2"), "nested_break", GenOptions(16, cf))
+    assert len(calls) == selections

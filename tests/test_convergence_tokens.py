@@ -169,3 +169,38 @@ def test_llvm_optimising_a_dead_loop_whose_token_is_used_after_it_is_a_one_line_
     with pytest.raises(CompileError) as caught:
         load_program(KERNELS, "-O2")
     assert "-O2 pipeline crashed" in str(caught.value) and "\n" not in str(caught.value)
+
+
+BUNDLED = """\
+target datalayout = "e-i64:64-v16:16-v24:32-v32:32-v48:64-v96:128-v192:256-v256:256-v512:512-v1024:1024-G1"
+target triple = "spir64"
+
+define spir_kernel void @k(ptr addrspace(1) %out) #0 {{
+entry:
+  %e = call token @llvm.experimental.convergence.entry()
+  %i = call spir_func i64 @_Z13get_global_idj(i32 0) [ "convergencectrl"(token %e) ]
+  %v = trunc i64 %i to i32
+  %r = call spir_func i32 @_Z20sub_group_reduce_addj(i32 %v) {bundles}
+  store i32 %r, ptr addrspace(1) %out, align 4
+  ret void
+}}
+
+declare token @llvm.experimental.convergence.entry() #1
+declare spir_func i64 @_Z13get_global_idj(i32) #1
+declare spir_func i32 @_Z20sub_group_reduce_addj(i32) #1
+
+attributes #0 = {{ convergent nounwind }}
+attributes #1 = {{ convergent nounwind }}
+"""
+
+
+@pytest.mark.parametrize("bundles", ['[ "foo"(i32 7), "convergencectrl"(token %e) ]',
+                                     '[ "convergencectrl"(token %e), "foo"(i32 7) ]'])
+def test_an_operand_bundle_other_than_convergencectrl_is_a_one_line_error(bundles, tmp_path):
+    """The reader took only a leading "convergencectrl" bundle: after another bundle, the token and the other
+    bundle's operands were read as the call's arguments (compiled without a word)."""
+    path = tmp_path / "b.ll"
+    path.write_text(BUNDLED.format(bundles=bundles))
+    with pytest.raises(CompileError) as caught:
+        load_program(str(path), "-O0").functions_for("generic")
+    assert 'operand bundle "foo"' in str(caught.value) and "\n" not in str(caught.value)

@@ -231,6 +231,24 @@ def test_fuzz_12140_each_unrolled_copy_keeps_its_own_operation(tmp_path):
     assert [o.status for o in outcomes][1:] == ["ok"] * 3, [o.message for o in outcomes]
 
 
+def test_fuzz_13266_pulling_a_region_into_its_loop_reads_the_cfg_before_the_latch_exists(tmp_path):
+    """Fuzz convergence-13266 (and 9530) at -O2 -g: the convergence pass asked for the loop's members after
+    redirecting the region's edges to its new latch but before the latch was in the function, so the CFG
+    held a block of a stale index and the kernel was refused as irreducible (a wrong layout where the
+    stale index happened to look reducible). The loop's members are taken first now."""
+    import os
+
+    from reconverge.tools.fuzz.generator import ARG_NAMES, FuzzProgram
+    path = os.path.join(os.path.dirname(__file__), "kernels_fuzzconv", "scopes_pull_stale_latch_13266.cl")
+    with open(path, encoding="utf-8") as f:
+        source = f.read()
+    program = FuzzProgram(13266, "convergence", source, "cl", 32, 16, n_arg=2,
+                          arg_names=list(ARG_NAMES), uses_subgroups=True, build_options=("-g",))
+    run = ProgramRun(program, str(tmp_path))
+    outcomes = [run.run(Config.parse(c)) for c in ("llvm-O0", "ir-O0", "ir-O2", "gen-O2-simd8-blockip")]
+    assert [o.status for o in outcomes][1:] == ["ok"] * 3, [o.message for o in outcomes]
+
+
 def test_fuzz_1010_a_phis_location_is_not_the_loops_code(tmp_path):
     """Fuzz convergence-1010 at -O0 on Gen hybrid: a loop header's phi, located at its variable's declaration
     at the top of the function, made the loop's common scope the function's, so the scopes rule homed

@@ -100,10 +100,12 @@ def _compile(args) -> None:
         raise UsageError(f"--emit {args.emit} needs the structurize pass (drop --stop-after read)")
     spirv = compile_spirv_options(args)
     gen = _compile_gen_options(args)
-    from reconverge.backend.gen import CF_MODES
     from reconverge.lowering.target import PIPELINES
     auto = gen is not None and gen.cf == "auto"
-    gen_pipeline = CF_MODES[gen.cf].pipeline if gen is not None and not auto else None
+    gen_pipeline = None
+    if gen is not None and not auto:
+        from reconverge.backend.gen import CF_MODES  # only for Gen: a SPIR-V compile never loads it
+        gen_pipeline = CF_MODES[gen.cf].pipeline
     if auto and args.pipeline:
         raise UsageError("--pipeline with --emit gen* needs --cf structured, blockip or hybrid (--cf auto "
                          "runs the gen pipeline, and gen-blockip where it weighs the hybrid)")
@@ -122,25 +124,27 @@ def _compile(args) -> None:
     options = pipeline.Options(kernel=args.kernel, verify_each=args.verify_each, dump_after=dump_after,
                                dump_dir=args.dump_dir if dump_after else None, stop_after=args.stop_after,
                                pipeline=chosen, print_after=print_after, print_before=print_before)
-    try:
-        program = load_source(args, inspect=options, label_dumps=auto)
-        names = [args.kernel] if args.kernel else None
-        if gen is not None:
-            data = _emit_gen(args.emit, program, names or program.kernel_names(), gen, options)
-        else:
-            funcs = program.functions_for(chosen, names)
-            if spirv is not None:
-                data = _emit_spirv(args.emit, list(funcs.values()), spirv)
+    from reconverge.lowering.gcpause import tuned_for_compile
+    with tuned_for_compile():
+        try:
+            program = load_source(args, inspect=options, label_dumps=auto)
+            names = [args.kernel] if args.kernel else None
+            if gen is not None:
+                data = _emit_gen(args.emit, program, names or program.kernel_names(), gen, options)
             else:
-                render: Callable[[Function], str] = {"nir": print_function, "dot-cfg": cfg_dot,
-                                                     "dot-tree": tree_dot}[args.emit]
-                if args.divergence:
-                    from reconverge.lowering.analysis.divergence import analyze
-                    render = lambda f: print_function(f, analyze(f))   # noqa: E731
-                data = "".join(render(f) for f in funcs.values())
-    finally:
-        if options.printed:
-            sys.stderr.write("".join(options.printed))
+                funcs = program.functions_for(chosen, names)
+                if spirv is not None:
+                    data = _emit_spirv(args.emit, list(funcs.values()), spirv)
+                else:
+                    render: Callable[[Function], str] = {"nir": print_function, "dot-cfg": cfg_dot,
+                                                         "dot-tree": tree_dot}[args.emit]
+                    if args.divergence:
+                        from reconverge.lowering.analysis.divergence import analyze
+                        render = lambda f: print_function(f, analyze(f))   # noqa: E731
+                    data = "".join(render(f) for f in funcs.values())
+        finally:
+            if options.printed:
+                sys.stderr.write("".join(options.printed))
     _write_with_dumps(args, data, options.dumps)
 
 
@@ -173,11 +177,9 @@ def _emit_gen(kind: str, program, names: list[str], options, inspect=None) -> st
     width, size and control-flow mode (the one --cf auto chose); gen-mir: the machine IR before register
     allocation."""
     from reconverge.backend.gen import compile, select
-    from reconverge.backend.gen.mir_printer import print_mfunction
-    from reconverge.isa.gen9.container import pack_container
-    from reconverge.isa.gen9.disassembler import disassemble
     from reconverge.isa.gen9.encoding import encode_program
     if kind == "gen-mir":
+        from reconverge.backend.gen.mir_printer import print_mfunction
         return "".join(print_mfunction(select(program, name, options)[0]) for name in names)
     if kind == "gen-bin" and len(names) != 1:
         raise UsageError(f"--emit gen-bin writes one kernel's code: name it with --kernel (kernels: "
@@ -185,14 +187,23 @@ def _emit_gen(kind: str, program, names: list[str], options, inspect=None) -> st
     printed = inspect.printed if inspect is not None else None
     machine = {p for p in ("isel", "regalloc") if inspect is not None and (p in inspect.print_after or
                                                                             "all" in inspect.print_after)}
-    built = [(k, encode_program(k.program))
-             for k in (compile(program, name, options, print_after=machine, printed=printed) for name in names)]
+    from reconverge.lowering.deepstack import call_with_deep_stack
+    from reconverge.lowering.gcpause import survivors_kept
+
+    def build(name: str):
+        kernel = compile(program, name, options, print_after=machine, printed=printed)
+        survivors_kept()            # what a kernel's compile leaves alive lives to the end: not rescanned
+        return kernel, encode_program(kernel.program)
+    # one deep stack for every kernel (each entry point taking its own cost 0.2 ms of CPU, six a kernel)
+    built = call_with_deep_stack(lambda: [build(name) for name in names])
     if kind == "gen-asm":
+        from reconverge.isa.gen9.disassembler import disassemble
         how = "chosen by --cf auto" if options.cf == "auto" else "--cf"
         return "\n".join(f"// kernel {k.name}: SIMD{k.simd}, {len(code)} bytes\n// control flow: {k.mode} ({how})\n"
                          f"{_annotated(disassemble(code), k.notes)}" for k, code in built)
     if kind == "gen-bin":
         return built[0][1]
+    from reconverge.isa.gen9.container import pack_container
     return pack_container([k.container_entry(code) for k, code in built])
 
 

@@ -25,9 +25,11 @@ def emit_kind(output: str) -> str:
 def print_passes(names: list[str] | None, flag: str, gen: bool) -> set[str]:
     """--print-after/--print-before's passes: the IR passes, `all`, and for --emit gen* the machine
     passes (isel, regalloc; their machine IR)."""
-    from reconverge.backend.gen import MACHINE_PASSES
     from reconverge.lowering import pipeline
     chosen = set(names or [])
+    if not chosen:
+        return chosen                     # nothing to check: the Gen backend stays unloaded for SPIR-V
+    from reconverge.backend.gen import MACHINE_PASSES
     known = set(pipeline.PASS_NAMES) | {"all"} | (set(MACHINE_PASSES) if gen else set())
     unknown = chosen - known
     if unknown:

@@ -36,12 +36,13 @@ if TYPE_CHECKING:
 
 class Program(Protocol):
     """What the backend asks of the compile driver (lowering.program.Program): a kernel as a pipeline
-    leaves it, and whether the input has a CFG to give the gen-blockip pipeline."""
+    leaves it (`then`: the pipeline asked for next, which may share this one's read), and whether the
+    input has a CFG to give the gen-blockip pipeline."""
 
     @property
     def structured_input(self) -> bool: ...
 
-    def function(self, kernel: str, target_pipeline: str = "generic") -> Function: ...
+    def function(self, kernel: str, target_pipeline: str = "generic", then: str | None = None) -> Function: ...
 
 
 @dataclass(frozen=True)
@@ -133,7 +134,7 @@ def _choose(program: Program, kernel: str, cf: str,
     from .cf_regions import MAX_ROUNDS, RegionDepthError
     from .cost import prefers_hybrid
     try:
-        tree = program.function(kernel, "gen")
+        tree = program.function(kernel, "gen", then="gen-blockip")    # one read for both, where they agree
     except IrreducibleCFG:
         return program.function(kernel, "gen-blockip"), CF_MODES["hybrid"], None
     if program.structured_input or 2 * nesting_depth(tree) > MAX_ROUNDS:   # no CFG, or too deep to search

@@ -41,12 +41,14 @@ def verify(func: MFunction) -> list[str]:
         return [f"{func.name}: no blocks"]
     for bi, b in enumerate(func.blocks):
         for i, ins in enumerate(b.instrs):
-            where = f"{func.name}: {b.label}, instruction {i} ({ins.opcode})"
-            problems += [f"{where}: {p}" for p in _instruction(func, ins, labels)]
+            found = _instruction(func, ins, labels)
             if ins.opcode in BRANCHES and i != len(b.instrs) - 1:
-                problems.append(f"{where}: a branch must end its block")
+                found.append("a branch must end its block")
             if ins.eot and (i != len(b.instrs) - 1 or bi != len(func.blocks) - 1):
-                problems.append(f"{where}: nothing may follow the end of the thread (EOT)")
+                found.append("nothing may follow the end of the thread (EOT)")
+            if found:                         # (the place is spelled out only for a problem)
+                where = f"{func.name}: {b.label}, instruction {i} ({ins.opcode})"
+                problems += [f"{where}: {p}" for p in found]
     last = func.blocks[-1].instrs[-1] if func.blocks[-1].instrs else None
     if last is None or not last.eot:
         problems.append(f"{func.name}: the last block must end the thread with an EOT send")

@@ -1,11 +1,11 @@
 """Gen9 binary encoding: Instruction <-> instruction words, and whole programs.
 
-decode() reads field values through the `construct` structs of layout.py (generated from the field
-table, so no bit position appears here) and builds the model; encode() does the reverse for the native
+decode() reads field values through layout.py (from the field table, so no bit position appears here)
+and builds the model; encode() does the reverse for the native
 16-byte form.  Compacted 8-byte instructions are expanded to their native word first (compaction.py);
 encode_program() compacts the instructions marked `compacted` when the tables allow it.
 
-Layout:  fields.py (bits) -> layout.py (structs) -> encoding.py (model) / compaction.py (8-byte form)
+Layout:  fields.py (bits) -> layout.py (pack, unpack) -> encoding.py (model) / compaction.py (8-byte form)
 """
 from __future__ import annotations
 
@@ -17,7 +17,6 @@ from .layout import (  # noqa: F401
     IMM64,
     SEND_OPS,
     SENDS_OPS,
-    STRUCTS,
     THREE_SRC_OPS,
     alias_get,
     instruction_length,

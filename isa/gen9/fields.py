@@ -1,7 +1,7 @@
 """The Gen9 instruction field table: the single place where bit positions live.
 
 Each row names one hardware field and gives its bit range (hi, lo) in every instruction *form* that has
-it (absent forms have no entry).  The encoder and decoder build their `construct` structs from these rows;
+it (absent forms have no entry).  The encoder and decoder pack and unpack words from these rows (layout.py);
 the assembler, disassembler and simulator only ever see field names and the enums below.
 
 Sources (facts only): checked with iga64 1.1.0 by assembling and flipping bits (tests/isa/test_gen9_iga.py

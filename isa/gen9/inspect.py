@@ -1,8 +1,9 @@
 """Encodings down to the bit field: every instruction of a binary as its offset, raw bytes, text and the
 value and meaning of each field of its form, and the field-level difference of two binaries.
 
-Everything comes from the one field table (fields.py) and the layout built from it (layout.py), so a
-field shown here is exactly the bits the encoder wrote. A compacted instruction also shows its compact
+Everything comes from the one field table (fields.py); each word is read through construct's BitStructs
+of it (layout_structs.py), not the encoder's own shifts, so a field shown here is what a struct library
+reads in the bits the encoder wrote. A compacted instruction also shows its compact
 fields (the table indices among them) and the native word they expand to. This is what `iga64 -Xifs`
 would show, which Debian's iga64 build cannot.
 """
@@ -15,7 +16,8 @@ from . import fields as F
 from .compaction import expand_compact
 from .disassembler import block_starts, format_instruction
 from .encoding import walk
-from .layout import THREE_SRC_OPS, native_form, peek, unpack
+from .layout import THREE_SRC_OPS, native_form, peek
+from .layout_structs import parse
 
 # field-name suffix -> how to read the raw value
 _TYPE_NAMES = {v: k for k, v in F.REG_TYPE.items()}
@@ -109,7 +111,7 @@ def meaning(name: str, value: int, form: str, values: dict) -> str:
 
 
 def _fields(form: str, data: bytes) -> list[FieldValue]:
-    values = unpack(form, data)
+    values = parse(form, data)
     return [FieldValue(n, hi, lo, values[n], meaning(n, values[n], form, values), F.BY_NAME[n].doc)
             for n, hi, lo in F.form_fields(form)]
 
@@ -229,7 +231,7 @@ class InstructionChange:
 def _encoded_values(v: InstructionView) -> tuple[str, dict[str, int]]:
     """The form as encoded (compact or native) and every field of it, reserved gaps included."""
     form = v.compact_form or v.form
-    return form, unpack(form, v.raw, reserved=True)
+    return form, parse(form, v.raw, reserved=True)
 
 
 def _meaning(name: str, value: int | None, form: str, values: dict) -> str:

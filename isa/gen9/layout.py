@@ -1,17 +1,17 @@
-"""Instruction words as field values: the `construct` structs generated from the field table.
+"""Instruction words as field values: packing and unpacking through the field table (fields.py).
 
-One BitStruct per form (fields.py), most significant bit first, over the byte-swapped little-endian word,
-so no bit position appears outside fields.py.  Also: which form a native word uses, and how long an
-instruction is (8 bytes when its CmptCtrl bit is set).
+Each form's fields, most significant first, over the little-endian word, so no bit position appears
+outside fields.py; the gaps between fields are the reserved bits, named `_rsv<lowest bit>`. Integer
+shifts, not a struct library: importing `construct` and building its structs took a tenth of a second of
+every Gen compile (tests/isa/test_gen9_layout.py still checks unpack against construct's BitStruct of
+the same table). Also: which form a native word uses, and how long an instruction is (8 bytes when its
+CmptCtrl bit is set).
 """
 from __future__ import annotations
 
-import functools
-
-from construct import BitsInteger, BitStruct, ByteSwapped, IntegerError
-
 from . import fields as F
 from . import opcodes
+from .errors import IsaError
 
 THREE_SRC_OPS = opcodes.THREE_SRC
 SEND_OPS = opcodes.SEND
@@ -20,49 +20,49 @@ IMM64 = ("df", "q", "uq")
 _IMM_TYPE_NAMES = {v: k for k, v in F.IMM_TYPE.items()}
 
 
-def _make_struct(form: str):
-    parts, pos = [], F.FORM_BITS[form] - 1
+def _rows(form: str) -> tuple[tuple[str, int, int], ...]:
+    """(name, lowest bit, mask) of every field of `form` and of every reserved gap, most significant first."""
+    rows, pos = [], F.FORM_BITS[form] - 1
     for name, hi, lo in F.form_fields(form):
         if hi > pos:
             raise AssertionError(f"field {name} overlaps in form {form}")
         if hi < pos:
-            parts.append(f"_rsv{hi + 1}" / BitsInteger(pos - hi))
-        parts.append(name / BitsInteger(hi - lo + 1))
+            rows.append((f"_rsv{hi + 1}", hi + 1, (1 << (pos - hi)) - 1))
+        rows.append((name, lo, (1 << (hi - lo + 1)) - 1))
         pos = lo - 1
     if pos >= 0:
-        parts.append("_rsv0" / BitsInteger(pos + 1))
-    return ByteSwapped(BitStruct(*parts))
+        rows.append(("_rsv0", 0, (1 << (pos + 1)) - 1))
+    return tuple(rows)
 
 
-STRUCTS = {form: _make_struct(form) for form in F.NATIVE_FORMS + F.COMPACT_FORMS}
+ROWS = {form: _rows(form) for form in F.NATIVE_FORMS + F.COMPACT_FORMS}
 
 
 def pack(form: str, values: dict) -> bytes:
     """Build one instruction word of `form` from field values (missing fields are zero).
 
     Alias fields (indirect addressing) are applied last, over the bits of the fields they reinterpret.
-    The word is put together with integer shifts from the same field table as STRUCTS (the struct's own
-    build took most of a Gen compile's time: 1 ms an instruction); a value that does not fit its field is
-    refused as the struct would refuse it.
+    A value that does not fit its field is an IsaError.
     """
     fields = _PLACES[form]
     word = 0
     aliases = {}
-    for k, v in values.items():
+    for k in values.keys() - fields.keys():      # names not plain fields of the form: aliases, "_" notes
         if k.startswith("_"):
             continue
-        place = fields.get(k)
-        if place is None:
-            f = F.BY_NAME.get(k)
-            if f is None or not f.alias or form not in f.bits:
-                raise KeyError(f"field {k} not in form {form}")
-            aliases[k] = v
-            continue
-        lo, limit = place
-        if not 0 <= v < limit:
-            raise IntegerError(f"Error in path (building) -> {k}\nnumber {v} is out of range "
-                               f"(min=0, max={limit - 1})")
-        word |= v << lo
+        f = F.BY_NAME.get(k)
+        if f is None or not f.alias or form not in f.bits:
+            raise KeyError(f"field {k} not in form {form}")
+        aliases[k] = values[k]
+    for k, v in values.items():
+        if v:                                      # most fields are zero: nothing to place or check
+            place = fields.get(k)
+            if place is None:
+                continue
+            lo, limit = place
+            if not 0 <= v < limit:
+                raise IsaError(f"field {k} of form {form}: {v} is out of range (0 to {limit - 1})")
+            word |= v << lo
     for k, v in aliases.items():
         word = _scatter(word, (F.BY_NAME[k].bits[form],), v)
     return word.to_bytes(F.FORM_BITS[form] // 8, "little")
@@ -79,14 +79,13 @@ def alias_get(v: dict, name: str, form: str) -> int:
 
 
 def unpack(form: str, data: bytes, reserved: bool = False) -> dict:
-    """Field values of a word of `form` (the reserved gaps too, as _rsv<lo>, if asked)."""
-    c = STRUCTS[form].parse(data)
-    return {k: v for k, v in c.items() if not k.startswith("_") or (reserved and k.startswith("_rsv"))}
-
-
-@functools.lru_cache(maxsize=None)
-def _reserved(form: str) -> list[str]:
-    return [s.name for s in STRUCTS[form].subcon.subcon.subcons if s.name.startswith("_rsv")]
+    """Field values of a word of `form`, most significant first (the reserved gaps too, as _rsv<lo>, if
+    asked)."""
+    size = F.FORM_BITS[form] // 8
+    if len(data) < size:
+        raise IsaError(f"decode: truncated instruction ({len(data)} of {size} bytes)")
+    word = int.from_bytes(data[:size], "little")
+    return {name: word >> lo & mask for name, lo, mask in ROWS[form] if reserved or name[0] != "_"}
 
 
 def _get_bits(word: int, hi: int, lo: int) -> int:

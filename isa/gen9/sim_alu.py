@@ -85,59 +85,77 @@ def apply_modifiers(x: np.ndarray, t: DataType, abs_: bool, neg: bool, logic: bo
 
 def convert(x: np.ndarray, t: DataType, saturate: bool) -> np.ndarray:
     """Round/clamp/wrap a widened result into destination type `t`."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        return converter(t, saturate)(x)
+
+
+def converter(t: DataType, saturate: bool) -> Callable[[np.ndarray], np.ndarray]:
+    """convert() into `t` settled once (the batched simulator's plans call it under np.errstate(all="ignore"))."""
     dtype = NP_TYPE.get(t)
     if dtype is None:
         raise AluError(f"destination type {t.value} is not modelled")
     if is_float(t):
-        x = x.astype(np.float64)
-        if saturate:
-            x = np.where(np.isnan(x), 0.0, np.clip(x, 0.0, 1.0))
-        with np.errstate(over="ignore", invalid="ignore"):
+        def to_float(x: np.ndarray) -> np.ndarray:
+            x = x.astype(np.float64, copy=False)
+            if saturate:
+                x = np.where(np.isnan(x), 0.0, np.clip(x, 0.0, 1.0))
             return x.astype(dtype)
+        return to_float
     lo, hi = int_range(t)
-    if x.dtype.kind == "f":
-        with np.errstate(invalid="ignore"):
-            x = np.where(np.isnan(x), 0.0, np.trunc(x))
+    unsigned64 = t == DataType.UQ
+
+    def to_int(x: np.ndarray) -> np.ndarray:
+        if x.dtype.kind == "f":
+            x = np.clip(np.where(np.isnan(x), 0.0, np.trunc(x)), lo, hi)
+            return x.astype(np.uint64) if unsigned64 else x.astype(np.int64).astype(dtype)
+        x = x.astype(np.int64, copy=False)
+        if saturate:
             x = np.clip(x, lo, hi)
-        if t == DataType.UQ:
-            return x.astype(np.uint64)
-        return x.astype(np.int64).astype(dtype)
-    x = x.astype(np.int64)
-    if saturate:
-        x = np.clip(x, lo, hi)
-    return x.astype(dtype)      # two's-complement wrap
+        return x.astype(dtype)      # two's-complement wrap
+    return to_int
+
+
+_CONDITIONS: dict[str, Callable[[np.ndarray], np.ndarray]] = {
+    "eq": lambda x: x == 0, "z": lambda x: x == 0, "ne": lambda x: x != 0, "nz": lambda x: x != 0,
+    "gt": lambda x: x > 0, "g": lambda x: x > 0, "ge": lambda x: x >= 0, "lt": lambda x: x < 0,
+    "l": lambda x: x < 0, "le": lambda x: x <= 0,
+    "un": lambda x: np.isnan(x) if x.dtype.kind == "f" else np.zeros(x.shape, bool),
+    "ov": lambda x: np.zeros(x.shape, bool),            # overflow flag is not modelled
+}
+_COMPARES: dict[str, Callable[[np.ndarray, np.ndarray], np.ndarray]] = {
+    "eq": np.equal, "z": np.equal, "ne": np.not_equal, "nz": np.not_equal, "gt": np.greater, "g": np.greater,
+    "ge": np.greater_equal, "lt": np.less, "l": np.less, "le": np.less_equal,
+    "un": lambda a, b: (np.isnan(a) | np.isnan(b)) if a.dtype.kind == "f" else np.zeros(a.shape, bool),
+}
+
+
+def conditioner(cond: str) -> Callable[[np.ndarray], np.ndarray]:
+    """The conditional modifier `cond`: a result compared with zero."""
+    fn = _CONDITIONS.get(cond)
+    if fn is None:
+        raise AluError(f"conditional modifier {cond!r} is not modelled")
+    return fn
 
 
 def condition(x: np.ndarray, cond: str) -> np.ndarray:
     """Conditional modifier on a result compared with zero."""
+    fn = conditioner(cond)
     with np.errstate(invalid="ignore"):
-        if cond in ("eq", "z"):
-            return x == 0
-        if cond in ("ne", "nz"):
-            return x != 0
-        if cond in ("gt", "g"):
-            return x > 0
-        if cond == "ge":
-            return x >= 0
-        if cond in ("lt", "l"):
-            return x < 0
-        if cond == "le":
-            return x <= 0
-        if cond == "un":
-            return np.isnan(x) if x.dtype.kind == "f" else np.zeros(x.shape, bool)
-        if cond == "ov":
-            return np.zeros(x.shape, bool)   # overflow flag is not modelled
-    raise AluError(f"conditional modifier {cond!r} is not modelled")
+        return fn(x)
 
 
-def compare(a: np.ndarray, b: np.ndarray, cond: str) -> np.ndarray:
-    """cmp: src0 <cond> src1 (NaN compares false except ne; un = unordered)."""
+def comparer(cond: str) -> Callable[[np.ndarray, np.ndarray], np.ndarray] | None:
+    """cmp's src0 <cond> src1 (NaN compares false except ne; un = unordered); None: not modelled."""
+    return _COMPARES.get(cond)
+
+
+def compare(a: np.ndarray, b: np.ndarray, cond: str) -> np.ndarray | None:
+    """cmp: src0 <cond> src1 (NaN compares false except ne; un = unordered); None: not modelled."""
+    fn = _COMPARES.get(cond)
+    if fn is None:
+        return None
     with np.errstate(invalid="ignore"):
-        return {"eq": lambda: a == b, "z": lambda: a == b, "ne": lambda: a != b, "nz": lambda: a != b,
-                "gt": lambda: a > b, "g": lambda: a > b, "ge": lambda: a >= b, "lt": lambda: a < b,
-                "l": lambda: a < b, "le": lambda: a <= b,
-                "un": lambda: (np.isnan(a) | np.isnan(b)) if a.dtype.kind == "f" else np.zeros(a.shape, bool),
-                }.get(cond, lambda: None)()
+        return fn(a, b)
 
 
 def exec_bits(types: list[DataType]) -> int:

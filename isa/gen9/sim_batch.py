@@ -15,7 +15,8 @@ and atomics end with the same memory (the values atomics return may come in anot
 reach them at different times); within one instruction, memory effects still happen in the one-thread
 order (work-group, then thread, then channel, byte and lane; atomics lane by lane), so threads in step
 see exactly what the round-robin simulator shows. Errors name the first thread in that order.
-Operand, mask, ALU and branch plans are in sim_batch_ops, message plans in sim_batch_send.
+Operand, mask, ALU and branch plans are in sim_batch_ops, message plans in sim_batch_send; both decode
+through the modules the one-thread simulator uses (sim_operands, sim_messages.message_form, sim_control).
 
 A thread's barrier waits until every live thread of its work-group has sent one; work-groups of one batch
 have their own SLM and scratch space.
@@ -23,7 +24,7 @@ have their own SLM and scratch space.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import Any, Callable
 
 import numpy as np
 
@@ -48,6 +49,7 @@ from .sim_batch_send import send_plan
 from .sim_control import ControlError
 from .sim_memory import Memory, OutOfBounds
 from .sim_messages import MessageError
+from .sim_operands import check_a0
 from .simulator import NO_OPS, MemoryFault, SimulationError, StepLimit, Thread, Workgroup
 
 
@@ -109,7 +111,7 @@ class Batch:
         assert self.trace is not None
         g = channels_of(inst)
         stop = min(g.stop, self.simd)
-        for k, row in enumerate(rows):
+        for k, row in enumerate(rows.idx):
             view = np.zeros(self.simd, bool)
             if g.start < stop:
                 view[g.start:stop] = mask[k, :stop - g.start]
@@ -123,94 +125,94 @@ class Batch:
         return v
 
     def a0_word(self, rows: Rows, subreg: int) -> np.ndarray:
-        if not 0 <= subreg < 16:
-            raise SimulationError(f"a0.{subreg} out of range")
-        return self.a0.view(np.uint16)[rows, subreg].astype(np.int64)
+        check_a0(subreg)
+        return self.a0.view(np.uint16)[rows.at, subreg].astype(np.int64)
 
     def goto(self, rows: Rows, target: int) -> None:
-        self.ip[rows] = target
+        self.ip[rows.at] = target
+        self.merge(rows, target)
+
+    def merge(self, rows: Rows, target: int) -> bool:
+        """Give the threads the channels parked at `target` (they arrive there); False: none were parked."""
         rm = self.resume.get(target)
-        if rm is not None:
-            self.em[rows] |= rm[rows]
-            rm[rows] = False
+        if rm is None:
+            return False
+        self.em[rows.at] |= rm[rows.at]
+        rm[rows.at] = False
+        if not rm.any():
+            del self.resume[target]
+        return True
 
     def park(self, target: int, rows: Rows, g: slice, lanes: np.ndarray) -> None:
         if lanes.any():
             rm = self.resume.get(target)
             if rm is None:
                 rm = self.resume[target] = np.zeros((self.threads, 32), bool)
-            rm[rows, g] |= lanes
+            rm[rows.at, g] |= lanes
 
 # ---- the scheduler ----------------------------------------------------------------------------------
 
+STRAIGHT, SEND, BRANCH = 0, 1, 2                 # plan kinds: the scheduler moves STRAIGHT ones to the next address
+
+
 class Runner:
-    """Runs a Batch to the end: the threads at the lowest address step together."""
+    """Runs a Batch to the end: the threads at the lowest address step together.
+
+    Why it runs a group of threads on as far as it can alone (_group) instead of choosing the lowest address
+    before every instruction: choosing costs whole-batch numpy calls, while a group keeps the lowest address
+    until it reaches another thread's address, diverges, ends or waits, and its instruction and lane counts
+    only change by the instructions it ran until its execution mask changes (counted once then)."""
 
     def __init__(self, st: Batch, group_ids: list[tuple[int, int, int]]):
         self.st = st
         self.group_ids = group_ids
-        self.plans: dict[int, Callable[[Batch, Rows], None]] = {}
+        self.plans: dict[int, tuple[Callable[[Batch, Rows], object], int, int]] = {}     # by address
         self.blocked = False                    # some thread has ended or waits at a barrier
         self.count = max(int(st.steps.max()), 0) if st.threads else 0     # steps so far (run_threads may start later)
 
-    def _plan(self, i: int, addr: int) -> Callable[[Batch, Rows], None]:
-        plan = self.plans.get(i)
-        if plan is None:
-            plan = self.plans[i] = self._make(self.st.program[i], addr)
-        return plan
-
-    def _make(self, inst: Instruction, addr: int) -> Callable[[Batch, Rows], None]:
+    def _make(self, inst: Instruction, addr: int) -> tuple[Callable[[Batch, Rows], object], int, int]:
+        """(plan, next address, kind): a BRANCH plan returns the next address(es), a SEND plan its status."""
         op = inst.opcode
         nxt = addr + instruction_size(inst)
         st = self.st
         if op in BRANCHES:
             branch = branch_plan(inst, addr, st)
 
-            def run_branch(st: Batch, rows: Rows) -> None:
-                st.branches[rows] += 1
+            def run_branch(st: Batch, rows: Rows) -> np.ndarray | int:
+                st.branches[rows.at] += 1
                 if st.trace is not None:
                     st.emit(rows, addr, inst, enabled_lanes(st, rows, inst, channels_of(inst)))
-                _move(st, rows, branch(st, rows))
-            return run_branch
+                dest = branch(st, rows)
+                assert dest is not None
+                return dest
+            return run_branch, nxt, BRANCH
         if op in SENDS:
             send = send_plan(inst, addr, st)
             g = channels_of(inst)
             pred_fn = predicate_reader(inst)
 
-            def run_send(st: Batch, rows: Rows) -> None:
-                st.sends[rows] += 1
+            def run_send(st: Batch, rows: Rows) -> str | None:
+                st.sends[rows.at] += 1
                 mask = enabled_lanes(st, rows, inst, g)
                 if pred_fn is not None:
                     mask = mask & pred_fn(st, rows)
                 if st.trace is not None:
                     st.emit(rows, addr, inst, mask)
                 status = send(st, rows, mask)
-                if inst.eot:
-                    st.done[rows] = True
-                    self.ended(rows)
-                    return
-                if status == "barrier":
-                    st.at_barrier[rows] = True
-                    self.ended(rows)
-                st.goto(rows, nxt)
-            return run_send
+                return "eot" if inst.eot else status
+            return run_send, nxt, SEND
         if op in NO_OPS:                                                  # nop, wait, illegal
             def run_nop(st: Batch, rows: Rows) -> None:
                 if st.trace is not None:
                     st.emit(rows, addr, inst, enabled_lanes(st, rows, inst, channels_of(inst)))
-                st.goto(rows, nxt)
-            return run_nop
-        alu = alu_plan(inst, addr)
-
-        def run_alu(st: Batch, rows: Rows) -> None:
-            st.goto(rows, alu(st, rows))
-        return run_alu
+            return run_nop, nxt, STRAIGHT
+        return alu_plan(inst, addr), nxt, STRAIGHT
 
     def ended(self, rows: Rows) -> None:
         """Threads reached a barrier or ended: release each of their groups whose live threads all wait."""
         st = self.st
         self.blocked = True
-        for grp in sorted(set(st.group_of[rows].tolist())):
+        for grp in sorted(set(st.group_of[rows.at].tolist())):
             sl = slice(grp * st.per_group, (grp + 1) * st.per_group)
             live = ~st.done[sl]
             if not live.any() or not st.at_barrier[sl][live].all():
@@ -233,38 +235,101 @@ class Runner:
                 if st.done.all():
                     return
                 raise SimulationError("every live thread waits at a barrier (hang)")
-            rows = np.flatnonzero(ips == at)
-            self.step(at, rows)
+            here = ips == at
+            rows = Rows(np.flatnonzero(here))
+            others = int(ips[~here].min()) if rows.size < st.threads else big
+            self._group(at, rows, others)
 
-    def step(self, at: int, rows: Rows) -> None:
+    def _group(self, at: int, rows: Rows, others: int) -> None:
+        """Run the threads `rows`, all at address `at`, while they stay below `others` (the lowest address of
+        the other runnable threads) together; they leave st.ip and their counts up to date."""
         st = self.st
-        if at == st.end:
-            st.done[rows] = True
-            self.ended(rows)
-            return
-        i = st.index.get(at)
-        if i is None:
-            raise SimulationError(f"thread {int(st.tid[rows[0]])}: jump to {at:#x}, not an instruction address")
-        sel = slice(None) if rows.size == st.threads else rows
-        st.steps[sel] += 1
-        st.lane_steps[sel] += st.em[sel, :st.simd].sum(axis=1)
-        self.count += 1                         # no thread has run more instructions than the batch steps
-        if self.count > st.max_steps and st.steps[sel].max() > st.max_steps:
-            over = rows[st.steps[rows] > st.max_steps]
+        index, plans, end, limit, simd = st.index, self.plans, st.end, st.max_steps, st.simd
+        new_round = getattr(st.trace, "new_round", None)
+        lanes = st.em[rows.at, :simd].sum(axis=1)
+        pending = 0                              # instructions run since the counts were last written
+        own_ip = True                            # st.ip of the rows is `at` (False: a plan has set it)
+        try:
+            while True:
+                if at == end:
+                    st.done[rows.at] = True
+                    self.ended(rows)
+                    return
+                plan = plans.get(at)
+                if plan is None:
+                    i = index.get(at, -1)
+                    if i < 0:
+                        tid = int(st.tid[rows.idx[0]])
+                        raise SimulationError(f"thread {tid}: jump to {at:#x}, not an instruction address")
+                    plan = plans[at] = self._make(st.program[i], at)
+                fn, nxt, kind = plan
+                pending += 1
+                self.count += 1                  # no thread has run more instructions than the batch steps
+                if self.count > limit:
+                    st.steps[rows.at] += pending
+                    st.lane_steps[rows.at] += pending * lanes
+                    pending = 0
+                    self._check_limit(rows)
+                if kind == BRANCH:
+                    st.steps[rows.at] += pending     # the branch counts with the lanes it starts with
+                    st.lane_steps[rows.at] += pending * lanes
+                    pending = 0
+                    dest: Any = fn(st, rows)
+                    if new_round is not None:
+                        new_round()
+                    if not isinstance(dest, (int, np.integer)):
+                        first = int(dest[0])
+                        if not (dest == first).all():
+                            own_ip = False
+                            _move(st, rows, dest)
+                            return
+                        dest = first
+                    at = int(dest)
+                    st.merge(rows, at)
+                    lanes = st.em[rows.at, :simd].sum(axis=1)
+                else:
+                    status = fn(st, rows)
+                    if new_round is not None:
+                        new_round()
+                    if status is not None:           # a SEND that ends the thread or waits at a barrier
+                        if status == "eot":
+                            st.done[rows.at] = True
+                            self.ended(rows)
+                            return
+                        st.at_barrier[rows.at] = True
+                        self.ended(rows)
+                        at = nxt
+                        st.merge(rows, at)
+                        return
+                    at = nxt
+                    if at in st.resume:
+                        st.steps[rows.at] += pending
+                        st.lane_steps[rows.at] += pending * lanes
+                        pending = 0
+                        if st.merge(rows, at):
+                            lanes = st.em[rows.at, :simd].sum(axis=1)
+                if at >= others:
+                    return
+        except ThreadFault as f:
+            self._raise(f.error, int(rows.idx[f.row]), at, st.program[index[at]])
+        except (OutOfBounds, sim_alu.AluError, MessageError, ControlError) as e:
+            self._raise(e, int(rows.idx[0]), at, st.program[index[at]])
+        finally:
+            if pending:
+                st.steps[rows.at] += pending
+                st.lane_steps[rows.at] += pending * lanes
+            if own_ip:
+                st.ip[rows.at] = at
+
+    def _check_limit(self, rows: Rows) -> None:
+        st = self.st
+        steps = st.steps[rows.at]
+        if steps.max() > st.max_steps:
+            over = rows.idx[steps > st.max_steps]
             tid = int(st.tid[over[0]])
             err = StepLimit(f"thread {tid}: no end after {st.max_steps} instructions", tid, st.max_steps)
             err.group = self.group_ids[int(st.group_of[over[0]])]
             raise err
-        inst = st.program[i]
-        try:
-            self._plan(i, at)(st, rows)
-            new_round = getattr(st.trace, "new_round", None)
-            if new_round is not None:
-                new_round()
-        except ThreadFault as f:
-            self._raise(f.error, int(rows[f.row]), at, inst)
-        except (OutOfBounds, sim_alu.AluError, MessageError, ControlError) as e:
-            self._raise(e, int(rows[0]), at, inst)
 
     def _raise(self, e: Exception, row: int, at: int, inst: Instruction) -> None:
         tid = int(self.st.tid[row])
@@ -289,17 +354,10 @@ class Runner:
         return out
 
 
-def _move(st: Batch, rows: Rows, nxt) -> None:
+def _move(st: Batch, rows: Rows, nxt: np.ndarray) -> None:
     """Send each thread to its next address, merging the channels parked there (simulator.Thread.goto)."""
-    if isinstance(nxt, (int, np.integer)):
-        st.goto(rows, int(nxt))
-        return
-    first = int(nxt[0])
-    if (nxt == first).all():
-        st.goto(rows, first)
-        return
     for t in sorted(set(nxt.tolist())):
-        st.goto(rows[nxt == t], int(t))
+        st.goto(Rows(rows.idx[nxt == t]), int(t))
 
 
 def run_threads(threads: list[Thread], trace: Callable | None = None) -> None:

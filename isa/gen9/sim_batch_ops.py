@@ -10,22 +10,18 @@ import numpy as np
 
 from . import opcodes, sim_alu
 from .model import DataType, Instruction, Operand, RegFile, instruction_size
-from .registers import (
-    ARF_ACC,
-    ARF_ADDRESS,
-    ARF_CONTROL,
-    ARF_FLAG,
-    ARF_IP,
-    ARF_MASK,
-    ARF_NOTIFICATION,
-    ARF_NULL,
-    ARF_STATE,
-    ARF_TIMESTAMP,
-    GRF_SIZE,
-    NUM_GRF,
+from .registers import ARF_ACC, ARF_NULL, GRF_SIZE, NUM_GRF
+from .sim_control import ControlError, leave_target, signed32
+from .sim_operands import (
+    SimulationError,
+    acc_index,
+    arf_kind,
+    condition_bits,
+    dest_offsets,
+    direct_storage,
+    predicate_bits,
+    source_offsets,
 )
-from .sim_control import ControlError, signed32
-from .simulator import SimulationError, _pred_group, _unsigned_64
 
 if TYPE_CHECKING:
     from .sim_batch import Batch
@@ -34,7 +30,26 @@ BRANCHES = frozenset(opcodes.BRANCHES)
 SENDS = frozenset(opcodes.SENDS_ALL)
 _PACKED = {DataType.V: DataType.W, DataType.UV: DataType.UW, DataType.VF: DataType.F}
 
-Rows = np.ndarray                               # int64 indices of the threads a plan runs on
+
+
+class Rows:
+    """The threads a plan runs on: `idx` their sorted distinct indices; `at` indexes the thread axis alone
+    and `col` the thread axis beside an index array of columns. Both are a slice when the threads are
+    consecutive (the usual case: a loop's threads are a range), so reads are views and writes copyto."""
+    __slots__ = ("idx", "at", "col", "size")
+    at: slice | np.ndarray
+    col: slice | np.ndarray
+
+    def __init__(self, idx: np.ndarray):
+        self.idx = idx
+        self.size = n = idx.size
+        first = int(idx[0]) if n else 0
+        if n and int(idx[-1]) - first + 1 == n:
+            self.at = self.col = slice(first, first + n)
+        else:
+            self.at, self.col = idx, idx[:, None]
+
+
 Plan = Callable[["Batch", Rows], "np.ndarray | int | None"]   # returns the next address(es); None: no move
 
 
@@ -48,54 +63,41 @@ class ThreadFault(Exception):
 
 # ---- operands ---------------------------------------------------------------------------------------
 
-def masked_set(arr: np.ndarray, rows: Rows, cols: np.ndarray, values: np.ndarray, mask: np.ndarray,
+def masked_set(arr: np.ndarray, rows: Rows, cols: np.ndarray | slice, values: np.ndarray, mask: np.ndarray,
                distinct: bool = False) -> None:
     """arr[rows[b], cols[i]] = values[b, i] where mask[b, i], in (b, i) order (a later lane wins);
-    `distinct`: no column repeats, so the order cannot matter. rows are sorted and distinct."""
-    at = slice(None) if rows.size == arr.shape[0] else rows[:, None]
-    if mask.all():
-        arr[at, cols] = values
+    `distinct`: no column repeats, so the order cannot matter (a slice of columns is distinct)."""
+    if isinstance(cols, slice):
+        if isinstance(rows.at, slice):
+            np.copyto(arr[rows.at, cols], values, where=mask)
+        else:
+            arr[rows.at, cols] = np.where(mask, values, arr[rows.at, cols])
+    elif mask.all():
+        arr[rows.col, cols] = values
     elif distinct:
-        arr[at, cols] = np.where(mask, values, arr[at, cols])
+        arr[rows.col, cols] = np.where(mask, values, arr[rows.col, cols])
     else:
         b, i = np.nonzero(mask)
-        arr[rows[b], cols[i]] = values[b, i]
+        arr[rows.idx[b], cols[i]] = values[b, i]
 
 
 def _distinct(cols: np.ndarray) -> bool:
     return len(set(cols.tolist())) == cols.size
 
 
-def _region_offsets(op: Operand, n: int, inst: Instruction) -> np.ndarray:
-    """Byte offsets of a direct source's n elements from its first (simulator.Thread._src_offsets)."""
-    size = op.type.size
-    i = np.arange(n)
-    if inst.align16:
-        if op.rep_ctrl:
-            return np.zeros(n, np.int64)
-        swz = np.array(["xyzw".index(c) for c in (op.swizzle or "xyzw")], np.int64)
-        return ((i // 4) * 4 + swz[i % 4]) * size
-    r = op.region
-    if r is None:
-        return np.zeros(n, np.int64) if n == 1 else i * size
-    width = max(1, r.width)
-    return ((i // width) * r.vstride + (i % width) * r.hstride) * size
-
-
-def _direct_storage(op: Operand) -> tuple[str, int, int]:
-    """(storage name, base byte offset, storage size) of a direct register operand."""
-    size = op.type.size
-    if op.file == RegFile.GRF:
-        if not 0 <= op.reg < NUM_GRF:
-            raise SimulationError(f"register r{op.reg} out of range")
-        return "grf", op.reg * GRF_SIZE + op.subreg * size, NUM_GRF * GRF_SIZE
-    if op.file == RegFile.ARF:
-        kind = op.reg & 0xF0
-        if kind == ARF_FLAG:
-            return "flag", (op.reg & 0xF) * 4 + op.subreg * size, 8
-        if kind == ARF_ADDRESS:
-            return "a0", op.subreg * size, 32
-    raise SimulationError(f"operand {op.file.value} {op.reg:#x} has no byte storage")
+def columns(elem: np.ndarray) -> tuple[np.ndarray | slice, bool]:
+    """(columns, broadcast) of element indices: a slice where they step evenly (a view to read, copyto to
+    write), else the array; broadcast: every lane reads the one element (a scalar region <0;1,0>)."""
+    n = elem.size
+    first = int(elem[0])
+    if n == 1:
+        return slice(first, first + 1), False
+    step = int(elem[1]) - first
+    if step >= 0 and (elem == first + step * np.arange(n)).all():
+        if step == 0:
+            return slice(first, first + 1), True
+        return slice(first, first + step * (n - 1) + 1, step), False
+    return elem, False
 
 
 def _dtype(t: DataType):
@@ -105,60 +107,85 @@ def _dtype(t: DataType):
     return dtype
 
 
+_ACCESSORS: dict[tuple, Callable] = {}          # operand access plans by what they depend on (_accessor)
+
+
+def _accessor(kind: str, make: Callable, op: Operand, n: int, inst: Instruction) -> Callable:
+    """make(op, n, inst), shared by every instruction with the same operand: building one costs more than a
+    small launch runs it (each instruction of a 16-item launch runs a few times), and operands repeat."""
+    r = op.region
+    key = (kind, op.file, op.type, op.reg, op.subreg, None if r is None else (r.vstride, r.width, r.hstride),
+           op.hstride, op.value, op.swizzle, op.writemask, op.rep_ctrl, op.indirect, op.addr_subreg, op.addr_imm,
+           n, inst.align16)
+    hit = _ACCESSORS.get(key)
+    if hit is None:
+        if len(_ACCESSORS) > 50_000:
+            _ACCESSORS.clear()
+        hit = _ACCESSORS[key] = make(op, n, inst)
+    return hit
+
+
 def source_reader(op: Operand, n: int, inst: Instruction) -> Callable[[Batch, Rows], np.ndarray]:
     """A function giving n lanes of a source in its own type for each thread of a batch: [threads, n]."""
+    return _accessor("src", _source_reader, op, n, inst)
+
+
+def dest_writer(op: Operand, n: int, inst: Instruction) -> Callable[[Batch, Rows, np.ndarray, np.ndarray], None]:
+    """A function writing typed values [threads, n] to the lanes set in a mask [threads, n]."""
+    return _accessor("dst", _dest_writer, op, n, inst)
+
+
+def _source_reader(op: Operand, n: int, inst: Instruction) -> Callable[[Batch, Rows], np.ndarray]:
     if op.file == RegFile.IMM:
         imm = sim_alu.decode_immediate(op.value, op.type, n)
-        tiled: dict[int, np.ndarray] = {}          # by thread count; readers' results are only read
+        tiled = [imm[None, :]]                   # the lanes for the most threads asked yet; results are only read
 
         def immediate(st: Batch, rows: Rows) -> np.ndarray:
-            hit = tiled.get(rows.size)
-            if hit is None:
-                hit = tiled[rows.size] = np.tile(imm, (rows.size, 1))
-            return hit
+            if tiled[0].shape[0] < rows.size:
+                tiled[0] = np.tile(imm, (rows.size, 1))
+            return tiled[0][:rows.size]
         return immediate
     dtype = _dtype(op.type)
     size = op.type.size
-    if op.file == RegFile.ARF:
-        kind = op.reg & 0xF0
-        if kind == ARF_NULL or kind in (ARF_STATE, ARF_CONTROL, ARF_NOTIFICATION, ARF_IP):
-            return lambda st, rows: np.zeros((rows.size, n), dtype)
-        if kind == ARF_ACC:
-            idx = ((op.reg & 0xF) * 8 + op.subreg + _region_offsets(op, n, inst) // size) % 64
-            if sim_alu.is_float(op.type):
-                return lambda st, rows: st.acc_f[rows[:, None], idx].astype(dtype)
-            return lambda st, rows: sim_alu.convert(st.acc_i[rows[:, None], idx], op.type, False)
-        if kind == ARF_MASK:                            # ce0: channel enables of each thread
-            def ce0(st: Batch, rows: Rows) -> np.ndarray:
-                bits = np.packbits(st.em[rows].astype(np.uint8), axis=1, bitorder="little").view("<u4")
-                return np.repeat(bits.astype(np.uint64), n, axis=1).astype(dtype)
-            return ce0
-        if kind == ARF_TIMESTAMP:
-            return lambda st, rows: np.repeat(st.steps[rows, None].astype(np.uint64), n, axis=1).astype(dtype)
+    kind = arf_kind(op)
+    if kind == "zero":
+        return lambda st, rows: np.zeros((rows.size, n), dtype)
+    if kind == "acc":
+        idx = acc_index(op, source_offsets(op, n, inst.align16) // size)
+        if sim_alu.is_float(op.type):
+            return lambda st, rows: st.acc_f[rows.col, idx].astype(dtype)
+        return lambda st, rows: sim_alu.convert(st.acc_i[rows.col, idx], op.type, False)
+    if kind == "mask":                                  # ce0: channel enables of each thread
+        def ce0(st: Batch, rows: Rows) -> np.ndarray:
+            bits = np.packbits(st.em[rows.at].astype(np.uint8), axis=1, bitorder="little").view("<u4")
+            return np.repeat(bits.astype(np.uint64), n, axis=1).astype(dtype)
+        return ce0
+    if kind == "timestamp":
+        return lambda st, rows: np.repeat(st.steps[rows.idx, None].astype(np.uint64), n, axis=1).astype(dtype)
     if op.indirect:
         if op.file != RegFile.GRF:
             raise SimulationError("indirect addressing of an ARF is not modelled")
         return _indirect_reader(op, n, inst, dtype)
-    name, base, extent = _direct_storage(op)
-    offs = base + _region_offsets(op, n, inst)
+    name, base, extent = direct_storage(op)
+    offs = base + source_offsets(op, n, inst.align16)
     if offs.min() < 0 or offs.max() + size > extent:
         raise SimulationError(f"source region of r{op.reg} leaves the register file")
     if name == "flag":                                  # flags are kept as bits: pack them into bytes
         index = offs[:, None] + np.arange(size)
 
         def flag(st: Batch, rows: Rows) -> np.ndarray:
-            raw = np.packbits(st.fbits[rows], axis=1, bitorder="little")
+            raw = np.packbits(st.fbits[rows.at], axis=1, bitorder="little")
             return np.ascontiguousarray(raw[:, index]).view(dtype).reshape(rows.size, n)
         return flag
     if (offs % size).any():
         index = offs[:, None] + np.arange(size)
-        return lambda st, rows: st.storage[name][rows[:, None, None], index].view(dtype).reshape(rows.size, n)
-    elem = offs // size
-
-    def direct(st: Batch, rows: Rows) -> np.ndarray:
-        view = st.view(name, dtype)
-        return view[:, elem] if rows.size == st.threads else view[rows[:, None], elem]
-    return direct
+        return lambda st, rows: st.storage[name][rows.idx[:, None, None], index].view(dtype).reshape(rows.size, n)
+    cols, broadcast = columns(offs // size)
+    if isinstance(cols, slice):
+        if broadcast:
+            return lambda st, rows: np.broadcast_to(st.view(name, dtype)[rows.at, cols], (rows.size, n))
+        return lambda st, rows: st.view(name, dtype)[rows.at, cols]
+    return lambda st, rows: st.view(name, dtype)[rows.col, cols]
 
 
 def _indirect_reader(op: Operand, n: int, inst: Instruction, dtype) -> Callable[[Batch, Rows], np.ndarray]:
@@ -166,7 +193,7 @@ def _indirect_reader(op: Operand, n: int, inst: Instruction, dtype) -> Callable[
     r = op.region
     i = np.arange(n)
     vx1 = r is not None and r.vstride < 0
-    rel = None if vx1 else _region_offsets(op, n, inst)
+    rel = None if vx1 else source_offsets(op, n, inst.align16)
     limit = NUM_GRF * GRF_SIZE
 
     def read(st: Batch, rows: Rows) -> np.ndarray:
@@ -182,42 +209,33 @@ def _indirect_reader(op: Operand, n: int, inst: Instruction, dtype) -> Callable[
         if offs.min() < 0 or offs.max() + size > limit:
             raise SimulationError(f"source region of r{op.reg} leaves the register file")
         index = offs[:, :, None] + np.arange(size)
-        return np.ascontiguousarray(st.grf[rows[:, None, None], index]).view(dtype).reshape(rows.size, n)
+        return np.ascontiguousarray(st.grf[rows.idx[:, None, None], index]).view(dtype).reshape(rows.size, n)
     return read
 
 
-def dest_writer(op: Operand, n: int, inst: Instruction) -> Callable[[Batch, Rows, np.ndarray, np.ndarray], None]:
-    """A function writing typed values [threads, n] to the lanes set in a mask [threads, n]."""
-    if op.file == RegFile.ARF:
-        kind = op.reg & 0xF0
-        if kind == ARF_NULL or kind in (ARF_NOTIFICATION, ARF_IP, ARF_CONTROL, ARF_STATE):
-            return lambda st, rows, values, mask: None
-        if kind == ARF_ACC:
-            idx = ((op.reg & 0xF) * 8 + op.subreg + np.arange(n) * max(op.hstride, 1)) % 64
-            floaty = sim_alu.is_float(op.type)
-            once = _distinct(idx)
+def _dest_writer(op: Operand, n: int, inst: Instruction) -> Callable[[Batch, Rows, np.ndarray, np.ndarray], None]:
+    kind = arf_kind(op)
+    if kind == "zero":
+        return lambda st, rows, values, mask: None
+    if kind == "acc":
+        idx = acc_index(op, np.arange(n) * max(op.hstride, 1))
+        floaty = sim_alu.is_float(op.type)
+        once = _distinct(idx)
 
-            def acc(st: Batch, rows: Rows, values: np.ndarray, mask: np.ndarray) -> None:
-                masked_set(st.acc_f, rows, idx, values.astype(np.float64), mask, once)
-                if floaty:
-                    with np.errstate(invalid="ignore"):
-                        masked_set(st.acc_i, rows, idx, np.nan_to_num(values).astype(np.int64), mask, once)
-                else:
-                    masked_set(st.acc_i, rows, idx, values.astype(np.int64), mask, once)
-            return acc
+        def acc(st: Batch, rows: Rows, values: np.ndarray, mask: np.ndarray) -> None:
+            masked_set(st.acc_f, rows, idx, values.astype(np.float64), mask, once)
+            if floaty:
+                with np.errstate(invalid="ignore"):
+                    masked_set(st.acc_i, rows, idx, np.nan_to_num(values).astype(np.int64), mask, once)
+            else:
+                masked_set(st.acc_i, rows, idx, values.astype(np.int64), mask, once)
+        return acc
     dtype = sim_alu.NP_TYPE[op.type] if op.type in sim_alu.NP_TYPE else None
     size = op.type.size
-    lanes = None
-    if inst.align16:
-        i = np.arange(n)
-        step = size
-        lanes = np.array(["xyzw"[k] in (op.writemask or "xyzw") for k in range(4)])[i % 4]
-    else:
-        step = max(op.hstride, 0) * size
+    rel, lanes = dest_offsets(op, n, inst.align16)
     if op.indirect:
         if op.file != RegFile.GRF:
             raise SimulationError("indirect addressing of an ARF is not modelled")
-        rel = np.arange(n) * step
 
         def indirect(st: Batch, rows: Rows, values: np.ndarray, mask: np.ndarray) -> None:
             offs = st.a0_word(rows, op.addr_subreg)[:, None] + op.addr_imm + rel
@@ -228,10 +246,10 @@ def dest_writer(op: Operand, n: int, inst: Instruction) -> Callable[[Batch, Rows
             raw = raw.reshape(rows.size, n, size)
             b, k = np.nonzero(m)
             index = offs[b, k][:, None] + np.arange(size)
-            st.grf[rows[b][:, None], index] = raw[b, k]
+            st.grf[rows.idx[b][:, None], index] = raw[b, k]
         return indirect
-    name, base, extent = _direct_storage(op)
-    offs = base + np.arange(n) * step
+    name, base, extent = direct_storage(op)
+    offs = base + rel
     if offs.min() < 0 or offs.max() + size > extent:
         raise SimulationError(f"destination region of r{op.reg} leaves the register file")
     if dtype is None:
@@ -241,14 +259,17 @@ def dest_writer(op: Operand, n: int, inst: Instruction) -> Callable[[Batch, Rows
     if name == "flag":
         def flag(st: Batch, rows: Rows, values: np.ndarray, mask: np.ndarray) -> None:
             m = mask & lanes if lanes is not None else mask
-            raw = np.packbits(st.fbits[rows], axis=1, bitorder="little")
-            masked_set(raw.view(dtype), np.arange(rows.size), elem, values.astype(dtype, copy=False), m, once)
-            st.fbits[rows] = np.unpackbits(raw, axis=1, bitorder="little").astype(bool)
+            raw = np.packbits(st.fbits[rows.at], axis=1, bitorder="little")
+            masked_set(raw.view(dtype), Rows(np.arange(rows.size)), elem, values.astype(dtype, copy=False), m, once)
+            st.fbits[rows.at] = np.unpackbits(raw, axis=1, bitorder="little").astype(bool)
         return flag
+    cols, _ = columns(elem)
+    if not once:
+        cols = elem
 
     def write(st: Batch, rows: Rows, values: np.ndarray, mask: np.ndarray) -> None:
         m = mask & lanes if lanes is not None else mask
-        masked_set(st.view(name, dtype), rows, elem, values.astype(dtype, copy=False), m, once)
+        masked_set(st.view(name, dtype), rows, cols, values.astype(dtype, copy=False), m, once)
     return write
 
 
@@ -266,30 +287,17 @@ def predicate_reader(inst: Instruction) -> Callable[[Batch, Rows], np.ndarray] |
     pred = inst.predicate
     if pred is None:
         return None
-    n, m = inst.exec_size, inst.chan_offset
-    base = pred.flag_reg * 32 + pred.flag_subreg * 16
-    grp = _pred_group(pred.control)
-    ch = m + np.arange(n)
     inverse = pred.inverse
-    if grp is None:
-        idx = base + ch
-        if idx.max() >= 64:
-            raise SimulationError("predicate reads past f1")
-
-        def normal(st: Batch, rows: Rows) -> np.ndarray:
-            bits: np.ndarray = st.fbits[:, idx] if rows.size == st.threads else st.fbits[rows[:, None], idx]
-            return ~bits if inverse else bits
-        return normal
-    kind, size = grp
-    if n == 1 and inst.opcode == "jmpi":
-        ch = np.array([m])
-    window = base + ((ch // size) * size)[:, None] + np.arange(size)
-    if window.max() >= 64:
-        raise SimulationError("predicate reads past f1")
+    kind, index = predicate_bits(pred, inst)
+    if kind is None:
+        bits, _ = columns(index)
+        if inverse:
+            return lambda st, rows: ~st.fbits[rows.at, bits]
+        return lambda st, rows: st.fbits[rows.at, bits]
 
     def grouped(st: Batch, rows: Rows) -> np.ndarray:
-        bits: np.ndarray = st.fbits[rows[:, None, None], window]
-        val = np.any(bits, axis=2) if kind == "any" else np.all(bits, axis=2)
+        window: np.ndarray = st.fbits[rows.idx[:, None, None], index]
+        val = np.any(window, axis=2) if kind == "any" else np.all(window, axis=2)
         return ~val if inverse else val
     return grouped
 
@@ -297,22 +305,33 @@ def predicate_reader(inst: Instruction) -> Callable[[Batch, Rows], np.ndarray] |
 def enabled_lanes(st: Batch, rows: Rows, inst: Instruction, g: slice) -> np.ndarray:
     if inst.mask_ctrl_we_all:
         return np.ones((rows.size, inst.exec_size), bool)
-    return st.em[rows, g]
+    return st.em[rows.at, g]
 
 
-def _write_flags(st: Batch, rows: Rows, inst: Instruction, values: np.ndarray, mask: np.ndarray) -> None:
+def flag_writer(inst: Instruction) -> Callable[[Batch, Rows, np.ndarray, np.ndarray], None]:
     """Conditional-modifier flag update of the enabled channels only (values, mask: [threads, n])."""
-    base = inst.flag_reg * 32 + inst.flag_subreg * 16
-    idx = base + inst.chan_offset + np.arange(inst.exec_size)
-    if idx.max() >= 64:
-        raise SimulationError("conditional modifier writes past f1")
-    at = slice(None) if rows.size == st.threads else rows[:, None]
-    st.fbits[at, idx] = np.where(mask, values, st.fbits[at, idx])
+    bits = condition_bits(inst)
+    return lambda st, rows, values, mask: masked_set(st.fbits, rows, bits, values, mask, True)
 
 
 # ---- ALU --------------------------------------------------------------------------------------------
 
-def alu_plan(inst: Instruction, addr: int) -> Callable[[Batch, Rows], int]:
+def _loader(read: Callable[[Batch, Rows], np.ndarray], t: DataType, abs_: bool, neg: bool, logic: bool,
+            floaty: bool) -> Callable[[Batch, Rows], np.ndarray]:
+    """A source's lanes of every thread flattened, widened and modified (sim_alu.widen, apply_modifiers),
+    then as float64 when the instruction computes in floats."""
+    wide = np.float64 if sim_alu.is_float(t) else np.int64
+    to_float = floaty and wide is np.int64
+    if not (neg or (abs_ and not logic) or to_float):
+        return lambda st, rows: read(st, rows).astype(wide).reshape(-1)
+
+    def load(st: Batch, rows: Rows) -> np.ndarray:
+        x = sim_alu.apply_modifiers(read(st, rows).astype(wide).reshape(-1), t, abs_, neg, logic)
+        return x.astype(np.float64) if to_float else x
+    return load
+
+
+def alu_plan(inst: Instruction, addr: int) -> Callable[[Batch, Rows], None]:
     """simulator.Thread._alu for a batch: lanes of every thread flattened through sim_alu."""
     op = inst.opcode
     n = inst.exec_size
@@ -321,15 +340,19 @@ def alu_plan(inst: Instruction, addr: int) -> Callable[[Batch, Rows], int]:
         raise SimulationError(f"{op} without sources")
     logic = op in sim_alu.LOGIC_OPS
     types = [_PACKED.get(s.type, s.type) for s in inst.srcs]
-    readers = [source_reader(s, n, inst) for s in inst.srcs]
-    mods = [(s.abs, s.neg) for s in inst.srcs]
     floaty = any(sim_alu.is_float(t) for t in types)
+    loads = [_loader(source_reader(s, n, inst), ty, s.abs, s.neg, logic, floaty) for s, ty in zip(inst.srcs, types)]
+    unsigned = DataType.UQ in types and not floaty          # compare as uint64 (_unsigned_64)
     pred_fn = predicate_reader(inst)
     sel_plain = op == "sel" and inst.cond_mod is None
     dst = inst.dst
-    nxt = addr + instruction_size(inst)
     if op == "cmp" and inst.cond_mod is None:
         raise SimulationError("cmp without a conditional modifier")
+    compare = None
+    if op == "cmp" or (op == "sel" and inst.cond_mod is not None):
+        compare = sim_alu.comparer(inst.cond_mod or "")
+        if compare is None:
+            raise SimulationError(f"{op}.{inst.cond_mod} is not modelled")
     compute = sim_alu.planned(op, types, inst) if op not in ("cmp", "sel") else None
     if op != "cmp" and dst is None:
         raise SimulationError(f"{op} without a destination")
@@ -345,65 +368,72 @@ def alu_plan(inst: Instruction, addr: int) -> Callable[[Batch, Rows], int]:
             and not (dst.file == RegFile.ARF and dst.reg & 0xF0 == ARF_ACC)):
         acc_write = dest_writer(Operand(RegFile.ARF, t, ARF_ACC), n, inst)
     mach_acc = dest_writer(Operand(RegFile.ARF, DataType.UD, ARF_ACC), n, inst) if op == "mach" else None
+    flags = flag_writer(inst) if op == "cmp" or inst.cond_mod is not None else None
+    to_t = sim_alu.converter(t, inst.saturate) if op != "cmp" else None
+    wide_t = np.float64 if sim_alu.is_float(t) else np.int64
+    cond = sim_alu.conditioner(inst.cond_mod) if inst.cond_mod is not None and op not in ("cmp", "sel") else None
 
-    def run(st: Batch, rows: Rows) -> int:
-        b = rows.size
+    def masks(st: Batch, rows: Rows) -> tuple[np.ndarray, np.ndarray | None]:
         en = enabled_lanes(st, rows, inst, g)
         pred = pred_fn(st, rows) if pred_fn is not None else None
         mask = en if sel_plain or pred is None else en & pred
         if st.trace is not None:
             st.emit(rows, addr, inst, mask)
-        xs = [sim_alu.apply_modifiers(sim_alu.widen(r(st, rows).reshape(-1), ty), ty, a, ng, logic)
-              for r, ty, (a, ng) in zip(readers, types, mods)]
-        if floaty:
-            xs = [x.astype(np.float64, copy=False) for x in xs]
-        if op == "cmp":
-            x0, x1 = _unsigned_64(xs[:2], types)
-            flag_val = sim_alu.compare(x0, x1, inst.cond_mod or "")
-            if flag_val is None:
-                raise SimulationError(f"cmp.{inst.cond_mod} is not modelled")
-            flag_val = flag_val.reshape(b, n)
-            if write is not None and dst is not None:
-                size = dst.type.size
-                uint = np.dtype(f"<u{size}")
-                raw = np.where(flag_val, uint.type(np.iinfo(uint).max), uint.type(0)).astype(uint)
-                write(st, rows, raw.view(sim_alu.NP_TYPE[dst.type]), mask)
-            _write_flags(st, rows, inst, flag_val, mask)
-            return nxt
-        if op == "sel":
-            if inst.cond_mod is None:
-                choose0 = pred.reshape(-1) if pred is not None else np.ones(b * n, bool)
-            else:
-                a, bb = xs[0], xs[1]
-                ua, ub = _unsigned_64([a, bb], types)
-                c = sim_alu.compare(ua, ub, inst.cond_mod)
-                if c is None:
-                    raise SimulationError(f"sel.{inst.cond_mod} is not modelled")
-                if floaty:
-                    c = np.where(np.isnan(a), False, np.where(np.isnan(bb), True, c))
-                choose0 = c
-            result = np.where(choose0, xs[0], xs[1])
-            _finish(st, rows, result, mask, False)
-            return nxt
-        acc = None
-        if op == "mac":
-            acc = (st.acc_f if floaty else st.acc_i)[rows, :n].reshape(-1)
-        assert compute is not None
-        result = compute(xs, acc)
-        _finish(st, rows, result, mask, True)
-        if mach_acc is not None and inst.acc_wr_en:
-            low = (xs[0].astype(np.int64) * xs[1].astype(np.int64)) & 0xFFFFFFFF   # low 32 bits wrap exactly
-            mach_acc(st, rows, low.astype(np.uint32).reshape(b, n), mask)
-        return nxt
+        return mask, pred
 
-    def _finish(st: Batch, rows: Rows, result: np.ndarray, mask: np.ndarray, cond_from_result: bool) -> None:
-        typed = sim_alu.convert(result, t, inst.saturate).reshape(rows.size, n)
+    def finish(st: Batch, rows: Rows, result: np.ndarray, mask: np.ndarray) -> None:
+        assert to_t is not None
+        typed = to_t(result).reshape(rows.size, n)
         if write is not None:
             write(st, rows, typed, mask)
         if acc_write is not None:
             acc_write(st, rows, typed, mask)
-        if inst.cond_mod is not None and cond_from_result:
-            _write_flags(st, rows, inst, sim_alu.condition(sim_alu.widen(typed, t), inst.cond_mod), mask)
+        if cond is not None and flags is not None:
+            flags(st, rows, cond(typed.astype(wide_t)), mask)
+
+    if op == "cmp":
+        assert compare is not None and flags is not None
+        cmp_write = None
+        if write is not None and dst is not None:
+            uint = np.dtype(f"<u{dst.type.size}")
+            true, false, as_dst = uint.type(np.iinfo(uint).max), uint.type(0), sim_alu.NP_TYPE[dst.type]
+            cmp_write = write
+
+        def run_cmp(st: Batch, rows: Rows) -> None:
+            mask, _ = masks(st, rows)
+            xs = [load(st, rows) for load in loads]
+            x0, x1 = (xs[0].astype(np.uint64), xs[1].astype(np.uint64)) if unsigned else (xs[0], xs[1])
+            flag_val = compare(x0, x1).reshape(rows.size, n)
+            if cmp_write is not None:
+                cmp_write(st, rows, np.where(flag_val, true, false).astype(uint).view(as_dst), mask)
+            flags(st, rows, flag_val, mask)
+        return run_cmp
+    if op == "sel":
+        def run_sel(st: Batch, rows: Rows) -> None:
+            mask, pred = masks(st, rows)
+            xs = [load(st, rows) for load in loads]
+            if compare is None:
+                choose0 = pred.reshape(-1) if pred is not None else np.ones(rows.size * n, bool)
+            else:
+                a, bb = xs[0], xs[1]
+                c = compare(a.astype(np.uint64), bb.astype(np.uint64)) if unsigned else compare(a, bb)
+                if floaty:
+                    c = np.where(np.isnan(a), False, np.where(np.isnan(bb), True, c))
+                choose0 = c
+            finish(st, rows, np.where(choose0, xs[0], xs[1]), mask)
+        return run_sel
+    assert compute is not None
+
+    def run(st: Batch, rows: Rows) -> None:
+        mask, _ = masks(st, rows)
+        xs = [load(st, rows) for load in loads]
+        acc = None
+        if op == "mac":
+            acc = (st.acc_f if floaty else st.acc_i)[rows.at, :n].reshape(-1)
+        finish(st, rows, compute(xs, acc), mask)
+        if mach_acc is not None and inst.acc_wr_en:
+            low = (xs[0].astype(np.int64) * xs[1].astype(np.int64)) & 0xFFFFFFFF   # low 32 bits wrap exactly
+            mach_acc(st, rows, low.astype(np.uint32).reshape(rows.size, n), mask)
     return run
 
 
@@ -448,21 +478,21 @@ def branch_plan(inst: Instruction, addr: int, st: Batch) -> Plan:
 
     if op == "if":
         def if_(st: Batch, rows: Rows) -> np.ndarray:
-            em = st.em[rows, g]
+            em = st.em[rows.at, g]
             leave = em & ~p_of(st, rows)
             st.park(jip, rows, g, leave)
             em &= ~leave
-            st.em[rows, g] = em
+            st.em[rows.at, g] = em
             return np.where(em.any(axis=1), nxt, jip)
         return if_
     if op == "else":
         def else_(st: Batch, rows: Rows) -> np.ndarray:
-            st.park(jip, rows, g, st.em[rows, g])
-            st.em[rows, g] = False
+            st.park(jip, rows, g, st.em[rows.at, g])
+            st.em[rows.at, g] = False
             waiting = st.resume.get(nxt)
             if waiting is None:
                 return np.full(rows.size, jip, np.int64)
-            return np.where(waiting[rows, g].any(axis=1), nxt, jip)
+            return np.where(waiting[rows.at, g].any(axis=1), nxt, jip)
         return else_
     if op in ("endif", "join"):
         always = inst.jip in (None, 0)
@@ -470,32 +500,26 @@ def branch_plan(inst: Instruction, addr: int, st: Batch) -> Plan:
         def endif(st: Batch, rows: Rows) -> np.ndarray | int:
             if always:
                 return nxt
-            return np.where(st.em[rows, g].any(axis=1), nxt, jip)
+            return np.where(st.em[rows.at, g].any(axis=1), nxt, jip)
         return endif
     if op == "while":
         def while_(st: Batch, rows: Rows) -> np.ndarray:
-            em = st.em[rows, g]
+            em = st.em[rows.at, g]
             p = p_of(st, rows)
             stay = em & p
             st.park(nxt, rows, g, em & ~p)
-            st.em[rows, g] = stay
+            st.em[rows.at, g] = stay
             return np.where(stay.any(axis=1), jip, nxt)
         return while_
     if op in ("break", "cont", "halt", "goto"):
-        if op == "break":
-            wi = st.index.get(uip)
-            if wi is None:
-                raise ControlError(f"break UIP {uip:#x} is not an instruction")
-            park_at = uip + instruction_size(st.program[wi])
-        else:
-            park_at = uip
+        park_at = leave_target(op, uip, st.index, st.program)
 
         def leave_(st: Batch, rows: Rows) -> np.ndarray:
-            em = st.em[rows, g]
+            em = st.em[rows.at, g]
             leave = em & p_of(st, rows)
             st.park(park_at, rows, g, leave)
             em &= ~leave
-            st.em[rows, g] = em
+            st.em[rows.at, g] = em
             return np.where(em.any(axis=1), nxt, jip)
         return leave_
     raise ControlError(f"branch {op} is not modelled")

@@ -37,6 +37,17 @@ def signed32(v: int | None) -> int:
     return v - (1 << 32) if v & 0x80000000 else v
 
 
+def leave_target(op: str, uip: int, index: dict[int, int], program: list[Instruction]) -> int:
+    """Where break, cont, halt and goto park the channels that leave: break after the while its UIP names
+    (so they skip the loop's last test), the others at UIP."""
+    if op != "break":
+        return uip
+    wi = index.get(uip)
+    if wi is None:
+        raise ControlError(f"break UIP {uip:#x} is not an instruction")
+    return uip + instruction_size(program[wi])
+
+
 def execute_branch(thread: Thread, inst: Instruction, addr: int, nxt: int) -> int:
     """Run a branch instruction on `thread`; returns the address to continue at."""
     op = inst.opcode
@@ -77,13 +88,7 @@ def execute_branch(thread: Thread, inst: Instruction, addr: int, nxt: int) -> in
         return jip if stay.any() else nxt
     if op in ("break", "cont", "halt", "goto"):
         leave = em & p
-        if op == "break":
-            wi = thread.index.get(uip)
-            if wi is None:
-                raise ControlError(f"break UIP {uip:#x} is not an instruction")
-            target = uip + instruction_size(thread.program[wi])
-        else:
-            target = uip
+        target = leave_target(op, uip, thread.index, thread.program)
         thread.park(target, g, leave)
         em &= ~leave
         return nxt if em.any() else jip

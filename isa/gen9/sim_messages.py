@@ -47,7 +47,9 @@ from .messages import (
     SFID_THREAD_SPAWNER,
     _bits,
 )
+from .registers import NUM_GRF
 from .sim_memory import check_bounds, gather, scatter
+from .sim_operands import SimulationError
 
 
 def _atomic(aop: int, old: int, a: int, b: int) -> tuple[int, int]:
@@ -93,19 +95,83 @@ def decode(inst) -> Decoded:
     return Decoded(sfid, _bits(desc, 28, 25), _bits(desc, 24, 20), bool(_bits(desc, 19, 19)), desc)
 
 
-def _payload(thread, inst, d: Decoded) -> np.ndarray:
-    """The message payload as dwords: src0's mlen registers, then a split send's src1 registers."""
+@dataclass(frozen=True)
+class MessageForm:
+    """What a SEND does, decoded once from its descriptors (message_form): the one-thread simulator
+    (execute_send) and the batched one (sim_batch_send) perform it from this.
+
+    kind: "none" (EOT or a no-op), "barrier", "surface" (untyped surface or byte scattered access through
+    a binding-table index), "a64" (the same through 64-bit addresses), "atomic", "scratch" (block access
+    to the thread's scratch slot), "fence"."""
+    kind: str
+    d: Decoded
+    regs: tuple[int, ...] = ()          # the payload: src0's mlen registers, then a split send's src1 ones
+    simd: int = 0
+    channels: tuple[int, ...] = (0,)    # channel c is the dword 4c bytes past each lane's address
+    size: int = 4                       # bytes per lane and channel
+    start: int = 0                      # payload dword of the first lane's address (after a header)
+    write: bool = False
+    aop: int = 0                        # atomic operation
+    returns: bool = False               # an atomic writes the old values back
+    nregs: int = 0                      # scratch: registers moved
+    offset: int = 0                     # scratch: byte offset in the thread's slot
+
+
+def message_form(inst) -> MessageForm:
+    """Decode a SEND (MessageError: a message the simulators do not model)."""
+    d = decode(inst)
+    if d.sfid in (SFID_THREAD_SPAWNER, SFID_NULL):
+        return MessageForm("none", d)               # EOT (handled by the caller) or a no-op message
+    if d.sfid == SFID_GATEWAY:
+        if _bits(d.desc, 2, 0) == GATEWAY_BARRIER:
+            return MessageForm("barrier", d)
+        raise MessageError(f"gateway sub-function {_bits(d.desc, 2, 0)} is not modelled")
     regs = [inst.srcs[0].reg + k for k in range(d.mlen)]
     if inst.opcode == "sends" and len(inst.srcs) > 1:
         ex_mlen = _bits(inst.ex_desc or 0, 9, 6)   # Mesa brw_message_ex_desc: ex_mlen 9:6
         regs += [inst.srcs[1].reg + k for k in range(ex_mlen)]
-    return thread.read_regs(regs).view(np.uint32)
+    for r in regs:
+        if not 0 <= r < NUM_GRF:
+            raise SimulationError(f"register r{r} out of range")
+    start = 8 if d.header else 0
+    if d.sfid == SFID_DC1 and d.msg_type in (DC1_UNTYPED_SURFACE_READ, DC1_UNTYPED_SURFACE_WRITE):
+        simd, channels = _untyped_channels(d)
+        return MessageForm("surface", d, tuple(regs), simd, tuple(channels), 4, start,
+                           d.msg_type == DC1_UNTYPED_SURFACE_WRITE)
+    if d.sfid == SFID_DC1 and d.msg_type in (DC1_A64_UNTYPED_SURFACE_READ, DC1_A64_UNTYPED_SURFACE_WRITE,
+                                             DC1_A64_SCATTERED_READ, DC1_A64_SCATTERED_WRITE):
+        if d.msg_type in (DC1_A64_UNTYPED_SURFACE_READ, DC1_A64_UNTYPED_SURFACE_WRITE):
+            simd, channels = _untyped_channels(d)
+            size = 4
+        else:
+            simd, channels = (16 if d.msg_control & 0x10 else 8), [0]
+            if _bits(d.msg_control, 1, 0) != 0:
+                raise MessageError("A64 dword/qword scattered messages are not modelled")
+            size = _byte_size(d)
+        write = d.msg_type in (DC1_A64_UNTYPED_SURFACE_WRITE, DC1_A64_SCATTERED_WRITE)
+        return MessageForm("a64", d, tuple(regs), simd, tuple(channels), size, 0, write)
+    if d.sfid == SFID_DC1 and d.msg_type == DC1_UNTYPED_ATOMIC_OP:
+        aop = d.msg_control & 0xF
+        if aop == 0:
+            raise MessageError("untyped atomic op 0 is reserved")
+        return MessageForm("atomic", d, tuple(regs), 8 if d.msg_control & 0x10 else 16, start=start, write=True,
+                           aop=aop, returns=bool(d.msg_control & 0x20))
+    if d.sfid == SFID_DC0 and d.desc & SCRATCH_BIT:
+        return MessageForm("scratch", d, tuple(regs), write=bool(d.desc & SCRATCH_WRITE_BIT),
+                           nregs=1 << _bits(d.desc, 13, 12), offset=_bits(d.desc, 11, 0) * 32)
+    if d.sfid == SFID_DC0 and d.msg_type in (DC0_BYTE_SCATTERED_READ, DC0_BYTE_SCATTERED_WRITE):
+        return MessageForm("surface", d, tuple(regs), 16 if d.msg_control & 1 else 8, (0,), _byte_size(d), start,
+                           d.msg_type == DC0_BYTE_SCATTERED_WRITE)
+    if d.sfid == SFID_DC0 and d.msg_type == DC0_MEMORY_FENCE:
+        return MessageForm("fence", d, tuple(regs))
+    raise MessageError(f"SEND sfid {d.sfid} desc {d.desc:#010x} is not modelled")
 
 
-def _lanes(mask: np.ndarray, simd: int) -> np.ndarray:
-    active = np.zeros(simd, bool)
-    n = min(simd, mask.size)
-    active[:n] = mask[:n]
+def lanes_of(mask: np.ndarray, simd: int) -> np.ndarray:
+    """The message's `simd` lanes from the instruction's channel mask (last axis), missing ones off."""
+    active = np.zeros(mask.shape[:-1] + (simd,), bool)
+    n = min(simd, mask.shape[-1])
+    active[..., :n] = mask[..., :n]
     return active
 
 
@@ -130,7 +196,7 @@ def _writeback(thread, inst, d: Decoded, dwords: np.ndarray, lane_mask: np.ndarr
         thread.write_lanes(base + row * per_row, dwords[row], lane_mask)
 
 
-def _transfer(thread, inst, d: Decoded, where, data: np.ndarray, channels: list[int], size: int, write: bool,
+def _transfer(thread, inst, d: Decoded, where, data: np.ndarray, channels: tuple[int, ...], size: int, write: bool,
               active: np.ndarray, simd: int) -> None:
     """Scattered reads or writes of `size` bytes per lane and channel (channel c at byte 4c past the
     lane's address); `where(extra)` gives the (buffer, byte offsets, lanes) parts the addresses plus
@@ -190,54 +256,29 @@ def _byte_size(d: Decoded) -> int:
     return size
 
 
-def _a64(thread, inst, d: Decoded, payload: np.ndarray, mask: np.ndarray) -> None:
-    """A64 stateless messages: each lane's 64-bit address (a qword per lane, lanes in order) names a byte
-    in the flat address space the launcher mapped buffers into, then the data as for the BTI forms."""
-    if d.msg_type in (DC1_A64_UNTYPED_SURFACE_READ, DC1_A64_UNTYPED_SURFACE_WRITE):
-        simd, channels = _untyped_channels(d)
-        size = 4
-    else:
-        simd, channels = (16 if d.msg_control & 0x10 else 8), [0]
-        if _bits(d.msg_control, 1, 0) != 0:
-            raise MessageError("A64 dword/qword scattered messages are not modelled")
-        size = _byte_size(d)
-    active = _lanes(mask, simd)
-    write = d.msg_type in (DC1_A64_UNTYPED_SURFACE_WRITE, DC1_A64_SCATTERED_WRITE)
-    where = _flat_parts(thread, payload[:2 * simd].view(np.uint64), size, active, write)
-    _transfer(thread, inst, d, where, payload[2 * simd:], channels, size, write, active, simd)
-
-
 def execute_send(thread, inst, mask: np.ndarray) -> str | None:
     """Run one SEND for `thread` on the lanes in `mask`; returns "barrier" when the thread must wait."""
-    d = decode(inst)
-    if d.sfid in (SFID_THREAD_SPAWNER, SFID_NULL):
-        return None                     # EOT (handled by the caller) or a no-op message
-    if d.sfid == SFID_GATEWAY:
-        if _bits(d.desc, 2, 0) == GATEWAY_BARRIER:
-            return "barrier"
-        raise MessageError(f"gateway sub-function {_bits(d.desc, 2, 0)} is not modelled")
-    payload = _payload(thread, inst, d)
-    if d.sfid == SFID_DC1 and d.msg_type in (DC1_UNTYPED_SURFACE_READ, DC1_UNTYPED_SURFACE_WRITE):
-        simd, channels = _untyped_channels(d)
-        start = 8 if d.header else 0
-        active = _lanes(mask, simd)
-        write = d.msg_type == DC1_UNTYPED_SURFACE_WRITE
-        _transfer(thread, inst, d, _surface_parts(thread, d.bti, payload[start:start + simd], active, 4, write),
-                  payload[start + simd:], channels, 4, write, active, simd)
+    f = message_form(inst)
+    d = f.d
+    if f.kind == "none":
         return None
-    if d.sfid == SFID_DC1 and d.msg_type in (DC1_A64_UNTYPED_SURFACE_READ, DC1_A64_UNTYPED_SURFACE_WRITE,
-                                             DC1_A64_SCATTERED_READ, DC1_A64_SCATTERED_WRITE):
-        _a64(thread, inst, d, payload, mask)
-        return None
-    if d.sfid == SFID_DC1 and d.msg_type == DC1_UNTYPED_ATOMIC_OP:
-        simd = 8 if d.msg_control & 0x10 else 16
-        aop = d.msg_control & 0xF
-        if aop == 0:
-            raise MessageError("untyped atomic op 0 is reserved")
-        start = 8 if d.header else 0
-        addrs = payload[start:start + simd].astype(np.int64)
-        srcs = [payload[start + simd * (1 + k): start + simd * (2 + k)] for k in range(2)]
-        active = _lanes(mask, simd)
+    if f.kind == "barrier":
+        return "barrier"
+    payload = thread.read_regs(f.regs).view(np.uint32)
+    active = lanes_of(mask, f.simd)
+    if f.kind == "surface":
+        addrs = payload[f.start:f.start + f.simd]
+        _transfer(thread, inst, d, _surface_parts(thread, d.bti, addrs, active, f.size, f.write),
+                  payload[f.start + f.simd:], f.channels, f.size, f.write, active, f.simd)
+    elif f.kind == "a64":
+        # each lane's 64-bit address (a qword per lane, lanes in order) names a byte in the flat address
+        # space the launcher mapped buffers into, then the data as for the binding-table forms
+        where = _flat_parts(thread, payload[:2 * f.simd].view(np.uint64), f.size, active, f.write)
+        _transfer(thread, inst, d, where, payload[2 * f.simd:], f.channels, f.size, f.write, active, f.simd)
+    elif f.kind == "atomic":
+        simd = f.simd
+        addrs = payload[f.start:f.start + simd].astype(np.int64)
+        srcs = [payload[f.start + simd * (1 + k): f.start + simd * (2 + k)] for k in range(2)]
         buf = _buffer(thread, d.bti)
         if thread.memory.checked:
             check_bounds(_space(d.bti), d.bti, buf, addrs, 4, active, True)
@@ -248,31 +289,19 @@ def execute_send(thread, inst, mask: np.ndarray) -> str | None:
             old = int(gather(buf, at, 4, one)[0])
             a = int(srcs[0][lane]) if srcs[0].size > lane else 0
             b = int(srcs[1][lane]) if srcs[1].size > lane else 0
-            new, ret[lane] = _atomic(aop, old, a, b)
+            new, ret[lane] = _atomic(f.aop, old, a, b)
             scatter(buf, at, np.array([new], np.uint64), 4, one)
-        if d.msg_control & 0x20:
+        if f.returns:
             _writeback(thread, inst, d, ret[None], active, simd)
-        return None
-    if d.sfid == SFID_DC0 and d.desc & SCRATCH_BIT:
-        nregs = 1 << _bits(d.desc, 13, 12)
-        offset = _bits(d.desc, 11, 0) * 32
-        if offset + 32 * nregs > thread.scratch.size:
+    elif f.kind == "scratch":
+        span = slice(f.offset, f.offset + 32 * f.nregs)
+        if span.stop > thread.scratch.size:
             raise MessageError("scratch access beyond the thread's scratch space")
-        if d.desc & SCRATCH_WRITE_BIT:
-            thread.scratch[offset:offset + 32 * nregs] = payload[8:8 + 8 * nregs].view(np.uint8)
+        if f.write:
+            thread.scratch[span] = payload[8:8 + 8 * f.nregs].view(np.uint8)
         elif inst.dst is not None and inst.dst.file.value == "grf":
-            thread.write_regs(inst.dst.reg, thread.scratch[offset:offset + 32 * nregs])
-        return None
-    if d.sfid == SFID_DC0 and d.msg_type in (DC0_BYTE_SCATTERED_READ, DC0_BYTE_SCATTERED_WRITE):
-        simd, size = (16 if d.msg_control & 1 else 8), _byte_size(d)
-        start = 8 if d.header else 0
-        active = _lanes(mask, simd)
-        write = d.msg_type == DC0_BYTE_SCATTERED_WRITE
-        _transfer(thread, inst, d, _surface_parts(thread, d.bti, payload[start:start + simd], active, size, write),
-                  payload[start + simd:], [0], size, write, active, simd)
-        return None
-    if d.sfid == SFID_DC0 and d.msg_type == DC0_MEMORY_FENCE:
+            thread.write_regs(inst.dst.reg, thread.scratch[span])
+    elif f.kind == "fence":
         if inst.dst is not None and inst.dst.file.value == "grf" and d.rlen:
             thread.write_regs(inst.dst.reg, np.zeros(32 * d.rlen, np.uint8))
-        return None
-    raise MessageError(f"SEND sfid {d.sfid} desc {d.desc:#010x} is not modelled")
+    return None

@@ -4,7 +4,8 @@ Why: to run what the backend emits without a GPU, and to see which lanes execute
 records it, tools.lane_picture draws it), in particular for divergent and unstructured (blockIP) control flow.
 
 Parts: branches in sim_control, messages in sim_messages, ALU values in sim_alu, the trace record in
-sim_trace; this module holds the thread state, operand access, masks and the scheduler.
+sim_trace, where operands, predicates and condition flags live in sim_operands (the batched engine,
+sim_batch, uses the same); this module holds the thread state, operand access, masks and the scheduler.
 
 Model, in one place:
 - Thread state: 128 x 32-byte GRF (one uint8 array, read per type through byte offsets), flag registers
@@ -37,33 +38,22 @@ from typing import Callable, Iterable
 import numpy as np
 
 from . import opcodes, sim_alu
-from .model import (
-    DataType,
-    Instruction,
-    Operand,
-    Predicate,
-    RegFile,
-    Region,
-    instruction_size,
-    layout,
-)
-from .registers import (
-    ARF_ACC,
-    ARF_ADDRESS,
-    ARF_CONTROL,
-    ARF_FLAG,
-    ARF_IP,
-    ARF_MASK,
-    ARF_NOTIFICATION,
-    ARF_NULL,
-    ARF_STATE,
-    ARF_TIMESTAMP,
-    GRF_SIZE,
-    NUM_GRF,
-)
+from .model import DataType, Instruction, Operand, Predicate, RegFile, Region, instruction_size, layout
+from .registers import ARF_ACC, ARF_NULL, GRF_SIZE, NUM_GRF
 from .sim_control import ControlError, execute_branch
 from .sim_memory import Memory, OutOfBounds
 from .sim_messages import MessageError, execute_send
+from .sim_operands import (
+    SimulationError,
+    acc_index,
+    arf_kind,
+    check_a0,
+    condition_bits,
+    dest_offsets,
+    direct_storage,
+    predicate_bits,
+    source_offsets,
+)
 from .sim_trace import Trace, TraceEvent
 
 BRANCHES = frozenset(opcodes.BRANCHES)
@@ -72,10 +62,6 @@ NO_OPS = frozenset(opcodes.names(lambda o: not o.alu and o.name not in BRANCHES 
 
 _SIZE = {t: t.size for t in DataType}
 TraceHook = Callable[[int, int, Instruction, np.ndarray], None]
-
-
-class SimulationError(Exception):
-    """The program did something the simulator cannot execute (bad address, unmodelled form, hang)."""
 
 
 class MemoryFault(SimulationError):
@@ -103,18 +89,6 @@ def _unsigned_64(xs: list[np.ndarray], types: list[DataType]) -> list[np.ndarray
     if DataType.UQ in types and not any(sim_alu.is_float(t) for t in types):
         return [x.astype(np.uint64) for x in xs]
     return xs
-
-
-def _pred_group(control: str) -> tuple[str, int] | None:
-    """("any"|"all", group size) for any/all predicate controls; None for a normal predicate."""
-    if not control:
-        return None
-    if control in ("anyv", "allv"):
-        return control[:3], 4
-    kind, size = control[:3], control[3:].rstrip("h")
-    if kind not in ("any", "all") or not size.isdigit():
-        raise SimulationError(f"unknown predicate control {control!r}")
-    return kind, int(size)
 
 
 class Thread:
@@ -203,27 +177,16 @@ class Thread:
     # ---- operands -------------------------------------------------------------------------------
     def _storage(self, op: Operand) -> tuple[np.ndarray, int]:
         """(byte array, base byte offset) holding the operand."""
-        size = op.type.size
         if getattr(op, "indirect", False):
             if op.file != RegFile.GRF:
                 raise SimulationError("indirect addressing of an ARF is not modelled")
             return self.grf, self._a0(op.addr_subreg) + op.addr_imm
-        if op.file == RegFile.GRF:
-            if not 0 <= op.reg < NUM_GRF:
-                raise SimulationError(f"register r{op.reg} out of range")
-            return self.grf, op.reg * GRF_SIZE + op.subreg * size
-        if op.file == RegFile.ARF:
-            kind = op.reg & 0xF0
-            if kind == ARF_FLAG:
-                return self.flags, (op.reg & 0xF) * 4 + op.subreg * size
-            if kind == ARF_ADDRESS:
-                return self.address_reg, op.subreg * size
-        raise SimulationError(f"operand {op.file.value} {op.reg:#x} has no byte storage")
+        name, base, _ = direct_storage(op)
+        return {"grf": self.grf, "flag": self.flags, "a0": self.address_reg}[name], base
 
     def _a0(self, subreg: int) -> int:
         """a0.<subreg>:uw, a byte address into the GRF (indirect register addressing)."""
-        if not 0 <= subreg < 16:
-            raise SimulationError(f"a0.{subreg} out of range")
+        check_a0(subreg)
         return int(self.address_reg.view(np.uint16)[subreg])
 
     def _src_offsets(self, op: Operand, n: int, inst: Instruction) -> np.ndarray:
@@ -236,16 +199,7 @@ class Thread:
             first = self._a0(op.addr_subreg)
             rows = np.array([self._a0(op.addr_subreg + k) - first for k in range((n + width - 1) // width)])
             return rows[i // width] + (i % width) * r.hstride * size
-        if inst.align16:
-            if op.rep_ctrl:
-                return np.zeros(n, np.int64)
-            swz = np.array(["xyzw".index(c) for c in (op.swizzle or "xyzw")], np.int64)
-            return ((i // 4) * 4 + swz[i % 4]) * size
-        r = op.region
-        if r is None:
-            return np.zeros(n, np.int64) if n == 1 else i * size
-        width = max(1, r.width)
-        return ((i // width) * r.vstride + (i % width) * r.hstride) * size
+        return source_offsets(op, n, inst.align16)
 
     def read_src(self, op: Operand, n: int, inst: Instruction) -> np.ndarray:
         """n lanes of a source in its own type (no modifiers)."""
@@ -259,23 +213,19 @@ class Thread:
         dtype = sim_alu.NP_TYPE.get(op.type)
         if dtype is None:
             raise SimulationError(f"source type {op.type.value} is not modelled")
-        if op.file == RegFile.ARF:
-            kind = op.reg & 0xF0
-            if kind == ARF_NULL:
-                return np.zeros(n, dtype)
-            if kind == ARF_ACC:
-                idx = (op.reg & 0xF) * 8 + op.subreg + self._src_offsets(op, n, inst) // op.type.size
-                src = self.acc_f if sim_alu.is_float(op.type) else self.acc_i
-                if sim_alu.is_float(op.type):
-                    return src[idx % 64].astype(dtype)
-                return sim_alu.convert(src[idx % 64], op.type, False)
-            if kind == ARF_MASK:                # ce0: channel enables of this thread
-                bits = int(np.packbits(self.em.astype(np.uint8), bitorder="little").view("<u4")[0])
-                return np.full(n, bits, np.uint64).astype(dtype)
-            if kind in (ARF_STATE, ARF_CONTROL, ARF_NOTIFICATION, ARF_IP):
-                return np.zeros(n, dtype)
-            if kind == ARF_TIMESTAMP:
-                return np.full(n, self.steps, np.uint64).astype(dtype)
+        kind = arf_kind(op)
+        if kind == "zero":
+            return np.zeros(n, dtype)
+        if kind == "acc":
+            idx = acc_index(op, self._src_offsets(op, n, inst) // op.type.size)
+            if sim_alu.is_float(op.type):
+                return self.acc_f[idx].astype(dtype)
+            return sim_alu.convert(self.acc_i[idx], op.type, False)
+        if kind == "mask":                      # ce0: channel enables of this thread
+            bits = int(np.packbits(self.em.astype(np.uint8), bitorder="little").view("<u4")[0])
+            return np.full(n, bits, np.uint64).astype(dtype)
+        if kind == "timestamp":
+            return np.full(n, self.steps, np.uint64).astype(dtype)
         store, index, _ = self._byte_index(op, n, inst, False)
         return store[index].view(dtype).reshape(n)
 
@@ -290,12 +240,9 @@ class Thread:
         lanes = None
         if not dst:
             offs = base + self._src_offsets(op, n, inst)
-        elif inst.align16:
-            i = np.arange(n)
-            offs = base + i * size
-            lanes = np.array(["xyzw"[k] in (op.writemask or "xyzw") for k in range(4)])[i % 4]
         else:
-            offs = base + np.arange(n) * max(op.hstride, 0) * size
+            rel, lanes = dest_offsets(op, n, inst.align16)
+            offs = base + rel
         if offs.min() < 0 or offs.max() + size > store.size:
             what = "destination" if dst else "source"
             raise SimulationError(f"{what} region of r{op.reg} leaves the register file")
@@ -307,21 +254,18 @@ class Thread:
     def write_dst(self, op: Operand, values: np.ndarray, mask: np.ndarray, inst: Instruction) -> None:
         """Write typed `values` to the lanes set in `mask`."""
         n = values.size
-        if op.file == RegFile.ARF:
-            kind = op.reg & 0xF0
-            if kind == ARF_NULL:
-                return
-            if kind == ARF_ACC:
-                idx = ((op.reg & 0xF) * 8 + op.subreg + np.arange(n) * max(op.hstride, 1)) % 64
-                self.acc_f[idx[mask]] = values[mask].astype(np.float64)
-                if sim_alu.is_float(op.type):
-                    with np.errstate(invalid="ignore"):
-                        self.acc_i[idx[mask]] = np.nan_to_num(values[mask]).astype(np.int64)
-                else:
-                    self.acc_i[idx[mask]] = values[mask].astype(np.int64)
-                return
-            if kind in (ARF_NOTIFICATION, ARF_IP, ARF_CONTROL, ARF_STATE):
-                return
+        kind = arf_kind(op)
+        if kind == "zero":
+            return
+        if kind == "acc":
+            idx = acc_index(op, np.arange(n) * max(op.hstride, 1))
+            self.acc_f[idx[mask]] = values[mask].astype(np.float64)
+            if sim_alu.is_float(op.type):
+                with np.errstate(invalid="ignore"):
+                    self.acc_i[idx[mask]] = np.nan_to_num(values[mask]).astype(np.int64)
+            else:
+                self.acc_i[idx[mask]] = values[mask].astype(np.int64)
+            return
         store, index, lanes = self._byte_index(op, n, inst, True)
         if lanes is not None:
             mask = mask & lanes
@@ -338,27 +282,11 @@ class Thread:
 
     def predicate(self, pred: Predicate | None, inst: Instruction) -> np.ndarray:
         """Per-channel predicate value for the instruction's channels (all true without a predicate)."""
-        n, m = inst.exec_size, inst.chan_offset
         if pred is None:
-            return np.ones(n, bool)
-        bits = self.flag_bits()
-        base = pred.flag_reg * 32 + pred.flag_subreg * 16
-        grp = _pred_group(pred.control)
-        ch = m + np.arange(n)
-        if grp is None:
-            idx = base + ch
-            if idx.max() >= 64:
-                raise SimulationError("predicate reads past f1")
-            val = bits[idx]
-        else:
-            kind, size = grp
-            if n == 1 and inst.opcode == "jmpi":
-                ch = np.array([m])
-            starts = (ch // size) * size
-            window = base + starts[:, None] + np.arange(size)
-            if window.max() >= 64:
-                raise SimulationError("predicate reads past f1")
-            val = bits[window].any(axis=1) if kind == "any" else bits[window].all(axis=1)
+            return np.ones(inst.exec_size, bool)
+        kind, index = predicate_bits(pred, inst)
+        bits = self.flag_bits()[index]
+        val = bits if kind is None else bits.any(axis=1) if kind == "any" else bits.all(axis=1)
         return ~val if pred.inverse else val
 
     def enabled(self, inst: Instruction) -> np.ndarray:
@@ -520,11 +448,7 @@ class Thread:
     def _write_flags(self, inst: Instruction, values: np.ndarray, mask: np.ndarray) -> None:
         """Conditional-modifier flag update: only channels enabled for this instruction change."""
         bits = self.flag_bits()
-        base = inst.flag_reg * 32 + inst.flag_subreg * 16
-        idx = base + inst.chan_offset + np.arange(inst.exec_size)
-        if idx.max() >= 64:
-            raise SimulationError("conditional modifier writes past f1")
-        bits[idx[mask]] = values[mask]
+        bits[condition_bits(inst)][mask] = values[mask]
         self.set_flag_bits(bits)
 
     def run(self) -> None:

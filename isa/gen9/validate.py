@@ -147,6 +147,16 @@ def source_rows(o: Operand, exec_size: int) -> list[Bytes]:
             for row in range(max(exec_size // width, 1))]
 
 
+def source_span(o: Operand, exec_size: int) -> Bytes:
+    """The first and last byte of source_rows (rows go up: VertStride is not negative outside VxH)."""
+    r = o.source_region
+    size = _SIZE[o.type]
+    width = min(max(r.width, 1), exec_size)
+    base = o.reg * GRF_SIZE + o.subreg * size
+    last_row = (max(exec_size // width, 1) - 1) * r.vstride * size
+    return base, base + last_row + (width - 1) * r.hstride * size + size - 1
+
+
 def destination_bytes(o: Operand, exec_size: int) -> Bytes:
     size = _SIZE[o.type]
     base = o.reg * GRF_SIZE + o.subreg * size
@@ -240,16 +250,16 @@ def _check_spans(inst: Instruction) -> list[Problem]:
         for i, s in enumerate(inst.srcs):
             if s.file == RegFile.IMM or s.indirect or s.region is None or s.region.vstride == VXH:
                 continue
-            rows = source_rows(s, n)
-            first, last = min(lo for lo, _ in rows) // GRF_SIZE, max(hi for _, hi in rows) // GRF_SIZE
+            first, last = _regs(source_span(s, n))
             if last - first + 1 > 2:
                 out.append((R.SRC_SPAN, f"src{i} covers r{first}..r{last}"))
             if s.file == RegFile.GRF and last >= NUM_GRF > s.reg:
                 out.append((R.GRF_RANGE, f"src{i} reaches r{last}"))
         d = inst.destination
         if not _is_null(d) and not d.indirect:
-            start = destination_bytes(d, n)[0]
-            first, last = _regs(destination_bytes(d, n))
+            span = destination_bytes(d, n)
+            start = span[0]
+            first, last = _regs(span)
             if last - first + 1 > 2:
                 out.append((R.DST_SPAN, f"dst covers r{first}..r{last}"))
             if d.file == RegFile.GRF and last >= NUM_GRF > d.reg:

@@ -61,6 +61,12 @@ _INT_BINOPS = _same_named("int", "add sub mul udiv sdiv urem srem shl lshr ashr 
 _FLOAT_BINOPS = _same_named("float", "fadd fsub fmul fdiv frem")
 _CASTS = _same_named("cast", "trunc zext sext fptrunc fpext fptoui fptosi uitofp sitofp ptrtoint inttoptr "
                              "addrspacecast")
+# ValueKind members as plain constants: an enum member looked up through its class costs about 0.3 us,
+# and lanes() asked for several per operand
+_VK = llvm.ValueKind
+_INSTRUCTION, _ARGUMENT, _GLOBAL, _CONSTANT_INT, _FUNCTION = (
+    _VK.instruction, _VK.argument, _VK.global_variable, _VK.constant_int, _VK.function)
+_NOT_VALUES = (_VK.metadata_as_value, _VK.basic_block, _VK.inline_asm, _VK.block_address)
 READ_TEXT = True      # read function bodies from their printed text (llvm_text.py); False: llvmlite's values
 _NAME = re.compile(r'^\s*%("(?:[^"]*)"|[-\w.$]+)\s*=')
 
@@ -71,7 +77,8 @@ class _Forward(Value):
 
 
 _DBG = re.compile(r"!dbg !(\d+)")
-_CONVERGENCECTRL = re.compile(r'\[\s*"convergencectrl"\s*\(')
+_BUNDLES = re.compile(r'\)\s*\[\s*"')             # a call's operand bundle list after its arguments
+_BUNDLE_TAG = re.compile(r'"([^"]*)"\s*\(')
 
 
 def zero(t: Type) -> Const:
@@ -94,7 +101,8 @@ class ModuleContext:
         self._data: dict[str, ModuleData] = {}
         self._declared: dict[str, bool] = {}
         self._by_ptr: dict[int, LType] = {}
-        self._module_text: str | None = None
+        self._module_text: str | None = getattr(mod, "reconverge_text", None)   # prepare_module's, if it kept it
+        self._function_starts: dict[str, int] | None = None
         self._debug: dict[str, str] | None = None
         self._nodes: dict[str, str] | None = None
         self._functions: set[str] | None = None
@@ -141,6 +149,24 @@ class ModuleContext:
         if not _ATTACHMENT.search(header):
             return KernelMetadata()
         return parse_kernel_metadata(header, None, f"{self.source_name}: kernel @{kernel}", self._metadata_nodes())
+
+    def function_text(self, fn: llvm.ValueRef) -> str:
+        """The printed function: its slice of the module's text when that is at hand (prepare_module keeps
+        it; printing the function again cost 0.3 CPU s at 100k blocks), else str(fn). The slice differs
+        from str(fn) only in attribute group numbers (`#3`), which the reader does not read."""
+        text = self._module_text
+        if text is not None:
+            if self._function_starts is None:
+                self._function_starts = {}
+                for m in _DEFINE_AT.finditer(text):
+                    name = m.group(1).strip('"')
+                    if "\\" not in name:         # an escaped name: str(fn) prints it
+                        self._function_starts[name] = m.start()
+            start = self._function_starts.get(fn.name)
+            end = text.find("\n}\n", start) if start is not None else -1
+            if start is not None and end >= 0:
+                return text[start:end + 2]
+        return str(fn)
 
     def fpmath(self, instruction_text: str) -> float:
         """The error in ULP an instruction's `!fpmath` attachment allows (0: none, correctly rounded).
@@ -260,6 +286,7 @@ class KernelMetadata:
     reqd_work_group_size: tuple[int, int, int] | None = None  # !reqd_work_group_size
 
 
+_DEFINE_AT = re.compile(r'^define [^\n]*?@("[^"]*"|[-\w.$]+)\(', re.M)
 _ATTACHMENT = re.compile(r"!(kernel_arg_name|kernel_arg_type|reqd_work_group_size)\s+!(\d+)")
 _MD_NODE = re.compile(r"^!(\d+) = (?:distinct )?!\{(.*)\}\s*$", re.M)
 
@@ -377,25 +404,24 @@ class FunctionReader:
 
     def lanes(self, v: llvm.ValueRef) -> list[Value]:
         kind = v.value_kind
-        if kind in (llvm.ValueKind.instruction, llvm.ValueKind.argument):
+        if kind is _INSTRUCTION or kind is _ARGUMENT:
             k = key(v)
             hit = self.values.get(k)
             if hit is None:
-                if kind == llvm.ValueKind.argument:
+                if kind is _ARGUMENT:
                     raise Unsupported(f"argument {v.name} of another function")
                 forward = [_Forward(scalar_type(t)) for t in scalar_leaves(self.ltype(v))]
                 self.pending.setdefault(k, []).extend(forward)
                 hit = self.values[k] = cast(list[Value], forward)
             return hit
-        if kind == llvm.ValueKind.global_variable:
-            return [self.global_addr(v.name)]
-        if kind == llvm.ValueKind.constant_int:
+        if kind is _CONSTANT_INT:
             t = scalar_type(self.ltype(v))
             return [Const(t, v.get_constant_value())]
-        if kind == llvm.ValueKind.function:
+        if kind is _GLOBAL:
+            return [self.global_addr(v.name)]
+        if kind is _FUNCTION:
             raise Unsupported(f"function @{v.name} used as a value")
-        if kind in (llvm.ValueKind.metadata_as_value, llvm.ValueKind.basic_block, llvm.ValueKind.inline_asm,
-                    llvm.ValueKind.block_address):
+        if kind in _NOT_VALUES:
             raise Unsupported(f"{kind.name} operand")
         text = str(v)
         hit = self._consts.get(text)
@@ -477,7 +503,7 @@ class FunctionReader:
     # ----- the function -----
     def read(self, is_kernel: bool = True) -> Function:
         fn = self.fn
-        fn_text = str(fn)    # printed once: printing instructions one by one is quadratic (slot numbering)
+        fn_text = self.ctx.function_text(fn)   # printed once: one by one is quadratic (slot numbering)
         try:
             ret_lt = self.ctx.ltype_of(fn.global_value_type.get_function_return())
         except TypeError_ as e:
@@ -498,7 +524,7 @@ class FunctionReader:
                 args.append(arg)
                 arg_values.append(arg)
             arg_lanes.append((a, arg_values))
-        ret_t = Type("void") if ret_lt.kind == "void" else scalar_type(ret_lt) if ret_lt.is_scalar else None
+        ret_t = VOID if ret_lt.kind == "void" else scalar_type(ret_lt) if ret_lt.is_scalar else None
         if ret_t is None:
             raise self.error(f"unsupported return type {ret_lt}", NotSupported)
         func = self.func = Function(self.name, args, ret_t, is_kernel=is_kernel)
@@ -511,7 +537,7 @@ class FunctionReader:
         if body is not None:
             llvm_blocks: list = body.blocks
             labels = [b.label for b in body.blocks]
-            text_of = {key(ins): ins.text for b in body.blocks for ins in b.instructions}
+            text_of: dict[int, str] = {}      # records carry their text
         else:
             llvm_blocks = list(fn.blocks)
             labels = _block_labels(fn_text, len(llvm_blocks), sum(1 for a in fn.arguments if not a.name))
@@ -526,7 +552,8 @@ class FunctionReader:
             self.blocks[key(b)] = blk
             func.blocks.append(blk)
             if located:
-                blk.source_lines = self.ctx.block_source_lines([text_of[key(ins)] for ins in b.instructions])
+                blk.source_lines = self.ctx.block_source_lines([ins.text if body is not None else text_of[key(ins)]
+                                                                 for ins in b.instructions])
         notes = self.scope_notes = self.ctx.scope_notes() if "!dbg !" in fn_text else None
         phis: list[tuple[llvm.ValueRef, list[Phi], str]] = []
         lanes: list[Value] | None
@@ -535,7 +562,7 @@ class FunctionReader:
             self.sink = blk
             self.block_label = blk.label
             for ins in b.instructions:
-                self.text = text_of[key(ins)]
+                self.text = ins.text if body is not None else text_of[key(ins)]
                 self.created = []
                 try:
                     op = ins.opcode
@@ -554,13 +581,17 @@ class FunctionReader:
                 except (TypeError_, ValueError, KeyError, IndexError) as e:
                     raise self.error(f"unsupported instruction: {self.text} ({e})", NotSupported) from None
                 if lanes is not None:
-                    self._name(lanes)
+                    if body is not None:
+                        if ins._at:
+                            self._name_lanes(ins._toks[0][1:].strip('"'), lanes)
+                    else:
+                        self._name(lanes)
                     self.define(ins, lanes)
                 if notes is not None:
                     notes.note(blk, self.text, self.created)
         for ins, phi_lanes, label in phis:
             self.block_label = label
-            self.text = text_of[key(ins)]
+            self.text = ins.text if body is not None else text_of[key(ins)]
             seen: set[int] = set()
             for v, b in zip(ins.operands, ins.incoming_blocks):
                 pk = key(b)
@@ -581,9 +612,11 @@ class FunctionReader:
         for ins in reversed(self.prologue.instrs):
             entry.insert(0, ins)
         if self.patch:
+            placeholders = self.patch.keys()           # ids of the placeholders: a C-level test per instruction
             for blk in func.blocks:
                 for ins in blk.instrs:
-                    ins.operands = [self._resolve(o) if isinstance(o, _Forward) else o for o in ins.operands]
+                    if not placeholders.isdisjoint(map(id, ins.operands)):
+                        ins.operands = [self._resolve(o) if isinstance(o, _Forward) else o for o in ins.operands]
         if body is not None:
             body.release()
         func.update_cfg()
@@ -601,11 +634,18 @@ class FunctionReader:
 
     def _name(self, lanes: list[Value]) -> None:
         m = _NAME.match(self.text)
-        if not m:
-            return
-        base = m.group(1).strip('"')
+        if m:
+            self._name_lanes(m.group(1).strip('"'), lanes)
+
+    def _name_lanes(self, base: str, lanes: list[Value]) -> None:
+        """Name the lanes this instruction made after its LLVM result `%base`."""
         if base.isdigit():
             return                  # LLVM's numbered values (%11) are unnamed: a slot, not a chosen name
+        if len(lanes) == 1:
+            v = lanes[0]
+            if isinstance(v, Instr) and not v.name and v in self.created:      # (Values compare by identity)
+                v.name = base
+            return
         fresh = {id(x) for x in self.created}
         for i, v in enumerate(lanes):
             if isinstance(v, Instr) and id(v) in fresh and not v.name:
@@ -892,12 +932,17 @@ class FunctionReader:
     # calls
     def call(self, ins: llvm.ValueRef, ops: list) -> list[Value] | None:
         callee = ops[-1]
-        if callee.value_kind != llvm.ValueKind.function:
+        if callee.value_kind is not _FUNCTION:
             raise Unsupported("indirect call")
         name = callee.name
         args = ops[:-1]
         control = None
-        if _CONVERGENCECTRL.search(self.text):     # the bundle's operand comes after the arguments
+        bundles = _BUNDLES.search(self.text)
+        if bundles:                                # a bundle's operands come after the arguments
+            tags = _BUNDLE_TAG.findall(self.text, bundles.start())
+            if tags != ["convergencectrl"]:
+                other = next((t for t in tags if t != "convergencectrl"), "convergencectrl")
+                raise Unsupported(f"operand bundle \"{other}\" (only one \"convergencectrl\" bundle is read)")
             control, args = self.lane(args[-1]), args[:-1]
             if not control.type.is_token:
                 raise Unsupported("a convergencectrl bundle without a token")
@@ -945,26 +990,26 @@ class FunctionReader:
             vals = self.lanes(ops[0]) if ops else []
             if len(vals) > 1:
                 raise Unsupported("returning a vector or aggregate")
-            self.emit("ret", vals, Type("void"))
+            self.emit("ret", vals, VOID)
         elif op == "unreachable":
-            self.emit("unreachable", [], Type("void"))
+            self.emit("unreachable", [], VOID)
         elif op == "br":
             if len(ops) == 1:
-                self.emit("br", [], Type("void")).targets = [self.blocks[key(ops[0])]]
+                self.emit("br", [], VOID).targets = [self.blocks[key(ops[0])]]
             else:
                 cond = self.lane(ops[0])
                 t, f = self.blocks[key(ops[2])], self.blocks[key(ops[1])]
                 if t is f:
-                    self.emit("br", [], Type("void")).targets = [t]
+                    self.emit("br", [], VOID).targets = [t]
                 else:
-                    self.emit("cbr", [cond], Type("void")).targets = [t, f]
+                    self.emit("cbr", [cond], VOID).targets = [t, f]
         else:
             cond = self.lane(ops[0])
             cases = self._case_values(cond.type)
             dests = [self.blocks[key(o)] for o in ops[1:]]
             if len(cases) != len(dests) - 1:
                 raise Unsupported(f"found {len(cases)} case values for {len(dests) - 1} destinations")
-            self.emit("switch", [cond], Type("void"), {"cases": cases}).targets = dests
+            self.emit("switch", [cond], VOID, {"cases": cases}).targets = dests
         assert blk.instrs[-1].is_terminator
 
     def _case_values(self, t: Type) -> list[int]:

@@ -356,7 +356,10 @@ def _instruction(body: FunctionText, line: str) -> TextInstruction | None:
     opcode = toks[at]
     if opcode in ("tail", "musttail", "notail"):
         opcode = toks[at + 1] if at + 1 < len(toks) else opcode
-    ins = TextInstruction(body, " ".join(line.split()), opcode, name, toks, at)
+    text = line.strip()
+    if "  " in text or "\t" in text:                # the text with runs of blanks made single
+        text = " ".join(text.split())
+    ins = TextInstruction(body, text, opcode, name, toks, at)
     if at:
         body.locals[toks[0]] = ins
     return ins

@@ -13,8 +13,19 @@ class Unsupported(Exception):
     """Raised while lowering one instruction; the reader adds file/function/block/instruction."""
 
 
+_SCALAR: dict[tuple[str, int], Type] = {}
+
+
 def scalar_type(lt: LType) -> Type:
-    """The IR type of a scalar LLVM type (vectors are split per lane before this is asked)."""
+    """The IR type of a scalar LLVM type (vectors are split per lane before this is asked); types are
+    immutable, so each is made once (the reader asks for one per operand)."""
+    hit = _SCALAR.get((lt.kind, lt.bits))
+    if hit is None:
+        hit = _SCALAR[(lt.kind, lt.bits)] = _scalar_type(lt)
+    return hit
+
+
+def _scalar_type(lt: LType) -> Type:
     if lt.kind == "int":
         return int_type(lt.bits)
     if lt.kind == "float":

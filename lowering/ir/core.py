@@ -18,6 +18,8 @@ from typing import Any, Iterator, Sequence, cast
 from reconverge.lowering.ir.opcodes import JUMPS, TERMINATORS
 from reconverge.lowering.ir.types import VOID, Type
 
+_TERMINATORS, _JUMPS = frozenset(TERMINATORS), frozenset(JUMPS)
+_ENDS = _TERMINATORS | _JUMPS          # what may end a block (hot: asked per block by every CFG walk)
 END_LABEL = "(end)"   # the fake end block's label; no LLVM block can be named so unquoted
 
 
@@ -34,7 +36,8 @@ class Const(Value):
     __slots__ = ("value",)
 
     def __init__(self, type: Type, value: int | float):
-        super().__init__(type)
+        self.type = type
+        self.name = ""
         if type.is_int:
             value = int(value) & ((1 << type.bits) - 1)
         elif type.is_ptr:
@@ -71,7 +74,8 @@ class Instr(Value):
 
     def __init__(self, opcode: str, operands: list[Value], type: Type = VOID, attrs: dict[str, Any] | None = None,
                  targets: list["Block"] | None = None, name: str = ""):
-        super().__init__(type, name)
+        self.type = type                  # Value's fields, set here: the hottest constructor of every pass
+        self.name = name
         self.opcode = opcode
         self.operands = list(operands)
         self.attrs = attrs or {}
@@ -80,11 +84,11 @@ class Instr(Value):
 
     @property
     def is_jump(self) -> bool:
-        return self.opcode in JUMPS
+        return self.opcode in _JUMPS
 
     @property
     def is_terminator(self) -> bool:
-        return self.opcode in TERMINATORS
+        return self.opcode in _TERMINATORS
 
     @property
     def has_result(self) -> bool:
@@ -154,15 +158,16 @@ class Block(CFNode):
     @property
     def terminator(self) -> Instr | None:
         """The last instruction if it ends the block: a CFG terminator or a structured jump."""
-        if self.instrs and (self.instrs[-1].is_terminator or self.instrs[-1].is_jump):
-            return self.instrs[-1]
+        instrs = self.instrs
+        if instrs and instrs[-1].opcode in _ENDS:
+            return instrs[-1]
         return None
 
     @property
     def jump(self) -> Instr | None:
         """The break/continue/return ending the block, if any (hot: called per block per CFG rebuild)."""
         instrs = self.instrs
-        return instrs[-1] if instrs and instrs[-1].opcode in JUMPS else None
+        return instrs[-1] if instrs and instrs[-1].opcode in _JUMPS else None
 
     def __repr__(self) -> str:
         return f"<block b{self.index}{' ' + self.label if self.label else ''}>"
@@ -302,15 +307,17 @@ class Function:
         """Recompute succs/preds of every block (both forms), renumber blocks and return them in order."""
         blocks = self.index_blocks()
         for b in blocks:
-            b.succs, b.preds = [], []
+            b.preds = []
         self.end_block.succs, self.end_block.preds = [], []
         if self.is_structured:
+            for b in blocks:
+                b.succs = []
             for b, succs in structured_successors(self).items():
                 b.succs = succs
         else:
             for b in blocks:
-                t = b.terminator
-                b.succs = list(dict.fromkeys(t.targets)) if t is not None else []
+                instrs = b.instrs
+                b.succs = list(dict.fromkeys(instrs[-1].targets)) if instrs and instrs[-1].opcode in _ENDS else []
         for b in blocks:
             for s in b.succs:
                 s.preds.append(b)
@@ -408,12 +415,21 @@ def _slots(cls: type) -> list[str]:
     return [name for klass in cls.__mro__ for name in getattr(klass, "__slots__", ())]
 
 
+_SLOTS: dict[type, tuple[str, ...]] = {}     # _copy_slots' cache: a class's slots, walked once per class
+
+
 def _copy_slots(obj: object) -> object:
     """A shallow copy of an object made of __slots__ (no constructor run: If() and Loop() add blocks)."""
-    new = object.__new__(type(obj))
-    for name in _slots(type(obj)):
-        if hasattr(obj, name):
+    cls = type(obj)
+    slots = _SLOTS.get(cls)
+    if slots is None:
+        slots = _SLOTS[cls] = tuple(_slots(cls))
+    new = object.__new__(cls)
+    for name in slots:
+        try:
             setattr(new, name, getattr(obj, name))
+        except AttributeError:                  # a slot never set stays unset
+            pass
     return new
 
 

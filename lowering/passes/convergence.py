@@ -169,7 +169,8 @@ def _pull_into_loop(func: Function, header: Block, ops: list[tuple[Block, int]])
     region branch to; the latch sends each lane back to the header or on where it was going (the module's
     docstring)."""
     region = _region(func, header, ops)
-    blocks = func.update_cfg()
+    in_loop = _members(func, header)     # now: once edges go to the latch, not yet in the function, the
+    blocks = func.update_cfg()           # CFG holds blocks of stale indices (fuzz convergence-13266)
     dom = dominator_tree([[s.index for s in b.succs] for b in blocks], 0)
     old_latches = [p for p in header.preds if dom.dominates(header.index, p.index)]   # the back edges
     latch = Block(f"{header.label}.latch" if header.label else "latch")
@@ -247,7 +248,6 @@ def _pull_into_loop(func: Function, header: Block, ops: list[tuple[Block, int]])
                            targets=[header, *ons]))
     # layout: the latch after every block of the loop and of the region, the blocks going on after it
     blocks_before = func.update_cfg()
-    in_loop = _members(func, header)
     last = max(b.index for b in blocks_before if b in in_loop or b in inside)
     func.blocks[last + 1:last + 1] = [latch, *ons]
     _repair_dominance(func, latch)

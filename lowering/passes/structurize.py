@@ -126,7 +126,7 @@ class _Structurizer:
         succs = [list(dict.fromkeys(x for x in ts if x != RETURN)) for ts in self.targets]
         self.preds = graph.predecessors(succs)
         self.rpo = graph.rpo_numbers(graph.reverse_postorder(succs, 0), n)
-        self.dom = graph.dominator_tree(succs, 0)
+        self.dom = graph.DomTree.build(graph.immediate_dominators(succs, 0, self.preds), 0)
         try:
             self.forest = graph.loop_forest(succs, 0, self.dom, self.preds)
         except graph.IrreducibleError as exc:
@@ -255,10 +255,25 @@ class _Structurizer:
                 loads[value] = Instr("var_load", [], value.type, attrs={"var": var}, name=value.name)
             return loads[value]
 
+        replaced_get, index_get, contains = self.replaced.get, index.get, self.forest.contains
+        header_of = self.header_of
         for u, b in enumerate(self.nodes):
+            user_loop = header_of[u]
             for ins in b.instrs:
-                if ins.opcode != "var_load":
-                    ins.operands = [as_seen_from(op, u) for op in ins.operands]
+                if ins.opcode == "var_load":
+                    continue
+                ops = ins.operands
+                for i, op in enumerate(ops):
+                    # as_seen_from, with its common answers first: a value of the same loop as the user
+                    value = replaced_get(op, op)
+                    if isinstance(value, Instr) and value.block is not None:
+                        k = index_get(value.block)
+                        if k is not None:
+                            h = header_of[k]
+                            if h != -1 and h != user_loop and not contains(h, u):
+                                value = as_seen_from(value, u)
+                    if value is not op:
+                        ops[i] = value
         for (p, _), stores in self.edge_stores.items():
             for store in stores:                              # an edge's stores run at its source
                 store.operands = [as_seen_from(store.operands[0], index[p])]
@@ -302,9 +317,8 @@ class _Structurizer:
             assert not fallout, f"labels left pending at function end: {fallout}"
             _drop_implicit_jumps(func)
             made = set(self.labels.values()) | set(self.selectors.values())
-            func.guard_variables = sorted({ins.attrs["var"].name for ins in func.instructions()
-                                           if ins.opcode == "var_load" and ins.attrs["var"] in made})
-            ssa.rebuild(func, self.replaced)
+            read = ssa.rebuild(func, self.replaced)
+            func.guard_variables = sorted({cast(Var, var).name for var in read if var in made})
         call_with_deep_stack(build)
 
     def _start_live_ranges(self, cursor: _Cursor, vars: list[Var]) -> None:

@@ -247,3 +247,16 @@ def test_compacted_instructions_are_expanded_and_offsets_follow_the_bytes():
     assert len(data) < 48                                  # the first mov is compacted
     found = validate_binary(data)
     assert [(v.index, v.offset, v.rule.key) for v in found] == [(1, 8, "packed-byte-dst")]
+
+
+def test_a_source_span_is_the_first_and_last_byte_of_its_rows():
+    """_check_spans reads source_span; the region rules read source_rows: the two agree on every region."""
+    from reconverge.isa.gen9.validate import source_rows, source_span
+    for t in (DataType.UB, DataType.W, DataType.F, DataType.DF):
+        for v in (0, 1, 2, 4, 8, 16, 32):
+            for w in (1, 2, 4, 8, 16):
+                for h in (0, 1, 2, 4):
+                    for n in (1, 4, 8, 16):
+                        o = Operand(RegFile.GRF, t, reg=3, subreg=1, region=Region(v, w, h))
+                        rows = source_rows(o, n)
+                        assert source_span(o, n) == (min(lo for lo, _ in rows), max(hi for _, hi in rows))

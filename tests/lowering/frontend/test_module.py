@@ -229,3 +229,41 @@ def test_an_opencl_file_without_a_kernel_is_an_error(tmp_path):
     assert_one_line_error(run("compile", str(src)), 1, str(src), "no kernel")
     assert_one_line_error(run("run", str(src), "--target", "ir", "--global", "1", "--out", str(tmp_path / "o")),
                           1, "no kernel")
+
+
+def test_a_module_with_nothing_to_inline_is_its_own_prepared_form():
+    """prepare_module skips printing, re-parsing and inlining when no defined function is named anywhere
+    but on its own define line; the reader then slices each function from the kept module text."""
+    mod = parse_llvm_text(SIMPLE, "s.ll")
+    assert prepare_module(mod, "s.ll") is mod
+    helper = HEADER + """
+define internal i32 @twice(i32 %x) {
+  %y = add i32 %x, %x
+  ret i32 %y
+}
+define spir_kernel void @k(ptr addrspace(1) %out) {
+entry:
+  %v = call i32 @twice(i32 21)
+  store i32 %v, ptr addrspace(1) %out, align 4
+  ret void
+}
+"""
+    called = parse_llvm_text(helper, "h.ll")
+    prepared = prepare_module(called, "h.ll")
+    assert prepared is not called                       # a call to a definition: inlined into a copy
+    body = str(prepared.get_function("k"))
+    assert "call" not in body
+
+
+def test_a_function_sliced_from_the_module_text_reads_as_printed_alone():
+    from reconverge.lowering.frontend.llvm_reader import ModuleContext
+    text = cl_ir("kernel void k(global int *o, int n) { for (int i = 0; i < n; i++) o[i] = i * n; }", "-O0")
+    mod = prepare_module(parse_llvm_text(text, "s.cl"), "s.cl")
+    ctx = ModuleContext(mod, "s.cl")
+    ctx._module_text = str(mod)
+    for fn in mod.functions:
+        if not fn.is_declaration:
+            sliced, alone = ctx.function_text(fn), str(fn)
+            assert sliced.startswith("define") and sliced.endswith("\n}")
+            strip = __import__("re").compile(r" #\d+")    # attribute group numbers differ, nothing else
+            assert strip.sub("", sliced) == strip.sub("", alone[alone.index("define"):]).rstrip("\n")
