@@ -5,15 +5,18 @@ Each instruction counts LOOP_WEIGHT times per loop around it, a loop being the s
 a backward branch (a while, a backward jmpi) and its target in layout order. The estimate knows neither
 trip counts nor divergence (a blockIP loop re-runs its units' entry tests for lanes in other iterations),
 so the hybrid is taken only when it is estimated to cost at most HYBRID_MARGIN of the tree. Measured on
-the corpus (README, "Gen control-flow modes"): every kernel so chosen executes fewer instructions under
-the hybrid, and the three where the hybrid executes more are left to the tree.
+the corpus and examples/bench/control_flow.cl at -O2 (README, "Gen code quality beside IGC"): since the
+tree's exits became predicated breaks and its && / || flag chains, the hybrid executes more than the
+tree on kernels estimated as low as 0.785 (nested_break; loop_exits_to_targets 0.797, nested_break_flag
+0.831), and every kernel estimated at 0.75 or less (continue_outer 0.63, loop_multi_exit and multi_exit
+0.72) executes fewer under the hybrid.
 """
 from __future__ import annotations
 
 from .mir import MFunction
 
 LOOP_WEIGHT = 8
-HYBRID_MARGIN = 0.9
+HYBRID_MARGIN = 0.75
 
 
 def estimated_cost(mfunc: MFunction) -> int:

@@ -10,7 +10,8 @@ Selection is made of parts, each one idea:
   isel_structured.py (Gen's structured branches over the tree) and isel_blockip.py (per-lane blockIP
   over the CFG, block by block or over cf_regions' natural regions: the hybrid);
 - legalize.py: the machine-IR pass that makes immediates encodable, run after selection;
-- mir_cse.py: local common-subexpression elimination on the legal machine IR.
+- mir_cse.py: local common-subexpression elimination on the legal machine IR;
+- mir_coalesce.py: a copy's source computed straight into its destination (phi copies).
 
 What is not covered is a one-line CompileError naming the instruction, so nothing is compiled
 wrongly in silence.
@@ -28,6 +29,7 @@ from .isel_context import gen_type
 from .isel_structured import StructuredDriver
 from .legalize import legalize_immediates, legalize_narrow_destinations
 from .mir import MFunction
+from .mir_coalesce import coalesce_copies
 from .mir_cse import eliminate_common_subexpressions
 
 __all__ = ["Selection", "gen_type", "select"]
@@ -54,6 +56,7 @@ def select(func: Function, simd: int = 16, regions: bool = False, entry: str = "
     legalize_immediates(mfunc)
     legalize_narrow_destinations(mfunc)
     eliminate_common_subexpressions(mfunc)
+    coalesce_copies(mfunc)
     if isinstance(driver, BlockIPDriver):
         driver.predicate_bodies()
     return Selection(mfunc, driver.cx.layout)

@@ -37,7 +37,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from reconverge.isa.gen9.model import DataType
-from reconverge.lowering.ir.core import Block, Const, Function, Instr
+from reconverge.lowering.ir.core import Block, Const, Function, Instr, Undef
 
 from .cf_regions import Region, block_unit, structured_regions
 from .cf_regions import join_points as unit_join_points
@@ -74,7 +74,7 @@ class BlockIPDriver:
     def __init__(self, func: Function, simd: int = 16, regions: bool = False, entry: str = "if"):
         if entry not in ("if", "predicate") or (regions and entry != "if"):
             raise ValueError(f"blockIP entry sequence '{entry}' (with regions: 'if' only)")
-        self.cx = SelectionContext(func, simd)
+        self.cx = SelectionContext(func, simd, flag_chains=entry != "predicate")
         self.selector = ValueSelector(self.cx)
         self.regions = regions
         self.entry = entry
@@ -188,12 +188,9 @@ class BlockIPDriver:
     def _body(self, block: Block, term: Instr | None) -> None:
         """A block's instructions but its phis (filled where control comes from) and its terminator; a
         compare only its cbr reads is left for the branch to select into the flag."""
-        cond = term.operands[0] if term is not None and term.opcode == "cbr" else None
-        fused = cond if isinstance(cond, Instr) and cond.block is block and self.cx.fusable(cond) else None
-        if fused is not None:
-            self.cx.deferred.add(fused)
+        self.cx.defer_condition(term.operands[0] if term is not None and term.opcode == "cbr" else None, block)
         for ins in block.instrs:
-            if ins.opcode != "phi" and ins is not term and ins is not fused:
+            if ins.opcode != "phi" and ins is not term and ins not in self.cx.deferred:
                 self.selector.select(ins)
 
     def _if(self, r: Region) -> None:
@@ -206,7 +203,8 @@ class BlockIPDriver:
         endif, other = self.cx.m.new_label("endif"), self.cx.m.new_label("else")
         self.cx.branch("if", [other], predicate=(*CONDITION_FLAG, False))
         self._arm(term, on_true, after)
-        self.cx.branch("else", [endif])
+        if on_false is not None or any(not isinstance(phi.value_for(term.block), Undef) for phi in after.phis()):
+            self.cx.branch("else", [endif])         # else an empty else arm: the if's JIP is the endif
         self.cx.start(other)
         self._arm(term, on_false, after)
         self.cx.branch("endif", [])

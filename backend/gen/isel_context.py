@@ -24,6 +24,7 @@ from reconverge.lowering.ir.core import Arg, Block, Const, Function, If, Instr, 
 from reconverge.lowering.ir.types import Type
 
 from .abi import KernelLayout, kernel_layout
+from .isel_flags import NEGATED_MOD, FlagChain, FlagLeaf, FlagPlan, FlagPlanner
 from .mir import Imm, MFunction, MInstr, Operand, PReg, VReg
 
 T = DataType
@@ -53,7 +54,7 @@ def gen_type(t: Type, signed: bool = True) -> DataType:
 
 
 class SelectionContext:
-    def __init__(self, func: Function, simd: int):
+    def __init__(self, func: Function, simd: int, flag_chains: bool = True):
         self.func, self.simd = func, simd
         self.m = MFunction(func.name, simd)
         self.block = self.m.block("entry")
@@ -66,8 +67,21 @@ class SelectionContext:
         self.narrow: dict[Value, tuple[bool | None, Operand]] = {}   # i64 values that are extended i32 ones
         self.named: set[str] = set()                          # labels a branch or a start named
         self.subgroups: object | None = None                  # isel_subgroup's selector, made on first use
-        self.select_conds = _select_conditions(func, self.uses)         # compares a select reads as its flag
+        self.flags = FlagPlanner(self.uses, one_cmp, flag_chains)
+        self.flag_plans: dict[Value, FlagPlan] = {}           # conditions selected into a flag (isel_flags)
+        self.select_conds = self._select_conditions()         # what a select reads as its flag, deferred
         self.narrowed: set[Instr] = set()     # 64-bit values kept in 32 bits (isel_narrow; the ValueSelector sets it)
+
+    def _select_conditions(self) -> set[Instr]:
+        """Conditions whose only reader is a select in their own block, planned into its flag (isel_flags:
+        one cmp, where a 0/-1 dword and a cmp.ne on it took two; IGC does the same); the instructions
+        the plans own."""
+        for ins in self.func.instructions():
+            if ins.opcode == "select" and ins.block is not None:
+                plan = self.flags.plan(ins.operands[0], ins.block)
+                if plan is not None:
+                    self.flag_plans[ins.operands[0]] = plan
+        return set(self.flags.taken)
 
     def value_type(self, v: Value) -> DataType:
         """The Gen type a value lives in: its own (gen_type), or a dword where only its low 32 bits are read."""
@@ -108,9 +122,10 @@ class SelectionContext:
         in parallel: sequenced so that each phi is written after every copy that reads its old value,
         and only a cycle of such reads (a swap) goes through a temporary (the parallel-copy sequencing of
         Boissinot et al., "Revisiting Out-of-SSA Translation", CGO 2009); a copy of a phi to itself is
-        no copy."""
+        no copy, and neither is a copy of undef (whatever the register holds will do)."""
         assert pred is not None
-        pending = [(self.values[phi], self.operand(phi.value_for(pred)), phi) for phi in phis]
+        pending = [(self.values[phi], self.operand(phi.value_for(pred)), phi) for phi in phis
+                   if not isinstance(phi.value_for(pred), Undef)]
         pending = [(d, s, phi) for d, s, phi in pending if _reg_id(s) != _reg_id(d) or s.offset or s.region]
         while pending:
             read = [_reg_id(s) for _, s, _ in pending]
@@ -189,24 +204,41 @@ class SelectionContext:
         return Operand(VReg(v.id, t, v.uniform, v.count), index * 4 * self.simd)
 
     # ----- flags and compares (shared by the drivers' branches and the value selector)
-    def fusable(self, cond: Value) -> bool:
-        """A compare whose only use is the branch right after its block: it writes the branch's flag
-        itself (one cmp into f0.0 instead of a 0/-1 dword and a cmp.ne on it)."""
-        return isinstance(cond, Instr) and self.uses.get(cond, 0) == 1 and one_cmp(cond) is not None
+    def defer_condition(self, cond: Value | None, block: Block) -> None:
+        """`cond`, read only by the branch right after `block`, is planned into the branch's flag
+        (isel_flags: a compare, or and / or / not of compares chained through the flag) and the
+        instructions it owns are deferred to the branch (one cmp into f0.0 instead of a 0/-1 dword and a
+        cmp.ne on it)."""
+        plan = self.flags.plan(cond, block) if cond is not None else None
+        if plan is not None:
+            assert cond is not None
+            self.flag_plans[cond] = plan
+            self.deferred |= self.flags.taken
 
     def condition_flag(self, cond: Value) -> None:
-        """f0.0 = the i1 `cond` on the enabled lanes: a fused compare, or a test of its 0/-1 dword."""
-        if cond in self.deferred:
-            assert isinstance(cond, Instr)
-            single = one_cmp(cond)
-            assert single is not None
-            self.cmp_flag(single[0], cond.operands[0], cond.operands[1], single[1], (0, 0))
-        else:
-            self.flag_from_lanes(self.operand(cond))
+        """f0.0 = the i1 `cond` on the enabled lanes: its plan (isel_flags), or a test of its 0/-1 dword."""
+        self.flag_plan(self.flag_plans.get(cond) or FlagLeaf(cond, False))
 
-    def flag_from_lanes(self, lanes: Operand) -> None:
-        """f0.0 = the lanes where a 0/-1 dword (an i1 value) is -1."""
-        self.emit("cmp", None, lanes, Operand(Imm(0, T.D)), cond_mod="ne", flag=(0, 0))
+    def flag_plan(self, plan: FlagPlan, predicate: Predicate | None = None) -> None:
+        """Emit `plan` into f0.0; a chain's later compares are predicated on f0.0 itself."""
+        flag = (0, 0)
+        if isinstance(plan, FlagChain):
+            self.flag_plan(plan.first, predicate)
+            self.flag_plan(plan.then, (*flag, not plan.conjunction))
+            return
+        v = plan.value
+        if plan.fused:
+            assert isinstance(v, Instr)
+            single = one_cmp(v)
+            assert single is not None
+            mod = NEGATED_MOD[single[0]] if plan.negated else single[0]
+            self.cmp_flag(mod, v.operands[0], v.operands[1], single[1], flag, predicate)
+        else:
+            self.flag_from_lanes(self.operand(v), "eq" if plan.negated else "ne", predicate)
+
+    def flag_from_lanes(self, lanes: Operand, mod: str = "ne", predicate: Predicate | None = None) -> None:
+        """f0.0 = the lanes where a 0/-1 dword (an i1 value) is -1 (`mod` eq: is 0)."""
+        self.emit("cmp", None, lanes, Operand(Imm(0, T.D)), cond_mod=mod, flag=(0, 0), predicate=predicate)
 
     def cmp(self, mod: str, x: Value, y: Value, signed: bool = True, flag: tuple[int, int] = (0, 1)) -> Operand:
         """x <mod> y into a 0/-1 dword per lane (and into `flag`)."""
@@ -227,10 +259,11 @@ class SelectionContext:
         self.emit("mov", dst, retyped(low_dword(wide), T.D))
         return dst
 
-    def cmp_flag(self, mod: str, x: Value, y: Value, signed: bool, flag: tuple[int, int]) -> None:
-        """x <mod> y into `flag` only."""
+    def cmp_flag(self, mod: str, x: Value, y: Value, signed: bool, flag: tuple[int, int],
+                 predicate: Predicate | None = None) -> None:
+        """x <mod> y into `flag` only (on the lanes `predicate` picks, if given)."""
         a, b = self.operand(x, signed), self.operand(y, signed)
-        self.emit("cmp", None, self.register(a), b, cond_mod=mod, flag=flag)
+        self.emit("cmp", None, self.register(a), b, cond_mod=mod, flag=flag, predicate=predicate)
 
     def logic(self, opcode: str, a: Operand, b: Operand) -> Operand:
         dst = self.fresh(T.D)
@@ -316,16 +349,6 @@ def one_cmp(ins: Instr) -> tuple[str, bool] | None:
     return None
 
 
-def _select_conditions(func: Function, uses: dict[Value, int]) -> set[Instr]:
-    """Compares whose only reader is a select in their own block: the select's cmp writes its flag
-    directly (one cmp, where a 0/-1 dword and a cmp.ne on it took two; IGC does the same)."""
-    out: set[Instr] = set()
-    for ins in func.instructions():
-        cond = ins.operands[0] if ins.opcode == "select" else None
-        if isinstance(cond, Instr) and cond.block is ins.block and uses.get(cond, 0) == 1 and \
-                one_cmp(cond) is not None:
-            out.add(cond)
-    return out
 
 
 def use_counts(func: Function) -> dict[Value, int]:

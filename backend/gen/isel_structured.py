@@ -11,9 +11,22 @@ from __future__ import annotations
 
 from reconverge.isa.gen9.model import DataType as T
 from reconverge.lowering.analysis.divergence import Divergence, analyze
-from reconverge.lowering.ir.core import Block, CFNode, Function, If, Instr, Loop, Phi, Value, first_block, last_block
+from reconverge.lowering.ir.core import (
+    Block,
+    CFNode,
+    Function,
+    If,
+    Instr,
+    Loop,
+    Phi,
+    Undef,
+    Value,
+    first_block,
+    last_block,
+)
 
-from .isel_context import SCALAR, SelectionContext, one_cmp
+from .isel_context import SCALAR, SelectionContext, _reg_id, one_cmp
+from .isel_flags import NEGATED_MOD, FlagLeaf
 from .isel_uniform import scalar_values, select_scalar
 from .isel_values import ValueSelector
 from .mir import Imm, MFunction, MInstr, Operand, PReg, VReg
@@ -49,11 +62,10 @@ class StructuredDriver:
         for i, node in enumerate(nodes):
             if isinstance(node, Block):
                 following = nodes[i + 1] if i + 1 < len(nodes) else None
-                branch_on = following.cond if isinstance(following, If) else None
+                cx.defer_condition(following.cond if isinstance(following, If) else None, node)
                 for ins in node.instrs:
-                    if ins is branch_on and cx.fusable(ins):
-                        cx.deferred.add(ins)                # selected into the if's flag
-                        continue
+                    if ins in cx.deferred:
+                        continue                            # selected into the if's flag
                     if ins.opcode == "phi":
                         continue                            # filled where control comes from
                     if ins.is_jump:
@@ -67,7 +79,9 @@ class StructuredDriver:
                 assert isinstance(after, Block)
                 phis = list(after.phis())
                 for phi in phis:
-                    cx.values[phi] = cx.fresh(cx.value_type(phi), uniform=phi in self.scalars)
+                    cx.values[phi] = self._phi_register(phi, node)
+                if self._predicated_jump(node, phis):
+                    continue
                 if self.divergence is not None and node not in self.divergence.branches:
                     self._uniform_if(node, phis)
                     continue
@@ -116,10 +130,59 @@ class StructuredDriver:
             cx.phi_copies(phis, last_block(node.else_list))
         cx.start(endif)
 
-    @staticmethod
-    def _else_code(node: If, phis: list[Phi]) -> bool:
-        """Does the else arm of `node` hold code (instructions, nested control flow, phi copies)?"""
-        return len(node.else_list) > 1 or bool(last_block(node.else_list).instrs) or bool(phis)
+    def _predicated_jump(self, node: If, phis: list[Phi]) -> bool:
+        """An if whose one arm is only a break or continue (with at most one phi copy) and whose other arm
+        is empty: the jump and its copy predicated on the condition, with no if and endif (as the hybrid
+        leaves its loops). Never more executed instructions: 2 at most, where if and endif take 2 at
+        least. True if emitted."""
+        if phis or len(node.then_list) != 1 or len(node.else_list) != 1:
+            return False
+        then, other = last_block(node.then_list), last_block(node.else_list)
+        if then.instrs and other.instrs:
+            return False
+        arm, inverted = (then, False) if then.instrs else (other, True)
+        jump = arm.jump
+        if len(arm.instrs) != 1 or jump is None or jump.opcode not in ("break", "continue") or not self.loops:
+            return False
+        _, _, header_phis, exit_phis = self.loops[-1]
+        copied = [phi for phi in (exit_phis if jump.opcode == "break" else header_phis)
+                  if not isinstance(phi.value_for(arm), Undef)]
+        if len(copied) > 1 or any(phi in self.scalars for phi in copied):
+            return False
+        self.cx.condition_flag(node.cond)
+        self._jump(jump, arm, (0, 0, inverted))
+        return True
+
+    def _phi_register(self, phi: Phi, node: If) -> Operand:
+        """The register of a phi after `node`: the register of its value from the else arm where that
+        value is a phi read by nothing else (its register is free from here on, and no other value is
+        it), so the else arm copies nothing into it (the phi chains a structurized switch or if-chain
+        makes: IGC's coalescing gives them one register); else a fresh one."""
+        cx = self.cx
+        v = phi.value_for(last_block(node.else_list))
+        op = cx.values.get(v)
+        uniform = phi in self.scalars
+        if isinstance(v, Phi) and cx.uses.get(v) == 1 and op is not None and isinstance(op.value, VReg) and \
+                not op.offset and op.region is None and op.value.type == cx.value_type(phi) and \
+                op.value.uniform == uniform and op.value.count == 1 and phi not in cx.narrowed and \
+                v not in cx.narrowed and (v in self.scalars) == uniform and \
+                sum(1 for o in cx.values.values() if isinstance(o.value, VReg) and o.value.id == op.value.id) == 1:
+            return op
+        return cx.fresh(cx.value_type(phi), uniform=uniform)
+
+    def _else_code(self, node: If, phis: list[Phi]) -> bool:
+        """Does the else arm of `node` hold code (instructions, nested control flow, phi copies: none of
+        an undef or of a phi's own register, SelectionContext.phi_copies)?"""
+        last = last_block(node.else_list)
+        return len(node.else_list) > 1 or bool(last.instrs) or any(self._copies(phi, last) for phi in phis)
+
+    def _copies(self, phi: Phi, pred: Block) -> bool:
+        """Does the edge from `pred` copy anything into `phi` (not undef, nor its own register)?"""
+        v = phi.value_for(pred)
+        if isinstance(v, Undef):
+            return False
+        op = self.cx.values.get(v)
+        return op is None or op.offset != 0 or op.region is not None or _reg_id(op) != _reg_id(self.cx.values[phi])
 
     def _scalar_compare(self, cond: Value) -> bool:
         """A fused compare of uniform scalars (kernel arguments in the cross-thread data, constants) is done
@@ -130,12 +193,15 @@ class StructuredDriver:
             cx.emit("cmp", None, cx.operand(cond), Operand(Imm(0, T.D)), cond_mod="ne", flag=(0, 0), n=1,
                     no_mask=True)
             return True
-        if cond not in cx.deferred:
+        plan = cx.flag_plans.get(cond)
+        if not isinstance(plan, FlagLeaf) or not plan.fused:
             return False
+        cond = plan.value
         assert isinstance(cond, Instr)
         single = one_cmp(cond)
         assert single is not None
         mod, signed = single
+        mod = NEGATED_MOD[mod] if plan.negated else mod
         a, b = (cx.operand(v, signed) for v in cond.operands)
         if not (_payload_scalar(a) and (_payload_scalar(b) or isinstance(b.value, Imm))):
             return False
@@ -174,7 +240,7 @@ class StructuredDriver:
         cx.branch("while", [head])
         cx.start(end)
 
-    def _jump(self, ins: Instr, block: Block) -> None:
+    def _jump(self, ins: Instr, block: Block, predicate: tuple[int, int, bool] | None = None) -> None:
         """break and continue as Gen's; an early return as `halt`, whose lanes wait, disabled, at the
         final halt before the end of the thread (the placeholder HALT of Mesa's brw_fs_generator: every
         lane that halted to a UIP must reach it, and the last halt releases them all)."""
@@ -185,11 +251,11 @@ class StructuredDriver:
             return
         latch, end, header_phis, exit_phis = self.loops[-1]
         if ins.opcode == "break":
-            cx.phi_copies(exit_phis, block)
-            cx.branch("break", [end])
+            cx.phi_copies(exit_phis, block, predicate)
+            cx.branch("break", [end], predicate=predicate)
         else:
-            cx.phi_copies(header_phis, block)
-            cx.branch("cont", [latch])
+            cx.phi_copies(header_phis, block, predicate)
+            cx.branch("cont", [latch], predicate=predicate)
 
 
 def _payload_scalar(op: Operand) -> bool:

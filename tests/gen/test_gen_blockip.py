@@ -146,8 +146,8 @@ def test_auto_takes_the_hybrid_where_it_is_estimated_clearly_cheaper_or_the_stru
 
     def chosen(path, kernel, level="-O2"):
         return choose_function(load_program(os.path.join(ROOT, path), level), kernel)[1].name
-    assert chosen("examples/nested_break.cl", "nested_break") == "hybrid"        # loop-exit selectors
-    assert chosen("tests/kernels/do_while.cl", "do_while") == "hybrid"           # a loop leaving twice
+    assert chosen("tests/kernels/continue_outer.cl", "continue_outer") == "hybrid"   # continues to an outer loop
+    assert chosen("tests/kernels/loop_multi_exit.cl", "loop_multi_exit") == "hybrid"  # a loop leaving twice
     assert chosen("tests/gen/blockip/scenarios.cl", "into_loop", "-O0") == "hybrid"     # irreducible
     # the hybrid executes more here (README, "Gen control-flow modes"), and is not estimated clearly cheaper
     for path, kernel in (("tests/kernels/if_else_chain.cl", "if_else_chain"), ("tests/kernels/early_return.cl",

@@ -1,6 +1,8 @@
 """What the Gen code-quality passes promise (tools/bench_gen_quality.py measures how much they gain): 64-bit
 ids and buffer indices computed in 32 bits (isel_narrow), stores as split sends, no else for an empty else
-arm, and a select's compare writing its flag directly; each kernel also agrees with the CPU reference."""
+arm, a select's compare writing its flag directly, && and || of compares chained through the flag
+(isel_flags), copies coalesced into the instruction that computes them (mir_coalesce); each kernel also
+agrees with the CPU reference."""
 from __future__ import annotations
 
 import numpy as np
@@ -25,6 +27,18 @@ kernel void exits(global int *out, global const int *in) {
         i++;
     }
     out[gid] = in[gid] > 3 ? i : 7;
+}
+kernel void chains(global int *out, global const int *in, global const float *f) {
+    int gid = get_global_id(0), i = 0, acc = 0;
+    while (i < 30 && in[(gid + i) & 63] != 5) {                     /* && of two compares, negated */
+        if (in[(gid + 2 * i) & 63] > 6 || in[(gid + i) & 63] == 1)  /* || */
+            acc += i;
+        float x = f[(gid + i) & 63];
+        if (!(x < 0.5f && x > -0.25f))                               /* a negated float and: dwords */
+            acc ^= 3;
+        i++;
+    }
+    out[gid] = acc * 64 + i;
 }
 """
 
@@ -64,8 +78,9 @@ def test_a_local_id_read_by_integer_division_is_a_dword_register(program, simd):
 @pytest.mark.parametrize("cf", ["structured", "auto"])
 def test_break_only_arms_have_no_else_and_a_select_compares_into_its_flag(program, cf):
     code = _code(program, "exits", 16, cf)
-    if cf == "structured":
-        assert "else" not in [i.opcode for i in code]
+    if cf == "structured":       # each exit a predicated break (and its copy): no if, else or endif
+        assert not {"if", "else", "endif"} & {i.opcode for i in code}, code
+        assert [i.predicate is not None for i in code if i.opcode == "break"] == [True, True]
     sel = next(k for k, i in enumerate(code) if i.opcode == "sel")
     assert code[sel - 1].opcode == "cmp" and code[sel - 1].dst is None, code[sel - 1]
     data = np.random.default_rng(3).integers(0, 9, 64).astype(np.int32)
@@ -95,3 +110,71 @@ def test_cse_shares_values_and_flags_only_where_nothing_was_written_between():
     assert eliminate_common_subexpressions(f) == 2
     assert [i.opcode for i in b.instrs] == ["mov", "mul", "cmp", "sel", "cmp", "cmp", "mov", "mov"]
     assert all(s.value.id != z.id for i in b.instrs for s in i.srcs if hasattr(s.value, "id"))
+
+
+CF_MODES = ["structured", "blockip", "hybrid", "auto"]
+
+
+@pytest.mark.parametrize("simd", [8, 16])
+@pytest.mark.parametrize("cf", CF_MODES)
+def test_logical_and_or_of_compares_chain_through_the_flag(program, cf, simd):
+    """`a && b` (and `||`, and their negations) into a branch: `cmp f0.0 a` then `(f0.0) cmp f0.0 b`
+    (IGC's form), not two 0/-1 dwords combined by sel or and and tested by a cmp.ne; where a negated
+    float compare is no one cmp its dword is tested instead. Every mode agrees with the CPU reference."""
+    code = _code(program, "chains", simd, cf)
+    chained = [i for i in code if i.opcode == "cmp" and i.predicate is not None and i.predicate[:2] == i.flag]
+    assert len(chained) >= 2, code
+    rng = np.random.default_rng(5)
+    data = rng.integers(0, 9, 64).astype(np.int32)
+    floats = rng.uniform(-1, 1, 64).astype(np.float32)
+    args = lambda: [np.zeros(64, np.int32), data.copy(), floats.copy()]            # noqa: E731
+    got = run_target("gen", program, "chains", args(), (64,), (16,), GenRunOptions(simd, cf))
+    want = run_target("llvm", program, "chains", args(), (64,), (16,))
+    assert np.array_equal(got[0], want[0])
+
+
+def test_a_copy_is_coalesced_into_its_source_only_where_nothing_reads_or_writes_it_between():
+    from reconverge.backend.gen.mir import Imm, MFunction, MInstr, Operand
+    from reconverge.backend.gen.mir_coalesce import coalesce_copies
+    from reconverge.isa.gen9.model import Region
+    f = MFunction("k", 16)
+    b = f.block("entry")
+    a, t1, t2, t3, t4, t5, t6, x, y, z, i = (f.vreg(DataType.D) for _ in range(11))
+    one = Operand(Imm(1, DataType.D))
+    b.append(MInstr("mov", 16, Operand(a), [Operand(Imm(3, DataType.D))]))
+    b.append(MInstr("add", 16, Operand(t1), [Operand(a), one]))
+    b.append(MInstr("mov", 16, Operand(x), [Operand(t1)]))                          # coalesced
+    b.append(MInstr("add", 16, Operand(t2), [Operand(a), one]))
+    b.append(MInstr("add", 16, Operand(a), [Operand(y), one]))                       # y read between
+    b.append(MInstr("mov", 16, Operand(y), [Operand(t2)]))                          # kept
+    b.append(MInstr("add", 16, Operand(t3), [Operand(z, region=Region(0, 1, 0)), one]))   # z broadcast
+    b.append(MInstr("mov", 16, Operand(z), [Operand(t3)]))                          # kept
+    b.append(MInstr("add", 16, Operand(t4), [Operand(a), one]))
+    b.append(MInstr("mov", 16, Operand(x), [Operand(t4)], predicate=(0, 0, False)))  # predicated: kept
+    b.append(MInstr("add", 16, Operand(t5), [Operand(a), one], predicate=(0, 0, False)))
+    b.append(MInstr("mov", 16, Operand(y), [Operand(t5)]))                          # writer predicated: kept
+    b.append(MInstr("add", 16, Operand(t6), [Operand(i), one]))                     # i = i + 1 ...
+    b.append(MInstr("cmp", 16, None, [Operand(t6), one], cond_mod="lt", flag=(0, 0)))   # ... read as i
+    b.append(MInstr("mov", 16, Operand(i), [Operand(t6)]))                          # coalesced
+    assert coalesce_copies(f) == 2
+    assert [i.opcode for i in b.instrs] == ["mov", "add", "add", "add", "mov", "add", "mov", "add", "mov",
+                                            "add", "mov", "add", "cmp"]
+    assert b.instrs[1].dst.value == x
+    assert b.instrs[-2].dst.value == i and b.instrs[-1].srcs[0].value.id == i.id
+
+
+def test_an_if_chains_phis_share_a_register_so_else_arms_copy_nothing():
+    """The structurized switch of control_flow.cl's switch_machine: each case's if merges values that only
+    the next merge reads; the merge's phi takes the else value's register, so the else arm copies nothing
+    and has no else (7 else arms and 112 instructions before; IGC 66). It agrees with the CPU reference."""
+    import os
+    path = os.path.join(os.path.dirname(__file__), "..", "..", "examples", "bench", "control_flow.cl")
+    program = load_program(path, "-O2")
+    code = _code(program, "switch_machine", 16, "structured")
+    assert [i.opcode for i in code].count("else") <= 3, code
+    assert len(code) <= 96
+    data = np.random.default_rng(7).integers(0, 8, 96).astype(np.int32)
+    args = lambda: [np.zeros(64, np.int32), data.copy()]                     # noqa: E731
+    got = run_target("gen", program, "switch_machine", args(), (64,), (16,), GenRunOptions(16, "structured"))
+    want = run_target("llvm", program, "switch_machine", args(), (64,), (16,))
+    assert np.array_equal(got[0], want[0])

@@ -1,0 +1,106 @@
+"""Copy coalescing on the machine IR: `op t = ...` then `mov x = t`, where the copy is t's only reader,
+becomes `op x = ...` (the copies into a phi's register at the end of an arm, or into a loop-carried
+value: IGC and brw's register coalescing give both values one register, so there is no copy).
+
+Only where plainly right, within one block (one execution mask): t is written once and read nowhere
+but between its writer and the copy (those readers then read x: a loop-carried `add t = i + 1`, a
+compare of t, `mov i = t` becomes `add i = i + 1`, a compare of i); both instructions are unpredicated
+(a sel, whose predicate picks a source, writes every enabled lane too), at the same width and mask
+control, x and t of one type and shape, the copy a plain one (no modifier, region or offset); nothing
+between them reads or writes x, and the writer reads x, if at all, element for element as it writes
+it (not, say, its channel 0 broadcast: a compressed SIMD16 instruction would read its own first
+half's result). Sends and branches are left alone. O(instructions x distance).
+"""
+from __future__ import annotations
+
+from .mir import BRANCHES, SENDS, MFunction, MInstr, Operand, VReg
+
+
+def coalesce_copies(func: MFunction) -> int:
+    """Rewrite `func` in place; returns how many copies were removed."""
+    writes: dict[int, int] = {}
+    reads: dict[int, int] = {}
+    for block in func.blocks:
+        for ins in block.instrs:
+            for v in ins.defs():
+                writes[v.id] = writes.get(v.id, 0) + 1
+            for v in ins.uses():
+                reads[v.id] = reads.get(v.id, 0) + 1
+    removed = 0
+    for block in func.blocks:
+        out: list[MInstr] = []
+        for ins in block.instrs:
+            if _coalesce(ins, out, writes, reads):
+                removed += 1
+            else:
+                out.append(ins)
+        block.instrs = out
+    return removed
+
+
+def _plain_copy(ins: MInstr) -> tuple[VReg, VReg] | None:
+    """(x, t) of `mov x = t` between whole virtual registers of one type and shape, else None."""
+    if ins.opcode != "mov" or ins.predicate is not None or ins.cond_mod is not None or ins.dst is None:
+        return None
+    dst, src = ins.dst, ins.srcs[0]
+    if not (isinstance(dst.value, VReg) and isinstance(src.value, VReg)):
+        return None
+    if dst.offset or src.offset or dst.region is not None or src.region is not None or src.neg or src.abs:
+        return None
+    x, t = dst.value, src.value
+    if x.id == t.id or x.type != t.type or x.uniform != t.uniform or x.count != 1 or t.count != 1:
+        return None
+    return x, t
+
+
+def _coalesce(copy: MInstr, before: list[MInstr], writes: dict[int, int], reads: dict[int, int]) -> bool:
+    """Retarget the writer of the copy's source in `before` (this block so far) to the copy's
+    destination, and the source's other readers between them to it, if allowed (module docstring);
+    True if the copy is then redundant."""
+    pair = _plain_copy(copy)
+    if pair is None:
+        return False
+    x, t = pair
+    if writes.get(t.id) != 1:
+        return False
+    window: list[MInstr] = []                     # the instructions between the writer and the copy
+    for i in range(len(before) - 1, -1, -1):
+        ins = before[i]
+        if ins.dst is not None and isinstance(ins.dst.value, VReg) and ins.dst.value.id == t.id:
+            break
+        if _touches(ins, x.id):
+            return False
+        window.append(ins)
+    else:
+        return False
+    if ins.opcode in BRANCHES or ins.opcode in SENDS or ins.dst is None or ins.dst.offset or \
+            ins.dst.region is not None or (ins.predicate is not None and ins.opcode != "sel") or \
+            ins.no_mask != copy.no_mask or ins.exec_size != copy.exec_size or \
+            not all(_same_layout(s, x) for s in ins.srcs if isinstance(s.value, VReg) and s.value.id == x.id):
+        return False
+    between = sum(1 for w in window for v in w.uses() if v.id == t.id)
+    if between + 1 != reads.get(t.id):           # t is read after the copy or elsewhere
+        return False
+    ins.dst = Operand(x)
+    for w in window:
+        w.srcs = [_renamed(s, t.id, x) for s in w.srcs]
+    return True
+
+
+def _same_layout(src: Operand, x: VReg) -> bool:
+    """A source reading x element for element as the destination x is written (an instruction may read
+    and write the same register so: add x = x + 1)."""
+    v = src.value
+    return src.region is None and not src.offset and isinstance(v, VReg) and v.type.size == x.type.size
+
+
+def _renamed(op: Operand, tid: int, x: VReg) -> Operand:
+    v = op.value
+    if not isinstance(v, VReg) or v.id != tid:
+        return op
+    return Operand(VReg(x.id, v.type, x.uniform, x.count), op.offset, op.region, op.neg, op.abs)
+
+
+def _touches(ins: MInstr, vid: int) -> bool:
+    """Does `ins` read or write virtual register `vid` (through any typed view of it)?"""
+    return any(v.id == vid for v in ins.defs() + ins.uses())
