@@ -194,20 +194,27 @@ def test_an_operation_after_two_loops_in_a_switch_case_scopes_O0():
     assert got == want
 
 
+def _kept(name: str) -> str:
+    import os
+    return os.path.join(os.path.dirname(__file__), "kernels_fuzzconv", name)
+
+
+def _kept_run(name: str, seed: int, global_size: int, local_size: int, n_arg: int, tmp_path) -> ProgramRun:
+    """A kept OpenCL C program of the convergence mode (compiled with -g), ready to run configurations."""
+    from reconverge.tools.fuzz.generator import ARG_NAMES, FuzzProgram
+    with open(_kept(name), encoding="utf-8") as f:
+        source = f.read()
+    program = FuzzProgram(seed, "convergence", source, "cl", global_size, local_size, n_arg=n_arg,
+                          arg_names=list(ARG_NAMES), uses_subgroups=True, build_options=("-g",))
+    return ProgramRun(program, str(tmp_path))
+
+
 def test_fuzz_1004_reads_at_O2_with_g(tmp_path):
     """Fuzz convergence-1004 at -O2 -g: LLVM fully unrolls the outer loop, leaving two copies of the inner
     loop, and both touch the reduction's scopes; the scopes rule anchored the reduction in the second copy
     to the first copy's header (the cycle rule: the validator rejected the read kernel, a crash). The
     reduction runs in its own copy now: -O2 agrees with -O0 and with the reference on ir and gen."""
-    import os
-
-    from reconverge.tools.fuzz.generator import ARG_NAMES, FuzzProgram
-    path = os.path.join(os.path.dirname(__file__), "kernels_fuzzconv", "scopes_cycle_rule_1004.cl")
-    with open(path, encoding="utf-8") as f:
-        source = f.read()
-    program = FuzzProgram(1004, "convergence", source, "cl", 32, 8, n_arg=3, arg_names=list(ARG_NAMES),
-                          uses_subgroups=True, build_options=("-g",))
-    run = ProgramRun(program, str(tmp_path))
+    run = _kept_run("scopes_cycle_rule_1004.cl", 1004, 32, 8, 3, tmp_path)
     configs = [Config("llvm", "-O0"), Config("ir", "-O2"), Config.parse("gen-O2-simd8-blockip")]
     outcomes = [run.run(c) for c in configs]
     assert [o.status for o in outcomes] == ["ok"] * 3, [o.message for o in outcomes]
@@ -218,15 +225,7 @@ def test_fuzz_12140_each_unrolled_copy_keeps_its_own_operation(tmp_path):
     copies one after another at the top level; every copy dominates the later copies' reductions and touches
     their scopes, and the scopes rule took the first copy for all five (the wrong lanes met: ir, spirv and gen
     agreed with each other, not with -O0). The nearest copy is each operation's home now."""
-    import os
-
-    from reconverge.tools.fuzz.generator import ARG_NAMES, FuzzProgram
-    path = os.path.join(os.path.dirname(__file__), "kernels_fuzzconv", "scopes_unrolled_copies_12140.cl")
-    with open(path, encoding="utf-8") as f:
-        source = f.read()
-    program = FuzzProgram(12140, "convergence", source, "cl", 128, 32, n_arg=2, arg_names=list(ARG_NAMES),
-                          uses_subgroups=True, build_options=("-g",))
-    run = ProgramRun(program, str(tmp_path))
+    run = _kept_run("scopes_unrolled_copies_12140.cl", 12140, 128, 32, 2, tmp_path)
     outcomes = [run.run(Config.parse(c)) for c in ("llvm-O0", "ir-O0", "ir-O2", "gen-O2-simd16-structured")]
     assert [o.status for o in outcomes][1:] == ["ok"] * 3, [o.message for o in outcomes]
 
@@ -236,15 +235,7 @@ def test_fuzz_13266_pulling_a_region_into_its_loop_reads_the_cfg_before_the_latc
     redirecting the region's edges to its new latch but before the latch was in the function, so the CFG
     held a block of a stale index and the kernel was refused as irreducible (a wrong layout where the
     stale index happened to look reducible). The loop's members are taken first now."""
-    import os
-
-    from reconverge.tools.fuzz.generator import ARG_NAMES, FuzzProgram
-    path = os.path.join(os.path.dirname(__file__), "kernels_fuzzconv", "scopes_pull_stale_latch_13266.cl")
-    with open(path, encoding="utf-8") as f:
-        source = f.read()
-    program = FuzzProgram(13266, "convergence", source, "cl", 32, 16, n_arg=2,
-                          arg_names=list(ARG_NAMES), uses_subgroups=True, build_options=("-g",))
-    run = ProgramRun(program, str(tmp_path))
+    run = _kept_run("scopes_pull_stale_latch_13266.cl", 13266, 32, 16, 2, tmp_path)
     outcomes = [run.run(Config.parse(c)) for c in ("llvm-O0", "ir-O0", "ir-O2", "gen-O2-simd8-blockip")]
     assert [o.status for o in outcomes][1:] == ["ok"] * 3, [o.message for o in outcomes]
 
@@ -255,19 +246,12 @@ def test_fuzz_14008_merged_loops_that_llvm_would_unroll_stay_loops(tmp_path):
     different outer iterations and no loop was left to separate; ir, spirv and gen agreed with each other,
     not with -O0. clang copying a sub-group call with its location now recompiles the file with
     -fno-unroll-loops (pipeline.unrolled_convergent_calls), and the loop separation takes the merged loop."""
-    import os
-
-    from reconverge.lowering.pipeline import unrolled_convergent_calls
-    from reconverge.tools.fuzz.generator import ARG_NAMES, FuzzProgram
-    path = os.path.join(os.path.dirname(__file__), "kernels_fuzzconv", "scopes_merged_unrolled_14008.cl")
-    with open(path, encoding="utf-8") as f:
-        source = f.read()
     from reconverge.lowering.frontend.clang import compile_opencl
+    from reconverge.lowering.pipeline import unrolled_convergent_calls
+    path = _kept("scopes_merged_unrolled_14008.cl")
     assert unrolled_convergent_calls(compile_opencl(path, "-O2", ("-g",)))
     assert not unrolled_convergent_calls(compile_opencl(path, "-O2", ("-g", "-fno-unroll-loops")))
-    program = FuzzProgram(14008, "convergence", source, "cl", 16, 8, n_arg=6, arg_names=list(ARG_NAMES),
-                          uses_subgroups=True, build_options=("-g",))
-    run = ProgramRun(program, str(tmp_path))
+    run = _kept_run("scopes_merged_unrolled_14008.cl", 14008, 16, 8, 6, tmp_path)
     outcomes = [run.run(Config.parse(c)) for c in ("llvm-O0", "ir-O0", "ir-O2", "gen-O2-simd8-structured")]
     assert [o.status for o in outcomes][1:] == ["ok"] * 3, [o.message for o in outcomes]
 
@@ -277,15 +261,7 @@ def test_fuzz_1010_a_phis_location_is_not_the_loops_code(tmp_path):
     at the top of the function, made the loop's common scope the function's, so the scopes rule homed
     ballots written after the loop into it (the convergence pass refused the kernel); phis no longer count
     as located code. Gen agrees with ir (the reference here: the llvm one declines what scopes move)."""
-    import os
-
-    from reconverge.tools.fuzz.generator import ARG_NAMES, FuzzProgram
-    path = os.path.join(os.path.dirname(__file__), "kernels_fuzzconv", "scopes_phi_location_1010.cl")
-    with open(path, encoding="utf-8") as f:
-        source = f.read()
-    program = FuzzProgram(1010, "convergence", source, "cl", 128, 32, n_arg=4, arg_names=list(ARG_NAMES),
-                          uses_subgroups=True, build_options=("-g",))
-    run = ProgramRun(program, str(tmp_path))
+    run = _kept_run("scopes_phi_location_1010.cl", 1010, 128, 32, 4, tmp_path)
     outcomes = [run.run(Config.parse(c)) for c in ("llvm-O0", "ir-O0", "gen-O0-simd16-hybrid")]
     assert [o.status for o in outcomes] == ["skipped", "ok", "ok"], [o.message for o in outcomes]
 
