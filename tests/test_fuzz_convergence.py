@@ -256,6 +256,16 @@ def test_fuzz_14008_merged_loops_that_llvm_would_unroll_stay_loops(tmp_path):
     assert [o.status for o in outcomes][1:] == ["ok"] * 3, [o.message for o in outcomes]
 
 
+def test_fuzz_15056_the_llvm_reference_declines_a_loop_the_scopes_separate(tmp_path):
+    """Fuzz convergence-15056 at -O2 -g, compiled again without unrolling (a sub-group call was copied): LLVM
+    merged a do/while into its outer loop, the scopes split it again (so ir and gen meet lanes as -O0 does),
+    but the llvm reference follows the merged CFG and gave other answers; it declines such a kernel now, as it
+    declines one whose operations the scopes anchor in a loop."""
+    run = _kept_run("scopes_separated_llvm_declines_15056.cl", 15056, 64, 64, 3, tmp_path)
+    outcomes = [run.run(Config.parse(c)) for c in ("ir-O0", "llvm-O2", "ir-O2")]
+    assert [o.status for o in outcomes] == ["ok", "skipped", "ok"], [o.message for o in outcomes]
+
+
 def test_fuzz_1010_a_phis_location_is_not_the_loops_code(tmp_path):
     """Fuzz convergence-1010 at -O0 on Gen hybrid: a loop header's phi, located at its variable's declaration
     at the top of the function, made the loop's common scope the function's, so the scopes rule homed

@@ -33,6 +33,7 @@ def separated_loop_homes(func: Function, notes: ScopeNotes) -> dict[Instr, Block
     recreated inner loop of an operation not written in its body: the inner loop's condition is written
     in the outer body (a `do`'s `while (...)`), which that rule would take for the inner loop's own scope."""
     bodies = separate_merged_loops(func, notes)
+    func.loops_separated += len(bodies)
     return {ins: header for ins, header in loop_homes(func, notes).items()
             if header not in bodies or bodies[header] in notes.scopes.chain(notes.calls[ins])}
 

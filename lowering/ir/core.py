@@ -254,6 +254,7 @@ class Function:
         self.reqd_work_group_size: tuple[int, int, int] | None = None   # OpenCL's attribute, if given
         self.guard_variables: list[str] = []   # labels and exit selectors the structurizer had to test
         self.target_passes: set[str] = set()   # "target:pass" lowerings it went through (lower_for runs each once)
+        self.loops_separated = 0           # loops -g's scopes split again (lowering.frontend.loop_separation)
 
     def clone(self) -> Function:
         """An independent copy: new arguments, instructions, blocks and tree nodes wired as in this function

@@ -113,7 +113,8 @@ def _run_llvm(program: Program, kernel: str, args: list, global_size, local_size
 
 def _scopes_move_an_operation(program: Program, kernel: str) -> bool:
     """Whether reading `kernel` as the program's --convergence says anchors an operation in a loop by its
-    source scopes (lowering.frontend.convergence): the CFG, which the reference follows, then differs."""
+    source scopes (lowering.frontend.convergence) or splits a loop LLVM merged (loop_separation): the CFG,
+    which the reference follows, then differs."""
     from dataclasses import replace
 
     from reconverge.lowering import pipeline
@@ -127,7 +128,7 @@ def _scopes_move_an_operation(program: Program, kernel: str) -> bool:
                                         replace(program.inspect, kernel=kernel, pipeline="generic"))
     except CompileError:
         return False                 # our reader cannot read it: the reference still runs it
-    return has_tokens(read[kernel])
+    return has_tokens(read[kernel]) or read[kernel].loops_separated > 0
 
 
 @dataclass(frozen=True)
