@@ -228,7 +228,7 @@ def load_module(path: str, opt_level: str = "-O0", build_options: tuple[str, ...
     if kind == "cl":
         from reconverge.lowering.input_kind import STDIN_NAME
         clang = run_clang(path, opt_level, build_options, source=data if path == STDIN_NAME else None)
-        if opt_level != "-O0" and "-g" in build_options and unrolled_convergent_calls(clang.llvm_text):
+        if opt_level != "-O0" and _lexical_scopes(build_options) and unrolled_convergent_calls(clang.llvm_text):
             clang = run_clang(path, opt_level, (*build_options, "-fno-unroll-loops"),
                               source=data if path == STDIN_NAME else None)
         if diagnostics is not None and clang.diagnostics:
@@ -249,6 +249,12 @@ def load_module(path: str, opt_level: str = "-O0", build_options: tuple[str, ...
 
 # a call to a sub-group or barrier built-in, and its debug location (SPIR mangled names)
 _CONVERGENT_CALL = re.compile(r"call [^\n]*@_Z\w*(?:sub_group|barrier)\w*\([^\n]*!dbg !(\d+)")
+
+
+def _lexical_scopes(build_options: tuple[str, ...]) -> bool:
+    """Whether clang's options ask for debug information with lexical blocks (-g, -g2, -gdwarf-5, ...; not
+    -g0 or the line-table-only forms)."""
+    return any(o.startswith("-g") and not o.startswith(("-g0", "-gline-", "-gno-")) for o in build_options)
 
 
 def unrolled_convergent_calls(llvm_text: str) -> bool:
