@@ -32,7 +32,6 @@ def gc_paused() -> Iterator[None]:
             gc.enable()
 
 
-
 # A compile's objects come in bursts (a kernel's IR, its machine IR) and mostly live until the output is
 # written: young collections every 20,000 allocations instead of 700, and fewer of the full ones they trigger.
 COMPILE_THRESHOLD = 20_000

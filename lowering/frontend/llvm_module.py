@@ -148,14 +148,20 @@ def prepare_module(mod: llvm.ModuleRef, source_name: str = "<ir>", promote: bool
 
 def _calls_a_definition(module_text: str) -> bool:
     """Whether any function defined in the printed module is named anywhere but on its own `define`
-    line (a call, or its address taken: either way the inliner has something to look at)."""
-    for name in _DEFINE_NAME.findall(module_text):
-        if module_text.count(f"@{name}") > 1:
-            return True
+    line (a call, or its address taken: either way the inliner has something to look at). One pass over
+    the text's global names, not one search of the whole text per definition (quadratic in kernels)."""
+    defined = set(DEFINE_NAME.findall(module_text))
+    seen: set[str] = set()
+    for name in _GLOBAL_NAME.findall(module_text):
+        if name in defined:
+            if name in seen:
+                return True
+            seen.add(name)
     return False
 
 
-_DEFINE_NAME = re.compile(r'^define [^\n]*?@("[^"]*"|[-\w.$]+)\(', re.M)
+DEFINE_NAME = re.compile(r'^define [^\n]*?@("[^"]*"|[-\w.$]+)\(', re.M)   # a function definition's name
+_GLOBAL_NAME = re.compile(r'@("[^"]*"|[-\w.$]+)')
 
 
 def function_header(fn: llvm.ValueRef) -> str:

@@ -21,7 +21,13 @@ import llvmlite.binding as llvm
 from reconverge.lowering.errors import CompileError, NotSupported
 from reconverge.lowering.frontend import builtins
 from reconverge.lowering.frontend.convergence import apply as convergence_control
-from reconverge.lowering.frontend.llvm_module import KERNEL_TWIN, function_header, prepare_module, require_kernels
+from reconverge.lowering.frontend.llvm_module import (
+    DEFINE_NAME,
+    KERNEL_TWIN,
+    function_header,
+    prepare_module,
+    require_kernels,
+)
 from reconverge.lowering.frontend.llvm_text import key, read_function_text
 from reconverge.lowering.frontend.llvm_types import (
     CV,
@@ -158,7 +164,7 @@ class ModuleContext:
         if text is not None:
             if self._function_starts is None:
                 self._function_starts = {}
-                for m in _DEFINE_AT.finditer(text):
+                for m in DEFINE_NAME.finditer(text):
                     name = m.group(1).strip('"')
                     if "\\" not in name:         # an escaped name: str(fn) prints it
                         self._function_starts[name] = m.start()
@@ -286,7 +292,6 @@ class KernelMetadata:
     reqd_work_group_size: tuple[int, int, int] | None = None  # !reqd_work_group_size
 
 
-_DEFINE_AT = re.compile(r'^define [^\n]*?@("[^"]*"|[-\w.$]+)\(', re.M)
 _ATTACHMENT = re.compile(r"!(kernel_arg_name|kernel_arg_type|reqd_work_group_size)\s+!(\d+)")
 _MD_NODE = re.compile(r"^!(\d+) = (?:distinct )?!\{(.*)\}\s*$", re.M)
 
