@@ -50,6 +50,7 @@ class Program:
     _read: dict[str, Function] = field(default_factory=dict, repr=False)     # IR text input, as parsed
     _functions: dict[tuple[str, str], Function] = field(default_factory=dict, repr=False)
     _prepared: dict = field(default_factory=dict, repr=False)     # pipeline.read_module_ref's inlined modules
+    _printed: str | None = field(default=None, repr=False)        # str(_module), when load_program printed it
     _kept_reads: dict[tuple[str, str], Function] = field(default_factory=dict, repr=False)   # `then`'s copies
     reads_shared: int = 0                   # kernels a CFG pipeline took from another pipeline's read
 
@@ -156,7 +157,8 @@ class Program:
         unread = [n for n in names if n not in funcs]
         if unread and self.has_llvm:
             kernel = unread[0] if len(unread) == 1 else None
-            read = pipeline.read_module_ref(self.module(), self.path, replace(options, kernel=kernel), self._prepared)
+            read = pipeline.read_module_ref(self.module(), self.path, replace(options, kernel=kernel), self._prepared,
+                                            self._printed)
             funcs.update((n, read[n]) for n in unread)
             if then is not None and reads_alike(target_pipeline, then):
                 self._kept_reads.update(((n, then), read[n].clone()) for n in unread if not _has_private(read[n]))
@@ -231,9 +233,10 @@ def load_program(path: str, opt_level: str = "-O0", kernel: str | None = None, v
                        _text_done=done, _read=read)
     diagnostics: list[str] = []
     mod = pipeline.load_module(path, opt_level, tuple(build_options), kind, data, diagnostics)
-    program = Program(path, opt_level, str(mod), tuple(build_options), kernels=require_kernels(mod, path),
+    printed = str(mod)                   # once: the kernels' headers and the reader's slices come from this text
+    program = Program(path, opt_level, printed, tuple(build_options), kernels=require_kernels(mod, path, printed),
                       verify_each=verify_each, inspect=inspect, label_dumps=label_dumps,
-                      diagnostics="".join(diagnostics), _module=mod)
+                      diagnostics="".join(diagnostics), _module=mod, _printed=printed)
     if kernel is not None:
         program.check_kernel(kernel)
     return program
