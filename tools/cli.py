@@ -127,7 +127,7 @@ def _compile(args) -> None:
     from reconverge.lowering.gcpause import tuned_for_compile
     with tuned_for_compile():
         try:
-            program = load_source(args, inspect=options, label_dumps=auto)
+            program = load_source(args, inspect=options, label_dumps=auto, one_pipeline=spirv is not None)
             names = [args.kernel] if args.kernel else None
             if gen is not None:
                 data = _emit_gen(args.emit, program, names or program.kernel_names(), gen, options)
