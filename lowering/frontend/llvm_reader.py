@@ -551,14 +551,18 @@ class FunctionReader:
             if len(texts) != len(all_instrs):
                 texts = [" ".join(str(ins).split()) for ins in all_instrs]
             text_of = {key(ins): t for ins, t in zip(all_instrs, texts)}
+
+        def text(ins) -> str:
+            """An instruction's text: a record carries its own; llvmlite's values are looked up."""
+            return ins.text if body is not None else text_of[key(ins)]
+
         located = "!dbg !" in fn_text
         for b, label in zip(llvm_blocks, labels):
             blk = Block(b.name or label)
             self.blocks[key(b)] = blk
             func.blocks.append(blk)
             if located:
-                blk.source_lines = self.ctx.block_source_lines([ins.text if body is not None else text_of[key(ins)]
-                                                                 for ins in b.instructions])
+                blk.source_lines = self.ctx.block_source_lines([text(ins) for ins in b.instructions])
         notes = self.scope_notes = self.ctx.scope_notes() if "!dbg !" in fn_text else None
         phis: list[tuple[llvm.ValueRef, list[Phi], str]] = []
         lanes: list[Value] | None
@@ -567,7 +571,7 @@ class FunctionReader:
             self.sink = blk
             self.block_label = blk.label
             for ins in b.instructions:
-                self.text = ins.text if body is not None else text_of[key(ins)]
+                self.text = text(ins)
                 self.created = []
                 try:
                     op = ins.opcode
@@ -596,7 +600,7 @@ class FunctionReader:
                     notes.note(blk, self.text, self.created)
         for ins, phi_lanes, label in phis:
             self.block_label = label
-            self.text = ins.text if body is not None else text_of[key(ins)]
+            self.text = text(ins)
             seen: set[int] = set()
             for v, b in zip(ins.operands, ins.incoming_blocks):
                 pk = key(b)
