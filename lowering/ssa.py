@@ -60,16 +60,17 @@ class _Reader:
         starts = self.start.setdefault(var, {})
         new_phis, replaced, bypass, stored_in = self.new_phis, self.replaced, self.bypass, self.stored_in
         jump_back = self.shortcuts.jump_back
+        ends_get, starts_get, bypass_get = ends.get, starts.get, bypass.get
 
         def read(b: Block) -> Value:
             """The value at the top of b. Chains of single predecessors (and skipped ifs/loops) are
             followed in a loop; only joins recurse, once per predecessor."""
-            v = starts.get(b)
+            v = starts_get(b)
             if v is not None:
                 return v
             chain = []
             while True:
-                skip = bypass.get(b)
+                skip = bypass_get(b)
                 if skip is not None and var not in stored_in[skip[0]]:
                     # nothing inside that if/loop writes var: jump back along its CF list to the last
                     # node that does (a block: its value at the end; an if/loop: the join after it), or
@@ -77,14 +78,14 @@ class _Reader:
                     kind, target = jump_back(b, var, skip)
                     chain.append(b)
                     if kind != "end":
-                        v = starts.get(target)        # already known (or a phi being built: a cycle)
+                        v = starts_get(target)        # already known (or a phi being built: a cycle)
                         if v is not None:
                             break
                         b = target
                         continue
-                    v = ends.get(target)
+                    v = ends_get(target)
                     if v is None:
-                        v = starts.get(target)
+                        v = starts_get(target)
                     if v is not None:
                         break
                     b = target
@@ -95,9 +96,9 @@ class _Reader:
                     break
                 before = preds[0]
                 chain.append(b)
-                v = ends.get(before)
+                v = ends_get(before)
                 if v is None:
-                    v = starts.get(before)
+                    v = starts_get(before)
                 if v is not None:
                     break
                 b = before
@@ -114,11 +115,13 @@ class _Reader:
             phi = Phi(var.type, name=var.name)     # a former LLVM phi keeps its name (the printer dedups)
             starts[b] = phi                       # before the operands: a cycle finds the phi itself
             same = None
+            phi.blocks = list(preds)
+            operands = phi.operands
             for p in preds:
-                op = ends.get(p)
+                op = ends_get(p)
                 if op is None:
                     op = read(p)
-                phi.add_incoming(p, op)
+                operands.append(op)
                 if op is not phi and op is not same:
                     same = op if same is None else phi    # `phi` here marks "several values"
             if same is phi:
@@ -146,14 +149,15 @@ def _resolve(replace: dict[Value, Value], v: Value) -> Value:
 def _rewrite(func: Function, blocks: list[Block], replace: dict[Value, Value],
              drop: AbstractSet[Instr] = frozenset()) -> None:
     """One pass over the code: drop the instructions in `drop`, map operands through `replace`."""
+    replaced = replace.keys()
     for b in blocks:
         instrs = b.instrs
-        if drop:
-            kept = [i for i in instrs if i not in drop]
-            if len(kept) != len(instrs):
-                instrs = b.instrs = kept
+        if drop and not drop.isdisjoint(instrs):
+            instrs = b.instrs = [i for i in instrs if i not in drop]
         for ins in instrs:
             ops = ins.operands
+            if replaced.isdisjoint(ops):              # most instructions: one test at C speed
+                continue
             for i, op in enumerate(ops):
                 if op in replace:
                     ops[i] = _resolve(replace, op)
@@ -233,11 +237,11 @@ class _Shortcuts:
         # every list would cost depth x variables on deeply nested code
         writers: dict[object, list[int]] | None = {} if len(nodes) >= LONG_LIST else None
         stored: set[object] = set()
-        stores = self.stores
+        stores_get, place, bypass, stored_in = self.stores.get, self.place, self.bypass, self.stored_in
         for i, node in enumerate(nodes):
             if isinstance(node, Block):
-                self.place[node] = (index, i)
-                written = stores.get(node)
+                place[node] = (index, i)
+                written = stores_get(node)
                 if written:
                     stored.update(written)
                     if writers is not None:
@@ -250,13 +254,14 @@ class _Shortcuts:
             else:
                 loop = cast(Loop, node)
                 inner = stored_of[id(loop.body)]
-                self.bypass[first_block(loop.body)] = (node, before)
-            self.bypass[after] = (node, before)
-            self.stored_in[node] = inner
+                bypass[cast(Block, loop.body[0])] = (node, before)
+            bypass[after] = (node, before)
+            stored_in[node] = inner
             if writers is not None:
                 for var in inner:
                     writers.setdefault(var, []).append(i)
-            stored |= inner
+            if inner:
+                stored |= inner
         self.writers.append(writers)
         return stored
 
