@@ -30,7 +30,6 @@ from reconverge.lowering.ir.core import (
     Undef,
     Value,
     cf_lists,
-    first_block,
 )
 from reconverge.lowering.ir.types import Type
 
@@ -58,9 +57,10 @@ class _Reader:
         ends = self.end_def.get(var, {})
         starts = self.start.setdefault(var, {})
         new_phis, replaced, bypass = self.new_phis, self.replaced, self.bypass
-        jump_back = self.shortcuts.jump_back
+        shortcuts = self.shortcuts
+        place, firsts_of, lists = shortcuts.place, shortcuts.firsts, shortcuts.lists
         ends_get, starts_get, bypass_get = ends.get, starts.get, bypass.get
-        stored_at = self.shortcuts.store_positions.get(var, ())      # blocks writing var, in tree order
+        stored_at = shortcuts.store_positions.get(var, ())      # blocks writing var, in tree order
         writers = len(stored_at)
 
         def read(b: Block) -> Value:
@@ -76,10 +76,26 @@ class _Reader:
                                          or stored_at[k] > skip[1]):
                     # nothing inside that if/loop writes var: jump back along its CF list to the last
                     # node that does (a block: its value at the end; an if/loop: the join after it), or
-                    # to the list's first block when none does
-                    kind, target = jump_back(b, stored_at, skip[2])
+                    # to the list's first block when none does; from a loop body's first block, to the
+                    # end of the block before the loop
                     chain.append(b)
-                    if kind != "end":
+                    index, pos = place[b]
+                    if pos == 0:                          # a loop body's first block: the block before
+                        target, at_end = skip[2], True
+                    else:
+                        firsts = firsts_of[index]
+                        k = bisect_left(stored_at, firsts[pos]) - 1
+                        if k < 0 or stored_at[k] < firsts[0]:
+                            target, at_end = cast(Block, lists[index][0]), False
+                        else:
+                            nodes = lists[index]
+                            q = bisect_right(firsts, stored_at[k]) - 1
+                            node = nodes[q]
+                            if isinstance(node, Block):
+                                target, at_end = node, True
+                            else:
+                                target, at_end = cast(Block, nodes[q + 1]), False
+                    if not at_end:
                         v = starts_get(target)        # already known (or a phi being built: a cycle)
                         if v is not None:
                             break
@@ -239,26 +255,6 @@ class _Shortcuts:
                 bypass[after] = span
                 firsts.append(span[0])
             firsts_of.append(firsts)
-
-    def jump_back(self, block: Block, stored_at: list[int] | tuple[()], before: Block) -> tuple[str, Block]:
-        """Where a walk for a variable (written by the blocks `stored_at`) from the top of `block` (right
-        after an if/loop that does not write it) goes next: ("end", B) when the value is the one at the
-        end of B (the last block of the same CF list writing it; for a loop body's first block, the block
-        before the loop); ("join", B) when the last writer is an if/loop and B the block after it; ("top",
-        B) with B the list's first block when nothing earlier in the list writes it."""
-        index, pos = self.place[block]
-        if pos == 0:                     # a loop body's first block: the block before the loop
-            return "end", before
-        firsts = self.firsts[index]
-        nodes = self.lists[index]
-        k = bisect_left(stored_at, firsts[pos]) - 1        # the last write before this block ...
-        if k < 0 or stored_at[k] < firsts[0]:               # ... made in this list
-            return "top", first_block(nodes)
-        q = bisect_right(firsts, stored_at[k]) - 1          # the list's node holding it
-        node = nodes[q]
-        if isinstance(node, Block):
-            return "end", node
-        return "join", cast(Block, nodes[q + 1])
 
 
 def rebuild(func: Function, replaced: dict[Value, Value]) -> set[object]:
