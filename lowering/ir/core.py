@@ -177,14 +177,14 @@ class If(CFNode):
     __slots__ = ("cond", "then_list", "else_list")
 
     def __init__(self, cond: Value, then_list: list[CFNode] | None = None, else_list: list[CFNode] | None = None):
-        super().__init__()
+        self.parent = None
         self.cond = cond
-        self.then_list: list[CFNode] = []
-        self.else_list: list[CFNode] = []
-        for n in then_list or [Block()]:
-            self.add_then(n)
-        for n in else_list or [Block()]:
-            self.add_else(n)
+        self.then_list: list[CFNode] = list(then_list) if then_list else [Block()]
+        self.else_list: list[CFNode] = list(else_list) if else_list else [Block()]
+        for n in self.then_list:              # (hot: the structurizer makes one per branch)
+            n.parent = self
+        for n in self.else_list:
+            n.parent = self
 
     def add_then(self, node: CFNode) -> CFNode:
         node.parent = self

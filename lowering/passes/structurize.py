@@ -60,10 +60,13 @@ class _Cursor:
         self.add = add
 
     def block(self) -> Block:
-        return last_block(self.nodes)
+        return self.nodes[-1]            # type: ignore[return-value]  # (hot: last_block inlined)
 
     def emit(self, ins: Instr) -> Instr:
-        return last_block(self.nodes).append(ins)
+        block: Block = self.nodes[-1]    # type: ignore[assignment]
+        ins.block = block
+        block.instrs.append(ins)
+        return ins
 
 
 def block_name(b: Block) -> str:
