@@ -15,7 +15,7 @@ only where blocks have several predecessors: after an if, after a loop, at a loo
 """
 from __future__ import annotations
 
-import bisect
+from bisect import bisect_left, bisect_right
 from collections.abc import Set as AbstractSet
 from typing import Protocol, cast
 
@@ -30,7 +30,6 @@ from reconverge.lowering.ir.core import (
     Undef,
     Value,
     cf_lists,
-    first_block,
 )
 from reconverge.lowering.ir.types import Type
 
@@ -51,40 +50,60 @@ class _Reader:
         self.start: dict[object, dict[Block, Value]] = {}
         self.new_phis: list[Phi] = []
         self.replaced = replaced
-        self.bypass = shortcuts.bypass          # block after an if/loop or a loop's first block -> (node, block before)
-        self.stored_in = shortcuts.stored_in    # if/loop -> variables stored somewhere inside it
+        self.bypass = shortcuts.bypass          # block after an if/loop or a loop's first block -> (span, block before)
         self.shortcuts = shortcuts
 
     def at_start(self, var: Variable, block: Block) -> Value:
         ends = self.end_def.get(var, {})
         starts = self.start.setdefault(var, {})
-        new_phis, replaced, bypass, stored_in = self.new_phis, self.replaced, self.bypass, self.stored_in
-        jump_back = self.shortcuts.jump_back
+        new_phis, replaced, bypass = self.new_phis, self.replaced, self.bypass
+        shortcuts = self.shortcuts
+        place, firsts_of, lists = shortcuts.place, shortcuts.firsts, shortcuts.lists
+        ends_get, starts_get, bypass_get = ends.get, starts.get, bypass.get
+        stored_at = shortcuts.store_positions.get(var, ())      # blocks writing var, in tree order
+        writers = len(stored_at)
 
         def read(b: Block) -> Value:
             """The value at the top of b. Chains of single predecessors (and skipped ifs/loops) are
             followed in a loop; only joins recurse, once per predecessor."""
-            v = starts.get(b)
+            v = starts_get(b)
             if v is not None:
                 return v
             chain = []
             while True:
-                skip = bypass.get(b)
-                if skip is not None and var not in stored_in[skip[0]]:
+                skip = bypass_get(b)
+                if skip is not None and (writers == 0 or (k := bisect_left(stored_at, skip[0])) == writers
+                                         or stored_at[k] > skip[1]):
                     # nothing inside that if/loop writes var: jump back along its CF list to the last
                     # node that does (a block: its value at the end; an if/loop: the join after it), or
-                    # to the list's first block when none does
-                    kind, target = jump_back(b, var, skip)
+                    # to the list's first block when none does; from a loop body's first block, to the
+                    # end of the block before the loop
                     chain.append(b)
-                    if kind != "end":
-                        v = starts.get(target)        # already known (or a phi being built: a cycle)
+                    index, pos = place[b]
+                    if pos == 0:                          # a loop body's first block: the block before
+                        target, at_end = skip[2], True
+                    else:
+                        firsts = firsts_of[index]
+                        k = bisect_left(stored_at, firsts[pos]) - 1
+                        if k < 0 or stored_at[k] < firsts[0]:
+                            target, at_end = cast(Block, lists[index][0]), False
+                        else:
+                            nodes = lists[index]
+                            q = bisect_right(firsts, stored_at[k]) - 1
+                            node = nodes[q]
+                            if isinstance(node, Block):
+                                target, at_end = node, True
+                            else:
+                                target, at_end = cast(Block, nodes[q + 1]), False
+                    if not at_end:
+                        v = starts_get(target)        # already known (or a phi being built: a cycle)
                         if v is not None:
                             break
                         b = target
                         continue
-                    v = ends.get(target)
+                    v = ends_get(target)
                     if v is None:
-                        v = starts.get(target)
+                        v = starts_get(target)
                     if v is not None:
                         break
                     b = target
@@ -95,9 +114,9 @@ class _Reader:
                     break
                 before = preds[0]
                 chain.append(b)
-                v = ends.get(before)
+                v = ends_get(before)
                 if v is None:
-                    v = starts.get(before)
+                    v = starts_get(before)
                 if v is not None:
                     break
                 b = before
@@ -114,11 +133,13 @@ class _Reader:
             phi = Phi(var.type, name=var.name)     # a former LLVM phi keeps its name (the printer dedups)
             starts[b] = phi                       # before the operands: a cycle finds the phi itself
             same = None
+            phi.blocks = list(preds)
+            operands = phi.operands
             for p in preds:
-                op = ends.get(p)
+                op = ends_get(p)
                 if op is None:
                     op = read(p)
-                phi.add_incoming(p, op)
+                operands.append(op)
                 if op is not phi and op is not same:
                     same = op if same is None else phi    # `phi` here marks "several values"
             if same is phi:
@@ -146,14 +167,15 @@ def _resolve(replace: dict[Value, Value], v: Value) -> Value:
 def _rewrite(func: Function, blocks: list[Block], replace: dict[Value, Value],
              drop: AbstractSet[Instr] = frozenset()) -> None:
     """One pass over the code: drop the instructions in `drop`, map operands through `replace`."""
+    replaced = replace.keys()
     for b in blocks:
         instrs = b.instrs
-        if drop:
-            kept = [i for i in instrs if i not in drop]
-            if len(kept) != len(instrs):
-                instrs = b.instrs = kept
+        if drop and not drop.isdisjoint(instrs):
+            instrs = b.instrs = [i for i in instrs if i not in drop]
         for ins in instrs:
             ops = ins.operands
+            if replaced.isdisjoint(ops):              # most instructions: one test at C speed
+                continue
             for i, op in enumerate(ops):
                 if op in replace:
                     ops[i] = _resolve(replace, op)
@@ -191,95 +213,48 @@ def _trivial_phis(phis: list[Phi], replace: dict[Value, Value]) -> list[Phi]:
     return live
 
 
-LONG_LIST = 16      # CF lists at least this long get a per-variable index of the nodes writing it
-
-
 class _Shortcuts:
-    """For each if/loop: the variables stored inside it, and the blocks whose value of a variable not
-    stored inside is the value at the end of the block before it (the block after it; a loop's first
-    block). Walks for a variable then step over whole ifs and loops that never write it, and, along a
-    CF list, jump straight to the last node that writes it (binary search over that list's writers):
-    a flat sequence of thousands of guarded ifs (a lowered switch) costs a walk O(log n), not O(n)."""
+    """For each if/loop: the span of blocks inside it (tree order numbers, first and last), and the
+    blocks whose value of a variable not stored in that span is the value at the end of the block
+    before it (the block after it; a loop's first block). Walks for a variable then step over whole ifs
+    and loops that never write it, and, along a CF list, jump straight to the last node that writes it:
+    a flat sequence of thousands of guarded ifs (a lowered switch) costs a walk O(log n), not O(n).
 
-    def __init__(self, func: Function, stores: dict[Block, dict[object, Value]]):
-        self.stores = stores                                # block -> the variables it stores (rebuild's scan)
-        self.bypass: dict[Block, tuple[CFNode, Block]] = {}
-        self.stored_in: dict[CFNode, set[object]] = {}
+    "Does this if write var" is a binary search of var's writing blocks (in tree order) for one inside
+    the span: no per-node set of the variables stored inside, whose unions cost (nodes x variables
+    written below them) on deeply nested code (the largest item of the 30k-block profile's SSA part)."""
+
+    def __init__(self, func: Function, store_positions: dict[object, list[int]]):
+        self.store_positions = store_positions              # variable -> indices of the blocks storing it
+        self.bypass: dict[Block, tuple[int, int, Block]] = {}
         self.place: dict[Block, tuple[int, int]] = {}       # block directly in a CF list -> (list, position)
         self.lists: list[list[CFNode]] = []
-        self.writers: list[dict[object, list[int]] | None] = []  # per long list: variable -> writer positions
-        self._visit_all(func.body)
-
-    def _visit_all(self, body: list[CFNode]) -> None:
-        # iterative post-order over CF lists: a list's stored set needs its children's first
-        work: list[tuple[list[CFNode], bool]] = [(body, False)]
-        stored_of: dict[int, set[object]] = {}
+        self.firsts: list[list[int]] = []                   # per list: each node's first block index
+        bypass, place, lists, firsts_of = self.bypass, self.place, self.lists, self.firsts
+        work = [func.body]
         while work:
-            nodes, done = work.pop()
-            if not done:
-                work.append((nodes, True))
-                for node in nodes:
-                    if isinstance(node, If):
-                        work += [(node.then_list, False), (node.else_list, False)]
-                    elif isinstance(node, Loop):
-                        work.append((node.body, False))
-                continue
-            stored_of[id(nodes)] = self._visit_list(nodes, stored_of)
-
-    def _visit_list(self, nodes: list[CFNode], stored_of: dict[int, set[object]]) -> set[object]:
-        index = len(self.lists)
-        self.lists.append(nodes)
-        # only long lists get a writers index: short ones are stepped through as before, and indexing
-        # every list would cost depth x variables on deeply nested code
-        writers: dict[object, list[int]] | None = {} if len(nodes) >= LONG_LIST else None
-        stored: set[object] = set()
-        stores = self.stores
-        for i, node in enumerate(nodes):
-            if isinstance(node, Block):
-                self.place[node] = (index, i)
-                written = stores.get(node)
-                if written:
-                    stored.update(written)
-                    if writers is not None:
-                        for var in written:
-                            writers.setdefault(var, []).append(i)
-                continue
-            before, after = cast(Block, nodes[i - 1]), cast(Block, nodes[i + 1])   # blocks around each if/loop
-            if isinstance(node, If):
-                inner = stored_of[id(node.then_list)] | stored_of[id(node.else_list)]
-            else:
-                loop = cast(Loop, node)
-                inner = stored_of[id(loop.body)]
-                self.bypass[first_block(loop.body)] = (node, before)
-            self.bypass[after] = (node, before)
-            self.stored_in[node] = inner
-            if writers is not None:
-                for var in inner:
-                    writers.setdefault(var, []).append(i)
-            stored |= inner
-        self.writers.append(writers)
-        return stored
-
-    def jump_back(self, block: Block, var: object, skip: tuple[CFNode, Block]) -> tuple[str, Block]:
-        """Where a walk for `var` from the top of `block` (right after an if/loop that does not write it)
-        goes next: ("end", B) when the value is the one at the end of B (the last block of the same CF
-        list writing it; for a loop body's first block, the block before the loop); ("join", B) when the
-        last writer is an if/loop and B the block after it; ("top", B) with B the list's first block when
-        nothing earlier in the list writes it."""
-        index, pos = self.place[block]
-        nodes = self.lists[index]
-        writers = self.writers[index]
-        if pos == 0 or writers is None:   # a loop body's first block, or a short list: one step back
-            return "end", skip[1]
-        positions = writers.get(var, ())
-        k = bisect.bisect_left(positions, pos) - 1
-        if k < 0:
-            return "top", first_block(nodes)
-        q = positions[k]
-        node = nodes[q]
-        if isinstance(node, Block):
-            return "end", node
-        return "join", cast(Block, nodes[q + 1])
+            nodes = work.pop()
+            index = len(lists)
+            lists.append(nodes)
+            firsts: list[int] = []
+            for i, node in enumerate(nodes):
+                if isinstance(node, Block):
+                    place[node] = (index, i)
+                    firsts.append(node.index)
+                    continue
+                before, after = cast(Block, nodes[i - 1]), cast(Block, nodes[i + 1])   # blocks around each if/loop
+                if isinstance(node, If):
+                    span = (cast(Block, node.then_list[0]).index, cast(Block, node.else_list[-1]).index, before)
+                    work.append(node.then_list)
+                    work.append(node.else_list)
+                else:
+                    body = cast(Loop, node).body
+                    span = (cast(Block, body[0]).index, cast(Block, body[-1]).index, before)
+                    work.append(body)
+                    bypass[cast(Block, body[0])] = span
+                bypass[after] = span
+                firsts.append(span[0])
+            firsts_of.append(firsts)
 
 
 def rebuild(func: Function, replaced: dict[Value, Value]) -> set[object]:
@@ -307,11 +282,13 @@ def rebuild(func: Function, replaced: dict[Value, Value]) -> set[object]:
                     pending.append(ins)
         if current:
             stores[b] = current
-    reader = _Reader(replaced, _Shortcuts(func, stores))
+    positions: dict[object, list[int]] = {}
+    reader = _Reader(replaced, _Shortcuts(func, positions))
     end_def = reader.end_def
-    for b, current in stores.items():
+    for b, current in stores.items():                       # (in block order: positions come sorted)
         for var, value in current.items():
             end_def.setdefault(var, {})[b] = value
+            positions.setdefault(var, []).append(b.index)
     for ins in pending:
         assert ins.block is not None
         replaced[ins] = reader.at_start(ins.attrs["var"], ins.block)

@@ -35,11 +35,11 @@ VK = llvm.ValueKind
 _TOKENS = re.compile(r'[%@](?:"[^"]*"|[-\w.$]+)|[,()\[\]{}<>=*:]|0x[KLMHR]?[0-9A-Fa-f]+'
                      r'|[-+]?\d+(?:\.\d*)?(?:[eE][-+]?\d+)?|c"[^"]*"|[A-Za-z_$.][-\w.$]*|"[^"]*"|![-\w.$]*|#\d+|;.*|\S')
 _LABEL = re.compile(r'^("[^"]*"|[-\w.$]+):')
-_DECIMAL = re.compile(r"[-+]?\d+$")
+DECIMAL = re.compile(r"[-+]?\d+$")
 _OPEN, _CLOSE = frozenset("([{<"), frozenset(")]}>")
 _SCALAR_TYPES = frozenset("half bfloat float double fp128 x86_fp80 ppc_fp128 void label token metadata "
                           "x86_amx x86_mmx".split())
-_FLAGS = frozenset("nuw nsw exact disjoint samesign nneg inbounds nusw fast nnan ninf nsz arcp contract afn "
+FLAGS = frozenset("nuw nsw exact disjoint samesign nneg inbounds nusw fast nnan ninf nsz arcp contract afn "
                    "reassoc".split())
 _BINARY = frozenset("add sub mul udiv sdiv urem srem shl lshr ashr and or xor fadd fsub fmul fdiv frem".split())
 _CASTS = frozenset("trunc zext sext fptrunc fpext fptoui fptosi uitofp sitofp ptrtoint inttoptr bitcast "
@@ -462,7 +462,7 @@ def _simple_value(ins: TextInstruction, tok: str, type_text: str, index: int):
     """A local or an integer literal, the operands most instructions have; None for anything else."""
     if tok[0] == "%":
         return ins._body.locals.get(tok)
-    if type_text in _INT_TYPES and (tok in ("true", "false") or _DECIMAL.match(tok)):
+    if type_text in _INT_TYPES and (tok in ("true", "false") or DECIMAL.match(tok)):
         return TextConstant(ins._body, type_text, tok, VK.constant_int, ins, index)
     return None
 
@@ -475,7 +475,7 @@ def _read_simple(ins: TextInstruction) -> bool:
     n = len(toks)
     body = ins._body
     if op in _BINARY or op == "icmp":
-        while toks[i] in _FLAGS:
+        while toks[i] in FLAGS:
             i += 1
         if op == "icmp":
             i += 1
@@ -561,7 +561,7 @@ class _InstructionParser:
 
     # ----- pieces -----
     def flags(self) -> None:
-        while self.toks[self.i] in _FLAGS:
+        while self.toks[self.i] in FLAGS:
             self.i += 1
 
     def expect(self, tok: str) -> None:
@@ -729,7 +729,7 @@ class _InstructionParser:
 
     def gep(self) -> None:
         toks = self.toks
-        while toks[self.i] in _FLAGS or toks[self.i] == "inrange":
+        while toks[self.i] in FLAGS or toks[self.i] == "inrange":
             self.i = _balanced(toks, self.i + 1) if toks[self.i] == "inrange" else self.i + 1
         self.type_text()                                  # the source element type
         base_type = None
@@ -887,7 +887,7 @@ def _constant_kind(type_text: str, first: str, body: FunctionText):
             raise Unrecognised(f"{first} is neither a global variable nor a function")
         return kind
     if type_text[0] == "i" and type_text[1:].isdigit():
-        if first in ("true", "false") or _DECIMAL.match(first):
+        if first in ("true", "false") or DECIMAL.match(first):
             return VK.constant_int
     elif type_text in ("half", "float", "double") and (c.isdigit() or c in "+-"):
         return VK.constant_fp

@@ -177,14 +177,14 @@ class If(CFNode):
     __slots__ = ("cond", "then_list", "else_list")
 
     def __init__(self, cond: Value, then_list: list[CFNode] | None = None, else_list: list[CFNode] | None = None):
-        super().__init__()
+        self.parent = None
         self.cond = cond
-        self.then_list: list[CFNode] = []
-        self.else_list: list[CFNode] = []
-        for n in then_list or [Block()]:
-            self.add_then(n)
-        for n in else_list or [Block()]:
-            self.add_else(n)
+        self.then_list: list[CFNode] = list(then_list) if then_list else [Block()]
+        self.else_list: list[CFNode] = list(else_list) if else_list else [Block()]
+        for n in self.then_list:              # (hot: the structurizer makes one per branch)
+            n.parent = self
+        for n in self.else_list:
+            n.parent = self
 
     def add_then(self, node: CFNode) -> CFNode:
         node.parent = self
@@ -311,10 +311,9 @@ class Function:
             b.preds = []
         self.end_block.succs, self.end_block.preds = [], []
         if self.is_structured:
+            table = structured_successors(self)
             for b in blocks:
-                b.succs = []
-            for b, succs in structured_successors(self).items():
-                b.succs = succs
+                b.succs = table.get(b, [])
         else:
             for b in blocks:
                 instrs = b.instrs
@@ -329,36 +328,44 @@ def structured_successors(func: Function) -> dict[Block, list[Block]]:
     """Successors of every block as the tree defines them (NIR's rules)."""
     succs: dict[Block, list[Block]] = {}
     end = func.end_block
+    jumps = _JUMPS
     # work items: (cf list, block control reaches after the list, innermost loop (header, after) or None)
     work: list[tuple[list[CFNode], Block, tuple[Block, Block] | None]] = [(func.body, end, None)]
     while work:
         nodes, follow, loop = work.pop()
-        for i, node in enumerate(nodes):
-            nxt = nodes[i + 1] if i + 1 < len(nodes) else None
+        last = len(nodes) - 1
+        for i, node in enumerate(nodes):            # (hot: every block of every CFG rebuild, inlined)
             if isinstance(node, Block):
-                jump = node.jump
-                if jump is not None:
-                    if jump.opcode == "return":
+                instrs = node.instrs
+                jump = instrs[-1].opcode if instrs else None
+                if jump in jumps:
+                    if jump == "return":
                         succs[node] = [end]
                     elif loop is None:
                         succs[node] = []          # invalid: the validator reports it
                     else:
-                        succs[node] = [loop[1] if jump.opcode == "break" else loop[0]]
-                elif nxt is None:
+                        succs[node] = [loop[1] if jump == "break" else loop[0]]
+                    continue
+                if i == last:
                     succs[node] = [follow]
-                elif isinstance(nxt, If):
-                    succs[node] = [first_block(nxt.then_list), first_block(nxt.else_list)]
+                    continue
+                nxt = nodes[i + 1]
+                if isinstance(nxt, If):
+                    succs[node] = [cast(Block, nxt.then_list[0]), cast(Block, nxt.else_list[0])]
                 elif isinstance(nxt, Loop):
-                    succs[node] = [first_block(nxt.body)]
+                    succs[node] = [cast(Block, nxt.body[0])]
                 else:
                     succs[node] = [cast(Block, nxt)]   # two blocks in a row: invalid, reported by the validator
-            elif isinstance(node, If):
-                after = nxt if isinstance(nxt, Block) else follow
+                continue
+            after = nodes[i + 1] if i < last else None
+            if not isinstance(after, Block):
+                after = follow
+            if isinstance(node, If):
                 work.append((node.then_list, after, loop))
                 work.append((node.else_list, after, loop))
             elif isinstance(node, Loop):
-                after = nxt if isinstance(nxt, Block) else follow
-                work.append((node.body, first_block(node.body), (first_block(node.body), after)))
+                head = cast(Block, node.body[0])
+                work.append((node.body, head, (head, after)))
     return succs
 
 

@@ -60,10 +60,13 @@ class _Cursor:
         self.add = add
 
     def block(self) -> Block:
-        return last_block(self.nodes)
+        return self.nodes[-1]            # type: ignore[return-value]  # (hot: last_block inlined)
 
     def emit(self, ins: Instr) -> Instr:
-        return last_block(self.nodes).append(ins)
+        block: Block = self.nodes[-1]    # type: ignore[assignment]
+        ins.block = block
+        block.instrs.append(ins)
+        return ins
 
 
 def block_name(b: Block) -> str:
@@ -337,8 +340,10 @@ class _Structurizer:
         else:
             b = self.nodes[z]
             block = cursor.block()
-            for ins in b.instrs[:-1] if b.terminator is not None else b.instrs:
-                block.append(ins)
+            moved = b.instrs[:-1] if b.terminator is not None else b.instrs
+            for ins in moved:
+                ins.block = block
+            block.instrs += moved
             fallout = self._emit_branch(z, cursor, region)
         for y in merges:
             assert y in fallout, "a merge node nobody branches to"
@@ -486,8 +491,11 @@ class _Structurizer:
     def _edge_thunk(self, src: Block | None, t: int, region: int) -> Callable[[_Cursor], set[int]]:
         def emit(cursor: _Cursor) -> set[int]:
             if src is not None and t != RETURN:
-                for store in self.edge_stores.get((src, self.nodes[t]), ()):
-                    cursor.emit(Instr(store.opcode, store.operands, attrs=store.attrs))
+                stores = self.edge_stores.get((src, self.nodes[t]))
+                if stores:
+                    block = cursor.block()
+                    for store in stores:
+                        block.append(Instr(store.opcode, store.operands, attrs=store.attrs))
             kind, z = self._classify(t, region)
             if kind == "return":
                 cursor.emit(Instr("return", []))

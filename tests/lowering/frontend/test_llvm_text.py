@@ -171,8 +171,64 @@ def test_llvmlite_answers_for_forms_the_parser_gives_up_on(monkeypatch):
 
     monkeypatch.setattr(llvm_text, "_read_simple", lambda ins: False)
     monkeypatch.setattr(llvm_text._InstructionParser, "read", give_up)
+    monkeypatch.setattr(llvm_reader._SimpleForms, "read", lambda self, ins, blk: None)
     assert _read(EVERY_FORM, True) == expected
     assert {"phi", "switch", "call", "br", "getelementptr"} <= set(given_up)
+
+
+# the forms the reader takes straight from their tokens (llvm_reader._SimpleForms), and their near misses
+SIMPLE = HEADER + r"""
+define spir_kernel void @simple(ptr addrspace(1) %out, i32 %n, float %f) {
+entry:
+  %a = add nuw nsw i32 %n, -7
+  %b = xor i1 true, false
+  %c = icmp samesign ult i32 %a, 4294967295
+  %d = fadd float %f, %f
+  %e = fdiv float %d, %f, !fpmath !0
+  %g = fmul fast float %e, 2.000000e+00
+  %h = shl i64 1, 63
+  %0 = sub i32 0, %a
+  br i1 %b, label %later, label %same
+
+same:
+  br i1 %c, label %later, label %later
+
+back:
+  %m = mul i32 %fwd, %0
+  store i32 %m, ptr addrspace(1) %out, align 4
+  ret void
+
+later:
+  %fwd = or disjoint i32 %n, %a
+  %z = icmp eq i64 %h, 0
+  br i1 true, label %back, label %back
+}
+!0 = !{float 2.500000e+00}
+"""
+
+
+@pytest.mark.parametrize("text", [EVERY_FORM, UNNAMED, BUNDLES, SIMPLE],
+                         ids=["every_form", "unnamed", "bundles", "simple"])
+def test_simple_forms_read_as_the_general_way(monkeypatch, text):
+    """An instruction taken straight from its tokens is the one the general way makes (its near misses,
+    a forward reference, a float literal, fdiv's !fpmath, left to the general way)."""
+    taken = []
+    original = llvm_reader._SimpleForms.read
+
+    def counting(self, ins, blk):
+        made = original(self, ins, blk)
+        if made is not None:
+            taken.append(made.opcode)
+        return made
+
+    monkeypatch.setattr(llvm_reader._SimpleForms, "read", counting)
+    printed = _read(text, True)
+    assert not printed.startswith("error"), printed
+    if text is SIMPLE:
+        # not mul (a forward reference), fdiv (!fpmath), fmul (a float literal)
+        assert sorted(taken) == ["add", "br", "br", "cbr", "fadd", "icmp", "icmp", "or", "shl", "sub", "xor"], taken
+    monkeypatch.setattr(llvm_reader._SimpleForms, "read", lambda self, ins, blk: None)
+    assert printed == _read(text, True)
 
 
 @pytest.mark.parametrize("body", [
