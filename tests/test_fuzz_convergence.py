@@ -389,3 +389,60 @@ def test_a_nested_do_while_merged_by_llvm_is_separated_and_agrees(tmp_path, monk
     outcomes = [run.run(c) for c in configs]
     # the llvm reference declines an operation -O2 moved out of its loop (ir -O0 is the reference then)
     assert [o.status for o in outcomes] == ["skipped", "ok", "ok"], [o.message for o in outcomes]
+
+
+def _subgroup_program(name: str, seed: int, n_arg: int = 6):
+    """A kept OpenCL C program as the subgroup mode runs it (no -g), at campaign 14's launch of 16441."""
+    import os
+
+    from reconverge.tools.fuzz.generator import ARG_NAMES, FuzzProgram
+    with open(os.path.join(os.path.dirname(__file__), "kernels_fuzzconv", name), encoding="utf-8") as f:
+        source = f.read()
+    return FuzzProgram(seed, "subgroup", source, "cl", 64, 32, n_arg=n_arg, arg_names=list(ARG_NAMES),
+                       uses_subgroups=True)
+
+
+# Fuzz subgroup-16441 (campaign 14) on blockIP at -O0, SIMD8 and SIMD16: a while loop gone back to from two
+# places (the `continue` of `if (fl2 == 2u) { fl2 = 0u; continue; }` after an inner for loop, and the end of
+# the body). blockIP jumped back from the first at once, so its lanes ran the next pass's reduction before
+# the lanes still at the second had come round (16 of 32 lanes differed at SIMD8, 57 of 64 at SIMD16).
+# cf_regions.share_latches sends such a loop's lanes going back through one latch at its end now.
+def test_fuzz_16441_blockip_meets_the_lanes_of_one_pass(tmp_path):
+    run = ProgramRun(_subgroup_program("blockip_subgroup_16441.cl", 16441), str(tmp_path))
+    outcome = run.run(Config.parse("gen-O0-simd8-blockip"))
+    assert outcome.status == "ok", outcome.message
+
+
+@pytest.mark.parametrize("name,configs", [
+    ("blockip_subgroup_16441_reduced.cl", ("gen-O0-simd8-blockip", "gen-O0-simd16-blockip")),
+    # a `continue` in a switch: the hybrid keeps the switch's blocks as units too (both failed before)
+    ("blockip_continue_in_switch.cl", ("gen-O0-simd8-blockip", "gen-O0-simd16-hybrid")),
+], ids=["16441-reduced", "continue-in-switch"])
+def test_a_loop_gone_back_to_from_two_places_meets_every_lane_of_a_pass(name, configs, tmp_path):
+    run = ProgramRun(_subgroup_program(name, 16441), str(tmp_path))
+    for config in configs:
+        outcome = run.run(Config.parse(config))
+        assert outcome.status == "ok", (config, outcome.message)
+
+
+def test_only_loops_with_a_sub_group_operation_get_a_shared_latch(tmp_path):
+    """The latch is added where a sub-group operation can tell (identity: a kernel without one keeps its
+    code), at the end of the loop's units, and the units going back reach it instead of the header."""
+    import os
+
+    from reconverge.backend.gen.isel_blockip import join_points, layout
+    with open(os.path.join(os.path.dirname(__file__), "kernels_fuzzconv", "blockip_continue_in_switch.cl"),
+              encoding="utf-8") as f:
+        source = f.read()
+    plain = tmp_path / "plain.cl"
+    plain.write_text(source.replace("sub_group_non_uniform_reduce_or(1u << lid)", "(1u << lid)"))
+    with_op = tmp_path / "with_op.cl"
+    with_op.write_text(source)
+    func = load_program(str(plain), "-O0").function("k", "gen-blockip")
+    assert all(b in func.blocks for b in layout(func))
+    func = load_program(str(with_op), "-O0").function("k", "gen-blockip")
+    blocks = layout(func)
+    (latch,) = [i for i, b in enumerate(blocks) if b not in func.blocks]
+    header = blocks.index(next(b for b in func.blocks if any(i.opcode == "subgroup" for i in b.instrs)))
+    assert header < latch and all(blocks[k] in func.blocks for k in range(latch + 1, len(blocks)))
+    assert join_points(func)[latch] > latch
