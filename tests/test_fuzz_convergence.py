@@ -469,3 +469,14 @@ def test_only_loops_with_a_sub_group_operation_get_a_shared_latch(tmp_path):
     header = blocks.index(next(b for b in func.blocks if any(i.opcode == "subgroup" for i in b.instrs)))
     assert header < latch and all(blocks[k] in func.blocks for k in range(latch + 1, len(blocks)))
     assert join_points(func)[latch] > latch
+
+
+def test_fuzz_17042_a_continue_beside_its_reduction_is_no_inner_loop(tmp_path):
+    """Fuzz convergence-17042 (the generator's continue_loop), reduced: `if (c) { r += reduce(1); continue; }`
+    in a while loop. The continue's branch back is written around the reduction and deeper than the loop's
+    own test, so loop_separation split the loop at -O0 as if it were a do/while's, and ir -O0 (the reference
+    where llvm declines) ran the reduction in a loop that does not exist; ir, spirv and gen at -O2 were right
+    and reported as mismatches. A `do`'s test is a conditional branch; a continue is not."""
+    run = _kept_run("scopes_continue_in_if_17042.cl", 17042, 32, 16, 2, tmp_path)
+    outcomes = [run.run(Config.parse(c)) for c in ("llvm-O0", "ir-O0", "ir-O2", "gen-O0-simd16-blockip")]
+    assert [o.status for o in outcomes] == ["ok"] * 4, [o.message for o in outcomes]
