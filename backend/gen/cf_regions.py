@@ -123,10 +123,11 @@ def share_latches(units: list[Region]) -> list[Region]:
     and met at the loop's sub-group operations without them (fuzz subgroup-16441: a `continue` written
     before the end of a `while` body). The latch is an empty unit, its block in no function: the back
     edges' phi copies are made where the edges leave, as before. Other loops keep their code."""
+    operation = [any(ins.opcode in SUBGROUP_OPS for b in _blocks_of(u) for ins in b.instrs) for u in units]
+    if not any(operation):
+        return units                # most kernels: no loop search at all
     index = {u.entry: i for i, u in enumerate(units)}
     succs = [[index[t] for t in reversed(u.exits) if t in index] for u in units]
-    if not units:
-        return units
     forest = loop_forest(succs, 0, natural_only=True)
     shared = {h: sources for h, sources in forest.latches.items() if len(set(sources)) > 1}
     if not shared:
@@ -139,8 +140,7 @@ def share_latches(units: list[Region]) -> list[Region]:
     after: dict[int, list[Region]] = {}       # unit index -> the latches to lay out after it
     via: dict[int, list[tuple[Block, Block]]] = {}
     for h in sorted(shared):
-        if not any(ins.opcode in SUBGROUP_OPS for v in members[h] for b in _blocks_of(units[v])
-                   for ins in b.instrs):
+        if not any(operation[v] for v in members[h]):
             continue
         header = units[h].entry
         latch = Region("latch", (), Block(f"latch.{header.label or header.index}"), None, header)
