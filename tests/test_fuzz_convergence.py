@@ -96,9 +96,13 @@ def test_tokens_follow_the_source_loops():
                for line in kernel.splitlines()[1:])
 
 
-def test_llvm_O2_breaking_the_tokens_is_a_one_line_refusal(tmp_path):
+def test_llvm_O2_breaking_the_tokens_is_a_one_line_refusal(tmp_path, monkeypatch):
     """LLVM 22's -O2 can leave a token module invalid by its own verifier (a loop's heart after another
-    convergent call once the loop is unrolled); reading that module again aborted the process."""
+    convergent call once the loop is unrolled); reading that module again aborted the process. (Seed 1 as
+    it was before the continue loops and signed zeros joined the mode.)"""
+    import reconverge.tools.fuzz.generator as generator
+    monkeypatch.setattr(generator, "CONTINUE_LOOP_RATE", 0.0)
+    monkeypatch.setattr(generator, "SIGNED_ZERO_RATE", 0.0)
     path = tmp_path / "c.ll"
     path.write_text(generate(1, "convergence").source)
     with pytest.raises(CompileError, match="left the convergence-control tokens invalid"):
@@ -375,6 +379,25 @@ def test_nested_do_while_blocks_leave_the_rest_of_each_program_as_it_was(monkeyp
     assert added >= 3
 
 
+@pytest.mark.parametrize("rate", ["CONTINUE_LOOP_RATE", "SIGNED_ZERO_RATE"])
+def test_the_continue_loops_and_signed_zeros_leave_the_rest_of_each_program_as_it_was(rate, monkeypatch):
+    """The classes of subgroup-16441 (a while loop gone back to from two places) and convergence-16248 (a
+    select of 1.0 and a zero of the other sign) come from streams of their own, as nested_do: without them
+    each convergence seed's OpenCL C is its program less those lines."""
+    import reconverge.tools.fuzz.generator as generator
+    full = {seed: generate(seed, "convergence") for seed in range(0, 24)}
+    monkeypatch.setattr(generator, rate, 0.0)
+    added = 0
+    for seed, program in full.items():
+        text = (program.cl_source or program.source).splitlines()
+        plain = generate(seed, "convergence")
+        plain_text = (plain.cl_source or plain.source).splitlines()
+        lines = iter(text)
+        assert all(any(line == other for other in lines) for line in plain_text)
+        added += len(text) > len(plain_text)
+    assert added >= 3
+
+
 def test_a_nested_do_while_merged_by_llvm_is_separated_and_agrees(tmp_path, monkeypatch):
     """Seed 62: clang -O2 merges the nested do/while into one loop with two back edges, the front end
     separates them (lowering/frontend/loop_separation.py: the generator is how the fuzzer reaches it), and
@@ -400,3 +423,71 @@ def test_a_nested_do_while_merged_by_llvm_is_separated_and_agrees(tmp_path, monk
     outcomes = [run.run(c) for c in configs]
     # the llvm reference declines an operation -O2 moved out of its loop (ir -O0 is the reference then)
     assert [o.status for o in outcomes] == ["skipped", "ok", "ok"], [o.message for o in outcomes]
+
+
+def _subgroup_program(name: str, seed: int, n_arg: int = 6):
+    """A kept OpenCL C program as the subgroup mode runs it (no -g), at campaign 14's launch of 16441."""
+    import os
+
+    from reconverge.tools.fuzz.generator import ARG_NAMES, FuzzProgram
+    with open(os.path.join(os.path.dirname(__file__), "kernels_fuzzconv", name), encoding="utf-8") as f:
+        source = f.read()
+    return FuzzProgram(seed, "subgroup", source, "cl", 64, 32, n_arg=n_arg, arg_names=list(ARG_NAMES),
+                       uses_subgroups=True)
+
+
+# Fuzz subgroup-16441 (campaign 14) on blockIP at -O0, SIMD8 and SIMD16: a while loop gone back to from two
+# places (the `continue` of `if (fl2 == 2u) { fl2 = 0u; continue; }` after an inner for loop, and the end of
+# the body). blockIP jumped back from the first at once, so its lanes ran the next pass's reduction before
+# the lanes still at the second had come round (16 of 32 lanes differed at SIMD8, 57 of 64 at SIMD16).
+# cf_regions.share_latches sends such a loop's lanes going back through one latch at its end now.
+def test_fuzz_16441_blockip_meets_the_lanes_of_one_pass(tmp_path):
+    run = ProgramRun(_subgroup_program("blockip_subgroup_16441.cl", 16441), str(tmp_path))
+    outcome = run.run(Config.parse("gen-O0-simd8-blockip"))
+    assert outcome.status == "ok", outcome.message
+
+
+@pytest.mark.parametrize("name,configs", [
+    ("blockip_subgroup_16441_reduced.cl", ("gen-O0-simd8-blockip", "gen-O0-simd16-blockip")),
+    # a `continue` in a switch: the hybrid keeps the switch's blocks as units too (both failed before)
+    ("blockip_continue_in_switch.cl", ("gen-O0-simd8-blockip", "gen-O0-simd16-hybrid")),
+], ids=["16441-reduced", "continue-in-switch"])
+def test_a_loop_gone_back_to_from_two_places_meets_every_lane_of_a_pass(name, configs, tmp_path):
+    run = ProgramRun(_subgroup_program(name, 16441), str(tmp_path))
+    for config in configs:
+        outcome = run.run(Config.parse(config))
+        assert outcome.status == "ok", (config, outcome.message)
+
+
+def test_only_loops_with_a_sub_group_operation_get_a_shared_latch(tmp_path):
+    """The latch is added where a sub-group operation can tell (identity: a kernel without one keeps its
+    code), at the end of the loop's units, and the units going back reach it instead of the header."""
+    import os
+
+    from reconverge.backend.gen.isel_blockip import join_points, layout
+    with open(os.path.join(os.path.dirname(__file__), "kernels_fuzzconv", "blockip_continue_in_switch.cl"),
+              encoding="utf-8") as f:
+        source = f.read()
+    plain = tmp_path / "plain.cl"
+    plain.write_text(source.replace("sub_group_non_uniform_reduce_or(1u << lid)", "(1u << lid)"))
+    with_op = tmp_path / "with_op.cl"
+    with_op.write_text(source)
+    func = load_program(str(plain), "-O0").function("k", "gen-blockip")
+    assert all(b in func.blocks for b in layout(func))
+    func = load_program(str(with_op), "-O0").function("k", "gen-blockip")
+    blocks = layout(func)
+    (latch,) = [i for i, b in enumerate(blocks) if b not in func.blocks]
+    header = blocks.index(next(b for b in func.blocks if any(i.opcode == "subgroup" for i in b.instrs)))
+    assert header < latch and all(blocks[k] in func.blocks for k in range(latch + 1, len(blocks)))
+    assert join_points(func)[latch] > latch
+
+
+def test_fuzz_17042_a_continue_beside_its_reduction_is_no_inner_loop(tmp_path):
+    """Fuzz convergence-17042 (the generator's continue_loop), reduced: `if (c) { r += reduce(1); continue; }`
+    in a while loop. The continue's branch back is written around the reduction and deeper than the loop's
+    own test, so loop_separation split the loop at -O0 as if it were a do/while's, and ir -O0 (the reference
+    where llvm declines) ran the reduction in a loop that does not exist; ir, spirv and gen at -O2 were right
+    and reported as mismatches. A `do`'s test is a conditional branch; a continue is not."""
+    run = _kept_run("scopes_continue_in_if_17042.cl", 17042, 32, 16, 2, tmp_path)
+    outcomes = [run.run(Config.parse(c)) for c in ("llvm-O0", "ir-O0", "ir-O2", "gen-O0-simd16-blockip")]
+    assert [o.status for o in outcomes] == ["ok"] * 4, [o.message for o in outcomes]

@@ -31,6 +31,7 @@ the search runs on the unit graph of each round, after inner shapes have collaps
 """
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from typing import Callable
 
@@ -62,15 +63,21 @@ class Region:
     barrier: bool = False         # block: it holds a barrier (never inside a region)
     dispatch: bool = False        # loop, exit: the loop leaves to several blocks (exits set blockIP)
     continues: bool = False       # loop: a `continue` inside its body (the last test then breaks)
+    via: tuple = ()               # a laid-out unit's (header, latch) pairs: its lanes going back to the
+                                  # header wait at that shared latch unit instead (share_latches)
 
     @property
     def exits(self) -> list[Block]:
         """The blocks control goes to from this region, each once, in terminator order."""
         if self.term is None:
-            return [self.after] if self.after is not None else list(self.leaves)
-        if self.term.opcode in ("ret", "unreachable"):
+            out = [self.after] if self.after is not None else list(self.leaves)
+        elif self.term.opcode in ("ret", "unreachable"):
             return []
-        return list(dict.fromkeys(self.term.targets))
+        else:
+            out = list(dict.fromkeys(self.term.targets))
+        if self.via:
+            out = list(dict.fromkeys(dict(self.via).get(b, b) for b in out))
+        return out
 
     @property
     def falls_into(self) -> Block | None:
@@ -101,6 +108,55 @@ def layout(func: Function, units: list[Region]) -> list[Region]:
     order = reverse_postorder(succs, entry)
     forest = loop_forest(succs, entry, natural_only=True)
     return [units[i] for i in loops_together(order, forest)]
+
+
+SUBGROUP_OPS = ("subgroup", "subgroup_barrier")     # what meets the lanes running it together (a barrier
+                                                    # block runs with every lane: _wait_for_every_lane)
+
+
+def share_latches(units: list[Region]) -> list[Region]:
+    """The laid-out `units` with one latch unit added at the end of each natural loop that holds a sub-group
+    operation and is gone back to from several units (a `continue`, a back edge from an inner loop): those
+    units send their lanes going back to that latch (Region.via), which alone jumps back to the header.
+    blockIP runs the lowest waiting unit first and a unit going back jumps at once, so lanes going back
+    from an early unit started the next iteration while lanes still in this one waited at a later unit,
+    and met at the loop's sub-group operations without them (fuzz subgroup-16441: a `continue` written
+    before the end of a `while` body). The latch is an empty unit, its block in no function: the back
+    edges' phi copies are made where the edges leave, as before. Other loops keep their code."""
+    operation = [any(ins.opcode in SUBGROUP_OPS for b in _blocks_of(u) for ins in b.instrs) for u in units]
+    if not any(operation):
+        return units                # most kernels: no loop search at all
+    index = {u.entry: i for i, u in enumerate(units)}
+    succs = [[index[t] for t in reversed(u.exits) if t in index] for u in units]
+    forest = loop_forest(succs, 0, natural_only=True)
+    shared = {h: sources for h, sources in forest.latches.items() if len(set(sources)) > 1}
+    if not shared:
+        return units
+    members: dict[int, list[int]] = {h: [] for h in shared}
+    for v in range(len(units)):
+        for h in shared:
+            if forest.contains(h, v):
+                members[h].append(v)
+    after: dict[int, list[Region]] = {}       # unit index -> the latches to lay out after it
+    via: dict[int, list[tuple[Block, Block]]] = {}
+    for h in sorted(shared):
+        if not any(operation[v] for v in members[h]):
+            continue
+        header = units[h].entry
+        latch = Region("latch", (), Block(f"latch.{header.label or header.index}"), None, header)
+        after.setdefault(max(members[h]), []).insert(0, latch)    # an inner loop's latch before its outer's
+        for v in set(shared[h]):
+            via.setdefault(v, []).append((header, latch.entry))
+    out: list[Region] = []
+    for i, u in enumerate(units):
+        out.append(dataclasses.replace(u, via=u.via + tuple(via[i])) if i in via else u)
+        out += after.get(i, [])
+    return out
+
+
+def _blocks_of(unit: Region) -> set[Block]:
+    """Every block of a unit (each is the entry of a unit inside it)."""
+    return _members(unit) | {unit.entry}
 
 
 def loops_together(order: list[int], forest: LoopForest) -> list[int]:

@@ -39,7 +39,7 @@ from dataclasses import dataclass
 from reconverge.isa.gen9.model import DataType
 from reconverge.lowering.ir.core import Block, Const, Function, Instr, Undef
 
-from .cf_regions import Region, block_unit, structured_regions
+from .cf_regions import Region, block_unit, share_latches, structured_regions
 from .cf_regions import join_points as unit_join_points
 from .cf_regions import layout as unit_layout
 from .isel_context import SelectionContext
@@ -54,13 +54,14 @@ CONDITION_FLAG = (0, 0)
 
 
 def layout(func: Function) -> list[Block]:
-    """The blocks of pure blockIP in layout order (cf_regions.layout of one unit per block)."""
-    return [u.entry for u in unit_layout(func, [block_unit(b) for b in func.blocks])]
+    """The blocks of pure blockIP in layout order (cf_regions.layout of one unit per block, and the shared
+    latches of cf_regions.share_latches, whose blocks are in no function)."""
+    return [u.entry for u in share_latches(unit_layout(func, [block_unit(b) for b in func.blocks]))]
 
 
 def join_points(func: Function) -> dict[int, int]:
     """Layout position -> the block its entry jumps to when no lane wants it (buildJIPs, stated above)."""
-    return unit_join_points(unit_layout(func, [block_unit(b) for b in func.blocks]))
+    return unit_join_points(share_latches(unit_layout(func, [block_unit(b) for b in func.blocks])))
 
 
 class BlockIPDriver:
@@ -83,6 +84,7 @@ class BlockIPDriver:
         self.bodies: list[BodySpan] = []                    # scheme A: where the bodies are
         self._body_ends: list[tuple[int, int, int]] = []    # ... while selecting: (first, last block, end)
         self.index: dict[Block, int] = {}
+        self.via: dict[Block, Block] = {}                   # the unit being selected: header -> shared latch
         self.exit_index = 0
         self.blockip: Operand                               # each lane's next unit (run makes it)
         self.entry_lanes: Operand | None = None             # scheme A: the entry lanes as 0/-1 words
@@ -97,7 +99,8 @@ class BlockIPDriver:
         for ins in func.instructions():
             if ins.opcode == "phi":
                 cx.values[ins] = cx.fresh(cx.value_type(ins))
-        units = unit_layout(func, structured_regions(func) if self.regions else [block_unit(b) for b in func.blocks])
+        units = share_latches(unit_layout(func, structured_regions(func) if self.regions
+                                          else [block_unit(b) for b in func.blocks]))
         self.index = {u.entry: i for i, u in enumerate(units)}
         self.exit_index = len(units)
         self.blockip = Operand(cx.m.vreg(T.UW))
@@ -137,6 +140,7 @@ class BlockIPDriver:
     def _unit(self, i: int, unit: Region, join: int) -> None:
         """One unit: its entry (none for the first, which every dispatched lane runs: nothing branches to
         the function's entry), its code, and each lane's next unit."""
+        self.via = dict(unit.via)
         predicated = self.entry == "predicate" and i > 0 and not unit.barrier
         masked = i > 0 and not unit.barrier and not predicated
         if predicated:                      # the entry lanes as a flag and as 0/-1 words
@@ -168,8 +172,15 @@ class BlockIPDriver:
             self._lanes_up_to(i)
             self._jmpi(min(backward), inverted=False)
 
+    def _target(self, block: Block) -> int:
+        """The unit a lane going to `block` from the unit being selected waits at: `block`'s, or for a back
+        edge that cf_regions.share_latches sends through a shared latch, the latch's."""
+        return self.index[self.via.get(block, block)]
+
     # ----- structured regions inside a unit (cf_regions): Gen's branches under the execution mask
     def _region(self, r: Region) -> None:
+        if r.kind == "latch":
+            return                          # a shared latch: nothing but its jump back (_set_next_block)
         if r.kind == "block":
             self._body(r.entry, r.term)
         elif r.kind == "chain":
@@ -261,7 +272,7 @@ class BlockIPDriver:
         going = (*CONDITION_FLAG, term.targets[0] is stay)
         self.cx.phi_copies(list(target.phis()), term.block, predicate=going)
         if dispatch:
-            self._send_lanes_to(self.index[target], predicate=going)
+            self._send_lanes_to(self._target(target), predicate=going)
         return going
 
     def _leave_early(self, r: Region) -> None:
@@ -301,17 +312,17 @@ class BlockIPDriver:
         along the edge, predicated on the lanes taking it (`after`: a region's one way out, whose copies
         it made itself). Returns the target indices."""
         if term is None and after is not None:
-            target = self.index[after]
+            target = self._target(after)
             if target != i + 1:
                 self._send_lanes_to(target)
             return [target]
         if term is None and leaves:                 # a loop that set each leaving lane's blockIP
-            return [self.index[b] for b in leaves]
+            return list(dict.fromkeys(self._target(b) for b in leaves))
         if term is None or term.opcode in ("ret", "unreachable"):
             if self.exit_index != i + 1:
                 self._send_lanes_to(self.exit_index)
             return [self.exit_index]
-        targets = [self.index[t] for t in term.targets]
+        targets = [self._target(t) for t in term.targets]
         # A lane may fall through to block i + 1 with its blockIP left at i, which still passes the next
         # entry test (blockIP <= i + 1), unless a backward branch follows: its test must not count them.
         stays = [i + 1] if all(t > i for t in targets) else []
@@ -360,13 +371,13 @@ class BlockIPDriver:
             if flagged and self.predicating and target is not targets[0]:
                 # scheme A: the false target's lanes are the entry lanes (predicate_bodies narrows the
                 # flag to them) not sent to the true one: ~f0.0 would take every other lane too
-                self.cx.emit("cmp", None, self.blockip, Operand(Imm(self.index[targets[0]], T.UW)), cond_mod="ne",
+                self.cx.emit("cmp", None, self.blockip, Operand(Imm(self._target(targets[0]), T.UW)), cond_mod="ne",
                           flag=OTHER_FLAG)
                 predicate = (*OTHER_FLAG, False)
             elif flagged:
                 predicate = (*CONDITION_FLAG, target is not targets[0])
             elif not one_target:
-                self.cx.emit("cmp", None, self.blockip, Operand(Imm(self.index[target], T.UW)), cond_mod="eq",
+                self.cx.emit("cmp", None, self.blockip, Operand(Imm(self._target(target), T.UW)), cond_mod="eq",
                           flag=CONDITION_FLAG)
                 predicate = (*CONDITION_FLAG, False)
             for phi, src in mine:

@@ -16,8 +16,12 @@ at the loop statement, outside its body). A header is split only when some conve
 loop has every back edge's branch written around it (each lexical block around the branch also holds C)
 and the branches sit at two or more depths: the deepest ones are C's inner loop, the others the outer.
 An empty block that only forwards to H (LLVM's shared latch) is looked through, to the branches into it.
-Anything else - a branch written beside C (a `continue` inside an `if`), a back edge with no location, an
-irreducible CFG - leaves the loop as it is (the scopes rule then runs it as the merged loop).
+The deepest back edges must be taken by conditional branches, as a `do`'s test is: a `continue` written
+with C inside one `if` (`if (c) { r = reduce(x); continue; }`, an unconditional branch back, deeper than the
+loop's own test) is no inner loop (fuzz convergence-17042: the loop was split at -O0, and the reduction ran
+once per pass of a loop that does not exist). Anything else - a branch written beside C (a `continue`
+inside an `if` of its own), a back edge with no location, an irreducible CFG - leaves the loop as it is
+(the scopes rule then runs it as the merged loop).
 """
 from __future__ import annotations
 
@@ -113,7 +117,10 @@ def _inner_edges(edges: list[tuple[Block, Block]], notes: ScopeNotes,
     deepest = max(depths)
     if deepest == min(depths):
         return [], None
-    return [edge for edge, depth in zip(edges, depths) if depth == deepest], body
+    inner = [edge for edge, depth in zip(edges, depths) if depth == deepest]
+    if any(source.terminator is None or source.terminator.opcode != "cbr" for source, _ in inner):
+        return [], None         # a `continue` (an unconditional branch back), not a `do`'s test
+    return inner, body
 
 
 def _split(func: Function, header: Block, latches: list[Block], inner: list[tuple[Block, Block]]) -> None:

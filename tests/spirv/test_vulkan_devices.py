@@ -272,6 +272,66 @@ def test_a_sum_with_a_zero_term_keeps_its_sign(tmp_path, level):
     assert compare(want, got, ["out", "in"]) == []
 
 
+# `reconverge fuzz --seed 16248 --mode convergence` (tests/fuzz_regressions/spirv-literal-minus-zero-factor):
+# NIR turns `c ? 1.0 : 0.0` into b2f(c) and `c ? -1.0 : -0.0` into -b2f(c), and its constant match takes
+# -0.0 for 0.0 and 0.0 for -0.0, bits whatever the type: lavapipe gave +0.0 for `c ? 1.0f : -0.0f` (and
+# for the launches' own `never ? 1.0 : -0.0` hiding a literal -0.0 factor), -0.0 for `c ? -1.0f : 0.0f`,
+# at 16 and 32 bits, and 0 for an integer select of those bit patterns (backend/spirv/zero_operands.py).
+SIGNED_ZERO_SELECTS = """
+#pragma OPENCL EXTENSION cl_khr_fp16 : enable
+kernel void k(global uint *out, global const uint *in)
+{
+    uint gid = get_global_id(0);
+    float w = (float)(as_int(in[gid + 1]) % 4096);
+    float a = (in[gid] & 1u) ? 1.0f : -0.0f;
+    float b = (in[gid] & 2u) ? 0.0f : -1.0f;
+    half c = (in[gid] & 4u) ? -0.0h : 1.0h;
+    uint d = (in[gid] & 8u) ? 0xbf800000u : 0u;
+    out[gid] = as_uint(a) ^ (as_uint(b) >> 1) ^ ((uint)as_ushort(c) << 3) ^ (d >> 4) ^ as_uint(w * (0.0f * -5.0f));
+}
+"""
+
+
+@pytest.mark.parametrize("level", ["-O0", "-O2"])
+def test_a_select_between_one_and_a_zero_keeps_the_zeros_sign(tmp_path, level):
+    program = _program(tmp_path, "signed_zero_selects.cl", SIGNED_ZERO_SELECTS, level)
+    data = np.random.default_rng(16248).integers(0, 2 ** 32, 65, dtype=np.uint64).astype(np.uint32)
+    args = [np.zeros(64, np.uint32), data]
+    want = run_target("llvm", program, "k", args, (64,), (32,))
+    assert len({int(x) >> 31 for x in want[0]}) == 2        # both signs of each zero occur
+    got = run_target("spirv", program, "k", args, (64,), (32,))
+    assert compare(want, got, ["out", "in"]) == []
+
+
+GLSL_SELECT = """#version 450
+layout(local_size_x = 8) in;
+layout(std430, binding = 0) buffer O { uint o[]; };
+layout(std430, binding = 1) readonly buffer I { uint i[]; };
+void main() {
+    uint x = gl_GlobalInvocationID.x;
+    o[x] = (i[x] & 1u) != 0u ? 0x3f800000u : 0x80000000u;
+}
+"""
+
+
+def test_what_lavapipe_makes_of_an_integer_select_of_the_bits_of_one_and_minus_zero(tmp_path):
+    """The driver's fault, not our module's: glslang's module, which spirv-val accepts, selects between two
+    uint literals (OpSelect: the result is Object 1 or Object 2, SPIR-V 1.6 section 3.42.15; no float
+    arithmetic is involved), and lavapipe (Mesa 22.3) gives 0 where it must give 0x80000000."""
+    import subprocess
+    source, binary = tmp_path / "select.comp", tmp_path / "select.spv"
+    source.write_text(GLSL_SELECT)
+    subprocess.run(["glslangValidator", "-V", "--target-env", "vulkan1.1", "-o", str(binary), str(source)],
+                   check=True, capture_output=True)
+    subprocess.run(["spirv-val", "--target-env", "vulkan1.1", str(binary)], check=True, capture_output=True)
+    assert "OpSelect %uint" in disassemble(binary.read_bytes())
+    from reconverge.backend.spirv.vulkan_run import dispatch
+    got = dispatch(binary.read_bytes(), "main", {0: np.zeros(16, np.uint32), 1: np.arange(16, dtype=np.uint32)},
+                   b"", (2, 1, 1))[0]
+    minus_zero = 0 if _on_lavapipe() else 0x80000000
+    assert got.tolist() == [0x3F800000 if x & 1 else minus_zero for x in range(16)]
+
+
 def test_nesting_lavapipe_gets_wrong_is_refused_there(tmp_path):
     depth = 85
     body = "".join(f"if (x != {k}) {{ acc += {k}; " for k in range(depth)) + "}" * depth

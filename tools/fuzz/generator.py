@@ -59,6 +59,8 @@ FEATURES = {
 # chance of a sub-group statement before each statement
 SUBGROUP_RATE = {"subgroup": 0.3, "all": 0.08, "convergence": 0.3}
 NESTED_DO_RATE = 0.04      # convergence mode: a seed-004 nested do/while before a statement (its own stream)
+CONTINUE_LOOP_RATE = 0.04  # convergence mode: a while loop gone back to from two places (continue_loop; its own)
+SIGNED_ZERO_RATE = 0.05    # convergence mode: a select of 1.0 and a zero of the other sign (signed_zero; its own)
 IN_SIZE = 256               # elements of `in` (indices are masked with IN_SIZE - 1)
 LOCAL_WORDS = 64            # elements of the __local exchange array: the largest work-group generated
 COUNTERS = 8                # global atomic counters; counter c takes only ATOMIC_FAMILIES[c]
@@ -166,6 +168,9 @@ class _ClGen:
         self.leaf_depth = 0
         self.nested_do_stream: random.Random | None = None   # convergence mode: nested_do's own stream
         self.nested_dos = 0
+        self.continue_loop_stream: random.Random | None = None     # ... continue_loop's
+        self.continue_loops = 0
+        self.signed_zero_stream: random.Random | None = None       # ... signed_zero's
 
     def fresh(self, prefix: str) -> str:
         self.counter += 1
@@ -390,6 +395,11 @@ class _ClGen:
         if (self.nested_do_stream is not None and depth < MAX_DEPTH and self.statements + 1 < self.size
                 and self.loops < MAX_LOOPS and self.nested_do_stream.random() < NESTED_DO_RATE):
             self.nested_do(out, indent, depth)
+        if (self.continue_loop_stream is not None and depth < MAX_DEPTH and self.statements + 1 < self.size
+                and self.loops < MAX_LOOPS and self.continue_loop_stream.random() < CONTINUE_LOOP_RATE):
+            self.continue_loop(out, indent, depth)
+        if self.signed_zero_stream is not None and self.floats and self.signed_zero_stream.random() < SIGNED_ZERO_RATE:
+            self.signed_zero(out, indent)
         self.statements += 1
         rng = self.rng
         nest = depth < MAX_DEPTH and self.statements < self.size
@@ -700,6 +710,74 @@ class _ClGen:
             out.append(f"{inner}{self.rng.choice([v for v in self.scalars if v.type == 'uint']).name} ^= out[gid];")
         out.append(f"{indent}}}")
 
+    def continue_loop(self, out, indent, depth):
+        """A while loop gone back to from two places, with sub-group operations in it: a `continue` under an
+        if or in a switch case before the body's end (the class of fuzz subgroup-16441, which blockIP ran
+        wrong: the lanes of the first back edge started the next pass alone). Drawn from its own stream,
+        names its own, as nested_do: every other statement of a seed's program stays as it was."""
+        stream, self.continue_loop_stream = self.continue_loop_stream, None
+        assert stream is not None
+        main, ballots, self.rng = self.rng, self.ballots, stream
+        self.continue_loops += 1
+        self.ballots = 100000 + 1000 * self.continue_loops      # sgb101001..: apart from the others
+        try:
+            self._continue_loop(out, indent, f"cj{self.continue_loops}", f"cl{self.continue_loops}")
+        finally:
+            self.rng, self.ballots, self.continue_loop_stream = main, ballots, stream
+        self.uses_subgroups = True
+
+    def _continue_loop(self, out, indent, j: str, lim: str):
+        inner, body = indent + "    ", indent + "        "
+        out.append(f"{indent}{{")
+        out.append(f"{inner}uint {j} = 0u;")
+        out.append(f"{inner}uint {lim} = {self.trip()};")
+        out.append(f"{inner}while ({j} < {lim}) {{")
+        out.append(f"{body}{j}++;")
+        self.readonly.append(j)
+        self._subgroup_statement(out, body, False)
+        if self.chance(0.5):
+            out.append(f"{body}if {self.condition(1)} {{")
+            self._loop_statement(out, body + "    ", 0.5)
+            out.append(f"{body}    continue;")
+            out.append(f"{body}}}")
+        else:                       # a switch's blocks stay blockIP units in the hybrid too
+            anchor = self.rng.choice([v.name for v in self.scalars if v.type == "uint"])
+            out.append(f"{body}switch (({self.expr(1)} + {anchor}) & 3u) {{")
+            out.append(f"{body}case {self.rng.randrange(4)}u:")
+            self.s_assign(out, body + "    ", 0)
+            out.append(f"{body}    continue;")
+            out.append(f"{body}default:")
+            out.append(f"{body}    break;")
+            out.append(f"{body}}}")
+        for _ in range(self.rng.randint(1, 2)):
+            self._loop_statement(out, body, 0.6)
+        self.readonly.remove(j)
+        out.append(f"{inner}}}")
+        out.append(f"{indent}}}")
+
+    def _loop_statement(self, out: list[str], indent: str, subgroup: float) -> None:
+        """A divergent sub-group operation (with chance `subgroup`), else an assignment."""
+        if self.chance(subgroup):
+            self._subgroup_statement(out, indent, False)
+        else:
+            self.s_assign(out, indent, 0)
+
+    def signed_zero(self, out, indent):
+        """A float that is 1.0 or a zero of the other sign by a lane's condition, or a product with a literal
+        -0.0 (the class of fuzz convergence-16248: lavapipe's NIR folds `c ? 1.0 : -0.0` to +0.0, as it
+        did the launches' own hiding of a -0.0 factor); its own stream, as nested_do."""
+        main, self.rng = self.rng, self.signed_zero_stream
+        assert self.rng is not None
+        try:
+            f, g = self.rng.choice(self.floats).name, self.rng.choice(self.floats).name
+            one, zero = self.rng.choice((("1.0f", "-0.0f"), ("-1.0f", "0.0f")))
+            pick = f"{self.condition(1)} ? {one} : {zero}" if self.chance(0.5) else \
+                f"{self.condition(1)} ? {zero} : {one}"
+            out.append(f"{indent}{f} = " + self.rng.choice((f"fclampi({g} * ({pick}));", f"({pick});",
+                                                            f"fclampi({g} * (0.0f * -{self.rng.randint(1, 9)}.0f));")))
+        finally:
+            self.rng = main
+
     def s_dead(self, out, indent, depth):
         """Code that never runs, behind a test of the host's `n` (always below 8) that no compiler can fold
         (CLsmith's EMI blocks): it must compile and must not change anything."""
@@ -908,6 +986,8 @@ def generate(seed: int, mode: str = "all", size: int | None = None) -> FuzzProgr
     gen = _ClGen(rng, FEATURES[mode], size if size is not None else rng.randint(4, 18), subgroup)
     if mode == "convergence":
         gen.nested_do_stream = random.Random(f"{mode}:{seed}:nested_do")
+        gen.continue_loop_stream = random.Random(f"{mode}:{seed}:continue_loop")
+        gen.signed_zero_stream = random.Random(f"{mode}:{seed}:signed_zero")
     source = gen.kernel()
     program = FuzzProgram(seed, mode, source, "cl", global_size, local, uses_approx=gen.uses_approx,
                           irreducible=gen.uses_goto, n_arg=rng.randrange(8), arg_names=list(ARG_NAMES),
