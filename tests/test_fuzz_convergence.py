@@ -266,6 +266,17 @@ def test_fuzz_15056_the_llvm_reference_declines_a_loop_the_scopes_separate(tmp_p
     assert [o.status for o in outcomes] == ["ok", "skipped", "ok"], [o.message for o in outcomes]
 
 
+def test_fuzz_17432_a_shared_latch_with_phis_is_looked_through(tmp_path):
+    """Fuzz convergence-17432 at -O2 -g: the merged loop's one latch held phis of the value both loops carry, and
+    the separation looked only through a latch that held nothing but its branch, so the loop stayed merged
+    (ir, spirv and gen agreed with each other, not with -O0). The latch is looked through now; the llvm
+    reference declines the separated kernel."""
+    run = _kept_run("scopes_merged_latch_phis_17432.cl", 17432, 32, 16, 1, tmp_path)
+    configs = ("llvm-O0", "llvm-O2", "ir-O2", "spirv-O2", "gen-O2-simd16-structured", "gen-O2-simd8-blockip")
+    outcomes = [run.run(Config.parse(c)) for c in configs]
+    assert [o.status for o in outcomes] == ["ok", "skipped"] + ["ok"] * 4, [o.message for o in outcomes]
+
+
 def test_fuzz_1010_a_phis_location_is_not_the_loops_code(tmp_path):
     """Fuzz convergence-1010 at -O0 on Gen hybrid: a loop header's phi, located at its variable's declaration
     at the top of the function, made the loop's common scope the function's, so the scopes rule homed

@@ -252,11 +252,14 @@ def build_parser(command: str | None = None, *, every_command: bool = True) -> a
     parser.add_argument("--version", action=_VersionAction,
                         help="show reconverge's version and those of the clang, spirv-val and iga64 it runs")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
-    wanted = None if command is None else COMMANDS[command][0]
+    if command is not None:
+        built_in_full = {COMMANDS[command][0]}
+    else:
+        built_in_full = {module for module, _ in COMMANDS.values()} if every_command else set()
     for name, (module_name, help_line) in COMMANDS.items():
         if name in sub.choices:
             continue                                    # added with another command of its module
-        if module_name != wanted and (wanted is not None or not every_command):
+        if module_name not in built_in_full:
             sub.add_parser(name, help=help_line)
         elif module_name == "reconverge.tools.cli":
             {"compile": _add_compile, "run": _add_run}[name](sub)

@@ -77,12 +77,14 @@ def _split_one(func: Function, notes: ScopeNotes, bodies: dict[Block, ScopeKey])
 
 def _back_edge_branches(header: Block, latches: list[Block], in_loop) -> list[tuple[Block, Block]] | None:
     """The branches that take `header`'s back edges, as (block ending in the branch, latch it goes to):
-    a latch that only forwards to the header stands for the branches into it. None when two back edges
-    leave one block (nothing to tell them apart by)."""
+    a latch that only forwards to the header (phis and a branch: LLVM merges the loop-carried values of
+    both loops there) stands for the branches into it. None when two back edges leave one block (nothing
+    to tell them apart by)."""
     out: list[tuple[Block, Block]] = []
     for latch in latches:
         term = latch.terminator
-        forwards = (latch is not header and len(latch.instrs) == 1 and term is not None and term.opcode == "br"
+        forwards = (latch is not header and term is not None and term.opcode == "br"
+                    and len(latch.instrs) == 1 + sum(1 for _ in latch.phis())
                     and latch.preds and all(in_loop(p) for p in latch.preds))
         out.extend((p, latch) for p in latch.preds) if forwards else out.append((latch, latch))
     sources = [s for s, _ in out]
@@ -123,7 +125,12 @@ def _split(func: Function, header: Block, latches: list[Block], inner: list[tupl
             assert term is not None
             term.targets = [header if t is latch else t for t in term.targets]
             for phi in header.phis():
-                phi.add_incoming(source, phi.value_for(latch))
+                value = phi.value_for(latch)
+                phi.add_incoming(source, value.value_for(source) if isinstance(value, Phi) and value.block is latch
+                                 else value)
+            for merged in latch.phis():                  # the latch's own phis no longer hear from `source`
+                at = merged.blocks.index(source)
+                del merged.operands[at], merged.blocks[at]
         inner_latches.append(source)
     func.update_cfg()
     for latch in latches:
