@@ -327,18 +327,19 @@ def _check_types(inst: Instruction) -> list[Problem]:
         return []
     out: list[Problem] = []
     n, d = inst.exec_size, inst.destination
-    types = [d.type] + [s.type for s in inst.srcs]
-    largest = max(_SIZE[t] for t in types)
+    src_types = [s.type for s in inst.srcs]
+    sizes = {_SIZE[t] for t in src_types}
+    largest = max(sizes | {_SIZE[d.type]})
     if n * largest > 64:
         out.append((R.EXEC_TYPE_SIZE, f"{n} x {largest} bytes"))
-    if inst.opcode == "mul" and any(s.type in (T.Q, T.UQ) for s in inst.srcs):
-        out.append((R.MUL_QWORD, ""))
-    src_types = [s.type for s in inst.srcs]
-    if (d.type in BYTES and any(t in WIDE for t in src_types)) or \
-            (d.type in WIDE and any(t in BYTES for t in src_types)):
-        out.append((R.BYTE_64, f"{'/'.join(t.value for t in src_types)} -> {d.type.value}"))
-    if (d.type == T.HF and any(t in WIDE for t in src_types)) or (d.type in WIDE and T.HF in src_types):
-        out.append((R.HF_64, f"{'/'.join(t.value for t in src_types)} -> {d.type.value}"))
+    if 8 in sizes or d.type in WIDE:                 # (the rules of 64-bit operands: sizes tell them apart)
+        if inst.opcode == "mul" and any(t in (T.Q, T.UQ) for t in src_types):
+            out.append((R.MUL_QWORD, ""))
+        if (d.type in BYTES and any(t in WIDE for t in src_types)) or \
+                (d.type in WIDE and any(t in BYTES for t in src_types)):
+            out.append((R.BYTE_64, f"{'/'.join(t.value for t in src_types)} -> {d.type.value}"))
+        if (d.type == T.HF and any(t in WIDE for t in src_types)) or (d.type in WIDE and T.HF in src_types):
+            out.append((R.HF_64, f"{'/'.join(t.value for t in src_types)} -> {d.type.value}"))
     if inst.align16:
         if _SIZE[d.type] == 8 and any(_SIZE[t] != 8 for t in src_types) and n > 2:
             out.append((R.QW_ALIGN16, f"ExecSize {n}"))
