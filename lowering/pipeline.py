@@ -119,11 +119,13 @@ def run_passes(funcs: dict[str, Function], options: Options, done: str = "read")
     return funcs
 
 
-def read_module_ref(mod, source_name: str, options: Options, prepared: dict | None = None) -> dict[str, Function]:
+def read_module_ref(mod, source_name: str, options: Options, prepared: dict | None = None,
+                    printed: str | None = None) -> dict[str, Function]:
     """Read the kernels of an LLVM module. A pipeline without the structurizer (gen-blockip) has no
     `promote` either (it works on the tree), so LLVM's own SROA puts -O0's locals into SSA values first.
     `prepared` keeps the inlined module of each kind for the next call (the compile driver reads a kernel
-    at a time for Gen: preparing the whole module for each one made a file of N kernels cost N^2)."""
+    at a time for Gen: preparing the whole module for each one made a file of N kernels cost N^2).
+    `printed`: str(mod), when the caller has it."""
     from reconverge.lowering.frontend.llvm_module import prepare_module
     from reconverge.lowering.frontend.llvm_reader import read_kernels
     from reconverge.lowering.target import CAPS
@@ -131,7 +133,7 @@ def read_module_ref(mod, source_name: str, options: Options, prepared: dict | No
     promote = caps is not None and not caps.structured
     ready = prepared.get(promote) if prepared is not None else None
     if ready is None:
-        ready = prepare_module(mod, source_name, promote)
+        ready = prepare_module(mod, source_name, promote, printed)
         if prepared is not None:
             prepared[promote] = ready
     return read_kernels(ready, source_name, options.kernel, convergence=options.convergence)
@@ -208,12 +210,7 @@ def load_module(path: str, opt_level: str = "-O0", build_options: tuple[str, ...
     `kind` (lowering.input_kind) overrides the extension; `data` is the input already read (standard
     input, named `path`); what clang prints on success is appended to `diagnostics`."""
     from reconverge.lowering.frontend.clang import run_clang
-    from reconverge.lowering.frontend.llvm_module import (
-        is_spir_kernel,
-        optimize_module,
-        parse_llvm_bitcode,
-        parse_llvm_text,
-    )
+    from reconverge.lowering.frontend.llvm_module import optimize_module, parse_llvm_bitcode, parse_llvm_text
     from reconverge.lowering.input_kind import input_kind
     if kind is None and data is None and not os.path.exists(path):
         raise CompileError(f"{path}: no such file")
@@ -234,7 +231,7 @@ def load_module(path: str, opt_level: str = "-O0", build_options: tuple[str, ...
         if diagnostics is not None and clang.diagnostics:
             diagnostics.append(clang.diagnostics)
         mod = parse_llvm_text(clang.llvm_text, path)
-        if not any(is_spir_kernel(f) for f in mod.functions if not f.is_declaration):
+        if not _KERNEL_DEFINITION.search(clang.llvm_text):        # (printing the functions to ask cost more)
             raise CompileError(f"{path}: no kernel in this file (an OpenCL C program needs a `kernel` function)")
         return mod
     if kind == "bc":
@@ -247,6 +244,8 @@ def load_module(path: str, opt_level: str = "-O0", build_options: tuple[str, ...
     return optimize_module(mod, speed_level(opt_level), path)
 
 
+# a kernel's definition in clang's text: spir_kernel among the words before its name (llvm_module.is_spir_kernel)
+_KERNEL_DEFINITION = re.compile(r"^define [^@\n]*\bspir_kernel\b", re.M)
 # a call to a sub-group or barrier built-in, and its debug location (SPIR mangled names)
 _CONVERGENT_CALL = re.compile(r"call [^\n]*@_Z\w*(?:sub_group|barrier)\w*\([^\n]*!dbg !(\d+)")
 

@@ -50,8 +50,12 @@ class Program:
     _read: dict[str, Function] = field(default_factory=dict, repr=False)     # IR text input, as parsed
     _functions: dict[tuple[str, str], Function] = field(default_factory=dict, repr=False)
     _prepared: dict = field(default_factory=dict, repr=False)     # pipeline.read_module_ref's inlined modules
+    _printed: str | None = field(default=None, repr=False)        # str(_module), when load_program printed it
     _kept_reads: dict[tuple[str, str], Function] = field(default_factory=dict, repr=False)   # `then`'s copies
     reads_shared: int = 0                   # kernels a CFG pipeline took from another pipeline's read
+    one_pipeline: bool = False              # the caller asks for one structured pipeline's kernels, once: it
+    #                                         lowers the generic tree itself, not a clone (the command line's
+    #                                         SPIR-V compile: cloning was 3 ms of the control-flow file's 0.3 s)
 
     @property
     def has_llvm(self) -> bool:
@@ -161,7 +165,8 @@ class Program:
         unread = [n for n in names if n not in funcs]
         if unread and self.has_llvm:
             kernel = unread[0] if len(unread) == 1 else None
-            read = pipeline.read_module_ref(self.module(), self.path, replace(options, kernel=kernel), self._prepared)
+            read = pipeline.read_module_ref(self.module(), self.path, replace(options, kernel=kernel), self._prepared,
+                                            self._printed)
             funcs.update((n, read[n]) for n in unread)
             if then is not None and reads_alike(target_pipeline, then):
                 self._kept_reads.update(((n, then), read[n].clone()) for n in unread if not _has_private(read[n]))
@@ -179,7 +184,10 @@ class Program:
         fresh = [n for n in names if (n, "generic") not in self._functions]
         if fresh:
             self._run_from_read(fresh, "generic", target_pipeline, generic_stop, then)
-        clones = {n: self._functions[(n, "generic")].clone() for n in names}
+        if self.one_pipeline:               # no later request for the generic tree: take it (one asked for
+            clones = {n: self._functions.pop((n, "generic")) for n in names}   # again is read afresh)
+        else:
+            clones = {n: self._functions[(n, "generic")].clone() for n in names}
         if generic_stop is None:
             clones = pipeline.run_passes(clones, self._options(target_pipeline, target_pipeline, stop), GENERIC[-1])
         for name, func in clones.items():
@@ -210,12 +218,13 @@ def compile_path(path: str, opt_level: str = "-O0", options: pipeline.Options | 
 def load_program(path: str, opt_level: str = "-O0", kernel: str | None = None, verify_each: bool = True,
                  build_options: tuple[str, ...] = (), inspect: pipeline.Options | None = None,
                  label_dumps: bool = False, kind: str | None = None, data: bytes | None = None,
-                 convergence: str | None = None) -> Program:
+                 convergence: str | None = None, one_pipeline: bool = False) -> Program:
     """Load a .cl, .ll, .bc or .nir file once: the (optimised) LLVM module, or the IR text's functions,
     checked. Kernels go through a pipeline when asked for; `kernel` only checks that the input has it.
     `kind` (lowering.input_kind.KINDS) overrides the file name's extension; `data` is the input already
     read (standard input: `path` is then the name messages give it). `convergence` (CONVERGENCE in
-    lowering.frontend.convergence, default inspect's) says what decides where convergent operations run."""
+    lowering.frontend.convergence, default inspect's) says what decides where convergent operations run.
+    `one_pipeline`: see Program."""
     from reconverge.lowering.frontend.llvm_module import require_kernels
     from reconverge.lowering.input_kind import input_kind
     if opt_level not in ("-O0", "-O1", "-O2", "-O3", "-Os", "-Oz"):
@@ -233,12 +242,13 @@ def load_program(path: str, opt_level: str = "-O0", kernel: str | None = None, v
         text = (data if data is not None else pipeline.read_input(path)).decode("utf-8", errors="replace")
         read, done = pipeline.read_nir(path, text, replace(inspect, kernel=kernel))
         return Program(path, opt_level, "", (), verify_each=verify_each, inspect=inspect, label_dumps=label_dumps,
-                       _text_done=done, _read=read)
+                       _text_done=done, _read=read, one_pipeline=one_pipeline)
     diagnostics: list[str] = []
     mod = pipeline.load_module(path, opt_level, tuple(build_options), kind, data, diagnostics)
-    program = Program(path, opt_level, str(mod), tuple(build_options), kernels=require_kernels(mod, path),
+    printed = str(mod)                   # once: the kernels' headers and the reader's slices come from this text
+    program = Program(path, opt_level, printed, tuple(build_options), kernels=require_kernels(mod, path, printed),
                       verify_each=verify_each, inspect=inspect, label_dumps=label_dumps,
-                      diagnostics="".join(diagnostics), _module=mod)
+                      diagnostics="".join(diagnostics), _module=mod, _printed=printed, one_pipeline=one_pipeline)
     if kernel is not None:
         program.check_kernel(kernel)
     return program

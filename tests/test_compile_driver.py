@@ -114,6 +114,21 @@ def test_ir_text_in_structured_form_takes_the_tree_under_auto(tmp_path):
     assert "// control flow: structured (chosen by --cf auto)" in proc.stdout
 
 
+def test_one_pipeline_lowers_the_generic_tree_itself_and_reads_again_if_asked():
+    """A Program for one structured pipeline (the command line's SPIR-V compile) hands that pipeline the
+    generic tree instead of a clone; a later request for the generic tree gets a fresh read, not the tree
+    the target's passes changed (lower_workitem rewrites this kernel's work-item queries for SPIR-V)."""
+    path = os.path.join(ROOT, "tests", "kernels", "work_item_2d.cl")
+    shared = load_program(path, "-O2", one_pipeline=True)
+    kernel = shared.kernel_names()[0]
+    lowered = shared.function(kernel, "spirv")
+    plain = load_program(path, "-O2")
+    assert print_function(lowered) == print_function(plain.function(kernel, "spirv"))
+    generic = shared.function(kernel, "generic")
+    assert print_function(generic) == print_function(plain.function(kernel, "generic"))
+    assert print_function(generic) != print_function(lowered)
+
+
 def test_a_function_the_pipeline_lowered_is_not_lowered_again():
     """Gen's legalize_int_widths is not idempotent (narrow loads widened twice gave other, longer code):
     the backend's own lower_for must skip what the driver's pipeline ran."""

@@ -116,7 +116,7 @@ def test_the_wheel_installs_only_reconverge(wheel):
                    "reconverge/tools/targets/harness.py", "reconverge/lowering/passes/__init__.py"):
         assert module in names, module
     assert not [n for n in names if "/tests/" in n or n.startswith("reconverge/reconverge")]
-    assert re.search(r"^reconverge = reconverge\.tools\.cli:main$", entry_points, re.M), entry_points
+    assert re.search(r"^reconverge = reconverge\.tools\.cli:entry$", entry_points, re.M), entry_points
 
 
 def test_the_unpacked_wheel_runs_without_the_checkout(wheel, tmp_path):

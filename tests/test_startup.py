@@ -91,3 +91,24 @@ def test_compiling_to_spirv_loads_no_gen_backend(tmp_path):
     assert "reconverge.backend.spirv" in modules                # the probe saw the compile
     assert _loaded(modules, ("reconverge.backend.gen",)) == []
     assert os.path.getsize(out) > 0
+
+
+_ENTRY_PROBE = """
+import gc, sys
+from reconverge.tools import cli
+def fake_main(argv=None):
+    print(gc.isenabled())
+    return int(sys.argv[-1])
+cli.main = fake_main
+cli.entry()
+"""
+
+
+def test_the_program_turns_the_collector_off_for_compile_only_and_keeps_main_s_exit_code():
+    """cli.entry (the `reconverge` script, `python -m reconverge.tools.cli`) runs a compile without the cyclic
+    collector and every other command with it, and leaves with main()'s exit code (os._exit, no teardown)."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    for command, collector, code in (("compile", "False", 0), ("compile", "False", 3), ("check", "True", 1)):
+        proc = subprocess.run([sys.executable, "-c", _ENTRY_PROBE, command, str(code)], cwd=ROOT, env=env,
+                              capture_output=True, text=True, timeout=60)
+        assert (proc.stdout.strip(), proc.returncode) == (collector, code), proc.stderr

@@ -97,6 +97,7 @@ class SpirvModule:
         self._extensions: set[str] = set()
         self._imports: dict[str, int] = {}
         self._types: dict[tuple, int] = {}
+        self._type_requests: dict[tuple, int] = {}  # (opname, *args) of a shared type asked for before -> its id
         self._type_info: dict[int, tuple] = {}       # type id -> ("int", width, signed) / ("float", width) / ("bool",)
         self._value_types: dict[int, int] = {}       # value id -> its result type id
         self._constants: dict[tuple, int] = {}
@@ -484,6 +485,12 @@ class SpirvModule:
         result= defines a pre-allocated id (e.g. a struct a forward pointer refers to); such a
         type is never shared, but later identical requests reuse it.
         """
+        request = None
+        if not unique and result is None and all(a.__class__ is int or a.__class__ is str for a in args):
+            request = (opname, *args)        # the same words as before: skip encoding them (a third of a
+            found = self._type_requests.get(request)   # SPIR-V compile's type() time: u32 is asked for often)
+            if found is not None:
+                return found
         plan = self._plan(opname)
         if not plan.is_type:
             raise ValueError(f"{opname} is not a type declaration")
@@ -498,6 +505,8 @@ class SpirvModule:
         if not unique and result is None:
             found = self._types.get(key)
             if found is not None:
+                if request is not None:
+                    self._type_requests[request] = found
                 return found
         if result is None:
             result = self._fresh()
@@ -509,6 +518,8 @@ class SpirvModule:
         self._sections["globals"].extend(inst)
         if not unique:
             self._types.setdefault(key, result)
+            if request is not None:
+                self._type_requests[request] = result
         if opname == "OpTypeInt":
             self._type_info[result] = ("int", operands[0], operands[1] != 0)
         elif opname == "OpTypeFloat":

@@ -118,11 +118,14 @@ def from_llvmlite_ir(module, source_name: str | None = None) -> llvm.ModuleRef:
     return parse_llvm_text(str(module), source_name or getattr(module, "name", "") or "<llvmlite.ir>")
 
 
-def prepare_module(mod: llvm.ModuleRef, source_name: str = "<ir>", promote: bool = False) -> llvm.ModuleRef:
+def prepare_module(mod: llvm.ModuleRef, source_name: str = "<ir>", promote: bool = False,
+                   printed: str | None = None) -> llvm.ModuleRef:
     """A copy of `mod` in which every call to a defined function is inlined (idempotent); with `promote`,
-    LLVM's SROA then turns allocas into SSA values where it can (for pipelines without our promote)."""
+    LLVM's SROA then turns allocas into SSA values where it can (for pipelines without our promote).
+    `printed`: str(mod), when the caller has printed it already (printing a module costs about as much as
+    parsing it)."""
     _init()
-    text = str(mod)
+    text = str(mod) if printed is None else printed
     kernels = find_kernels(mod, text)    # before inlining: the fallback rule needs the call graph
     if not promote and not _calls_a_definition(text):
         # nothing to inline: the module is its own prepared form (printing it again, parsing, verifying
@@ -220,9 +223,9 @@ def find_kernels(mod: llvm.ModuleRef, module_text: str | None = None) -> list[st
     return [f.name for f in defined if f.name not in called]
 
 
-def require_kernels(mod: llvm.ModuleRef, source_name: str) -> list[str]:
+def require_kernels(mod: llvm.ModuleRef, source_name: str, module_text: str | None = None) -> list[str]:
     """find_kernels(mod), or the one error every command gives for a module without kernels."""
-    names = find_kernels(mod)
+    names = find_kernels(mod, module_text)
     if not names:
         raise CompileError(f"{source_name}: no kernels in the module")
     return names

@@ -24,6 +24,7 @@ from reconverge.lowering.frontend.convergence import apply as convergence_contro
 from reconverge.lowering.frontend.llvm_module import (
     DEFINE_NAME,
     KERNEL_TWIN,
+    define_lines,
     function_header,
     prepare_module,
     require_kernels,
@@ -109,6 +110,7 @@ class ModuleContext:
         self._by_ptr: dict[int, LType] = {}
         self._module_text: str | None = getattr(mod, "reconverge_text", None)   # prepare_module's, if it kept it
         self._function_starts: dict[str, int] | None = None
+        self._define_lines: dict[str, str] | None = None
         self._debug: dict[str, str] | None = None
         self._nodes: dict[str, str] | None = None
         self._functions: set[str] | None = None
@@ -148,13 +150,24 @@ class ModuleContext:
         twin) or else from the kernel's own define line; the module is printed only when one is found."""
         header = _define_line(body_text)
         if not _ATTACHMENT.search(header) and kernel != _define_name(header):
-            try:
-                header = function_header(self.mod.get_function(kernel))
-            except NameError:
-                header = ""
+            header = self._define_line_of(kernel)
         if not _ATTACHMENT.search(header):
             return KernelMetadata()
         return parse_kernel_metadata(header, None, f"{self.source_name}: kernel @{kernel}", self._metadata_nodes())
+
+    def _define_line_of(self, name: str) -> str:
+        """Function `name`'s define line: from the module's text when at hand (str(fn) prints the whole
+        function, for every kernel whose twin is read), else from llvmlite; "" if there is no such function."""
+        if self._module_text is not None:
+            if self._define_lines is None:
+                self._define_lines = define_lines(self._module_text)
+            line = self._define_lines.get(name)
+            if line is not None:
+                return line
+        try:
+            return function_header(self.mod.get_function(name))
+        except NameError:
+            return ""
 
     def function_text(self, fn: llvm.ValueRef) -> str:
         """The printed function: its slice of the module's text when that is at hand (prepare_module keeps

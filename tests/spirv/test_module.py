@@ -519,6 +519,23 @@ def test_result_ids_must_come_from_new_id_and_be_defined_once():
         m.begin_block(label)
 
 
+def test_a_type_asked_for_again_is_the_same_id_and_no_new_words():
+    """type() remembers a request it encoded (opname and int/str operands), so the next identical one is
+    answered without encoding; the answer is still the grammar's: another spelling of the same words
+    (an enumerant by number) is the same type, and a bool where the grammar wants an integer is refused
+    every time, not only before an int of equal value was asked for."""
+    m = SpirvModule()
+    uint = m.type("OpTypeInt", 32, 0)
+    words = len(m._sections["globals"])
+    assert m.type("OpTypeInt", 32, 0) == uint and len(m._sections["globals"]) == words
+    function_ptr = m.type("OpTypePointer", "Function", uint)
+    assert m.type("OpTypePointer", GRAMMAR.enumerant("StorageClass", "Function"), uint) == function_ptr
+    assert m.type("OpTypePointer", "Function", uint) == function_ptr
+    with pytest.raises(ValueError, match="integer literal"):
+        m.type("OpTypeInt", 32, False)
+    assert m.type("OpTypeInt", 32, 0, unique=True) != uint
+
+
 def test_type_declarations_through_op_are_shared_with_type():
     m = SpirvModule(version=(1, 6))
     m.capability("Shader")
