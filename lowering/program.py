@@ -97,6 +97,11 @@ class Program:
         self.check_kernel(kernel)
         return self._make([kernel], target_pipeline, then)[kernel]
 
+    def shares_read(self, kernel: str, target_pipeline: str) -> bool:
+        """Whether `target_pipeline` would take the copy of another pipeline's read kept for it (`then`): the
+        same function as read, so both compute the same values (Gen's --cf auto weighs less where so)."""
+        return (kernel, target_pipeline) in self._kept_reads
+
     @property
     def functions(self) -> dict[str, Function]:
         """Every kernel through the generic pipeline, each read on its own (function)."""

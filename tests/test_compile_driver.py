@@ -186,3 +186,27 @@ def test_a_kernel_is_selected_once_per_mode_it_weighs(monkeypatch, cf, selection
     monkeypatch.setattr(isel, "select", lambda *a, **k: calls.append(1) or real(*a, **k))
     compile(load_program(HYBRID, "-O2"), "nested_break", GenOptions(16, cf))
     assert len(calls) == selections
+
+
+@pytest.mark.parametrize("level, selections", [("-O2", 1), ("-O0", 2)])
+def test_auto_selects_only_the_tree_where_the_hybrid_cannot_win(monkeypatch, level, selections):
+    """gcd_lcm's loops at -O2: the tree's branches and moves are too small a part of its cost for the
+    hybrid, made from the same read, to reach the margin (cost.hybrid_may_win), so auto neither makes the
+    CFG's pipeline nor selects it; at -O0 the CFG is read from the SROA'd module (other values), and
+    auto weighs both as before. The binary is the one --cf structured makes either way."""
+    import reconverge.backend.gen.isel as isel
+    from reconverge.backend.gen.cost import hybrid_may_win
+    from reconverge.isa.gen9.encoding import encode_program
+    calls = []
+    real = isel.select
+    monkeypatch.setattr(isel, "select", lambda *a, **k: calls.append(a[0]) or real(*a, **k))
+    path = os.path.join(ROOT, "tests", "kernels", "gcd_lcm.cl")
+    program = load_program(path, level)
+    auto = compile(program, "gcd_lcm", GenOptions(16, "auto"))
+    assert (auto.mode, len(calls)) == ("structured", selections)
+    assert not hybrid_may_win(isel.select(calls[0], 16).mfunc)
+    assert ((program.function("gcd_lcm", "gen") is calls[0]) and
+            (("gcd_lcm", "gen-blockip") in program._functions) == (selections == 2))
+    structured = compile(load_program(path, level), "gcd_lcm", GenOptions(16, "structured"))
+    assert encode_program(auto.program) == encode_program(structured.program)
+

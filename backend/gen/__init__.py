@@ -44,6 +44,8 @@ class Program(Protocol):
 
     def function(self, kernel: str, target_pipeline: str = "generic", then: str | None = None) -> Function: ...
 
+    def shares_read(self, kernel: str, target_pipeline: str) -> bool: ...
+
 
 @dataclass(frozen=True)
 class CFMode:
@@ -115,8 +117,10 @@ def choose_function(program: Program, kernel: str, cf: str = "auto",
     """The kernel as the mode compiles it (from the driver, lowering.program), and the mode. `auto` (the
     role of Mesa's brw_simd_selection, for control flow): the hybrid where the structurizer cannot take
     the CFG (irreducible), or where the hybrid's machine IR is estimated to run clearly less than the
-    tree's (cost.py); else the tree. The tree too where the region search would refuse the nesting, and
-    for IR text in structured form, which has no CFG to take."""
+    tree's (cost.py); else the tree. The tree is selected first: where the hybrid would be made from the
+    same read and the tree's branches and moves are too small a part of it for the hybrid to win
+    (cost.hybrid_may_win), the hybrid is neither made nor selected. The tree too where the region search
+    would refuse the nesting, and for IR text in structured form, which has no CFG to take."""
     func, mode, _ = _choose(program, kernel, cf, uniform_branches)
     return func, mode
 
@@ -132,19 +136,21 @@ def _choose(program: Program, kernel: str, cf: str,
     from reconverge.lowering.ir.core import nesting_depth
 
     from .cf_regions import MAX_ROUNDS, RegionDepthError
-    from .cost import prefers_hybrid
+    from .cost import hybrid_may_win, prefers_hybrid
     try:
         tree = program.function(kernel, "gen", then="gen-blockip")    # one read for both, where they agree
     except IrreducibleCFG:
         return program.function(kernel, "gen-blockip"), CF_MODES["hybrid"], None
     if program.structured_input or 2 * nesting_depth(tree) > MAX_ROUNDS:   # no CFG, or too deep to search
         return tree, CF_MODES["structured"], None
+    structured = selection(tree, WEIGHING_SIMD, uniform_branches=uniform_branches)
+    if program.shares_read(kernel, "gen-blockip") and not hybrid_may_win(structured.mfunc):
+        return tree, CF_MODES["structured"], structured      # (neither the CFG's pipeline nor its selection)
     cfg = program.function(kernel, "gen-blockip")
     try:
         hybrid = selection(cfg, WEIGHING_SIMD, regions=True)
     except RegionDepthError:                 # nested deeper than the region search goes
-        return tree, CF_MODES["structured"], None
-    structured = selection(tree, WEIGHING_SIMD, uniform_branches=uniform_branches)
+        return tree, CF_MODES["structured"], structured
     if prefers_hybrid(structured.mfunc, hybrid.mfunc):
         return cfg, CF_MODES["hybrid"], hybrid
     return tree, CF_MODES["structured"], structured

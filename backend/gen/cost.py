@@ -10,18 +10,27 @@ tree's exits became predicated breaks and its && / || flag chains, the hybrid ex
 tree on kernels estimated as low as 0.785 (nested_break; loop_exits_to_targets 0.797, nested_break_flag
 0.831), and every kernel estimated at 0.75 or less (continue_outer 0.63, loop_multi_exit and multi_exit
 0.72) executes fewer under the hybrid.
+
+Before selecting the hybrid at all (hybrid_may_win): made from the same read as the tree, it computes the
+same values in the same loops, so what it can save is the tree's branches and moves; where even
+HYBRID_SAVES_AT_MOST of those would not bring it to the margin, auto keeps the tree unweighed.
 """
 from __future__ import annotations
 
-from .mir import MFunction
+from .mir import MBlock, MFunction
 
 LOOP_WEIGHT = 8
 HYBRID_MARGIN = 0.75
+# The most of the tree's weighted branches and copies (control_cost) the hybrid has saved on a kernel whose
+# read both forms share: 0.445 (continue_outer), then 0.41 (loop_multi_exit, multi_exit), over the corpus,
+# examples and 200 random reducible CFGs at -O2 (363 kernels; README "Gen control-flow modes").
+HYBRID_SAVES_AT_MOST = 0.5
+CONTROL = frozenset(("if", "else", "endif", "while", "break", "cont", "jmpi", "halt", "mov"))
 
 
-def estimated_cost(mfunc: MFunction) -> int:
-    """Instructions, each weighted by LOOP_WEIGHT ** (the loops around its block); O(blocks +
-    instructions): each loop's span is added to a difference array over the blocks."""
+def _weighted_blocks(mfunc: MFunction) -> list[tuple[MBlock, int]]:
+    """Each block with its weight, LOOP_WEIGHT ** (the loops around it); O(blocks + instructions): each
+    loop's span is added to a difference array over the blocks."""
     position = {b.label: i for i, b in enumerate(mfunc.blocks)}
     depth = [0] * (len(mfunc.blocks) + 1)
     for j, block in enumerate(mfunc.blocks):
@@ -31,12 +40,32 @@ def estimated_cost(mfunc: MFunction) -> int:
                 if t is not None and t <= j:        # a loop over blocks t..j: a difference array
                     depth[t] += 1
                     depth[j + 1] -= 1
-    cost, level = 0, 0
+    out, level = [], 0
     for i, block in enumerate(mfunc.blocks):
         level += depth[i]
-        cost += len(block.instrs) * LOOP_WEIGHT ** level
-    return cost
+        out.append((block, LOOP_WEIGHT ** level))
+    return out
+
+
+def estimated_cost(mfunc: MFunction) -> int:
+    """Instructions, each weighted by LOOP_WEIGHT ** (the loops around its block)."""
+    return sum(len(block.instrs) * weight for block, weight in _weighted_blocks(mfunc))
+
+
+def control_cost(mfunc: MFunction) -> int:
+    """The part of estimated_cost that is branches and moves (phi copies, flags kept in registers): what
+    a hybrid that computes the same values at the same loop depths could do without."""
+    return sum(weight * sum(ins.opcode in CONTROL for ins in block.instrs)
+               for block, weight in _weighted_blocks(mfunc))
 
 
 def prefers_hybrid(tree: MFunction, hybrid: MFunction) -> bool:
     return estimated_cost(hybrid) <= HYBRID_MARGIN * estimated_cost(tree)
+
+
+def hybrid_may_win(tree: MFunction) -> bool:
+    """Whether the hybrid, made from the same read as the tree (the same values in the same loops), could
+    reach HYBRID_MARGIN of the tree's cost by saving at most HYBRID_SAVES_AT_MOST of its branches and
+    moves. Where it could not, auto takes the tree without selecting the hybrid (the kernel's CFG
+    pipeline and second selection were about a quarter of a Gen compile)."""
+    return HYBRID_SAVES_AT_MOST * control_cost(tree) >= (1 - HYBRID_MARGIN) * estimated_cost(tree)

@@ -25,13 +25,16 @@ from reconverge.isa.gen9.model import DataType
 from .legalize import illegal_immediates
 from .mir import BRANCHES, FLAGS, SENDS, MFunction, MInstr, Operand, VReg
 
-FLOAT_TYPES = (DataType.F, DataType.HF, DataType.DF)
-INT_ONLY = opcodes.INT_ONLY              # the opcode table's operand classes
-FLOAT_ONLY = opcodes.FLOAT_ONLY
+# sets, not tuples: each is asked of every instruction of every kernel compiled
+FLOAT_TYPES = frozenset((DataType.F, DataType.HF, DataType.DF))
+INT_ONLY = frozenset(opcodes.INT_ONLY)   # the opcode table's operand classes
+FLOAT_ONLY = frozenset(opcodes.FLOAT_ONLY)
 # The selector's own rule (not the hardware's, which converts any result to the destination type): these
 # keep integers and floats apart; a conversion is a mov.
-SAME_CLASS = ("add", "mul", "mac")
-COND_MODS = tuple(COND_MOD)
+SAME_CLASS = frozenset(("add", "mul", "mac"))
+COND_MODS = frozenset(COND_MOD)
+_BRANCHES, _SENDS, _FLAGS = frozenset(BRANCHES), frozenset(SENDS), frozenset(FLAGS)
+_NEED_TARGET = frozenset(("jmpi", "if", "else", "halt"))
 
 
 def verify(func: MFunction) -> list[str]:
@@ -42,7 +45,7 @@ def verify(func: MFunction) -> list[str]:
     for bi, b in enumerate(func.blocks):
         for i, ins in enumerate(b.instrs):
             found = _instruction(func, ins, labels)
-            if ins.opcode in BRANCHES and i != len(b.instrs) - 1:
+            if ins.opcode in _BRANCHES and i != len(b.instrs) - 1:
                 found.append("a branch must end its block")
             if ins.eot and (i != len(b.instrs) - 1 or bi != len(func.blocks) - 1):
                 found.append("nothing may follow the end of the thread (EOT)")
@@ -88,17 +91,17 @@ def _instruction(func: MFunction, ins: MInstr, labels: set[str]) -> list[str]:
         out.append("cmp needs a conditional modifier")
     if ins.cond_mod is not None and ins.cond_mod not in COND_MODS:
         out.append(f"unknown conditional modifier {ins.cond_mod}")
-    if (ins.cond_mod is not None and ins.flag not in FLAGS) or \
-            (ins.predicate is not None and ins.predicate[:2] not in FLAGS):
+    if (ins.cond_mod is not None and ins.flag not in _FLAGS) or \
+            (ins.predicate is not None and ins.predicate[:2] not in _FLAGS):
         out.append("flags are f0.0, f0.1, f1.0 and f1.1")
     if ins.opcode == "math" and not ins.math_fc:
         out.append("math needs a function")
-    if ins.opcode in SENDS and (ins.sfid is None or ins.desc is None):
+    if ins.opcode in _SENDS and (ins.sfid is None or ins.desc is None):
         out.append("a send needs an SFID and a descriptor")
     for t in ins.targets:
         if t not in labels:
             out.append(f"branch target {t} is not a block of this function")
-    if ins.opcode in ("jmpi", "if", "else", "halt") and not ins.targets:
+    if ins.opcode in _NEED_TARGET and not ins.targets:
         out.append("a branch needs a target")
     immediates = illegal_immediates(ins)
     if immediates is not None:

@@ -47,18 +47,15 @@ def pack(form: str, values: dict) -> bytes:
     fields = _PLACES[form]
     word = 0
     aliases = {}
-    for k in values.keys() - fields.keys():      # names not plain fields of the form: aliases, "_" notes
-        if k.startswith("_"):
-            continue
-        f = F.BY_NAME.get(k)
-        if f is None or not f.alias or form not in f.bits:
-            raise KeyError(f"field {k} not in form {form}")
-        aliases[k] = values[k]
-    for k, v in values.items():
-        if v:                                      # most fields are zero: nothing to place or check
-            place = fields.get(k)
-            if place is None:
-                continue
+    for k, v in values.items():                  # one pass (a set difference of the names cost as much)
+        place = fields.get(k)
+        if place is None:                          # not a plain field of the form: an alias, or a "_" note
+            if k[:1] != "_":
+                f = F.BY_NAME.get(k)
+                if f is None or not f.alias or form not in f.bits:
+                    raise KeyError(f"field {k} not in form {form}")
+                aliases[k] = v
+        elif v:                                    # most fields are zero: nothing to place or check
             lo, limit = place
             if not 0 <= v < limit:
                 raise IsaError(f"field {k} of form {form}: {v} is out of range (0 to {limit - 1})")

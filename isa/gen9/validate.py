@@ -67,11 +67,16 @@ _ARF_BANKS: dict[int, int | None] = {0x00: 1, 0x10: 1, 0x20: 10, 0x30: 2, 0x40: 
                                      0xF0: None}
 
 
+# what no two-source-format (Align1 ALU) instruction is, as one set (asked of every instruction)
+_NOT_ALU = frozenset(THREE_SRC_OPS + SEND_OPS + SENDS_OPS + BRANCHES + NO_OPERANDS)
+_SENDS = frozenset(SEND_OPS + SENDS_OPS)
+_BRANCH_SET = frozenset(BRANCHES)
+_THREE_SRC_SET = frozenset(THREE_SRC_OPS)
+
+
 def _alu(inst: Instruction) -> bool:
     """A two-source-format instruction with a destination and register regions (Align1)."""
-    op = inst.opcode
-    return (inst.dst is not None and not inst.align16 and op not in THREE_SRC_OPS and op not in SEND_OPS + SENDS_OPS
-            and op not in BRANCHES and op not in NO_OPERANDS)
+    return inst.dst is not None and not inst.align16 and inst.opcode not in _NOT_ALU
 
 
 def _is_null(o: Operand) -> bool:
@@ -157,6 +162,21 @@ def source_span(o: Operand, exec_size: int) -> Bytes:
     return base, base + last_row + (width - 1) * r.hstride * size + size - 1
 
 
+def _row_crosses(o: Operand, exec_size: int) -> bool:
+    """Whether a row of source_rows(o, exec_size) spans two registers (the rows, without the list)."""
+    r = o.source_region
+    size = _SIZE[o.type]
+    width = min(max(r.width, 1), exec_size)
+    base = o.reg * GRF_SIZE + o.subreg * size
+    reach = (width - 1) * r.hstride * size + size - 1
+    step = r.vstride * size
+    for row in range(max(exec_size // width, 1)):
+        first = base + row * step
+        if first // GRF_SIZE != (first + reach) // GRF_SIZE:
+            return True
+    return False
+
+
 def destination_bytes(o: Operand, exec_size: int) -> Bytes:
     size = _SIZE[o.type]
     base = o.reg * GRF_SIZE + o.subreg * size
@@ -170,10 +190,29 @@ def _regs(span: Bytes) -> tuple[int, int]:
 # ---- per-instruction checks -----------------------------------------------------------------------
 def check_instruction(inst: Instruction) -> list[Problem]:
     """Every restriction `inst` breaks, as (rule, detail); [] when it is legal on its own."""
-    out: list[Problem] = []
-    for check in (_check_registers, _check_control, _check_regions, _check_spans, _check_types, _check_mixed,
-                  _check_immediates, _check_math, _check_send, _check_branch):
-        out += check(inst)
+    out = _check_registers(inst)
+    out += _check_control(inst)
+    op = inst.opcode
+    # each check below finds nothing outside its class (its own first test): only the checks of the
+    # instruction's classes run, in the same order (a backend validates every instruction it emits)
+    if _alu(inst):
+        out += _check_regions(inst)
+        out += _check_spans(inst)
+        out += _check_types(inst)
+        out += _check_mixed(inst)
+    else:
+        if op in _THREE_SRC_SET:
+            out += _check_spans(inst)
+        elif inst.align16:
+            out += _check_types(inst)
+    if inst.srcs:
+        out += _check_immediates(inst)
+    if op == "math":
+        out += _check_math(inst)
+    elif op in _SENDS:
+        out += _check_send(inst)
+    elif op in _BRANCH_SET:
+        out += _check_branch(inst)
     return out
 
 
@@ -234,7 +273,7 @@ def _check_regions(inst: Instruction) -> list[Problem]:
             out.append((R.SCALAR1, name))
         if v == 0 and h == 0 and w != 1:
             out.append((R.SCALAR, name))
-        if not s.indirect and any(lo != hi for lo, hi in map(_regs, source_rows(s, n))):
+        if not s.indirect and _row_crosses(s, n):
             out.append((R.ROW_CROSS, name))
     d = inst.destination
     if d.hstride == 0 and not _is_null(d):
@@ -288,18 +327,19 @@ def _check_types(inst: Instruction) -> list[Problem]:
         return []
     out: list[Problem] = []
     n, d = inst.exec_size, inst.destination
-    types = [d.type] + [s.type for s in inst.srcs]
-    largest = max(_SIZE[t] for t in types)
+    src_types = [s.type for s in inst.srcs]
+    sizes = {_SIZE[t] for t in src_types}
+    largest = max(sizes | {_SIZE[d.type]})
     if n * largest > 64:
         out.append((R.EXEC_TYPE_SIZE, f"{n} x {largest} bytes"))
-    if inst.opcode == "mul" and any(s.type in (T.Q, T.UQ) for s in inst.srcs):
-        out.append((R.MUL_QWORD, ""))
-    src_types = [s.type for s in inst.srcs]
-    if (d.type in BYTES and any(t in WIDE for t in src_types)) or \
-            (d.type in WIDE and any(t in BYTES for t in src_types)):
-        out.append((R.BYTE_64, f"{'/'.join(t.value for t in src_types)} -> {d.type.value}"))
-    if (d.type == T.HF and any(t in WIDE for t in src_types)) or (d.type in WIDE and T.HF in src_types):
-        out.append((R.HF_64, f"{'/'.join(t.value for t in src_types)} -> {d.type.value}"))
+    if 8 in sizes or d.type in WIDE:                 # (the rules of 64-bit operands: sizes tell them apart)
+        if inst.opcode == "mul" and any(t in (T.Q, T.UQ) for t in src_types):
+            out.append((R.MUL_QWORD, ""))
+        if (d.type in BYTES and any(t in WIDE for t in src_types)) or \
+                (d.type in WIDE and any(t in BYTES for t in src_types)):
+            out.append((R.BYTE_64, f"{'/'.join(t.value for t in src_types)} -> {d.type.value}"))
+        if (d.type == T.HF and any(t in WIDE for t in src_types)) or (d.type in WIDE and T.HF in src_types):
+            out.append((R.HF_64, f"{'/'.join(t.value for t in src_types)} -> {d.type.value}"))
     if inst.align16:
         if _SIZE[d.type] == 8 and any(_SIZE[t] != 8 for t in src_types) and n > 2:
             out.append((R.QW_ALIGN16, f"ExecSize {n}"))
