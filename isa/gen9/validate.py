@@ -1,5 +1,9 @@
 """The encoded-code validator: the PRM's restrictions checked on every instruction of a Gen9 binary.
 
+Over 600 lines: one check per family of PRM rules (regions, types, register spans, sends, branches) and
+the dispatch that runs only an instruction's classes' checks; they share the operand and region helpers
+here, which a split would only pass back and forth.
+
 Why: the encoder writes whatever the model holds, and iga64 disassembles most illegal regions without a
 word, so an operand that crosses three registers or a byte destination the hardware cannot write would
 reach a GPU unnoticed. This is the role Mesa's brw_eu_validate.c plays for brw; the rules, each with its
