@@ -78,11 +78,14 @@ def _coalesce(copy: MInstr, before: list[MInstr], writes: dict[int, int], reads:
             ins.no_mask != copy.no_mask or ins.exec_size != copy.exec_size or \
             not all(_same_layout(s, x) for s in ins.srcs if isinstance(s.value, VReg) and s.value.id == x.id):
         return False
+    written = ins.dst.value                       # t as its writer types it: the copy may read another
+    if not isinstance(written, VReg) or written.type.size != x.type.size:   # view (a bitcast's)
+        return False
     between = sum(1 for w in window for v in w.uses() if v.id == t.id)
     if between + 1 != reads.get(t.id):           # t is read after the copy or elsewhere
         return False
-    ins.dst = Operand(x)
-    for w in window:
+    ins.dst = Operand(VReg(x.id, written.type, x.uniform, x.count))   # the writer's type kept: in
+    for w in window:                              # `mov t:f = i:d; mov x:d = t:d` the first converts
         w.srcs = [_renamed(s, t.id, x) for s in w.srcs]
     return True
 

@@ -1,7 +1,8 @@
 """What the Gen code-quality passes promise (tools/bench_gen_quality.py measures how much they gain): 64-bit
 ids and buffer indices computed in 32 bits (isel_narrow), stores as split sends, no else for an empty else
 arm, a select's compare writing its flag directly, && and || of compares chained through the flag
-(isel_flags), copies coalesced into the instruction that computes them (mir_coalesce); each kernel also
+(isel_flags), copies coalesced into the instruction that computes them (mir_coalesce), keeping what it
+converts; each kernel also
 agrees with the CPU reference."""
 from __future__ import annotations
 
@@ -39,6 +40,13 @@ kernel void chains(global int *out, global const int *in, global const float *f)
         i++;
     }
     out[gid] = acc * 64 + i;
+}
+kernel void converted_bits(global uint *out, global const int *in) {
+    uint gid = get_global_id(0);
+    float f = 7.0f;
+    if ((in[gid] & 7) == 3)
+        f = (float)in[(gid + 5) & 63];
+    out[gid] = as_uint(f);
 }
 """
 
@@ -161,6 +169,33 @@ def test_a_copy_is_coalesced_into_its_source_only_where_nothing_reads_or_writes_
                                             "add", "mov", "add", "cmp"]
     assert b.instrs[1].dst.value == x
     assert b.instrs[-2].dst.value == i and b.instrs[-1].srcs[0].value.id == i.id
+
+
+def test_a_copy_of_a_conversions_bits_keeps_the_conversion_when_coalesced():
+    """`mov t:f = i:d` (sitofp) then `mov x:d = t:d` (the phi's copy of the bitcast): the writer takes x
+    as it wrote t, x:f, still converting (fuzz seed 19651, goto mode: every Gen mode at -O2 stored the
+    integer's bits, the writer retyped to x:d)."""
+    from reconverge.backend.gen.mir import MFunction, MInstr, Operand, VReg
+    from reconverge.backend.gen.mir_coalesce import coalesce_copies
+    f = MFunction("k", 16)
+    b = f.block("entry")
+    i, x, t = f.vreg(DataType.D), f.vreg(DataType.D), f.vreg(DataType.F)
+    b.append(MInstr("mov", 16, Operand(t), [Operand(i)]))
+    b.append(MInstr("mov", 16, Operand(x), [Operand(VReg(t.id, DataType.D))]))
+    assert coalesce_copies(f) == 1
+    [conversion] = b.instrs
+    assert conversion.dst.value == VReg(x.id, DataType.F) and conversion.srcs[0].value == i
+
+
+@pytest.mark.parametrize("simd, cf", [(8, "structured"), (16, "blockip")])
+def test_an_int_to_float_conversion_read_as_bits_in_a_phi_agrees_with_the_reference(program, simd, cf):
+    code = _code(program, "converted_bits", simd, cf)
+    assert any(i.opcode == "mov" and i.dst.type == DataType.F and i.srcs[0].type == DataType.D for i in code), code
+    data = np.random.default_rng(11).integers(-50, 50, 64).astype(np.int32)
+    args = lambda: [np.zeros(64, np.uint32), data.copy()]                         # noqa: E731
+    got = run_target("gen", program, "converted_bits", args(), (64,), (16,), GenRunOptions(simd, cf))
+    want = run_target("llvm", program, "converted_bits", args(), (64,), (16,))
+    assert np.array_equal(got[0], want[0])
 
 
 def test_an_if_chains_phis_share_a_register_so_else_arms_copy_nothing():
