@@ -6,14 +6,20 @@ Only where plainly right, within one block (one execution mask): t is written on
 but between its writer and the copy (those readers then read x: a loop-carried `add t = i + 1`, a
 compare of t, `mov i = t` becomes `add i = i + 1`, a compare of i); both instructions are unpredicated
 (a sel, whose predicate picks a source, writes every enabled lane too), at the same width and mask
-control, x and t of one type and shape, the copy a plain one (no modifier, region or offset); nothing
-between them reads or writes x, and the writer reads x, if at all, element for element as it writes
-it (not, say, its channel 0 broadcast: a compressed SIMD16 instruction would read its own first
-half's result). Sends and branches are left alone. O(instructions x distance).
+control, x and t (as the copy reads it) of one type and shape, the copy a plain one (no modifier,
+region or offset); nothing between them reads or writes x, and the writer reads x, if at all, element
+for element as it writes it (not, say, its channel 0 broadcast: a compressed SIMD16 instruction would
+read its own first half's result). The writer keeps its own type where it could convert (`mov t:f =
+i:d` read as t:d). Sends and branches are left alone. O(instructions x distance).
 """
 from __future__ import annotations
 
+from reconverge.isa.gen9.model import DataType
+
 from .mir import BRANCHES, SENDS, MFunction, MInstr, Operand, VReg
+
+INTEGERS = frozenset({DataType.UB, DataType.B, DataType.UW, DataType.W, DataType.UD, DataType.D,
+                      DataType.UQ, DataType.Q, DataType.V, DataType.UV})
 
 
 def coalesce_copies(func: MFunction) -> int:
@@ -84,10 +90,20 @@ def _coalesce(copy: MInstr, before: list[MInstr], writes: dict[int, int], reads:
     between = sum(1 for w in window for v in w.uses() if v.id == t.id)
     if between + 1 != reads.get(t.id):           # t is read after the copy or elsewhere
         return False
-    ins.dst = Operand(VReg(x.id, written.type, x.uniform, x.count))   # the writer's type kept: in
-    for w in window:                              # `mov t:f = i:d; mov x:d = t:d` the first converts
+    ins.dst = Operand(VReg(x.id, _written_type(ins, written.type, x.type), x.uniform, x.count))
+    for w in window:
         w.srcs = [_renamed(s, t.id, x) for s in w.srcs]
     return True
+
+
+def _written_type(writer: MInstr, own: DataType, copied: DataType) -> DataType:
+    """The type the writer writes x with: its own where the copy read t through another view (in
+    `mov t:f = i:d; mov x:d = t:d` the first converts: x:d would make it a copy), the copy's where the
+    two are integers of one size that an integer instruction writes the same bits to."""
+    if own == copied or (own in INTEGERS and copied in INTEGERS and writer.cond_mod is None and
+                         all(s.type in INTEGERS for s in writer.srcs)):
+        return copied
+    return own
 
 
 def _same_layout(src: Operand, x: VReg) -> bool:

@@ -174,17 +174,21 @@ def test_a_copy_is_coalesced_into_its_source_only_where_nothing_reads_or_writes_
 def test_a_copy_of_a_conversions_bits_keeps_the_conversion_when_coalesced():
     """`mov t:f = i:d` (sitofp) then `mov x:d = t:d` (the phi's copy of the bitcast): the writer takes x
     as it wrote t, x:f, still converting (fuzz seed 19651, goto mode: every Gen mode at -O2 stored the
-    integer's bits, the writer retyped to x:d)."""
-    from reconverge.backend.gen.mir import MFunction, MInstr, Operand, VReg
+    integer's bits, the writer retyped to x:d). An integer writer of the other signedness takes x's type
+    (the same bits), as before."""
+    from reconverge.backend.gen.mir import Imm, MFunction, MInstr, Operand, VReg
     from reconverge.backend.gen.mir_coalesce import coalesce_copies
     f = MFunction("k", 16)
     b = f.block("entry")
-    i, x, t = f.vreg(DataType.D), f.vreg(DataType.D), f.vreg(DataType.F)
+    i, x, t, y, u = f.vreg(DataType.D), f.vreg(DataType.D), f.vreg(DataType.F), f.vreg(DataType.D), f.vreg(DataType.UD)
     b.append(MInstr("mov", 16, Operand(t), [Operand(i)]))
     b.append(MInstr("mov", 16, Operand(x), [Operand(VReg(t.id, DataType.D))]))
-    assert coalesce_copies(f) == 1
-    [conversion] = b.instrs
+    b.append(MInstr("shr", 16, Operand(u), [Operand(VReg(i.id, DataType.UD)), Operand(Imm(1, DataType.UD))]))
+    b.append(MInstr("mov", 16, Operand(y), [Operand(VReg(u.id, DataType.D))]))
+    assert coalesce_copies(f) == 2
+    [conversion, shift] = b.instrs
     assert conversion.dst.value == VReg(x.id, DataType.F) and conversion.srcs[0].value == i
+    assert shift.dst.value == y
 
 
 @pytest.mark.parametrize("simd, cf", [(8, "structured"), (16, "blockip")])
