@@ -110,6 +110,16 @@ def test_llvm_O2_breaking_the_tokens_is_a_one_line_refusal(tmp_path, monkeypatch
     load_program(str(path), "-O0")
 
 
+def test_llvm_O2_crashing_on_the_tokens_is_skipped(tmp_path):
+    """Fuzz convergence-19655: LLVM 22's -O2 aborts on the module's tokens (LoopUtils.cpp, deleteDeadLoop's
+    assertion that a dead loop's values have no reachable user). The front end refuses in one line and the
+    fuzzer counts that configuration skipped, as it does tokens LLVM left invalid; it counted a refusal, a
+    failure of ours."""
+    run = ProgramRun(generate(19655, "convergence"), str(tmp_path))
+    outcome = run.run(Config("ir", "-O2"))
+    assert (outcome.status, "crashed on this module's convergence tokens" in outcome.message) == ("skipped", True)
+
+
 # a cheap slice (small programs; the reference, ir and one gen width x mode at -O2, lavapipe at -O0):
 # convergence-2 has a reduction on a loop's break path (the llvm reference declines it: ir -O0 is the
 # reference), convergence-3 is IR with tokens (the llvm reference follows them)

@@ -24,7 +24,8 @@ makes that configuration `unavailable`.
 Mode `convergence` (generator.py): its OpenCL C programs are compiled with -g, so the scopes rule applies,
 and the llvm reference declines one whose operation -g's scopes move into a loop (ir -O0 is the reference
 then); its LLVM IR programs carry convergence tokens, which the llvm reference follows. LLVM's own -O2
-can leave such tokens invalid (llvm_module.optimize_module): that configuration is `skipped`.
+can leave such tokens invalid or abort on them (llvm_module.optimize_module): that configuration is
+`skipped`.
 """
 from __future__ import annotations
 
@@ -80,7 +81,10 @@ LAVAPIPE_SUBGROUP_SIZE = 8              # lavapipe's subgroupSize on x86 (its SI
 NOT_COMPARABLE = ("cannot tell which lanes run",   # the llvm reference's sub-group refusals (jit_oracle),
                   "cannot run it as -g's scopes say")   # and harness's where -g's scopes move an operation
 DEVICE_LACKS = "lacks the sub-group feature"        # the spirv target's refusal on a device without one
-LLVM_BROKE_TOKENS = "pipeline left the convergence-control tokens invalid"    # llvm_module.optimize_module
+# llvm_module.optimize_module's refusals where LLVM's own -O2 fails on a token module: it left the tokens
+# invalid by its verifier, or aborted (deleteDeadLoop's assertion): nothing of ours to run
+LLVM_FAILED_ON_TOKENS = ("pipeline left the convergence-control tokens invalid",
+                         "pipeline crashed on this module's convergence tokens")
 
 
 def subgroup_size(config: Config) -> int:
@@ -200,7 +204,7 @@ class ProgramRun:
                 return Outcome(config.name, "skipped", "not comparable: " + _one_line(text))
             if subgroups and config.target == "spirv" and DEVICE_LACKS in text:
                 return Outcome(config.name, "unavailable", _one_line(text))   # lavapipe: no clustered ops
-            if LLVM_BROKE_TOKENS in text:       # LLVM's own -O2 made the input invalid: nothing to run
+            if any(s in text for s in LLVM_FAILED_ON_TOKENS):     # LLVM's own -O2 failed: nothing to run
                 return Outcome(config.name, "skipped", _one_line(text))
             status = "invalid" if ("spirv-val" in text or "iga64" in text) else "refused"
             return Outcome(config.name, status, _one_line(text))
