@@ -209,6 +209,21 @@ def demote_loop_live_outs(func: Function) -> int:
     return len(slots)
 
 
+def _unknowable_values(func: Function) -> set[Value]:
+    """The values that depend on something NIR cannot fold to a constant: a load, an argument, a work-item id
+    or a call (a loop counter built from constants is foldable once NIR unrolls its loop)."""
+    found: set[Value] = set()
+    changed = True
+    while changed:                  # to a fixed point: a phi may take such a value round its loop
+        changed = False
+        for ins in func.instructions():
+            if ins not in found and (ins.opcode in ("load", "workitem", "call") or any(
+                    v in found or not isinstance(v, (Instr, Const, Undef)) for v in ins.operands)):
+                found.add(ins)
+                changed = True
+    return found
+
+
 def hide_loop_written_private_memory(func: Function) -> int:
     """Move each alloca accessed both inside a loop and outside it to an element NIR cannot fold; how many.
 
@@ -218,7 +233,12 @@ def hide_loop_written_private_memory(func: Function) -> int:
     loop live-out again and takes the last pass any lane ran. Such an alloca gets a second copy of itself
     and every use goes through element (get_group_id(2) & 1), as the slots above do; both copies are the
     lane's own, so the rewrite is semantically neutral. An alloca only accessed in one loop (or in none)
-    is left for NIR to promote."""
+    is left for NIR to promote, and so is one already reached through an index NIR cannot know (one that
+    depends on a load, an argument or a work-item id): NIR keeps it in memory as it is. Moving such an
+    alloca is not only needless but harmful: with an index of (get_group_id(2) & 1) * 4 + k on a flat
+    array in a loop, lavapipe gives lanes other lanes' elements (`reconverge fuzz --seed 19665 --mode
+    basic` at -O2; glslang's module of the same GLSL does the same, and of a two-dimensional [2][4] array
+    indexed [parity][k] does not: tests/spirv/test_vulkan_devices.py)."""
     from reconverge.lowering.analysis.provenance import Provenance
     loops: dict[Block, tuple] = {}
     _loops_of_blocks(func.body, (), loops)
@@ -226,16 +246,23 @@ def hide_loop_written_private_memory(func: Function) -> int:
     allocas = [ins for ins in func.instructions() if ins.opcode == "alloca"]
     alloca_of = {provenance.base[a]: a for a in allocas if a in provenance.base}
     chains: dict[Instr, set[tuple]] = {a: set() for a in allocas}
+    indexed_unknowably: set[Instr] = set()
+    unknowable = _unknowable_values(func)
     for block in func.all_blocks():
         for ins in block.instrs:
-            if ins.opcode in ("alloca", "ptradd"):
-                continue            # computing an address is not an access
+            if ins.opcode == "alloca":
+                continue
+            if ins.opcode == "ptradd":      # computing an address is not an access, but its offset may be unknowable
+                alloca = alloca_of.get(provenance.base.get(ins))    # type: ignore[arg-type]
+                if alloca is not None and ins.operands[1] in unknowable:
+                    indexed_unknowably.add(alloca)
+                continue
             for v in ins.operands:
                 alloca = alloca_of.get(provenance.base.get(v))      # type: ignore[arg-type]
                 if alloca is not None:
                     chains[alloca].add(loops.get(block, ()))
     entry = first_block(func.body)
-    chosen = [a for a in allocas if a.block is entry
+    chosen = [a for a in allocas if a.block is entry and a not in indexed_unknowably
               and any(loop not in other for chain in chains[a] for other in chains[a] for loop in chain)]
     if not chosen:
         return 0
