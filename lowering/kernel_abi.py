@@ -167,6 +167,13 @@ def _byval_size(mod: Any, arg_text: str, where: str) -> int:
     if m is None:
         return 0
     type_name = m.group(1)
+    from reconverge.lowering.frontend.text_module import TextModule
+    if isinstance(mod, TextModule) and type_name.startswith("%"):    # clang's text, read without llvmlite
+        from reconverge.lowering.frontend.llvm_types import DataLayout, TypeError_
+        try:
+            return DataLayout(mod.data_layout).alloc_size(mod.struct(type_name[1:].strip('"')))
+        except TypeError_:
+            raise CompileError(f"{where}: cannot size the by-value type {type_name}") from None
     try:
         from reconverge.lowering.frontend.llvm_module import target_data
         struct = mod.get_struct_type(type_name[1:].strip('"')) if type_name.startswith("%") else None
