@@ -1,0 +1,172 @@
+"""text_module.TextModule (clang's text read without llvmlite) against llvmlite's parse of the same text:
+the same functions read, the same parameters, the same errors, llvmlite loaded only where LLVM is needed."""
+from __future__ import annotations
+
+import glob
+import os
+import subprocess
+import sys
+
+import llvmlite.binding as llvm
+import pytest
+
+from reconverge.lowering.errors import CompileError
+from reconverge.lowering.frontend import llvm_reader, llvm_text
+from reconverge.lowering.frontend.clang import run_clang
+from reconverge.lowering.frontend.llvm_module import find_kernels, parse_llvm_text, prepare_module
+from reconverge.lowering.frontend.text_module import TextModule
+from reconverge.lowering.frontend.value_kinds import ValueKind
+from reconverge.lowering.ir.printer import print_function
+from reconverge.lowering.kernel_abi import llvm_kernel_params
+from tests.lowering.frontend.helpers import HEADER
+from tests.lowering.frontend.test_llvm_text import BUNDLES, EVERY_FORM, SIMPLE, UNNAMED
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+
+
+def _read(mod, name: str = "t.ll") -> str:
+    """Every kernel read and printed (with its blocks' source lines), or the error's message."""
+    try:
+        funcs = llvm_reader.read_kernels(prepare_module(mod, name), name)
+        return "\n".join(print_function(f) + repr([b.source_lines for b in f.blocks]) for f in funcs.values())
+    except CompileError as e:
+        return f"error: {e}"
+
+
+def _both(text: str, name: str = "t.ll") -> tuple[str, str]:
+    return _read(TextModule(text, name), name), _read(parse_llvm_text(text, name), name)
+
+
+def test_value_kinds_are_numbered_as_llvmlite_numbers_them():
+    assert {k.name: k.value for k in ValueKind} == {k.name: k.value for k in llvm.ValueKind}
+
+
+STRUCTS = HEADER + r"""
+%struct.Pair = type { i32, float }
+%"struct.odd name" = type <{ i8, %struct.Pair }>
+@lut = internal addrspace(2) constant [3 x %struct.Pair] [%struct.Pair { i32 1, float 2.000000e+00 }, %struct.Pair { i32 3, float 4.000000e+00 }, %struct.Pair zeroinitializer], align 4
+@ext = external addrspace(1) global i32, align 4
+
+define spir_kernel void @structs(ptr addrspace(1) %out, ptr byval(%struct.Pair) align 4 %p, <2 x i16> %v, i32 %0) {
+entry:
+  %f = getelementptr inbounds %struct.Pair, ptr %p, i64 0, i32 1
+  %x = load float, ptr %f, align 4
+  %odd = alloca %"struct.odd name", align 1
+  %g = getelementptr inbounds %"struct.odd name", ptr %odd, i64 0, i32 1, i32 1
+  store float %x, ptr %g, align 1
+  %l = getelementptr inbounds [3 x %struct.Pair], ptr addrspace(2) @lut, i64 0, i32 %0, i32 0
+  %y = load i32, ptr addrspace(2) %l, align 4
+  %e = extractelement <2 x i16> %v, i32 1
+  %z = sext i16 %e to i32
+  %s = add i32 %y, %z
+  %c = fptosi float %x to i32
+  %t = add i32 %s, %c
+  store i32 %t, ptr addrspace(1) %out, align 4
+  ret void
+}
+"""
+
+
+@pytest.mark.parametrize("text", [EVERY_FORM, UNNAMED, BUNDLES, SIMPLE, STRUCTS],
+                         ids=["every_form", "unnamed", "bundles", "simple", "structs"])
+def test_text_module_reads_what_llvmlite_reads(text):
+    from_text, from_llvmlite = _both(text)
+    assert not from_text.startswith("error"), from_text
+    assert from_text == from_llvmlite
+
+
+# a fixed slice of the OpenCL C corpus, both levels: clang's own text against llvmlite's parse of it
+CORPUS = sorted(glob.glob(os.path.join(ROOT, "tests", "kernels*", "*.cl")))[::6]
+
+
+@pytest.mark.parametrize("path", CORPUS, ids=[os.path.basename(p) for p in CORPUS])
+def test_corpus_reads_the_same_both_ways(path):
+    for level in ("-O0", "-O2"):
+        text = run_clang(path, level).llvm_text
+        module = TextModule(text, path)
+        assert find_kernels(module, text) == find_kernels(parse_llvm_text(text, path))
+        from_text, from_llvmlite = _both(text, path)
+        assert from_text == from_llvmlite, (path, level)
+        parsed = parse_llvm_text(text, path)
+        for kernel in find_kernels(parsed):
+            assert llvm_kernel_params(module, text, kernel, path) == llvm_kernel_params(parsed, text, kernel, path)
+
+
+def test_parameters_and_globals_as_llvmlite_gives_them():
+    module, parsed = TextModule(STRUCTS, "t.ll"), parse_llvm_text(STRUCTS, "t.ll")
+    assert llvm_kernel_params(module, STRUCTS, "structs", "t.ll") == \
+        llvm_kernel_params(parsed, STRUCTS, "structs", "t.ll")
+    assert llvm_kernel_params(module, STRUCTS, "structs", "t.ll")[1].byval_size == 8
+    for g, real in zip(module.global_variables, parsed.global_variables):
+        assert (g.name, g.is_declaration) == (real.name, real.is_declaration)
+        assert str(g).split("\n")[0] == str(real).split("\n")[0]
+    assert str(module.get_function("structs")) == str(parsed.get_function("structs"))
+
+
+@pytest.mark.parametrize("body", [
+    "  fence syncscope(\"workgroup\") acquire\n  ret void",
+    "  %v = getelementptr i32, ptr addrspace(1) %out, <2 x i64> <i64 0, i64 1>\n  ret void",
+    "  %fp = inttoptr i64 16 to ptr\n  call void %fp()\n  ret void",
+])
+@pytest.mark.parametrize("params", ["ptr addrspace(1) %out", "ptr addrspace(1) %out, bfloat %b",
+                                    "ptr addrspace(1) %out, <vscale x 2 x i32> %s"])
+def test_errors_are_the_same(body, params):
+    text = HEADER + f"define spir_kernel void @k({params}) {{\nentry:\n{body}\n}}\n"
+    from_text, from_llvmlite = _both(text)
+    assert from_text == from_llvmlite
+    assert from_text.startswith("error: t.ll: function @k")
+
+
+def test_llvmlite_answers_for_a_text_module_where_the_parser_gives_up(monkeypatch):
+    """Forms left to llvmlite (the positional walk, parameters included) read the same from a text module."""
+    expected = _read(parse_llvm_text(EVERY_FORM, "t.ll"))
+    module = TextModule(EVERY_FORM, "t.ll")
+    monkeypatch.setattr(llvm_text, "_read_simple", lambda ins: False)
+    monkeypatch.setattr(llvm_text._InstructionParser, "read", lambda self: (_ for _ in ()).throw(
+        llvm_text.Unrecognised("test")))
+    monkeypatch.setattr(llvm_reader._SimpleForms, "read", lambda self, ins, blk: None)
+    assert _read(module) == expected
+    assert module._llvm is not None              # it did ask llvmlite
+
+
+def test_a_call_to_a_defined_function_is_inlined_by_llvm():
+    text = HEADER + """
+define internal i32 @twice(i32 %x) {
+  %y = add i32 %x, %x
+  ret i32 %y
+}
+
+define spir_kernel void @k(ptr addrspace(1) %out, i32 %n) {
+entry:
+  %t = call i32 @twice(i32 %n)
+  store i32 %t, ptr addrspace(1) %out, align 4
+  ret void
+}
+"""
+    from_text, from_llvmlite = _both(text)
+    assert from_text == from_llvmlite and "call" not in from_text
+
+
+_NO_LLVMLITE = """
+import sys
+from reconverge.tools.cli import main
+code = main(sys.argv[1:])
+assert code == 0, code
+print("llvmlite" in sys.modules)
+"""
+
+
+@pytest.mark.parametrize("emit", ["spirv", "gen"])
+def test_an_opencl_c_compile_never_loads_llvmlite(tmp_path, emit):
+    source = tmp_path / "k.cl"
+    source.write_text("kernel void k(global int *a, int n) {\n  int i = get_global_id(0);\n"
+                      "  for (int j = 0; j < n; j++) { if (a[i] > j) a[i] -= j; else break; }\n}\n")
+    out = tmp_path / f"k.{emit}"
+    loaded = subprocess.run([sys.executable, "-c", _NO_LLVMLITE, "compile", str(source), "-O2", "--emit", emit,
+                             "-o", str(out)], cwd=ROOT, capture_output=True, text=True, check=True).stdout.split()
+    assert loaded == ["False"] and out.stat().st_size > 0
+    ll = tmp_path / "k.ll"
+    ll.write_text(run_clang(str(source), "-O2").llvm_text)
+    loaded = subprocess.run([sys.executable, "-c", _NO_LLVMLITE, "compile", str(ll), "--emit", emit,
+                             "-o", str(out)], cwd=ROOT, capture_output=True, text=True, check=True).stdout.split()
+    assert loaded == ["True"]                   # .ll input is still parsed and verified by LLVM
