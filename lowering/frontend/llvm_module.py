@@ -142,12 +142,14 @@ def prepare_module(mod: llvm.ModuleRef, source_name: str = "<ir>", promote: bool
     """A copy of `mod` in which every call to a defined function is inlined (idempotent); with `promote`,
     LLVM's SROA then turns allocas into SSA values where it can (for pipelines without our promote).
     `printed`: str(mod), when the caller has printed it already (printing a module costs about as much as
-    parsing it). A text_module.TextModule with nothing to inline stays one: llvmlite is not loaded."""
+    parsing it). A text_module.TextModule with nothing to inline (nor, with `promote`, any alloca for SROA
+    to rewrite) stays one: llvmlite is not loaded."""
     text = str(mod) if printed is None else printed
     kernels = find_kernels(mod, text)    # before inlining: the fallback rule needs the call graph
-    if not promote and not _calls_a_definition(text):
+    if not (promote and _ALLOCA.search(text)) and not _calls_a_definition(text):
         # nothing to inline: the module is its own prepared form (printing it again, parsing, verifying
-        # and running the inliner cost 1.3 CPU s at 100k blocks, for an identical body)
+        # and running the inliner cost 1.3 CPU s at 100k blocks, for an identical body). SROA rewrites
+        # allocas only (LLVM's SROA.cpp starts from the entry block's allocas): without one it changes nothing
         mod.reconverge_kernels = kernels
         mod.reconverge_text = text
         return mod
@@ -182,6 +184,7 @@ def _calls_a_definition(module_text: str) -> bool:
     return False
 
 
+_ALLOCA = re.compile(r"=\s*alloca\b")                    # an alloca instruction (or text that looks like one)
 DEFINE_NAME = re.compile(r'^define [^\n]*?@("[^"]*"|[-\w.$]+)\(', re.M)   # a function definition's name
 _GLOBAL_NAME = re.compile(r'@("[^"]*"|[-\w.$]+)')
 

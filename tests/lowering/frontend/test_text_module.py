@@ -3,7 +3,9 @@ the same functions read, the same parameters, the same errors, llvmlite loaded o
 from __future__ import annotations
 
 import glob
+import json
 import os
+import re
 import subprocess
 import sys
 
@@ -11,7 +13,7 @@ import llvmlite.binding as llvm
 import pytest
 
 from reconverge.lowering.errors import CompileError
-from reconverge.lowering.frontend import llvm_reader, llvm_text
+from reconverge.lowering.frontend import llvm_module, llvm_reader, llvm_text
 from reconverge.lowering.frontend.clang import run_clang
 from reconverge.lowering.frontend.llvm_module import find_kernels, parse_llvm_text, prepare_module
 from reconverge.lowering.frontend.text_module import TextModule
@@ -24,10 +26,10 @@ from tests.lowering.frontend.test_llvm_text import BUNDLES, EVERY_FORM, SIMPLE, 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 
 
-def _read(mod, name: str = "t.ll") -> str:
+def _read(mod, name: str = "t.ll", promote: bool = False) -> str:
     """Every kernel read and printed (with its blocks' source lines), or the error's message."""
     try:
-        funcs = llvm_reader.read_kernels(prepare_module(mod, name), name)
+        funcs = llvm_reader.read_kernels(prepare_module(mod, name, promote), name)
         return "\n".join(print_function(f) + repr([b.source_lines for b in f.blocks]) for f in funcs.values())
     except CompileError as e:
         return f"error: {e}"
@@ -92,6 +94,19 @@ def test_corpus_reads_the_same_both_ways(path):
             assert llvm_kernel_params(module, text, kernel, path) == llvm_kernel_params(parsed, text, kernel, path)
 
 
+@pytest.mark.parametrize("path", CORPUS[:4], ids=[os.path.basename(p) for p in CORPUS[:4]])
+def test_sroa_changes_nothing_without_an_alloca(monkeypatch, path):
+    """prepare_module(promote=True) keeps a module without allocas as it is (a text module then needs no
+    llvmlite): LLVM's SROA, forced to run, reads to the same kernels."""
+    text = run_clang(path, "-O2").llvm_text
+    assert not llvm_module._ALLOCA.search(text)
+    module = TextModule(text, path)
+    assert prepare_module(module, path, promote=True) is module
+    kept = _read(module, path, promote=True)
+    monkeypatch.setattr(llvm_module, "_ALLOCA", re.compile(""))
+    assert _read(TextModule(text, path), path, promote=True) == kept
+
+
 def test_parameters_and_globals_as_llvmlite_gives_them():
     module, parsed = TextModule(STRUCTS, "t.ll"), parse_llvm_text(STRUCTS, "t.ll")
     assert llvm_kernel_params(module, STRUCTS, "structs", "t.ll") == \
@@ -147,26 +162,33 @@ entry:
     assert from_text == from_llvmlite and "call" not in from_text
 
 
-_NO_LLVMLITE = """
-import sys
+_LLVMLITE_LOADED = """
+import json, sys
 from reconverge.tools.cli import main
-code = main(sys.argv[1:])
-assert code == 0, code
-print("llvmlite" in sys.modules)
+for argv in json.loads(sys.argv[1]):
+    assert main(argv) == 0, argv
+print(json.dumps("llvmlite" in sys.modules))
 """
 
 
-@pytest.mark.parametrize("emit", ["spirv", "gen"])
-def test_an_opencl_c_compile_never_loads_llvmlite(tmp_path, emit):
+def _llvmlite_loaded(*commands: list[str]) -> bool:
+    proc = subprocess.run([sys.executable, "-c", _LLVMLITE_LOADED, json.dumps(commands)], cwd=ROOT,
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout.splitlines()[-1])
+
+
+def test_an_opencl_c_compile_never_loads_llvmlite(tmp_path):
+    """To SPIR-V and to Gen (every --cf mode): clang's text is read as it is; .ll input, which LLVM must
+    parse and verify, does load it (the probe can see it)."""
     source = tmp_path / "k.cl"
     source.write_text("kernel void k(global int *a, int n) {\n  int i = get_global_id(0);\n"
                       "  for (int j = 0; j < n; j++) { if (a[i] > j) a[i] -= j; else break; }\n}\n")
-    out = tmp_path / f"k.{emit}"
-    loaded = subprocess.run([sys.executable, "-c", _NO_LLVMLITE, "compile", str(source), "-O2", "--emit", emit,
-                             "-o", str(out)], cwd=ROOT, capture_output=True, text=True, check=True).stdout.split()
-    assert loaded == ["False"] and out.stat().st_size > 0
+    out = str(tmp_path / "k")
+    gen = (["compile", str(source), "-O2", "--emit", "gen", "--cf", cf, "-o", f"{out}-{cf}.krn"]
+           for cf in ("auto", "structured", "blockip"))       # -O2: no private variable left for SROA
+    assert not _llvmlite_loaded(["compile", str(source), "-O2", "--emit", "spirv", "-o", out + ".spv"], *gen)
+    assert os.path.getsize(out + ".spv") > 0 and os.path.getsize(out + "-auto.krn") > 0
     ll = tmp_path / "k.ll"
     ll.write_text(run_clang(str(source), "-O2").llvm_text)
-    loaded = subprocess.run([sys.executable, "-c", _NO_LLVMLITE, "compile", str(ll), "--emit", emit,
-                             "-o", str(out)], cwd=ROOT, capture_output=True, text=True, check=True).stdout.split()
-    assert loaded == ["True"]                   # .ll input is still parsed and verified by LLVM
+    assert _llvmlite_loaded(["compile", str(ll), "--emit", "spirv", "-o", out + "-ll.spv"])
