@@ -142,14 +142,13 @@ def prepare_module(mod: llvm.ModuleRef, source_name: str = "<ir>", promote: bool
     """A copy of `mod` in which every call to a defined function is inlined (idempotent); with `promote`,
     LLVM's SROA then turns allocas into SSA values where it can (for pipelines without our promote).
     `printed`: str(mod), when the caller has printed it already (printing a module costs about as much as
-    parsing it). A text_module.TextModule with nothing to inline (nor, with `promote`, any alloca for SROA
-    to rewrite) stays one: llvmlite is not loaded."""
+    parsing it). A text_module.TextModule with nothing to inline (nor, with `promote`, an alloca SROA could
+    rewrite) stays one: llvmlite is not loaded."""
     text = str(mod) if printed is None else printed
     kernels = find_kernels(mod, text)    # before inlining: the fallback rule needs the call graph
-    if not (promote and _ALLOCA.search(text)) and not _calls_a_definition(text):
+    if not (promote and _sroa_needed(text)) and not _calls_a_definition(text):
         # nothing to inline: the module is its own prepared form (printing it again, parsing, verifying
-        # and running the inliner cost 1.3 CPU s at 100k blocks, for an identical body). SROA rewrites
-        # allocas only (LLVM's SROA.cpp starts from the entry block's allocas): without one it changes nothing
+        # and running the inliner cost 1.3 CPU s at 100k blocks, for an identical body)
         mod.reconverge_kernels = kernels
         mod.reconverge_text = text
         return mod
@@ -168,6 +167,15 @@ def prepare_module(mod: llvm.ModuleRef, source_name: str = "<ir>", promote: bool
         passes.add_sroa_pass()
     passes.run(prepared, builder)
     return prepared
+
+
+def _sroa_needed(module_text: str) -> bool:
+    """Whether LLVM's SROA might change the module: it rewrites allocas only (SROA.cpp starts from the
+    entry block's allocas), and gives up on those sroa_check recognises."""
+    if not _ALLOCA.search(module_text):
+        return False
+    from reconverge.lowering.frontend.sroa_check import sroa_changes_nothing
+    return not sroa_changes_nothing(module_text)
 
 
 def _calls_a_definition(module_text: str) -> bool:
