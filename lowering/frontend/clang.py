@@ -50,13 +50,13 @@ def clang_command(source_path: str, opt_level: str = "-O0", build_options: tuple
     # source's names for the IR, its dumps and `reconverge run --arg NAME=...`
     cmd = [CLANG, "-x", "cl", std[-1] if std else "-cl-std=CL3.0", "-Xclang", "-finclude-default-header",
            "-cl-kernel-arg-info", "-fgnu89-inline", "-fverify-intermediate-code", "-target", "spir64",
-           "-emit-llvm", "-S", opt_level,
-           *[o for o in build_options if not o.startswith("-cl-std=")], "-o", "-", source_path]
+           "-emit-llvm", "-S", opt_level]
     if opt_level == "-O0":
-        cmd[-4:-4] = ["-Xclang", "-disable-O0-optnone"]
+        cmd += ["-Xclang", "-disable-O0-optnone"]
     if _colour_by_default(build_options):
-        cmd[-4:-4] = ["-fcolor-diagnostics"]
-    return cmd
+        cmd += ["-fcolor-diagnostics"]
+    # the build options after ours, whole: a pair (`-Xclang X`, `-mllvm X`) stays a pair
+    return [*cmd, *[o for o in build_options if not o.startswith("-cl-std=")], "-o", "-", source_path]
 
 
 def _colour_by_default(build_options: tuple[str, ...]) -> bool:

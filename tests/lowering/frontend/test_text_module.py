@@ -13,7 +13,7 @@ import pytest
 
 from reconverge.lowering.errors import CompileError
 from reconverge.lowering.frontend import llvm_module, llvm_reader, llvm_text
-from reconverge.lowering.frontend.clang import run_clang
+from reconverge.lowering.frontend.clang import clang_command, run_clang
 from reconverge.lowering.frontend.llvm_module import find_kernels, parse_llvm_text, prepare_module
 from reconverge.lowering.frontend.sroa_check import sroa_changes_nothing
 from reconverge.lowering.frontend.text_module import TextModule
@@ -231,3 +231,25 @@ def test_an_opencl_c_compile_never_loads_llvmlite(tmp_path):
     ll = tmp_path / "k.ll"
     ll.write_text(run_clang(str(source), "-O2").llvm_text)
     assert _llvmlite_loaded(["compile", str(ll), "--emit", "spirv", "-o", out + "-ll.spv"])
+
+
+def test_clang_runs_llvm_s_verifier_on_the_text_we_read(tmp_path):
+    """The text is read without LLVM parsing it again because clang verified it: -fverify-intermediate-code
+    puts VerifierPass in clang's pipeline (a release clang passes -disable-llvm-verifier otherwise)."""
+    source = tmp_path / "k.cl"
+    source.write_text("kernel void k(global int *a) { a[get_global_id(0)] = 1; }\n")
+    for level in ("-O0", "-O2"):
+        command = clang_command(str(source), level, ("-Xclang", "-fdebug-pass-manager"))
+        passes = subprocess.run(command, capture_output=True, text=True, check=True).stderr
+        assert passes.count("Running pass: VerifierPass") == 2, passes      # first and last
+        without = [c for c in command if c != "-fverify-intermediate-code"]
+        assert "VerifierPass" not in subprocess.run(without, capture_output=True, text=True, check=True).stderr
+
+
+def test_a_clang_argument_pair_stays_a_pair_at_O0():
+    """-O0's -Xclang -disable-O0-optnone was inserted before the last build option, splitting a pair given
+    through --clang-arg (`-Xclang -fdebug-pass-manager`: clang then rejected -fdebug-pass-manager)."""
+    command = clang_command("k.cl", "-O0", ("-DN=1", "-Xclang", "-fdebug-pass-manager"))
+    at = command.index("-fdebug-pass-manager")
+    assert command[at - 1] == "-Xclang" and command[at - 2] == "-DN=1"
+    assert command[-3:] == ["-o", "-", "k.cl"]
