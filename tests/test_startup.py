@@ -12,9 +12,11 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SOURCE = os.path.join(ROOT, "examples", "nested_break.cl")
 
 # what no compile needs: numpy, the Gen simulator and its dispatch, the IR interpreter, the run targets,
-# and importlib.metadata (only --version reads the installed version)
+# importlib.metadata (only --version reads the installed version), and dataclasses with the inspect it
+# imports (the compiler's classes are reconverge.records)
 NOT_FOR_A_COMPILE = ("numpy", "reconverge.isa.gen9.simulator", "reconverge.isa.gen9.dispatch",
-                     "reconverge.lowering.interp", "reconverge.tools.targets", "importlib.metadata", "construct")
+                     "reconverge.lowering.interp", "reconverge.tools.targets", "importlib.metadata", "construct",
+                     "dataclasses", "inspect")
 # what --help needs even less: LLVM, the compiler's IR, either backend
 NOT_FOR_HELP = (*NOT_FOR_A_COMPILE, "llvmlite", "reconverge.lowering.ir", "reconverge.lowering.pipeline",
                 "reconverge.backend", "reconverge.isa.gen9.model", "typing", "threading",

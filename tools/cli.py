@@ -221,9 +221,8 @@ def _emit_spirv(emit: str, funcs: list, options) -> str | bytes:
     except ImportError as exc:
         raise CompileError(f"--emit {emit}: the SPIR-V backend is not available ({exc})") from None
     if emit == "dot-spirv":                      # the module with the IR's block names, drawn as a CFG
-        from dataclasses import replace
-
         from reconverge.backend.spirv.cfg_dot import cfg_dot
+        from reconverge.records import replace
         return cfg_dot(compile_spirv(funcs, replace(options, block_names=True)))
     binary = compile_spirv(funcs, options)
     if emit == "spirv":

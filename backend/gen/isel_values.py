@@ -20,12 +20,12 @@ from __future__ import annotations
 import math
 import struct
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 from reconverge.isa.gen9.model import DataType, Region
 from reconverge.isa.gen9.payload import CROSS_THREAD_GRF, GLOBAL_OFFSET, LOCAL_ID_GRF, LOCAL_SIZE, NUM_GROUPS, WORK_DIM
 from reconverge.lowering.ir.core import Const, Instr
+from reconverge.records import record
 
 from . import isel_int64 as int64
 from . import isel_memory as memory
@@ -60,7 +60,7 @@ Handler = Callable[[SelectionContext, Instr], None]
 Guard = Callable[[SelectionContext, Instr], bool]
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Rule:
     opcodes: tuple[str, ...]
     guard: Guard

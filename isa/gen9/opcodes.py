@@ -27,8 +27,9 @@ Sources (facts only, nothing copied):
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
 from typing import Callable
+
+from reconverge.records import record
 
 
 class Operands(enum.Enum):
@@ -53,7 +54,7 @@ class Send(enum.Enum):
     SPLIT = "split"    # sends/sendsc: two payloads (split send)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Opcode:
     """One Gen9 opcode.  `srcs` counts register/immediate sources in the instruction's own form (math: the
     most any function takes, MATH_SOURCES has each one's); branch targets are not sources."""

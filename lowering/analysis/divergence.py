@@ -43,7 +43,6 @@ from __future__ import annotations
 
 import functools
 import heapq
-from dataclasses import dataclass, field
 from typing import Callable, Iterable
 
 from reconverge.lowering.deepstack import depth_independent
@@ -74,9 +73,10 @@ from reconverge.lowering.ir.opcodes import (
     UNIFORM_SUBGROUP_INFO,
     UNIFORM_WORKITEM_FUNCTIONS,
 )
+from reconverge.records import field, record
 
 
-@dataclass
+@record
 class Divergence:
     """The analysis' answer for one function. `values`: the divergent values (where they are defined);
     `branches`: the divergent If nodes (tree form) or cbr/switch instructions (CFG form); `loops`: the

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
 from typing import Any, cast
 
 import llvmlite.binding as llvm
@@ -57,6 +56,7 @@ from reconverge.lowering.gcpause import gc_paused
 from reconverge.lowering.ir.core import Arg, Block, Const, Function, Instr, ModuleData, Phi, Undef, Value
 from reconverge.lowering.ir.opcodes import OPCODES, opcodes_of
 from reconverge.lowering.ir.types import I1, I64, VOID, Type, int_type, ptr
+from reconverge.records import record
 
 ICMP_PREDS = ("eq", "ne", "ugt", "uge", "ult", "ule", "sgt", "sge", "slt", "sle")
 FCMP_PREDS = ("false", "oeq", "ogt", "oge", "olt", "ole", "one", "ord", "ueq", "ugt", "uge", "ult", "ule",
@@ -304,7 +304,7 @@ class ModuleContext:
         return hit
 
 
-@dataclass
+@record
 class KernelMetadata:
     """What clang says about a kernel only in metadata (llvmlite does not expose metadata)."""
     arg_names: tuple[str, ...] = ()                          # !kernel_arg_name (-cl-kernel-arg-info)

@@ -22,10 +22,10 @@ lowering.passes.convergence honours and removes the tokens before any target see
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable
 
 from reconverge.lowering.ir.types import I1, I32, I64, TOKEN, VOID, Type
+from reconverge.records import field, record
 
 TypeRule = Callable[[list[Type], Type, dict[str, Any]], "str | None"]
 
@@ -82,7 +82,7 @@ FCMP_PREDICATES = ("false", "oeq", "ogt", "oge", "olt", "ole", "one", "ord", "ue
                    "ule", "une", "uno", "true")
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Attr:
     """One attribute of an opcode: its allowed values (a tuple) or its Python type, and whether it must be
     present."""
@@ -101,7 +101,7 @@ class Attr:
         return None
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Opcode:
     name: str
     kind: str           # family: int, float, cmp, select, cast, memory, builtin, ssa, control

@@ -35,7 +35,6 @@ concerns, so `annotated()` can print the function with the offending lines marke
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Callable, cast
 
 from reconverge.lowering import graph
@@ -56,11 +55,12 @@ from reconverge.lowering.ir.core import (
 )
 from reconverge.lowering.ir.opcodes import JUMPS, OPCODES, STRUCTURIZER_ONLY, TERMINATORS, type_problem
 from reconverge.lowering.ir.types import I1, VOID
+from reconverge.records import record
 
 _N_TARGETS = {"br": 1, "cbr": 2, "ret": 0, "unreachable": 0}
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Problem:
     """One broken rule: where (a human-readable place) and what; `anchor` is the IR object it concerns."""
     where: str
