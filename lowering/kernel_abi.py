@@ -13,12 +13,15 @@ the kernel asks for the global id or the offset; the work dimension when it asks
 from __future__ import annotations
 
 import re
-from typing import Any
 
 from reconverge.lowering.errors import CompileError, NotSupported
 from reconverge.lowering.ir.core import Arg, Function
 from reconverge.lowering.ir.types import F16, F32, F64, Type, int_type, ptr
 from reconverge.records import record
+
+TYPE_CHECKING = False                   # not typing's: a compile's start-up does not import typing
+if TYPE_CHECKING:
+    from typing import Any
 
 KINDS = ("buffer", "readonly_buffer", "local", "scalar", "unsupported")
 

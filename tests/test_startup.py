@@ -1,6 +1,8 @@
 """Each command imports only what it uses (issue 26: `reconverge --help` took 9x `clang-22 --version`, a Gen
 compile imported numpy and the simulator it never runs). Behaviour, not timing: a fresh interpreter runs the
 commands and reports what sys.modules holds afterwards. The times are tools/bench_compile_speed.py's."""
+import ast
+import importlib.util
 import json
 import os
 import subprocess
@@ -114,3 +116,34 @@ def test_the_program_turns_the_collector_off_for_compile_only_and_keeps_main_s_e
         proc = subprocess.run([sys.executable, "-c", _ENTRY_PROBE, command, str(code)], cwd=ROOT, env=env,
                               capture_output=True, text=True, timeout=60)
         assert (proc.stdout.strip(), proc.returncode) == (collector, code), proc.stderr
+
+
+def _runtime_imports_of(path: str, module: str) -> list[int]:
+    """Lines importing `module` outside `if TYPE_CHECKING:` blocks (at any depth: a function's import
+    runs too when the function does)."""
+    tree = ast.parse(open(path, encoding="utf-8").read(), path)
+    type_only = {id(n) for block in ast.walk(tree) if isinstance(block, ast.If)
+                 and isinstance(block.test, ast.Name) and block.test.id == "TYPE_CHECKING"
+                 for stmt in block.body for n in ast.walk(stmt)}
+    return [n.lineno for n in ast.walk(tree) if id(n) not in type_only and (
+        (isinstance(n, ast.Import) and any(a.name == module for a in n.names))
+        or (isinstance(n, ast.ImportFrom) and n.module == module and not n.level))]
+
+
+def test_no_module_of_a_compile_imports_typing_at_run_time(tmp_path):
+    """`import typing` is about 4 ms of a one-kernel compile: the compile path takes cast and Protocol from
+    reconverge.typing_free and everything else under `if TYPE_CHECKING:`. Read from the source of every
+    module a SPIR-V and a Gen compile load, as llvmlite (still loaded for LLVM IR input) imports typing
+    itself; dataclasses likewise (reconverge.records)."""
+    out = str(tmp_path / "k")
+    modules = _modules_after(["compile", SOURCE, "-O2", "--emit", "spirv", "-o", out + ".spv"],
+                             ["compile", SOURCE, "-O2", "--emit", "gen", "--cf", "hybrid", "-o", out + ".krn"])
+    ours = sorted(m for m in modules if m.startswith("reconverge."))
+    assert "reconverge.lowering.ir.core" in ours and "reconverge.backend.gen.regalloc" in ours
+    bad = []
+    for name in ours:
+        spec = importlib.util.find_spec(name)
+        assert spec is not None and spec.origin is not None
+        bad += [f"{spec.origin}:{line}: {name} imports {stdlib}"
+                for stdlib in ("typing", "dataclasses") for line in _runtime_imports_of(spec.origin, stdlib)]
+    assert bad == []

@@ -18,13 +18,13 @@ isa/gen9/dispatch.py's thread payload.
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Protocol
-
 from reconverge.lowering.deepstack import depth_independent
 from reconverge.lowering.errors import CompileError, IrreducibleCFG
 from reconverge.lowering.ir.core import Function
 from reconverge.records import record
+from reconverge.typing_free import Protocol
 
+TYPE_CHECKING = False                   # not typing's: a compile's start-up does not import typing
 if TYPE_CHECKING:
     from reconverge.isa.gen9.container import Kernel
     from reconverge.isa.gen9.model import Instruction

@@ -31,12 +31,14 @@ the search runs on the unit graph of each round, after inner shapes have collaps
 """
 from __future__ import annotations
 
-from typing import Callable
-
 from reconverge.lowering.errors import CompileError
 from reconverge.lowering.graph import IrreducibleError, LoopForest, dominator_tree, loop_forest, reverse_postorder
 from reconverge.lowering.ir.core import Block, Function, Instr
 from reconverge.records import record, replace
+
+TYPE_CHECKING = False                   # not typing's: a compile's start-up does not import typing
+if TYPE_CHECKING:
+    from typing import Callable
 
 TERMINATORS = ("br", "cbr", "switch", "ret", "unreachable")
 # The search costs a round per level of nesting, each over the whole function (and a loop search per
@@ -318,7 +320,8 @@ def _back_edge_targets(units: dict[Block, Region], entry: Block) -> set[Block]:
     return out
 
 
-Dominates = Callable[[Block, Block], bool]
+if TYPE_CHECKING:
+    Dominates = Callable[[Block, Block], bool]
 
 
 def _dominance(units: dict[Block, Region], entry: Block) -> Dominates:

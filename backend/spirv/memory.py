@@ -17,14 +17,13 @@ byte stores and read as words is then an array of words, as glslang would declar
 """
 from __future__ import annotations
 
-from typing import cast
-
 from reconverge.lowering.analysis.offset_alignment import OffsetAlignment
 from reconverge.lowering.analysis.provenance import MemoryObject as ProvenanceObject
 from reconverge.lowering.analysis.provenance import Provenance
 from reconverge.lowering.errors import CompileError, NotSupported, where
 from reconverge.lowering.ir.core import Function, Instr, Undef, Value
 from reconverge.records import record
+from reconverge.typing_free import cast
 
 from .store_merge import StoreMerges
 

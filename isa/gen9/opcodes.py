@@ -27,9 +27,12 @@ Sources (facts only, nothing copied):
 from __future__ import annotations
 
 import enum
-from typing import Callable
 
 from reconverge.records import record
+
+TYPE_CHECKING = False                   # not typing's: a compile's start-up does not import typing
+if TYPE_CHECKING:
+    from typing import Callable
 
 
 class Operands(enum.Enum):

@@ -43,7 +43,6 @@ from __future__ import annotations
 
 import functools
 import heapq
-from typing import Callable, Iterable
 
 from reconverge.lowering.deepstack import depth_independent
 from reconverge.lowering.graph import (
@@ -74,6 +73,10 @@ from reconverge.lowering.ir.opcodes import (
     UNIFORM_WORKITEM_FUNCTIONS,
 )
 from reconverge.records import field, record
+
+TYPE_CHECKING = False                   # not typing's: a compile's start-up does not import typing
+if TYPE_CHECKING:
+    from typing import Callable, Iterable
 
 
 @record

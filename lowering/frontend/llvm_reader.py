@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import os
 import re
-from typing import Any, cast
 
 import llvmlite.binding as llvm
 
@@ -57,6 +56,11 @@ from reconverge.lowering.ir.core import Arg, Block, Const, Function, Instr, Modu
 from reconverge.lowering.ir.opcodes import OPCODES, opcodes_of
 from reconverge.lowering.ir.types import I1, I64, VOID, Type, int_type, ptr
 from reconverge.records import record
+from reconverge.typing_free import cast
+
+TYPE_CHECKING = False                   # not typing's: a compile's start-up does not import typing
+if TYPE_CHECKING:
+    from typing import Any
 
 ICMP_PREDS = ("eq", "ne", "ugt", "uge", "ult", "ule", "sgt", "sge", "slt", "sle")
 FCMP_PREDS = ("false", "oeq", "ogt", "oge", "olt", "ole", "one", "ord", "ueq", "ugt", "uge", "ult", "ule",

@@ -24,11 +24,15 @@ from __future__ import annotations
 import ctypes
 import itertools
 import re
-from typing import Any, Callable, cast
 
 import llvmlite.binding as llvm
 
 from reconverge.lowering.frontend.llvm_types import I1_T, LType
+from reconverge.typing_free import cast
+
+TYPE_CHECKING = False                   # not typing's: a compile's start-up does not import typing
+if TYPE_CHECKING:
+    from typing import Any, Callable
 
 VK = llvm.ValueKind
 # LLVM's tokens, the most frequent first (a name, punctuation; `s0x1F` as a word is the same span as a hex literal)

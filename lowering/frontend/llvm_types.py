@@ -9,9 +9,12 @@ from __future__ import annotations
 
 import re
 import struct
-from typing import Any, Callable
 
 from reconverge.records import field, record
+
+TYPE_CHECKING = False                   # not typing's: a compile's start-up does not import typing
+if TYPE_CHECKING:
+    from typing import Any, Callable
 
 # ----------------------------------------------------------------------------------------------
 # types

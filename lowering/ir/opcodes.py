@@ -22,12 +22,14 @@ lowering.passes.convergence honours and removes the tokens before any target see
 """
 from __future__ import annotations
 
-from typing import Any, Callable, Iterable
-
 from reconverge.lowering.ir.types import I1, I32, I64, TOKEN, VOID, Type
 from reconverge.records import field, record
 
-TypeRule = Callable[[list[Type], Type, dict[str, Any]], "str | None"]
+TYPE_CHECKING = False                   # not typing's: a compile's start-up does not import typing
+if TYPE_CHECKING:
+    from typing import Any, Callable, Iterable
+
+    TypeRule = Callable[[list[Type], Type, dict[str, Any]], "str | None"]
 
 ATOMIC_OPS = ("add", "sub", "xchg", "inc", "dec", "cmpxchg", "smin", "smax", "umin", "umax", "and", "or", "xor",
               "load", "store")

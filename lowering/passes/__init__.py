@@ -17,11 +17,14 @@ the registry to the modules).
 from __future__ import annotations
 
 import importlib
-from typing import Callable
 
 from reconverge.lowering.errors import CompileError
 from reconverge.lowering.ir.core import Function
 from reconverge.records import record
+
+TYPE_CHECKING = False                   # not typing's: a compile's start-up does not import typing
+if TYPE_CHECKING:
+    from typing import Callable
 
 PASS_MODULES = ("convergence", "structurize", "split_private_selects", "promote", "legalize_int_widths",
                 "lower_workitem", "lower_bitops64", "lower_math_edges", "reroll")
