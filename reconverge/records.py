@@ -4,13 +4,15 @@ repr text and hash values), without its start-up cost. `import dataclasses` impo
 `dis`, `tokenize`: about 20 ms), and each decorated class cost 0.3-0.7 ms more, compiling five or six
 generated functions: a compile defines about 60 such classes, so together a tenth of a one-kernel compile
 (issue 26). Here a class costs one pass over its annotations: __repr__, __eq__, __hash__ and the frozen
-__setattr__ are closures shared by every record, and __init__, the one method whose speed matters
-(records are made by the million), is generated and compiled when the class makes its first instance, so
-classes a command never instantiates cost nothing.
+__setattr__ are closures shared by every record. __init__, the one method whose speed matters (records
+are made by the million), is generated and compiled once the class has made GENERIC_INSTANCES
+instances; the first ones go through one shared __init__, so classes a command instantiates a few times
+(options, the program, a kernel's metadata) never compile anything.
 
-This module imports nothing of ours (of the standard library only `operator`): every layer (isa included, which imports
-nothing of ours) may use it, as it would the standard library. Tests and tools may keep `dataclasses`;
-`replace` and `fields` here do for records what `dataclasses.replace` and `dataclasses.fields` do.
+This module imports nothing of ours (of the standard library only `operator`): every layer (isa
+included, which imports nothing of ours) may use it, as it would the standard library. Tests and tools
+may keep `dataclasses`; `replace` and `fields` here do for records what `dataclasses.replace` and
+`dataclasses.fields` do.
 """
 from __future__ import annotations
 
@@ -122,9 +124,52 @@ def _make_init(cls: type, specs: tuple[Field, ...], frozen: bool) -> Callable[..
     return init
 
 
+# A record's first instances are made by one shared, slower __init__ (a few microseconds more each); the
+# generated one is compiled once a class has made this many. Compiling costs about 0.1-0.4 ms a class, and
+# of the 20 classes a one-kernel SPIR-V compile instantiates, 15 make fewer than 10 instances.
+GENERIC_INSTANCES = 32
+
+
+def _init_generic(cls: type, specs: tuple[Field, ...], frozen: bool, self: Any, args: tuple[Any, ...],
+                  kwargs: dict[str, Any]) -> None:
+    """What the generated __init__ does, for any record: bind the arguments to the fields (TypeError for
+    too many, a missing one, an unknown or a repeated one), call each default factory, set the fields in
+    order, then __post_init__."""
+    if len(args) > len(specs):
+        raise TypeError(f"{cls.__qualname__}.__init__() takes {len(specs) + 1} positional arguments but "
+                        f"{len(args) + 1} were given")
+    values = list(args)
+    for f in specs[len(args):]:
+        if f.name in kwargs:
+            values.append(kwargs.pop(f.name))
+        elif f.default_factory is not _MISSING:
+            values.append(f.default_factory())
+        elif f.default is not _MISSING:
+            values.append(f.default)
+        else:
+            raise TypeError(f"{cls.__qualname__}.__init__() missing required argument: '{f.name}'")
+    for name in kwargs:
+        repeated = any(f.name == name for f in specs[:len(args)])
+        raise TypeError(f"{cls.__qualname__}.__init__() got " + (f"multiple values for argument '{name}'"
+                        if repeated else f"an unexpected keyword argument '{name}'"))
+    put = object.__setattr__ if frozen else setattr
+    for f, value in zip(specs, values):
+        put(self, f.name, value)
+    if hasattr(cls, "__post_init__"):
+        self.__post_init__()
+
+
 def _lazy_init(cls: type, specs: tuple[Field, ...], frozen: bool) -> Callable[..., None]:
-    """An __init__ that makes the real one on the class's first instance and puts it in its place."""
+    """The shared __init__ for the class's first GENERIC_INSTANCES instances; then the generated one,
+    which it puts in its place."""
+    made = 0
+
     def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
+        nonlocal made
+        made += 1
+        if made <= GENERIC_INSTANCES:
+            _init_generic(cls, specs, frozen, self, args, kwargs)
+            return
         if cls.__dict__.get("__init__") is __init__:
             cls.__init__ = _make_init(cls, specs, frozen)        # type: ignore[misc]
         cls.__dict__["__init__"](self, *args, **kwargs)

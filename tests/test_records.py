@@ -141,3 +141,42 @@ def test_the_compile_path_defines_no_dataclass():
 
 
 from reconverge.lowering.ir.types import Type as _IR_TYPE  # noqa: E402  (after the tests that need no IR)
+
+
+def test_the_shared_init_and_the_generated_one_agree(monkeypatch):
+    """A record's first GENERIC_INSTANCES instances come from the shared __init__, the rest from the
+    generated one: the same fields, factories called per instance, __post_init__, and TypeError for the
+    same bad calls."""
+    for threshold in (0, 1000):                         # every instance generated / every one shared
+        monkeypatch.setattr(records, "GENERIC_INSTANCES", threshold)
+        posts = []
+
+        @records.record(frozen=True)
+        class K:
+            a: int
+            b: str = "x"
+            c: list = records.field(default_factory=list)
+
+            def __post_init__(self) -> None:
+                posts.append(self.a)
+
+        made = [K(1), K(2, "y"), K(3, c=[4]), K(b="z", a=5)]
+        assert [(k.a, k.b, k.c) for k in made] == [(1, "x", []), (2, "y", []), (3, "x", [4]), (5, "z", [])]
+        assert made[0].c is not made[1].c and posts == [1, 2, 3, 5]
+        for bad in ((), (1, "y", [], 9)):
+            with pytest.raises(TypeError):
+                K(*bad)
+        for bad_kwargs in ({"a": 1, "d": 2}, {"b": "y"}):
+            with pytest.raises(TypeError):
+                K(**bad_kwargs)
+        with pytest.raises(TypeError, match="multiple values"):
+            K(1, a=2)
+        with pytest.raises(records.FrozenInstanceError):
+            made[0].a = 9
+    monkeypatch.setattr(records, "GENERIC_INSTANCES", 2)
+
+    @records.record
+    class Counted:
+        n: int
+    assert [Counted(i).n for i in range(5)] == list(range(5))
+    assert Counted.__init__.__code__.co_varnames[:2] == ("self", "n")     # the generated one took over
