@@ -147,3 +147,19 @@ def test_no_module_of_a_compile_imports_typing_at_run_time(tmp_path):
         bad += [f"{spec.origin}:{line}: {name} imports {stdlib}"
                 for stdlib in ("typing", "dataclasses") for line in _runtime_imports_of(spec.origin, stdlib)]
     assert bad == []
+
+
+def test_help_keeps_the_terminal_width_argparse_would_use():
+    """The parsers work out HelpFormatter's width once, without shutil (cli._help_width): $COLUMNS still
+    sets it, as shutil.get_terminal_size made it."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    lines = {}
+    for columns in ("50", "200"):
+        proc = subprocess.run([sys.executable, "-m", "reconverge.tools.cli", "compile", "--help"], cwd=ROOT,
+                              env={**env, "COLUMNS": columns}, capture_output=True, text=True, timeout=60)
+        assert proc.returncode == 0, proc.stderr
+        lines[columns] = proc.stdout.splitlines()
+    narrow, wide = lines["50"], lines["200"]
+    assert len(narrow) > 3 * len(wide)                   # the help wrapped at 48 columns, then at 198
+    assert max(len(line) for line in wide) > 100 and all(len(line) <= 198 for line in wide)
+    assert sum(len(line) > 48 for line in narrow) < len(narrow) // 10     # only unbreakable words stick out
