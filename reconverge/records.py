@@ -71,7 +71,7 @@ def replace(obj: T, /, **changes: Any) -> T:
     for f in fields(obj):
         if f.name not in changes:
             changes[f.name] = getattr(obj, f.name)
-    return obj.__class__(**changes)     # type: ignore[no-any-return]
+    return obj.__class__(**changes)
 
 
 def _collect_fields(cls: type) -> tuple[Field, ...]:
