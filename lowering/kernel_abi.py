@@ -13,12 +13,15 @@ the kernel asks for the global id or the offset; the work dimension when it asks
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
-from typing import Any
 
 from reconverge.lowering.errors import CompileError, NotSupported
 from reconverge.lowering.ir.core import Arg, Function
 from reconverge.lowering.ir.types import F16, F32, F64, Type, int_type, ptr
+from reconverge.records import record
+
+TYPE_CHECKING = False                   # not typing's: a compile's start-up does not import typing
+if TYPE_CHECKING:
+    from typing import Any
 
 KINDS = ("buffer", "readonly_buffer", "local", "scalar", "unsupported")
 
@@ -53,7 +56,7 @@ def host_values(func: Function) -> tuple[str, ...]:
 
 # ----- the source's parameters (what the host binds: `run --arg NAME=...`) -----
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Param:
     """A kernel parameter as the source wrote it (several IR arguments for a by-value vector)."""
     index: int

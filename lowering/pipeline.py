@@ -13,7 +13,6 @@ from __future__ import annotations
 import errno
 import os
 import re
-from dataclasses import dataclass, field
 
 from reconverge.lowering.deepstack import depth_independent
 from reconverge.lowering.errors import CompileError
@@ -22,11 +21,12 @@ from reconverge.lowering.ir.validate import ValidationError, check
 from reconverge.lowering.output import safe_file_name, write_files
 from reconverge.lowering.passes import PASSES
 from reconverge.lowering.target import CAPS, PIPELINES
+from reconverge.records import field, record
 
 PASS_NAMES = ("read", *PASSES)
 
 
-@dataclass
+@record
 class Options:
     kernel: str | None = None
     verify_each: bool = True

@@ -4,11 +4,10 @@ halves (M0, M8), as Gen requires of every operand (PRM vol. 7, "Register region 
 operand may span at most two registers)."""
 from __future__ import annotations
 
-from dataclasses import replace
-
 from reconverge.isa.gen9.builder import Builder, null
 from reconverge.isa.gen9.model import DataType, Instruction, Predicate, RegFile, Region
 from reconverge.isa.gen9.model import Operand as IsaOperand
+from reconverge.records import replace
 
 from .mir import GRF_BYTES, SENDS, Imm, MFunction, MInstr, Operand, PReg, VReg
 

@@ -23,10 +23,10 @@ import os
 import re
 import shutil
 import sys
-from dataclasses import dataclass
 
 from reconverge.lowering import child_process
 from reconverge.lowering.errors import CompileError
+from reconverge.records import record
 
 CLANG = os.environ.get("RECONVERGE_CLANG", "clang-22")
 OPT_LEVELS = ("-O0", "-O1", "-O2", "-O3", "-Os", "-Oz")
@@ -78,7 +78,7 @@ class ClangError(CompileError):
         self.diagnostics = diagnostics
 
 
-@dataclass
+@record
 class ClangOutput:
     llvm_text: str
     diagnostics: str        # what clang printed on success (warnings, remarks); empty when nothing

@@ -12,10 +12,10 @@ managers silently skip `optnone` functions, and the always-inliner only takes `a
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
 
 from reconverge.lowering.errors import CompileError
 
+TYPE_CHECKING = False                   # not typing's: a compile's start-up does not import typing
 if TYPE_CHECKING:
     import llvmlite.binding as llvm
 

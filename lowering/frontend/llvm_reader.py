@@ -13,8 +13,6 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, cast
 
 from reconverge.lowering.errors import CompileError, NotSupported
 from reconverge.lowering.frontend import builtins
@@ -57,8 +55,13 @@ from reconverge.lowering.gcpause import gc_paused
 from reconverge.lowering.ir.core import Arg, Block, Const, Function, Instr, ModuleData, Phi, Undef, Value
 from reconverge.lowering.ir.opcodes import OPCODES, opcodes_of
 from reconverge.lowering.ir.types import I1, I64, VOID, Type, int_type, ptr
+from reconverge.records import record
+from reconverge.typing_free import cast
 
+TYPE_CHECKING = False                   # not typing's: a compile's start-up does not import typing
 if TYPE_CHECKING:
+    from typing import Any
+
     import llvmlite.binding as llvm
 
 ICMP_PREDS = ("eq", "ne", "ugt", "uge", "ult", "ule", "sgt", "sge", "slt", "sle")
@@ -315,7 +318,7 @@ class ModuleContext:
         return hit
 
 
-@dataclass
+@record
 class KernelMetadata:
     """What clang says about a kernel only in metadata (llvmlite does not expose metadata)."""
     arg_names: tuple[str, ...] = ()                          # !kernel_arg_name (-cl-kernel-arg-info)

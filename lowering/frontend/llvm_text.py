@@ -24,12 +24,15 @@ from __future__ import annotations
 import ctypes
 import itertools
 import re
-from typing import TYPE_CHECKING, Any, Callable, cast
 
 from reconverge.lowering.frontend.llvm_types import I1_T, LType
 from reconverge.lowering.frontend.value_kinds import ValueKind as VK
+from reconverge.typing_free import cast
 
+TYPE_CHECKING = False                   # not typing's: a compile's start-up does not import typing
 if TYPE_CHECKING:
+    from typing import Any, Callable
+
     import llvmlite.binding as llvm
 # LLVM's tokens, the most frequent first (a name, punctuation; `s0x1F` as a word is the same span as a hex literal)
 _TOKENS = re.compile(r'[%@](?:"[^"]*"|[-\w.$]+)|[,()\[\]{}<>=*:]|0x[KLMHR]?[0-9A-Fa-f]+'

@@ -16,12 +16,14 @@ Top-level lines as LLVM prints them (LangRef: Module Structure): `target datalay
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any
 
 from reconverge.lowering.frontend.llvm_text import new_record_key, value_name
 from reconverge.lowering.frontend.llvm_types import Cursor, LType, TypeError_, parse_type, tokenize
 
+TYPE_CHECKING = False                   # not typing's: a compile's start-up does not import typing
 if TYPE_CHECKING:
+    from typing import Any
+
     import llvmlite.binding as llvm
 
 _TOP_LEVEL = re.compile(r'^(?:target datalayout = "([^"]*)"'
