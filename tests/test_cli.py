@@ -228,6 +228,19 @@ def test_version_names_a_missing_tool_instead_of_failing(tmp_path):
     assert helptext.returncode == 0 and "--emit" in helptext.stdout and "--dump-after" in helptext.stdout
 
 
+@pytest.mark.parametrize("clang", ["no-such-clang", "a-directory", "not-executable"])
+def test_a_missing_clang_is_a_one_line_error_naming_it(clang, tmp_path):
+    (tmp_path / "a-directory").mkdir()
+    (tmp_path / "not-executable").write_text("#!/bin/sh\n")
+    source = tmp_path / "k.cl"
+    source.write_text("kernel void k(global int *p) { p[0] = 1; }\n")
+    env = {**os.environ, "PYTHONPATH": ROOT, "RECONVERGE_CLANG": str(tmp_path / clang)}
+    proc = subprocess.run([sys.executable, "-m", "reconverge.tools.cli", "compile", str(source), "-o",
+                           str(tmp_path / "k.spv")], capture_output=True, text=True, env=env, cwd=ROOT)
+    assert_one_line_error(proc, 1, f"{tmp_path / clang} not found: install it")
+    assert not (tmp_path / "k.spv").exists()
+
+
 @pytest.mark.parametrize("args,needles", [
     (["--emit", "nir", "--spirv-version", "1.3"], ["--spirv-version only applies to --emit spirv"]),
     (["--emit", "dot-cfg", "--validate"], ["--validate only applies"]),
