@@ -98,15 +98,17 @@ class _Structurizer:
         func = self.func
         func.update_cfg()
         entry = func.blocks[0]
-        # drop unreachable blocks (and their phi entries)
-        seen = {entry}
+        # drop unreachable blocks (and their phi entries); update_cfg numbered the blocks
+        reached = bytearray(len(func.blocks))
+        reached[0] = 1
         stack = [entry]
         while stack:
             for s in stack.pop().succs:
-                if s not in seen:
-                    seen.add(s)
+                if not reached[s.index]:
+                    reached[s.index] = 1
                     stack.append(s)
-        if len(seen) != len(func.blocks):
+        if reached.count(1) != len(func.blocks):
+            seen = {b for b in func.blocks if reached[b.index]}
             func.blocks = [b for b in func.blocks if b in seen]
             for b in func.blocks:
                 for phi in b.phis():
@@ -122,10 +124,13 @@ class _Structurizer:
         self.index = {b: i for i, b in enumerate(self.nodes)}
         n = self.n = len(self.nodes)
         # targets per node, in terminator order, RETURN for return-only blocks
+        node_of = [RETURN] * len(func.blocks)         # block index -> node (RETURN: a return-only block)
+        for i, b in enumerate(self.nodes):
+            node_of[b.index] = i
         self.targets: list[list[int]] = []
         for b in self.nodes:
             t = b.terminator
-            self.targets.append([self.index.get(s, RETURN) for s in (t.targets if t is not None else [])])
+            self.targets.append([node_of[s.index] for s in t.targets] if t is not None else [])
         succs = [list(dict.fromkeys(x for x in ts if x != RETURN)) for ts in self.targets]
         self.preds = graph.predecessors(succs)
         self.rpo = graph.rpo_numbers(graph.reverse_postorder(succs, 0), n)
@@ -380,12 +385,14 @@ class _Structurizer:
         op = term.opcode if term is not None else "unreachable"
         targets = self.targets[v]
         if op == "br" or (op == "cbr" and targets[0] == targets[1]):
-            return self._edge_thunk(b, targets[0], region)(cursor)
-        if op == "cbr":
+            return self._edge(b, targets[0], region, cursor)
+        if op == "cbr":                 # _emit_chain's if/else of one case, inlined (hot: every branch)
             assert term is not None
-            cond = term.operands[0]
-            return self._emit_chain(cursor, [(lambda c: cond, self._edge_thunk(b, targets[0], region))],
-                                    self._edge_thunk(b, targets[1], region))
+            node, then_c, else_c = self._add_if(cursor, term.operands[0])
+            f_then = self._edge(b, targets[0], region, then_c)
+            f_else = self._edge(b, targets[1], region, else_c)
+            self._shape_if(cursor, node, f_then, f_else)
+            return f_then | f_else
         if op == "switch":
             assert term is not None
             value, default = term.operands[0], targets[0]
@@ -489,32 +496,36 @@ class _Structurizer:
             node.cond = before.append(Instr("xor", [node.cond, Const(I1, 1)], I1))
 
     def _edge_thunk(self, src: Block | None, t: int, region: int) -> Callable[[_Cursor], set[int]]:
-        def emit(cursor: _Cursor) -> set[int]:
-            if src is not None and t != RETURN:
-                stores = self.edge_stores.get((src, self.nodes[t]))
-                if stores:
-                    block = cursor.block()
-                    for store in stores:
-                        block.append(Instr(store.opcode, store.operands, attrs=store.attrs))
-            kind, z = self._classify(t, region)
-            if kind == "return":
+        return lambda cursor: self._edge(src, t, region, cursor)
+
+    def _edge(self, src: Block | None, t: int, region: int, cursor: _Cursor) -> set[int]:
+        """Emit at `cursor` the edge from `src` (None: a loop's exit dispatch) to target t: its phi
+        stores, then a jump, a label store (a merge node: the labels pending are returned) or t's code."""
+        if src is not None and t != RETURN:
+            stores = self.edge_stores.get((src, self.nodes[t]))
+            if stores:
+                block = cursor.block()
+                for store in stores:
+                    block.append(Instr(store.opcode, store.operands, attrs=store.attrs))
+        # _classify, inlined (hot: every edge)
+        if t == RETURN:
+            if region == -1:
                 cursor.emit(Instr("return", []))
                 return set()
-            if kind == "continue":
-                cursor.emit(Instr("continue", []))
-                return set()
-            if kind == "exit":
-                exits = self.exits[region]
-                if len(exits) > 1:
-                    cursor.emit(Instr("var_store", [Const(I32, exits.index(t))],
-                                      attrs={"var": self._selector_var(region)}))
-                cursor.emit(Instr("break", []))
-                return set()
+        elif t == region:
+            cursor.emit(Instr("continue", []))
+            return set()
+        elif region == -1 or self.forest.contains(region, t):
+            z = self._rep(t, region)
             if self.is_merge[z]:
                 cursor.emit(Instr("var_store", [Const(I32, z)], attrs={"var": self._label_var(region)}))
                 return {z}
             return self._do_tree(z, cursor, region)
-        return emit
+        exits = self.exits[region]                  # a loop exit
+        if len(exits) > 1:
+            cursor.emit(Instr("var_store", [Const(I32, exits.index(t))], attrs={"var": self._selector_var(region)}))
+        cursor.emit(Instr("break", []))
+        return set()
 
 
 def _ends_in(nodes: list[CFNode], opcode: str) -> bool:
