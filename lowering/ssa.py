@@ -185,13 +185,24 @@ def _rewrite(blocks: list[Block], ifs: list[If], replace: dict[Value, Value], dr
 
 def _trivial_phis(phis: list[Phi], replace: dict[Value, Value]) -> list[Phi]:
     """Map each phi that merges one value (besides itself) to that value, as Braun's tryRemoveTrivialPhi
-    does, batched to a fixed point; return the phis that stay."""
-    changed = True
+    does, batched to a fixed point; return the phis that stay.
+
+    A phi found to merge two values A and B (each not itself, as resolved then) stays unless A or B is
+    replaced later, so after the first pass only the phis whose pair holds a phi replaced in the previous
+    pass are examined again (each pass used to examine all: a second whole pass for the few replaced)."""
+    witness: dict[Phi, tuple[Value, Value]] = {}
     live = list(phis)
-    while changed:
-        changed = False
+    check_all = True
+    replaced_now: set[Value] = set()
+    while check_all or replaced_now:
+        replaced_before, replaced_now = replaced_now, set()
         still = []
         for phi in live:
+            if not check_all:
+                a, b = witness[phi]
+                if a not in replaced_before and b not in replaced_before:
+                    still.append(phi)           # its two values are still two: no need to look again
+                    continue
             same = None
             trivial = True
             for op in phi.operands:
@@ -200,14 +211,16 @@ def _trivial_phis(phis: list[Phi], replace: dict[Value, Value]) -> list[Phi]:
                     continue
                 if same is not None:
                     trivial = False
+                    witness[phi] = (same, op)
                     break
                 same = op
             if trivial:
                 replace[phi] = same if same is not None else Undef(phi.type)
-                changed = True
+                replaced_now.add(phi)
             else:
                 still.append(phi)
         live = still
+        check_all = False
     return live
 
 

@@ -644,13 +644,17 @@ class FunctionReader:
                 if pk in seen:
                     continue
                 seen.add(pk)
-                self.sink = self.prologue
-                try:
-                    vals = self.lanes(v)
-                except (Unsupported, TypeError_, ValueError) as e:
-                    raise self.error(f"unsupported instruction: {self.text} ({e})", NotSupported) from None
+                vals = values.get(key(v)) if v.value_kind is _INSTRUCTION else None   # (lanes(), its common case)
+                if vals is None:
+                    self.sink = self.prologue
+                    try:
+                        vals = self.lanes(v)
+                    except (Unsupported, TypeError_, ValueError) as e:
+                        raise self.error(f"unsupported instruction: {self.text} ({e})", NotSupported) from None
+                pred = self.blocks[pk]
                 for p, x in zip(phi_lanes, vals):
-                    p.add_incoming(self.blocks[pk], x)
+                    p.blocks.append(pred)           # (Phi.add_incoming, inlined)
+                    p.operands.append(x)
         self.block_label = ""
         if self.pending:
             raise self.error("a value is used but never defined")

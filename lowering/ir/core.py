@@ -129,7 +129,7 @@ class Block(CFNode):
     __slots__ = ("instrs", "succs", "preds", "label", "index", "source_lines")
 
     def __init__(self, label: str = ""):
-        super().__init__()
+        self.parent: CFNode | Function | None = None     # (CFNode's, set here: hot, as Instr's)
         self.instrs: list[Instr] = []
         self.succs: list[Block] = []
         self.preds: list[Block] = []

@@ -32,7 +32,7 @@ from reconverge.lowering import graph, ssa
 from reconverge.lowering.deepstack import depth_independent
 from reconverge.lowering.errors import IrreducibleCFG
 from reconverge.lowering.gcpause import gc_paused
-from reconverge.lowering.ir.core import Block, CFNode, Const, Function, If, Instr, Loop, Undef, Value, last_block
+from reconverge.lowering.ir.core import Block, CFNode, Const, Function, If, Instr, Loop, Phi, Undef, Value, last_block
 from reconverge.lowering.ir.types import I1, I32, Type
 from reconverge.lowering.target import TargetCaps
 
@@ -133,10 +133,11 @@ class _Structurizer:
             self.targets.append([node_of[s.index] for s in t.targets] if t is not None else [])
         succs = [list(dict.fromkeys(x for x in ts if x != RETURN)) for ts in self.targets]
         self.preds = graph.predecessors(succs)
-        self.rpo = graph.rpo_numbers(graph.reverse_postorder(succs, 0), n)
-        self.dom = graph.DomTree.build(graph.immediate_dominators(succs, 0, self.preds), 0)
+        order = graph.reverse_postorder(succs, 0)         # made once for the three
+        self.rpo = graph.rpo_numbers(order, n)
+        self.dom = graph.DomTree.build(graph.immediate_dominators(succs, 0, self.preds, order), 0)
         try:
-            self.forest = graph.loop_forest(succs, 0, self.dom, self.preds)
+            self.forest = graph.loop_forest(succs, 0, self.dom, self.preds, order=order)
         except graph.IrreducibleError as exc:
             u, v = exc.edges[0]
             source, target = self.nodes[u], self.nodes[v]
@@ -188,12 +189,13 @@ class _Structurizer:
             ts.sort(key=lambda t: (t == RETURN, self.rpo[t] if t != RETURN else 0))
         # forward in-degree of every region node, and its immediate dominator in its region
         indeg = [0] * (2 * n)
+        header_of, contains, rep = self.header_of, self.forest.contains, self._rep
         for u in range(n):
-            region = self.header_of[u]
+            region = header_of[u]
             for t in dict.fromkeys(self.targets[u]):
-                kind, z = self._classify(t, region)
-                if kind == "fwd":
-                    indeg[z] += 1
+                # _classify's "fwd" case, inlined (hot: every edge)
+                if t != RETURN and t != region and (region == -1 or contains(region, t)):
+                    indeg[rep(t, region)] += 1
         for h, ts in self.exits.items():
             for t in ts:
                 kind, z = self._classify(t, self.loop_parent[h])
@@ -221,6 +223,8 @@ class _Structurizer:
         self.replaced: dict[Value, Value] = {}
         self.phi_vars: dict[int, list[Var]] = {}
         for node, b in enumerate(self.nodes):
+            if not b.instrs or not isinstance(b.instrs[0], Phi):
+                continue                                  # (most blocks: no generator made)
             for i, phi in enumerate(list(b.phis())):
                 var = Var(phi.name, phi.type)
                 self.phi_vars.setdefault(node, []).append(var)
@@ -344,7 +348,7 @@ class _Structurizer:
             fallout = self._emit_loop(z - self.n, cursor, region)
         else:
             b = self.nodes[z]
-            block = cursor.block()
+            block: Block = cursor.nodes[-1]    # type: ignore[assignment]  # (cursor.block(), inlined)
             moved = b.instrs[:-1] if b.terminator is not None else b.instrs
             for ins in moved:
                 ins.block = block
