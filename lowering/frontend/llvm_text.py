@@ -321,7 +321,7 @@ def read_function_text(fn: llvm.ValueRef, fn_text: str, arguments: list, type_of
                 open_switch = None
             continue
         if line[:2] == "  " and line[2:3] != " ":
-            # one instruction (hot: _instruction() inlined, with the common `%x = op ...` case first)
+            # one instruction (hot: inlined, with the common `%x = op ...` case first)
             toks = tokens(line)
             if not toks:
                 continue
@@ -331,7 +331,12 @@ def read_function_text(fn: llvm.ValueRef, fn_text: str, arguments: list, type_of
                 if len(toks) == 2:
                     return None
                 result = toks[0]
-                at, name = 2, (result[2:-1] if result[1] == '"' and "\\" not in result else _name(result))
+                # _name(), inlined for the two common spellings: %x.1 (LLVM's printer) and %"x.1"
+                if result[1:2] != '"':
+                    name = result[1:]
+                else:
+                    name = result[2:-1] if "\\" not in result else _name(result)
+                at = 2
             else:
                 result, at, name = "", 0, ""
             opcode = toks[at]
