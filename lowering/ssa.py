@@ -28,7 +28,6 @@ from reconverge.lowering.ir.core import (
     Phi,
     Undef,
     Value,
-    cf_lists,
 )
 from reconverge.lowering.ir.types import Type
 from reconverge.typing_free import Protocol, cast
@@ -164,9 +163,9 @@ def _resolve(replace: dict[Value, Value], v: Value) -> Value:
     return root
 
 
-def _rewrite(func: Function, blocks: list[Block], replace: dict[Value, Value],
-             drop: AbstractSet[Instr] = frozenset()) -> None:
-    """One pass over the code: drop the instructions in `drop`, map operands through `replace`."""
+def _rewrite(blocks: list[Block], ifs: list[If], replace: dict[Value, Value], drop: AbstractSet[Instr]) -> None:
+    """One pass over the code: drop the instructions in `drop`, map operands and the conditions of `ifs`
+    (every if of the tree: _Shortcuts lists them) through `replace`."""
     replaced = replace.keys()
     for b in blocks:
         instrs = b.instrs
@@ -179,21 +178,31 @@ def _rewrite(func: Function, blocks: list[Block], replace: dict[Value, Value],
             for i, op in enumerate(ops):
                 if op in replace:
                     ops[i] = _resolve(replace, op)
-    for nodes in cf_lists(func):
-        for node in nodes:
-            if isinstance(node, If) and node.cond in replace:
-                node.cond = _resolve(replace, node.cond)
+    for node in ifs:
+        if node.cond in replace:
+            node.cond = _resolve(replace, node.cond)
 
 
 def _trivial_phis(phis: list[Phi], replace: dict[Value, Value]) -> list[Phi]:
     """Map each phi that merges one value (besides itself) to that value, as Braun's tryRemoveTrivialPhi
-    does, batched to a fixed point; return the phis that stay."""
-    changed = True
+    does, batched to a fixed point; return the phis that stay.
+
+    A phi found to merge two values A and B (each not itself, as resolved then) stays unless A or B is
+    replaced later, so after the first pass only the phis whose pair holds a phi replaced in the previous
+    pass are examined again (each pass used to examine all: a second whole pass for the few replaced)."""
+    witness: dict[Phi, tuple[Value, Value]] = {}
     live = list(phis)
-    while changed:
-        changed = False
+    check_all = True
+    replaced_now: set[Value] = set()
+    while check_all or replaced_now:
+        replaced_before, replaced_now = replaced_now, set()
         still = []
         for phi in live:
+            if not check_all:
+                a, b = witness[phi]
+                if a not in replaced_before and b not in replaced_before:
+                    still.append(phi)           # its two values are still two: no need to look again
+                    continue
             same = None
             trivial = True
             for op in phi.operands:
@@ -202,14 +211,16 @@ def _trivial_phis(phis: list[Phi], replace: dict[Value, Value]) -> list[Phi]:
                     continue
                 if same is not None:
                     trivial = False
+                    witness[phi] = (same, op)
                     break
                 same = op
             if trivial:
                 replace[phi] = same if same is not None else Undef(phi.type)
-                changed = True
+                replaced_now.add(phi)
             else:
                 still.append(phi)
         live = still
+        check_all = False
     return live
 
 
@@ -230,6 +241,7 @@ class _Shortcuts:
         self.place: dict[Block, tuple[int, int]] = {}       # block directly in a CF list -> (list, position)
         self.lists: list[list[CFNode]] = []
         self.firsts: list[list[int]] = []                   # per list: each node's first block index
+        self.ifs: list[If] = []                             # every if of the tree (for _rewrite)
         bypass, place, lists, firsts_of = self.bypass, self.place, self.lists, self.firsts
         work = [func.body]
         while work:
@@ -244,6 +256,7 @@ class _Shortcuts:
                     continue
                 before, after = cast(Block, nodes[i - 1]), cast(Block, nodes[i + 1])   # blocks around each if/loop
                 if isinstance(node, If):
+                    self.ifs.append(node)
                     span = (cast(Block, node.then_list[0]).index, cast(Block, node.else_list[-1]).index, before)
                     work.append(node.then_list)
                     work.append(node.else_list)
@@ -283,7 +296,8 @@ def rebuild(func: Function, replaced: dict[Value, Value]) -> set[object]:
         if current:
             stores[b] = current
     positions: dict[object, list[int]] = {}
-    reader = _Reader(replaced, _Shortcuts(func, positions))
+    shortcuts = _Shortcuts(func, positions)
+    reader = _Reader(replaced, shortcuts)
     end_def = reader.end_def
     for b, current in stores.items():                       # (in block order: positions come sorted)
         for var, value in current.items():
@@ -294,5 +308,5 @@ def rebuild(func: Function, replaced: dict[Value, Value]) -> set[object]:
         replaced[ins] = reader.at_start(ins.attrs["var"], ins.block)
     kept = set(_trivial_phis(reader.new_phis, replaced))
     drop.update(p for p in reader.new_phis if p not in kept)
-    _rewrite(func, blocks, replaced, drop)
+    _rewrite(blocks, shortcuts.ifs, replaced, drop)
     return read_vars

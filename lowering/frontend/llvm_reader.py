@@ -605,22 +605,26 @@ class FunctionReader:
         phis: list[tuple[llvm.ValueRef, list[Phi], str]] = []
         lanes: list[Value] | None
         simple = _SimpleForms(self, body).read if body is not None else None
+        values, pending = self.values, self.pending
         for b in llvm_blocks:
             blk = self.blocks[key(b)]
             self.sink = blk
             self.block_label = blk.label
             for ins in b.instructions:
-                self.text = text(ins)
+                self.text = ins.text if body is not None else text(ins)
                 if simple is not None:
                     made = simple(ins, blk)
-                    if made is not None:
-                        self.created = [made]
+                    if made is not None:       # (hot: most instructions; define() inlined for a fresh value)
                         if ins._at:
                             base = ins._toks[0][1:].strip('"')
                             if not base.isdigit():
                                 made.name = base
-                            self.define(ins, [made])
+                            if ins.text_key in pending:
+                                self.define(ins, [made])
+                            else:
+                                values[ins.text_key] = [made]
                         if notes is not None:
+                            self.created = [made]
                             notes.note(blk, self.text, self.created)
                         continue
                 self.created = []
@@ -658,13 +662,17 @@ class FunctionReader:
                 if pk in seen:
                     continue
                 seen.add(pk)
-                self.sink = self.prologue
-                try:
-                    vals = self.lanes(v)
-                except (Unsupported, TypeError_, ValueError) as e:
-                    raise self.error(f"unsupported instruction: {self.text} ({e})", NotSupported) from None
+                vals = values.get(key(v)) if v.value_kind is _INSTRUCTION else None   # (lanes(), its common case)
+                if vals is None:
+                    self.sink = self.prologue
+                    try:
+                        vals = self.lanes(v)
+                    except (Unsupported, TypeError_, ValueError) as e:
+                        raise self.error(f"unsupported instruction: {self.text} ({e})", NotSupported) from None
+                pred = self.blocks[pk]
                 for p, x in zip(phi_lanes, vals):
-                    p.add_incoming(self.blocks[pk], x)
+                    p.blocks.append(pred)           # (Phi.add_incoming, inlined)
+                    p.operands.append(x)
         self.block_label = ""
         if self.pending:
             raise self.error("a value is used but never defined")
@@ -1135,9 +1143,11 @@ class _SimpleForms:
                 made.targets = [on_true] if same else [on_true, on_false]
             else:
                 return None
-            return blk.append(made)
+            made.block = blk
+            blk.instrs.append(made)
+            return made
         attrs = None
-        if op in _INT_BINOPS or op in _FLOAT_BINOPS and op != "fdiv":
+        if op in _BINOPS:
             while toks[i] in FLAGS:
                 i += 1
         elif op == "icmp":
@@ -1152,10 +1162,38 @@ class _SimpleForms:
         t = self.types.get(toks[i])
         if t is None or i + 4 > n or toks[i + 2] != "," or (i + 4 < n and toks[i + 4] != ","):
             return None
-        a, b = self.operand(toks[i + 1], t), self.operand(toks[i + 3], t)
-        if a is None or b is None:
-            return None
-        return blk.append(Instr(op, [a, b], I1 if attrs is not None else a.type, attrs))
+        # the two operands, as operand() reads them (inlined: two per instruction of most of a kernel)
+        a: Value | None
+        b: Value | None
+        tok = toks[i + 1]
+        if tok[0] == "%":
+            record = self.locals.get(tok)
+            lanes = self.values.get(record.text_key) if record is not None else None
+            if lanes is None or len(lanes) != 1:
+                return None
+            a = lanes[0]
+        else:
+            a = self.operand(tok, t)
+            if a is None:
+                return None
+        tok = toks[i + 3]
+        if tok[0] == "%":
+            record = self.locals.get(tok)
+            lanes = self.values.get(record.text_key) if record is not None else None
+            if lanes is None or len(lanes) != 1:
+                return None
+            b = lanes[0]
+        else:
+            b = self.operand(tok, t)
+            if b is None:
+                return None
+        made = Instr(op, [a, b], I1 if attrs is not None else a.type, attrs)
+        made.block = blk
+        blk.instrs.append(made)
+        return made
+
+
+_BINOPS = _INT_BINOPS | (_FLOAT_BINOPS - {"fdiv"})    # fdiv's !fpmath matters: the general way reads it
 
 
 def _align_at(align: int, offset: int) -> int:

@@ -332,6 +332,7 @@ def read_function_text(fn: llvm.ValueRef, fn_text: str, arguments: list, type_of
         body.argument_records.append(record)
     block: TextBlock | None = None
     open_switch: TextInstruction | None = None
+    tokens, locals_ = _TOKENS.findall, body.locals
     for line in fn_text[start:].splitlines():
         if open_switch is not None:
             stripped = line.strip()
@@ -341,15 +342,35 @@ def read_function_text(fn: llvm.ValueRef, fn_text: str, arguments: list, type_of
                 open_switch = None
             continue
         if line[:2] == "  " and line[2:3] != " ":
-            if not line.strip():
+            # one instruction (hot: inlined, with the common `%x = op ...` case first)
+            toks = tokens(line)
+            if not toks:
                 continue
             if block is None:                           # an unnamed entry block takes the slot after the arguments
                 block = _new_block(body, str(sum(1 for a in arguments if not a.name)))
-            ins = _instruction(body, line)
-            if ins is None:
-                return None
+            if len(toks) > 1 and toks[1] == "=" and toks[0][:1] == "%":
+                if len(toks) == 2:
+                    return None
+                result = toks[0]
+                # value_name(), inlined for the two common spellings: %x.1 (LLVM's printer) and %"x.1"
+                if result[1:2] != '"':
+                    name = result[1:]
+                else:
+                    name = result[2:-1] if "\\" not in result else value_name(result)
+                at = 2
+            else:
+                result, at, name = "", 0, ""
+            opcode = toks[at]
+            if opcode in ("tail", "musttail", "notail") and at + 1 < len(toks):
+                opcode = toks[at + 1]
+            text = line.strip()
+            if "  " in text or "\t" in text:            # the text with runs of blanks made single
+                text = " ".join(text.split())
+            ins = TextInstruction(body, text, opcode, name, toks, at)
+            if at:
+                locals_[result] = ins
             block.instructions.append(ins)
-            if ins.opcode == "switch" and ins.text.endswith("["):
+            if opcode == "switch" and text[-1] == "[":
                 open_switch = ins
             continue
         m = _LABEL.match(line)
@@ -365,25 +386,6 @@ def _new_block(body: FunctionText, label: str) -> TextBlock:
     body.blocks.append(block)
     body.locals["%" + label] = block
     return block
-
-
-def _instruction(body: FunctionText, line: str) -> TextInstruction | None:
-    toks = _TOKENS.findall(line)
-    at, name = 0, ""
-    if len(toks) > 1 and toks[1] == "=" and toks[0][:1] == "%":
-        at, name = 2, value_name(toks[0])
-    if at >= len(toks):
-        return None
-    opcode = toks[at]
-    if opcode in ("tail", "musttail", "notail"):
-        opcode = toks[at + 1] if at + 1 < len(toks) else opcode
-    text = line.strip()
-    if "  " in text or "\t" in text:                # the text with runs of blanks made single
-        text = " ".join(text.split())
-    ins = TextInstruction(body, text, opcode, name, toks, at)
-    if at:
-        body.locals[toks[0]] = ins
-    return ins
 
 
 def _parameter_names(header: list[str]) -> list[str] | None:

@@ -132,7 +132,7 @@ class Block(CFNode):
     __slots__ = ("instrs", "succs", "preds", "label", "index", "source_lines")
 
     def __init__(self, label: str = ""):
-        super().__init__()
+        self.parent: CFNode | Function | None = None     # (CFNode's, set here: hot, as Instr's)
         self.instrs: list[Instr] = []
         self.succs: list[Block] = []
         self.preds: list[Block] = []
@@ -309,22 +309,83 @@ class Function:
     # ----- CFG edges -----
     def update_cfg(self) -> list[Block]:
         """Recompute succs/preds of every block (both forms), renumber blocks and return them in order."""
+        if self.is_structured:
+            blocks = _index_structured(self)
+            for b in blocks:
+                for s in b.succs:
+                    s.preds.append(b)
+            return blocks
         blocks = self.index_blocks()
         for b in blocks:
             b.preds = []
         self.end_block.succs, self.end_block.preds = [], []
-        if self.is_structured:
-            table = structured_successors(self)
-            for b in blocks:
-                b.succs = table.get(b, [])
-        else:
-            for b in blocks:
-                instrs = b.instrs
-                b.succs = list(dict.fromkeys(instrs[-1].targets)) if instrs and instrs[-1].opcode in _ENDS else []
+        for b in blocks:
+            instrs = b.instrs
+            b.succs = list(dict.fromkeys(instrs[-1].targets)) if instrs and instrs[-1].opcode in _ENDS else []
         for b in blocks:
             for s in b.succs:
                 s.preds.append(b)
         return blocks
+
+
+def _index_structured(func: Function) -> list[Block]:
+    """update_cfg's first half for the structured form in one walk of the tree in program order: each
+    block numbered, its preds emptied and its succs set as structured_successors derives them (that
+    walk, all_blocks' and a table between them were 60% of update_cfg: the structurizer's SSA rebuild
+    runs it on every function). The end block: number after the last, no edges."""
+    out: list[Block] = []
+    end = func.end_block
+    end.succs, end.preds = [], []
+    jumps = _JUMPS
+    # frames: (cf list, position to go on from, block control reaches after the list, innermost loop
+    # (header, block after it) or None); then-lists are walked before else-lists, as all_blocks does
+    frames: list[tuple[list[CFNode], int, Block, tuple[Block, Block] | None]] = [(func.body, 0, end, None)]
+    while frames:
+        nodes, i, follow, loop = frames.pop()
+        last = len(nodes) - 1
+        while i <= last:
+            node = nodes[i]
+            if isinstance(node, Block):
+                node.index = len(out)
+                out.append(node)
+                node.preds = []
+                instrs = node.instrs
+                jump = instrs[-1].opcode if instrs else None
+                if jump in jumps:
+                    if jump == "return":
+                        node.succs = [end]
+                    elif loop is None:
+                        node.succs = []               # invalid: the validator reports it
+                    else:
+                        node.succs = [loop[1] if jump == "break" else loop[0]]
+                elif i == last:
+                    node.succs = [follow]
+                else:
+                    nxt = nodes[i + 1]
+                    if isinstance(nxt, If):
+                        node.succs = [cast(Block, nxt.then_list[0]), cast(Block, nxt.else_list[0])]
+                    elif isinstance(nxt, Loop):
+                        node.succs = [cast(Block, nxt.body[0])]
+                    else:
+                        node.succs = [cast(Block, nxt)]   # two blocks in a row: invalid, reported by the validator
+                i += 1
+                continue
+            after = nodes[i + 1] if i < last else None
+            if not isinstance(after, Block):
+                after = follow
+            if isinstance(node, If):
+                frames.append((nodes, i + 1, follow, loop))
+                frames.append((node.else_list, 0, after, loop))
+                frames.append((node.then_list, 0, after, loop))
+                break
+            if isinstance(node, Loop):
+                frames.append((nodes, i + 1, follow, loop))
+                head = cast(Block, node.body[0])
+                frames.append((node.body, 0, head, (head, after)))
+                break
+            i += 1
+    end.index = len(out)
+    return out
 
 
 def structured_successors(func: Function) -> dict[Block, list[Block]]:

@@ -30,7 +30,7 @@ from reconverge.lowering import graph, ssa
 from reconverge.lowering.deepstack import depth_independent
 from reconverge.lowering.errors import IrreducibleCFG
 from reconverge.lowering.gcpause import gc_paused
-from reconverge.lowering.ir.core import Block, CFNode, Const, Function, If, Instr, Loop, Undef, Value, last_block
+from reconverge.lowering.ir.core import Block, CFNode, Const, Function, If, Instr, Loop, Phi, Undef, Value, last_block
 from reconverge.lowering.ir.types import I1, I32, Type
 from reconverge.lowering.target import TargetCaps
 from reconverge.typing_free import cast
@@ -101,15 +101,17 @@ class _Structurizer:
         func = self.func
         func.update_cfg()
         entry = func.blocks[0]
-        # drop unreachable blocks (and their phi entries)
-        seen = {entry}
+        # drop unreachable blocks (and their phi entries); update_cfg numbered the blocks
+        reached = bytearray(len(func.blocks))
+        reached[0] = 1
         stack = [entry]
         while stack:
             for s in stack.pop().succs:
-                if s not in seen:
-                    seen.add(s)
+                if not reached[s.index]:
+                    reached[s.index] = 1
                     stack.append(s)
-        if len(seen) != len(func.blocks):
+        if reached.count(1) != len(func.blocks):
+            seen = {b for b in func.blocks if reached[b.index]}
             func.blocks = [b for b in func.blocks if b in seen]
             for b in func.blocks:
                 for phi in b.phis():
@@ -125,16 +127,20 @@ class _Structurizer:
         self.index = {b: i for i, b in enumerate(self.nodes)}
         n = self.n = len(self.nodes)
         # targets per node, in terminator order, RETURN for return-only blocks
+        node_of = [RETURN] * len(func.blocks)         # block index -> node (RETURN: a return-only block)
+        for i, b in enumerate(self.nodes):
+            node_of[b.index] = i
         self.targets: list[list[int]] = []
         for b in self.nodes:
             t = b.terminator
-            self.targets.append([self.index.get(s, RETURN) for s in (t.targets if t is not None else [])])
+            self.targets.append([node_of[s.index] for s in t.targets] if t is not None else [])
         succs = [list(dict.fromkeys(x for x in ts if x != RETURN)) for ts in self.targets]
         self.preds = graph.predecessors(succs)
-        self.rpo = graph.rpo_numbers(graph.reverse_postorder(succs, 0), n)
-        self.dom = graph.DomTree.build(graph.immediate_dominators(succs, 0, self.preds), 0)
+        order = graph.reverse_postorder(succs, 0)         # made once for the three
+        self.rpo = graph.rpo_numbers(order, n)
+        self.dom = graph.DomTree.build(graph.immediate_dominators(succs, 0, self.preds, order), 0)
         try:
-            self.forest = graph.loop_forest(succs, 0, self.dom, self.preds)
+            self.forest = graph.loop_forest(succs, 0, self.dom, self.preds, order=order)
         except graph.IrreducibleError as exc:
             u, v = exc.edges[0]
             source, target = self.nodes[u], self.nodes[v]
@@ -186,12 +192,13 @@ class _Structurizer:
             ts.sort(key=lambda t: (t == RETURN, self.rpo[t] if t != RETURN else 0))
         # forward in-degree of every region node, and its immediate dominator in its region
         indeg = [0] * (2 * n)
+        header_of, contains, rep = self.header_of, self.forest.contains, self._rep
         for u in range(n):
-            region = self.header_of[u]
+            region = header_of[u]
             for t in dict.fromkeys(self.targets[u]):
-                kind, z = self._classify(t, region)
-                if kind == "fwd":
-                    indeg[z] += 1
+                # _classify's "fwd" case, inlined (hot: every edge)
+                if t != RETURN and t != region and (region == -1 or contains(region, t)):
+                    indeg[rep(t, region)] += 1
         for h, ts in self.exits.items():
             for t in ts:
                 kind, z = self._classify(t, self.loop_parent[h])
@@ -219,6 +226,8 @@ class _Structurizer:
         self.replaced: dict[Value, Value] = {}
         self.phi_vars: dict[int, list[Var]] = {}
         for node, b in enumerate(self.nodes):
+            if not b.instrs or not isinstance(b.instrs[0], Phi):
+                continue                                  # (most blocks: no generator made)
             for i, phi in enumerate(list(b.phis())):
                 var = Var(phi.name, phi.type)
                 self.phi_vars.setdefault(node, []).append(var)
@@ -342,7 +351,7 @@ class _Structurizer:
             fallout = self._emit_loop(z - self.n, cursor, region)
         else:
             b = self.nodes[z]
-            block = cursor.block()
+            block: Block = cursor.nodes[-1]    # type: ignore[assignment]  # (cursor.block(), inlined)
             moved = b.instrs[:-1] if b.terminator is not None else b.instrs
             for ins in moved:
                 ins.block = block
@@ -383,12 +392,14 @@ class _Structurizer:
         op = term.opcode if term is not None else "unreachable"
         targets = self.targets[v]
         if op == "br" or (op == "cbr" and targets[0] == targets[1]):
-            return self._edge_thunk(b, targets[0], region)(cursor)
-        if op == "cbr":
+            return self._edge(b, targets[0], region, cursor)
+        if op == "cbr":                 # _emit_chain's if/else of one case, inlined (hot: every branch)
             assert term is not None
-            cond = term.operands[0]
-            return self._emit_chain(cursor, [(lambda c: cond, self._edge_thunk(b, targets[0], region))],
-                                    self._edge_thunk(b, targets[1], region))
+            node, then_c, else_c = self._add_if(cursor, term.operands[0])
+            f_then = self._edge(b, targets[0], region, then_c)
+            f_else = self._edge(b, targets[1], region, else_c)
+            self._shape_if(cursor, node, f_then, f_else)
+            return f_then | f_else
         if op == "switch":
             assert term is not None
             value, default = term.operands[0], targets[0]
@@ -492,32 +503,36 @@ class _Structurizer:
             node.cond = before.append(Instr("xor", [node.cond, Const(I1, 1)], I1))
 
     def _edge_thunk(self, src: Block | None, t: int, region: int) -> Callable[[_Cursor], set[int]]:
-        def emit(cursor: _Cursor) -> set[int]:
-            if src is not None and t != RETURN:
-                stores = self.edge_stores.get((src, self.nodes[t]))
-                if stores:
-                    block = cursor.block()
-                    for store in stores:
-                        block.append(Instr(store.opcode, store.operands, attrs=store.attrs))
-            kind, z = self._classify(t, region)
-            if kind == "return":
+        return lambda cursor: self._edge(src, t, region, cursor)
+
+    def _edge(self, src: Block | None, t: int, region: int, cursor: _Cursor) -> set[int]:
+        """Emit at `cursor` the edge from `src` (None: a loop's exit dispatch) to target t: its phi
+        stores, then a jump, a label store (a merge node: the labels pending are returned) or t's code."""
+        if src is not None and t != RETURN:
+            stores = self.edge_stores.get((src, self.nodes[t]))
+            if stores:
+                block = cursor.block()
+                for store in stores:
+                    block.append(Instr(store.opcode, store.operands, attrs=store.attrs))
+        # _classify, inlined (hot: every edge)
+        if t == RETURN:
+            if region == -1:
                 cursor.emit(Instr("return", []))
                 return set()
-            if kind == "continue":
-                cursor.emit(Instr("continue", []))
-                return set()
-            if kind == "exit":
-                exits = self.exits[region]
-                if len(exits) > 1:
-                    cursor.emit(Instr("var_store", [Const(I32, exits.index(t))],
-                                      attrs={"var": self._selector_var(region)}))
-                cursor.emit(Instr("break", []))
-                return set()
+        elif t == region:
+            cursor.emit(Instr("continue", []))
+            return set()
+        elif region == -1 or self.forest.contains(region, t):
+            z = self._rep(t, region)
             if self.is_merge[z]:
                 cursor.emit(Instr("var_store", [Const(I32, z)], attrs={"var": self._label_var(region)}))
                 return {z}
             return self._do_tree(z, cursor, region)
-        return emit
+        exits = self.exits[region]                  # a loop exit
+        if len(exits) > 1:
+            cursor.emit(Instr("var_store", [Const(I32, exits.index(t))], attrs={"var": self._selector_var(region)}))
+        cursor.emit(Instr("break", []))
+        return set()
 
 
 def _ends_in(nodes: list[CFNode], opcode: str) -> bool:
