@@ -127,7 +127,10 @@ def _compile(args) -> None:
     from reconverge.lowering.gcpause import tuned_for_compile
     with tuned_for_compile():
         try:
-            program = load_source(args, inspect=options, label_dumps=auto, one_pipeline=spirv is not None)
+            # one structured pipeline a kernel (Gen's --cf auto asks for the CFG too, which is read, not cloned):
+            # each lowers the generic tree itself instead of a clone of it
+            program = load_source(args, inspect=options, label_dumps=auto,
+                                  one_pipeline=spirv is not None or gen is not None)
             names = [args.kernel] if args.kernel else None
             if gen is not None:
                 data = _emit_gen(args.emit, program, names or program.kernel_names(), gen, options)
