@@ -212,11 +212,12 @@ def check_instruction(inst: Instruction) -> list[Problem]:
     op = inst.opcode
     # each check below finds nothing outside its class (its own first test): only the checks of the
     # instruction's classes run, in the same order (a backend validates every instruction it emits)
-    if _alu(inst):
-        out += _check_regions(inst)
-        out += _check_spans(inst)
-        out += _check_types(inst)
-        out += _check_mixed(inst)
+    if _alu(inst):                     # (each check's own first test, once)
+        out += _regions(inst)
+        out += _spans(inst)
+        out += _types(inst)
+        if is_mixed_float(inst):
+            out += _mixed(inst)
     else:
         if op in _THREE_SRC_SET:
             out += _check_spans(inst)
@@ -283,8 +284,11 @@ def _check_control(inst: Instruction) -> list[Problem]:
 
 def _check_regions(inst: Instruction) -> list[Problem]:
     """General Restrictions on Regioning Parameters, for every register source and the destination."""
-    if not _alu(inst):
-        return []
+    return _regions(inst) if _alu(inst) else []
+
+
+def _regions(inst: Instruction) -> list[Problem]:
+    """_check_regions of an ALU instruction."""
     out: list[Problem] = []
     n = inst.exec_size
     for i, s in enumerate(inst.srcs):
@@ -315,9 +319,14 @@ def _check_regions(inst: Instruction) -> list[Problem]:
 
 def _check_spans(inst: Instruction) -> list[Problem]:
     """Region Alignment Rules: no operand beyond two registers; MATH splits its destination evenly."""
+    return _spans(inst, _alu(inst))
+
+
+def _spans(inst: Instruction, alu: bool = True) -> list[Problem]:
+    """_check_spans of an instruction that is (alu) or is not an ALU one."""
     out: list[Problem] = []
     n = inst.exec_size
-    if _alu(inst):
+    if alu:
         for i, s in enumerate(inst.srcs):
             r = s.region
             if s.file is _IMM or s.indirect or r is None or r.vstride == VXH:
@@ -362,6 +371,11 @@ def _check_types(inst: Instruction) -> list[Problem]:
     the Align16 QWord rule."""
     if not (_alu(inst) or (inst.align16 and inst.dst is not None and inst.opcode not in THREE_SRC_OPS)):
         return []
+    return _types(inst)
+
+
+def _types(inst: Instruction) -> list[Problem]:
+    """_check_types of an instruction it applies to."""
     out: list[Problem] = []
     n, d = inst.exec_size, inst.destination
     src_types = [s.type for s in inst.srcs]
@@ -411,6 +425,11 @@ def _check_mixed(inst: Instruction) -> list[Problem]:
     """Special Restrictions for Handling Mixed Mode Float Operations (Align1)."""
     if not _alu(inst) or not is_mixed_float(inst):
         return []
+    return _mixed(inst)
+
+
+def _mixed(inst: Instruction) -> list[Problem]:
+    """_check_mixed of a mixed-float ALU instruction."""
     out: list[Problem] = []
     n, d = inst.exec_size, inst.destination
     if any(s.indirect for s in inst.srcs):
