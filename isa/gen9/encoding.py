@@ -293,11 +293,11 @@ def _encode_header(inst: Instruction) -> dict:
     if inst.chan_offset % 4 or not 0 <= inst.chan_offset <= 28:
         raise IsaError(f"encode: bad channel offset M{inst.chan_offset}")
     q, n = divmod(inst.chan_offset // 4, 2)
-    v = dict(opcode=F.OPCODES[inst.opcode], access_mode=int(inst.align16 or inst.opcode in THREE_SRC_OPS),
-             no_dd_clr=int(inst.no_dd_clr), no_dd_chk=int(inst.no_dd_chk), nib_ctrl=n, qtr_ctrl=q,
-             thread_ctrl=F.THREAD_CTRL.get(inst.thread_ctrl or "", 0), exec_size=F.EXEC_SIZE[inst.exec_size],
-             acc_wr_en=int(inst.acc_wr_en), debug=int(inst.debug), saturate=int(inst.saturate),
-             mask_ctrl=int(inst.mask_ctrl_we_all), flag_reg=inst.flag_reg, flag_subreg=inst.flag_subreg)
+    v = {"opcode": F.OPCODES[inst.opcode], "access_mode": int(inst.align16 or inst.opcode in THREE_SRC_OPS),
+         "no_dd_clr": int(inst.no_dd_clr), "no_dd_chk": int(inst.no_dd_chk), "nib_ctrl": n, "qtr_ctrl": q,
+         "thread_ctrl": F.THREAD_CTRL.get(inst.thread_ctrl or "", 0), "exec_size": F.EXEC_SIZE[inst.exec_size],
+         "acc_wr_en": int(inst.acc_wr_en), "debug": int(inst.debug), "saturate": int(inst.saturate),
+         "mask_ctrl": int(inst.mask_ctrl_we_all), "flag_reg": inst.flag_reg, "flag_subreg": inst.flag_subreg}
     p = inst.predicate
     if p is not None:
         v.update(pred_ctrl=F.PRED_CTRL[p.control], pred_inv=int(p.inverse), flag_reg=p.flag_reg,
