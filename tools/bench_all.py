@@ -5,12 +5,14 @@ what we measured, what the anchor measured in the same run, the ratio (ours / an
 except throughput) and the target. A figure whose tool or benchmark input is missing reads
 "n/a (why)"; a figure that fails reads "error: ..." - the table always comes out whole.
 
-Timing: a compile is a whole process (`python -m reconverge.tools.cli ...`, start-up and imports
-included), run paired with the anchor's process and interleaved (ours, theirs, theirs, ours, ...), each
-pair `--runs` times; the figure is the ratio of the medians of CPU seconds (user + system of the child,
-from wait4), which a machine shared with other jobs disturbs much less than wall time. The wall-time
-ratio is in the notes; "busy" marks a row whose wall and CPU ratios differ by more than 10%: the
-machine was not idle, and the wall figure means little.
+Timing: a compile is a whole process (the `reconverge` script as a user's `pip install` leaves it: this
+checkout built as a wheel in a fresh virtual environment, start-up and imports included; the development
+install's editable finder is in the notes of the one-kernel and --help rows), run paired with the
+anchor's process and interleaved (ours, theirs, theirs, ours, ...), each pair `--runs` times; the figure
+is the ratio of the medians of CPU seconds (user + system of the child, from wait4), which a machine
+shared with other jobs disturbs much less than wall time. The wall-time ratio is in the notes; "busy"
+marks a row whose wall and CPU ratios differ by more than 10%: the machine was not idle, and the wall
+figure means little.
 
 The rows (ISSUE 26):
 - static Gen instructions against IGC (`ocloc -device skl`) at the same SIMD width, the median over
@@ -175,6 +177,15 @@ class Bench:
     def __init__(self, quick: bool, runs: int, work: str):
         self.quick, self.runs, self.work = quick, runs, work
         self._quality = None
+        self._installed: list[str] | None = None
+
+    @property
+    def ours(self) -> list[str]:
+        """The installed `reconverge` (bench_compile_speed.installed_command), built on first use."""
+        if self._installed is None:
+            from reconverge.tools.bench_compile_speed import installed_command
+            self._installed = [installed_command(self.out("installed"), dependencies=True)]
+        return self._installed
 
     def out(self, name: str) -> str:
         return os.path.join(self.work, name)
@@ -215,7 +226,7 @@ class Bench:
                  "-output_no_suffix", "-options", "-cl-std=CL2.0"]
         rows = []
         for cf in ("auto", "structured"):
-            ours = [*OURS, "compile", CONTROL_FLOW, "-O2", "--emit", "gen", "--cf", cf, "-o", self.out("cf.krn")]
+            ours = [*self.ours, "compile", CONTROL_FLOW, "-O2", "--emit", "gen", "--cf", cf, "-o", self.out("cf.krn")]
             p = paired(ours, ocloc, self.runs)
             rows.append(ratio_row(f"whole-process compile to Gen, control-flow file, --cf {cf}", p, "<= 1.0x",
                                   "ocloc"))
@@ -224,7 +235,7 @@ class Bench:
     def spirv_compile(self) -> list[Row]:
         need_tool("clang-22", "spirv-val")
         need_file(CONTROL_FLOW, "genq")
-        ours = [*OURS, "compile", CONTROL_FLOW, "-O2", "--emit", "spirv", "--validate", "-o", self.out("cf.spv")]
+        ours = [*self.ours, "compile", CONTROL_FLOW, "-O2", "--emit", "spirv", "--validate", "-o", self.out("cf.spv")]
         clang = [*CLANG_SPIRV, CONTROL_FLOW, "-o", self.out("cf-clang.spv")]
         p = paired(ours, clang, self.runs)
         return [ratio_row("whole-process compile to validated SPIR-V, control-flow file", p, "<= 2x",
@@ -232,17 +243,19 @@ class Bench:
 
     def one_kernel_spirv(self) -> list[Row]:
         need_tool("glslangValidator")
-        ours = [*OURS, "compile", PRIVATE_CL, "-O2", "--emit", "spirv", "-o", self.out("pa.spv")]
+        args = ["compile", PRIVATE_CL, "-O2", "--emit", "spirv", "-o", self.out("pa.spv")]
         glslang = ["glslangValidator", "-V", PRIVATE_GLSL, "-o", self.out("pa-glslang.spv")]
-        p = paired(ours, glslang, self.runs)
-        return [ratio_row("one kernel per process to SPIR-V (private_array)", p, "<= 1x", "glslangValidator -V")]
+        p = paired([*self.ours, *args], glslang, self.runs)
+        development = paired([*OURS, *args], glslang, self.runs)
+        row = ratio_row("one kernel per process to SPIR-V (private_array)", p, "<= 1x", "glslangValidator -V")
+        row.notes += f"; development install (pip install -e): {development.ratio:.2f}x"
+        return [row]
 
     def help_startup(self) -> list[Row]:
         """As a user's `pip install` has it (a wheel in a fresh environment); the development install's
         editable finder, which every interpreter of that environment pays, in the notes."""
         need_tool("clang-22")
-        from reconverge.tools.bench_compile_speed import installed_command
-        installed = paired([installed_command(self.out("startup")), "--help"], ["clang-22", "--version"], self.runs)
+        installed = paired([*self.ours, "--help"], ["clang-22", "--version"], self.runs)
         development = paired([*OURS, "--help"], ["clang-22", "--version"], self.runs)
         row = ratio_row("`reconverge --help` (installed from the wheel)", installed, "<= 2x", "clang-22 --version")
         row.notes += f"; development install (pip install -e): {development.ratio:.2f}x"
@@ -277,10 +290,10 @@ class Bench:
         count = 100 if self.quick else 400
         path = self.out(f"kernels{count}.cl")
         write_many_kernels(CONTROL_FLOW, path, count)
-        spirv = run_process([*OURS, "compile", path, "-O2", "--emit", "spirv", "-o", self.out("many.spv")])
+        spirv = run_process([*self.ours, "compile", path, "-O2", "--emit", "spirv", "-o", self.out("many.spv")])
         limit = max(120.0, 8 * spirv.wall)     # (wall: a stuck compile costs the table no more than this)
         try:
-            gen = run_process([*OURS, "compile", path, "-O2", "--emit", "gen", "-o", self.out("many.krn")],
+            gen = run_process([*self.ours, "compile", path, "-O2", "--emit", "gen", "-o", self.out("many.krn")],
                               timeout=limit)
         except TimeoutError:
             return [Row(f"Gen compile of a file of {count} kernels", f"stopped after {limit:.0f} s wall",
@@ -331,7 +344,7 @@ class Bench:
     def spirv_words(self) -> list[Row]:
         need_tool("glslangValidator", "spirv-opt", "spirv-val")
         ours_path, theirs, opt = self.out("words.spv"), self.out("words-glslang.spv"), self.out("words-opt.spv")
-        run_process([*OURS, "compile", PRIVATE_CL, "-O2", "--emit", "spirv", "--validate", "-o", ours_path])
+        run_process([*self.ours, "compile", PRIVATE_CL, "-O2", "--emit", "spirv", "--validate", "-o", ours_path])
         run_process(["glslangValidator", "-V", PRIVATE_GLSL, "-o", theirs])
         run_process(["spirv-opt", "-O", theirs, "-o", opt])
         ours_w, glslang_w, opt_w = (os.path.getsize(p) // 4 for p in (ours_path, theirs, opt))

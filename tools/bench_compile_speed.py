@@ -57,18 +57,27 @@ def exponents(sizes: list[float], seconds: list[float]) -> tuple[list[float | No
     return steps, math.log(seconds[-1] / seconds[0]) / math.log(sizes[-1] / sizes[0])
 
 
-def installed_command(work: str) -> str:
+def installed_command(work: str, dependencies: bool = False) -> str:
     """The `reconverge` script as a user's `pip install` leaves it: this checkout built as a wheel and installed
-    (without its dependencies, which --help does not import) in a fresh virtual environment under `work`.
-    The development install (`pip install -e`) runs setuptools' editable finder in every interpreter's
-    start-up (pathlib and importlib.util, about 30 ms: more than the whole start-up of a plain `python`)."""
+    in a fresh virtual environment under `work`. The development install (`pip install -e`) runs setuptools'
+    editable finder in every interpreter's start-up (pathlib, urllib.parse, importlib.util: about 30 ms, more
+    than the whole start-up of a plain `python`), which no user's install has. The wheel goes in without its
+    dependencies (no network); with `dependencies` (a compile needs llvmlite, construct, numpy) a `.pth` file
+    puts this interpreter's site-packages after the venv's own: a plain path line, so that directory's own
+    `.pth` files, the editable finder's among them, are not run."""
     wheels, venv = os.path.join(work, "wheel"), os.path.join(work, "venv")
     subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation", "-w", wheels,
                     ROOT], check=True, cwd=ROOT, stdout=subprocess.DEVNULL)
     subprocess.run([sys.executable, "-m", "venv", venv], check=True)
     wheel = next(os.path.join(wheels, name) for name in os.listdir(wheels) if name.endswith(".whl"))
-    subprocess.run([os.path.join(venv, "bin", "python"), "-m", "pip", "install", "-q", "--no-deps", wheel],
-                   check=True, stdout=subprocess.DEVNULL)
+    python = os.path.join(venv, "bin", "python")
+    subprocess.run([python, "-m", "pip", "install", "-q", "--no-deps", wheel], check=True, stdout=subprocess.DEVNULL)
+    if dependencies:
+        import site
+        own = subprocess.run([python, "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"], check=True,
+                             capture_output=True, text=True).stdout.strip()
+        with open(os.path.join(own, "zz_reconverge_dependencies.pth"), "w") as f:
+            f.write("".join(f"{path}\n" for path in site.getsitepackages()))
     return os.path.join(venv, "bin", "reconverge")
 
 

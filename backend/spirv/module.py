@@ -52,6 +52,17 @@ def _string_words(text: str) -> list[int]:
     return list(struct.unpack(f"<{len(data) // 4}I", data))
 
 
+# Memos of what the grammar answers the same way every time (the encoder asks once per operand).
+_CATEGORIES: dict[str, str] = {}                                   # operand kind -> its category
+_VALUE_ENUMS: dict[tuple[str, object], tuple[str, int, list[tuple[str, str]]]] = {}   # (kind, name or number)
+                                                                   # -> (name, number, parameters)
+
+
+def _category(kind: str) -> str:
+    category = _CATEGORIES[kind] = GRAMMAR.category(kind)
+    return category
+
+
 class _Plan:
     """How to encode one opcode: what the grammar says, digested once per opname."""
     __slots__ = ("opname", "opcode", "has_type", "has_result", "rest", "fixed_ids", "section", "is_type")
@@ -222,13 +233,17 @@ class SpirvModule:
     def _operand(self, opname: str, kind: str, args: tuple, i: int, out: list[int], context) -> int:
         """Encode one operand of the given kind (with its enumerant parameters or pair halves)."""
         value = args[i]
-        category = GRAMMAR.category(kind)
+        category = _CATEGORIES.get(kind) or _category(kind)
         if category == "Id":
             out.append(self._check_id(opname, value))
         elif category == "ValueEnum":
-            name = self._enum_name(opname, kind, value)
-            out.append(GRAMMAR.enumerant(kind, name))
-            params = GRAMMAR.enumerant_parameters(kind, name)
+            known = _VALUE_ENUMS.get((kind, value))
+            if known is None:
+                name = self._enum_name(opname, kind, value)
+                known = _VALUE_ENUMS[(kind, value)] = (name, GRAMMAR.enumerant(kind, name),
+                                                       GRAMMAR.enumerant_parameters(kind, name))
+            name, number, params = known
+            out.append(number)
             if params:
                 return self._operands(f"{opname} {name}", params, args, i + 1, out, context)
         elif category == "BitEnum":

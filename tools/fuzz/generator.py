@@ -354,6 +354,11 @@ class _ClGen:
             kind = rng.choice(("reduce", "scan_inclusive", "scan_exclusive"))
             arith = rng.choice(("add", "min", "max"))
             operand = rng.choice((f.name, f"(float)(as_int({self.expr(1)}) % 4096)"))
+            if arith != "add" and operand == f.name:
+                # min/max of -0.0 and +0.0 may answer either zero (the comparison order of a scan or
+                # reduction is unspecified, and FMin/FMax return either operand of equal ones): adding
+                # +0.0 makes every zero +0.0 (fuzz subgroup-20219)
+                operand = f"{f.name} + 0.0f"
             out.append(f"{indent}{f.name} = fclampi(sub_group_{nu}{kind}_{arith}({operand}));")
             return
         elif r < 0.5:
