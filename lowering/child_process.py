@@ -17,7 +17,10 @@ import shlex
 import signal
 import subprocess
 import sys
-from typing import Any, Callable
+
+TYPE_CHECKING = False                   # not typing's: a compile's start-up does not import typing
+if TYPE_CHECKING:
+    from typing import Any, Callable
 
 PR_SET_PDEATHSIG = 1
 VERBOSE = False

@@ -12,10 +12,14 @@ from __future__ import annotations
 import functools
 import sys
 import threading
-from typing import Any, Callable, TypeVar
 
-T = TypeVar("T")
-F = TypeVar("F", bound=Callable[..., Any])
+TYPE_CHECKING = False                   # not typing's: a compile's start-up does not import typing
+if TYPE_CHECKING:
+    from typing import Any, Callable, TypeVar
+
+    T = TypeVar("T")
+    F = TypeVar("F", bound=Callable[..., Any])
+
 _STACK_BYTES = 1 << 30
 _RECURSION_LIMIT = 2_000_000
 

@@ -10,7 +10,7 @@ analyses, the structurizer and the backends all build on it (tests/test_layering
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from reconverge.records import field, record
 
 Succs = list[list[int]]
 
@@ -88,7 +88,7 @@ def immediate_dominators(succs: Succs, entry: int, preds: Succs | None = None) -
     return idom
 
 
-@dataclass
+@record
 class DomTree:
     """Dominator tree with O(1) dominance queries through DFS pre/post numbers."""
     idom: list[int]
@@ -212,7 +212,7 @@ class IrreducibleError(Exception):
         self.edges = edges
 
 
-@dataclass
+@record
 class LoopForest:
     """Loop nesting forest of a reducible graph.
 

@@ -13,12 +13,15 @@ the kernel asks for the global id or the offset; the work dimension when it asks
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
-from typing import Any
 
 from reconverge.lowering.errors import CompileError, NotSupported
 from reconverge.lowering.ir.core import Arg, Function
 from reconverge.lowering.ir.types import F16, F32, F64, Type, int_type, ptr
+from reconverge.records import record
+
+TYPE_CHECKING = False                   # not typing's: a compile's start-up does not import typing
+if TYPE_CHECKING:
+    from typing import Any
 
 KINDS = ("buffer", "readonly_buffer", "local", "scalar", "unsupported")
 
@@ -53,7 +56,7 @@ def host_values(func: Function) -> tuple[str, ...]:
 
 # ----- the source's parameters (what the host binds: `run --arg NAME=...`) -----
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Param:
     """A kernel parameter as the source wrote it (several IR arguments for a by-value vector)."""
     index: int
@@ -167,6 +170,13 @@ def _byval_size(mod: Any, arg_text: str, where: str) -> int:
     if m is None:
         return 0
     type_name = m.group(1)
+    from reconverge.lowering.frontend.text_module import TextModule
+    if isinstance(mod, TextModule) and type_name.startswith("%"):    # clang's text, read without llvmlite
+        from reconverge.lowering.frontend.llvm_types import DataLayout, TypeError_
+        try:
+            return DataLayout(mod.data_layout).alloc_size(mod.struct(type_name[1:].strip('"')))
+        except TypeError_:
+            raise CompileError(f"{where}: cannot size the by-value type {type_name}") from None
     try:
         from reconverge.lowering.frontend.llvm_module import target_data
         struct = mod.get_struct_type(type_name[1:].strip('"')) if type_name.startswith("%") else None

@@ -4,8 +4,12 @@ given per dimension or once for all, everything padded to 3 dimensions as the wo
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Any
+
+from reconverge.records import record
+
+TYPE_CHECKING = False                   # not typing's: a compile's start-up does not import typing
+if TYPE_CHECKING:
+    from typing import Any
 
 # The one local-size policy. At run time the global size is known: the kernel's reqd_work_group_size,
 # else the largest divisor of the global size that is at most MAX_DEFAULT_LOCAL in dimension 0 (1 in the
@@ -31,7 +35,7 @@ def compile_time_local_size(given: tuple[int, int, int] | None,
     return tuple(reqd) if reqd else COMPILE_TIME_LOCAL_SIZE  # type: ignore[return-value]
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class NDRange:
     global_size: tuple[int, int, int]
     local_size: tuple[int, int, int]

@@ -13,7 +13,6 @@ from __future__ import annotations
 import errno
 import os
 import re
-from dataclasses import dataclass, field
 
 from reconverge.lowering.deepstack import depth_independent
 from reconverge.lowering.errors import CompileError
@@ -22,11 +21,12 @@ from reconverge.lowering.ir.validate import ValidationError, check
 from reconverge.lowering.output import safe_file_name, write_files
 from reconverge.lowering.passes import PASSES
 from reconverge.lowering.target import CAPS, PIPELINES
+from reconverge.records import field, record
 
 PASS_NAMES = ("read", *PASSES)
 
 
-@dataclass
+@record
 class Options:
     kernel: str | None = None
     verify_each: bool = True
@@ -205,12 +205,12 @@ def read_input(path: str) -> bytes:
 
 def load_module(path: str, opt_level: str = "-O0", build_options: tuple[str, ...] = (), kind: str | None = None,
                 data: bytes | None = None, diagnostics: list[str] | None = None):
-    """An input file as a parsed LLVM module: OpenCL C through clang-22 (which runs -O<n> itself), .ll
-    and .bc through llvmlite, then LLVM's own -O<n> pipeline, so that -O2 means the same for all.
+    """An input file as a parsed LLVM module: OpenCL C through clang-22 (which runs -O<n> and LLVM's
+    verifier itself), read from its text without llvmlite (text_module.TextModule); .ll and .bc through
+    llvmlite, then LLVM's own -O<n> pipeline, so that -O2 means the same for all.
     `kind` (lowering.input_kind) overrides the extension; `data` is the input already read (standard
     input, named `path`); what clang prints on success is appended to `diagnostics`."""
     from reconverge.lowering.frontend.clang import run_clang
-    from reconverge.lowering.frontend.llvm_module import optimize_module, parse_llvm_bitcode, parse_llvm_text
     from reconverge.lowering.input_kind import input_kind
     if kind is None and data is None and not os.path.exists(path):
         raise CompileError(f"{path}: no such file")
@@ -230,10 +230,11 @@ def load_module(path: str, opt_level: str = "-O0", build_options: tuple[str, ...
                               source=data if path == STDIN_NAME else None)
         if diagnostics is not None and clang.diagnostics:
             diagnostics.append(clang.diagnostics)
-        mod = parse_llvm_text(clang.llvm_text, path)
         if not _KERNEL_DEFINITION.search(clang.llvm_text):        # (printing the functions to ask cost more)
             raise CompileError(f"{path}: no kernel in this file (an OpenCL C program needs a `kernel` function)")
-        return mod
+        from reconverge.lowering.frontend.text_module import TextModule
+        return TextModule(clang.llvm_text, path)
+    from reconverge.lowering.frontend.llvm_module import optimize_module, parse_llvm_bitcode, parse_llvm_text
     if kind == "bc":
         mod = parse_llvm_bitcode(data, path)
     else:

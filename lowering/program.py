@@ -22,18 +22,18 @@ and an unsupported construct in a kernel that is not asked for stops nothing.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field, replace
 
 from reconverge.lowering import pipeline
 from reconverge.lowering.errors import CompileError
 from reconverge.lowering.ir.core import Function
 from reconverge.lowering.kernel_abi import Param, kernel_metadata, kernel_params, llvm_kernel_params
 from reconverge.lowering.target import CAPS, PIPELINES
+from reconverge.records import field, record, replace
 
 GENERIC = PIPELINES["generic"]
 
 
-@dataclass
+@record
 class Program:
     """One input. `llvm_text` is empty for IR text (.nir) input, whose functions are `_read` from the start."""
     path: str

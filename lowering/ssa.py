@@ -17,7 +17,6 @@ from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
 from collections.abc import Set as AbstractSet
-from typing import Protocol, cast
 
 from reconverge.lowering.ir.core import (
     Block,
@@ -32,6 +31,7 @@ from reconverge.lowering.ir.core import (
     cf_lists,
 )
 from reconverge.lowering.ir.types import Type
+from reconverge.typing_free import Protocol, cast
 
 
 class Variable(Protocol):

@@ -7,12 +7,11 @@ followed by the validator after each pass.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from reconverge.lowering.ir.core import Function
+from reconverge.records import record
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class TargetCaps:
     name: str
     structured: bool = True         # needs the control-flow tree (False: Gen blockIP runs the CFG as it is)

@@ -141,7 +141,7 @@ def run(program: Program, kernel: str, target: str, global_size: int | Sequence[
     values = _arguments(program, kernel, args)
     backend = _options(target, options or {})
     if target == "spirv":
-        from dataclasses import replace
+        from reconverge.records import replace
         backend = replace(backend, local_size=tuple(local) + (1,) * (3 - len(local)))
     results = harness.run_target(target, program, kernel, values, g, local, backend)
     return {p.name: results[i] for i, p in enumerate(program.params(kernel)) if p.is_buffer}

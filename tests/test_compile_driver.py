@@ -3,7 +3,6 @@ the command line's dump options work with --cf auto, gen-asm says which mode eac
 refuses a bad value in one line, and a backend lowers its own input whoever calls it."""
 from __future__ import annotations
 
-import dataclasses
 import os
 import shutil
 import subprocess
@@ -15,6 +14,7 @@ from reconverge.isa.gen9.encoding import encode_program
 from reconverge.lowering.errors import CompileError
 from reconverge.lowering.ir.printer import print_function
 from reconverge.lowering.program import load_program
+from reconverge.records import FrozenInstanceError
 from tests.test_cli import ROOT, SEED, assert_one_line_error, run
 
 HYBRID = os.path.join(ROOT, "examples", "nested_break.cl")     # auto weighs both pipelines
@@ -76,7 +76,7 @@ def test_gen_asm_names_an_explicit_mode():
 
 def test_gen_options_are_frozen_and_checked():
     options = GenOptions(8, "hybrid")
-    with pytest.raises(dataclasses.FrozenInstanceError):
+    with pytest.raises(FrozenInstanceError):
         options.simd = 16                                   # type: ignore[misc]
     with pytest.raises(CompileError, match="SIMD32"):
         GenOptions(32)

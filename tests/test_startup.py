@@ -1,6 +1,8 @@
 """Each command imports only what it uses (issue 26: `reconverge --help` took 9x `clang-22 --version`, a Gen
 compile imported numpy and the simulator it never runs). Behaviour, not timing: a fresh interpreter runs the
 commands and reports what sys.modules holds afterwards. The times are tools/bench_compile_speed.py's."""
+import ast
+import importlib.util
 import json
 import os
 import subprocess
@@ -12,9 +14,11 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SOURCE = os.path.join(ROOT, "examples", "nested_break.cl")
 
 # what no compile needs: numpy, the Gen simulator and its dispatch, the IR interpreter, the run targets,
-# and importlib.metadata (only --version reads the installed version)
+# importlib.metadata (only --version reads the installed version), and dataclasses with the inspect it
+# imports (the compiler's classes are reconverge.records)
 NOT_FOR_A_COMPILE = ("numpy", "reconverge.isa.gen9.simulator", "reconverge.isa.gen9.dispatch",
-                     "reconverge.lowering.interp", "reconverge.tools.targets", "importlib.metadata", "construct")
+                     "reconverge.lowering.interp", "reconverge.tools.targets", "importlib.metadata", "construct",
+                     "dataclasses", "inspect")
 # what --help needs even less: LLVM, the compiler's IR, either backend
 NOT_FOR_HELP = (*NOT_FOR_A_COMPILE, "llvmlite", "reconverge.lowering.ir", "reconverge.lowering.pipeline",
                 "reconverge.backend", "reconverge.isa.gen9.model", "typing", "threading",
@@ -112,3 +116,50 @@ def test_the_program_turns_the_collector_off_for_compile_only_and_keeps_main_s_e
         proc = subprocess.run([sys.executable, "-c", _ENTRY_PROBE, command, str(code)], cwd=ROOT, env=env,
                               capture_output=True, text=True, timeout=60)
         assert (proc.stdout.strip(), proc.returncode) == (collector, code), proc.stderr
+
+
+def _runtime_imports_of(path: str, module: str) -> list[int]:
+    """Lines importing `module` outside `if TYPE_CHECKING:` blocks (at any depth: a function's import
+    runs too when the function does)."""
+    tree = ast.parse(open(path, encoding="utf-8").read(), path)
+    type_only = {id(n) for block in ast.walk(tree) if isinstance(block, ast.If)
+                 and isinstance(block.test, ast.Name) and block.test.id == "TYPE_CHECKING"
+                 for stmt in block.body for n in ast.walk(stmt)}
+    return [n.lineno for n in ast.walk(tree) if id(n) not in type_only and (
+        (isinstance(n, ast.Import) and any(a.name == module for a in n.names))
+        or (isinstance(n, ast.ImportFrom) and n.module == module and not n.level))]
+
+
+def test_no_module_of_a_compile_imports_typing_at_run_time(tmp_path):
+    """`import typing` is about 4 ms of a one-kernel compile: the compile path takes cast and Protocol from
+    reconverge.typing_free and everything else under `if TYPE_CHECKING:`. Read from the source of every
+    module a SPIR-V and a Gen compile load, as llvmlite (still loaded for LLVM IR input) imports typing
+    itself; dataclasses likewise (reconverge.records)."""
+    out = str(tmp_path / "k")
+    modules = _modules_after(["compile", SOURCE, "-O2", "--emit", "spirv", "-o", out + ".spv"],
+                             ["compile", SOURCE, "-O2", "--emit", "gen", "--cf", "hybrid", "-o", out + ".krn"])
+    ours = sorted(m for m in modules if m.startswith("reconverge."))
+    assert "reconverge.lowering.ir.core" in ours and "reconverge.backend.gen.regalloc" in ours
+    bad = []
+    for name in ours:
+        spec = importlib.util.find_spec(name)
+        assert spec is not None and spec.origin is not None
+        bad += [f"{spec.origin}:{line}: {name} imports {stdlib}"
+                for stdlib in ("typing", "dataclasses") for line in _runtime_imports_of(spec.origin, stdlib)]
+    assert bad == []
+
+
+def test_help_keeps_the_terminal_width_argparse_would_use():
+    """The parsers work out HelpFormatter's width once, without shutil (cli._help_width): $COLUMNS still
+    sets it, as shutil.get_terminal_size made it."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    lines = {}
+    for columns in ("50", "200"):
+        proc = subprocess.run([sys.executable, "-m", "reconverge.tools.cli", "compile", "--help"], cwd=ROOT,
+                              env={**env, "COLUMNS": columns}, capture_output=True, text=True, timeout=60)
+        assert proc.returncode == 0, proc.stderr
+        lines[columns] = proc.stdout.splitlines()
+    narrow, wide = lines["50"], lines["200"]
+    assert len(narrow) > 3 * len(wide)                   # the help wrapped at 48 columns, then at 198
+    assert max(len(line) for line in wide) > 100 and all(len(line) <= 198 for line in wide)
+    assert sum(len(line) > 48 for line in narrow) < len(narrow) // 10     # only unbreakable words stick out

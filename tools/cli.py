@@ -32,6 +32,7 @@ the IR's rules, --debug also prints the function with each broken rule marked un
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 from reconverge.lowering.errors import CompileError
@@ -70,10 +71,36 @@ CF_CHOICES = ("auto", "structured", "blockip", "hybrid")    # --cf (backend.gen.
 
 
 class _Parser(argparse.ArgumentParser):
-    """argparse, but usage errors are one line and exit 2 without printing the usage block."""
+    """argparse, but usage errors are one line and exit 2 without printing the usage block; and its help
+    formatters get the width HelpFormatter would work out, worked out once: argparse makes a formatter for
+    each of the ~70 arguments a compile's parser adds, each asking shutil (whose import brings bz2 and
+    lzma) for the terminal's size (issue 26: the start-up of a compile)."""
 
     def error(self, message: str):
         raise UsageError(message)
+
+    def _get_formatter(self):
+        return self.formatter_class(prog=self.prog, width=_help_width())
+
+
+_HELP_WIDTH: list[int] = []
+
+
+def _help_width() -> int:
+    """argparse.HelpFormatter's default width: shutil.get_terminal_size().columns - 2 ($COLUMNS, else the
+    terminal of sys.__stdout__, else 80)."""
+    if not _HELP_WIDTH:
+        try:
+            columns = int(os.environ["COLUMNS"])
+        except (KeyError, ValueError):
+            columns = 0
+        if columns <= 0:
+            try:
+                columns = os.get_terminal_size(sys.__stdout__.fileno()).columns   # type: ignore[union-attr]
+            except (AttributeError, ValueError, OSError):
+                columns = 0
+        _HELP_WIDTH.append((columns or 80) - 2)
+    return _HELP_WIDTH[0]
 
 
 def _compile(args) -> None:
@@ -228,9 +255,8 @@ def _emit_spirv(emit: str, funcs: list, options) -> str | bytes:
     except ImportError as exc:
         raise CompileError(f"--emit {emit}: the SPIR-V backend is not available ({exc})") from None
     if emit == "dot-spirv":                      # the module with the IR's block names, drawn as a CFG
-        from dataclasses import replace
-
         from reconverge.backend.spirv.cfg_dot import cfg_dot
+        from reconverge.records import replace
         return cfg_dot(compile_spirv(funcs, replace(options, block_names=True)))
     binary = compile_spirv(funcs, options)
     if emit == "spirv":

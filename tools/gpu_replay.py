@@ -202,18 +202,17 @@ class _Recorder:
         self.captured: list[dict] = []
 
     def __enter__(self):
-        import dataclasses
-
         from reconverge.backend.spirv.loop_count import counter_binding
         from reconverge.backend.spirv.subgroups import layout_check_binding
+        from reconverge.records import replace
 
         def compile_spirv(funcs, options):
             # a sub-group kernel's replayed module is the "checked" layout, which any device can run (the
             # layout record is then part of the launch's reference), with native clustered reduces
             layout = "checked" if options.subgroup_layout else None
-            generic = dataclasses.replace(options, relaxed_atomics=False, count_loop_iterations=False,
-                                          subgroup_layout=layout, emulate_clustered=False,
-                                          maximal_reconvergence=False)
+            generic = replace(options, relaxed_atomics=False, count_loop_iterations=False,
+                              subgroup_layout=layout, emulate_clustered=False,
+                              maximal_reconvergence=False)
             extra = counter_binding(funcs[0]) if options.count_loop_iterations else None
             size = options.local_size[0] * options.local_size[1] * options.local_size[2] if layout else 0
             self.captured.append({"generic": self.compile(funcs, generic), "extra_binding": extra,

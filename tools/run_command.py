@@ -101,8 +101,7 @@ def _check_target_flags(args, targets: list[str]) -> None:
 
 def _backend_options(args, target: str, local_size: tuple[int, ...], gen_stats: dict | None = None):
     """The settings a target's launcher takes, from the command line (gen_stats: filled by a gen run)."""
-    from dataclasses import replace
-
+    from reconverge.records import replace
     from reconverge.tools.targets import harness
     if target == "spirv":
         backend = spirv_options(args.spirv_version, args.target_env)

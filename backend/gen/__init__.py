@@ -18,13 +18,13 @@ isa/gen9/dispatch.py's thread payload.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol
-
 from reconverge.lowering.deepstack import depth_independent
 from reconverge.lowering.errors import CompileError, IrreducibleCFG
 from reconverge.lowering.ir.core import Function
+from reconverge.records import record
+from reconverge.typing_free import Protocol
 
+TYPE_CHECKING = False                   # not typing's: a compile's start-up does not import typing
 if TYPE_CHECKING:
     from reconverge.isa.gen9.container import Kernel
     from reconverge.isa.gen9.model import Instruction
@@ -47,7 +47,7 @@ class Program(Protocol):
     def shares_read(self, kernel: str, target_pipeline: str) -> bool: ...
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class CFMode:
     """A way to compile control flow: the pipeline whose function it takes, and the selector's settings."""
     name: str
@@ -70,7 +70,7 @@ COMMAND_LINE_CF = ("auto", "structured", "blockip", "hybrid")    # --cf
 MACHINE_PASSES = ("isel", "regalloc")
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class GenOptions:
     """What to compile a kernel for: the SIMD width, the control-flow mode (a CF_MODES name, or `auto`,
     the backend's own choice per kernel: choose_function) and whether the machine IR is verified after
@@ -89,7 +89,7 @@ class GenOptions:
             raise CompileError(f"unknown control-flow mode '{self.cf}' (modes: auto, {', '.join(CF_MODES)})")
 
 
-@dataclass
+@record
 class GenKernel:
     name: str
     simd: int
@@ -103,7 +103,7 @@ class GenKernel:
         return Kernel(self.name, code, self.simd, self.layout.payload(self.simd))
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class GenBinary:
     """One kernel compiled for Gen9 (reconverge.to_gen's answer): its code (what `iga64 -d -p=9` reads),
     iga64-syntax text, SIMD width, and the control-flow mode it was compiled in (the one `cf="auto"` chose)."""

@@ -21,10 +21,9 @@ reads it to address memory, the launcher to set up a dispatch, the container to 
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 from reconverge.isa.gen9.payload import ARGUMENTS, CROSS_THREAD_GRF
 from reconverge.lowering.ir.core import Arg, Function, Instr
+from reconverge.records import field, record
 
 SLM_ALIGN = 16
 SCRATCH_GRANULE = 1024                      # r0.5 counts scratch in 1 KiB units (bits 31:10)
@@ -34,7 +33,7 @@ def _aligned(n: int, a: int) -> int:
     return -(-n // a) * a
 
 
-@dataclass
+@record
 class KernelLayout:
     arguments: dict[Arg, int] = field(default_factory=dict)     # cross-thread byte offset of scalars, __local*
     buffer_bti: dict[Arg, int] = field(default_factory=dict)

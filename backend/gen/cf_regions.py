@@ -31,13 +31,14 @@ the search runs on the unit graph of each round, after inner shapes have collaps
 """
 from __future__ import annotations
 
-import dataclasses
-from dataclasses import dataclass
-from typing import Callable
-
 from reconverge.lowering.errors import CompileError
 from reconverge.lowering.graph import IrreducibleError, LoopForest, dominator_tree, loop_forest, reverse_postorder
 from reconverge.lowering.ir.core import Block, Function, Instr
+from reconverge.records import record, replace
+
+TYPE_CHECKING = False                   # not typing's: a compile's start-up does not import typing
+if TYPE_CHECKING:
+    from typing import Callable
 
 TERMINATORS = ("br", "cbr", "switch", "ret", "unreachable")
 # The search costs a round per level of nesting, each over the whole function (and a loop search per
@@ -51,7 +52,7 @@ class RegionDepthError(CompileError):
     """The kernel nests deeper than the hybrid's region search goes (MAX_ROUNDS)."""
 
 
-@dataclass(eq=False)
+@record(eq=False)
 class Region:
     kind: str                     # "block", "chain", "if", "loop", or inside a loop's body "exit", "continue"
     parts: tuple                  # block: (Block,); chain: (first, second); if: (head, true arm | None,
@@ -149,7 +150,7 @@ def share_latches(units: list[Region]) -> list[Region]:
             via.setdefault(v, []).append((header, latch.entry))
     out: list[Region] = []
     for i, u in enumerate(units):
-        out.append(dataclasses.replace(u, via=u.via + tuple(via[i])) if i in via else u)
+        out.append(replace(u, via=u.via + tuple(via[i])) if i in via else u)
         out += after.get(i, [])
     return out
 
@@ -319,7 +320,8 @@ def _back_edge_targets(units: dict[Block, Region], entry: Block) -> set[Block]:
     return out
 
 
-Dominates = Callable[[Block, Block], bool]
+if TYPE_CHECKING:
+    Dominates = Callable[[Block, Block], bool]
 
 
 def _dominance(units: dict[Block, Region], entry: Block) -> Dominates:

@@ -18,10 +18,9 @@ wrongly in silence.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from reconverge.lowering.errors import CompileError, where
 from reconverge.lowering.ir.core import Function
+from reconverge.records import record
 
 from .abi import KernelLayout
 from .isel_blockip import BlockIPDriver
@@ -35,7 +34,7 @@ from .mir_cse import eliminate_common_subexpressions
 __all__ = ["Selection", "gen_type", "select"]
 
 
-@dataclass
+@record
 class Selection:
     mfunc: MFunction
     layout: KernelLayout                 # where the kernel's arguments and memory objects are (abi.py)

@@ -34,10 +34,9 @@ other (`entry`; predicate_bodies).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from reconverge.isa.gen9.model import DataType
 from reconverge.lowering.ir.core import Block, Const, Function, Instr, Undef
+from reconverge.records import record
 
 from .cf_regions import Region, block_unit, share_latches, structured_regions
 from .cf_regions import join_points as unit_join_points
@@ -384,7 +383,7 @@ class BlockIPDriver:
                 self.cx.emit("mov", self.cx.values[phi], src, predicate=predicate)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class BodySpan:
     """Where one scheme-A body lies: from the start of block `first` to block `last`, less the `tail`
     instructions that end `last` after it (the next entry's test, a backward jmpi: code legalization

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import struct
 from collections.abc import Sequence
-from typing import Any
 
 from reconverge.isa.gen9 import messages as sm
 from reconverge.isa.gen9.model import DataType, Region
@@ -26,6 +25,10 @@ from reconverge.lowering.ir.types import Type
 from .abi import KernelLayout, kernel_layout
 from .isel_flags import NEGATED_MOD, FlagChain, FlagLeaf, FlagPlan, FlagPlanner
 from .mir import Imm, MFunction, MInstr, Operand, PReg, VReg
+
+TYPE_CHECKING = False                   # not typing's: a compile's start-up does not import typing
+if TYPE_CHECKING:
+    from typing import Any
 
 T = DataType
 SCALAR = Region(0, 1, 0)

@@ -18,14 +18,14 @@ add one condition to the flag but cannot make a second flag value.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 
 from reconverge.lowering.ir.core import Block, Const, Instr, Value
+from reconverge.records import record
 
 NEGATED_MOD = {"eq": "ne", "ne": "eq", "lt": "ge", "ge": "lt", "gt": "le", "le": "gt"}
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class FlagLeaf:
     """One compare into the flag: `value` itself (`fused`: an owned compare) or a test of its 0/-1 dword."""
     value: Value
@@ -33,7 +33,7 @@ class FlagLeaf:
     negated: bool = False
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class FlagChain:
     """`first` into the flag, then `then` compared into it on the lanes where it is true (`conjunction`,
     an and) or false (an or)."""

@@ -20,12 +20,11 @@ from __future__ import annotations
 import math
 import struct
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any
 
 from reconverge.isa.gen9.model import DataType, Region
 from reconverge.isa.gen9.payload import CROSS_THREAD_GRF, GLOBAL_OFFSET, LOCAL_ID_GRF, LOCAL_SIZE, NUM_GROUPS, WORK_DIM
 from reconverge.lowering.ir.core import Const, Instr
+from reconverge.records import record
 
 from . import isel_int64 as int64
 from . import isel_memory as memory
@@ -45,6 +44,10 @@ from .isel_context import (
 from .isel_narrow import low_dword_values, select_narrow
 from .mir import Imm, MInstr, Operand, PReg
 
+TYPE_CHECKING = False                   # not typing's: a compile's start-up does not import typing
+if TYPE_CHECKING:
+    from typing import Any
+
 T = DataType
 INT_OPS = {"add": "add", "sub": "add", "mul": "mul", "and": "and", "or": "or", "xor": "xor", "shl": "shl",
            "lshr": "shr", "ashr": "asr"}
@@ -60,7 +63,7 @@ Handler = Callable[[SelectionContext, Instr], None]
 Guard = Callable[[SelectionContext, Instr], bool]
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Rule:
     opcodes: tuple[str, ...]
     guard: Guard

@@ -12,9 +12,8 @@ ids, the cross-thread data: isa/gen9/dispatch.py) and the EOT copy.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 from reconverge.isa.gen9.model import DataType, Region
+from reconverge.records import field, record
 
 GRF_BYTES = 32
 FLAGS = ((0, 0), (0, 1), (1, 0), (1, 1))          # f0.0 f0.1 f1.0 f1.1
@@ -22,7 +21,7 @@ BRANCHES = ("jmpi", "if", "else", "endif", "while", "break", "cont", "halt")
 SENDS = ("send", "sends")
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class VReg:
     id: int
     type: DataType
@@ -40,7 +39,7 @@ class VReg:
         return f"%v{self.id}{'.u' if self.uniform else ''}:{self.type.value}"
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class PReg:
     """A fixed register: payload input or a register an ABI rule names (r127 for the EOT header)."""
     reg: int
@@ -51,7 +50,7 @@ class PReg:
         return f"r{self.reg}.{self.subreg}:{self.type.value}"
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Imm:
     value: int | float
     type: DataType
@@ -60,7 +59,7 @@ class Imm:
         return f"{self.value}:{self.type.value}"
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Operand:
     """A source or destination: a register (virtual or fixed) at a byte offset with a region, or an
     immediate. Region None: the natural one (a lane's element, or a uniform's broadcast <0;1,0>)."""
@@ -75,7 +74,7 @@ class Operand:
         return self.value.type
 
 
-@dataclass
+@record
 class MInstr:
     opcode: str
     exec_size: int
@@ -100,7 +99,7 @@ class MInstr:
         return [s.value for s in self.srcs if type(s.value) is VReg]     # (VReg has no subclasses)
 
 
-@dataclass
+@record
 class MBlock:
     label: str
     instrs: list[MInstr] = field(default_factory=list)
@@ -110,7 +109,7 @@ class MBlock:
         return ins
 
 
-@dataclass
+@record
 class MFunction:
     name: str
     simd: int

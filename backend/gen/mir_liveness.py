@@ -16,15 +16,15 @@ from __future__ import annotations
 import bisect
 import sys
 from array import array
-from dataclasses import dataclass
 from itertools import compress
 
 from reconverge.lowering.analysis.liveness import solve
+from reconverge.records import record
 
 from .mir import MFunction, VReg
 
 
-@dataclass
+@record
 class Liveness:
     regs: list[VReg]                           # bit i of a live mask is regs[i]
     live_in_masks: dict[str, int]

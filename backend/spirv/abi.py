@@ -22,12 +22,12 @@ so the emitter and the launcher cannot disagree.
 from __future__ import annotations
 
 import struct
-from dataclasses import dataclass, field
 
 from reconverge.lowering.errors import CompileError, where
 from reconverge.lowering.ir.core import Arg, Function
 from reconverge.lowering.ir.types import Type
 from reconverge.lowering.kernel_abi import host_values, type_kind
+from reconverge.records import field, record
 
 PUSH_CONSTANT_LIMIT = 128   # bytes: the minimum maxPushConstantsSize every Vulkan device must offer
 LOCAL_SPEC_ID_BASE = 100    # SpecId of parameter N's __local array length: 100 + N
@@ -37,14 +37,14 @@ def local_spec_id(arg: Arg) -> int:
     return LOCAL_SPEC_ID_BASE + arg.param
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class BufferParam:
     arg: Arg
     binding: int
     readonly: bool          # a __constant buffer (decorated NonWritable)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class PushMember:
     name: str
     offset: int
@@ -52,7 +52,7 @@ class PushMember:
     arg: Arg | None         # None for a hidden member
 
 
-@dataclass
+@record
 class KernelABI:
     buffers: list[BufferParam] = field(default_factory=list)
     push: list[PushMember] = field(default_factory=list)

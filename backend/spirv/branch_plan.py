@@ -22,12 +22,11 @@ block; dot-spirv (`block_names`) keeps every block of the tree and plans nothing
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 from reconverge.lowering.ir.core import Block, CFNode, Const, Function, If, Instr, Loop, Value, cf_lists, first_block
+from reconverge.records import field, record
 
 
-@dataclass
+@record
 class BranchPlan:
     bare: dict[Block, str] = field(default_factory=dict)    # a bare arm's block -> "break" / "continue"
     skipped: set[Block] = field(default_factory=set)         # blocks not emitted (bare arms, dropped ends)

@@ -34,6 +34,15 @@ def _operand_list(operands: list[dict]) -> list[tuple[str, str]]:
     return [(o["kind"], o.get("quantifier", "")) for o in operands]
 
 
+def _converted(lists: dict[str, list[tuple[str, str]]], raw: dict[str, list[dict]], name: str) -> list[tuple[str, str]]:
+    """raw[name]'s operands as (kind, quantifier), converted on first use: a compile asks for a few dozen
+    of the grammar's ~8,400 operand lists, and converting them all was a third of loading it."""
+    found = lists.get(name)
+    if found is None:
+        found = lists[name] = _operand_list(raw[name])
+    return found
+
+
 class Grammar:
     """Lazily loaded view of the core and GLSL.std.450 grammars (loaded on first use)."""
 
@@ -48,17 +57,19 @@ class Grammar:
         self._magic = _enum_value(core["magic_number"])
         self._version = (core["major_version"], core["minor_version"])
         self._opcodes: dict[str, int] = {}
-        self._operands: dict[str, list[tuple[str, str]]] = {}
+        self._operands: dict[str, list[tuple[str, str]]] = {}     # converted from _raw_operands when asked
+        self._raw_operands: dict[str, list[dict]] = {}
         self._classes: dict[str, str] = {}
         for inst in core["instructions"]:
             name = inst["opname"]
             self._opcodes[name] = inst["opcode"]
-            self._operands[name] = _operand_list(inst.get("operands", []))
+            self._raw_operands[name] = inst.get("operands", [])
             self._classes[name] = inst.get("class", "")
         self._categories: dict[str, str] = {}
         self._bases: dict[str, list[str]] = {}
         self._enumerants: dict[str, dict[str, int]] = {}
-        self._parameters: dict[str, dict[str, list[tuple[str, str]]]] = {}
+        self._parameters: dict[str, dict[str, list[tuple[str, str]]]] = {}    # from _raw_parameters
+        self._raw_parameters: dict[str, dict[str, list[dict]]] = {}
         self._by_value: dict[str, dict[int, str]] = {}
         for kind in core["operand_kinds"]:
             name, category = kind["kind"], kind["category"]
@@ -68,21 +79,23 @@ class Grammar:
             if category not in ("ValueEnum", "BitEnum"):
                 continue
             values: dict[str, int] = {}
-            params: dict[str, list[tuple[str, str]]] = {}
+            params: dict[str, list[dict]] = {}
             by_value: dict[int, str] = {}
             for e in kind["enumerants"]:
                 value = _enum_value(e["value"])
                 values[e["enumerant"]] = value
-                params[e["enumerant"]] = _operand_list(e.get("parameters", []))
+                params[e["enumerant"]] = e.get("parameters", [])
                 by_value.setdefault(value, e["enumerant"])     # first name wins over KHR/EXT aliases
             self._enumerants[name] = values
-            self._parameters[name] = params
+            self._parameters[name] = {}
+            self._raw_parameters[name] = params
             self._by_value[name] = by_value
         self._glsl: dict[str, int] = {}
-        self._glsl_operands: dict[str, list[tuple[str, str]]] = {}
+        self._glsl_operands: dict[str, list[tuple[str, str]]] = {}    # from _raw_glsl_operands
+        self._raw_glsl_operands: dict[str, list[dict]] = {}
         for inst in glsl["instructions"]:
             self._glsl[inst["opname"]] = inst["opcode"]
-            self._glsl_operands[inst["opname"]] = _operand_list(inst.get("operands", []))
+            self._raw_glsl_operands[inst["opname"]] = inst.get("operands", [])
         self._loaded = True
 
     def _ensure(self) -> None:
@@ -111,7 +124,7 @@ class Grammar:
     def operands(self, name: str) -> list[tuple[str, str]]:
         """The instruction's operands as (kind, quantifier) with quantifier '', '?' or '*'."""
         self.opcode(name)
-        return list(self._operands[name])
+        return list(_converted(self._operands, self._raw_operands, name))
 
     def instruction_class(self, name: str) -> str:
         """The grammar's class of the instruction ('Annotation', 'Debug', 'Type-Declaration', ...)."""
@@ -160,7 +173,7 @@ class Grammar:
     def enumerant_parameters(self, kind: str, name: str) -> list[tuple[str, str]]:
         """The extra operands an enumerant takes: ('Decoration', 'ArrayStride') -> [('LiteralInteger', '')]."""
         self.enumerant(kind, name)
-        return list(self._parameters[kind][name])
+        return list(_converted(self._parameters[kind], self._raw_parameters[kind], name))
 
     def glsl(self, name: str) -> int:
         """'FMin' -> its GLSL.std.450 extended instruction number."""
@@ -172,7 +185,7 @@ class Grammar:
 
     def glsl_operands(self, name: str) -> list[tuple[str, str]]:
         self.glsl(name)
-        return list(self._glsl_operands[name])
+        return list(_converted(self._glsl_operands, self._raw_glsl_operands, name))
 
 
 GRAMMAR = Grammar()

@@ -15,19 +15,19 @@ gives OpenCL's values there before this runs (lowering.target.SPIRV says what is
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Protocol
-
 from reconverge.lowering.errors import CompileError, NotSupported
 from reconverge.lowering.ir.core import Arg, Const, Function, Instr, Undef, Value
 from reconverge.lowering.ir.opcodes import fence_spaces
 from reconverge.lowering.ir.types import Type
 from reconverge.lowering.passes.lower_math_edges import LOWERED as LOWERED_MATH
+from reconverge.typing_free import Protocol
 
 from .grammar import GRAMMAR
 from .memory import access_bits
 from .signedness import SIGNED_GLSL, SIGNED_GLSL_OPERANDS, SIGNED_INSTRUCTIONS, reads_signed
 from .types import TypeTable, is_odd_int, legal_bits
 
+TYPE_CHECKING = False                   # not typing's: a compile's start-up does not import typing
 if TYPE_CHECKING:
     from .abi import KernelABI, PushMember
     from .emit import ModuleEmitter

@@ -5,13 +5,12 @@ lavapipe runs invalid SPIR-V without complaint, so an unchecked module would mak
 """
 from __future__ import annotations
 
-import dataclasses
-
 import numpy as np
 
 from reconverge.lowering.errors import CompileError, where
 from reconverge.lowering.ir.core import Function, nesting_depth
 from reconverge.lowering.ndrange import ndrange
+from reconverge.records import replace
 
 from . import compile_spirv
 from .abi import kernel_abi, local_spec_id, pack_push_constants
@@ -137,9 +136,9 @@ def run_spirv_kernel(func: Function, args: list, global_size, local_size, option
         {"shuffle", "ballot"} <= set(info.subgroup_operations)
     # Vulkan's maximal reconvergence where the device promises it (the extension needs SPIR-V 1.3)
     maximal = info.maximal_reconvergence and options.version >= (1, 3)
-    options = dataclasses.replace(options, local_size=rng.local_size, validate=True,
-                                  relaxed_atomics=lavapipe, count_loop_iterations=lavapipe, subgroup_layout=layout,
-                                  emulate_clustered=emulate, maximal_reconvergence=maximal)
+    options = replace(options, local_size=rng.local_size, validate=True,
+                       relaxed_atomics=lavapipe, count_loop_iterations=lavapipe, subgroup_layout=layout,
+                       emulate_clustered=emulate, maximal_reconvergence=maximal)
     binary = compile_spirv([func], options)
     check_subgroup_support(binary, info, where(func))
     plan = MemoryPlan(func)

@@ -17,19 +17,18 @@ byte stores and read as words is then an array of words, as glslang would declar
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import cast
-
 from reconverge.lowering.analysis.offset_alignment import OffsetAlignment
 from reconverge.lowering.analysis.provenance import MemoryObject as ProvenanceObject
 from reconverge.lowering.analysis.provenance import Provenance
 from reconverge.lowering.errors import CompileError, NotSupported, where
 from reconverge.lowering.ir.core import Function, Instr, Undef, Value
+from reconverge.records import record
+from reconverge.typing_free import cast
 
 from .store_merge import StoreMerges
 
 
-@dataclass(eq=False)
+@record(eq=False)
 class MemoryObject(ProvenanceObject):
     """A provenance object laid out as a SPIR-V array of one unsigned integer width."""
     elem_bits: int = 0          # decided from the accesses; 0 until then

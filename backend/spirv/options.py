@@ -1,9 +1,8 @@
 """What the SPIR-V backend is asked to produce: version, target environment, work-group size."""
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from reconverge.lowering.errors import CompileError
+from reconverge.records import record
 
 # The highest SPIR-V version each target environment consumes. TARGET_ENVS: the Vulkan versions (Vulkan
 # spec, appendix "SPIR-V Environment"), each one swept by the tests; ALL_TARGET_ENVS adds every other
@@ -20,7 +19,7 @@ OPENCL_ENVS = ("opencl1.2", "opencl1.2embedded", "opencl2.0", "opencl2.0embedded
 VERSIONS = [(1, minor) for minor in range(7)]
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class SpirvOptions:
     version: tuple[int, int] = (1, 3)
     target_env: str = "vulkan1.3"

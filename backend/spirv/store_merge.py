@@ -9,16 +9,15 @@ mergeConsecutiveStores). The IR is not changed; the emitter and the memory plan 
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from reconverge.lowering.ir.core import Const, Function, Instr, Value
+from reconverge.records import record
 
 # what may stand between the stores: instructions that neither read nor write memory
 _PURE = frozenset({"ptradd", "trunc", "zext", "sext", "lshr", "ashr", "shl", "add", "sub", "mul", "and", "or",
                    "xor", "bitcast", "freeze", "addrspacecast", "icmp", "select"})
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class WideStore:
     value: Value        # the whole value the pieces were cut from
     pointer: Value      # where its first byte goes

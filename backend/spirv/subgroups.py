@@ -33,8 +33,6 @@ compares with L (a device that grouped lanes otherwise is refused after the run,
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from reconverge.lowering.errors import CompileError
 from reconverge.lowering.ir.core import Const, Function, Instr
 from reconverge.lowering.ir.types import Type
@@ -75,6 +73,7 @@ def layout_check_binding(func: Function) -> int:
     return 2 + max((b.binding for b in kernel_abi(func).buffers), default=-1)
 
 
+TYPE_CHECKING = False                   # not typing's: a compile's start-up does not import typing
 if TYPE_CHECKING:          # what it is mixed in beside, for the type checker; a plain mixin at run time
     from .isel import InstructionSelector as _Host
 else:

@@ -11,7 +11,6 @@ the end. `Builder.program()` resolves labels and fills structured-CF JIP/UIP by 
 from __future__ import annotations
 
 import bisect
-from typing import Any, Callable
 
 from .errors import IsaError
 from .model import (
@@ -25,6 +24,10 @@ from .model import (
 )
 from .opcodes import OPCODES
 from .registers import ARF_ACC, ARF_FLAG, ARF_NULL
+
+TYPE_CHECKING = False                   # not typing's: a compile's start-up does not import typing
+if TYPE_CHECKING:
+    from typing import Any, Callable
 
 T = DataType
 

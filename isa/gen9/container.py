@@ -20,7 +20,8 @@ from __future__ import annotations
 
 import json
 import struct
-from dataclasses import dataclass, field
+
+from reconverge.records import field, record
 
 from .errors import IsaError
 
@@ -29,7 +30,7 @@ VERSION = 1
 ALIGN = 64
 
 
-@dataclass
+@record
 class Kernel:
     name: str
     code: bytes

@@ -26,7 +26,8 @@ Forms:
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass
+
+from reconverge.records import record
 
 from . import opcodes as _opcodes
 
@@ -35,7 +36,7 @@ COMPACT_FORMS = ("compact", "compact3")
 FORM_BITS = {f: 128 for f in NATIVE_FORMS} | {f: 64 for f in COMPACT_FORMS}
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Field:
     name: str
     bits: dict[str, tuple[int, int]]

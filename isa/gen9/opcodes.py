@@ -27,8 +27,12 @@ Sources (facts only, nothing copied):
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
-from typing import Callable
+
+from reconverge.records import record
+
+TYPE_CHECKING = False                   # not typing's: a compile's start-up does not import typing
+if TYPE_CHECKING:
+    from typing import Callable
 
 
 class Operands(enum.Enum):
@@ -53,7 +57,7 @@ class Send(enum.Enum):
     SPLIT = "split"    # sends/sendsc: two payloads (split send)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Opcode:
     """One Gen9 opcode.  `srcs` counts register/immediate sources in the instruction's own form (math: the
     most any function takes, MATH_SOURCES has each one's); branch targets are not sources."""

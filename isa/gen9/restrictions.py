@@ -11,10 +11,10 @@ brw_eu_validate.c quotes them; iga64's -Wregions/-Wtypes checker agrees where it
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from reconverge.records import record
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Rule:
     key: str        # short name, used by tests and in messages
     what: str       # the restriction, in our words

@@ -22,7 +22,8 @@ the register-span rules. The instruction classes (branches, no saturate) are the
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
+
+from reconverge.records import record
 
 from . import fields as F
 from . import opcodes
@@ -38,7 +39,7 @@ from .restrictions import RULES, Rule  # noqa: F401  (re-exported: the rules che
 T = DataType
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Violation:
     index: int              # instruction number in the program
     offset: int             # byte offset of the instruction

@@ -43,8 +43,6 @@ from __future__ import annotations
 
 import functools
 import heapq
-from dataclasses import dataclass, field
-from typing import Callable, Iterable
 
 from reconverge.lowering.deepstack import depth_independent
 from reconverge.lowering.graph import (
@@ -74,9 +72,14 @@ from reconverge.lowering.ir.opcodes import (
     UNIFORM_SUBGROUP_INFO,
     UNIFORM_WORKITEM_FUNCTIONS,
 )
+from reconverge.records import field, record
+
+TYPE_CHECKING = False                   # not typing's: a compile's start-up does not import typing
+if TYPE_CHECKING:
+    from typing import Callable, Iterable
 
 
-@dataclass
+@record
 class Divergence:
     """The analysis' answer for one function. `values`: the divergent values (where they are defined);
     `branches`: the divergent If nodes (tree form) or cbr/switch instructions (CFG form); `loops`: the

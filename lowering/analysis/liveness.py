@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Iterable
-from dataclasses import dataclass
 
 from reconverge.lowering.graph import postorder, predecessors
 from reconverge.lowering.ir.core import (
@@ -34,6 +33,7 @@ from reconverge.lowering.ir.core import (
     cf_lists,
     structured_successors,
 )
+from reconverge.records import record
 
 
 def solve(succs: list[list[int]], upward: list[int], defined: list[int], phi_uses: list[int],
@@ -79,7 +79,7 @@ def solve(succs: list[list[int]], upward: list[int], defined: list[int], phi_use
     return live_in, live_out
 
 
-@dataclass
+@record
 class Liveness:
     """Which values are live where, for one function. Values are instruction results and arguments."""
     blocks: list[Block]

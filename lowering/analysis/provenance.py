@@ -10,15 +10,17 @@ The backend decides what it cannot express.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Callable
-
 from reconverge.lowering.ir.core import Arg, Function, Instr, Value
+from reconverge.records import record
+
+TYPE_CHECKING = False                   # not typing's: a compile's start-up does not import typing
+if TYPE_CHECKING:
+    from typing import Callable
 
 POINTER_COPIES = ("addrspacecast", "freeze", "bitcast")
 
 
-@dataclass(eq=False)
+@record(eq=False)
 class MemoryObject:
     kind: str                   # "buffer", "workgroup", "constant" (read-only table), "private" (alloca)
     name: str

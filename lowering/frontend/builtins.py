@@ -12,8 +12,6 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass
-from typing import Any, cast
 
 from reconverge.lowering.frontend import subgroups
 from reconverge.lowering.frontend.llvm_types import LType
@@ -21,6 +19,12 @@ from reconverge.lowering.frontend.scalar import Unsupported, scalar_type
 from reconverge.lowering.ir.core import Const, Value
 from reconverge.lowering.ir.opcodes import MATH_FUNCTIONS
 from reconverge.lowering.ir.types import F16, F32, I1, I32, I64, TOKEN, VOID, Type, float_type, int_type
+from reconverge.records import record
+from reconverge.typing_free import cast
+
+TYPE_CHECKING = False                   # not typing's: a compile's start-up does not import typing
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def _unsupported(msg: str = ""):
@@ -31,7 +35,7 @@ def _unsupported(msg: str = ""):
 # demangling
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Param:
     kind: str          # "s" signed int, "u" unsigned int, "f" float, "v" void, "o" opaque (images, events)
     bits: int = 0

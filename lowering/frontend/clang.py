@@ -3,7 +3,9 @@
 Flags: the spir64 target, OpenCL C 3.0 with the default header, and at -O0 `-disable-O0-optnone` so that
 LLVM passes run on the result at all. `-fgnu89-inline`: a plain (non-static) `inline` function gets a
 body, as OpenCL drivers give it; under C99 rules it would be a declaration only, and the kernel would
-call an undefined function.
+call an undefined function. `-fverify-intermediate-code`: LLVM's verifier runs on the module (first and
+last in clang's pass pipeline; a release clang skips it by default, `-disable-llvm-verifier`), so the
+text we read is a verified module without parsing it again (text_module.py).
 
 Build options are those of clBuildProgram (OpenCL 3.0 API specification, section 5.8.6), passed to clang
 as they are: `-D NAME[=VALUE]`, `-I DIR`, `-cl-std=`, the `-cl-*` math and optimisation options, `-w`,
@@ -21,10 +23,10 @@ import os
 import re
 import shutil
 import sys
-from dataclasses import dataclass
 
 from reconverge.lowering import child_process
 from reconverge.lowering.errors import CompileError
+from reconverge.records import record
 
 CLANG = os.environ.get("RECONVERGE_CLANG", "clang-22")
 OPT_LEVELS = ("-O0", "-O1", "-O2", "-O3", "-Os", "-Oz")
@@ -47,13 +49,14 @@ def clang_command(source_path: str, opt_level: str = "-O0", build_options: tuple
     # -cl-kernel-arg-info: clang leaves kernel parameters unnamed (%0, %1); !kernel_arg_name keeps the
     # source's names for the IR, its dumps and `reconverge run --arg NAME=...`
     cmd = [CLANG, "-x", "cl", std[-1] if std else "-cl-std=CL3.0", "-Xclang", "-finclude-default-header",
-           "-cl-kernel-arg-info", "-fgnu89-inline", "-target", "spir64", "-emit-llvm", "-S", opt_level,
-           *[o for o in build_options if not o.startswith("-cl-std=")], "-o", "-", source_path]
+           "-cl-kernel-arg-info", "-fgnu89-inline", "-fverify-intermediate-code", "-target", "spir64",
+           "-emit-llvm", "-S", opt_level]
     if opt_level == "-O0":
-        cmd[-4:-4] = ["-Xclang", "-disable-O0-optnone"]
+        cmd += ["-Xclang", "-disable-O0-optnone"]
     if _colour_by_default(build_options):
-        cmd[-4:-4] = ["-fcolor-diagnostics"]
-    return cmd
+        cmd += ["-fcolor-diagnostics"]
+    # the build options after ours, whole: a pair (`-Xclang X`, `-mllvm X`) stays a pair
+    return [*cmd, *[o for o in build_options if not o.startswith("-cl-std=")], "-o", "-", source_path]
 
 
 def _colour_by_default(build_options: tuple[str, ...]) -> bool:
@@ -75,7 +78,7 @@ class ClangError(CompileError):
         self.diagnostics = diagnostics
 
 
-@dataclass
+@record
 class ClangOutput:
     llvm_text: str
     diagnostics: str        # what clang printed on success (warnings, remarks); empty when nothing

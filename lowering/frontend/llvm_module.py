@@ -1,5 +1,9 @@
 """Loading LLVM modules (text, bitcode, llvmlite.ir) and preparing them for the reader.
 
+llvmlite is imported by the functions that need LLVM itself, not by this module: a compile of OpenCL C
+reads clang's text as a text_module.TextModule and, unless a kernel calls a defined function, never
+loads it (its import alone was about 0.05 CPU s of a 0.33 s one-kernel compile).
+
 Preparation inlines every call to a defined function, so that each kernel is one function, and does
 nothing else: -O0 code keeps its allocas and clang's control flow. Inlining is done by LLVM's always-
 inliner after `noinline`/`optnone` are rewritten to `alwaysinline` in the module text (llvmlite pass
@@ -9,29 +13,41 @@ from __future__ import annotations
 
 import re
 
-import llvmlite.binding as llvm
-
 from reconverge.lowering.errors import CompileError
+
+TYPE_CHECKING = False                   # not typing's: a compile's start-up does not import typing
+if TYPE_CHECKING:
+    import llvmlite.binding as llvm
 
 _NOT_NAME = r"[\w.$%@\"-]"
 _NOINLINE = re.compile(rf"(?<!{_NOT_NAME})(?:noinline|optnone)(?!{_NOT_NAME})")
 KERNEL_TWIN = "__clang_ocl_kern_imp_"
 _initialized = False
+_context_owning_module: type | None = None
 
 
-class _ContextOwningModule(llvm.ModuleRef):
-    """A module parsed into its own LLVM context, which it disposes right after itself.
+def _context_owning_class() -> type:
+    """llvm.ModuleRef's subclass for a module parsed into its own LLVM context, which it disposes right
+    after itself (made on first use: llvmlite is imported only when needed).
 
     A private context keeps struct names as written (the global context renames a second %struct.S to
     %struct.S.0). The context must die after the module, and when both are garbage in one cycle Python
     may finalize them in either order, so the context is detached and disposed here instead."""
+    global _context_owning_module
+    if _context_owning_module is None:
+        import llvmlite.binding as llvm
 
-    def _dispose(self):
-        super()._dispose()
-        llvm.ffi.lib.LLVMPY_ContextDispose(self._owned_context)
+        class ContextOwningModule(llvm.ModuleRef):
+            def _dispose(self):
+                super()._dispose()
+                llvm.ffi.lib.LLVMPY_ContextDispose(self._owned_context)
+
+        _context_owning_module = ContextOwningModule
+    return _context_owning_module
 
 
 def _parse_in_own_context(parse, data) -> llvm.ModuleRef:
+    import llvmlite.binding as llvm
     ctx = llvm.create_context()
     try:
         mod = parse(data, ctx)
@@ -40,11 +56,12 @@ def _parse_in_own_context(parse, data) -> llvm.ModuleRef:
         raise
     mod._owned_context = ctx._ptr
     ctx.detach()
-    mod.__class__ = _ContextOwningModule
+    mod.__class__ = _context_owning_class()
     return mod
 
 
 def _init() -> None:
+    import llvmlite.binding as llvm
     global _initialized
     if not _initialized:
         llvm.initialize_native_target()
@@ -90,6 +107,7 @@ def _rewrite_attributes(code: str) -> str:
 
 def parse_llvm_text(text: str, source_name: str = "<ir>") -> llvm.ModuleRef:
     """Parse and verify LLVM IR text; errors become one-line CompileErrors naming the line."""
+    import llvmlite.binding as llvm
     _init()
     try:
         mod = _parse_in_own_context(llvm.parse_assembly, text)
@@ -104,6 +122,7 @@ def parse_llvm_text(text: str, source_name: str = "<ir>") -> llvm.ModuleRef:
 
 
 def parse_llvm_bitcode(data: bytes, source_name: str = "<bitcode>") -> llvm.ModuleRef:
+    import llvmlite.binding as llvm
     _init()
     try:
         mod = _parse_in_own_context(llvm.parse_bitcode, data)
@@ -123,16 +142,17 @@ def prepare_module(mod: llvm.ModuleRef, source_name: str = "<ir>", promote: bool
     """A copy of `mod` in which every call to a defined function is inlined (idempotent); with `promote`,
     LLVM's SROA then turns allocas into SSA values where it can (for pipelines without our promote).
     `printed`: str(mod), when the caller has printed it already (printing a module costs about as much as
-    parsing it)."""
-    _init()
+    parsing it). A text_module.TextModule with nothing to inline (nor, with `promote`, an alloca SROA could
+    rewrite) stays one: llvmlite is not loaded."""
     text = str(mod) if printed is None else printed
     kernels = find_kernels(mod, text)    # before inlining: the fallback rule needs the call graph
-    if not promote and not _calls_a_definition(text):
+    if not (promote and _sroa_needed(text)) and not _calls_a_definition(text):
         # nothing to inline: the module is its own prepared form (printing it again, parsing, verifying
         # and running the inliner cost 1.3 CPU s at 100k blocks, for an identical body)
         mod.reconverge_kernels = kernels
         mod.reconverge_text = text
         return mod
+    import llvmlite.binding as llvm
     prepared = parse_llvm_text(make_inlinable(text), source_name)
     prepared.reconverge_kernels = kernels
     for fn in prepared.functions:
@@ -149,6 +169,15 @@ def prepare_module(mod: llvm.ModuleRef, source_name: str = "<ir>", promote: bool
     return prepared
 
 
+def _sroa_needed(module_text: str) -> bool:
+    """Whether LLVM's SROA might change the module: it rewrites allocas only (SROA.cpp starts from the
+    entry block's allocas), and gives up on those sroa_check recognises."""
+    if not _ALLOCA.search(module_text):
+        return False
+    from reconverge.lowering.frontend.sroa_check import sroa_changes_nothing
+    return not sroa_changes_nothing(module_text)
+
+
 def _calls_a_definition(module_text: str) -> bool:
     """Whether any function defined in the printed module is named anywhere but on its own `define`
     line (a call, or its address taken: either way the inliner has something to look at). One pass over
@@ -163,6 +192,7 @@ def _calls_a_definition(module_text: str) -> bool:
     return False
 
 
+_ALLOCA = re.compile(r"=\s*alloca\b")                    # an alloca instruction (or text that looks like one)
 DEFINE_NAME = re.compile(r'^define [^\n]*?@("[^"]*"|[-\w.$]+)\(', re.M)   # a function definition's name
 _GLOBAL_NAME = re.compile(r'@("[^"]*"|[-\w.$]+)')
 
@@ -209,7 +239,7 @@ def find_kernels(mod: llvm.ModuleRef, module_text: str | None = None) -> list[st
     if known is not None:
         return list(known)
     defined = [f for f in mod.functions if not f.is_declaration and not f.name.startswith(KERNEL_TWIN)
-               and f.linkage not in (llvm.Linkage.internal, llvm.Linkage.private)]
+               and _linkage(f) not in ("internal", "private")]
     headers = define_lines(module_text) if module_text is not None else None
     kernels = [f.name for f in defined if is_spir_kernel(f, headers)]
     if kernels:
@@ -221,6 +251,12 @@ def find_kernels(mod: llvm.ModuleRef, module_text: str | None = None) -> list[st
                 if ins.opcode == "call":
                     called.add(list(ins.operands)[-1].name)
     return [f.name for f in defined if f.name not in called]
+
+
+def _linkage(fn) -> str:
+    """A function's linkage by LangRef's name: a text module's is one already, llvmlite's an enum member."""
+    linkage = fn.linkage
+    return linkage if isinstance(linkage, str) else linkage.name
 
 
 def require_kernels(mod: llvm.ModuleRef, source_name: str, module_text: str | None = None) -> list[str]:
@@ -251,6 +287,7 @@ def optimize_module(mod: llvm.ModuleRef, speed_level: int, source_name: str = ""
 
 
 def _run_pipeline(mod: llvm.ModuleRef, speed_level: int) -> None:
+    import llvmlite.binding as llvm
     target = llvm.Target.from_default_triple().create_target_machine()
     builder = llvm.create_pass_builder(target, llvm.create_pipeline_tuning_options(speed_level=speed_level))
     builder.getModulePassManager().run(mod, builder)
@@ -294,9 +331,11 @@ def _optimized_in_child(mod: llvm.ModuleRef, speed_level: int, source_name: str)
     if reply[:1] == b"E":
         raise CompileError(f"{source_name or '<ir>'}: LLVM's -O{speed_level} pipeline left the convergence-control "
                            f"tokens invalid ({reply[1:].decode(errors='replace')}): an LLVM bug; run it at -O0")
+    import llvmlite.binding as llvm
     return llvm.parse_bitcode(reply[1:])
 
 
 def target_data(mod: llvm.ModuleRef):
     """The module's own data layout (sizes and alignments as its target sees them)."""
+    import llvmlite.binding as llvm
     return llvm.create_target_data(mod.data_layout)

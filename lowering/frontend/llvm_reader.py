@@ -13,10 +13,6 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
-from typing import Any, cast
-
-import llvmlite.binding as llvm
 
 from reconverge.lowering.errors import CompileError, NotSupported
 from reconverge.lowering.frontend import builtins
@@ -53,10 +49,20 @@ from reconverge.lowering.frontend.llvm_types import (
 )
 from reconverge.lowering.frontend.scalar import Unsupported, scalar_type
 from reconverge.lowering.frontend.source_scopes import DebugScopes, ScopeNotes
+from reconverge.lowering.frontend.text_module import TextFunction, TextModule
+from reconverge.lowering.frontend.value_kinds import ValueKind
 from reconverge.lowering.gcpause import gc_paused
 from reconverge.lowering.ir.core import Arg, Block, Const, Function, Instr, ModuleData, Phi, Undef, Value
 from reconverge.lowering.ir.opcodes import OPCODES, opcodes_of
 from reconverge.lowering.ir.types import I1, I64, VOID, Type, int_type, ptr
+from reconverge.records import record
+from reconverge.typing_free import cast
+
+TYPE_CHECKING = False                   # not typing's: a compile's start-up does not import typing
+if TYPE_CHECKING:
+    from typing import Any
+
+    import llvmlite.binding as llvm
 
 ICMP_PREDS = ("eq", "ne", "ugt", "uge", "ult", "ule", "sgt", "sge", "slt", "sle")
 FCMP_PREDS = ("false", "oeq", "ogt", "oge", "olt", "ole", "one", "ord", "ueq", "ugt", "uge", "ult", "ule",
@@ -76,8 +82,9 @@ _FLOAT_BINOPS = _same_named("float", "fadd fsub fmul fdiv frem")
 _CASTS = _same_named("cast", "trunc zext sext fptrunc fpext fptoui fptosi uitofp sitofp ptrtoint inttoptr "
                              "addrspacecast")
 # ValueKind members as plain constants: an enum member looked up through its class costs about 0.3 us,
-# and lanes() asked for several per operand
-_VK = llvm.ValueKind
+# and lanes() asked for several per operand. Compared with `==`: llvmlite's own values (the forms the
+# text records leave to it) carry llvmlite's enum, equal by number (value_kinds.py)
+_VK = ValueKind
 _INSTRUCTION, _ARGUMENT, _GLOBAL, _CONSTANT_INT, _FUNCTION = (
     _VK.instruction, _VK.argument, _VK.global_variable, _VK.constant_int, _VK.function)
 _NOT_VALUES = (_VK.metadata_as_value, _VK.basic_block, _VK.inline_asm, _VK.block_address)
@@ -125,6 +132,8 @@ class ModuleContext:
 
     def resolve_struct(self, name: str) -> LType:
         hit = self._structs.get(name)
+        if hit is None and isinstance(self.mod, TextModule):
+            hit = self._structs[name] = self.mod.struct(name)
         if hit is None:
             tref = self.mod.get_struct_type(name)
             if tref.is_opaque_struct:
@@ -133,6 +142,11 @@ class ModuleContext:
                         packed=tref.is_packed_struct, name=name)
             self._structs[name] = hit
         return hit
+
+    def return_type(self, fn: llvm.ValueRef | TextFunction) -> LType:
+        if isinstance(fn, TextFunction):
+            return fn.return_type
+        return self.ltype_of(fn.global_value_type.get_function_return())
 
     def ltype_of(self, tref: llvm.TypeRef | LType) -> LType:
         if isinstance(tref, LType):        # a record of llvm_text.py already holds its type
@@ -260,13 +274,13 @@ class ModuleContext:
                 r"^!(\d+) = (?:distinct )?(!DI\w+\(.*\))$", self._module_text, re.M)}
         return self._debug
 
-    def global_kind(self, name: str) -> llvm.ValueKind | None:
+    def global_kind(self, name: str) -> ValueKind | None:
         """What `@name` in an instruction is: a global variable, a function, or (None) something else."""
         if name in self.globals:
-            return llvm.ValueKind.global_variable
+            return _VK.global_variable
         if self._functions is None:
             self._functions = {f.name for f in self.mod.functions}
-        return llvm.ValueKind.function if name in self._functions else None
+        return _VK.function if name in self._functions else None
 
     def is_declaration(self, name: str) -> bool:
         hit = self._declared.get(name)
@@ -304,7 +318,7 @@ class ModuleContext:
         return hit
 
 
-@dataclass
+@record
 class KernelMetadata:
     """What clang says about a kernel only in metadata (llvmlite does not expose metadata)."""
     arg_names: tuple[str, ...] = ()                          # !kernel_arg_name (-cl-kernel-arg-info)
@@ -429,22 +443,22 @@ class FunctionReader:
 
     def lanes(self, v: llvm.ValueRef) -> list[Value]:
         kind = v.value_kind
-        if kind is _INSTRUCTION or kind is _ARGUMENT:
+        if kind == _INSTRUCTION or kind == _ARGUMENT:
             k = key(v)
             hit = self.values.get(k)
             if hit is None:
-                if kind is _ARGUMENT:
+                if kind == _ARGUMENT:
                     raise Unsupported(f"argument {v.name} of another function")
                 forward = [_Forward(scalar_type(t)) for t in scalar_leaves(self.ltype(v))]
                 self.pending.setdefault(k, []).extend(forward)
                 hit = self.values[k] = cast(list[Value], forward)
             return hit
-        if kind is _CONSTANT_INT:
+        if kind == _CONSTANT_INT:
             t = scalar_type(self.ltype(v))
             return [Const(t, v.get_constant_value())]
-        if kind is _GLOBAL:
+        if kind == _GLOBAL:
             return [self.global_addr(v.name)]
-        if kind is _FUNCTION:
+        if kind == _FUNCTION:
             raise Unsupported(f"function @{v.name} used as a value")
         if kind in _NOT_VALUES:
             raise Unsupported(f"{kind.name} operand")
@@ -528,9 +542,11 @@ class FunctionReader:
     # ----- the function -----
     def read(self, is_kernel: bool = True) -> Function:
         fn = self.fn
+        if isinstance(fn, TextFunction) and not READ_TEXT:        # llvmlite's values: llvmlite's function
+            return FunctionReader(self.ctx, fn.llvm_function(), self.name).read(is_kernel)
         fn_text = self.ctx.function_text(fn)   # printed once: one by one is quadratic (slot numbering)
         try:
-            ret_lt = self.ctx.ltype_of(fn.global_value_type.get_function_return())
+            ret_lt = self.ctx.return_type(fn)
         except TypeError_ as e:
             raise self.error(f"unsupported return type: {e}", NotSupported) from None
         args: list[Arg] = []
@@ -559,6 +575,8 @@ class FunctionReader:
             self.values[key(a)] = arg_values
         body = read_function_text(fn, fn_text, [a for a, _ in arg_lanes], self.ctx.parse_type_text,
                                   self.ctx.global_kind) if READ_TEXT else None
+        if body is None and isinstance(fn, TextFunction):       # a layout the records do not read: llvmlite's
+            return FunctionReader(self.ctx, fn.llvm_function(), self.name).read(is_kernel)
         if body is not None:
             llvm_blocks: list = body.blocks
             labels = [b.label for b in body.blocks]
@@ -974,7 +992,7 @@ class FunctionReader:
     # calls
     def call(self, ins: llvm.ValueRef, ops: list) -> list[Value] | None:
         callee = ops[-1]
-        if callee.value_kind is not _FUNCTION:
+        if callee.value_kind != _FUNCTION:
             raise Unsupported("indirect call")
         name = callee.name
         args = ops[:-1]

@@ -24,13 +24,16 @@ from __future__ import annotations
 import ctypes
 import itertools
 import re
-from typing import Any, Callable, cast
-
-import llvmlite.binding as llvm
 
 from reconverge.lowering.frontend.llvm_types import I1_T, LType
+from reconverge.lowering.frontend.value_kinds import ValueKind as VK
+from reconverge.typing_free import cast
 
-VK = llvm.ValueKind
+TYPE_CHECKING = False                   # not typing's: a compile's start-up does not import typing
+if TYPE_CHECKING:
+    from typing import Any, Callable
+
+    import llvmlite.binding as llvm
 # LLVM's tokens, the most frequent first (a name, punctuation; `s0x1F` as a word is the same span as a hex literal)
 _TOKENS = re.compile(r'[%@](?:"[^"]*"|[-\w.$]+)|[,()\[\]{}<>=*:]|0x[KLMHR]?[0-9A-Fa-f]+'
                      r'|[-+]?\d+(?:\.\d*)?(?:[eE][-+]?\d+)?|c"[^"]*"|[A-Za-z_$.][-\w.$]*|"[^"]*"|![-\w.$]*|#\d+|;.*|\S')
@@ -55,6 +58,11 @@ _CONSTANT_KINDS = {"null": VK.constant_pointer_null, "undef": VK.undef_value, "p
 _keys = itertools.count(-1, -1)      # record keys: negative, never an LLVM value's address
 
 
+def new_record_key() -> int:
+    """A fresh key for a value read from text (text_module's parameters use them too)."""
+    return next(_keys)
+
+
 class Unrecognised(Exception):
     """Text this parser does not read; llvmlite answers for the instruction instead."""
 
@@ -65,12 +73,12 @@ def key(v: llvm.ValueRef | TextValue) -> int:
         return v.text_key                # records (an argument's is its LLVM address)
     except AttributeError:
         pass
-    address = ctypes.cast(cast(llvm.ValueRef, v)._ptr, ctypes.c_void_p).value
+    address = ctypes.cast(cast("llvm.ValueRef", v)._ptr, ctypes.c_void_p).value
     assert address is not None, "an LLVM value has an address"
     return address
 
 
-def _name(tok: str) -> str:
+def value_name(tok: str) -> str:
     """`%"a b"` / `@x` / `b1` -> the name LLVM holds (quotes removed, \\XX escapes decoded)."""
     body = tok[1:] if tok[:1] in "%@" else tok
     if body[:1] == '"':
@@ -114,7 +122,7 @@ class TextBlock(TextValue):
 
     def __init__(self, body: FunctionText, label: str):
         self.text_key = next(_keys)
-        self.label = _name(label)
+        self.label = value_name(label)
         self.name = "" if label.isdigit() else self.label       # an unnamed block prints its slot number
         self.instructions: list[TextInstruction] = []
         self._body = body
@@ -191,7 +199,7 @@ class TextConstant(TextValue):
 
     @property
     def name(self) -> str:
-        return _name(self.value_text) if self.value_text[:1] == "@" else ""
+        return value_name(self.value_text) if self.value_text[:1] == "@" else ""
 
     @property
     def type(self) -> LType:
@@ -230,6 +238,7 @@ class FunctionText:
         self.blocks: list[TextBlock] = []
         self.locals: dict[str, object] = {}       # `%name` as printed -> its record (or llvmlite argument)
         self.arguments = arguments
+        self.argument_records: list[TextArgument] = []
         self._llvm_of: dict[int, llvm.ValueRef] | None = None
         self._record_of: dict[int, TextValue] = {}
 
@@ -241,6 +250,7 @@ class FunctionText:
             block.instructions = []
         self.blocks = []
         self.locals = {}
+        self.argument_records = []
         self._llvm_of = None
         self._record_of = {}
 
@@ -248,7 +258,10 @@ class FunctionText:
     def _walk(self) -> dict[int, llvm.ValueRef]:
         if self._llvm_of is None:
             llvm_of: dict[int, llvm.ValueRef] = {}
-            real_blocks = list(self.fn.blocks)
+            real_fn = self.llvm_function()
+            for parameter, real_arg in zip(self.argument_records, real_fn.arguments):
+                self._record_of[key(real_arg)] = parameter
+            real_blocks = list(real_fn.blocks)
             if len(real_blocks) != len(self.blocks):
                 raise AssertionError(f"@{self.fn.name}: {len(self.blocks)} printed blocks, {len(real_blocks)} in LLVM")
             for record, real in zip(self.blocks, real_blocks):
@@ -264,6 +277,12 @@ class FunctionText:
             self._llvm_of = llvm_of
         return self._llvm_of
 
+    def llvm_function(self) -> llvm.ValueRef:
+        """llvmlite's function: the one read, or for a text module's function (text_module.py) the module
+        parsed by llvmlite now."""
+        of_text = getattr(self.fn, "llvm_function", None)
+        return of_text() if of_text is not None else self.fn
+
     def llvm_instruction(self, record: TextInstruction) -> llvm.ValueRef:
         return self._walk()[record.text_key]
 
@@ -271,10 +290,11 @@ class FunctionText:
         return self._walk()[record.text_key]
 
     def record(self, value: llvm.ValueRef):
-        """llvmlite's value -> the record standing for it (instructions, blocks); others as they are."""
+        """llvmlite's value -> the record standing for it (instructions, blocks, parameters); others as
+        they are."""
         self._walk()
         kind = value.value_kind
-        if kind in (VK.instruction, VK.basic_block):
+        if kind in (VK.instruction, VK.basic_block, VK.argument):
             return self._record_of[key(value)]
         return value
 
@@ -308,7 +328,8 @@ def read_function_text(fn: llvm.ValueRef, fn_text: str, arguments: list, type_of
     if names is None or len(names) != len(arguments):
         return None
     for tok, arg in zip(names, arguments):
-        body.locals[tok] = TextArgument(arg, key(arg))
+        body.locals[tok] = record = TextArgument(arg, key(arg))
+        body.argument_records.append(record)
     block: TextBlock | None = None
     open_switch: TextInstruction | None = None
     for line in fn_text[start:].splitlines():
@@ -350,7 +371,7 @@ def _instruction(body: FunctionText, line: str) -> TextInstruction | None:
     toks = _TOKENS.findall(line)
     at, name = 0, ""
     if len(toks) > 1 and toks[1] == "=" and toks[0][:1] == "%":
-        at, name = 2, _name(toks[0])
+        at, name = 2, value_name(toks[0])
     if at >= len(toks):
         return None
     opcode = toks[at]
@@ -882,7 +903,7 @@ _VOID = LType("void")
 def _constant_kind(type_text: str, first: str, body: FunctionText):
     c = first[:1]
     if c == "@":
-        kind = body.global_kind(_name(first))
+        kind = body.global_kind(value_name(first))
         if kind is None:
             raise Unrecognised(f"{first} is neither a global variable nor a function")
         return kind

@@ -9,14 +9,18 @@ from __future__ import annotations
 
 import re
 import struct
-from dataclasses import dataclass, field
-from typing import Any, Callable
+
+from reconverge.records import field, record
+
+TYPE_CHECKING = False                   # not typing's: a compile's start-up does not import typing
+if TYPE_CHECKING:
+    from typing import Any, Callable
 
 # ----------------------------------------------------------------------------------------------
 # types
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class LType:
     """An LLVM type. kind: int, float, ptr, vec, arr, struct, void, label, token, other."""
     kind: str
@@ -206,7 +210,7 @@ def type_from_text(text: str, resolve: Callable[[str], LType] | None = None) -> 
 # constants
 
 
-@dataclass
+@record
 class CV:
     """A parsed constant (or operand reference). kind: int, float, null, undef, poison, zero, global,
     local, agg (vector/array/struct elements in `args`), splat, expr (op in `value`, operands in `args`)."""

@@ -27,12 +27,12 @@ peeled or duplicated before it with its locations (the body then holds code befo
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 
 from reconverge.lowering.errors import NotSupported, where
 from reconverge.lowering.graph import IrreducibleError, LoopForest, dominator_tree, loop_forest
 from reconverge.lowering.ir.core import Block, Function, Instr, Phi
 from reconverge.lowering.ir.opcodes import OPCODES
+from reconverge.records import field, record
 
 # the operations whose meeting a scope decides (not the token-making `convergence` itself)
 CONVERGENT = frozenset(name for name, op in OPCODES.items() if op.has("convergent") and name != "convergence")
@@ -42,7 +42,7 @@ _FIELD = re.compile(r"\b(line|column|scope|inlinedAt): (!?\d+)")
 ScopeKey = tuple[str, str]      # (scope node, inlinedAt node or ""): one scope of one inlined copy
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Location:
     line: int
     scope: str
@@ -102,7 +102,7 @@ class DebugScopes:
         return tuple(keys) + (self.chain(loc.inlined_at) if loc.inlined_at else ())
 
 
-@dataclass
+@record
 class ScopeNotes:
     """What the reader saw of one function's debug locations: each block's located instructions and
     each convergent operation's location (every IR instruction an LLVM call became)."""

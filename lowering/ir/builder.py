@@ -2,10 +2,12 @@
 instruction into several while the original keeps its identity (and so every use of it)."""
 from __future__ import annotations
 
-from typing import Any, Mapping, Sequence
-
 from reconverge.lowering.ir.core import Function, If, Instr, Value, cf_lists
 from reconverge.lowering.ir.types import I1, Type, int_type
+
+TYPE_CHECKING = False                   # not typing's: a compile's start-up does not import typing
+if TYPE_CHECKING:
+    from typing import Any, Mapping, Sequence
 
 
 class InsertBefore:

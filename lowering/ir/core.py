@@ -12,11 +12,14 @@ phis sit at the top of the block after an if, the block after a loop, or a loop'
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
-from typing import Any, Iterator, Sequence, cast
-
 from reconverge.lowering.ir.opcodes import JUMPS, TERMINATORS
 from reconverge.lowering.ir.types import VOID, Type
+from reconverge.records import record, replace
+from reconverge.typing_free import cast
+
+TYPE_CHECKING = False                   # not typing's: a compile's start-up does not import typing
+if TYPE_CHECKING:
+    from typing import Any, Iterator, Sequence
 
 _TERMINATORS, _JUMPS = frozenset(TERMINATORS), frozenset(JUMPS)
 _ENDS = _TERMINATORS | _JUMPS          # what may end a block (hot: asked per block by every CFG walk)
@@ -220,7 +223,7 @@ def last_block(nodes: list[CFNode]) -> Block:
     return cast(Block, nodes[-1])
 
 
-@dataclass
+@record
 class ModuleData:
     """A module-level buffer a kernel uses: a __local array or a __constant (or program-scope) table."""
     symbol: str

@@ -22,12 +22,14 @@ lowering.passes.convergence honours and removes the tokens before any target see
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable
-
 from reconverge.lowering.ir.types import I1, I32, I64, TOKEN, VOID, Type
+from reconverge.records import field, record
 
-TypeRule = Callable[[list[Type], Type, dict[str, Any]], "str | None"]
+TYPE_CHECKING = False                   # not typing's: a compile's start-up does not import typing
+if TYPE_CHECKING:
+    from typing import Any, Callable, Iterable
+
+    TypeRule = Callable[[list[Type], Type, dict[str, Any]], "str | None"]
 
 ATOMIC_OPS = ("add", "sub", "xchg", "inc", "dec", "cmpxchg", "smin", "smax", "umin", "umax", "and", "or", "xor",
               "load", "store")
@@ -82,7 +84,7 @@ FCMP_PREDICATES = ("false", "oeq", "ogt", "oge", "olt", "ole", "one", "ord", "ue
                    "ule", "une", "uno", "true")
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Attr:
     """One attribute of an opcode: its allowed values (a tuple) or its Python type, and whether it must be
     present."""
@@ -101,7 +103,7 @@ class Attr:
         return None
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Opcode:
     name: str
     kind: str           # family: int, float, cmp, select, cast, memory, builtin, ssa, control

@@ -27,7 +27,6 @@ import math
 import re
 import struct
 from collections.abc import Iterable
-from typing import TYPE_CHECKING
 
 from reconverge.lowering.deepstack import depth_independent
 from reconverge.lowering.ir.core import (
@@ -45,6 +44,7 @@ from reconverge.lowering.ir.core import (
 from reconverge.lowering.ir.opcodes import OPCODES
 from reconverge.lowering.ir.types import I1, VOID, Type
 
+TYPE_CHECKING = False                   # not typing's: a compile's start-up does not import typing
 if TYPE_CHECKING:
     from reconverge.lowering.analysis.divergence import Divergence
 

@@ -1,10 +1,10 @@
 """Scalar types. Vectors are scalarized by the front end, so the IR never sees them."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from reconverge.records import record
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Type:
     kind: str          # "int", "float", "ptr", "void", "token" (a convergence-control token: convergence.py)
     bits: int = 0

@@ -35,9 +35,6 @@ concerns, so `annotated()` can print the function with the offending lines marke
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Callable, cast
-
 from reconverge.lowering import graph
 from reconverge.lowering.deepstack import depth_independent
 from reconverge.lowering.ir.core import (
@@ -56,11 +53,17 @@ from reconverge.lowering.ir.core import (
 )
 from reconverge.lowering.ir.opcodes import JUMPS, OPCODES, STRUCTURIZER_ONLY, TERMINATORS, type_problem
 from reconverge.lowering.ir.types import I1, VOID
+from reconverge.records import record
+from reconverge.typing_free import cast
+
+TYPE_CHECKING = False                   # not typing's: a compile's start-up does not import typing
+if TYPE_CHECKING:
+    from typing import Callable
 
 _N_TARGETS = {"br": 1, "cbr": 2, "ret": 0, "unreachable": 0}
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Problem:
     """One broken rule: where (a human-readable place) and what; `anchor` is the IR object it concerns."""
     where: str

@@ -17,11 +17,14 @@ the registry to the modules).
 from __future__ import annotations
 
 import importlib
-from dataclasses import dataclass
-from typing import Callable
 
 from reconverge.lowering.errors import CompileError
 from reconverge.lowering.ir.core import Function
+from reconverge.records import record
+
+TYPE_CHECKING = False                   # not typing's: a compile's start-up does not import typing
+if TYPE_CHECKING:
+    from typing import Callable
 
 PASS_MODULES = ("convergence", "structurize", "split_private_selects", "promote", "legalize_int_widths",
                 "lower_workitem", "lower_bitops64", "lower_math_edges", "reroll")
@@ -33,7 +36,7 @@ class WrongFormError(CompileError):
     or a caller skipped the structurizer): refused before the pass can misread the function."""
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Pass:
     name: str
     form: str                                   # "cfg", "structured" or "any"

@@ -9,16 +9,15 @@ a pointer-holding alloca can expose the allocas it pointed to, so the pass repea
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from reconverge.lowering import ssa
 from reconverge.lowering.deepstack import depth_independent
 from reconverge.lowering.ir.core import Function, Instr
 from reconverge.lowering.ir.types import Type
 from reconverge.lowering.target import TargetCaps
+from reconverge.records import record
 
 
-@dataclass(eq=False)
+@record(eq=False)
 class _Slot:
     """The variable an alloca becomes (what lowering.ssa calls a variable: it has a type and a name)."""
     type: Type

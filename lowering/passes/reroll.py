@@ -18,11 +18,13 @@ and stores are rolled (never barriers, atomics, calls or sub-group operations).
 """
 from __future__ import annotations
 
-from typing import Any, Callable
-
 from reconverge.lowering.ir.core import Block, Const, Function, If, Instr, Loop, Phi, Value, cf_list_of, cf_lists
 from reconverge.lowering.ir.types import I1, I32, I64
 from reconverge.lowering.target import TargetCaps
+
+TYPE_CHECKING = False                   # not typing's: a compile's start-up does not import typing
+if TYPE_CHECKING:
+    from typing import Any, Callable
 
 NAME, FORM = "reroll", "structured"
 
@@ -83,7 +85,8 @@ def _users(func: Function) -> dict[Value, list[Instr | If]]:
 
 
 # An operand's pattern: ("inv",), ("int", position), ("car", position, initial value), ("ind", first, step).
-Pattern = tuple[Any, ...]
+if TYPE_CHECKING:
+    Pattern = tuple[Any, ...]
 
 
 def _same_shape(a: Instr, b: Instr) -> bool:

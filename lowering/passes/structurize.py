@@ -26,8 +26,6 @@ anywhere: edges to them become `return` (or, from inside a loop, a loop exit fir
 """
 from __future__ import annotations
 
-from typing import Callable, cast
-
 from reconverge.lowering import graph, ssa
 from reconverge.lowering.deepstack import depth_independent
 from reconverge.lowering.errors import IrreducibleCFG
@@ -35,6 +33,11 @@ from reconverge.lowering.gcpause import gc_paused
 from reconverge.lowering.ir.core import Block, CFNode, Const, Function, If, Instr, Loop, Undef, Value, last_block
 from reconverge.lowering.ir.types import I1, I32, Type
 from reconverge.lowering.target import TargetCaps
+from reconverge.typing_free import cast
+
+TYPE_CHECKING = False                   # not typing's: a compile's start-up does not import typing
+if TYPE_CHECKING:
+    from typing import Callable
 
 RETURN = -1          # pseudo target: a block that only returns
 

@@ -22,6 +22,7 @@ from reconverge.isa.gen9.model import Instruction
 from reconverge.isa.gen9.sim_trace import CF_OPS
 from reconverge.isa.gen9.simulator import Trace
 from reconverge.isa.gen9.simulator import layout as addresses
+from reconverge.records import replace
 from reconverge.tools.targets.harness import program_from_llvm
 
 HERE = os.path.join(os.path.dirname(__file__), "blockip")
@@ -82,7 +83,7 @@ def _run(kernel: str, simd: int, data: np.ndarray, lanes: int, decoded: bool = F
     func = _function(kernel)
     compiled = compile_gen_kernel(func, simd)
     if decoded:
-        compiled = dataclasses.replace(compiled, program=codec.decode_program(codec.encode_program(compiled.program)))
+        compiled = replace(compiled, program=codec.decode_program(codec.encode_program(compiled.program)))
     xs, ys = np.zeros(simd, np.int32), np.zeros(simd, np.int32)
     trace = Trace()
     run_gen_kernel(func, [data[:simd].copy(), xs, ys], (lanes,), (lanes,), simd, trace=trace, compiled=compiled)

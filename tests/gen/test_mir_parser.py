@@ -6,7 +6,6 @@ before and after allocation: 636 functions, all exact, when this test was writte
 keeps the suite fast.)"""
 from __future__ import annotations
 
-import dataclasses
 import os
 import struct
 
@@ -19,6 +18,7 @@ from reconverge.backend.gen.mir_printer import print_mfunction
 from reconverge.backend.gen.regalloc import allocate
 from reconverge.isa.gen9.model import DataType
 from reconverge.lowering.errors import CompileError
+from reconverge.records import fields
 from reconverge.tools.filetest import GEN_CF
 from reconverge.tools.targets.harness import load_program
 from tests.gen.test_mir import diamond, loop, straight
@@ -29,8 +29,8 @@ KERNELS = ("float_math", "local_mem", "long_arith", "loop_multi_exit")
 
 def _fields(x):
     """A value's fields, recursively, with floats as their bits (so NaN equals itself)."""
-    if dataclasses.is_dataclass(x) and not isinstance(x, type):
-        return (type(x).__name__, *(_fields(getattr(x, f.name)) for f in dataclasses.fields(x)))
+    if hasattr(x, "__record_fields__") and not isinstance(x, type):
+        return (type(x).__name__, *(_fields(getattr(x, f.name)) for f in fields(x)))
     if isinstance(x, (list, tuple)):
         return tuple(_fields(i) for i in x)
     if isinstance(x, dict):

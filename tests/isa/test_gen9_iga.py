@@ -6,7 +6,6 @@ missing iga64 is a failure, not a skip (CI installs it: Debian package libigc-to
 """
 from __future__ import annotations
 
-import dataclasses
 import re
 import shutil
 import subprocess
@@ -18,6 +17,7 @@ from gen9_corpus import corpus, numeric_branch_lines, random_lines
 from reconverge.isa.gen9 import encoding as E
 from reconverge.isa.gen9.assembler import assemble, assemble_instructions
 from reconverge.isa.gen9.disassembler import disassemble
+from reconverge.records import fields, replace
 
 REQUIRED_OPS = {"mov", "sel", "not", "and", "or", "xor", "shl", "shr", "asr", "cmp", "add", "mul", "mach",
                 "mad", "math", "frc", "rndd", "rnde", "rndz", "lzd", "bfrev", "cbit", "fbh", "fbl", "jmpi",
@@ -150,10 +150,10 @@ def test_compacted_instructions_decode_like_their_native_form(oracle):
     for a, b in zip(native, compact):
         if b.compacted:
             seen += 1
-            b = dataclasses.replace(b, compacted=False)
+            b = replace(b, compacted=False)
             if a.chan_offset != b.chan_offset:        # iga64's compactor drops NibCtrl (see encoding)
-                a = dataclasses.replace(a, chan_offset=a.chan_offset & ~4)
-        a, b = (dataclasses.replace(x, jip=None, uip=None) for x in (a, b))
+                a = replace(a, chan_offset=a.chan_offset & ~4)
+        a, b = (replace(x, jip=None, uip=None) for x in (a, b))
         assert a == b, _dataclass_diff(a, b)
     assert seen > 100
 
@@ -166,5 +166,5 @@ def test_numeric_branch_offsets(oracle):
 
 
 def _dataclass_diff(a, b) -> str:
-    da, db = dataclasses.asdict(a), dataclasses.asdict(b)
+    da, db = ({f.name: getattr(x, f.name) for f in fields(x)} for x in (a, b))
     return str({k: (da[k], db[k]) for k in da if da[k] != db[k]})

@@ -115,10 +115,9 @@ def _scopes_move_an_operation(program: Program, kernel: str) -> bool:
     """Whether reading `kernel` as the program's --convergence says anchors an operation in a loop by its
     source scopes (lowering.frontend.convergence) or splits a loop LLVM merged (loop_separation): the CFG,
     which the reference follows, then differs."""
-    from dataclasses import replace
-
     from reconverge.lowering import pipeline
     from reconverge.lowering.passes.convergence import has_tokens
+    from reconverge.records import replace
     mode = program.inspect.convergence
     if "!dbg" not in program.llvm_text or mode not in ("auto", "scopes") or \
             (mode == "auto" and "@llvm.experimental.convergence." in program.llvm_text):

@@ -1,0 +1,83 @@
+"""Whether LLVM's SROA would leave a printed module as it is, decided from its text without LLVM.
+
+Gen's CFG read runs LLVM's SROA first (llvm_module.prepare_module with `promote`), which costs loading
+llvmlite (130M instructions of a process that otherwise needs none) for a kernel that keeps a private
+array: at -O2 clang has run SROA already, and what is left is mostly an array indexed by a variable.
+This answers True only in a shape where SROA (LLVM 22, llvm/lib/Transforms/Scalar/SROA.cpp) provably
+gives up on every alloca, and False (ask LLVM) for anything else:
+
+- SROA starts from each alloca and walks its uses (AllocaSlices' SliceBuilder). A store whose address is
+  at an offset it cannot compute (a getelementptr with a variable index) aborts the alloca, and an aborted
+  alloca is left alone (runOnAlloca returns once the slices say "escaped").
+- Before the walk, AggLoadStoreRewriter splits loads and stores of aggregate values and unfolds a
+  getelementptr whose base is a select or phi, or whose variable index is one (with every other index
+  constant): so no aggregate load or store may be in the module, each getelementptr must index the alloca
+  itself, and a variable index must not come from a select or phi.
+
+The shape, per alloca: its uses are lifetime markers and getelementptrs on it with a variable index; those
+getelementptrs are used only as the address of loads and stores; at least one store is among them.
+"""
+from __future__ import annotations
+
+import re
+
+_DEFINE = re.compile(r"^define [^\n]*\{$", re.M)
+_LOCAL = r'%(?:"[^"]*"|[-\w.$]+)'
+_ALLOCA = re.compile(rf"^  ({_LOCAL}) = alloca ", re.M)
+_AGGREGATE_ACCESS = re.compile(r"(?:= load(?: atomic)?(?: volatile)? |^  store (?:atomic )?(?:volatile )?)"
+                               r"(?:\[|\{|<\{|%)", re.M)
+_LIFETIME = re.compile(r"^  call void @llvm\.lifetime\.(?:start|end)\.p\d+\(")
+_GEP = re.compile(rf"^  ({_LOCAL}) = getelementptr (?:inbounds |nuw |nusw )*[^,]+, ptr ({_LOCAL})((?:, [^,]+)+)$")
+_DEFINITION = re.compile(rf"^  ({_LOCAL}) = (\w+)", re.M)
+
+
+def sroa_changes_nothing(module_text: str) -> bool:
+    """True where SROA would change no function of the module (see the module's docstring); False when
+    not sure."""
+    if _AGGREGATE_ACCESS.search(module_text):
+        return False
+    for start in _DEFINE.finditer(module_text):
+        end = module_text.find("\n}\n", start.end())
+        body = module_text[start.end():end if end >= 0 else len(module_text)]
+        if "alloca" in body and not _function_keeps_its_allocas(body):
+            return False
+    return True
+
+
+def _function_keeps_its_allocas(body: str) -> bool:
+    lines = [line.split(", !", 1)[0] for line in body.splitlines()]      # attachments (!tbaa, !dbg) off
+    opcode = {m.group(1): m.group(2) for m in _DEFINITION.finditer(body)}
+    allocas = _ALLOCA.findall(body)
+    if len(allocas) != body.count(" = alloca "):
+        return False
+    for alloca in allocas:
+        if not _alloca_kept(alloca, lines, opcode):
+            return False
+    return True
+
+
+def _uses(name: str, lines: list[str]) -> list[str]:
+    """The lines naming `name` other than its definition."""
+    token = re.compile(re.escape(name) + r"(?![-\w.$])")
+    return [line for line in lines if token.search(line) and not line.startswith(f"  {name} = ")]
+
+
+def _alloca_kept(alloca: str, lines: list[str], opcode: dict[str, str]) -> bool:
+    stored = False
+    for use in _uses(alloca, lines):
+        if _LIFETIME.match(use):
+            continue
+        gep = _GEP.match(use)
+        if gep is None or gep.group(2) != alloca:
+            return False
+        indices = [part.strip().split(" ")[-1] for part in gep.group(3).split(",")[1:]]
+        variable = [i for i in indices if i.startswith("%")]
+        if not variable or any(opcode.get(i) in ("select", "phi") for i in variable):   # (a parameter: None)
+            return False
+        for access in _uses(gep.group(1), lines):
+            address = re.fullmatch(rf"(?:{_LOCAL} = load [^,]+|store [^,]+), ptr {re.escape(gep.group(1))}"
+                                   r"(?:, align \d+)?", access.strip())
+            if address is None:
+                return False
+            stored = stored or access.lstrip().startswith("store ")
+    return stored
