@@ -7,7 +7,6 @@ from __future__ import annotations
 from reconverge.isa.gen9.builder import Builder, null
 from reconverge.isa.gen9.model import DataType, Instruction, Predicate, RegFile, Region
 from reconverge.isa.gen9.model import Operand as IsaOperand
-from reconverge.records import replace
 
 from .mir import GRF_BYTES, SENDS, Imm, MFunction, MInstr, Operand, PReg, VReg
 
