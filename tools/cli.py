@@ -154,7 +154,10 @@ def _compile(args) -> None:
     from reconverge.lowering.gcpause import tuned_for_compile
     with tuned_for_compile():
         try:
-            program = load_source(args, inspect=options, label_dumps=auto, one_pipeline=spirv is not None)
+            # one structured pipeline a kernel (Gen's --cf auto asks for the CFG too, which is read, not cloned):
+            # each lowers the generic tree itself instead of a clone of it
+            program = load_source(args, inspect=options, label_dumps=auto,
+                                  one_pipeline=spirv is not None or gen is not None)
             names = [args.kernel] if args.kernel else None
             if gen is not None:
                 data = _emit_gen(args.emit, program, names or program.kernel_names(), gen, options)
@@ -183,7 +186,11 @@ def _compile_gen_options(args):
             raise UsageError(f"--{'simd' if args.simd is not None else 'cf'} only applies to --emit "
                              f"{', '.join(GEN_EMITS)}")
         return None
-    return _gen_options(args.simd, args.cf)
+    options = _gen_options(args.simd, args.cf)
+    # the machine-IR verifier is a debug check, as the IR's validator after every pass: --verify-each (the
+    # emitted code is checked against the PRM's restrictions either way); it was 7% of the Gen backend's time
+    from reconverge.backend.gen import GenOptions
+    return GenOptions(options.simd, options.cf, verify=args.verify_each)
 
 
 def _annotated(text: str, notes: dict[int, str]) -> str:
@@ -311,7 +318,8 @@ def _add_compile(sub) -> None:
                    help="--emit nir: mark each value, branch and loop div or con (the divergence analysis, as NIR "
                         "prints it)")
     c.add_argument("--kernel", help="compile only this kernel")
-    c.add_argument("--verify-each", action="store_true", help="run the IR validator after every pass")
+    c.add_argument("--verify-each", action="store_true", help="run the IR validator after every pass (Gen: and "
+                   "the machine-IR verifier after selection and allocation)")
     c.add_argument("--dump-after", action="append", metavar="PASS|all",
                    help="write text IR and .dot files after this pass (repeatable)")
     c.add_argument("--dump-dir", default="reconverge-dump", help="folder for --dump-after (default: %(default)s)")

@@ -74,7 +74,9 @@ MACHINE_PASSES = ("isel", "regalloc")
 class GenOptions:
     """What to compile a kernel for: the SIMD width, the control-flow mode (a CF_MODES name, or `auto`,
     the backend's own choice per kernel: choose_function) and whether the machine IR is verified after
-    selection and allocation. Checked when made: a bad value is a one-line CompileError."""
+    selection and allocation (mir_verify: a debug check, as the IR's validator after every pass; the
+    command line's `compile` runs it under --verify-each). The emitted code is checked against the PRM's
+    restrictions either way. Checked when made: a bad value is a one-line CompileError."""
     simd: int = 16
     cf: str = "auto"
     verify: bool = True
@@ -185,12 +187,14 @@ def select(program: Program, kernel: str, options: GenOptions | None = None) -> 
 def compile_gen_kernel(func: Function, simd: int = 16, verify: bool = True, regions: bool = False,
                        entry: str = "if", print_after: frozenset[str] | set[str] = frozenset(),
                        printed: list[str] | None = None, uniform_branches: bool = True,
-                       selected: Selection | None = None) -> GenKernel:
+                       selected: Selection | None = None, check_code: bool = True) -> GenKernel:
     """A kernel of the `gen` pipeline's IR (structured branches) or the `gen-blockip` one's (blockIP;
     `regions`: with the natural regions in structured branches, the hybrid; `entry`: Beignet's entry
     sequence, isel_blockip.BlockIPDriver) -> Gen9 instructions and the ABI they expect. The function is
     first lowered for Gen in place (lower_for_gen). `selected`: the instruction selection already made
-    with these settings (auto's weighing), taken instead of selecting again."""
+    with these settings (auto's weighing), taken instead of selecting again. `verify`: the machine IR
+    verified after selection and allocation; `check_code`: the emitted code checked against the PRM
+    (isa/gen9/validate.py) before anything encodes it."""
 
     from .emit import emit
     from .mir_verify import verify as verify_mir
@@ -222,7 +226,7 @@ def compile_gen_kernel(func: Function, simd: int = 16, verify: bool = True, regi
                        f"{print_mfunction(mfunc)}; registers: {homes}\n")
     notes: dict[int, str] = {}
     program = emit(mfunc, home, notes)
-    if verify:
+    if check_code:
         _check_encodable(func.name, program)
     return GenKernel(func.name, simd, program, layout, notes)
 

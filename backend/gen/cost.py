@@ -68,4 +68,8 @@ def hybrid_may_win(tree: MFunction) -> bool:
     reach HYBRID_MARGIN of the tree's cost by saving at most HYBRID_SAVES_AT_MOST of its branches and
     moves. Where it could not, auto takes the tree without selecting the hybrid (the kernel's CFG
     pipeline and second selection were about a quarter of a Gen compile)."""
-    return HYBRID_SAVES_AT_MOST * control_cost(tree) >= (1 - HYBRID_MARGIN) * estimated_cost(tree)
+    total = control = 0                     # estimated_cost and control_cost over one weighing of the blocks
+    for block, weight in _weighted_blocks(tree):
+        total += len(block.instrs) * weight
+        control += weight * sum(ins.opcode in CONTROL for ins in block.instrs)
+    return HYBRID_SAVES_AT_MOST * control >= (1 - HYBRID_MARGIN) * total

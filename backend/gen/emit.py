@@ -7,7 +7,6 @@ from __future__ import annotations
 from reconverge.isa.gen9.builder import Builder, null
 from reconverge.isa.gen9.model import DataType, Instruction, Predicate, RegFile, Region
 from reconverge.isa.gen9.model import Operand as IsaOperand
-from reconverge.records import replace
 
 from .mir import GRF_BYTES, SENDS, Imm, MFunction, MInstr, Operand, PReg, VReg
 
@@ -54,10 +53,11 @@ def _footprint(ins: MInstr) -> int:
     """The most bytes any register operand of `ins` touches."""
     most = 0
     for op in ([ins.dst] if ins.dst is not None else []) + ins.srcs:
-        if isinstance(op.value, Imm) or _scalar(op):
-            continue
-        stride = op.region.hstride if op.region is not None and op.region.hstride else 1
-        most = max(most, ins.exec_size * op.type.size * stride)
+        v, r = op.value, op.region
+        if type(v) is Imm or (r is not None and r.hstride == 0 and r.vstride == 0) or (type(v) is VReg and v.uniform):
+            continue                              # (an immediate, or _scalar)
+        stride = r.hstride if r is not None and r.hstride else 1
+        most = max(most, ins.exec_size * v.type.size * stride)
     return most
 
 
@@ -67,11 +67,7 @@ def _mixed_float_f32_dst(ins: MInstr) -> bool:
     return ins.dst is not None and ins.dst.type == DataType.F and any(s.type == DataType.HF for s in ins.srcs)
 
 
-def _scalar(op: Operand) -> bool:
-    r = op.region
-    return (r is not None and r.hstride == 0 and r.vstride == 0) or (isinstance(op.value, VReg) and op.value.uniform)
-
-
+_NULL_DST = frozenset((*SENDS, "cmp"))        # no destination in the machine IR: the null register
 NOTIFICATION_0 = IsaOperand(RegFile.ARF, T_UD, 0x90, 0, Region(0, 1, 0))     # n0.0 (ARF 1001_0000b)
 
 
@@ -81,10 +77,11 @@ def _instruction(ins: MInstr, home: dict[int, int], half: int, halves: int) -> I
                            dst=IsaOperand(RegFile.ARF, T_UD, 0x90, 0, None), srcs=[NOTIFICATION_0])
     n = ins.exec_size // halves
     dst = _operand(ins.dst, home, half, n, True) if ins.dst is not None else \
-        (null(T_D if ins.opcode == "cmp" else T_UD) if ins.opcode in (*SENDS, "cmp") else None)
+        (null(T_D if ins.opcode == "cmp" else T_UD) if ins.opcode in _NULL_DST else None)
     srcs = [_operand(s, home, half, n, False) for s in ins.srcs]
     if ins.opcode in SENDS:                        # a payload is registers, typed :ud as iga64 prints them
-        srcs = [replace(s, type=T_UD) for s in srcs]
+        for s in srcs:                             # (each operand made just now for this instruction)
+            s.type = T_UD
     pred = Predicate(*ins.predicate, control=ins.pred_control) if ins.predicate is not None else None
     return Instruction(opcode=ins.opcode, exec_size=n, chan_offset=8 * half, predicate=pred,
                        cond_mod=ins.cond_mod, flag_reg=ins.flag[0], flag_subreg=ins.flag[1],
@@ -93,30 +90,32 @@ def _instruction(ins: MInstr, home: dict[int, int], half: int, halves: int) -> I
 
 
 def _operand(op: Operand, home: dict[int, int], half: int, n: int, is_dst: bool) -> IsaOperand:
-    v, t = op.value, op.type
-    if isinstance(v, Imm):
+    v, r = op.value, op.region
+    t = v.type
+    if type(v) is Imm:
         from reconverge.isa.gen9.builder import imm
         return imm(v.value, t)
-    scalar = _scalar(op)
-    stride = op.region.hstride if op.region is not None and op.region.hstride else 1
-    if isinstance(v, VReg):
+    scalar = (r is not None and r.hstride == 0 and r.vstride == 0) or (type(v) is VReg and v.uniform)  # _scalar
+    stride = r.hstride if r is not None and r.hstride else 1
+    size = t.size
+    if type(v) is VReg:
         byte = home[v.id] * GRF_BYTES + op.offset
     else:
         assert isinstance(v, PReg)
-        byte = v.reg * GRF_BYTES + v.subreg * t.size + op.offset
+        byte = v.reg * GRF_BYTES + v.subreg * size + op.offset
     if not scalar:
-        byte += half * n * t.size * stride
+        byte += half * n * size * stride
     reg, sub = divmod(byte, GRF_BYTES)
     if is_dst:
-        return IsaOperand(RegFile.GRF, t, reg, sub // t.size, None, stride, op.abs, op.neg)
+        return IsaOperand(RegFile.GRF, t, reg, sub // size, None, stride, op.abs, op.neg)
     if scalar:
         region = Region(0, 1, 0)
-    elif op.region is not None and op.region.hstride == 0:     # <1;1,0>, <C;C,0>: as written (isel_subgroup)
-        region = op.region
-    elif op.region is not None and op.region.hstride != 1:
-        width = min(n, GRF_BYTES // (t.size * stride))
+    elif r is not None and r.hstride == 0:       # <1;1,0>, <C;C,0>: as written (isel_subgroup)
+        region = r
+    elif r is not None and r.hstride != 1:
+        width = min(n, GRF_BYTES // (size * stride))
         region = Region(width * stride, width, stride)
     else:
-        width = min(n, GRF_BYTES // t.size)
+        width = min(n, GRF_BYTES // size)
         region = Region(width, width, 1)
-    return IsaOperand(RegFile.GRF, t, reg, sub // t.size, region, 1, op.abs, op.neg)
+    return IsaOperand(RegFile.GRF, t, reg, sub // size, region, 1, op.abs, op.neg)

@@ -38,7 +38,19 @@ Predicate = tuple[int, int, bool]                    # (flag, subflag, inverted)
 
 
 def gen_type(t: Type, signed: bool = True) -> DataType:
-    """The Gen type an IR value of type `t` lives in."""
+    """The Gen type an IR value of type `t` lives in (remembered per kind, width and signedness: selection
+    asks it of nearly every operand)."""
+    key = (t.kind, t.bits, signed)
+    found = _GEN_TYPES.get(key)
+    if found is None:
+        found = _GEN_TYPES[key] = _gen_type(t, signed)
+    return found
+
+
+_GEN_TYPES: dict[tuple[str, int, bool], DataType] = {}
+
+
+def _gen_type(t: Type, signed: bool) -> DataType:
     if t.is_int and t.bits == 1:                       # a bool lives as 0 / -1 per lane, as cmp writes it
         return T.D
     if t.is_int and t.bits in (8, 16):                 # a loaded byte or word, zero-extended in a dword

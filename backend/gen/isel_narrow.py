@@ -32,13 +32,15 @@ LOW_BITS_OPS = ("add", "sub", "mul", "and", "or", "xor", "ptradd", "phi", "selec
 def low_dword_values(func: Function, provenance: Provenance, flat: bool) -> set[Instr]:
     """The 64-bit integer (and, unless `flat`, pointer) instructions of `func` whose readers want only
     their low 32 bits (the module docstring)."""
-    users: dict[Value, list[tuple[Instr, int]]] = {}
-    chosen: set[Instr] = set()
-    for ins in func.instructions():
+    instrs = list(func.instructions())
+    chosen: set[Instr] = {ins for ins in instrs if _candidate(ins, flat)}
+    if not chosen:
+        return chosen
+    users: dict[Value, list[tuple[Instr, int]]] = {}     # (of the candidates only: no other is asked)
+    for ins in instrs:
         for k, v in enumerate(ins.operands):
-            users.setdefault(v, []).append((ins, k))
-        if _candidate(ins, flat):
-            chosen.add(ins)
+            if v in chosen:
+                users.setdefault(v, []).append((ins, k))
     changed = True
     while changed:
         changed = False

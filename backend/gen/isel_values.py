@@ -76,10 +76,7 @@ class ValueSelector:
     def __init__(self, cx: SelectionContext):
         self.cx = cx
         cx.narrowed = low_dword_values(cx.func, cx.provenance, cx.layout.flat)
-        self.rows: dict[str, list[Rule]] = {}
-        for rule in RULES:
-            for opcode in rule.opcodes:
-                self.rows.setdefault(opcode, []).append(rule)
+        self.rows = _rows()
 
     def select(self, ins: Instr) -> None:
         """Select one instruction. A half-precision result is computed in f32 and rounded to f16 after
@@ -486,3 +483,15 @@ RULES: tuple[Rule, ...] = (
     Rule(("alloca", "global_addr", "addrspacecast", "bitcast"), lambda cx, ins: ins.type.is_ptr, memory.pointer),
     Rule(("ptrtoint", "inttoptr"), lambda cx, ins: cx.layout.flat and ins.type.bits == 64, pointer_int),
 )
+
+
+_ROWS: dict[str, list[Rule]] = {}
+
+
+def _rows() -> dict[str, list[Rule]]:
+    """RULES by opcode, in table order (made once: every kernel's selector reads the same table)."""
+    if not _ROWS:
+        for rule in RULES:
+            for opcode in rule.opcodes:
+                _ROWS.setdefault(opcode, []).append(rule)
+    return _ROWS

@@ -93,10 +93,10 @@ class MInstr:
     ex_desc: int | None = None                              # a split send's extended descriptor
 
     def defs(self) -> list[VReg]:
-        return [self.dst.value] if self.dst is not None and isinstance(self.dst.value, VReg) else []
+        return [self.dst.value] if self.dst is not None and type(self.dst.value) is VReg else []
 
     def uses(self) -> list[VReg]:
-        return [s.value for s in self.srcs if isinstance(s.value, VReg)]
+        return [s.value for s in self.srcs if type(s.value) is VReg]     # (VReg has no subclasses)
 
 
 @record

@@ -35,6 +35,7 @@ SAME_CLASS = frozenset(("add", "mul", "mac"))
 COND_MODS = frozenset(COND_MOD)
 _BRANCHES, _SENDS, _FLAGS = frozenset(BRANCHES), frozenset(SENDS), frozenset(FLAGS)
 _NEED_TARGET = frozenset(("jmpi", "if", "else", "halt"))
+_TYPED = INT_ONLY | FLOAT_ONLY | SAME_CLASS      # the opcodes whose operand types have a rule here
 
 
 def verify(func: MFunction) -> list[str]:
@@ -60,26 +61,30 @@ def verify(func: MFunction) -> list[str]:
 
 def _instruction(func: MFunction, ins: MInstr, labels: set[str]) -> list[str]:
     out: list[str] = []
-    operands = ([ins.dst] if ins.dst is not None else []) + ins.srcs
+    operands = ins.srcs if ins.dst is None else [ins.dst, *ins.srcs]
+    vregs, simd = func.vregs, func.simd
     for op in operands:
         v = op.value
-        if isinstance(v, VReg):
-            base = func.vregs.get(v.id)
+        if type(v) is VReg:
+            base = vregs.get(v.id)
             if base is None or base.uniform != v.uniform:
                 out.append(f"{v} is not a register of this function")
             else:                             # a view of it as another type (:q read as :ud) is allowed
-                out += _region(func, ins, op, v, base.size(func.simd))
+                problem = _region(ins, op, v, base.type.size * (1 if base.uniform else simd) * base.count)
+                if problem is not None:       # (base.size(simd), inline: asked of every operand)
+                    out.append(problem)
     if ins.exec_size not in (1, 2, 4, 8, 16):
         out.append(f"execution size {ins.exec_size} (1, 2, 4, 8 or 16)")
     elif ins.exec_size not in (1, func.simd) and not ins.no_mask:
         out.append(f"execution size {ins.exec_size} in a SIMD{func.simd} function without NoMask")
-    types = [op.type for op in operands]
-    if ins.opcode in INT_ONLY and any(t in FLOAT_TYPES for t in types):
-        out.append(f"{ins.opcode} takes integers, not {', '.join(t.value for t in types)}")
-    if ins.opcode in FLOAT_ONLY and any(t not in FLOAT_TYPES for t in types):
-        out.append(f"{ins.opcode} takes floats, not {', '.join(t.value for t in types)}")
-    if ins.opcode in SAME_CLASS and len({t in FLOAT_TYPES for t in types}) > 1:
-        out.append(f"{ins.opcode} mixes integer and float operands ({', '.join(t.value for t in types)})")
+    if ins.opcode in _TYPED:
+        types = [op.value.type for op in operands]
+        if ins.opcode in INT_ONLY and any(t in FLOAT_TYPES for t in types):
+            out.append(f"{ins.opcode} takes integers, not {', '.join(t.value for t in types)}")
+        if ins.opcode in FLOAT_ONLY and any(t not in FLOAT_TYPES for t in types):
+            out.append(f"{ins.opcode} takes floats, not {', '.join(t.value for t in types)}")
+        if ins.opcode in SAME_CLASS and len({t in FLOAT_TYPES for t in types}) > 1:
+            out.append(f"{ins.opcode} mixes integer and float operands ({', '.join(t.value for t in types)})")
     info = opcodes.lookup(ins.opcode)
     if info is None:
         out.append(f"{ins.opcode} is not a Gen9 opcode")
@@ -109,19 +114,18 @@ def _instruction(func: MFunction, ins: MInstr, labels: set[str]) -> list[str]:
     return out
 
 
-def _region(func: MFunction, ins: MInstr, op: Operand, v: VReg, limit: int) -> list[str]:
+def _region(ins: MInstr, op: Operand, v: VReg, limit: int) -> str | None:
     """The bytes an operand touches stay inside its virtual register."""
     size = v.type.size
-    if op.region is not None and op.region.hstride == 0 and op.region.vstride == 0:
+    r = op.region
+    if r is not None and r.hstride == 0 and r.vstride == 0:
         lanes = 1                                     # <0;1,0>: one element, broadcast
-    elif op is ins.dst or op.region is not None:
+    elif op is ins.dst or r is not None:
         lanes = ins.exec_size
     else:
         lanes = 1 if v.uniform else ins.exec_size
-    stride = op.region.hstride if op.region is not None and op.region.hstride else 1
+    stride = r.hstride if r is not None and r.hstride else 1
     end = op.offset + ((lanes - 1) * stride + 1) * size
     if op.offset < 0 or end > limit:
-        return [f"{v} is {limit} bytes; the operand reaches byte {end}"]
-    return []
-
-
+        return f"{v} is {limit} bytes; the operand reaches byte {end}"
+    return None

@@ -51,9 +51,8 @@ def _scan(func: MFunction, first_free: int, temporaries: set[int]) -> tuple[dict
     rewrite, checks that its short-lived replacements fit), so one scan finds many."""
     intervals = liveness(func).intervals
     order = sorted(intervals.items(), key=lambda kv: (kv[1][0], kv[0].id))
-    free = [True] * (LAST_ALLOCATABLE + 1)
-    for r in range(first_free):
-        free[r] = False
+    free = bytearray(b"\x01") * (LAST_ALLOCATABLE + 1)     # 1: a free GRF (runs found by bytearray.find)
+    free[:first_free] = bytes(first_free)
     active: list[tuple[int, int, int, VReg]] = []    # (end, first grf, count, value)
     home: dict[int, int] = {}
     victims: list[VReg] = []
@@ -76,26 +75,21 @@ def _scan(func: MFunction, first_free: int, temporaries: set[int]) -> tuple[dict
             first = _find(free, first_free, need)
         if first is None:
             continue
-        for r in range(first, first + need):
-            free[r] = False
+        free[first:first + need] = bytes(need)
         active.append((end, first, need, v))
         home[v.id] = first
     return home, victims
 
 
-def _release(active: list, free: list[bool], item: tuple) -> None:
+def _release(active: list, free: bytearray, item: tuple) -> None:
     active.remove(item)
-    for r in range(item[1], item[1] + item[2]):
-        free[r] = True
+    free[item[1]:item[1] + item[2]] = b"\x01" * item[2]
 
 
-def _find(free: list[bool], start: int, need: int) -> int | None:
-    run = 0
-    for r in range(start, len(free)):
-        run = run + 1 if free[r] else 0
-        if run == need:
-            return r - need + 1
-    return None
+def _find(free: bytearray, start: int, need: int) -> int | None:
+    """The first of `need` free GRFs in a row from `start` on (the lowest such run), or None."""
+    first = free.find(b"\x01" * need, start)
+    return None if first < 0 else first
 
 
 def _spill_all(func: MFunction, victims: list[VReg], offsets: list[int]) -> set[int]:

@@ -293,11 +293,11 @@ def _encode_header(inst: Instruction) -> dict:
     if inst.chan_offset % 4 or not 0 <= inst.chan_offset <= 28:
         raise IsaError(f"encode: bad channel offset M{inst.chan_offset}")
     q, n = divmod(inst.chan_offset // 4, 2)
-    v = dict(opcode=F.OPCODES[inst.opcode], access_mode=int(inst.align16 or inst.opcode in THREE_SRC_OPS),
-             no_dd_clr=int(inst.no_dd_clr), no_dd_chk=int(inst.no_dd_chk), nib_ctrl=n, qtr_ctrl=q,
-             thread_ctrl=F.THREAD_CTRL.get(inst.thread_ctrl or "", 0), exec_size=F.EXEC_SIZE[inst.exec_size],
-             acc_wr_en=int(inst.acc_wr_en), debug=int(inst.debug), saturate=int(inst.saturate),
-             mask_ctrl=int(inst.mask_ctrl_we_all), flag_reg=inst.flag_reg, flag_subreg=inst.flag_subreg)
+    v = {"opcode": F.OPCODES[inst.opcode], "access_mode": int(inst.align16 or inst.opcode in THREE_SRC_OPS),
+         "no_dd_clr": int(inst.no_dd_clr), "no_dd_chk": int(inst.no_dd_chk), "nib_ctrl": n, "qtr_ctrl": q,
+         "thread_ctrl": F.THREAD_CTRL.get(inst.thread_ctrl or "", 0), "exec_size": F.EXEC_SIZE[inst.exec_size],
+         "acc_wr_en": int(inst.acc_wr_en), "debug": int(inst.debug), "saturate": int(inst.saturate),
+         "mask_ctrl": int(inst.mask_ctrl_we_all), "flag_reg": inst.flag_reg, "flag_subreg": inst.flag_subreg}
     p = inst.predicate
     if p is not None:
         v.update(pred_ctrl=F.PRED_CTRL[p.control], pred_inv=int(p.inverse), flag_reg=p.flag_reg,
@@ -388,14 +388,24 @@ def _encode_indirect(o: Operand, p: str, v: dict) -> None:
               f"{p}_addr_imm": imm & 0x1FF, f"{p}_addr_imm9": imm >> 9})
 
 
+# the field names of source i (an f-string per field and source was a fifth of encoding a source)
+_SRC_FIELDS = [tuple(f"src{i}_{name}" for name in ("file", "type", "reg", "subreg", "abs", "neg", "vstride", "width",
+                                                     "hstride")) for i in range(3)]
+
+
 def _encode_a1_src(s: Operand, i: int, v: dict) -> None:
     r = s.region or Region(0, 1, 0)
+    file, type_, reg, subreg, abs_, neg, vstride, width, hstride = _SRC_FIELDS[i]
     try:
-        v.update({f"src{i}_file": _file_code(s), f"src{i}_type": F.REG_TYPE[s.type.value],
-                  f"src{i}_reg": s.reg, f"src{i}_subreg": s.subreg * s.type.size,
-                  f"src{i}_abs": int(s.abs), f"src{i}_neg": int(s.neg),
-                  f"src{i}_vstride": F.VSTRIDE_VXH if r.vstride == VXH else F.VSTRIDE[r.vstride],
-                  f"src{i}_width": F.WIDTH[r.width], f"src{i}_hstride": F.HSTRIDE[r.hstride]})
+        v[file] = _file_code(s)
+        v[type_] = F.REG_TYPE[s.type.value]
+        v[reg] = s.reg
+        v[subreg] = s.subreg * s.type.size
+        v[abs_] = int(s.abs)
+        v[neg] = int(s.neg)
+        v[vstride] = F.VSTRIDE_VXH if r.vstride == VXH else F.VSTRIDE[r.vstride]
+        v[width] = F.WIDTH[r.width]
+        v[hstride] = F.HSTRIDE[r.hstride]
     except KeyError as e:
         raise IsaError(f"encode: bad region or type {e}") from None
     if s.indirect:

@@ -45,29 +45,40 @@ def pack(form: str, values: dict) -> bytes:
     A value that does not fit its field is an IsaError.
     """
     fields = _PLACES[form]
+    if not values.keys() <= fields.keys():       # (a subset test in C) an alias or a "_" note among them
+        return _pack_with_aliases(form, values)
     word = 0
-    aliases = {}
-    for k, v in values.items():                  # one pass (a set difference of the names cost as much)
-        place = fields.get(k)
-        if place is None:                          # not a plain field of the form: an alias, or a "_" note
-            if k[:1] != "_":
-                f = F.BY_NAME.get(k)
-                if f is None or not f.alias or form not in f.bits:
-                    raise KeyError(f"field {k} not in form {form}")
-                aliases[k] = v
-        elif v:                                    # most fields are zero: nothing to place or check
-            lo, limit = place
+    for k, v in values.items():
+        if v:                                      # most fields are zero: nothing to place or check
+            lo, limit = fields[k]
             if not 0 <= v < limit:
                 raise IsaError(f"field {k} of form {form}: {v} is out of range (0 to {limit - 1})")
             word |= v << lo
+    return word.to_bytes(_FORM_BYTES[form], "little")
+
+
+def _pack_with_aliases(form: str, values: dict) -> bytes:
+    """pack() of values that name alias fields (applied last) or "_" notes (ignored)."""
+    fields = _PLACES[form]
+    plain, aliases = {}, {}
+    for k, v in values.items():
+        if k in fields:
+            plain[k] = v
+        elif k[:1] != "_":
+            f = F.BY_NAME.get(k)
+            if f is None or not f.alias or form not in f.bits:
+                raise KeyError(f"field {k} not in form {form}")
+            aliases[k] = v
+    word = int.from_bytes(pack(form, plain), "little")
     for k, v in aliases.items():
         word = _scatter(word, (F.BY_NAME[k].bits[form],), v)
-    return word.to_bytes(F.FORM_BITS[form] // 8, "little")
+    return word.to_bytes(_FORM_BYTES[form], "little")
 
 
 # form -> field name -> (lowest bit, 1 << width): pack's view of the field table
 _PLACES = {form: {name: (lo, 1 << (hi - lo + 1)) for name, hi, lo in F.form_fields(form)}
            for form in F.NATIVE_FORMS + F.COMPACT_FORMS}
+_FORM_BYTES = {form: F.FORM_BITS[form] // 8 for form in F.NATIVE_FORMS + F.COMPACT_FORMS}
 
 
 def alias_get(v: dict, name: str, form: str) -> int:

@@ -77,6 +77,7 @@ _NOT_ALU = frozenset(THREE_SRC_OPS + SEND_OPS + SENDS_OPS + BRANCHES + NO_OPERAN
 _SENDS = frozenset(SEND_OPS + SENDS_OPS)
 _BRANCH_SET = frozenset(BRANCHES)
 _THREE_SRC_SET = frozenset(THREE_SRC_OPS)
+_GRF, _ARF, _IMM = RegFile.GRF, RegFile.ARF, RegFile.IMM
 
 
 def _alu(inst: Instruction) -> bool:
@@ -114,7 +115,7 @@ def execution_type(inst: Instruction) -> DataType:
     """The execution data type: the sources' types widened, F when F and HF mix (Vol 7 "Execution Data
     Type"); a lone HF source executes in the destination's type."""
     dst = inst.destination.type
-    kinds = [_exec_class(s.type) for s in inst.srcs]
+    kinds = [_EXEC_CLASS[s.type] for s in inst.srcs]
     if len(kinds) == 1:
         return dst if kinds[0] == T.HF else kinds[0]
     if T.F in kinds + [dst] and T.HF in kinds + [dst]:
@@ -125,9 +126,19 @@ def execution_type(inst: Instruction) -> DataType:
     return kinds[0]
 
 
+_EXEC_CLASS = {t: _exec_class(t) for t in DataType}
+
+
 def is_mixed_float(inst: Instruction) -> bool:
-    types = [inst.destination.type] + [s.type for s in inst.srcs]
-    return T.F in types and T.HF in types
+    """F and HF among the destination's and the sources' types."""
+    d = inst.destination.type
+    has_f, has_hf = d is T.F, d is T.HF
+    for s in inst.srcs:
+        if s.type is T.F:
+            has_f = True
+        elif s.type is T.HF:
+            has_hf = True
+    return has_f and has_hf
 
 
 def _raw_move(inst: Instruction) -> bool:
@@ -170,10 +181,12 @@ def source_span(o: Operand, exec_size: int) -> Bytes:
 def _row_crosses(o: Operand, exec_size: int) -> bool:
     """Whether a row of source_rows(o, exec_size) spans two registers (the rows, without the list)."""
     r = o.source_region
-    size = _SIZE[o.type]
+    size = o.type.size
     width = min(max(r.width, 1), exec_size)
     base = o.reg * GRF_SIZE + o.subreg * size
     reach = (width - 1) * r.hstride * size + size - 1
+    if reach < GRF_SIZE and base % GRF_SIZE + reach < GRF_SIZE and r.vstride * size % GRF_SIZE == 0:
+        return False                  # every row starts where the first does within its register
     step = r.vstride * size
     for row in range(max(exec_size // width, 1)):
         first = base + row * step
@@ -200,11 +213,12 @@ def check_instruction(inst: Instruction) -> list[Problem]:
     op = inst.opcode
     # each check below finds nothing outside its class (its own first test): only the checks of the
     # instruction's classes run, in the same order (a backend validates every instruction it emits)
-    if _alu(inst):
-        out += _check_regions(inst)
-        out += _check_spans(inst)
-        out += _check_types(inst)
-        out += _check_mixed(inst)
+    if _alu(inst):                     # (each check's own first test, once)
+        out += _regions(inst)
+        out += _spans(inst)
+        out += _types(inst)
+        if is_mixed_float(inst):
+            out += _mixed(inst)
     else:
         if op in _THREE_SRC_SET:
             out += _check_spans(inst)
@@ -230,19 +244,31 @@ def _operands(inst: Instruction) -> Iterator[tuple[str, Operand]]:
 
 def _check_registers(inst: Instruction) -> list[Problem]:
     out: list[Problem] = []
-    for name, o in _operands(inst):
-        if o.file == RegFile.GRF and not o.indirect and o.reg >= NUM_GRF:
-            out.append((R.GRF_RANGE, f"{name} is r{o.reg}"))
-        if o.file == RegFile.ARF and not o.indirect:
+    dst = inst.dst
+    ops = inst.srcs if dst is None else [dst, *inst.srcs]
+    for k, o in enumerate(ops):                   # (an operand's name is spelled out only for a problem)
+        if o.indirect:
+            continue
+        if o.file is _GRF:
+            if o.reg >= NUM_GRF:
+                out.append((R.GRF_RANGE, f"{_name(dst, k)} is r{o.reg}"))
+        elif o.file is _ARF:
             bank = o.reg & 0xF0
             count = _ARF_BANKS.get(bank, 0)
             if bank not in _ARF_BANKS or (count is not None and o.reg & 0xF >= count):
-                out.append((R.ARF_NUMBER, f"{name} is ARF 0x{o.reg:02X}"))
-    if _alu(inst) or inst.opcode in THREE_SRC_OPS:
+                out.append((R.ARF_NUMBER, f"{_name(dst, k)} is ARF 0x{o.reg:02X}"))
+    if _alu(inst) or inst.opcode in _THREE_SRC_SET:
         for i, s in enumerate(inst.srcs):
             if _is_null(s):
                 out.append((R.SRC_NULL, f"src{i}"))
     return out
+
+
+def _name(dst: Operand | None, k: int) -> str:
+    """The name of operand k of [dst, *srcs] (of srcs alone when there is no destination)."""
+    if dst is None:
+        return f"src{k}"
+    return "dst" if k == 0 else f"src{k - 1}"
 
 
 def _check_control(inst: Instruction) -> list[Problem]:
@@ -259,27 +285,33 @@ def _check_control(inst: Instruction) -> list[Problem]:
 
 def _check_regions(inst: Instruction) -> list[Problem]:
     """General Restrictions on Regioning Parameters, for every register source and the destination."""
-    if not _alu(inst):
-        return []
+    return _regions(inst) if _alu(inst) else []
+
+
+def _regions(inst: Instruction) -> list[Problem]:
+    """_check_regions of an ALU instruction."""
     out: list[Problem] = []
     n = inst.exec_size
     for i, s in enumerate(inst.srcs):
-        if s.file == RegFile.IMM or s.region is None or s.region.vstride == VXH:
+        r = s.region
+        if s.file is _IMM or r is None or r.vstride == VXH:
             continue
-        v, w, h = s.region.vstride, s.region.width, s.region.hstride
-        name = f"src{i} <{v};{w},{h}>"
-        if n < w:
-            out.append((R.WIDTH, f"{name}, ExecSize {n}"))
-        if n == w and h != 0 and v != w * h:
-            out.append((R.ROWS, name))
-        if w == 1 and h != 0:
-            out.append((R.WIDTH1, name))
-        if n == 1 and w == 1 and (v != 0 or h != 0):
-            out.append((R.SCALAR1, name))
-        if v == 0 and h == 0 and w != 1:
-            out.append((R.SCALAR, name))
+        v, w, h = r.vstride, r.width, r.hstride
+        if (n < w or (n == w and h != 0 and v != w * h) or (w == 1 and h != 0)
+                or (n == 1 and w == 1 and (v != 0 or h != 0)) or (v == 0 and h == 0 and w != 1)):
+            name = f"src{i} <{v};{w},{h}>"    # (spelled out only for a problem)
+            if n < w:
+                out.append((R.WIDTH, f"{name}, ExecSize {n}"))
+            if n == w and h != 0 and v != w * h:
+                out.append((R.ROWS, name))
+            if w == 1 and h != 0:
+                out.append((R.WIDTH1, name))
+            if n == 1 and w == 1 and (v != 0 or h != 0):
+                out.append((R.SCALAR1, name))
+            if v == 0 and h == 0 and w != 1:
+                out.append((R.SCALAR, name))
         if not s.indirect and _row_crosses(s, n):
-            out.append((R.ROW_CROSS, name))
+            out.append((R.ROW_CROSS, f"src{i} <{v};{w},{h}>"))
     d = inst.destination
     if d.hstride == 0 and not _is_null(d):
         out.append((R.DST_HSTRIDE, "dst <0>"))
@@ -288,19 +320,29 @@ def _check_regions(inst: Instruction) -> list[Problem]:
 
 def _check_spans(inst: Instruction) -> list[Problem]:
     """Region Alignment Rules: no operand beyond two registers; MATH splits its destination evenly."""
+    return _spans(inst, _alu(inst))
+
+
+def _spans(inst: Instruction, alu: bool = True) -> list[Problem]:
+    """_check_spans of an instruction that is (alu) or is not an ALU one."""
     out: list[Problem] = []
     n = inst.exec_size
-    if _alu(inst):
+    if alu:
         for i, s in enumerate(inst.srcs):
-            if s.file == RegFile.IMM or s.indirect or s.region is None or s.region.vstride == VXH:
+            r = s.region
+            if s.file is _IMM or s.indirect or r is None or r.vstride == VXH:
                 continue
-            first, last = _regs(source_span(s, n))
+            size = s.type.size                   # source_span, inline: asked of every source
+            width = min(max(r.width, 1), n)
+            start = s.reg * GRF_SIZE + s.subreg * size
+            end = start + (max(n // width, 1) - 1) * r.vstride * size + (width - 1) * r.hstride * size + size - 1
+            first, last = start // GRF_SIZE, end // GRF_SIZE
             if last - first + 1 > 2:
                 out.append((R.SRC_SPAN, f"src{i} covers r{first}..r{last}"))
-            if s.file == RegFile.GRF and last >= NUM_GRF > s.reg:
+            if s.file is _GRF and last >= NUM_GRF > s.reg:
                 out.append((R.GRF_RANGE, f"src{i} reaches r{last}"))
         d = inst.destination
-        if not _is_null(d) and not d.indirect:
+        if not d.indirect and not _is_null(d):
             span = destination_bytes(d, n)
             start = span[0]
             first, last = _regs(span)
@@ -330,11 +372,16 @@ def _check_types(inst: Instruction) -> list[Problem]:
     the Align16 QWord rule."""
     if not (_alu(inst) or (inst.align16 and inst.dst is not None and inst.opcode not in THREE_SRC_OPS)):
         return []
+    return _types(inst)
+
+
+def _types(inst: Instruction) -> list[Problem]:
+    """_check_types of an instruction it applies to."""
     out: list[Problem] = []
     n, d = inst.exec_size, inst.destination
     src_types = [s.type for s in inst.srcs]
-    sizes = {_SIZE[t] for t in src_types}
-    largest = max(sizes | {_SIZE[d.type]})
+    sizes = {t.size for t in src_types}
+    largest = max(max(sizes, default=0), d.type.size)
     if n * largest > 64:
         out.append((R.EXEC_TYPE_SIZE, f"{n} x {largest} bytes"))
     if 8 in sizes or d.type in WIDE:                 # (the rules of 64-bit operands: sizes tell them apart)
@@ -379,6 +426,11 @@ def _check_mixed(inst: Instruction) -> list[Problem]:
     """Special Restrictions for Handling Mixed Mode Float Operations (Align1)."""
     if not _alu(inst) or not is_mixed_float(inst):
         return []
+    return _mixed(inst)
+
+
+def _mixed(inst: Instruction) -> list[Problem]:
+    """_check_mixed of a mixed-float ALU instruction."""
     out: list[Problem] = []
     n, d = inst.exec_size, inst.destination
     if any(s.indirect for s in inst.srcs):
@@ -555,14 +607,20 @@ def _text(inst: Instruction, pc: int) -> str:
         return inst.opcode
 
 
+_JIP_UIP = frozenset(F.BRANCH_JIP_UIP)
+_JIP = frozenset(F.BRANCH_JIP_UIP + F.BRANCH_JIP_ONLY)
+
+
 def _targets(inst: Instruction, pc: int) -> list[tuple[str, int]]:
     op = inst.opcode
     if op == "jmpi":
         return [("JIP", pc + 16 + inst.jip)] if inst.jip is not None else []
-    out = []
-    if op in F.BRANCH_JIP_UIP + F.BRANCH_JIP_ONLY and inst.jip is not None:
+    out: list[tuple[str, int]] = []
+    if op not in _JIP:                           # (not a branch: asked of every instruction)
+        return out
+    if inst.jip is not None:
         out.append(("JIP", pc + inst.jip))
-    if op in F.BRANCH_JIP_UIP and inst.uip is not None:
+    if op in _JIP_UIP and inst.uip is not None:
         out.append(("UIP", pc + inst.uip))
     return out
 
@@ -581,10 +639,12 @@ def validate_program(insts: list[Instruction], offsets: list[int] | None = None,
     out: list[Violation] = []
     for index, (inst, pc) in enumerate(zip(insts, offsets)):
         problems = check_instruction(inst)
-        for name, target in _targets(inst, pc):
-            if target not in starts:
-                problems.append((R.BRANCH_TARGET, f"{name} -> byte {target} of {end}"))
-        out += [Violation(index, pc, _text(inst, pc), rule, detail) for rule, detail in problems]
+        if inst.opcode in _BRANCH_SET:
+            for name, target in _targets(inst, pc):
+                if target not in starts:
+                    problems.append((R.BRANCH_TARGET, f"{name} -> byte {target} of {end}"))
+        if problems:
+            out += [Violation(index, pc, _text(inst, pc), rule, detail) for rule, detail in problems]
     if kernel and insts and not (insts[-1].opcode in SEND_OPS + SENDS_OPS and insts[-1].eot):
         out.append(Violation(len(insts) - 1, offsets[-1], _text(insts[-1], offsets[-1]), R.ENDS, ""))
     return out

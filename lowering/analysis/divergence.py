@@ -165,9 +165,23 @@ class _Propagation:
         block = ins.block
         assert block is not None
         at = self.result.divergent_at
-        if isinstance(ins, Phi):
+        if isinstance(ins, Phi) or not _has_own_rule(ins.opcode):     # divergent with any operand
             return any(at(v, block) for v in ins.operands)
         return source_divergent(ins, [at(v, block) for v in ins.operands])
+
+
+_OWN_RULES = ("workitem", "subgroup_info", "subgroup", "atomic", "alloca", "var_load", "load")
+_has_own_rule_of: dict[str, bool] = {}
+
+
+def _has_own_rule(op: str) -> bool:
+    """Whether source_divergent says more of opcode `op` than "divergent if an operand is" (the propagation
+    asks every instruction each round: the others need no list of their operands' divergence)."""
+    found = _has_own_rule_of.get(op)
+    if found is None:
+        spec = OPCODES.get(op)
+        found = _has_own_rule_of[op] = op in _OWN_RULES or (spec is not None and spec.has("divergence_source"))
+    return found
 
 
 def _operand_use(result: Divergence, v: Value, block: Block) -> bool:
@@ -416,12 +430,13 @@ def analyze(func: Function) -> Divergence:
             return _irreducible(func, result, values)
     result._contains = form.contains
     values.run([])
-    while True:
-        before = len(result.values)
-        grew = form.round()
+    # Rounds until the control facts (divergent branches and loops, and what follows from them: the
+    # divergent phis, the innermost divergent loops) stop growing. A round that adds none leaves every
+    # fact the last run reached its fixed point under, so another run would add nothing: it is not made
+    # (that confirming run was a third of the analysis, which selection runs on every Gen kernel).
+    while form.round():
         values.run(form.divergent_phis())
-        if not grew and len(result.values) == before:
-            return result
+    return result
 
 
 def _irreducible(func: Function, result: Divergence, values: _Propagation) -> Divergence:
