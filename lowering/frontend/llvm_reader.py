@@ -1162,32 +1162,21 @@ class _SimpleForms:
         t = self.types.get(toks[i])
         if t is None or i + 4 > n or toks[i + 2] != "," or (i + 4 < n and toks[i + 4] != ","):
             return None
-        # the two operands, as operand() reads them (inlined: two per instruction of most of a kernel)
-        a: Value | None
-        b: Value | None
-        tok = toks[i + 1]
-        if tok[0] == "%":
-            record = self.locals.get(tok)
-            lanes = self.values.get(record.text_key) if record is not None else None
-            if lanes is None or len(lanes) != 1:
-                return None
-            a = lanes[0]
-        else:
-            a = self.operand(tok, t)
-            if a is None:
-                return None
-        tok = toks[i + 3]
-        if tok[0] == "%":
-            record = self.locals.get(tok)
-            lanes = self.values.get(record.text_key) if record is not None else None
-            if lanes is None or len(lanes) != 1:
-                return None
-            b = lanes[0]
-        else:
-            b = self.operand(tok, t)
-            if b is None:
-                return None
-        made = Instr(op, [a, b], I1 if attrs is not None else a.type, attrs)
+        # the two operands, as operand() reads them (a local's lookup inlined: most of a kernel's instructions)
+        operands: list[Value] = []
+        for tok in (toks[i + 1], toks[i + 3]):
+            if tok[0] == "%":
+                record = self.locals.get(tok)
+                lanes = self.values.get(record.text_key) if record is not None else None
+                if lanes is None or len(lanes) != 1:
+                    return None
+                operands.append(lanes[0])
+            else:
+                value = self.operand(tok, t)
+                if value is None:
+                    return None
+                operands.append(value)
+        made = Instr(op, operands, I1 if attrs is not None else operands[0].type, attrs)
         made.block = blk
         blk.instrs.append(made)
         return made
