@@ -186,11 +186,9 @@ def _compile_gen_options(args):
             raise UsageError(f"--{'simd' if args.simd is not None else 'cf'} only applies to --emit "
                              f"{', '.join(GEN_EMITS)}")
         return None
-    options = _gen_options(args.simd, args.cf)
     # the machine-IR verifier is a debug check, as the IR's validator after every pass: --verify-each (the
     # emitted code is checked against the PRM's restrictions either way); it was 7% of the Gen backend's time
-    from reconverge.backend.gen import GenOptions
-    return GenOptions(options.simd, options.cf, verify=args.verify_each)
+    return _gen_options(args.simd, args.cf, verify=args.verify_each)
 
 
 def _annotated(text: str, notes: dict[int, str]) -> str:

@@ -17,10 +17,10 @@ from reconverge.tools.spirv_args import spirv_options
 from reconverge.tools.usage import UsageError
 
 
-def gen_options(simd: int | None, cf: str | None):
+def gen_options(simd: int | None, cf: str | None, verify: bool = True):
     from reconverge.backend.gen import GenOptions
     try:
-        return GenOptions(16 if simd is None else simd, cf or "auto")
+        return GenOptions(16 if simd is None else simd, cf or "auto", verify=verify)
     except CompileError as exc:
         raise UsageError(f"--{'simd' if 'SIMD' in str(exc) else 'cf'}: {exc}") from None
 
