@@ -239,15 +239,27 @@ kernel void k(global uint *out, global const uint *in)
 """
 
 
+def _random_words(seed: int):
+    """65 random words: `in` of the two kernels below (64 lanes' words and one chosen word)."""
+    return np.random.default_rng(seed).integers(0, 2 ** 32, 65, dtype=np.uint64).astype(np.uint32)
+
+
+def _spirv_agrees_with_llvm(program, data, local: int):
+    """Run kernel k on 64 lanes on the llvm reference and on lavapipe, require the same buffers, and give
+    the reference's buffers."""
+    args = [np.zeros(64, np.uint32), data]
+    want = run_target("llvm", program, "k", args, (64,), (local,))
+    got = run_target("spirv", program, "k", args, (64,), (local,))
+    assert compare(want, got, ["out", "in"]) == []
+    return want
+
+
 @pytest.mark.parametrize("chosen", [2, 3])
 def test_a_private_array_indexed_by_loads_in_a_divergent_loop(tmp_path, chosen):
     program = _program(tmp_path, "indexed_by_loads.cl", PRIVATE_ARRAY_INDEXED_BY_LOADS, "-O2")
-    data = np.random.default_rng(19665).integers(0, 2 ** 32, 65, dtype=np.uint64).astype(np.uint32)
+    data = _random_words(19665)
     data[64] = chosen
-    args = [np.zeros(64, np.uint32), data]
-    want = run_target("llvm", program, "k", args, (64,), (16,))
-    got = run_target("spirv", program, "k", args, (64,), (16,))
-    assert compare(want, got, ["out", "in"]) == []
+    _spirv_agrees_with_llvm(program, data, 16)
 
 
 # The same kernel in GLSL, with pa[] as our launch form had it: two copies in one flat array, element
@@ -394,12 +406,8 @@ kernel void k(global uint *out, global const uint *in)
 @pytest.mark.parametrize("level", ["-O0", "-O2"])
 def test_a_select_between_one_and_a_zero_keeps_the_zeros_sign(tmp_path, level):
     program = _program(tmp_path, "signed_zero_selects.cl", SIGNED_ZERO_SELECTS, level)
-    data = np.random.default_rng(16248).integers(0, 2 ** 32, 65, dtype=np.uint64).astype(np.uint32)
-    args = [np.zeros(64, np.uint32), data]
-    want = run_target("llvm", program, "k", args, (64,), (32,))
+    want = _spirv_agrees_with_llvm(program, _random_words(16248), 32)
     assert len({int(x) >> 31 for x in want[0]}) == 2        # both signs of each zero occur
-    got = run_target("spirv", program, "k", args, (64,), (32,))
-    assert compare(want, got, ["out", "in"]) == []
 
 
 GLSL_SELECT = """#version 450
