@@ -32,6 +32,10 @@ from reconverge.lowering.ir.core import (
 from reconverge.lowering.ir.types import Type
 from reconverge.typing_free import Protocol, cast
 
+TYPE_CHECKING = False                   # not typing's: a compile's start-up does not import typing
+if TYPE_CHECKING:
+    from typing import Callable
+
 
 class Variable(Protocol):
     """What var_load/var_store name (attrs["var"]): the structurizer's Var, or promote's slot."""
@@ -49,18 +53,27 @@ class _Reader:
         self.start: dict[object, dict[Block, Value]] = {}
         self.new_phis: list[Phi] = []
         self.replaced = replaced
-        self.bypass = shortcuts.bypass          # block after an if/loop or a loop's first block -> (span, block before)
         self.shortcuts = shortcuts
+        self.readers: dict[object, Callable[[Block], Value]] = {}
 
     def at_start(self, var: Variable, block: Block) -> Value:
+        read = self.readers.get(var)
+        if read is None:
+            read = self.readers[var] = self._reader(var)
+        return read(block)
+
+    def _reader(self, var: Variable) -> Callable[[Block], Value]:
+        """read(b) for this variable: its walks' state made once, not per load read (a variable is read
+        at many blocks)."""
         ends = self.end_def.get(var, {})
         starts = self.start.setdefault(var, {})
-        new_phis, replaced, bypass = self.new_phis, self.replaced, self.bypass
+        new_phis, replaced = self.new_phis, self.replaced
         shortcuts = self.shortcuts
-        place, firsts_of, lists = shortcuts.place, shortcuts.firsts, shortcuts.lists
-        ends_get, starts_get, bypass_get = ends.get, starts.get, bypass.get
+        firsts_of, lists = shortcuts.firsts, shortcuts.lists
+        ends_get, starts_get, bypass_get = ends.get, starts.get, shortcuts.bypass.get
         stored_at = shortcuts.store_positions.get(var, ())      # blocks writing var, in tree order
         writers = len(stored_at)
+        var_type, var_name = var.type, var.name
 
         def read(b: Block) -> Value:
             """The value at the top of b. Chains of single predecessors (and skipped ifs/loops) are
@@ -78,35 +91,35 @@ class _Reader:
                     # to the list's first block when none does; from a loop body's first block, to the
                     # end of the block before the loop
                     chain.append(b)
-                    index, pos = place[b]
-                    if pos == 0:                          # a loop body's first block: the block before
-                        target, at_end = skip[2], True
-                    else:
+                    _, _, target, index, pos = skip
+                    if pos != 0:                          # else a loop body's first block: the block before
                         firsts = firsts_of[index]
                         k = bisect_left(stored_at, firsts[pos]) - 1
                         if k < 0 or stored_at[k] < firsts[0]:
-                            target, at_end = cast(Block, lists[index][0]), False
-                        else:
-                            nodes = lists[index]
-                            q = bisect_right(firsts, stored_at[k]) - 1
-                            node = nodes[q]
-                            if isinstance(node, Block):
-                                target, at_end = node, True
-                            else:
-                                target, at_end = cast(Block, nodes[q + 1]), False
-                    if not at_end:
-                        v = starts_get(target)        # already known (or a phi being built: a cycle)
-                        if v is not None:
-                            break
-                        b = target
-                        continue
+                            target = cast(Block, lists[index][0])
+                            v = starts_get(target)        # already known (or a phi being built: a cycle)
+                            if v is not None:
+                                break
+                            b = target
+                            continue
+                        nodes = lists[index]
+                        q = bisect_right(firsts, stored_at[k]) - 1
+                        node = nodes[q]
+                        if not isinstance(node, Block):
+                            target = cast(Block, nodes[q + 1])
+                            v = starts_get(target)
+                            if v is not None:
+                                break
+                            b = target
+                            continue
+                        target = node
                     v = ends_get(target)
                     if v is None:
                         v = starts_get(target)
-                    if v is not None:
-                        break
-                    b = target
-                    continue
+                        if v is None:
+                            b = target
+                            continue
+                    break
                 preds = b.preds
                 if len(preds) != 1:
                     v = join(b, preds)
@@ -116,9 +129,10 @@ class _Reader:
                 v = ends_get(before)
                 if v is None:
                     v = starts_get(before)
-                if v is not None:
-                    break
-                b = before
+                    if v is None:
+                        b = before
+                        continue
+                break
             for c in chain:
                 starts[c] = v
             return v
@@ -126,10 +140,10 @@ class _Reader:
         def join(b: Block, preds: list[Block]) -> Value:
             v: Value
             if not preds:
-                v = Undef(var.type)
+                v = Undef(var_type)
                 starts[b] = v
                 return v
-            phi = Phi(var.type, name=var.name)     # a former LLVM phi keeps its name (the printer dedups)
+            phi = Phi(var_type, name=var_name)     # a former LLVM phi keeps its name (the printer dedups)
             starts[b] = phi                       # before the operands: a cycle finds the phi itself
             same = None
             phi.blocks = list(preds)
@@ -146,12 +160,12 @@ class _Reader:
                 new_phis.append(phi)
                 v = phi
             else:
-                v = same if same is not None else Undef(var.type)
+                v = same if same is not None else Undef(var_type)
                 replaced[phi] = v
             starts[b] = v
             return v
 
-        return read(block)
+        return read
 
 
 def _resolve(replace: dict[Value, Value], v: Value) -> Value:
@@ -163,15 +177,15 @@ def _resolve(replace: dict[Value, Value], v: Value) -> Value:
     return root
 
 
-def _rewrite(blocks: list[Block], ifs: list[If], replace: dict[Value, Value], drop: AbstractSet[Instr]) -> None:
-    """One pass over the code: drop the instructions in `drop`, map operands and the conditions of `ifs`
-    (every if of the tree: _Shortcuts lists them) through `replace`."""
+def _rewrite(blocks: list[Block], dirty: list[Block], ifs: list[If], replace: dict[Value, Value],
+             drop: AbstractSet[Instr]) -> None:
+    """One pass over the code: drop the instructions in `drop` (all in the `dirty` blocks), map operands
+    and the conditions of `ifs` (every if of the tree: _Shortcuts lists them) through `replace`."""
+    for b in dirty:
+        b.instrs = [i for i in b.instrs if i not in drop]
     replaced = replace.keys()
     for b in blocks:
-        instrs = b.instrs
-        if drop and not drop.isdisjoint(instrs):
-            instrs = b.instrs = [i for i in instrs if i not in drop]
-        for ins in instrs:
+        for ins in b.instrs:
             ops = ins.operands
             if replaced.isdisjoint(ops):              # most instructions: one test at C speed
                 continue
@@ -237,12 +251,12 @@ class _Shortcuts:
 
     def __init__(self, func: Function, store_positions: dict[object, list[int]]):
         self.store_positions = store_positions              # variable -> indices of the blocks storing it
-        self.bypass: dict[Block, tuple[int, int, Block]] = {}
-        self.place: dict[Block, tuple[int, int]] = {}       # block directly in a CF list -> (list, position)
+        # block -> (span's first and last block, block before the span, the block's list and position)
+        self.bypass: dict[Block, tuple[int, int, Block, int, int]] = {}
         self.lists: list[list[CFNode]] = []
         self.firsts: list[list[int]] = []                   # per list: each node's first block index
         self.ifs: list[If] = []                             # every if of the tree (for _rewrite)
-        bypass, place, lists, firsts_of = self.bypass, self.place, self.lists, self.firsts
+        bypass, lists, firsts_of = self.bypass, self.lists, self.firsts
         work = [func.body]
         while work:
             nodes = work.pop()
@@ -251,22 +265,21 @@ class _Shortcuts:
             firsts: list[int] = []
             for i, node in enumerate(nodes):
                 if isinstance(node, Block):
-                    place[node] = (index, i)
                     firsts.append(node.index)
                     continue
                 before, after = cast(Block, nodes[i - 1]), cast(Block, nodes[i + 1])   # blocks around each if/loop
                 if isinstance(node, If):
                     self.ifs.append(node)
-                    span = (cast(Block, node.then_list[0]).index, cast(Block, node.else_list[-1]).index, before)
+                    lo, hi = cast(Block, node.then_list[0]).index, cast(Block, node.else_list[-1]).index
                     work.append(node.then_list)
                     work.append(node.else_list)
                 else:
                     body = cast(Loop, node).body
-                    span = (cast(Block, body[0]).index, cast(Block, body[-1]).index, before)
+                    lo, hi = cast(Block, body[0]).index, cast(Block, body[-1]).index
                     work.append(body)
-                    bypass[cast(Block, body[0])] = span
-                bypass[after] = span
-                firsts.append(span[0])
+                    bypass[cast(Block, body[0])] = (lo, hi, before, -1, 0)
+                bypass[after] = (lo, hi, before, index, i + 1)
+                firsts.append(lo)
             firsts_of.append(firsts)
 
 
@@ -276,37 +289,49 @@ def rebuild(func: Function, replaced: dict[Value, Value]) -> set[object]:
     blocks = func.update_cfg()
     pending: list[Instr] = []
     drop: set[Instr] = set()
-    stores: dict[Block, dict[object, Value]] = {}
+    dirty: list[Block] = []                                 # blocks holding var_load/var_store
     read_vars: set[object] = set()
+    end_def: dict[object, dict[Block, Value]] = {}
+    positions: dict[object, list[int]] = {}                 # (blocks come in order: sorted)
     for b in blocks:
-        current: dict[object, Value] = {}
+        current: dict[object, Value] | None = None
         for ins in b.instrs:
             op = ins.opcode
             if op == "var_store":
+                if current is None:
+                    current = {}
                 current[ins.attrs["var"]] = ins.operands[0]
                 drop.add(ins)
             elif op == "var_load":
                 drop.add(ins)
                 var = ins.attrs["var"]
                 read_vars.add(var)
-                if var in current:
+                if current is not None and var in current:
                     replaced[ins] = current[var]
                 else:
                     pending.append(ins)
-        if current:
-            stores[b] = current
-    positions: dict[object, list[int]] = {}
+                    if current is None:
+                        current = {}
+        if current is not None:
+            dirty.append(b)
+            index = b.index
+            for var, value in current.items():
+                ends = end_def.get(var)
+                if ends is None:
+                    end_def[var] = {b: value}
+                    positions[var] = [index]
+                else:
+                    ends[b] = value
+                    positions[var].append(index)
     shortcuts = _Shortcuts(func, positions)
     reader = _Reader(replaced, shortcuts)
-    end_def = reader.end_def
-    for b, current in stores.items():                       # (in block order: positions come sorted)
-        for var, value in current.items():
-            end_def.setdefault(var, {})[b] = value
-            positions.setdefault(var, []).append(b.index)
+    reader.end_def = end_def
     for ins in pending:
         assert ins.block is not None
         replaced[ins] = reader.at_start(ins.attrs["var"], ins.block)
     kept = set(_trivial_phis(reader.new_phis, replaced))
-    drop.update(p for p in reader.new_phis if p not in kept)
-    _rewrite(blocks, shortcuts.ifs, replaced, drop)
+    dropped_phis = [p for p in reader.new_phis if p not in kept]
+    drop.update(dropped_phis)
+    dirty.extend(cast(Block, p.block) for p in dropped_phis)
+    _rewrite(blocks, dirty, shortcuts.ifs, replaced, drop)
     return read_vars
