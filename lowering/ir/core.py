@@ -106,6 +106,10 @@ class Phi(Instr):
     __slots__ = ("blocks",)
 
     def __init__(self, type: Type, incoming: Sequence[tuple["Block", Value]] = (), name: str = ""):
+        if not incoming:                  # (SSA reconstruction makes them empty, by the ten thousand)
+            super().__init__("phi", [], type, name=name)
+            self.blocks: list[Block] = []
+            return
         super().__init__("phi", [v for _, v in incoming], type, name=name)
         self.blocks = [b for b, _ in incoming]
 

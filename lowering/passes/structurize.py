@@ -99,42 +99,52 @@ class _Structurizer:
     # ------------------------------------------------------------------ analysis
     def _prepare(self) -> None:
         func = self.func
-        func.update_cfg()
-        entry = func.blocks[0]
-        # drop unreachable blocks (and their phi entries); update_cfg numbered the blocks
-        reached = bytearray(len(func.blocks))
+        # (no update_cfg: the CFG-form blocks' succs/preds are not used, only their numbers and terminators)
+        blocks = func.blocks
+        for i, b in enumerate(blocks):
+            b.index = i
+        entry = blocks[0]
+        # drop unreachable blocks (and their phi entries)
+        reached = bytearray(len(blocks))
         reached[0] = 1
         stack = [entry]
         while stack:
-            for s in stack.pop().succs:
-                if not reached[s.index]:
-                    reached[s.index] = 1
-                    stack.append(s)
-        if reached.count(1) != len(func.blocks):
-            seen = {b for b in func.blocks if reached[b.index]}
-            func.blocks = [b for b in func.blocks if b in seen]
-            for b in func.blocks:
+            t = stack.pop().terminator
+            if t is not None:
+                for s in t.targets:
+                    if not reached[s.index]:
+                        reached[s.index] = 1
+                        stack.append(s)
+        if reached.count(1) != len(blocks):
+            seen = {b for b in blocks if reached[b.index]}
+            blocks = func.blocks = [b for b in blocks if b in seen]
+            for i, b in enumerate(blocks):
+                b.index = i
                 for phi in b.phis():
                     keep = [(p, v) for p, v in phi.incoming() if p in seen]
                     phi.blocks = [p for p, _ in keep]
                     phi.operands = [v for _, v in keep]
-            func.update_cfg()
 
         def only_returns(b: Block) -> bool:
             return len(b.instrs) == 1 and b.instrs[0].opcode == "ret" and not b.instrs[0].operands
 
-        self.nodes = [b for b in func.blocks if not only_returns(b) or b is entry]
+        self.nodes = [b for b in blocks if not only_returns(b) or b is entry]
         self.index = {b: i for i, b in enumerate(self.nodes)}
         n = self.n = len(self.nodes)
-        # targets per node, in terminator order, RETURN for return-only blocks
-        node_of = [RETURN] * len(func.blocks)         # block index -> node (RETURN: a return-only block)
+        # targets per node, in terminator order, RETURN for return-only blocks; successors once each
+        node_of = [RETURN] * len(blocks)              # block index -> node (RETURN: a return-only block)
         for i, b in enumerate(self.nodes):
             node_of[b.index] = i
         self.targets: list[list[int]] = []
+        succs: list[list[int]] = []
         for b in self.nodes:
             t = b.terminator
-            self.targets.append([node_of[s.index] for s in t.targets] if t is not None else [])
-        succs = [list(dict.fromkeys(x for x in ts if x != RETURN)) for ts in self.targets]
+            ts = [node_of[s.index] for s in t.targets] if t is not None else []
+            self.targets.append(ts)
+            if len(ts) == 1:                          # (most blocks: a branch)
+                succs.append([] if ts[0] == RETURN else [ts[0]])
+            else:
+                succs.append(list(dict.fromkeys(x for x in ts if x != RETURN)))
         self.preds = graph.predecessors(succs)
         order = graph.reverse_postorder(succs, 0)         # made once for the three
         self.rpo = graph.rpo_numbers(order, n)
@@ -509,11 +519,12 @@ class _Structurizer:
         """Emit at `cursor` the edge from `src` (None: a loop's exit dispatch) to target t: its phi
         stores, then a jump, a label store (a merge node: the labels pending are returned) or t's code."""
         if src is not None and t != RETURN:
-            stores = self.edge_stores.get((src, self.nodes[t]))
+            stores = self.edge_stores.pop((src, self.nodes[t]), None)     # (each edge is emitted once)
             if stores:
-                block = cursor.block()
+                block: Block = cursor.nodes[-1]    # type: ignore[assignment]  # (cursor.block(), inlined)
                 for store in stores:
-                    block.append(Instr(store.opcode, store.operands, attrs=store.attrs))
+                    store.block = block
+                block.instrs += stores
         # _classify, inlined (hot: every edge)
         if t == RETURN:
             if region == -1:
