@@ -84,42 +84,50 @@ class _Reader:
             chain = []
             while True:
                 skip = bypass_get(b)
-                if skip is not None and (writers == 0 or (k := bisect_left(stored_at, skip[0])) == writers
-                                         or stored_at[k] > skip[1]):
-                    # nothing inside that if/loop writes var: jump back along its CF list to the last
+                if skip is not None:
+                    # when nothing inside that if/loop writes var: jump back along its CF list to the last
                     # node that does (a block: its value at the end; an if/loop: the join after it), or
                     # to the list's first block when none does; from a loop body's first block, to the
                     # end of the block before the loop
-                    chain.append(b)
-                    _, _, target, index, pos = skip
-                    if pos != 0:                          # else a loop body's first block: the block before
-                        firsts = firsts_of[index]
-                        k = bisect_left(stored_at, firsts[pos]) - 1
-                        if k < 0 or stored_at[k] < firsts[0]:
-                            target = cast(Block, lists[index][0])
-                            v = starts_get(target)        # already known (or a phi being built: a cycle)
-                            if v is not None:
-                                break
-                            b = target
-                            continue
-                        nodes = lists[index]
-                        q = bisect_right(firsts, stored_at[k]) - 1
-                        node = nodes[q]
-                        if not isinstance(node, Block):
-                            target = cast(Block, nodes[q + 1])
-                            v = starts_get(target)
-                            if v is not None:
-                                break
-                            b = target
-                            continue
-                        target = node
-                    v = ends_get(target)
-                    if v is None:
-                        v = starts_get(target)
+                    lo, hi, target, index, first, first_index = skip
+                    if index >= 0:
+                        # b is the block after an if/loop of blocks lo..hi (so b is block hi + 1): one
+                        # search finds the last writer before b, and whether it is inside the span
+                        k = bisect_right(stored_at, hi) - 1
+                        if k < 0 or (w := stored_at[k]) < lo:
+                            chain.append(b)
+                            if k < 0 or w < first_index:
+                                v = starts_get(first)     # already known (or a phi being built: a cycle)
+                                if v is not None:
+                                    break
+                                b = first
+                                continue
+                            nodes = lists[index]
+                            q = bisect_right(firsts_of[index], w) - 1
+                            node = nodes[q]
+                            if not isinstance(node, Block):
+                                target = cast(Block, nodes[q + 1])
+                                v = starts_get(target)
+                                if v is not None:
+                                    break
+                                b = target
+                                continue
+                            v = ends_get(node)
+                            if v is None:
+                                v = starts_get(node)
+                                if v is None:
+                                    b = node
+                                    continue
+                            break
+                    elif (k := bisect_left(stored_at, lo)) == writers or stored_at[k] > hi:
+                        chain.append(b)                   # a loop body's first block: the block before
+                        v = ends_get(target)
                         if v is None:
-                            b = target
-                            continue
-                    break
+                            v = starts_get(target)
+                            if v is None:
+                                b = target
+                                continue
+                        break
                 preds = b.preds
                 if len(preds) != 1:
                     v = join(b, preds)
@@ -251,8 +259,9 @@ class _Shortcuts:
 
     def __init__(self, func: Function, store_positions: dict[object, list[int]]):
         self.store_positions = store_positions              # variable -> indices of the blocks storing it
-        # block -> (span's first and last block, block before the span, the block's list and position)
-        self.bypass: dict[Block, tuple[int, int, Block, int, int]] = {}
+        # block -> (the span's first and last block numbers, the block before the span, the block's list
+        # and that list's first block and its number); list -1 for a loop body's first block
+        self.bypass: dict[Block, tuple[int, int, Block, int, Block, int]] = {}
         self.lists: list[list[CFNode]] = []
         self.firsts: list[list[int]] = []                   # per list: each node's first block index
         self.ifs: list[If] = []                             # every if of the tree (for _rewrite)
@@ -263,6 +272,7 @@ class _Shortcuts:
             index = len(lists)
             lists.append(nodes)
             firsts: list[int] = []
+            first = cast(Block, nodes[0])
             for i, node in enumerate(nodes):
                 if isinstance(node, Block):
                     firsts.append(node.index)
@@ -277,8 +287,8 @@ class _Shortcuts:
                     body = cast(Loop, node).body
                     lo, hi = cast(Block, body[0]).index, cast(Block, body[-1]).index
                     work.append(body)
-                    bypass[cast(Block, body[0])] = (lo, hi, before, -1, 0)
-                bypass[after] = (lo, hi, before, index, i + 1)
+                    bypass[cast(Block, body[0])] = (lo, hi, before, -1, before, -1)
+                bypass[after] = (lo, hi, before, index, first, firsts[0])
                 firsts.append(lo)
             firsts_of.append(firsts)
 
