@@ -228,7 +228,8 @@ def _trivial_phis(phis: list[Phi], replace: dict[Value, Value]) -> list[Phi]:
             same = None
             trivial = True
             for op in phi.operands:
-                op = _resolve(replace, op)
+                if op in replace:                 # (most operands: no call)
+                    op = _resolve(replace, op)
                 if op is phi or op is same:
                     continue
                 if same is not None:

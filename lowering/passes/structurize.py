@@ -362,11 +362,12 @@ class _Structurizer:
         else:
             b = self.nodes[z]
             block: Block = cursor.nodes[-1]    # type: ignore[assignment]  # (cursor.block(), inlined)
-            moved = b.instrs[:-1] if b.terminator is not None else b.instrs
+            term = b.terminator
+            moved = b.instrs[:-1] if term is not None else b.instrs
             for ins in moved:
                 ins.block = block
             block.instrs += moved
-            fallout = self._emit_branch(z, cursor, region)
+            fallout = self._emit_branch(z, b, term, cursor, region)
         for y in merges:
             assert y in fallout, "a merge node nobody branches to"
             if fallout == {y}:
@@ -396,9 +397,8 @@ class _Structurizer:
         sel = cursor.emit(Instr("var_load", [], I32, attrs={"var": self._selector_var(h)}))
         return self._emit_flat(cursor, sel, [([k], edges[k]) for k in range(len(exits) - 1)], edges[-1])
 
-    def _emit_branch(self, v: int, cursor: _Cursor, region: int) -> set[int]:
-        b = self.nodes[v]
-        term = b.terminator
+    def _emit_branch(self, v: int, b: Block, term: Instr | None, cursor: _Cursor, region: int) -> set[int]:
+        """Node v's (block b's) terminator `term`, at `cursor`."""
         op = term.opcode if term is not None else "unreachable"
         targets = self.targets[v]
         if op == "br" or (op == "cbr" and targets[0] == targets[1]):
@@ -518,7 +518,7 @@ class _Structurizer:
     def _edge(self, src: Block | None, t: int, region: int, cursor: _Cursor) -> set[int]:
         """Emit at `cursor` the edge from `src` (None: a loop's exit dispatch) to target t: its phi
         stores, then a jump, a label store (a merge node: the labels pending are returned) or t's code."""
-        if src is not None and t != RETURN:
+        if src is not None and t in self.phi_vars:    # (not RETURN: no phis there)
             stores = self.edge_stores.pop((src, self.nodes[t]), None)     # (each edge is emitted once)
             if stores:
                 block: Block = cursor.nodes[-1]    # type: ignore[assignment]  # (cursor.block(), inlined)
