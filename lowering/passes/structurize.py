@@ -340,7 +340,7 @@ class _Structurizer:
         def build() -> None:
             fallout = self._do_tree(self._rep(0, -1), cursor, -1)
             assert not fallout, f"labels left pending at function end: {fallout}"
-            _drop_implicit_jumps(func)
+            _drop_tail_jump(func.body, "return")
             made = set(self.labels.values()) | set(self.selectors.values())
             read = ssa.rebuild(func, self.replaced)
             func.guard_variables = sorted({cast(Var, var).name for var in read if var in made})
@@ -388,6 +388,7 @@ class _Structurizer:
             var for t in self.exits[h] if t != RETURN for var in self.phi_vars.get(t, ())])
         inside = self._do_tree(h, body, h)
         assert not inside, f"labels left pending at loop end: {inside}"
+        _drop_tail_jump(loop.body, "continue")    # (the body is complete: nothing adds to it later)
         exits = self.exits[h]
         if not exits:
             return set()
@@ -553,16 +554,9 @@ def _ends_in(nodes: list[CFNode], opcode: str) -> bool:
     return jump is not None and jump.opcode == opcode
 
 
-def _drop_implicit_jumps(func: Function) -> None:
-    """A loop body's last `continue` and the function's last `return` (void) say nothing: drop them."""
-    def visit(nodes: list[CFNode], tail_jump: str | None) -> None:
-        last = last_block(nodes)
-        if tail_jump and last.instrs and last.instrs[-1].opcode == tail_jump and not last.instrs[-1].operands:
-            last.instrs.pop()
-        for node in nodes:
-            if isinstance(node, If):
-                visit(node.then_list, None)
-                visit(node.else_list, None)
-            elif isinstance(node, Loop):
-                visit(node.body, "continue")
-    visit(func.body, "return")
+def _drop_tail_jump(nodes: list[CFNode], opcode: str) -> None:
+    """A loop body's last `continue` and the function's last `return` (void) say nothing: drop them.
+    (_emit_loop drops each loop body's as it completes it: no walk of the whole tree for them.)"""
+    last = last_block(nodes)
+    if last.instrs and last.instrs[-1].opcode == opcode and not last.instrs[-1].operands:
+        last.instrs.pop()
