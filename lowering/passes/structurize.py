@@ -280,8 +280,16 @@ class _Structurizer:
                 loads[value] = Instr("var_load", [], value.type, attrs={"var": var}, name=value.name)
             return loads[value]
 
-        replaced_get, index_get, contains = self.replaced.get, index.get, self.forest.contains
+        replaced_get, contains = self.replaced.get, self.forest.contains
         header_of = self.header_of
+        # the innermost loop of each value defined in a loop (one lookup per operand below, where
+        # as_seen_from asks the value's kind, its block, the block's node and the node's loop)
+        loop_of: dict[Value, int] = {}
+        for u, b in enumerate(self.nodes):
+            h = header_of[u]
+            if h != -1:
+                loop_of.update(dict.fromkeys([ins for ins in b.instrs if ins.block is b], h))
+        loop_of_get = loop_of.get
         for u, b in enumerate(self.nodes):
             user_loop = header_of[u]
             for ins in b.instrs:
@@ -289,14 +297,11 @@ class _Structurizer:
                     continue
                 ops = ins.operands
                 for i, op in enumerate(ops):
-                    # as_seen_from, with its common answers first: a value of the same loop as the user
+                    # as_seen_from, with its common answers first: a value of no loop or the user's loop
                     value = replaced_get(op, op)
-                    if isinstance(value, Instr) and value.block is not None:
-                        k = index_get(value.block)
-                        if k is not None:
-                            h = header_of[k]
-                            if h != -1 and h != user_loop and not contains(h, u):
-                                value = as_seen_from(value, u)
+                    h = loop_of_get(value)
+                    if h is not None and h != user_loop and not contains(h, u):
+                        value = as_seen_from(value, u)
                     if value is not op:
                         ops[i] = value
         for (p, _), stores in self.edge_stores.items():
