@@ -299,8 +299,8 @@ class _Structurizer:
                 for i, op in enumerate(ops):
                     # as_seen_from, with its common answers first: a value of no loop or the user's loop
                     value = replaced_get(op, op)
-                    h = loop_of_get(value)
-                    if h is not None and h != user_loop and not contains(h, u):
+                    value_loop = loop_of_get(value)
+                    if value_loop is not None and value_loop != user_loop and not contains(value_loop, u):
                         value = as_seen_from(value, u)
                     if value is not op:
                         ops[i] = value
