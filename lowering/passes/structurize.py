@@ -189,25 +189,33 @@ class _Structurizer:
         # exits of each loop: targets outside it of edges from inside it (any depth)
         self.exits: dict[int, list[int]] = {h: [] for h in self.loop_parent}
         exit_sets: dict[int, set[int]] = {h: set() for h in self.loop_parent}
+        header_of, targets, contains, loop_parent = self.header_of, self.targets, self.forest.contains, self.loop_parent
         for u in range(n):
-            h = self.header_of[u]
-            for t in self.targets[u]:
+            h = header_of[u]
+            if h == -1:
+                continue                                  # (outside loops: nothing to leave)
+            for t in targets[u]:
                 x = h
-                while x != -1 and not (t != RETURN and self.forest.contains(x, t)):
+                while x != -1 and not (t != RETURN and contains(x, t)):
                     if t not in exit_sets[x]:
                         exit_sets[x].add(t)
                         self.exits[x].append(t)
-                    x = self.loop_parent[x]
+                    x = loop_parent[x]
         for ts in self.exits.values():
             ts.sort(key=lambda t: (t == RETURN, self.rpo[t] if t != RETURN else 0))
         # forward in-degree of every region node, and its immediate dominator in its region
         indeg = [0] * (2 * n)
-        header_of, contains, rep = self.header_of, self.forest.contains, self._rep
+        rep = self._rep
         for u in range(n):
             region = header_of[u]
-            for t in dict.fromkeys(self.targets[u]):
-                # _classify's "fwd" case, inlined (hot: every edge)
-                if t != RETURN and t != region and (region == -1 or contains(region, t)):
+            ts = targets[u]
+            for t in (ts if len(ts) == 1 else dict.fromkeys(ts)):
+                # _classify's "fwd" case and _rep's first answer, inlined (hot: every edge)
+                if t == RETURN or t == region:
+                    continue
+                if header_of[t] == region:
+                    indeg[t] += 1
+                elif region == -1 or contains(region, t):
                     indeg[rep(t, region)] += 1
         for h, ts in self.exits.items():
             for t in ts:
@@ -217,9 +225,7 @@ class _Structurizer:
         self.is_merge = [d >= 2 for d in indeg]
         self.merge_children: dict[int, list[int]] = {}
         idom = self.dom.idom
-        for z in range(2 * n):
-            if not self.is_merge[z]:
-                continue
+        for z in [z for z, merge in enumerate(self.is_merge) if merge]:
             if z < n:
                 parent = self._rep(idom[z], self.header_of[z])
             else:
