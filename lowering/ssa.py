@@ -24,7 +24,6 @@ from reconverge.lowering.ir.core import (
     Function,
     If,
     Instr,
-    Loop,
     Phi,
     Undef,
     Value,
@@ -273,22 +272,25 @@ class _Shortcuts:
             index = len(lists)
             lists.append(nodes)
             firsts: list[int] = []
-            first = cast(Block, nodes[0])
+            # (no cast() calls in this loop: a call each, on every if and loop of the tree)
+            first: Block = nodes[0]                 # type: ignore[assignment]
             for i, node in enumerate(nodes):
                 if isinstance(node, Block):
                     firsts.append(node.index)
                     continue
-                before, after = cast(Block, nodes[i - 1]), cast(Block, nodes[i + 1])   # blocks around each if/loop
+                before: Block = nodes[i - 1]        # type: ignore[assignment]  # blocks around each if/loop
+                after: Block = nodes[i + 1]         # type: ignore[assignment]
                 if isinstance(node, If):
                     self.ifs.append(node)
-                    lo, hi = cast(Block, node.then_list[0]).index, cast(Block, node.else_list[-1]).index
+                    lo, hi = node.then_list[0].index, node.else_list[-1].index      # type: ignore[attr-defined]
                     work.append(node.then_list)
                     work.append(node.else_list)
                 else:
-                    body = cast(Loop, node).body
-                    lo, hi = cast(Block, body[0]).index, cast(Block, body[-1]).index
+                    body = node.body                                                # type: ignore[attr-defined]
+                    head: Block = body[0]
+                    lo, hi = head.index, body[-1].index
                     work.append(body)
-                    bypass[cast(Block, body[0])] = (lo, hi, before, -1, before, -1)
+                    bypass[head] = (lo, hi, before, -1, before, -1)
                 bypass[after] = (lo, hi, before, index, first, firsts[0])
                 firsts.append(lo)
             firsts_of.append(firsts)

@@ -545,12 +545,18 @@ class _Structurizer:
         elif t == region:
             cursor.emit(Instr("continue", []))
             return set()
-        elif region == -1 or self.forest.contains(region, t):
-            z = self._rep(t, region)
-            if self.is_merge[z]:
-                cursor.emit(Instr("var_store", [Const(I32, z)], attrs={"var": self._label_var(region)}))
-                return {z}
-            return self._do_tree(z, cursor, region)
+        else:
+            if self.header_of[t] == region:         # (most edges: within the region, _rep is t)
+                z = t
+            elif region == -1 or self.forest.contains(region, t):
+                z = self._rep(t, region)
+            else:
+                z = RETURN                          # a loop exit
+            if z != RETURN:
+                if self.is_merge[z]:
+                    cursor.emit(Instr("var_store", [Const(I32, z)], attrs={"var": self._label_var(region)}))
+                    return {z}
+                return self._do_tree(z, cursor, region)
         exits = self.exits[region]                  # a loop exit
         if len(exits) > 1:
             cursor.emit(Instr("var_store", [Const(I32, exits.index(t))], attrs={"var": self._selector_var(region)}))
