@@ -238,22 +238,26 @@ class _Structurizer:
     # ------------------------------------------------------------------ variables
     def _phis_to_variables(self) -> None:
         """Each phi becomes a variable written on its incoming edges and read where the phi stood."""
-        self.edge_stores: dict[tuple[Block, Block], list[Instr]] = {}
-        self.replaced: dict[Value, Value] = {}
-        self.phi_vars: dict[int, list[Var]] = {}
+        edge_stores: dict[tuple[Block, Block], list[Instr]] = {}
+        replaced: dict[Value, Value] = {}
+        phi_vars: dict[int, list[Var]] = {}
+        self.edge_stores, self.replaced, self.phi_vars = edge_stores, replaced, phi_vars
         for node, b in enumerate(self.nodes):
             if not b.instrs or not isinstance(b.instrs[0], Phi):
                 continue                                  # (most blocks: no generator made)
+            vars = phi_vars[node] = []
             for i, phi in enumerate(list(b.phis())):
                 var = Var(phi.name, phi.type)
-                self.phi_vars.setdefault(node, []).append(var)
-                for p, value in phi.incoming():
-                    self.edge_stores.setdefault((p, b), []).append(
-                        Instr("var_store", [value], attrs={"var": var}))
+                vars.append(var)
+                for p, value in zip(phi.blocks, phi.operands):
+                    stores = edge_stores.get((p, b))
+                    if stores is None:
+                        stores = edge_stores[p, b] = []
+                    stores.append(Instr("var_store", [value], attrs={"var": var}))
                 load = Instr("var_load", [], phi.type, attrs={"var": var}, name=phi.name)
                 load.block = b
                 b.instrs[i] = load
-                self.replaced[phi] = load
+                replaced[phi] = load
         self.labels: dict[int, Var] = {}
         self.selectors: dict[int, Var] = {}
 
