@@ -58,14 +58,16 @@ def eliminate_common_subexpressions(func: MFunction) -> int:
     return dropped
 
 
-def _key(ins: MInstr, writes: dict[int, int]) -> tuple | None:
-    """What identifies the value `ins` computes, or None where it may not be shared."""
+def _key(ins: MInstr, writes: dict[int, int], probe: bool = False) -> tuple | None:
+    """What identifies the value `ins` computes, or None where it may not be shared (`probe`: the
+    destination is _flag_key's stand-in, taken as written once)."""
     if ins.opcode in BRANCHES or ins.opcode in SENDS or ins.opcode in ("wait", "nop") or ins.eot:
         return None
     if ins.predicate is not None or ins.cond_mod is not None or ins.dst is None:
         return None
     dst = ins.dst
-    if not isinstance(dst.value, VReg) or dst.offset or dst.region is not None or writes.get(dst.value.id) != 1:
+    if not isinstance(dst.value, VReg) or dst.offset or dst.region is not None or \
+            (not probe and writes.get(dst.value.id) != 1):
         return None
     sources = []
     for s in ins.srcs:
@@ -89,7 +91,7 @@ def _flag_key(ins: MInstr, writes: dict[int, int]) -> tuple | None:
     if ins.opcode != "cmp" or ins.dst is not None or ins.predicate is not None:
         return None
     probe = MInstr(ins.opcode, ins.exec_size, Operand(VReg(-1, ins.srcs[0].type)), ins.srcs, no_mask=ins.no_mask)
-    key = _key(probe, {**writes, -1: 1})
+    key = _key(probe, writes, probe=True)        # (copying `writes` for the stand-in was O(registers) a compare)
     return None if key is None else (key, ins.cond_mod, ins.flag)
 
 

@@ -146,9 +146,13 @@ class _Propagation:
                 if isinstance(v, Instr):
                     self.users.setdefault(v, []).append(ins)
 
-    def run(self, divergent_phi: Iterable[Phi]) -> None:
+    def run(self, divergent_phi: Iterable[Phi], everything: bool = True) -> None:
+        """Grow the divergent values to their fixed point. `everything`: start from every instruction
+        (the first run, and any run after the innermost divergent loops changed, which changes what
+        divergent_at says of values nobody marked); else only from the users of the newly divergent phis,
+        the only facts that changed since the last run reached its fixed point."""
         values = self.result.values
-        work = [*self.instrs]
+        work = [*self.instrs] if everything else []
         for phi in divergent_phi:
             if phi not in values:
                 values.add(phi)
@@ -434,8 +438,12 @@ def analyze(func: Function) -> Divergence:
     # divergent phis, the innermost divergent loops) stop growing. A round that adds none leaves every
     # fact the last run reached its fixed point under, so another run would add nothing: it is not made
     # (that confirming run was a third of the analysis, which selection runs on every Gen kernel).
+    # A run after a round that made no loop divergent starts from the new divergent phis' users alone
+    # (`_innermost`, read by divergent_at, depends on the divergent loops only).
+    loops = 0
     while form.round():
-        values.run(form.divergent_phis())
+        values.run(form.divergent_phis(), everything=len(result.loops) != loops)
+        loops = len(result.loops)
     return result
 
 
