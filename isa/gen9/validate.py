@@ -86,11 +86,11 @@ def _alu(inst: Instruction) -> bool:
 
 
 def _is_null(o: Operand) -> bool:
-    return o.file == RegFile.ARF and o.reg == ARF_NULL and not o.indirect
+    return o.file is _ARF and o.reg == ARF_NULL and not o.indirect
 
 
 def _is_acc(o: Operand) -> bool:
-    return o.file == RegFile.ARF and o.reg & 0xF0 == ARF_ACC
+    return o.file is _ARF and o.reg & 0xF0 == ARF_ACC
 
 
 def _scalar(o: Operand) -> bool:
@@ -346,15 +346,15 @@ def _spans(inst: Instruction, alu: bool = True) -> list[Problem]:
                 out.append((R.GRF_RANGE, f"src{i} reaches r{last}"))
         d = inst.destination
         if not d.indirect and not _is_null(d):
-            span = destination_bytes(d, n)
-            start = span[0]
-            first, last = _regs(span)
+            size = d.type.size                   # destination_bytes, inline: asked of every instruction
+            start = d.reg * GRF_SIZE + d.subreg * size
+            first, last = start // GRF_SIZE, (start + (n - 1) * d.hstride * size + size - 1) // GRF_SIZE
             if last - first + 1 > 2:
                 out.append((R.DST_SPAN, f"dst covers r{first}..r{last}"))
-            if d.file == RegFile.GRF and last >= NUM_GRF > d.reg:
+            if d.file is _GRF and last >= NUM_GRF > d.reg:
                 out.append((R.GRF_RANGE, f"dst reaches r{last}"))
-            step = d.hstride * _SIZE[d.type]
-            if inst.opcode == "math" and last == first + 1 and step:
+            if inst.opcode == "math" and last == first + 1 and d.hstride:
+                step = d.hstride * size
                 low = min(n, -(-((first + 1) * GRF_SIZE - start) // step))   # channels starting in `first`
                 if 2 * low != n:
                     out.append((R.MATH_SPLIT, f"{low} of {n} channels in r{first}"))
