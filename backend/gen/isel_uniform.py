@@ -29,10 +29,10 @@ ALU = {"add": "add", "sub": "add", "mul": "mul", "and": "and", "or": "or", "xor"
 COMMUTATIVE = ("add", "mul", "and", "or", "xor")
 
 
-def scalar_values(func: Function, divergence: Divergence) -> set[Value]:
+def scalar_values(func: Function, divergence: Divergence, instrs: list[Instr] | None = None) -> set[Value]:
     """The values of a tree that live in one scalar register (the module docstring's rules). The reads are
     gathered of the candidates alone (gathering every value's cost a fifth of a small kernel's prologue)."""
-    instrs = list(func.instructions())
+    instrs = list(func.instructions()) if instrs is None else instrs
     divergent = divergence.values
     candidates = {ins for ins in instrs if _candidate(ins) and ins not in divergent}
     if not candidates:
