@@ -19,9 +19,9 @@ def eliminate_common_subexpressions(func: MFunction) -> int:
     """Rewrite `func` in place; returns how many instructions were dropped."""
     writes: dict[int, int] = {}
     for block in func.blocks:
-        for ins in block.instrs:
-            for v in ins.defs():
-                writes[v.id] = writes.get(v.id, 0) + 1
+        for ins in block.instrs:                  # (defs(), inline: no list made)
+            if ins.dst is not None and type(ins.dst.value) is VReg:
+                writes[ins.dst.value.id] = writes.get(ins.dst.value.id, 0) + 1
     rename: dict[int, int] = {}
     dropped = 0
     for block in func.blocks:
@@ -29,7 +29,7 @@ def eliminate_common_subexpressions(func: MFunction) -> int:
         flags: dict[tuple[int, int], tuple] = {}      # flag -> the compare whose result it holds
         out: list[MInstr] = []
         for ins in block.instrs:
-            if rename:
+            if rename and _reads_renamed(ins, rename):
                 ins.srcs = [_renamed(s, rename) for s in ins.srcs]
             if ins.cond_mod is not None:
                 test = _flag_key(ins, writes)
@@ -54,7 +54,8 @@ def eliminate_common_subexpressions(func: MFunction) -> int:
     if rename:                               # readers in earlier blocks (a loop's back edge) too
         for block in func.blocks:
             for ins in block.instrs:
-                ins.srcs = [_renamed(s, rename) for s in ins.srcs]
+                if _reads_renamed(ins, rename):
+                    ins.srcs = [_renamed(s, rename) for s in ins.srcs]
     return dropped
 
 
@@ -93,6 +94,11 @@ def _flag_key(ins: MInstr, writes: dict[int, int]) -> tuple | None:
     probe = MInstr(ins.opcode, ins.exec_size, Operand(VReg(-1, ins.srcs[0].type)), ins.srcs, no_mask=ins.no_mask)
     key = _key(probe, writes, probe=True)        # (copying `writes` for the stand-in was O(registers) a compare)
     return None if key is None else (key, ins.cond_mod, ins.flag)
+
+
+def _reads_renamed(ins: MInstr, rename: dict[int, int]) -> bool:
+    """Whether a source of `ins` reads a renamed value (most do not: their source lists stay as they are)."""
+    return any(type(s.value) is VReg and s.value.id in rename for s in ins.srcs)
 
 
 def _renamed(op: Operand, rename: dict[int, int]) -> Operand:
