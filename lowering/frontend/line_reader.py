@@ -15,6 +15,8 @@ the two-pass way instead: the same IR either way.
 """
 from __future__ import annotations
 
+import re
+
 from reconverge.lowering.frontend.llvm_text import (
     DECIMAL,
     FLAGS,
@@ -43,16 +45,20 @@ class Forward(Value):
 
 
 def read_lines(reader: FunctionReader, body: LineBody, lines: list[str], entry_label: str,
-               binops: frozenset[str]) -> list:
-    """Read the body's lines into reader.func's blocks; returns the phis to complete once every value is
-    known: (incoming (value, block) name pairs, [phi], block label) for the ones read here, (record, lanes,
-    label) for the general way's."""
+               binops: frozenset[str]) -> tuple[list, list[Instr], set[Block]]:
+    """Read the body's lines into reader.func's blocks. Returns the phis to complete once every value is
+    known ((incoming (value, block) name pairs, [phi], block label) for the ones read here, (record, lanes,
+    label) for the general way's), and where placeholders may be used: the instructions read here that
+    use one, the blocks where the general way read an instruction while some value was still awaited."""
     values, pending, blocks = reader.values, reader.pending, reader.blocks
     func = reader.func
     assert func is not None
     types = {t: scalar_type(reader.ctx.parse_type_text(t)) for t in SCALAR_TYPE_NAMES}
-    block_named = reader.block_named
+    block_named, general = reader.block_named, reader.general
+    values_get, blocks_get = values.get, blocks.get
     phis: list = []
+    forward_users: list[Instr] = []
+    forward_blocks: set[Block] = set()
     blk: Block | None = None
     instrs: list[Instr] = []
     switch_lines: list[str] | None = None
@@ -62,7 +68,7 @@ def read_lines(reader: FunctionReader, body: LineBody, lines: list[str], entry_l
     def operand(tok: str, t) -> Value | None:
         """A local (a placeholder if not read yet) or an integer literal; None for anything else."""
         if tok[0] == "%":
-            lanes = values.get(tok)
+            lanes = values_get(tok)
             if lanes is None:
                 forward = Forward(t)
                 pending.setdefault(tok, []).append(forward)
@@ -76,36 +82,34 @@ def read_lines(reader: FunctionReader, body: LineBody, lines: list[str], entry_l
                 return Const(t, int(tok))
         return None
 
-    def define(res: str, made: Instr) -> None:
-        base = res[1:]
-        if not base.isdigit():
-            made.name = base
-        if res in pending:
-            reader.define_key(res, [made])
-        else:
-            values[res] = [made]
-
     for line in lines:
         if switch_lines is not None:                     # a switch's case lines, up to its `]`
             switch_lines.append(line)
             if line.strip()[:1] == "]":
                 assert blk is not None
-                reader.general(line_record(body, switch_lines), blk, phis)
+                general(line_record(body, switch_lines), blk, phis)
+                if pending:
+                    forward_blocks.add(blk)
                 switch_lines = None
             continue
         if line[:2] == "  " and line[2:3] != " ":
-            w = line.split()
-            if not w:
-                continue
             if blk is None:                              # an unnamed entry block takes the slot after the arguments
                 blk = block_named("%" + entry_label, entry_label)
                 placed.add("%" + entry_label)
                 func.blocks.append(blk)
                 reader.block_label = blk.label
                 instrs = blk.instrs
-            n = len(w)
-            made: Instr | None = None
-            if fast and '"' not in line:                 # (a quoted name may hold blanks: the general way)
+            # the line's words; a quoted name's quotes dropped (its key, name_key), and a name with blanks
+            # breaks the shapes below (one word too many): the general way reads it
+            w = None
+            if fast:
+                if '"' not in line:
+                    w = line.split()
+                elif "\\" not in line:
+                    w = line.replace('"', "").split()
+            if w:
+                n = len(w)
+                made: Instr | None = None
                 if n > 3 and w[1] == "=":
                     op = w[2]
                     i = 3
@@ -119,73 +123,75 @@ def read_lines(reader: FunctionReader, body: LineBody, lines: list[str], entry_l
                         t = types.get(w[i])
                         if t is not None and n == i + 3 and w[i + 1][-1] == "," \
                                 and (pred is None or pred in ICMP_PREDS):
-                            a = operand(w[i + 1][:-1], t)
-                            b = operand(w[i + 2], t) if a is not None else None
+                            tok = w[i + 1][:-1]
+                            lanes = values_get(tok) if tok[0] == "%" else None
+                            a = lanes[0] if lanes is not None else operand(tok, t)
+                            tok = w[i + 2]
+                            lanes = values_get(tok) if tok[0] == "%" else None
+                            b = lanes[0] if lanes is not None else operand(tok, t)
                             if a is not None and b is not None:
-                                made = Instr(op, [a, b], a.type, None) if pred is None else \
+                                made = Instr(op, [a, b], a.type) if pred is None else \
                                     Instr(op, [a, b], I1, {"pred": pred})
+                                if a.__class__ is Forward or b.__class__ is Forward:
+                                    forward_users.append(made)
                     elif op == "phi":
-                        t = types.get(w[3])
-                        if t is not None and n >= 8 and (n - 4) % 4 == 0 and w[n - 1] == "]":
-                            pairs = []
-                            for j in range(4, n, 4):
-                                v, b_tok, close = w[j + 1], w[j + 2], w[j + 3]
-                                if w[j] != "[" or v[-1] != "," or b_tok[0] != "%" \
-                                        or close != ("]" if j + 4 == n else "],"):
-                                    break
-                                v = v[:-1]
-                                if v[0] != "%" and not (t.is_int and (v == "true" or v == "false" or DECIMAL.match(v))):
-                                    break
-                                pairs.append((v, b_tok))
-                            else:
-                                made = Phi(t)
-                                made.block = blk
-                                instrs.append(made)
-                                define(w[0], made)
-                                phis.append((pairs, [made], blk.label))
-                                continue
+                        pairs = _phi_pairs(w, n, types.get(w[3]))
+                        if pairs is not None:
+                            made = Phi(types[w[3]])
+                            phis.append((pairs, [made], blk.label))
                     if made is not None:
                         made.block = blk
                         instrs.append(made)
-                        define(w[0], made)
+                        res = w[0]
+                        base = res[1:]
+                        if not base.isdigit():
+                            made.name = base
+                        if res in pending:
+                            reader.define_key(res, [made])
+                        elif res in values:
+                            raise NeedsRecords(f"{res} defined twice")
+                        else:
+                            values[res] = [made]
                         continue
                 elif w[0] == "br":
                     if n == 3 and w[1] == "label":
-                        target = block_named(w[2], w[2][1:])
-                        made = Instr("br", [], VOID)
-                        made.targets = [target]
+                        tok = w[2]
+                        made = Instr("br", [], VOID, None, [blocks_get(tok) or block_named(tok, tok[1:])])
                     elif n == 7 and w[1] == "i1" and w[3] == "label" and w[5] == "label" \
                             and w[2][-1] == "," and w[4][-1] == ",":
-                        cond = operand(w[2][:-1], I1)
+                        tok = w[2][:-1]
+                        lanes = values_get(tok) if tok[0] == "%" else None
+                        cond = lanes[0] if lanes is not None else operand(tok, I1)
                         if cond is not None:
-                            on_true = block_named(w[4][:-1], w[4][1:-1])
-                            on_false = block_named(w[6], w[6][1:])
+                            tok = w[4][:-1]
+                            on_true = blocks_get(tok) or block_named(tok, tok[1:])
+                            tok = w[6]
+                            on_false = blocks_get(tok) or block_named(tok, tok[1:])
                             if on_true is on_false:
-                                made = Instr("br", [], VOID)
-                                made.targets = [on_true]
+                                made = Instr("br", [], VOID, None, [on_true])
                             else:
-                                made = Instr("cbr", [cond], VOID)
-                                made.targets = [on_true, on_false]
+                                made = Instr("cbr", [cond], VOID, None, [on_true, on_false])
+                                if cond.__class__ is Forward:
+                                    forward_users.append(made)
                     if made is not None:
                         made.block = blk
                         instrs.append(made)
                         continue
-            assert blk is not None
-            if w[0] == "switch" and line.rstrip()[-1:] == "[":
+            if line.rstrip()[-1:] == "[" and line.split(None, 1)[0] == "switch":
                 switch_lines = [line]
                 continue
-            reader.general(line_record(body, [line]), blk, phis)
+            general(line_record(body, [line]), blk, phis)
+            if pending:
+                forward_blocks.add(blk)
             continue
-        if not line or line[0] == ";" or line[0] == " ":
+        if not line or line[0] == ";" or line.isspace():
             continue
         if line[0] == "}":
             break
-        colon = line.find(":")
-        if line[0] == '"':
-            colon = line.find('":', 1) + 1
-        if colon <= 0:
+        m = _LABEL_LINE.match(line)
+        if m is None:
             raise NeedsRecords(line)
-        label_tok = "%" + line[:colon]
+        label_tok = "%" + m.group(1)
         k = name_key(label_tok)
         if k in placed:
             raise NeedsRecords(f"block {label_tok} labelled twice")
@@ -196,4 +202,37 @@ def read_lines(reader: FunctionReader, body: LineBody, lines: list[str], entry_l
         instrs = blk.instrs
     if switch_lines is not None or len(func.blocks) != len(blocks):
         raise NeedsRecords("a block named but never labelled")
-    return phis
+    return phis, forward_users, forward_blocks
+
+
+# a block's label, alone on its line but for a comment (LLVM's `; preds = ...`)
+_LABEL_LINE = re.compile(r'("[^"]*"|[-\w.$]+):\s*(?:;.*)?$')
+
+
+def _phi_pairs(w: list[str], n: int, t) -> list[tuple[str, str]] | None:
+    """The (value, block) names of a phi's words, `[ %v, %b ], ...` as LLVM prints it or `[%v, %b], ...`
+    as llvmlite.ir does, when each value is a local or an integer literal of the one-token type `t`."""
+    if t is None or n < 6:
+        return None
+    pairs = []
+    if w[4] == "[":                                      # [ v, b ], [ v, b ]
+        if (n - 4) % 4:
+            return None
+        for j in range(4, n, 4):
+            v, b, close = w[j + 1], w[j + 2], w[j + 3]
+            if w[j] != "[" or v[-1] != "," or b[0] != "%" or close != ("]" if j + 4 == n else "],"):
+                return None
+            pairs.append((v[:-1], b))
+    else:                                                # [v, b], [v, b]
+        if (n - 4) % 2:
+            return None
+        for j in range(4, n, 2):
+            v, b = w[j], w[j + 1]
+            end = "]" if j + 2 == n else "],"
+            if v[:1] != "[" or v[-1:] != "," or b[:1] != "%" or not b.endswith(end):
+                return None
+            pairs.append((v[1:-1], b[:-len(end)]))
+    for v, _b in pairs:
+        if v[:1] != "%" and not (t.is_int and (v == "true" or v == "false" or DECIMAL.match(v))):
+            return None
+    return pairs

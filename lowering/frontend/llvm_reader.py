@@ -483,6 +483,8 @@ class FunctionReader:
 
     def define_key(self, k: int | str, lanes: list[Value]) -> None:
         fwd = self.pending.pop(k, None)
+        if fwd is None and k in self.values:
+            raise NeedsRecords(f"{k} defined twice")      # (%"5" and %5 in a body read in one pass)
         if fwd is not None:
             for f, real in zip(fwd, lanes):
                 self.patch[id(f)] = real
@@ -588,13 +590,13 @@ class FunctionReader:
                 for tok, record in line_text.locals.items():     # the parameters, by name too
                     self.values[name_key(tok)] = self.values[record.text_key]
                 try:
-                    line_phis = read_lines(self, line_text, lines, str(sum(1 for a in arguments if not a.name)),
-                                           _BINOPS)
+                    line_phis, forward_users, forward_blocks = read_lines(
+                        self, line_text, lines, str(sum(1 for a in arguments if not a.name)), _BINOPS)
                     self._complete_phis(line_phis, lambda ins: ins.text)
                 except NeedsRecords:
                     line_text.release()
                     return FunctionReader(self.ctx, fn, self.name).read(is_kernel, one_pass=False)
-                return self._finish(line_text)
+                return self._finish(line_text, forward_users + [ins for b in forward_blocks for ins in b.instrs])
         body = read_function_text(fn, fn_text, arguments, self.ctx.parse_type_text,
                                   self.ctx.global_kind) if READ_TEXT else None
         if body is None and isinstance(fn, TextFunction):       # a layout the records do not read: llvmlite's
@@ -742,8 +744,9 @@ class FunctionReader:
                     p.blocks.append(pred)           # (Phi.add_incoming, inlined)
                     p.operands.append(x)
 
-    def _finish(self, body: FunctionText | None) -> Function:
-        """The read function: placeholders resolved, the prologue's constants first in the entry block."""
+    def _finish(self, body: FunctionText | None, suspects: list[Instr] | None = None) -> Function:
+        """The read function: placeholders resolved (in `suspects`, where given: the instructions that may
+        use one), the prologue's constants first in the entry block."""
         func = self.func
         assert func is not None
         self.block_label = ""
@@ -754,10 +757,9 @@ class FunctionReader:
             entry.insert(0, ins)
         if self.patch:
             placeholders = self.patch.keys()           # ids of the placeholders: a C-level test per instruction
-            for blk in func.blocks:
-                for ins in blk.instrs:
-                    if not placeholders.isdisjoint(map(id, ins.operands)):
-                        ins.operands = [self._resolve(o) if isinstance(o, _Forward) else o for o in ins.operands]
+            for ins in suspects if suspects is not None else (ins for blk in func.blocks for ins in blk.instrs):
+                if not placeholders.isdisjoint(map(id, ins.operands)):
+                    ins.operands = [self._resolve(o) if isinstance(o, _Forward) else o for o in ins.operands]
         if body is not None:
             body.release()
         func.update_cfg()

@@ -335,16 +335,16 @@ class FunctionText:
         return self.locals.get(tok)
 
 
-_PLAIN_NAME = re.compile(r"[-A-Za-z$._][-A-Za-z$._0-9]*")
-
-
 def name_key(tok: str) -> str:
-    """A local's key in a body read in one pass: `%x` and `%"x"` (the same name) alike, `%"5"` (a name)
-    apart from `%5` (a slot number)."""
-    if tok[1:2] != '"':
+    """A local's key in a body read in one pass: the name as written without its quotes (`%x` and `%"x"`
+    alike, as line_reader splits a line), or with an escape (`\\22`) decoded and quoted (such a line is
+    read the general way throughout). `%"5"` (a name) and `%5` (a slot) share a key: should both be
+    defined, the reader finds it and reads the function the two-pass way."""
+    if '"' not in tok:
         return tok
-    name = value_name(tok)
-    return "%" + name if _PLAIN_NAME.fullmatch(name) else '%"' + name + '"'
+    if "\\" not in tok:
+        return tok.replace('"', "")
+    return '%"' + value_name(tok) + '"'
 
 
 class TextLocal(TextValue):
