@@ -82,14 +82,54 @@ def read_lines(reader: FunctionReader, body: LineBody, lines: list[str], entry_l
                 return Const(t, int(tok))
         return None
 
+    def switch(text: str) -> Instr | None:
+        """`switch T v, label %d [ T c, label %b ... ]` (one line or LLVM's several, joined) as the general
+        way's terminator() makes it; None for any other form (a type of several words, metadata after it)."""
+        toks = text.replace("[", " [ ").replace("]", " ] ").replace('"', "").split()
+        n = len(toks)
+        t = types.get(toks[1]) if n >= 7 else None
+        if t is None or not t.is_int or toks[0] != "switch" or toks[2][-1] != "," or toks[3] != "label" \
+                or toks[5] != "[" or toks[-1] != "]" or (n - 7) % 4:
+            return None
+        tok = toks[2][:-1]
+        lanes = values_get(tok) if tok[0] == "%" else None
+        cond = lanes[0] if lanes is not None else operand(tok, t)
+        if cond is None or toks[4][0] != "%":
+            return None
+        bits = t.bits
+        cases = []
+        tok = toks[4]
+        targets = [blocks_get(tok) or block_named(tok, tok[1:])]
+        for j in range(6, n - 1, 4):
+            lit, tok = toks[j + 1][:-1], toks[j + 3]
+            if toks[j] != toks[1] or toks[j + 1][-1] != "," or toks[j + 2] != "label" or tok[0] != "%":
+                return None
+            try:
+                v = 1 if lit == "true" else 0 if lit == "false" else int(lit, 0)
+            except ValueError:
+                return None
+            v &= (1 << bits) - 1
+            cases.append(v - (1 << bits) if bits > 1 and v >> (bits - 1) else v)
+            targets.append(blocks_get(tok) or block_named(tok, tok[1:]))
+        made = Instr("switch", [cond], VOID, {"cases": cases}, targets)
+        if cond.__class__ is Forward:
+            forward_users.append(made)
+        return made
+
     for line in lines:
         if switch_lines is not None:                     # a switch's case lines, up to its `]`
             switch_lines.append(line)
             if line.strip()[:1] == "]":
                 assert blk is not None
-                general(line_record(body, switch_lines), blk, phis)
-                if pending:
-                    forward_blocks.add(blk)
+                text = " ".join(switch_lines)
+                joined = switch(text) if fast and "\\" not in text else None
+                if joined is not None:
+                    joined.block = blk
+                    instrs.append(joined)
+                else:
+                    general(line_record(body, switch_lines), blk, phis)
+                    if pending:
+                        forward_blocks.add(blk)
                 switch_lines = None
             continue
         if line[:2] == "  " and line[2:3] != " ":
@@ -173,10 +213,15 @@ def read_lines(reader: FunctionReader, body: LineBody, lines: list[str], entry_l
                                 made = Instr("cbr", [cond], VOID, None, [on_true, on_false])
                                 if cond.__class__ is Forward:
                                     forward_users.append(made)
-                    if made is not None:
-                        made.block = blk
-                        instrs.append(made)
-                        continue
+                elif w[0] == "ret":
+                    if n == 2 and w[1] == "void":
+                        made = Instr("ret", [], VOID)
+                elif w[0] == "switch" and w[-1][-1:] == "]":
+                    made = switch(line)
+                if made is not None:
+                    made.block = blk
+                    instrs.append(made)
+                    continue
             if line.rstrip()[-1:] == "[" and line.split(None, 1)[0] == "switch":
                 switch_lines = [line]
                 continue

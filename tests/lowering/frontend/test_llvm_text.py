@@ -232,8 +232,48 @@ def test_simple_forms_read_as_the_general_way(monkeypatch, text):
     assert printed == _read(text, True)
 
 
-@pytest.mark.parametrize("text", [EVERY_FORM, UNNAMED, BUNDLES, SIMPLE],
-                         ids=["every_form", "unnamed", "bundles", "simple"])
+# switches as line_reader takes them (and its near misses): case values wrapped to their type's width and
+# signed, an i1 and an empty one, a condition read further down, metadata after the cases
+SWITCHES = HEADER + r"""
+define spir_kernel void @switches(ptr addrspace(1) %out, i8 %c, i64 %w) {
+entry:
+  switch i8 %c, label %a [
+    i8 -1, label %b
+    i8 127, label %a
+    i8 -128, label %done
+  ]
+
+a:
+  switch i64 %w, label %b [
+    i64 -9223372036854775808, label %done
+    i64 9223372036854775807, label %b
+  ]
+
+b:
+  %t = icmp eq i8 %c, 3
+  switch i1 %t, label %done [
+    i1 true, label %e
+  ]
+
+d:
+  switch i32 %later, label %done [
+  ]
+
+e:
+  %later = add i32 0, 1
+  switch i32 %later, label %done [
+    i32 1, label %d
+  ], !prof !0
+
+done:
+  ret void
+}
+!0 = !{!"branch_weights", i32 1, i32 2}
+"""
+
+
+@pytest.mark.parametrize("text", [EVERY_FORM, UNNAMED, BUNDLES, SIMPLE, SWITCHES],
+                         ids=["every_form", "unnamed", "bundles", "simple", "switches"])
 def test_one_pass_reads_what_the_records_read(monkeypatch, text):
     """A body read line by line (line_reader.py) is the function the two-pass records make, whether its
     lines are taken straight from their words or each read the general way; and it is read in one pass
