@@ -127,6 +127,7 @@ def read_lines(reader: FunctionReader, body: LineBody, lines: list[str], entry_l
                     joined.block = blk
                     instrs.append(joined)
                 else:
+                    reader.block_label = blk.label           # (for its error messages)
                     general(line_record(body, switch_lines), blk, phis)
                     if pending:
                         forward_blocks.add(blk)
@@ -137,7 +138,6 @@ def read_lines(reader: FunctionReader, body: LineBody, lines: list[str], entry_l
                 blk = block_named("%" + entry_label, entry_label)
                 placed.add("%" + entry_label)
                 func.blocks.append(blk)
-                reader.block_label = blk.label
                 instrs = blk.instrs
             # the line's words; a quoted name's quotes dropped (its key, name_key), and a name with blanks
             # breaks the shapes below (one word too many): the general way reads it
@@ -225,6 +225,7 @@ def read_lines(reader: FunctionReader, body: LineBody, lines: list[str], entry_l
             if line.rstrip()[-1:] == "[" and line.split(None, 1)[0] == "switch":
                 switch_lines = [line]
                 continue
+            reader.block_label = blk.label
             general(line_record(body, [line]), blk, phis)
             if pending:
                 forward_blocks.add(blk)
@@ -236,14 +237,16 @@ def read_lines(reader: FunctionReader, body: LineBody, lines: list[str], entry_l
         m = _LABEL_LINE.match(line)
         if m is None:
             raise NeedsRecords(line)
-        label_tok = "%" + m.group(1)
-        k = name_key(label_tok)
+        label = m.group(1)
+        if '"' in label:
+            k, label = name_key("%" + label), value_name(label)
+        else:
+            k = "%" + label
         if k in placed:
-            raise NeedsRecords(f"block {label_tok} labelled twice")
+            raise NeedsRecords(f"block {k} labelled twice")
         placed.add(k)
-        blk = block_named(k, value_name(label_tok))
+        blk = blocks_get(k) or block_named(k, label)
         func.blocks.append(blk)
-        reader.block_label = blk.label
         instrs = blk.instrs
     if switch_lines is not None or len(func.blocks) != len(blocks):
         raise NeedsRecords("a block named but never labelled")
