@@ -276,7 +276,9 @@ class _VersionAction(argparse.Action):
 
 def build_parser(command: str | None = None, *, every_command: bool = True) -> argparse.ArgumentParser:
     """The parser of `command` in full (of every command when None and every_command), the other commands by
-    their help line alone: a command imports only its own modules (tools/commands.py)."""
+    their help line alone (`reconverge --help` lists them) or, when `command` is given, by name alone: a
+    command imports only its own modules (tools/commands.py), and builds no parser it does not run (the
+    seven stub parsers were 2% of a one-kernel compile's instructions, callgrind; run's parser too)."""
     parser = _Parser(prog="reconverge", description="GPU compiler backend: LLVM IR to structured IR, "
                      "SPIR-V and Intel Gen9 ISA.")
     parser.add_argument("--debug", action="store_true", help="show tracebacks of internal errors")
@@ -290,12 +292,17 @@ def build_parser(command: str | None = None, *, every_command: bool = True) -> a
     for name, (module_name, help_line) in COMMANDS.items():
         if name in sub.choices:
             continue                                    # added with another command of its module
-        if module_name not in built_in_full:
-            sub.add_parser(name, help=help_line)
-        elif module_name == "reconverge.tools.cli":
-            {"compile": _add_compile, "run": _add_run}[name](sub)
+        in_cli = module_name == "reconverge.tools.cli"
+        if module_name in built_in_full and (not in_cli or command in (None, name)):
+            if in_cli:
+                {"compile": _add_compile, "run": _add_run}[name](sub)
+            else:
+                __import__(module_name, fromlist=["add_commands"]).add_commands(sub)
+        elif command is not None:
+            # argparse checks the command against these names and looks up only its own parser
+            sub.choices[name] = None        # type: ignore[assignment]
         else:
-            __import__(module_name, fromlist=["add_commands"]).add_commands(sub)
+            sub.add_parser(name, help=help_line)
     return parser
 
 
