@@ -14,6 +14,7 @@ import errno
 import os
 import re
 
+from reconverge.lazy_regex import lazy_compile
 from reconverge.lowering.deepstack import depth_independent
 from reconverge.lowering.errors import CompileError
 from reconverge.lowering.ir.core import Function
@@ -248,7 +249,7 @@ def load_module(path: str, opt_level: str = "-O0", build_options: tuple[str, ...
 # a kernel's definition in clang's text: spir_kernel among the words before its name (llvm_module.is_spir_kernel)
 _KERNEL_DEFINITION = re.compile(r"^define [^@\n]*\bspir_kernel\b", re.M)
 # a call to a sub-group or barrier built-in, and its debug location (SPIR mangled names)
-_CONVERGENT_CALL = re.compile(r"call [^\n]*@_Z\w*(?:sub_group|barrier)\w*\([^\n]*!dbg !(\d+)")
+_CONVERGENT_CALL = lazy_compile(r"call [^\n]*@_Z\w*(?:sub_group|barrier)\w*\([^\n]*!dbg !(\d+)")
 
 
 def _lexical_scopes(build_options: tuple[str, ...]) -> bool:

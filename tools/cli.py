@@ -108,8 +108,6 @@ def _compile(args) -> None:
     each output needs, with the pass inspection of the command line; Gen chooses its control-flow mode
     per kernel (backend.gen.compile), so every dump option works with --cf auto too."""
     from reconverge.lowering import pipeline
-    from reconverge.lowering.ir.dot import cfg_dot, tree_dot
-    from reconverge.lowering.ir.printer import print_function
     args.emit = args.emit or emit_kind(args.output)
     if args.emit == "llvm":
         emit_llvm(args)
@@ -166,6 +164,8 @@ def _compile(args) -> None:
                 if spirv is not None:
                     data = _emit_spirv(args.emit, list(funcs.values()), spirv)
                 else:
+                    from reconverge.lowering.ir.dot import cfg_dot, tree_dot
+                    from reconverge.lowering.ir.printer import print_function
                     render: Callable[[Function], str] = {"nir": print_function, "dot-cfg": cfg_dot,
                                                          "dot-tree": tree_dot}[args.emit]
                     if args.divergence:
