@@ -107,6 +107,9 @@ def test_compiling_to_spirv_loads_no_gen_backend(tmp_path):
     modules = _modules_after(["compile", SOURCE, "-O2", "--emit", "spirv", "--validate", "-o", out])
     assert "reconverge.backend.spirv" in modules                # the probe saw the compile
     assert _loaded(modules, ("reconverge.backend.gen",)) == []
+    # nor ctypes (9M instructions): setpriv gives clang and spirv-val their parent-death signal
+    # (lowering/child_process.py), and the reader of clang's text needs it only for llvmlite's values
+    assert _loaded(modules, ("ctypes",)) == []
     assert os.path.getsize(out) > 0
 
 
