@@ -20,7 +20,6 @@ clang -v shows the commands its driver runs.
 from __future__ import annotations
 
 import os
-import shlex
 import signal
 import subprocess
 import sys
@@ -71,6 +70,7 @@ def run(command: list[str], **kwargs: Any) -> subprocess.CompletedProcess[Any]:
     """subprocess.run(command, **kwargs) for a tool that must not outlive this process."""
     parent = os.getpid()
     if VERBOSE:
+        import shlex
         print(f" {shlex.join(command)}", file=sys.stderr, flush=True)
     if not _setpriv:
         _setpriv.append(os.access(SETPRIV, os.X_OK))

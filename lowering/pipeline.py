@@ -18,7 +18,6 @@ from reconverge.lazy_regex import lazy_compile
 from reconverge.lowering.deepstack import depth_independent
 from reconverge.lowering.errors import CompileError
 from reconverge.lowering.ir.core import Function
-from reconverge.lowering.ir.validate import ValidationError, check
 from reconverge.lowering.output import safe_file_name, write_files
 from reconverge.lowering.passes import PASSES
 from reconverge.lowering.target import CAPS, PIPELINES
@@ -47,7 +46,8 @@ class Options:
 
 
 def _after_pass(func: Function, pass_name: str, step: int, options: Options) -> None:
-    if options.verify_each:
+    if options.verify_each:             # (the validator is imported only then: 2M instructions of a compile)
+        from reconverge.lowering.ir.validate import ValidationError, check
         problems = check(func)
         if problems:
             raise ValidationError(func, problems, f"pass '{pass_name}'")

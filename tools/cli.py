@@ -39,8 +39,6 @@ from reconverge.lowering.errors import CompileError
 from reconverge.lowering.output import write_all
 from reconverge.tools.commands import COMMANDS, command_help, command_in
 from reconverge.tools.compile_outputs import GEN_EMITS, emit_kind, emit_llvm, print_passes
-from reconverge.tools.run_command import gen_options as _gen_options
-from reconverge.tools.run_command import run_command
 from reconverge.tools.source_args import (
     COMPILING_COMMANDS,
     INPUT_HELP,
@@ -188,7 +186,8 @@ def _compile_gen_options(args):
         return None
     # the machine-IR verifier is a debug check, as the IR's validator after every pass: --verify-each (the
     # emitted code is checked against the PRM's restrictions either way); it was 7% of the Gen backend's time
-    return _gen_options(args.simd, args.cf, verify=args.verify_each)
+    from reconverge.tools.run_command import gen_options  # (run's module: not imported by a SPIR-V compile)
+    return gen_options(args.simd, args.cf, verify=args.verify_each)
 
 
 def _annotated(text: str, notes: dict[int, str]) -> str:
@@ -418,6 +417,7 @@ def _add_run(sub) -> None:
     r.add_argument("--verify-each", action="store_true", help="run the IR validator after every pass")
     add_build_options(r)
     r.add_argument("--debug", action="store_true", help=argparse.SUPPRESS)
+    from reconverge.tools.run_command import run_command
     r.set_defaults(func=run_command)
 
 
