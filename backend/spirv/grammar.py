@@ -79,16 +79,20 @@ def _object_offsets(text: str, anchor: str, name_key: str, start: int, end: int)
 
 
 class _Kind:
-    """One operand kind of the grammar, as the module builder asks for it."""
+    """One operand kind of the grammar, as the module builder asks for it: whole (`kind`, its JSON object), or
+    an enumerated kind's category and where each enumerant's object is (`offsets`), its enumerants decoded
+    one at a time (Capability, BuiltIn, Decoration and ExecutionMode are 75 KB of JSON, 8M instructions
+    decoded whole, of which a compile asks a dozen enumerants)."""
 
-    def __init__(self, kind: dict):
-        self.category: str = kind["category"]
-        self.bases: list[str] = list(kind.get("bases", ()))
+    def __init__(self, kind: dict | None, category: str = "", offsets: dict[str, int] | None = None):
+        self.category: str = kind["category"] if kind is not None else category
+        self.bases: list[str] = list(kind.get("bases", ())) if kind is not None else []
+        self.offsets = offsets                  # None: every enumerant is in values (the kind decoded whole)
         self.values: dict[str, int] = {}
         self.raw_parameters: dict[str, list[dict]] = {}
         self.parameters: dict[str, list[tuple[str, str]]] = {}     # converted from raw_parameters when asked
         self.by_value: dict[int, str] = {}
-        if self.category in ("ValueEnum", "BitEnum"):
+        if kind is not None and self.category in ("ValueEnum", "BitEnum"):
             for e in kind["enumerants"]:
                 value = _enum_value(e["value"])
                 self.values[e["enumerant"]] = value
@@ -163,6 +167,39 @@ class Grammar:
     def _kind(self, name: str) -> _Kind:
         found = self._kinds.get(name)
         if found is None:
+            found = self._enum_head(name)
+            if found is not None:
+                self._kinds[name] = found
+                return found
+            return self._whole_kind(name)
+        return found
+
+    def _enum_head(self, name: str) -> _Kind | None:
+        """An enumerated kind's category and the offsets of its enumerants' objects, read from the text
+        without decoding it: its "category", "kind" and "enumerants" keys must come first, in that order, in
+        one object (no brace between them); None when they do not (the kind is then decoded whole)."""
+        text = self._core()
+        at = self._kind_at.get(name, -1)
+        if at < 0:
+            return None
+        first = text.find('"', at + len('"category"'))
+        last = text.find('"', first + 1) if first >= 0 else -1
+        category = text[first + 1:last] if last >= 0 else ""
+        key = text.find('"kind"', last) if last >= 0 else -1
+        enumerants = text.find('"enumerants"', key) if key >= 0 else -1
+        if category not in ("ValueEnum", "BitEnum") or enumerants < 0:
+            return None
+        between = text[at:enumerants]
+        if "{" in between or "}" in between or _object_offsets(text, "kind", "kind", at, enumerants) != {name: key}:
+            return None
+        end = text.find('"category"', enumerants)
+        offsets = _object_offsets(text, "enumerant", "enumerant", enumerants, end if end >= 0 else len(text))
+        return _Kind(None, category, offsets)
+
+    def _whole_kind(self, name: str) -> _Kind:
+        """The kind decoded whole (its object alone, else from the whole file)."""
+        found = self._kinds.get(name)
+        if found is None or found.offsets is not None:
             kind = self._object("kind", name)
             if kind is None or "category" not in kind:
                 kind = self._decoded_whole()[1].get(name)
@@ -170,6 +207,24 @@ class Grammar:
                     raise KeyError(f"unknown SPIR-V operand kind {name!r}")
             found = self._kinds[name] = _Kind(kind)
         return found
+
+    def _enumerant(self, kind: str, name: str) -> _Kind:
+        """The enumerated kind, with `name` among its values if the grammar has it."""
+        table = self._enum_kind(kind)
+        if name in table.values or table.offsets is None:
+            return table
+        at = table.offsets.get(name, -1)
+        if at >= 0:
+            text = self._core()
+            try:
+                found = _DECODER.raw_decode(text, text.rfind("{", 0, at))[0]
+            except ValueError:
+                found = None
+            if isinstance(found, dict) and found.get("enumerant") == name and "value" in found:
+                table.values[name] = _enum_value(found["value"])
+                table.raw_parameters[name] = found.get("parameters", [])
+                return table
+        return self._whole_kind(kind)           # not found where the index said: the kind decoded whole
 
     def _top(self) -> tuple[int, tuple[int, int]]:
         """(magic number, (major, minor) version) from the top of the core grammar."""
@@ -230,26 +285,28 @@ class Grammar:
 
     def enumerant(self, kind: str, name: str) -> int:
         """('StorageClass', 'StorageBuffer') -> 12."""
-        table = self._enum_kind(kind).values
+        table = self._enumerant(kind, name).values
         try:
             return table[name]
         except KeyError:
             raise KeyError(f"unknown {kind} enumerant {name!r}") from None
 
     def enumerant_names(self, kind: str) -> list[str]:
-        return list(self._enum_kind(kind).values)
+        self._enum_kind(kind)
+        return list(self._whole_kind(kind).values)
 
     def enumerant_name(self, kind: str, value: int) -> str:
         """The (first) name of a ValueEnum value or a single BitEnum bit; KeyError if none."""
+        self._enum_kind(kind)
         try:
-            return self._enum_kind(kind).by_value[value]
+            return self._whole_kind(kind).by_value[value]
         except KeyError:
             raise KeyError(f"unknown {kind} value {value}") from None
 
     def enumerant_parameters(self, kind: str, name: str) -> list[tuple[str, str]]:
         """The extra operands an enumerant takes: ('Decoration', 'ArrayStride') -> [('LiteralInteger', '')]."""
         self.enumerant(kind, name)
-        table = self._enum_kind(kind)
+        table = self._enumerant(kind, name)
         found = table.parameters.get(name)
         if found is None:
             found = table.parameters[name] = _operand_list(table.raw_parameters[name])

@@ -536,6 +536,10 @@ def test_grammar_answers_as_the_whole_file_decoded(tmp_path):
     file decoded."""
     with open(CORE_FILE, encoding="utf-8") as f:
         core = json.load(f)
+    first_lookups = Grammar()                   # an enumerant of a big kind: that enumerant's object alone
+    assert first_lookups.enumerant("Capability", "Shader") == 1
+    assert first_lookups.enumerant_parameters("Decoration", "ArrayStride") == [("LiteralInteger", "")]
+    assert len(first_lookups._kinds["Capability"].values) == 1
     installed = Grammar()
     _assert_grammar_answers(installed, core)
     assert installed._whole is None             # answered without decoding the whole file
