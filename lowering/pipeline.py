@@ -127,17 +127,26 @@ def read_module_ref(mod, source_name: str, options: Options, prepared: dict | No
     `prepared` keeps the inlined module of each kind for the next call (the compile driver reads a kernel
     at a time for Gen: preparing the whole module for each one made a file of N kernels cost N^2).
     `printed`: str(mod), when the caller has it."""
-    from reconverge.lowering.frontend.llvm_module import prepare_module
     from reconverge.lowering.frontend.llvm_reader import read_kernels
+    ready = prepared_module(mod, source_name, options.pipeline, prepared, printed)
+    return read_kernels(ready, source_name, options.kernel, convergence=options.convergence)
+
+
+def prepared_module(mod, source_name: str, target_pipeline: str | None, prepared: dict | None = None,
+                    printed: str | None = None):
+    """The module a pipeline's kernels are read from (read_module_ref): inlined, and for a pipeline without
+    the structurizer also through SROA; kept in `prepared` by kind. Two pipelines read the same object
+    where preparing changed nothing for either (llvm_module.prepare_module hands back `mod` itself)."""
+    from reconverge.lowering.frontend.llvm_module import prepare_module
     from reconverge.lowering.target import CAPS
-    caps = CAPS.get(options.pipeline or "generic")
+    caps = CAPS.get(target_pipeline or "generic")
     promote = caps is not None and not caps.structured
     ready = prepared.get(promote) if prepared is not None else None
     if ready is None:
         ready = prepare_module(mod, source_name, promote, printed)
         if prepared is not None:
             prepared[promote] = ready
-    return read_kernels(ready, source_name, options.kernel, convergence=options.convergence)
+    return ready
 
 
 def compile_llvm(text: str, source_name: str = "<ir>", kernel: str | None = None, verify_each: bool = True,

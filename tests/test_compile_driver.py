@@ -159,6 +159,25 @@ def test_auto_reads_a_kernel_once_where_sroa_has_nothing_to_change(monkeypatch, 
     assert print_function(program.function("nested_break", "gen-blockip")) == print_function(fresh)
 
 
+def test_auto_shares_the_read_of_a_kernel_with_private_variables_where_preparing_changed_nothing(monkeypatch):
+    """private_sort keeps its private array at -O2, but nothing in the file is inlined and SROA would change
+    nothing (sroa_check): both pipelines read one module object, so --cf auto reads the kernel once (and,
+    sharing the read, may leave the hybrid unweighed: cost.hybrid_may_win); the CFG taken from that read
+    prints as a fresh read of it."""
+    import reconverge.lowering.frontend.llvm_reader as reader
+    reads = []
+    real = reader.read_kernels
+    monkeypatch.setattr(reader, "read_kernels", lambda *a, **k: reads.append(1) or real(*a, **k))
+    path = os.path.join(ROOT, "examples", "bench", "control_flow.cl")
+    program = load_program(path, "-O2")
+    assert compile(program, "private_sort").mode == "structured"
+    assert program.shares_read("private_sort", "gen-blockip")
+    cfg = program.function("private_sort", "gen-blockip")
+    assert (len(reads), program.reads_shared) == (1, 1)
+    assert any(ins.opcode == "alloca" for block in cfg.blocks for ins in block.instrs)
+    assert print_function(cfg) == print_function(load_program(path, "-O2").function("private_sort", "gen-blockip"))
+
+
 def test_a_compile_runs_with_the_collector_tuned_and_leaves_it_as_it_was(monkeypatch, tmp_path):
     """The command line's compile freezes the objects of the imported compiler and collects young objects
     less often (lowering/gcpause.tuned_for_compile), and undoes both: an in-process caller keeps its own."""

@@ -74,7 +74,7 @@ class KernelLayout:
                               for sym, (bti, data) in self.constants.items()]}
 
 
-def kernel_layout(func: Function, flat: bool = False) -> KernelLayout:
+def kernel_layout(func: Function, flat: bool = False, instrs: list[Instr] | None = None) -> KernelLayout:
     layout = KernelLayout(flat=flat)
     offset = ARGUMENTS
     for a in func.args:
@@ -97,7 +97,7 @@ def kernel_layout(func: Function, flat: bool = False) -> KernelLayout:
         layout.slm[data.symbol] = layout.slm_bytes
         layout.slm_bytes += data.size
     frame = 0
-    for ins in func.instructions():
+    for ins in func.instructions() if instrs is None else instrs:
         if ins.opcode == "alloca":
             frame = _aligned(frame, max(int(ins.attrs.get("align", 4)), 4))
             layout.private[ins] = frame

@@ -13,7 +13,10 @@ tree on kernels estimated as low as 0.785 (nested_break; loop_exits_to_targets 0
 
 Before selecting the hybrid at all (hybrid_may_win): made from the same read as the tree, it computes the
 same values in the same loops, so what it can save is the tree's branches and moves; where even
-HYBRID_SAVES_AT_MOST of those would not bring it to the margin, auto keeps the tree unweighed.
+HYBRID_SAVES_AT_MOST of those would not bring it to the margin, auto keeps the tree unweighed. (A kernel
+with private variables shares the read only where SROA would change nothing (lowering.program): then the
+tree's own promote can only turn memory operations into values and moves, which the hybrid keeps as
+memory operations; the three such kernels of the corpus and examples, -O0 to -O3, saved at most 0.17.)
 """
 from __future__ import annotations
 

@@ -4,7 +4,7 @@ halves (M0, M8), as Gen requires of every operand (PRM vol. 7, "Register region 
 operand may span at most two registers)."""
 from __future__ import annotations
 
-from reconverge.isa.gen9.builder import Builder, null
+from reconverge.isa.gen9.builder import Builder, imm, null
 from reconverge.isa.gen9.model import DataType, Instruction, Predicate, RegFile, Region
 from reconverge.isa.gen9.model import Operand as IsaOperand
 
@@ -93,7 +93,6 @@ def _operand(op: Operand, home: dict[int, int], half: int, n: int, is_dst: bool)
     v, r = op.value, op.region
     t = v.type
     if type(v) is Imm:
-        from reconverge.isa.gen9.builder import imm
         return imm(v.value, t)
     scalar = (r is not None and r.hstride == 0 and r.vstride == 0) or (type(v) is VReg and v.uniform)  # _scalar
     stride = r.hstride if r is not None and r.hstride else 1

@@ -95,7 +95,7 @@ class BlockIPDriver:
         func = cx.func
         if func.is_structured:
             raise cx.error(None, "blockIP needs the CFG form (the gen-blockip pipeline)")
-        for ins in func.instructions():
+        for ins in cx.instrs:
             if ins.opcode == "phi":
                 cx.values[ins] = cx.fresh(cx.value_type(ins))
         units = share_latches(unit_layout(func, structured_regions(func) if self.regions

@@ -75,9 +75,13 @@ class SelectionContext:
         self.block = self.m.block("entry")
         self.values: dict[Value, Operand] = {}
         self.provenance = Provenance(func)
-        self.layout: KernelLayout = kernel_layout(func, needs_flat_addresses(func, self.provenance))
+        # the instructions in order, listed once for the analyses below and the drivers' (a walk of the
+        # tree each was a tenth of a small kernel's selection set-up)
+        self.instrs: list[Instr] = list(func.instructions())
+        self.layout: KernelLayout = kernel_layout(func, needs_flat_addresses(func, self.provenance, self.instrs),
+                                                  self.instrs)
         self.private_base: Operand | None = None              # this lane's private frame (A32 address)
-        self.uses = use_counts(func)
+        self.uses = use_counts(func, self.instrs)
         self.deferred: set[Instr] = set()                     # compares left to the branch that reads them
         self.narrow: dict[Value, tuple[bool | None, Operand]] = {}   # i64 values that are extended i32 ones
         self.named: set[str] = set()                          # labels a branch or a start named
@@ -91,7 +95,7 @@ class SelectionContext:
         """Conditions whose only reader is a select in their own block, planned into its flag (isel_flags:
         one cmp, where a 0/-1 dword and a cmp.ne on it took two; IGC does the same); the instructions
         the plans own."""
-        for ins in self.func.instructions():
+        for ins in self.instrs:
             if ins.opcode == "select" and ins.block is not None:
                 plan = self.flags.plan(ins.operands[0], ins.block)
                 if plan is not None:
@@ -366,10 +370,11 @@ def one_cmp(ins: Instr) -> tuple[str, bool] | None:
 
 
 
-def use_counts(func: Function) -> dict[Value, int]:
-    """How many times each value is read: operands (phi sources included) and if conditions."""
+def use_counts(func: Function, instrs: list[Instr] | None = None) -> dict[Value, int]:
+    """How many times each value is read: operands (phi sources included) and if conditions (`instrs`:
+    the function's instructions, where the caller has listed them)."""
     counts: dict[Value, int] = {}
-    for ins in func.instructions():
+    for ins in func.instructions() if instrs is None else instrs:
         for v in ins.operands:
             counts[v] = counts.get(v, 0) + 1
     if func.is_structured:
@@ -384,10 +389,10 @@ def use_counts(func: Function) -> dict[Value, int]:
     return counts
 
 
-def needs_flat_addresses(func: Function, provenance: Provenance) -> bool:
+def needs_flat_addresses(func: Function, provenance: Provenance, instrs: list[Instr] | None = None) -> bool:
     """Does some memory access go through a pointer whose object is not known at compile time, or does
     the kernel turn pointers into integers or back? Then its pointers are 64-bit addresses (abi.py)."""
-    for ins in func.instructions():
+    for ins in func.instructions() if instrs is None else instrs:
         if ins.opcode in ("ptrtoint", "inttoptr"):
             return True
         if ins.opcode in ("load", "store", "atomic"):

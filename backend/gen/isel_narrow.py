@@ -29,10 +29,11 @@ ALU = {"add": "add", "sub": "add", "ptradd": "add", "mul": "mul", "and": "and", 
 LOW_BITS_OPS = ("add", "sub", "mul", "and", "or", "xor", "ptradd", "phi", "select")
 
 
-def low_dword_values(func: Function, provenance: Provenance, flat: bool) -> set[Instr]:
+def low_dword_values(func: Function, provenance: Provenance, flat: bool,
+                     instrs: list[Instr] | None = None) -> set[Instr]:
     """The 64-bit integer (and, unless `flat`, pointer) instructions of `func` whose readers want only
     their low 32 bits (the module docstring)."""
-    instrs = list(func.instructions())
+    instrs = list(func.instructions()) if instrs is None else instrs
     chosen: set[Instr] = {ins for ins in instrs if _candidate(ins, flat)}
     if not chosen:
         return chosen

@@ -38,7 +38,7 @@ class StructuredDriver:
     def __init__(self, func: Function, simd: int, uniform_branches: bool = True):
         self.cx = SelectionContext(func, simd)
         self.divergence: Divergence | None = analyze(func) if uniform_branches else None
-        self.scalars = scalar_values(func, self.divergence) if self.divergence is not None else set()
+        self.scalars = scalar_values(func, self.divergence, self.cx.instrs) if self.divergence is not None else set()
         self.selector = ValueSelector(self.cx)
         self.loops: list[tuple[str, str, list[Phi], list[Phi]]] = []   # (latch, end, header phis, exit phis)
         self.returned = False                                 # an early return emitted a halt

@@ -29,22 +29,26 @@ ALU = {"add": "add", "sub": "add", "mul": "mul", "and": "and", "or": "or", "xor"
 COMMUTATIVE = ("add", "mul", "and", "or", "xor")
 
 
-def scalar_values(func: Function, divergence: Divergence) -> set[Value]:
-    """The values of a tree that live in one scalar register (the module docstring's rules)."""
+def scalar_values(func: Function, divergence: Divergence, instrs: list[Instr] | None = None) -> set[Value]:
+    """The values of a tree that live in one scalar register (the module docstring's rules). The reads are
+    gathered of the candidates alone (gathering every value's cost a fifth of a small kernel's prologue)."""
+    instrs = list(func.instructions()) if instrs is None else instrs
+    divergent = divergence.values
+    candidates = {ins for ins in instrs if _candidate(ins) and ins not in divergent}
+    if not candidates:
+        return set()
     reads: dict[Value, list[Block]] = {}
-    for ins in func.instructions():
+    for ins in instrs:
         assert ins.block is not None
         for v in ins.operands:
-            reads.setdefault(v, []).append(ins.block)
+            if v in candidates:
+                reads.setdefault(v, []).append(ins.block)
     for nodes in cf_lists(func):
         for i, node in enumerate(nodes):
-            if isinstance(node, If):
+            if isinstance(node, If) and node.cond in candidates:
                 reads.setdefault(node.cond, []).append(nodes[i - 1])   # type: ignore[arg-type]
-    chosen: set[Value] = set()
-    for ins in func.instructions():
-        if _candidate(ins) and ins not in divergence.values and \
-                not any(divergence.divergent_at(ins, b) for b in reads.get(ins, [])):
-            chosen.add(ins)
+    chosen: set[Value] = {ins for ins in candidates
+                          if not any(divergence.divergent_at(ins, b) for b in reads.get(ins, ()))}
     changed = True
     while changed:
         changed = False
@@ -57,13 +61,14 @@ def scalar_values(func: Function, divergence: Divergence) -> set[Value]:
 
 
 def _candidate(ins: Instr) -> bool:
-    if ins.type not in (I1, I32):
+    t = ins.type                               # I1 or I32, without the records' Python-level __eq__
+    if t.kind != "int" or (t.bits != 1 and t.bits != 32) or t.addrspace:
         return False
     if isinstance(ins, Phi):
         return True
     if ins.opcode == "icmp":
         return ins.operands[0].type in (I1, I32)
-    if ins.type == I1:                         # a bool is a 0/-1 dword: only the bitwise operations keep it one
+    if t.bits == 1:                            # a bool is a 0/-1 dword: only the bitwise operations keep it one
         return ins.opcode in ("and", "or", "xor")
     return ins.opcode in ALU
 

@@ -75,7 +75,7 @@ class ValueSelector:
 
     def __init__(self, cx: SelectionContext):
         self.cx = cx
-        cx.narrowed = low_dword_values(cx.func, cx.provenance, cx.layout.flat)
+        cx.narrowed = low_dword_values(cx.func, cx.provenance, cx.layout.flat, cx.instrs)
         self.rows = _rows()
 
     def select(self, ins: Instr) -> None:

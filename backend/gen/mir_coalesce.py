@@ -27,11 +27,12 @@ def coalesce_copies(func: MFunction) -> int:
     writes: dict[int, int] = {}
     reads: dict[int, int] = {}
     for block in func.blocks:
-        for ins in block.instrs:
-            for v in ins.defs():
-                writes[v.id] = writes.get(v.id, 0) + 1
-            for v in ins.uses():
-                reads[v.id] = reads.get(v.id, 0) + 1
+        for ins in block.instrs:                  # (defs() and uses(), inline: no lists made)
+            if ins.dst is not None and type(ins.dst.value) is VReg:
+                writes[ins.dst.value.id] = writes.get(ins.dst.value.id, 0) + 1
+            for s in ins.srcs:
+                if type(s.value) is VReg:
+                    reads[s.value.id] = reads.get(s.value.id, 0) + 1
     removed = 0
     for block in func.blocks:
         out: list[MInstr] = []

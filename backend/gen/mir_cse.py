@@ -19,9 +19,9 @@ def eliminate_common_subexpressions(func: MFunction) -> int:
     """Rewrite `func` in place; returns how many instructions were dropped."""
     writes: dict[int, int] = {}
     for block in func.blocks:
-        for ins in block.instrs:
-            for v in ins.defs():
-                writes[v.id] = writes.get(v.id, 0) + 1
+        for ins in block.instrs:                  # (defs(), inline: no list made)
+            if ins.dst is not None and type(ins.dst.value) is VReg:
+                writes[ins.dst.value.id] = writes.get(ins.dst.value.id, 0) + 1
     rename: dict[int, int] = {}
     dropped = 0
     for block in func.blocks:
@@ -29,7 +29,7 @@ def eliminate_common_subexpressions(func: MFunction) -> int:
         flags: dict[tuple[int, int], tuple] = {}      # flag -> the compare whose result it holds
         out: list[MInstr] = []
         for ins in block.instrs:
-            if rename:
+            if rename and _reads_renamed(ins, rename):
                 ins.srcs = [_renamed(s, rename) for s in ins.srcs]
             if ins.cond_mod is not None:
                 test = _flag_key(ins, writes)
@@ -54,18 +54,21 @@ def eliminate_common_subexpressions(func: MFunction) -> int:
     if rename:                               # readers in earlier blocks (a loop's back edge) too
         for block in func.blocks:
             for ins in block.instrs:
-                ins.srcs = [_renamed(s, rename) for s in ins.srcs]
+                if _reads_renamed(ins, rename):
+                    ins.srcs = [_renamed(s, rename) for s in ins.srcs]
     return dropped
 
 
-def _key(ins: MInstr, writes: dict[int, int]) -> tuple | None:
-    """What identifies the value `ins` computes, or None where it may not be shared."""
+def _key(ins: MInstr, writes: dict[int, int], probe: bool = False) -> tuple | None:
+    """What identifies the value `ins` computes, or None where it may not be shared (`probe`: the
+    destination is _flag_key's stand-in, taken as written once)."""
     if ins.opcode in BRANCHES or ins.opcode in SENDS or ins.opcode in ("wait", "nop") or ins.eot:
         return None
     if ins.predicate is not None or ins.cond_mod is not None or ins.dst is None:
         return None
     dst = ins.dst
-    if not isinstance(dst.value, VReg) or dst.offset or dst.region is not None or writes.get(dst.value.id) != 1:
+    if not isinstance(dst.value, VReg) or dst.offset or dst.region is not None or \
+            (not probe and writes.get(dst.value.id) != 1):
         return None
     sources = []
     for s in ins.srcs:
@@ -89,8 +92,13 @@ def _flag_key(ins: MInstr, writes: dict[int, int]) -> tuple | None:
     if ins.opcode != "cmp" or ins.dst is not None or ins.predicate is not None:
         return None
     probe = MInstr(ins.opcode, ins.exec_size, Operand(VReg(-1, ins.srcs[0].type)), ins.srcs, no_mask=ins.no_mask)
-    key = _key(probe, {**writes, -1: 1})
+    key = _key(probe, writes, probe=True)        # (copying `writes` for the stand-in was O(registers) a compare)
     return None if key is None else (key, ins.cond_mod, ins.flag)
+
+
+def _reads_renamed(ins: MInstr, rename: dict[int, int]) -> bool:
+    """Whether a source of `ins` reads a renamed value (most do not: their source lists stay as they are)."""
+    return any(type(s.value) is VReg and s.value.id in rename for s in ins.srcs)
 
 
 def _renamed(op: Operand, rename: dict[int, int]) -> Operand:

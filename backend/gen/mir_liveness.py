@@ -51,13 +51,15 @@ def liveness(func: MFunction) -> Liveness:
     kill: dict[str, int] = {}
     for b in func.blocks:
         u = d = 0
-        for ins in b.instrs:
-            for v in ins.uses():
-                if not d & bit[v.id]:
-                    u |= bit[v.id]
-            for v in ins.defs():
-                if ins.predicate is None:             # a predicated write keeps the other lanes' values
-                    d |= bit[v.id]
+        for ins in b.instrs:                          # (uses() and defs(), inline: no lists made)
+            for s in ins.srcs:
+                if type(s.value) is VReg:
+                    m = bit[s.value.id]
+                    if not d & m:
+                        u |= m
+            dst = ins.dst                             # a predicated write keeps the other lanes' values
+            if dst is not None and ins.predicate is None and type(dst.value) is VReg:
+                d |= bit[dst.value.id]
         use[b.label], kill[b.label] = u, d
     position = {b.label: i for i, b in enumerate(func.blocks)}
     graph = [[position[s] for s in succs[b.label] if s in position] for b in func.blocks]
@@ -80,10 +82,11 @@ def liveness(func: MFunction) -> Liveness:
         start = starts[b.label] = pos
         events.append((start, live_in[b.label]))
         for ins in b.instrs:
-            for v in (*ins.uses(), *ins.defs()):
-                i = index[v.id]
-                first.setdefault(i, pos)
-                last[i] = pos
+            for s in ins.srcs if ins.dst is None else (*ins.srcs, ins.dst):
+                if type(s.value) is VReg:
+                    i = index[s.value.id]
+                    first.setdefault(i, pos)
+                    last[i] = pos
             pos += 1
         events.append((max(start, pos - 1), live_out[b.label]))
     seen = 0

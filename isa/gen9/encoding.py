@@ -28,6 +28,26 @@ from .layout import (  # noqa: F401
 from .model import VXH, DataType, Instruction, Operand, Predicate, RegFile, Region
 
 _REG_TYPE_NAMES = {v: k for k, v in F.REG_TYPE.items()}
+
+
+class _ByMember(dict):
+    """A field table (fields.py, keyed by the IGA name) keyed by the enum member itself: Enum's `.value` is a
+    Python-level descriptor, and asking it of every operand was a tenth of encoding an instruction. A
+    member the table lacks raises the KeyError the name's lookup raises."""
+
+    def __init__(self, table: dict[str, int], members) -> None:
+        super().__init__((m, table[m.value]) for m in members if m.value in table)
+        self.table = table
+
+    def __missing__(self, member):
+        return self.table[member.value]
+
+
+_FILE_CODE = _ByMember(F.REG_FILE, RegFile)
+_REG_TYPE = _ByMember(F.REG_TYPE, DataType)
+_IMM_TYPE = _ByMember(F.IMM_TYPE, DataType)
+_IMM64_TYPES = frozenset(t for t in DataType if t.value in IMM64)
+_WORD_IMM_TYPES = frozenset((DataType.UW, DataType.W, DataType.HF))
 _IMM_TYPE_NAMES = {v: k for k, v in F.IMM_TYPE.items()}
 _T3_NAMES = {v: k for k, v in F.TYPE_3SRC.items()}
 _PRED_NAMES = {v: k for k, v in F.PRED_CTRL.items()}
@@ -312,7 +332,7 @@ def _encode_header(inst: Instruction) -> dict:
 
 
 def _file_code(o: Operand) -> int:
-    return F.REG_FILE[o.file.value]
+    return _FILE_CODE[o.file]
 
 
 def _encode_a1(inst: Instruction, v: dict) -> str:
@@ -321,7 +341,7 @@ def _encode_a1(inst: Instruction, v: dict) -> str:
         return "a1"
     if op in ("call", "calla"):
         d = inst.destination
-        v.update(dst_file=_file_code(d), dst_type=F.REG_TYPE[d.type.value], dst_reg=d.reg,
+        v.update(dst_file=_file_code(d), dst_type=_REG_TYPE[d.type], dst_reg=d.reg,
                  dst_subreg=d.subreg * d.type.size, dst_hstride=1, src0_vstride=F.VSTRIDE[2],
                  src0_width=F.WIDTH[2], src0_hstride=F.HSTRIDE[1], src1_file=3, src1_type=F.IMM_TYPE["d"],
                  imm32=(inst.jip or 0) & 0xFFFFFFFF)
@@ -329,7 +349,7 @@ def _encode_a1(inst: Instruction, v: dict) -> str:
     if op in ("ret", "wait"):
         _encode_a1_src(inst.srcs[0], 0, v)
         d = inst.dst or Operand(RegFile.ARF, DataType.UD)
-        v.update(dst_file=_file_code(d), dst_type=F.REG_TYPE[d.type.value], dst_reg=d.reg,
+        v.update(dst_file=_file_code(d), dst_type=_REG_TYPE[d.type], dst_reg=d.reg,
                  dst_subreg=d.subreg * d.type.size, dst_hstride=1)
         return "a1"
     if op == "brd":                                      # ip:d destination, JIP as src0 [iga64]
@@ -351,7 +371,7 @@ def _encode_a1(inst: Instruction, v: dict) -> str:
     if inst.dst is None:
         raise IsaError(f"encode: {op} needs a destination")
     d = inst.dst
-    v.update(dst_file=_file_code(d), dst_type=F.REG_TYPE[d.type.value], dst_reg=d.reg,
+    v.update(dst_file=_file_code(d), dst_type=_REG_TYPE[d.type], dst_reg=d.reg,
              dst_subreg=d.subreg * d.type.size, dst_hstride=F.HSTRIDE[d.hstride])
     if d.indirect:
         _encode_indirect(d, "dst", v)
@@ -360,8 +380,8 @@ def _encode_a1(inst: Instruction, v: dict) -> str:
             if i != len(inst.srcs) - 1:
                 raise IsaError(f"encode: {op}: only the last source may be an immediate")
             v[f"src{i}_file"] = 3
-            v[f"src{i}_type"] = F.IMM_TYPE[s.type.value]
-            if s.type.value in IMM64:
+            v[f"src{i}_type"] = _IMM_TYPE[s.type]
+            if s.type in _IMM64_TYPES:
                 if i != 0:
                     raise IsaError(f"encode: {op}: 64-bit immediate must be src0")
                 form = "a1imm64"
@@ -369,7 +389,7 @@ def _encode_a1(inst: Instruction, v: dict) -> str:
             else:
                 form = "a1imm"
                 raw = s.value & 0xFFFFFFFF
-                if s.type.value in ("uw", "w", "hf"):
+                if s.type in _WORD_IMM_TYPES:
                     raw = (raw & 0xFFFF) | (raw & 0xFFFF) << 16
                 v["imm32"] = raw
         else:
@@ -398,7 +418,7 @@ def _encode_a1_src(s: Operand, i: int, v: dict) -> None:
     file, type_, reg, subreg, abs_, neg, vstride, width, hstride = _SRC_FIELDS[i]
     try:
         v[file] = _file_code(s)
-        v[type_] = F.REG_TYPE[s.type.value]
+        v[type_] = _REG_TYPE[s.type]
         v[reg] = s.reg
         v[subreg] = s.subreg * s.type.size
         v[abs_] = int(s.abs)
@@ -414,11 +434,11 @@ def _encode_a1_src(s: Operand, i: int, v: dict) -> None:
 
 def _encode_a16(inst: Instruction, v: dict) -> None:
     d = inst.destination
-    v.update(dst_file=_file_code(d), dst_type=F.REG_TYPE[d.type.value], dst_reg=d.reg,
+    v.update(dst_file=_file_code(d), dst_type=_REG_TYPE[d.type], dst_reg=d.reg,
              dst_subreg16=d.subreg * d.type.size // 16,
              dst_writemask=sum((1 << _SWZ.index(c) for c in d.writemask), 0))
     for i, s in enumerate(inst.srcs):
-        v.update({f"src{i}_file": _file_code(s), f"src{i}_type": F.REG_TYPE[s.type.value],
+        v.update({f"src{i}_file": _file_code(s), f"src{i}_type": _REG_TYPE[s.type],
                   f"src{i}_reg": s.reg, f"src{i}_subreg16": s.subreg * s.type.size // 16,
                   f"src{i}_abs": int(s.abs), f"src{i}_neg": int(s.neg), f"src{i}_vstride": 2})
         for k, c in enumerate(_SWZ):
@@ -451,8 +471,8 @@ def _encode_3src(inst: Instruction, v: dict) -> None:
 
 def _encode_send(inst: Instruction, v: dict) -> None:
     d, s0 = inst.destination, inst.srcs[0]
-    v.update(dst_file=_file_code(d), dst_type=F.REG_TYPE[d.type.value], dst_reg=d.reg, dst_hstride=1,
-             src0_file=_file_code(s0), src0_type=F.REG_TYPE[s0.type.value], src0_reg=s0.reg,
+    v.update(dst_file=_file_code(d), dst_type=_REG_TYPE[d.type], dst_reg=d.reg, dst_hstride=1,
+             src0_file=_file_code(s0), src0_type=_REG_TYPE[s0.type], src0_reg=s0.reg,
              src1_file=3, desc=(inst.desc or 0) & 0x7FFFFFFF, eot=int(inst.eot))
 
 

@@ -86,11 +86,11 @@ def _alu(inst: Instruction) -> bool:
 
 
 def _is_null(o: Operand) -> bool:
-    return o.file == RegFile.ARF and o.reg == ARF_NULL and not o.indirect
+    return o.file is _ARF and o.reg == ARF_NULL and not o.indirect
 
 
 def _is_acc(o: Operand) -> bool:
-    return o.file == RegFile.ARF and o.reg & 0xF0 == ARF_ACC
+    return o.file is _ARF and o.reg & 0xF0 == ARF_ACC
 
 
 def _scalar(o: Operand) -> bool:
@@ -208,16 +208,18 @@ def _regs(span: Bytes) -> tuple[int, int]:
 # ---- per-instruction checks -----------------------------------------------------------------------
 def check_instruction(inst: Instruction) -> list[Problem]:
     """Every restriction `inst` breaks, as (rule, detail); [] when it is legal on its own."""
-    out = _check_registers(inst)
+    alu = _alu(inst)
+    out = _check_registers(inst, alu)
     out += _check_control(inst)
     op = inst.opcode
     # each check below finds nothing outside its class (its own first test): only the checks of the
     # instruction's classes run, in the same order (a backend validates every instruction it emits)
-    if _alu(inst):                     # (each check's own first test, once)
+    if alu:                            # (each check's own first test, once)
         out += _regions(inst)
         out += _spans(inst)
-        out += _types(inst)
-        if is_mixed_float(inst):
+        mixed = is_mixed_float(inst)
+        out += _types(inst, mixed)
+        if mixed:
             out += _mixed(inst)
     else:
         if op in _THREE_SRC_SET:
@@ -242,7 +244,8 @@ def _operands(inst: Instruction) -> Iterator[tuple[str, Operand]]:
         yield f"src{i}", s
 
 
-def _check_registers(inst: Instruction) -> list[Problem]:
+def _check_registers(inst: Instruction, alu: bool | None = None) -> list[Problem]:
+    """`alu`: _alu(inst), where the caller knows it."""
     out: list[Problem] = []
     dst = inst.dst
     ops = inst.srcs if dst is None else [dst, *inst.srcs]
@@ -257,7 +260,7 @@ def _check_registers(inst: Instruction) -> list[Problem]:
             count = _ARF_BANKS.get(bank, 0)
             if bank not in _ARF_BANKS or (count is not None and o.reg & 0xF >= count):
                 out.append((R.ARF_NUMBER, f"{_name(dst, k)} is ARF 0x{o.reg:02X}"))
-    if _alu(inst) or inst.opcode in _THREE_SRC_SET:
+    if (_alu(inst) if alu is None else alu) or inst.opcode in _THREE_SRC_SET:
         for i, s in enumerate(inst.srcs):
             if _is_null(s):
                 out.append((R.SRC_NULL, f"src{i}"))
@@ -343,15 +346,15 @@ def _spans(inst: Instruction, alu: bool = True) -> list[Problem]:
                 out.append((R.GRF_RANGE, f"src{i} reaches r{last}"))
         d = inst.destination
         if not d.indirect and not _is_null(d):
-            span = destination_bytes(d, n)
-            start = span[0]
-            first, last = _regs(span)
+            size = d.type.size                   # destination_bytes, inline: asked of every instruction
+            start = d.reg * GRF_SIZE + d.subreg * size
+            first, last = start // GRF_SIZE, (start + (n - 1) * d.hstride * size + size - 1) // GRF_SIZE
             if last - first + 1 > 2:
                 out.append((R.DST_SPAN, f"dst covers r{first}..r{last}"))
-            if d.file == RegFile.GRF and last >= NUM_GRF > d.reg:
+            if d.file is _GRF and last >= NUM_GRF > d.reg:
                 out.append((R.GRF_RANGE, f"dst reaches r{last}"))
-            step = d.hstride * _SIZE[d.type]
-            if inst.opcode == "math" and last == first + 1 and step:
+            if inst.opcode == "math" and last == first + 1 and d.hstride:
+                step = d.hstride * size
                 low = min(n, -(-((first + 1) * GRF_SIZE - start) // step))   # channels starting in `first`
                 if 2 * low != n:
                     out.append((R.MATH_SPLIT, f"{low} of {n} channels in r{first}"))
@@ -375,8 +378,8 @@ def _check_types(inst: Instruction) -> list[Problem]:
     return _types(inst)
 
 
-def _types(inst: Instruction) -> list[Problem]:
-    """_check_types of an instruction it applies to."""
+def _types(inst: Instruction, mixed: bool | None = None) -> list[Problem]:
+    """_check_types of an instruction it applies to (`mixed`: is_mixed_float(inst), where the caller knows it)."""
     out: list[Problem] = []
     n, d = inst.exec_size, inst.destination
     src_types = [s.type for s in inst.srcs]
@@ -404,7 +407,8 @@ def _types(inst: Instruction) -> list[Problem]:
             out.append((R.PACKED_BYTE, f"{inst.opcode} to :{d.type.value}<1>"))
         return out
     exec_size = _SIZE[execution_type(inst)]
-    mixed = is_mixed_float(inst)
+    if mixed is None:
+        mixed = is_mixed_float(inst)
     if d.type == T.HF or T.HF in src_types:
         int_hf = ((d.type == T.HF and any(t not in FLOAT_TYPES for t in src_types))
                   or (d.type not in FLOAT_TYPES and T.HF in src_types))
@@ -456,8 +460,8 @@ def _mixed(inst: Instruction) -> list[Problem]:
 
 def _check_immediates(inst: Instruction) -> list[Problem]:
     out: list[Problem] = []
-    imms = [i for i, s in enumerate(inst.srcs) if s.file == RegFile.IMM]
-    if not imms or inst.opcode in BRANCHES:
+    imms = [i for i, s in enumerate(inst.srcs) if s.file is _IMM]
+    if not imms or inst.opcode in _BRANCH_SET:
         return out
     last = len(inst.srcs) - 1
     for i in imms:

@@ -146,9 +146,16 @@ class _Propagation:
                 if isinstance(v, Instr):
                     self.users.setdefault(v, []).append(ins)
 
-    def run(self, divergent_phi: Iterable[Phi]) -> None:
+    def run(self, divergent_phi: Iterable[Phi], moved: Iterable[Block] | None = None) -> None:
+        """Grow the divergent values to their fixed point: from every instruction (the first run), or, after
+        a round, from what changed since the last run reached its fixed point: the users of the newly
+        divergent phis, and the users of the values defined in the blocks whose innermost divergent loop
+        changed (`moved`: what divergent_at says of those values read outside that loop)."""
         values = self.result.values
-        work = [*self.instrs]
+        if moved is None:
+            work = [*self.instrs]
+        else:
+            work = [user for block in moved for ins in block.instrs for user in self.users.get(ins, ())]
         for phi in divergent_phi:
             if phi not in values:
                 values.add(phi)
@@ -434,8 +441,13 @@ def analyze(func: Function) -> Divergence:
     # divergent phis, the innermost divergent loops) stop growing. A round that adds none leaves every
     # fact the last run reached its fixed point under, so another run would add nothing: it is not made
     # (that confirming run was a third of the analysis, which selection runs on every Gen kernel).
+    # Each later run starts from what the round changed (_Propagation.run), not from every instruction.
+    innermost = dict(result._innermost)
     while form.round():
-        values.run(form.divergent_phis())
+        moved = [b for b, loop in result._innermost.items() if innermost.get(b) is not loop]
+        moved += [b for b in innermost if b not in result._innermost]
+        values.run(form.divergent_phis(), moved)
+        innermost = dict(result._innermost)
     return result
 
 

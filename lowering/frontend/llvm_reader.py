@@ -18,6 +18,8 @@ from reconverge.lazy_regex import lazy_compile
 from reconverge.lowering.errors import CompileError, NotSupported
 from reconverge.lowering.frontend import builtins
 from reconverge.lowering.frontend.convergence import apply as convergence_control
+from reconverge.lowering.frontend.line_reader import Forward as _Forward
+from reconverge.lowering.frontend.line_reader import read_lines
 from reconverge.lowering.frontend.llvm_module import (
     DEFINE_NAME,
     KERNEL_TWIN,
@@ -30,8 +32,11 @@ from reconverge.lowering.frontend.llvm_text import (
     DECIMAL,
     FLAGS,
     FunctionText,
+    NeedsRecords,
     TextInstruction,
     key,
+    line_body,
+    name_key,
     read_function_text,
 )
 from reconverge.lowering.frontend.llvm_types import (
@@ -90,12 +95,8 @@ _INSTRUCTION, _ARGUMENT, _GLOBAL, _CONSTANT_INT, _FUNCTION = (
     _VK.instruction, _VK.argument, _VK.global_variable, _VK.constant_int, _VK.function)
 _NOT_VALUES = (_VK.metadata_as_value, _VK.basic_block, _VK.inline_asm, _VK.block_address)
 READ_TEXT = True      # read function bodies from their printed text (llvm_text.py); False: llvmlite's values
+ONE_PASS = True       # read a printed body line by line (line_reader.py); False: records for every line first
 _NAME = lazy_compile(r'^\s*%("(?:[^"]*)"|[-\w.$]+)\s*=')
-
-
-class _Forward(Value):
-    """Stands for an instruction result used before the reader reached its definition."""
-    __slots__ = ()
 
 
 _DBG = lazy_compile(r"!dbg !(\d+)")
@@ -122,7 +123,7 @@ class ModuleContext:
         self.globals = {g.name: g for g in mod.global_variables}
         self._data: dict[str, ModuleData] = {}
         self._declared: dict[str, bool] = {}
-        self._by_ptr: dict[int, LType] = {}
+        self._by_ptr: dict[int | str, LType] = {}
         self._module_text: str | None = getattr(mod, "reconverge_text", None)   # prepare_module's, if it kept it
         self._function_starts: dict[str, int] | None = None
         self._define_lines: dict[str, str] | None = None
@@ -380,10 +381,12 @@ class FunctionReader:
         self.fn = fn
         self.name = name or fn.name      # the kernel's name when reading its clang twin
         self.layout = ctx.layout
-        self.values: dict[int, list[Value]] = {}
-        self.pending: dict[int, list[_Forward]] = {}
+        # values and blocks by key(): a record's text_key (in a body read in one pass, a local's name_key) or
+        # an LLVM value's address
+        self.values: dict[int | str, list[Value]] = {}
+        self.pending: dict[int | str, list[_Forward]] = {}
         self.patch: dict[int, Value] = {}          # id(_Forward) -> real value
-        self.blocks: dict[int, Block] = {}
+        self.blocks: dict[int | str, Block] = {}
         self.block_label = ""
         self.text = ""
         self._consts: dict[str, list[Value]] = {}
@@ -477,8 +480,12 @@ class FunctionReader:
         return ls[0]
 
     def define(self, v: llvm.ValueRef, lanes: list[Value]) -> None:
-        k = key(v)
+        self.define_key(key(v), lanes)
+
+    def define_key(self, k: int | str, lanes: list[Value]) -> None:
         fwd = self.pending.pop(k, None)
+        if fwd is None and k in self.values:
+            raise NeedsRecords(f"{k} defined twice")      # (%"5" and %5 in a body read in one pass)
         if fwd is not None:
             for f, real in zip(fwd, lanes):
                 self.patch[id(f)] = real
@@ -541,7 +548,7 @@ class FunctionReader:
         return [self.emit(op, [x, y], x.type) for x, y in zip(a, b)]
 
     # ----- the function -----
-    def read(self, is_kernel: bool = True) -> Function:
+    def read(self, is_kernel: bool = True, one_pass: bool = True) -> Function:
         fn = self.fn
         if isinstance(fn, TextFunction) and not READ_TEXT:        # llvmlite's values: llvmlite's function
             return FunctionReader(self.ctx, fn.llvm_function(), self.name).read(is_kernel)
@@ -574,14 +581,31 @@ class FunctionReader:
         func.reqd_work_group_size = meta.reqd_work_group_size
         for a, arg_values in arg_lanes:
             self.values[key(a)] = arg_values
-        body = read_function_text(fn, fn_text, [a for a, _ in arg_lanes], self.ctx.parse_type_text,
+        arguments = [a for a, _ in arg_lanes]
+        # (debug locations: the two-pass way notes them, from each block's instructions)
+        if READ_TEXT and ONE_PASS and one_pass and "!dbg !" not in fn_text:
+            opened = line_body(fn, fn_text, arguments, self.ctx.parse_type_text, self.ctx.global_kind,
+                               self.block_named)
+            if opened is not None:
+                line_text, lines = opened
+                for tok, record in line_text.locals.items():     # the parameters, by name too
+                    self.values[name_key(tok)] = self.values[record.text_key]
+                try:
+                    line_phis, forward_users, forward_blocks = read_lines(
+                        self, line_text, lines, str(sum(1 for a in arguments if not a.name)), _BINOPS)
+                    self._complete_phis(line_phis, lambda ins: ins.text)
+                except NeedsRecords:
+                    line_text.release()
+                    return FunctionReader(self.ctx, fn, self.name).read(is_kernel, one_pass=False)
+                return self._finish(line_text, forward_users + [ins for b in forward_blocks for ins in b.instrs])
+        body = read_function_text(fn, fn_text, arguments, self.ctx.parse_type_text,
                                   self.ctx.global_kind) if READ_TEXT else None
         if body is None and isinstance(fn, TextFunction):       # a layout the records do not read: llvmlite's
             return FunctionReader(self.ctx, fn.llvm_function(), self.name).read(is_kernel)
         if body is not None:
             llvm_blocks: list = body.blocks
             labels = [b.label for b in body.blocks]
-            text_of: dict[int, str] = {}      # records carry their text
+            text_of: dict[int | str, str] = {}      # records carry their text
         else:
             llvm_blocks = list(fn.blocks)
             labels = _block_labels(fn_text, len(llvm_blocks), sum(1 for a in fn.arguments if not a.name))
@@ -603,8 +627,7 @@ class FunctionReader:
             if located:
                 blk.source_lines = self.ctx.block_source_lines([text(ins) for ins in b.instructions])
         notes = self.scope_notes = self.ctx.scope_notes() if "!dbg !" in fn_text else None
-        phis: list[tuple[llvm.ValueRef, list[Phi], str]] = []
-        lanes: list[Value] | None
+        phis: list = []
         simple = _SimpleForms(self, body).read if body is not None else None
         values, pending = self.values, self.pending
         for b in llvm_blocks:
@@ -612,8 +635,8 @@ class FunctionReader:
             self.sink = blk
             self.block_label = blk.label
             for ins in b.instructions:
-                self.text = ins.text if body is not None else text(ins)
                 if simple is not None:
+                    self.text = ins.text
                     made = simple(ins, blk)
                     if made is not None:       # (hot: most instructions; define() inlined for a fresh value)
                         if ins._at:
@@ -628,36 +651,83 @@ class FunctionReader:
                             self.created = [made]
                             notes.note(blk, self.text, self.created)
                         continue
-                self.created = []
-                try:
-                    op = ins.opcode
-                    if op == "phi":
-                        phi_lanes = [Phi(scalar_type(t)) for t in scalar_leaves(self.ltype(ins))]
-                        for p in phi_lanes:
-                            blk.append(p)
-                        phis.append((ins, phi_lanes, blk.label))
-                        self.created = list(phi_lanes)
-                        lanes = cast(list[Value], phi_lanes)
-                    else:
-                        lanes = self.instruction(ins, op)
-                except Unsupported as e:
-                    detail = f" ({e})" if str(e) else ""
-                    raise self.error(f"unsupported instruction: {self.text}{detail}", NotSupported) from None
-                except (TypeError_, ValueError, KeyError, IndexError) as e:
-                    raise self.error(f"unsupported instruction: {self.text} ({e})", NotSupported) from None
-                if lanes is not None:
-                    if body is not None:
-                        if ins._at:
-                            self._name_lanes(ins._toks[0][1:].strip('"'), lanes)
-                    else:
-                        self._name(lanes)
-                    self.define(ins, lanes)
-                if notes is not None:
-                    notes.note(blk, self.text, self.created)
+                    self.general(ins, blk, phis)
+                else:
+                    self.general(ins, blk, phis, text(ins))
+        self._complete_phis(phis, text)
+        return self._finish(body)
+
+    def block_named(self, k: int | str, label: str) -> Block:
+        """The block keyed `k` in a body read in one pass, made (labelled `label`) at its first mention."""
+        blk = self.blocks.get(k)
+        if blk is None:
+            blk = self.blocks[k] = Block(label)
+        return blk
+
+    def general(self, ins, blk: Block, phis: list, llvm_text: str | None = None) -> None:
+        """Read one instruction the general way (its operands' value kinds and lanes) into blk: a record of
+        llvm_text.py, or with `llvm_text` (its text) llvmlite's value. A phi is made empty and put on `phis`
+        for _complete_phis."""
+        self.sink = blk
+        self.text = ins.text if llvm_text is None else llvm_text
+        self.created = []
+        lanes: list[Value] | None
+        try:
+            op = ins.opcode
+            if op == "phi":
+                phi_lanes = [Phi(scalar_type(t)) for t in scalar_leaves(self.ltype(ins))]
+                for p in phi_lanes:
+                    blk.append(p)
+                phis.append((ins, phi_lanes, blk.label))
+                self.created = list(phi_lanes)
+                lanes = cast(list[Value], phi_lanes)
+            else:
+                lanes = self.instruction(ins, op)
+        except Unsupported as e:
+            detail = f" ({e})" if str(e) else ""
+            raise self.error(f"unsupported instruction: {self.text}{detail}", NotSupported) from None
+        except (TypeError_, ValueError, KeyError, IndexError) as e:
+            raise self.error(f"unsupported instruction: {self.text} ({e})", NotSupported) from None
+        if lanes is not None:
+            if llvm_text is None:
+                if ins._at:
+                    self._name_lanes(ins._toks[0][1:].strip('"'), lanes)
+            else:
+                self._name(lanes)
+            self.define(ins, lanes)
+        if self.scope_notes is not None:
+            self.scope_notes.note(blk, self.text, self.created)
+
+    def _complete_phis(self, phis: list, text) -> None:
+        """Give each phi its incoming values, once every value of the function has been read (in the order
+        the phis were read: a constant's address may be computed in the prologue)."""
+        values = self.values
         for ins, phi_lanes, label in phis:
             self.block_label = label
+            seen: set[int | str] = set()
+            if isinstance(ins, list):                # (value, block) names, read by line_reader
+                phi = phi_lanes[0]
+                t = phi.type
+                for v, b in ins:
+                    if b in seen:
+                        continue
+                    seen.add(b)
+                    pred = self.blocks.get(b)
+                    if pred is None:
+                        raise NeedsRecords(f"block {b}")
+                    if v[0] == "%":
+                        vals = values.get(v)
+                        if vals is None:                 # never defined: lanes() would leave it pending
+                            forward = _Forward(t)
+                            self.pending.setdefault(v, []).append(forward)
+                            vals = values[v] = [forward]
+                        x = vals[0]
+                    else:
+                        x = Const(t, v == "true") if v == "true" or v == "false" else Const(t, int(v))
+                    phi.blocks.append(pred)
+                    phi.operands.append(x)
+                continue
             self.text = text(ins)
-            seen: set[int] = set()
             for v, b in zip(ins.operands, ins.incoming_blocks):
                 pk = key(b)
                 if pk in seen:
@@ -674,6 +744,12 @@ class FunctionReader:
                 for p, x in zip(phi_lanes, vals):
                     p.blocks.append(pred)           # (Phi.add_incoming, inlined)
                     p.operands.append(x)
+
+    def _finish(self, body: FunctionText | None, suspects: list[Instr] | None = None) -> Function:
+        """The read function: placeholders resolved (in `suspects`, where given: the instructions that may
+        use one), the prologue's constants first in the entry block."""
+        func = self.func
+        assert func is not None
         self.block_label = ""
         if self.pending:
             raise self.error("a value is used but never defined")
@@ -682,15 +758,13 @@ class FunctionReader:
             entry.insert(0, ins)
         if self.patch:
             placeholders = self.patch.keys()           # ids of the placeholders: a C-level test per instruction
-            for blk in func.blocks:
-                for ins in blk.instrs:
-                    if not placeholders.isdisjoint(map(id, ins.operands)):
-                        ins.operands = [self._resolve(o) if isinstance(o, _Forward) else o for o in ins.operands]
+            for ins in suspects if suspects is not None else (ins for blk in func.blocks for ins in blk.instrs):
+                if not placeholders.isdisjoint(map(id, ins.operands)):
+                    ins.operands = [self._resolve(o) if isinstance(o, _Forward) else o for o in ins.operands]
         if body is not None:
             body.release()
         func.update_cfg()
         return func
-
 
     def _resolve(self, v: Value) -> Value:
         """A placeholder's value; placeholders can stand for placeholders (a lane of a forward vector)."""

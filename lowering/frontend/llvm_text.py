@@ -78,7 +78,12 @@ class Unrecognised(Exception):
     """Text this parser does not read; llvmlite answers for the instruction instead."""
 
 
-def key(v: llvm.ValueRef | TextValue) -> int:
+class NeedsRecords(Exception):
+    """A body read in one pass (LineBody) met what only llvmlite's values answer: the caller reads the
+    function again the two-pass way (records for every instruction, matched to llvmlite's by position)."""
+
+
+def key(v: llvm.ValueRef | TextValue) -> int | str:
     """The reader's identity of a value: a record's text_key, else the LLVM object's address."""
     try:
         return v.text_key                # records (an argument's is its LLVM address)
@@ -100,9 +105,10 @@ def value_name(tok: str) -> str:
 
 
 class TextValue:
-    """Base of the records; `text_key` identifies one in the reader's value maps."""
+    """Base of the records; `text_key` identifies one in the reader's value maps (a number, or in a body
+    read in one pass a local's name_key)."""
     __slots__ = ("text_key",)
-    text_key: int
+    text_key: int | str
 
 
 class TextArgument(TextValue):
@@ -112,7 +118,7 @@ class TextArgument(TextValue):
     is_instruction = False
     is_constant = False
 
-    def __init__(self, arg: llvm.ValueRef, text_key: int):
+    def __init__(self, arg: llvm.ValueRef, text_key: int | str):
         self.text_key, self.llvm_value = text_key, arg
         self._type = None
 
@@ -131,8 +137,8 @@ class TextBlock(TextValue):
     value_kind = VK.basic_block
     is_block = True
 
-    def __init__(self, body: FunctionText, label: str):
-        self.text_key = next(_keys)
+    def __init__(self, body: FunctionText, label: str, text_key: int | str | None = None):
+        self.text_key = next(_keys) if text_key is None else text_key
         self.label = value_name(label)
         self.name = "" if label.isdigit() else self.label       # an unnamed block prints its slot number
         self.instructions: list[TextInstruction] = []
@@ -151,8 +157,9 @@ class TextInstruction(TextValue):
     is_instruction = True
     is_constant = False
 
-    def __init__(self, body: FunctionText, text: str, opcode: str, name: str, toks: list[str], at: int):
-        self.text_key = next(_keys)
+    def __init__(self, body: FunctionText, text: str, opcode: str, name: str, toks: list[str], at: int,
+                 text_key: int | str | None = None):
+        self.text_key = next(_keys) if text_key is None else text_key
         self.text, self.opcode, self.name = text, opcode, name
         self._body, self._toks, self._at = body, toks, at
         self._operands: list | None = None
@@ -247,11 +254,11 @@ class FunctionText:
         self.type_of = type_of                    # type text -> LType (the module's named structs resolved)
         self.global_kind = global_kind            # @name -> VK.global_variable / VK.function / None
         self.blocks: list[TextBlock] = []
-        self.locals: dict[str, object] = {}       # `%name` as printed -> its record (or llvmlite argument)
+        self.locals: dict[str, Any] = {}          # `%name` as printed -> its record (or llvmlite argument)
         self.arguments = arguments
         self.argument_records: list[TextArgument] = []
-        self._llvm_of: dict[int, llvm.ValueRef] | None = None
-        self._record_of: dict[int, TextValue] = {}
+        self._llvm_of: dict[int | str, llvm.ValueRef] | None = None
+        self._record_of: dict[int | str, TextValue] = {}
 
     def release(self) -> None:
         """Drop the records once the function is read: they and this body refer to each other, and a cycle
@@ -266,9 +273,9 @@ class FunctionText:
         self._record_of = {}
 
     # ----- the way back to llvmlite -----
-    def _walk(self) -> dict[int, llvm.ValueRef]:
+    def _walk(self) -> dict[int | str, llvm.ValueRef]:
         if self._llvm_of is None:
-            llvm_of: dict[int, llvm.ValueRef] = {}
+            llvm_of: dict[int | str, llvm.ValueRef] = {}
             real_fn = self.llvm_function()
             for parameter, real_arg in zip(self.argument_records, real_fn.arguments):
                 self._record_of[key(real_arg)] = parameter
@@ -324,23 +331,106 @@ class FunctionText:
             raise Unrecognised(f"{tok} is not defined in the function")
         return hit
 
+    def value(self, tok: str, type_text: str):
+        """The local `tok` used as a value of type `type_text`."""
+        return self.local(tok)
+
+    def value_or_none(self, tok: str, type_text: str):
+        return self.locals.get(tok)
+
+    def block(self, tok: str):
+        """The block `tok` names (after `label`, or in a phi's incoming pair)."""
+        return self.local(tok)
+
+    def block_or_none(self, tok: str):
+        return self.locals.get(tok)
+
+
+def name_key(tok: str) -> str:
+    """A local's key in a body read in one pass: the name as written without its quotes (`%x` and `%"x"`
+    alike, as line_reader splits a line), or with an escape (`\\22`) decoded and quoted (such a line is
+    read the general way throughout). `%"5"` (a name) and `%5` (a slot) share a key: should both be
+    defined, the reader finds it and reads the function the two-pass way."""
+    if '"' not in tok:
+        return tok
+    if "\\" not in tok:
+        return tok.replace('"', "")
+    return '%"' + value_name(tok) + '"'
+
+
+class TextLocal(TextValue):
+    """A local used by an instruction of a body read in one pass, standing for its definition wherever that
+    is (read already, or further down); keyed by name, so the reader's value map finds what defines it."""
+    __slots__ = ("name", "_body", "_type_text", "_type")
+    value_kind = VK.instruction
+    is_instruction = True
+    is_constant = False
+
+    def __init__(self, body: FunctionText, tok: str, type_text: str):
+        self.text_key = name_key(tok)
+        self.name = value_name(tok)
+        self._body, self._type_text = body, type_text
+        self._type: LType | None = None
+
+    @property
+    def type(self) -> LType:
+        """The type its use names (LLVM's verifier has checked it is the definition's)."""
+        if self._type is None:
+            self._type = self._body.type_of(self._type_text)
+        return self._type
+
+    def __str__(self) -> str:
+        return f"%{self.name}"
+
+    def __getattr__(self, attr: str):
+        raise NeedsRecords(attr)
+
+
+class LineBody(FunctionText):
+    """The function's locals for a body read in one pass (line_reader.py): a name is answered at its first
+    use, before or after its definition, and llvmlite's values are out of reach (NeedsRecords)."""
+
+    def __init__(self, fn: llvm.ValueRef, arguments: list, type_of: Callable[[str], LType],
+                 global_kind: Callable[[str], object], block_named: Callable[[str, str], object]):
+        super().__init__(fn, arguments, type_of, global_kind)
+        self.block_named = block_named            # (name_key, label) -> the reader's block
+
+    def value(self, tok: str, type_text: str):
+        hit = self.locals.get(tok)
+        if hit is None:
+            hit = self.locals[tok] = TextLocal(self, tok, type_text)
+        return hit
+
+    value_or_none = value
+
+    def block(self, tok: str):
+        hit = self.locals.get(tok)
+        if hit is None:
+            if tok[:1] != "%":
+                raise Unrecognised(f"block {tok}")
+            k = name_key(tok)
+            hit = self.locals[tok] = TextBlock(self, tok[1:], k)
+            self.block_named(k, hit.label)
+        return hit
+
+    def block_or_none(self, tok: str):
+        return self.block(tok) if tok[:1] == "%" else None
+
+    def _walk(self) -> dict[int | str, llvm.ValueRef]:
+        raise NeedsRecords("llvmlite's values")
+
+    def from_llvm(self, ins: TextInstruction) -> None:
+        raise NeedsRecords(ins.text)
+
 
 def read_function_text(fn: llvm.ValueRef, fn_text: str, arguments: list, type_of: Callable[[str], LType],
                        global_kind: Callable[[str], object]) -> FunctionText | None:
     """The function's blocks as records, or None when its text is not laid out as expected (the reader
     then walks llvmlite's values as before)."""
     body = FunctionText(fn, arguments, type_of, global_kind)
-    try:
-        start = fn_text.index("{", fn_text.index("define")) + 1
-    except ValueError:
+    start = _open_body(body, fn_text, arguments)
+    if start < 0:
         return None
-    header = _TOKENS.findall(fn_text[fn_text.index("define"):start])
-    names = _parameter_names(header)
-    if names is None or len(names) != len(arguments):
-        return None
-    for tok, arg in zip(names, arguments):
-        body.locals[tok] = record = TextArgument(arg, key(arg))
-        body.argument_records.append(record)
     block: TextBlock | None = None
     open_switch: TextInstruction | None = None
     tokens, locals_ = _TOKENS.findall, body.locals
@@ -390,6 +480,55 @@ def read_function_text(fn: llvm.ValueRef, fn_text: str, arguments: list, type_of
         elif line.startswith("}"):
             break
     return body
+
+
+def _open_body(body: FunctionText, fn_text: str, arguments: list) -> int:
+    """Where the body's lines start (after the `{`), with the parameters' records in body.locals; -1 when
+    the header is not one read here."""
+    try:
+        start = fn_text.index("{", fn_text.index("define")) + 1
+    except ValueError:
+        return -1
+    header = _TOKENS.findall(fn_text[fn_text.index("define"):start])
+    names = _parameter_names(header)
+    if names is None or len(names) != len(arguments):
+        return -1
+    for tok, arg in zip(names, arguments):
+        body.locals[tok] = record = TextArgument(arg, key(arg))
+        body.argument_records.append(record)
+    return start
+
+
+def line_body(fn: llvm.ValueRef, fn_text: str, arguments: list, type_of: Callable[[str], LType],
+              global_kind: Callable[[str], object],
+              block_named: Callable[[str, str], object]) -> tuple[LineBody, list[str]] | None:
+    """A body to read in one pass and its lines, or None when the header is not one read here."""
+    body = LineBody(fn, arguments, type_of, global_kind, block_named)
+    start = _open_body(body, fn_text, arguments)
+    if start < 0:
+        return None
+    return body, fn_text[start:].splitlines()
+
+
+def line_record(body: LineBody, lines: list[str]) -> TextInstruction:
+    """The record of one instruction (a switch: its lines) of a body read in one pass, keyed by its
+    result's name_key, for the reader's general way."""
+    toks = _TOKENS.findall(lines[0])
+    text = lines[0].strip()
+    if "  " in text or "\t" in text:             # as read_function_text makes it
+        text = " ".join(text.split())
+    for more in lines[1:]:
+        text += " " + more.strip()
+        toks.extend(_TOKENS.findall(more))
+    if len(toks) > 2 and toks[1] == "=" and toks[0][:1] == "%":
+        result, at = toks[0], 2
+        name = value_name(result)
+    else:
+        result, at, name = "", 0, ""
+    opcode = toks[at]
+    if opcode in ("tail", "musttail", "notail") and at + 1 < len(toks):
+        opcode = toks[at + 1]
+    return TextInstruction(body, text, opcode, name, toks, at, name_key(result) if at else None)
 
 
 def _new_block(body: FunctionText, label: str) -> TextBlock:
@@ -495,7 +634,7 @@ _INT_TYPES = frozenset("i1 i8 i16 i32 i64".split())
 def _simple_value(ins: TextInstruction, tok: str, type_text: str, index: int):
     """A local or an integer literal, the operands most instructions have; None for anything else."""
     if tok[0] == "%":
-        return ins._body.locals.get(tok)
+        return ins._body.value_or_none(tok, type_text)
     if type_text in _INT_TYPES and (tok in ("true", "false") or DECIMAL.match(tok)):
         return TextConstant(ins._body, type_text, tok, VK.constant_int, ins, index)
     return None
@@ -525,14 +664,16 @@ def _read_simple(ins: TextInstruction) -> bool:
         return True
     if op == "br":
         if toks[i] == "label" and (n == i + 2 or toks[i + 2] == ","):
-            block = body.locals.get(toks[i + 1])
+            block = body.block_or_none(toks[i + 1])
             if block is None:
                 return False
             ins._operands = [block]
         elif toks[i] == "i1" and (n == i + 8 or n > i + 8 and toks[i + 8] == ","):
+            if toks[i + 3] != "label" or toks[i + 6] != "label":
+                return False
             cond = _simple_value(ins, toks[i + 1], "i1", 0)
-            true, false = body.locals.get(toks[i + 4]), body.locals.get(toks[i + 7])
-            if cond is None or true is None or false is None or toks[i + 3] != "label" or toks[i + 6] != "label":
+            true, false = body.block_or_none(toks[i + 4]), body.block_or_none(toks[i + 7])
+            if cond is None or true is None or false is None:
                 return False
             ins._operands = [cond, false, true]
         else:
@@ -548,7 +689,7 @@ def _read_simple(ins: TextInstruction) -> bool:
         i += 1
         while i + 5 <= n and toks[i] == "[" and toks[i + 2] == "," and toks[i + 4] == "]":
             v = _simple_value(ins, toks[i + 1], t, len(operands))
-            block = body.locals.get(toks[i + 3])
+            block = body.block_or_none(toks[i + 3])
             if v is None or block is None:
                 return False
             operands.append(v)
@@ -568,7 +709,7 @@ def _read_simple(ins: TextInstruction) -> bool:
             if (toks[i + 1] != "," or toks[i + 2] != "ptr" or toks[i + 3][0] != "%"
                     or (i + 4 < n and toks[i + 4] != ",")):
                 return False
-            p = body.locals.get(toks[i + 3])
+            p = body.value_or_none(toks[i + 3], "ptr")
             if p is None:
                 return False
             ins._operands, ins._type = [p], body.type_of(t)
@@ -577,7 +718,7 @@ def _read_simple(ins: TextInstruction) -> bool:
                 or (i + 5 < n and toks[i + 5] != ",")):
             return False
         v = _simple_value(ins, toks[i + 1], t, 0)
-        p = body.locals.get(toks[i + 4])
+        p = body.value_or_none(toks[i + 4], "ptr")
         if v is None or p is None:
             return False
         ins._operands, ins._type = [v, p], _VOID
@@ -616,7 +757,7 @@ class _InstructionParser:
         self.i = j
         t = toks[i]
         if j == i + 1 and t[0] == "%":
-            return self.body.local(t)
+            return self.body.value(t, type_text)
         return self.constant(type_text, t if j == i + 1 else " ".join(toks[i:j]), t)
 
     def constant(self, type_text: str, text: str, first: str) -> TextConstant:
@@ -809,7 +950,7 @@ class _InstructionParser:
             self.expect("[")
             self.operand(self.value(t))
             self.expect(",")
-            incoming.append(self.body.local(toks[self.i]))
+            incoming.append(self.body.block(toks[self.i]))
             self.i += 1
             self.expect("]")
             if self.i >= len(toks) or toks[self.i] != "," or toks[self.i + 1] != "[":
@@ -820,7 +961,7 @@ class _InstructionParser:
 
     def label(self) -> TextBlock:
         self.expect("label")
-        block = self.body.local(self.toks[self.i])
+        block = self.body.block(self.toks[self.i])
         self.i += 1
         return block
 

@@ -9,7 +9,7 @@ import pytest
 from llvmlite.binding import ffi
 
 from reconverge.lowering.errors import CompileError
-from reconverge.lowering.frontend import llvm_reader, llvm_text
+from reconverge.lowering.frontend import line_reader, llvm_reader, llvm_text
 from reconverge.lowering.frontend.llvm_module import parse_llvm_text, prepare_module
 from reconverge.lowering.ir.printer import print_function
 from tests.lowering.frontend.helpers import HEADER
@@ -212,6 +212,7 @@ later:
 def test_simple_forms_read_as_the_general_way(monkeypatch, text):
     """An instruction taken straight from its tokens is the one the general way makes (its near misses,
     a forward reference, a float literal, fdiv's !fpmath, left to the general way)."""
+    monkeypatch.setattr(llvm_reader, "ONE_PASS", False)       # the records' reader, whose simple forms these are
     taken = []
     original = llvm_reader._SimpleForms.read
 
@@ -229,6 +230,89 @@ def test_simple_forms_read_as_the_general_way(monkeypatch, text):
         assert sorted(taken) == ["add", "br", "br", "cbr", "fadd", "icmp", "icmp", "or", "shl", "sub", "xor"], taken
     monkeypatch.setattr(llvm_reader._SimpleForms, "read", lambda self, ins, blk: None)
     assert printed == _read(text, True)
+
+
+# switches as line_reader takes them (and its near misses): case values wrapped to their type's width and
+# signed, an i1 and an empty one, a condition read further down, metadata after the cases
+SWITCHES = HEADER + r"""
+define spir_kernel void @switches(ptr addrspace(1) %out, i8 %c, i64 %w) {
+entry:
+  switch i8 %c, label %a [
+    i8 -1, label %b
+    i8 127, label %a
+    i8 -128, label %done
+  ]
+
+a:
+  switch i64 %w, label %b [
+    i64 -9223372036854775808, label %done
+    i64 9223372036854775807, label %b
+  ]
+
+b:
+  %t = icmp eq i8 %c, 3
+  switch i1 %t, label %done [
+    i1 true, label %e
+  ]
+
+d:
+  switch i32 %later, label %done [
+  ]
+
+e:
+  %later = add i32 0, 1
+  switch i32 %later, label %done [
+    i32 1, label %d
+  ], !prof !0
+
+done:
+  ret void
+}
+!0 = !{!"branch_weights", i32 1, i32 2}
+"""
+
+
+@pytest.mark.parametrize("text", [EVERY_FORM, UNNAMED, BUNDLES, SIMPLE, SWITCHES],
+                         ids=["every_form", "unnamed", "bundles", "simple", "switches"])
+def test_one_pass_reads_what_the_records_read(monkeypatch, text):
+    """A body read line by line (line_reader.py) is the function the two-pass records make, whether its
+    lines are taken straight from their words or each read the general way; and it is read in one pass
+    (no form here sends it back to the records)."""
+    again = []
+    original = llvm_reader.FunctionReader.read
+
+    def counting(self, is_kernel=True, one_pass=True):
+        again.append(one_pass)
+        return original(self, is_kernel, one_pass)
+
+    monkeypatch.setattr(llvm_reader.FunctionReader, "read", counting)
+    one_pass = _read(text, True)
+    assert not one_pass.startswith("error"), one_pass
+    assert False not in again
+    monkeypatch.setattr(line_reader, "FAST_LINES", False)
+    assert _read(text, True) == one_pass
+    monkeypatch.setattr(llvm_reader, "ONE_PASS", False)
+    assert _read(text, True) == one_pass
+
+
+def test_one_pass_gives_way_to_the_records(monkeypatch):
+    """A form only llvmlite's values answer (here: every general-way parse given up) sends a body read in
+    one pass back to the two-pass records, which read it to the same function."""
+    expected = _read(EVERY_FORM, False)
+    again = []
+    original = llvm_reader.FunctionReader.read
+
+    def counting(self, is_kernel=True, one_pass=True):
+        again.append(one_pass)
+        return original(self, is_kernel, one_pass)
+
+    def give_up(self):
+        raise llvm_text.Unrecognised("test")
+
+    monkeypatch.setattr(llvm_text._InstructionParser, "read", give_up)
+    monkeypatch.setattr(llvm_reader.FunctionReader, "read", counting)
+    assert _read(EVERY_FORM, True) == expected
+    assert again == [True, False]
 
 
 @pytest.mark.parametrize("body", [
@@ -294,3 +378,17 @@ def test_source_lines_of_a_debug_switch():
     func = llvm_reader.read_kernels(mod, "co.ll")["continue_outer"]
     first, last = func.blocks[0].source_lines
     assert first.endswith("continue_outer.cl:5:15") and last.endswith("continue_outer.cl:7:5"), (first, last)
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_one_pass_reads_generated_kernels_as_the_records_do(monkeypatch, seed):
+    """Generated CFGs (nested loops, multi-level breaks, switches, early returns: forward references to
+    values and blocks everywhere) read line by line to the function the records make."""
+    import random
+
+    from reconverge.tools.testing.cfggen import random_kernel
+    text = str(random_kernel(random.Random(seed), 150))
+    one_pass = _read(text, True)
+    assert not one_pass.startswith("error"), one_pass
+    monkeypatch.setattr(llvm_reader, "ONE_PASS", False)
+    assert _read(text, True) == one_pass
