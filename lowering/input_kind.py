@@ -10,14 +10,15 @@ from __future__ import annotations
 import os
 import re
 
+from reconverge.lazy_regex import lazy_compile
 from reconverge.lowering.errors import CompileError
 
 KINDS = ("cl", "ll", "bc", "nir")
 STDIN_NAME = "<stdin>"
 _BITCODE_MAGIC = (b"BC\xc0\xde", b"\xde\xc0\x17\x0b")
-_NIR = re.compile(rb"^\s*kernel\s+@", re.M)
-_LLVM_TEXT = re.compile(rb"^\s*(define\s|declare\s|target\s+(triple|datalayout)\s*=|source_filename\s*=)", re.M)
-_OPENCL_C = re.compile(rb"\b(__)?kernel\s+void\b")
+_NIR = lazy_compile(rb"^\s*kernel\s+@", re.M)
+_LLVM_TEXT = lazy_compile(rb"^\s*(define\s|declare\s|target\s+(triple|datalayout)\s*=|source_filename\s*=)", re.M)
+_OPENCL_C = lazy_compile(rb"\b(__)?kernel\s+void\b")
 
 
 def kind_from_name(path: str) -> str | None:

@@ -14,10 +14,10 @@ import errno
 import os
 import re
 
+from reconverge.lazy_regex import lazy_compile
 from reconverge.lowering.deepstack import depth_independent
 from reconverge.lowering.errors import CompileError
 from reconverge.lowering.ir.core import Function
-from reconverge.lowering.ir.validate import ValidationError, check
 from reconverge.lowering.output import safe_file_name, write_files
 from reconverge.lowering.passes import PASSES
 from reconverge.lowering.target import CAPS, PIPELINES
@@ -46,7 +46,8 @@ class Options:
 
 
 def _after_pass(func: Function, pass_name: str, step: int, options: Options) -> None:
-    if options.verify_each:
+    if options.verify_each:             # (the validator is imported only then: 2M instructions of a compile)
+        from reconverge.lowering.ir.validate import ValidationError, check
         problems = check(func)
         if problems:
             raise ValidationError(func, problems, f"pass '{pass_name}'")
@@ -257,7 +258,7 @@ def load_module(path: str, opt_level: str = "-O0", build_options: tuple[str, ...
 # a kernel's definition in clang's text: spir_kernel among the words before its name (llvm_module.is_spir_kernel)
 _KERNEL_DEFINITION = re.compile(r"^define [^@\n]*\bspir_kernel\b", re.M)
 # a call to a sub-group or barrier built-in, and its debug location (SPIR mangled names)
-_CONVERGENT_CALL = re.compile(r"call [^\n]*@_Z\w*(?:sub_group|barrier)\w*\([^\n]*!dbg !(\d+)")
+_CONVERGENT_CALL = lazy_compile(r"call [^\n]*@_Z\w*(?:sub_group|barrier)\w*\([^\n]*!dbg !(\d+)")
 
 
 def _lexical_scopes(build_options: tuple[str, ...]) -> bool:

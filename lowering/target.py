@@ -66,7 +66,6 @@ def lower_for(funcs: list[Function], pipeline: str, verify_each: bool = True) ->
     generic pipeline, in place (what each backend calls on its input, so that any caller gets target-ready
     IR). Each pass runs once per function (Function.target_passes records it; Gen's legalize_int_widths
     is not idempotent), so this is a no-op on IR that went through `pipeline` already (the driver's)."""
-    from reconverge.lowering.ir.validate import ValidationError, check
     from reconverge.lowering.passes import PASSES
     caps = CAPS[pipeline]
     generic = PIPELINES["generic"]
@@ -79,6 +78,7 @@ def lower_for(funcs: list[Function], pipeline: str, verify_each: bool = True) ->
                 continue
             func.target_passes.add(done)
             if PASSES[name].run(func, caps) and verify_each:
+                from reconverge.lowering.ir.validate import ValidationError, check
                 problems = check(func)
                 if problems:
                     raise ValidationError(func, problems, f"pass '{name}'")

@@ -142,3 +142,16 @@ def test_an_interrupted_check_reports_unfinished_inputs_as_not_run(sandbox, sig)
     assert suites["z.cl"].find("testcase/failure") is None
     assert suites["a.cl"].find("testcase/skipped") is None and suites["a.cl"].find("testcase/failure") is None
     assert_nothing_left(marker, tmp)
+
+
+def test_a_tool_gets_sigkill_as_its_parent_death_signal():
+    """child_process.run starts a tool (through setpriv where it is installed, else setting the signal in the
+    forked child): the tool itself, after its execve, has SIGKILL as its parent-death signal."""
+    from reconverge.lowering import child_process
+    probe = ("import ctypes, sys; libc = ctypes.CDLL(None, use_errno=True); signal = ctypes.c_int(0); "
+             "libc.prctl(2, ctypes.byref(signal), 0, 0, 0); print(signal.value)")      # PR_GET_PDEATHSIG
+    proc = child_process.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert int(proc.stdout) == signal.SIGKILL
+    with pytest.raises(FileNotFoundError):
+        child_process.run([f"no-such-tool-{uuid.uuid4().hex}"], capture_output=True)

@@ -39,8 +39,6 @@ from reconverge.lowering.errors import CompileError
 from reconverge.lowering.output import write_all
 from reconverge.tools.commands import COMMANDS, command_help, command_in
 from reconverge.tools.compile_outputs import GEN_EMITS, emit_kind, emit_llvm, print_passes
-from reconverge.tools.run_command import gen_options as _gen_options
-from reconverge.tools.run_command import run_command
 from reconverge.tools.source_args import (
     COMPILING_COMMANDS,
     INPUT_HELP,
@@ -108,8 +106,6 @@ def _compile(args) -> None:
     each output needs, with the pass inspection of the command line; Gen chooses its control-flow mode
     per kernel (backend.gen.compile), so every dump option works with --cf auto too."""
     from reconverge.lowering import pipeline
-    from reconverge.lowering.ir.dot import cfg_dot, tree_dot
-    from reconverge.lowering.ir.printer import print_function
     args.emit = args.emit or emit_kind(args.output)
     if args.emit == "llvm":
         emit_llvm(args)
@@ -166,6 +162,8 @@ def _compile(args) -> None:
                 if spirv is not None:
                     data = _emit_spirv(args.emit, list(funcs.values()), spirv)
                 else:
+                    from reconverge.lowering.ir.dot import cfg_dot, tree_dot
+                    from reconverge.lowering.ir.printer import print_function
                     render: Callable[[Function], str] = {"nir": print_function, "dot-cfg": cfg_dot,
                                                          "dot-tree": tree_dot}[args.emit]
                     if args.divergence:
@@ -188,7 +186,8 @@ def _compile_gen_options(args):
         return None
     # the machine-IR verifier is a debug check, as the IR's validator after every pass: --verify-each (the
     # emitted code is checked against the PRM's restrictions either way); it was 7% of the Gen backend's time
-    return _gen_options(args.simd, args.cf, verify=args.verify_each)
+    from reconverge.tools.run_command import gen_options  # (run's module: not imported by a SPIR-V compile)
+    return gen_options(args.simd, args.cf, verify=args.verify_each)
 
 
 def _annotated(text: str, notes: dict[int, str]) -> str:
@@ -276,7 +275,9 @@ class _VersionAction(argparse.Action):
 
 def build_parser(command: str | None = None, *, every_command: bool = True) -> argparse.ArgumentParser:
     """The parser of `command` in full (of every command when None and every_command), the other commands by
-    their help line alone: a command imports only its own modules (tools/commands.py)."""
+    their help line alone (`reconverge --help` lists them) or, when `command` is given, by name alone: a
+    command imports only its own modules (tools/commands.py), and builds no parser it does not run (the
+    seven stub parsers were 2% of a one-kernel compile's instructions, callgrind; run's parser too)."""
     parser = _Parser(prog="reconverge", description="GPU compiler backend: LLVM IR to structured IR, "
                      "SPIR-V and Intel Gen9 ISA.")
     parser.add_argument("--debug", action="store_true", help="show tracebacks of internal errors")
@@ -290,12 +291,17 @@ def build_parser(command: str | None = None, *, every_command: bool = True) -> a
     for name, (module_name, help_line) in COMMANDS.items():
         if name in sub.choices:
             continue                                    # added with another command of its module
-        if module_name not in built_in_full:
-            sub.add_parser(name, help=help_line)
-        elif module_name == "reconverge.tools.cli":
-            {"compile": _add_compile, "run": _add_run}[name](sub)
+        in_cli = module_name == "reconverge.tools.cli"
+        if module_name in built_in_full and (not in_cli or command in (None, name)):
+            if in_cli:
+                {"compile": _add_compile, "run": _add_run}[name](sub)
+            else:
+                __import__(module_name, fromlist=["add_commands"]).add_commands(sub)
+        elif command is not None:
+            # argparse checks the command against these names and looks up only its own parser
+            sub.choices[name] = None        # type: ignore[assignment]
         else:
-            __import__(module_name, fromlist=["add_commands"]).add_commands(sub)
+            sub.add_parser(name, help=help_line)
     return parser
 
 
@@ -411,6 +417,7 @@ def _add_run(sub) -> None:
     r.add_argument("--verify-each", action="store_true", help="run the IR validator after every pass")
     add_build_options(r)
     r.add_argument("--debug", action="store_true", help=argparse.SUPPRESS)
+    from reconverge.tools.run_command import run_command
     r.set_defaults(func=run_command)
 
 

@@ -42,12 +42,15 @@ from .abi import KernelABI, PushMember, kernel_abi, local_spec_id
 from .branch_plan import BranchPlan, plan_branches
 from .dead_code import remove_dead_code
 from .isel import InstructionSelector
-from .loop_count import LoopCounter, loops_inside
 from .memory import MemoryObject, MemoryPlan
 from .module import SpirvModule
 from .options import SpirvOptions
 from .subgroups import SubgroupSelector
 from .types import TypeTable
+
+TYPE_CHECKING = False                   # not typing's: a compile's start-up does not import typing
+if TYPE_CHECKING:
+    from .loop_count import LoopCounter
 
 
 class ModuleEmitter:
@@ -125,7 +128,10 @@ class FunctionEmitter(SubgroupSelector, InstructionSelector):
         self.push_struct: int | None = None
         self.push_read: list[PushMember] = []      # the push-constant members read, in first-read order
         self._local_size_id: int | None = None
-        self.loop_counter = LoopCounter(self) if module.options.count_loop_iterations else None
+        self.loop_counter: LoopCounter | None = None
+        if module.options.count_loop_iterations:      # (a test's option: loop_count is imported only then)
+            from .loop_count import LoopCounter
+            self.loop_counter = LoopCounter(self)
 
     # ----- naming things for messages -----
     def where(self, ins: Instr | None) -> str:
@@ -335,6 +341,7 @@ class FunctionEmitter(SubgroupSelector, InstructionSelector):
         self.prepare_layout()
         if self.loop_counter is not None:
             self.loop_counter.prepare()
+            from .loop_count import loops_inside
             self.loop_counter.count(loops_inside(self.func.body))
 
     def emit_list(self, nodes: list, follow: int | None, loop: tuple[int, int] | None) -> None:
@@ -434,6 +441,7 @@ class FunctionEmitter(SubgroupSelector, InstructionSelector):
                 merged.append((phi, from_c))
             self.emit_phi(phi, [(self.labels[before], self.value(phi.value_for(before))), (cont, from_c)])
         if self.loop_counter is not None:
+            from .loop_count import loops_inside
             self.loop_counter.count(1 + loops_inside(loop.body))
         if loop in self.plan_cf.header_first:
             self.open_header = (merge, cont)        # emit_block ends the header with the first block's code

@@ -10,7 +10,6 @@ Each instruction is encoded to a list of words once; assemble() only concatenate
 from __future__ import annotations
 
 import math
-import numbers
 import struct
 import sys
 from array import array
@@ -350,7 +349,7 @@ class SpirvModule:
         width = info[1]
         if info[0] == "int":
             if value.__class__ is not int:
-                if isinstance(value, numbers.Integral) and not isinstance(value, bool):
+                if _is_integral(value) and not isinstance(value, bool):
                     value = int(value)
                 else:
                     raise ValueError(f"{opname}: expected an int for a {width}-bit integer, got {value!r}")
@@ -358,7 +357,7 @@ class SpirvModule:
             if width < 32 and info[2] and bits >> (width - 1):
                 bits |= _WORD ^ ((1 << width) - 1)
         else:
-            if isinstance(value, bool) or not isinstance(value, numbers.Real):
+            if value.__class__ is not float and (isinstance(value, bool) or not _is_real(value)):
                 raise ValueError(f"{opname}: expected a float for a {width}-bit float, got {value!r}")
             value = float(value)
             if width == 16:
@@ -713,3 +712,16 @@ class SpirvModule:
         if sys.byteorder != "little":
             out.byteswap()
         return out.tobytes()
+
+
+def _is_integral(value) -> bool:
+    """numbers.Integral's test (numpy's integers pass it), importing numbers only for a value that is not an
+    int: a compile's literals are ints and floats, and importing numbers was 1.3M instructions of its start-up."""
+    import numbers
+    return isinstance(value, numbers.Integral)
+
+
+def _is_real(value) -> bool:
+    """numbers.Real's test, imported as in _is_integral (a float never asks)."""
+    import numbers
+    return isinstance(value, numbers.Real)

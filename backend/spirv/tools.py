@@ -5,13 +5,13 @@ stdin/stdout ("-"), so no temporary files are needed.
 from __future__ import annotations
 
 import functools
-import re
 import subprocess
 
+from reconverge.lazy_regex import lazy_compile
 from reconverge.lowering import child_process
 from reconverge.lowering.errors import CompileError
 
-_ERROR_PREFIX = re.compile(r"^error:\s*(line \d+:\s*)?")
+_ERROR_PREFIX = lazy_compile(r"^error:\s*(line \d+:\s*)?")
 
 
 def _run(tool: str, args: list[str], binary: bytes) -> subprocess.CompletedProcess:

@@ -29,12 +29,21 @@ class TypeTable:
 
     def __init__(self, module):
         self.m = module
+        # width -> type id, once its capability is declared and its type made: the emitter asks for u32 and
+        # friends about a thousand times a compile, each a request the module answers the same way
+        self._known: dict[tuple[str, int], int] = {}
         self.void = module.type("OpTypeVoid")
         self.bool = module.type("OpTypeBool")
         self.u32 = self.uint(32)
         self.v3u32 = module.type("OpTypeVector", self.u32, 3)
 
     def uint(self, bits: int) -> int:
+        found = self._known.get(("u", bits))
+        if found is None:
+            found = self._known[("u", bits)] = self._uint(bits)
+        return found
+
+    def _uint(self, bits: int) -> int:
         bits = legal_bits(bits)
         if bits in _INT_CAPABILITIES:
             self.m.capability(_INT_CAPABILITIES[bits])

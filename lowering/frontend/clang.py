@@ -20,9 +20,9 @@ error is a terminal (clang's own rule, which it cannot apply itself through the 
 from __future__ import annotations
 
 import os
-import re
 import sys
 
+from reconverge.lazy_regex import lazy_compile
 from reconverge.lowering import child_process
 from reconverge.lowering.errors import CompileError
 from reconverge.records import record
@@ -30,7 +30,7 @@ from reconverge.records import record
 CLANG = os.environ.get("RECONVERGE_CLANG", "clang-22")
 OPT_LEVELS = ("-O0", "-O1", "-O2", "-O3", "-Os", "-Oz")
 _COLOUR_FLAGS = ("-fcolor-diagnostics", "-fno-color-diagnostics", "-fdiagnostics-color")
-_ANSI = re.compile(r"\x1b\[[0-9;]*m")
+_ANSI = lazy_compile(r"\x1b\[[0-9;]*m")
 
 
 # clBuildProgram's options (OpenCL 3.0 API spec 5.8.6) that take no value

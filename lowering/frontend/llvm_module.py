@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 
+from reconverge.lazy_regex import lazy_compile
 from reconverge.lowering.errors import CompileError
 
 TYPE_CHECKING = False                   # not typing's: a compile's start-up does not import typing
@@ -20,7 +21,7 @@ if TYPE_CHECKING:
     import llvmlite.binding as llvm
 
 _NOT_NAME = r"[\w.$%@\"-]"
-_NOINLINE = re.compile(rf"(?<!{_NOT_NAME})(?:noinline|optnone)(?!{_NOT_NAME})")
+_NOINLINE = lazy_compile(rf"(?<!{_NOT_NAME})(?:noinline|optnone)(?!{_NOT_NAME})")
 KERNEL_TWIN = "__clang_ocl_kern_imp_"
 _initialized = False
 _context_owning_module: type | None = None
@@ -79,7 +80,7 @@ def _llvm_error(source_name: str, err: Exception) -> CompileError:
     return CompileError(f"{source_name}: {lines[0] if lines else text}")
 
 
-_STRING_OR_COMMENT = re.compile(r'"[^"]*"|;[^\n]*')
+_STRING_OR_COMMENT = lazy_compile(r'"[^"]*"|;[^\n]*')
 
 
 def make_inlinable(text: str) -> str:
@@ -192,7 +193,7 @@ def _calls_a_definition(module_text: str) -> bool:
     return False
 
 
-_ALLOCA = re.compile(r"=\s*alloca\b")                    # an alloca instruction (or text that looks like one)
+_ALLOCA = lazy_compile(r"=\s*alloca\b")                    # an alloca instruction (or text that looks like one)
 DEFINE_NAME = re.compile(r'^define [^\n]*?@("[^"]*"|[-\w.$]+)\(', re.M)   # a function definition's name
 _GLOBAL_NAME = re.compile(r'@("[^"]*"|[-\w.$]+)')
 

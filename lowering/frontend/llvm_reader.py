@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 import re
 
+from reconverge.lazy_regex import lazy_compile
 from reconverge.lowering.errors import CompileError, NotSupported
 from reconverge.lowering.frontend import builtins
 from reconverge.lowering.frontend.convergence import apply as convergence_control
@@ -95,12 +96,12 @@ _INSTRUCTION, _ARGUMENT, _GLOBAL, _CONSTANT_INT, _FUNCTION = (
 _NOT_VALUES = (_VK.metadata_as_value, _VK.basic_block, _VK.inline_asm, _VK.block_address)
 READ_TEXT = True      # read function bodies from their printed text (llvm_text.py); False: llvmlite's values
 ONE_PASS = True       # read a printed body line by line (line_reader.py); False: records for every line first
-_NAME = re.compile(r'^\s*%("(?:[^"]*)"|[-\w.$]+)\s*=')
+_NAME = lazy_compile(r'^\s*%("(?:[^"]*)"|[-\w.$]+)\s*=')
 
 
-_DBG = re.compile(r"!dbg !(\d+)")
+_DBG = lazy_compile(r"!dbg !(\d+)")
 _BUNDLES = re.compile(r'\)[^()"\[]*\[\s*"')       # a call's operand bundle list, after its arguments and attributes
-_BUNDLE_TAG = re.compile(r'"([^"]*)"\s*\(')
+_BUNDLE_TAG = lazy_compile(r'"([^"]*)"\s*\(')
 
 
 def zero(t: Type) -> Const:

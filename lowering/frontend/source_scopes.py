@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import re
 
+from reconverge.lazy_regex import lazy_compile
 from reconverge.lowering.errors import NotSupported, where
 from reconverge.lowering.graph import IrreducibleError, LoopForest, dominator_tree, loop_forest
 from reconverge.lowering.ir.core import Block, Function, Instr, Phi
@@ -36,8 +37,8 @@ from reconverge.records import field, record
 
 # the operations whose meeting a scope decides (not the token-making `convergence` itself)
 CONVERGENT = frozenset(name for name, op in OPCODES.items() if op.has("convergent") and name != "convergence")
-_DBG = re.compile(r"!dbg !(\d+)")
-_FIELD = re.compile(r"\b(line|column|scope|inlinedAt): (!?\d+)")
+_DBG = lazy_compile(r"!dbg !(\d+)")
+_FIELD = lazy_compile(r"\b(line|column|scope|inlinedAt): (!?\d+)")
 
 ScopeKey = tuple[str, str]      # (scope node, inlinedAt node or ""): one scope of one inlined copy
 

@@ -24,10 +24,10 @@ Predecessors are a comment: they follow from the edges. Printing never changes t
 from __future__ import annotations
 
 import math
-import re
 import struct
 from collections.abc import Iterable
 
+from reconverge.lazy_regex import lazy_compile
 from reconverge.lowering.deepstack import depth_independent
 from reconverge.lowering.ir.core import (
     END_LABEL,
@@ -48,7 +48,7 @@ TYPE_CHECKING = False                   # not typing's: a compile's start-up doe
 if TYPE_CHECKING:
     from reconverge.lowering.analysis.divergence import Divergence
 
-_PLAIN_NAME = re.compile(r"(?:[A-Za-z_.$][\w.$-]*|\d+)\Z")
+_PLAIN_NAME = lazy_compile(r"(?:[A-Za-z_.$][\w.$-]*|\d+)\Z")
 
 
 def quote(text: str) -> str:

@@ -157,6 +157,9 @@ def _extend(instrs: list[Instr], s: int, g: int, end: int, at: dict[Instr, int])
     """How many groups of g from s repeat group 0 (1 if group 1 does not), and the operand patterns."""
     if s + 2 * g > end:
         return 1, []
+    first, second = instrs[s], instrs[s + g]        # most (s, g) fail on the first pair: before any slicing
+    if first.opcode not in ROLLABLE or not _same_shape(first, second):
+        return 1, []
     g0, g1 = instrs[s:s + g], instrs[s + g:s + 2 * g]
     if not all(x.opcode in ROLLABLE and _same_shape(x, y) for x, y in zip(g0, g1)):
         return 1, []

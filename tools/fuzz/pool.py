@@ -18,7 +18,7 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 
-from reconverge.lowering.child_process import die_with_parent
+from reconverge.lowering.child_process import die_with_parent, load_prctl
 from reconverge.tools.fuzz.generator import FuzzProgram
 from reconverge.tools.fuzz.runner import REFERENCE, Config, Outcome, ProgramRun
 
@@ -84,6 +84,7 @@ class Worker:
         jobs_r, jobs_w = os.pipe()
         results_r, results_w = os.pipe()
         parent = os.getpid()
+        load_prctl()                                    # here: the child looks nothing up
         pid = os.fork()
         if pid == 0:
             try:

@@ -18,7 +18,7 @@ import threading
 import time
 from typing import Callable, TypeVar, cast
 
-from reconverge.lowering.child_process import die_with_parent
+from reconverge.lowering.child_process import die_with_parent, load_prctl
 from reconverge.lowering.errors import CompileError
 
 T = TypeVar("T")
@@ -37,6 +37,7 @@ def call_in_child(fn: Callable[[], T], what: str, timeout: float | None = None) 
     (it is killed)."""
     read_end, write_end = os.pipe()
     parent = os.getpid()
+    load_prctl()                                    # here: the child looks nothing up
     pid = os.fork()
     if pid == 0:                                    # the child: compute, send, leave without cleanup
         os.close(read_end)
