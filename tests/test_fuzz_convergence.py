@@ -255,6 +255,29 @@ def test_fuzz_13266_pulling_a_region_into_its_loop_reads_the_cfg_before_the_latc
     assert [o.status for o in outcomes][1:] == ["ok"] * 3, [o.message for o in outcomes]
 
 
+def test_fuzz_23120_a_block_clang_left_unreachable_needs_no_dominance_repair(tmp_path):
+    """Fuzz convergence-23120 at -O0 -g: a `for` whose body always breaks leaves clang's increment block with
+    no predecessor; pulling the outer loop's break-path reduction into the loop then found the dead block's
+    loads not dominated by their allocas and refused the kernel (a one-line refusal on ir, spirv and gen).
+    A use the entry does not reach never runs and is left as it is now."""
+    run = _kept_run("scopes_dead_increment_23120.cl", 23120, 64, 16, 6, tmp_path)
+    configs = ("llvm-O0", "ir-O0", "spirv-O0", "gen-O0-simd16-structured", "gen-O0-simd8-blockip",
+               "gen-O0-simd16-hybrid")
+    outcomes = [run.run(Config.parse(c)) for c in configs]
+    assert [o.status for o in outcomes][1:] == ["ok"] * 5, [o.message for o in outcomes]
+
+
+@pytest.mark.xfail(strict=True, reason="open: LLVM -O2 deletes the loop the reduction was written in")
+def test_a_loop_llvm_deletes_still_meets_its_lanes_per_iteration_at_O2(tmp_path):
+    """The same kernel at -O2 -g: the loop's exit test is loop-invariant, so LLVM computes the inner loop's
+    count in closed form and deletes the loop, and the reduction on its break path runs once with the lanes
+    of every iteration together, where -O0 (the scopes rule) meets them per iteration. Nothing detects a
+    source loop that -O2 removed yet; when something does (a refusal or a rebuild), this passes."""
+    run = _kept_run("scopes_dead_increment_23120.cl", 23120, 64, 16, 6, tmp_path)
+    outcomes = [run.run(Config.parse(c)) for c in ("ir-O0", "ir-O2")]
+    assert outcomes[1].status in ("ok", "refused"), [o.message for o in outcomes]
+
+
 def test_fuzz_14008_merged_loops_that_llvm_would_unroll_stay_loops(tmp_path):
     """Fuzz convergence-14008 at -O2 -g (the generator's nested do/while, constant trip counts): LLVM merged the
     do/while into its outer loop and then unrolled it fully, so each copy of the do body met lanes of

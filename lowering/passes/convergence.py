@@ -272,7 +272,9 @@ def _members(func: Function, header: Block) -> set[Block]:
 
 def _repair_dominance(func: Function, latch: Block) -> None:
     """Values whose definition no longer dominates a use (defined in a pulled exit block or in the loop,
-    used past the latch) reach it through a phi in the latch (undef from where they are not defined)."""
+    used past the latch) reach it through a phi in the latch (undef from where they are not defined). A use
+    in a block the entry does not reach never runs and needs nothing: clang -O0 leaves such blocks, e.g. the
+    increment of a `for` whose body always breaks (fuzz convergence-23120)."""
     blocks = func.update_cfg()
     dom = dominator_tree([[s.index for s in b.succs] for b in blocks], 0)
     through: dict[int, Phi] = {}
@@ -295,7 +297,7 @@ def _repair_dominance(func: Function, latch: Block) -> None:
                 use_at = ins.blocks[i] if isinstance(ins, Phi) else b
                 if not isinstance(v, Instr) or v.block is None or v.block is use_at and not isinstance(ins, Phi):
                     continue
-                if not dom.dominates(v.block.index, use_at.index):
+                if not dom.dominates(v.block.index, use_at.index) and dom.dominates(0, use_at.index):
                     if not dom.dominates(latch.index, use_at.index):
                         raise NotSupported(f"{where(func, ins)}: uses %{v.name or v.opcode} on a path the "
                                            f"convergence tokens' loop shape cannot give it (not supported)")
