@@ -597,7 +597,8 @@ class FunctionReader:
                 except NeedsRecords:
                     line_text.release()
                     return FunctionReader(self.ctx, fn, self.name).read(is_kernel, one_pass=False)
-                return self._finish(line_text, forward_users + [ins for b in forward_blocks for ins in b.instrs])
+                return self._finish(line_text, None if self.stale_lanes() else
+                                    forward_users + [ins for b in forward_blocks for ins in b.instrs])
         body = read_function_text(fn, fn_text, arguments, self.ctx.parse_type_text,
                                   self.ctx.global_kind) if READ_TEXT else None
         if body is None and isinstance(fn, TextFunction):       # a layout the records do not read: llvmlite's
@@ -765,6 +766,16 @@ class FunctionReader:
             body.release()
         func.update_cfg()
         return func
+
+    def stale_lanes(self) -> bool:
+        """Whether a placeholder outlived its value's definition. Defining a value replaces its own lane list,
+        but a list built from a placeholder before then (a vector's insertelement of a later value, an
+        extract from such a vector) keeps it, and an instruction read from that list afterwards (a phi
+        completed at the end, a use after the definition) holds the placeholder where no pending use was
+        tracked (fuzz subgroup-24143: a <2 x float> phi of an insertelement of a later phi). Once the body is
+        read every value is defined, so any placeholder left in a list is such a one: then every instruction
+        is searched."""
+        return any(v.__class__ is _Forward for lanes in self.values.values() for v in lanes)
 
     def _resolve(self, v: Value) -> Value:
         """A placeholder's value; placeholders can stand for placeholders (a lane of a forward vector)."""
