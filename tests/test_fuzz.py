@@ -173,15 +173,16 @@ def test_all_mode_programs_are_the_same_with_sub_group_statements_added():
         assert kept == before, seed
 
 
-def test_float_sub_group_min_max_never_meets_a_negative_zero():
+def test_float_sub_group_arithmetic_never_meets_a_negative_zero():
     """A float min/max over -0.0 and +0.0 may answer either zero (fuzz subgroup-20219: a scan's order is
-    unspecified), so a float variable goes in as `f + 0.0f`, which is never -0.0; the other operand form
-    converts an integer, never -0.0 either."""
+    unspecified), and a sum of -0.0s is +0.0 or -0.0 as the identity is added in or not (fuzz
+    convergence-25163), so a float variable goes in as `f + 0.0f`, which is never -0.0; the other operand
+    form converts an integer, never -0.0 either."""
     import re
     seen = 0
     for mode in ("subgroup", "all"):
         for seed in range(120):
-            for m in re.finditer(r"sub_group_\w*_(?:min|max)\((f\d+[^;]*?)\)\);", generate(seed, mode).source):
+            for m in re.finditer(r"sub_group_\w*_(?:min|max|add)\((f\d+[^;]*?)\)\);", generate(seed, mode).source):
                 assert m.group(1).endswith(" + 0.0f"), (mode, seed, m.group())
                 seen += 1
     assert seen > 5                       # the slice does hold such operations

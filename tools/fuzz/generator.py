@@ -354,10 +354,12 @@ class _ClGen:
             kind = rng.choice(("reduce", "scan_inclusive", "scan_exclusive"))
             arith = rng.choice(("add", "min", "max"))
             operand = rng.choice((f.name, f"(float)(as_int({self.expr(1)}) % 4096)"))
-            if arith != "add" and operand == f.name:
+            if operand == f.name:
                 # min/max of -0.0 and +0.0 may answer either zero (the comparison order of a scan or
-                # reduction is unspecified, and FMin/FMax return either operand of equal ones): adding
-                # +0.0 makes every zero +0.0 (fuzz subgroup-20219)
+                # reduction is unspecified, and FMin/FMax return either operand of equal ones; fuzz
+                # subgroup-20219), and so may a sum of -0.0s (+0.0 where the operation's identity, 0, is
+                # added in, -0.0 where it is not; fuzz convergence-25163's exclusive scan): adding +0.0
+                # makes every zero +0.0
                 operand = f"{f.name} + 0.0f"
             out.append(f"{indent}{f.name} = fclampi(sub_group_{nu}{kind}_{arith}({operand}));")
             return
