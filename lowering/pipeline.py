@@ -235,15 +235,20 @@ def load_module(path: str, opt_level: str = "-O0", build_options: tuple[str, ...
     if kind == "cl":
         from reconverge.lowering.input_kind import STDIN_NAME
         clang = run_clang(path, opt_level, build_options, source=data if path == STDIN_NAME else None)
-        if opt_level != "-O0" and _lexical_scopes(build_options) and unrolled_convergent_calls(clang.llvm_text):
-            clang = run_clang(path, opt_level, (*build_options, "-fno-unroll-loops"),
-                              source=data if path == STDIN_NAME else None)
+        source = data if path == STDIN_NAME else None
+        scopes = opt_level != "-O0" and _lexical_scopes(build_options)
+        if scopes and unrolled_convergent_calls(clang.llvm_text):
+            build_options = (*build_options, "-fno-unroll-loops")
+            clang = run_clang(path, opt_level, build_options, source=source)
         if diagnostics is not None and clang.diagnostics:
             diagnostics.append(clang.diagnostics)
         if not _KERNEL_DEFINITION.search(clang.llvm_text):        # (printing the functions to ask cost more)
             raise CompileError(f"{path}: no kernel in this file (an OpenCL C program needs a `kernel` function)")
         from reconverge.lowering.frontend.text_module import TextModule
-        return TextModule(clang.llvm_text, path)
+        module = TextModule(clang.llvm_text, path)
+        if scopes and _CONVERGENT_CALL.search(clang.llvm_text):
+            module = _keep_source_loops(module, path, opt_level, build_options, source)
+        return module
     from reconverge.lowering.frontend.llvm_module import optimize_module, parse_llvm_bitcode, parse_llvm_text
     if kind == "bc":
         mod = parse_llvm_bitcode(data, path)
@@ -252,7 +257,19 @@ def load_module(path: str, opt_level: str = "-O0", build_options: tuple[str, ...
     from reconverge.lowering.frontend import hlsl
     if hlsl.is_hlsl(mod):          # clang's HLSL for Vulkan: its shaders as OpenCL kernels
         mod = hlsl.adapt(mod, path)
-    return optimize_module(mod, speed_level(opt_level), path)
+    unoptimized = str(mod) if opt_level != "-O0" and _has_loops_and_scopes(data) else None
+    mod = optimize_module(mod, speed_level(opt_level), path)
+    if unoptimized is not None:
+        from reconverge.lowering.frontend.removed_loops import removed_loops
+        mod.removed_loops = removed_loops(unoptimized, str(mod))
+    return mod
+
+
+def _has_loops_and_scopes(data: bytes) -> bool:
+    """Whether an .ll or .bc input may hold a source loop the optimiser could remove from around a
+    convergent call (lowering.frontend.removed_loops): loop locations and lexical blocks (bitcode's
+    record names are plain text too)."""
+    return b"llvm.loop" in data and b"DILexicalBlock" in data
 
 
 # a kernel's definition in clang's text: spir_kernel among the words before its name (llvm_module.is_spir_kernel)
@@ -265,6 +282,31 @@ def _lexical_scopes(build_options: tuple[str, ...]) -> bool:
     """Whether clang's options ask for debug information with lexical blocks (-g, -g2, -gdwarf-5, ...; not
     -g0 or the line-table-only forms)."""
     return any(o.startswith("-g") and not o.startswith(("-g0", "-gline-", "-gno-")) for o in build_options)
+
+
+# what LLVM's -O<n> does to a loop that ends in closed form (lowering.frontend.removed_loops), undone
+KEEP_LOOPS = ("-fno-unroll-loops", "-mllvm", "-indvars-predicate-loops=0")
+
+
+def _keep_source_loops(module, path: str, opt_level: str, build_options: tuple[str, ...], source: bytes | None):
+    """clang's module for `path`, with `removed_loops` set: the source loops around a convergent call
+    that the optimiser removed (lowering.frontend.removed_loops). Where it removed one, the file is
+    compiled again without full unrolling (which shares one exit block among every iteration's copy) or
+    IndVarSimplify's exit predication (which turns the iteration a lane leaves in into a test before the
+    loop); a loop removed even so (LoopDeletion of a loop whose one exit's count SCEV knows) stays in
+    `removed_loops`, and a kernel with an operation in it is refused (convergence.apply)."""
+    from reconverge.lowering.frontend.clang import run_clang
+    from reconverge.lowering.frontend.removed_loops import removed_loops
+    from reconverge.lowering.frontend.text_module import TextModule
+    unoptimized = run_clang(path, opt_level, (*build_options, "-Xclang", "-disable-llvm-passes"),
+                            source=source).llvm_text
+    removed = removed_loops(unoptimized, module.text)
+    if removed:
+        options = (*build_options, *(KEEP_LOOPS[1:] if "-fno-unroll-loops" in build_options else KEEP_LOOPS))
+        module = TextModule(run_clang(path, opt_level, options, source=source).llvm_text, path)
+        removed = removed_loops(unoptimized, module.text)
+    module.removed_loops = removed
+    return module
 
 
 def unrolled_convergent_calls(llvm_text: str) -> bool:

@@ -197,10 +197,19 @@ def _after_loops(level: str, convergence: str):
     return list(got), [int(lanes.sum()) if m else 0 for m in lanes]
 
 
-@pytest.mark.parametrize("level,convergence", [("-O2", "auto"), ("-O0", "cfg")])
+@pytest.mark.parametrize("level,convergence", [("-O2", "cfg"), ("-O0", "cfg")])
 def test_an_operation_after_two_loops_in_a_switch_case(level, convergence):
     got, want = _after_loops(level, convergence)
     assert got == want
+
+
+def test_a_loop_left_on_an_invariant_test_is_refused_at_O2():
+    """The do/while's break is taken on a loop-invariant test, so -O2 unswitches it and deletes the empty
+    loop left: harmless here (every leaving lane leaves in the first iteration), but the optimised module
+    cannot tell it from a deletion that merges iterations (test_a_loop_llvm_deletes_outright_is_refused_at_O2),
+    so scopes refuse it; --convergence=cfg compiles it (above)."""
+    with pytest.raises(CompileError, match="scopes_switch_after_loops.cl:15, which the optimiser removed"):
+        _after_loops("-O2", "auto")
 
 
 # fuzz convergence-104 at -O0 -g: the reduction written after both loops was homed into the waterfall loop and
@@ -268,15 +277,30 @@ def test_fuzz_23120_a_block_clang_left_unreachable_needs_no_dominance_repair(tmp
     assert [o.status for o in outcomes][1:] == ["ok"] * 5, [o.message for o in outcomes]
 
 
-@pytest.mark.xfail(strict=True, reason="open: LLVM -O2 deletes the loop the reduction was written in")
-def test_a_loop_llvm_deletes_still_meets_its_lanes_per_iteration_at_O2(tmp_path):
-    """The same kernel at -O2 -g: the loop's exit test is loop-invariant, so LLVM computes the inner loop's
-    count in closed form and deletes the loop, and the reduction on its break path runs once with the lanes
-    of every iteration together, where -O0 (the scopes rule) meets them per iteration. Nothing detects a
-    source loop that -O2 removed yet; when something does (a refusal or a rebuild), this passes."""
+def test_fuzz_23120_a_loop_llvm_would_end_in_closed_form_still_meets_its_lanes_per_iteration_at_O2(tmp_path):
+    """The same kernel at -O2 -g: the loop's exits are computable, so IndVarSimplify rewrote each into a test
+    before the loop (exit predication) and the loop went; the reduction on its break path ran once with the
+    lanes of every iteration together, where -O0 (the scopes rule) meets them per iteration (ir, spirv and
+    gen agreed with each other, not with -O0). clang's module before its passes names the source loop
+    (lowering.frontend.removed_loops); the file is compiled again without exit predication and unrolling,
+    the loop stays, and -O2 agrees with -O0."""
+    from reconverge.lowering.pipeline import load_module
+    assert load_module(_kept("scopes_dead_increment_23120.cl"), "-O2", ("-g",)).removed_loops == ()
     run = _kept_run("scopes_dead_increment_23120.cl", 23120, 64, 16, 6, tmp_path)
-    outcomes = [run.run(Config.parse(c)) for c in ("ir-O0", "ir-O2")]
-    assert outcomes[1].status in ("ok", "refused"), [o.message for o in outcomes]
+    outcomes = [run.run(Config.parse(c)) for c in ("ir-O0", "ir-O2", "spirv-O2", "gen-O2-simd16-structured")]
+    assert [o.status for o in outcomes] == ["ok"] * 4, [o.message for o in outcomes]
+
+
+def test_a_loop_llvm_deletes_outright_is_refused_at_O2(tmp_path):
+    """A one-exit loop each lane leaves at its own iteration with a reduction (the generator's closed_loop,
+    fuzz convergence-18): LoopDeletion removes it at -O2 even compiled again, so the kernel is refused in
+    one line naming the loop; -O0 and --convergence=cfg compile it."""
+    path = _kept("scopes_one_exit_loop_removed.cl")
+    with pytest.raises(CompileError, match=r"@k: block \w+: subgroup: its -g scope puts it in the loop at "
+                                           r"scopes_one_exit_loop_removed.cl:9, which the optimiser removed"):
+        load_program(path, "-O2", build_options=("-g",)).function("k")
+    load_program(path, "-O0", build_options=("-g",)).function("k")
+    load_program(path, "-O2", build_options=("-g",), convergence="cfg").function("k")
 
 
 def test_fuzz_14008_merged_loops_that_llvm_would_unroll_stay_loops(tmp_path):

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from reconverge.lowering.errors import CompileError
 from reconverge.lowering.frontend.loop_separation import separated_loop_homes
+from reconverge.lowering.frontend.removed_loops import refuse_calls_in_removed_loops
 from reconverge.lowering.frontend.source_scopes import CONVERGENT, ScopeNotes
 from reconverge.lowering.ir.core import Function, Instr
 from reconverge.lowering.ir.types import TOKEN
@@ -46,6 +47,7 @@ def apply(func: Function, notes: ScopeNotes | None, mode: str, where: str) -> st
     if tokens:
         drop_tokens(func)
     if mode == "scopes" and notes is not None:      # None: no -g, and (checked above) nothing convergent
+        refuse_calls_in_removed_loops(func, notes)
         for ins, header in separated_loop_homes(func, notes).items():
             anchor = Instr("convergence", [], TOKEN, {"kind": "anchor"})
             header.insert(sum(1 for _ in header.phis()), anchor)

@@ -264,7 +264,7 @@ class ModuleContext:
     def scope_notes(self) -> ScopeNotes:
         """A fresh collector of one function's debug locations over the module's parsed scopes."""
         if self._scopes is None:
-            self._scopes = DebugScopes(self._debug_nodes())
+            self._scopes = DebugScopes(self._debug_nodes(), getattr(self.mod, "removed_loops", ()))
         return ScopeNotes(self._scopes)
 
     def _debug_nodes(self) -> dict[str, str]:

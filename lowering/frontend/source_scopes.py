@@ -54,11 +54,17 @@ class DebugScopes:
     """The module's debug-info nodes (number -> `!DI...(...)` text, parsed once by the reader), read as
     locations and scope chains when asked for."""
 
-    def __init__(self, nodes: dict[str, str]):
+    def __init__(self, nodes: dict[str, str], removed_loops: tuple = ()):
         self._nodes = nodes
+        # the source loops around a convergent call that the optimiser removed (lowering.frontend.removed_loops)
+        self.removed_loops = removed_loops
         self._locations: dict[str, Location | None] = {}
         self._chains: dict[str, tuple[ScopeKey, ...]] = {}
         self._full: bool | None = None
+
+    @property
+    def nodes(self) -> dict[str, str]:
+        return self._nodes
 
     @property
     def has_scopes(self) -> bool:

@@ -61,6 +61,7 @@ SUBGROUP_RATE = {"subgroup": 0.3, "all": 0.08, "convergence": 0.3}
 NESTED_DO_RATE = 0.04      # convergence mode: a seed-004 nested do/while before a statement (its own stream)
 CONTINUE_LOOP_RATE = 0.04  # convergence mode: a while loop gone back to from two places (continue_loop; its own)
 SIGNED_ZERO_RATE = 0.05    # convergence mode: a select of 1.0 and a zero of the other sign (signed_zero; its own)
+CLOSED_LOOP_RATE = 0.02    # convergence mode: a loop LLVM can end in closed form, left with an operation (its own)
 IN_SIZE = 256               # elements of `in` (indices are masked with IN_SIZE - 1)
 LOCAL_WORDS = 64            # elements of the __local exchange array: the largest work-group generated
 COUNTERS = 8                # global atomic counters; counter c takes only ATOMIC_FAMILIES[c]
@@ -171,6 +172,8 @@ class _ClGen:
         self.continue_loop_stream: random.Random | None = None     # ... continue_loop's
         self.continue_loops = 0
         self.signed_zero_stream: random.Random | None = None       # ... signed_zero's
+        self.closed_loop_stream: random.Random | None = None       # ... closed_loop's
+        self.closed_loops = 0
 
     def fresh(self, prefix: str) -> str:
         self.counter += 1
@@ -407,6 +410,9 @@ class _ClGen:
             self.continue_loop(out, indent, depth)
         if self.signed_zero_stream is not None and self.floats and self.signed_zero_stream.random() < SIGNED_ZERO_RATE:
             self.signed_zero(out, indent)
+        if (self.closed_loop_stream is not None and depth < MAX_DEPTH and self.loops < MAX_LOOPS
+                and self.closed_loop_stream.random() < CLOSED_LOOP_RATE):
+            self.closed_loop(out, indent)
         self.statements += 1
         rng = self.rng
         nest = depth < MAX_DEPTH and self.statements < self.size
@@ -762,6 +768,42 @@ class _ClGen:
         out.append(f"{inner}}}")
         out.append(f"{indent}}}")
 
+    def closed_loop(self, out, indent):
+        """A counting loop each lane leaves with a sub-group operation at its own iteration (`j == key`),
+        the rest of its body sums only what SCEV writes in closed form, so -O2 can delete the loop (by
+        IndVarSimplify's exit predication, full unrolling, or LoopDeletion of a one-exit loop) and the
+        operation on the break path would meet lanes of every iteration (fuzz convergence-23120); or leaves
+        it on a loop-invariant test (the loop then unswitched away, with the same meeting). Its own stream
+        and names, as nested_do."""
+        main, self.rng = self.rng, self.closed_loop_stream
+        assert self.rng is not None
+        self.closed_loops += 1
+        n = self.closed_loops
+        key, j, acc = f"xk{n}", f"xj{n}", f"xs{n}"
+        inner, body = indent + "    ", indent + "        "
+        try:
+            target = self.rng.choice([v for v in self.scalars if v.type == "uint"])
+            out.append(f"{indent}{{")
+            out.append(f"{inner}uint {key} = ({self.expr(2)}) & {self.rng.choice((3, 7))}u;")
+            out.append(f"{inner}uint {acc} = 0u;")
+            bound = self.rng.choice(("", f"{j} < {self.rng.randint(2, 8)}u"))
+            out.append(f"{inner}for (uint {j} = 0u; {bound}; {j}++) {{")
+            leave = f"{j} == {key}" if self.chance(0.75) else f"{key} == {self.rng.randint(0, 3)}u"
+            op = self.rng.choice(("sub_group_non_uniform_reduce_add", "sub_group_reduce_max",
+                                  "sub_group_scan_inclusive_add", "sub_group_non_uniform_reduce_add"))
+            out.append(f"{body}if ({leave}) {{")
+            out.append(f"{body}    {target.name} {self.rng.choice(('+=', '^='))} {op}({self.expr(1)});")
+            out.append(f"{body}    break;")
+            out.append(f"{body}}}")
+            if self.chance(0.7):
+                out.append(f"{body}{acc} += {j} * {self.rng.randint(1, 9)}u + {self.rng.randint(0, 3)}u;")
+            out.append(f"{inner}}}")
+            out.append(f"{inner}{target.name} ^= {acc};")
+            out.append(f"{indent}}}")
+        finally:
+            self.rng = main
+        self.uses_subgroups = True
+
     def _loop_statement(self, out: list[str], indent: str, subgroup: float) -> None:
         """A divergent sub-group operation (with chance `subgroup`), else an assignment."""
         if self.chance(subgroup):
@@ -995,6 +1037,7 @@ def generate(seed: int, mode: str = "all", size: int | None = None) -> FuzzProgr
         gen.nested_do_stream = random.Random(f"{mode}:{seed}:nested_do")
         gen.continue_loop_stream = random.Random(f"{mode}:{seed}:continue_loop")
         gen.signed_zero_stream = random.Random(f"{mode}:{seed}:signed_zero")
+        gen.closed_loop_stream = random.Random(f"{mode}:{seed}:closed_loop")
     source = gen.kernel()
     program = FuzzProgram(seed, mode, source, "cl", global_size, local, uses_approx=gen.uses_approx,
                           irreducible=gen.uses_goto, n_arg=rng.randrange(8), arg_names=list(ARG_NAMES),

@@ -1,0 +1,97 @@
+"""lowering/frontend/removed_loops.py: which source loops around a convergent operation LLVM's optimiser
+removed, read from clang's module before its passes and the optimised one, and the refusal that follows."""
+from __future__ import annotations
+
+import os
+import re
+
+import pytest
+
+from reconverge.lowering.errors import CompileError
+from reconverge.lowering.frontend.clang import compile_opencl
+from reconverge.lowering.frontend.removed_loops import at_risk_loops, removed_loops
+from reconverge.lowering.pipeline import load_module
+from reconverge.lowering.program import load_program
+
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, os.pardir, os.pardir)
+
+# one loop of each shape, each with a sub-group operation; only the for (;;) (line 12) has one on a break path
+FORMS = """__kernel void k(__global uint *out, __global const uint *in, uint n)
+{
+    uint gid = get_global_id(0);
+    uint v = in[gid];
+    while (1) { v += sub_group_reduce_add(v); break; }
+    for (uint i = 0; i < 1u; i++) { v += sub_group_reduce_add(v); }
+    do { v += sub_group_reduce_add(v); } while (0);
+    uint w = 0;
+    do { w += sub_group_reduce_add(v); v >>= 1; } while (v > 3u);
+    while (v < n) v += sub_group_reduce_add(v) + 1;
+    for (uint j = 0;; j++) {
+        if (j == (v & 7u)) { w += sub_group_reduce_add(w); break; }
+        v >>= 1;
+    }
+    out[gid] = v + w;
+}
+"""
+
+# the one-exit loop of tests/kernels_fuzzconv/scopes_one_exit_loop_removed.cl, in a function the kernel calls
+INLINED = """static uint leave(uint v)
+{
+    uint r = 0;
+    for (uint j = 0;; j++) {
+        if (j == (v & 7u)) { r = sub_group_reduce_add(v); break; }
+    }
+    return r;
+}
+__kernel void k(__global uint *out, __global const uint *in)
+{
+    uint gid = get_global_id(0);
+    out[gid] = leave(in[gid]);
+}
+"""
+
+
+def _unoptimized(path: str) -> str:
+    return compile_opencl(path, "-O2", ("-g", "-Xclang", "-disable-llvm-passes"))
+
+
+def test_only_a_loop_with_an_operation_on_its_break_path_is_at_risk(tmp_path):
+    """A loop without a back edge in clang's code (`while (1) {...; break;}`, `do {} while (0)`) has no
+    `!llvm.loop`; one whose operations lie in its natural loop (`for (i = 0; i < 1; i++)`, which -O2 removes
+    as it proves the back edge never taken) is not at risk: no lanes of two iterations can meet."""
+    path = tmp_path / "forms.cl"
+    path.write_text(FORMS)
+    risky = at_risk_loops(_unoptimized(str(path)))
+    assert [(r.start, r.end) for r in risky] == [((11, 5), (14, 5))]
+    assert removed_loops(_unoptimized(str(path)), compile_opencl(str(path), "-O2", ("-g",))) == ()
+
+
+def test_a_kept_loop_whose_loop_node_llvm_dropped_is_found_by_its_code():
+    """waterfall_store's `for (;;)` keeps its loop at -O2, but SimplifyCFG folds its latch into its one
+    block and drops the `!llvm.loop` that named it: the loop is found by its located code instead."""
+    path = os.path.join(ROOT, "examples", "reconvergence", "waterfall.cl")
+    optimized = compile_opencl(path, "-O2", ("-g",))
+    assert [r.start for r in at_risk_loops(_unoptimized(path)) if r.start[0] == 26] == [(26, 5)]
+    body = re.search(r"^define [^\n]*@waterfall_store\(.*?^\}", optimized, re.M | re.S)
+    assert body is not None and "!llvm.loop" not in body.group()
+    assert removed_loops(_unoptimized(path), optimized) == ()
+
+
+def test_a_loop_removed_from_around_an_inlined_call_is_found_through_its_call_site(tmp_path):
+    path = tmp_path / "inlined.cl"
+    path.write_text(INLINED)
+    with pytest.raises(CompileError, match=r"inlined.cl: @k: block \w+: subgroup: its -g scope puts it in the "
+                                           r"loop at inlined.cl:4, which the optimiser removed"):
+        load_program(str(path), "-O2", build_options=("-g",)).function("k")
+    assert load_program(str(path), "-O2", build_options=("-g",), convergence="cfg").function("k")
+
+
+def test_an_ll_file_optimised_here_is_checked_against_itself(tmp_path):
+    """.ll input at -O2 runs LLVM's pipeline through llvmlite: the input is the module before the passes."""
+    source = os.path.join(ROOT, "tests", "kernels_fuzzconv", "scopes_one_exit_loop_removed.cl")
+    path = tmp_path / "one_exit.ll"
+    path.write_text(compile_opencl(source, "-O0", ("-g",)))
+    assert [str(r) for r in load_module(str(path), "-O2").removed_loops] == ["scopes_one_exit_loop_removed.cl:9"]
+    assert getattr(load_module(str(path), "-O0"), "removed_loops", ()) == ()
+    with pytest.raises(CompileError, match="which the optimiser removed"):
+        load_program(str(path), "-O2").function("k")
