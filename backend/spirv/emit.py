@@ -156,6 +156,8 @@ class FunctionEmitter(SubgroupSelector, InstructionSelector):
             return self.m.undef(self.types.of(v.type))
         if isinstance(v, Arg):
             raise CompileError(f"{self.where(None)}: parameter {v.index} used before it was loaded")
+        if not isinstance(v, Instr):        # (a reader's placeholder left behind, fuzz subgroup-24143: no definition)
+            raise CompileError(f"{self.where(None)}: internal error: an operand of unknown kind {type(v).__name__}")
         fid = self.forward[v] = self.ids[v] = self.m.new_id()
         return fid
 

@@ -261,3 +261,22 @@ def test_a_local_pointer_parameter_runs_as_a_spec_constant_sized_array(tmp_path,
     assert run_cli(capsys, "compile", path, "--emit", "spirv-asm", "--validate", "-o", asm)[0] == 0
     text = asm.read_text()
     assert "SpecId 101" in text and "OpSpecConstant" in text
+
+
+def test_an_operand_no_pass_defined_is_an_internal_error_not_an_undefined_id(tmp_path):
+    """A reader's placeholder left in an operand (fuzz subgroup-24143, fixed in the reader) was given a SPIR-V
+    id that nothing defined, and the module came out without --validate. Whatever leaves one behind now
+    stops the emitter with one line naming the kernel."""
+    from reconverge.backend.spirv import compile_spirv
+    from reconverge.backend.spirv.options import SpirvOptions
+    from reconverge.lowering.errors import CompileError
+    from reconverge.lowering.frontend.line_reader import Forward
+    from reconverge.lowering.ir.types import I32
+    from reconverge.lowering.program import load_program
+    path = tmp_path / "k.cl"
+    path.write_text("kernel void k(global int *out, int x) { out[get_global_id(0)] = x * 3; }\n")
+    func = load_program(str(path), "-O2").function("k", "spirv")
+    mul = next(ins for ins in func.instructions() if ins.opcode == "mul")
+    mul.operands[0] = Forward(I32)
+    with pytest.raises(CompileError, match=r"@k.*internal error: an operand of unknown kind Forward"):
+        compile_spirv([func], SpirvOptions())
