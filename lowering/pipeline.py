@@ -267,9 +267,9 @@ def load_module(path: str, opt_level: str = "-O0", build_options: tuple[str, ...
 
 def _has_loops_and_scopes(data: bytes) -> bool:
     """Whether an .ll or .bc input may hold a source loop the optimiser could remove from around a
-    convergent call (lowering.frontend.removed_loops): loop locations, lexical blocks and a sub-group or
-    work-group built-in or barrier (bitcode's metadata kinds and symbol names are plain text too)."""
-    return b"llvm.loop" in data and b"DILexicalBlock" in data and \
+    convergent call (lowering.frontend.removed_loops): debug information and a sub-group or work-group
+    built-in or barrier (in bitcode too: its module flags' names and its symbol names are stored as text)."""
+    return b"Debug Info Version" in data and \
         any(word in data for word in (b"sub_group", b"work_group", b"barrier"))
 
 

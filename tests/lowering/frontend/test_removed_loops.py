@@ -86,11 +86,17 @@ def test_a_loop_removed_from_around_an_inlined_call_is_found_through_its_call_si
     assert load_program(str(path), "-O2", build_options=("-g",), convergence="cfg").function("k")
 
 
-def test_an_ll_file_optimised_here_is_checked_against_itself(tmp_path):
-    """.ll input at -O2 runs LLVM's pipeline through llvmlite: the input is the module before the passes."""
+@pytest.mark.parametrize("kind", ["ll", "bc"])
+def test_an_ll_file_optimised_here_is_checked_against_itself(tmp_path, kind):
+    """.ll and .bc input at -O2 run LLVM's pipeline through llvmlite: the input is the module before the passes."""
     source = os.path.join(ROOT, "tests", "kernels_fuzzconv", "scopes_one_exit_loop_removed.cl")
-    path = tmp_path / "one_exit.ll"
-    path.write_text(compile_opencl(source, "-O0", ("-g",)))
+    path = tmp_path / f"one_exit.{kind}"
+    text = compile_opencl(source, "-O0", ("-g",))
+    if kind == "ll":
+        path.write_text(text)
+    else:
+        import llvmlite.binding as llvm
+        path.write_bytes(llvm.parse_assembly(text).as_bitcode())
     assert [str(r) for r in load_module(str(path), "-O2").removed_loops] == ["scopes_one_exit_loop_removed.cl:9"]
     assert getattr(load_module(str(path), "-O0"), "removed_loops", ()) == ()
     with pytest.raises(CompileError, match="which the optimiser removed"):
