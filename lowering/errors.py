@@ -1,6 +1,6 @@
 """The one exception type for bad input: the command line prints it as a single line and exits 1 (with
 subclasses a caller may want to tell apart: NotSupported, valid input this compiler cannot take yet, and
-its IrreducibleCFG)."""
+its IrreducibleCFG and RemovedLoop)."""
 from __future__ import annotations
 
 TYPE_CHECKING = False                   # not typing's: the command line's start-up does not import typing
@@ -27,6 +27,11 @@ class NotSupported(CompileError):
 class IrreducibleCFG(NotSupported):
     """The structurizer's refusal of an irreducible CFG: a target that runs any CFG (Gen's blockIP) takes
     the kernel another way instead."""
+
+
+class RemovedLoop(NotSupported):
+    """A convergent operation written in a source loop that LLVM's optimiser removed (lowering.frontend.
+    removed_loops): no target can meet its lanes per iteration; -O0 or --convergence=cfg compile it."""
 
 
 def where(func: Function, ins: Instr | None = None) -> str:

@@ -303,6 +303,19 @@ def test_a_loop_llvm_deletes_outright_is_refused_at_O2(tmp_path):
     load_program(path, "-O2", build_options=("-g",), convergence="cfg").function("k")
 
 
+def test_fuzz_26432_the_llvm_reference_declines_a_loop_llvm_removed(tmp_path):
+    """Fuzz convergence-26432 at -O2 -g (the generator's closed_loop): the targets refused the kernel, but the
+    llvm reference followed -O2's CFG, where the loop is gone, and gave the merged iterations' answer (a
+    mismatch against -O0). It declines as it does where the scopes move an operation; the fuzz counts the
+    refusal as skipped (a limit by design), not as a failure."""
+    run = _kept_run("scopes_one_exit_loop_removed.cl", 26432, 32, 16, 1, tmp_path)
+    outcomes = [run.run(Config.parse(c)) for c in ("llvm-O0", "ir-O0", "llvm-O2", "ir-O2", "spirv-O2")]
+    assert [o.status for o in outcomes] == ["skipped", "ok", "skipped", "skipped", "skipped"], \
+        [o.message for o in outcomes]
+    assert "cannot run it as -g's scopes say" in outcomes[2].message
+    assert "which the optimiser removed" in outcomes[3].message
+
+
 def test_fuzz_14008_merged_loops_that_llvm_would_unroll_stay_loops(tmp_path):
     """Fuzz convergence-14008 at -O2 -g (the generator's nested do/while, constant trip counts): LLVM merged the
     do/while into its outer loop and then unrolled it fully, so each copy of the do body met lanes of

@@ -26,7 +26,7 @@ from __future__ import annotations
 import re
 
 from reconverge.lazy_regex import lazy_compile
-from reconverge.lowering.errors import NotSupported, where
+from reconverge.lowering.errors import RemovedLoop, where
 from reconverge.lowering.graph import dominator_tree
 from reconverge.records import record
 
@@ -266,7 +266,7 @@ def refuse_calls_in_removed_loops(func: Function, notes: ScopeNotes) -> None:
     for ins, ident in notes.calls.items():
         for loop in removed:
             if any(loop.holds(p) for p in debug.positions(ident)):
-                raise NotSupported(f"{where(func, ins)}: its -g scope puts it in the loop at {loop}, which the "
+                raise RemovedLoop(f"{where(func, ins)}: its -g scope puts it in the loop at {loop}, which the "
                                    "optimiser removed, so lanes of "
                                    "different iterations could meet here (not supported; compile with -O0 or "
                                    "--convergence=cfg)")

@@ -9,7 +9,8 @@ A configuration's outcome is one of:
     mismatch   different buffers
     invalid    spirv-val rejected the module, or iga64 disagrees with our encoding
     refused    a target declined the program with a one-line error (an IrreducibleCFG on the structured
-               pipelines is `skipped` instead: the tree cannot hold such a CFG, by design)
+               pipelines is `skipped` instead: the tree cannot hold such a CFG, by design; so is a RemovedLoop,
+               an operation -g's scopes put in a loop -O2 removed: lowering/frontend/removed_loops.py)
     crash      an internal error (any other exception), or the process died (pool.py)
     timeout    the configuration ran past its time (pool.py)
 
@@ -34,7 +35,7 @@ import subprocess
 import time
 from dataclasses import dataclass
 
-from reconverge.lowering.errors import CompileError, IrreducibleCFG
+from reconverge.lowering.errors import CompileError, IrreducibleCFG, RemovedLoop
 from reconverge.tools.fuzz import TARGETS
 from reconverge.tools.fuzz.generator import FuzzProgram
 from reconverge.tools.testing.float_policy import FLOAT_ULPS_APPROXIMATE
@@ -196,7 +197,7 @@ class ProgramRun:
         size = subgroup_size(config) if subgroups else None
         try:
             got = self.execute(config, size)
-        except IrreducibleCFG as exc:
+        except (IrreducibleCFG, RemovedLoop) as exc:
             return Outcome(config.name, "skipped", _one_line(exc))
         except CompileError as exc:
             text = str(exc).replace(self.path, os.path.basename(self.path))     # not the worker's temporary folder

@@ -27,7 +27,7 @@ from typing import Callable
 import numpy as np
 import numpy.typing as npt
 
-from reconverge.lowering.errors import CompileError
+from reconverge.lowering.errors import CompileError, RemovedLoop
 from reconverge.lowering.ir.core import Function
 from reconverge.lowering.kernel_abi import Param, kernel_params, llvm_kernel_params
 from reconverge.lowering.program import Program, load_program, program_from_llvm
@@ -125,6 +125,8 @@ def _scopes_move_an_operation(program: Program, kernel: str) -> bool:
     try:
         read = pipeline.read_module_ref(program.module(), program.path,
                                         replace(program.inspect, kernel=kernel, pipeline="generic"))
+    except RemovedLoop:
+        return True                  # the scopes put an operation in a loop -O2 removed, which the CFG lost
     except CompileError:
         return False                 # our reader cannot read it: the reference still runs it
     return has_tokens(read[kernel]) or read[kernel].loops_separated > 0
