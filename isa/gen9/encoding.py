@@ -12,6 +12,7 @@ from __future__ import annotations
 from . import fields as F
 from . import opcodes
 from .compaction import expand_compact, try_compact  # noqa: F401  (re-exported)
+from .encoding_plain import encode_plain
 from .errors import IsaError
 from .layout import (  # noqa: F401
     IMM64,
@@ -273,7 +274,14 @@ def _decode_sends(inst: Instruction, v: dict) -> None:
 
 
 def encode(inst: Instruction) -> bytes:
-    """Encode to the native 16-byte form (compaction is handled by encode_program)."""
+    """Encode to the native 16-byte form (compaction is handled by encode_program): the common Align1 case
+    by shifts alone (encoding_plain), anything else through the field values (encode_fields)."""
+    word = encode_plain(inst)
+    return word if word is not None else encode_fields(inst)
+
+
+def encode_fields(inst: Instruction) -> bytes:
+    """encode() of any instruction: its field values, packed (layout.pack)."""
     op = inst.opcode
     if op not in F.OPCODES:
         raise IsaError(f"encode: unknown opcode '{op}'")

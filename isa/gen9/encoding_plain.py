@@ -1,0 +1,161 @@
+"""encode()'s common case without the field dictionary: an Align1 instruction of the a1 or a1imm form
+(not a branch, send or three-source instruction; direct register operands; no 64-bit immediate) packed
+straight into its word by shifts.
+
+encoding.encode builds a dictionary of field values and layout.pack places them (about 15 us an
+instruction, a tenth of a many-kernel Gen compile); most of what the backend emits is this case.
+The shifts and widths come from the field table (fields.form_fields), as pack's do, so no bit position
+is written here. Anything outside the case, or a value the general path would refuse (out of its
+field's range, not in a table), answers None and the general path encodes it (and raises its error):
+the two paths give the same bytes (tests/isa/test_gen9_encoding_plain.py, on the iga64 corpus and on
+compiled kernels).
+"""
+from __future__ import annotations
+
+from . import fields as F
+from . import opcodes
+from .model import VXH, DataType, Instruction, RegFile
+
+_FORM_BYTES = 16
+_A1 = {name: (lo, 1 << (hi - lo + 1)) for name, hi, lo in F.form_fields("a1")}
+_A1IMM = {name: (lo, 1 << (hi - lo + 1)) for name, hi, lo in F.form_fields("a1imm")}
+
+
+def _at(name: str) -> int:
+    """A field's lowest bit, the same in both forms (asserted: the header, the destination, src0 and
+    src1's type and file are shared by a1 and a1imm)."""
+    if _A1[name] != _A1IMM[name]:
+        raise AssertionError(f"field {name} differs between a1 and a1imm")
+    return _A1[name][0]
+
+
+def _limit(name: str) -> int:
+    return _A1[name][1]
+
+
+# a1's special shapes (encoding._encode_a1's early returns) and the other forms go the general way
+_GENERAL = frozenset(("nop", "illegal", "call", "calla", "ret", "wait", "brd", "endif", "while", "join", "jmpi",
+                      *F.BRANCH_JIP_UIP, *opcodes.SEND, *opcodes.SPLIT_SEND, *opcodes.THREE_SRC))
+_OPCODE = {op: number << _at("opcode") for op, number in F.OPCODES.items()
+           if op not in _GENERAL and 0 <= number < _limit("opcode")}
+_EXEC = {n: code << _at("exec_size") for n, code in F.EXEC_SIZE.items()}
+_PRED = {c: code << _at("pred_ctrl") for c, code in F.PRED_CTRL.items()}
+_COND = {c: code << _at("cond_mod") for c, code in F.COND_MOD.items()}
+_MATH = {c: code << _at("cond_mod") for c, code in F.MATH_FC.items()}
+_THREAD = {c: code << _at("thread_ctrl") for c, code in F.THREAD_CTRL.items()}
+
+_NIB, _QTR = _at("nib_ctrl"), _at("qtr_ctrl")
+_NO_DD_CLR, _NO_DD_CHK, _ACC, _DEBUG, _SAT, _MASK = (_at(n) for n in (
+    "no_dd_clr", "no_dd_chk", "acc_wr_en", "debug", "saturate", "mask_ctrl"))
+_PRED_INV, _FLAG_REG, _FLAG_SUB = _at("pred_inv"), _at("flag_reg"), _at("flag_subreg")
+
+_IMM_FILE = F.REG_FILE["imm"]
+_IMM64 = frozenset(t for t in DataType if t.value in ("df", "q", "uq"))
+_WORD_IMM = frozenset((DataType.UW, DataType.W, DataType.HF))
+_FILE = {f: F.REG_FILE[f.value] for f in RegFile if f.value in F.REG_FILE}
+_REG_TYPE = {t: F.REG_TYPE[t.value] for t in DataType if t.value in F.REG_TYPE}
+_IMM_TYPE = {t: F.IMM_TYPE[t.value] for t in DataType if t.value in F.IMM_TYPE}
+_IMM32 = _A1IMM["imm32"][0]
+
+_DST = tuple(_at(f"dst_{n}") for n in ("file", "type", "reg", "subreg", "hstride"))
+_DST_REG_LIMIT, _DST_SUB_LIMIT = _limit("dst_reg"), _limit("dst_subreg")
+# (file, type) shifts of each source as an immediate; (file, type, reg, subreg, abs, neg, vstride, width,
+# hstride) shifts of each as a register (src1's register fields exist in a1 only)
+_SRC_IMM = tuple((_at(f"src{i}_file"), _at(f"src{i}_type")) for i in range(2))
+if any(_A1[f"src0_{n}"] != _A1IMM[f"src0_{n}"] for n in ("reg", "subreg", "abs", "neg", "vstride", "width",
+                                                              "hstride")):
+    raise AssertionError("src0's register fields differ between a1 and a1imm")
+_SRC_REG = tuple(tuple(_A1[f"src{i}_{n}"][0] for n in ("file", "type", "reg", "subreg", "abs", "neg", "vstride",
+                                                        "width", "hstride")) for i in range(2))
+_SRC_REG_LIMIT = tuple((_limit(f"src{i}_reg"), _limit(f"src{i}_subreg")) for i in range(2))
+
+
+def encode_plain(inst: Instruction) -> bytes | None:
+    """The native 16-byte word of `inst` when it is the common case (see the module), else None."""
+    word = _OPCODE.get(inst.opcode)
+    if word is None or inst.align16:
+        return None
+    op = inst.opcode
+    # the header (encoding._encode_header)
+    es = _EXEC.get(inst.exec_size)
+    co = inst.chan_offset
+    if es is None or co % 4 or not 0 <= co <= 28:
+        return None
+    q, n = divmod(co // 4, 2)
+    bits = int(inst.no_dd_clr), int(inst.no_dd_chk), int(inst.acc_wr_en), int(inst.debug), int(inst.saturate), \
+        int(inst.mask_ctrl_we_all)
+    if (bits[0] | bits[1] | bits[2] | bits[3] | bits[4] | bits[5]) >> 1:
+        return None
+    word |= es | n << _NIB | q << _QTR | bits[0] << _NO_DD_CLR | bits[1] << _NO_DD_CHK | bits[2] << _ACC \
+        | bits[3] << _DEBUG | bits[4] << _SAT | bits[5] << _MASK
+    if inst.thread_ctrl:
+        word |= _THREAD.get(inst.thread_ctrl, 0)
+    p = inst.predicate
+    if p is None:
+        flag_reg, flag_sub = inst.flag_reg, inst.flag_subreg
+    else:
+        ctrl = _PRED.get(p.control)
+        inv = int(p.inverse)
+        if ctrl is None or inv >> 1:
+            return None
+        word |= ctrl | inv << _PRED_INV
+        flag_reg, flag_sub = p.flag_reg, p.flag_subreg
+    if (flag_reg | flag_sub) >> 1:
+        return None
+    word |= flag_reg << _FLAG_REG | flag_sub << _FLAG_SUB
+    if op == "math":
+        cond = _MATH.get(str(inst.math_fc))
+    else:
+        cond = _COND.get(inst.cond_mod) if inst.cond_mod else 0
+    if cond is None:
+        return None
+    word |= cond
+    # the destination (encoding._encode_a1)
+    d = inst.dst
+    if d is None or d.indirect:
+        return None
+    file, type_ = _FILE.get(d.file), _REG_TYPE.get(d.type)
+    hs = F.HSTRIDE.get(d.hstride)
+    reg, sub = d.reg, d.subreg * d.type.size
+    if file is None or type_ is None or hs is None or not 0 <= reg < _DST_REG_LIMIT or not 0 <= sub < _DST_SUB_LIMIT:
+        return None
+    s_file, s_type, s_reg, s_sub, s_hs = _DST
+    word |= file << s_file | type_ << s_type | reg << s_reg | sub << s_sub | hs << s_hs
+    # the sources: registers, the last one perhaps a 32-bit immediate (then the a1imm form)
+    srcs = inst.srcs
+    last = len(srcs) - 1
+    if last > 1:
+        return None
+    for i, s in enumerate(srcs):
+        if s.file is RegFile.IMM:
+            t = _IMM_TYPE.get(s.type)
+            if i != last or t is None or s.type in _IMM64:
+                return None
+            raw = s.value & 0xFFFFFFFF
+            if s.type in _WORD_IMM:
+                raw = (raw & 0xFFFF) | (raw & 0xFFFF) << 16
+            f_at, t_at = _SRC_IMM[i]
+            word |= _IMM_FILE << f_at | t << t_at | raw << _IMM32
+            continue
+        if s.indirect:
+            return None
+        r = s.region
+        vs: int | None
+        width: int | None
+        hs_: int | None
+        if r is None:
+            vs, width, hs_ = F.VSTRIDE[0], F.WIDTH[1], F.HSTRIDE[0]
+        else:
+            vs = F.VSTRIDE_VXH if r.vstride == VXH else F.VSTRIDE.get(r.vstride)
+            width, hs_ = F.WIDTH.get(r.width), F.HSTRIDE.get(r.hstride)
+        file, type_ = _FILE.get(s.file), _REG_TYPE.get(s.type)
+        reg, sub = s.reg, s.subreg * s.type.size
+        a, ng = int(s.abs), int(s.neg)
+        reg_limit, sub_limit = _SRC_REG_LIMIT[i]
+        if vs is None or width is None or hs_ is None or file is None or type_ is None or (a | ng) >> 1 \
+                or not 0 <= reg < reg_limit or not 0 <= sub < sub_limit:
+            return None
+        f_at, t_at, r_at, sub_at, a_at, n_at, vs_at, w_at, hs_at = _SRC_REG[i]
+        word |= file << f_at | type_ << t_at | reg << r_at | sub << sub_at | a << a_at | ng << n_at \
+            | vs << vs_at | width << w_at | hs_ << hs_at
+    return word.to_bytes(_FORM_BYTES, "little")
