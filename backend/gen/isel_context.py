@@ -167,16 +167,17 @@ class SelectionContext:
 
     # ----- operands
     def operand(self, v: Value, signed: bool = True) -> Operand:
-        if isinstance(v, Const):
-            t = gen_type(v.type, signed)
-            return Operand(Imm(float(v.value) if v.type.is_float else v.signed() if signed else v.value, t))
-        if isinstance(v, Undef):
-            return Operand(Imm(0, gen_type(v.type, signed)))
-        op = self.values.get(v)
-        if op is None and isinstance(v, Arg):
-            op = self._argument(v)
+        op = self.values.get(v)             # (an instruction's or phi's: the values hold no constant)
         if op is None:
-            raise self.error(None, f"value {v!r} is not computed")
+            if isinstance(v, Const):
+                t = gen_type(v.type, signed)
+                return Operand(Imm(float(v.value) if v.type.is_float else v.signed() if signed else v.value, t))
+            if isinstance(v, Undef):
+                return Operand(Imm(0, gen_type(v.type, signed)))
+            if isinstance(v, Arg):
+                op = self._argument(v)
+            if op is None:
+                raise self.error(None, f"value {v!r} is not computed")
         return retyped(op, gen_type(v.type, signed))
 
     def _argument(self, a: Arg) -> Operand:

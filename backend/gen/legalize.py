@@ -32,8 +32,10 @@ def legalize_immediates(func: MFunction) -> None:
     for block in func.blocks:
         out: list[MInstr] = []
         for ins in block.instrs:
-            if len(ins.srcs) == 2 and ins.opcode not in NO_IMMEDIATES:
-                ins.srcs = _legal_sources(func, ins.opcode, ins.srcs, out)
+            srcs = ins.srcs
+            if len(srcs) == 2 and ins.opcode not in NO_IMMEDIATES and \
+                    (isinstance(srcs[0].value, Imm) or isinstance(srcs[1].value, Imm)):   # (else legal as it is)
+                ins.srcs = _legal_sources(func, ins.opcode, srcs, out)
             out.append(ins)
         block.instrs = out
 
@@ -48,7 +50,10 @@ def legalize_narrow_destinations(func: MFunction) -> None:
             if dst is None or ins.opcode in NO_IMMEDIATES or not isinstance(dst.value, VReg) or \
                     dst.value.uniform or dst.type.size != 4 or (dst.region is not None and dst.region.hstride != 1):
                 continue
-            if max((s.type.size for s in ins.srcs), default=0) != 8:
+            for s in ins.srcs:                    # a 64-bit source (no type is wider)
+                if s.type.size == 8:
+                    break
+            else:
                 continue
             wide = func.vreg(DataType.Q)
             strided = Operand(VReg(wide.id, dst.type), 0, Region(16, 8, 2))

@@ -37,7 +37,7 @@ def coalesce_copies(func: MFunction) -> int:
     for block in func.blocks:
         out: list[MInstr] = []
         for ins in block.instrs:
-            if _coalesce(ins, out, writes, reads):
+            if ins.opcode == "mov" and _coalesce(ins, out, writes, reads):     # (_plain_copy's first test)
                 removed += 1
             else:
                 out.append(ins)

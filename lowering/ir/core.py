@@ -95,7 +95,8 @@ class Instr(Value):
 
     @property
     def has_result(self) -> bool:
-        return self.type != VOID
+        t = self.type                     # (a kind other than void answers without comparing the records)
+        return t.kind != "void" or t != VOID
 
     def __repr__(self) -> str:
         return f"<{self.opcode} {self.name or hex(id(self))}>"
