@@ -24,8 +24,12 @@ import re
 _DEFINE = re.compile(r"^define [^\n]*\{$", re.M)
 _LOCAL = r'%(?:"[^"]*"|[-\w.$]+)'
 _ALLOCA = re.compile(rf"^  ({_LOCAL}) = alloca ", re.M)
-_AGGREGATE_ACCESS = re.compile(r"(?:= load(?: atomic)?(?: volatile)? |^  store (?:atomic )?(?:volatile )?)"
-                               r"(?:\[|\{|<\{|%)", re.M)
+# an aggregate load or store: two patterns that each begin with a literal, which the regex engine finds
+# by a fast scan (one alternation of both, `^` in multiline mode, walked 1.7 MB at 0.017 s: 0.002 now)
+_AGGREGATE_LOAD = re.compile(r"= load(?: atomic)?(?: volatile)? (?:\[|\{|<\{|%)")
+_AGGREGATE_STORE = r"  store (?:atomic )?(?:volatile )?(?:\[|\{|<\{|%)"
+_AGGREGATE_STORE_AFTER_LINE = re.compile("\n" + _AGGREGATE_STORE)
+_AGGREGATE_STORE_FIRST = re.compile(_AGGREGATE_STORE)
 _LIFETIME = re.compile(r"^  call void @llvm\.lifetime\.(?:start|end)\.p\d+\(")
 _GEP = re.compile(rf"^  ({_LOCAL}) = getelementptr (?:inbounds |nuw |nusw )*[^,]+, ptr ({_LOCAL})((?:, [^,]+)+)$")
 _DEFINITION = re.compile(rf"^  ({_LOCAL}) = (\w+)", re.M)
@@ -34,12 +38,14 @@ _DEFINITION = re.compile(rf"^  ({_LOCAL}) = (\w+)", re.M)
 def sroa_changes_nothing(module_text: str) -> bool:
     """True where SROA would change no function of the module (see the module's docstring); False when
     not sure."""
-    if _AGGREGATE_ACCESS.search(module_text):
+    if _AGGREGATE_LOAD.search(module_text) or _AGGREGATE_STORE_AFTER_LINE.search(module_text) or \
+            _AGGREGATE_STORE_FIRST.match(module_text):
         return False
     for start in _DEFINE.finditer(module_text):
         end = module_text.find("\n}\n", start.end())
-        body = module_text[start.end():end if end >= 0 else len(module_text)]
-        if "alloca" in body and not _function_keeps_its_allocas(body):
+        end = end if end >= 0 else len(module_text)
+        if module_text.find("alloca", start.end(), end) >= 0 and \
+                not _function_keeps_its_allocas(module_text[start.end():end]):
             return False
     return True
 
@@ -59,7 +65,8 @@ def _function_keeps_its_allocas(body: str) -> bool:
 def _uses(name: str, lines: list[str]) -> list[str]:
     """The lines naming `name` other than its definition."""
     token = re.compile(re.escape(name) + r"(?![-\w.$])")
-    return [line for line in lines if token.search(line) and not line.startswith(f"  {name} = ")]
+    # (a line naming it holds it: the substring test first, a regex search of every line being most of the check)
+    return [line for line in lines if name in line and token.search(line) and not line.startswith(f"  {name} = ")]
 
 
 def _alloca_kept(alloca: str, lines: list[str], opcode: dict[str, str]) -> bool:
