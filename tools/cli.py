@@ -62,6 +62,8 @@ def _compile(args) -> None:
     """One path for every --emit: the driver (lowering.program) loads the input once and runs the pipeline
     each output needs, with the pass inspection of the command line; Gen chooses its control-flow mode
     per kernel (backend.gen.compile), so every dump option works with --cf auto too."""
+    from reconverge.lazy_regex import preload_patterns
+    preload_patterns()                  # before the compiler's modules compile their regular expressions
     from reconverge.lowering import pipeline
     args.emit = args.emit or emit_kind(args.output)
     if args.emit == "llvm":
