@@ -207,7 +207,6 @@ def _emit_spirv(emit: str, funcs: list, options) -> str | bytes:
     """All the kernels in one SPIR-V module: the binary, its disassembly or its CFG as GraphViz."""
     try:
         from reconverge.backend.spirv import compile_spirv
-        from reconverge.backend.spirv import tools as spirv_tools
     except ImportError as exc:
         raise CompileError(f"--emit {emit}: the SPIR-V backend is not available ({exc})") from None
     if emit == "dot-spirv":                      # the module with the IR's block names, drawn as a CFG
@@ -217,6 +216,7 @@ def _emit_spirv(emit: str, funcs: list, options) -> str | bytes:
     binary = compile_spirv(funcs, options)
     if emit == "spirv":
         return binary
+    from reconverge.backend.spirv import tools as spirv_tools  # spirv-dis (and spirv-val): not for --emit spirv
     return spirv_tools.disassemble(binary)
 
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 # (0.5 ms), for the one handler a command sets; raise_on_sigterm's answer is the C half's too (an int or a
 # function), which signal.signal takes back
 import _signal
-import math
 
 MAX_SECONDS = 1e7        # about 116 days: longer is no time limit at all, and past the timers' range
 
@@ -38,6 +37,7 @@ def seconds(text: str) -> float:
     """An argparse type: a time limit, a finite number of seconds > 0 and at most MAX_SECONDS."""
     # only the run command's parser, which has argparse loaded, calls it
     import argparse
+    import math
     try:
         value = float(text)
     except ValueError:
