@@ -6,12 +6,16 @@ nest that deep. A big thread stack plus a raised recursion limit is simpler and 
 hand-made explicit stacks for these mutually recursive walks. Every public entry point that walks a
 tree is wrapped with `depth_independent`, so callers never see Python's recursion limit; nested calls
 run in place.
+
+The thread is started with _thread, threading's own primitive: `import threading` (its classes, weakref
+sets, the shutdown hook) was 1.5% of a one-kernel SPIR-V compile's process, for a thread that is always
+joined before its caller goes on (issue 26).
 """
 from __future__ import annotations
 
+import _thread
 import functools
 import sys
-import threading
 
 TYPE_CHECKING = False                   # not typing's: a compile's start-up does not import typing
 if TYPE_CHECKING:
@@ -30,30 +34,33 @@ def call_with_deep_stack(fn: Callable[[], T]) -> T:
     result: list[T] = []
     error: list[BaseException] = []
 
+    done = _thread.allocate_lock()
+    done.acquire()
+
     def runner() -> None:
         _local.deep = True
         try:
             result.append(fn())
         except BaseException as exc:  # re-raised in the caller's thread
             error.append(exc)
+        finally:
+            done.release()
 
-    old_size = threading.stack_size()
     old_limit = sys.getrecursionlimit()
-    threading.stack_size(_STACK_BYTES)
+    old_size = _thread.stack_size(_STACK_BYTES)
     sys.setrecursionlimit(max(old_limit, _RECURSION_LIMIT))
     try:
-        t = threading.Thread(target=runner, name="reconverge-deep", daemon=True)
-        t.start()
-        t.join()
+        _thread.start_new_thread(runner, ())
+        done.acquire()                      # the thread's last act: released when fn has returned or raised
     finally:
-        threading.stack_size(old_size)
+        _thread.stack_size(old_size)
         sys.setrecursionlimit(old_limit)
     if error:
         raise error[0]
     return result[0]
 
 
-_local = threading.local()
+_local = _thread._local()
 
 
 def depth_independent(fn: F) -> F:

@@ -1,13 +1,13 @@
 """Pausing Python's cyclic garbage collector around passes that allocate many small, long-lived objects."""
 from __future__ import annotations
 
-import contextlib
 import gc
-from collections.abc import Iterator
+
+# The two context managers are classes, not contextlib.contextmanager generators: a compile imports
+# nothing else of contextlib (its import and classes were 0.5% of a one-kernel compile's process).
 
 
-@contextlib.contextmanager
-def gc_paused() -> Iterator[None]:
+class gc_paused:
     """The structurizer and the SPIR-V emitter allocate hundreds of thousands of small objects and free
     few: the cyclic collector would rescan the whole heap many times over (half the time on 10k-block
     functions).
@@ -20,12 +20,14 @@ def gc_paused() -> Iterator[None]:
     Garbage among them is still found then. Inside tuned_for_compile, whose frozen objects must stay
     frozen, there is no promotion (a flag: gc.get_freeze_count walks the frozen list, 1.9 CPU s of a
     100-kernel Gen compile when each kernel's pauses asked it)."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
+    __slots__ = ("was_enabled",)
+
+    def __enter__(self) -> None:
+        self.was_enabled = gc.isenabled()
+        gc.disable()
+
+    def __exit__(self, *exc: object) -> None:
+        if self.was_enabled:
             if not _compile_frozen:
                 gc.freeze()
                 gc.unfreeze()
@@ -38,20 +40,22 @@ COMPILE_THRESHOLD = 20_000
 _compile_frozen = 0          # tuned_for_compile calls in progress (their frozen objects stay frozen)
 
 
-@contextlib.contextmanager
-def tuned_for_compile() -> Iterator[None]:
+class tuned_for_compile:
     """Around a compile (the command line's `compile`): the objects that exist already (the imported
     compiler) are frozen, so the collector no longer rescans them, and young collections run less often;
     both undone after. A 200-kernel Gen compile spent 0.32 CPU s in the collector, 0.18 s so."""
-    global _compile_frozen
-    threshold = gc.get_threshold()
-    gc.freeze()
-    _compile_frozen += 1
-    gc.set_threshold(COMPILE_THRESHOLD, *threshold[1:])
-    try:
-        yield
-    finally:
-        gc.set_threshold(*threshold)
+    __slots__ = ("threshold",)
+
+    def __enter__(self) -> None:
+        global _compile_frozen
+        self.threshold = gc.get_threshold()
+        gc.freeze()
+        _compile_frozen += 1
+        gc.set_threshold(COMPILE_THRESHOLD, *self.threshold[1:])
+
+    def __exit__(self, *exc: object) -> None:
+        global _compile_frozen
+        gc.set_threshold(*self.threshold)
         _compile_frozen -= 1
         gc.unfreeze()
 

@@ -12,6 +12,9 @@ from reconverge.tools.spirv_args import compile_spirv_given
 from reconverge.tools.usage import UsageError
 
 GEN_EMITS = ("gen", "gen-bin", "gen-asm", "gen-mir")
+EMIT_KINDS = ("nir", "dot-cfg", "dot-tree", "spirv", "spirv-asm", "dot-spirv", "gen", "gen-bin", "gen-asm", "gen-mir",
+              "llvm")                                       # compile's --emit
+CF_CHOICES = ("auto", "structured", "blockip", "hybrid")    # --cf (backend.gen.COMMAND_LINE_CF)
 # compile's output kind when --emit is not given: from the -o file's name (else nir)
 EMIT_BY_SUFFIX = {".spv": "spirv", ".spvasm": "spirv-asm", ".krn": "gen", ".nir": "nir", ".s": "gen-asm",
                   ".asm": "gen-asm", ".ll": "llvm"}

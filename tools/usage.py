@@ -3,9 +3,10 @@ exit 2), the exception a SIGTERM becomes (so that cleanup runs and `check` can s
 types of a --timeout and a --subgroup-size value."""
 from __future__ import annotations
 
-import argparse
-import math
-import signal
+# _signal: signal's C half. The signal module's start-up makes enums of every signal and handler name
+# (0.5 ms), for the one handler a command sets; raise_on_sigterm's answer is the C half's too (an int or a
+# function), which signal.signal takes back
+import _signal
 
 MAX_SECONDS = 1e7        # about 116 days: longer is no time limit at all, and past the timers' range
 
@@ -27,13 +28,16 @@ def raise_on_sigterm():
     """Make SIGTERM raise Terminated in the main thread; returns the previous handler (None when not
     called from the main thread, where handlers cannot be set)."""
     try:
-        return signal.signal(signal.SIGTERM, _raise_terminated)
+        return _signal.signal(_signal.SIGTERM, _raise_terminated)
     except ValueError:
         return None
 
 
 def seconds(text: str) -> float:
     """An argparse type: a time limit, a finite number of seconds > 0 and at most MAX_SECONDS."""
+    # only the run command's parser, which has argparse loaded, calls it
+    import argparse
+    import math
     try:
         value = float(text)
     except ValueError:
@@ -45,6 +49,7 @@ def seconds(text: str) -> float:
 
 def subgroup_size(text: str) -> int:
     """An argparse type: --subgroup-size, lanes per sub-group, a power of two from 1 to 128."""
+    import argparse
     try:
         value = int(text)
     except ValueError:

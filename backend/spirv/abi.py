@@ -21,13 +21,18 @@ so the emitter and the launcher cannot disagree.
 """
 from __future__ import annotations
 
-import struct
-
+from reconverge.lazy_regex import LazyModule
 from reconverge.lowering.errors import CompileError, where
 from reconverge.lowering.ir.core import Arg, Function
 from reconverge.lowering.ir.types import Type
 from reconverge.lowering.kernel_abi import host_values, type_kind
 from reconverge.records import field, record
+
+TYPE_CHECKING = False                   # struct (an extension module) loads for push-constant data only
+if TYPE_CHECKING:
+    import struct
+else:
+    struct = LazyModule("struct")
 
 PUSH_CONSTANT_LIMIT = 128   # bytes: the minimum maxPushConstantsSize every Vulkan device must offer
 LOCAL_SPEC_ID_BASE = 100    # SpecId of parameter N's __local array length: 100 + N

@@ -34,7 +34,6 @@ from reconverge.lowering.ir.core import (
     first_block,
     nesting_depth,
 )
-from reconverge.lowering.ir.printer import Namer
 from reconverge.lowering.ir.types import Type
 from reconverge.lowering.ndrange import compile_time_local_size
 
@@ -280,7 +279,10 @@ class FunctionEmitter(SubgroupSelector, InstructionSelector):
             plan_branches(func, self.reachable, self.empty_arms)
         self.open_header: tuple[int, int] | None = None     # (merge, continue) of a header holding a body block
         self.prepare_signedness(func)
-        names = Namer(func) if self.module.options.block_names else None
+        names = None
+        if self.module.options.block_names:         # --emit dot-spirv alone: a compile does not load the printer
+            from reconverge.lowering.ir.printer import Namer
+            names = Namer(func)
         for b in blocks:
             self.labels[b] = m.new_id()
             if b in self.empty_arms or b in self.plan_cf.skipped:      # never emitted (branch_plan.py)

@@ -11,21 +11,28 @@ where the JSON object of each instruction ("opname") and of each operand kind ("
 json decodes an object alone when it is first asked for. The object decoded must be the one asked for
 (its opname or kind), and a name the index does not have is looked for in the whole decoded file, so a
 file laid out otherwise (another key order) gives the same answers, only at the old cost.
+
+An object is decoded by the json package's own C scanner (_json.make_scanner, what JSONDecoder.raw_decode
+calls), made here from a context with JSONDecoder's defaults: `import json` compiles its regexes and was
+2% of a one-kernel compile's process; it is imported only where the whole grammar is decoded, or where
+_json is missing.
 """
 from __future__ import annotations
 
-import json
 import os
 from itertools import accumulate
 from operator import add
 
 from reconverge.lowering.errors import CompileError
 
+TYPE_CHECKING = False                   # typing is not imported at run time
+if TYPE_CHECKING:
+    from typing import Any, Callable
+
 GRAMMAR_DIR = "/usr/include/spirv/unified1"
 CORE_FILE = os.path.join(GRAMMAR_DIR, "spirv.core.grammar.json")
 GLSL_FILE = os.path.join(GRAMMAR_DIR, "extinst.glsl.std.450.grammar.json")
 
-_DECODER = json.JSONDecoder()
 _SPACE = " \t\r\n"
 
 
@@ -47,14 +54,38 @@ def _operand_list(operands: list[dict]) -> list[tuple[str, str]]:
     return [(o["kind"], o.get("quantifier", "")) for o in operands]
 
 
+class _DecoderDefaults:
+    """What _json.make_scanner reads of a JSONDecoder(): its defaults."""
+    strict = True
+    object_hook = object_pairs_hook = None
+    parse_float, parse_int = float, int
+    parse_constant = {"-Infinity": float("-inf"), "Infinity": float("inf"), "NaN": float("nan")}.__getitem__
+
+
+_scanner: list[Callable[[str, int], tuple[Any, int]]] = []
+
+
+def _scan(text: str, start: int):
+    """(the JSON value at text[start], where it ends), as json.JSONDecoder().raw_decode answers it; a
+    ValueError or StopIteration where there is none."""
+    if not _scanner:
+        try:
+            from _json import make_scanner
+            _scanner.append(make_scanner(_DecoderDefaults()))       # type: ignore[arg-type]
+        except ImportError:
+            import json
+            _scanner.append(json.JSONDecoder().scan_once)           # type: ignore[attr-defined]
+    return _scanner[0](text, start)
+
+
 def _value_at(text: str, colon: int):
     """The JSON value after the ':' at `colon`, or None."""
     start = colon + 1
     while start < len(text) and text[start] in _SPACE:
         start += 1
     try:
-        return _DECODER.raw_decode(text, start)[0]
-    except ValueError:
+        return _scan(text, start)[0]
+    except (ValueError, StopIteration):
         return None
 
 
@@ -111,6 +142,7 @@ class Grammar:
         self._kind_at: dict[str, int] = {}
         self._whole: tuple[dict[str, dict], dict[str, dict], dict] | None = None   # the fallback: all decoded
         self._instructions: dict[str, dict] = {}          # opname -> its JSON object, as asked for
+        self._opcode_numbers: dict[str, int] = {}         # opname -> opcode, read off the text alone
         self._operands: dict[str, list[tuple[str, str]]] = {}
         self._kinds: dict[str, _Kind] = {}
         self._header: tuple[int, tuple[int, int]] | None = None
@@ -134,6 +166,7 @@ class Grammar:
     def _decoded_whole(self) -> tuple[dict[str, dict], dict[str, dict], dict]:
         """The whole core grammar decoded: instructions by opname, operand kinds by name, the top level."""
         if self._whole is None:
+            import json
             core = json.loads(self._core())
             self._whole = ({inst["opname"]: inst for inst in core["instructions"]},
                            {kind["kind"]: kind for kind in core["operand_kinds"]}, core)
@@ -148,8 +181,8 @@ class Grammar:
             return None
         at = text.rfind("{", 0, at)
         try:
-            found = _DECODER.raw_decode(text, at)[0]
-        except ValueError:
+            found = _scan(text, at)[0]
+        except (ValueError, StopIteration):
             return None
         return found if isinstance(found, dict) and found.get(key) == name else None
 
@@ -217,8 +250,8 @@ class Grammar:
         if at >= 0:
             text = self._core()
             try:
-                found = _DECODER.raw_decode(text, text.rfind("{", 0, at))[0]
-            except ValueError:
+                found = _scan(text, text.rfind("{", 0, at))[0]
+            except (ValueError, StopIteration):
                 found = None
             if isinstance(found, dict) and found.get("enumerant") == name and "value" in found:
                 table.values[name] = _enum_value(found["value"])
@@ -253,7 +286,33 @@ class Grammar:
 
     def opcode(self, name: str) -> int:
         """'OpIAdd' -> 128."""
-        return self._instruction(name)["opcode"]
+        found = self._instructions.get(name)
+        if found is not None:
+            return found["opcode"]
+        number = self._opcode_numbers.get(name)
+        if number is None:
+            number = self._opcode_only(name)
+            if number is None:
+                return self._instruction(name)["opcode"]
+            self._opcode_numbers[name] = number
+        return number
+
+    def _opcode_only(self, name: str) -> int | None:
+        """The instruction's opcode read off its text without decoding its object (the SPIR-V dead-code pass
+        asks for the numbers of ~120 instructions a compile mostly never emits: decoding each was 0.4 ms):
+        the `"opcode"` key between the object's "opname" and its first '}', else None (then the object is
+        decoded as before)."""
+        text = self._core()
+        at = self._instruction_at.get(name, -1)
+        if at < 0:
+            return None
+        end = text.find("}", at)
+        key = text.find('"opcode"', at, end)
+        colon = text.find(":", key + len('"opcode"'), end) if key >= 0 else -1
+        if colon < 0:
+            return None
+        value = _value_at(text, colon)
+        return value if isinstance(value, int) and not isinstance(value, bool) else None
 
     def operands(self, name: str) -> list[tuple[str, str]]:
         """The instruction's operands as (kind, quantifier) with quantifier '', '?' or '*'."""
@@ -314,6 +373,7 @@ class Grammar:
 
     def _glsl_instruction(self, name: str) -> dict:
         if self._glsl is None:
+            import json
             self._glsl = {inst["opname"]: inst for inst in json.loads(_read(self._glsl_path))["instructions"]}
         try:
             return self._glsl[name]

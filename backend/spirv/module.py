@@ -9,12 +9,19 @@ Each instruction is encoded to a list of words once; assemble() only concatenate
 """
 from __future__ import annotations
 
-import math
-import struct
 import sys
 from array import array
 
 from reconverge.backend.spirv.grammar import GRAMMAR
+from reconverge.lazy_regex import LazyModule
+
+TYPE_CHECKING = False                   # math and struct (extension modules) load for float constants only
+if TYPE_CHECKING:
+    import math
+    import struct
+else:
+    math = LazyModule("math")
+    struct = LazyModule("struct")
 
 # Instructions that end a block (spec 2.2.4 "Termination Instruction", plus the extension ones).
 TERMINATORS = frozenset({
@@ -48,7 +55,7 @@ def _string_words(text: str) -> list[int]:
     """A LiteralString: UTF-8, nul-terminated, zero-padded to whole little-endian words (spec 2.2.1)."""
     data = text.encode("utf-8") + b"\0"
     data += b"\0" * (-len(data) % 4)
-    return list(struct.unpack(f"<{len(data) // 4}I", data))
+    return [int.from_bytes(data[k:k + 4], "little") for k in range(0, len(data), 4)]
 
 
 # Memos of what the grammar answers the same way every time (the encoder asks once per operand).

@@ -5,11 +5,14 @@ stdin/stdout ("-"), so no temporary files are needed.
 from __future__ import annotations
 
 import functools
-import subprocess
 
 from reconverge.lazy_regex import lazy_compile
 from reconverge.lowering import child_process
 from reconverge.lowering.errors import CompileError
+
+TYPE_CHECKING = False                   # subprocess is not imported: child_process spawns the tools itself
+if TYPE_CHECKING:
+    import subprocess
 
 _ERROR_PREFIX = lazy_compile(r"^error:\s*(line \d+:\s*)?")
 

@@ -10,9 +10,9 @@ and applied lane-wise, scalar arguments being broadcast where OpenCL allows mixi
 """
 from __future__ import annotations
 
-import math
 import re
 
+from reconverge.lazy_regex import LazyModule
 from reconverge.lowering.frontend import subgroups
 from reconverge.lowering.frontend.llvm_types import LType
 from reconverge.lowering.frontend.scalar import Unsupported, scalar_type
@@ -24,7 +24,10 @@ from reconverge.typing_free import cast
 
 TYPE_CHECKING = False                   # not typing's: a compile's start-up does not import typing
 if TYPE_CHECKING:
+    import math
     from typing import Any
+else:
+    math = LazyModule("math")               # a few float builtins' constants: an extension module
 
 
 def _unsupported(msg: str = ""):

@@ -8,13 +8,16 @@ that sizes, struct field offsets and initializer bytes are those LLVM itself wou
 from __future__ import annotations
 
 import re
-import struct
 
+from reconverge.lazy_regex import LazyModule
 from reconverge.records import field, record
 
 TYPE_CHECKING = False                   # not typing's: a compile's start-up does not import typing
 if TYPE_CHECKING:
+    import struct
     from typing import Any, Callable
+else:
+    struct = LazyModule("struct")           # float constants only: an extension module a compile rarely needs
 
 # ----------------------------------------------------------------------------------------------
 # types

@@ -16,7 +16,7 @@ the registry to the modules).
 """
 from __future__ import annotations
 
-import importlib
+import sys
 
 from reconverge.lowering.errors import CompileError
 from reconverge.lowering.ir.core import Function
@@ -53,7 +53,10 @@ class Pass:
 
 
 def _load(name: str) -> Pass:
-    module = importlib.import_module(f"reconverge.lowering.passes.{name}")
+    # __import__, not importlib.import_module: the importlib package imports warnings (a compile needs neither)
+    full = f"reconverge.lowering.passes.{name}"
+    __import__(full)
+    module = sys.modules[full]
     if module.NAME != name or module.FORM not in FORMS:
         raise ImportError(f"lowering/passes/{name}.py: NAME {module.NAME!r} (must be {name!r}), "
                           f"FORM {module.FORM!r} (must be one of {', '.join(FORMS)})")

@@ -16,13 +16,19 @@ where OpenCL C 3.0 section 7.4 allows 3. tools/exp_accuracy.py measures it.
 """
 from __future__ import annotations
 
-import math
-import struct
-
+from reconverge.lazy_regex import LazyModule
 from reconverge.lowering.ir.builder import InsertBefore, replace_uses
 from reconverge.lowering.ir.core import Const, Function, Instr, Value
 from reconverge.lowering.ir.types import F32, I1, I32, int_type
 from reconverge.lowering.target import TargetCaps
+
+TYPE_CHECKING = False                   # math and struct (extension modules) load when a kernel has math to lower
+if TYPE_CHECKING:
+    import math
+    import struct
+else:
+    math = LazyModule("math")
+    struct = LazyModule("struct")
 
 NAME, FORM = "lower_math_edges", "any"
 LOWERED = ("copysign", "fmod", "round", "pow", "atan2", "exp", "exp10", "log10", "cbrt", "hypot")

@@ -103,6 +103,16 @@ def test_grammar_answers_as_the_whole_file_decoded(tmp_path):
         other.enumerant("IdRef", "Bogus")
 
 
+def test_an_opcode_alone_is_read_off_the_text():
+    """GRAMMAR.opcode reads the number after the instruction's "opname" without decoding its object (the
+    dead-code pass asks for ~120 of them); every opcode of the file is the decoded file's."""
+    with open(CORE_FILE, encoding="utf-8") as f:
+        core = json.load(f)
+    grammar = Grammar()
+    assert all(grammar.opcode(inst["opname"]) == inst["opcode"] for inst in core["instructions"])
+    assert grammar._instructions == {} and grammar._whole is None
+
+
 def test_missing_grammar_is_a_compile_error():
     grammar = Grammar(core_path="/nonexistent/spirv.core.grammar.json")
     with pytest.raises(CompileError, match="spirv.core.grammar.json.*install the Debian package spirv-headers"):
