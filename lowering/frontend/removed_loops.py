@@ -14,7 +14,9 @@ node on the loop's latch. The module clang makes before any LLVM pass (`-Xclang 
 thus names every loop of the source with its source range. A loop is *at risk* when a call written inside
 its range (a sub-group or work-group built-in, a barrier, or a function defined in the module, which may
 hold one) lies outside its natural loop and below its header: written in the loop, reached by its break
-path. An at-risk loop whose start no `!llvm.loop` of the optimised module names was removed.
+path. An at-risk loop whose start no `!llvm.loop` of the optimised module names was removed. A loop
+whose every exit towards such a call is tested in every pass on a loop-invariant value is not at risk:
+its lanes all leave in the first pass (lowering.frontend.first_pass_exits).
 
 A loop whose back edge LLVM proved never taken (`for (i = 0; i < 1; i++) x += reduce(y);`) disappears
 too, but its operations lie inside its natural loop, so it is never at risk and nothing changes: every
@@ -27,6 +29,7 @@ import re
 
 from reconverge.lazy_regex import lazy_compile
 from reconverge.lowering.errors import RemovedLoop, where
+from reconverge.lowering.frontend.first_pass_exits import FunctionValues, leaves_in_first_pass
 from reconverge.lowering.graph import dominator_tree
 from reconverge.records import record
 
@@ -216,12 +219,16 @@ def _function_at_risk(body: str, ranges: dict[str, SourceRange], debug: DebugNod
             if branch is not None and branch.group(1) in ranges:
                 latches.setdefault(branch.group(1), []).append(b)
     risky = []
+    values: FunctionValues | None = None
     for node, latch_blocks in latches.items():
         span = ranges[node]
         inside, headers = cfg.natural_loop(latch_blocks)
-        if any(not inside[b] and dom.pre[b] >= 0 and any(dom.dominates(h, b) for h in headers) and span.holds(p)
-               for b, p in calls):
-            risky.append(span)
+        targets = {b for b, p in calls if not inside[b] and dom.pre[b] >= 0 and span.holds(p)
+                   and any(dom.dominates(h, b) for h in headers)}
+        if targets:
+            values = values or FunctionValues(cfg.blocks)
+            if not all(leaves_in_first_pass(values, cfg.succs, dom, inside, latch_blocks, b, defined) for b in targets):
+                risky.append(span)
     return risky
 
 

@@ -101,3 +101,47 @@ def test_an_ll_file_optimised_here_is_checked_against_itself(tmp_path, kind):
     assert getattr(load_module(str(path), "-O0"), "removed_loops", ()) == ()
     with pytest.raises(CompileError, match="which the optimiser removed"):
         load_program(str(path), "-O2").function("k")
+
+
+# each loop's break path holds a reduction; the comment says whether its lanes can leave in different passes
+PASSES = """__kernel void k(__global uint *out, __global const uint *in, uint n)
+{
+    uint gid = get_global_id(0);
+    uint v = in[gid], w = 0, c = in[gid + 64u];
+    for (uint j = 0; j < 8u; j++) {             // 5: the test reads nothing the loop changes: first pass
+        if (in[gid + 32u] > 3u) { w += sub_group_reduce_add(v); break; }
+        v += 3u;
+    }
+    for (uint j = 0; j < 8u; j++) {             // 9: the test reads the counter
+        if (j == (c & 7u)) { w += sub_group_reduce_add(v); break; }
+    }
+    for (uint j = 0; j < 8u; j++) {             // 12: an invariant test, but reached in one pass only
+        if (j == 3u) { if (c > 5u) { w += sub_group_reduce_add(v); break; } }
+    }
+    for (uint j = 0; j < 8u; j++) {             // 15: the loop writes memory the test reads
+        out[gid + j] = j;
+        if (in[gid + 32u] > 3u) { w += sub_group_reduce_add(v); break; }
+    }
+    for (uint j = 0; j < 8u; j++) {             // 19: a sub-group operation's value changes with the lanes left
+        if (sub_group_any(c > 5u)) { w += sub_group_reduce_add(v); break; }
+        c += j;
+    }
+    for (uint j = 0; j < 8u; j++) {             // 23: a local the loop writes
+        if (c > 5u) { w += sub_group_reduce_add(v); break; }
+        c += j;
+    }
+    for (uint j = 0; j < 8u; j++) {             // 27: a math built-in of a local the loop does not write
+        if (popcount(c) > 5u) { w += sub_group_reduce_add(v); break; }
+        v += j;
+    }
+    out[gid] = v + w;
+}
+"""
+
+
+def test_a_loop_whose_lanes_all_leave_in_its_first_pass_is_not_at_risk(tmp_path):
+    """lowering.frontend.first_pass_exits: an exit towards the operation tested in every pass on a value
+    the loop does not change is taken in the first pass or never; anything else may merge passes."""
+    path = tmp_path / "passes.cl"
+    path.write_text(PASSES)
+    assert sorted(r.start[0] for r in at_risk_loops(_unoptimized(str(path)))) == [9, 12, 15, 19, 23]
