@@ -285,28 +285,29 @@ def _lexical_scopes(build_options: tuple[str, ...]) -> bool:
     return any(o.startswith("-g") and not o.startswith(("-g0", "-gline-", "-gno-")) for o in build_options)
 
 
-# what LLVM's -O<n> does to a loop that ends in closed form (lowering.frontend.removed_loops), undone
-KEEP_LOOPS = ("-fno-unroll-loops", "-mllvm", "-indvars-predicate-loops=0")
+# LLVM passes that merge a loop's passes where a convergent operation sits on its break path
+# (lowering.frontend.removed_loops): full unrolling (every pass's exit shares one block), IndVarSimplify's
+# exit predication (the pass a lane leaves in becomes a test before the loop) and rotation (a copy of the
+# loop's first exit test before the loop, whose lanes join the break path)
+KEEP_LOOPS = ("-fno-unroll-loops", "-mllvm", "-indvars-predicate-loops=0", "-mllvm", "-rotation-max-header-size=0")
 
 
 def _keep_source_loops(module, path: str, opt_level: str, build_options: tuple[str, ...], source: bytes | None):
-    """clang's module for `path`, with `removed_loops` set: the source loops around a convergent call
-    that the optimiser removed (lowering.frontend.removed_loops). Where it removed one, the file is
-    compiled again without full unrolling (which shares one exit block among every iteration's copy) or
-    IndVarSimplify's exit predication (which turns the iteration a lane leaves in into a test before the
-    loop); a loop removed even so (LoopDeletion of a loop whose one exit's count SCEV knows) stays in
-    `removed_loops`, and a kernel with an operation in it is refused (convergence.apply)."""
+    """clang's module for `path`, with `removed_loops` set: the source loops around a convergent call that
+    the optimiser removed (lowering.frontend.removed_loops). Where a loop holds a convergent call on its
+    break path whose lanes can leave in different passes, the file is compiled again without the passes
+    of KEEP_LOOPS; a loop removed even so (LoopDeletion of a loop whose one exit's count SCEV knows) stays
+    in `removed_loops`, and a kernel with an operation in it is refused (convergence.apply)."""
     from reconverge.lowering.frontend.clang import run_clang
-    from reconverge.lowering.frontend.removed_loops import removed_loops
+    from reconverge.lowering.frontend.removed_loops import at_risk_loops, removed_loops
     from reconverge.lowering.frontend.text_module import TextModule
     unoptimized = run_clang(path, opt_level, (*build_options, "-Xclang", "-disable-llvm-passes"),
                             source=source).llvm_text
-    removed = removed_loops(unoptimized, module.text)
-    if removed:
+    risky = at_risk_loops(unoptimized)
+    if risky:
         options = (*build_options, *(KEEP_LOOPS[1:] if "-fno-unroll-loops" in build_options else KEEP_LOOPS))
         module = TextModule(run_clang(path, opt_level, options, source=source).llvm_text, path)
-        removed = removed_loops(unoptimized, module.text)
-    module.removed_loops = removed
+        module.removed_loops = removed_loops(unoptimized, module.text, risky)
     return module
 
 

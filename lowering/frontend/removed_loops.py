@@ -248,9 +248,12 @@ def _loops_written_in(text: str, debug: DebugNodes, ranges: list[SourceRange]) -
     return found
 
 
-def removed_loops(frontend_text: str, optimized_text: str) -> tuple[SourceRange, ...]:
-    """The at-risk loops of clang's unoptimised module that the optimised one no longer has."""
-    risky = at_risk_loops(frontend_text)
+def removed_loops(frontend_text: str, optimized_text: str,
+                  risky: list[SourceRange] | None = None) -> tuple[SourceRange, ...]:
+    """The at-risk loops of clang's unoptimised module (`risky`, where already found) that the optimised
+    one no longer has."""
+    if risky is None:
+        risky = at_risk_loops(frontend_text)
     if not risky:
         return ()
     debug = DebugNodes.of_text(optimized_text)

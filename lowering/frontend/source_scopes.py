@@ -186,8 +186,14 @@ def loop_homes(func: Function, notes: ScopeNotes) -> dict[Instr, Block]:
             continue
         chain = notes.scopes.chain(ident)
         candidates = {h for key in chain for h in touching.get(key, ())}
-        held = [h for h in candidates if h != b and dom.dominates(h, b) and not forest.contains(h, b)
-                and loops[h].holds(chain)]
+        written_in = [h for h in candidates if h != b and not forest.contains(h, b) and loops[h].holds(chain)]
+        for h in written_in:
+            if not dom.dominates(h, b) and dom.pre[b] >= 0 and _left_from(succs, forest, members[h], h, b):
+                raise NotSupported(f"{where(func, ins)}: its -g scope puts it in the loop at block "
+                                   f"{blocks[h].label or f'b{h}'}, but -O2 also reaches it from before the loop (a "
+                                   f"copy of the loop's first test), so lanes of different iterations could meet "
+                                   f"(not supported; compile with -O0 or --convergence=cfg)")
+        held = [h for h in written_in if dom.dominates(h, b)]
         held = [h for h in held if _anchorable(func, ins, blocks, forest, loops, b, h, chain)]
         if held:
             # the innermost loop; among copies of one source loop (-O2 unrolled a loop around it, and each
@@ -195,6 +201,28 @@ def loop_homes(func: Function, notes: ScopeNotes) -> dict[Instr, Block]:
             # the dominator tree (fuzz convergence-12140: the first copy took every copy's operation)
             homes[ins] = blocks[max(held, key=lambda h: (forest.depth(h), dom.pre[h]))]
     return homes
+
+
+def _left_from(succs: list[list[int]], forest: LoopForest, inside: list[int], h: int, b: int) -> bool:
+    """Whether block b is reached from an exit of loop h (blocks `inside`) without coming back to h's header
+    or to the header of a loop around it (an outer loop's next pass)."""
+    stop = {h}
+    x = forest.parent[h]
+    while x != -1:
+        stop.add(x)
+        x = forest.parent[x]
+    members = set(inside)
+    work = [v for u in inside for v in succs[u] if v not in members and v not in stop]
+    seen = set(work)
+    while work:
+        v = work.pop()
+        if v == b:
+            return True
+        for w in succs[v]:
+            if w not in seen and w not in stop:
+                seen.add(w)
+                work.append(w)
+    return False
 
 
 def _anchorable(func: Function, ins: Instr, blocks: list[Block], forest: LoopForest, loops: dict[int, _LoopScopes],
