@@ -2,11 +2,13 @@
 
 Why: under `--convergence=scopes` an operation written in a loop meets the lanes of one iteration, even
 where the CFG puts it after the loop (its `break` path; lowering.frontend.source_scopes). Above -O0 LLVM
-can delete such a loop outright: when its exit test is loop-invariant and the values it leaves are
-computable in closed form (IndVarSimplify rewrites the exit values, LoopDeletion removes the loop that no
-longer computes anything), the operation on the break path runs once with the lanes of every iteration
-together (fuzz convergence-23120 at -O2). No loop is left in the CFG to anchor it in, so the scopes rule
-cannot restore the meeting; such a kernel is refused in one line.
+can remove such a loop: IndVarSimplify predicates its exits on the iteration count and LoopDeletion drops
+what is left, full unrolling gives every pass's exit one shared block, LoopDeletion drops a one-exit loop
+whose count SCEV knows (fuzz convergence-23120, 18). The operation on the break path then runs once with
+the lanes of every iteration together, and no loop is left in the CFG to anchor it in. pipeline.
+_keep_source_loops compiles a file with an at-risk loop again without those passes (and without rotation,
+whose copy of the first test before the loop also joins the break path: fuzz convergence-27368); a loop
+removed even so makes each kernel with an operation in it a one-line refusal.
 
 How: clang's code generation gives each loop's back-edge branch an `!llvm.loop` node whose first two
 locations are the loop statement's start and end (clang's CGLoopInfo), and LLVM's loop passes keep that
