@@ -101,22 +101,25 @@ class _Structurizer:
         func = self.func
         # (no update_cfg: the CFG-form blocks' succs/preds are not used, only their numbers and terminators)
         blocks = func.blocks
+        terms: list[Instr | None] = []                # each block's terminator (or None), asked once
         for i, b in enumerate(blocks):
             b.index = i
+            terms.append(b.terminator)
         entry = blocks[0]
         # drop unreachable blocks (and their phi entries)
         reached = bytearray(len(blocks))
         reached[0] = 1
-        stack = [entry]
+        stack = [0]
         while stack:
-            t = stack.pop().terminator
+            t = terms[stack.pop()]
             if t is not None:
                 for s in t.targets:
                     if not reached[s.index]:
                         reached[s.index] = 1
-                        stack.append(s)
+                        stack.append(s.index)
         if reached.count(1) != len(blocks):
             seen = {b for b in blocks if reached[b.index]}
+            terms = [t for b, t in zip(blocks, terms) if b in seen]
             blocks = func.blocks = [b for b in blocks if b in seen]
             for i, b in enumerate(blocks):
                 b.index = i
@@ -125,20 +128,24 @@ class _Structurizer:
                     phi.blocks = [p for p, _ in keep]
                     phi.operands = [v for _, v in keep]
 
-        def only_returns(b: Block) -> bool:
-            return len(b.instrs) == 1 and b.instrs[0].opcode == "ret" and not b.instrs[0].operands
-
-        self.nodes = [b for b in blocks if not only_returns(b) or b is entry]
-        self.index = {b: i for i, b in enumerate(self.nodes)}
-        n = self.n = len(self.nodes)
-        # targets per node, in terminator order, RETURN for return-only blocks; successors once each
+        # the nodes: the blocks but those holding only `ret void` (and their terminators, for _do_tree)
+        nodes: list[Block] = []
+        node_terms: list[Instr | None] = []
+        self.nodes, self.terms = nodes, node_terms
         node_of = [RETURN] * len(blocks)              # block index -> node (RETURN: a return-only block)
-        for i, b in enumerate(self.nodes):
-            node_of[b.index] = i
+        for b, t in zip(blocks, terms):
+            instrs = b.instrs
+            if len(instrs) == 1 and t is not None and t.opcode == "ret" and not t.operands and b is not entry:
+                continue
+            node_of[b.index] = len(nodes)
+            nodes.append(b)
+            node_terms.append(t)
+        self.index = {b: i for i, b in enumerate(nodes)}
+        n = self.n = len(nodes)
+        # targets per node, in terminator order, RETURN for return-only blocks; successors once each
         self.targets: list[list[int]] = []
         succs: list[list[int]] = []
-        for b in self.nodes:
-            t = b.terminator
+        for t in node_terms:
             ts = [node_of[s.index] for s in t.targets] if t is not None else []
             self.targets.append(ts)
             if len(ts) == 1:                          # (most blocks: a branch)
@@ -377,7 +384,7 @@ class _Structurizer:
         else:
             b = self.nodes[z]
             block: Block = cursor.nodes[-1]    # type: ignore[assignment]  # (cursor.block(), inlined)
-            term = b.terminator
+            term = self.terms[z]
             moved = b.instrs[:-1] if term is not None else b.instrs
             for ins in moved:
                 ins.block = block
