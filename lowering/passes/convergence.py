@@ -47,11 +47,7 @@ FORM = "cfg"
 
 
 def has_tokens(func: Function) -> bool:
-    for b in func.blocks:               # (loops, not any() over a generator: half the time, every read)
-        for ins in b.instrs:
-            if ins.opcode == "convergence":
-                return True
-    return False
+    return any(ins.opcode == "convergence" for b in func.blocks for ins in b.instrs)
 
 
 def control_token(ins: Instr) -> Value | None:
