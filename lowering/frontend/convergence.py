@@ -25,11 +25,13 @@ from reconverge.lowering.passes.convergence import drop_tokens, fold_stray_loop_
 MODES = ("auto", "tokens", "scopes", "cfg")
 
 
-def apply(func: Function, notes: ScopeNotes | None, mode: str, where: str) -> str:
-    """Give `func` (CFG form, as read) the convergence control `mode` asks for; returns the source used."""
+def apply(func: Function, notes: ScopeNotes | None, mode: str, where: str, tokens: bool | None = None) -> str:
+    """Give `func` (CFG form, as read) the convergence control `mode` asks for; returns the source used.
+    `tokens`: False when the caller knows the function has no convergence tokens (None: look)."""
     if mode not in MODES:
         raise CompileError(f"--convergence={mode}: expected one of {', '.join(MODES)}")
-    tokens = has_tokens(func)
+    if tokens is None:
+        tokens = has_tokens(func)
     if mode == "tokens" and not tokens:
         raise CompileError(f"{where}: --convergence=tokens: the kernel has no convergence tokens "
                            "(llvm.experimental.convergence.*; clang emits none for OpenCL C)")

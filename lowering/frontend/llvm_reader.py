@@ -24,6 +24,7 @@ from reconverge.lowering.frontend.llvm_module import (
     DEFINE_NAME,
     KERNEL_TWIN,
     define_lines,
+    define_matches,
     function_header,
     prepare_module,
     require_kernels,
@@ -200,7 +201,7 @@ class ModuleContext:
         if text is not None:
             if self._function_starts is None:
                 self._function_starts = {}
-                for m in DEFINE_NAME.finditer(text):
+                for m in define_matches(DEFINE_NAME, text):
                     name = m.group(1).strip('"')
                     if "\\" not in name:         # an escaped name: str(fn) prints it
                         self._function_starts[name] = m.start()
@@ -1335,9 +1336,16 @@ def _block_labels(fn_text: str, n: int, unnamed_args: int) -> list[str]:
 
 
 def _define_line(fn_text: str) -> str:
-    for line in fn_text.splitlines():
-        if line.startswith("define"):
-            return line
+    """The first of fn_text.splitlines() that starts `define`, splitting only up to it, a "\n"-ended piece
+    at a time (splitting the whole printed function cost 0.04 CPU s at 100k blocks; it is the first line)."""
+    start, size = 0, len(fn_text)
+    while start < size:
+        newline = fn_text.find("\n", start)
+        end = size if newline < 0 else newline + 1
+        for line in fn_text[start:end].splitlines():
+            if line.startswith("define"):
+                return line
+        start = end
     return ""
 
 
@@ -1365,11 +1373,15 @@ def read_kernels(module_ref: llvm.ModuleRef, source_name: str = "<ir>", kernel: 
         ctx = ModuleContext(mod, source_name)
         mod.reconverge_context = ctx
     out = {}
+    # no convergence token without its intrinsic's name in the printed module: no walk of every instruction
+    # looking for one (0.045 CPU s at 100k blocks, against 0.008 for this search)
+    text = getattr(mod, "reconverge_text", None)
+    tokens = False if text is not None and "convergence" not in text else None
     with gc_paused():                    # many small objects, few freed: the collector would rescan them all
         for n in names:
             reader = FunctionReader(ctx, kernel_body(mod, n), n)
             out[n] = reader.read()
-            convergence_control(out[n], reader.scope_notes, convergence, f"{source_name}: kernel @{n}")
+            convergence_control(out[n], reader.scope_notes, convergence, f"{source_name}: kernel @{n}", tokens)
     return out
 
 

@@ -320,13 +320,18 @@ class Function:
                 for s in b.succs:
                     s.preds.append(b)
             return blocks
-        blocks = self.index_blocks()
-        for b in blocks:
+        blocks = list(self.blocks)
+        for i, b in enumerate(blocks):          # numbers, emptied preds and succs in one walk (was three)
+            b.index = i
             b.preds = []
-        self.end_block.succs, self.end_block.preds = [], []
-        for b in blocks:
             instrs = b.instrs
-            b.succs = list(dict.fromkeys(instrs[-1].targets)) if instrs and instrs[-1].opcode in _ENDS else []
+            if instrs and instrs[-1].opcode in _ENDS:
+                targets = instrs[-1].targets
+                b.succs = [targets[0]] if len(targets) == 1 else list(dict.fromkeys(targets))
+            else:
+                b.succs = []
+        end = self.end_block
+        end.index, end.succs, end.preds = len(blocks), [], []
         for b in blocks:
             for s in b.succs:
                 s.preds.append(b)

@@ -95,28 +95,32 @@ def structurize(func: Function) -> Function:
 class _Structurizer:
     def __init__(self, func: Function):
         self.func = func
+        self.users: list[Instr] = []     # what may use a load: for ssa.rebuild (see _loop_escapes_to_variables)
 
     # ------------------------------------------------------------------ analysis
     def _prepare(self) -> None:
         func = self.func
         # (no update_cfg: the CFG-form blocks' succs/preds are not used, only their numbers and terminators)
         blocks = func.blocks
+        terms: list[Instr | None] = []                # each block's terminator (or None), asked once
         for i, b in enumerate(blocks):
             b.index = i
+            terms.append(b.terminator)
         entry = blocks[0]
         # drop unreachable blocks (and their phi entries)
         reached = bytearray(len(blocks))
         reached[0] = 1
-        stack = [entry]
+        stack = [0]
         while stack:
-            t = stack.pop().terminator
+            t = terms[stack.pop()]
             if t is not None:
                 for s in t.targets:
                     if not reached[s.index]:
                         reached[s.index] = 1
-                        stack.append(s)
+                        stack.append(s.index)
         if reached.count(1) != len(blocks):
             seen = {b for b in blocks if reached[b.index]}
+            terms = [t for b, t in zip(blocks, terms) if b in seen]
             blocks = func.blocks = [b for b in blocks if b in seen]
             for i, b in enumerate(blocks):
                 b.index = i
@@ -125,20 +129,24 @@ class _Structurizer:
                     phi.blocks = [p for p, _ in keep]
                     phi.operands = [v for _, v in keep]
 
-        def only_returns(b: Block) -> bool:
-            return len(b.instrs) == 1 and b.instrs[0].opcode == "ret" and not b.instrs[0].operands
-
-        self.nodes = [b for b in blocks if not only_returns(b) or b is entry]
-        self.index = {b: i for i, b in enumerate(self.nodes)}
-        n = self.n = len(self.nodes)
-        # targets per node, in terminator order, RETURN for return-only blocks; successors once each
+        # the nodes: the blocks but those holding only `ret void` (and their terminators, for _do_tree)
+        nodes: list[Block] = []
+        node_terms: list[Instr | None] = []
+        self.nodes, self.terms = nodes, node_terms
         node_of = [RETURN] * len(blocks)              # block index -> node (RETURN: a return-only block)
-        for i, b in enumerate(self.nodes):
-            node_of[b.index] = i
+        for b, t in zip(blocks, terms):
+            instrs = b.instrs
+            if len(instrs) == 1 and t is not None and t.opcode == "ret" and not t.operands and b is not entry:
+                continue
+            node_of[b.index] = len(nodes)
+            nodes.append(b)
+            node_terms.append(t)
+        self.index = {b: i for i, b in enumerate(nodes)}
+        n = self.n = len(nodes)
+        # targets per node, in terminator order, RETURN for return-only blocks; successors once each
         self.targets: list[list[int]] = []
         succs: list[list[int]] = []
-        for b in self.nodes:
-            t = b.terminator
+        for t in node_terms:
             ts = [node_of[s.index] for s in t.targets] if t is not None else []
             self.targets.append(ts)
             if len(ts) == 1:                          # (most blocks: a branch)
@@ -291,6 +299,7 @@ class _Structurizer:
             return loads[value]
 
         replaced_get, contains = self.replaced.get, self.forest.contains
+        users = self.users
         header_of = self.header_of
         # the innermost loop of each value defined in a loop (one lookup per operand below, where
         # as_seen_from asks the value's kind, its block, the block's node and the node's loop)
@@ -314,6 +323,7 @@ class _Structurizer:
                         value = as_seen_from(value, u)
                     if value is not op:
                         ops[i] = value
+                        users.append(ins)   # a load's use; the others: compares, returns, negations made later
         for (p, _), stores in self.edge_stores.items():
             for store in stores:                              # an edge's stores run at its source
                 store.operands = [as_seen_from(store.operands[0], index[p])]
@@ -357,7 +367,7 @@ class _Structurizer:
             assert not fallout, f"labels left pending at function end: {fallout}"
             _drop_tail_jump(func.body, "return")
             made = set(self.labels.values()) | set(self.selectors.values())
-            read = ssa.rebuild(func, self.replaced)
+            read = ssa.rebuild(func, self.replaced, self.users)
             func.guard_variables = sorted({cast(Var, var).name for var in read if var in made})
         call_with_deep_stack(build)
 
@@ -377,7 +387,7 @@ class _Structurizer:
         else:
             b = self.nodes[z]
             block: Block = cursor.nodes[-1]    # type: ignore[assignment]  # (cursor.block(), inlined)
-            term = b.terminator
+            term = self.terms[z]
             moved = b.instrs[:-1] if term is not None else b.instrs
             for ins in moved:
                 ins.block = block
@@ -390,6 +400,7 @@ class _Structurizer:
                 continue
             label = cursor.emit(Instr("var_load", [], I32, attrs={"var": self._label_var(region)}))
             cond = cursor.emit(Instr("icmp", [label, Const(I32, y)], I1, attrs={"pred": "eq"}))
+            self.users.append(cond)
             node, then_c, _ = self._add_if(cursor, cond)
             fallout = (fallout - {y}) | self._do_tree(y, then_c, region)
         return fallout
@@ -436,15 +447,19 @@ class _Structurizer:
             cases = [(consts, self._edge_thunk(b, t, region)) for t, consts in groups.items()]
             return self._emit_flat(cursor, value, cases, self._edge_thunk(b, default, region))
         # ret / unreachable (undefined behaviour: leaving is as good as anything)
-        cursor.emit(Instr("return", list(term.operands) if op == "ret" and term is not None else []))
+        ret = cursor.emit(Instr("return", list(term.operands) if op == "ret" and term is not None else []))
+        if ret.operands:
+            self.users.append(ret)
         return set()
 
-    @staticmethod
-    def _equals(value: Value, consts: list[int]) -> Callable[[_Cursor], Value]:
+    def _equals(self, value: Value, consts: list[int]) -> Callable[[_Cursor], Value]:
+        users = self.users
+
         def make(cursor: _Cursor) -> Value:
             cond: Value | None = None
             for c in consts:
                 eq = cursor.emit(Instr("icmp", [value, Const(value.type, c)], I1, attrs={"pred": "eq"}))
+                users.append(eq)
                 cond = eq if cond is None else cursor.emit(Instr("or", [cond, eq], I1))
             assert cond is not None, "a case has constants"
             return cond
@@ -472,6 +487,7 @@ class _Structurizer:
         for consts, _ in cases:
             for c in consts:
                 ne = cursor.emit(Instr("icmp", [value, Const(value.type, c)], I1, attrs={"pred": "ne"}))
+                self.users.append(ne)
                 none = ne if none is None else cursor.emit(Instr("and", [none, ne], I1))
         assert none is not None
         _, then_c, _ = self._add_if(cursor, none)
@@ -527,6 +543,7 @@ class _Structurizer:
             # then is now empty and else jumps: put the jump first, on the negated condition
             node.then_list, node.else_list = node.else_list, node.then_list
             node.cond = before.append(Instr("xor", [node.cond, Const(I1, 1)], I1))
+            self.users.append(node.cond)
 
     def _edge_thunk(self, src: Block | None, t: int, region: int) -> Callable[[_Cursor], set[int]]:
         return lambda cursor: self._edge(src, t, region, cursor)
