@@ -297,6 +297,18 @@ def test_a_loop_llvm_deletes_outright_is_refused_at_O2(tmp_path):
     load_program(path, "-O2", build_options=("-g",), convergence="cfg").function("k")
 
 
+def test_fuzz_27926_every_pipeline_refuses_a_loop_llvm_removed(tmp_path):
+    """Fuzz convergence-27926 at -O2 -g: ir, spirv and Gen's structured pipeline refused the kernel, but Gen's
+    CFG pipeline reads a copy of the module through SROA (a private array), the copy lost the removed loop,
+    and blockIP and the hybrid ran the merged iterations' answer. The copy keeps it now."""
+    run = _kept_run("scopes_removed_loop_private_27926.cl", 27926, 32, 16, 1, tmp_path)
+    configs = ("ir-O0", "ir-O2", "gen-O2-simd16-structured", "gen-O2-simd16-blockip", "gen-O2-simd8-hybrid",
+               "gen-O2-simd16-auto")
+    outcomes = [run.run(Config.parse(c)) for c in configs]
+    assert [o.status for o in outcomes] == ["ok"] + ["skipped"] * 5, [o.message for o in outcomes]
+    assert all("which the optimiser removed" in o.message for o in outcomes[1:])
+
+
 def test_fuzz_27368_a_loop_rotation_would_merge_into_its_break_path_is_kept_unrotated(tmp_path):
     """Fuzz convergence-27368 at -O2 -g: the loop was unrolled away (detected: removed_loops) and, compiled
     again without unrolling, rotated: the copy of its first pass's test before the loop led to the break
