@@ -38,16 +38,17 @@ PURE = frozenset((
     "getelementptr", "freeze", "extractelement", "insertelement", "shufflevector", "extractvalue",
     "insertvalue"))
 # built-ins whose value depends on more than their operands (the lanes that run them, memory), or that write
-_NOT_PURE_BUILTIN = re.compile(r"sub_group|work_group|barrier|fence|atomic|vload|vstore|read_|write_|async|"
+_NOT_PURE_BUILTIN = lazy_compile(r"sub_group|work_group|barrier|fence|atomic|vload|vstore|read_|write_|async|"
                                r"prefetch|wait_group|printf|load|store")
-_MEMORY_INTRINSIC = re.compile(r"llvm\.(?:mem|lifetime|invariant|experimental|dbg|assume)")
+_MEMORY_INTRINSIC = lazy_compile(r"llvm\.(?:mem|lifetime|invariant|experimental|dbg|assume)")
 
 
 class FunctionValues:
     """One function body's instructions by the value they define, its allocas and what writes memory."""
 
-    def __init__(self, blocks: list[list[str]]):
+    def __init__(self, blocks: list[list[str]], labels: dict[int, str] | None = None):
         self.blocks = blocks
+        self.labels = labels or {}                              # block -> its label (the entry has none)
         self.defs: dict[str, tuple[int, str, str]] = {}         # value -> (block, opcode, line)
         for b, lines in enumerate(blocks):
             for line in lines:
@@ -55,6 +56,7 @@ class FunctionValues:
                 if m is not None:
                     self.defs[m.group(1)] = (b, m.group(2), line)
         self.private = self._private_allocas()
+        self._stores: dict[str, list[tuple[int, str]]] | None = None
 
     def _private_allocas(self) -> set[str]:
         """The allocas used only as the address of a load or a store (and by lifetime markers)."""
@@ -77,6 +79,17 @@ class FunctionValues:
                         continue
                     seen_wrongly.add(name)
         return allocas - seen_wrongly
+
+    def stores(self) -> dict[str, list[tuple[int, str]]]:
+        """Each private alloca's stores: (block, the value stored)."""
+        if self._stores is None:
+            self._stores = {}
+            for b, lines in enumerate(self.blocks):
+                for line in lines:
+                    m = _STORE.match(line)
+                    if m is not None and m.group(2) in self.private:
+                        self._stores.setdefault(m.group(2), []).append((b, m.group(1)))
+        return self._stores
 
     def loop_writes(self, inside: bytearray) -> tuple[set[str], bool]:
         """The private allocas the loop's blocks store to, and whether they may write any other memory."""
@@ -180,3 +193,86 @@ def _reaches(succs: list[list[int]], inside: bytearray, start: int, target: int)
                 seen.add(v)
                 work.append(v)
     return False
+
+
+_COMPARE = lazy_compile(r"= icmp (ult|slt|ne) \S+ (%[-\w.$]+|-?\d+), (%[-\w.$]+|-?\d+)")
+_STORE = lazy_compile(r"^\s*store \S+ (%[-\w.$]+|-?\d+), ptr (%[-\w.$]+)")
+_ADD_ONE = lazy_compile(r"= add (?:nuw |nsw )*\S+ (%[-\w.$]+), 1\b")
+
+
+def at_most_one_pass(values: FunctionValues, succs: list[list[int]], dom, inside: bytearray,
+                     latches: list[int]) -> bool:
+    """Whether a test every pass makes (its block dominates the latches) leaves the loop unless a counter is
+    below a bound that lets it run one pass at most: `for (i = K; i < B; i++)`, or `do { g++; ... } while
+    (g < B && ...)`, with K and B constants (or locals stored once with one) and B - K <= 1. LLVM removes
+    such a loop (its back edge is never taken) with nothing to merge: every lane runs its one pass."""
+    stores = values.stores()
+    for u, lines in enumerate(values.blocks):
+        if not inside[u] or len(succs[u]) != 2 or not all(dom.dominates(u, latch) for latch in latches):
+            continue
+        stay, leave = succs[u]
+        branch = None
+        for line in reversed(lines):
+            branch = _BRANCH.match(line)
+            if branch is not None or line.strip():
+                break
+        found = values.defs.get(branch.group(1)) if branch is not None else None
+        compare = _COMPARE.search(found[2]) if found is not None and found[1] == "icmp" else None
+        if compare is None or not inside[stay] or (inside[leave] and not _and_exit(values, succs, inside, u, leave)):
+            continue
+        counter = _counter_start(values, stores, inside, compare.group(2))
+        bound = _constant(values, stores, inside, compare.group(3))
+        if counter is not None and bound is not None and bound - counter <= 1:
+            return True
+    return False
+
+
+def _and_exit(values: FunctionValues, succs: list[list[int]], inside: bytearray, u: int, merge: int) -> bool:
+    """Whether block `merge` is an `&&`'s: it branches on a phi that is false from `u`, and leaves the loop
+    when false (clang's `while (a && b)`: `a` false skips `b` to the phi)."""
+    branch = None
+    for line in reversed(values.blocks[merge]):
+        branch = _BRANCH.match(line)
+        if branch is not None or line.strip():
+            break
+    found = values.defs.get(branch.group(1)) if branch is not None else None
+    if found is None or found[1] != "phi" or len(succs[merge]) != 2 or inside[succs[merge][1]]:
+        return False
+    label = values.labels.get(u)
+    return label is not None and f"[ false, %{label} ]" in found[2]
+
+
+def _constant(values: FunctionValues, stores, inside: bytearray, token: str) -> int | None:
+    """A literal, or the load of a local that one store outside the loop gives a literal."""
+    if not token.startswith("%"):
+        return int(token)
+    found = values.defs.get(token)
+    address = _LOAD_POINTER.match(found[2]) if found is not None and found[1] == "load" else None
+    if address is None or address.group(1) not in values.private:
+        return None
+    written = stores.get(address.group(1), [])
+    if len(written) != 1 or inside[written[0][0]] or written[0][1].startswith("%"):
+        return None
+    return int(written[0][1])
+
+
+def _counter_start(values: FunctionValues, stores, inside: bytearray, token: str) -> int | None:
+    """The first value of a counter (a local loaded in the header, stored once outside the loop with a
+    literal and inside it only with its own load plus one)."""
+    found = values.defs.get(token)
+    address = _LOAD_POINTER.match(found[2]) if found is not None and found[1] == "load" else None
+    if address is None or address.group(1) not in values.private:
+        return None
+    local = address.group(1)
+    before = [v for b, v in stores.get(local, []) if not inside[b]]
+    within = [v for b, v in stores.get(local, []) if inside[b]]
+    if len(before) != 1 or before[0].startswith("%") or not within:
+        return None
+    for v in within:
+        made = values.defs.get(v)
+        step = _ADD_ONE.search(made[2]) if made is not None and made[1] == "add" else None
+        loaded = values.defs.get(step.group(1)) if step is not None else None
+        source = _LOAD_POINTER.match(loaded[2]) if loaded is not None and loaded[1] == "load" else None
+        if source is None or source.group(1) != local:
+            return None
+    return int(before[0])

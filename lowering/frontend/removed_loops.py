@@ -31,7 +31,7 @@ import re
 
 from reconverge.lazy_regex import lazy_compile
 from reconverge.lowering.errors import RemovedLoop, where
-from reconverge.lowering.frontend.first_pass_exits import FunctionValues, leaves_in_first_pass
+from reconverge.lowering.frontend.first_pass_exits import FunctionValues, at_most_one_pass, leaves_in_first_pass
 from reconverge.lowering.graph import dominator_tree
 from reconverge.records import record
 
@@ -51,6 +51,7 @@ _CALL = lazy_compile(r"\bcall [^\n]*?@(\"[^\"]*\"|[-\w.$]+)\([^\n]*!dbg !(\d+)")
 _CONVERGENT_BUILTIN = lazy_compile(r"_Z\w*(?:sub_group|work_group|barrier)")
 _LOOP_USE = lazy_compile(r"!llvm\.loop !(\d+)")
 _DBG = lazy_compile(r"!dbg !(\d+)")
+_BRANCH_LINE = lazy_compile(r"^\s*(?:br|switch) ")
 
 Position = tuple[str, int, int]         # (file, line, column)
 
@@ -64,6 +65,12 @@ class SourceRange:
 
     def holds(self, position: Position) -> bool:
         return position[0] == self.file and self.start <= position[1:] <= self.end
+
+    def holds_line(self, position: Position) -> bool:
+        """holds, where a location without a column (0: LLVM's merged one) counts anywhere on its line."""
+        if position[2]:
+            return self.holds(position)
+        return position[0] == self.file and self.start[0] <= position[1] <= self.end[0]
 
     def __str__(self) -> str:
         return f"{self.file.rsplit('/', 1)[-1]}:{self.start[0]}"
@@ -157,11 +164,13 @@ class _FunctionCFG:
 
     def __init__(self, body: str):
         self.blocks: list[list[str]] = [[]]
+        self.labels: dict[int, str] = {}
         labels: dict[str, int] = {}
         for line in body.splitlines():
             label = _LABEL.match(line)
             if label is not None:
                 labels[label.group(1)] = len(self.blocks)
+                self.labels[len(self.blocks)] = label.group(1)
                 self.blocks.append([])
             elif not line.lstrip().startswith("#dbg_"):         # (debug records, not instructions)
                 self.blocks[-1].append(line)
@@ -194,14 +203,14 @@ class _FunctionCFG:
                         work.extend(self.preds[v])
         return inside, headers
 
-    def loops(self) -> list[bytearray]:
-        """Every natural loop, one per header."""
+    def loops(self) -> list[tuple[bytearray, int]]:
+        """Every natural loop, one per header: its blocks and its header."""
         latches: dict[int, list[int]] = {}
         for u, ss in enumerate(self.succs):
             for h in ss:
                 if self.dom.pre[u] >= 0 and self.dom.dominates(h, u):
                     latches.setdefault(h, []).append(u)
-        return [self.natural_loop(us)[0] for us in latches.values()]
+        return [(self.natural_loop(us)[0], h) for h, us in latches.items()]
 
 
 def _function_at_risk(body: str, ranges: dict[str, SourceRange], debug: DebugNodes,
@@ -225,47 +234,98 @@ def _function_at_risk(body: str, ranges: dict[str, SourceRange], debug: DebugNod
     for node, latch_blocks in latches.items():
         span = ranges[node]
         inside, headers = cfg.natural_loop(latch_blocks)
-        targets = {b for b, p in calls if not inside[b] and dom.pre[b] >= 0 and span.holds(p)
-                   and any(dom.dominates(h, b) for h in headers)}
+        written = [b for b, p in calls if dom.pre[b] >= 0 and span.holds(p)]
+        if not written:
+            continue
+        values = values or FunctionValues(cfg.blocks, cfg.labels)
+        if at_most_one_pass(values, cfg.succs, dom, inside, latch_blocks):
+            continue                            # LLVM drops its back edge: its one pass merges nothing
+        if any(inside[b] for b in written):     # -O2 can sink it onto a break path (redteam b01, c03, i02)
+            risky.append(span)
+            continue
+        targets = {b for b in written if any(dom.dominates(h, b) for h in headers)}
         if targets:
-            values = values or FunctionValues(cfg.blocks)
             if not all(leaves_in_first_pass(values, cfg.succs, dom, inside, latch_blocks, b, defined) for b in targets):
                 risky.append(span)
     return risky
 
 
-def _loops_written_in(text: str, debug: DebugNodes, ranges: list[SourceRange]) -> set[SourceRange]:
-    """The ranges of `ranges` that some natural loop of the module has all its located code in: a loop
-    LLVM kept but whose `!llvm.loop` it dropped (SimplifyCFG folding a `for (;;)`'s latch into its one
-    block). An outer loop around a removed one also holds code of its own, outside the range."""
-    found: set[SourceRange] = set()
-    for m in _FUNCTION.finditer(text):
-        cfg = _FunctionCFG(m.group(2))
-        for inside in cfg.loops():
-            chains = [debug.positions(d.group(1)) for b, lines in enumerate(cfg.blocks) if inside[b]
-                      for line in lines for d in [_DBG.search(line)] if d is not None]
-            chains = [c for c in chains if c and c[0][1]]          # line 0: a location LLVM dropped
-            if chains:
-                found.update(r for r in ranges if all(any(r.holds(p) for p in c) for c in chains))
-    return found
-
-
 def removed_loops(frontend_text: str, optimized_text: str,
                   risky: list[SourceRange] | None = None) -> tuple[SourceRange, ...]:
     """The at-risk loops of clang's unoptimised module (`risky`, where already found) that the optimised
-    one no longer has."""
+    one lost around one of their calls: each convergent call of the optimised module written in such a
+    loop must lie in, or below the header of, a loop of its own function that is that source loop. A loop is
+    it by its `!llvm.loop`, or (where SimplifyCFG dropped that, as from `waterfall_store`'s `for (;;)`) by
+    its located code: all of it written in the source loop's range, some of it outside every loop written
+    inside that one (an inner loop on the break path is not its outer loop: redteam g01, d08). Per call,
+    not per module: a helper inlined twice can lose one copy of its loop and keep the other (redteam a01,
+    h05)."""
     if risky is None:
         risky = at_risk_loops(frontend_text)
     if not risky:
         return ()
+    every = list(loop_ranges(frontend_text, DebugNodes.of_text(frontend_text)).values())
+    nested = {r: [q for q in every if q != r and q.file == r.file and r.start <= q.start and q.end <= r.end]
+              for r in risky}
     debug = DebugNodes.of_text(optimized_text)
-    used = set(_LOOP_USE.findall(optimized_text))
-    kept = {(r.file, r.start) for node, r in loop_ranges(optimized_text, debug).items() if node in used}
-    missing = [r for r in dict.fromkeys(risky) if (r.file, r.start) not in kept]
-    if missing:
-        kept_unnamed = _loops_written_in(optimized_text, debug, missing)
-        missing = [r for r in missing if r not in kept_unnamed]
-    return tuple(missing)
+    named = loop_ranges(optimized_text, debug)
+    defined = {m.group(1) for m in _FUNCTION.finditer(optimized_text)}
+    missing: set[SourceRange] = set()
+    for m in _FUNCTION.finditer(optimized_text):
+        cfg = _FunctionCFG(m.group(2))
+        calls = []
+        for b, lines in enumerate(cfg.blocks):
+            for line in lines:
+                call = _CALL.search(line)
+                if call is not None and (_CONVERGENT_BUILTIN.match(call.group(1)) or call.group(1) in defined):
+                    calls.append((b, debug.positions(call.group(2))))
+        if not calls:
+            continue
+        loops = [_OptimizedLoop(cfg, inside, header, debug, named) for inside, header in cfg.loops()]
+        for r in risky:
+            for b, chain in calls:
+                if any(r.holds(p) for p in chain) and not any(
+                        loop.is_source_loop(r, nested[r]) and cfg.dom.dominates(loop.header, b) for loop in loops):
+                    missing.add(r)
+    return tuple(r for r in dict.fromkeys(risky) if r in missing)
+
+
+class _OptimizedLoop:
+    """A natural loop of the optimised module: its header, the source ranges its latches' `!llvm.loop`
+    name, and the positions of its located code."""
+
+    def __init__(self, cfg: _FunctionCFG, inside: bytearray, header: int, debug: DebugNodes,
+                 named: dict[str, SourceRange]):
+        self.header = header
+        self.named: set[SourceRange] = set()
+        self.chains: list[list[Position]] = []
+        self.back_edges: list[list[Position]] = []      # the positions of the branches taking a back edge
+        for b, lines in enumerate(cfg.blocks):
+            if not inside[b]:
+                continue
+            latch = self.header in cfg.succs[b]
+            for line in lines:
+                node = _LOOP_USE.search(line)
+                if node is not None and node.group(1) in named and latch:
+                    self.named.add(named[node.group(1)])
+                d = _DBG.search(line)
+                chain = debug.positions(d.group(1)) if d is not None else []
+                if chain and chain[0][1]:           # line 0: a location LLVM dropped
+                    self.chains.append(chain)
+                    if latch and _BRANCH_LINE.match(line):
+                        self.back_edges.append(chain)
+
+    def is_source_loop(self, r: SourceRange, nested: list[SourceRange]) -> bool:
+        """Whether this loop is source loop `r`: named so, or all its code written in `r` and some of it in no
+        loop inside `r`, or (merged with a loop around it: lowering.frontend.loop_separation splits them)
+        a branch taking one of its back edges written in `r` and in no loop inside it."""
+        def own(c: list[Position]) -> bool:
+            return any(r.holds(p) and not any(q.holds_line(p) for q in nested) for p in c)
+
+        if r in self.named or any(own(c) for c in self.back_edges):
+            return True
+        return bool(self.chains) and all(any(r.holds(p) for p in c) for c in self.chains) and \
+            any(own(c) for c in self.chains)
 
 
 def refuse_calls_in_removed_loops(func: Function, notes: ScopeNotes) -> None:
