@@ -170,14 +170,19 @@ def leaves_in_first_pass(values: FunctionValues, succs: list[list[int]], dom, in
     for u, v in exits:
         if not _reaches(succs, inside, v, target):
             continue
-        branch = None
-        for line in reversed(values.blocks[u]):
-            branch = _BRANCH.match(line)
-            if branch is not None or line.strip():
-                break
-        if branch is None or not all(dom.dominates(u, latch) for latch in latches) or not invariant(branch.group(1)):
+        condition = _branch_condition(values.blocks[u])
+        if condition is None or not all(dom.dominates(u, latch) for latch in latches) or not invariant(condition):
             return False
     return True
+
+
+def _branch_condition(lines: list[str]) -> str | None:
+    """The value a block's last instruction branches on (`br i1 %c`, a one-line `switch`), else None."""
+    for line in reversed(lines):
+        if line.strip():
+            branch = _BRANCH.match(line)
+            return branch.group(1) if branch is not None else None
+    return None
 
 
 def _reaches(succs: list[list[int]], inside: bytearray, start: int, target: int) -> bool:
@@ -211,12 +216,8 @@ def at_most_one_pass(values: FunctionValues, succs: list[list[int]], dom, inside
         if not inside[u] or len(succs[u]) != 2 or not all(dom.dominates(u, latch) for latch in latches):
             continue
         stay, leave = succs[u]
-        branch = None
-        for line in reversed(lines):
-            branch = _BRANCH.match(line)
-            if branch is not None or line.strip():
-                break
-        found = values.defs.get(branch.group(1)) if branch is not None else None
+        condition = _branch_condition(lines)
+        found = values.defs.get(condition) if condition is not None else None
         compare = _COMPARE.search(found[2]) if found is not None and found[1] == "icmp" else None
         if compare is None or not inside[stay] or (inside[leave] and not _and_exit(values, succs, inside, u, leave)):
             continue
@@ -230,12 +231,8 @@ def at_most_one_pass(values: FunctionValues, succs: list[list[int]], dom, inside
 def _and_exit(values: FunctionValues, succs: list[list[int]], inside: bytearray, u: int, merge: int) -> bool:
     """Whether block `merge` is an `&&`'s: it branches on a phi that is false from `u`, and leaves the loop
     when false (clang's `while (a && b)`: `a` false skips `b` to the phi)."""
-    branch = None
-    for line in reversed(values.blocks[merge]):
-        branch = _BRANCH.match(line)
-        if branch is not None or line.strip():
-            break
-    found = values.defs.get(branch.group(1)) if branch is not None else None
+    condition = _branch_condition(values.blocks[merge])
+    found = values.defs.get(condition) if condition is not None else None
     if found is None or found[1] != "phi" or len(succs[merge]) != 2 or inside[succs[merge][1]]:
         return False
     label = values.labels.get(u)
