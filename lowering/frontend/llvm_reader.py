@@ -101,6 +101,7 @@ _NAME = lazy_compile(r'^\s*%("(?:[^"]*)"|[-\w.$]+)\s*=')
 
 
 _DBG = lazy_compile(r"!dbg !(\d+)")
+_LOOP_NODE = lazy_compile(r"^!(\d+) = distinct !\{!\1, !(\d+), !(\d+)", re.M)     # a loop's start and end
 _BUNDLES = re.compile(r'\)[^()"\[]*\[\s*"')       # a call's operand bundle list, after its arguments and attributes
 _BUNDLE_TAG = lazy_compile(r'"([^"]*)"\s*\(')
 
@@ -265,7 +266,9 @@ class ModuleContext:
     def scope_notes(self) -> ScopeNotes:
         """A fresh collector of one function's debug locations over the module's parsed scopes."""
         if self._scopes is None:
-            self._scopes = DebugScopes(self._debug_nodes(), getattr(self.mod, "removed_loops", ()))
+            self._scopes = DebugScopes(self._debug_nodes(), getattr(self.mod, "removed_loops", ()),
+                                       {m.group(1): (m.group(2), m.group(3)) for m in _LOOP_NODE.finditer(
+                                           self._module_text or "")})
         return ScopeNotes(self._scopes)
 
     def _debug_nodes(self) -> dict[str, str]:

@@ -38,6 +38,7 @@ from reconverge.records import field, record
 # the operations whose meeting a scope decides (not the token-making `convergence` itself)
 CONVERGENT = frozenset(name for name, op in OPCODES.items() if op.has("convergent") and name != "convergence")
 _DBG = lazy_compile(r"!dbg !(\d+)")
+_LOOP_ATTACHMENT = lazy_compile(r"!llvm\.loop !(\d+)")
 _FIELD = lazy_compile(r"\b(line|column|scope|inlinedAt): (!?\d+)")
 
 ScopeKey = tuple[str, str]      # (scope node, inlinedAt node or ""): one scope of one inlined copy
@@ -54,10 +55,12 @@ class DebugScopes:
     """The module's debug-info nodes (number -> `!DI...(...)` text, parsed once by the reader), read as
     locations and scope chains when asked for."""
 
-    def __init__(self, nodes: dict[str, str], removed_loops: tuple = ()):
+    def __init__(self, nodes: dict[str, str], removed_loops: tuple = (), loop_nodes: dict | None = None):
         self._nodes = nodes
         # the source loops around a convergent call that the optimiser removed (lowering.frontend.removed_loops)
         self.removed_loops = removed_loops
+        # each `!llvm.loop` node's first two locations (its loop statement's start and end)
+        self.loop_nodes: dict[str, tuple[str, str]] = loop_nodes or {}
         self._locations: dict[str, Location | None] = {}
         self._chains: dict[str, tuple[ScopeKey, ...]] = {}
         self._full: bool | None = None
@@ -117,8 +120,13 @@ class ScopeNotes:
     blocks: dict[Block, list[str]] = field(default_factory=dict)
     calls: dict[Instr, str] = field(default_factory=dict)
     unlocated_calls: int = 0
+    latches: dict[Block, str] = field(default_factory=dict)    # block -> its branch's `!llvm.loop` node
 
     def note(self, block: Block, text: str, created: list[Instr]) -> None:
+        if "!llvm.loop" in text:
+            loop = _LOOP_ATTACHMENT.search(text)
+            if loop is not None:
+                self.latches[block] = loop.group(1)
         m = _DBG.search(text)
         ident = m.group(1) if m else None
         # a phi's location (LLVM's mem2reg gives it the variable's declaration) says nothing of where the
@@ -179,6 +187,7 @@ def loop_homes(func: Function, notes: ScopeNotes) -> dict[Instr, Block]:
         for key in loop.touched:
             if notes.scopes.is_block(key):
                 touching.setdefault(key, set()).add(h)
+    ranges = _LoopRanges(notes, blocks, succs, members)
     homes: dict[Instr, Block] = {}
     for ins, ident in notes.calls.items():
         b = index.get(ins.block) if ins.block is not None else None
@@ -186,7 +195,8 @@ def loop_homes(func: Function, notes: ScopeNotes) -> dict[Instr, Block]:
             continue
         chain = notes.scopes.chain(ident)
         candidates = {h for key in chain for h in touching.get(key, ())}
-        written_in = [h for h in candidates if h != b and not forest.contains(h, b) and loops[h].holds(chain)]
+        written_in = [h for h in candidates if h != b and not forest.contains(h, b) and loops[h].holds(chain)
+                      and ranges.written_in(h, ident)]
         for h in written_in:
             if not dom.dominates(h, b) and dom.pre[b] >= 0 and _left_from(succs, forest, members[h], h, b):
                 raise NotSupported(f"{where(func, ins)}: its -g scope puts it in the loop at block "
@@ -201,6 +211,36 @@ def loop_homes(func: Function, notes: ScopeNotes) -> dict[Instr, Block]:
             # the dominator tree (fuzz convergence-12140: the first copy took every copy's operation)
             homes[ins] = blocks[max(held, key=lambda h: (forest.depth(h), dom.pre[h]))]
     return homes
+
+
+class _LoopRanges:
+    """The source range of each CFG loop whose back edge's branch still has its `!llvm.loop` (clang's
+    loop statement start and end): an operation outside a loop's range was not written in it, whatever
+    the lexical blocks say. Unrotated at -O2 (removed_loops' recompile), a `do` written first in a
+    `while` body holds the body's scope (its condition) with nothing before it, so the scopes rule alone
+    took the reduction after it for the do's (test_loop_separation's plain_nest)."""
+
+    def __init__(self, notes: ScopeNotes, blocks: list[Block], succs: list[list[int]], members: dict[int, list[int]]):
+        from reconverge.lowering.frontend.removed_loops import DebugNodes
+        self.debug = DebugNodes(notes.scopes.nodes)
+        self.ranges: dict[int, list] = {}
+        if not notes.latches:
+            return
+        for h, vs in members.items():
+            for v in vs:
+                node = notes.latches.get(blocks[v])
+                ends = notes.scopes.loop_nodes.get(node) if node is not None and h in succs[v] else None
+                found = self.debug.loop_range(*ends) if ends is not None else None
+                if found is not None:
+                    self.ranges.setdefault(h, []).append(found)
+
+    def written_in(self, h: int, ident: str) -> bool:
+        """Whether an operation at location `ident` may have been written in loop h (True: h's range unknown)."""
+        ranges = self.ranges.get(h)
+        if not ranges:
+            return True
+        positions = self.debug.positions(ident)
+        return any(r.holds(p) for r in ranges for p in positions)
 
 
 def _left_from(succs: list[list[int]], forest: LoopForest, inside: list[int], h: int, b: int) -> bool:
