@@ -13,17 +13,19 @@ removed even so makes each kernel with an operation in it a one-line refusal.
 How: clang's code generation gives each loop's back-edge branch an `!llvm.loop` node whose first two
 locations are the loop statement's start and end (clang's CGLoopInfo), and LLVM's loop passes keep that
 node on the loop's latch. The module clang makes before any LLVM pass (`-Xclang -disable-llvm-passes`)
-thus names every loop of the source with its source range. A loop is *at risk* when a call written inside
+thus names every loop of the source with its source range. A loop is *at risk* when a call is written in
 its range (a sub-group or work-group built-in, a barrier, or a function defined in the module, which may
-hold one) lies outside its natural loop and below its header: written in the loop, reached by its break
-path. An at-risk loop whose start no `!llvm.loop` of the optimised module names was removed. A loop
-whose every exit towards such a call is tested in every pass on a loop-invariant value is not at risk:
-its lanes all leave in the first pass (lowering.frontend.first_pass_exits).
+hold one), inside its natural loop (-O2 can sink it onto the exit path) or below its header on a break
+path, unless the loop runs one pass at most or every exit towards such a break-path call is taken in the
+first pass (lowering.frontend.first_pass_exits). Each convergent call of the optimised module written in
+an at-risk loop must then lie in, or below the header of, a loop of its own function that is that source
+loop (removed_loops).
 
-A loop whose back edge LLVM proved never taken (`for (i = 0; i < 1; i++) x += reduce(y);`) disappears
-too, but its operations lie inside its natural loop, so it is never at risk and nothing changes: every
-lane runs its one iteration. A `do { } while (0)` or a `while (1) { ...; break; }` has no back edge at all
-in clang's code, so no `!llvm.loop` and no loop to lose.
+A loop whose back edge LLVM proves never taken (`for (i = 0; i < 1; i++) x += reduce(y);`) disappears
+too, with nothing to merge: every lane runs its one pass; where a constant counter and bound say so, it is
+not at risk (first_pass_exits.at_most_one_pass), else its kernel is refused, conservatively. A `do { }
+while (0)` or a `while (1) { ...; break; }` has no back edge at all in clang's code, so no `!llvm.loop`
+and no loop to lose.
 """
 from __future__ import annotations
 
@@ -146,8 +148,7 @@ def loop_ranges(text: str, debug: DebugNodes) -> dict[str, SourceRange]:
 
 
 def at_risk_loops(frontend_text: str) -> list[SourceRange]:
-    """The source loops of clang's unoptimised module that hold, in their range, a call outside their
-    natural loop and below their header (the module docstring's rule)."""
+    """The source loops of clang's unoptimised module that are at risk (the module docstring's rule)."""
     debug = DebugNodes.of_text(frontend_text)
     ranges = loop_ranges(frontend_text, debug)
     if not ranges:
