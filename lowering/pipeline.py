@@ -299,15 +299,15 @@ def _keep_source_loops(module, path: str, opt_level: str, build_options: tuple[s
     of KEEP_LOOPS; a loop removed even so (LoopDeletion of a loop whose one exit's count SCEV knows) stays
     in `removed_loops`, and a kernel with an operation in it is refused (convergence.apply)."""
     from reconverge.lowering.frontend.clang import run_clang
-    from reconverge.lowering.frontend.removed_loops import at_risk_loops, removed_loops
+    from reconverge.lowering.frontend.removed_loops import removed_loops, source_loops
     from reconverge.lowering.frontend.text_module import TextModule
     unoptimized = run_clang(path, opt_level, (*build_options, "-Xclang", "-disable-llvm-passes"),
                             source=source).llvm_text
-    risky = at_risk_loops(unoptimized)
-    if risky:
+    loops = source_loops(unoptimized)
+    if loops.risky:
         options = (*build_options, *(KEEP_LOOPS[1:] if "-fno-unroll-loops" in build_options else KEEP_LOOPS))
         module = TextModule(run_clang(path, opt_level, options, source=source).llvm_text, path)
-        module.removed_loops = removed_loops(unoptimized, module.text, risky)
+        module.removed_loops = removed_loops(unoptimized, module.text, loops)
     return module
 
 

@@ -162,13 +162,13 @@ class _Invariance:
 
 
 def leaves_in_first_pass(values: FunctionValues, succs: list[list[int]], dom, inside: bytearray,
-                         latches: list[int], target: int, defined_functions: set[str]) -> bool:
-    """Whether every exit of the loop (`inside`, closed by `latches`) from which block `target` is reached
-    outside the loop is taken in the first pass or never (the module docstring's rule)."""
+                         latches: list[int], targets: set[int], defined_functions: set[str]) -> bool:
+    """Whether every exit of the loop (`inside`, closed by `latches`) from which one of the blocks `targets`
+    is reached outside the loop is taken in the first pass or never (the module docstring's rule)."""
     invariant = _Invariance(values, inside, defined_functions)
     exits = [(u, v) for u, ss in enumerate(succs) if inside[u] for v in ss if not inside[v]]
     for u, v in exits:
-        if not _reaches(succs, inside, v, target):
+        if not _reaches(succs, inside, v, targets):
             continue
         condition = _branch_condition(values.blocks[u])
         if condition is None or not all(dom.dominates(u, latch) for latch in latches) or not invariant(condition):
@@ -185,13 +185,13 @@ def _branch_condition(lines: list[str]) -> str | None:
     return None
 
 
-def _reaches(succs: list[list[int]], inside: bytearray, start: int, target: int) -> bool:
-    """Whether `target` is reached from `start` through blocks outside the loop."""
+def _reaches(succs: list[list[int]], inside: bytearray, start: int, targets: set[int]) -> bool:
+    """Whether one of `targets` is reached from `start` through blocks outside the loop."""
     seen = {start}
     work = [start]
     while work:
         u = work.pop()
-        if u == target:
+        if u in targets:
             return True
         for v in succs[u]:
             if v not in seen and not inside[v]:

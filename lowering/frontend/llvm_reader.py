@@ -11,7 +11,6 @@ definition in that order gets a placeholder that is patched once the whole funct
 """
 from __future__ import annotations
 
-import os
 import re
 
 from reconverge.lazy_regex import lazy_compile
@@ -55,7 +54,7 @@ from reconverge.lowering.frontend.llvm_types import (
     type_from_text,
 )
 from reconverge.lowering.frontend.scalar import Unsupported, scalar_type
-from reconverge.lowering.frontend.source_scopes import DebugScopes, ScopeNotes
+from reconverge.lowering.frontend.source_scopes import DebugScopes, ScopeNotes, debug_nodes, difile_path, loop_nodes
 from reconverge.lowering.frontend.text_module import TextFunction, TextModule
 from reconverge.lowering.frontend.value_kinds import ValueKind
 from reconverge.lowering.gcpause import gc_paused
@@ -101,7 +100,6 @@ _NAME = lazy_compile(r'^\s*%("(?:[^"]*)"|[-\w.$]+)\s*=')
 
 
 _DBG = lazy_compile(r"!dbg !(\d+)")
-_LOOP_NODE = lazy_compile(r"^!(\d+) = distinct !\{!\1, !(\d+), !(\d+)", re.M)     # a loop's start and end
 _BUNDLES = re.compile(r'\)[^()"\[]*\[\s*"')       # a call's operand bundle list, after its arguments and attributes
 _BUNDLE_TAG = lazy_compile(r'"([^"]*)"\s*\(')
 
@@ -129,7 +127,6 @@ class ModuleContext:
         self._module_text: str | None = getattr(mod, "reconverge_text", None)   # prepare_module's, if it kept it
         self._function_starts: dict[str, int] | None = None
         self._define_lines: dict[str, str] | None = None
-        self._debug: dict[str, str] | None = None
         self._nodes: dict[str, str] | None = None
         self._functions: set[str] | None = None
         self._scopes: DebugScopes | None = None
@@ -245,40 +242,27 @@ class ModuleContext:
         m = _DBG.search(instruction_text)
         if m is None:
             return None
-        nodes = self._debug_nodes()
-        loc = nodes.get(m.group(1), "")
-        line = re.search(r"\bline: (\d+)", loc)
-        if not loc.startswith("!DILocation(") or line is None:
+        scopes = self._debug_scopes()
+        loc = scopes.location(m.group(1))
+        if loc is None:
             return None
-        column = re.search(r"\bcolumn: (\d+)", loc)
-        node, file = loc, None
-        for _ in range(64):                      # scope chains are short; a cycle stops here
-            ref = re.search(r"\bfile: !(\d+)", node) or re.search(r"\bscope: !(\d+)", node)
-            if ref is None:
-                break
-            node = nodes.get(ref.group(1), "")
-            if node.startswith("!DIFile("):
-                file = _difile_path(node, self.source_name)
-                break
-        where = f"{file or self.source_name}:{line.group(1)}"
-        return where + (f":{column.group(1)}" if column and column.group(1) != "0" else "")
+        node = scopes.file_node(loc.scope)
+        file = difile_path(node, self.source_name) if node is not None else None
+        where = f"{file or self.source_name}:{loc.line}"
+        return where + (f":{loc.column}" if loc.column else "")
 
     def scope_notes(self) -> ScopeNotes:
         """A fresh collector of one function's debug locations over the module's parsed scopes."""
-        if self._scopes is None:
-            self._scopes = DebugScopes(self._debug_nodes(), getattr(self.mod, "removed_loops", ()),
-                                       {m.group(1): (m.group(2), m.group(3)) for m in _LOOP_NODE.finditer(
-                                           self._module_text or "")})
-        return ScopeNotes(self._scopes)
+        return ScopeNotes(self._debug_scopes())
 
-    def _debug_nodes(self) -> dict[str, str]:
-        """The module's debug-info metadata nodes, by number ('12' -> '!DILocation(...)')."""
-        if self._debug is None:
+    def _debug_scopes(self) -> DebugScopes:
+        """The module's debug-info nodes and loop nodes, parsed once."""
+        if self._scopes is None:
             if self._module_text is None:
                 self._module_text = str(self.mod)
-            self._debug = {m.group(1): m.group(2) for m in re.finditer(
-                r"^!(\d+) = (?:distinct )?(!DI\w+\(.*\))$", self._module_text, re.M)}
-        return self._debug
+            self._scopes = DebugScopes(debug_nodes(self._module_text), getattr(self.mod, "removed_loops", ()),
+                                       loop_nodes(self._module_text))
+        return self._scopes
 
     def global_kind(self, name: str) -> ValueKind | None:
         """What `@name` in an instruction is: a global variable, a function, or (None) something else."""
@@ -1407,19 +1391,3 @@ def kernel_body(mod: llvm.ModuleRef, name: str) -> llvm.ValueRef:
 def read_llvm_text(text: str, source_name: str = "<ir>", kernel: str | None = None) -> dict[str, Function]:
     from reconverge.lowering.frontend.llvm_module import parse_llvm_text
     return read_kernels(parse_llvm_text(text, source_name), source_name, kernel)
-
-
-def _difile_path(node: str, source_name: str) -> str | None:
-    """A DIFile's path: its filename, joined to its directory when relative (clang writes a file under
-    the directory it ran in, or beside it, relative to a common parent); the input's own name as the user
-    gave it when the two are the same file."""
-    name = re.search(r'\bfilename: "((?:[^"\\]|\\.)*)"', node)
-    if name is None:
-        return None
-    path = name.group(1)
-    directory = re.search(r'\bdirectory: "((?:[^"\\]|\\.)*)"', node)
-    if directory and directory.group(1) and not os.path.isabs(path):
-        path = os.path.join(directory.group(1), path)
-    if source_name and os.path.isabs(path) and os.path.abspath(source_name) == os.path.normpath(path):
-        return source_name
-    return path

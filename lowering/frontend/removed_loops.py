@@ -34,6 +34,7 @@ import re
 from reconverge.lazy_regex import lazy_compile
 from reconverge.lowering.errors import RemovedLoop, where
 from reconverge.lowering.frontend.first_pass_exits import FunctionValues, at_most_one_pass, leaves_in_first_pass
+from reconverge.lowering.frontend.source_scopes import LOOP_ATTACHMENT, DebugScopes, Position, SourceRange
 from reconverge.lowering.graph import dominator_tree
 from reconverge.records import record
 
@@ -42,122 +43,47 @@ if TYPE_CHECKING:
     from reconverge.lowering.frontend.source_scopes import ScopeNotes
     from reconverge.lowering.ir.core import Function
 
-_DI_NODE = lazy_compile(r"^!(\d+) = (?:distinct )?(!DI\w+\(.*\))$", re.M)
-_LOOP_NODE = lazy_compile(r"^!(\d+) = distinct !\{!\1, !(\d+), !(\d+)", re.M)
-_FIELD = lazy_compile(r"\b(line|column|scope|inlinedAt|file|filename|directory): (!?\d+|\"[^\"]*\")")
 _FUNCTION = lazy_compile(r"^define [^\n]*?@(\"[^\"]*\"|[-\w.$]+)\([^\n]*\{\n(.*?)^\}", re.M | re.S)
 _LABEL = lazy_compile(r"^(\"[^\"]*\"|[-\w.$]+):")
 _SUCCESSOR = lazy_compile(r"\blabel %(\"[^\"]*\"|[-\w.$]+)")
 _LOOP_BRANCH = lazy_compile(r"^\s*br [^\n]*!llvm\.loop !(\d+)")
 _CALL = lazy_compile(r"\bcall [^\n]*?@(\"[^\"]*\"|[-\w.$]+)\([^\n]*!dbg !(\d+)")
 _CONVERGENT_BUILTIN = lazy_compile(r"_Z\w*(?:sub_group|work_group|barrier)")
-_LOOP_USE = lazy_compile(r"!llvm\.loop !(\d+)")
 _DBG = lazy_compile(r"!dbg !(\d+)")
 _BRANCH_LINE = lazy_compile(r"^\s*(?:br|switch) ")
 
-Position = tuple[str, int, int]         # (file, line, column)
-
-
 @record(frozen=True)
-class SourceRange:
-    """A loop statement's source text: its file and first and last (line, column)."""
-    file: str
-    start: tuple[int, int]
-    end: tuple[int, int]
-
-    def holds(self, position: Position) -> bool:
-        return position[0] == self.file and self.start <= position[1:] <= self.end
-
-    def holds_line(self, position: Position) -> bool:
-        """holds, where a location without a column (0: LLVM's merged one) counts anywhere on its line."""
-        if position[2]:
-            return self.holds(position)
-        return position[0] == self.file and self.start[0] <= position[1] <= self.end[0]
-
-    def __str__(self) -> str:
-        return f"{self.file.rsplit('/', 1)[-1]}:{self.start[0]}"
+class SourceLoops:
+    """The source loops clang's unoptimised module names (`every`), and those at risk."""
+    every: list
+    risky: list
 
 
-class DebugNodes:
-    """A module text's debug-info nodes read as positions: a location's (file, line, column), and a
-    location's chain of positions through the call sites of its inlined copies."""
-
-    def __init__(self, nodes: dict[str, str]):
-        self.nodes = nodes
-        self._files: dict[str, str] = {}
-
-    @classmethod
-    def of_text(cls, text: str) -> "DebugNodes":
-        return cls({m.group(1): m.group(2) for m in _DI_NODE.finditer(text)})
-
-    def fields(self, ident: str) -> dict[str, str]:
-        return dict(_FIELD.findall(self.nodes.get(ident, "")))
-
-    def position(self, ident: str) -> Position | None:
-        f = self.fields(ident)
-        if "line" not in f or "scope" not in f:
-            return None
-        return self.file_of(f["scope"].lstrip("!")), int(f["line"]), int(f.get("column", "0"))
-
-    def positions(self, ident: str) -> list[Position]:
-        """Location `ident`'s position, then its inlined copy's call sites' outward."""
-        found: list[Position] = []
-        for _ in range(64):                         # inlining depth is small; a cycle stops here
-            here = self.position(ident)
-            if here is None:
-                break
-            found.append(here)
-            ident = self.fields(ident).get("inlinedAt", "").lstrip("!")
-            if not ident:
-                break
-        return found
-
-    def file_of(self, scope: str) -> str:
-        """The file a scope (lexical block, subprogram) was written in (its DIFile's filename, under its
-        directory when relative)."""
-        hit = self._files.get(scope)
-        if hit is None:
-            node, hit = scope, ""
-            for _ in range(64):
-                f = self.fields(node)
-                if self.nodes.get(node, "").startswith("!DIFile("):
-                    name, directory = (f.get(k, "").strip('"') for k in ("filename", "directory"))
-                    hit = name if name.startswith("/") or not directory else f"{directory}/{name}"
-                    break
-                node = (f.get("file") or f.get("scope") or "").lstrip("!")
-                if not node:
-                    break
-            self._files[scope] = hit
-        return hit
-
-    def loop_range(self, start: str, end: str) -> SourceRange | None:
-        first, last = self.position(start), self.position(end)
-        if first is None or last is None or first[0] != last[0]:
-            return None
-        return SourceRange(first[0], first[1:], last[1:])
-
-
-def loop_ranges(text: str, debug: DebugNodes) -> dict[str, SourceRange]:
-    """Every `!llvm.loop` node of a module text that names its loop's source range, by node number."""
+def loop_ranges(scopes: DebugScopes) -> dict[str, SourceRange]:
+    """Every `!llvm.loop` node of a module that names its loop's source range, by node number."""
     ranges = {}
-    for m in _LOOP_NODE.finditer(text):
-        found = debug.loop_range(m.group(2), m.group(3))
+    for node in scopes.loop_nodes:
+        found = scopes.loop_range(node)
         if found is not None:
-            ranges[m.group(1)] = found
+            ranges[node] = found
     return ranges
+
+
+def source_loops(frontend_text: str) -> SourceLoops:
+    """The source loops of clang's unoptimised module, and those at risk (the module docstring's rule)."""
+    scopes = DebugScopes.of_text(frontend_text)
+    ranges = loop_ranges(scopes)
+    risky: list[SourceRange] = []
+    if ranges:
+        defined = {m.group(1) for m in _FUNCTION.finditer(frontend_text)}
+        for m in _FUNCTION.finditer(frontend_text):
+            risky.extend(_function_at_risk(m.group(2), ranges, scopes, defined))
+    return SourceLoops(list(ranges.values()), risky)
 
 
 def at_risk_loops(frontend_text: str) -> list[SourceRange]:
     """The source loops of clang's unoptimised module that are at risk (the module docstring's rule)."""
-    debug = DebugNodes.of_text(frontend_text)
-    ranges = loop_ranges(frontend_text, debug)
-    if not ranges:
-        return []
-    defined = {m.group(1) for m in _FUNCTION.finditer(frontend_text)}
-    risky: list[SourceRange] = []
-    for m in _FUNCTION.finditer(frontend_text):
-        risky.extend(_function_at_risk(m.group(2), ranges, debug, defined))
-    return risky
+    return source_loops(frontend_text).risky
 
 
 class _FunctionCFG:
@@ -214,7 +140,7 @@ class _FunctionCFG:
         return [(self.natural_loop(us)[0], h) for h, us in latches.items()]
 
 
-def _function_at_risk(body: str, ranges: dict[str, SourceRange], debug: DebugNodes,
+def _function_at_risk(body: str, ranges: dict[str, SourceRange], scopes: DebugScopes,
                       defined: set[str]) -> list[SourceRange]:
     cfg = _FunctionCFG(body)
     dom = cfg.dom
@@ -224,8 +150,7 @@ def _function_at_risk(body: str, ranges: dict[str, SourceRange], debug: DebugNod
         for line in lines:
             call = _CALL.search(line)
             if call is not None and (_CONVERGENT_BUILTIN.match(call.group(1)) or call.group(1) in defined):
-                position = debug.position(call.group(2))
-                if position is not None:
+                for position in scopes.positions(call.group(2))[:1]:
                     calls.append((b, position))
             branch = _LOOP_BRANCH.match(line)
             if branch is not None and branch.group(1) in ranges:
@@ -246,14 +171,14 @@ def _function_at_risk(body: str, ranges: dict[str, SourceRange], debug: DebugNod
             continue
         targets = {b for b in written if any(dom.dominates(h, b) for h in headers)}
         if targets:
-            if not all(leaves_in_first_pass(values, cfg.succs, dom, inside, latch_blocks, b, defined) for b in targets):
+            if not leaves_in_first_pass(values, cfg.succs, dom, inside, latch_blocks, targets, defined):
                 risky.append(span)
     return risky
 
 
 def removed_loops(frontend_text: str, optimized_text: str,
-                  risky: list[SourceRange] | None = None) -> tuple[SourceRange, ...]:
-    """The at-risk loops of clang's unoptimised module (`risky`, where already found) that the optimised
+                  loops: SourceLoops | None = None) -> tuple[SourceRange, ...]:
+    """The at-risk loops of clang's unoptimised module (`loops`, where already read) that the optimised
     one lost around one of their calls: each convergent call of the optimised module written in such a
     loop must lie in, or below the header of, a loop of its own function that is that source loop. A loop is
     it by its `!llvm.loop`, or (where SimplifyCFG dropped that, as from `waterfall_store`'s `for (;;)`) by
@@ -261,15 +186,15 @@ def removed_loops(frontend_text: str, optimized_text: str,
     inside that one (an inner loop on the break path is not its outer loop: redteam g01, d08). Per call,
     not per module: a helper inlined twice can lose one copy of its loop and keep the other (redteam a01,
     h05)."""
-    if risky is None:
-        risky = at_risk_loops(frontend_text)
+    if loops is None:
+        loops = source_loops(frontend_text)
+    risky = loops.risky
     if not risky:
         return ()
-    every = list(loop_ranges(frontend_text, DebugNodes.of_text(frontend_text)).values())
-    nested = {r: [q for q in every if q != r and q.file == r.file and r.start <= q.start and q.end <= r.end]
+    nested = {r: [q for q in loops.every if q != r and q.file == r.file and r.start <= q.start and q.end <= r.end]
               for r in risky}
-    debug = DebugNodes.of_text(optimized_text)
-    named = loop_ranges(optimized_text, debug)
+    scopes = DebugScopes.of_text(optimized_text)
+    named = loop_ranges(scopes)
     defined = {m.group(1) for m in _FUNCTION.finditer(optimized_text)}
     missing: set[SourceRange] = set()
     for m in _FUNCTION.finditer(optimized_text):
@@ -279,15 +204,15 @@ def removed_loops(frontend_text: str, optimized_text: str,
             for line in lines:
                 call = _CALL.search(line)
                 if call is not None and (_CONVERGENT_BUILTIN.match(call.group(1)) or call.group(1) in defined):
-                    calls.append((b, debug.positions(call.group(2))))
+                    calls.append((b, scopes.positions(call.group(2))))
         if not calls:
             continue
-        loops = [_OptimizedLoop(cfg, inside, header, debug, named) for inside, header in cfg.loops()]
+        found = [_OptimizedLoop(cfg, inside, header, scopes, named) for inside, header in cfg.loops()]
         for r in risky:
-            for b, chain in calls:
-                if any(r.holds(p) for p in chain) and not any(
-                        loop.is_source_loop(r, nested[r]) and cfg.dom.dominates(loop.header, b) for loop in loops):
-                    missing.add(r)
+            headers = [loop.header for loop in found if loop.is_source_loop(r, nested[r])]
+            if any(any(r.holds(p) for p in chain) and not any(cfg.dom.dominates(h, b) for h in headers)
+                   for b, chain in calls):
+                missing.add(r)
     return tuple(r for r in dict.fromkeys(risky) if r in missing)
 
 
@@ -295,7 +220,7 @@ class _OptimizedLoop:
     """A natural loop of the optimised module: its header, the source ranges its latches' `!llvm.loop`
     name, and the positions of its located code."""
 
-    def __init__(self, cfg: _FunctionCFG, inside: bytearray, header: int, debug: DebugNodes,
+    def __init__(self, cfg: _FunctionCFG, inside: bytearray, header: int, scopes: DebugScopes,
                  named: dict[str, SourceRange]):
         self.header = header
         self.named: set[SourceRange] = set()
@@ -306,11 +231,11 @@ class _OptimizedLoop:
                 continue
             latch = self.header in cfg.succs[b]
             for line in lines:
-                node = _LOOP_USE.search(line)
+                node = LOOP_ATTACHMENT.search(line)
                 if node is not None and node.group(1) in named and latch:
                     self.named.add(named[node.group(1)])
                 d = _DBG.search(line)
-                chain = debug.positions(d.group(1)) if d is not None else []
+                chain = scopes.positions(d.group(1)) if d is not None else []
                 if chain and chain[0][1]:           # line 0: a location LLVM dropped
                     self.chains.append(chain)
                     if latch and _BRANCH_LINE.match(line):
@@ -335,10 +260,9 @@ def refuse_calls_in_removed_loops(func: Function, notes: ScopeNotes) -> None:
     removed = notes.scopes.removed_loops
     if not removed:
         return
-    debug = DebugNodes(notes.scopes.nodes)
     for ins, ident in notes.calls.items():
         for loop in removed:
-            if any(loop.holds(p) for p in debug.positions(ident)):
+            if any(loop.holds(p) for p in notes.scopes.positions(ident)):
                 raise RemovedLoop(f"{where(func, ins)}: its -g scope puts it in the loop at {loop}, which the "
                                    "optimiser removed, so lanes of "
                                    "different iterations could meet here (not supported; compile with -O0 or "

@@ -26,6 +26,7 @@ peeled or duplicated before it with its locations (the body then holds code befo
 """
 from __future__ import annotations
 
+import os
 import re
 
 from reconverge.lazy_regex import lazy_compile
@@ -38,10 +39,39 @@ from reconverge.records import field, record
 # the operations whose meeting a scope decides (not the token-making `convergence` itself)
 CONVERGENT = frozenset(name for name, op in OPCODES.items() if op.has("convergent") and name != "convergence")
 _DBG = lazy_compile(r"!dbg !(\d+)")
-_LOOP_ATTACHMENT = lazy_compile(r"!llvm\.loop !(\d+)")
+LOOP_ATTACHMENT = lazy_compile(r"!llvm\.loop !(\d+)")
 _FIELD = lazy_compile(r"\b(line|column|scope|inlinedAt): (!?\d+)")
+_DI_NODE = lazy_compile(r"^!(\d+) = (?:distinct )?(!DI\w+\(.*\))$", re.M)
+_LOOP_NODE = lazy_compile(r"^!(\d+) = distinct !\{!\1, !(\d+), !(\d+)", re.M)
 
 ScopeKey = tuple[str, str]      # (scope node, inlinedAt node or ""): one scope of one inlined copy
+Position = tuple[str, int, int]         # (file, line, column)
+
+
+def debug_nodes(module_text: str) -> dict[str, str]:
+    """A module text's debug-info metadata nodes, by number ('12' -> '!DILocation(...)')."""
+    return {m.group(1): m.group(2) for m in _DI_NODE.finditer(module_text)}
+
+
+def loop_nodes(module_text: str) -> dict[str, tuple[str, str]]:
+    """Each `!llvm.loop` node's first two locations (clang's CGLoopInfo: its loop statement's start and end)."""
+    return {m.group(1): (m.group(2), m.group(3)) for m in _LOOP_NODE.finditer(module_text)}
+
+
+def difile_path(node: str, source_name: str = "") -> str | None:
+    """A DIFile's path: its filename, joined to its directory when relative (clang writes a file under
+    the directory it ran in, or beside it, relative to a common parent); the input's own name as the user
+    gave it when the two are the same file."""
+    name = re.search(r'\bfilename: "((?:[^"\\]|\\.)*)"', node)
+    if name is None:
+        return None
+    path = name.group(1)
+    directory = re.search(r'\bdirectory: "((?:[^"\\]|\\.)*)"', node)
+    if directory and directory.group(1) and not os.path.isabs(path):
+        path = os.path.join(directory.group(1), path)
+    if source_name and os.path.isabs(path) and os.path.abspath(source_name) == os.path.normpath(path):
+        return source_name
+    return path
 
 
 @record(frozen=True)
@@ -49,25 +79,47 @@ class Location:
     line: int
     scope: str
     inlined_at: str
+    column: int = 0
+
+
+@record(frozen=True)
+class SourceRange:
+    """A loop statement's source text: its file and first and last (line, column)."""
+    file: str
+    start: tuple[int, int]
+    end: tuple[int, int]
+
+    def holds(self, position: Position) -> bool:
+        return position[0] == self.file and self.start <= position[1:] <= self.end
+
+    def holds_line(self, position: Position) -> bool:
+        """holds, where a location without a column (0: LLVM's merged one) counts anywhere on its line."""
+        if position[2]:
+            return self.holds(position)
+        return position[0] == self.file and self.start[0] <= position[1] <= self.end[0]
+
+    def __str__(self) -> str:
+        return f"{self.file.rsplit('/', 1)[-1]}:{self.start[0]}"
 
 
 class DebugScopes:
     """The module's debug-info nodes (number -> `!DI...(...)` text, parsed once by the reader), read as
-    locations and scope chains when asked for."""
+    locations, scope chains and source positions when asked for."""
 
-    def __init__(self, nodes: dict[str, str], removed_loops: tuple = (), loop_nodes: dict | None = None):
+    def __init__(self, nodes: dict[str, str], removed_loops: tuple = (), loops: dict | None = None):
         self._nodes = nodes
         # the source loops around a convergent call that the optimiser removed (lowering.frontend.removed_loops)
         self.removed_loops = removed_loops
-        # each `!llvm.loop` node's first two locations (its loop statement's start and end)
-        self.loop_nodes: dict[str, tuple[str, str]] = loop_nodes or {}
+        # each `!llvm.loop` node's first two locations (loop_nodes)
+        self.loop_nodes: dict[str, tuple[str, str]] = loops or {}
+        self._files: dict[str, str] = {}
         self._locations: dict[str, Location | None] = {}
         self._chains: dict[str, tuple[ScopeKey, ...]] = {}
         self._full: bool | None = None
 
-    @property
-    def nodes(self) -> dict[str, str]:
-        return self._nodes
+    @classmethod
+    def of_text(cls, module_text: str) -> "DebugScopes":
+        return cls(debug_nodes(module_text), (), loop_nodes(module_text))
 
     @property
     def has_scopes(self) -> bool:
@@ -82,8 +134,52 @@ class DebugScopes:
             node = self._nodes.get(ident, "")
             fields = dict(_FIELD.findall(node)) if node.startswith("!DILocation(") else {}
             self._locations[ident] = Location(int(fields.get("line", "0")), fields["scope"].lstrip("!"),
-                                              fields.get("inlinedAt", "").lstrip("!")) if "scope" in fields else None
+                                              fields.get("inlinedAt", "").lstrip("!"), int(fields.get("column", "0"))
+                                              ) if "scope" in fields else None
         return self._locations[ident]
+
+    def positions(self, ident: str) -> list[Position]:
+        """Location `ident`'s (file, line, column), then its inlined copy's call sites' outward."""
+        found: list[Position] = []
+        for _ in range(64):                         # inlining depth is small; a cycle stops here
+            loc = self.location(ident)
+            if loc is None:
+                break
+            found.append((self.file_of(loc.scope), loc.line, loc.column))
+            ident = loc.inlined_at
+            if not ident:
+                break
+        return found
+
+    def file_node(self, scope: str) -> str | None:
+        """The DIFile node a scope (lexical block, subprogram) was written in."""
+        node = self._nodes.get(scope, "")
+        for _ in range(64):                      # scope chains are short; a cycle stops here
+            if node.startswith("!DIFile("):
+                return node
+            ref = re.search(r"\bfile: !(\d+)", node) or re.search(r"\bscope: !(\d+)", node)
+            if ref is None:
+                return None
+            node = self._nodes.get(ref.group(1), "")
+        return None
+
+    def file_of(self, scope: str) -> str:
+        """The path of the file a scope was written in ("" where none is named)."""
+        hit = self._files.get(scope)
+        if hit is None:
+            node = self.file_node(scope)
+            hit = self._files[scope] = (difile_path(node) if node is not None else None) or ""
+        return hit
+
+    def loop_range(self, node: str) -> SourceRange | None:
+        """The source range an `!llvm.loop` node names (None: not one of clang's, or no locations)."""
+        ends = self.loop_nodes.get(node)
+        if ends is None:
+            return None
+        first, last = (self.positions(e)[:1] for e in ends)
+        if not first or not last or first[0][0] != last[0][0]:
+            return None
+        return SourceRange(first[0][0], first[0][1:], last[0][1:])
 
     def is_block(self, key: ScopeKey) -> bool:
         """A lexical block (`{...}`, a for or if statement's scope), not a function or a file switch."""
@@ -124,7 +220,7 @@ class ScopeNotes:
 
     def note(self, block: Block, text: str, created: list[Instr]) -> None:
         if "!llvm.loop" in text:
-            loop = _LOOP_ATTACHMENT.search(text)
+            loop = LOOP_ATTACHMENT.search(text)
             if loop is not None:
                 self.latches[block] = loop.group(1)
         m = _DBG.search(text)
@@ -221,16 +317,12 @@ class _LoopRanges:
     took the reduction after it for the do's (test_loop_separation's plain_nest)."""
 
     def __init__(self, notes: ScopeNotes, blocks: list[Block], succs: list[list[int]], members: dict[int, list[int]]):
-        from reconverge.lowering.frontend.removed_loops import DebugNodes
-        self.debug = DebugNodes(notes.scopes.nodes)
-        self.ranges: dict[int, list] = {}
-        if not notes.latches:
-            return
-        for h, vs in members.items():
+        self.scopes = notes.scopes
+        self.ranges: dict[int, list[SourceRange]] = {}
+        for h, vs in members.items() if notes.latches else ():
             for v in vs:
                 node = notes.latches.get(blocks[v])
-                ends = notes.scopes.loop_nodes.get(node) if node is not None and h in succs[v] else None
-                found = self.debug.loop_range(*ends) if ends is not None else None
+                found = self.scopes.loop_range(node) if node is not None and h in succs[v] else None
                 if found is not None:
                     self.ranges.setdefault(h, []).append(found)
 
@@ -239,7 +331,7 @@ class _LoopRanges:
         ranges = self.ranges.get(h)
         if not ranges:
             return True
-        positions = self.debug.positions(ident)
+        positions = self.scopes.positions(ident)
         return any(r.holds(p) for r in ranges for p in positions)
 
 
