@@ -260,8 +260,10 @@ def load_module(path: str, opt_level: str = "-O0", build_options: tuple[str, ...
     unoptimized = str(mod) if opt_level != "-O0" and _has_loops_and_scopes(data) else None
     mod = optimize_module(mod, speed_level(opt_level), path)
     if unoptimized is not None:
-        from reconverge.lowering.frontend.removed_loops import removed_loops
-        mod.removed_loops = removed_loops(unoptimized, str(mod))
+        from reconverge.lowering.frontend.removed_loops import removed_loops, source_loops
+        loops = source_loops(unoptimized)
+        mod.removed_loops = removed_loops(unoptimized, str(mod), loops)
+        mod.unoptimized_loops = tuple(loops.every)
     return mod
 
 
@@ -308,6 +310,7 @@ def _keep_source_loops(module, path: str, opt_level: str, build_options: tuple[s
         options = (*build_options, *(KEEP_LOOPS[1:] if "-fno-unroll-loops" in build_options else KEEP_LOOPS))
         module = TextModule(run_clang(path, opt_level, options, source=source).llvm_text, path)
         module.removed_loops = removed_loops(unoptimized, module.text, loops)
+    module.unoptimized_loops = tuple(loops.every)       # (for lowering.frontend.loop_separation)
     return module
 
 

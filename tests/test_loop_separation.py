@@ -103,3 +103,20 @@ def test_a_do_while_without_break_agrees_with_its_O0_structure(tmp_path):
         args = [np.zeros(16 * 40, np.uint32), np.int32(3)]
         got[level] = run_target("ir", program, "plain_nest", args, (40,), (20,), InterpreterOptions(subgroup_size=8))[0]
     assert got["-O2"].tolist() == got["-O0"].tolist()
+
+
+SWITCH_CONTINUE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "kernels_fuzzconv",
+                               "scopes_switch_continue_29708_reduced.cl")
+
+
+def test_a_continue_in_a_switch_is_not_a_nested_loop():
+    """Fuzz convergence-29708: a `switch` whose one case is `continue` becomes, at -O2, a conditional
+    branch back to the loop's shared latch, written one scope deeper than the loop's own back edge (a
+    nested do/while's test looks so too). No loop statement of its own holds it: the loop stays one loop,
+    read from OpenCL C (clang's unoptimised loops known) and from an optimised .ll (its lexical blocks)."""
+    from reconverge.lowering.pipeline import KEEP_LOOPS, load_module
+    optimised = compile_opencl(SWITCH_CONTINUE, "-O2", ("-g", *KEEP_LOOPS))     # (the shape load_module reads)
+    for module in (load_module(SWITCH_CONTINUE, "-O2", ("-g",)), parse_llvm_text(optimised, SWITCH_CONTINUE)):
+        func = read_kernels(module, SWITCH_CONTINUE, "k")["k"]
+        assert len(loops(func)) == 1
+        assert func.loops_separated == 0

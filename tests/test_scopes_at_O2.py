@@ -121,32 +121,19 @@ def test_fuzz_26432_the_llvm_reference_declines_a_loop_llvm_removed(tmp_path):
     assert "which the optimiser removed" in outcomes[3].message
 
 
-@pytest.mark.xfail(strict=True, reason="open: fuzz convergence-28376, break flags out of nested loops at -O2 -g")
-def test_fuzz_28376_break_flags_out_of_nested_loops_agree_at_O2(tmp_path):
-    """Fuzz convergence-28376 (campaign 28): every loop is kept (the file is compiled again without
-    unrolling, exit predication or rotation, and removed_loops finds none lost), yet ir, spirv and gen at
-    -O2 agree with each other and not with -O0. It failed the same way before this session's work (then
-    as loops -O2 deleted); not diagnosed yet."""
-    run = _kept_run("scopes_flag_breaks_28376.cl", 28376, 64, 64, 6, tmp_path)
-    outcomes = [run.run(Config.parse(c)) for c in ("ir-O0", "ir-O2")]
-    assert [o.status for o in outcomes] == ["ok", "ok"], [o.message for o in outcomes]
-
-
-@pytest.mark.xfail(strict=True, reason="open: fuzz convergence-29708, a waterfall in a do/while at -O2 -g")
-def test_fuzz_29708_a_waterfall_in_a_do_while_agrees_at_O2(tmp_path):
-    """Fuzz convergence-29708 (campaign 29): a waterfall loop in a do/while only lane 0 repeats; at -O2 ir,
-    spirv and gen agree with each other and not with -O0 on 3 lanes. It failed the same way on the
-    session's starting tree; not diagnosed yet."""
-    run = _kept_run("scopes_waterfall_in_do_29708.cl", 29708, 16, 8, 4, tmp_path)
-    outcomes = [run.run(Config.parse(c)) for c in ("ir-O0", "ir-O2")]
-    assert [o.status for o in outcomes] == ["ok", "ok"], [o.message for o in outcomes]
-
-
-@pytest.mark.xfail(strict=True, reason="open: fuzz convergence-30644 at -O2 -g")
-def test_fuzz_30644_agrees_at_O2(tmp_path):
-    """Fuzz convergence-30644 (campaign 29): ir, spirv and gen at -O2 agree with each other and not with
-    -O0. A program the generator made before this session too, failing the same way on its starting tree;
-    not diagnosed yet."""
-    run = _kept_run("scopes_open_30644.cl", 30644, 64, 64, 6, tmp_path)
-    outcomes = [run.run(Config.parse(c)) for c in ("ir-O0", "ir-O2")]
-    assert [o.status for o in outcomes] == ["ok", "ok"], [o.message for o in outcomes]
+@pytest.mark.parametrize("name, seed, sizes", [
+    ("scopes_switch_continue_28376.cl", 28376, (64, 64, 6)),
+    ("scopes_switch_continue_29708.cl", 29708, (16, 8, 4)),
+    ("scopes_switch_continue_30644.cl", 30644, (64, 64, 6)),
+], ids=["28376", "29708", "30644"])
+def test_a_continue_in_a_switch_runs_the_loop_as_written_at_O2(name, seed, sizes, tmp_path):
+    """Fuzz convergence-28376, 29708, 30644 (campaigns 28 and 29): a `switch` whose one case is `continue`,
+    in a loop with a sub-group operation. At -O2 SimplifyCFG makes the switch a conditional branch back to
+    the loop's shared latch, written deeper in the scopes than the loop's own back edge, and
+    loop_separation took it for a nested do/while's test: the lanes that continued ran the next pass's
+    operation without the others, on ir, spirv and gen alike. A loop statement's range must now hold the
+    inner branches and not the outer ones."""
+    run = _kept_run(name, seed, *sizes, tmp_path)
+    configs = ("ir-O0", "ir-O2", "spirv-O2", "gen-O2-simd16-hybrid", "gen-O2-simd8-blockip")
+    outcomes = [run.run(Config.parse(c)) for c in configs]
+    assert [o.status for o in outcomes] == ["ok"] * len(configs), [o.message for o in outcomes]

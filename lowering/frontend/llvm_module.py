@@ -161,6 +161,7 @@ def prepare_module(mod: llvm.ModuleRef, source_name: str = "<ir>", promote: bool
     # what pipeline.load_module found of the source's loops goes with the copy (fuzz convergence-27926: the
     # Gen CFG pipeline's SROA'd copy lost it, and blockIP ran a kernel every other target refused)
     prepared.removed_loops = getattr(mod, "removed_loops", ())
+    prepared.unoptimized_loops = getattr(mod, "unoptimized_loops", ())
     for fn in prepared.functions:
         if not fn.is_declaration and "alwaysinline" not in {a.decode() if isinstance(a, bytes) else str(a)
                                                             for a in fn.attributes}:

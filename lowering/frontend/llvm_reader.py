@@ -261,7 +261,7 @@ class ModuleContext:
             if self._module_text is None:
                 self._module_text = str(self.mod)
             self._scopes = DebugScopes(debug_nodes(self._module_text), getattr(self.mod, "removed_loops", ()),
-                                       loop_nodes(self._module_text))
+                                       loop_nodes(self._module_text), getattr(self.mod, "unoptimized_loops", ()))
         return self._scopes
 
     def global_kind(self, name: str) -> ValueKind | None:

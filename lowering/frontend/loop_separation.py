@@ -120,7 +120,39 @@ def _inner_edges(edges: list[tuple[Block, Block]], notes: ScopeNotes,
     inner = [edge for edge, depth in zip(edges, depths) if depth == deepest]
     if any(source.terminator is None or source.terminator.opcode != "cbr" for source, _ in inner):
         return [], None         # a `continue` (an unconditional branch back), not a `do`'s test
+    outer = [edge for edge, depth in zip(edges, depths) if depth != deepest]
+    if not _own_loop_statement(notes, inner, outer):
+        return [], None
     return inner, body
+
+
+def _own_loop_statement(notes: ScopeNotes, inner: list[tuple[Block, Block]],
+                        outer: list[tuple[Block, Block]]) -> bool:
+    """Whether the inner branches are a loop statement of their own, not a `continue` written in the merged
+    loop's body that SimplifyCFG made a conditional branch back (a `switch` with one `continue` case: fuzz
+    convergence-29708). Told by the loop statements' source ranges: one must hold every inner branch and no
+    outer one. Where clang's unoptimised module was not read (an optimised .ll or .bc input, which keeps
+    the `!llvm.loop` nodes of some loops only), a branch no known statement holds is told by its lexical
+    blocks instead: a `do`'s test is written in its own body, a block inside the merged loop's body; a
+    `continue` sits in the body itself, right below the scope the merged loop's own back edge is written in
+    (so `while (c) do {...} while (d);`, with no braces of its own, is not split there)."""
+    scopes = notes.scopes
+
+    def positions(edges: list[tuple[Block, Block]]) -> list[list]:
+        return [scopes.positions(notes.blocks[source][-1]) for source, _ in edges]
+
+    inside, beside = positions(inner), positions(outer)
+    if any(all(any(r.holds_line(p) for p in branch) for branch in inside)
+           and not any(r.holds_line(p) for branch in beside for p in branch) for r in scopes.loop_statements()):
+        return True
+    if scopes.unoptimized_loops:
+        return False
+    around_outer = {key for source, _ in outer for key in scopes.chain(notes.blocks[source][-1])}
+    for source, _ in inner:
+        chain = scopes.chain(notes.blocks[source][-1])
+        if len(chain) < 2 or chain[1] in around_outer:
+            return False
+    return True
 
 
 def _split(func: Function, header: Block, latches: list[Block], inner: list[tuple[Block, Block]]) -> None:

@@ -59,20 +59,10 @@ class SourceLoops:
     risky: list
 
 
-def loop_ranges(scopes: DebugScopes) -> dict[str, SourceRange]:
-    """Every `!llvm.loop` node of a module that names its loop's source range, by node number."""
-    ranges = {}
-    for node in scopes.loop_nodes:
-        found = scopes.loop_range(node)
-        if found is not None:
-            ranges[node] = found
-    return ranges
-
-
 def source_loops(frontend_text: str) -> SourceLoops:
     """The source loops of clang's unoptimised module, and those at risk (the module docstring's rule)."""
     scopes = DebugScopes.of_text(frontend_text)
-    ranges = loop_ranges(scopes)
+    ranges = scopes.loop_ranges()
     risky: list[SourceRange] = []
     if ranges:
         defined = {m.group(1) for m in _FUNCTION.finditer(frontend_text)}
@@ -194,7 +184,7 @@ def removed_loops(frontend_text: str, optimized_text: str,
     nested = {r: [q for q in loops.every if q != r and q.file == r.file and r.start <= q.start and q.end <= r.end]
               for r in risky}
     scopes = DebugScopes.of_text(optimized_text)
-    named = loop_ranges(scopes)
+    named = scopes.loop_ranges()
     defined = {m.group(1) for m in _FUNCTION.finditer(optimized_text)}
     missing: set[SourceRange] = set()
     for m in _FUNCTION.finditer(optimized_text):

@@ -106,10 +106,15 @@ class DebugScopes:
     """The module's debug-info nodes (number -> `!DI...(...)` text, parsed once by the reader), read as
     locations, scope chains and source positions when asked for."""
 
-    def __init__(self, nodes: dict[str, str], removed_loops: tuple = (), loops: dict | None = None):
+    def __init__(self, nodes: dict[str, str], removed_loops: tuple = (), loops: dict | None = None,
+                 unoptimized_loops: tuple = ()):
         self._nodes = nodes
         # the source loops around a convergent call that the optimiser removed (lowering.frontend.removed_loops)
         self.removed_loops = removed_loops
+        # every loop statement of clang's unoptimised module, where it was read (above -O0 with -g and a
+        # convergent call: pipeline._keep_source_loops); the optimiser drops some `!llvm.loop` nodes
+        self.unoptimized_loops = unoptimized_loops
+        self._statements: tuple[SourceRange, ...] | None = None
         # each `!llvm.loop` node's first two locations (loop_nodes)
         self.loop_nodes: dict[str, tuple[str, str]] = loops or {}
         self._files: dict[str, str] = {}
@@ -180,6 +185,22 @@ class DebugScopes:
         if not first or not last or first[0][0] != last[0][0]:
             return None
         return SourceRange(first[0][0], first[0][1:], last[0][1:])
+
+    def loop_ranges(self) -> dict[str, SourceRange]:
+        """Every `!llvm.loop` node of the module that names its loop's source range, by node number."""
+        ranges = {}
+        for node in self.loop_nodes:
+            found = self.loop_range(node)
+            if found is not None:
+                ranges[node] = found
+        return ranges
+
+    def loop_statements(self) -> tuple[SourceRange, ...]:
+        """The source range of every loop statement known: the module's own `!llvm.loop` nodes and those
+        of clang's unoptimised module, where read."""
+        if self._statements is None:
+            self._statements = tuple(dict.fromkeys((*self.loop_ranges().values(), *self.unoptimized_loops)))
+        return self._statements
 
     def is_block(self, key: ScopeKey) -> bool:
         """A lexical block (`{...}`, a for or if statement's scope), not a function or a file switch."""

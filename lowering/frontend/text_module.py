@@ -49,6 +49,7 @@ class TextModule:
         self._functions: dict[str, TextFunction] = {}
         self._llvm: llvm.ModuleRef | None = None
         self.removed_loops: tuple = ()      # set by pipeline.load_module (lowering.frontend.removed_loops)
+        self.unoptimized_loops: tuple = ()  # likewise: every loop statement of clang's unoptimised module
         for m in _TOP_LEVEL.finditer(text):
             if m.group(1) is not None:
                 self.data_layout = m.group(1)

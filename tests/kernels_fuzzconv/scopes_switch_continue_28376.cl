@@ -1,6 +1,6 @@
-// fuzz convergence-28376 (open, a strict xfail in tests/test_scopes_at_O2.py): break flags out of nested loops at -O2 -g;
-// the loops stay (compiled without unrolling, exit predication or rotation), yet ir, spirv and gen agree
-// with each other, not with -O0
+// fuzz convergence-28376 at -O2 -g: a `switch` whose one case is `continue`, in a `while` holding a sub-group
+// operation; SimplifyCFG made the switch a conditional branch back to the loop's shared latch, deeper in the
+// scopes than the loop's own back edge, and loop_separation split it as if it were a nested do/while
 #pragma OPENCL FP_CONTRACT OFF
 static inline int safe_sdiv(int a, int b) { return (b == 0 || (a == (-2147483647 - 1) && b == -1)) ? a : a / b; }
 static inline int safe_smod(int a, int b) { return (b == 0 || (a == (-2147483647 - 1) && b == -1)) ? 0 : a % b; }

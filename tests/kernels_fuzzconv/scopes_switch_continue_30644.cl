@@ -1,6 +1,5 @@
-// fuzz convergence-30644 (open, a strict xfail in tests/test_scopes_at_O2.py): at -O2 -g, ir, spirv and gen agree
-// with each other, not with -O0 (the program has no closed_loop: the old generator made it too; it fails the
-// same way on the session's starting tree)
+// fuzz convergence-30644 at -O2 -g: a `switch` whose one case is `continue`, in a loop holding a sub-group
+// operation, taken by loop_separation for a nested do/while (as 28376 and 29708)
 #pragma OPENCL FP_CONTRACT OFF
 static inline int safe_sdiv(int a, int b) { return (b == 0 || (a == (-2147483647 - 1) && b == -1)) ? a : a / b; }
 static inline int safe_smod(int a, int b) { return (b == 0 || (a == (-2147483647 - 1) && b == -1)) ? 0 : a % b; }

@@ -1,6 +1,6 @@
-// fuzz convergence-29708 (open, a strict xfail in tests/test_scopes_at_O2.py): a waterfall loop inside a do/while
-// that only lane 0 repeats, at -O2 -g; ir, spirv and gen agree with each other, not with -O0 (also on the
-// session's starting tree)
+// fuzz convergence-29708 at -O2 -g: a `switch` whose one case is `continue`, in a `while` holding a sub-group
+// scan; SimplifyCFG made the switch a conditional branch back to the loop's shared latch, and loop_separation
+// split the loop as if it were a nested do/while: lanes that continued ran the next pass's scan without the others
 #pragma OPENCL FP_CONTRACT OFF
 static inline int safe_sdiv(int a, int b) { return (b == 0 || (a == (-2147483647 - 1) && b == -1)) ? a : a / b; }
 static inline int safe_smod(int a, int b) { return (b == 0 || (a == (-2147483647 - 1) && b == -1)) ? 0 : a % b; }
