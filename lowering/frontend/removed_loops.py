@@ -13,7 +13,9 @@ removed even so makes each kernel with an operation in it a one-line refusal.
 How: clang's code generation gives each loop's back-edge branch an `!llvm.loop` node whose first two
 locations are the loop statement's start and end (clang's CGLoopInfo), and LLVM's loop passes keep that
 node on the loop's latch. The module clang makes before any LLVM pass (`-Xclang -disable-llvm-passes`)
-thus names every loop of the source with its source range. A loop is *at risk* when a call is written in
+thus names every loop statement of the source with its source range; a loop written with `goto` (a
+natural loop none of whose back edges names a statement) gets the range from its first to its last located
+code (redteam c05, c06). A loop is *at risk* when a call is written in
 its range (a sub-group or work-group built-in, a barrier, or a function defined in the module, which may
 hold one), inside its natural loop (-O2 can sink it onto the exit path) or below its header on a break
 path, unless the loop runs one pass at most or every exit towards such a break-path call is taken in the
@@ -63,12 +65,14 @@ def source_loops(frontend_text: str) -> SourceLoops:
     """The source loops of clang's unoptimised module, and those at risk (the module docstring's rule)."""
     scopes = DebugScopes.of_text(frontend_text)
     ranges = scopes.loop_ranges()
+    every = list(ranges.values())
     risky: list[SourceRange] = []
-    if ranges:
-        defined = {m.group(1) for m in _FUNCTION.finditer(frontend_text)}
-        for m in _FUNCTION.finditer(frontend_text):
-            risky.extend(_function_at_risk(m.group(2), ranges, scopes, defined))
-    return SourceLoops(list(ranges.values()), risky)
+    defined = {m.group(1) for m in _FUNCTION.finditer(frontend_text)}
+    for m in _FUNCTION.finditer(frontend_text):
+        found, gotos = _function_at_risk(m.group(2), ranges, scopes, defined)
+        risky.extend(found)
+        every.extend(gotos)
+    return SourceLoops(every, risky)
 
 
 def at_risk_loops(frontend_text: str) -> list[SourceRange]:
@@ -120,22 +124,26 @@ class _FunctionCFG:
                         work.extend(self.preds[v])
         return inside, headers
 
-    def loops(self) -> list[tuple[bytearray, int]]:
-        """Every natural loop, one per header: its blocks and its header."""
-        latches: dict[int, list[int]] = {}
+    def latches(self) -> dict[int, list[int]]:
+        """Each loop header's latches (the blocks whose branch takes one of its back edges)."""
+        found: dict[int, list[int]] = {}
         for u, ss in enumerate(self.succs):
             for h in ss:
                 if self.dom.pre[u] >= 0 and self.dom.dominates(h, u):
-                    latches.setdefault(h, []).append(u)
-        return [(self.natural_loop(us)[0], h) for h, us in latches.items()]
+                    found.setdefault(h, []).append(u)
+        return found
+
+    def loops(self) -> list[tuple[bytearray, int]]:
+        """Every natural loop, one per header: its blocks and its header."""
+        return [(self.natural_loop(us)[0], h) for h, us in self.latches().items()]
 
 
 def _function_at_risk(body: str, ranges: dict[str, SourceRange], scopes: DebugScopes,
-                      defined: set[str]) -> list[SourceRange]:
+                      defined: set[str]) -> tuple[list[SourceRange], list[SourceRange]]:
+    """A function's at-risk loops, and the ranges of its loops written with `goto` (no `!llvm.loop`)."""
     cfg = _FunctionCFG(body)
-    dom = cfg.dom
     calls: list[tuple[int, Position]] = []
-    latches: dict[str, list[int]] = {}
+    named: dict[int, set[str]] = {}         # block -> the loop statements its back-edge branch names
     for b, lines in enumerate(cfg.blocks):
         for line in lines:
             call = _CALL.search(line)
@@ -144,26 +152,54 @@ def _function_at_risk(body: str, ranges: dict[str, SourceRange], scopes: DebugSc
                     calls.append((b, position))
             branch = _LOOP_BRANCH.match(line)
             if branch is not None and branch.group(1) in ranges:
-                latches.setdefault(branch.group(1), []).append(b)
+                named.setdefault(b, set()).add(branch.group(1))
+    loops: list[tuple[SourceRange, list[int]]] = []
+    for node in sorted({n for nodes in named.values() for n in nodes}, key=int):
+        loops.append((ranges[node], [b for b, nodes in named.items() if node in nodes]))
+    gotos = []
+    for latch_blocks in cfg.latches().values():
+        if not any(b in named for b in latch_blocks):
+            span = _span(cfg, cfg.natural_loop(latch_blocks)[0], scopes)
+            if span is not None:
+                gotos.append(span)
+                loops.append((span, latch_blocks))
+    if not calls:
+        return [], gotos
     risky = []
     values: FunctionValues | None = None
-    for node, latch_blocks in latches.items():
-        span = ranges[node]
-        inside, headers = cfg.natural_loop(latch_blocks)
-        written = [b for b, p in calls if dom.pre[b] >= 0 and span.holds(p)]
+    for span, latch_blocks in loops:
+        written = [b for b, p in calls if cfg.dom.pre[b] >= 0 and span.holds(p)]
         if not written:
             continue
+        inside, headers = cfg.natural_loop(latch_blocks)
         values = values or FunctionValues(cfg.blocks, cfg.labels)
-        if at_most_one_pass(values, cfg.succs, dom, inside, latch_blocks):
+        if at_most_one_pass(values, cfg.succs, cfg.dom, inside, latch_blocks):
             continue                            # LLVM drops its back edge: its one pass merges nothing
         if any(inside[b] for b in written):     # -O2 can sink it onto a break path (redteam b01, c03, i02)
             risky.append(span)
             continue
-        targets = {b for b in written if any(dom.dominates(h, b) for h in headers)}
+        targets = {b for b in written if any(cfg.dom.dominates(h, b) for h in headers)}
         if targets:
-            if not leaves_in_first_pass(values, cfg.succs, dom, inside, latch_blocks, targets, defined):
+            if not leaves_in_first_pass(values, cfg.succs, cfg.dom, inside, latch_blocks, targets, defined):
                 risky.append(span)
-    return risky
+    return risky, gotos
+
+
+def _span(cfg: _FunctionCFG, inside: bytearray, scopes: DebugScopes) -> SourceRange | None:
+    """A loop written with `goto` (none of its back edges names a loop statement): the source range from
+    the first to the last located code of its blocks, in its header's file (redteam c05, c06)."""
+    found: list[Position] = []
+    for b, lines in enumerate(cfg.blocks):
+        if inside[b]:
+            for line in lines:
+                d = _DBG.search(line)
+                if d is not None:
+                    found.extend(p for p in scopes.positions(d.group(1))[:1] if p[1])
+    if not found:
+        return None
+    file = found[0][0]
+    ends = sorted(p[1:] for p in found if p[0] == file)
+    return SourceRange(file, ends[0], ends[-1])
 
 
 def removed_loops(frontend_text: str, optimized_text: str,

@@ -1,4 +1,4 @@
-// MISMATCH at -O1/-O2/-Os: a loop made with goto (no loop statement, so no !llvm.loop and never at risk); the reduction in its 'if' block is per pass at -O0 by the scopes rule, -O2 deletes the loop. Arguably outside the model (no loop statement), but -O0 and -O2 disagree silently
+// a loop made with goto (no loop statement, so no !llvm.loop): the reduction in its 'if' block is per pass at -O0 by the scopes rule; -O1 and above delete the loop, so removed_loops (the span of the goto loop's code) refuses the kernel
 __kernel void k(__global uint *out, __global const uint *in, __global uint *cnt, __global float *fapprox, uint n)
 {
     uint gid = get_global_id(0);

@@ -1,4 +1,4 @@
-// MISMATCH at -O1/-O2/-Os: as redteam_c05_goto_loop with the goto loop's body in braces: no !llvm.loop, never at risk, the loop is deleted and the per-pass reduction meets every lane
+// as redteam_c05_goto_loop with the goto loop's body in braces: no !llvm.loop; -O1 and above delete the loop and the kernel is refused
 __kernel void k(__global uint *out, __global const uint *in, __global uint *cnt, __global float *fapprox, uint n)
 {
     uint gid = get_global_id(0);
