@@ -146,3 +146,15 @@ def test_a_continue_in_a_switch_runs_the_loop_as_written_at_O2(name, seed, sizes
     configs = ("ir-O0", "ir-O2", "spirv-O2", "gen-O2-simd16-hybrid", "gen-O2-simd8-blockip")
     outcomes = [run.run(Config.parse(c)) for c in configs]
     assert [o.status for o in outcomes] == ["ok"] * len(configs), [o.message for o in outcomes]
+
+
+def test_the_generator_writes_goto_loops_and_a_deleted_one_is_refused(tmp_path):
+    """The fuzz generator's goto_loop (convergence mode) reaches the class of redteam c05: fuzz
+    convergence-31042, whose goto loop -O2 deletes, ran its operation with the lanes of every pass on every
+    target before goto loops had a range; now -O0 runs and -O2 refuses in one line."""
+    from reconverge.tools.fuzz.generator import generate
+    assert sum("goto yl1;" in generate(seed, "convergence").source for seed in range(31000, 31100)) >= 3
+    run = _kept_run("scopes_goto_loop_removed_31042.cl", 31042, 16, 8, 6, tmp_path)
+    outcomes = [run.run(Config.parse(c)) for c in ("ir-O0", "ir-O2", "gen-O2-simd8-hybrid")]
+    assert [o.status for o in outcomes] == ["ok", "skipped", "skipped"], [o.message for o in outcomes]
+    assert "which the optimiser removed" in outcomes[1].message

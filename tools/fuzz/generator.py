@@ -62,6 +62,7 @@ NESTED_DO_RATE = 0.04      # convergence mode: a seed-004 nested do/while before
 CONTINUE_LOOP_RATE = 0.04  # convergence mode: a while loop gone back to from two places (continue_loop; its own)
 SIGNED_ZERO_RATE = 0.05    # convergence mode: a select of 1.0 and a zero of the other sign (signed_zero; its own)
 CLOSED_LOOP_RATE = 0.02    # convergence mode: a loop LLVM can end in closed form, left with an operation (its own)
+GOTO_LOOP_RATE = 0.006     # convergence mode: closed_loop's shape written with goto (goto_loop; its own stream)
 IN_SIZE = 256               # elements of `in` (indices are masked with IN_SIZE - 1)
 LOCAL_WORDS = 64            # elements of the __local exchange array: the largest work-group generated
 COUNTERS = 8                # global atomic counters; counter c takes only ATOMIC_FAMILIES[c]
@@ -174,6 +175,8 @@ class _ClGen:
         self.signed_zero_stream: random.Random | None = None       # ... signed_zero's
         self.closed_loop_stream: random.Random | None = None       # ... closed_loop's
         self.closed_loops = 0
+        self.goto_loop_stream: random.Random | None = None         # ... goto_loop's
+        self.goto_loops = 0
 
     def fresh(self, prefix: str) -> str:
         self.counter += 1
@@ -413,6 +416,9 @@ class _ClGen:
         if (self.closed_loop_stream is not None and depth < MAX_DEPTH and self.loops < MAX_LOOPS
                 and self.closed_loop_stream.random() < CLOSED_LOOP_RATE):
             self.closed_loop(out, indent)
+        if (self.goto_loop_stream is not None and depth < MAX_DEPTH and self.loops < MAX_LOOPS
+                and self.goto_loop_stream.random() < GOTO_LOOP_RATE):
+            self.goto_loop(out, indent)
         self.statements += 1
         rng = self.rng
         nest = depth < MAX_DEPTH and self.statements < self.size
@@ -806,6 +812,41 @@ class _ClGen:
             self.rng = main
         self.uses_subgroups = True
 
+    def goto_loop(self, out, indent):
+        """closed_loop's loop written with goto: no loop statement, so no `!llvm.loop` names it, and -O2
+        deletes it where it counts the exit (redteam c05, c06; removed_loops spans its code instead). The
+        lane leaves with a sub-group operation at its own pass (`j == key`) or at the bound. Its own stream."""
+        main, self.rng = self.rng, self.goto_loop_stream
+        assert self.rng is not None
+        self.goto_loops += 1
+        n = self.goto_loops
+        key, j, acc = f"yk{n}", f"yj{n}", f"ys{n}"
+        inner = indent + "    "
+        try:
+            target = self.rng.choice([v for v in self.scalars if v.type == "uint"])
+            op = self.rng.choice(("sub_group_non_uniform_reduce_add", "sub_group_reduce_max",
+                                  "sub_group_scan_inclusive_add", "sub_group_ballot_bit_count"))
+            value = f"{op}(sub_group_ballot({self.condition(1)}))" if op.endswith("bit_count") else \
+                f"{op}({self.expr(1)})"
+            out.append(f"{indent}{{")
+            out.append(f"{inner}uint {key} = ({self.expr(2)}) & {self.rng.choice((3, 7))}u;")
+            out.append(f"{inner}uint {acc} = 0u, {j} = 0u;")
+            out.append(f"{indent}yl{n}:")
+            out.append(f"{inner}if ({j} == {key}) {{")
+            out.append(f"{inner}    {target.name} {self.rng.choice(('+=', '^='))} {value};")
+            out.append(f"{inner}    goto yo{n};")
+            out.append(f"{inner}}}")
+            if self.chance(0.7):
+                out.append(f"{inner}{acc} += {j} * {self.rng.randint(1, 9)}u + {self.rng.randint(0, 3)}u;")
+            out.append(f"{inner}{j}++;")
+            out.append(f"{inner}if ({j} < {self.rng.randint(2, 8)}u) goto yl{n};")
+            out.append(f"{indent}yo{n}:")
+            out.append(f"{inner}{target.name} ^= {acc};")
+            out.append(f"{indent}}}")
+        finally:
+            self.rng = main
+        self.uses_subgroups = True
+
     def _loop_statement(self, out: list[str], indent: str, subgroup: float) -> None:
         """A divergent sub-group operation (with chance `subgroup`), else an assignment."""
         if self.chance(subgroup):
@@ -1040,6 +1081,7 @@ def generate(seed: int, mode: str = "all", size: int | None = None) -> FuzzProgr
         gen.continue_loop_stream = random.Random(f"{mode}:{seed}:continue_loop")
         gen.signed_zero_stream = random.Random(f"{mode}:{seed}:signed_zero")
         gen.closed_loop_stream = random.Random(f"{mode}:{seed}:closed_loop")
+        gen.goto_loop_stream = random.Random(f"{mode}:{seed}:goto_loop")
     source = gen.kernel()
     program = FuzzProgram(seed, mode, source, "cl", global_size, local, uses_approx=gen.uses_approx,
                           irreducible=gen.uses_goto, n_arg=rng.randrange(8), arg_names=list(ARG_NAMES),
