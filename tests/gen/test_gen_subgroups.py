@@ -233,9 +233,13 @@ def fresh_args(cl_type: str, simd: int, seed: int = 0) -> dict:
             "votes": np.zeros(8 * GLOBAL, np.int32), "looped": np.zeros(GLOBAL, t)}
 
 
+# the kernels' source files, removed when the test process ends (a directory per call was left behind)
+_SCRATCH = tempfile.TemporaryDirectory(prefix="gensg")
+
+
 @functools.lru_cache(maxsize=None)
 def program(cl_type: str, level: str):
-    path = os.path.join(tempfile.mkdtemp(prefix="gensg"), f"subgroups_{cl_type}.cl")
+    path = os.path.join(_SCRATCH.name, f"subgroups_{cl_type}.cl")
     with open(path, "w") as f:
         f.write(_kernel(cl_type))
     return load_program(path, level)
