@@ -158,3 +158,12 @@ def test_the_generator_writes_goto_loops_and_a_deleted_one_is_refused(tmp_path):
     outcomes = [run.run(Config.parse(c)) for c in ("ir-O0", "ir-O2", "gen-O2-simd8-hybrid")]
     assert [o.status for o in outcomes] == ["ok", "skipped", "skipped"], [o.message for o in outcomes]
     assert "which the optimiser removed" in outcomes[1].message
+
+
+def test_a_kept_loop_is_not_taken_for_removed_by_its_phis_locations(tmp_path):
+    """Fuzz convergence-31080: a phi's location is its variable's declaration (mem2reg's), before the loop;
+    removed_loops counted it as the optimised loop's code, found code outside the source loop's range, and
+    refused a kernel whose loops all stayed. Phis are not code written anywhere: it compiles and agrees."""
+    run = _kept_run("scopes_phi_location_kept_loop_31080.cl", 31080, 64, 16, 2, tmp_path)
+    outcomes = [run.run(Config.parse(c)) for c in ("ir-O0", "ir-O2", "gen-O2-simd16-structured")]
+    assert [o.status for o in outcomes] == ["ok"] * 3, [o.message for o in outcomes]

@@ -202,6 +202,9 @@ def _reaches(succs: list[list[int]], inside: bytearray, start: int, targets: set
 
 _COMPARE = lazy_compile(r"= icmp (ult|slt|ne) \S+ (%[-\w.$]+|-?\d+), (%[-\w.$]+|-?\d+)")
 _STORE = lazy_compile(r"^\s*store \S+ (%[-\w.$]+|-?\d+), ptr (%[-\w.$]+)")
+_BINARY = lazy_compile(r"= (urem|and|add|udiv|lshr) (?:nuw |nsw |exact )*i\d+ (%[-\w.$]+|-?\d+), (%[-\w.$]+|-?\d+)")
+_ZEXT = lazy_compile(r"= zext (?:nneg )?i\d+ (%[-\w.$]+) to ")
+_INCOMING = lazy_compile(r"\[ ([^,\]]+), %[-\w.$]+ \]")
 _ADD_ONE = lazy_compile(r"= add (?:nuw |nsw )*\S+ (%[-\w.$]+), 1\b")
 
 
@@ -209,23 +212,43 @@ def at_most_one_pass(values: FunctionValues, succs: list[list[int]], dom, inside
                      latches: list[int]) -> bool:
     """Whether a test every pass makes (its block dominates the latches) leaves the loop unless a counter is
     below a bound that lets it run one pass at most: `for (i = K; i < B; i++)`, or `do { g++; ... } while
-    (g < B && ...)`, with K and B constants (or locals stored once with one) and B - K <= 1. LLVM removes
-    such a loop (its back edge is never taken) with nothing to merge: every lane runs its one pass."""
+    (g < B && ...)` or `while (... && g < B)`, with K a constant and B at most K + 1 (a constant, or a
+    local stored once with a constant or a value whose largest is known: `(x) % 2u`), or a `do`'s test
+    that is false whatever its operands (`g < 2u && <constant false>`). LLVM removes such a loop (its back
+    edge is never taken) with nothing to merge: every lane runs its one pass. A counter that only ever
+    grows by one from K (its one store outside the loop) is at least K when the loop is entered again, so
+    the bound holds then too."""
     stores = values.stores()
     for u, lines in enumerate(values.blocks):
         if not inside[u] or len(succs[u]) != 2 or not all(dom.dominates(u, latch) for latch in latches):
             continue
         stay, leave = succs[u]
         condition = _branch_condition(lines)
-        found = values.defs.get(condition) if condition is not None else None
-        compare = _COMPARE.search(found[2]) if found is not None and found[1] == "icmp" else None
-        if compare is None or not inside[stay] or (inside[leave] and not _and_exit(values, succs, inside, u, leave)):
+        if condition is None or not inside[stay] or (inside[leave] and not _and_exit(values, succs, inside, u, leave)):
             continue
-        counter = _counter_start(values, stores, inside, compare.group(2))
-        bound = _constant(values, stores, inside, compare.group(3))
-        if counter is not None and bound is not None and bound - counter <= 1:
+        if _stays_one_pass_at_most(values, stores, inside, condition, 2):
             return True
     return False
+
+
+def _stays_one_pass_at_most(values: FunctionValues, stores, inside: bytearray, condition: str, depth: int) -> bool:
+    """Whether a loop's stay condition holds in one pass at most: a counter-against-bound compare, or an
+    `&&`'s phi each of whose incoming values is `false` or such a compare."""
+    found = values.defs.get(condition)
+    if found is None:
+        return False
+    if found[1] == "phi":
+        incoming = _INCOMING.findall(found[2])
+        return depth > 0 and bool(incoming) and all(
+            value == "false" or _stays_one_pass_at_most(values, stores, inside, value, depth - 1)
+            for value in incoming)
+    compare = _COMPARE.search(found[2]) if found[1] == "icmp" else None
+    if compare is None:
+        return False
+    counter = _counter_start(values, stores, inside, compare.group(2))
+    bound = _bound_max(values, stores, inside, compare.group(3), exact=compare.group(1) == "ne")
+    return counter is not None and bound is not None and (compare.group(1) != "ne" or bound >= counter) \
+        and bound - counter <= 1
 
 
 def _and_exit(values: FunctionValues, succs: list[list[int]], inside: bytearray, u: int, merge: int) -> bool:
@@ -239,8 +262,10 @@ def _and_exit(values: FunctionValues, succs: list[list[int]], inside: bytearray,
     return label is not None and f"[ false, %{label} ]" in found[2]
 
 
-def _constant(values: FunctionValues, stores, inside: bytearray, token: str) -> int | None:
-    """A literal, or the load of a local that one store outside the loop gives a literal."""
+def _bound_max(values: FunctionValues, stores, inside: bytearray, token: str, exact: bool) -> int | None:
+    """The largest value a loop bound can take: a literal, or the load of a local that one store outside the
+    loop gives a literal or (unless `exact`: `i != B` needs B itself) a value of known largest value
+    (`(x) % 2u + 0u`: clang's `urem` and `add`)."""
     if not token.startswith("%"):
         return int(token)
     found = values.defs.get(token)
@@ -248,9 +273,45 @@ def _constant(values: FunctionValues, stores, inside: bytearray, token: str) -> 
     if address is None or address.group(1) not in values.private:
         return None
     written = stores.get(address.group(1), [])
-    if len(written) != 1 or inside[written[0][0]] or written[0][1].startswith("%"):
+    if len(written) != 1 or inside[written[0][0]] or (exact and written[0][1].startswith("%")):
         return None
-    return int(written[0][1])
+    return _value_max(values, written[0][1], 8)
+
+
+def _value_max(values: FunctionValues, token: str, depth: int) -> int | None:
+    """The largest unsigned value of `token` where its arithmetic says it (None: unknown): a literal, a
+    compare or a zero-extended one (at most 1), `urem x, C`, `and x, C`, `udiv x, y` and `lshr x, C` by
+    their operands, and a sum that cannot wrap."""
+    if not token.startswith("%"):
+        return int(token) if token.lstrip("-").isdigit() and int(token) >= 0 else None
+    found = values.defs.get(token)
+    if found is None or depth == 0:
+        return None
+    opcode = found[1]
+    if opcode == "icmp":
+        return 1
+    if opcode == "zext":
+        source = _ZEXT.search(found[2])
+        return _value_max(values, source.group(1), depth - 1) if source is not None else None
+    operands = _BINARY.search(found[2])
+    if operands is None:
+        return None
+    a, b = operands.group(2), operands.group(3)
+    high = _value_max(values, a, depth - 1)
+    literal = int(b) if not b.startswith("%") and int(b) > 0 else None
+    if opcode == "urem" and literal is not None:
+        return min(literal - 1, high) if high is not None else literal - 1
+    if opcode == "and" and literal is not None:
+        return min(literal, high) if high is not None else literal
+    if opcode == "udiv":
+        return high
+    if opcode == "lshr" and literal is not None and high is not None:
+        return high >> literal
+    if opcode == "add":
+        other = _value_max(values, b, depth - 1)
+        if high is not None and other is not None and high + other < 1 << 31:
+            return high + other
+    return None
 
 
 def _counter_start(values: FunctionValues, stores, inside: bytearray, token: str) -> int | None:

@@ -53,6 +53,8 @@ _CALL = lazy_compile(r"\bcall [^\n]*?@(\"[^\"]*\"|[-\w.$]+)\([^\n]*!dbg !(\d+)")
 _CONVERGENT_BUILTIN = lazy_compile(r"_Z\w*(?:sub_group|work_group|barrier)")
 _DBG = lazy_compile(r"!dbg !(\d+)")
 _BRANCH_LINE = lazy_compile(r"^\s*(?:br|switch) ")
+# a phi's location is its variable's declaration (mem2reg's), not where the loop's code was written
+_PHI_LINE = lazy_compile(r"^\s*%[-\w.$\"]+ = phi ")
 
 @record(frozen=True)
 class SourceLoops:
@@ -192,7 +194,7 @@ def _span(cfg: _FunctionCFG, inside: bytearray, scopes: DebugScopes) -> SourceRa
     for b, lines in enumerate(cfg.blocks):
         if inside[b]:
             for line in lines:
-                d = _DBG.search(line)
+                d = _DBG.search(line) if not _PHI_LINE.match(line) else None
                 if d is not None:
                     found.extend(p for p in scopes.positions(d.group(1))[:1] if p[1])
     if not found:
@@ -260,7 +262,7 @@ class _OptimizedLoop:
                 node = LOOP_ATTACHMENT.search(line)
                 if node is not None and node.group(1) in named and latch:
                     self.named.add(named[node.group(1)])
-                d = _DBG.search(line)
+                d = _DBG.search(line) if not _PHI_LINE.match(line) else None
                 chain = scopes.positions(d.group(1)) if d is not None else []
                 if chain and chain[0][1]:           # line 0: a location LLVM dropped
                     self.chains.append(chain)

@@ -147,3 +147,49 @@ def test_a_loop_whose_lanes_all_leave_in_its_first_pass_is_not_at_risk(tmp_path)
     path = tmp_path / "passes.cl"
     path.write_text(PASSES)
     assert sorted(r.start[0] for r in at_risk_loops(_unoptimized(str(path)))) == [9, 12, 15, 19, 23]
+
+
+# each loop holds a reduction; the comment says whether it can run more than one pass
+ONE_PASS = """__kernel void k(__global uint *out, __global const uint *in, uint n)
+{
+    uint gid = get_global_id(0);
+    uint v = in[gid], w = 0;
+    uint b1 = (in[gid + 1u]) % 2u + 0u;
+    for (uint j = 0; j < b1; j++) {             // 6: the bound is at most 1 (`% 2u`): one pass at most
+        w += sub_group_reduce_add(v + j);
+    }
+    uint b2 = ((uint)(v > 5u) / (v | 1u)) % 3u;
+    for (uint j = 0; j < b2; j++) {             // 10: at most 1 (a compare, divided, then % 3u)
+        w += sub_group_reduce_add(v + j);
+    }
+    uint b3 = (in[gid + 2u]) % 3u;
+    for (uint j = 0; j < b3; j++) {             // 14: up to 2: two passes
+        w += sub_group_reduce_add(v + j);
+    }
+    uint g = 0u;
+    do {                                        // 18: `&&` with a false constant: one pass
+        g++;
+        w += sub_group_reduce_add(v + g);
+    } while (g < 4u && (as_int(0x7fffffffu) <= 24));
+    uint h = 0u, b4 = (in[gid + 3u]) % 2u;
+    do {                                        // 23: the counter second in the `&&`, bound at most 1
+        h++;
+        w += sub_group_reduce_add(v + h);
+    } while ((gid & 1u) == 0u && h < b4);
+    uint m = 0u, b5 = (in[gid + 4u]) % 2u;
+    while (m != b5) {                           // 28: `!=` a bound that is not one constant: at risk
+        m++;
+        w += sub_group_reduce_add(v + m);
+    }
+    out[gid] = v + w;
+}
+"""
+
+
+def test_a_loop_whose_bound_allows_one_pass_at_most_is_not_at_risk(tmp_path):
+    """first_pass_exits.at_most_one_pass with bounds of known largest value (`% 2u`, a compare), a `&&`
+    holding the counter second or a false constant (fuzz convergence 31038, 31056, 31100, 31118, 31158:
+    LLVM proved each loop runs one pass and dropped its back edge, and the kernels were refused)."""
+    path = tmp_path / "one_pass.cl"
+    path.write_text(ONE_PASS)
+    assert sorted(r.start[0] for r in at_risk_loops(_unoptimized(str(path)))) == [14, 28]
