@@ -19,7 +19,7 @@ from reconverge.typing_free import cast
 
 TYPE_CHECKING = False                   # not typing's: a compile's start-up does not import typing
 if TYPE_CHECKING:
-    from typing import Any, Iterator, Sequence
+    from typing import Any, Callable, Iterator, Sequence
 
 _TERMINATORS, _JUMPS = frozenset(TERMINATORS), frozenset(JUMPS)
 _ENDS = _TERMINATORS | _JUMPS          # what may end a block (hot: asked per block by every CFG walk)
@@ -497,17 +497,38 @@ def _slots(cls: type) -> list[str]:
     return [name for klass in cls.__mro__ for name in getattr(klass, "__slots__", ())]
 
 
-_SLOTS: dict[type, tuple[str, ...]] = {}     # _copy_slots' cache: a class's slots, walked once per class
+_COPIERS: dict[type, Callable[[object], object]] = {}     # _copy_slots' per-class copiers, made once per class
 
 
 def _copy_slots(obj: object) -> object:
     """A shallow copy of an object made of __slots__ (no constructor run: If() and Loop() add blocks)."""
     cls = type(obj)
-    slots = _SLOTS.get(cls)
-    if slots is None:
-        slots = _SLOTS[cls] = tuple(_slots(cls))
+    copier = _COPIERS.get(cls)
+    if copier is None:
+        copier = _COPIERS[cls] = _make_copier(cls)
+    try:
+        return copier(obj)
+    except AttributeError:                      # a slot never set: copied slot by slot, the unset one left unset
+        return _copy_set_slots(obj, cls)
+
+
+def _make_copier(cls: type) -> Callable[[object], object]:
+    """A function that copies every slot of a `cls` object by plain attribute loads and stores (a clone
+    copies every block, instruction and node: setattr/getattr by name in a loop was a third of the clone
+    of a kernel's read, which Gen's --cf auto makes for every kernel); it raises AttributeError on an
+    unset slot."""
+    slots = _slots(cls)
+    if any(not name.isidentifier() or name.startswith("__") for name in slots):
+        return lambda obj: _copy_set_slots(obj, cls)
+    body = "".join(f"    new.{name} = obj.{name}\n" for name in slots)
+    namespace: dict[str, object] = {"make": object.__new__, "cls": cls}
+    exec(f"def copier(obj):\n    new = make(cls)\n{body}    return new\n", namespace)
+    return namespace["copier"]  # type: ignore[return-value]
+
+
+def _copy_set_slots(obj: object, cls: type) -> object:
     new = object.__new__(cls)
-    for name in slots:
+    for name in _slots(cls):
         try:
             setattr(new, name, getattr(obj, name))
         except AttributeError:                  # a slot never set stays unset
