@@ -244,12 +244,13 @@ def _every_check(inst: Instruction, alu: bool) -> list[Problem]:
     return out
 
 
-# The common ALU instruction (three quarters of what the backend emits): dword or float operands only,
-# direct GRF registers and at most a last immediate, no math. _plainly_legal is a sufficient condition
-# for check_instruction finding nothing, tested in one pass with no problem list made; anything it does
-# not vouch for goes through every check (tests/isa/test_gen9_validate_plain.py holds the two to the same
-# answers). For these types the type rules (_types) find nothing at ExecSize 16 or less: execution type,
-# destination and sources are all 4 bytes, none half-float, byte or 64-bit.
+# The common ALU instruction (nine tenths of the backend's ALU code): dword or float operands only, direct
+# GRF registers (or a null destination) and at most a last immediate, no math. _plainly_legal is a
+# sufficient condition for check_instruction finding nothing, tested in one pass with no problem list
+# made; anything it does not vouch for goes through every check (tests/isa/test_gen9_validate_plain.py
+# holds the two to the same answers). For these types the type rules (_types) find nothing at ExecSize 16
+# or less: execution type, destination and sources are all 4 bytes, none half-float, byte or 64-bit; a
+# null destination has no region, span or stride to check.
 _PLAIN_TYPES = frozenset((T.D, T.UD, T.F))
 _PLAIN_SIZES = frozenset((1, 2, 4, 8, 16))
 _CMPS = frozenset(("cmp", "cmpn"))
@@ -264,13 +265,18 @@ def _plainly_legal(inst: Instruction) -> bool:
     if (inst.saturate and op in NO_SATURATE) or (op in _CMPS and not inst.cond_mod):
         return False
     d = inst.dst
-    if d is None or d.file is not _GRF or d.indirect or d.type not in _PLAIN_TYPES or d.hstride < 1 \
-            or not 0 <= d.reg < NUM_GRF or d.subreg < 0:
+    if d is None or d.indirect or d.type not in _PLAIN_TYPES:
         return False
-    start = d.reg * GRF_SIZE + d.subreg * 4                  # (_spans' destination)
-    last = (start + (n - 1) * d.hstride * 4 + 3) // GRF_SIZE
-    if last - start // GRF_SIZE > 1 or last >= NUM_GRF:
-        return False
+    if d.file is not _GRF:                                   # the null register (a compare's) has no span
+        if d.file is not _ARF or d.reg != ARF_NULL:
+            return False
+    else:
+        if d.hstride < 1 or not 0 <= d.reg < NUM_GRF or d.subreg < 0:
+            return False
+        start = d.reg * GRF_SIZE + d.subreg * 4              # (_spans' destination)
+        last = (start + (n - 1) * d.hstride * 4 + 3) // GRF_SIZE
+        if last - start // GRF_SIZE > 1 or last >= NUM_GRF:
+            return False
     srcs = inst.srcs
     count = len(srcs)
     if not 1 <= count <= 2:

@@ -102,3 +102,17 @@ def test_random_instructions():
         rng.common = common
         vouched = sum(_agrees(_random_instruction(rng)) for _ in range(40_000))
         assert vouched > least
+
+
+def test_random_instructions_into_null():
+    """A compare's null destination (an ARF of no span): of every type and stride, the ARF's other registers."""
+    rng = _Rng(27)
+    rng.common = 0.97
+    vouched = 0
+    for _ in range(20_000):
+        inst = _random_instruction(rng)
+        inst.dst = Operand(RegFile.ARF, _pick(rng, _COMMON, _TYPES), reg=_pick(rng, (0x00,), (0x01, 0x10, 0x20, 0x30)),
+                           hstride=rng.choice((0, 1, 2)), indirect=rng.random() < 0.02)
+        vouched += _agrees(inst)
+    assert vouched > 1_000
+
