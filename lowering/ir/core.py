@@ -501,39 +501,27 @@ _COPIERS: dict[type, Callable[[object], object]] = {}     # _copy_slots' per-cla
 
 
 def _copy_slots(obj: object) -> object:
-    """A shallow copy of an object made of __slots__ (no constructor run: If() and Loop() add blocks)."""
+    """A shallow copy of an object made of __slots__ (no constructor run: If() and Loop() add blocks): by a
+    function of plain attribute loads and stores made once per class (getattr/setattr by name in a loop
+    was a third of a clone, which Gen's --cf auto makes of every kernel's read); slot by slot where a slot
+    was never set (it stays unset)."""
     cls = type(obj)
     copier = _COPIERS.get(cls)
     if copier is None:
-        copier = _COPIERS[cls] = _make_copier(cls)
+        body = "".join(f"    new.{name} = obj.{name}\n" for name in _slots(cls) if not name.startswith("__"))
+        namespace: dict[str, object] = {"make": object.__new__, "cls": cls}
+        exec(f"def copier(obj):\n    new = make(cls)\n{body}    return new\n", namespace)
+        copier = _COPIERS[cls] = namespace["copier"]  # type: ignore[assignment]
     try:
         return copier(obj)
-    except AttributeError:                      # a slot never set: copied slot by slot, the unset one left unset
-        return _copy_set_slots(obj, cls)
-
-
-def _make_copier(cls: type) -> Callable[[object], object]:
-    """A function that copies every slot of a `cls` object by plain attribute loads and stores (a clone
-    copies every block, instruction and node: setattr/getattr by name in a loop was a third of the clone
-    of a kernel's read, which Gen's --cf auto makes for every kernel); it raises AttributeError on an
-    unset slot."""
-    slots = _slots(cls)
-    if any(not name.isidentifier() or name.startswith("__") for name in slots):
-        return lambda obj: _copy_set_slots(obj, cls)
-    body = "".join(f"    new.{name} = obj.{name}\n" for name in slots)
-    namespace: dict[str, object] = {"make": object.__new__, "cls": cls}
-    exec(f"def copier(obj):\n    new = make(cls)\n{body}    return new\n", namespace)
-    return namespace["copier"]  # type: ignore[return-value]
-
-
-def _copy_set_slots(obj: object, cls: type) -> object:
-    new = object.__new__(cls)
-    for name in _slots(cls):
-        try:
-            setattr(new, name, getattr(obj, name))
-        except AttributeError:                  # a slot never set stays unset
-            pass
-    return new
+    except AttributeError:
+        new = object.__new__(cls)
+        for name in _slots(cls):
+            try:
+                setattr(new, name, getattr(obj, name))
+            except AttributeError:
+                pass
+        return new
 
 
 def _clone_function(func: Function) -> Function:
