@@ -282,18 +282,21 @@ class Function:
         if not self.is_structured:
             return list(self.blocks)
         out: list[Block] = []
+        append = out.append
         stack: list[Iterator[CFNode]] = [iter(self.body)]
         while stack:
-            node = next(stack[-1], None)
-            if node is None:
-                stack.pop()
-            elif isinstance(node, Block):
-                out.append(node)
-            elif isinstance(node, If):
-                stack.append(iter(node.else_list))
-                stack.append(iter(node.then_list))
-            elif isinstance(node, Loop):
-                stack.append(iter(node.body))
+            for node in stack[-1]:          # a CF list's blocks in one loop, until an if or a loop opens
+                if isinstance(node, Block):
+                    append(node)
+                elif isinstance(node, If):
+                    stack.append(iter(node.else_list))
+                    stack.append(iter(node.then_list))
+                    break
+                elif isinstance(node, Loop):
+                    stack.append(iter(node.body))
+                    break
+            else:
+                stack.pop()                 # (an iterator left by a break goes on after its node)
         # then is walked before else: the two iterators were pushed in reverse
         return out
 
