@@ -512,9 +512,9 @@ def _copy_slots(obj: object) -> object:
     copier = _COPIERS.get(cls)
     if copier is None:
         body = "".join(f"    new.{name} = obj.{name}\n" for name in _slots(cls) if not name.startswith("__"))
-        namespace: dict[str, object] = {"make": object.__new__, "cls": cls}
+        namespace: dict[str, Any] = {"make": object.__new__, "cls": cls}
         exec(f"def copier(obj):\n    new = make(cls)\n{body}    return new\n", namespace)
-        copier = _COPIERS[cls] = namespace["copier"]  # type: ignore[assignment]
+        copier = _COPIERS[cls] = namespace["copier"]
     try:
         return copier(obj)
     except AttributeError:

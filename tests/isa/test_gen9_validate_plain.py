@@ -6,6 +6,7 @@ channel offsets, types, immediates, saturate, compares)."""
 from __future__ import annotations
 
 import random
+from typing import Any
 
 from reconverge.isa.gen9.model import DataType, Instruction, Operand, RegFile, Region
 from reconverge.isa.gen9.validate import _alu, _every_check, _plainly_legal, check_instruction
@@ -61,7 +62,7 @@ class _Rng(random.Random):
     common = 0.8                # how often _pick takes the common values
 
 
-def _pick(rng: _Rng, common: tuple, rare: tuple) -> object:
+def _pick(rng: _Rng, common: tuple, rare: tuple) -> Any:
     return rng.choice(common) if rng.random() < rng.common else rng.choice(rare)
 
 
