@@ -108,13 +108,27 @@ def _operand(op: Operand, home: dict[int, int], half: int, n: int, is_dst: bool)
     if is_dst:
         return IsaOperand(RegFile.GRF, t, reg, sub // size, None, stride, op.abs, op.neg)
     if scalar:
-        region = Region(0, 1, 0)
+        region = _SCALAR
     elif r is not None and r.hstride == 0:       # <1;1,0>, <C;C,0>: as written (isel_subgroup)
         region = r
     elif r is not None and r.hstride != 1:
         width = min(n, GRF_BYTES // (size * stride))
-        region = Region(width * stride, width, stride)
+        region = _region(width * stride, width, stride)
     else:
         width = min(n, GRF_BYTES // size)
-        region = Region(width, width, 1)
+        region = _region(width, width, 1)
     return IsaOperand(RegFile.GRF, t, reg, sub // size, region, 1, op.abs, op.neg)
+
+
+# the regions emission writes, one object each (nothing changes a Region once made: a source's region is
+# replaced, never edited), where making one per source was a tenth of emission
+_SCALAR = Region(0, 1, 0)
+_REGIONS: dict[tuple[int, int, int], Region] = {}
+
+
+def _region(vstride: int, width: int, hstride: int) -> Region:
+    found = _REGIONS.get((vstride, width, hstride))
+    if found is None:
+        found = _REGIONS[(vstride, width, hstride)] = Region(vstride, width, hstride)
+    return found
+

@@ -209,6 +209,13 @@ def _regs(span: Bytes) -> tuple[int, int]:
 def check_instruction(inst: Instruction) -> list[Problem]:
     """Every restriction `inst` breaks, as (rule, detail); [] when it is legal on its own."""
     alu = _alu(inst)
+    if alu and _plainly_legal(inst):
+        return []
+    return _every_check(inst, alu)
+
+
+def _every_check(inst: Instruction, alu: bool) -> list[Problem]:
+    """check_instruction without _plainly_legal's shortcut (`alu`: _alu(inst))."""
     out = _check_registers(inst, alu)
     out += _check_control(inst)
     op = inst.opcode
@@ -235,6 +242,71 @@ def check_instruction(inst: Instruction) -> list[Problem]:
     elif op in _BRANCH_SET:
         out += _check_branch(inst)
     return out
+
+
+# The common ALU instruction (nine tenths of the backend's ALU code): dword or float operands only, direct
+# GRF registers (or a null destination) and at most a last immediate, no math. _plainly_legal is a
+# sufficient condition for check_instruction finding nothing, tested in one pass with no problem list
+# made; anything it does not vouch for goes through every check (tests/isa/test_gen9_validate_plain.py
+# holds the two to the same answers). For these types the type rules (_types) find nothing at ExecSize 16
+# or less: execution type, destination and sources are all 4 bytes, none half-float, byte or 64-bit; a
+# null destination has no region, span or stride to check.
+_PLAIN_TYPES = frozenset((T.D, T.UD, T.F))
+_PLAIN_SIZES = frozenset((1, 2, 4, 8, 16))
+_CMPS = frozenset(("cmp", "cmpn"))
+
+
+def _plainly_legal(inst: Instruction) -> bool:
+    """True only where check_instruction(inst) of an ALU instruction (_alu) is []; False says nothing."""
+    op = inst.opcode
+    n, m = inst.exec_size, inst.chan_offset
+    if op == "math" or n not in _PLAIN_SIZES or m < 0 or m + n > 32 or (n >= 8 and m % n):
+        return False                                        # (_check_control's channels)
+    if (inst.saturate and op in NO_SATURATE) or (op in _CMPS and not inst.cond_mod):
+        return False
+    d = inst.dst
+    if d is None or d.indirect or d.type not in _PLAIN_TYPES:
+        return False
+    if d.file is not _GRF:                                   # the null register (a compare's) has no span
+        if d.file is not _ARF or d.reg != ARF_NULL:
+            return False
+    else:
+        if d.hstride < 1 or not 0 <= d.reg < NUM_GRF or d.subreg < 0:
+            return False
+        start = d.reg * GRF_SIZE + d.subreg * 4              # (_spans' destination)
+        last = (start + (n - 1) * d.hstride * 4 + 3) // GRF_SIZE
+        if last - start // GRF_SIZE > 1 or last >= NUM_GRF:
+            return False
+    srcs = inst.srcs
+    count = len(srcs)
+    if not 1 <= count <= 2:
+        return False
+    for i, s in enumerate(srcs):
+        if s.type not in _PLAIN_TYPES or s.indirect:
+            return False
+        if s.file is _IMM:                                   # (_check_immediates: the last source only)
+            if i != count - 1:
+                return False
+            continue
+        if s.file is not _GRF or not 0 <= s.reg < NUM_GRF or s.subreg < 0:
+            return False
+        r = s.region
+        if r is None:
+            continue
+        v, w, h = r.vstride, r.width, r.hstride
+        if v < 0 or w < 1 or h < 0:                          # (VxH included)
+            return False
+        if (n < w or (n == w and h != 0 and v != w * h) or (w == 1 and h != 0)
+                or (n == 1 and w == 1 and (v != 0 or h != 0)) or (v == 0 and h == 0 and w != 1)):
+            return False                                     # (_regions)
+        if _row_crosses(s, n):
+            return False
+        width = min(w, n)                                    # (_spans' source)
+        first = s.reg * GRF_SIZE + s.subreg * 4
+        end = (first + (max(n // width, 1) - 1) * v * 4 + (width - 1) * h * 4 + 3) // GRF_SIZE
+        if end - first // GRF_SIZE > 1 or end >= NUM_GRF:
+            return False
+    return True
 
 
 def _operands(inst: Instruction) -> Iterator[tuple[str, Operand]]:

@@ -130,6 +130,7 @@ class ModuleContext:
         self._nodes: dict[str, str] | None = None
         self._functions: set[str] | None = None
         self._scopes: DebugScopes | None = None
+        self._tokens: tuple[bool | None] | None = None     # maybe_tokens' answer, once found
 
     def resolve_struct(self, name: str) -> LType:
         hit = self._structs.get(name)
@@ -208,6 +209,17 @@ class ModuleContext:
             if start is not None and end >= 0:
                 return text[start:end + 2]
         return str(fn)
+
+    def maybe_tokens(self) -> bool | None:
+        """False when the module cannot hold a convergence token: its intrinsic's name is not in the
+        printed module, so no walk of every instruction looks for one (0.045 CPU s at 100k blocks,
+        against 0.008 for this search); None: look. Searched once a module: Gen reads a kernel at a
+        time, and searching the whole module's text for each kernel made its reads quadratic (2 ms a
+        kernel on the 400-kernel file, 1.7 MB of text)."""
+        if self._tokens is None:
+            text = getattr(self.mod, "reconverge_text", None)
+            self._tokens = (False if text is not None and "convergence" not in text else None,)
+        return self._tokens[0]
 
     def fpmath(self, instruction_text: str) -> float:
         """The error in ULP an instruction's `!fpmath` attachment allows (0: none, correctly rounded).
@@ -1360,10 +1372,7 @@ def read_kernels(module_ref: llvm.ModuleRef, source_name: str = "<ir>", kernel: 
         ctx = ModuleContext(mod, source_name)
         mod.reconverge_context = ctx
     out = {}
-    # no convergence token without its intrinsic's name in the printed module: no walk of every instruction
-    # looking for one (0.045 CPU s at 100k blocks, against 0.008 for this search)
-    text = getattr(mod, "reconverge_text", None)
-    tokens = False if text is not None and "convergence" not in text else None
+    tokens = ctx.maybe_tokens()
     with gc_paused():                    # many small objects, few freed: the collector would rescan them all
         for n in names:
             reader = FunctionReader(ctx, kernel_body(mod, n), n)

@@ -19,7 +19,7 @@ from reconverge.typing_free import cast
 
 TYPE_CHECKING = False                   # not typing's: a compile's start-up does not import typing
 if TYPE_CHECKING:
-    from typing import Any, Iterator, Sequence
+    from typing import Any, Callable, Iterator, Sequence
 
 _TERMINATORS, _JUMPS = frozenset(TERMINATORS), frozenset(JUMPS)
 _ENDS = _TERMINATORS | _JUMPS          # what may end a block (hot: asked per block by every CFG walk)
@@ -282,18 +282,21 @@ class Function:
         if not self.is_structured:
             return list(self.blocks)
         out: list[Block] = []
+        append = out.append
         stack: list[Iterator[CFNode]] = [iter(self.body)]
         while stack:
-            node = next(stack[-1], None)
-            if node is None:
-                stack.pop()
-            elif isinstance(node, Block):
-                out.append(node)
-            elif isinstance(node, If):
-                stack.append(iter(node.else_list))
-                stack.append(iter(node.then_list))
-            elif isinstance(node, Loop):
-                stack.append(iter(node.body))
+            for node in stack[-1]:          # a CF list's blocks in one loop, until an if or a loop opens
+                if isinstance(node, Block):
+                    append(node)
+                elif isinstance(node, If):
+                    stack.append(iter(node.else_list))
+                    stack.append(iter(node.then_list))
+                    break
+                elif isinstance(node, Loop):
+                    stack.append(iter(node.body))
+                    break
+            else:
+                stack.pop()                 # (an iterator left by a break goes on after its node)
         # then is walked before else: the two iterators were pushed in reverse
         return out
 
@@ -497,22 +500,31 @@ def _slots(cls: type) -> list[str]:
     return [name for klass in cls.__mro__ for name in getattr(klass, "__slots__", ())]
 
 
-_SLOTS: dict[type, tuple[str, ...]] = {}     # _copy_slots' cache: a class's slots, walked once per class
+_COPIERS: dict[type, Callable[[object], object]] = {}     # _copy_slots' per-class copiers, made once per class
 
 
 def _copy_slots(obj: object) -> object:
-    """A shallow copy of an object made of __slots__ (no constructor run: If() and Loop() add blocks)."""
+    """A shallow copy of an object made of __slots__ (no constructor run: If() and Loop() add blocks): by a
+    function of plain attribute loads and stores made once per class (getattr/setattr by name in a loop
+    was a third of a clone, which Gen's --cf auto makes of every kernel's read); slot by slot where a slot
+    was never set (it stays unset)."""
     cls = type(obj)
-    slots = _SLOTS.get(cls)
-    if slots is None:
-        slots = _SLOTS[cls] = tuple(_slots(cls))
-    new = object.__new__(cls)
-    for name in slots:
-        try:
-            setattr(new, name, getattr(obj, name))
-        except AttributeError:                  # a slot never set stays unset
-            pass
-    return new
+    copier = _COPIERS.get(cls)
+    if copier is None:
+        body = "".join(f"    new.{name} = obj.{name}\n" for name in _slots(cls) if not name.startswith("__"))
+        namespace: dict[str, Any] = {"make": object.__new__, "cls": cls}
+        exec(f"def copier(obj):\n    new = make(cls)\n{body}    return new\n", namespace)
+        copier = _COPIERS[cls] = namespace["copier"]
+    try:
+        return copier(obj)
+    except AttributeError:
+        new = object.__new__(cls)
+        for name in _slots(cls):
+            try:
+                setattr(new, name, getattr(obj, name))
+            except AttributeError:
+                pass
+        return new
 
 
 def _clone_function(func: Function) -> Function:
