@@ -43,7 +43,7 @@ def test_a_goto_loop_deleted_by_llvm_is_refused(name):
     known) and the reduction on its break path would meet the lanes of every pass. removed_loops takes the
     span of its code in clang's module before its passes for its range: the kernel is refused naming it."""
     with pytest.raises(CompileError, match=r"@k: block \w+: subgroup: its -g scope puts it in the loop at "
-                                           rf"{name}:\d+, which the optimiser removed"):
+                                           rf"{name}:\d+ \(written with goto\), which the optimiser removed"):
         load_program(os.path.join(HERE, name), "-O2", build_options=("-g",)).functions_for("generic", ["k"])
 
 

@@ -201,7 +201,7 @@ def _span(cfg: _FunctionCFG, inside: bytearray, scopes: DebugScopes) -> SourceRa
         return None
     file = found[0][0]
     ends = sorted(p[1:] for p in found if p[0] == file)
-    return SourceRange(file, ends[0], ends[-1])
+    return SourceRange(file, ends[0], ends[-1], goto=True)
 
 
 def removed_loops(frontend_text: str, optimized_text: str,

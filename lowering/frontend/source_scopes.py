@@ -84,10 +84,12 @@ class Location:
 
 @record(frozen=True)
 class SourceRange:
-    """A loop statement's source text: its file and first and last (line, column)."""
+    """A loop statement's source text: its file and first and last (line, column); `goto`: a loop written
+    with goto, from its first to its last located code (lowering.frontend.removed_loops)."""
     file: str
     start: tuple[int, int]
     end: tuple[int, int]
+    goto: bool = False
 
     def holds(self, position: Position) -> bool:
         return position[0] == self.file and self.start <= position[1:] <= self.end
@@ -99,7 +101,7 @@ class SourceRange:
         return position[0] == self.file and self.start[0] <= position[1] <= self.end[0]
 
     def __str__(self) -> str:
-        return f"{self.file.rsplit('/', 1)[-1]}:{self.start[0]}"
+        return f"{self.file.rsplit('/', 1)[-1]}:{self.start[0]}" + (" (written with goto)" if self.goto else "")
 
 
 class DebugScopes:
