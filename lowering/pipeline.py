@@ -234,9 +234,11 @@ def load_module(path: str, opt_level: str = "-O0", build_options: tuple[str, ...
         raise CompileError(f"{path}: build options ({build_options[0]} ...) only apply to OpenCL C input")
     if kind == "cl":
         from reconverge.lowering.input_kind import STDIN_NAME
+        scopes = opt_level != "-O0" and _lexical_scopes(build_options)
+        if scopes:
+            build_options = (*build_options, *CANONICAL_LOOPS)
         clang = run_clang(path, opt_level, build_options, source=data if path == STDIN_NAME else None)
         source = data if path == STDIN_NAME else None
-        scopes = opt_level != "-O0" and _lexical_scopes(build_options)
         if scopes and unrolled_convergent_calls(clang.llvm_text):
             build_options = (*build_options, "-fno-unroll-loops")
             clang = run_clang(path, opt_level, build_options, source=source)
@@ -263,7 +265,7 @@ def load_module(path: str, opt_level: str = "-O0", build_options: tuple[str, ...
         from reconverge.lowering.frontend.removed_loops import removed_loops, source_loops
         loops = source_loops(unoptimized)
         mod.removed_loops = removed_loops(unoptimized, str(mod), loops)
-        mod.unoptimized_loops = tuple(loops.every)
+        mod.unoptimized_loops = loops.kept
     return mod
 
 
@@ -287,6 +289,13 @@ def _lexical_scopes(build_options: tuple[str, ...]) -> bool:
     return any(o.startswith("-g") and not o.startswith(("-g0", "-gline-", "-gno-")) for o in build_options)
 
 
+# SimplifyCFG keeps every loop's header (its `keep-loops`, which the pipeline's late runs turn off): with
+# -g above -O0 the source's loops decide where lanes meet, and without it SimplifyCFG folds the empty
+# header of an outer loop whose body starts with an inner loop into that loop, one CFG loop of two source
+# loops; lowering.frontend.loop_separation splits the shapes it can tell apart, but not an inner loop
+# whose back edge is unconditional or written beside its operation, nor a nest inside a macro (redteam2
+# s04, s09, s15, s16, s17: silent wrong answers)
+CANONICAL_LOOPS = ("-mllvm", "-keep-loops=true")
 # LLVM passes that merge a loop's passes where a convergent operation sits on its break path
 # (lowering.frontend.removed_loops): full unrolling (every pass's exit shares one block), IndVarSimplify's
 # exit predication (the pass a lane leaves in becomes a test before the loop) and rotation (a copy of the
@@ -310,7 +319,7 @@ def _keep_source_loops(module, path: str, opt_level: str, build_options: tuple[s
         options = (*build_options, *(KEEP_LOOPS[1:] if "-fno-unroll-loops" in build_options else KEEP_LOOPS))
         module = TextModule(run_clang(path, opt_level, options, source=source).llvm_text, path)
         module.removed_loops = removed_loops(unoptimized, module.text, loops)
-    module.unoptimized_loops = tuple(loops.every)       # (for lowering.frontend.loop_separation)
+    module.unoptimized_loops = loops.kept       # (for lowering.frontend.loop_separation)
     return module
 
 

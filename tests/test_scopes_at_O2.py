@@ -167,3 +167,34 @@ def test_a_kept_loop_is_not_taken_for_removed_by_its_phis_locations(tmp_path):
     run = _kept_run("scopes_phi_location_kept_loop_31080.cl", 31080, 64, 16, 2, tmp_path)
     outcomes = [run.run(Config.parse(c)) for c in ("ir-O0", "ir-O2", "gen-O2-simd16-structured")]
     assert [o.status for o in outcomes] == ["ok"] * 3, [o.message for o in outcomes]
+
+
+# the second red team's kernels (2026-11-27): the rules of that day (loop_separation's statement rule, goto
+# loops' ranges, one-pass bounds) attacked; 12 were silent wrong answers above -O0, 11 now fixed
+REDTEAM2 = sorted(glob.glob(os.path.join(HERE, "redteam2_*.cl")))
+REDTEAM2_OPEN = {"redteam2_g02_goto_loop_line_file.cl":
+                 "open: a `#line` inside a goto loop moves the call to another file than the loop's span"}
+
+
+@pytest.mark.parametrize("path", [pytest.param(p, marks=[pytest.mark.xfail(strict=True, reason=REDTEAM2_OPEN[
+    os.path.basename(p)])] if os.path.basename(p) in REDTEAM2_OPEN else []) for p in REDTEAM2],
+    ids=lambda p: os.path.basename(p)[9:-3])
+def test_the_second_red_team_kernels_meet_lanes_as_written_or_are_refused(path, tmp_path):
+    outcomes = _run(path, tmp_path, 1)
+    assert outcomes[0].status == "ok", outcomes[0].message
+    assert all(o.status in ("ok", "skipped") for o in outcomes[1:]), [(o.config, o.message) for o in outcomes]
+
+
+def test_blockip_keeps_an_inner_loop_exit_that_goes_back_waiting_for_the_inner_loop(tmp_path):
+    """Redteam2 b01: a reduction in a one-pass `for` with a `break` before it, at the end of a `while`. At
+    -O2 the `for`'s exit branches straight back to the `while`'s header; blockIP jumped back as soon as a
+    lane broke out, the broken lanes ran the next `while` pass and met the lanes still waiting at the
+    reduction. The outer loop now goes back through one latch laid out after the inner loop."""
+    with open(os.path.join(HERE, "redteam2_b01_blockip_break_once_for.cl"), encoding="utf-8") as f:
+        source = f.read()
+    program = FuzzProgram(1, "convergence", source, "cl", 32, 16, n_arg=1, arg_names=list(ARG_NAMES),
+                          uses_subgroups=True, build_options=("-g",))
+    run = ProgramRun(program, str(tmp_path))
+    configs = ("ir-O0", "gen-O2-simd8-blockip", "gen-O2-simd16-blockip", "gen-O2-simd16-hybrid")
+    outcomes = [run.run(Config.parse(c)) for c in configs]
+    assert [o.status for o in outcomes] == ["ok"] * 4, [o.message for o in outcomes]

@@ -117,8 +117,10 @@ SUBGROUP_OPS = ("subgroup", "subgroup_barrier")     # what meets the lanes runni
 
 def share_latches(units: list[Region]) -> list[Region]:
     """The laid-out `units` with one latch unit added at the end of each natural loop that holds a sub-group
-    operation and is gone back to from several units (a `continue`, a back edge from an inner loop): those
-    units send their lanes going back to that latch (Region.via), which alone jumps back to the header.
+    operation and is gone back to from several units (a `continue`, a back edge from an inner loop) or from
+    inside an inner loop (that loop's exit branching straight back: redteam2 b01, a `break` out of a one-pass
+    `for` at the end of a `while`): those units send their lanes going back to that latch (Region.via),
+    which alone jumps back to the header.
     blockIP runs the lowest waiting unit first and a unit going back jumps at once, so lanes going back
     from an early unit started the next iteration while lanes still in this one waited at a later unit,
     and met at the loop's sub-group operations without them (fuzz subgroup-16441: a `continue` written
@@ -130,7 +132,8 @@ def share_latches(units: list[Region]) -> list[Region]:
     index = {u.entry: i for i, u in enumerate(units)}
     succs = [[index[t] for t in reversed(u.exits) if t in index] for u in units]
     forest = loop_forest(succs, 0, natural_only=True)
-    shared = {h: sources for h, sources in forest.latches.items() if len(set(sources)) > 1}
+    shared = {h: sources for h, sources in forest.latches.items()
+              if len(set(sources)) > 1 or any(forest.header_of[v] != h for v in sources)}
     if not shared:
         return units
     members: dict[int, list[int]] = {h: [] for h in shared}

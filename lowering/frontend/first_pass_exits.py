@@ -200,7 +200,7 @@ def _reaches(succs: list[list[int]], inside: bytearray, start: int, targets: set
     return False
 
 
-_COMPARE = lazy_compile(r"= icmp (ult|slt|ne) \S+ (%[-\w.$]+|-?\d+), (%[-\w.$]+|-?\d+)")
+_COMPARE = lazy_compile(r"= icmp (ult|slt) \S+ (%[-\w.$]+|-?\d+), (%[-\w.$]+|-?\d+)")
 _STORE = lazy_compile(r"^\s*store \S+ (%[-\w.$]+|-?\d+), ptr (%[-\w.$]+)")
 _BINARY = lazy_compile(r"= (urem|and|add|udiv|lshr) (?:nuw |nsw |exact )*i\d+ (%[-\w.$]+|-?\d+), (%[-\w.$]+|-?\d+)")
 _ZEXT = lazy_compile(r"= zext (?:nneg )?i\d+ (%[-\w.$]+) to ")
@@ -212,7 +212,8 @@ def at_most_one_pass(values: FunctionValues, succs: list[list[int]], dom, inside
                      latches: list[int]) -> bool:
     """Whether a test every pass makes (its block dominates the latches) leaves the loop unless a counter is
     below a bound that lets it run one pass at most: `for (i = K; i < B; i++)`, or `do { g++; ... } while
-    (g < B && ...)` or `while (... && g < B)`, with K a constant and B at most K + 1 (a constant, or a
+    (g < B && ...)` or `while (... && g < B)` (`<`, unsigned or signed; not `!=`, which a counter
+    stepping twice a pass jumps over: redteam2 p05), with K a constant and B at most K + 1 (a constant, or a
     local stored once with a constant or a value whose largest is known: `(x) % 2u`), or a `do`'s test
     that is false whatever its operands (`g < 2u && <constant false>`). LLVM removes such a loop (its back
     edge is never taken) with nothing to merge: every lane runs its one pass. A counter that only ever
@@ -226,28 +227,33 @@ def at_most_one_pass(values: FunctionValues, succs: list[list[int]], dom, inside
         condition = _branch_condition(lines)
         if condition is None or not inside[stay] or (inside[leave] and not _and_exit(values, succs, inside, u, leave)):
             continue
-        if _stays_one_pass_at_most(values, stores, inside, condition, 2):
+        every_pass = [v for v in range(len(values.blocks))
+                      if inside[v] and all(dom.dominates(v, latch) for latch in latches)]
+        if _stays_one_pass_at_most(values, stores, inside, every_pass, condition, 2):
             return True
     return False
 
 
-def _stays_one_pass_at_most(values: FunctionValues, stores, inside: bytearray, condition: str, depth: int) -> bool:
+def _stays_one_pass_at_most(values: FunctionValues, stores, inside: bytearray, every_pass: list[int],
+                            condition: str, depth: int) -> bool:
     """Whether a loop's stay condition holds in one pass at most: a counter-against-bound compare, or an
-    `&&`'s phi each of whose incoming values is `false` or such a compare."""
+    `&&`'s phi each of whose incoming values is `false` or such a compare. `every_pass`: the loop's blocks
+    every pass that goes round runs (they dominate its latches)."""
     found = values.defs.get(condition)
     if found is None:
         return False
     if found[1] == "phi":
         incoming = _INCOMING.findall(found[2])
         return depth > 0 and bool(incoming) and all(
-            value == "false" or _stays_one_pass_at_most(values, stores, inside, value, depth - 1)
+            value == "false" or _stays_one_pass_at_most(values, stores, inside, every_pass, value, depth - 1)
             for value in incoming)
     compare = _COMPARE.search(found[2]) if found[1] == "icmp" else None
     if compare is None:
         return False
-    counter = _counter_start(values, stores, inside, compare.group(2))
-    bound = _bound_max(values, stores, inside, compare.group(3), exact=compare.group(1) == "ne")
-    return counter is not None and bound is not None and (compare.group(1) != "ne" or bound >= counter) \
+    counter = _counter_start(values, stores, inside, every_pass, compare.group(2))
+    bound = _bound_max(values, stores, inside, compare.group(3))
+    # (an unsigned bound printed negative is above 2^31: no one-pass loop; redteam2 p04's `i < 0xFFFFFFFFu`)
+    return counter is not None and bound is not None and (compare.group(1) == "slt" or bound >= 0) \
         and bound - counter <= 1
 
 
@@ -262,10 +268,9 @@ def _and_exit(values: FunctionValues, succs: list[list[int]], inside: bytearray,
     return label is not None and f"[ false, %{label} ]" in found[2]
 
 
-def _bound_max(values: FunctionValues, stores, inside: bytearray, token: str, exact: bool) -> int | None:
+def _bound_max(values: FunctionValues, stores, inside: bytearray, token: str) -> int | None:
     """The largest value a loop bound can take: a literal, or the load of a local that one store outside the
-    loop gives a literal or (unless `exact`: `i != B` needs B itself) a value of known largest value
-    (`(x) % 2u + 0u`: clang's `urem` and `add`)."""
+    loop gives a literal or a value of known largest value (`(x) % 2u + 0u`: clang's `urem` and `add`)."""
     if not token.startswith("%"):
         return int(token)
     found = values.defs.get(token)
@@ -273,7 +278,7 @@ def _bound_max(values: FunctionValues, stores, inside: bytearray, token: str, ex
     if address is None or address.group(1) not in values.private:
         return None
     written = stores.get(address.group(1), [])
-    if len(written) != 1 or inside[written[0][0]] or (exact and written[0][1].startswith("%")):
+    if len(written) != 1 or inside[written[0][0]]:
         return None
     return _value_max(values, written[0][1], 8)
 
@@ -314,9 +319,10 @@ def _value_max(values: FunctionValues, token: str, depth: int) -> int | None:
     return None
 
 
-def _counter_start(values: FunctionValues, stores, inside: bytearray, token: str) -> int | None:
+def _counter_start(values: FunctionValues, stores, inside: bytearray, every_pass: list[int], token: str) -> int | None:
     """The first value of a counter (a local loaded in the header, stored once outside the loop with a
-    literal and inside it only with its own load plus one)."""
+    literal and inside it only with its own load plus one, one such store in a block every pass that goes
+    round runs: an increment under an `if` may never happen, redteam2 p03)."""
     found = values.defs.get(token)
     address = _LOAD_POINTER.match(found[2]) if found is not None and found[1] == "load" else None
     if address is None or address.group(1) not in values.private:
@@ -324,7 +330,8 @@ def _counter_start(values: FunctionValues, stores, inside: bytearray, token: str
     local = address.group(1)
     before = [v for b, v in stores.get(local, []) if not inside[b]]
     within = [v for b, v in stores.get(local, []) if inside[b]]
-    if len(before) != 1 or before[0].startswith("%") or not within:
+    if len(before) != 1 or before[0].startswith("%") or not any(
+            b in every_pass for b, _ in stores.get(local, []) if inside[b]):
         return None
     for v in within:
         made = values.defs.get(v)

@@ -38,7 +38,7 @@ from reconverge.lowering.errors import RemovedLoop, where
 from reconverge.lowering.frontend.first_pass_exits import FunctionValues, at_most_one_pass, leaves_in_first_pass
 from reconverge.lowering.frontend.source_scopes import LOOP_ATTACHMENT, DebugScopes, Position, SourceRange
 from reconverge.lowering.graph import dominator_tree
-from reconverge.records import record
+from reconverge.records import field, record
 
 TYPE_CHECKING = False                   # (not typing's: a compile's start-up does not import typing)
 if TYPE_CHECKING:
@@ -58,9 +58,18 @@ _PHI_LINE = lazy_compile(r"^\s*%[-\w.$\"]+ = phi ")
 
 @record(frozen=True)
 class SourceLoops:
-    """The source loops clang's unoptimised module names (`every`), and those at risk."""
+    """The source loops clang's unoptimised module names (`every`), those at risk, and those that run one
+    pass at most (first_pass_exits.at_most_one_pass: LLVM drops their back edge, so they are no loop of
+    the optimised module, and loop_separation must not take one for an inner loop: redteam2 s08)."""
     every: list
     risky: list
+    one_pass: list = field(default_factory=list)
+
+    @property
+    def kept(self) -> tuple:
+        """The loops that can run two passes or more: those the optimised module can still hold."""
+        once = set(self.one_pass)
+        return tuple(r for r in self.every if r not in once)
 
 
 def source_loops(frontend_text: str) -> SourceLoops:
@@ -69,12 +78,14 @@ def source_loops(frontend_text: str) -> SourceLoops:
     ranges = scopes.loop_ranges()
     every = list(ranges.values())
     risky: list[SourceRange] = []
+    one_pass: list[SourceRange] = []
     defined = {m.group(1) for m in _FUNCTION.finditer(frontend_text)}
     for m in _FUNCTION.finditer(frontend_text):
-        found, gotos = _function_at_risk(m.group(2), ranges, scopes, defined)
+        found, gotos, once = _function_at_risk(m.group(2), ranges, scopes, defined)
         risky.extend(found)
         every.extend(gotos)
-    return SourceLoops(every, risky)
+        one_pass.extend(once)
+    return SourceLoops(every, risky, one_pass)
 
 
 def at_risk_loops(frontend_text: str) -> list[SourceRange]:
@@ -141,8 +152,9 @@ class _FunctionCFG:
 
 
 def _function_at_risk(body: str, ranges: dict[str, SourceRange], scopes: DebugScopes,
-                      defined: set[str]) -> tuple[list[SourceRange], list[SourceRange]]:
-    """A function's at-risk loops, and the ranges of its loops written with `goto` (no `!llvm.loop`)."""
+                      defined: set[str]) -> tuple[list[SourceRange], list[SourceRange], list[SourceRange]]:
+    """A function's at-risk loops, the ranges of its loops written with `goto` (no `!llvm.loop`), and its
+    loops that run one pass at most."""
     cfg = _FunctionCFG(body)
     calls: list[tuple[int, Position]] = []
     named: dict[int, set[str]] = {}         # block -> the loop statements its back-edge branch names
@@ -161,22 +173,21 @@ def _function_at_risk(body: str, ranges: dict[str, SourceRange], scopes: DebugSc
     gotos = []
     for latch_blocks in cfg.latches().values():
         if not any(b in named for b in latch_blocks):
-            span = _span(cfg, cfg.natural_loop(latch_blocks)[0], scopes)
+            inside, headers = cfg.natural_loop(latch_blocks)
+            span = _span(cfg, inside, headers[0], scopes) if headers else None
             if span is not None:
                 gotos.append(span)
                 loops.append((span, latch_blocks))
-    if not calls:
-        return [], gotos
-    risky = []
-    values: FunctionValues | None = None
+    risky, one_pass = [], []
+    values = FunctionValues(cfg.blocks, cfg.labels)
     for span, latch_blocks in loops:
+        inside, headers = cfg.natural_loop(latch_blocks)
+        if at_most_one_pass(values, cfg.succs, cfg.dom, inside, latch_blocks):
+            one_pass.append(span)
+            continue                            # LLVM drops its back edge: its one pass merges nothing
         written = [b for b, p in calls if cfg.dom.pre[b] >= 0 and span.holds(p)]
         if not written:
             continue
-        inside, headers = cfg.natural_loop(latch_blocks)
-        values = values or FunctionValues(cfg.blocks, cfg.labels)
-        if at_most_one_pass(values, cfg.succs, cfg.dom, inside, latch_blocks):
-            continue                            # LLVM drops its back edge: its one pass merges nothing
         if any(inside[b] for b in written):     # -O2 can sink it onto a break path (redteam b01, c03, i02)
             risky.append(span)
             continue
@@ -184,19 +195,31 @@ def _function_at_risk(body: str, ranges: dict[str, SourceRange], scopes: DebugSc
         if targets:
             if not leaves_in_first_pass(values, cfg.succs, cfg.dom, inside, latch_blocks, targets, defined):
                 risky.append(span)
-    return risky, gotos
+    return risky, gotos, one_pass
 
 
-def _span(cfg: _FunctionCFG, inside: bytearray, scopes: DebugScopes) -> SourceRange | None:
+def _span(cfg: _FunctionCFG, inside: bytearray, header: int, scopes: DebugScopes) -> SourceRange | None:
     """A loop written with `goto` (none of its back edges names a loop statement): the source range from
-    the first to the last located code of its blocks, in its header's file (redteam c05, c06)."""
-    found: list[Position] = []
+    the first to the last located code of its blocks, in its header's file (redteam c05, c06), widened to
+    all the code of the innermost `{...}` around that code where nothing in it runs before the loop: the
+    scopes rule takes such braces for the loop's body (source_scopes), so a call after the loop in them
+    (`{ again: ...; goto again; found: t = reduce(x); }`, redteam2 g07, g08) is written in it too."""
+    located: list[tuple[int, str]] = []          # (block, location) of the function's located code
     for b, lines in enumerate(cfg.blocks):
-        if inside[b]:
-            for line in lines:
-                d = _DBG.search(line) if not _PHI_LINE.match(line) else None
-                if d is not None:
-                    found.extend(p for p in scopes.positions(d.group(1))[:1] if p[1])
+        for line in lines:
+            d = _DBG.search(line) if not _PHI_LINE.match(line) else None
+            if d is not None and cfg.dom.pre[b] >= 0:
+                located.append((b, d.group(1)))
+    own = [ident for b, ident in located if inside[b]]
+    common: set | None = None
+    for ident in own:
+        chain = set(scopes.chain(ident))
+        common = chain if common is None else common & chain
+    body = next((key for key in scopes.chain(own[0]) if key in common), None) if own and common else None
+    if body is not None and scopes.is_block(body) and not any(body in scopes.chain(ident) for b, ident in located
+                                    if not cfg.dom.dominates(header, b)):
+        own = [ident for _, ident in located if body in scopes.chain(ident)]
+    found = [p for ident in own for p in scopes.positions(ident)[:1] if p[1]]
     if not found:
         return None
     file = found[0][0]
@@ -219,8 +242,7 @@ def removed_loops(frontend_text: str, optimized_text: str,
     risky = loops.risky
     if not risky:
         return ()
-    nested = {r: [q for q in loops.every if q != r and q.file == r.file and r.start <= q.start and q.end <= r.end]
-              for r in risky}
+    nested = {r: [q for q in loops.every if q != r and q.file == r.file and _inside_or_across(q, r)] for r in risky}
     scopes = DebugScopes.of_text(optimized_text)
     named = scopes.loop_ranges()
     defined = {m.group(1) for m in _FUNCTION.finditer(optimized_text)}
@@ -242,6 +264,15 @@ def removed_loops(frontend_text: str, optimized_text: str,
                    for b, chain in calls):
                 missing.add(r)
     return tuple(r for r in dict.fromkeys(risky) if r in missing)
+
+
+def _inside_or_across(q: SourceRange, r: SourceRange) -> bool:
+    """Whether source loop q lies inside r, or (r written with goto, whose span is no statement's and can
+    cross another's) overlaps r without holding it: two goto loops' spans can interleave, and a kept one's
+    back edge in the other's span is not that one's (redteam2 g01)."""
+    if r.start <= q.start and q.end <= r.end:
+        return True
+    return r.goto and q.start <= r.end and r.start <= q.end and not (q.start <= r.start and r.end <= q.end)
 
 
 class _OptimizedLoop:
