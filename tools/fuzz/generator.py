@@ -62,6 +62,7 @@ NESTED_DO_RATE = 0.04      # convergence mode: a seed-004 nested do/while before
 CONTINUE_LOOP_RATE = 0.04  # convergence mode: a while loop gone back to from two places (continue_loop; its own)
 SIGNED_ZERO_RATE = 0.05    # convergence mode: a select of 1.0 and a zero of the other sign (signed_zero; its own)
 CLOSED_LOOP_RATE = 0.02    # convergence mode: a loop LLVM can end in closed form, left with an operation (its own)
+INNER_EXIT_RATE = 0.005    # convergence mode: a while ending in an inner loop left by a break (inner_exit_loop)
 GOTO_LOOP_RATE = 0.006     # convergence mode: closed_loop's shape written with goto (goto_loop; its own stream)
 IN_SIZE = 256               # elements of `in` (indices are masked with IN_SIZE - 1)
 LOCAL_WORDS = 64            # elements of the __local exchange array: the largest work-group generated
@@ -177,6 +178,8 @@ class _ClGen:
         self.closed_loops = 0
         self.goto_loop_stream: random.Random | None = None         # ... goto_loop's
         self.goto_loops = 0
+        self.inner_exit_stream: random.Random | None = None        # ... inner_exit_loop's
+        self.inner_exits = 0
 
     def fresh(self, prefix: str) -> str:
         self.counter += 1
@@ -419,6 +422,9 @@ class _ClGen:
         if (self.goto_loop_stream is not None and depth < MAX_DEPTH and self.loops < MAX_LOOPS
                 and self.goto_loop_stream.random() < GOTO_LOOP_RATE):
             self.goto_loop(out, indent)
+        if (self.inner_exit_stream is not None and depth < MAX_DEPTH and self.loops < MAX_LOOPS
+                and self.inner_exit_stream.random() < INNER_EXIT_RATE):
+            self.inner_exit_loop(out, indent)
         self.statements += 1
         rng = self.rng
         nest = depth < MAX_DEPTH and self.statements < self.size
@@ -831,9 +837,11 @@ class _ClGen:
             out.append(f"{indent}{{")
             out.append(f"{inner}uint {key} = ({self.expr(2)}) & {self.rng.choice((3, 7))}u;")
             out.append(f"{inner}uint {acc} = 0u, {j} = 0u;")
+            after = self.chance(0.4)        # the operation after the loop in its braces (redteam2 g08)
             out.append(f"{indent}yl{n}:")
             out.append(f"{inner}if ({j} == {key}) {{")
-            out.append(f"{inner}    {target.name} {self.rng.choice(('+=', '^='))} {value};")
+            if not after:
+                out.append(f"{inner}    {target.name} {self.rng.choice(('+=', '^='))} {value};")
             out.append(f"{inner}    goto yo{n};")
             out.append(f"{inner}}}")
             if self.chance(0.7):
@@ -841,7 +849,45 @@ class _ClGen:
             out.append(f"{inner}{j}++;")
             out.append(f"{inner}if ({j} < {self.rng.randint(2, 8)}u) goto yl{n};")
             out.append(f"{indent}yo{n}:")
+            if after:
+                out.append(f"{inner}{target.name} {self.rng.choice(('+=', '^='))} {value};")
             out.append(f"{inner}{target.name} ^= {acc};")
+            out.append(f"{indent}}}")
+        finally:
+            self.rng = main
+        self.uses_subgroups = True
+
+    def inner_exit_loop(self, out, indent):
+        """A `while` whose body ends in an inner loop holding a sub-group operation, left by a `break`: a
+        `for` of one to three passes with the break before the operation (redteam2 b01: its exit goes
+        straight back to the `while`'s header, and blockIP ran the next pass before the inner loop's
+        lanes were done), or a `for (;;)` with the break after it, whose back edge is unconditional
+        (redteam2 s09, s17: a nest SimplifyCFG merged into one loop). Its own stream, as nested_do."""
+        main, self.rng = self.rng, self.inner_exit_stream
+        assert self.rng is not None
+        self.inner_exits += 1
+        n = self.inner_exits
+        j, lim, k = f"zj{n}", f"zl{n}", f"zk{n}"
+        inner, body = indent + "    ", indent + "        "
+        try:
+            target = self.rng.choice([v for v in self.scalars if v.type == "uint"])
+            op = self.rng.choice(("sub_group_non_uniform_reduce_add", "sub_group_reduce_max",
+                                  "sub_group_scan_exclusive_add", "sub_group_broadcast_first"))
+            update = f"{target.name} {self.rng.choice(('+=', '^='))} {op}({self.expr(1)} + {j});"
+            out.append(f"{indent}{{")
+            out.append(f"{inner}uint {j} = 0u, {lim} = ({self.expr(2)}) % 3u + 1u;")
+            out.append(f"{inner}while ({j} < {lim}) {{")
+            out.append(f"{body}{j}++;")
+            if self.chance(0.5):
+                out.append(f"{body}for (uint {k} = 0u; {k} < {self.rng.randint(1, 3)}u; {k}++) {{")
+                out.append(f"{body}    if ({self.condition(1)}) break;")
+                out.append(f"{body}    {update}")
+            else:
+                out.append(f"{body}for (uint {k} = 0u;; {k}++) {{")
+                out.append(f"{body}    {update}")
+                out.append(f"{body}    if ({k} >= {self.rng.randint(0, 2)}u || {self.condition(1)}) break;")
+            out.append(f"{body}}}")
+            out.append(f"{inner}}}")
             out.append(f"{indent}}}")
         finally:
             self.rng = main
@@ -1082,6 +1128,7 @@ def generate(seed: int, mode: str = "all", size: int | None = None) -> FuzzProgr
         gen.signed_zero_stream = random.Random(f"{mode}:{seed}:signed_zero")
         gen.closed_loop_stream = random.Random(f"{mode}:{seed}:closed_loop")
         gen.goto_loop_stream = random.Random(f"{mode}:{seed}:goto_loop")
+        gen.inner_exit_stream = random.Random(f"{mode}:{seed}:inner_exit")
     source = gen.kernel()
     program = FuzzProgram(seed, mode, source, "cl", global_size, local, uses_approx=gen.uses_approx,
                           irreducible=gen.uses_goto, n_arg=rng.randrange(8), arg_names=list(ARG_NAMES),
