@@ -167,8 +167,13 @@ def read_lines(reader: FunctionReader, body: LineBody, lines: list[str], entry_l
                             lanes = values_get(tok) if tok[0] == "%" else None
                             a = lanes[0] if lanes is not None else operand(tok, t)
                             tok = w[i + 2]
-                            lanes = values_get(tok) if tok[0] == "%" else None
-                            b = lanes[0] if lanes is not None else operand(tok, t)
+                            if tok[0] == "%":
+                                lanes = values_get(tok)
+                                b = lanes[0] if lanes is not None else operand(tok, t)
+                            elif tok.isdecimal() and t.kind == "int":      # operand()'s literal, inlined (hot)
+                                b = Const(t, int(tok))
+                            else:
+                                b = operand(tok, t)
                             if a is not None and b is not None:
                                 made = Instr(op, [a, b], a.type) if pred is None else \
                                     Instr(op, [a, b], I1, {"pred": pred})

@@ -41,9 +41,10 @@ class Const(Value):
     def __init__(self, type: Type, value: int | float):
         self.type = type
         self.name = ""
-        if type.is_int:
+        kind = type.kind                  # (not the is_int/is_ptr properties: a call each, on every constant)
+        if kind == "int":
             value = int(value) & ((1 << type.bits) - 1)
-        elif type.is_ptr:
+        elif kind == "ptr":
             value = int(value)
         self.value = value
 
@@ -108,7 +109,13 @@ class Phi(Instr):
 
     def __init__(self, type: Type, incoming: Sequence[tuple["Block", Value]] = (), name: str = ""):
         if not incoming:                  # (SSA reconstruction makes them empty, by the ten thousand)
-            super().__init__("phi", [], type, name=name)
+            self.type = type              # Instr's fields, set here: no super() call (hot, as Instr's)
+            self.name = name
+            self.opcode = "phi"
+            self.operands = []
+            self.attrs = {}
+            self.targets = []
+            self.block = None
             self.blocks: list[Block] = []
             return
         super().__init__("phi", [v for _, v in incoming], type, name=name)
@@ -187,12 +194,18 @@ class If(CFNode):
     def __init__(self, cond: Value, then_list: list[CFNode] | None = None, else_list: list[CFNode] | None = None):
         self.parent = None
         self.cond = cond
-        self.then_list: list[CFNode] = list(then_list) if then_list else [Block()]
-        self.else_list: list[CFNode] = list(else_list) if else_list else [Block()]
-        for n in self.then_list:              # (hot: the structurizer makes one per branch)
-            n.parent = self
-        for n in self.else_list:
-            n.parent = self
+        if then_list or else_list:
+            self.then_list: list[CFNode] = list(then_list) if then_list else [Block()]
+            self.else_list: list[CFNode] = list(else_list) if else_list else [Block()]
+            for n in self.then_list:
+                n.parent = self
+            for n in self.else_list:
+                n.parent = self
+            return
+        then_block, else_block = Block(), Block()     # (hot: the structurizer makes one per branch)
+        then_block.parent = else_block.parent = self
+        self.then_list = [then_block]
+        self.else_list = [else_block]
 
     def add_then(self, node: CFNode) -> CFNode:
         node.parent = self
@@ -221,11 +234,11 @@ class Loop(CFNode):
 
 
 def first_block(nodes: list[CFNode]) -> Block:
-    return cast(Block, nodes[0])  # CF lists start with a block (validated)
+    return nodes[0]     # type: ignore[return-value]  # CF lists start with a block (validated); no cast() call
 
 
 def last_block(nodes: list[CFNode]) -> Block:
-    return cast(Block, nodes[-1])
+    return nodes[-1]    # type: ignore[return-value]  # (and end with one; no cast() call: hot)
 
 
 @record
