@@ -158,7 +158,9 @@ class _Reader:
             for p in preds:
                 op = ends_get(p)
                 if op is None:
-                    op = read(p)
+                    op = starts_get(p)            # (read's first answer, without the call)
+                    if op is None:
+                        op = read(p)
                 operands.append(op)
                 if op is not phi and op is not same:
                     same = op if same is None else phi    # `phi` here marks "several values"

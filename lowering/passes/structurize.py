@@ -33,7 +33,7 @@ from reconverge.lowering.gcpause import gc_paused
 from reconverge.lowering.ir.core import Block, Const, Function, If, Instr, Loop, Phi, Undef, Value
 from reconverge.lowering.ir.opcodes import JUMPS, TERMINATORS
 from reconverge.lowering.ir.types import I1, I32, VOID
-from reconverge.lowering.passes.structurize_parts import Var, _Cursor, _drop_tail_jump, _ends_in
+from reconverge.lowering.structurize_parts import Var, _Cursor, _drop_tail_jump, _ends_in
 from reconverge.lowering.target import TargetCaps
 from reconverge.typing_free import cast
 
@@ -284,7 +284,9 @@ class _Structurizer:
         for u, b in enumerate(self.nodes):
             h = header_of[u]
             if h != -1:
-                loop_of.update(dict.fromkeys([ins for ins in b.instrs if ins.block is b], h))
+                for ins in b.instrs:                  # (a plain loop: a comprehension is a call per block)
+                    if ins.block is b:
+                        loop_of[ins] = h
         loop_of_get = loop_of.get
         for u, b in enumerate(self.nodes):
             user_loop = header_of[u]
