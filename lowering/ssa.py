@@ -269,6 +269,8 @@ class _Shortcuts:
         work = [func.body]
         while work:
             nodes = work.pop()
+            if len(nodes) == 1:
+                continue                            # one block (most arms): no if/loop, nothing to record
             index = len(lists)
             lists.append(nodes)
             firsts: list[int] = []
