@@ -313,8 +313,10 @@ def rebuild(func: Function, replaced: dict[Value, Value], users: list[Instr] | N
     end_def: dict[object, dict[Block, Value]] = {}
     positions: dict[object, list[int]] = {}                 # (blocks come in order: sorted)
     for b in blocks:
-        current: dict[object, Value] | None = None
         instrs = b.instrs
+        if not instrs:
+            continue                                        # (an empty arm or join: nothing to scan)
+        current: dict[object, Value] | None = None
         others: list[Instr] = []
         for ins in instrs:
             op = ins.opcode

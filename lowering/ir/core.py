@@ -397,6 +397,27 @@ def _index_structured(func: Function) -> list[Block]:
             if not isinstance(after, Block):
                 after = follow
             if isinstance(node, If):
+                arms = node.then_list, node.else_list
+                if len(arms[0]) == 1 and len(arms[1]) == 1 and isinstance(arms[0][0], Block) \
+                        and isinstance(arms[1][0], Block):
+                    # (most ifs: an arm of one block each, numbered here, as their lists' frames would)
+                    for arm in arms:
+                        block: Block = arm[0]         # type: ignore[assignment]
+                        block.index = len(out)
+                        out.append(block)
+                        block.preds = []
+                        instrs = block.instrs
+                        jump = instrs[-1].opcode if instrs else None
+                        if jump not in jumps:
+                            block.succs = [after]
+                        elif jump == "return":
+                            block.succs = [end]
+                        elif loop is None:
+                            block.succs = []          # invalid: the validator reports it
+                        else:
+                            block.succs = [loop[1] if jump == "break" else loop[0]]
+                    i += 1
+                    continue
                 frames.append((nodes, i + 1, follow, loop))
                 frames.append((node.else_list, 0, after, loop))
                 frames.append((node.then_list, 0, after, loop))

@@ -382,7 +382,10 @@ class _Structurizer:
             for ins in moved:
                 ins.block = block
             block.instrs += moved
-            fallout = self._emit_branch(z, b, term, cursor, region)
+            if term is not None and term.opcode == "br":  # (_emit_branch's first case, inlined: most blocks)
+                fallout = self._edge(b, self.targets[z][0], region, cursor)
+            else:
+                fallout = self._emit_branch(z, b, term, cursor, region)
         for y in merges:
             assert y in fallout, "a merge node nobody branches to"
             if fallout == {y}:
