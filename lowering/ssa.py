@@ -150,7 +150,7 @@ class _Reader:
                 v = Undef(var_type)
                 starts[b] = v
                 return v
-            phi = Phi(var_type, name=var_name)     # a former LLVM phi keeps its name (the printer dedups)
+            phi = Phi(var_type, (), var_name)     # a former LLVM phi keeps its name (the printer dedups)
             starts[b] = phi                       # before the operands: a cycle finds the phi itself
             same = None
             phi.blocks = list(preds)

@@ -238,8 +238,8 @@ class _Structurizer:
                     stores = edge_stores.get((p, b))
                     if stores is None:
                         stores = edge_stores[p, b] = []
-                    stores.append(Instr("var_store", [value], attrs={"var": var}))
-                load = Instr("var_load", [], phi.type, attrs={"var": var}, name=phi.name)
+                    stores.append(Instr("var_store", [value], VOID, {"var": var}))
+                load = Instr("var_load", [], phi.type, {"var": var}, None, phi.name)
                 load.block = b
                 b.instrs[i] = load
                 replaced[phi] = load
@@ -272,7 +272,7 @@ class _Structurizer:
                     h = self.loop_parent[h]
             loads = loads_in.setdefault(user, {})
             if value not in loads:
-                loads[value] = Instr("var_load", [], value.type, attrs={"var": var}, name=value.name)
+                loads[value] = Instr("var_load", [], value.type, {"var": var}, None, value.name)
             return loads[value]
 
         replaced_get, contains = self.replaced.get, self.forest.contains
@@ -323,7 +323,7 @@ class _Structurizer:
         for value, var in escaping.items():                   # stores go right after the definition
             home = value.block
             assert home is not None
-            home.insert(home.instrs.index(value) + 1, Instr("var_store", [value], attrs={"var": var}))
+            home.insert(home.instrs.index(value) + 1, Instr("var_store", [value], VOID, {"var": var}))
 
     def _label_var(self, region: int) -> Var:
         if region not in self.labels:
@@ -391,8 +391,8 @@ class _Structurizer:
             if fallout == {y}:
                 fallout = self._do_tree(y, cursor, region)
                 continue
-            label = cursor.emit(Instr("var_load", [], I32, attrs={"var": self._label_var(region)}))
-            cond = cursor.emit(Instr("icmp", [label, Const(I32, y)], I1, attrs={"pred": "eq"}))
+            label = cursor.emit(Instr("var_load", [], I32, {"var": self._label_var(region)}))
+            cond = cursor.emit(Instr("icmp", [label, Const(I32, y)], I1, {"pred": "eq"}))
             self.users.append(cond)
             node, then_c, _ = self._add_if(cursor, cond)
             fallout = (fallout - {y}) | self._do_tree(y, then_c, region)
@@ -414,7 +414,7 @@ class _Structurizer:
         edges = [self._edge_thunk(None, t, region) for t in exits]
         if len(exits) == 1:
             return edges[0](cursor)
-        sel = cursor.emit(Instr("var_load", [], I32, attrs={"var": self._selector_var(h)}))
+        sel = cursor.emit(Instr("var_load", [], I32, {"var": self._selector_var(h)}))
         return self._emit_flat(cursor, sel, [([k], edges[k]) for k in range(len(exits) - 1)], edges[-1])
 
     def _emit_branch(self, v: int, b: Block, term: Instr | None, cursor: _Cursor, region: int) -> set[int]:
@@ -425,10 +425,14 @@ class _Structurizer:
             return self._edge(b, targets[0], region, cursor)
         if op == "cbr":                 # _emit_chain's if/else of one case, inlined (hot: every branch)
             assert term is not None
-            node, then_c, else_c = self._add_if(cursor, term.operands[0])
-            f_then = self._edge(b, targets[0], region, then_c)
-            f_else = self._edge(b, targets[1], region, else_c)
-            self._shape_if(cursor, node, f_then, f_else)
+            node = If(term.operands[0])                     # (and _add_if's, inlined)
+            after = Block()
+            node.parent = after.parent = cursor.parent
+            cursor.nodes += (node, after)
+            f_then = self._edge(b, targets[0], region, _Cursor(node.then_list, node))
+            f_else = self._edge(b, targets[1], region, _Cursor(node.else_list, node))
+            if not (f_then and f_else):                     # (_shape_if's first test: both fall out)
+                self._shape_if(cursor, node, f_then, f_else)
             return f_then | f_else
         if op == "switch":
             assert term is not None
@@ -451,7 +455,7 @@ class _Structurizer:
         def make(cursor: _Cursor) -> Value:
             cond: Value | None = None
             for c in consts:
-                eq = cursor.emit(Instr("icmp", [value, Const(value.type, c)], I1, attrs={"pred": "eq"}))
+                eq = cursor.emit(Instr("icmp", [value, Const(value.type, c)], I1, {"pred": "eq"}))
                 users.append(eq)
                 cond = eq if cond is None else cursor.emit(Instr("or", [cond, eq], I1))
             assert cond is not None, "a case has constants"
@@ -479,7 +483,7 @@ class _Structurizer:
         none: Value | None = None
         for consts, _ in cases:
             for c in consts:
-                ne = cursor.emit(Instr("icmp", [value, Const(value.type, c)], I1, attrs={"pred": "ne"}))
+                ne = cursor.emit(Instr("icmp", [value, Const(value.type, c)], I1, {"pred": "ne"}))
                 self.users.append(ne)
                 none = ne if none is None else cursor.emit(Instr("and", [none, ne], I1))
         assert none is not None
