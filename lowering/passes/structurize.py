@@ -126,6 +126,13 @@ class _Structurizer:
                 x = node_of[bs[0].index]
                 self.targets.append([x])
                 succs.append([] if x == RETURN else [x])
+            elif len(bs) == 2:                        # (a cbr: its successors without comprehensions)
+                x, y = node_of[bs[0].index], node_of[bs[1].index]
+                self.targets.append([x, y])
+                if x == y or y == RETURN:
+                    succs.append([] if x == RETURN else [x])
+                else:
+                    succs.append([y] if x == RETURN else [x, y])
             else:
                 ts = [node_of[s.index] for s in bs]
                 self.targets.append(ts)
@@ -531,8 +538,10 @@ class _Structurizer:
         before: Block = cursor.nodes[pos - 2]    # type: ignore[assignment]  # the block holding the condition
         assert cursor.nodes[pos - 1] is node and not cursor.nodes[pos].instrs      # type: ignore[attr-defined]
         cursor.nodes.pop()
-        for child in arm:
-            cursor.add(child)
+        parent = cursor.parent
+        for child in arm:                   # (cursor.add, inlined)
+            child.parent = parent
+        cursor.nodes += arm
         arm.clear()
         empty = Block()
         empty.parent = node
