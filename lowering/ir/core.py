@@ -340,7 +340,12 @@ class Function:
             instrs = b.instrs
             if instrs and instrs[-1].opcode in _ENDS:
                 targets = instrs[-1].targets
-                b.succs = [targets[0]] if len(targets) == 1 else list(dict.fromkeys(targets))
+                if len(targets) == 1:
+                    b.succs = [targets[0]]
+                elif len(targets) == 2:               # (a cbr: no dict; Blocks compare by identity)
+                    b.succs = [targets[0]] if targets[0] is targets[1] else list(targets)
+                else:
+                    b.succs = list(dict.fromkeys(targets))
             else:
                 b.succs = []
         end = self.end_block

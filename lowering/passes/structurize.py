@@ -238,7 +238,12 @@ class _Structurizer:
             if not b.instrs or not isinstance(b.instrs[0], Phi):
                 continue                                  # (most blocks: no generator made)
             vars = phi_vars[node] = []
-            for i, phi in enumerate(list(b.phis())):
+            instrs = b.instrs
+            k = 1
+            while k < len(instrs) and isinstance(instrs[k], Phi):
+                k += 1                                    # (b.phis(), without a generator)
+            phis: list[Phi] = instrs[:k]                 # type: ignore[assignment]
+            for i, phi in enumerate(phis):
                 var = Var(phi.name, phi.type)
                 vars.append(var)
                 for p, value in zip(phi.blocks, phi.operands):
