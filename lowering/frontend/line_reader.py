@@ -286,6 +286,6 @@ def _phi_pairs(w: list[str], n: int, t) -> list[tuple[str, str]] | None:
                 return None
             pairs.append((v[1:-1], b[:-len(end)]))
     for v, _b in pairs:
-        if v[:1] != "%" and not (t.is_int and (v == "true" or v == "false" or DECIMAL.match(v))):
+        if v[:1] != "%" and not (t.kind == "int" and (v == "true" or v == "false" or DECIMAL.match(v))):
             return None
     return pairs
