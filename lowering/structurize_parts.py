@@ -55,3 +55,7 @@ def _drop_tail_jump(nodes: list[CFNode], opcode: str) -> None:
     last = last_block(nodes)
     if last.instrs and last.instrs[-1].opcode == opcode and not last.instrs[-1].operands:
         last.instrs.pop()
+
+
+def block_name(b: Block) -> str:
+    return f"%{b.label}" if b.label else f"block #{b.index}"

@@ -41,8 +41,7 @@ class Const(Value):
     def __init__(self, type: Type, value: int | float):
         self.type = type
         self.name = ""
-        kind = type.kind                  # (not the is_int/is_ptr properties: a call each, on every constant)
-        if kind == "int":
+        if (kind := type.kind) == "int":  # (not the is_int/is_ptr properties: a call each, on every constant)
             value = int(value) & ((1 << type.bits) - 1)
         elif kind == "ptr":
             value = int(value)
@@ -109,14 +108,9 @@ class Phi(Instr):
 
     def __init__(self, type: Type, incoming: Sequence[tuple["Block", Value]] = (), name: str = ""):
         if not incoming:                  # (SSA reconstruction makes them empty, by the ten thousand)
-            self.type = type              # Instr's fields, set here: no super() call (hot, as Instr's)
-            self.name = name
-            self.opcode = "phi"
-            self.operands = []
-            self.attrs = {}
-            self.targets = []
-            self.block = None
-            self.blocks: list[Block] = []
+            self.type, self.name, self.opcode = type, name, "phi"        # (Instr's fields: no super() call, hot)
+            self.block, self.operands, self.attrs = None, [], {}
+            self.targets, self.blocks = [], []
             return
         super().__init__("phi", [v for _, v in incoming], type, name=name)
         self.blocks = [b for b, _ in incoming]
@@ -197,15 +191,12 @@ class If(CFNode):
         if then_list or else_list:
             self.then_list: list[CFNode] = list(then_list) if then_list else [Block()]
             self.else_list: list[CFNode] = list(else_list) if else_list else [Block()]
-            for n in self.then_list:
-                n.parent = self
-            for n in self.else_list:
+            for n in (*self.then_list, *self.else_list):
                 n.parent = self
             return
         then_block, else_block = Block(), Block()     # (hot: the structurizer makes one per branch)
         then_block.parent = else_block.parent = self
-        self.then_list = [then_block]
-        self.else_list = [else_block]
+        self.then_list, self.else_list = [then_block], [else_block]
 
     def add_then(self, node: CFNode) -> CFNode:
         node.parent = self
@@ -335,17 +326,13 @@ class Function:
             return blocks
         blocks = list(self.blocks)
         for i, b in enumerate(blocks):          # numbers, emptied preds and succs in one walk (was three)
-            b.index = i
-            b.preds = []
+            b.index, b.preds = i, []
             instrs = b.instrs
             if instrs and instrs[-1].opcode in _ENDS:
                 targets = instrs[-1].targets
-                if len(targets) == 1:
-                    b.succs = [targets[0]]
-                elif len(targets) == 2:               # (a cbr: no dict; Blocks compare by identity)
-                    b.succs = [targets[0]] if targets[0] is targets[1] else list(targets)
-                else:
-                    b.succs = list(dict.fromkeys(targets))
+                n = len(targets)                      # (a cbr's two: no dict; Blocks compare by identity)
+                b.succs = [targets[0]] if n == 1 or (n == 2 and targets[0] is targets[1]) else \
+                    list(targets) if n == 2 else list(dict.fromkeys(targets))
             else:
                 b.succs = []
         end = self.end_block
@@ -402,25 +389,15 @@ def _index_structured(func: Function) -> list[Block]:
             if not isinstance(after, Block):
                 after = follow
             if isinstance(node, If):
-                arms = node.then_list, node.else_list
-                if len(arms[0]) == 1 and len(arms[1]) == 1 and isinstance(arms[0][0], Block) \
-                        and isinstance(arms[1][0], Block):
-                    # (most ifs: an arm of one block each, numbered here, as their lists' frames would)
-                    for arm in arms:
+                t, e = node.then_list, node.else_list
+                if len(t) == 1 == len(e) and isinstance(t[0], Block) and isinstance(e[0], Block):
+                    for arm in (t, e):          # (most ifs: one block an arm, numbered as their frames would)
                         block: Block = arm[0]         # type: ignore[assignment]
-                        block.index = len(out)
+                        block.index, block.preds = len(out), []
                         out.append(block)
-                        block.preds = []
-                        instrs = block.instrs
-                        jump = instrs[-1].opcode if instrs else None
-                        if jump not in jumps:
-                            block.succs = [after]
-                        elif jump == "return":
-                            block.succs = [end]
-                        elif loop is None:
-                            block.succs = []          # invalid: the validator reports it
-                        else:
-                            block.succs = [loop[1] if jump == "break" else loop[0]]
+                        jump = block.instrs[-1].opcode if block.instrs else None
+                        block.succs = [after] if jump not in jumps else [end] if jump == "return" else \
+                            [] if loop is None else [loop[1] if jump == "break" else loop[0]]
                     i += 1
                     continue
                 frames.append((nodes, i + 1, follow, loop))

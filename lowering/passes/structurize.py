@@ -33,7 +33,7 @@ from reconverge.lowering.gcpause import gc_paused
 from reconverge.lowering.ir.core import Block, Const, Function, If, Instr, Loop, Phi, Undef, Value
 from reconverge.lowering.ir.opcodes import JUMPS, TERMINATORS
 from reconverge.lowering.ir.types import I1, I32, VOID
-from reconverge.lowering.structurize_parts import Var, _Cursor, _drop_tail_jump, _ends_in
+from reconverge.lowering.structurize_parts import Var, _Cursor, _drop_tail_jump, _ends_in, block_name
 from reconverge.lowering.target import TargetCaps
 from reconverge.typing_free import cast
 
@@ -43,10 +43,6 @@ if TYPE_CHECKING:
 
 RETURN = -1          # pseudo target: a block that only returns
 _ENDS = frozenset(TERMINATORS) | frozenset(JUMPS)      # what may end a block (Block.terminator's test)
-
-
-def block_name(b: Block) -> str:
-    return f"%{b.label}" if b.label else f"block #{b.index}"
 
 
 NAME, FORM = "structurize", "cfg"
