@@ -201,7 +201,10 @@ def read_lines(reader: FunctionReader, body: LineBody, lines: list[str], entry_l
                 elif w[0] == "br":
                     if n == 3 and w[1] == "label":
                         tok = w[2]
-                        made = Instr("br", [], VOID, None, [blocks_get(tok) or block_named(tok, tok[1:])])
+                        target = blocks_get(tok)
+                        if target is None:              # (reader.block_named, inlined: a call per block)
+                            target = blocks[tok] = Block(tok[1:])
+                        made = Instr("br", [], VOID, None, [target])
                     elif n == 7 and w[1] == "i1" and w[3] == "label" and w[5] == "label" \
                             and w[2][-1] == "," and w[4][-1] == ",":
                         tok = w[2][:-1]
@@ -250,7 +253,9 @@ def read_lines(reader: FunctionReader, body: LineBody, lines: list[str], entry_l
         if k in placed:
             raise NeedsRecords(f"block {k} labelled twice")
         placed.add(k)
-        blk = blocks_get(k) or block_named(k, label)
+        blk = blocks_get(k)
+        if blk is None:                                  # (reader.block_named, inlined)
+            blk = blocks[k] = Block(label)
         func.blocks.append(blk)
         instrs = blk.instrs
     if switch_lines is not None or len(func.blocks) != len(blocks):
