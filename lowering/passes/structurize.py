@@ -125,10 +125,8 @@ class _Structurizer:
             elif len(bs) == 2:                        # (a cbr: its successors without comprehensions)
                 x, y = node_of[bs[0].index], node_of[bs[1].index]
                 self.targets.append([x, y])
-                if x == y or y == RETURN:
-                    succs.append([] if x == RETURN else [x])
-                else:
-                    succs.append([y] if x == RETURN else [x, y])
+                succs.append(([] if x == RETURN else [x]) if x == y or y == RETURN else
+                             [y] if x == RETURN else [x, y])
             else:
                 ts = [node_of[s.index] for s in bs]
                 self.targets.append(ts)
@@ -197,7 +195,7 @@ class _Structurizer:
         for u in range(n):
             region = header_of[u]
             ts = targets[u]
-            for t in (ts if len(ts) == 1 else dict.fromkeys(ts)):
+            for t in (ts if len(ts) == 1 or (len(ts) == 2 and ts[0] != ts[1]) else dict.fromkeys(ts)):
                 # _classify's "fwd" case and _rep's first answer, inlined (hot: every edge)
                 if t == RETURN or t == region:
                     continue
@@ -221,7 +219,8 @@ class _Structurizer:
                 parent = self._rep(idom[h], self.loop_parent[h])
             self.merge_children.setdefault(parent, []).append(z)
         for kids in self.merge_children.values():
-            kids.sort(key=lambda z: self.rpo[z if z < n else z - n])
+            if len(kids) > 1:                               # (most: one; no key call)
+                kids.sort(key=lambda z: self.rpo[z if z < n else z - n])
 
     # ------------------------------------------------------------------ variables
     def _phis_to_variables(self) -> None:
