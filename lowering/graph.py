@@ -300,7 +300,7 @@ def loop_forest(succs: Succs, entry: int, dom: DomTree | None = None,
                     continue
                 if x in latches and p in latches[x] and x != h:
                     continue                                 # inner back edge: already inside x
-                r = find(p)
+                r = p if rep[p] == p else find(p)       # (find's answer for a node of its own, without the call)
                 if r != h and r not in seen:
                     work.append(r)
     return LoopForest(header_of, parent, latches)

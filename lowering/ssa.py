@@ -105,7 +105,7 @@ class _Reader:
                             q = bisect_right(firsts_of[index], w) - 1
                             node = nodes[q]
                             if not isinstance(node, Block):
-                                target = cast(Block, nodes[q + 1])
+                                target = nodes[q + 1]     # type: ignore[assignment]  # (no cast() call)
                                 v = starts_get(target)
                                 if v is not None:
                                     break
@@ -150,7 +150,7 @@ class _Reader:
                 v = Undef(var_type)
                 starts[b] = v
                 return v
-            phi = Phi(var_type, name=var_name)     # a former LLVM phi keeps its name (the printer dedups)
+            phi = Phi(var_type, (), var_name)     # a former LLVM phi keeps its name (the printer dedups)
             starts[b] = phi                       # before the operands: a cycle finds the phi itself
             same = None
             phi.blocks = list(preds)
@@ -158,12 +158,15 @@ class _Reader:
             for p in preds:
                 op = ends_get(p)
                 if op is None:
-                    op = read(p)
+                    op = starts_get(p)            # (read's first answer, without the call)
+                    if op is None:
+                        op = read(p)
                 operands.append(op)
                 if op is not phi and op is not same:
                     same = op if same is None else phi    # `phi` here marks "several values"
             if same is phi:
-                b.insert(0, phi)
+                phi.block = b                     # (Block.insert, inlined)
+                b.instrs.insert(0, phi)
                 new_phis.append(phi)
                 v = phi
             else:
@@ -187,14 +190,15 @@ def _resolve(replace: dict[Value, Value], v: Value) -> Value:
 def _rewrite(code: Iterable[Instr], ifs: list[If], replace: dict[Value, Value]) -> None:
     """Map the operands of `code` (every instruction, or every one that may use a replaced value) and the
     conditions of `ifs` (every if of the tree: _Shortcuts lists them) through `replace`."""
-    replaced = replace.keys()
+    replaced, replace_get = replace.keys(), replace.get
     for ins in code:
         ops = ins.operands
         if replaced.isdisjoint(ops):                  # most instructions: one test at C speed
             continue
         for i, op in enumerate(ops):
-            if op in replace:
-                ops[i] = _resolve(replace, op)
+            to = replace_get(op)
+            if to is not None:                        # (mostly mapped to a final value: no _resolve call)
+                ops[i] = to if to not in replace else _resolve(replace, op)
     for node in ifs:
         if node.cond in replace:
             node.cond = _resolve(replace, node.cond)
@@ -265,6 +269,8 @@ class _Shortcuts:
         work = [func.body]
         while work:
             nodes = work.pop()
+            if len(nodes) == 1:
+                continue                            # one block (most arms): no if/loop, nothing to record
             index = len(lists)
             lists.append(nodes)
             firsts: list[int] = []
@@ -307,8 +313,10 @@ def rebuild(func: Function, replaced: dict[Value, Value], users: list[Instr] | N
     end_def: dict[object, dict[Block, Value]] = {}
     positions: dict[object, list[int]] = {}                 # (blocks come in order: sorted)
     for b in blocks:
-        current: dict[object, Value] | None = None
         instrs = b.instrs
+        if not instrs:
+            continue                                        # (an empty arm or join: nothing to scan)
+        current: dict[object, Value] | None = None
         others: list[Instr] = []
         for ins in instrs:
             op = ins.opcode
@@ -341,9 +349,13 @@ def rebuild(func: Function, replaced: dict[Value, Value], users: list[Instr] | N
     shortcuts = _Shortcuts(func, positions)
     reader = _Reader(replaced, shortcuts)
     reader.end_def = end_def
-    for ins in pending:
-        assert ins.block is not None
-        replaced[ins] = reader.at_start(ins.attrs["var"], ins.block)
+    readers, make = reader.readers, reader._reader
+    for ins in pending:                                     # (reader.at_start, inlined: a call per load)
+        var = ins.attrs["var"]
+        read = readers.get(var)
+        if read is None:
+            read = readers[var] = make(var)
+        replaced[ins] = read(ins.block)                     # type: ignore[arg-type]
     kept = set(_trivial_phis(reader.new_phis, replaced))
     dropped = {p for p in reader.new_phis if p not in kept}
     for b, (others, length) in dirty.items():

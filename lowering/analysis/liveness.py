@@ -31,8 +31,8 @@ from reconverge.lowering.ir.core import (
     Phi,
     Value,
     cf_lists,
-    structured_successors,
 )
+from reconverge.lowering.ir.successors import structured_successors
 from reconverge.records import record
 
 

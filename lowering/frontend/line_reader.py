@@ -167,8 +167,13 @@ def read_lines(reader: FunctionReader, body: LineBody, lines: list[str], entry_l
                             lanes = values_get(tok) if tok[0] == "%" else None
                             a = lanes[0] if lanes is not None else operand(tok, t)
                             tok = w[i + 2]
-                            lanes = values_get(tok) if tok[0] == "%" else None
-                            b = lanes[0] if lanes is not None else operand(tok, t)
+                            if tok[0] == "%":
+                                lanes = values_get(tok)
+                                b = lanes[0] if lanes is not None else operand(tok, t)
+                            elif tok.isdecimal() and t.kind == "int":      # operand()'s literal, inlined (hot)
+                                b = Const(t, int(tok))
+                            else:
+                                b = operand(tok, t)
                             if a is not None and b is not None:
                                 made = Instr(op, [a, b], a.type) if pred is None else \
                                     Instr(op, [a, b], I1, {"pred": pred})
@@ -196,7 +201,10 @@ def read_lines(reader: FunctionReader, body: LineBody, lines: list[str], entry_l
                 elif w[0] == "br":
                     if n == 3 and w[1] == "label":
                         tok = w[2]
-                        made = Instr("br", [], VOID, None, [blocks_get(tok) or block_named(tok, tok[1:])])
+                        target = blocks_get(tok)
+                        if target is None:              # (reader.block_named, inlined: a call per block)
+                            target = blocks[tok] = Block(tok[1:])
+                        made = Instr("br", [], VOID, None, [target])
                     elif n == 7 and w[1] == "i1" and w[3] == "label" and w[5] == "label" \
                             and w[2][-1] == "," and w[4][-1] == ",":
                         tok = w[2][:-1]
@@ -245,7 +253,9 @@ def read_lines(reader: FunctionReader, body: LineBody, lines: list[str], entry_l
         if k in placed:
             raise NeedsRecords(f"block {k} labelled twice")
         placed.add(k)
-        blk = blocks_get(k) or block_named(k, label)
+        blk = blocks_get(k)
+        if blk is None:                                  # (reader.block_named, inlined)
+            blk = blocks[k] = Block(label)
         func.blocks.append(blk)
         instrs = blk.instrs
     if switch_lines is not None or len(func.blocks) != len(blocks):
@@ -281,6 +291,6 @@ def _phi_pairs(w: list[str], n: int, t) -> list[tuple[str, str]] | None:
                 return None
             pairs.append((v[1:-1], b[:-len(end)]))
     for v, _b in pairs:
-        if v[:1] != "%" and not (t.is_int and (v == "true" or v == "false" or DECIMAL.match(v))):
+        if v[:1] != "%" and not (t.kind == "int" and (v == "true" or v == "false" or DECIMAL.match(v))):
             return None
     return pairs

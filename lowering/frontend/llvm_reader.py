@@ -702,18 +702,19 @@ class FunctionReader:
     def _complete_phis(self, phis: list, text) -> None:
         """Give each phi its incoming values, once every value of the function has been read (in the order
         the phis were read: a constant's address may be computed in the prologue)."""
-        values = self.values
+        values, blocks_get = self.values, self.blocks.get
         for ins, phi_lanes, label in phis:
             self.block_label = label
             seen: set[int | str] = set()
             if isinstance(ins, list):                # (value, block) names, read by line_reader
                 phi = phi_lanes[0]
                 t = phi.type
+                preds, operands = phi.blocks, phi.operands
                 for v, b in ins:
                     if b in seen:
                         continue
                     seen.add(b)
-                    pred = self.blocks.get(b)
+                    pred = blocks_get(b)
                     if pred is None:
                         raise NeedsRecords(f"block {b}")
                     if v[0] == "%":
@@ -725,8 +726,8 @@ class FunctionReader:
                         x = vals[0]
                     else:
                         x = Const(t, v == "true") if v == "true" or v == "false" else Const(t, int(v))
-                    phi.blocks.append(pred)
-                    phi.operands.append(x)
+                    preds.append(pred)
+                    operands.append(x)
                 continue
             self.text = text(ins)
             for v, b in zip(ins.operands, ins.incoming_blocks):

@@ -41,9 +41,9 @@ class Const(Value):
     def __init__(self, type: Type, value: int | float):
         self.type = type
         self.name = ""
-        if type.is_int:
+        if (kind := type.kind) == "int":  # (not the is_int/is_ptr properties: a call each, on every constant)
             value = int(value) & ((1 << type.bits) - 1)
-        elif type.is_ptr:
+        elif kind == "ptr":
             value = int(value)
         self.value = value
 
@@ -108,8 +108,9 @@ class Phi(Instr):
 
     def __init__(self, type: Type, incoming: Sequence[tuple["Block", Value]] = (), name: str = ""):
         if not incoming:                  # (SSA reconstruction makes them empty, by the ten thousand)
-            super().__init__("phi", [], type, name=name)
-            self.blocks: list[Block] = []
+            self.type, self.name, self.opcode = type, name, "phi"        # (Instr's fields: no super() call, hot)
+            self.block, self.operands, self.attrs = None, [], {}
+            self.targets, self.blocks = [], []
             return
         super().__init__("phi", [v for _, v in incoming], type, name=name)
         self.blocks = [b for b, _ in incoming]
@@ -187,12 +188,15 @@ class If(CFNode):
     def __init__(self, cond: Value, then_list: list[CFNode] | None = None, else_list: list[CFNode] | None = None):
         self.parent = None
         self.cond = cond
-        self.then_list: list[CFNode] = list(then_list) if then_list else [Block()]
-        self.else_list: list[CFNode] = list(else_list) if else_list else [Block()]
-        for n in self.then_list:              # (hot: the structurizer makes one per branch)
-            n.parent = self
-        for n in self.else_list:
-            n.parent = self
+        if then_list or else_list:
+            self.then_list: list[CFNode] = list(then_list) if then_list else [Block()]
+            self.else_list: list[CFNode] = list(else_list) if else_list else [Block()]
+            for n in (*self.then_list, *self.else_list):
+                n.parent = self
+            return
+        then_block, else_block = Block(), Block()     # (hot: the structurizer makes one per branch)
+        then_block.parent = else_block.parent = self
+        self.then_list, self.else_list = [then_block], [else_block]
 
     def add_then(self, node: CFNode) -> CFNode:
         node.parent = self
@@ -221,11 +225,11 @@ class Loop(CFNode):
 
 
 def first_block(nodes: list[CFNode]) -> Block:
-    return cast(Block, nodes[0])  # CF lists start with a block (validated)
+    return nodes[0]     # type: ignore[return-value]  # CF lists start with a block (validated); no cast() call
 
 
 def last_block(nodes: list[CFNode]) -> Block:
-    return cast(Block, nodes[-1])
+    return nodes[-1]    # type: ignore[return-value]  # (and end with one; no cast() call: hot)
 
 
 @record
@@ -325,12 +329,13 @@ class Function:
             return blocks
         blocks = list(self.blocks)
         for i, b in enumerate(blocks):          # numbers, emptied preds and succs in one walk (was three)
-            b.index = i
-            b.preds = []
+            b.index, b.preds = i, []
             instrs = b.instrs
             if instrs and instrs[-1].opcode in _ENDS:
                 targets = instrs[-1].targets
-                b.succs = [targets[0]] if len(targets) == 1 else list(dict.fromkeys(targets))
+                n = len(targets)                      # (a cbr's two: no dict; Blocks compare by identity)
+                b.succs = [targets[0]] if n == 1 or (n == 2 and targets[0] is targets[1]) else \
+                    list(targets) if n == 2 else list(dict.fromkeys(targets))
             else:
                 b.succs = []
         end = self.end_block
@@ -387,6 +392,17 @@ def _index_structured(func: Function) -> list[Block]:
             if not isinstance(after, Block):
                 after = follow
             if isinstance(node, If):
+                t, e = node.then_list, node.else_list
+                if len(t) == 1 == len(e) and isinstance(t[0], Block) and isinstance(e[0], Block):
+                    for arm in (t, e):          # (most ifs: one block an arm, numbered as their frames would)
+                        block: Block = arm[0]         # type: ignore[assignment]
+                        block.index, block.preds = len(out), []
+                        out.append(block)
+                        jump = block.instrs[-1].opcode if block.instrs else None
+                        block.succs = [after] if jump not in jumps else [end] if jump == "return" else \
+                            [] if loop is None else [loop[1] if jump == "break" else loop[0]]
+                    i += 1
+                    continue
                 frames.append((nodes, i + 1, follow, loop))
                 frames.append((node.else_list, 0, after, loop))
                 frames.append((node.then_list, 0, after, loop))
@@ -399,51 +415,6 @@ def _index_structured(func: Function) -> list[Block]:
             i += 1
     end.index = len(out)
     return out
-
-
-def structured_successors(func: Function) -> dict[Block, list[Block]]:
-    """Successors of every block as the tree defines them (NIR's rules)."""
-    succs: dict[Block, list[Block]] = {}
-    end = func.end_block
-    jumps = _JUMPS
-    # work items: (cf list, block control reaches after the list, innermost loop (header, after) or None)
-    work: list[tuple[list[CFNode], Block, tuple[Block, Block] | None]] = [(func.body, end, None)]
-    while work:
-        nodes, follow, loop = work.pop()
-        last = len(nodes) - 1
-        for i, node in enumerate(nodes):            # (hot: every block of every CFG rebuild, inlined)
-            if isinstance(node, Block):
-                instrs = node.instrs
-                jump = instrs[-1].opcode if instrs else None
-                if jump in jumps:
-                    if jump == "return":
-                        succs[node] = [end]
-                    elif loop is None:
-                        succs[node] = []          # invalid: the validator reports it
-                    else:
-                        succs[node] = [loop[1] if jump == "break" else loop[0]]
-                    continue
-                if i == last:
-                    succs[node] = [follow]
-                    continue
-                nxt = nodes[i + 1]
-                if isinstance(nxt, If):
-                    succs[node] = [cast(Block, nxt.then_list[0]), cast(Block, nxt.else_list[0])]
-                elif isinstance(nxt, Loop):
-                    succs[node] = [cast(Block, nxt.body[0])]
-                else:
-                    succs[node] = [cast(Block, nxt)]   # two blocks in a row: invalid, reported by the validator
-                continue
-            after = nodes[i + 1] if i < last else None
-            if not isinstance(after, Block):
-                after = follow
-            if isinstance(node, If):
-                work.append((node.then_list, after, loop))
-                work.append((node.else_list, after, loop))
-            elif isinstance(node, Loop):
-                head = cast(Block, node.body[0])
-                work.append((node.body, head, (head, after)))
-    return succs
 
 
 def cf_lists(func: Function) -> Iterator[list[CFNode]]:

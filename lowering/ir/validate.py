@@ -49,9 +49,9 @@ from reconverge.lowering.ir.core import (
     Phi,
     Undef,
     Value,
-    structured_successors,
 )
 from reconverge.lowering.ir.opcodes import JUMPS, OPCODES, STRUCTURIZER_ONLY, TERMINATORS, type_problem
+from reconverge.lowering.ir.successors import structured_successors
 from reconverge.lowering.ir.types import I1, VOID
 from reconverge.records import record
 from reconverge.typing_free import cast

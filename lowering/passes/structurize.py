@@ -30,8 +30,10 @@ from reconverge.lowering import graph, ssa
 from reconverge.lowering.deepstack import depth_independent
 from reconverge.lowering.errors import IrreducibleCFG
 from reconverge.lowering.gcpause import gc_paused
-from reconverge.lowering.ir.core import Block, CFNode, Const, Function, If, Instr, Loop, Phi, Undef, Value, last_block
-from reconverge.lowering.ir.types import I1, I32, Type
+from reconverge.lowering.ir.core import Block, Const, Function, If, Instr, Loop, Phi, Undef, Value
+from reconverge.lowering.ir.opcodes import JUMPS, TERMINATORS
+from reconverge.lowering.ir.types import I1, I32, VOID
+from reconverge.lowering.structurize_parts import Var, _Cursor, _drop_tail_jump, _ends_in, block_name
 from reconverge.lowering.target import TargetCaps
 from reconverge.typing_free import cast
 
@@ -40,40 +42,7 @@ if TYPE_CHECKING:
     from typing import Callable
 
 RETURN = -1          # pseudo target: a block that only returns
-
-
-class Var:
-    """A structurizer-internal variable, read and written by var_load/var_store until SSA is rebuilt."""
-    __slots__ = ("name", "type")
-
-    def __init__(self, name: str, type: Type):
-        self.name = name
-        self.type = type
-
-    def __repr__(self) -> str:
-        return f"${self.name or hex(id(self))}"
-
-
-class _Cursor:
-    """The end of a CF list being built: instructions go into its last block."""
-    __slots__ = ("nodes", "add")
-
-    def __init__(self, nodes: list[CFNode], add: Callable[[CFNode], CFNode]):
-        self.nodes = nodes
-        self.add = add
-
-    def block(self) -> Block:
-        return self.nodes[-1]            # type: ignore[return-value]  # (hot: last_block inlined)
-
-    def emit(self, ins: Instr) -> Instr:
-        block: Block = self.nodes[-1]    # type: ignore[assignment]
-        ins.block = block
-        block.instrs.append(ins)
-        return ins
-
-
-def block_name(b: Block) -> str:
-    return f"%{b.label}" if b.label else f"block #{b.index}"
+_ENDS = frozenset(TERMINATORS) | frozenset(JUMPS)      # what may end a block (Block.terminator's test)
 
 
 NAME, FORM = "structurize", "cfg"
@@ -105,7 +74,8 @@ class _Structurizer:
         terms: list[Instr | None] = []                # each block's terminator (or None), asked once
         for i, b in enumerate(blocks):
             b.index = i
-            terms.append(b.terminator)
+            instrs = b.instrs                         # (Block.terminator, inlined: a call per block)
+            terms.append(instrs[-1] if instrs and instrs[-1].opcode in _ENDS else None)
         entry = blocks[0]
         # drop unreachable blocks (and their phi entries)
         reached = bytearray(len(blocks))
@@ -147,12 +117,20 @@ class _Structurizer:
         self.targets: list[list[int]] = []
         succs: list[list[int]] = []
         for t in node_terms:
-            ts = [node_of[s.index] for s in t.targets] if t is not None else []
-            self.targets.append(ts)
-            if len(ts) == 1:                          # (most blocks: a branch)
-                succs.append([] if ts[0] == RETURN else [ts[0]])
+            bs = [] if t is None else t.targets
+            if len(bs) == 1:                          # (most blocks: a branch; no list comprehension call)
+                x = node_of[bs[0].index]
+                self.targets.append([x])
+                succs.append([] if x == RETURN else [x])
+            elif len(bs) == 2:                        # (a cbr: its successors without comprehensions)
+                x, y = node_of[bs[0].index], node_of[bs[1].index]
+                self.targets.append([x, y])
+                succs.append(([] if x == RETURN else [x]) if x == y or y == RETURN else
+                             [y] if x == RETURN else [x, y])
             else:
-                succs.append(list(dict.fromkeys(x for x in ts if x != RETURN)))
+                ts = [node_of[s.index] for s in bs]
+                self.targets.append(ts)
+                succs.append([x for x in dict.fromkeys(ts) if x != RETURN])
         self.preds = graph.predecessors(succs)
         order = graph.reverse_postorder(succs, 0)         # made once for the three
         self.rpo = graph.rpo_numbers(order, n)
@@ -204,7 +182,7 @@ class _Structurizer:
                 continue                                  # (outside loops: nothing to leave)
             for t in targets[u]:
                 x = h
-                while x != -1 and not (t != RETURN and contains(x, t)):
+                while x != -1 and not (t != RETURN and (header_of[t] == x or contains(x, t))):
                     if t not in exit_sets[x]:
                         exit_sets[x].add(t)
                         self.exits[x].append(t)
@@ -217,7 +195,7 @@ class _Structurizer:
         for u in range(n):
             region = header_of[u]
             ts = targets[u]
-            for t in (ts if len(ts) == 1 else dict.fromkeys(ts)):
+            for t in (ts if len(ts) == 1 or (len(ts) == 2 and ts[0] != ts[1]) else dict.fromkeys(ts)):
                 # _classify's "fwd" case and _rep's first answer, inlined (hot: every edge)
                 if t == RETURN or t == region:
                     continue
@@ -241,7 +219,8 @@ class _Structurizer:
                 parent = self._rep(idom[h], self.loop_parent[h])
             self.merge_children.setdefault(parent, []).append(z)
         for kids in self.merge_children.values():
-            kids.sort(key=lambda z: self.rpo[z if z < n else z - n])
+            if len(kids) > 1:                               # (most: one; no key call)
+                kids.sort(key=lambda z: self.rpo[z if z < n else z - n])
 
     # ------------------------------------------------------------------ variables
     def _phis_to_variables(self) -> None:
@@ -254,15 +233,20 @@ class _Structurizer:
             if not b.instrs or not isinstance(b.instrs[0], Phi):
                 continue                                  # (most blocks: no generator made)
             vars = phi_vars[node] = []
-            for i, phi in enumerate(list(b.phis())):
+            instrs = b.instrs
+            k = 1
+            while k < len(instrs) and isinstance(instrs[k], Phi):
+                k += 1                                    # (b.phis(), without a generator)
+            phis: list[Phi] = instrs[:k]                 # type: ignore[assignment]
+            for i, phi in enumerate(phis):
                 var = Var(phi.name, phi.type)
                 vars.append(var)
                 for p, value in zip(phi.blocks, phi.operands):
                     stores = edge_stores.get((p, b))
                     if stores is None:
                         stores = edge_stores[p, b] = []
-                    stores.append(Instr("var_store", [value], attrs={"var": var}))
-                load = Instr("var_load", [], phi.type, attrs={"var": var}, name=phi.name)
+                    stores.append(Instr("var_store", [value], VOID, {"var": var}))
+                load = Instr("var_load", [], phi.type, {"var": var}, None, phi.name)
                 load.block = b
                 b.instrs[i] = load
                 replaced[phi] = load
@@ -295,7 +279,7 @@ class _Structurizer:
                     h = self.loop_parent[h]
             loads = loads_in.setdefault(user, {})
             if value not in loads:
-                loads[value] = Instr("var_load", [], value.type, attrs={"var": var}, name=value.name)
+                loads[value] = Instr("var_load", [], value.type, {"var": var}, None, value.name)
             return loads[value]
 
         replaced_get, contains = self.replaced.get, self.forest.contains
@@ -307,7 +291,9 @@ class _Structurizer:
         for u, b in enumerate(self.nodes):
             h = header_of[u]
             if h != -1:
-                loop_of.update(dict.fromkeys([ins for ins in b.instrs if ins.block is b], h))
+                for ins in b.instrs:                  # (a plain loop: a comprehension is a call per block)
+                    if ins.block is b:
+                        loop_of[ins] = h
         loop_of_get = loop_of.get
         for u, b in enumerate(self.nodes):
             user_loop = header_of[u]
@@ -325,8 +311,16 @@ class _Structurizer:
                         ops[i] = value
                         users.append(ins)   # a load's use; the others: compares, returns, negations made later
         for (p, _), stores in self.edge_stores.items():
-            for store in stores:                              # an edge's stores run at its source
-                store.operands = [as_seen_from(store.operands[0], index[p])]
+            u = index[p]                                      # an edge's stores run at its source
+            user_loop = header_of[u]
+            for store in stores:                              # (the operand loop's test, as above)
+                op = store.operands[0]
+                value = replaced_get(op, op)
+                value_loop = loop_of_get(value)
+                if value_loop is not None and value_loop != user_loop and not contains(value_loop, u):
+                    value = as_seen_from(value, u)
+                if value is not op:
+                    store.operands[0] = value
         for u, loads in loads_in.items():                     # loads go before the block's terminator
             b = self.nodes[u]
             end = len(b.instrs) - (b.terminator is not None)
@@ -336,7 +330,7 @@ class _Structurizer:
         for value, var in escaping.items():                   # stores go right after the definition
             home = value.block
             assert home is not None
-            home.insert(home.instrs.index(value) + 1, Instr("var_store", [value], attrs={"var": var}))
+            home.insert(home.instrs.index(value) + 1, Instr("var_store", [value], VOID, {"var": var}))
 
     def _label_var(self, region: int) -> Var:
         if region not in self.labels:
@@ -358,7 +352,7 @@ class _Structurizer:
         func.body = []
         func.is_structured = True
         func.blocks = []
-        cursor = _Cursor(func.body, func.add)
+        cursor = _Cursor(func.body, func)
         func.add(Block())
         from reconverge.lowering.deepstack import call_with_deep_stack
 
@@ -374,8 +368,11 @@ class _Structurizer:
     def _start_live_ranges(self, cursor: _Cursor, vars: list[Var]) -> None:
         """Store undef where these variables' live ranges begin, so SSA reconstruction never walks
         past this point looking for a definition (see lowering.ssa)."""
+        block: Block = cursor.nodes[-1]    # type: ignore[assignment]  # (cursor.emit, inlined)
         for var in vars:
-            cursor.emit(Instr("var_store", [Undef(var.type)], attrs={"var": var}))
+            store = Instr("var_store", [Undef(var.type)], VOID, {"var": var})
+            store.block = block
+            block.instrs.append(store)
 
     def _do_tree(self, z: int, cursor: _Cursor, region: int) -> set[int]:
         merges = self.merge_children.get(z, ())
@@ -392,14 +389,17 @@ class _Structurizer:
             for ins in moved:
                 ins.block = block
             block.instrs += moved
-            fallout = self._emit_branch(z, b, term, cursor, region)
+            if term is not None and term.opcode == "br":  # (_emit_branch's first case, inlined: most blocks)
+                fallout = self._edge(b, self.targets[z][0], region, cursor)
+            else:
+                fallout = self._emit_branch(z, b, term, cursor, region)
         for y in merges:
             assert y in fallout, "a merge node nobody branches to"
             if fallout == {y}:
                 fallout = self._do_tree(y, cursor, region)
                 continue
-            label = cursor.emit(Instr("var_load", [], I32, attrs={"var": self._label_var(region)}))
-            cond = cursor.emit(Instr("icmp", [label, Const(I32, y)], I1, attrs={"pred": "eq"}))
+            label = cursor.emit(Instr("var_load", [], I32, {"var": self._label_var(region)}))
+            cond = cursor.emit(Instr("icmp", [label, Const(I32, y)], I1, {"pred": "eq"}))
             self.users.append(cond)
             node, then_c, _ = self._add_if(cursor, cond)
             fallout = (fallout - {y}) | self._do_tree(y, then_c, region)
@@ -409,7 +409,7 @@ class _Structurizer:
         loop = Loop()
         cursor.add(loop)
         cursor.add(Block())
-        body = _Cursor(loop.body, loop.add)
+        body = _Cursor(loop.body, loop)
         self._start_live_ranges(body, self.loop_inits.get(h, []) + [
             var for t in self.exits[h] if t != RETURN for var in self.phi_vars.get(t, ())])
         inside = self._do_tree(h, body, h)
@@ -421,7 +421,7 @@ class _Structurizer:
         edges = [self._edge_thunk(None, t, region) for t in exits]
         if len(exits) == 1:
             return edges[0](cursor)
-        sel = cursor.emit(Instr("var_load", [], I32, attrs={"var": self._selector_var(h)}))
+        sel = cursor.emit(Instr("var_load", [], I32, {"var": self._selector_var(h)}))
         return self._emit_flat(cursor, sel, [([k], edges[k]) for k in range(len(exits) - 1)], edges[-1])
 
     def _emit_branch(self, v: int, b: Block, term: Instr | None, cursor: _Cursor, region: int) -> set[int]:
@@ -432,10 +432,14 @@ class _Structurizer:
             return self._edge(b, targets[0], region, cursor)
         if op == "cbr":                 # _emit_chain's if/else of one case, inlined (hot: every branch)
             assert term is not None
-            node, then_c, else_c = self._add_if(cursor, term.operands[0])
-            f_then = self._edge(b, targets[0], region, then_c)
-            f_else = self._edge(b, targets[1], region, else_c)
-            self._shape_if(cursor, node, f_then, f_else)
+            node = If(term.operands[0])                     # (and _add_if's, inlined)
+            after = Block()
+            node.parent = after.parent = cursor.parent
+            cursor.nodes += (node, after)
+            f_then = self._edge(b, targets[0], region, _Cursor(node.then_list, node))
+            f_else = self._edge(b, targets[1], region, _Cursor(node.else_list, node))
+            if not (f_then and f_else):                     # (_shape_if's first test: both fall out)
+                self._shape_if(cursor, node, f_then, f_else)
             return f_then | f_else
         if op == "switch":
             assert term is not None
@@ -458,7 +462,7 @@ class _Structurizer:
         def make(cursor: _Cursor) -> Value:
             cond: Value | None = None
             for c in consts:
-                eq = cursor.emit(Instr("icmp", [value, Const(value.type, c)], I1, attrs={"pred": "eq"}))
+                eq = cursor.emit(Instr("icmp", [value, Const(value.type, c)], I1, {"pred": "eq"}))
                 users.append(eq)
                 cond = eq if cond is None else cursor.emit(Instr("or", [cond, eq], I1))
             assert cond is not None, "a case has constants"
@@ -486,7 +490,7 @@ class _Structurizer:
         none: Value | None = None
         for consts, _ in cases:
             for c in consts:
-                ne = cursor.emit(Instr("icmp", [value, Const(value.type, c)], I1, attrs={"pred": "ne"}))
+                ne = cursor.emit(Instr("icmp", [value, Const(value.type, c)], I1, {"pred": "ne"}))
                 self.users.append(ne)
                 none = ne if none is None else cursor.emit(Instr("and", [none, ne], I1))
         assert none is not None
@@ -509,9 +513,10 @@ class _Structurizer:
 
     def _add_if(self, cursor: _Cursor, cond: Value) -> tuple[If, _Cursor, _Cursor]:
         node = If(cond)
-        cursor.add(node)
-        cursor.add(Block())
-        return node, _Cursor(node.then_list, node.add_then), _Cursor(node.else_list, node.add_else)
+        after = Block()
+        node.parent = after.parent = cursor.parent          # (cursor.add twice, inlined: hot)
+        cursor.nodes += (node, after)
+        return node, _Cursor(node.then_list, node), _Cursor(node.else_list, node)
 
     def _shape_if(self, cursor: _Cursor, node: If, f_then: set[int], f_else: set[int]) -> None:
         """When one arm always jumps, move the other arm's code after the if. If both always jump, the
@@ -530,11 +535,13 @@ class _Structurizer:
             keep_then = not f_then      # then jumps: hoist else
         arm = node.else_list if keep_then else node.then_list
         pos = len(cursor.nodes) - 1
-        before = cast(Block, cursor.nodes[pos - 2])  # the block holding the condition
-        assert cursor.nodes[pos - 1] is node and not cast(Block, cursor.nodes[pos]).instrs
+        before: Block = cursor.nodes[pos - 2]    # type: ignore[assignment]  # the block holding the condition
+        assert cursor.nodes[pos - 1] is node and not cursor.nodes[pos].instrs      # type: ignore[attr-defined]
         cursor.nodes.pop()
-        for child in arm:
-            cursor.add(child)
+        parent = cursor.parent
+        for child in arm:                   # (cursor.add, inlined)
+            child.parent = parent
+        cursor.nodes += arm
         arm.clear()
         empty = Block()
         empty.parent = node
@@ -551,50 +558,42 @@ class _Structurizer:
     def _edge(self, src: Block | None, t: int, region: int, cursor: _Cursor) -> set[int]:
         """Emit at `cursor` the edge from `src` (None: a loop's exit dispatch) to target t: its phi
         stores, then a jump, a label store (a merge node: the labels pending are returned) or t's code."""
+        block: Block = cursor.nodes[-1]    # type: ignore[assignment]  # (cursor.emit, inlined below: hot)
         if src is not None and t in self.phi_vars:    # (not RETURN: no phis there)
             stores = self.edge_stores.pop((src, self.nodes[t]), None)     # (each edge is emitted once)
             if stores:
-                block: Block = cursor.nodes[-1]    # type: ignore[assignment]  # (cursor.block(), inlined)
                 for store in stores:
                     store.block = block
                 block.instrs += stores
         # _classify, inlined (hot: every edge)
-        if t == RETURN:
-            if region == -1:
-                cursor.emit(Instr("return", []))
-                return set()
+        if t == RETURN and region == -1:
+            jump = Instr("return", [])
         elif t == region:
-            cursor.emit(Instr("continue", []))
-            return set()
+            jump = Instr("continue", [])
         else:
-            if self.header_of[t] == region:         # (most edges: within the region, _rep is t)
+            if t == RETURN:
+                z = RETURN
+            elif self.header_of[t] == region:       # (most edges: within the region, _rep is t)
                 z = t
             elif region == -1 or self.forest.contains(region, t):
                 z = self._rep(t, region)
             else:
                 z = RETURN                          # a loop exit
             if z != RETURN:
-                if self.is_merge[z]:
-                    cursor.emit(Instr("var_store", [Const(I32, z)], attrs={"var": self._label_var(region)}))
-                    return {z}
-                return self._do_tree(z, cursor, region)
-        exits = self.exits[region]                  # a loop exit
-        if len(exits) > 1:
-            cursor.emit(Instr("var_store", [Const(I32, exits.index(t))], attrs={"var": self._selector_var(region)}))
-        cursor.emit(Instr("break", []))
+                if not self.is_merge[z]:
+                    return self._do_tree(z, cursor, region)
+                store = Instr("var_store", [Const(I32, z)], VOID, {"var": self.labels.get(region) or
+                                                                    self._label_var(region)})
+                store.block = block
+                block.instrs.append(store)
+                return {z}
+            exits = self.exits[region]              # a loop exit
+            if len(exits) > 1:
+                store = Instr("var_store", [Const(I32, exits.index(t))], VOID, {"var": self._selector_var(region)})
+                store.block = block
+                block.instrs.append(store)
+            jump = Instr("break", [])
+        jump.block = block
+        block.instrs.append(jump)
         return set()
 
-
-def _ends_in(nodes: list[CFNode], opcode: str) -> bool:
-    """The CF list's last block ends in this jump (it may instead be unreachable after an if whose
-    arms both jump)."""
-    jump = last_block(nodes).jump
-    return jump is not None and jump.opcode == opcode
-
-
-def _drop_tail_jump(nodes: list[CFNode], opcode: str) -> None:
-    """A loop body's last `continue` and the function's last `return` (void) say nothing: drop them.
-    (_emit_loop drops each loop body's as it completes it: no walk of the whole tree for them.)"""
-    last = last_block(nodes)
-    if last.instrs and last.instrs[-1].opcode == opcode and not last.instrs[-1].operands:
-        last.instrs.pop()

@@ -4,7 +4,8 @@ import random
 
 import pytest
 
-from reconverge.lowering.ir.core import Block, Const, Phi, structured_successors
+from reconverge.lowering.ir.core import Block, Const, Phi
+from reconverge.lowering.ir.successors import structured_successors
 from reconverge.lowering.ir.types import I32
 from reconverge.lowering.passes.structurize import structurize
 from reconverge.lowering.ssa import _trivial_phis

@@ -11,7 +11,8 @@ import os
 import pytest
 
 from reconverge.lowering.analysis.liveness import function_liveness, solve
-from reconverge.lowering.ir.core import Block, If, Phi, cf_lists, structured_successors
+from reconverge.lowering.ir.core import Block, If, Phi, cf_lists
+from reconverge.lowering.ir.successors import structured_successors
 from reconverge.lowering.pipeline import Options, compile_llvmlite
 from reconverge.lowering.program import compile_path
 from tests.lowering.passes.structurize.test_seed_tree import seed_module

@@ -1,0 +1,61 @@
+"""The structurizer's (lowering.passes.structurize) small parts: its variables, the cursor at the end of a
+CF list being built, and the tests and trims of a CF list's closing jump."""
+from __future__ import annotations
+
+from reconverge.lowering.ir.core import Block, CFNode, Function, Instr, last_block
+from reconverge.lowering.ir.types import Type
+
+
+class Var:
+    """A structurizer-internal variable, read and written by var_load/var_store until SSA is rebuilt."""
+    __slots__ = ("name", "type")
+
+    def __init__(self, name: str, type: Type):
+        self.name = name
+        self.type = type
+
+    def __repr__(self) -> str:
+        return f"${self.name or hex(id(self))}"
+
+
+class _Cursor:
+    """The end of a CF list being built (of `parent`: an If's arm, a Loop's body, the Function's body):
+    instructions go into its last block."""
+    __slots__ = ("nodes", "parent")
+
+    def __init__(self, nodes: list[CFNode], parent: CFNode | Function):
+        self.nodes = nodes
+        self.parent = parent
+
+    def add(self, node: CFNode) -> None:
+        """(the parent's add, add_then or add_else)"""
+        node.parent = self.parent
+        self.nodes.append(node)
+
+    def block(self) -> Block:
+        return self.nodes[-1]            # type: ignore[return-value]  # (hot: last_block inlined)
+
+    def emit(self, ins: Instr) -> Instr:
+        block: Block = self.nodes[-1]    # type: ignore[assignment]
+        ins.block = block
+        block.instrs.append(ins)
+        return ins
+
+
+def _ends_in(nodes: list[CFNode], opcode: str) -> bool:
+    """The CF list's last block ends in this jump (it may instead be unreachable after an if whose
+    arms both jump)."""
+    jump = last_block(nodes).jump
+    return jump is not None and jump.opcode == opcode
+
+
+def _drop_tail_jump(nodes: list[CFNode], opcode: str) -> None:
+    """A loop body's last `continue` and the function's last `return` (void) say nothing: drop them.
+    (_emit_loop drops each loop body's as it completes it: no walk of the whole tree for them.)"""
+    last = last_block(nodes)
+    if last.instrs and last.instrs[-1].opcode == opcode and not last.instrs[-1].operands:
+        last.instrs.pop()
+
+
+def block_name(b: Block) -> str:
+    return f"%{b.label}" if b.label else f"block #{b.index}"
