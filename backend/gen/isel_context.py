@@ -304,14 +304,15 @@ def _scalar_write(dst: Operand) -> dict[str, Any]:
 # ----- operand views that need no context
 def retyped(op: Operand, t: DataType) -> Operand:
     """The same bits read as another type of the same size (:d as :ud, :q as :uq)."""
-    if op.type == t or op.type.size != t.size:
-        return op
     v = op.value
+    now = v.type                            # (op.type, read once: a property, asked of nearly every operand)
+    if now == t or now.size != t.size:
+        return op
     if isinstance(v, VReg):
         return Operand(VReg(v.id, t, v.uniform, v.count), op.offset, op.region, op.neg, op.abs)
     if isinstance(v, Imm):
         return Operand(Imm(v.value, t))
-    return Operand(PReg(v.reg, v.subreg * op.type.size // t.size, t), op.offset, op.region)
+    return Operand(PReg(v.reg, v.subreg * now.size // t.size, t), op.offset, op.region)
 
 
 def negated(op: Operand) -> Operand:
