@@ -52,7 +52,8 @@ def _blockip_label(label: str) -> bool:
 def _footprint(ins: MInstr) -> int:
     """The most bytes any register operand of `ins` touches."""
     most = 0
-    for op in ([ins.dst] if ins.dst is not None else []) + ins.srcs:
+    dst = ins.dst
+    for op in (ins.srcs if dst is None else (dst, *ins.srcs)):
         v, r = op.value, op.region
         if type(v) is Imm or (r is not None and r.hstride == 0 and r.vstride == 0) or (type(v) is VReg and v.uniform):
             continue                              # (an immediate, or _scalar)
@@ -64,7 +65,10 @@ def _footprint(ins: MInstr) -> int:
 def _mixed_float_f32_dst(ins: MInstr) -> bool:
     """A float result of half-float sources: mixed mode with an F destination runs at most 8 channels
     (PRM vol. 7, "Special Restrictions for Handling Mixed Mode Float Operations")."""
-    return ins.dst is not None and ins.dst.type == DataType.F and any(s.type == DataType.HF for s in ins.srcs)
+    dst = ins.dst
+    if dst is None or dst.value.type != DataType.F:
+        return False
+    return any(s.value.type == DataType.HF for s in ins.srcs)
 
 
 _NULL_DST = frozenset((*SENDS, "cmp"))        # no destination in the machine IR: the null register
@@ -83,10 +87,12 @@ def _instruction(ins: MInstr, home: dict[int, int], half: int, halves: int) -> I
         for s in srcs:                             # (each operand made just now for this instruction)
             s.type = T_UD
     pred = Predicate(*ins.predicate, control=ins.pred_control) if ins.predicate is not None else None
-    return Instruction(opcode=ins.opcode, exec_size=n, chan_offset=8 * half, predicate=pred,
-                       cond_mod=ins.cond_mod, flag_reg=ins.flag[0], flag_subreg=ins.flag[1],
-                       mask_ctrl_we_all=ins.no_mask, dst=dst, srcs=srcs, math_fc=ins.math_fc,
-                       sfid=ins.sfid, desc=ins.desc, ex_desc=ins.ex_desc, eot=ins.eot)
+    flag = ins.flag
+    # by position, in the record's field order (opcode, exec_size, chan_offset, predicate, cond_mod, flag_reg,
+    # flag_subreg, saturate, mask_ctrl_we_all, align16, dst, srcs, math_fc, jip, uip, branch_ctrl, sfid, desc,
+    # ex_desc, eot): binding fifteen keywords among Instruction's 28 parameters cost as much again
+    return Instruction(ins.opcode, n, 8 * half, pred, ins.cond_mod, flag[0], flag[1], False, ins.no_mask, False,
+                       dst, srcs, ins.math_fc, None, None, False, ins.sfid, ins.desc, ins.ex_desc, ins.eot)
 
 
 def _operand(op: Operand, home: dict[int, int], half: int, n: int, is_dst: bool) -> IsaOperand:

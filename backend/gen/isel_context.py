@@ -112,7 +112,9 @@ class SelectionContext:
     # ----- appending code
     def emit(self, opcode: str, dst: Operand | None, *srcs: Operand, n: int | None = None, **kw: Any) -> MInstr:
         """Append one instruction to the current block (at the function's SIMD width unless `n`)."""
-        return self.block.append(MInstr(opcode, n or self.simd, dst, list(srcs), **kw))
+        ins = MInstr(opcode, n or self.simd, dst, list(srcs), **kw)
+        self.block.instrs.append(ins)             # (MBlock.append's work, without its call)
+        return ins
 
     def fresh(self, t: DataType, uniform: bool = False, count: int = 1) -> Operand:
         return Operand(self.m.vreg(t, uniform, count))
@@ -143,9 +145,14 @@ class SelectionContext:
         Boissinot et al., "Revisiting Out-of-SSA Translation", CGO 2009); a copy of a phi to itself is
         no copy, and neither is a copy of undef (whatever the register holds will do)."""
         assert pred is not None
-        pending = [(self.values[phi], self.operand(phi.value_for(pred)), phi) for phi in phis
-                   if not isinstance(phi.value_for(pred), Undef)]
-        pending = [(d, s, phi) for d, s, phi in pending if _reg_id(s) != _reg_id(d) or s.offset or s.region]
+        pending: list[tuple[Operand, Operand, Phi]] = []
+        for phi in phis:
+            v = phi.value_for(pred)           # (once: a search of the phi's blocks)
+            if isinstance(v, Undef):
+                continue
+            d, s = self.values[phi], self.operand(v)
+            if _reg_id(s) != _reg_id(d) or s.offset or s.region:
+                pending.append((d, s, phi))
         while pending:
             read = [_reg_id(s) for _, s, _ in pending]
             free = next((k for k, (d, _, _) in enumerate(pending) if _reg_id(d) not in read), None)
@@ -304,14 +311,15 @@ def _scalar_write(dst: Operand) -> dict[str, Any]:
 # ----- operand views that need no context
 def retyped(op: Operand, t: DataType) -> Operand:
     """The same bits read as another type of the same size (:d as :ud, :q as :uq)."""
-    if op.type == t or op.type.size != t.size:
-        return op
     v = op.value
+    now = v.type                            # (op.type, read once: a property, asked of nearly every operand)
+    if now == t or now.size != t.size:
+        return op
     if isinstance(v, VReg):
         return Operand(VReg(v.id, t, v.uniform, v.count), op.offset, op.region, op.neg, op.abs)
     if isinstance(v, Imm):
         return Operand(Imm(v.value, t))
-    return Operand(PReg(v.reg, v.subreg * op.type.size // t.size, t), op.offset, op.region)
+    return Operand(PReg(v.reg, v.subreg * now.size // t.size, t), op.offset, op.region)
 
 
 def negated(op: Operand) -> Operand:

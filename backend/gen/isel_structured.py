@@ -37,7 +37,7 @@ EXIT = "exit"                                        # the final halt's block, w
 class StructuredDriver:
     def __init__(self, func: Function, simd: int, uniform_branches: bool = True):
         self.cx = SelectionContext(func, simd)
-        self.divergence: Divergence | None = analyze(func) if uniform_branches else None
+        self.divergence: Divergence | None = analyze(func, self.cx.instrs) if uniform_branches else None
         self.scalars = scalar_values(func, self.divergence, self.cx.instrs) if self.divergence is not None else set()
         self.selector = ValueSelector(self.cx)
         self.loops: list[tuple[str, str, list[Phi], list[Phi]]] = []   # (latch, end, header phis, exit phis)

@@ -47,11 +47,11 @@ def legalize_narrow_destinations(func: MFunction) -> None:
         for ins in block.instrs:
             out.append(ins)
             dst = ins.dst
-            if dst is None or ins.opcode in NO_IMMEDIATES or not isinstance(dst.value, VReg) or \
-                    dst.value.uniform or dst.type.size != 4 or (dst.region is not None and dst.region.hstride != 1):
+            if dst is None or ins.opcode in NO_IMMEDIATES or not isinstance(dst.value, VReg) or dst.value.uniform \
+                    or dst.value.type.size != 4 or (dst.region is not None and dst.region.hstride != 1):
                 continue
-            for s in ins.srcs:                    # a 64-bit source (no type is wider)
-                if s.type.size == 8:
+            for s in ins.srcs:                    # a 64-bit source (no type is wider; .value.type: no property call)
+                if s.value.type.size == 8:
                     break
             else:
                 continue

@@ -21,7 +21,7 @@ BRANCHES = ("jmpi", "if", "else", "endif", "while", "break", "cont", "halt")
 SENDS = ("send", "sends")
 
 
-@record(frozen=True)
+@record(frozen=True, slots=True)
 class VReg:
     id: int
     type: DataType
@@ -39,7 +39,7 @@ class VReg:
         return f"%v{self.id}{'.u' if self.uniform else ''}:{self.type.value}"
 
 
-@record(frozen=True)
+@record(frozen=True, slots=True)
 class PReg:
     """A fixed register: payload input or a register an ABI rule names (r127 for the EOT header)."""
     reg: int
@@ -50,7 +50,7 @@ class PReg:
         return f"r{self.reg}.{self.subreg}:{self.type.value}"
 
 
-@record(frozen=True)
+@record(frozen=True, slots=True)
 class Imm:
     value: int | float
     type: DataType
@@ -59,7 +59,7 @@ class Imm:
         return f"{self.value}:{self.type.value}"
 
 
-@record(frozen=True)
+@record(frozen=True, slots=True)
 class Operand:
     """A source or destination: a register (virtual or fixed) at a byte offset with a region, or an
     immediate. Region None: the natural one (a lane's element, or a uniform's broadcast <0;1,0>)."""

@@ -1,6 +1,7 @@
-"""encode()'s common case without the field dictionary: an Align1 instruction of the a1 or a1imm form
-(not a branch, send or three-source instruction; direct register operands; no 64-bit immediate) packed
-straight into its word by shifts.
+"""encode()'s common cases without the field dictionary, packed straight into the word by shifts: an Align1
+instruction of the a1 or a1imm form (not a branch, send or three-source instruction; direct register
+operands; no 64-bit immediate), and the branches the backend emits (the branch form's if, else, break, cont,
+halt and goto; endif, while, join and an immediate jmpi, whose JIP is a1imm's immediate).
 
 encoding.encode builds a dictionary of field values and layout.pack places them (about 15 us an
 instruction, a tenth of a many-kernel Gen compile); most of what the backend emits is this case.
@@ -70,46 +71,33 @@ _SRC_REG = tuple(tuple(_A1[f"src{i}_{n}"][0] for n in ("file", "type", "reg", "s
 _SRC_REG_LIMIT = tuple((_limit(f"src{i}_reg"), _limit(f"src{i}_subreg")) for i in range(2))
 
 
+# branches (encoding.encode_fields' branch form; endif, while, join and an immediate jmpi in a1imm): the
+# header as above, fixed operand fields, the offsets (brc and brd, with ip operands, go the general way)
+_BRANCH = {name: (lo, 1 << (hi - lo + 1)) for name, hi, lo in F.form_fields("branch")}
+if any(_BRANCH[n] != _A1[n] for n in _BRANCH if n in _A1):
+    raise AssertionError("a field shared by a1 and the branch form differs")
+_JIP_UIP = frozenset(op for op in F.BRANCH_JIP_UIP if op != "brc")
+_JUMP_OPCODE = {op: F.OPCODES[op] << _at("opcode") for op in (*_JIP_UIP, "endif", "while", "join", "jmpi")}
+_JIP, _UIP, _BRANCH_CTRL = _BRANCH["jip"][0], _BRANCH["uip"][0], _BRANCH["branch_ctrl"][0]
+_BRANCH_FIXED = 1 << _BRANCH["dst_hstride"][0] | _IMM_FILE << _BRANCH["src0_file"][0] \
+    | F.IMM_TYPE["d"] << _BRANCH["src0_type"][0]
+_JIP_ONLY_FIXED = 1 << _A1IMM["dst_hstride"][0] | _IMM_FILE << _A1IMM["src1_file"][0] \
+    | F.IMM_TYPE["d"] << _A1IMM["src1_type"][0]
+_IP_DST_SRC0 = F.ARF["ip"] << _A1IMM["dst_reg"][0] | F.ARF["ip"] << _A1IMM["src0_reg"][0]
+
+
 def encode_plain(inst: Instruction) -> bytes | None:
     """The native 16-byte word of `inst` when it is the common case (see the module), else None."""
-    word = _OPCODE.get(inst.opcode)
-    if word is None or inst.align16:
-        return None
     op = inst.opcode
-    # the header (encoding._encode_header)
-    es = _EXEC.get(inst.exec_size)
-    co = inst.chan_offset
-    if es is None or co % 4 or not 0 <= co <= 28:
+    word = _OPCODE.get(op)
+    if word is None:
+        jump = _JUMP_OPCODE.get(op)
+        return None if jump is None or inst.align16 else _encode_jump(inst, op, jump)
+    if inst.align16:
         return None
-    q, n = divmod(co // 4, 2)
-    bits = int(inst.no_dd_clr), int(inst.no_dd_chk), int(inst.acc_wr_en), int(inst.debug), int(inst.saturate), \
-        int(inst.mask_ctrl_we_all)
-    if (bits[0] | bits[1] | bits[2] | bits[3] | bits[4] | bits[5]) >> 1:
+    word = _header(inst, op, word)
+    if word is None:
         return None
-    word |= es | n << _NIB | q << _QTR | bits[0] << _NO_DD_CLR | bits[1] << _NO_DD_CHK | bits[2] << _ACC \
-        | bits[3] << _DEBUG | bits[4] << _SAT | bits[5] << _MASK
-    if inst.thread_ctrl:
-        word |= _THREAD.get(inst.thread_ctrl, 0)
-    p = inst.predicate
-    if p is None:
-        flag_reg, flag_sub = inst.flag_reg, inst.flag_subreg
-    else:
-        ctrl = _PRED.get(p.control)
-        inv = int(p.inverse)
-        if ctrl is None or inv >> 1:
-            return None
-        word |= ctrl | inv << _PRED_INV
-        flag_reg, flag_sub = p.flag_reg, p.flag_subreg
-    if (flag_reg | flag_sub) >> 1:
-        return None
-    word |= flag_reg << _FLAG_REG | flag_sub << _FLAG_SUB
-    if op == "math":
-        cond = _MATH.get(str(inst.math_fc))
-    else:
-        cond = _COND.get(inst.cond_mod) if inst.cond_mod else 0
-    if cond is None:
-        return None
-    word |= cond
     # the destination (encoding._encode_a1)
     d = inst.dst
     if d is None or d.indirect:
@@ -158,4 +146,64 @@ def encode_plain(inst: Instruction) -> bytes | None:
         f_at, t_at, r_at, sub_at, a_at, n_at, vs_at, w_at, hs_at = _SRC_REG[i]
         word |= file << f_at | type_ << t_at | reg << r_at | sub << sub_at | a << a_at | ng << n_at \
             | vs << vs_at | width << w_at | hs_ << hs_at
+    return word.to_bytes(_FORM_BYTES, "little")
+
+
+def _header(inst: Instruction, op: str, word: int) -> int | None:
+    """`word` (the opcode's bits) with the header's fields, or None where the general path decides."""
+    # (encoding._encode_header)
+    es = _EXEC.get(inst.exec_size)
+    co = inst.chan_offset
+    if es is None or co % 4 or not 0 <= co <= 28:
+        return None
+    q, n = divmod(co // 4, 2)
+    bits = int(inst.no_dd_clr), int(inst.no_dd_chk), int(inst.acc_wr_en), int(inst.debug), int(inst.saturate), \
+        int(inst.mask_ctrl_we_all)
+    if (bits[0] | bits[1] | bits[2] | bits[3] | bits[4] | bits[5]) >> 1:
+        return None
+    word |= es | n << _NIB | q << _QTR | bits[0] << _NO_DD_CLR | bits[1] << _NO_DD_CHK | bits[2] << _ACC \
+        | bits[3] << _DEBUG | bits[4] << _SAT | bits[5] << _MASK
+    if inst.thread_ctrl:
+        word |= _THREAD.get(inst.thread_ctrl, 0)
+    p = inst.predicate
+    if p is None:
+        flag_reg, flag_sub = inst.flag_reg, inst.flag_subreg
+    else:
+        ctrl = _PRED.get(p.control)
+        inv = int(p.inverse)
+        if ctrl is None or inv >> 1:
+            return None
+        word |= ctrl | inv << _PRED_INV
+        flag_reg, flag_sub = p.flag_reg, p.flag_subreg
+    if (flag_reg | flag_sub) >> 1:
+        return None
+    word |= flag_reg << _FLAG_REG | flag_sub << _FLAG_SUB
+    if op == "math":
+        cond = _MATH.get(str(inst.math_fc))
+    else:
+        cond = _COND.get(inst.cond_mod) if inst.cond_mod else 0
+    if cond is None:
+        return None
+    return word | cond
+
+
+def _encode_jump(inst: Instruction, op: str, opcode_bits: int) -> bytes | None:
+    """A branch's word (encoding.encode_fields' branch form, _encode_a1's endif, while, join and immediate
+    jmpi): the header, then the fixed operand fields and the offsets; the operands themselves are not
+    encoded (as there)."""
+    word = _header(inst, op, opcode_bits)
+    if word is None:
+        return None
+    jip = (inst.jip or 0) & 0xFFFFFFFF
+    if op in _JIP_UIP:                          # the branch form: no acc_wr_en (the general path drops it)
+        ctrl = int(inst.branch_ctrl)
+        if inst.acc_wr_en or ctrl >> 1:
+            return None
+        word |= _BRANCH_FIXED | ctrl << _BRANCH_CTRL | jip << _JIP | ((inst.uip or 0) & 0xFFFFFFFF) << _UIP
+    else:                                       # a1imm: the JIP as src1's immediate
+        word |= _JIP_ONLY_FIXED | jip << _IMM32
+        if op == "jmpi":
+            if inst.srcs:                       # (a register jmpi: the general path)
+                return None
+            word |= _IP_DST_SRC0
     return word.to_bytes(_FORM_BYTES, "little")

@@ -43,7 +43,7 @@ class DataType(Enum):
 VXH = -1
 
 
-@record
+@record(slots=True)
 class Region:
     """Align1 source region <vstride;width,hstride> (elements); for Align16 sources, swizzle is used.
 
@@ -54,7 +54,7 @@ class Region:
     hstride: int = 1
 
 
-@record
+@record(slots=True)
 class Operand:
     """A destination or source operand.
 
@@ -86,7 +86,7 @@ class Operand:
         return self.region
 
 
-@record
+@record(slots=True)
 class Predicate:
     flag_reg: int = 0          # f0 / f1
     flag_subreg: int = 0       # .0 / .1
@@ -94,7 +94,7 @@ class Predicate:
     control: str = ""          # "" normal, "anyv", "allv", "any2h", "all2h", ... "any32h", "all32h"
 
 
-@record
+@record(slots=True)
 class Instruction:
     opcode: str                            # IGA mnemonic: "mov", "add", "if", "send", "math", ...
     exec_size: int = 8                     # 1, 2, 4, 8, 16, 32

@@ -137,9 +137,9 @@ class _Propagation:
     """The value fixed point shared by both forms: a worklist over users, with the control facts of the
     current round (which phis join divergent paths, which loops are divergent) given by the form."""
 
-    def __init__(self, func: Function, result: Divergence):
+    def __init__(self, func: Function, result: Divergence, instrs: list[Instr] | None = None):
         self.func, self.result = func, result
-        self.instrs = [ins for ins in func.instructions()]
+        self.instrs = list(func.instructions() if instrs is None else instrs)
         self.users: dict[Value, list[Instr]] = {}
         for ins in self.instrs:
             for v in ins.operands:
@@ -438,10 +438,11 @@ def _differing_back_values(header: Block, inside: Callable[[Block], bool]) -> li
             if len({id(v) for b, v in phi.incoming() if inside(b)}) > 1]
 
 
-def analyze(func: Function) -> Divergence:
-    """The divergence of every value, branch and loop of `func` (either form)."""
+def analyze(func: Function, instrs: list[Instr] | None = None) -> Divergence:
+    """The divergence of every value, branch and loop of `func` (either form); `instrs`: its instructions in
+    order (func.instructions()), where the caller has listed them (Gen's selection context has)."""
     result = Divergence()
-    values = _Propagation(func, result)
+    values = _Propagation(func, result, instrs)
     form: _Tree | _Cfg
     if func.is_structured:
         form = _Tree(func, result)

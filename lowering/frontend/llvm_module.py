@@ -149,7 +149,10 @@ def prepare_module(mod: llvm.ModuleRef, source_name: str = "<ir>", promote: bool
     rewrite) stays one: llvmlite is not loaded."""
     text = str(mod) if printed is None else printed
     kernels = find_kernels(mod, text)    # before inlining: the fallback rule needs the call graph
-    if not (promote and _sroa_needed(text)) and not _calls_a_definition(text):
+    # (a module an earlier call found nothing to inline in keeps that text: Gen's CFG preparation, after the
+    # tree's, does not search the whole text for calls again)
+    if not (promote and _sroa_needed(text)) and \
+            (getattr(mod, "reconverge_text", None) is text or not _calls_a_definition(text)):
         # nothing to inline: the module is its own prepared form (printing it again, parsing, verifying
         # and running the inliner cost 1.3 CPU s at 100k blocks, for an identical body)
         mod.reconverge_kernels = kernels

@@ -118,3 +118,31 @@ def test_operands_and_their_refusals():
         if rng.random() < 0.05:
             inst.dst = None
         _same(inst)
+
+
+def test_branches_and_their_refusals():
+    """The branch form (if, else, break, cont, halt, goto), endif, while, join and an immediate jmpi: every
+    header field, the offsets past 32 bits, branch_ctrl, acc_wr_en (which the branch form drops), operands
+    the general path ignores, and the ones it leaves to itself (brc, brd, a register jmpi)."""
+    rng = random.Random(27)
+    taken = 0
+    for _ in range(4000):
+        op = rng.choice(("if", "else", "break", "cont", "halt", "goto", "endif", "while", "join", "jmpi", "brc",
+                         "brd"))
+        inst = Instruction(op, rng.choice((1, 8, 16, 32, 3)), rng.choice((0, 8, 16, 28, 2)),
+                           predicate=rng.choice((None, Predicate(rng.randrange(3), rng.randrange(2),
+                                                                 rng.random() < 0.5, rng.choice(("", "any16h", "zz")))
+                                                 )),
+                           cond_mod=rng.choice((None, None, "ne", "zz")), flag_reg=rng.choice((0, 1, 2)),
+                           flag_subreg=rng.randrange(2), saturate=rng.random() < 0.1,
+                           mask_ctrl_we_all=rng.random() < 0.5, align16=rng.random() < 0.05,
+                           jip=rng.choice((None, 0, 32, -48, 1 << 31, (1 << 32) + 16)),
+                           uip=rng.choice((None, 0, 64, -16, 1 << 33)), branch_ctrl=rng.choice((False, True, 2)),
+                           acc_wr_en=rng.random() < 0.1, thread_ctrl=rng.choice((None, None, "switch")),
+                           no_dd_clr=rng.random() < 0.05, debug=rng.random() < 0.05)
+        if rng.random() < 0.2:
+            inst.srcs = [Operand(RegFile.GRF, DataType.D, 4, 0, Region(0, 1, 0))]
+        if rng.random() < 0.2:
+            inst.dst = Operand(RegFile.GRF, DataType.D, 5, 0)
+        taken += _same(inst)
+    assert taken > 400
