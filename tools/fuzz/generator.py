@@ -41,7 +41,9 @@ Modes (CLsmith's, plus goto and subgroup): basic, vector, barrier, atomic, goto,
 """
 from __future__ import annotations
 
+import contextlib
 import random
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from reconverge.tools.fuzz import MODES
@@ -180,6 +182,17 @@ class _ClGen:
         self.goto_loops = 0
         self.inner_exit_stream: random.Random | None = None        # ... inner_exit_loop's
         self.inner_exits = 0
+
+    @contextlib.contextmanager
+    def _drawing_from(self, stream: random.Random | None) -> Iterator[None]:
+        """Statements drawn from a stream of their own: the main stream, and so the rest of the program, is
+        the same with or without them (old campaigns' seeds and the tests that pin them)."""
+        assert stream is not None
+        main, self.rng = self.rng, stream
+        try:
+            yield
+        finally:
+            self.rng = main
 
     def fresh(self, prefix: str) -> str:
         self.counter += 1
@@ -338,12 +351,9 @@ class _ClGen:
         """A sub-group operation folded into a scalar, drawn from the sub-group stream (the main stream, and
         so the rest of the program, is the same with or without it)."""
         assert self.subgroup is not None
-        main, self.rng = self.rng, self.subgroup[0]
-        try:
+        with self._drawing_from(self.subgroup[0]):
             self._subgroup_statement(out, indent, depth == 0 and not self.context and not self.loops
                                      and not self.returned)
-        finally:
-            self.rng = main
         self.uses_subgroups = True
 
     def _subgroup_statement(self, out: list[str], indent: str, uniform: bool) -> None:
@@ -787,13 +797,11 @@ class _ClGen:
         operation on the break path would meet lanes of every iteration (fuzz convergence-23120); or leaves
         it on a loop-invariant test (the loop then unswitched away, with the same meeting). Its own stream
         and names, as nested_do."""
-        main, self.rng = self.rng, self.closed_loop_stream
-        assert self.rng is not None
         self.closed_loops += 1
         n = self.closed_loops
         key, j, acc = f"xk{n}", f"xj{n}", f"xs{n}"
         inner, body = indent + "    ", indent + "        "
-        try:
+        with self._drawing_from(self.closed_loop_stream):
             target = self.rng.choice([v for v in self.scalars if v.type == "uint"])
             out.append(f"{indent}{{")
             out.append(f"{inner}uint {key} = ({self.expr(2)}) & {self.rng.choice((3, 7))}u;")
@@ -814,21 +822,17 @@ class _ClGen:
             out.append(f"{inner}}}")
             out.append(f"{inner}{target.name} ^= {acc};")
             out.append(f"{indent}}}")
-        finally:
-            self.rng = main
         self.uses_subgroups = True
 
     def goto_loop(self, out, indent):
         """closed_loop's loop written with goto: no loop statement, so no `!llvm.loop` names it, and -O2
         deletes it where it counts the exit (redteam c05, c06; removed_loops spans its code instead). The
         lane leaves with a sub-group operation at its own pass (`j == key`) or at the bound. Its own stream."""
-        main, self.rng = self.rng, self.goto_loop_stream
-        assert self.rng is not None
         self.goto_loops += 1
         n = self.goto_loops
         key, j, acc = f"yk{n}", f"yj{n}", f"ys{n}"
         inner = indent + "    "
-        try:
+        with self._drawing_from(self.goto_loop_stream):
             target = self.rng.choice([v for v in self.scalars if v.type == "uint"])
             op = self.rng.choice(("sub_group_non_uniform_reduce_add", "sub_group_reduce_max",
                                   "sub_group_scan_inclusive_add", "sub_group_ballot_bit_count"))
@@ -853,8 +857,6 @@ class _ClGen:
                 out.append(f"{inner}{target.name} {self.rng.choice(('+=', '^='))} {value};")
             out.append(f"{inner}{target.name} ^= {acc};")
             out.append(f"{indent}}}")
-        finally:
-            self.rng = main
         self.uses_subgroups = True
 
     def inner_exit_loop(self, out, indent):
@@ -863,13 +865,11 @@ class _ClGen:
         straight back to the `while`'s header, and blockIP ran the next pass before the inner loop's
         lanes were done), or a `for (;;)` with the break after it, whose back edge is unconditional
         (redteam2 s09, s17: a nest SimplifyCFG merged into one loop). Its own stream, as nested_do."""
-        main, self.rng = self.rng, self.inner_exit_stream
-        assert self.rng is not None
         self.inner_exits += 1
         n = self.inner_exits
         j, lim, k = f"zj{n}", f"zl{n}", f"zk{n}"
         inner, body = indent + "    ", indent + "        "
-        try:
+        with self._drawing_from(self.inner_exit_stream):
             target = self.rng.choice([v for v in self.scalars if v.type == "uint"])
             op = self.rng.choice(("sub_group_non_uniform_reduce_add", "sub_group_reduce_max",
                                   "sub_group_scan_exclusive_add", "sub_group_broadcast_first"))
@@ -889,8 +889,6 @@ class _ClGen:
             out.append(f"{body}}}")
             out.append(f"{inner}}}")
             out.append(f"{indent}}}")
-        finally:
-            self.rng = main
         self.uses_subgroups = True
 
     def _loop_statement(self, out: list[str], indent: str, subgroup: float) -> None:
@@ -904,17 +902,13 @@ class _ClGen:
         """A float that is 1.0 or a zero of the other sign by a lane's condition, or a product with a literal
         -0.0 (the class of fuzz convergence-16248: lavapipe's NIR folds `c ? 1.0 : -0.0` to +0.0, as it
         did the launches' own hiding of a -0.0 factor); its own stream, as nested_do."""
-        main, self.rng = self.rng, self.signed_zero_stream
-        assert self.rng is not None
-        try:
+        with self._drawing_from(self.signed_zero_stream):
             f, g = self.rng.choice(self.floats).name, self.rng.choice(self.floats).name
             one, zero = self.rng.choice((("1.0f", "-0.0f"), ("-1.0f", "0.0f")))
             pick = f"{self.condition(1)} ? {one} : {zero}" if self.chance(0.5) else \
                 f"{self.condition(1)} ? {zero} : {one}"
             out.append(f"{indent}{f} = " + self.rng.choice((f"fclampi({g} * ({pick}));", f"({pick});",
                                                             f"fclampi({g} * (0.0f * -{self.rng.randint(1, 9)}.0f));")))
-        finally:
-            self.rng = main
 
     def s_dead(self, out, indent, depth):
         """Code that never runs, behind a test of the host's `n` (always below 8) that no compiler can fold
