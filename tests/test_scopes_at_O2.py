@@ -21,12 +21,17 @@ KERNELS = sorted(glob.glob(os.path.join(HERE, "redteam_*.cl")))
 GOTO_LOOPS = ("redteam_c05_goto_loop.cl", "redteam_c06_goto_loop_braced.cl")
 
 
-def _run(path: str, tmp_path, n: int) -> list:
+def _program_run(path: str, tmp_path, n: int) -> ProgramRun:
+    """A kernel file as a convergence-mode program (compiled with -g), 32 work-items in groups of 16."""
     with open(path, encoding="utf-8") as f:
         source = f.read()
     program = FuzzProgram(1, "convergence", source, "cl", 32, 16, n_arg=n, arg_names=list(ARG_NAMES),
                           uses_subgroups=True, build_options=("-g",))
-    run = ProgramRun(program, str(tmp_path))
+    return ProgramRun(program, str(tmp_path))
+
+
+def _run(path: str, tmp_path, n: int) -> list:
+    run = _program_run(path, tmp_path, n)
     return [run.run(c) for c in (Config("ir", "-O0"), Config("ir", "-O2"), Config("ir", "-O3"),
                                  Config.parse("gen-O2-simd8-hybrid"))]
 
@@ -190,11 +195,7 @@ def test_blockip_keeps_an_inner_loop_exit_that_goes_back_waiting_for_the_inner_l
     -O2 the `for`'s exit branches straight back to the `while`'s header; blockIP jumped back as soon as a
     lane broke out, the broken lanes ran the next `while` pass and met the lanes still waiting at the
     reduction. The outer loop now goes back through one latch laid out after the inner loop."""
-    with open(os.path.join(HERE, "redteam2_b01_blockip_break_once_for.cl"), encoding="utf-8") as f:
-        source = f.read()
-    program = FuzzProgram(1, "convergence", source, "cl", 32, 16, n_arg=1, arg_names=list(ARG_NAMES),
-                          uses_subgroups=True, build_options=("-g",))
-    run = ProgramRun(program, str(tmp_path))
+    run = _program_run(os.path.join(HERE, "redteam2_b01_blockip_break_once_for.cl"), tmp_path, 1)
     configs = ("ir-O0", "gen-O2-simd8-blockip", "gen-O2-simd16-blockip", "gen-O2-simd16-hybrid")
     outcomes = [run.run(Config.parse(c)) for c in configs]
     assert [o.status for o in outcomes] == ["ok"] * 4, [o.message for o in outcomes]

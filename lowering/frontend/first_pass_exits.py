@@ -220,15 +220,15 @@ def at_most_one_pass(values: FunctionValues, succs: list[list[int]], dom, inside
     grows by one from K (its one store outside the loop) is at least K when the loop is entered again, so
     the bound holds then too."""
     stores = values.stores()
-    for u, lines in enumerate(values.blocks):
-        if not inside[u] or len(succs[u]) != 2 or not all(dom.dominates(u, latch) for latch in latches):
+    every_pass = [v for v in range(len(values.blocks))
+                  if inside[v] and all(dom.dominates(v, latch) for latch in latches)]
+    for u in every_pass:
+        if len(succs[u]) != 2:
             continue
         stay, leave = succs[u]
-        condition = _branch_condition(lines)
+        condition = _branch_condition(values.blocks[u])
         if condition is None or not inside[stay] or (inside[leave] and not _and_exit(values, succs, inside, u, leave)):
             continue
-        every_pass = [v for v in range(len(values.blocks))
-                      if inside[v] and all(dom.dominates(v, latch) for latch in latches)]
         if _stays_one_pass_at_most(values, stores, inside, every_pass, condition, 2):
             return True
     return False
@@ -329,11 +329,10 @@ def _counter_start(values: FunctionValues, stores, inside: bytearray, every_pass
         return None
     local = address.group(1)
     before = [v for b, v in stores.get(local, []) if not inside[b]]
-    within = [v for b, v in stores.get(local, []) if inside[b]]
-    if len(before) != 1 or before[0].startswith("%") or not any(
-            b in every_pass for b, _ in stores.get(local, []) if inside[b]):
+    within = [(b, v) for b, v in stores.get(local, []) if inside[b]]
+    if len(before) != 1 or before[0].startswith("%") or not any(b in every_pass for b, _ in within):
         return None
-    for v in within:
+    for _, v in within:
         made = values.defs.get(v)
         step = _ADD_ONE.search(made[2]) if made is not None and made[1] == "add" else None
         loaded = values.defs.get(step.group(1)) if step is not None else None

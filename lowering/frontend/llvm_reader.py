@@ -54,7 +54,14 @@ from reconverge.lowering.frontend.llvm_types import (
     type_from_text,
 )
 from reconverge.lowering.frontend.scalar import Unsupported, scalar_type
-from reconverge.lowering.frontend.source_scopes import DebugScopes, ScopeNotes, debug_nodes, difile_path, loop_nodes
+from reconverge.lowering.frontend.source_scopes import (
+    DBG_ATTACHMENT,
+    DebugScopes,
+    ScopeNotes,
+    debug_nodes,
+    difile_path,
+    loop_nodes,
+)
 from reconverge.lowering.frontend.text_module import TextFunction, TextModule
 from reconverge.lowering.frontend.value_kinds import ValueKind
 from reconverge.lowering.gcpause import gc_paused
@@ -99,7 +106,6 @@ ONE_PASS = True       # read a printed body line by line (line_reader.py); False
 _NAME = lazy_compile(r'^\s*%("(?:[^"]*)"|[-\w.$]+)\s*=')
 
 
-_DBG = lazy_compile(r"!dbg !(\d+)")
 _BUNDLES = re.compile(r'\)[^()"\[]*\[\s*"')       # a call's operand bundle list, after its arguments and attributes
 _BUNDLE_TAG = lazy_compile(r'"([^"]*)"\s*\(')
 
@@ -251,7 +257,7 @@ class ModuleContext:
     def source_line(self, instruction_text: str) -> str | None:
         """'FILE:LINE:COL' of an instruction's !dbg attachment (a DILocation; its scope chain names the
         DIFile), or None."""
-        m = _DBG.search(instruction_text)
+        m = DBG_ATTACHMENT.search(instruction_text)
         if m is None:
             return None
         scopes = self._debug_scopes()

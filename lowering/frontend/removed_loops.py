@@ -36,7 +36,13 @@ import re
 from reconverge.lazy_regex import lazy_compile
 from reconverge.lowering.errors import RemovedLoop, where
 from reconverge.lowering.frontend.first_pass_exits import FunctionValues, at_most_one_pass, leaves_in_first_pass
-from reconverge.lowering.frontend.source_scopes import LOOP_ATTACHMENT, DebugScopes, Position, SourceRange
+from reconverge.lowering.frontend.source_scopes import (
+    DBG_ATTACHMENT,
+    LOOP_ATTACHMENT,
+    DebugScopes,
+    Position,
+    SourceRange,
+)
 from reconverge.lowering.graph import dominator_tree
 from reconverge.records import field, record
 
@@ -51,7 +57,6 @@ _SUCCESSOR = lazy_compile(r"\blabel %(\"[^\"]*\"|[-\w.$]+)")
 _LOOP_BRANCH = lazy_compile(r"^\s*br [^\n]*!llvm\.loop !(\d+)")
 _CALL = lazy_compile(r"\bcall [^\n]*?@(\"[^\"]*\"|[-\w.$]+)\([^\n]*!dbg !(\d+)")
 _CONVERGENT_BUILTIN = lazy_compile(r"_Z\w*(?:sub_group|work_group|barrier)")
-_DBG = lazy_compile(r"!dbg !(\d+)")
 _BRANCH_LINE = lazy_compile(r"^\s*(?:br|switch) ")
 # a phi's location is its variable's declaration (mem2reg's), not where the loop's code was written
 _PHI_LINE = lazy_compile(r"^\s*%[-\w.$\"]+ = phi ")
@@ -207,9 +212,9 @@ def _span(cfg: _FunctionCFG, inside: bytearray, header: int, scopes: DebugScopes
     located: list[tuple[int, str]] = []          # (block, location) of the function's located code
     for b, lines in enumerate(cfg.blocks):
         for line in lines:
-            d = _DBG.search(line) if not _PHI_LINE.match(line) else None
-            if d is not None and cfg.dom.pre[b] >= 0:
-                located.append((b, d.group(1)))
+            ident = _location(line)
+            if ident is not None and cfg.dom.pre[b] >= 0:
+                located.append((b, ident))
     own = [ident for b, ident in located if inside[b]]
     common: set | None = None
     for ident in own:
@@ -275,6 +280,14 @@ def _inside_or_across(q: SourceRange, r: SourceRange) -> bool:
     return r.goto and q.start <= r.end and r.start <= q.end and not (q.start <= r.start and r.end <= q.end)
 
 
+def _location(line: str) -> str | None:
+    """The location node of an instruction's line, where it says where code was written (not a phi's)."""
+    if _PHI_LINE.match(line):
+        return None
+    found = DBG_ATTACHMENT.search(line)
+    return found.group(1) if found is not None else None
+
+
 class _OptimizedLoop:
     """A natural loop of the optimised module: its header, the source ranges its latches' `!llvm.loop`
     name, and the positions of its located code."""
@@ -293,8 +306,8 @@ class _OptimizedLoop:
                 node = LOOP_ATTACHMENT.search(line)
                 if node is not None and node.group(1) in named and latch:
                     self.named.add(named[node.group(1)])
-                d = _DBG.search(line) if not _PHI_LINE.match(line) else None
-                chain = scopes.positions(d.group(1)) if d is not None else []
+                ident = _location(line)
+                chain = scopes.positions(ident) if ident is not None else []
                 if chain and chain[0][1]:           # line 0: a location LLVM dropped
                     self.chains.append(chain)
                     if latch and _BRANCH_LINE.match(line):

@@ -38,7 +38,7 @@ from reconverge.records import field, record
 
 # the operations whose meeting a scope decides (not the token-making `convergence` itself)
 CONVERGENT = frozenset(name for name, op in OPCODES.items() if op.has("convergent") and name != "convergence")
-_DBG = lazy_compile(r"!dbg !(\d+)")
+DBG_ATTACHMENT = lazy_compile(r"!dbg !(\d+)")      # an instruction's location node
 LOOP_ATTACHMENT = lazy_compile(r"!llvm\.loop !(\d+)")
 _FIELD = lazy_compile(r"\b(line|column|scope|inlinedAt): (!?\d+)")
 _DI_NODE = lazy_compile(r"^!(\d+) = (?:distinct )?(!DI\w+\(.*\))$", re.M)
@@ -246,7 +246,7 @@ class ScopeNotes:
             loop = LOOP_ATTACHMENT.search(text)
             if loop is not None:
                 self.latches[block] = loop.group(1)
-        m = _DBG.search(text)
+        m = DBG_ATTACHMENT.search(text)
         ident = m.group(1) if m else None
         # a phi's location (LLVM's mem2reg gives it the variable's declaration) says nothing of where the
         # block's code was written: a loop header's phi of a variable declared at the top of the function
