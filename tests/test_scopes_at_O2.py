@@ -59,6 +59,18 @@ def test_a_goto_loop_llvm_keeps_meets_lanes_per_pass_at_O2(tmp_path):
     assert [o.status for o in outcomes] == ["ok"] * 4, [(o.config, o.message) for o in outcomes]
 
 
+def test_a_goto_loop_with_code_in_two_files_is_refused_where_deleted_and_kept_where_kept(tmp_path):
+    """Redteam2 g02: a `#line` naming another file inside a goto loop put the reduction (and the loop's
+    increment) in that file, outside the span taken in the loop's first file, and -O2's deleted loop went
+    unnoticed. Code in two files has no order across them: the span is every file's part of the function."""
+    with pytest.raises(CompileError, match=r"in the loop at redteam2_g02_goto_loop_line_file\.cl:\d+ \(its code "
+                                           r"in 2 files, by #line\), which the optimiser removed"):
+        load_program(os.path.join(HERE, "redteam2_g02_goto_loop_line_file.cl"), "-O2",
+                     build_options=("-g",)).functions_for("generic", ["k"])
+    outcomes = _run(os.path.join(HERE, "scopes_goto_loop_kept_line_file.cl"), tmp_path, 5)
+    assert [o.status for o in outcomes] == ["ok"] * 4, [(o.config, o.message) for o in outcomes]
+
+
 def test_fuzz_23120_a_loop_llvm_would_end_in_closed_form_still_meets_its_lanes_per_iteration_at_O2(tmp_path):
     """The same kernel at -O2 -g: the loop's exits are computable, so IndVarSimplify rewrote each into a test
     before the loop (exit predication) and the loop went; the reduction on its break path ran once with the
@@ -175,15 +187,11 @@ def test_a_kept_loop_is_not_taken_for_removed_by_its_phis_locations(tmp_path):
 
 
 # the second red team's kernels (2026-11-27): the rules of that day (loop_separation's statement rule, goto
-# loops' ranges, one-pass bounds) attacked; 12 were silent wrong answers above -O0, 11 now fixed
+# loops' ranges, one-pass bounds) attacked; 12 were silent wrong answers above -O0, all now fixed
 REDTEAM2 = sorted(glob.glob(os.path.join(HERE, "redteam2_*.cl")))
-REDTEAM2_OPEN = {"redteam2_g02_goto_loop_line_file.cl":
-                 "open: a `#line` inside a goto loop moves the call to another file than the loop's span"}
 
 
-@pytest.mark.parametrize("path", [pytest.param(p, marks=[pytest.mark.xfail(strict=True, reason=REDTEAM2_OPEN[
-    os.path.basename(p)])] if os.path.basename(p) in REDTEAM2_OPEN else []) for p in REDTEAM2],
-    ids=lambda p: os.path.basename(p)[9:-3])
+@pytest.mark.parametrize("path", REDTEAM2, ids=lambda p: os.path.basename(p)[9:-3])
 def test_the_second_red_team_kernels_meet_lanes_as_written_or_are_refused(path, tmp_path):
     outcomes = _run(path, tmp_path, 1)
     assert outcomes[0].status == "ok", outcomes[0].message

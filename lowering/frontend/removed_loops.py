@@ -205,10 +205,13 @@ def _function_at_risk(body: str, ranges: dict[str, SourceRange], scopes: DebugSc
 
 def _span(cfg: _FunctionCFG, inside: bytearray, header: int, scopes: DebugScopes) -> SourceRange | None:
     """A loop written with `goto` (none of its back edges names a loop statement): the source range from
-    the first to the last located code of its blocks, in its header's file (redteam c05, c06), widened to
-    all the code of the innermost `{...}` around that code where nothing in it runs before the loop: the
-    scopes rule takes such braces for the loop's body (source_scopes), so a call after the loop in them
-    (`{ again: ...; goto again; found: t = reduce(x); }`, redteam2 g07, g08) is written in it too."""
+    the first to the last located code of its blocks (redteam c05, c06), widened to all the code of the
+    innermost `{...}` around that code where nothing in it runs before the loop: the scopes rule takes
+    such braces for the loop's body (source_scopes), so a call after the loop in them
+    (`{ again: ...; goto again; found: t = reduce(x); }`, redteam2 g07, g08) is written in it too. Code
+    in more than one file (a `#line` naming another inside the loop) has no order across the files, so the
+    range is then, in each file, all the function's code there (SourceRange.more): a call anywhere in the
+    function counts as written in the loop (conservative; redteam2 g02). None: no located code."""
     located: list[tuple[int, str]] = []          # (block, location) of the function's located code
     for b, lines in enumerate(cfg.blocks):
         for line in lines:
@@ -225,11 +228,13 @@ def _span(cfg: _FunctionCFG, inside: bytearray, header: int, scopes: DebugScopes
                                     if not cfg.dom.dominates(header, b)):
         own = [ident for _, ident in located if body in scopes.chain(ident)]
     found = [p for ident in own for p in scopes.positions(ident)[:1] if p[1]]
-    if not found:
-        return None
-    file = found[0][0]
-    ends = sorted(p[1:] for p in found if p[0] == file)
-    return SourceRange(file, ends[0], ends[-1], goto=True)
+    if len({p[0] for p in found}) > 1:
+        found = [p for _, ident in located for p in scopes.positions(ident)[:1] if p[1]]
+    by_file: dict[str, list[tuple[int, int]]] = {}
+    for p in found:
+        by_file.setdefault(p[0], []).append(p[1:])
+    pieces = [(file, min(ends), max(ends)) for file, ends in by_file.items()]
+    return SourceRange(*pieces[0], goto=True, more=tuple(pieces[1:])) if pieces else None
 
 
 def removed_loops(frontend_text: str, optimized_text: str,
@@ -247,7 +252,7 @@ def removed_loops(frontend_text: str, optimized_text: str,
     risky = loops.risky
     if not risky:
         return ()
-    nested = {r: [q for q in loops.every if q != r and q.file == r.file and _inside_or_across(q, r)] for r in risky}
+    nested = {r: [q for q in loops.every if q != r and _inside_or_across(q, r)] for r in risky}
     scopes = DebugScopes.of_text(optimized_text)
     named = scopes.loop_ranges()
     defined = {m.group(1) for m in _FUNCTION.finditer(optimized_text)}
@@ -274,10 +279,17 @@ def removed_loops(frontend_text: str, optimized_text: str,
 def _inside_or_across(q: SourceRange, r: SourceRange) -> bool:
     """Whether source loop q lies inside r, or (r written with goto, whose span is no statement's and can
     cross another's) overlaps r without holding it: two goto loops' spans can interleave, and a kept one's
-    back edge in the other's span is not that one's (redteam2 g01)."""
-    if r.start <= q.start and q.end <= r.end:
-        return True
-    return r.goto and q.start <= r.end and r.start <= q.end and not (q.start <= r.start and r.end <= q.end)
+    back edge in the other's span is not that one's (redteam2 g01). Per file, where either has code in more
+    than one."""
+    for file, start, end in r.pieces():
+        for q_file, q_start, q_end in q.pieces():
+            if q_file != file:
+                continue
+            if start <= q_start and q_end <= end:
+                return True
+            if r.goto and q_start <= end and start <= q_end and not (q_start <= start and end <= q_end):
+                return True
+    return False
 
 
 def _location(line: str) -> str | None:

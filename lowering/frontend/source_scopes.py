@@ -85,23 +85,34 @@ class Location:
 @record(frozen=True)
 class SourceRange:
     """A loop statement's source text: its file and first and last (line, column); `goto`: a loop written
-    with goto, from its first to its last located code (lowering.frontend.removed_loops)."""
+    with goto, from its first to its last located code (lowering.frontend.removed_loops); `more`: the
+    (file, first, last) of its code in other files, for a goto loop with a `#line` inside."""
     file: str
     start: tuple[int, int]
     end: tuple[int, int]
     goto: bool = False
+    more: tuple = ()
+
+    def pieces(self) -> tuple:
+        """Each file's (file, first, last) of the range."""
+        return ((self.file, self.start, self.end), *self.more)
 
     def holds(self, position: Position) -> bool:
-        return position[0] == self.file and self.start <= position[1:] <= self.end
+        if position[0] == self.file and self.start <= position[1:] <= self.end:
+            return True
+        return any(position[0] == file and start <= position[1:] <= end for file, start, end in self.more)
 
     def holds_line(self, position: Position) -> bool:
         """holds, where a location without a column (0: LLVM's merged one) counts anywhere on its line."""
         if position[2]:
             return self.holds(position)
-        return position[0] == self.file and self.start[0] <= position[1] <= self.end[0]
+        return any(position[0] == file and start[0] <= position[1] <= end[0] for file, start, end in self.pieces())
 
     def __str__(self) -> str:
-        return f"{self.file.rsplit('/', 1)[-1]}:{self.start[0]}" + (" (written with goto)" if self.goto else "")
+        where = f"{self.file.rsplit('/', 1)[-1]}:{self.start[0]}"
+        if self.more:               # (a statement loop's range across files is read as its code's too)
+            return f"{where} (its code in {len(self.more) + 1} files, by #line)"
+        return where + (" (written with goto)" if self.goto else "")
 
 
 class DebugScopes:
