@@ -120,6 +120,36 @@ def test_reader_errors_name_the_source_line_from_dbg(tmp_path, capsys):
     assert code == 1 and "unknown function @printf" in err and err.rstrip().endswith(f"(source line {path}:3:5)")
 
 
+# an invalid module with current debug info: LLVM's reader verified it while upgrading the debug info and
+# aborted the whole process ("LLVM ERROR: Broken module found", exit 134), as fuzz convergence-283's token
+# module (a call in a loop using the entry token) did
+BROKEN_WITH_DEBUG_INFO = """\
+define void @k(ptr %p) !dbg !5 {
+  %a = add i32 %b, 1, !dbg !8
+  %b = add i32 1, 1, !dbg !8
+  ret void, !dbg !8
+}
+!llvm.dbg.cu = !{!0}
+!llvm.module.flags = !{!3}
+!0 = distinct !DICompileUnit(language: DW_LANG_OpenCL, file: !1, producer: "t", isOptimized: false, runtimeVersion: 0, emissionKind: FullDebug)
+!1 = !DIFile(filename: "b.cl", directory: "/tmp")
+!3 = !{i32 2, !"Debug Info Version", i32 3}
+!5 = distinct !DISubprogram(name: "k", scope: !1, file: !1, line: 1, type: !6, unit: !0)
+!6 = !DISubroutineType(types: !7)
+!7 = !{null}
+!8 = !DILocation(line: 2, column: 1, scope: !5)
+"""
+
+
+@pytest.mark.parametrize("level", ["-O0", "-O2"])
+def test_an_invalid_module_with_debug_info_is_one_line_not_an_abort(tmp_path, level):
+    path = write(tmp_path, "broken.ll", BROKEN_WITH_DEBUG_INFO)
+    out = tmp_path / "broken.spv"
+    assert_one_line_error(run("compile", path, level, "-o", str(out)), 1,
+                          f"{path}: invalid module: Instruction does not dominate all uses! %b = add i32 1, 1")
+    assert not out.exists()
+
+
 # ----- standard input and -x -----
 
 def stdin_cli(capsys, monkeypatch, data: bytes, *argv) -> tuple[int | str | None, str, str]:

@@ -69,6 +69,10 @@ def _init() -> None:
     if not _initialized:
         llvm.initialize_native_target()
         llvm.initialize_native_asmprinter()
+        # LLVM's reader verifies a module with current debug info as it upgrades it (AutoUpgrade.cpp,
+        # UpgradeDebugInfo) and aborts the process on one it finds broken ("Broken module found,
+        # compilation aborted!"): skip that, so that the verify below reports it in one line
+        llvm.set_option("", "-disable-auto-upgrade-debug-info")
         _initialized = True
 
 
@@ -116,12 +120,19 @@ def parse_llvm_text(text: str, source_name: str = "<ir>") -> llvm.ModuleRef:
         mod = _parse_in_own_context(llvm.parse_assembly, text)
     except RuntimeError as err:
         raise _llvm_error(source_name, err) from None
+    _verified(mod, source_name)
+    mod.name = source_name
+    return mod
+
+
+def _verified(mod: llvm.ModuleRef, source_name: str) -> None:
+    """LLVM's verifier on a parsed module: its first complaint (its message and the instruction it names,
+    where it does) as a one-line CompileError."""
     try:
         mod.verify()
     except RuntimeError as err:
-        raise CompileError(f"{source_name}: invalid module: {' '.join(str(err).split())}") from None
-    mod.name = source_name
-    return mod
+        first = [line.strip() for line in str(err).splitlines() if line.strip()][:2]
+        raise CompileError(f"{source_name}: invalid module: {' '.join(first) or 'rejected by the verifier'}") from None
 
 
 def parse_llvm_bitcode(data: bytes, source_name: str = "<bitcode>") -> llvm.ModuleRef:
