@@ -177,6 +177,22 @@ def test_the_generator_writes_goto_loops_and_a_deleted_one_is_refused(tmp_path):
     assert "which the optimiser removed" in outcomes[1].message
 
 
+def test_the_generator_writes_line_directives_and_a_goto_loop_across_files_is_refused_where_deleted(tmp_path):
+    """The generator's `#line` (convergence mode, even seeds) reaches redteam2 g02's class: fuzz
+    convergence-158 puts one before a goto loop's operation; -O2 deletes the loop, and the kernel is refused
+    naming the loop's two files. Odd seeds (token IR, whose loops tokens.py finds by source line) draw none."""
+    from reconverge.tools.fuzz.generator import generate
+    sources = {seed: generate(seed, "convergence").source for seed in range(150, 250)}
+    assert not any("#line" in sources[seed] for seed in sources if seed % 2)
+    in_goto_loop = [seed for seed, text in sources.items()
+                    if "#line" in text.split("yl1:", 1)[-1].split("goto yl1;", 1)[0] and "yl1:" in text]
+    assert len(in_goto_loop) >= 3, in_goto_loop
+    run = _kept_run("scopes_goto_loop_line_file_158.cl", 158, 16, 8, 4, tmp_path)
+    outcomes = [run.run(Config.parse(c)) for c in ("ir-O0", "ir-O2", "gen-O2-simd8-hybrid")]
+    assert [o.status for o in outcomes] == ["ok", "skipped", "skipped"], [o.message for o in outcomes]
+    assert "(its code in 2 files, by #line), which the optimiser removed" in outcomes[1].message
+
+
 def test_a_kept_loop_is_not_taken_for_removed_by_its_phis_locations(tmp_path):
     """Fuzz convergence-31080: a phi's location is its variable's declaration (mem2reg's), before the loop;
     removed_loops counted it as the optimised loop's code, found code outside the source loop's range, and

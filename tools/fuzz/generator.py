@@ -66,6 +66,8 @@ SIGNED_ZERO_RATE = 0.05    # convergence mode: a select of 1.0 and a zero of the
 CLOSED_LOOP_RATE = 0.02    # convergence mode: a loop LLVM can end in closed form, left with an operation (its own)
 INNER_EXIT_RATE = 0.005    # convergence mode: a while ending in an inner loop left by a break (inner_exit_loop)
 GOTO_LOOP_RATE = 0.006     # convergence mode: closed_loop's shape written with goto (goto_loop; its own stream)
+LINE_RATE = 0.01           # convergence mode: a `#line` naming another file before a statement (its own stream)
+LINE_IN_GOTO_LOOP = 0.3    # ... and before a goto loop's operation, in its loop (redteam2 g02)
 IN_SIZE = 256               # elements of `in` (indices are masked with IN_SIZE - 1)
 LOCAL_WORDS = 64            # elements of the __local exchange array: the largest work-group generated
 COUNTERS = 8                # global atomic counters; counter c takes only ATOMIC_FAMILIES[c]
@@ -182,6 +184,7 @@ class _ClGen:
         self.goto_loops = 0
         self.inner_exit_stream: random.Random | None = None        # ... inner_exit_loop's
         self.inner_exits = 0
+        self.line_stream: random.Random | None = None              # ... line_directive's
 
     @contextlib.contextmanager
     def _drawing_from(self, stream: random.Random | None) -> Iterator[None]:
@@ -435,6 +438,8 @@ class _ClGen:
         if (self.inner_exit_stream is not None and depth < MAX_DEPTH and self.loops < MAX_LOOPS
                 and self.inner_exit_stream.random() < INNER_EXIT_RATE):
             self.inner_exit_loop(out, indent)
+        if self.line_stream is not None and self.line_stream.random() < LINE_RATE:
+            self.line_directive(out)
         self.statements += 1
         rng = self.rng
         nest = depth < MAX_DEPTH and self.statements < self.size
@@ -844,6 +849,8 @@ class _ClGen:
             after = self.chance(0.4)        # the operation after the loop in its braces (redteam2 g08)
             out.append(f"{indent}yl{n}:")
             out.append(f"{inner}if ({j} == {key}) {{")
+            if self.line_stream is not None and self.line_stream.random() < LINE_IN_GOTO_LOOP:
+                self.line_directive(out)
             if not after:
                 out.append(f"{inner}    {target.name} {self.rng.choice(('+=', '^='))} {value};")
             out.append(f"{inner}    goto yo{n};")
@@ -858,6 +865,14 @@ class _ClGen:
             out.append(f"{inner}{target.name} ^= {acc};")
             out.append(f"{indent}}}")
         self.uses_subgroups = True
+
+    def line_directive(self, out):
+        """`#line` naming another file: the code after it is placed there in -g's locations, so a loop's
+        code can lie in two files with no order between them (redteam2 g02: a goto loop's span). Its own
+        stream."""
+        stream = self.line_stream
+        assert stream is not None
+        out.append(f'#line {stream.randint(100, 900)} "{stream.choice(("part_a.cl", "part_b.cl"))}"')
 
     def inner_exit_loop(self, out, indent):
         """A `while` whose body ends in an inner loop holding a sub-group operation, left by a `break`: a
@@ -1123,6 +1138,8 @@ def generate(seed: int, mode: str = "all", size: int | None = None) -> FuzzProgr
         gen.closed_loop_stream = random.Random(f"{mode}:{seed}:closed_loop")
         gen.goto_loop_stream = random.Random(f"{mode}:{seed}:goto_loop")
         gen.inner_exit_stream = random.Random(f"{mode}:{seed}:inner_exit")
+        if seed % 2 == 0:       # (odd seeds run as token IR, whose loops tokens.py finds by source line)
+            gen.line_stream = random.Random(f"{mode}:{seed}:line")
     source = gen.kernel()
     program = FuzzProgram(seed, mode, source, "cl", global_size, local, uses_approx=gen.uses_approx,
                           irreducible=gen.uses_goto, n_arg=rng.randrange(8), arg_names=list(ARG_NAMES),

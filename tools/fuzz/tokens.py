@@ -16,7 +16,8 @@ lanes leave, which is what every target must then honour, -O2 or not.
 
 Which loop is which comes from -g: a loop's back-edge branch carries `!llvm.loop` whose first location is
 the line of its `for`/`while`/`do`, and each call's `!dbg` line is a source line, whose innermost loop
-`source_loops` reads from the generated text (one statement a line, every loop body braced, no goto).
+`source_loops` reads from the generated text (one statement a line, every loop body braced, no goto, no
+`#line`).
 """
 from __future__ import annotations
 
@@ -66,6 +67,8 @@ def source_loops(source: str) -> tuple[dict[int, int | None], dict[int, int | No
 def add_tokens(llvm_text: str, source: str, kernel: str = "k") -> str:
     """`llvm_text` (clang -O0 -g of `source`) with convergence tokens in kernel @kernel and in its twin
     @__clang_ocl_kern_imp_<kernel> (the same code, which our reader reads), as the module doc says."""
+    if "#line" in source:
+        raise TokenError("a #line moves the module's locations off the source's lines")
     innermost, parent = source_loops(source)
     lines = llvm_text.splitlines()
     found = False
