@@ -98,18 +98,48 @@ def test_tokens_follow_the_source_loops():
                for line in kernel.splitlines()[1:])
 
 
-def test_llvm_O2_breaking_the_tokens_is_a_one_line_refusal(tmp_path, monkeypatch):
-    """LLVM 22's -O2 can leave a token module invalid by its own verifier (a loop's heart after another
-    convergent call once the loop is unrolled); reading that module again aborted the process. (Seed 1 as
-    it was before the continue loops and signed zeros joined the mode.)"""
-    import reconverge.tools.fuzz.generator as generator
-    monkeypatch.setattr(generator, "CONTINUE_LOOP_RATE", 0.0)
-    monkeypatch.setattr(generator, "SIGNED_ZERO_RATE", 0.0)
+def _token_program(name: str, seed: int, global_size: int, local_size: int, n_arg: int):
+    """A kept generated kernel (tests/kernels_fuzzconv) as the convergence mode's odd seeds run it: clang's
+    -O0 -g module with convergence tokens as its loops nest (with_tokens)."""
+    from reconverge.tools.fuzz.generator import ARG_NAMES, FuzzProgram
+    with open(_kept(name), encoding="utf-8") as f:
+        source = f.read()
+    return FuzzProgram(seed, "convergence", with_tokens(source), "ll", global_size, local_size, n_arg=n_arg,
+                       arg_names=list(ARG_NAMES), uses_subgroups=True, cl_source=source)
+
+
+def test_llvm_O2_breaking_the_tokens_is_a_one_line_refusal(tmp_path):
+    """LLVM 22's -O2 can leave a token module invalid by its own verifier (here, without loop unrolling
+    even: a loop's heart after another convergent call in its block); reading that module again aborted
+    the process. Fuzz convergence-40015."""
     path = tmp_path / "c.ll"
-    path.write_text(generate(1, "convergence").source)
+    path.write_text(_token_program("tokens_O2_heart_after_call_40015.cl", 40015, 64, 64, 0).source)
     with pytest.raises(CompileError, match="left the convergence-control tokens invalid"):
         load_program(str(path), "-O2")
     load_program(str(path), "-O0")
+
+
+def test_a_token_module_is_optimised_without_the_unrolling_that_breaks_its_tokens(tmp_path, monkeypatch):
+    """LLVM 22's loop unrolling left 35 of 60 of the mode's token modules invalid at -O2 (unrolled hearts
+    after convergent calls, regions no longer nested), so those programs were never run optimised. A token
+    module is now optimised without it (llvm_module.optimize_module): fuzz convergence-40013, refused
+    before, agrees with the reference at -O2 on every target."""
+    from reconverge.lowering.frontend import llvm_module
+    program = _token_program("tokens_O2_unrolled_40013.cl", 40013, 64, 32, 6)
+    unrolled = llvm_module._run_pipeline
+
+    def with_unrolling(mod, speed_level, unroll=True):
+        return unrolled(mod, speed_level)
+    path = tmp_path / "u.ll"
+    path.write_text(program.source)
+    monkeypatch.setattr(llvm_module, "_run_pipeline", with_unrolling)   # (the child running it is forked)
+    with pytest.raises(CompileError, match="left the convergence-control tokens invalid"):
+        load_program(str(path), "-O2")
+    monkeypatch.undo()
+    run = ProgramRun(program, str(tmp_path))
+    outcomes = [run.run(Config.parse(c)) for c in ("ir-O2", "spirv-O2", "gen-O2-simd16-hybrid",
+                                                     "gen-O2-simd8-blockip")]
+    assert [o.status for o in outcomes] == ["ok"] * 4, [(o.config, o.message) for o in outcomes]
 
 
 def test_llvm_O2_crashing_on_the_tokens_is_skipped(tmp_path):

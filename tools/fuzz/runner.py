@@ -25,8 +25,8 @@ makes that configuration `unavailable`.
 Mode `convergence` (generator.py): its OpenCL C programs are compiled with -g, so the scopes rule applies,
 and the llvm reference declines one whose operation -g's scopes move into a loop (ir -O0 is the reference
 then); its LLVM IR programs carry convergence tokens, which the llvm reference follows. LLVM's own -O2
-can leave such tokens invalid or abort on them (llvm_module.optimize_module): that configuration is
-`skipped`.
+(run without loop unrolling on such a module) can leave such tokens invalid or abort on them
+(llvm_module.optimize_module): that configuration is `skipped`.
 """
 from __future__ import annotations
 
