@@ -98,7 +98,10 @@ def _flag_key(ins: MInstr, writes: dict[int, int]) -> tuple | None:
 
 def _reads_renamed(ins: MInstr, rename: dict[int, int]) -> bool:
     """Whether a source of `ins` reads a renamed value (most do not: their source lists stay as they are)."""
-    return any(type(s.value) is VReg and s.value.id in rename for s in ins.srcs)
+    for s in ins.srcs:                            # (a loop: no generator made per instruction)
+        if type(s.value) is VReg and s.value.id in rename:
+            return True
+    return False
 
 
 def _renamed(op: Operand, rename: dict[int, int]) -> Operand:
