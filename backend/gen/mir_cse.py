@@ -59,10 +59,13 @@ def eliminate_common_subexpressions(func: MFunction) -> int:
     return dropped
 
 
+_NOT_SHARED = frozenset((*BRANCHES, *SENDS, "wait", "nop"))      # (one set: _key asks it of every instruction)
+
+
 def _key(ins: MInstr, writes: dict[int, int], probe: bool = False) -> tuple | None:
     """What identifies the value `ins` computes, or None where it may not be shared (`probe`: the
     destination is _flag_key's stand-in, taken as written once)."""
-    if ins.opcode in BRANCHES or ins.opcode in SENDS or ins.opcode in ("wait", "nop") or ins.eot:
+    if ins.opcode in _NOT_SHARED or ins.eot:
         return None
     if ins.predicate is not None or ins.cond_mod is not None or ins.dst is None:
         return None
