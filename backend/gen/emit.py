@@ -19,6 +19,7 @@ def emit(func: MFunction, home: dict[int, int], notes: dict[int, str] | None = N
     (if given) receives a comment per instruction index where a blockIP block starts (its label and
     blockIP value) or a jmpi names its JOIN target, for --emit gen-asm."""
     builder = Builder(func.simd)                  # its program() gives structured branches their JIP and UIP
+    append = builder.insts.append                 # (Builder.emit_instruction of an instruction without a target)
     targeted = {t for b in func.blocks for ins in b.instrs for t in ins.targets}
     for b in func.blocks:
         at = builder.label(b.label)
@@ -37,10 +38,12 @@ def emit(func: MFunction, home: dict[int, int], notes: dict[int, str] | None = N
                     notes[builder.position] = f"{kind} -> {ins.targets[0]}"
                 builder.emit_instruction(_instruction(ins, home, 0, 1), ins.targets[0])
                 continue
-            halves = 2 if ins.exec_size == 16 and (_footprint(ins) > 2 * GRF_BYTES or ins.math_fc in INT_DIV
-                                                   or _mixed_float_f32_dst(ins)) else 1
-            for h in range(halves):
-                builder.emit_instruction(_instruction(ins, home, h, halves))
+            if ins.exec_size == 16 and (_footprint(ins) > 2 * GRF_BYTES or ins.math_fc in INT_DIV
+                                        or _mixed_float_f32_dst(ins)):
+                append(_instruction(ins, home, 0, 2))
+                append(_instruction(ins, home, 1, 2))
+            else:
+                append(_instruction(ins, home, 0, 1))
     return builder.program()
 
 
@@ -82,7 +85,9 @@ def _instruction(ins: MInstr, home: dict[int, int], half: int, halves: int) -> I
     n = ins.exec_size // halves
     dst = _operand(ins.dst, home, half, n, True) if ins.dst is not None else \
         (null(T_D if ins.opcode == "cmp" else T_UD) if ins.opcode in _NULL_DST else None)
-    srcs = [_operand(s, home, half, n, False) for s in ins.srcs]
+    srcs = []
+    for src in ins.srcs:                           # (a loop: no comprehension's function made per instruction)
+        srcs.append(_operand(src, home, half, n, False))
     if ins.opcode in SENDS:                        # a payload is registers, typed :ud as iga64 prints them
         for s in srcs:                             # (each operand made just now for this instruction)
             s.type = T_UD
@@ -99,7 +104,21 @@ def _operand(op: Operand, home: dict[int, int], half: int, n: int, is_dst: bool)
     v, r = op.value, op.region
     t = v.type
     if type(v) is Imm:
+        if t in _INT_IMM:                         # (builder.imm of an integer: its low bits)
+            return IsaOperand(_IMM_FILE, t, 0, 0, None, 1, False, False, int(v.value) & _IMM_MASK[t])
         return imm(v.value, t)
+    if r is None and type(v) is VReg:             # the usual: a register at the function's width, in place
+        size = t.size
+        if v.uniform:
+            reg, sub = divmod(home[v.id] * GRF_BYTES + op.offset, GRF_BYTES)
+            if is_dst:
+                return IsaOperand(_GRF, t, reg, sub // size, None, 1, op.abs, op.neg)
+            return IsaOperand(_GRF, t, reg, sub // size, _SCALAR, 1, op.abs, op.neg)
+        reg, sub = divmod(home[v.id] * GRF_BYTES + op.offset + half * n * size, GRF_BYTES)
+        if is_dst:
+            return IsaOperand(_GRF, t, reg, sub // size, None, 1, op.abs, op.neg)
+        width = min(n, GRF_BYTES // size)
+        return IsaOperand(_GRF, t, reg, sub // size, _region(width, width, 1), 1, op.abs, op.neg)
     scalar = (r is not None and r.hstride == 0 and r.vstride == 0) or (type(v) is VReg and v.uniform)  # _scalar
     stride = r.hstride if r is not None and r.hstride else 1
     size = t.size
@@ -129,6 +148,9 @@ def _operand(op: Operand, home: dict[int, int], half: int, n: int, is_dst: bool)
 # the regions emission writes, one object each (nothing changes a Region once made: a source's region is
 # replaced, never edited), where making one per source was a tenth of emission
 _SCALAR = Region(0, 1, 0)
+_GRF, _IMM_FILE = RegFile.GRF, RegFile.IMM
+_INT_IMM = frozenset(t for t in DataType if t not in (DataType.F, DataType.HF, DataType.DF))
+_IMM_MASK = {t: (1 << (8 * t.size)) - 1 for t in DataType}
 _REGIONS: dict[tuple[int, int, int], Region] = {}
 
 

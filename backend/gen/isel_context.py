@@ -153,6 +153,12 @@ class SelectionContext:
             d, s = self.values[phi], self.operand(v)
             if _reg_id(s) != _reg_id(d) or s.offset or s.region:
                 pending.append((d, s, phi))
+        if len(pending) == 1 and _reg_id(pending[0][0]) != _reg_id(pending[0][1]):
+            dst, src, phi = pending[0]        # (one copy, no cycle: the loop below without its lists)
+            if phi in self.narrowed:
+                src = retyped(low_dword(src), T.D)
+            self.emit("mov", dst, src, predicate=predicate, **_scalar_write(dst))
+            return
         while pending:
             read = [_reg_id(s) for _, s, _ in pending]
             free = next((k for k, (d, _, _) in enumerate(pending) if _reg_id(d) not in read), None)
@@ -185,7 +191,10 @@ class SelectionContext:
                 op = self._argument(v)
             if op is None:
                 raise self.error(None, f"value {v!r} is not computed")
-        return retyped(op, gen_type(v.type, signed))
+        t = gen_type(v.type, signed)
+        if op.value.type is t:              # (retyped's first test, without its call: most operands)
+            return op
+        return retyped(op, t)
 
     def _argument(self, a: Arg) -> Operand:
         if a in self.layout.buffer_bti:

@@ -88,7 +88,12 @@ def _coalesce(copy: MInstr, before: list[MInstr], writes: dict[int, int], reads:
     written = ins.dst.value                       # t as its writer types it: the copy may read another
     if not isinstance(written, VReg) or written.type.size != x.type.size:   # view (a bitcast's)
         return False
-    between = sum(1 for w in window for v in w.uses() if v.id == t.id)
+    tid = t.id
+    between = 0
+    for w in window:                              # (uses(), inline)
+        for s in w.srcs:
+            if type(s.value) is VReg and s.value.id == tid:
+                between += 1
     if between + 1 != reads.get(t.id):           # t is read after the copy or elsewhere
         return False
     ins.dst = Operand(VReg(x.id, _written_type(ins, written.type, x.type), x.uniform, x.count))
@@ -123,4 +128,10 @@ def _renamed(op: Operand, tid: int, x: VReg) -> Operand:
 
 def _touches(ins: MInstr, vid: int) -> bool:
     """Does `ins` read or write virtual register `vid` (through any typed view of it)?"""
-    return any(v.id == vid for v in ins.defs() + ins.uses())
+    dst = ins.dst                                 # (defs() and uses(), inline: no lists made)
+    if dst is not None and type(dst.value) is VReg and dst.value.id == vid:
+        return True
+    for s in ins.srcs:
+        if type(s.value) is VReg and s.value.id == vid:
+            return True
+    return False

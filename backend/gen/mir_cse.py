@@ -59,10 +59,13 @@ def eliminate_common_subexpressions(func: MFunction) -> int:
     return dropped
 
 
+_NOT_SHARED = frozenset((*BRANCHES, *SENDS, "wait", "nop"))      # (one set: _key asks it of every instruction)
+
+
 def _key(ins: MInstr, writes: dict[int, int], probe: bool = False) -> tuple | None:
     """What identifies the value `ins` computes, or None where it may not be shared (`probe`: the
     destination is _flag_key's stand-in, taken as written once)."""
-    if ins.opcode in BRANCHES or ins.opcode in SENDS or ins.opcode in ("wait", "nop") or ins.eot:
+    if ins.opcode in _NOT_SHARED or ins.eot:
         return None
     if ins.predicate is not None or ins.cond_mod is not None or ins.dst is None:
         return None
@@ -98,7 +101,10 @@ def _flag_key(ins: MInstr, writes: dict[int, int]) -> tuple | None:
 
 def _reads_renamed(ins: MInstr, rename: dict[int, int]) -> bool:
     """Whether a source of `ins` reads a renamed value (most do not: their source lists stay as they are)."""
-    return any(type(s.value) is VReg and s.value.id in rename for s in ins.srcs)
+    for s in ins.srcs:                            # (a loop: no generator made per instruction)
+        if type(s.value) is VReg and s.value.id in rename:
+            return True
+    return False
 
 
 def _renamed(op: Operand, rename: dict[int, int]) -> Operand:

@@ -20,7 +20,6 @@ from .model import (
     Predicate,
     RegFile,
     Region,
-    instruction_size,
 )
 from .opcodes import OPCODES
 from .registers import ARF_ACC, ARF_FLAG, ARF_NULL
@@ -180,9 +179,11 @@ class Builder:
                 raise IsaError(f"unknown label {name}")
             insts[w].options["_head"] = self.labels[name]
         addr = [0]
+        a = 0
         for inst in insts:
-            addr.append(addr[-1] + instruction_size(inst))
-        at = lambda i: addr[i]
+            a += 8 if inst.compacted else 16         # (instruction_size)
+            addr.append(a)
+        at = addr.__getitem__
         ops = [i.opcode for i in insts]
 
         def while_jumps_before(w: int, i: int) -> bool:
@@ -278,6 +279,7 @@ class Builder:
                     insts[i].jip = at(e) - at(i) if e is not None else insts[i].uip
             else:
                 setattr(insts[i], fld, target - at(i))
-        for inst in insts:
-            inst.options.pop("_head", None)
+        for i, o in enumerate(ops):                  # (only a while has a head: while_, emit_instruction)
+            if o == "while":
+                insts[i].options.pop("_head", None)
         return insts

@@ -499,9 +499,14 @@ def encode_program(insts: list[Instruction]) -> bytes:
     """Concatenate instructions; those marked `compacted` use 8 bytes when the tables allow it."""
     out = bytearray()
     for inst in insts:
-        native = encode(inst)
-        small = try_compact(native) if inst.compacted else None
-        out += small if small is not None else native
+        native = encode_plain(inst)             # (encode's two paths, without its call per instruction)
+        if native is None:
+            native = encode_fields(inst)
+        if inst.compacted:
+            small = try_compact(native)
+            if small is not None:
+                native = small
+        out += native
     return bytes(out)
 
 

@@ -57,6 +57,8 @@ _FILE = {f: F.REG_FILE[f.value] for f in RegFile if f.value in F.REG_FILE}
 _REG_TYPE = {t: F.REG_TYPE[t.value] for t in DataType if t.value in F.REG_TYPE}
 _IMM_TYPE = {t: F.IMM_TYPE[t.value] for t in DataType if t.value in F.IMM_TYPE}
 _IMM32 = _A1IMM["imm32"][0]
+_VSTRIDE, _WIDTH, _HSTRIDE, _VSTRIDE_VXH = F.VSTRIDE, F.WIDTH, F.HSTRIDE, F.VSTRIDE_VXH
+_NO_REGION = (F.VSTRIDE[0], F.WIDTH[1], F.HSTRIDE[0])        # a register source without a region: <0;1,0>
 
 _DST = tuple(_at(f"dst_{n}") for n in ("file", "type", "reg", "subreg", "hstride"))
 _DST_REG_LIMIT, _DST_SUB_LIMIT = _limit("dst_reg"), _limit("dst_subreg")
@@ -103,7 +105,7 @@ def encode_plain(inst: Instruction) -> bytes | None:
     if d is None or d.indirect:
         return None
     file, type_ = _FILE.get(d.file), _REG_TYPE.get(d.type)
-    hs = F.HSTRIDE.get(d.hstride)
+    hs = _HSTRIDE.get(d.hstride)
     reg, sub = d.reg, d.subreg * d.type.size
     if file is None or type_ is None or hs is None or not 0 <= reg < _DST_REG_LIMIT or not 0 <= sub < _DST_SUB_LIMIT:
         return None
@@ -132,13 +134,16 @@ def encode_plain(inst: Instruction) -> bytes | None:
         width: int | None
         hs_: int | None
         if r is None:
-            vs, width, hs_ = F.VSTRIDE[0], F.WIDTH[1], F.HSTRIDE[0]
+            vs, width, hs_ = _NO_REGION
         else:
-            vs = F.VSTRIDE_VXH if r.vstride == VXH else F.VSTRIDE.get(r.vstride)
-            width, hs_ = F.WIDTH.get(r.width), F.HSTRIDE.get(r.hstride)
+            vs = _VSTRIDE_VXH if r.vstride == VXH else _VSTRIDE.get(r.vstride)
+            width, hs_ = _WIDTH.get(r.width), _HSTRIDE.get(r.hstride)
         file, type_ = _FILE.get(s.file), _REG_TYPE.get(s.type)
         reg, sub = s.reg, s.subreg * s.type.size
-        a, ng = int(s.abs), int(s.neg)
+        if s.abs is False and s.neg is False:     # (the usual: no source modifier)
+            a = ng = 0
+        else:
+            a, ng = int(s.abs), int(s.neg)
         reg_limit, sub_limit = _SRC_REG_LIMIT[i]
         if vs is None or width is None or hs_ is None or file is None or type_ is None or (a | ng) >> 1 \
                 or not 0 <= reg < reg_limit or not 0 <= sub < sub_limit:
@@ -156,13 +161,23 @@ def _header(inst: Instruction, op: str, word: int) -> int | None:
     co = inst.chan_offset
     if es is None or co % 4 or not 0 <= co <= 28:
         return None
-    q, n = divmod(co // 4, 2)
-    bits = int(inst.no_dd_clr), int(inst.no_dd_chk), int(inst.acc_wr_en), int(inst.debug), int(inst.saturate), \
-        int(inst.mask_ctrl_we_all)
-    if (bits[0] | bits[1] | bits[2] | bits[3] | bits[4] | bits[5]) >> 1:
-        return None
-    word |= es | n << _NIB | q << _QTR | bits[0] << _NO_DD_CLR | bits[1] << _NO_DD_CHK | bits[2] << _ACC \
-        | bits[3] << _DEBUG | bits[4] << _SAT | bits[5] << _MASK
+    if co:
+        q, n = divmod(co // 4, 2)
+        word |= es | n << _NIB | q << _QTR
+    else:
+        word |= es
+    sat, mask = inst.saturate, inst.mask_ctrl_we_all
+    if inst.no_dd_clr is False and inst.no_dd_chk is False and inst.acc_wr_en is False and inst.debug is False \
+            and (sat is False or sat is True) and (mask is False or mask is True):    # (the usual: plain bools)
+        if sat:
+            word |= 1 << _SAT
+        if mask:
+            word |= 1 << _MASK
+    else:
+        flagged = _flags(inst, word)
+        if flagged is None:
+            return None
+        word = flagged
     if inst.thread_ctrl:
         word |= _THREAD.get(inst.thread_ctrl, 0)
     p = inst.predicate
@@ -185,6 +200,16 @@ def _header(inst: Instruction, op: str, word: int) -> int | None:
     if cond is None:
         return None
     return word | cond
+
+
+def _flags(inst: Instruction, word: int) -> int | None:
+    """`word` with the six one-bit header flags, as int() reads each (None where one is not 0 or 1)."""
+    bits = int(inst.no_dd_clr), int(inst.no_dd_chk), int(inst.acc_wr_en), int(inst.debug), int(inst.saturate), \
+        int(inst.mask_ctrl_we_all)
+    if (bits[0] | bits[1] | bits[2] | bits[3] | bits[4] | bits[5]) >> 1:
+        return None
+    return word | bits[0] << _NO_DD_CLR | bits[1] << _NO_DD_CHK | bits[2] << _ACC | bits[3] << _DEBUG \
+        | bits[4] << _SAT | bits[5] << _MASK
 
 
 def _encode_jump(inst: Instruction, op: str, opcode_bits: int) -> bytes | None:

@@ -299,10 +299,12 @@ def _plainly_legal(inst: Instruction) -> bool:
         if (n < w or (n == w and h != 0 and v != w * h) or (w == 1 and h != 0)
                 or (n == 1 and w == 1 and (v != 0 or h != 0)) or (v == 0 and h == 0 and w != 1)):
             return False                                     # (_regions)
-        if _row_crosses(s, n):
-            return False
-        width = min(w, n)                                    # (_spans' source)
+        width = min(w, n)
         first = s.reg * GRF_SIZE + s.subreg * 4
+        reach = (width - 1) * h * 4 + 3                      # (_row_crosses' shortcut: every row where the first is)
+        if not (reach < GRF_SIZE and first % GRF_SIZE + reach < GRF_SIZE and v * 4 % GRF_SIZE == 0) \
+                and _row_crosses(s, n):
+            return False
         end = (first + (max(n // width, 1) - 1) * v * 4 + (width - 1) * h * 4 + 3) // GRF_SIZE
         if end - first // GRF_SIZE > 1 or end >= NUM_GRF:
             return False
@@ -709,12 +711,16 @@ def validate_program(insts: list[Instruction], offsets: list[int] | None = None,
         offsets, pc = [], 0
         for inst in insts:
             offsets.append(pc)
-            pc += instruction_size(inst)
+            pc += 8 if inst.compacted else 16        # (instruction_size)
     end = offsets[-1] + instruction_size(insts[-1]) if insts else 0
     starts = set(offsets)
     out: list[Violation] = []
     for index, (inst, pc) in enumerate(zip(insts, offsets)):
-        problems = check_instruction(inst)
+        # check_instruction, inline: a plainly legal ALU instruction (no branch) has nothing to report
+        alu = inst.dst is not None and not inst.align16 and inst.opcode not in _NOT_ALU     # (_alu)
+        if alu and _plainly_legal(inst):
+            continue
+        problems = _every_check(inst, alu)
         if inst.opcode in _BRANCH_SET:
             for name, target in _targets(inst, pc):
                 if target not in starts:

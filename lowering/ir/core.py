@@ -536,8 +536,9 @@ def _clone_function(func: Function) -> Function:
         copied.preds = [block_of(b) for b in block.preds]
         for ins, twin in zip(block.instrs, copied.instrs):
             twin.operands = [value(v) for v in ins.operands]
-            twin.attrs = {k: list(a) if isinstance(a, list) else a for k, a in ins.attrs.items()}
-            twin.targets = [block_of(b) for b in ins.targets]
+            # (most instructions have no attributes and no targets: no comprehension made for them)
+            twin.attrs = {k: list(a) if isinstance(a, list) else a for k, a in ins.attrs.items()} if ins.attrs else {}
+            twin.targets = [block_of(b) for b in ins.targets] if ins.targets else []
             twin.block = copied if ins.block is block else (None if ins.block is None else block_of(ins.block))
             if isinstance(ins, Phi):
                 cast(Phi, twin).blocks = [block_of(b) for b in ins.blocks]
