@@ -57,13 +57,14 @@ def rpo_numbers(order: list[int], n: int) -> list[int]:
 
 
 def immediate_dominators(succs: Succs, entry: int, preds: Succs | None = None,
-                         order: list[int] | None = None) -> list[int]:
+                         order: list[int] | None = None, num: list[int] | None = None) -> list[int]:
     """idom[v] for every node reachable from entry (idom[entry] = entry); -1 for unreachable nodes.
-    `preds` and `order` (reverse_postorder(succs, entry)), when the caller has them, are not made again."""
+    `preds`, `order` (reverse_postorder(succs, entry)) and `num` (rpo_numbers(order, len(succs))), when
+    the caller has them, are not made again."""
     n = len(succs)
     preds = predecessors(succs) if preds is None else preds
     order = reverse_postorder(succs, entry) if order is None else order
-    num = rpo_numbers(order, n)
+    num = rpo_numbers(order, n) if num is None else num
     idom = [-1] * n
     idom[entry] = entry
     changed = True
@@ -246,15 +247,15 @@ class LoopForest:
         return False
 
 
-def loop_forest(succs: Succs, entry: int, dom: DomTree | None = None,
-                preds: Succs | None = None, natural_only: bool = False, order: list[int] | None = None) -> LoopForest:
+def loop_forest(succs: Succs, entry: int, dom: DomTree | None = None, preds: Succs | None = None,
+                natural_only: bool = False, order: list[int] | None = None, num: list[int] | None = None) -> LoopForest:
     """Natural loops of a reducible graph; raises IrreducibleError for a retreating edge to a non-dominator.
     natural_only: the natural loops of any graph instead (an irreducible cycle's retreating edges left out:
     its nodes belong to no loop of their own; a natural loop is still entered only at its header)."""
     n = len(succs)
     preds = predecessors(succs) if preds is None else preds
     order = reverse_postorder(succs, entry) if order is None else order    # (the caller's, if it has it)
-    num = rpo_numbers(order, n)
+    num = rpo_numbers(order, n) if num is None else num                   # (as order)
     dom = dominator_tree(succs, entry) if dom is None else dom
     latches: dict[int, list[int]] = {}
     bad: list[tuple[int, int]] = []

@@ -51,6 +51,7 @@ class _Reader:
         self.end_def: dict[object, dict[Block, Value]] = {}
         self.start: dict[object, dict[Block, Value]] = {}
         self.new_phis: list[Phi] = []
+        self.pairs: dict[Phi, tuple[Value, Value]] = {}     # each new phi's first two different values
         self.replaced = replaced
         self.shortcuts = shortcuts
         self.readers: dict[object, Callable[[Block], Value]] = {}
@@ -66,7 +67,7 @@ class _Reader:
         at many blocks)."""
         ends = self.end_def.get(var, {})
         starts = self.start.setdefault(var, {})
-        new_phis, replaced = self.new_phis, self.replaced
+        new_phis, replaced, pairs = self.new_phis, self.replaced, self.pairs
         shortcuts = self.shortcuts
         firsts_of, lists = shortcuts.firsts, shortcuts.lists
         ends_get, starts_get, bypass_get = ends.get, starts.get, shortcuts.bypass.get
@@ -152,7 +153,7 @@ class _Reader:
                 return v
             phi = Phi(var_type, (), var_name)     # a former LLVM phi keeps its name (the printer dedups)
             starts[b] = phi                       # before the operands: a cycle finds the phi itself
-            same = None
+            same = second = None                  # the first two different values (but the phi)
             phi.blocks = list(preds)
             operands = phi.operands
             for p in preds:
@@ -162,12 +163,16 @@ class _Reader:
                     if op is None:
                         op = read(p)
                 operands.append(op)
-                if op is not phi and op is not same:
-                    same = op if same is None else phi    # `phi` here marks "several values"
-            if same is phi:
+                if second is None and op is not phi and op is not same:
+                    if same is None:
+                        same = op
+                    else:
+                        second = op
+            if second is not None:
                 phi.block = b                     # (Block.insert, inlined)
                 b.instrs.insert(0, phi)
                 new_phis.append(phi)
+                pairs[phi] = (same, second)       # type: ignore[assignment]  # (same: set before second)
                 v = phi
             else:
                 v = same if same is not None else Undef(var_type)
@@ -204,26 +209,30 @@ def _rewrite(code: Iterable[Instr], ifs: list[If], replace: dict[Value, Value]) 
             node.cond = _resolve(replace, node.cond)
 
 
-def _trivial_phis(phis: list[Phi], replace: dict[Value, Value]) -> list[Phi]:
+def _trivial_phis(phis: list[Phi], replace: dict[Value, Value],
+                  witness: dict[Phi, tuple[Value, Value]] | None = None) -> list[Phi]:
     """Map each phi that merges one value (besides itself) to that value, as Braun's tryRemoveTrivialPhi
     does, batched to a fixed point; return the phis that stay.
 
     A phi found to merge two values A and B (each not itself, as resolved then) stays unless A or B is
     replaced later, so after the first pass only the phis whose pair holds a phi replaced in the previous
-    pass are examined again (each pass used to examine all: a second whole pass for the few replaced)."""
-    witness: dict[Phi, tuple[Value, Value]] = {}
+    pass are examined again (each pass used to examine all: a second whole pass for the few replaced).
+    `witness`: such a pair for each phi, from when it was made (_Reader.pairs; the first two different
+    operands, as the first pass would find them): the first pass examines only the phis one of whose pair
+    has been replaced since (at 100k blocks 72k phis, a few dozen trivial). The dict is filled in."""
+    witness = {} if witness is None else witness
     live = list(phis)
     check_all = True
     replaced_now: set[Value] = set()
     while check_all or replaced_now:
         replaced_before, replaced_now = replaced_now, set()
+        gone: dict[Value, Value] | set[Value] = replace if check_all else replaced_before
         still = []
         for phi in live:
-            if not check_all:
-                a, b = witness[phi]
-                if a not in replaced_before and b not in replaced_before:
-                    still.append(phi)           # its two values are still two: no need to look again
-                    continue
+            pair = witness.get(phi)
+            if pair is not None and pair[0] not in gone and pair[1] not in gone:
+                still.append(phi)               # its two values are still two: no need to look again
+                continue
             same = None
             trivial = True
             for op in phi.operands:
@@ -356,14 +365,20 @@ def rebuild(func: Function, replaced: dict[Value, Value], users: list[Instr] | N
         if read is None:
             read = readers[var] = make(var)
         replaced[ins] = read(ins.block)                     # type: ignore[arg-type]
-    kept = set(_trivial_phis(reader.new_phis, replaced))
-    dropped = {p for p in reader.new_phis if p not in kept}
+    kept = _trivial_phis(reader.new_phis, replaced, reader.pairs)     # (in the order they were made)
+    # the phis found trivial (few: no set of the kept ones, nor a test per phi, when there are none)
+    dropped = set(reader.new_phis).difference(kept) if len(kept) != len(reader.new_phis) else set()
     for b, (others, length) in dirty.items():
         made = len(b.instrs) - length                      # the phis made since, each inserted at the top
-        b.instrs = [p for p in b.instrs[:made] if p not in dropped] + others if made else others
+        if made:
+            phis = b.instrs[:made]
+            if dropped and not dropped.isdisjoint(phis):
+                phis = [p for p in phis if p not in dropped]
+            b.instrs = phis + others
+        else:
+            b.instrs = others
     for b in {cast(Block, p.block) for p in dropped if p.block not in dirty}:
         b.instrs = [i for i in b.instrs if i not in dropped]
-    code: Iterable[Instr] = (ins for b in blocks for ins in b.instrs) if users is None else \
-        users + [p for p in reader.new_phis if p in kept]
+    code: Iterable[Instr] = (ins for b in blocks for ins in b.instrs) if users is None else [*users, *kept]
     _rewrite(code, shortcuts.ifs, replaced)
     return read_vars

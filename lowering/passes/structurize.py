@@ -134,9 +134,9 @@ class _Structurizer:
         self.preds = graph.predecessors(succs)
         order = graph.reverse_postorder(succs, 0)         # made once for the three
         self.rpo = graph.rpo_numbers(order, n)
-        self.dom = graph.DomTree.build(graph.immediate_dominators(succs, 0, self.preds, order), 0)
+        self.dom = graph.DomTree.build(graph.immediate_dominators(succs, 0, self.preds, order, self.rpo), 0)
         try:
-            self.forest = graph.loop_forest(succs, 0, self.dom, self.preds, order=order)
+            self.forest = graph.loop_forest(succs, 0, self.dom, self.preds, order=order, num=self.rpo)
         except graph.IrreducibleError as exc:
             u, v = exc.edges[0]
             source, target = self.nodes[u], self.nodes[v]
@@ -298,9 +298,9 @@ class _Structurizer:
         for u, b in enumerate(self.nodes):
             user_loop = header_of[u]
             for ins in b.instrs:
-                if ins.opcode == "var_load":
-                    continue
                 ops = ins.operands
+                if not ops:
+                    continue                          # (a branch; the loads made for phis: no operands)
                 for i, op in enumerate(ops):
                     # as_seen_from, with its common answers first: a value of no loop or the user's loop
                     value = replaced_get(op, op)
