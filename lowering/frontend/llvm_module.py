@@ -18,7 +18,7 @@ from reconverge.lowering.errors import CompileError
 
 TYPE_CHECKING = False                   # not typing's: a compile's start-up does not import typing
 if TYPE_CHECKING:
-    from typing import Iterator
+    from typing import Callable, Iterator
 
     import llvmlite.binding as llvm
 
@@ -120,19 +120,28 @@ def parse_llvm_text(text: str, source_name: str = "<ir>") -> llvm.ModuleRef:
         mod = _parse_in_own_context(llvm.parse_assembly, text)
     except RuntimeError as err:
         raise _llvm_error(source_name, err) from None
-    _verified(mod, source_name)
+    _verified(mod, source_name, "!llvm.dbg.cu" in text)
     mod.name = source_name
     return mod
 
 
-def _verified(mod: llvm.ModuleRef, source_name: str) -> None:
+def _verified(mod: llvm.ModuleRef, source_name: str, debug_info: bool) -> None:
     """LLVM's verifier on a parsed module: its first complaint (its message and the instruction it names,
-    where it does) as a one-line CompileError."""
-    try:
-        mod.verify()
-    except RuntimeError as err:
-        first = [line.strip() for line in str(err).splitlines() if line.strip()][:2]
-        raise CompileError(f"{source_name}: invalid module: {' '.join(first) or 'rejected by the verifier'}") from None
+    where it does) as a one-line CompileError. With debug info, in a forked child: the verifier asserts on
+    some malformed debug-info nodes (a lexical block whose scope is a type: llvm::cast<DILocalScope>) and
+    would abort the process (tools/input_fuzz.py, case 1056)."""
+    def complaint() -> bytes:
+        try:
+            mod.verify()
+            return b"-"
+        except RuntimeError as err:
+            first = [line.strip() for line in str(err).splitlines() if line.strip()][:2]
+            return (" ".join(first) or "rejected by the verifier").encode()
+    found = _in_child(complaint) if debug_info else complaint()
+    if found is None:
+        raise CompileError(f"{source_name}: invalid module: LLVM's verifier crashed on its debug info")
+    if found != b"-":
+        raise CompileError(f"{source_name}: invalid module: {found.decode(errors='replace')}")
 
 
 def parse_llvm_bitcode(data: bytes, source_name: str = "<bitcode>") -> llvm.ModuleRef:
@@ -340,26 +349,42 @@ def _run_pipeline(mod: llvm.ModuleRef, speed_level: int, unroll: bool = True) ->
 
 
 def _optimized_in_child(mod: llvm.ModuleRef, speed_level: int, source_name: str) -> llvm.ModuleRef:
+    def optimise() -> bytes:                     # the bitcode, or the verifier's first line
+        _run_pipeline(mod, speed_level, unroll=False)
+        try:
+            mod.verify()
+            return b"B" + mod.as_bitcode()
+        except RuntimeError as err:
+            return b"E" + (str(err).strip().splitlines() or ["invalid module"])[0].encode()
+    reply = _in_child(optimise)
+    if reply is None:
+        raise CompileError(f"{source_name or '<ir>'}: LLVM's -O{speed_level} pipeline crashed on this module's "
+                           f"convergence tokens (a dead loop whose token is used after it?): compile it at -O0")
+    if reply[:1] == b"E":
+        raise CompileError(f"{source_name or '<ir>'}: LLVM's -O{speed_level} pipeline left the convergence-control "
+                           f"tokens invalid ({reply[1:].decode(errors='replace')}): an LLVM bug; run it at -O0")
+    import llvmlite.binding as llvm
+    return llvm.parse_bitcode(reply[1:])
+
+
+def _in_child(work: Callable[[], bytes]) -> bytes | None:
+    """`work`'s bytes, computed in a forked child; None where the child died first (an LLVM assertion:
+    the LLVM that llvmlite ships has them on, and one aborts the whole process). The child's stderr is
+    silenced: the caller reports the crash in one line, without LLVM's text."""
     import os
 
     from reconverge.lowering.child_process import die_with_parent
     read_end, write_end = os.pipe()
     parent = os.getpid()
     pid = os.fork()
-    if pid == 0:                                   # the child: optimise, send the bitcode, leave
+    if pid == 0:
         try:
             os.close(read_end)
             die_with_parent(parent)
             import faulthandler
-            faulthandler.disable()                 # the parent reports a crash, in one line
-            quiet = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(quiet, 2)                      # and LLVM's assertion text is not that line
-            _run_pipeline(mod, speed_level, unroll=False)
-            try:
-                mod.verify()
-                reply = b"B" + mod.as_bitcode()
-            except RuntimeError as err:
-                reply = b"E" + (str(err).strip().splitlines() or ["invalid module"])[0].encode()
+            faulthandler.disable()
+            os.dup2(os.open(os.devnull, os.O_WRONLY), 2)
+            reply = work()
             with os.fdopen(write_end, "wb") as out:
                 out.write(reply)
         finally:
@@ -370,15 +395,7 @@ def _optimized_in_child(mod: llvm.ModuleRef, speed_level: int, source_name: str)
         while chunk := pipe.read(1 << 20):
             chunks.append(chunk)
     _, status = os.waitpid(pid, 0)
-    if os.WIFSIGNALED(status) or not chunks:
-        raise CompileError(f"{source_name or '<ir>'}: LLVM's -O{speed_level} pipeline crashed on this module's "
-                           f"convergence tokens (a dead loop whose token is used after it?): compile it at -O0")
-    reply = b"".join(chunks)
-    if reply[:1] == b"E":
-        raise CompileError(f"{source_name or '<ir>'}: LLVM's -O{speed_level} pipeline left the convergence-control "
-                           f"tokens invalid ({reply[1:].decode(errors='replace')}): an LLVM bug; run it at -O0")
-    import llvmlite.binding as llvm
-    return llvm.parse_bitcode(reply[1:])
+    return None if os.WIFSIGNALED(status) or not chunks else b"".join(chunks)
 
 
 def target_data(mod: llvm.ModuleRef):
