@@ -193,6 +193,22 @@ def test_the_generator_writes_line_directives_and_a_goto_loop_across_files_is_re
     assert "(its code in 2 files, by #line), which the optimiser removed" in outcomes[1].message
 
 
+@pytest.mark.parametrize("name, seed, sizes", [
+    ("scopes_goto_loop_hoisted_init_36562.cl", 36562, (32, 16, 5)),
+    ("scopes_goto_loop_hoisted_init_36742.cl", 36742, (64, 64, 1))], ids=["36562", "36742"])
+def test_an_operation_after_a_goto_loop_keeps_its_scope_when_O2_hoists_the_loops_initialisation(
+        tmp_path, name, seed, sizes):
+    """A goto loop whose initialisation (`yk = ...; yj = 0;`) runs before it in its braces, and a reduction
+    after it there: -O0's lexical rule meets every lane at the reduction (code in the braces runs before
+    the loop, so they are not its body). -O2 hoists that code out of the loops without a location, the
+    braces then held nothing before the loop, and the reduction met the lanes per pass of the goto loop on
+    every target. The goto loop's span in clang's module before its passes (removed_loops) is now its
+    range at -O2 (source_scopes._LoopRanges)."""
+    run = _kept_run(name, seed, *sizes, tmp_path)
+    outcomes = [run.run(Config.parse(c)) for c in ("ir-O0", "ir-O2", "spirv-O2", "gen-O2-simd16-hybrid")]
+    assert [o.status for o in outcomes] == ["ok"] * 4, [(o.config, o.message) for o in outcomes]
+
+
 def test_a_kept_loop_is_not_taken_for_removed_by_its_phis_locations(tmp_path):
     """Fuzz convergence-31080: a phi's location is its variable's declaration (mem2reg's), before the loop;
     removed_loops counted it as the optimised loop's code, found code outside the source loop's range, and

@@ -348,17 +348,30 @@ class _LoopRanges:
     loop statement start and end): an operation outside a loop's range was not written in it, whatever
     the lexical blocks say. Unrotated at -O2 (removed_loops' recompile), a `do` written first in a
     `while` body holds the body's scope (its condition) with nothing before it, so the scopes rule alone
-    took the reduction after it for the do's (test_loop_separation's plain_nest)."""
+    took the reduction after it for the do's (test_loop_separation's plain_nest).
+
+    A loop written with goto has no `!llvm.loop`: its range is the span removed_loops took in clang's
+    module before its passes (`unoptimized_loops`, above -O0), found by a latch's last located code. The
+    lexical rule alone decided from the code in the loop's braces that runs before it, which -O2 hoists
+    out of the loop without a location (fuzz convergence-36562: a goto loop's initialisation hoisted, so
+    the reduction after the loop in its braces was taken for the loop's, where -O0 met every lane)."""
 
     def __init__(self, notes: ScopeNotes, blocks: list[Block], succs: list[list[int]], members: dict[int, list[int]]):
         self.scopes = notes.scopes
         self.ranges: dict[int, list[SourceRange]] = {}
-        for h, vs in members.items() if notes.latches else ():
+        gotos = [r for r in self.scopes.unoptimized_loops if r.goto]
+        for h, vs in members.items() if notes.latches or gotos else ():
             for v in vs:
                 node = notes.latches.get(blocks[v])
                 found = self.scopes.loop_range(node) if node is not None and h in succs[v] else None
                 if found is not None:
                     self.ranges.setdefault(h, []).append(found)
+            if h not in self.ranges and gotos:
+                ends = [p for v in vs if h in succs[v] for ident in notes.blocks.get(blocks[v], ())[-1:]
+                        for p in self.scopes.positions(ident)[:1]]
+                spans = [r for r in gotos if any(r.holds(p) for p in ends)]
+                if spans:
+                    self.ranges[h] = spans
 
     def written_in(self, h: int, ident: str) -> bool:
         """Whether an operation at location `ident` may have been written in loop h (True: h's range unknown)."""
