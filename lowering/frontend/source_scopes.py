@@ -368,7 +368,7 @@ class _LoopRanges:
                     self.ranges.setdefault(h, []).append(found)
             if h not in self.ranges and gotos:
                 ends = [p for v in vs if h in succs[v] for ident in notes.blocks.get(blocks[v], ())[-1:]
-                        for p in self.scopes.positions(ident)[:1]]
+                        for p in self.scopes.positions(ident)]
                 spans = [r for r in gotos if any(r.holds(p) for p in ends)]
                 if spans:
                     self.ranges[h] = spans
