@@ -24,14 +24,18 @@ factor (`reconverge fuzz --seed 16248 --mode convergence`: `f * (0.0f * -5.0f)` 
 So a zero literal is hidden as `never ? 2.0 : zero`, made once in the entry block: in place of a zero
 operand of the arithmetic above, and of the zero of a select or phi (NIR makes bcsel of small ifs' phis)
 whose other literal is 1.0 or -1.0 of the other sign (a select on `never` itself would still be folded
-with the hidden one: NIR merges nested selects on one condition). Every rewrite is semantically neutral;
-`--emit spirv` keeps the plain form.
+with the hidden one: NIR merges nested selects on one condition). A phi or select whose every input is
+one literal (after the launches' zeroing of undefined phi inputs: loop_live_outs) is that literal to NIR,
+which folds it: `x * (c ? -1.0f : 0.0f)` at -O2, whose 0.0 came through three nested ifs' phis, gave
+-0.0 (`reconverge fuzz --seed 38706 --mode convergence`, 23 of 32 lanes), so such an operand is read as
+its literal and hidden the same way. Every rewrite is semantically neutral; `--emit spirv` keeps the
+plain form.
 """
 from __future__ import annotations
 
 import struct
 
-from reconverge.lowering.ir.core import Const, Function, Instr, first_block
+from reconverge.lowering.ir.core import Const, Function, Instr, Value, first_block
 from reconverge.lowering.ir.types import I1, I32, I64, Type
 
 FACTORS = {"fmul": (0, 1), "fdiv": (0, 1), "frem": (0, 1), "fma": (0, 1), "fmuladd": (0, 1),
@@ -51,12 +55,40 @@ def _bits(c: Const) -> int | None:
     return int.from_bytes(struct.pack({16: "<e", 32: "<f", 64: "<d"}[t.bits], c.value), "little")
 
 
-def _zeros_nir_misreads(ins: Instr) -> list[int]:
+def _literal(v: Value, known: dict[Instr, Const | None], depth: int = 0) -> Const | None:
+    """v's literal: v itself, or the one literal every input of a phi or select is (through others);
+    None where there is none, or where the inputs close a cycle or run deeper than _MAX_DEPTH (unknown,
+    so not hidden: the answer must be exact, as the operand is replaced by the literal). Memoized in
+    `known`."""
+    if isinstance(v, Const):
+        return v
+    if not isinstance(v, Instr) or v.opcode not in ("phi", "select") or depth > _MAX_DEPTH:
+        return None
+    if v in known:
+        return known[v]
+    known[v] = None                                  # met again on a cycle: none
+    found: Const | None = None
+    for x in v.operands[1:] if v.opcode == "select" else v.operands:
+        c = _literal(x, known, depth + 1)
+        if c is None or (found is not None and (c.type != found.type or _bits(c) != _bits(found))):
+            return None
+        if found is None:
+            found = c
+    known[v] = found
+    return found
+
+
+_MAX_DEPTH = 32
+
+
+def _zeros_nir_misreads(ins: Instr, known: dict[Instr, Const | None]) -> list[int]:
     """The operand positions of a select's or phi's zero literals that NIR's b2f rules would read as the
-    zero of the other sign: a +-0.0 (bits) beside a literal 1.0 or -1.0 whose sign differs."""
+    zero of the other sign: a +-0.0 (bits) beside a literal 1.0 or -1.0 whose sign differs (either of them
+    a literal, or a phi or select of one literal: _literal)."""
     values = ins.operands[1:] if ins.opcode == "select" else ins.operands
     first = 1 if ins.opcode == "select" else 0
-    bits = [_bits(v) if isinstance(v, Const) else None for v in values]
+    literals = [_literal(v, known) for v in values]
+    bits = [_bits(c) if c is not None else None for c in literals]
     width = ins.type.bits
     sign = 1 << (width - 1)
     ones = {b & sign for b in bits if b is not None and b & ~sign == ONE_BITS.get(width, -1)}
@@ -67,8 +99,9 @@ def hide_zero_operands(func: Function) -> int:
     """Rewrite `func` in place as described above; the number of operands replaced."""
     arithmetic = [(ins, i) for ins in func.instructions() if ins.opcode in FACTORS for i in FACTORS[ins.opcode]
                   if not (isinstance(x := ins.operands[i], Const) and x.value != 0)]
-    selects = [(ins, i) for ins in func.instructions() if ins.opcode in ("select", "phi")
-               for i in _zeros_nir_misreads(ins)]
+    known: dict[Instr, Const | None] = {}
+    selects = [(ins, i, _literal(ins.operands[i], known)) for ins in func.instructions()
+               if ins.opcode in ("select", "phi") for i in _zeros_nir_misreads(ins, known)]
     if not arithmetic and not selects:
         return 0
     entry = first_block(func.body)
@@ -94,9 +127,8 @@ def hide_zero_operands(func: Function) -> int:
         else:
             ins.operands[i] = block.insert(block.instrs.index(ins), Instr("select", [never, Const(v.type, 1.0), v],
                                                                           v.type))
-    for ins, i in selects:
-        zero = ins.operands[i]
-        assert isinstance(zero, Const)
+    for ins, i, zero in selects:
+        assert zero is not None
         ins.operands[i] = hide(zero)
     func.update_cfg()
     return len(arithmetic) + len(selects)

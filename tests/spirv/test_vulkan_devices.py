@@ -410,6 +410,27 @@ def test_a_select_between_one_and_a_zero_keeps_the_zeros_sign(tmp_path, level):
     assert len({int(x) >> 31 for x in want[0]}) == 2        # both signs of each zero occur
 
 
+# `reconverge fuzz --seed 38706 --mode convergence` (23 of 32 lanes): at -O2 the 0.0 of `c ? -1.0f : 0.0f`
+# reaches the select through the phis of three nested ifs (safe_smod's); with the launches' zeroing of
+# their undefined inputs NIR folds them to 0.0 and then the select to -b2f(c): -0.0 for a positive factor.
+SIGNED_ZERO_THROUGH_PHIS = """
+static inline int safe_smod(int a, int b) { return (b == 0 || (a == (-2147483647 - 1) && b == -1)) ? 0 : a % b; }
+kernel void k(global uint *out, global const uint *in)
+{
+    uint gid = get_global_id(0);
+    float f = (float)(as_int(in[gid]) % 4096);
+    float m = (as_uint(safe_smod((int)f, as_int(in[gid + 1] & 7u))) == 0u) ? -1.0f : 0.0f;
+    out[gid] = as_uint(f * m);
+}
+"""
+
+
+def test_a_zero_that_reaches_a_select_through_phis_keeps_its_sign(tmp_path):
+    program = _program(tmp_path, "signed_zero_phis.cl", SIGNED_ZERO_THROUGH_PHIS, "-O2")
+    want = _spirv_agrees_with_llvm(program, _random_words(38706), 32)
+    assert {0, 0x80000000} <= {int(x) for x in want[0]}       # both zeros occur
+
+
 GLSL_SELECT = """#version 450
 layout(local_size_x = 8) in;
 layout(std430, binding = 0) buffer O { uint o[]; };
