@@ -116,19 +116,25 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="input_fuzz", description=__doc__.split("\n\n")[0])
     parser.add_argument("-n", type=int, default=200, help="cases (default 200)")
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--time-budget", default="", help="stop after this long (e.g. 10m, 90s)")
+    parser.add_argument("--time-budget", default="", help="stop after this long (90, 90s, 10m or 2h)")
     parser.add_argument("--save-dir", default="input-fuzz-failures")
     args = parser.parse_args(argv)
-    budget = float(args.time_budget[:-1]) * (60 if args.time_budget.endswith("m") else 1) if args.time_budget else 0
-    start, failing = time.monotonic(), 0
+    from reconverge.tools.fuzz.command import parse_duration
+    from reconverge.tools.usage import UsageError
+    try:
+        budget = parse_duration(args.time_budget) if args.time_budget else 0.0
+    except UsageError as exc:
+        parser.error(str(exc))
+    start, failing, done = time.monotonic(), 0, 0
     with tempfile.TemporaryDirectory() as work:
         modules = corpus_modules(work)
         for case in range(args.n):
             if budget and time.monotonic() - start > budget:
                 break
             failing += bool(run_case(args.seed + case, modules, work, args.save_dir))
-            print(f"[{case + 1}/{args.n}] failing {failing}", flush=True)
-    print(f"{case + 1} cases, {failing} failing")
+            done += 1
+            print(f"[{done}/{args.n}] failing {failing}", flush=True)
+    print(f"{done} cases, {failing} failing")
     return 1 if failing else 0
 
 
