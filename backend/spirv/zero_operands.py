@@ -9,7 +9,7 @@ float r = 0.0 * z`, and even with the SignedZeroInfNanPreserve execution mode, w
 (`w * (float)(ushort_value > 65535u)`, from `reconverge fuzz --seed 2000 --mode all`, which differed in
 68 of 128 lanes at -O0). A factor chosen by a condition NIR cannot decide is never known to be 0.0, so
 `run --target spirv` on lavapipe (backend.spirv.launch, on a copy of the kernel) makes each factor of
-fmul, fdiv, frem, fma and fmuladd that is not a nonzero constant `never ? 1.0 : factor`, where never is
+fmul, fdiv, frem, fma and fmuladd that is not a nonzero constant `never ? 2.0 : factor`, where never is
 get_group_id(2) >= get_num_groups(2) (`factor - zero` with a hidden zero is not enough: a known 0.0
 minus it came out -0.0). Sums have the same fault: NIR drops a term it knows to be 0.0, so `0.0 - w` for
 w = +0.0 and `x + 0.0` for x = -0.0 came out -0.0 (`reconverge fuzz --seed 364 --mode basic`, 7 of 64
@@ -28,7 +28,10 @@ with the hidden one: NIR merges nested selects on one condition). A phi or selec
 one literal (after the launches' zeroing of undefined phi inputs: loop_live_outs) is that literal to NIR,
 which folds it: `x * (c ? -1.0f : 0.0f)` at -O2, whose 0.0 came through three nested ifs' phis, gave
 -0.0 (`reconverge fuzz --seed 38706 --mode convergence`, 23 of 32 lanes), so such an operand is read as
-its literal and hidden the same way. Every rewrite is semantically neutral; `--emit spirv` keeps the
+its literal and hidden the same way. NIR also folds what our IR keeps, `(float)clz(0xffffffffu) * -18.0f`
+to a known zero, and `never ? 1.0 : known 0.0` to b2f(never), whose product with x < 0 came out -0.0, not
+0.0 (`reconverge fuzz --seed 40694 --mode subgroup`, every lane); so every factor is hidden behind 2.0,
+which no such rule matches. Every rewrite is semantically neutral; `--emit spirv` keeps the
 plain form.
 """
 from __future__ import annotations
@@ -119,13 +122,13 @@ def hide_zero_operands(func: Function) -> int:
             hidden[key] = entry.insert(entry.instrs.index(never) + 1, Instr("select", [never, two, zero], zero.type))
         return hidden[key]
 
-    for ins, i in arithmetic:       # never ? 1.0 : v is v, -0.0 and NaN included
+    for ins, i in arithmetic:       # never ? 2.0 : v is v, -0.0 and NaN included
         v, block = ins.operands[i], ins.block
         assert block is not None
         if isinstance(v, Const) and v.type.is_float and v.value == 0:
             ins.operands[i] = hide(v)
         else:
-            ins.operands[i] = block.insert(block.instrs.index(ins), Instr("select", [never, Const(v.type, 1.0), v],
+            ins.operands[i] = block.insert(block.instrs.index(ins), Instr("select", [never, Const(v.type, 2.0), v],
                                                                           v.type))
     for ins, i, zero in selects:
         assert zero is not None

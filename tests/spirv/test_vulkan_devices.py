@@ -431,6 +431,26 @@ def test_a_zero_that_reaches_a_select_through_phis_keeps_its_sign(tmp_path):
     assert {0, 0x80000000} <= {int(x) for x in want[0]}       # both zeros occur
 
 
+# `clz(0xffffffff)` is 0 only to NIR's constant folding (our IR and clang -O0 keep the call), so the
+# hidden factor `never ? 1.0 : zero` became b2f(never), and the product came out -0.0 for +0.0 (fuzz
+# subgroup-40694, every lane, at -O0 and -O2).
+SIGNED_ZERO_FOLDED_BY_NIR = """
+kernel void k(global uint *out, global const uint *in)
+{
+    uint gid = get_global_id(0);
+    float x = (float)(as_int(gid & in[gid]) % 4096) * -2.0f;
+    out[gid] = as_uint(x * ((float)(as_int(clz(0xffffffffu)) % 4096) * -18.0f));
+}
+"""
+
+
+@pytest.mark.parametrize("level", ["-O0", "-O2"])
+def test_a_zero_only_nir_folds_keeps_its_sign(tmp_path, level):
+    program = _program(tmp_path, "signed_zero_folded.cl", SIGNED_ZERO_FOLDED_BY_NIR, level)
+    want = _spirv_agrees_with_llvm(program, _random_words(40694), 16)
+    assert {int(x) for x in want[0]} == {0}                 # +0.0 in every lane, never -0.0
+
+
 GLSL_SELECT = """#version 450
 layout(local_size_x = 8) in;
 layout(std430, binding = 0) buffer O { uint o[]; };
