@@ -12,7 +12,9 @@ modifiers) is dropped. O(instructions).
 """
 from __future__ import annotations
 
-from .mir import BRANCHES, SENDS, MFunction, MInstr, Operand, VReg
+import struct
+
+from .mir import BRANCHES, SENDS, Imm, MFunction, MInstr, Operand, VReg
 
 
 def eliminate_common_subexpressions(func: MFunction) -> int:
@@ -80,12 +82,20 @@ def _key(ins: MInstr, writes: dict[int, int], probe: bool = False) -> tuple | No
             if writes.get(v.id, 0) != 1:
                 return None
             ident: tuple = ("v", v.id, v.type, v.uniform, v.count)
+        elif isinstance(v, Imm):
+            ident = ("i", v.type, _bits(v.value))
         else:
-            ident = ("c", v)
+            ident = ("p", v)
         region = None if s.region is None else (s.region.vstride, s.region.width, s.region.hstride)
         sources.append((ident, s.offset, region, s.neg, s.abs))
     v = dst.value
     return (ins.opcode, ins.exec_size, ins.no_mask, ins.math_fc, v.type, v.uniform, v.count, tuple(sources))
+
+
+def _bits(value: int | float) -> int | bytes:
+    """An immediate's identity: a float by its encoding, since 0.0 == -0.0 in Python (sharing `mov 0.0`
+    with `mov -0.0` gave `c ? 0.0 : -1.0` the wrong zero: fuzz convergence-40760) and NaN != NaN."""
+    return struct.pack("<d", value) if isinstance(value, float) else value
 
 
 def _flag_key(ins: MInstr, writes: dict[int, int]) -> tuple | None:

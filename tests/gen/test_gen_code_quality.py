@@ -41,6 +41,12 @@ kernel void chains(global int *out, global const int *in, global const float *f)
     }
     out[gid] = acc * 64 + i;
 }
+kernel void zeros(global uint *out, global const uint *in) {     /* fuzz convergence-40760, reduced */
+    uint gid = get_global_id(0), a = in[gid], b = in[(gid + 1) & 63];
+    float s = ((a & 7u) == 2u) ? -0.0f : 1.0f;
+    s = fmin(s * ((as_int(b) >> (a & 31u)) > 3 ? -0.0f : 1.0f), 65536.0f);
+    out[gid] = as_uint(s * (as_int(b) <= 9 ? 0.0f : -1.0f));
+}
 kernel void converted_bits(global uint *out, global const int *in) {
     uint gid = get_global_id(0);
     float f = 7.0f;
@@ -118,6 +124,29 @@ def test_cse_shares_values_and_flags_only_where_nothing_was_written_between():
     assert eliminate_common_subexpressions(f) == 2
     assert [i.opcode for i in b.instrs] == ["mov", "mul", "cmp", "sel", "cmp", "cmp", "mov", "mov"]
     assert all(s.value.id != z.id for i in b.instrs for s in i.srcs if hasattr(s.value, "id"))
+
+
+def test_cse_tells_the_zeros_apart():
+    from reconverge.backend.gen.mir import Imm, MFunction, MInstr, Operand
+    from reconverge.backend.gen.mir_cse import eliminate_common_subexpressions
+    f = MFunction("k", 16)
+    b = f.block("entry")
+    x, y, z = (f.vreg(DataType.F) for _ in range(3))
+    for dst, value in ((x, -0.0), (y, 0.0), (z, -0.0)):
+        b.append(MInstr("mov", 16, Operand(dst), [Operand(Imm(value, DataType.F))]))
+    assert eliminate_common_subexpressions(f) == 1                 # z is x; y stays +0.0
+    assert [i.srcs[0].value.value for i in b.instrs] == [-0.0, 0.0] and str(b.instrs[1].srcs[0].value)[0] != "-"
+
+
+@pytest.mark.parametrize("simd", [8, 16])
+def test_selects_of_both_zeros_in_one_block_agree_with_the_reference(program, simd):
+    data = np.random.default_rng(40760).integers(0, 2**32, 64, dtype=np.uint64).astype(np.uint32)
+    data[::5] = 2                                                  # some lanes select -0.0 first
+    args = lambda: [np.zeros(64, np.uint32), data.copy()]                         # noqa: E731
+    want = run_target("llvm", program, "zeros", args(), (64,), (16,))
+    assert {0, 0x80000000} <= set(want[0].tolist())
+    got = run_target("gen", program, "zeros", args(), (64,), (16,), GenRunOptions(simd, "structured"))
+    assert np.array_equal(got[0], want[0])
 
 
 CF_MODES = ["structured", "blockip", "hybrid", "auto"]
