@@ -135,13 +135,19 @@ def _verified(mod: llvm.ModuleRef, source_name: str, debug_info: bool) -> None:
             mod.verify()
             return b"-"
         except RuntimeError as err:
-            first = [line.strip() for line in str(err).splitlines() if line.strip()][:2]
-            return (" ".join(first) or "rejected by the verifier").encode()
+            return _first_complaint(err).encode()
     found = _in_child(complaint) if debug_info else complaint()
     if found is None:
         raise CompileError(f"{source_name}: invalid module: LLVM's verifier crashed on its debug info")
     if found != b"-":
         raise CompileError(f"{source_name}: invalid module: {found.decode(errors='replace')}")
+
+
+def _first_complaint(err: RuntimeError) -> str:
+    """The verifier's first complaint in one line: its message and the instruction it names, where it
+    does."""
+    first = [line.strip() for line in str(err).splitlines() if line.strip()][:2]
+    return " ".join(first) or "rejected by the verifier"
 
 
 def parse_llvm_bitcode(data: bytes, source_name: str = "<bitcode>") -> llvm.ModuleRef:
@@ -355,7 +361,7 @@ def _optimized_in_child(mod: llvm.ModuleRef, speed_level: int, source_name: str)
             mod.verify()
             return b"B" + mod.as_bitcode()
         except RuntimeError as err:
-            return b"E" + (str(err).strip().splitlines() or ["invalid module"])[0].encode()
+            return b"E" + _first_complaint(err).encode()
     reply = _in_child(optimise)
     if reply is None:
         raise CompileError(f"{source_name or '<ir>'}: LLVM's -O{speed_level} pipeline crashed on this module's "
