@@ -209,6 +209,18 @@ def test_an_operation_after_a_goto_loop_keeps_its_scope_when_O2_hoists_the_loops
     assert [o.status for o in outcomes] == ["ok"] * 4, [(o.config, o.message) for o in outcomes]
 
 
+def test_a_nested_loops_exit_into_the_shared_latch_is_no_merged_loops_back_edge(tmp_path):
+    """At -O2 a `while` in an `if` in a `for (;;)` exits into the for's latch, which the if's else reaches
+    too. Loop separation took the while's exit test (a conditional branch deeper than the if's) for the
+    back edge of a `do` LLVM had merged into the for, split the for's header, and lanes that took the if
+    went round again without those that had not: the reduction met other lanes than at -O0 on every
+    target (fuzz convergence-50046). A branch in a nested CFG loop leaves that loop; it is now never a
+    merged loop's back edge (loop_separation._split_one)."""
+    run = _kept_run("scopes_while_exit_into_shared_latch_50046.cl", 50046, 64, 16, 6, tmp_path)
+    outcomes = [run.run(Config.parse(c)) for c in ("ir-O0", "ir-O2", "spirv-O2", "gen-O2-simd16-hybrid")]
+    assert [o.status for o in outcomes] == ["ok"] * 4, [(o.config, o.message) for o in outcomes]
+
+
 def test_a_kept_loop_is_not_taken_for_removed_by_its_phis_locations(tmp_path):
     """Fuzz convergence-31080: a phi's location is its variable's declaration (mem2reg's), before the loop;
     removed_loops counted it as the optimised loop's code, found code outside the source loop's range, and

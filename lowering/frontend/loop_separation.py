@@ -68,10 +68,13 @@ def _split_one(func: Function, notes: ScopeNotes, bodies: dict[Block, ScopeKey])
         edges = _back_edge_branches(header, latches, lambda b: dom.dominates(h, index[b]))
         if edges is None:
             continue
+        own = [edge for edge in edges if forest.header_of[index[edge[0]]] == h]
+        if len(own) < 2:        # the others leave a nested CFG loop (its exit into the shared latch)
+            continue
         calls = [(ins, ident) for ins, ident in notes.calls.items()
                  if ins.block in index and forest.contains(h, index[ins.block])]
         for _, ident in calls:
-            inner, body = _inner_edges(edges, notes, notes.scopes.chain(ident))
+            inner, body = _inner_edges(own, [e for e in edges if e not in own], notes, notes.scopes.chain(ident))
             if inner and body is not None:
                 _split(func, header, latches, inner)
                 bodies[header] = body
@@ -95,11 +98,14 @@ def _back_edge_branches(header: Block, latches: list[Block], in_loop) -> list[tu
     return out if len(out) >= 2 and len(set(sources)) == len(sources) else None
 
 
-def _inner_edges(edges: list[tuple[Block, Block]], notes: ScopeNotes,
+def _inner_edges(edges: list[tuple[Block, Block]], nested_exits: list[tuple[Block, Block]], notes: ScopeNotes,
                  call_chain: tuple[ScopeKey, ...]) -> tuple[list[tuple[Block, Block]], ScopeKey | None]:
     """The back edges of the source loop that the call was written in, when they are deeper than the
     others and every branch is written around the call, and the lexical block of that loop's body (the
-    innermost around those branches); else none."""
+    innermost around those branches); else none. `nested_exits`: the back edges taken by a branch in a
+    nested CFG loop, which leave that loop (a `while`'s test, deep in the merged loop's body, whose exit
+    is the shared latch: fuzz convergence-50046 split a loop there, and its `if`'s lanes went round
+    without the others); never the inner loop's, they stay with the outer loop's edges."""
     around = set(call_chain)
     depths = []
     body: ScopeKey | None = None
@@ -114,13 +120,15 @@ def _inner_edges(edges: list[tuple[Block, Block]], notes: ScopeNotes,
         depths.append(len(lexical))
         if lexical and len(lexical) == max(depths):
             body = lexical[0]
+    if not all(notes.blocks.get(source) for source, _ in nested_exits):
+        return [], None
     deepest = max(depths)
     if deepest == min(depths):
         return [], None
     inner = [edge for edge, depth in zip(edges, depths) if depth == deepest]
     if any(source.terminator is None or source.terminator.opcode != "cbr" for source, _ in inner):
         return [], None         # a `continue` (an unconditional branch back), not a `do`'s test
-    outer = [edge for edge, depth in zip(edges, depths) if depth != deepest]
+    outer = [edge for edge, depth in zip(edges, depths) if depth != deepest] + nested_exits
     if not _own_loop_statement(notes, inner, outer):
         return [], None
     return inner, body
