@@ -163,6 +163,59 @@ def test_a_region_running_an_operation_of_another_token_is_refused_in_one_line()
     assert "\n" not in message
 
 
+LOOP_AFTER_EXIT = """\
+kernel @k(ptr1 %out, i32 %v, i1 %d) {
+  block b0 "entry":
+    %e = convergence.entry token
+    br b1
+  block b1 "loop":
+    %l = convergence.loop token %e
+    %first = subgroup.broadcast_first i32 %v, %l
+    %same = icmp.eq i32 %v, %first
+    cbr i1 %same, b2, b1
+  block b2 "moved":
+    %m = TOKEN
+    %x = subgroup.reduce i32 %v, %m, arith "umax"
+    cbr i1 %d, b3, b2
+  block b3 "exit":
+    %sum = subgroup.reduce i32 %x, %l, arith "add"
+    store i32 %sum, %out
+    ret
+}
+"""
+
+
+def _loop_after_exit(token: str):
+    from reconverge.lowering.ir.parser import parse_module
+    from reconverge.lowering.ir.validate import validate
+    func = parse_module(LOOP_AFTER_EXIT.replace("TOKEN", token)).functions["k"]
+    assert validate(func) == []
+    return func
+
+
+def test_a_loop_of_its_own_anchor_on_the_way_to_the_exit_operation_joins_the_loop():
+    """-O2 can move a loop written in another loop's body after that loop's exit, before an operation of
+    the outer loop's token (fuzz convergence-51088: a waterfall loop, anchored by the scopes mode, refused
+    before). Its anchor means the same inside the loop, so the moved loop is pulled in with the way to the
+    operation and nests in it; a loop heart whose parent is the entry token would not, and is refused."""
+    from reconverge.lowering.errors import NotSupported
+    from reconverge.lowering.graph import loop_forest
+    from reconverge.lowering.ir.validate import validate
+    from reconverge.lowering.passes import PASSES
+    func = _loop_after_exit("convergence.anchor token")
+    PASSES["convergence"].run(func, None)
+    assert validate(func) == []
+    blocks = func.update_cfg()
+    forest = loop_forest([[s.index for s in b.succs] for b in blocks], 0)
+    index = {b.label: b.index for b in blocks}
+    assert forest.contains(index["loop"], index["moved"]) and forest.header_of[index["moved"]] == index["moved"]
+    with pytest.raises(NotSupported, match="with a token from elsewhere"):
+        PASSES["convergence"].run(_loop_after_exit("convergence.loop token %e"), None)
+    heart_of_the_loop = _loop_after_exit("convergence.loop token %l")
+    PASSES["convergence"].run(heart_of_the_loop, None)
+    assert validate(heart_of_the_loop) == []
+
+
 def test_llvm_optimising_a_dead_loop_whose_token_is_used_after_it_is_a_one_line_error():
     """LLVM 22 (llvmlite's build, assertions on) aborts in loop deletion on trips_*'s dead loop at -O2;
     the pipeline runs in a child for modules with tokens, so this is an error, not a dead process."""

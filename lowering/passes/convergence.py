@@ -26,7 +26,9 @@ block after the latch takes the target's phis). The structurizer then places R i
 and blockIP's min-IP order runs R before the continuing lanes jump back (the latch's IP is above every
 block of L and R). Values cross the new latch through phis (undef on the other paths). Where a block of R is
 reached from outside L and R, or R runs a convergent operation of another token, the pass refuses with a
-one-line error (never a silently different meeting).
+one-line error (never a silently different meeting); a token defined in R that means the same once R is in
+L (an anchor, or a loop heart whose parent is L's token: a loop that -O2 moved out of L's body) is no other
+token.
 
 Interface for other front ends (the `scopes` convergence mode): to ask that a convergent instruction U
 run inside the loop body it was written in, give it a token: add `%t = convergence.anchor token` (an Instr
@@ -157,10 +159,29 @@ def _region(func: Function, header: Block, ops: list[tuple[Block, int]]) -> list
                                f"but block {label} on the way to it is not reached only from that loop "
                                f"(not supported: it would have to be duplicated)")
         for x in b.instrs[:upto.get(b, len(b.instrs) - 1) + 1]:
-            if control_token(x) is not None and _home(x, forest) != h:
+            if control_token(x) is not None and _home(x, forest) != h and not _moves_along(x, region, h, forest):
                 raise NotSupported(f"{where(func, x)}: block {label} also runs operations of the loop at "
                                    f"block {hname} with a token from elsewhere (not supported)")
     return [b for b in blocks if b in region]
+
+
+def _moves_along(ins: Instr, region: set[Block], h: int, forest: LoopForest) -> bool:
+    """Whether `ins`'s token is defined in the region and means the same once the region is in the loop:
+    an anchor (LangRef leaves its set of threads to the implementation; the scopes mode puts one in the
+    header of the loop an operation was written in, here a loop LLVM moved after the exit of the loop it
+    was written in: fuzz convergence-51088's waterfall loop), or a loop heart whose parent token is the
+    loop's or moves along too."""
+    token = control_token(ins)
+    while isinstance(token, Instr) and token.opcode == "convergence" and token.block in region:
+        if token.attrs.get("kind") == "anchor":
+            return True
+        if token.attrs.get("kind") != "loop" or not token.operands:
+            return False
+        parent = token.operands[-1]
+        if isinstance(parent, Instr) and parent.block is not None and forest.contains(h, parent.block.index):
+            return True
+        token = parent
+    return False
 
 
 def _pull_into_loop(func: Function, header: Block, ops: list[tuple[Block, int]]) -> None:
