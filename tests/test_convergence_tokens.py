@@ -126,12 +126,17 @@ kernel @k(ptr1 %out, i32 %v, i1 %d) {
 """
 
 
-def _deep_exit(other: str):
+def _valid_kernel(text: str):
+    """Kernel k of an IR text, checked by the validator."""
     from reconverge.lowering.ir.parser import parse_module
     from reconverge.lowering.ir.validate import validate
-    func = parse_module(DEEP_EXIT.replace("OTHER", other)).functions["k"]
+    func = parse_module(text).functions["k"]
     assert validate(func) == []
     return func
+
+
+def _deep_exit(other: str):
+    return _valid_kernel(DEEP_EXIT.replace("OTHER", other))
 
 
 def test_an_operation_reached_through_two_exits_joins_the_loop():
@@ -186,11 +191,7 @@ kernel @k(ptr1 %out, i32 %v, i1 %d) {
 
 
 def _loop_after_exit(token: str):
-    from reconverge.lowering.ir.parser import parse_module
-    from reconverge.lowering.ir.validate import validate
-    func = parse_module(LOOP_AFTER_EXIT.replace("TOKEN", token)).functions["k"]
-    assert validate(func) == []
-    return func
+    return _valid_kernel(LOOP_AFTER_EXIT.replace("TOKEN", token))
 
 
 def test_a_loop_of_its_own_anchor_on_the_way_to_the_exit_operation_joins_the_loop():
