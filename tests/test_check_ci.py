@@ -21,7 +21,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 GOOD = "kernel void a(global int *o) { o[get_global_id(0)] = 1; }\n"
 LONG_NAME = "an_undeclared_identifier_whose_name_alone_is_longer_than_the_hundred_characters_the_table_used_to_keep"
 BAD = f"kernel void b(global int *o) {{ o[0] = {LONG_NAME}; }}\n"
-IRREDUCIBLE = os.path.join(ROOT, "tests", "gen", "blockip", "lanes_irreducible.ll")
+IRREDUCIBLE = os.path.join(ROOT, "tests", "gen", "blockip", "lanes_irreducible_subgroup.ll")
 
 
 def _cli(*args: str, cwd) -> subprocess.CompletedProcess:

@@ -267,6 +267,7 @@ class Function:
         self.guard_variables: list[str] = []   # labels and exit selectors the structurizer had to test
         self.target_passes: set[str] = set()   # "target:pass" lowerings it went through (lower_for runs each once)
         self.loops_separated = 0           # loops -g's scopes split again (lowering.frontend.loop_separation)
+        self.guarded_cycles = 0            # irreducible cycles given a guard header (passes.guard_irreducible)
 
     def clone(self) -> Function:
         """An independent copy: new arguments, instructions, blocks and tree nodes wired as in this function
@@ -507,6 +508,8 @@ def _clone_function(func: Function) -> Function:
     new.reqd_work_group_size = func.reqd_work_group_size
     new.guard_variables = list(func.guard_variables)
     new.target_passes = set(func.target_passes)
+    new.loops_separated = func.loops_separated
+    new.guarded_cycles = func.guarded_cycles
     values: dict[int, Value] = {}
     nodes: dict[int, CFNode | Function] = {id(func): new}
     for arg in func.args:
