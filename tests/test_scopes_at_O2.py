@@ -221,6 +221,16 @@ def test_a_nested_loops_exit_into_the_shared_latch_is_no_merged_loops_back_edge(
     assert [o.status for o in outcomes] == ["ok"] * 4, [(o.config, o.message) for o in outcomes]
 
 
+def test_a_waterfall_loop_moved_after_its_loops_exit_is_pulled_back_in(tmp_path):
+    """-O2 moves a waterfall loop written in a for loop's body after that loop's exit, before an operation of
+    the for; the waterfall's own anchor was a token from elsewhere to the convergence pass, which refused
+    the pull (fuzz convergence-51088, 51131, 51270: 3 of 385 programs of campaign 41, ir/spirv/gen). An
+    anchor means the same inside the loop (passes/convergence._moves_along)."""
+    run = _kept_run("scopes_waterfall_moved_after_exit_51088.cl", 51088, 64, 64, 6, tmp_path)
+    outcomes = [run.run(Config.parse(c)) for c in ("ir-O0", "ir-O2", "spirv-O2", "gen-O2-simd16-hybrid")]
+    assert [o.status for o in outcomes] == ["ok"] * 4, [(o.config, o.message) for o in outcomes]
+
+
 def test_a_kept_loop_is_not_taken_for_removed_by_its_phis_locations(tmp_path):
     """Fuzz convergence-31080: a phi's location is its variable's declaration (mem2reg's), before the loop;
     removed_loops counted it as the optimised loop's code, found code outside the source loop's range, and
