@@ -52,10 +52,9 @@ CAPS = {c.name: c for c in (GENERIC, SPIRV, GEN9, GEN9_BLOCKIP)}
 
 _LOWERINGS = ("legalize_int_widths", "lower_workitem", "lower_bitops64", "lower_math_edges")
 PIPELINES: dict[str, tuple[str, ...]] = {
-    "generic": ("convergence", "guard_irreducible", "structurize", "split_private_selects", "promote"),
-    "spirv": ("convergence", "guard_irreducible", "structurize", "split_private_selects", "promote", *_LOWERINGS,
-              "reroll"),
-    "gen": ("convergence", "guard_irreducible", "structurize", "split_private_selects", "promote", *_LOWERINGS),
+    "generic": ("convergence", "structurize", "split_private_selects", "promote"),
+    "spirv": ("convergence", "structurize", "split_private_selects", "promote", *_LOWERINGS, "reroll"),
+    "gen": ("convergence", "structurize", "split_private_selects", "promote", *_LOWERINGS),
     # CFG form throughout: blockIP needs no tree; LLVM's SROA stood in for promote (pipeline.read_module_ref),
     # and the split variables stay in private memory, now each a known object
     "gen-blockip": ("convergence", "split_private_selects", *_LOWERINGS),

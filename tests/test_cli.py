@@ -102,7 +102,7 @@ def test_dump_after_all_writes_each_pass(tmp_path):
     assert proc.returncode == 0, proc.stderr
     names = sorted(os.listdir(dump))
     assert "seed.00-read.nir" in names and "seed.00-read.cfg.dot" in names
-    assert "seed.03-structurize.nir" in names and "seed.03-structurize.tree.dot" in names
+    assert "seed.02-structurize.nir" in names and "seed.02-structurize.tree.dot" in names
     assert "cbr" in (dump / "seed.00-read.nir").read_text()        # the CFG form still has branches
 
 

@@ -191,7 +191,7 @@ def _modes(files: str) -> None:
 def _random_modes(seeds: int = 24) -> None:
     """The control-flow modes over random CFGs (tools/testing/cfggen.py, 10 to 80 blocks, the random-CFG
     tests' launch: 48 work-items in groups of 24, SIMD16): reducible ones in every mode, irreducible
-    ones (two-entry cycles) too, the tree's through a guard loop (passes.guard_irreducible); totals of
+    ones (two-entry cycles) too, the tree's through a guard loop (lowering.guard_irreducible); totals of
     static, executed and executed branch instructions, and the kernels where auto executes more than the
     tree."""
     import random

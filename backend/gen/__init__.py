@@ -119,7 +119,7 @@ def choose_function(program: Program, kernel: str, cf: str = "auto",
     """The kernel as the mode compiles it (from the driver, lowering.program), and the mode. `auto` (the
     role of Mesa's brw_simd_selection, for control flow): the hybrid where the structurizer cannot take
     the CFG (a sub-group operation in an irreducible cycle; other irreducible cycles get a guard loop,
-    passes.guard_irreducible, and are weighed like any tree), or where the hybrid's machine IR is
+    lowering.guard_irreducible, and are weighed like any tree), or where the hybrid's machine IR is
     estimated to run clearly less than the tree's (cost.py); else the tree. The tree is selected first:
     where the hybrid would be made from the same read and the tree's branches and moves are too small a
     part of it for the hybrid to win (cost.hybrid_may_win), the hybrid is neither made nor selected. The

@@ -267,7 +267,7 @@ class Function:
         self.guard_variables: list[str] = []   # labels and exit selectors the structurizer had to test
         self.target_passes: set[str] = set()   # "target:pass" lowerings it went through (lower_for runs each once)
         self.loops_separated = 0           # loops -g's scopes split again (lowering.frontend.loop_separation)
-        self.guarded_cycles = 0            # irreducible cycles given a guard header (passes.guard_irreducible)
+        self.guarded_cycles = 0            # irreducible cycles given a guard header (lowering.guard_irreducible)
 
     def clone(self) -> Function:
         """An independent copy: new arguments, instructions, blocks and tree nodes wired as in this function

@@ -5,7 +5,6 @@ pass never sees a function in a form it does not work on (tests/lowering/passes/
 the registry to the modules).
 
     convergence        convergence tokens -> the CFG's loop shape (a token's loop holds its operations), then dropped
-    guard_irreducible  irreducible cycles -> natural loops, each entered through one guard block
     structurize        CFG form -> structured form (the tree of blocks, ifs and loops)
     split_private_selects  loads/stores through a select of two private variables -> accesses of each
     promote            private variables (allocas) -> SSA values, on the tree
@@ -27,8 +26,8 @@ TYPE_CHECKING = False                   # not typing's: a compile's start-up doe
 if TYPE_CHECKING:
     from typing import Callable
 
-PASS_MODULES = ("convergence", "guard_irreducible", "structurize", "split_private_selects", "promote",
-                "legalize_int_widths", "lower_workitem", "lower_bitops64", "lower_math_edges", "reroll")
+PASS_MODULES = ("convergence", "structurize", "split_private_selects", "promote", "legalize_int_widths",
+                "lower_workitem", "lower_bitops64", "lower_math_edges", "reroll")
 FORMS = ("cfg", "structured", "any")
 
 

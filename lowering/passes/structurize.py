@@ -55,9 +55,17 @@ def run(func: Function, caps: TargetCaps | None = None) -> bool:
 
 @depth_independent
 def structurize(func: Function) -> Function:
-    """Turn `func` (CFG form) into structured form in place and return it."""
+    """Turn `func` (CFG form) into structured form in place and return it. An irreducible CFG (found by
+    the analysis, before anything changes) gets guard loops first (lowering.guard_irreducible), so a
+    reducible one pays nothing for them."""
     with gc_paused():
-        _Structurizer(func).run()
+        try:
+            _Structurizer(func).run()
+        except IrreducibleCFG:
+            from reconverge.lowering.guard_irreducible import make_reducible
+            if not make_reducible(func):
+                raise
+            _Structurizer(func).run()
     return func
 
 

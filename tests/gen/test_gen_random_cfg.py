@@ -43,7 +43,7 @@ def test_random_cfgs_agree_with_the_jit(n_blocks, seed, cf):
 @pytest.mark.parametrize("n_blocks,seed", [(12, 11), (30, 12), (50, 13), (80, 14)], ids=lambda v: str(v))
 def test_irreducible_random_cfgs_agree_with_the_jit(n_blocks, seed, cf):
     """blockIP runs the irreducible CFG itself; the tree, its cycles made natural loops by a guard block
-    (passes.guard_irreducible)."""
+    (lowering.guard_irreducible)."""
     text = str(random_kernel(random.Random(seed), n_blocks, irreducible=0.3))
     func = compile_llvm(text, source_name=f"cfggen-{n_blocks}-{seed}", options=Options(kernel="k", pipeline="gen"))
     assert func["k"].guarded_cycles > 0

@@ -1,5 +1,5 @@
 """Irreducible CFGs on the structured targets: each cycle entered at two or more blocks becomes a natural
-loop through one guard block (lowering/passes/guard_irreducible.py), and the kernel runs as LLVM's JIT
+loop through one guard block (lowering/guard_irreducible.py), and the kernel runs as LLVM's JIT
 runs it, lane by lane: random CFGs with two-entry cycles and random state machines (any state branching to
 any other: cycles with many entries, nested), on lavapipe (SPIR-V, spirv-val'd) and on the interpreter."""
 from __future__ import annotations

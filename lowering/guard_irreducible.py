@@ -1,4 +1,5 @@
-"""Irreducible cycles -> natural loops, through a guard block that every entry edge goes to (CFG form).
+"""Irreducible cycles -> natural loops, through a guard block that every entry edge goes to (CFG form;
+the structurizer calls it where its loop forest finds the CFG irreducible).
 
 Why: the structurizer builds its tree from the natural-loop forest, which an irreducible CFG (a cycle
 entered at two or more blocks: a `goto` into a loop, state machines) does not have. Gen's blockIP runs
@@ -31,13 +32,12 @@ from reconverge.lowering.ir.core import Block, Const, Function, Instr, Phi, Unde
 from reconverge.lowering.ir.opcodes import OPCODES
 from reconverge.lowering.ir.types import I1, I32
 
-NAME = "guard_irreducible"
-FORM = "cfg"
-
 _CONVERGENT = frozenset(name for name, op in OPCODES.items() if op.has("convergent"))
 
 
-def run(func: Function, caps: object) -> bool:
+def make_reducible(func: Function) -> int:
+    """Give every irreducible cycle of `func` a guard header, in place; how many were given one (a
+    one-line IrreducibleCFG where a cycle holds a convergent operation)."""
     fixed = 0
     while (cycle := _irreducible_cycle(func)) is not None:
         region, entries = cycle
@@ -45,7 +45,7 @@ def run(func: Function, caps: object) -> bool:
         _guard(func, region, entries)
         fixed += 1
     func.guarded_cycles += fixed
-    return fixed > 0
+    return fixed
 
 
 def _irreducible_cycle(func: Function) -> tuple[list[Block], list[Block]] | None:
