@@ -12,22 +12,22 @@ into an entry - from outside S and from inside it alike - goes instead to one ne
 there records which entry the edge was for (0..k-1). G tests it and branches on to e1, or to a chain of
 tests for the rest. G is now S's only entry, so S + G is a natural loop with header G; the entries' phis
 move to G (each takes its own edges' values; undef on the others). Nothing is copied, so every lane runs
-the same instructions in the same order as before: for one lane the program is unchanged. Nested cycles
-are then found inside S less its header, and fixed the same way, until the loop forest exists
-(graph.loop_forest). Where a predecessor branches to two entries, each edge first goes through a block of
-its own (a phi has one value per predecessor). Blocks no path reaches are left alone.
+the same instructions in the same order as before: for one lane the program is unchanged. Strongly
+connected regions are Tarjan's, found once per level of the cycle nest: the function's, then inside each
+region less its header (a guarded region's edges into its entries leave it for G), so the whole walk is
+O((blocks + edges) x nesting depth). Where a predecessor branches to two entries, each edge first goes
+through a block of its own (a phi has one value per predecessor). Blocks no path reaches are left alone.
 
 Which lanes run a convergent operation together inside an irreducible cycle is not defined by the source
 (LLVM LangRef, "Convergent Operation Semantics": the cycle's heart is the implementation's choice), and
 blockIP and the guard would choose differently; a kernel with a sub-group operation or a barrier in such
-a cycle stays an IrreducibleCFG (Gen compiles it through blockIP). The function records that it was made
-reducible (`Function.guarded_cycles`): Gen's `--cf auto` still takes such a kernel through the hybrid,
-which runs the original CFG. O(blocks + edges) per cycle fixed.
+a cycle stays an IrreducibleCFG (Gen compiles it through blockIP). The function counts its guarded
+cycles (`Function.guarded_cycles`); Gen's `--cf auto` weighs the guarded tree like any other.
 """
 from __future__ import annotations
 
 from reconverge.lowering.errors import IrreducibleCFG
-from reconverge.lowering.graph import IrreducibleError, loop_forest, predecessors, reachable
+from reconverge.lowering.graph import reachable
 from reconverge.lowering.ir.core import Block, Const, Function, Instr, Phi, Undef, Value
 from reconverge.lowering.ir.opcodes import OPCODES
 from reconverge.lowering.ir.types import I1, I32
@@ -37,56 +37,77 @@ _CONVERGENT = frozenset(name for name, op in OPCODES.items() if op.has("converge
 
 def make_reducible(func: Function) -> int:
     """Give every irreducible cycle of `func` a guard header, in place; how many were given one (a
-    one-line IrreducibleCFG where a cycle holds a convergent operation)."""
+    one-line IrreducibleCFG where a cycle holds a convergent operation). One walk down the cycle nest:
+    O((blocks + edges) x its depth)."""
+    blocks = func.update_cfg()
+    live = reachable([[s.index for s in b.succs] for b in blocks], [0])
+    preds: dict[Block, list[Block]] = {b: [p for p in b.preds if live[p.index]] for b in blocks if live[b.index]}
+    layout = _Layout(blocks)
+    moved: dict[Value, Value] = {}
     fixed = 0
-    while (cycle := _irreducible_cycle(func)) is not None:
-        region, entries = cycle
-        _refuse_convergent(func, region, entries)
-        _guard(func, region, entries)
-        fixed += 1
+    stack = [[b for b in blocks if live[b.index]]]  # the function, then each cycle less its header
+    while stack:
+        members = stack.pop()
+        for scc in _sccs(members):
+            inside = set(scc)
+            entries = [b for b in scc if any(p not in inside for p in preds[b])]   # (the entry block has none)
+            if len(entries) >= 2:
+                entries.sort(key=layout.position)
+                _refuse_convergent(func, scc, entries)
+                _guard(scc, entries, preds, layout, moved)
+                fixed += 1
+                stack.append(scc)               # its edges into the entries now leave it for the guard
+            else:
+                stack.append([b for b in scc if b is not entries[0]])
+    func.blocks = layout.blocks()
+    if moved:
+        from reconverge.lowering.ir.builder import replace_uses
+        replace_uses(func, moved)
+    func.update_cfg()
     func.guarded_cycles += fixed
     return fixed
 
 
-def _irreducible_cycle(func: Function) -> tuple[list[Block], list[Block]] | None:
-    """A strongly connected region with two or more entry blocks, and its entries (in layout order);
-    None when the CFG is reducible."""
-    blocks = func.update_cfg()
-    succs = [[s.index for s in b.succs] for b in blocks]
-    try:
-        loop_forest(succs, 0)
-        return None
-    except IrreducibleError:
-        pass
-    live = reachable(succs, [0])                    # (a cycle of blocks no path reaches has no entry)
-    preds = [[p for p in ps if live[p]] for ps in predecessors(succs)]
-    stack = [[v for v in range(len(blocks)) if live[v]]]    # the function, then cycles less their header
-    while stack:
-        nodes = stack.pop()
-        inside = bytearray(len(blocks))
-        for v in nodes:
-            inside[v] = 1
-        for scc in _sccs(succs, nodes, inside):
-            member = bytearray(len(blocks))
-            for v in scc:
-                member[v] = 1
-            entries = [v for v in scc if any(not member[p] for p in preds[v])]   # (the entry block has no preds)
-            if len(entries) >= 2:
-                return [blocks[v] for v in sorted(scc)], [blocks[v] for v in sorted(entries)]
-            stack.append([v for v in scc if v != entries[0]])
-    raise AssertionError("loop_forest found an irreducible edge that no cycle holds")
+class _Layout:
+    """Where the new blocks go: a guard and its tests before the cycle's first block, a block of its own
+    for an edge after the block the edge leaves; placed in one pass at the end."""
+
+    def __init__(self, blocks: list[Block]):
+        self.original = blocks
+        self.at = {b: i for i, b in enumerate(blocks)}
+        self.before: dict[Block, list[Block]] = {}
+        self.after: dict[Block, list[Block]] = {}
+
+    def position(self, b: Block) -> int:
+        return self.at[b]
+
+    def blocks(self) -> list[Block]:
+        out: list[Block] = []
+
+        def place(b: Block) -> None:
+            out.append(b)
+            for x in self.after.get(b, ()):
+                place(x)
+        for b in self.original:
+            for x in self.before.get(b, ()):
+                place(x)
+            place(b)
+        return out
 
 
-def _sccs(succs: list[list[int]], nodes: list[int], inside: bytearray) -> list[list[int]]:
-    """The strongly connected components of the subgraph on `nodes` that hold a cycle (Tarjan's algorithm,
-    iterative)."""
-    index = [-1] * len(succs)
-    low = [0] * len(succs)
-    on_stack = bytearray(len(succs))
+def _sccs(members: list[Block]) -> list[list[Block]]:
+    """The strongly connected components of the subgraph on `members` that hold a cycle (Tarjan's
+    algorithm, iterative), each in `members`' order."""
+    number = {b: i for i, b in enumerate(members)}
+    succs = [[number[t] for t in dict.fromkeys(_targets(b)) if t in number] for b in members]
+    n = len(members)
+    index = [-1] * n
+    low = [0] * n
+    on_stack = bytearray(n)
     stack: list[int] = []
-    found: list[list[int]] = []
+    found: list[list[Block]] = []
     counter = 0
-    for root in nodes:
+    for root in range(n):
         if index[root] != -1:
             continue
         frames = [(root, 0)]
@@ -96,12 +117,9 @@ def _sccs(succs: list[list[int]], nodes: list[int], inside: bytearray) -> list[l
         on_stack[root] = 1
         while frames:
             v, k = frames[-1]
-            targets = succs[v]
-            if k < len(targets):
+            if k < len(succs[v]):
                 frames[-1] = (v, k + 1)
-                w = targets[k]
-                if not inside[w]:
-                    continue
+                w = succs[v][k]
                 if index[w] == -1:
                     index[w] = low[w] = counter
                     counter += 1
@@ -124,8 +142,13 @@ def _sccs(succs: list[list[int]], nodes: list[int], inside: bytearray) -> list[l
                     if w == v:
                         break
                 if len(component) > 1 or v in succs[v]:
-                    found.append(component)
+                    found.append([members[i] for i in sorted(component)])
     return found
+
+
+def _targets(b: Block) -> list[Block]:
+    term = b.terminator
+    return term.targets if term is not None else []
 
 
 def _refuse_convergent(func: Function, region: list[Block], entries: list[Block]) -> None:
@@ -148,8 +171,11 @@ _KIND = {"subgroup": "sub-group operation", "subgroup_barrier": "sub-group barri
          "convergence": "convergence token"}
 
 
-def _guard(func: Function, region: list[Block], entries: list[Block]) -> None:
-    """Route every edge into an entry through one guard block (the module's docstring)."""
+def _guard(region: list[Block], entries: list[Block], preds: dict[Block, list[Block]], layout: _Layout,
+           moved: dict[Value, Value]) -> None:
+    """Route every edge into an entry through one guard block (the module's docstring); `preds` is kept
+    up to date for the walk (the blocks' own lists are made at the end), and each entry phi goes into
+    `moved` with the guard's phi that takes its place (uses are replaced at the end, in one walk)."""
     number = {e: k for k, e in enumerate(entries)}
     first = entries[0]
     guard = Block(f"{first.label}.guard" if first.label else "guard")
@@ -157,7 +183,7 @@ def _guard(func: Function, region: list[Block], entries: list[Block]) -> None:
     selector = Phi(I32, name=f"{guard.label}.entry")
     guard.append(selector)
     edges: list[tuple[Block, Block]] = []                # (the block the edge now leaves from, its entry)
-    for pred in dict.fromkeys(p for e in entries for p in e.preds):
+    for pred in dict.fromkeys(p for e in entries for p in preds[e]):
         term = pred.terminator
         assert term is not None
         aimed = list(dict.fromkeys(t for t in term.targets if t in number))
@@ -167,14 +193,14 @@ def _guard(func: Function, region: list[Block], entries: list[Block]) -> None:
                 source = Block(f"{pred.label}.to.{entry.label}" if pred.label and entry.label else "")
                 source.source_lines = pred.source_lines
                 source.append(Instr("br", [], targets=[guard]))
-                func.blocks.insert(func.blocks.index(pred) + 1, source)
+                layout.after.setdefault(pred, []).append(source)
+                preds[source] = [pred]
             term.targets = [source if t is entry and source is not pred else guard if t is entry else t
                             for t in term.targets]
             for phi in entry.phis():                     # the stub, not pred, is the entry's predecessor now
                 phi.blocks = [source if b is pred else b for b in phi.blocks]
             edges.append((source, entry))
             selector.add_incoming(source, Const(I32, number[entry]))
-    moved: dict[Value, Value] = {}
     for entry in entries:
         for phi in list(entry.phis()):
             twin = Phi(phi.type, name=phi.name)
@@ -190,10 +216,10 @@ def _guard(func: Function, region: list[Block], entries: list[Block]) -> None:
         is_k = test.append(Instr("icmp", [selector, Const(I32, k)], I1, {"pred": "eq"}))
         otherwise = tests[k + 1] if k + 1 < len(tests) else entries[-1]
         test.append(Instr("cbr", [is_k], targets=[entries[k], otherwise]))
-    at = min(func.blocks.index(b) for b in region)
-    for k, test in enumerate(tests):
-        func.blocks.insert(at + k, test)
-    if moved:
-        from reconverge.lowering.ir.builder import replace_uses
-        replace_uses(func, moved)
-    func.update_cfg()
+    layout.before.setdefault(region[0], []).extend(tests)       # (region: in layout order)
+    preds[guard] = [source for source, _ in edges]
+    for k, test in enumerate(tests[1:], 1):
+        preds[test] = [tests[k - 1]]
+    for k, entry in enumerate(entries):
+        preds[entry] = [tests[min(k, len(tests) - 1)]]
+
