@@ -2,20 +2,43 @@
 CF list being built, and the tests and trims of a CF list's closing jump."""
 from __future__ import annotations
 
-from reconverge.lowering.ir.core import Block, CFNode, Function, Instr, last_block
-from reconverge.lowering.ir.types import Type
+from reconverge.lowering.ir.core import Block, CFNode, Function, Instr, Value, last_block
+from reconverge.lowering.ir.types import VOID, Type
 
 
 class Var:
-    """A structurizer-internal variable, read and written by var_load/var_store until SSA is rebuilt."""
-    __slots__ = ("name", "type")
+    """A structurizer-internal variable, read and written by var_load/var_store until SSA is rebuilt.
+    `attrs`: the one attrs dict ({"var": self}) all its loads and stores share (they only read it)."""
+    __slots__ = ("name", "type", "attrs")
 
     def __init__(self, name: str, type: Type):
         self.name = name
         self.type = type
+        self.attrs = {"var": self}
 
     def __repr__(self) -> str:
         return f"${self.name or hex(id(self))}"
+
+
+# var_load/var_store, made by the ten thousand and gone after SSA reconstruction (lowering.ssa.rebuild drops
+# them all): Instr's fields set directly, the operand list not copied, the variable's attrs dict and one empty
+# target list shared (nothing adds to either: only terminators have targets). At 100k blocks 210k of them.
+_new_instr = Instr.__new__
+_NO_TARGETS: list[Block] = []
+
+
+def var_store(var: Var, value: Value) -> Instr:
+    ins = _new_instr(Instr)
+    ins.type, ins.name, ins.opcode, ins.operands = VOID, "", "var_store", [value]
+    ins.attrs, ins.targets, ins.block = var.attrs, _NO_TARGETS, None
+    return ins
+
+
+def var_load(var: Var, name: str = "") -> Instr:
+    ins = _new_instr(Instr)
+    ins.type, ins.name, ins.opcode, ins.operands = var.type, name, "var_load", []
+    ins.attrs, ins.targets, ins.block = var.attrs, _NO_TARGETS, None
+    return ins
 
 
 class _Cursor:

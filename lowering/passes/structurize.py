@@ -32,8 +32,16 @@ from reconverge.lowering.errors import IrreducibleCFG
 from reconverge.lowering.gcpause import gc_paused
 from reconverge.lowering.ir.core import Block, Const, Function, If, Instr, Loop, Phi, Undef, Value
 from reconverge.lowering.ir.opcodes import JUMPS, TERMINATORS
-from reconverge.lowering.ir.types import I1, I32, VOID
-from reconverge.lowering.structurize_parts import Var, _Cursor, _drop_tail_jump, _ends_in, block_name
+from reconverge.lowering.ir.types import I1, I32
+from reconverge.lowering.structurize_parts import (
+    Var,
+    _Cursor,
+    _drop_tail_jump,
+    _ends_in,
+    block_name,
+    var_load,
+    var_store,
+)
 from reconverge.lowering.target import TargetCaps
 from reconverge.typing_free import cast
 
@@ -245,8 +253,8 @@ class _Structurizer:
                     stores = edge_stores.get((p, b))
                     if stores is None:
                         stores = edge_stores[p, b] = []
-                    stores.append(Instr("var_store", [value], VOID, {"var": var}))
-                load = Instr("var_load", [], phi.type, {"var": var}, None, phi.name)
+                    stores.append(var_store(var, value))
+                load = var_load(var, phi.name)
                 load.block = b
                 b.instrs[i] = load
                 replaced[phi] = load
@@ -279,7 +287,7 @@ class _Structurizer:
                     h = self.loop_parent[h]
             loads = loads_in.setdefault(user, {})
             if value not in loads:
-                loads[value] = Instr("var_load", [], value.type, {"var": var}, None, value.name)
+                loads[value] = var_load(var, value.name)
             return loads[value]
 
         replaced_get, contains = self.replaced.get, self.forest.contains
@@ -330,7 +338,7 @@ class _Structurizer:
         for value, var in escaping.items():                   # stores go right after the definition
             home = value.block
             assert home is not None
-            home.insert(home.instrs.index(value) + 1, Instr("var_store", [value], VOID, {"var": var}))
+            home.insert(home.instrs.index(value) + 1, var_store(var, value))
 
     def _label_var(self, region: int) -> Var:
         if region not in self.labels:
@@ -370,7 +378,7 @@ class _Structurizer:
         past this point looking for a definition (see lowering.ssa)."""
         block: Block = cursor.nodes[-1]    # type: ignore[assignment]  # (cursor.emit, inlined)
         for var in vars:
-            store = Instr("var_store", [Undef(var.type)], VOID, {"var": var})
+            store = var_store(var, Undef(var.type))
             store.block = block
             block.instrs.append(store)
 
@@ -398,7 +406,7 @@ class _Structurizer:
             if fallout == {y}:
                 fallout = self._do_tree(y, cursor, region)
                 continue
-            label = cursor.emit(Instr("var_load", [], I32, {"var": self._label_var(region)}))
+            label = cursor.emit(var_load(self._label_var(region)))
             cond = cursor.emit(Instr("icmp", [label, Const(I32, y)], I1, {"pred": "eq"}))
             self.users.append(cond)
             node, then_c, _ = self._add_if(cursor, cond)
@@ -421,7 +429,7 @@ class _Structurizer:
         edges = [self._edge_thunk(None, t, region) for t in exits]
         if len(exits) == 1:
             return edges[0](cursor)
-        sel = cursor.emit(Instr("var_load", [], I32, {"var": self._selector_var(h)}))
+        sel = cursor.emit(var_load(self._selector_var(h)))
         return self._emit_flat(cursor, sel, [([k], edges[k]) for k in range(len(exits) - 1)], edges[-1])
 
     def _emit_branch(self, v: int, b: Block, term: Instr | None, cursor: _Cursor, region: int) -> set[int]:
@@ -582,14 +590,13 @@ class _Structurizer:
             if z != RETURN:
                 if not self.is_merge[z]:
                     return self._do_tree(z, cursor, region)
-                store = Instr("var_store", [Const(I32, z)], VOID, {"var": self.labels.get(region) or
-                                                                    self._label_var(region)})
+                store = var_store(self.labels.get(region) or self._label_var(region), Const(I32, z))
                 store.block = block
                 block.instrs.append(store)
                 return {z}
             exits = self.exits[region]              # a loop exit
             if len(exits) > 1:
-                store = Instr("var_store", [Const(I32, exits.index(t))], VOID, {"var": self._selector_var(region)})
+                store = var_store(self._selector_var(region), Const(I32, exits.index(t)))
                 store.block = block
                 block.instrs.append(store)
             jump = Instr("break", [])
