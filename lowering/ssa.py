@@ -70,7 +70,7 @@ class _Reader:
         new_phis, replaced, pairs = self.new_phis, self.replaced, self.pairs
         shortcuts = self.shortcuts
         firsts_of, lists = shortcuts.firsts, shortcuts.lists
-        ends_get, starts_get, bypass_get = ends.get, starts.get, shortcuts.bypass.get
+        ends_get, starts_get, bypass = ends.get, starts.get, shortcuts.bypass
         stored_at = shortcuts.store_positions.get(var, ())      # blocks writing var, in tree order
         writers = len(stored_at)
         var_type, var_name = var.type, var.name
@@ -83,7 +83,7 @@ class _Reader:
                 return v
             chain = []
             while True:
-                skip = bypass_get(b)
+                skip = bypass[b.index]
                 if skip is not None:
                     # when nothing inside that if/loop writes var: jump back along its CF list to the last
                     # node that does (a block: its value at the end; an if/loop: the join after it), or
@@ -266,11 +266,12 @@ class _Shortcuts:
     the span: no per-node set of the variables stored inside, whose unions cost (nodes x variables
     written below them) on deeply nested code (the largest item of the 30k-block profile's SSA part)."""
 
-    def __init__(self, func: Function, store_positions: dict[object, list[int]]):
+    def __init__(self, func: Function, store_positions: dict[object, list[int]], n_blocks: int):
         self.store_positions = store_positions              # variable -> indices of the blocks storing it
-        # block -> (the span's first and last block numbers, the block before the span, the block's list
-        # and that list's first block and its number); list -1 for a loop body's first block
-        self.bypass: dict[Block, tuple[int, int, Block, int, Block, int]] = {}
+        # block number -> (the span's first and last block numbers, the block before the span, the block's
+        # list and that list's first block and its number); list -1 for a loop body's first block. None for
+        # the other blocks (a list by number, not a dict by block: a walk asks at every step)
+        self.bypass: list[tuple[int, int, Block, int, Block, int] | None] = [None] * (n_blocks + 1)
         self.lists: list[list[CFNode]] = []
         self.firsts: list[list[int]] = []                   # per list: each node's first block index
         self.ifs: list[If] = []                             # every if of the tree (for _rewrite)
@@ -301,8 +302,8 @@ class _Shortcuts:
                     head: Block = body[0]
                     lo, hi = head.index, body[-1].index
                     work.append(body)
-                    bypass[head] = (lo, hi, before, -1, before, -1)
-                bypass[after] = (lo, hi, before, index, first, firsts[0])
+                    bypass[lo] = (lo, hi, before, -1, before, -1)
+                bypass[after.index] = (lo, hi, before, index, first, firsts[0])
                 firsts.append(lo)
             firsts_of.append(firsts)
 
@@ -355,7 +356,7 @@ def rebuild(func: Function, replaced: dict[Value, Value], users: list[Instr] | N
                 else:
                     ends[b] = value
                     positions[var].append(index)
-    shortcuts = _Shortcuts(func, positions)
+    shortcuts = _Shortcuts(func, positions, len(blocks))
     reader = _Reader(replaced, shortcuts)
     reader.end_def = end_def
     readers, make = reader.readers, reader._reader

@@ -119,7 +119,7 @@ class _Structurizer:
             node_of[b.index] = len(nodes)
             nodes.append(b)
             node_terms.append(t)
-        self.index = {b: i for i, b in enumerate(nodes)}
+        self.node_of = node_of
         n = self.n = len(nodes)
         # targets per node, in terminator order, RETURN for return-only blocks; successors once each
         self.targets: list[list[int]] = []
@@ -270,15 +270,10 @@ class _Structurizer:
         self.loop_inits: dict[int, list[Var]] = {}
         escaping: dict[Instr, Var] = {}
         loads_in: dict[int, dict[Instr, Instr]] = {}      # node -> escaping value -> its load there
-        index = self.index
+        node_of = self.node_of
 
-        def as_seen_from(value: Value, user: int) -> Value:
-            value = self.replaced.get(value, value)          # a phi now stands as its variable's load
-            if not isinstance(value, Instr) or value.block not in index:
-                return value
-            h = self.header_of[index[value.block]]
-            if h == -1 or self.forest.contains(h, user):
-                return value
+        def as_seen_from(value: Instr, user: int, h: int) -> Value:
+            """`value` (defined in loop h, the innermost, which does not hold node `user`) as `user` sees it."""
             var = escaping.get(value)
             if var is None:
                 var = escaping[value] = Var(value.name, value.type)
@@ -311,12 +306,12 @@ class _Structurizer:
                     if value.__class__ is Instr and (at := value.block) is not None:    # (not a phi: replaced)
                         value_loop = loop_at[at.index]
                         if value_loop != -1 and value_loop != user_loop and not contains(value_loop, u):
-                            value = as_seen_from(value, u)
+                            value = as_seen_from(value, u, value_loop)
                     if value is not op:
                         ops[i] = value
                         users.append(ins)   # a load's use; the others: compares, returns, negations made later
         for (p, _), stores in self.edge_stores.items():
-            u = index[p]                                      # an edge's stores run at its source
+            u = node_of[p.index]                              # an edge's stores run at its source
             user_loop = header_of[u]
             for store in stores:                              # (the operand loop's test, as above)
                 op = store.operands[0]
@@ -324,7 +319,7 @@ class _Structurizer:
                 if value.__class__ is Instr and (at := value.block) is not None:
                     value_loop = loop_at[at.index]
                     if value_loop != -1 and value_loop != user_loop and not contains(value_loop, u):
-                        value = as_seen_from(value, u)
+                        value = as_seen_from(value, u, value_loop)
                 if value is not op:
                     store.operands[0] = value
         for u, loads in loads_in.items():                     # loads go before the block's terminator
