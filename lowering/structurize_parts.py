@@ -2,7 +2,7 @@
 CF list being built, and the tests and trims of a CF list's closing jump."""
 from __future__ import annotations
 
-from reconverge.lowering.ir.core import Block, CFNode, Function, Instr, Value, last_block
+from reconverge.lowering.ir.core import Block, CFNode, Function, If, Instr, Value, last_block
 from reconverge.lowering.ir.types import VOID, Type
 
 
@@ -32,6 +32,32 @@ def var_store(var: Var, value: Value) -> Instr:
     ins.type, ins.name, ins.opcode, ins.operands = VOID, "", "var_store", [value]
     ins.attrs, ins.targets, ins.block = var.attrs, _NO_TARGETS, None
     return ins
+
+
+def tree_block(parent: CFNode | Function | None = None) -> Block:
+    """A Block of the tree being built (an empty one, as Block()): its edges are left to update_cfg, which
+    ssa.rebuild runs before anything asks them (an empty tuple each until then, not two lists to drop)."""
+    b = _new_block(Block)
+    b.parent, b.instrs, b.succs, b.preds = parent, [], _NO_EDGES, _NO_EDGES      # type: ignore[assignment]
+    b.label, b.index, b.source_lines = "", -1, None
+    return b
+
+
+def tree_if(cond: Value, parent: CFNode | Function | None) -> If:
+    """If(cond) with tree_block arms (a fifth of the tree's blocks are an if's first two)."""
+    node = _new_if(If)
+    node.parent, node.cond = parent, cond
+    t, e = _new_block(Block), _new_block(Block)
+    t.parent, t.instrs, t.succs, t.preds = node, [], _NO_EDGES, _NO_EDGES        # type: ignore[assignment]
+    t.label, t.index, t.source_lines = "", -1, None
+    e.parent, e.instrs, e.succs, e.preds = node, [], _NO_EDGES, _NO_EDGES        # type: ignore[assignment]
+    e.label, e.index, e.source_lines = "", -1, None
+    node.then_list, node.else_list = [t], [e]
+    return node
+
+
+_new_block, _new_if = Block.__new__, If.__new__
+_NO_EDGES = ()
 
 
 def var_load(var: Var, name: str = "") -> Instr:

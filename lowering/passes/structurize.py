@@ -39,6 +39,8 @@ from reconverge.lowering.structurize_parts import (
     _drop_tail_jump,
     _ends_in,
     block_name,
+    tree_block,
+    tree_if,
     var_load,
     var_store,
 )
@@ -354,7 +356,7 @@ class _Structurizer:
         func.is_structured = True
         func.blocks = []
         cursor = _Cursor(func.body, func)
-        func.add(Block())
+        func.add(tree_block())
         from reconverge.lowering.deepstack import call_with_deep_stack
 
         def build() -> None:
@@ -409,7 +411,7 @@ class _Structurizer:
     def _emit_loop(self, h: int, cursor: _Cursor, region: int) -> set[int]:
         loop = Loop()
         cursor.add(loop)
-        cursor.add(Block())
+        cursor.add(tree_block())
         body = _Cursor(loop.body, loop)
         self._start_live_ranges(body, self.loop_inits.get(h, []) + [
             var for t in self.exits[h] if t != RETURN for var in self.phi_vars.get(t, ())])
@@ -433,9 +435,9 @@ class _Structurizer:
             return self._edge(b, targets[0], region, cursor)
         if op == "cbr":                 # _emit_chain's if/else of one case, inlined (hot: every branch)
             assert term is not None
-            node = If(term.operands[0])                     # (and _add_if's, inlined)
-            after = Block()
-            node.parent = after.parent = cursor.parent
+            parent = cursor.parent
+            node = tree_if(term.operands[0], parent)        # (and _add_if's, inlined)
+            after = tree_block(parent)
             cursor.nodes += (node, after)
             f_then = self._edge(b, targets[0], region, _Cursor(node.then_list, node))
             f_else = self._edge(b, targets[1], region, _Cursor(node.else_list, node))
@@ -513,9 +515,9 @@ class _Structurizer:
         return f_then | f_else
 
     def _add_if(self, cursor: _Cursor, cond: Value) -> tuple[If, _Cursor, _Cursor]:
-        node = If(cond)
-        after = Block()
-        node.parent = after.parent = cursor.parent          # (cursor.add twice, inlined: hot)
+        parent = cursor.parent                              # (cursor.add twice, inlined: hot)
+        node = tree_if(cond, parent)
+        after = tree_block(parent)
         cursor.nodes += (node, after)
         return node, _Cursor(node.then_list, node), _Cursor(node.else_list, node)
 
@@ -544,8 +546,7 @@ class _Structurizer:
             child.parent = parent
         cursor.nodes += arm
         arm.clear()
-        empty = Block()
-        empty.parent = node
+        empty = tree_block(node)
         arm.append(empty)
         if not keep_then:
             # then is now empty and else jumps: put the jump first, on the negated condition
