@@ -1,9 +1,14 @@
-"""The structurizer's (lowering.passes.structurize) small parts: its variables, the cursor at the end of a
-CF list being built, and the tests and trims of a CF list's closing jump."""
+"""The structurizer's (lowering.passes.structurize) small parts: its variables and their loads and stores,
+the tree's blocks and ifs as it makes them, the cursor at the end of a CF list being built, a switch case's
+compares, and the tests and trims of a CF list's closing jump."""
 from __future__ import annotations
 
-from reconverge.lowering.ir.core import Block, CFNode, Function, If, Instr, Value, last_block
-from reconverge.lowering.ir.types import VOID, Type
+from reconverge.lowering.ir.core import Block, CFNode, Const, Function, If, Instr, Value, last_block
+from reconverge.lowering.ir.types import I1, VOID, Type
+
+TYPE_CHECKING = False                   # not typing's: a compile's start-up does not import typing
+if TYPE_CHECKING:
+    from typing import Callable
 
 
 class Var:
@@ -89,6 +94,20 @@ class _Cursor:
         ins.block = block
         block.instrs.append(ins)
         return ins
+
+
+def equals(users: list[Instr], value: Value, consts: list[int]) -> Callable[[_Cursor], Value]:
+    """The code of `value == c0 || value == c1 ...` at a cursor, each compare noted in `users` (for
+    ssa.rebuild: `value` may be a load)."""
+    def make(cursor: _Cursor) -> Value:
+        cond: Value | None = None
+        for c in consts:
+            eq = cursor.emit(Instr("icmp", [value, Const(value.type, c)], I1, {"pred": "eq"}))
+            users.append(eq)
+            cond = eq if cond is None else cursor.emit(Instr("or", [cond, eq], I1))
+        assert cond is not None, "a case has constants"
+        return cond
+    return make
 
 
 def _ends_in(nodes: list[CFNode], opcode: str) -> bool:

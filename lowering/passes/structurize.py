@@ -39,6 +39,7 @@ from reconverge.lowering.structurize_parts import (
     _drop_tail_jump,
     _ends_in,
     block_name,
+    equals,
     tree_block,
     tree_if,
     var_load,
@@ -303,9 +304,16 @@ class _Structurizer:
                 if not ops:
                     continue                          # (a branch; the loads made for phis: no operands)
                 for i, op in enumerate(ops):
-                    # as_seen_from, with its common answers first: a value of no loop or the user's loop
-                    value = replaced_get(op, op)
-                    if value.__class__ is Instr and (at := value.block) is not None:    # (not a phi: replaced)
+                    # as_seen_from, with its common answers first: a value of no loop or the user's loop (a
+                    # phi stands as its load, the only values `replaced` maps yet; no lookup for the others)
+                    cls = op.__class__
+                    if cls is Phi:
+                        value = replaced_get(op, op)
+                    elif cls is Instr:
+                        value = op
+                    else:
+                        continue
+                    if value.__class__ is Instr and (at := value.block) is not None:
                         value_loop = loop_at[at.index]
                         if value_loop != -1 and value_loop != user_loop and not contains(value_loop, u):
                             value = as_seen_from(value, u, value_loop)
@@ -459,19 +467,6 @@ class _Structurizer:
             self.users.append(ret)
         return set()
 
-    def _equals(self, value: Value, consts: list[int]) -> Callable[[_Cursor], Value]:
-        users = self.users
-
-        def make(cursor: _Cursor) -> Value:
-            cond: Value | None = None
-            for c in consts:
-                eq = cursor.emit(Instr("icmp", [value, Const(value.type, c)], I1, {"pred": "eq"}))
-                users.append(eq)
-                cond = eq if cond is None else cursor.emit(Instr("or", [cond, eq], I1))
-            assert cond is not None, "a case has constants"
-            return cond
-        return make
-
     def _emit_flat(self, cursor: _Cursor, value: Value,
                    cases: list[tuple[list[int], Callable[[_Cursor], set[int]]]],
                    default: Callable[[_Cursor], set[int]]) -> set[int]:
@@ -485,10 +480,10 @@ class _Structurizer:
         would nest one level per case (and lavapipe answers wrongly from about 80 levels). A two-way
         branch keeps the plain if/else."""
         if len(cases) <= 1:
-            return self._emit_chain(cursor, [(self._equals(value, c), e) for c, e in cases], default)
+            return self._emit_chain(cursor, [(equals(self.users, value, c), e) for c, e in cases], default)
         fallout: set[int] = set()
         for consts, edge in cases:
-            _, then_c, _ = self._add_if(cursor, self._equals(value, consts)(cursor))
+            _, then_c, _ = self._add_if(cursor, equals(self.users, value, consts)(cursor))
             fallout |= edge(then_c)
         none: Value | None = None
         for consts, _ in cases:
