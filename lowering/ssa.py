@@ -47,33 +47,51 @@ class _Reader:
     A phi whose operands turn out to be one value (besides itself) is not kept: the value is used
     instead, and `replaced` redirects whoever saw the phi during a cycle (tryRemoveTrivialPhi)."""
 
-    def __init__(self, replaced: dict[Value, Value], shortcuts: "_Shortcuts"):
-        self.end_def: dict[object, dict[Block, Value]] = {}
+    def __init__(self, replaced: dict[Value, Value], shortcuts: "_Shortcuts",
+                 end_def: dict[object, dict[Block, Value]]):
+        self.end_def = end_def
         self.start: dict[object, dict[Block, Value]] = {}
         self.new_phis: list[Phi] = []
         self.pairs: dict[Phi, tuple[Value, Value]] = {}     # each new phi's first two different values
         self.replaced = replaced
         self.shortcuts = shortcuts
-        self.readers: dict[object, Callable[[Block], Value]] = {}
+        self.read, self.select = self._walker()
 
     def at_start(self, var: Variable, block: Block) -> Value:
-        read = self.readers.get(var)
-        if read is None:
-            read = self.readers[var] = self._reader(var)
-        return read(block)
+        self.select(var)
+        return self.read(block)
 
-    def _reader(self, var: Variable) -> Callable[[Block], Value]:
-        """read(b) for this variable: its walks' state made once, not per load read (a variable is read
-        at many blocks)."""
-        ends = self.end_def.get(var, {})
-        starts = self.start.setdefault(var, {})
+    def _walker(self) -> tuple[Callable[[Block], Value], Callable[[Variable], None]]:
+        """read(b): the value at the top of b of the variable select(var) chose last. One pair of walks for
+        every variable, its state switched by select (a walk reads one variable only: a join recurses for
+        its own): a closure pair per variable cost 17 objects each (cells, functions, bound methods), for
+        35k variables at 100k blocks most read once."""
+        end_def, start = self.end_def, self.start
+        no_ends: dict[Block, Value] = {}
         new_phis, replaced, pairs = self.new_phis, self.replaced, self.pairs
         shortcuts = self.shortcuts
-        firsts_of, lists = shortcuts.firsts, shortcuts.lists
-        ends_get, starts_get, bypass_get = ends.get, starts.get, shortcuts.bypass.get
-        stored_at = shortcuts.store_positions.get(var, ())      # blocks writing var, in tree order
-        writers = len(stored_at)
-        var_type, var_name = var.type, var.name
+        firsts_of, lists, bypass = shortcuts.firsts, shortcuts.lists, shortcuts.bypass
+        new_phi = Phi.__new__
+        positions = shortcuts.store_positions
+        # the selected variable's: its walks' memo (value at the top of a block), its values at the end of the
+        # blocks storing it and those blocks' numbers (in tree order), its type and name
+        starts: dict[Block, Value] = {}
+        ends_get, starts_get = no_ends.get, starts.get
+        stored_at: list[int] | tuple[()] = ()
+        writers = 0
+        var_type: Type | None = None
+        var_name = ""
+
+        def select(var: Variable) -> None:
+            nonlocal starts, ends_get, starts_get, stored_at, writers, var_type, var_name
+            ends_get = end_def.get(var, no_ends).get
+            starts = start.get(var)                      # type: ignore[assignment]
+            if starts is None:
+                starts = start[var] = {}
+            starts_get = starts.get
+            stored_at = positions.get(var, ())
+            writers = len(stored_at)
+            var_type, var_name = var.type, var.name
 
         def read(b: Block) -> Value:
             """The value at the top of b. Chains of single predecessors (and skipped ifs/loops) are
@@ -83,7 +101,7 @@ class _Reader:
                 return v
             chain = []
             while True:
-                skip = bypass_get(b)
+                skip = bypass[b.index]
                 if skip is not None:
                     # when nothing inside that if/loop writes var: jump back along its CF list to the last
                     # node that does (a block: its value at the end; an if/loop: the join after it), or
@@ -148,14 +166,17 @@ class _Reader:
         def join(b: Block, preds: list[Block]) -> Value:
             v: Value
             if not preds:
-                v = Undef(var_type)
+                v = Undef(var_type)              # type: ignore[arg-type]  # (select set it)
                 starts[b] = v
                 return v
-            phi = Phi(var_type, (), var_name)     # a former LLVM phi keeps its name (the printer dedups)
+            # Phi(var_type, (), var_name) with its blocks, made in place (82k at 100k blocks: no call, no list
+            # to replace); a former LLVM phi keeps its name (the printer dedups)
+            phi = new_phi(Phi)
+            phi.type, phi.name, phi.opcode, phi.block = var_type, var_name, "phi", None     # type: ignore[assignment]
+            phi.operands = operands = []
+            phi.attrs, phi.targets, phi.blocks = {}, [], list(preds)
             starts[b] = phi                       # before the operands: a cycle finds the phi itself
             same = second = None                  # the first two different values (but the phi)
-            phi.blocks = list(preds)
-            operands = phi.operands
             for p in preds:
                 op = ends_get(p)
                 if op is None:
@@ -175,12 +196,12 @@ class _Reader:
                 pairs[phi] = (same, second)       # type: ignore[assignment]  # (same: set before second)
                 v = phi
             else:
-                v = same if same is not None else Undef(var_type)
+                v = same if same is not None else Undef(var_type)     # type: ignore[arg-type]
                 replaced[phi] = v
             starts[b] = v
             return v
 
-        return read
+        return read, select
 
 
 def _resolve(replace: dict[Value, Value], v: Value) -> Value:
@@ -266,11 +287,12 @@ class _Shortcuts:
     the span: no per-node set of the variables stored inside, whose unions cost (nodes x variables
     written below them) on deeply nested code (the largest item of the 30k-block profile's SSA part)."""
 
-    def __init__(self, func: Function, store_positions: dict[object, list[int]]):
+    def __init__(self, func: Function, store_positions: dict[object, list[int]], n_blocks: int):
         self.store_positions = store_positions              # variable -> indices of the blocks storing it
-        # block -> (the span's first and last block numbers, the block before the span, the block's list
-        # and that list's first block and its number); list -1 for a loop body's first block
-        self.bypass: dict[Block, tuple[int, int, Block, int, Block, int]] = {}
+        # block number -> (the span's first and last block numbers, the block before the span, the block's
+        # list and that list's first block and its number); list -1 for a loop body's first block. None for
+        # the other blocks (a list by number, not a dict by block: a walk asks at every step)
+        self.bypass: list[tuple[int, int, Block, int, Block, int] | None] = [None] * (n_blocks + 1)
         self.lists: list[list[CFNode]] = []
         self.firsts: list[list[int]] = []                   # per list: each node's first block index
         self.ifs: list[If] = []                             # every if of the tree (for _rewrite)
@@ -301,8 +323,8 @@ class _Shortcuts:
                     head: Block = body[0]
                     lo, hi = head.index, body[-1].index
                     work.append(body)
-                    bypass[head] = (lo, hi, before, -1, before, -1)
-                bypass[after] = (lo, hi, before, index, first, firsts[0])
+                    bypass[lo] = (lo, hi, before, -1, before, -1)
+                bypass[after.index] = (lo, hi, before, index, first, firsts[0])
                 firsts.append(lo)
             firsts_of.append(firsts)
 
@@ -355,15 +377,15 @@ def rebuild(func: Function, replaced: dict[Value, Value], users: list[Instr] | N
                 else:
                     ends[b] = value
                     positions[var].append(index)
-    shortcuts = _Shortcuts(func, positions)
-    reader = _Reader(replaced, shortcuts)
-    reader.end_def = end_def
-    readers, make = reader.readers, reader._reader
+    shortcuts = _Shortcuts(func, positions, len(blocks))
+    reader = _Reader(replaced, shortcuts, end_def)
+    read, select = reader.read, reader.select
+    selected = None
     for ins in pending:                                     # (reader.at_start, inlined: a call per load)
         var = ins.attrs["var"]
-        read = readers.get(var)
-        if read is None:
-            read = readers[var] = make(var)
+        if var is not selected:
+            select(var)
+            selected = var
         replaced[ins] = read(ins.block)                     # type: ignore[arg-type]
     kept = _trivial_phis(reader.new_phis, replaced, reader.pairs)     # (in the order they were made)
     # the phis found trivial (few: no set of the kept ones, nor a test per phi, when there are none)

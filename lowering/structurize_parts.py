@@ -1,21 +1,75 @@
-"""The structurizer's (lowering.passes.structurize) small parts: its variables, the cursor at the end of a
-CF list being built, and the tests and trims of a CF list's closing jump."""
+"""The structurizer's (lowering.passes.structurize) small parts: its variables and their loads and stores,
+the tree's blocks and ifs as it makes them, the cursor at the end of a CF list being built, a switch case's
+compares, and the tests and trims of a CF list's closing jump."""
 from __future__ import annotations
 
-from reconverge.lowering.ir.core import Block, CFNode, Function, Instr, last_block
-from reconverge.lowering.ir.types import Type
+from reconverge.lowering.ir.core import Block, CFNode, Const, Function, If, Instr, Value, last_block
+from reconverge.lowering.ir.types import I1, VOID, Type
+
+TYPE_CHECKING = False                   # not typing's: a compile's start-up does not import typing
+if TYPE_CHECKING:
+    from typing import Callable
 
 
 class Var:
-    """A structurizer-internal variable, read and written by var_load/var_store until SSA is rebuilt."""
-    __slots__ = ("name", "type")
+    """A structurizer-internal variable, read and written by var_load/var_store until SSA is rebuilt.
+    `attrs`: the one attrs dict ({"var": self}) all its loads and stores share (they only read it)."""
+    __slots__ = ("name", "type", "attrs")
 
     def __init__(self, name: str, type: Type):
         self.name = name
         self.type = type
+        self.attrs = {"var": self}
 
     def __repr__(self) -> str:
         return f"${self.name or hex(id(self))}"
+
+
+# var_load/var_store, made by the ten thousand and gone after SSA reconstruction (lowering.ssa.rebuild drops
+# them all): Instr's fields set directly, the operand list not copied, the variable's attrs dict and one empty
+# target list shared (nothing adds to either: only terminators have targets). At 100k blocks 210k of them.
+_new_instr = Instr.__new__
+_NO_TARGETS: list[Block] = []
+
+
+def var_store(var: Var, value: Value) -> Instr:
+    ins = _new_instr(Instr)
+    ins.type, ins.name, ins.opcode, ins.operands = VOID, "", "var_store", [value]
+    ins.attrs, ins.targets, ins.block = var.attrs, _NO_TARGETS, None
+    return ins
+
+
+def tree_block(parent: CFNode | Function | None = None) -> Block:
+    """A Block of the tree being built (an empty one, as Block()): its edges are left to update_cfg, which
+    ssa.rebuild runs before anything asks them (an empty tuple each until then, not two lists to drop)."""
+    b = _new_block(Block)
+    b.parent, b.instrs, b.succs, b.preds = parent, [], _NO_EDGES, _NO_EDGES      # type: ignore[assignment]
+    b.label, b.index, b.source_lines = "", -1, None
+    return b
+
+
+def tree_if(cond: Value, parent: CFNode | Function | None) -> If:
+    """If(cond) with tree_block arms (a fifth of the tree's blocks are an if's first two)."""
+    node = _new_if(If)
+    node.parent, node.cond = parent, cond
+    t, e = _new_block(Block), _new_block(Block)
+    t.parent, t.instrs, t.succs, t.preds = node, [], _NO_EDGES, _NO_EDGES        # type: ignore[assignment]
+    t.label, t.index, t.source_lines = "", -1, None
+    e.parent, e.instrs, e.succs, e.preds = node, [], _NO_EDGES, _NO_EDGES        # type: ignore[assignment]
+    e.label, e.index, e.source_lines = "", -1, None
+    node.then_list, node.else_list = [t], [e]
+    return node
+
+
+_new_block, _new_if = Block.__new__, If.__new__
+_NO_EDGES = ()
+
+
+def var_load(var: Var, name: str = "") -> Instr:
+    ins = _new_instr(Instr)
+    ins.type, ins.name, ins.opcode, ins.operands = var.type, name, "var_load", []
+    ins.attrs, ins.targets, ins.block = var.attrs, _NO_TARGETS, None
+    return ins
 
 
 class _Cursor:
@@ -40,6 +94,20 @@ class _Cursor:
         ins.block = block
         block.instrs.append(ins)
         return ins
+
+
+def equals(users: list[Instr], value: Value, consts: list[int]) -> Callable[[_Cursor], Value]:
+    """The code of `value == c0 || value == c1 ...` at a cursor, each compare noted in `users` (for
+    ssa.rebuild: `value` may be a load)."""
+    def make(cursor: _Cursor) -> Value:
+        cond: Value | None = None
+        for c in consts:
+            eq = cursor.emit(Instr("icmp", [value, Const(value.type, c)], I1, {"pred": "eq"}))
+            users.append(eq)
+            cond = eq if cond is None else cursor.emit(Instr("or", [cond, eq], I1))
+        assert cond is not None, "a case has constants"
+        return cond
+    return make
 
 
 def _ends_in(nodes: list[CFNode], opcode: str) -> bool:

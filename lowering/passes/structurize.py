@@ -32,8 +32,19 @@ from reconverge.lowering.errors import IrreducibleCFG
 from reconverge.lowering.gcpause import gc_paused
 from reconverge.lowering.ir.core import Block, Const, Function, If, Instr, Loop, Phi, Undef, Value
 from reconverge.lowering.ir.opcodes import JUMPS, TERMINATORS
-from reconverge.lowering.ir.types import I1, I32, VOID
-from reconverge.lowering.structurize_parts import Var, _Cursor, _drop_tail_jump, _ends_in, block_name
+from reconverge.lowering.ir.types import I1, I32
+from reconverge.lowering.structurize_parts import (
+    Var,
+    _Cursor,
+    _drop_tail_jump,
+    _ends_in,
+    block_name,
+    equals,
+    tree_block,
+    tree_if,
+    var_load,
+    var_store,
+)
 from reconverge.lowering.target import TargetCaps
 from reconverge.typing_free import cast
 
@@ -119,7 +130,7 @@ class _Structurizer:
             node_of[b.index] = len(nodes)
             nodes.append(b)
             node_terms.append(t)
-        self.index = {b: i for i, b in enumerate(nodes)}
+        self.node_of = node_of
         n = self.n = len(nodes)
         # targets per node, in terminator order, RETURN for return-only blocks; successors once each
         self.targets: list[list[int]] = []
@@ -253,8 +264,8 @@ class _Structurizer:
                     stores = edge_stores.get((p, b))
                     if stores is None:
                         stores = edge_stores[p, b] = []
-                    stores.append(Instr("var_store", [value], VOID, {"var": var}))
-                load = Instr("var_load", [], phi.type, {"var": var}, None, phi.name)
+                    stores.append(var_store(var, value))
+                load = var_load(var, phi.name)
                 load.block = b
                 b.instrs[i] = load
                 replaced[phi] = load
@@ -270,15 +281,10 @@ class _Structurizer:
         self.loop_inits: dict[int, list[Var]] = {}
         escaping: dict[Instr, Var] = {}
         loads_in: dict[int, dict[Instr, Instr]] = {}      # node -> escaping value -> its load there
-        index = self.index
+        node_of = self.node_of
 
-        def as_seen_from(value: Value, user: int) -> Value:
-            value = self.replaced.get(value, value)          # a phi now stands as its variable's load
-            if not isinstance(value, Instr) or value.block not in index:
-                return value
-            h = self.header_of[index[value.block]]
-            if h == -1 or self.forest.contains(h, user):
-                return value
+        def as_seen_from(value: Instr, user: int, h: int) -> Value:
+            """`value` (defined in loop h, the innermost, which does not hold node `user`) as `user` sees it."""
             var = escaping.get(value)
             if var is None:
                 var = escaping[value] = Var(value.name, value.type)
@@ -287,22 +293,18 @@ class _Structurizer:
                     h = self.loop_parent[h]
             loads = loads_in.setdefault(user, {})
             if value not in loads:
-                loads[value] = Instr("var_load", [], value.type, {"var": var}, None, value.name)
+                loads[value] = var_load(var, value.name)
             return loads[value]
 
         replaced_get, contains = self.replaced.get, self.forest.contains
         users = self.users
         header_of = self.header_of
-        # the innermost loop of each value defined in a loop (one lookup per operand below, where
-        # as_seen_from asks the value's kind, its block, the block's node and the node's loop)
-        loop_of: dict[Value, int] = {}
+        # the innermost loop of each block (its CFG number's): an operand's is its block's, where as_seen_from
+        # asks the value's kind, its block, the block's node and the node's loop (a dict of every instruction
+        # in a loop, made for this, cost a pass over them all: 0.07 CPU s at 100k blocks)
+        loop_at = [-1] * len(self.func.blocks)
         for u, b in enumerate(self.nodes):
-            h = header_of[u]
-            if h != -1:
-                for ins in b.instrs:                  # (a plain loop: a comprehension is a call per block)
-                    if ins.block is b:
-                        loop_of[ins] = h
-        loop_of_get = loop_of.get
+            loop_at[b.index] = header_of[u]
         for u, b in enumerate(self.nodes):
             user_loop = header_of[u]
             for ins in b.instrs:
@@ -310,23 +312,32 @@ class _Structurizer:
                 if not ops:
                     continue                          # (a branch; the loads made for phis: no operands)
                 for i, op in enumerate(ops):
-                    # as_seen_from, with its common answers first: a value of no loop or the user's loop
-                    value = replaced_get(op, op)
-                    value_loop = loop_of_get(value)
-                    if value_loop is not None and value_loop != user_loop and not contains(value_loop, u):
-                        value = as_seen_from(value, u)
+                    # as_seen_from, with its common answers first: a value of no loop or the user's loop (a
+                    # phi stands as its load, the only values `replaced` maps yet; no lookup for the others)
+                    cls = op.__class__
+                    if cls is Phi:
+                        value = replaced_get(op, op)
+                    elif cls is Instr:
+                        value = op
+                    else:
+                        continue
+                    if value.__class__ is Instr and (at := value.block) is not None:
+                        value_loop = loop_at[at.index]
+                        if value_loop != -1 and value_loop != user_loop and not contains(value_loop, u):
+                            value = as_seen_from(value, u, value_loop)
                     if value is not op:
                         ops[i] = value
                         users.append(ins)   # a load's use; the others: compares, returns, negations made later
         for (p, _), stores in self.edge_stores.items():
-            u = index[p]                                      # an edge's stores run at its source
+            u = node_of[p.index]                              # an edge's stores run at its source
             user_loop = header_of[u]
             for store in stores:                              # (the operand loop's test, as above)
                 op = store.operands[0]
                 value = replaced_get(op, op)
-                value_loop = loop_of_get(value)
-                if value_loop is not None and value_loop != user_loop and not contains(value_loop, u):
-                    value = as_seen_from(value, u)
+                if value.__class__ is Instr and (at := value.block) is not None:
+                    value_loop = loop_at[at.index]
+                    if value_loop != -1 and value_loop != user_loop and not contains(value_loop, u):
+                        value = as_seen_from(value, u, value_loop)
                 if value is not op:
                     store.operands[0] = value
         for u, loads in loads_in.items():                     # loads go before the block's terminator
@@ -338,7 +349,7 @@ class _Structurizer:
         for value, var in escaping.items():                   # stores go right after the definition
             home = value.block
             assert home is not None
-            home.insert(home.instrs.index(value) + 1, Instr("var_store", [value], VOID, {"var": var}))
+            home.insert(home.instrs.index(value) + 1, var_store(var, value))
 
     def _label_var(self, region: int) -> Var:
         if region not in self.labels:
@@ -361,7 +372,7 @@ class _Structurizer:
         func.is_structured = True
         func.blocks = []
         cursor = _Cursor(func.body, func)
-        func.add(Block())
+        func.add(tree_block())
         from reconverge.lowering.deepstack import call_with_deep_stack
 
         def build() -> None:
@@ -378,7 +389,7 @@ class _Structurizer:
         past this point looking for a definition (see lowering.ssa)."""
         block: Block = cursor.nodes[-1]    # type: ignore[assignment]  # (cursor.emit, inlined)
         for var in vars:
-            store = Instr("var_store", [Undef(var.type)], VOID, {"var": var})
+            store = var_store(var, Undef(var.type))
             store.block = block
             block.instrs.append(store)
 
@@ -406,7 +417,7 @@ class _Structurizer:
             if fallout == {y}:
                 fallout = self._do_tree(y, cursor, region)
                 continue
-            label = cursor.emit(Instr("var_load", [], I32, {"var": self._label_var(region)}))
+            label = cursor.emit(var_load(self._label_var(region)))
             cond = cursor.emit(Instr("icmp", [label, Const(I32, y)], I1, {"pred": "eq"}))
             self.users.append(cond)
             node, then_c, _ = self._add_if(cursor, cond)
@@ -416,7 +427,7 @@ class _Structurizer:
     def _emit_loop(self, h: int, cursor: _Cursor, region: int) -> set[int]:
         loop = Loop()
         cursor.add(loop)
-        cursor.add(Block())
+        cursor.add(tree_block())
         body = _Cursor(loop.body, loop)
         self._start_live_ranges(body, self.loop_inits.get(h, []) + [
             var for t in self.exits[h] if t != RETURN for var in self.phi_vars.get(t, ())])
@@ -429,7 +440,7 @@ class _Structurizer:
         edges = [self._edge_thunk(None, t, region) for t in exits]
         if len(exits) == 1:
             return edges[0](cursor)
-        sel = cursor.emit(Instr("var_load", [], I32, {"var": self._selector_var(h)}))
+        sel = cursor.emit(var_load(self._selector_var(h)))
         return self._emit_flat(cursor, sel, [([k], edges[k]) for k in range(len(exits) - 1)], edges[-1])
 
     def _emit_branch(self, v: int, b: Block, term: Instr | None, cursor: _Cursor, region: int) -> set[int]:
@@ -440,9 +451,9 @@ class _Structurizer:
             return self._edge(b, targets[0], region, cursor)
         if op == "cbr":                 # _emit_chain's if/else of one case, inlined (hot: every branch)
             assert term is not None
-            node = If(term.operands[0])                     # (and _add_if's, inlined)
-            after = Block()
-            node.parent = after.parent = cursor.parent
+            parent = cursor.parent
+            node = tree_if(term.operands[0], parent)        # (and _add_if's, inlined)
+            after = tree_block(parent)
             cursor.nodes += (node, after)
             f_then = self._edge(b, targets[0], region, _Cursor(node.then_list, node))
             f_else = self._edge(b, targets[1], region, _Cursor(node.else_list, node))
@@ -464,19 +475,6 @@ class _Structurizer:
             self.users.append(ret)
         return set()
 
-    def _equals(self, value: Value, consts: list[int]) -> Callable[[_Cursor], Value]:
-        users = self.users
-
-        def make(cursor: _Cursor) -> Value:
-            cond: Value | None = None
-            for c in consts:
-                eq = cursor.emit(Instr("icmp", [value, Const(value.type, c)], I1, {"pred": "eq"}))
-                users.append(eq)
-                cond = eq if cond is None else cursor.emit(Instr("or", [cond, eq], I1))
-            assert cond is not None, "a case has constants"
-            return cond
-        return make
-
     def _emit_flat(self, cursor: _Cursor, value: Value,
                    cases: list[tuple[list[int], Callable[[_Cursor], set[int]]]],
                    default: Callable[[_Cursor], set[int]]) -> set[int]:
@@ -490,10 +488,10 @@ class _Structurizer:
         would nest one level per case (and lavapipe answers wrongly from about 80 levels). A two-way
         branch keeps the plain if/else."""
         if len(cases) <= 1:
-            return self._emit_chain(cursor, [(self._equals(value, c), e) for c, e in cases], default)
+            return self._emit_chain(cursor, [(equals(self.users, value, c), e) for c, e in cases], default)
         fallout: set[int] = set()
         for consts, edge in cases:
-            _, then_c, _ = self._add_if(cursor, self._equals(value, consts)(cursor))
+            _, then_c, _ = self._add_if(cursor, equals(self.users, value, consts)(cursor))
             fallout |= edge(then_c)
         none: Value | None = None
         for consts, _ in cases:
@@ -520,9 +518,9 @@ class _Structurizer:
         return f_then | f_else
 
     def _add_if(self, cursor: _Cursor, cond: Value) -> tuple[If, _Cursor, _Cursor]:
-        node = If(cond)
-        after = Block()
-        node.parent = after.parent = cursor.parent          # (cursor.add twice, inlined: hot)
+        parent = cursor.parent                              # (cursor.add twice, inlined: hot)
+        node = tree_if(cond, parent)
+        after = tree_block(parent)
         cursor.nodes += (node, after)
         return node, _Cursor(node.then_list, node), _Cursor(node.else_list, node)
 
@@ -551,8 +549,7 @@ class _Structurizer:
             child.parent = parent
         cursor.nodes += arm
         arm.clear()
-        empty = Block()
-        empty.parent = node
+        empty = tree_block(node)
         arm.append(empty)
         if not keep_then:
             # then is now empty and else jumps: put the jump first, on the negated condition
@@ -590,14 +587,13 @@ class _Structurizer:
             if z != RETURN:
                 if not self.is_merge[z]:
                     return self._do_tree(z, cursor, region)
-                store = Instr("var_store", [Const(I32, z)], VOID, {"var": self.labels.get(region) or
-                                                                    self._label_var(region)})
+                store = var_store(self.labels.get(region) or self._label_var(region), Const(I32, z))
                 store.block = block
                 block.instrs.append(store)
                 return {z}
             exits = self.exits[region]              # a loop exit
             if len(exits) > 1:
-                store = Instr("var_store", [Const(I32, exits.index(t))], VOID, {"var": self._selector_var(region)})
+                store = var_store(self._selector_var(region), Const(I32, exits.index(t)))
                 store.block = block
                 block.instrs.append(store)
             jump = Instr("break", [])
