@@ -1,4 +1,4 @@
-"""Structurizer: a reducible CFG-form function becomes a NIR-like control-flow tree.
+"""Structurizer: a CFG-form function becomes a NIR-like control-flow tree (guard_irreducible's loops first).
 
 1. Loops (the natural-loop nesting forest) are handled region by region. A loop's blocks go inside a
    Loop node; edges back to its header become `continue`; edges leaving it write the loop's exit
@@ -20,13 +20,13 @@
 Shaping rules give NIR's canonical trees: when one arm of an if always jumps (break, continue,
 return), the other arm's code moves after the if (when both jump, a `continue` or else the longer arm
 moves); and an if whose then-arm is empty and else-arm jumps is inverted so the jump sits in the
-then-arm. A trailing `continue` at the end of a loop body and a trailing
-`return` at the end of the function are left implicit. Blocks holding only `ret void` are not placed
-anywhere: edges to them become `return` (or, from inside a loop, a loop exit first).
+then-arm. A trailing `continue` at the end of a loop body and a trailing `return` at the end of the
+function are left implicit. Blocks holding only `ret void` are not placed anywhere: edges to them
+become `return` (or, from inside a loop, a loop exit first).
 """
 from __future__ import annotations
 
-from reconverge.lowering import graph, ssa
+from reconverge.lowering import graph, guard_irreducible, ssa
 from reconverge.lowering.deepstack import depth_independent
 from reconverge.lowering.errors import IrreducibleCFG
 from reconverge.lowering.gcpause import gc_paused
@@ -66,15 +66,12 @@ def run(func: Function, caps: TargetCaps | None = None) -> bool:
 
 @depth_independent
 def structurize(func: Function) -> Function:
-    """Turn `func` (CFG form) into structured form in place and return it. An irreducible CFG (found by
-    the analysis, before anything changes) gets guard loops first (lowering.guard_irreducible), so a
-    reducible one pays nothing for them."""
+    """Turn `func` (CFG form) into structured form in place and return it."""
     with gc_paused():
         try:
             _Structurizer(func).run()
-        except IrreducibleCFG:
-            from reconverge.lowering.guard_irreducible import make_reducible
-            if not make_reducible(func):
+        except IrreducibleCFG:               # (found before anything changed; a reducible CFG pays nothing)
+            if not guard_irreducible.make_reducible(func):
                 raise
             _Structurizer(func).run()
     return func
