@@ -74,10 +74,10 @@ class SelectionContext:
         self.m = MFunction(func.name, simd)
         self.block = self.m.block("entry")
         self.values: dict[Value, Operand] = {}
-        self.provenance = Provenance(func)
         # the instructions in order, listed once for the analyses below and the drivers' (a walk of the
         # tree each was a tenth of a small kernel's selection set-up)
         self.instrs: list[Instr] = list(func.instructions())
+        self.provenance = Provenance(func, instrs=self.instrs)
         self.layout: KernelLayout = kernel_layout(func, needs_flat_addresses(func, self.provenance, self.instrs),
                                                   self.instrs)
         self.private_base: Operand | None = None              # this lane's private frame (A32 address)

@@ -458,12 +458,21 @@ def analyze(func: Function, instrs: list[Instr] | None = None) -> Divergence:
     # fact the last run reached its fixed point under, so another run would add nothing: it is not made
     # (that confirming run was a third of the analysis, which selection runs on every Gen kernel).
     # Each later run starts from what the round changed (_Propagation.run), not from every instruction.
+    # A round sees the values, the divergent loops and the innermost divergent loop of each block (made
+    # from those loops); a round that added no loop, followed by a run that added no value, leaves all
+    # three as that round saw them, so the next round would find what it found and return False: it is
+    # not made either (it was two fifths of the rounds).
     innermost = dict(result._innermost)
+    loops = len(result.loops)
     while form.round():
         moved = [b for b, loop in result._innermost.items() if innermost.get(b) is not loop]
         moved += [b for b in innermost if b not in result._innermost]
+        count = len(result.values)
         values.run(form.divergent_phis(), moved)
+        if len(result.values) == count and len(result.loops) == loops:
+            break
         innermost = dict(result._innermost)
+        loops = len(result.loops)
     return result
 
 

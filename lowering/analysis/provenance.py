@@ -39,10 +39,13 @@ CONFLICT = _Conflict()
 
 class Provenance:
     """The memory objects of one kernel and the object (or CONFLICT) every pointer value points into.
-    `make_object` lets a backend use its own MemoryObject subclass (with its layout fields)."""
+    `make_object` lets a backend use its own MemoryObject subclass (with its layout fields); `instrs`: the
+    function's instructions in order (func.instructions()), where the caller has listed them."""
 
-    def __init__(self, func: Function, make_object: Callable[..., MemoryObject] = MemoryObject):
+    def __init__(self, func: Function, make_object: Callable[..., MemoryObject] = MemoryObject,
+                 instrs: list[Instr] | None = None):
         self.func = func
+        self._instrs = instrs
         self.make_object = make_object
         self.objects: list[MemoryObject] = []
         self.base: dict[Value, MemoryObject | _Conflict] = {}
@@ -89,8 +92,8 @@ class Provenance:
 
     def _find_bases(self) -> None:
         copies: list[tuple[Instr, list[Value]]] = []
-        for ins in self.func.instructions():
-            if not ins.type.is_ptr:
+        for ins in self.func.instructions() if self._instrs is None else self._instrs:
+            if ins.type.kind != "ptr":          # (not is_ptr: a property call per instruction)
                 continue
             origin = self._origin(ins)
             if isinstance(origin, MemoryObject):

@@ -481,22 +481,32 @@ def _copy_slots(obj: object) -> object:
     was a third of a clone, which Gen's --cf auto makes of every kernel's read); slot by slot where a slot
     was never set (it stays unset)."""
     cls = type(obj)
+    return (_COPIERS.get(cls) or _copier(cls))(obj)
+
+
+def _copier(cls: type) -> Callable[[object], object]:
+    """_copy_slots' function for objects of class `cls`, made on first use (a try costs nothing until an
+    unset slot raises: then the copy is made slot by slot)."""
     copier = _COPIERS.get(cls)
     if copier is None:
-        body = "".join(f"    new.{name} = obj.{name}\n" for name in _slots(cls) if not name.startswith("__"))
-        namespace: dict[str, Any] = {"make": object.__new__, "cls": cls}
-        exec(f"def copier(obj):\n    new = make(cls)\n{body}    return new\n", namespace)
+        body = "".join(f"        new.{name} = obj.{name}\n" for name in _slots(cls) if not name.startswith("__"))
+        namespace: dict[str, Any] = {"make": object.__new__, "cls": cls, "slot_by_slot": _copy_slot_by_slot}
+        exec(f"def copier(obj):\n    new = make(cls)\n    try:\n{body}    except AttributeError:\n"
+             f"        return slot_by_slot(obj)\n    return new\n", namespace)
         copier = _COPIERS[cls] = namespace["copier"]
-    try:
-        return copier(obj)
-    except AttributeError:
-        new = object.__new__(cls)
-        for name in _slots(cls):
-            try:
-                setattr(new, name, getattr(obj, name))
-            except AttributeError:
-                pass
-        return new
+    return copier
+
+
+def _copy_slot_by_slot(obj: object) -> object:
+    """_copy_slots of an object with a slot never set (it stays unset in the copy)."""
+    cls = type(obj)
+    new = object.__new__(cls)
+    for name in _slots(cls):
+        try:
+            setattr(new, name, getattr(obj, name))
+        except AttributeError:
+            pass
+    return new
 
 
 def _clone_function(func: Function) -> Function:
@@ -510,52 +520,58 @@ def _clone_function(func: Function) -> Function:
     new.target_passes = set(func.target_passes)
     new.loops_separated = func.loops_separated
     new.guarded_cycles = func.guarded_cycles
-    values: dict[int, Value] = {}
-    nodes: dict[int, CFNode | Function] = {id(func): new}
+    # old object's id -> its copy: values (arguments, instructions, constants and undefs) and nodes (blocks,
+    # tree nodes, the function). Looked up inline, not through cast() or helper calls: a call per operand
+    # and per edge was a third of a clone, which Gen's --cf auto makes of every kernel's read
+    values: dict[int, Any] = {}
+    nodes: dict[int, Any] = {id(func): new}
+    get_value = values.get
     for arg in func.args:
-        new_arg = cast(Arg, _copy_slots(arg))
-        new.args.append(new_arg)
+        new_arg = _copy_slots(arg)
+        new.args.append(new_arg)        # type: ignore[arg-type]
         values[id(arg)] = new_arg
     old_blocks = [*func.all_blocks(), func.end_block]
     new.end_block.label, new.end_block.index = func.end_block.label, func.end_block.index
+    copiers = _COPIERS
     for block in old_blocks:
-        copied = new.end_block if block is func.end_block else cast(Block, _copy_slots(block))
-        nodes[id(block)] = copied
+        nodes[id(block)] = new.end_block if block is func.end_block else _copy_slots(block)
         for ins in block.instrs:
-            values[id(ins)] = cast(Instr, _copy_slots(ins))
+            cls = type(ins)
+            values[id(ins)] = (copiers.get(cls) or _copier(cls))(ins)
 
     def value(v: Value) -> Value:
-        found = values.get(id(v))
+        found: Value | None = get_value(id(v))
         if found is None:               # a constant or undef: copied once, shared as in the original
             found = values[id(v)] = cast(Value, _copy_slots(v))
         return found
-
-    def block_of(b: Block) -> Block:
-        return cast(Block, nodes[id(b)])
     for block in old_blocks:
-        copied = block_of(block)
-        copied.instrs = [cast(Instr, values[id(ins)]) for ins in block.instrs]
-        copied.succs = [block_of(b) for b in block.succs]
-        copied.preds = [block_of(b) for b in block.preds]
-        for ins, twin in zip(block.instrs, copied.instrs):
-            twin.operands = [value(v) for v in ins.operands]
+        copied = nodes[id(block)]
+        copied.instrs = twins = [values[id(ins)] for ins in block.instrs]
+        copied.succs = [nodes[id(b)] for b in block.succs]
+        copied.preds = [nodes[id(b)] for b in block.preds]
+        for ins, twin in zip(block.instrs, twins):
+            operands = []
+            for v in ins.operands:      # (a loop: the usual operand is found at once, with no call)
+                found = get_value(id(v))
+                operands.append(value(v) if found is None else found)
+            twin.operands = operands
             # (most instructions have no attributes and no targets: no comprehension made for them)
             twin.attrs = {k: list(a) if isinstance(a, list) else a for k, a in ins.attrs.items()} if ins.attrs else {}
-            twin.targets = [block_of(b) for b in ins.targets] if ins.targets else []
-            twin.block = copied if ins.block is block else (None if ins.block is None else block_of(ins.block))
+            twin.targets = [nodes[id(b)] for b in ins.targets] if ins.targets else []
+            twin.block = copied if ins.block is block else (None if ins.block is None else nodes[id(ins.block)])
             if isinstance(ins, Phi):
-                cast(Phi, twin).blocks = [block_of(b) for b in ins.blocks]
-    new.blocks = [block_of(b) for b in func.blocks]
+                twin.blocks = [nodes[id(b)] for b in ins.blocks]
+    new.blocks = [nodes[id(b)] for b in func.blocks]
     work: list[tuple[list[CFNode], list[CFNode]]] = [(func.body, new.body)]
     while work:                         # the tree, one CF list at a time
         old_list, new_list = work.pop()
         for node in old_list:
             if isinstance(node, Block):
-                new_list.append(block_of(node))
+                new_list.append(nodes[id(node)])
                 continue
-            made = cast(CFNode, _copy_slots(node))
+            made = _copy_slots(node)
             nodes[id(node)] = made
-            new_list.append(made)
+            new_list.append(made)       # type: ignore[arg-type]
             if isinstance(node, If):
                 branch = cast(If, made)
                 branch.cond = value(node.cond)

@@ -62,14 +62,27 @@ class _Legalizer:
                 return int_type(w)
         raise NotSupported(f"{where(self.func, ins)}: integers wider than {self.legal[-1]} bits are not supported")
 
+    def _any_odd(self, instrs: list[Instr]) -> bool:
+        """Whether an instruction, an operand or an argument has an odd width (most functions have none: the
+        test of every value, inline, without odd()'s call and a tuple per instruction)."""
+        legal = self.legal
+        for ins in instrs:
+            t = ins.type
+            if t.kind == "int" and t.bits not in legal:
+                return True
+            for v in ins.operands:
+                t = v.type
+                if t.kind == "int" and t.bits not in legal:
+                    return True
+        return any(self.odd(a.type) for a in self.func.args)
+
     def source_bits(self, v: Value) -> int:
         return self.bits.get(v, v.type.bits)
 
     def run(self) -> bool:
         func = self.func
         instrs = list(func.instructions())
-        if not any(self.odd(v.type) for ins in instrs for v in (ins, *ins.operands)) and \
-                not any(self.odd(a.type) for a in func.args):
+        if not self._any_odd(instrs):
             return False
         for ins in instrs:
             if ins.opcode in REFUSED and any(self.odd(v.type) for v in (ins, *ins.operands)) and \
