@@ -12,7 +12,9 @@ value selector.
 from __future__ import annotations
 
 import struct
+from collections import Counter
 from collections.abc import Sequence
+from itertools import chain
 
 from reconverge.isa.gen9 import messages as sm
 from reconverge.isa.gen9.model import DataType, Region
@@ -391,10 +393,9 @@ def one_cmp(ins: Instr) -> tuple[str, bool] | None:
 def use_counts(func: Function, instrs: list[Instr] | None = None) -> dict[Value, int]:
     """How many times each value is read: operands (phi sources included) and if conditions (`instrs`:
     the function's instructions, where the caller has listed them)."""
-    counts: dict[Value, int] = {}
-    for ins in func.instructions() if instrs is None else instrs:
-        for v in ins.operands:
-            counts[v] = counts.get(v, 0) + 1
+    # (counted in C: Counter over the operand lists chained, not a dictionary update per operand in Python)
+    counts: dict[Value, int] = Counter(chain.from_iterable(
+        ins.operands for ins in (func.instructions() if instrs is None else instrs)))
     if func.is_structured:
         stack = [func.body]
         while stack:

@@ -34,7 +34,9 @@ def low_dword_values(func: Function, provenance: Provenance, flat: bool,
     """The 64-bit integer (and, unless `flat`, pointer) instructions of `func` whose readers want only
     their low 32 bits (the module docstring)."""
     instrs = list(func.instructions()) if instrs is None else instrs
-    chosen: set[Instr] = {ins for ins in instrs if _candidate(ins, flat)}
+    # (the type first, inline: most instructions are neither 64-bit integers nor pointers, and ask no call)
+    chosen: set[Instr] = {ins for ins in instrs if (ins.type.bits == 64 or ins.type.kind == "ptr")
+                          and _candidate(ins, flat)}
     if not chosen:
         return chosen
     users: dict[Value, list[tuple[Instr, int]]] = {}     # (of the candidates only: no other is asked)

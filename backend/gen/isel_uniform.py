@@ -34,7 +34,9 @@ def scalar_values(func: Function, divergence: Divergence, instrs: list[Instr] | 
     gathered of the candidates alone (gathering every value's cost a fifth of a small kernel's prologue)."""
     instrs = list(func.instructions()) if instrs is None else instrs
     divergent = divergence.values
-    candidates = {ins for ins in instrs if _candidate(ins) and ins not in divergent}
+    # (the type first, inline: an i1 or i32 integer; the others ask no call)
+    candidates = {ins for ins in instrs if ins.type.kind == "int" and (ins.type.bits == 32 or ins.type.bits == 1)
+                  and _candidate(ins) and ins not in divergent}
     if not candidates:
         return set()
     reads: dict[Value, list[Block]] = {}
