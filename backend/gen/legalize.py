@@ -24,17 +24,25 @@ from .mir import Imm, MFunction, MInstr, Operand, VReg
 
 COMMUTATIVE = ("add", "mul", "and", "or", "xor")
 SHIFTS = ("shl", "shr", "asr")
-NO_IMMEDIATES = ("send", "sends", "jmpi", "if", "while")
+NO_IMMEDIATES = frozenset(("send", "sends", "jmpi", "if", "while"))
 
 
 def legalize_immediates(func: MFunction) -> None:
     """Rewrite `func` in place so that every immediate is encodable (see the module docstring)."""
     for block in func.blocks:
-        out: list[MInstr] = []
-        for ins in block.instrs:
+        instrs = block.instrs
+        for first, ins in enumerate(instrs):
             srcs = ins.srcs
             if len(srcs) == 2 and ins.opcode not in NO_IMMEDIATES and \
-                    (isinstance(srcs[0].value, Imm) or isinstance(srcs[1].value, Imm)):   # (else legal as it is)
+                    (type(srcs[0].value) is Imm or type(srcs[1].value) is Imm):   # (else legal as it is)
+                break
+        else:
+            continue                    # (most blocks: nothing to rewrite, the list stays as it is)
+        out: list[MInstr] = instrs[:first]
+        for ins in instrs[first:]:
+            srcs = ins.srcs
+            if len(srcs) == 2 and ins.opcode not in NO_IMMEDIATES and \
+                    (type(srcs[0].value) is Imm or type(srcs[1].value) is Imm):
                 ins.srcs = _legal_sources(func, ins.opcode, srcs, out)
             out.append(ins)
         block.instrs = out
@@ -43,11 +51,12 @@ def legalize_immediates(func: MFunction) -> None:
 def legalize_narrow_destinations(func: MFunction) -> None:
     """Rewrite `func` in place so that no destination is narrower than its execution type (docstring)."""
     for block in func.blocks:
-        out: list[MInstr] = []
-        for ins in block.instrs:
-            out.append(ins)
+        out: list[MInstr] | None = None             # (None until a block needs a mov: most keep their list)
+        for k, ins in enumerate(block.instrs):
+            if out is not None:
+                out.append(ins)
             dst = ins.dst
-            if dst is None or ins.opcode in NO_IMMEDIATES or not isinstance(dst.value, VReg) or dst.value.uniform \
+            if dst is None or ins.opcode in NO_IMMEDIATES or type(dst.value) is not VReg or dst.value.uniform \
                     or dst.value.type.size != 4 or (dst.region is not None and dst.region.hstride != 1):
                 continue
             for s in ins.srcs:                    # a 64-bit source (no type is wider; .value.type: no property call)
@@ -55,11 +64,14 @@ def legalize_narrow_destinations(func: MFunction) -> None:
                     break
             else:
                 continue
+            if out is None:
+                out = block.instrs[:k + 1]
             wide = func.vreg(DataType.Q)
             strided = Operand(VReg(wide.id, dst.type), 0, Region(16, 8, 2))
             ins.dst = strided
             out.append(MInstr("mov", ins.exec_size, dst, [strided], predicate=ins.predicate, no_mask=ins.no_mask))
-        block.instrs = out
+        if out is not None:
+            block.instrs = out
 
 
 def _legal_sources(func: MFunction, opcode: str, srcs: list[Operand], out: list[MInstr]) -> list[Operand]:

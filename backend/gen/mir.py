@@ -74,7 +74,7 @@ class Operand:
         return self.value.type
 
 
-@record
+@record(slots=True)
 class MInstr:
     opcode: str
     exec_size: int

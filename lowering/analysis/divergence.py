@@ -141,10 +141,15 @@ class _Propagation:
         self.func, self.result = func, result
         self.instrs = list(func.instructions() if instrs is None else instrs)
         self.users: dict[Value, list[Instr]] = {}
+        users = self.users
         for ins in self.instrs:
             for v in ins.operands:
                 if isinstance(v, Instr):
-                    self.users.setdefault(v, []).append(ins)
+                    found = users.get(v)
+                    if found is None:
+                        users[v] = [ins]
+                    else:
+                        found.append(ins)
 
     def run(self, divergent_phi: Iterable[Phi], moved: Iterable[Block] | None = None) -> None:
         """Grow the divergent values to their fixed point: from every instruction (the first run), or, after
@@ -153,7 +158,17 @@ class _Propagation:
         changed (`moved`: what divergent_at says of those values read outside that loop)."""
         values = self.result.values
         if moved is None:
-            work = [*self.instrs]
+            # the first run: in program order, so that most operands are decided before their readers are
+            # asked (from the end, every reader of a divergent value was asked again once it grew); the
+            # readers asked before a value grew (a loop's phis, through their back edges) are asked again
+            # below. The fixed point is the same in any order: the rules only grow with their operands.
+            grown = []
+            for ins in self.instrs:
+                if ins not in values and ins.has_result and self._divergent(ins):
+                    values.add(ins)
+                    grown.append(ins)
+            users = self.users
+            work = [user for ins in grown for user in users.get(ins, ()) if user not in values]
         else:
             work = [user for block in moved for ins in block.instrs for user in self.users.get(ins, ())]
         for phi in divergent_phi:
@@ -302,6 +317,14 @@ class _Tree:
             elif isinstance(node, Loop):
                 self._innermost(node.body, node if node in self.result.loops else loop)
 
+    def settled(self) -> bool:
+        """After a round that added no divergent loop, and a run: whether the next round would read what
+        this one read. It reads the values only through the if conditions (_operand_use at the block before
+        each if), and those of the divergent ifs are divergent already; the innermost loops, the other
+        way a read diverges, come from the loops, which did not change."""
+        values, branches = self.result.values, self.result.branches
+        return not any(node.cond in values for node in self.before if node not in branches)
+
     def divergent_phis(self) -> list[Phi]:
         res, out = self.result, list[Phi]()
         for block, node in self.after_if.items():
@@ -378,6 +401,10 @@ class _Cfg:
             if inner is not None:
                 res._innermost[block] = self.blocks[inner]
         return grew
+
+    def settled(self) -> bool:
+        """(_Tree.settled) Not decided in CFG form: the next round is made whenever a value was added."""
+        return False
 
     def _divergent_headers(self) -> list[int]:
         return [self.index[b] for b in self.result.loops]  # type: ignore[index]
@@ -459,9 +486,10 @@ def analyze(func: Function, instrs: list[Instr] | None = None) -> Divergence:
     # (that confirming run was a third of the analysis, which selection runs on every Gen kernel).
     # Each later run starts from what the round changed (_Propagation.run), not from every instruction.
     # A round sees the values, the divergent loops and the innermost divergent loop of each block (made
-    # from those loops); a round that added no loop, followed by a run that added no value, leaves all
-    # three as that round saw them, so the next round would find what it found and return False: it is
-    # not made either (it was two fifths of the rounds).
+    # from those loops); a round that added no loop, followed by a run that added no value (or, in tree
+    # form, none that a branch not yet divergent reads: _Tree.settled), leaves what the next round would
+    # read as this round saw it, so it would find what this one found and return False: it is not made
+    # either (it was two fifths of the rounds).
     innermost = dict(result._innermost)
     loops = len(result.loops)
     while form.round():
@@ -469,7 +497,7 @@ def analyze(func: Function, instrs: list[Instr] | None = None) -> Divergence:
         moved += [b for b in innermost if b not in result._innermost]
         count = len(result.values)
         values.run(form.divergent_phis(), moved)
-        if len(result.values) == count and len(result.loops) == loops:
+        if len(result.loops) == loops and (len(result.values) == count or form.settled()):
             break
         innermost = dict(result._innermost)
         loops = len(result.loops)
