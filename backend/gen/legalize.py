@@ -31,7 +31,7 @@ def legalize_immediates(func: MFunction) -> None:
     """Rewrite `func` in place so that every immediate is encodable (see the module docstring)."""
     for block in func.blocks:
         instrs = block.instrs
-        for first, ins in enumerate(instrs):
+        for first, ins in enumerate(instrs):     # noqa: B007 (`first`: where the loop broke)
             srcs = ins.srcs
             if len(srcs) == 2 and ins.opcode not in NO_IMMEDIATES and \
                     (type(srcs[0].value) is Imm or type(srcs[1].value) is Imm):   # (else legal as it is)
