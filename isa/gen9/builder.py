@@ -70,6 +70,11 @@ def pred(f: int = 0, sub: int = 0, inv: bool = False, control: str = "") -> Pred
     return Predicate(f, sub, inv, control)
 
 
+# the opcodes program() resolves or counts (if-depth, block ends), and the block ends among them
+_BLOCK_ENDS = frozenset(("endif", "else", "halt", "while"))
+_RESOLVED = frozenset(("if", "else", "endif", "while", "break", "cont", "halt"))
+
+
 class Builder:
     """Emit instructions; labels are names; `program()` resolves offsets and returns the list."""
 
@@ -178,33 +183,41 @@ class Builder:
             if name not in self.labels:
                 raise IsaError(f"unknown label {name}")
             insts[w].options["_head"] = self.labels[name]
+        # in one pass over the instructions: each one's byte address, opcode and if-depth (before it), and
+        # per depth the positions of the instructions that can end a block there: every search below is a
+        # bisection in one of these lists instead of a scan over the instructions (one scan per if, break
+        # and endif made deep nesting quadratic)
         addr = [0]
-        a = 0
-        for inst in insts:
-            a += 8 if inst.compacted else 16         # (instruction_size)
-            addr.append(a)
-        at = addr.__getitem__
-        ops = [i.opcode for i in insts]
-
-        def while_jumps_before(w: int, i: int) -> bool:
-            return insts[w].options.get("_head", w) <= i
-
-        # if-depth before each instruction, and per depth the positions of the instructions that can end
-        # a block there: every search below is a bisection in one of these lists instead of a scan over
-        # the instructions (one scan per if, break and endif made deep nesting quadratic)
-        depth_at, d = [], 0
-        for o in ops:
-            depth_at.append(d)
-            d += 1 if o == "if" else -1 if o == "endif" else 0
-        depth_at.append(d)
+        a = d = 0
+        ops: list[str] = []
+        depth_at: list[int] = []
         endifs: dict[int, list[int]] = {}
         elses: dict[int, list[int]] = {}
         stops: dict[int, list[int]] = {}
-        for j, o in enumerate(ops):
-            if o in ("endif", "else", "halt", "while"):
-                stops.setdefault(depth_at[j], []).append(j)
-                if o != "halt" and o != "while":
-                    (endifs if o == "endif" else elses).setdefault(depth_at[j], []).append(j)
+        branches: list[int] = []                     # the positions of what the loop below resolves
+        for j, inst in enumerate(insts):
+            o = inst.opcode
+            ops.append(o)
+            depth_at.append(d)
+            if o in _RESOLVED:
+                branches.append(j)
+                if o in _BLOCK_ENDS:
+                    stops.setdefault(d, []).append(j)
+                    if o == "endif":
+                        endifs.setdefault(d, []).append(j)
+                    elif o == "else":
+                        elses.setdefault(d, []).append(j)
+                if o == "if":
+                    d += 1
+                elif o == "endif":
+                    d -= 1
+            a += 8 if inst.compacted else 16         # (instruction_size)
+            addr.append(a)
+        depth_at.append(d)
+        at = addr.__getitem__
+
+        def while_jumps_before(w: int, i: int) -> bool:
+            return insts[w].options.get("_head", w) <= i
 
         def first_after(positions: list[int], i: int) -> int | None:
             k = bisect.bisect_right(positions, i)
@@ -224,13 +237,14 @@ class Builder:
 
         loop_of: dict[int, int] = {}         # position -> the first while after it that jumps to or before it
         open_loops: list[int] = []
-        for j in range(len(insts) - 1, -1, -1):
-            while open_loops and insts[open_loops[-1]].options.get("_head", open_loops[-1]) > j:
-                open_loops.pop()
-            if open_loops:
-                loop_of[j] = open_loops[-1]
-            if ops[j] == "while":
-                open_loops.append(j)
+        if any(ops[i] == "break" or ops[i] == "cont" for i in branches):     # (loop_end's only askers)
+            for j in range(len(insts) - 1, -1, -1):
+                while open_loops and insts[open_loops[-1]].options.get("_head", open_loops[-1]) > j:
+                    open_loops.pop()
+                if open_loops:
+                    loop_of[j] = open_loops[-1]
+                if ops[j] == "while":
+                    open_loops.append(j)
 
         def loop_end(i: int) -> int:
             if i in loop_of:
@@ -246,8 +260,8 @@ class Builder:
             k = bisect.bisect_left(candidates, end) - 1
             return (candidates[k] if k >= 0 and candidates[k] > i else None), end
 
-        for i, inst in enumerate(insts):
-            o = ops[i]
+        for i in branches:
+            inst, o = insts[i], ops[i]
             if o == "if":
                 els, end = matching(i)
                 inst.jip = at(els + 1 if els is not None else end) - at(i)
@@ -279,7 +293,7 @@ class Builder:
                     insts[i].jip = at(e) - at(i) if e is not None else insts[i].uip
             else:
                 setattr(insts[i], fld, target - at(i))
-        for i, o in enumerate(ops):                  # (only a while has a head: while_, emit_instruction)
-            if o == "while":
+        for i in branches:                           # (only a while has a head: while_, emit_instruction)
+            if ops[i] == "while":
                 insts[i].options.pop("_head", None)
         return insts
