@@ -69,7 +69,15 @@ class Region:
 
     @property
     def exits(self) -> list[Block]:
-        """The blocks control goes to from this region, each once, in terminator order."""
+        """The blocks control goes to from this region, each once, in terminator order (made once: a region
+        is not changed once made, `replace` makes another; the search asks it of every unit each round).
+        Read-only: the list is the region's own."""
+        found = self.__dict__.get("_exits")
+        if found is None:
+            found = self.__dict__["_exits"] = self._find_exits()
+        return found
+
+    def _find_exits(self) -> list[Block]:
         if self.term is None:
             out = [self.after] if self.after is not None else list(self.leaves)
         elif self.term.opcode in ("ret", "unreachable"):

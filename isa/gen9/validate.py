@@ -244,6 +244,13 @@ def _every_check(inst: Instruction, alu: bool) -> list[Problem]:
     return out
 
 
+def _bare_branch_checks(inst: Instruction) -> list[Problem]:
+    """_every_check of a branch with no destination, no source and no Align16 (what the backend emits:
+    if, else, endif, while, break, cont, halt, jmpi): of its checks only the control and the branch rules
+    can find anything there (no operand to check, not an ALU, three-source or Align16 instruction)."""
+    return _check_control(inst) + _check_branch(inst)
+
+
 # The common ALU instruction (nine tenths of the backend's ALU code): dword or float operands only, direct
 # GRF registers (or a null destination) and at most a last immediate, no math. _plainly_legal is a
 # sufficient condition for check_instruction finding nothing, tested in one pass with no problem list
@@ -720,7 +727,10 @@ def validate_program(insts: list[Instruction], offsets: list[int] | None = None,
         alu = inst.dst is not None and not inst.align16 and inst.opcode not in _NOT_ALU     # (_alu)
         if alu and _plainly_legal(inst):
             continue
-        problems = _every_check(inst, alu)
+        if inst.dst is None and not inst.srcs and not inst.align16 and inst.opcode in _BRANCH_SET:
+            problems = _bare_branch_checks(inst)    # (a fifth of the backend's code: if, endif, break ...)
+        else:
+            problems = _every_check(inst, alu)
         if inst.opcode in _BRANCH_SET:
             for name, target in _targets(inst, pc):
                 if target not in starts:

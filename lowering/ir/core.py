@@ -520,57 +520,58 @@ def _clone_function(func: Function) -> Function:
     new.target_passes = set(func.target_passes)
     new.loops_separated = func.loops_separated
     new.guarded_cycles = func.guarded_cycles
-    # old object's id -> its copy: values (arguments, instructions, constants and undefs) and nodes (blocks,
-    # tree nodes, the function). Looked up inline, not through cast() or helper calls: a call per operand
-    # and per edge was a third of a clone, which Gen's --cf auto makes of every kernel's read
-    values: dict[int, Any] = {}
-    nodes: dict[int, Any] = {id(func): new}
+    # old object -> its copy (the IR's objects hash and compare by identity): values (arguments,
+    # instructions, constants and undefs) and nodes (blocks, tree nodes, the function). Looked up inline,
+    # not through id(), cast() or helper calls: a call per operand and per edge was a third of a clone,
+    # which Gen's --cf auto makes of every kernel's read
+    values: dict[object, Any] = {}
+    nodes: dict[object, Any] = {func: new}
     get_value = values.get
     for arg in func.args:
         new_arg = _copy_slots(arg)
         new.args.append(new_arg)        # type: ignore[arg-type]
-        values[id(arg)] = new_arg
+        values[arg] = new_arg
     old_blocks = [*func.all_blocks(), func.end_block]
     new.end_block.label, new.end_block.index = func.end_block.label, func.end_block.index
     copiers = _COPIERS
     for block in old_blocks:
-        nodes[id(block)] = new.end_block if block is func.end_block else _copy_slots(block)
+        nodes[block] = new.end_block if block is func.end_block else _copy_slots(block)
         for ins in block.instrs:
             cls = type(ins)
-            values[id(ins)] = (copiers.get(cls) or _copier(cls))(ins)
+            values[ins] = (copiers.get(cls) or _copier(cls))(ins)
 
     def value(v: Value) -> Value:
-        found: Value | None = get_value(id(v))
+        found: Value | None = get_value(v)
         if found is None:               # a constant or undef: copied once, shared as in the original
-            found = values[id(v)] = cast(Value, _copy_slots(v))
+            found = values[v] = cast(Value, _copy_slots(v))
         return found
     for block in old_blocks:
-        copied = nodes[id(block)]
-        copied.instrs = twins = [values[id(ins)] for ins in block.instrs]
-        copied.succs = [nodes[id(b)] for b in block.succs]
-        copied.preds = [nodes[id(b)] for b in block.preds]
+        copied = nodes[block]
+        copied.instrs = twins = [values[ins] for ins in block.instrs]
+        copied.succs = [nodes[b] for b in block.succs]
+        copied.preds = [nodes[b] for b in block.preds]
         for ins, twin in zip(block.instrs, twins):
             operands = []
             for v in ins.operands:      # (a loop: the usual operand is found at once, with no call)
-                found = get_value(id(v))
+                found = get_value(v)
                 operands.append(value(v) if found is None else found)
             twin.operands = operands
             # (most instructions have no attributes and no targets: no comprehension made for them)
             twin.attrs = {k: list(a) if isinstance(a, list) else a for k, a in ins.attrs.items()} if ins.attrs else {}
-            twin.targets = [nodes[id(b)] for b in ins.targets] if ins.targets else []
-            twin.block = copied if ins.block is block else (None if ins.block is None else nodes[id(ins.block)])
+            twin.targets = [nodes[b] for b in ins.targets] if ins.targets else []
+            twin.block = copied if ins.block is block else (None if ins.block is None else nodes[ins.block])
             if isinstance(ins, Phi):
-                twin.blocks = [nodes[id(b)] for b in ins.blocks]
-    new.blocks = [nodes[id(b)] for b in func.blocks]
+                twin.blocks = [nodes[b] for b in ins.blocks]
+    new.blocks = [nodes[b] for b in func.blocks]
     work: list[tuple[list[CFNode], list[CFNode]]] = [(func.body, new.body)]
     while work:                         # the tree, one CF list at a time
         old_list, new_list = work.pop()
         for node in old_list:
             if isinstance(node, Block):
-                new_list.append(nodes[id(node)])
+                new_list.append(nodes[node])
                 continue
             made = _copy_slots(node)
-            nodes[id(node)] = made
+            nodes[node] = made
             new_list.append(made)       # type: ignore[arg-type]
             if isinstance(node, If):
                 branch = cast(If, made)
@@ -583,5 +584,5 @@ def _clone_function(func: Function) -> Function:
                 work.append((node.body, loop.body))
     for node_copy in nodes.values():
         if isinstance(node_copy, CFNode) and node_copy.parent is not None:
-            node_copy.parent = nodes.get(id(node_copy.parent))
+            node_copy.parent = nodes.get(node_copy.parent)
     return new

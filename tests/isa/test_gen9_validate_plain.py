@@ -117,3 +117,20 @@ def test_random_instructions_into_null():
         vouched += _agrees(inst)
     assert vouched > 1_000
 
+
+
+def test_bare_branches():
+    """validate_program's shortcut for a branch without operands (validate._bare_branch_checks) answers what
+    _every_check does, on random branches around the edges of the control and branch rules."""
+    from reconverge.isa.gen9.validate import _BRANCH_SET, _bare_branch_checks
+    rng = random.Random(26)
+    found = 0
+    for _ in range(3000):
+        op = rng.choice(sorted(_BRANCH_SET))
+        inst = Instruction(op, rng.choice((1, 2, 4, 8, 16, 32)), chan_offset=rng.choice((0, 4, 8, 16, 24, 28)),
+                           saturate=rng.random() < 0.1, mask_ctrl_we_all=rng.random() < 0.5,
+                           jip=rng.choice((None, -64, -4, 0, 8, 12, 48)), uip=rng.choice((None, -16, 0, 4, 16, 96)))
+        expected = _every_check(inst, _alu(inst))
+        assert _bare_branch_checks(inst) == expected, inst
+        found += bool(expected)
+    assert found > 100
