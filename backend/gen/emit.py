@@ -38,8 +38,7 @@ def emit(func: MFunction, home: dict[int, int], notes: dict[int, str] | None = N
                     notes[builder.position] = f"{kind} -> {ins.targets[0]}"
                 builder.emit_instruction(_instruction(ins, home, 0, 1), ins.targets[0])
                 continue
-            if ins.exec_size == 16 and (_footprint(ins) > 2 * GRF_BYTES or ins.math_fc in INT_DIV
-                                        or _mixed_float_f32_dst(ins)):
+            if ins.exec_size == 16 and _split16(ins):
                 append(_instruction(ins, home, 0, 2))
                 append(_instruction(ins, home, 1, 2))
             else:
@@ -63,6 +62,29 @@ def _footprint(ins: MInstr) -> int:
         stride = r.hstride if r is not None and r.hstride else 1
         most = max(most, ins.exec_size * v.type.size * stride)
     return most
+
+
+def _split16(ins: MInstr) -> bool:
+    """Whether a SIMD16 instruction goes as two SIMD8 halves: an operand spanning more than two GRFs
+    (_footprint), an integer division, or a float result of half-float sources (_mixed_float_f32_dst); the
+    three tests in one walk of the operands (asked of every SIMD16 instruction)."""
+    if ins.math_fc in INT_DIV:
+        return True
+    dst = ins.dst
+    float_dst = dst is not None and dst.value.type is _F
+    for op in (ins.srcs if dst is None else (dst, *ins.srcs)):
+        v, r = op.value, op.region
+        t = v.type
+        if float_dst and t is _HF:
+            return True                           # (a source: the destination is F)
+        if type(v) is Imm or (r is not None and r.hstride == 0 and r.vstride == 0) or (type(v) is VReg and v.uniform):
+            continue                              # (an immediate, or _scalar)
+        if 16 * t.size * (r.hstride if r is not None and r.hstride else 1) > 2 * GRF_BYTES:
+            return True
+    return False
+
+
+_F, _HF = DataType.F, DataType.HF
 
 
 def _mixed_float_f32_dst(ins: MInstr) -> bool:

@@ -74,3 +74,33 @@ def test_a_64bit_compare_value_is_computed_in_a_64bit_destination():
         got = run_target("gen", program, spec.kernel, spec.make_args(7), spec.global_size, spec.local_size,
                          GenRunOptions(simd, "structured"), global_offset=spec.global_offset)
         assert not compare(reference, got, [p.name for p in kernel_params(func)], labels=("llvm", "gen"))
+
+
+def test_emission_splits_as_its_three_rules_say():
+    """emit._split16 (one walk of the operands) answers what its three rules together do: an operand over
+    two GRFs (_footprint), an integer division, a float result of half-float sources."""
+    from reconverge.backend.gen import selection
+    from reconverge.backend.gen.emit import INT_DIV, _footprint, _mixed_float_f32_dst, _split16
+    from reconverge.backend.gen.mir import GRF_BYTES
+    seen = split = 0
+    for name in (*SLICE, "int_division.cl"):
+        path = _kernel(name)
+        if not os.path.exists(path):
+            continue
+        program = load_program(path, "-O2")
+        for kernel in program.kernel_names():
+            for mode in ("structured", "hybrid"):
+                m = CF_MODES[mode]
+                try:
+                    mfunc = selection(program.function(kernel, m.pipeline), 16, m.regions).mfunc
+                except CompileError:
+                    continue
+                for block in mfunc.blocks:
+                    for ins in block.instrs:
+                        if ins.exec_size != 16:
+                            continue
+                        rules = _footprint(ins) > 2 * GRF_BYTES or ins.math_fc in INT_DIV or _mixed_float_f32_dst(ins)
+                        assert _split16(ins) == rules, ins
+                        seen += 1
+                        split += rules
+    assert seen > 100 and split > 5
