@@ -49,18 +49,38 @@ def liveness(func: MFunction) -> Liveness:
     bit = {v.id: 1 << i for i, v in enumerate(regs)}
     use: dict[str, int] = {}
     kill: dict[str, int] = {}
+    # one walk over the instructions for both: each block's uses and kills (for the solver), and each
+    # value's first and last position in layout order (for its interval)
+    first: dict[int, int] = {}
+    last: dict[int, int] = {}
+    starts: dict[str, int] = {}
+    past: dict[str, int] = {}                     # one past each block's last position
+    pos = 0
     for b in func.blocks:
         u = d = 0
+        starts[b.label] = pos
         for ins in b.instrs:                          # (uses() and defs(), inline: no lists made)
             for s in ins.srcs:
-                if type(s.value) is VReg:
-                    m = bit[s.value.id]
+                v = s.value
+                if type(v) is VReg:
+                    m = bit[v.id]
                     if not d & m:
                         u |= m
+                    i = index[v.id]
+                    if i not in first:
+                        first[i] = pos
+                    last[i] = pos
             dst = ins.dst                             # a predicated write keeps the other lanes' values
-            if dst is not None and ins.predicate is None and type(dst.value) is VReg:
-                d |= bit[dst.value.id]
+            if dst is not None and type(dst.value) is VReg:
+                if ins.predicate is None:
+                    d |= bit[dst.value.id]
+                i = index[dst.value.id]
+                if i not in first:
+                    first[i] = pos
+                last[i] = pos
+            pos += 1
         use[b.label], kill[b.label] = u, d
+        past[b.label] = pos
     position = {b.label: i for i, b in enumerate(func.blocks)}
     graph = [[position[s] for s in succs[b.label] if s in position] for b in func.blocks]
     none = [0] * len(func.blocks)               # the machine IR has no phis: copies stand in for them
@@ -73,22 +93,11 @@ def liveness(func: MFunction) -> Liveness:
     # each value's interval: the first and last position where it is live; the live sets add their
     # members' first (forward) and last (backward) appearances only, so no live set is walked member by
     # member (which grew with the square of the nesting depth under blockIP)
-    first: dict[int, int] = {}
-    last: dict[int, int] = {}
-    starts: dict[str, int] = {}
     events: list[tuple[int, int]] = []            # (position, live mask) in position order
-    pos = 0
     for b in func.blocks:
-        start = starts[b.label] = pos
+        start = starts[b.label]
         events.append((start, live_in[b.label]))
-        for ins in b.instrs:
-            for s in ins.srcs if ins.dst is None else (*ins.srcs, ins.dst):
-                if type(s.value) is VReg:
-                    i = index[s.value.id]
-                    first.setdefault(i, pos)
-                    last[i] = pos
-            pos += 1
-        events.append((max(start, pos - 1), live_out[b.label]))
+        events.append((max(start, past[b.label] - 1), live_out[b.label]))
     seen = 0
     for at, mask in events:
         for i in set_bits(mask & ~seen):
