@@ -153,7 +153,9 @@ class SelectionContext:
             if isinstance(v, Undef):
                 continue
             d, s = self.values[phi], self.operand(v)
-            if _reg_id(s) != _reg_id(d) or s.offset or s.region:
+            sv, dv = s.value, d.value         # (_reg_id of each, inline)
+            if (sv.id if type(sv) is VReg else None) != (dv.id if type(dv) is VReg else None) or s.offset \
+                    or s.region:
                 pending.append((d, s, phi))
         if len(pending) == 1 and _reg_id(pending[0][0]) != _reg_id(pending[0][1]):
             dst, src, phi = pending[0]        # (one copy, no cycle: the loop below without its lists)

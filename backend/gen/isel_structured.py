@@ -165,8 +165,7 @@ class StructuredDriver:
         if isinstance(v, Phi) and cx.uses.get(v) == 1 and op is not None and isinstance(op.value, VReg) and \
                 not op.offset and op.region is None and op.value.type == cx.value_type(phi) and \
                 op.value.uniform == uniform and op.value.count == 1 and phi not in cx.narrowed and \
-                v not in cx.narrowed and (v in self.scalars) == uniform and \
-                sum(1 for o in cx.values.values() if isinstance(o.value, VReg) and o.value.id == op.value.id) == 1:
+                v not in cx.narrowed and (v in self.scalars) == uniform and _only_value_in(cx.values, op.value.id):
             return op
         return cx.fresh(cx.value_type(phi), uniform=uniform)
 
@@ -256,6 +255,19 @@ class StructuredDriver:
         else:
             cx.phi_copies(header_phis, block, predicate)
             cx.branch("cont", [latch], predicate=predicate)
+
+
+def _only_value_in(values: dict[Value, Operand], vid: int) -> bool:
+    """Whether exactly one value's operand is (a view of) virtual register `vid` (a loop with no generator:
+    _phi_register asks it of the values selected so far, for each phi after an if)."""
+    count = 0
+    for o in values.values():
+        v = o.value
+        if type(v) is VReg and v.id == vid:
+            count += 1
+            if count > 1:
+                return False
+    return count == 1
 
 
 def _payload_scalar(op: Operand) -> bool:
