@@ -195,7 +195,8 @@ class SelectionContext:
                 op = self._argument(v)
             if op is None:
                 raise self.error(None, f"value {v!r} is not computed")
-        t = gen_type(v.type, signed)
+        vt = v.type                         # (gen_type's remembered answer, without its call: every operand)
+        t = _GEN_TYPES.get((vt.kind, vt.bits, signed)) or gen_type(vt, signed)
         if op.value.type is t:              # (retyped's first test, without its call: most operands)
             return op
         return retyped(op, t)
