@@ -109,7 +109,17 @@ def _instruction(ins: MInstr, home: dict[int, int], half: int, halves: int) -> I
         (null(T_D if ins.opcode == "cmp" else T_UD) if ins.opcode in _NULL_DST else None)
     srcs = []
     for src in ins.srcs:                           # (a loop: no comprehension's function made per instruction)
-        srcs.append(_operand(src, home, half, n, False))
+        v = src.value
+        if src.region is None and type(v) is VReg and not v.uniform:
+            # (_operand's usual source, inline: a per-lane register at the function's width, in place)
+            t = v.type
+            size = t.size
+            reg, sub = divmod(home[v.id] * GRF_BYTES + src.offset + half * n * size, GRF_BYTES)
+            width = min(n, GRF_BYTES // size)
+            srcs.append(IsaOperand(_GRF, t, reg, sub // size, _REGIONS.get((width, width, 1)) or
+                                   _region(width, width, 1), 1, src.abs, src.neg))
+        else:
+            srcs.append(_operand(src, home, half, n, False))
     if ins.opcode in SENDS:                        # a payload is registers, typed :ud as iga64 prints them
         for s in srcs:                             # (each operand made just now for this instruction)
             s.type = T_UD
