@@ -51,8 +51,7 @@ def make_reducible(func: Function) -> int:
         for scc in _sccs(members):
             inside = set(scc)
             entries = [b for b in scc if any(p not in inside for p in preds[b])]   # (the entry block has none)
-            if len(entries) >= 2:
-                entries.sort(key=layout.position)
+            if len(entries) >= 2:                 # (in layout order, as every list on the stack)
                 _refuse_convergent(func, scc, entries)
                 _guard(scc, entries, preds, layout, moved)
                 fixed += 1
@@ -74,12 +73,8 @@ class _Layout:
 
     def __init__(self, blocks: list[Block]):
         self.original = blocks
-        self.at = {b: i for i, b in enumerate(blocks)}
         self.before: dict[Block, list[Block]] = {}
         self.after: dict[Block, list[Block]] = {}
-
-    def position(self, b: Block) -> int:
-        return self.at[b]
 
     def blocks(self) -> list[Block]:
         out: list[Block] = []

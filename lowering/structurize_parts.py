@@ -52,12 +52,7 @@ def tree_if(cond: Value, parent: CFNode | Function | None) -> If:
     """If(cond) with tree_block arms (a fifth of the tree's blocks are an if's first two)."""
     node = _new_if(If)
     node.parent, node.cond = parent, cond
-    t, e = _new_block(Block), _new_block(Block)
-    t.parent, t.instrs, t.succs, t.preds = node, [], _NO_EDGES, _NO_EDGES        # type: ignore[assignment]
-    t.label, t.index, t.source_lines = "", -1, None
-    e.parent, e.instrs, e.succs, e.preds = node, [], _NO_EDGES, _NO_EDGES        # type: ignore[assignment]
-    e.label, e.index, e.source_lines = "", -1, None
-    node.then_list, node.else_list = [t], [e]
+    node.then_list, node.else_list = [tree_block(node)], [tree_block(node)]
     return node
 
 
