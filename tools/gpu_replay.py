@@ -15,13 +15,19 @@ are, how many differ from the reference, and which; `--json` writes every launch
 
 Groups (what the test suite launches, with its arguments): corpus (tests/kernels and examples, every
 RUN line, -O0 and -O2), barrier (tests/kernels_barrier), real (tests/kernels_real), cfg (the executed
-slice of random control flow of tests/spirv/test_spirv_random_cfg.py), limits (loops of 65,000 to
+slice of random control flow of tests/spirv/test_spirv_random_cfg.py), irreducible (the random irreducible
+CFGs of tests/spirv/test_irreducible.py, each cycle of two or more entries made a loop through a guard
+block), limits (loops of 65,000 to
 200,000 iterations: lavapipe's launches refuse them, which the record notes, but the launch is kept),
 subgroups (every sub-group operation on every type, and operations under an if and in a loop lanes leave:
 tools/testing/subgroup_kernels.py, against numpy for each subgroup size in SUBGROUP_WIDTHS; their modules
 are the "checked" layout of backend/spirv/subgroups.py, so the device's layout record is compared too),
 and random: the random OpenCL C programs of a cases.json file (`--cases`; entries with a `source`), at
--O2 against the llvm target at -O0, launched as their generator's programs expect: `in` 256 random
+-O2 against the llvm target at -O0, launched as their generator's programs expect (see below), and fuzz:
+`reconverge fuzz`'s programs (`--fuzz-seed S --fuzz-count N [--fuzz-modes M,M]`, the modes in turn, as a campaign takes
+them) at -O0 and -O2 against the campaign's reference, llvm -O0 (for a sub-group program, at each
+subgroup size in SUBGROUP_WIDTHS, or ir -O0 at it where llvm declines, as tools/fuzz/runner.py does).
+The random programs are launched as their generator expects: `in` 256 random
 words, `out` one word per work-item, `cnt` 8 words, `n` the global size + 3 (so that each
 `r < (n & 3)` loop that fills `__local` memory runs: with n & 3 == 0 a program reads `__local` memory
 nobody wrote); the local size is the length of the program's `__local uint lm[]` (else 64), the
@@ -50,7 +56,7 @@ from typing import Any
 import numpy as np
 
 ROOT = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
-GROUPS = ("corpus", "barrier", "real", "cfg", "limits", "random", "subgroups")
+GROUPS = ("corpus", "barrier", "real", "cfg", "irreducible", "limits", "random", "subgroups", "fuzz")
 SUBGROUP_WIDTHS = (8, 16, 32, 64)   # the subgroup sizes a `subgroups` launch has references for
 LEVELS = ("-O0", "-O2")
 CORPUS_SEED = 20261122      # tests/spirv/test_spirv_corpus.py's
@@ -142,7 +148,8 @@ def _load_launch(folder: str, entry: dict) -> dict:
     }
 
 
-def replay(folder: str, device: str | None, only: list[str] | None = None) -> tuple[list[dict], str]:
+def replay(folder: str, device: str | None, only: list[str] | None = None,
+           groups: list[str] | None = None) -> tuple[list[dict], str]:
     """Dispatch every recorded launch on `device`; (per-launch verdicts, the device's description)."""
     with open(os.path.join(folder, "manifest.json"), encoding="utf-8") as f:
         manifest = json.load(f)
@@ -152,7 +159,7 @@ def replay(folder: str, device: str | None, only: list[str] | None = None) -> tu
     declare = maximal_reconvergence(manifest["grammar"], info)
     verdicts = []
     for entry in manifest["launches"]:
-        if only and entry["id"] not in only:
+        if (only and entry["id"] not in only) or (groups and entry["group"] not in groups):
             continue
         launch = _load_launch(folder, entry)
         if entry.get("widths"):     # a sub-group launch: the reference for the device's subgroup size
@@ -172,6 +179,8 @@ def replay(folder: str, device: str | None, only: list[str] | None = None) -> tu
             status, detail = "error", str(exc)
         verdicts.append({"id": entry["id"], "group": entry["group"], "what": entry["what"], "status": status,
                          "detail": detail})
+        if status != "agrees":      # as it happens: a launch that hangs the device leaves these behind
+            print(f"{entry['id']}: {status}: {detail}", file=sys.stderr, flush=True)
     described = f"{info.label} [{info.type}], Vulkan {info.api_version}" + \
         (", MaximallyReconvergesKHR" if declare is not None else "")
     return verdicts, described
@@ -379,6 +388,55 @@ def _subgroups(scratch: str):
                "reference": ("numpy-width", lambda w, x=x, local=local: {1: sk.expected_divergent(x, local, w)})}
 
 
+def _irreducible():
+    from reconverge.tools.fuzz_structurize import spirv_launch
+    from reconverge.tools.targets.harness import program_from_llvm
+    from tests.spirv.test_irreducible import SEEDS, _module
+    for seed in SEEDS:
+        program = program_from_llvm(str(_module(seed)), "<cfggen>", "k")
+        global_size, local_size, data = spirv_launch(seed)
+        yield {"id": f"irreducible/{seed}", "what": f"irreducible CFG seed {seed} "
+               f"({program.function('k').guarded_cycles} guarded cycles)", "program": program, "kernel": "k",
+               "args": lambda g=global_size, d=data: [np.zeros(g, np.int32), d.copy()],
+               "global": (global_size,), "local": (local_size,), "offset": 0,
+               "reference": ("llvm", program), "ulps": 0}
+
+
+def _fuzz(seed: int, count: int, modes: tuple[str, ...], scratch: str):
+    """The fuzz campaign's programs seed .. seed+count-1 (`modes` in turn, as a campaign takes them), at -O0
+    and -O2."""
+    from reconverge.lowering.errors import CompileError
+    from reconverge.tools.fuzz import MODES
+    from reconverge.tools.fuzz.generator import generate
+    from reconverge.tools.fuzz.runner import REFERENCE, ProgramRun
+    from reconverge.tools.testing.float_policy import FLOAT_ULPS_APPROXIMATE
+
+    def buffers(results: list) -> dict:
+        return {i: r for i, r in enumerate(results) if isinstance(r, np.ndarray)}
+
+    def once(run: ProgramRun) -> list:      # llvm -O0's buffers, run once for both levels
+        if run.reference is None:
+            run.reference = run.execute(REFERENCE)
+        return run.reference
+    for s in range(seed, seed + count):
+        fuzz_program = generate(s, (modes or MODES)[s % len(modes or MODES)])
+        run = ProgramRun(fuzz_program, os.path.join(scratch, "fuzz"))
+        if fuzz_program.uses_subgroups:
+            reference: tuple = ("numpy-width", lambda w, run=run: buffers(run.reference_for(w)))
+        else:
+            reference = ("numpy", lambda _args, run=run: buffers(once(run)))
+        for level in LEVELS:
+            try:
+                program = run.load(level)
+            except CompileError as exc:
+                print(f"fuzz/{fuzz_program.name}{level}: not recorded: {exc}")
+                continue
+            yield {"id": f"fuzz/{fuzz_program.name}{level}", "what": f"fuzz {fuzz_program.name} {level}",
+                   "program": program, "kernel": fuzz_program.kernel, "args": fuzz_program.make_args,
+                   "global": (fuzz_program.global_size,), "local": (fuzz_program.local_size,), "offset": 0,
+                   "reference": reference, "ulps": FLOAT_ULPS_APPROXIMATE if fuzz_program.uses_approx else 0}
+
+
 def _fresh(args: list) -> list:
     return [a.copy() if isinstance(a, np.ndarray) else a for a in args]
 
@@ -431,14 +489,27 @@ def _reference(item: dict, args: list) -> dict:
     return {i: r for i, r in enumerate(results) if isinstance(r, np.ndarray)}
 
 
-def record(folder: str, groups: list[str], cases_path: str | None, limit: int | None, log=print) -> list[dict]:
+def _width_references(item: dict, layout_reference: dict, log) -> dict:
+    """A sub-group launch's reference per subgroup size, leaving out a size whose reference is refused."""
+    from reconverge.lowering.errors import CompileError
+    by_width = {}
+    for w in SUBGROUP_WIDTHS:
+        try:
+            by_width[w] = item["reference"][1](w) | layout_reference
+        except CompileError as exc:
+            log(f"{item['id']}: no reference at subgroup size {w}: {' '.join(str(exc).split())[:200]}")
+    return by_width
+
+
+def record(folder: str, groups: list[str], cases_path: str | None, limit: int | None, log=print,
+           fuzz: tuple[int, int, tuple[str, ...]] = (0, 0, ())) -> list[dict]:
     """Run and save every launch of `groups`; the per-launch verdicts of lavapipe against the reference."""
     import tempfile
 
     from reconverge.lowering.errors import CompileError
     from reconverge.tools.targets.harness import run_target
     os.makedirs(os.path.join(folder, "launches"), exist_ok=True)
-    sources = {"corpus": _corpus, "barrier": _barrier, "real": _real, "cfg": _cfg}
+    sources = {"corpus": _corpus, "barrier": _barrier, "real": _real, "cfg": _cfg, "irreducible": _irreducible}
     manifest: dict[str, Any] = {"grammar": _grammar_numbers(), "launches": []}
     verdicts: list[dict] = []
     used: set[str] = set()
@@ -446,7 +517,8 @@ def record(folder: str, groups: list[str], cases_path: str | None, limit: int | 
         for group in groups:
             items = _random(cases_path, scratch) if group == "random" else \
                 _limits(scratch) if group == "limits" else \
-                _subgroups(scratch) if group == "subgroups" else sources[group]()
+                _subgroups(scratch) if group == "subgroups" else \
+                _fuzz(*fuzz, scratch) if group == "fuzz" else sources[group]()
             for n, item in enumerate(items):
                 if limit is not None and n >= limit:
                     break
@@ -465,7 +537,7 @@ def record(folder: str, groups: list[str], cases_path: str | None, limit: int | 
                 item["id"] = _unique(item["id"], used)    # a kernel with two RUN lines gets #2
                 inputs = launch["inputs"]
                 reference = {b: v for b, v in reference.items() if b in inputs} | launch["layout_reference"]
-                by_width = {w: item["reference"][1](w) | launch["layout_reference"] for w in SUBGROUP_WIDTHS} \
+                by_width = _width_references(item, launch["layout_reference"], log) \
                     if item["reference"][0] == "numpy-width" else {}
                 name = hashlib.sha1(item["id"].encode()).hexdigest()[:16] + ".npz"
                 np.savez_compressed(os.path.join(folder, "launches", name),
@@ -497,18 +569,23 @@ def main(argv: list[str] | None = None) -> int:
     r.add_argument("--group", action="append", choices=GROUPS, help="record only these groups (default: all)")
     r.add_argument("--cases", metavar="CASES.json", help="random programs to record (group 'random')")
     r.add_argument("--limit", type=int, metavar="N", help="at most N launches per group")
+    r.add_argument("--fuzz-seed", type=int, default=0, metavar="S", help="the first fuzz program (group 'fuzz')")
+    r.add_argument("--fuzz-count", type=int, default=0, metavar="N", help="how many fuzz programs (group 'fuzz')")
+    r.add_argument("--fuzz-modes", default="", metavar="M,M", help="their modes, taken in turn (default: all)")
     p = sub.add_parser("replay", help="dispatch the launches saved in DIR on a Vulkan device")
     p.add_argument("folder", metavar="DIR")
     p.add_argument("--vk-device", metavar="NAME|N", help="the device (default: the first that is not a CPU)")
     p.add_argument("--json", metavar="OUT.json", help="write every launch's verdict here")
     p.add_argument("--id", action="append", help="replay only these launch ids")
+    p.add_argument("--group", action="append", choices=GROUPS, help="replay only these groups")
     args = parser.parse_args(argv)
     if args.command == "record":
-        verdicts = record(args.folder, args.group or list(GROUPS), args.cases, args.limit)
+        verdicts = record(args.folder, args.group or list(GROUPS), args.cases, args.limit,
+                          fuzz=(args.fuzz_seed, args.fuzz_count, tuple(m for m in args.fuzz_modes.split(",") if m)))
         print("lavapipe against the reference:")
         described = "recorded on lavapipe"
     else:
-        verdicts, described = replay(args.folder, args.vk_device, args.id)
+        verdicts, described = replay(args.folder, args.vk_device, args.id, args.group)
         print(f"device: {described}")
     print(table(verdicts))
     if getattr(args, "json", None):

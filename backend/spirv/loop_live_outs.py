@@ -60,6 +60,11 @@ def _ifs(nodes: list):
             yield from _ifs(node.body)
 
 
+def _escapes(v: Value, at: Block, loops: dict[Block, tuple]) -> TypeGuard[Instr]:
+    """v is defined inside a loop that block `at` is not in (`loops`: each block's enclosing loops)."""
+    return isinstance(v, Instr) and v.block in loops and any(loop not in loops.get(at, ()) for loop in loops[v.block])
+
+
 def _before_jump(block: Block) -> int:
     """Where an instruction goes at the end of `block`: before its break/continue/return, if any."""
     return len(block.instrs) - 1 if block.jump is not None else len(block.instrs)
@@ -91,12 +96,14 @@ def demote_loop_exit_phis(func: Function) -> int:
     that leaves the outer loop after one pass gets the second pass's byte). Each such phi instead becomes a
     store at the end of every block it takes a value from and one load after the loop, in its own block,
     where no store in the loop reaches it without the loop in between (element (get_group_id(2) & 1), as
-    below). Pointers are left alone."""
+    below). Pointers are left alone, and so is a phi whose every input is computed outside the loops it
+    leaves (or undefined): such a value is the same in every pass, so no pass can give a later one, and
+    demoting one made lavapipe drop every store of a kernel (`reconverge fuzz --seed 70739 --mode
+    convergence` at -O2: a sub-group scan computed before the loop, taken at its first exit)."""
     loops: dict[Block, tuple] = {}
     _loops_of_blocks(func.body, (), loops)
     exits = [(block, phi) for block in func.all_blocks() for phi in block.phis()
-             if not phi.type.is_ptr and any(loop not in loops.get(block, ())
-                                            for pred in phi.blocks for loop in loops.get(pred, ()))]
+             if not phi.type.is_ptr and any(_escapes(v, block, loops) for v in phi.operands)]
     if not exits:
         return 0
     entry = first_block(func.body)
@@ -139,9 +146,7 @@ def demote_loop_live_outs(func: Function) -> int:
     _loops_of_blocks(func.body, (), loops)
 
     def escapes(v: Value, at: Block) -> TypeGuard[Instr]:
-        """v is defined inside a loop that block `at` is not in."""
-        return isinstance(v, Instr) and v.block in loops and \
-            any(loop not in loops.get(at, ()) for loop in loops[v.block])
+        return _escapes(v, at, loops)
 
     # (value, the block where it is needed, how to replace it once loaded)
     uses: list[tuple[Instr, Block, int, tuple[Instr, int] | If]] = []

@@ -200,7 +200,8 @@ class SubgroupSelector(_Host):
             name = "OpGroupNonUniform" + _INT_ARITH[arith]
         type_id = self.types.of(t)
         if arith in ("smin", "smax") and t.bits != 1:     # signed operand and result, as glslang writes them
-            return self._signed(name, type_id, [self.as_signed(x)], res, (scope, operation, *extra))
+            # (Value, then ClusterSize: NVIDIA 580's compiler crashed on the two swapped, which spirv-val let by)
+            return self._signed(name, type_id, [self.as_signed(x), *extra], res, (scope, operation))
         if arith not in ("fmin", "fmax"):
             return self.op(name, type_id, scope, operation, x, *extra, result=res)
         identity = self.const(t, float("inf") if arith == "fmin" else float("-inf"))

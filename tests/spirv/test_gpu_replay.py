@@ -75,3 +75,19 @@ def test_launch_ids_stay_unique():
     used: set[str] = set()
     assert [gpu_replay._unique(n, used) for n in ("k-O0", "k-O0", "j-O0", "k-O0")] == ["k-O0", "k-O0#2", "j-O0",
                                                                                       "k-O0#3"]
+
+
+def test_irreducible_and_fuzz_groups_record_and_replay(tmp_path):
+    """The guarded irreducible CFGs, and fuzz programs with a reference per subgroup size for a sub-group one
+    (fuzz seed 60008 is mode subgroup), replayed on lavapipe: every launch agrees with its reference."""
+    folder = str(tmp_path / "record")
+    recorded = gpu_replay.record(folder, ["irreducible", "fuzz"], None, limit=2, log=print, fuzz=(60008, 1, ()))
+    assert [(v["id"], v["status"]) for v in recorded] == [
+        ("irreducible/1", "agrees"), ("irreducible/2", "agrees"),
+        ("fuzz/subgroup-60008-O0", "agrees"), ("fuzz/subgroup-60008-O2", "agrees")]
+    with open(os.path.join(folder, "manifest.json"), encoding="utf-8") as f:
+        widths = {launch["id"]: launch.get("widths") for launch in json.load(f)["launches"]}
+    assert widths["fuzz/subgroup-60008-O2"] == list(gpu_replay.SUBGROUP_WIDTHS) and widths["irreducible/1"] is None
+    verdicts, device = gpu_replay.replay(folder, "lavapipe")
+    assert device.startswith("0: llvmpipe")
+    assert {v["id"]: v["status"] for v in verdicts} == {v["id"]: "agrees" for v in recorded}

@@ -315,3 +315,30 @@ def test_spirv_equals_the_lockstep_interpreter(tmp_path, vk_device):
         names = [f"{kernel}.arg{i}" for i in range(len(args))]
         problems += compare(ir, got, names, labels=("ir", "spirv"))
     assert problems == []
+
+
+@pytest.mark.parametrize("t", TYPES)
+def test_group_operations_take_the_value_then_the_cluster_size(tmp_path, t):
+    """Every OpGroupNonUniform<arith> reads, as spirv-dis shows it: scope, group operation, a Value of the
+    result's own type, then (ClusteredReduce) a constant ClusterSize. The signed SMin/SMax once wrote the
+    cluster size before the value: spirv-val (2023.1) let it by, lavapipe has no clustered operations, and
+    NVIDIA 580's pipeline compiler crashed on it (replayed on an H200, 2026-11-27)."""
+    text = disassemble(compile_spirv([_compile(tmp_path, f"every_{t}", sk.every_op_kernel(t, N))]))
+    type_of = {}
+    constants = set()
+    checked = 0
+    for line in text.splitlines():
+        words = line.split()
+        if len(words) > 3 and words[1] == "=" and words[2].startswith("Op") and words[2] != "OpTypePointer":
+            type_of[words[0]] = words[3]
+            if words[2] == "OpConstant":
+                constants.add(words[0])
+        if len(words) > 6 and words[2].startswith("OpGroupNonUniform") and words[5] in (
+                "Reduce", "InclusiveScan", "ExclusiveScan", "ClusteredReduce"):
+            value = words[6]
+            assert type_of.get(value) == words[3], f"{line.strip()}: Value {value} is not a {words[3]}"
+            assert len(words) == (8 if words[5] == "ClusteredReduce" else 7), line
+            if words[5] == "ClusteredReduce":
+                assert words[7] in constants, f"{line.strip()}: ClusterSize is not a constant"
+            checked += 1
+    assert checked >= 20
