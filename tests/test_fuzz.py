@@ -4,6 +4,7 @@ crashing target into one reported configuration; and a fixed-seed slice of every
 target (the on-demand campaigns are `reconverge fuzz -n ...`)."""
 from __future__ import annotations
 
+import dataclasses
 import os
 import signal
 import subprocess
@@ -13,7 +14,7 @@ import numpy as np
 import pytest
 
 from reconverge.tools.fuzz.command import DEFAULT_MODES, program_plan
-from reconverge.tools.fuzz.generator import MODES, generate
+from reconverge.tools.fuzz.generator import MODES, FuzzProgram, generate
 from reconverge.tools.fuzz.pool import Job, run_jobs
 from reconverge.tools.fuzz.runner import GEN_COMBOS, LEVELS, Config, ProgramRun, configs_for, gen_combos_for
 
@@ -279,3 +280,21 @@ def test_reducer_keeps_the_planted_bug_and_rejects_undefined_behaviour(planted, 
     ok, why = is_interesting(dict(record_of(no_switch), config="planted-O0", signature="mismatch"),
                              no_switch.source, str(tmp_path))
     assert not ok and "planted-O0 now: ok" in why, why
+
+
+def test_an_optimised_subgroup_program_without_g_is_compared_at_its_own_level(tmp_path):
+    """Without -g the CFG decides which lanes run a sub-group operation together, and LLVM's -O2 folds
+    `if (as_int(1u) >= -48)` that kept a reduction in the loop at -O0 (fuzz subgroup-70655; the kernel of
+    test_oracle_subgroups.py): an -O2 configuration agrees with llvm -O2, not with -O0; with -g (the
+    scopes rule) the reference stays -O0's."""
+    from tests.test_oracle_subgroups import BRANCH_CLANG_FOLDS_ONLY_WHEN_INLINING as source
+    program = FuzzProgram(1, "subgroup", source, "cl", 16, 16, arg_names=["out", "in"], uses_subgroups=True)
+    program.make_args = lambda: [np.zeros(16, np.uint32), np.arange(16, dtype=np.uint32) * 2]  # type: ignore
+    run = ProgramRun(program, str(tmp_path))
+    for config in ("llvm-O0", "ir-O0", "ir-O2", "spirv-O2", "gen-O2-simd16-structured"):
+        outcome = run.run(Config.parse(config))
+        assert outcome.status == "ok", f"{config}: {outcome.message}"
+    assert run.reference_for(16, "-O2")[0].tolist() != run.reference_for(16)[0].tolist()
+    assert run.reference_level(Config("ir", "-O2")) == "-O2"
+    scoped = ProgramRun(dataclasses.replace(program, build_options=("-g",)), str(tmp_path / "g"))
+    assert scoped.reference_level(Config("ir", "-O2")) == "-O0"

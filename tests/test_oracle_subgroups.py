@@ -261,3 +261,37 @@ def test_ballot_queries_and_lane_masks_count_lanes_up_to_the_max_size(tmp_path):
     lane = np.arange(12) % 8
     assert out[0].tolist() == (0xFF & ~((1 << lane) - 1)).tolist()
     assert out[1].tolist() == [807] * 12
+
+
+BRANCH_CLANG_FOLDS_ONLY_WHEN_INLINING = """
+kernel void k(global uint *out, global const uint *in) {
+  uint lid = get_local_id(0), x = in[lid], g = 0;
+  do {
+    g++;
+    if (x < g * 3u) {
+      uint r = sub_group_reduce_add(1u);
+      if (as_int(1u) >= -48) { out[lid] = r * 100u + g; return; }
+    }
+  } while (g < 10u);
+  out[lid] = 7u;
+}
+"""
+
+
+def test_the_reference_keys_operations_by_the_cfg_the_compiler_reads(tmp_path):
+    """clang 22 writes kernel @k twice: `@__clang_ocl_kern_imp_k` in its own CFG, which the compiler reads,
+    and `@k`, that code inlined, where the inliner folded `if (as_int(1u) >= -48)` and with it the edge that
+    kept the reduction in the loop. Run from @k, the reference summed the lanes of every iteration; ir
+    summed per iteration (fuzz subgroup-70655, at -O0). Both now run the twin's CFG and agree; LLVM's -O2
+    folds that branch, so there the reduction runs after the loop (the CFG decides without -g)."""
+    from reconverge.tools.targets.harness import InterpreterOptions, OracleOptions, load_program, run_target
+    path = tmp_path / "k.cl"
+    path.write_text(BRANCH_CLANG_FOLDS_ONLY_WHEN_INLINING)
+    answers = {}
+    for level in ("-O0", "-O2"):
+        program = load_program(str(path), level)
+        for target, options in (("llvm", OracleOptions(16)), ("ir", InterpreterOptions(subgroup_size=16))):
+            args = [np.zeros(16, np.uint32), np.arange(16, dtype=np.uint32) * 2]
+            answers[target, level] = run_target(target, program, "k", args, (16,), (16,), options)[0].tolist()
+        assert answers["llvm", level] == answers["ir", level], level
+    assert answers["llvm", "-O0"] != answers["llvm", "-O2"]

@@ -18,7 +18,10 @@ A program with sub-group operations (generator mode subgroup, or all) answers di
 size, so every configuration is compared with the reference run at its own size (SUBGROUP_SIZES: gen's
 SIMD width, lavapipe's subgroupSize, 16 for llvm and ir): llvm -O0 at that size, or ir -O0 at it where the
 llvm reference declines a sub-group operation (in irreducible control flow: the lanes that run it together
-are then the lock-step interpreter's to say). Such a refusal is `skipped`, not comparable, not a failure;
+are then the lock-step interpreter's to say). Without -g (modes subgroup and all) the CFG decides which
+lanes run an operation together, and LLVM's -O2 may change that legally (a folded branch takes an operation
+out of a loop), so an -O2 configuration is compared with llvm -O2 at its size instead (reference_level).
+Such a refusal is `skipped`, not comparable, not a failure;
 a Vulkan device without a sub-group feature the program needs (lavapipe has no clustered operations)
 makes that configuration `unavailable`.
 
@@ -144,7 +147,7 @@ class ProgramRun:
             f.write(program.source)
         self.loaded: dict[str, object] = {}
         self.reference: list | None = None
-        self.references: dict[int, list] = {}       # sub-group programs: the reference per sub-group size
+        self.references: dict = {}      # sub-group programs: the reference per sub-group size (and level)
 
     def load(self, level: str):
         from reconverge.tools.targets.harness import load_program
@@ -170,16 +173,29 @@ class ProgramRun:
         return harness.run_target(config.target, program, p.kernel, p.make_args(), (p.global_size,),
                                   (p.local_size,), options)
 
-    def reference_for(self, size: int) -> list:
-        """A sub-group program's reference buffers at `size`: llvm -O0's, or ir -O0's where llvm declines."""
-        if size not in self.references:
+    def reference_for(self, size: int, level: str = "-O0") -> list:
+        """A sub-group program's reference buffers at `size`: llvm's at `level` (see reference_level), or
+        ir's at that level where llvm declines."""
+        key = size if level == "-O0" else (size, level)
+        if key not in self.references:
             try:
-                self.references[size] = self.execute(REFERENCE, size)
+                self.references[key] = self.execute(Config("llvm", level), size)
             except CompileError as exc:
                 if not any(phrase in str(exc) for phrase in NOT_COMPARABLE):
                     raise
-                self.references[size] = self.execute(FALLBACK, size)
-        return self.references[size]
+                self.references[key] = self.execute(Config(FALLBACK.target, level), size)
+        return self.references[key]
+
+    def reference_level(self, config: Config) -> str:
+        """The clang level whose llvm run is `config`'s reference: -O0, except for a sub-group program under
+        the CFG's convergence rule (OpenCL C without -g: no scopes, no tokens), where which lanes run an
+        operation together follows the CFG being compiled, and LLVM's -O2 may fold a branch that put an
+        operation in a loop (`if (as_int(1u) >= -48) { r = sub_group_reduce_and(x); return; }`, fuzz
+        subgroup-70655): an optimised configuration is then compared with llvm at its own level."""
+        p = self.program
+        if p.uses_subgroups and p.language == "cl" and "-g" not in p.build_options:
+            return config.level
+        return "-O0"
 
     def run(self, config: Config) -> Outcome:
         start = time.perf_counter()
@@ -220,7 +236,9 @@ class ProgramRun:
         reference, label = self.reference, REFERENCE.name
         if size is not None:
             try:
-                reference, label = self.reference_for(size), f"reference at sub-group size {size}"
+                level = self.reference_level(config)
+                reference, label = self.reference_for(size, level), f"reference at sub-group size {size}" + \
+                    ("" if level == "-O0" else f" ({REFERENCE.target}{level})")
             except IrreducibleCFG:      # llvm declines (irreducible control flow) and ir cannot hold the CFG
                 return Outcome(config.name, "skipped", f"no reference at sub-group size {size}: a sub-group "
                                                        f"operation in irreducible control flow")

@@ -43,6 +43,7 @@ import llvmlite.binding as llvm
 import numpy as np
 
 from reconverge.lowering import child_process
+from reconverge.lowering.frontend.llvm_module import KERNEL_TWIN
 from reconverge.lowering.ndrange import ndrange
 from reconverge.tools.targets import oracle_subgroups as subgroups
 from reconverge.tools.targets.oracle_builtins import (  # the work-item state array's slots, which the library reads
@@ -379,6 +380,9 @@ class _Compiled:
                 fn = self.mod.get_function(name)
             except NameError:
                 raise OracleError(f"no function @{name} in the module") from None
+            kernel, twin = name, _kernel_twin(self.mod, name)
+            if twin is not None:
+                fn, name = twin, twin.name
             if fn.is_declaration:
                 raise OracleError(f"@{name} is only declared in the module")
             missing = sorted(self.unresolved & _reachable(self.calls, name))
@@ -391,7 +395,8 @@ class _Compiled:
                                   f"sub-group operations together; use --target ir")
             params = [_param_of(str(a.type), name) for a in fn.arguments]
             proto = ctypes.CFUNCTYPE(None, *[c for c, _ in params])
-            self._funcs[name] = (proto(self.engine.get_function_address(name)), params)
+            self._funcs[kernel] = (proto(self.engine.get_function_address(name)), params)
+            name = kernel
         return self._funcs[name]
 
 
@@ -415,13 +420,29 @@ _cache_lock = threading.Lock()
 CACHE_SIZE = 128   # engines kept alive; fuzzing thousands of generated kernels must not keep them all
 
 
+def _kernel_twin(mod, kernel: str):
+    """clang 22's `@__clang_ocl_kern_imp_<kernel>`, where it is defined: the kernel's code in clang's own CFG.
+
+    `@kernel` is that twin inlined by clang, and inlining folds branches on constants: an `if` whose test
+    clang's front end could not fold (`if (as_int(1u) >= -48) { ...; return; }` in a loop) keeps its
+    never-taken edge back into the loop in the twin, so a sub-group operation before the `return` is in
+    the loop there, run per iteration, and after the loop in `@kernel`, run with the lanes of every
+    iteration. The twin's CFG is the one the compiler reads (llvm_reader.kernel_body), so the reference
+    keys its operations by the same loops (fuzz subgroup-70655 at -O0)."""
+    try:
+        twin = mod.get_function(KERNEL_TWIN + kernel)
+    except NameError:
+        return None
+    return None if twin.is_declaration else twin
+
+
 def _without_unreachable_targets(mod, text: str, kernel: str):
     """The module without the functions `kernel` cannot reach that use target types (images, samplers,
     `target("spirv.Image")` and the like): the host's code generator cannot lower them at all, and they
     must not stop a kernel that never calls them. They are made internal and LLVM's global dead-code
     elimination removes them (nothing reachable calls them)."""
     try:
-        reachable = _reachable(_calls(mod), kernel)
+        reachable = _reachable(_calls(mod), kernel) | _reachable(_calls(mod), KERNEL_TWIN + kernel)
     except NameError:
         return mod
     unreachable = [f for f in mod.functions if not f.is_declaration and f.name not in reachable]
