@@ -408,7 +408,7 @@ def _fuzz(seed: int, count: int, modes: tuple[str, ...], scratch: str):
     from reconverge.lowering.errors import CompileError
     from reconverge.tools.fuzz import MODES
     from reconverge.tools.fuzz.generator import generate
-    from reconverge.tools.fuzz.runner import REFERENCE, ProgramRun
+    from reconverge.tools.fuzz.runner import REFERENCE, Config, ProgramRun
     from reconverge.tools.testing.float_policy import FLOAT_ULPS_APPROXIMATE
 
     def buffers(results: list) -> dict:
@@ -421,11 +421,12 @@ def _fuzz(seed: int, count: int, modes: tuple[str, ...], scratch: str):
     for s in range(seed, seed + count):
         fuzz_program = generate(s, (modes or MODES)[s % len(modes or MODES)])
         run = ProgramRun(fuzz_program, os.path.join(scratch, "fuzz"))
-        if fuzz_program.uses_subgroups:
-            reference: tuple = ("numpy-width", lambda w, run=run: buffers(run.reference_for(w)))
-        else:
-            reference = ("numpy", lambda _args, run=run: buffers(once(run)))
         for level in LEVELS:
+            if fuzz_program.uses_subgroups:     # (at the campaign's level for it: runner.reference_level)
+                at = run.reference_level(Config("spirv", level))
+                reference: tuple = ("numpy-width", lambda w, run=run, at=at: buffers(run.reference_for(w, at)))
+            else:
+                reference = ("numpy", lambda _args, run=run: buffers(once(run)))
             try:
                 program = run.load(level)
             except CompileError as exc:
