@@ -298,3 +298,13 @@ def test_an_optimised_subgroup_program_without_g_is_compared_at_its_own_level(tm
     assert run.reference_level(Config("ir", "-O2")) == "-O2"
     scoped = ProgramRun(dataclasses.replace(program, build_options=("-g",)), str(tmp_path / "g"))
     assert scoped.reference_level(Config("ir", "-O2")) == "-O0"
+
+
+def test_clustered_reductions_take_signed_and_wide_operands():
+    """A signed clustered min/max (OpGroupNonUniformSMin/SMax with ClusterSize) had its operands swapped,
+    which only NVIDIA's compiler showed (by crashing): the generator, which gave clustered reductions only
+    uint operands, now gives them int, ulong and ushort ones too."""
+    import re
+    sources = [generate(seed, "subgroup").source for seed in range(150)]
+    operands = {m for src in sources for m in re.findall(r"clustered_reduce_(?:min|max)\((as_int|\(ulong\)|\(ushort\))", src)}
+    assert operands == {"as_int", "(ulong)", "(ushort)"}, operands

@@ -185,6 +185,9 @@ class _ClGen:
         self.inner_exit_stream: random.Random | None = None        # ... inner_exit_loop's
         self.inner_exits = 0
         self.line_stream: random.Random | None = None              # ... line_directive's
+        # a clustered reduction's operand type: drawn from a stream of its own, so that the sub-group stream
+        # (and every seed's program from before) is unchanged
+        self.cluster_type_stream: random.Random | None = None
 
     @contextlib.contextmanager
     def _drawing_from(self, stream: random.Random | None) -> Iterator[None]:
@@ -388,7 +391,13 @@ class _ClGen:
         elif r < 0.5:
             cluster = rng.choice((1, 2, 4, 8))
             arith = rng.choice(("add", "min", "max", "and", "or", "xor"))
-            value = f"sub_group_clustered_reduce_{arith}({self.expr(2)}, {cluster}u)"
+            # signed ones too: an int operand's min and max are OpGroupNonUniformSMin/SMax (their
+            # ClusterSize once came before the Value, which NVIDIA's compiler crashed on)
+            t = self.cluster_type_stream.choice(("uint", "int", "int", "ulong", "ushort")) \
+                if self.cluster_type_stream is not None else "uint"
+            cast = {"uint": "", "int": "as_int", "ulong": "(ulong)", "ushort": "(ushort)"}[t]
+            value = f"sub_group_clustered_reduce_{arith}({cast}({self.expr(2)}), {cluster}u)"
+            value = {"uint": value, "int": f"as_uint({value})"}.get(t, f"(uint){value}")
         elif r < 0.62:
             self.ballots += 1
             ballot = f"sgb{self.ballots}"
@@ -1131,6 +1140,8 @@ def generate(seed: int, mode: str = "all", size: int | None = None) -> FuzzProgr
     subgroup = (random.Random(f"{mode}:{seed}:subgroup"), SUBGROUP_RATE[mode]) \
         if "subgroup" in FEATURES[mode] else None
     gen = _ClGen(rng, FEATURES[mode], size if size is not None else rng.randint(4, 18), subgroup)
+    if subgroup is not None:
+        gen.cluster_type_stream = random.Random(f"{mode}:{seed}:cluster_type")
     if mode == "convergence":
         gen.nested_do_stream = random.Random(f"{mode}:{seed}:nested_do")
         gen.continue_loop_stream = random.Random(f"{mode}:{seed}:continue_loop")
