@@ -149,14 +149,14 @@ def _load_launch(folder: str, entry: dict) -> dict:
 
 
 def replay(folder: str, device: str | None, only: list[str] | None = None,
-           groups: list[str] | None = None) -> tuple[list[dict], str]:
+           groups: list[str] | None = None, plain: bool = False) -> tuple[list[dict], str]:
     """Dispatch every recorded launch on `device`; (per-launch verdicts, the device's description)."""
     with open(os.path.join(folder, "manifest.json"), encoding="utf-8") as f:
         manifest = json.load(f)
     vr = load_vulkan_run(manifest["grammar"])
     info = vr.find_device(device, prefer_gpu=True)
     vr.select_device(str(info.index))
-    declare = maximal_reconvergence(manifest["grammar"], info)
+    declare = None if plain else maximal_reconvergence(manifest["grammar"], info)
     verdicts = []
     for entry in manifest["launches"]:
         if (only and entry["id"] not in only) or (groups and entry["group"] not in groups):
@@ -208,12 +208,18 @@ class _Recorder:
         import reconverge.backend.spirv.vulkan_run as vulkan_run
         self.launch, self.vulkan_run = launch, vulkan_run
         self.compile, self.dispatch = launch.compile_spirv, vulkan_run.dispatch
+        self.rewrite = launch._with_live_outs_in_memory
+        self.plain = None       # the kernel before lavapipe's rewrites, which the replayed module is made from
         self.captured: list[dict] = []
 
     def __enter__(self):
         from reconverge.backend.spirv.loop_count import counter_binding
         from reconverge.backend.spirv.subgroups import layout_check_binding
         from reconverge.records import replace
+
+        def with_live_outs_in_memory(func):
+            self.plain = func
+            return self.rewrite(func)
 
         def compile_spirv(funcs, options):
             # a sub-group kernel's replayed module is the "checked" layout, which any device can run (the
@@ -224,7 +230,8 @@ class _Recorder:
                               maximal_reconvergence=False)
             extra = counter_binding(funcs[0]) if options.count_loop_iterations else None
             size = options.local_size[0] * options.local_size[1] * options.local_size[2] if layout else 0
-            self.captured.append({"generic": self.compile(funcs, generic), "extra_binding": extra,
+            plain, self.plain = [self.plain] if self.plain is not None else funcs, None
+            self.captured.append({"generic": self.compile(plain, generic), "extra_binding": extra,
                                   "layout": (layout_check_binding(funcs[0]), size) if layout else None})
             return self.compile(funcs, options)
 
@@ -246,10 +253,12 @@ class _Recorder:
             return results
 
         self.launch.compile_spirv, self.vulkan_run.dispatch = compile_spirv, dispatch
+        self.launch._with_live_outs_in_memory = with_live_outs_in_memory
         return self
 
     def __exit__(self, *exc):
         self.launch.compile_spirv, self.vulkan_run.dispatch = self.compile, self.dispatch
+        self.launch._with_live_outs_in_memory = self.rewrite
 
 
 def _grammar_numbers() -> dict:
@@ -579,6 +588,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--json", metavar="OUT.json", help="write every launch's verdict here")
     p.add_argument("--id", action="append", help="replay only these launch ids")
     p.add_argument("--group", action="append", choices=GROUPS, help="replay only these groups")
+    p.add_argument("--plain", action="store_true",
+                   help="do not declare MaximallyReconvergesKHR, even where the device offers it")
     args = parser.parse_args(argv)
     if args.command == "record":
         verdicts = record(args.folder, args.group or list(GROUPS), args.cases, args.limit,
@@ -586,7 +597,7 @@ def main(argv: list[str] | None = None) -> int:
         print("lavapipe against the reference:")
         described = "recorded on lavapipe"
     else:
-        verdicts, described = replay(args.folder, args.vk_device, args.id, args.group)
+        verdicts, described = replay(args.folder, args.vk_device, args.id, args.group, args.plain)
         print(f"device: {described}")
     print(table(verdicts))
     if getattr(args, "json", None):

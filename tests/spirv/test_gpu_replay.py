@@ -91,3 +91,27 @@ def test_irreducible_and_fuzz_groups_record_and_replay(tmp_path):
     verdicts, device = gpu_replay.replay(folder, "lavapipe")
     assert device.startswith("0: llvmpipe")
     assert {v["id"]: v["status"] for v in verdicts} == {v["id"]: "agrees" for v in recorded}
+
+
+def test_the_replayed_module_is_the_plain_form_not_lavapipes_rewrite(tmp_path):
+    """lavapipe's launches rewrite the kernel first (backend/spirv/launch.py: a float factor hidden behind
+    `get_group_id(2) >= get_num_groups(2) ? 2.0 : f`, loop live-outs in private memory); the module saved
+    for another device is the one made from the kernel as compiled, which no other driver's launch rewrites."""
+    import numpy as np
+
+    from reconverge.backend.spirv.tools import disassemble
+    source = """
+__kernel void k(__global const uint *in, __global uint *out, __global uint *cnt, uint n) {
+  uint i = get_global_id(0);
+  out[i] = as_uint(as_float(in[i] & 0x3fffffffu) * 3.0f);
+}
+"""
+    cases = tmp_path / "cases.json"
+    cases.write_text(json.dumps([{"id": "fuzz/3-O2", "source": source}]))
+    folder = tmp_path / "record"
+    recorded = gpu_replay.record(str(folder), ["random"], str(cases), limit=1, log=print)
+    assert [v["status"] for v in recorded] == ["agrees"]
+    manifest = json.loads((folder / "manifest.json").read_text())
+    with np.load(folder / manifest["launches"][0]["data"]) as data:
+        text = disassemble(data["module"].tobytes())
+    assert "OpFMul" in text and "NumWorkgroups" not in text
