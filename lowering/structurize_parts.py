@@ -3,6 +3,8 @@ the tree's blocks and ifs as it makes them, the cursor at the end of a CF list b
 compares, and the tests and trims of a CF list's closing jump."""
 from __future__ import annotations
 
+from reconverge.lowering import graph
+from reconverge.lowering.errors import IrreducibleCFG
 from reconverge.lowering.ir.core import Block, CFNode, Const, Function, If, Instr, Value, last_block
 from reconverge.lowering.ir.types import I1, VOID, Type
 
@@ -122,3 +124,53 @@ def _drop_tail_jump(nodes: list[CFNode], opcode: str) -> None:
 
 def block_name(b: Block) -> str:
     return f"%{b.label}" if b.label else f"block #{b.index}"
+
+
+def dominators_and_loops(func: Function, nodes: list[Block], succs: graph.Succs, preds: graph.Succs,
+                         order: list[int], rpo: list[int]) -> tuple[graph.DomTree, graph.LoopForest]:
+    """The structurizer's dominator tree and loop forest of its node graph, or IrreducibleCFG naming the
+    first edge that enters a loop not through its header. The dominators in one pass (exact for the
+    reducible graphs loop_forest accepts with them, see graph.immediate_dominators; the second pass that
+    confirmed them was 0.03 CPU s at 100k blocks); for an irreducible one, again in full, so that the
+    edge named is the one every pass would name."""
+    idom = graph.immediate_dominators(succs, 0, preds, order, rpo, one_pass=True)
+    dom = graph.DomTree.build(idom, 0)
+    try:
+        return dom, graph.loop_forest(succs, 0, dom, preds, order=order, num=rpo)
+    except graph.IrreducibleError:
+        pass
+    dom = graph.DomTree.build(graph.immediate_dominators(succs, 0, preds, order, rpo), 0)
+    try:
+        return dom, graph.loop_forest(succs, 0, dom, preds, order=order, num=rpo)
+    except graph.IrreducibleError as exc:
+        u, v = exc.edges[0]
+        source, target = nodes[u], nodes[v]
+        lines = source.source_lines, target.source_lines
+        where = f" ({lines[0][1]} -> {lines[1][0]})" if lines[0] and lines[1] else ""
+        raise IrreducibleCFG(
+            f"{func.source_name or '<input>'}: function @{func.name}: irreducible control flow: the edge "
+            f"{block_name(source)} -> {block_name(target)}{where} enters a loop not through its "
+            f"header (irreducible CFGs are not supported yet)") from None
+
+
+def block_postorder(terms: list[Instr | None]) -> list[int]:
+    """The numbers of the blocks reachable from block 0, given each block's terminator (None: none), in the
+    depth-first postorder graph.postorder gives (successors in their terminator's order)."""
+    seen = bytearray(len(terms))
+    seen[0] = 1
+    order: list[int] = []
+    t = terms[0]
+    stack = [(0, iter(t.targets if t is not None else ()))]
+    while stack:
+        node, it = stack[-1]
+        for s in it:
+            k = s.index
+            if not seen[k]:
+                seen[k] = 1
+                t = terms[k]
+                stack.append((k, iter(t.targets if t is not None else ())))
+                break
+        else:
+            stack.pop()
+            order.append(node)
+    return order

@@ -38,7 +38,8 @@ from reconverge.lowering.structurize_parts import (
     _Cursor,
     _drop_tail_jump,
     _ends_in,
-    block_name,
+    block_postorder,
+    dominators_and_loops,
     equals,
     tree_block,
     tree_if,
@@ -53,6 +54,7 @@ if TYPE_CHECKING:
     from typing import Callable
 
 RETURN = -1          # pseudo target: a block that only returns
+new_cursor = _Cursor.__new__
 _ENDS = frozenset(TERMINATORS) | frozenset(JUMPS)      # what may end a block (Block.terminator's test)
 
 
@@ -93,19 +95,10 @@ class _Structurizer:
             instrs = b.instrs                         # (Block.terminator, inlined: a call per block)
             terms.append(instrs[-1] if instrs and instrs[-1].opcode in _ENDS else None)
         entry = blocks[0]
-        # drop unreachable blocks (and their phi entries)
-        reached = bytearray(len(blocks))
-        reached[0] = 1
-        stack = [0]
-        while stack:
-            t = terms[stack.pop()]
-            if t is not None:
-                for s in t.targets:
-                    if not reached[s.index]:
-                        reached[s.index] = 1
-                        stack.append(s.index)
-        if reached.count(1) != len(blocks):
-            seen = {b for b in blocks if reached[b.index]}
+        # drop unreachable blocks (and their phi entries); the order of the reachable ones gives the nodes'
+        post = block_postorder(terms)
+        if len(post) != len(blocks):
+            seen = {blocks[i] for i in post}
             terms = [t for b, t in zip(blocks, terms) if b in seen]
             blocks = func.blocks = [b for b in blocks if b in seen]
             for i, b in enumerate(blocks):
@@ -114,6 +107,7 @@ class _Structurizer:
                     keep = [(p, v) for p, v in phi.incoming() if p in seen]
                     phi.blocks = [p for p, _ in keep]
                     phi.operands = [v for _, v in keep]
+            post = block_postorder(terms)
 
         # the nodes: the blocks but those holding only `ret void` (and their terminators, for _do_tree)
         nodes: list[Block] = []
@@ -148,20 +142,11 @@ class _Structurizer:
                 self.targets.append(ts)
                 succs.append([x for x in dict.fromkeys(ts) if x != RETURN])
         self.preds = graph.predecessors(succs)
-        order = graph.reverse_postorder(succs, 0)         # made once for the three
+        # the nodes' reverse postorder (graph.reverse_postorder(succs, 0)'s), made once for the three: the blocks'
+        # less the return-only ones, which have no successors (no second walk; 0.04 CPU s at 100k blocks)
+        order = [x for i in reversed(post) if (x := node_of[i]) != RETURN]
         self.rpo = graph.rpo_numbers(order, n)
-        self.dom = graph.DomTree.build(graph.immediate_dominators(succs, 0, self.preds, order, self.rpo), 0)
-        try:
-            self.forest = graph.loop_forest(succs, 0, self.dom, self.preds, order=order, num=self.rpo)
-        except graph.IrreducibleError as exc:
-            u, v = exc.edges[0]
-            source, target = self.nodes[u], self.nodes[v]
-            lines = source.source_lines, target.source_lines
-            where = f" ({lines[0][1]} -> {lines[1][0]})" if lines[0] and lines[1] else ""
-            raise IrreducibleCFG(
-                f"{func.source_name or '<input>'}: function @{func.name}: irreducible control flow: the edge "
-                f"{block_name(source)} -> {block_name(target)}{where} enters a loop not through its "
-                f"header (irreducible CFGs are not supported yet)") from None
+        self.dom, self.forest = dominators_and_loops(func, nodes, succs, self.preds, order, self.rpo)
         self.header_of = self.forest.header_of
         self.loop_parent = self.forest.parent
 
@@ -452,8 +437,12 @@ class _Structurizer:
             node = tree_if(term.operands[0], parent)        # (and _add_if's, inlined)
             after = tree_block(parent)
             cursor.nodes += (node, after)
-            f_then = self._edge(b, targets[0], region, _Cursor(node.then_list, node))
-            f_else = self._edge(b, targets[1], region, _Cursor(node.else_list, node))
+            arm = new_cursor(_Cursor)                       # (_Cursor(node.then_list, node) without its call)
+            arm.nodes, arm.parent = node.then_list, node
+            f_then = self._edge(b, targets[0], region, arm)
+            arm = new_cursor(_Cursor)
+            arm.nodes, arm.parent = node.else_list, node
+            f_else = self._edge(b, targets[1], region, arm)
             if not (f_then and f_else):                     # (_shape_if's first test: both fall out)
                 self._shape_if(cursor, node, f_then, f_else)
             return f_then | f_else
@@ -519,7 +508,9 @@ class _Structurizer:
         node = tree_if(cond, parent)
         after = tree_block(parent)
         cursor.nodes += (node, after)
-        return node, _Cursor(node.then_list, node), _Cursor(node.else_list, node)
+        then_c, else_c = new_cursor(_Cursor), new_cursor(_Cursor)     # (_Cursor(...) twice, without the calls)
+        then_c.nodes, then_c.parent, else_c.nodes, else_c.parent = node.then_list, node, node.else_list, node
+        return node, then_c, else_c
 
     def _shape_if(self, cursor: _Cursor, node: If, f_then: set[int], f_else: set[int]) -> None:
         """When one arm always jumps, move the other arm's code after the if. If both always jump, the
@@ -540,13 +531,13 @@ class _Structurizer:
         pos = len(cursor.nodes) - 1
         before: Block = cursor.nodes[pos - 2]    # type: ignore[assignment]  # the block holding the condition
         assert cursor.nodes[pos - 1] is node and not cursor.nodes[pos].instrs      # type: ignore[attr-defined]
-        cursor.nodes.pop()
+        empty = cursor.nodes.pop()          # (the empty block after the if becomes the emptied arm's)
         parent = cursor.parent
         for child in arm:                   # (cursor.add, inlined)
             child.parent = parent
         cursor.nodes += arm
         arm.clear()
-        empty = tree_block(node)
+        empty.parent = node
         arm.append(empty)
         if not keep_then:
             # then is now empty and else jumps: put the jump first, on the negated condition
