@@ -6,11 +6,16 @@ from __future__ import annotations
 from reconverge.lowering import graph
 from reconverge.lowering.errors import IrreducibleCFG
 from reconverge.lowering.ir.core import Block, CFNode, Const, Function, If, Instr, Value, last_block
+from reconverge.lowering.ir.opcodes import JUMPS, TERMINATORS
 from reconverge.lowering.ir.types import I1, VOID, Type
 
 TYPE_CHECKING = False                   # not typing's: a compile's start-up does not import typing
 if TYPE_CHECKING:
     from typing import Callable
+
+
+RETURN = -1          # the structurizer's pseudo target: a block that only returns
+_ENDS = frozenset(TERMINATORS) | frozenset(JUMPS)      # what may end a block (Block.terminator's test)
 
 
 class Var:
@@ -174,3 +179,25 @@ def block_postorder(terms: list[Instr | None]) -> list[int]:
             stack.pop()
             order.append(node)
     return order
+
+
+def number_blocks(blocks: list[Block]) -> tuple[list[Instr | None], list[Block], list[Instr | None], list[int]]:
+    """The structurizer's numbering of a CFG-form function's blocks in one loop: each block's index set, and
+    (by block number) its terminator or None; the nodes, the blocks but those holding only `ret void`
+    (but the entry), with their terminators; each block's node number, RETURN for a return-only block."""
+    terms: list[Instr | None] = []
+    nodes: list[Block] = []
+    node_terms: list[Instr | None] = []
+    node_of = [RETURN] * len(blocks)
+    entry = blocks[0]
+    for i, b in enumerate(blocks):
+        b.index = i
+        instrs = b.instrs                         # (Block.terminator, inlined: a call per block)
+        t = instrs[-1] if instrs and instrs[-1].opcode in _ENDS else None
+        terms.append(t)
+        if len(instrs) == 1 and t is not None and t.opcode == "ret" and not t.operands and b is not entry:
+            continue
+        node_of[i] = len(nodes)
+        nodes.append(b)
+        node_terms.append(t)
+    return terms, nodes, node_terms, node_of

@@ -31,9 +31,9 @@ from reconverge.lowering.deepstack import depth_independent
 from reconverge.lowering.errors import IrreducibleCFG
 from reconverge.lowering.gcpause import gc_paused
 from reconverge.lowering.ir.core import Block, Const, Function, If, Instr, Loop, Phi, Undef, Value
-from reconverge.lowering.ir.opcodes import JUMPS, TERMINATORS
 from reconverge.lowering.ir.types import I1, I32
 from reconverge.lowering.structurize_parts import (
+    RETURN,
     Var,
     _Cursor,
     _drop_tail_jump,
@@ -41,6 +41,7 @@ from reconverge.lowering.structurize_parts import (
     block_postorder,
     dominators_and_loops,
     equals,
+    number_blocks,
     tree_block,
     tree_if,
     var_load,
@@ -53,9 +54,7 @@ TYPE_CHECKING = False                   # not typing's: a compile's start-up doe
 if TYPE_CHECKING:
     from typing import Callable
 
-RETURN = -1          # pseudo target: a block that only returns
 new_cursor = _Cursor.__new__
-_ENDS = frozenset(TERMINATORS) | frozenset(JUMPS)      # what may end a block (Block.terminator's test)
 
 
 NAME, FORM = "structurize", "cfg"
@@ -89,38 +88,20 @@ class _Structurizer:
         func = self.func
         # (no update_cfg: the CFG-form blocks' succs/preds are not used, only their numbers and terminators)
         blocks = func.blocks
-        terms: list[Instr | None] = []                # each block's terminator (or None), asked once
-        for i, b in enumerate(blocks):
-            b.index = i
-            instrs = b.instrs                         # (Block.terminator, inlined: a call per block)
-            terms.append(instrs[-1] if instrs and instrs[-1].opcode in _ENDS else None)
-        entry = blocks[0]
+        terms, nodes, node_terms, node_of = number_blocks(blocks)
         # drop unreachable blocks (and their phi entries); the order of the reachable ones gives the nodes'
         post = block_postorder(terms)
         if len(post) != len(blocks):
             seen = {blocks[i] for i in post}
-            terms = [t for b, t in zip(blocks, terms) if b in seen]
             blocks = func.blocks = [b for b in blocks if b in seen]
-            for i, b in enumerate(blocks):
-                b.index = i
+            for b in blocks:
                 for phi in b.phis():
                     keep = [(p, v) for p, v in phi.incoming() if p in seen]
                     phi.blocks = [p for p, _ in keep]
                     phi.operands = [v for _, v in keep]
+            terms, nodes, node_terms, node_of = number_blocks(blocks)
             post = block_postorder(terms)
-
-        # the nodes: the blocks but those holding only `ret void` (and their terminators, for _do_tree)
-        nodes: list[Block] = []
-        node_terms: list[Instr | None] = []
         self.nodes, self.terms = nodes, node_terms
-        node_of = [RETURN] * len(blocks)              # block index -> node (RETURN: a return-only block)
-        for b, t in zip(blocks, terms):
-            instrs = b.instrs
-            if len(instrs) == 1 and t is not None and t.opcode == "ret" and not t.operands and b is not entry:
-                continue
-            node_of[b.index] = len(nodes)
-            nodes.append(b)
-            node_terms.append(t)
         self.node_of = node_of
         n = self.n = len(nodes)
         # targets per node, in terminator order, RETURN for return-only blocks; successors once each
@@ -293,23 +274,27 @@ class _Structurizer:
                 ops = ins.operands
                 if not ops:
                     continue                          # (a branch; the loads made for phis: no operands)
-                for i, op in enumerate(ops):
+                for op in ops:              # (no enumerate: its tuples cost more than an index() per change)
                     # as_seen_from, with its common answers first: a value of no loop or the user's loop (a
                     # phi stands as its load, the only values `replaced` maps yet; no lookup for the others)
                     cls = op.__class__
-                    if cls is Phi:
+                    if cls is Instr:
+                        if (at := op.block) is None or (value_loop := loop_at[at.index]) == -1 \
+                                or value_loop == user_loop or contains(value_loop, u):
+                            continue
+                        value = as_seen_from(op, u, value_loop)
+                    elif cls is Phi:
                         value = replaced_get(op, op)
-                    elif cls is Instr:
-                        value = op
+                        if value.__class__ is Instr and (at := value.block) is not None:
+                            value_loop = loop_at[at.index]
+                            if value_loop != -1 and value_loop != user_loop and not contains(value_loop, u):
+                                value = as_seen_from(value, u, value_loop)
+                        if value is op:
+                            continue
                     else:
                         continue
-                    if value.__class__ is Instr and (at := value.block) is not None:
-                        value_loop = loop_at[at.index]
-                        if value_loop != -1 and value_loop != user_loop and not contains(value_loop, u):
-                            value = as_seen_from(value, u, value_loop)
-                    if value is not op:
-                        ops[i] = value
-                        users.append(ins)   # a load's use; the others: compares, returns, negations made later
+                    ops[ops.index(op)] = value      # (its first place not changed yet: values compare by identity)
+                    users.append(ins)   # a load's use; the others: compares, returns, negations made later
         for (p, _), stores in self.edge_stores.items():
             u = node_of[p.index]                              # an edge's stores run at its source
             user_loop = header_of[u]
