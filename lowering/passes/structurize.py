@@ -54,7 +54,7 @@ TYPE_CHECKING = False                   # not typing's: a compile's start-up doe
 if TYPE_CHECKING:
     from typing import Callable
 
-new_cursor = _Cursor.__new__
+new_cursor, new_const = _Cursor.__new__, Const.__new__
 
 
 NAME, FORM = "structurize", "cfg"
@@ -279,10 +279,11 @@ class _Structurizer:
                     # phi stands as its load, the only values `replaced` maps yet; no lookup for the others)
                     cls = op.__class__
                     if cls is Instr:
-                        if (at := op.block) is None or (value_loop := loop_at[at.index]) == -1 \
-                                or value_loop == user_loop or contains(value_loop, u):
+                        at = op.block                               # type: ignore[attr-defined]  # (an Instr)
+                        if at is None or (value_loop := loop_at[at.index]) == -1 or value_loop == user_loop \
+                                or contains(value_loop, u):
                             continue
-                        value = as_seen_from(op, u, value_loop)
+                        value = as_seen_from(op, u, value_loop)         # type: ignore[arg-type]  # (an Instr)
                     elif cls is Phi:
                         value = replaced_get(op, op)
                         if value.__class__ is Instr and (at := value.block) is not None:
@@ -560,7 +561,9 @@ class _Structurizer:
             if z != RETURN:
                 if not self.is_merge[z]:
                     return self._do_tree(z, cursor, region)
-                store = var_store(self.labels.get(region) or self._label_var(region), Const(I32, z))
+                label = new_const(Const)            # (Const(I32, z) without its call: a node number, in range)
+                label.type, label.name, label.value = I32, "", z
+                store = var_store(self.labels.get(region) or self._label_var(region), label)
                 store.block = block
                 block.instrs.append(store)
                 return {z}
