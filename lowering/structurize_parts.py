@@ -59,7 +59,11 @@ def tree_if(cond: Value, parent: CFNode | Function | None) -> If:
     """If(cond) with tree_block arms (a fifth of the tree's blocks are an if's first two)."""
     node = _new_if(If)
     node.parent, node.cond = parent, cond
-    node.then_list, node.else_list = [tree_block(node)], [tree_block(node)]
+    then_b, else_b = _new_block(Block), _new_block(Block)         # (tree_block(node) twice, without the calls)
+    then_b.parent, then_b.instrs, then_b.succs, then_b.preds = node, [], _NO_EDGES, _NO_EDGES  # type: ignore[assignment]
+    else_b.parent, else_b.instrs, else_b.succs, else_b.preds = node, [], _NO_EDGES, _NO_EDGES  # type: ignore[assignment]
+    then_b.label, then_b.index, then_b.source_lines = else_b.label, else_b.index, else_b.source_lines = "", -1, None
+    node.then_list, node.else_list = [then_b], [else_b]
     return node
 
 
