@@ -57,10 +57,20 @@ def rpo_numbers(order: list[int], n: int) -> list[int]:
 
 
 def immediate_dominators(succs: Succs, entry: int, preds: Succs | None = None,
-                         order: list[int] | None = None, num: list[int] | None = None) -> list[int]:
+                         order: list[int] | None = None, num: list[int] | None = None,
+                         one_pass: bool = False) -> list[int]:
     """idom[v] for every node reachable from entry (idom[entry] = entry); -1 for unreachable nodes.
     `preds`, `order` (reverse_postorder(succs, entry)) and `num` (rpo_numbers(order, len(succs))), when
-    the caller has them, are not made again."""
+    the caller has them, are not made again.
+
+    `one_pass`: stop after the first pass, whose answer is the dominators of the forward edges alone (in
+    reverse postorder each forward predecessor is final when its successor is reached; a retreating edge's
+    source is not reached yet). Those are the graph's own when every retreating edge's target dominates
+    its source by them, which is loop_forest's test: a path that takes a retreating edge u -> v passed v
+    before reaching u, and cutting that cycle leaves a path over fewer of the same nodes. So a graph
+    loop_forest accepts with this answer has exactly these dominators (the second pass of the loop below
+    changes nothing), and one it rejects is irreducible either way (its retreating edges named may be
+    fewer: recompute without `one_pass` to name them all)."""
     n = len(succs)
     preds = predecessors(succs) if preds is None else preds
     order = reverse_postorder(succs, entry) if order is None else order
@@ -88,6 +98,8 @@ def immediate_dominators(succs: Succs, entry: int, preds: Succs | None = None,
             if new != idom[v]:
                 idom[v] = new
                 changed = True
+        if one_pass:
+            break
     return idom
 
 

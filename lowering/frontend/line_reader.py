@@ -34,6 +34,7 @@ TYPE_CHECKING = False                   # not typing's: a compile's start-up doe
 if TYPE_CHECKING:
     from reconverge.lowering.frontend.llvm_reader import FunctionReader
 
+new_instr, new_const = Instr.__new__, Const.__new__
 ICMP_PREDS = frozenset(("eq", "ne", "ugt", "uge", "ult", "ule", "sgt", "sge", "slt", "sle"))
 SCALAR_TYPE_NAMES = ("i1", "i8", "i16", "i32", "i64", "half", "float", "double")
 FAST_LINES = True       # False: every line the general way (the tests' reference for the lines taken here)
@@ -171,12 +172,19 @@ def read_lines(reader: FunctionReader, body: LineBody, lines: list[str], entry_l
                                 lanes = values_get(tok)
                                 b = lanes[0] if lanes is not None else operand(tok, t)
                             elif tok.isdecimal() and t.kind == "int":      # operand()'s literal, inlined (hot)
-                                b = Const(t, int(tok))
+                                b = new_const(Const)              # (Const(t, int(tok)), without its call)
+                                b.type, b.name, b.value = t, "", int(tok) & ((1 << t.bits) - 1)
                             else:
                                 b = operand(tok, t)
                             if a is not None and b is not None:
-                                made = Instr(op, [a, b], a.type) if pred is None else \
-                                    Instr(op, [a, b], I1, {"pred": pred})
+                                # Instr(op, [a, b], a.type) or with I1 and {"pred": pred}, without the call
+                                made = new_instr(Instr)
+                                made.opcode, made.operands, made.name, made.targets, made.block = \
+                                    op, [a, b], "", [], None
+                                if pred is None:
+                                    made.type, made.attrs = a.type, {}
+                                else:
+                                    made.type, made.attrs = I1, {"pred": pred}
                                 if a.__class__ is Forward or b.__class__ is Forward:
                                     forward_users.append(made)
                     elif op == "phi":
@@ -204,7 +212,9 @@ def read_lines(reader: FunctionReader, body: LineBody, lines: list[str], entry_l
                         target = blocks_get(tok)
                         if target is None:              # (reader.block_named, inlined: a call per block)
                             target = blocks[tok] = Block(tok[1:])
-                        made = Instr("br", [], VOID, None, [target])
+                        made = new_instr(Instr)         # (Instr("br", [], VOID, None, [target]), without the call)
+                        made.type, made.name, made.opcode, made.operands, made.attrs, made.targets, made.block = \
+                            VOID, "", "br", [], {}, [target], None
                     elif n == 7 and w[1] == "i1" and w[3] == "label" and w[5] == "label" \
                             and w[2][-1] == "," and w[4][-1] == ",":
                         tok = w[2][:-1]
@@ -218,7 +228,9 @@ def read_lines(reader: FunctionReader, body: LineBody, lines: list[str], entry_l
                             if on_true is on_false:
                                 made = Instr("br", [], VOID, None, [on_true])
                             else:
-                                made = Instr("cbr", [cond], VOID, None, [on_true, on_false])
+                                made = new_instr(Instr)     # (Instr("cbr", [cond], VOID, None, [on_true, on_false]))
+                                made.type, made.name, made.opcode, made.operands, made.attrs, made.targets, \
+                                    made.block = VOID, "", "cbr", [cond], {}, [on_true, on_false], None
                                 if cond.__class__ is Forward:
                                     forward_users.append(made)
                 elif w[0] == "ret":
