@@ -140,7 +140,7 @@ def _choose(program: Program, kernel: str, cf: str,
     from reconverge.lowering.ir.core import nesting_depth
 
     from .cf_regions import MAX_ROUNDS, RegionDepthError
-    from .cost import hybrid_may_win, prefers_hybrid
+    from .cost import hybrid_may_win, prefers_hybrid, weigh
     try:
         tree = program.function(kernel, "gen", then="gen-blockip")    # one read for both, where they agree
     except IrreducibleCFG:
@@ -148,14 +148,17 @@ def _choose(program: Program, kernel: str, cf: str,
     if program.structured_input or 2 * nesting_depth(tree) > MAX_ROUNDS:   # no CFG, or too deep to search
         return tree, CF_MODES["structured"], None
     structured = selection(tree, WEIGHING_SIMD, uniform_branches=uniform_branches)
-    if program.shares_read(kernel, "gen-blockip") and not hybrid_may_win(structured.mfunc):
-        return tree, CF_MODES["structured"], structured      # (neither the CFG's pipeline nor its selection)
+    weighed = None                           # the tree's (estimated_cost, control_cost): one walk for both tests
+    if program.shares_read(kernel, "gen-blockip"):
+        weighed = weigh(structured.mfunc)
+        if not hybrid_may_win(structured.mfunc, weighed):
+            return tree, CF_MODES["structured"], structured  # (neither the CFG's pipeline nor its selection)
     cfg = program.function(kernel, "gen-blockip")
     try:
         hybrid = selection(cfg, WEIGHING_SIMD, regions=True)
     except RegionDepthError:                 # nested deeper than the region search goes
         return tree, CF_MODES["structured"], structured
-    if prefers_hybrid(structured.mfunc, hybrid.mfunc):
+    if prefers_hybrid(structured.mfunc, hybrid.mfunc, None if weighed is None else weighed[0]):
         return cfg, CF_MODES["hybrid"], hybrid
     return tree, CF_MODES["structured"], structured
 

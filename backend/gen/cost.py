@@ -20,7 +20,7 @@ memory operations; the three such kernels of the corpus and examples, -O0 to -O3
 """
 from __future__ import annotations
 
-from .mir import MBlock, MFunction
+from .mir import MFunction
 
 LOOP_WEIGHT = 8
 HYBRID_MARGIN = 0.75
@@ -31,48 +31,64 @@ HYBRID_SAVES_AT_MOST = 0.5
 CONTROL = frozenset(("if", "else", "endif", "while", "break", "cont", "jmpi", "halt", "mov"))
 
 
-def _weighted_blocks(mfunc: MFunction) -> list[tuple[MBlock, int]]:
-    """Each block with its weight, LOOP_WEIGHT ** (the loops around it); O(blocks + instructions): each
-    loop's span is added to a difference array over the blocks."""
-    position = {b.label: i for i, b in enumerate(mfunc.blocks)}
-    depth = [0] * (len(mfunc.blocks) + 1)
-    for j, block in enumerate(mfunc.blocks):
-        for ins in block.instrs:
-            for target in ins.targets:
-                t = position.get(target)
-                if t is not None and t <= j:        # a loop over blocks t..j: a difference array
-                    depth[t] += 1
-                    depth[j + 1] -= 1
-    out, level = [], 0
-    for i, block in enumerate(mfunc.blocks):
+def weigh(mfunc: MFunction) -> tuple[int, int]:
+    """(estimated_cost, control_cost) of `mfunc` in one walk over its instructions: each block's
+    instruction and control counts, and its loops' spans added to a difference array over the blocks
+    (a loop over blocks t..j: a branch in block j back to block t <= j); then LOOP_WEIGHT ** (the loops
+    around it) per block. O(blocks + instructions)."""
+    blocks = mfunc.blocks
+    position = {b.label: i for i, b in enumerate(blocks)}
+    depth = [0] * (len(blocks) + 1)
+    counts: list[int] = []
+    controls: list[int] = []
+    control_ops = CONTROL
+    for j, block in enumerate(blocks):
+        instrs = block.instrs
+        control = 0
+        for ins in instrs:
+            if ins.opcode in control_ops:
+                control += 1
+            if ins.targets:
+                for target in ins.targets:
+                    t = position.get(target)
+                    if t is not None and t <= j:
+                        depth[t] += 1
+                        depth[j + 1] -= 1
+        counts.append(len(instrs))
+        controls.append(control)
+    total = control_total = level = 0
+    for i in range(len(blocks)):
         level += depth[i]
-        out.append((block, LOOP_WEIGHT ** level))
-    return out
+        weight = LOOP_WEIGHT ** level
+        total += counts[i] * weight
+        control_total += controls[i] * weight
+    return total, control_total
 
 
 def estimated_cost(mfunc: MFunction) -> int:
     """Instructions, each weighted by LOOP_WEIGHT ** (the loops around its block)."""
-    return sum(len(block.instrs) * weight for block, weight in _weighted_blocks(mfunc))
+    return weigh(mfunc)[0]
 
 
 def control_cost(mfunc: MFunction) -> int:
     """The part of estimated_cost that is branches and moves (phi copies, flags kept in registers): what
     a hybrid that computes the same values at the same loop depths could do without."""
-    return sum(weight * sum(ins.opcode in CONTROL for ins in block.instrs)
-               for block, weight in _weighted_blocks(mfunc))
+    return weigh(mfunc)[1]
 
 
-def prefers_hybrid(tree: MFunction, hybrid: MFunction) -> bool:
-    return estimated_cost(hybrid) <= HYBRID_MARGIN * estimated_cost(tree)
+def prefers_hybrid(tree: MFunction, hybrid: MFunction, tree_cost: int | None = None) -> bool:
+    """Whether auto takes the hybrid: its estimated cost at most HYBRID_MARGIN of the tree's (`tree_cost`:
+    the tree's estimated_cost, where the caller has it from weigh)."""
+    if tree_cost is None:
+        tree_cost = weigh(tree)[0]
+    return weigh(hybrid)[0] <= HYBRID_MARGIN * tree_cost
 
 
-def hybrid_may_win(tree: MFunction) -> bool:
+def hybrid_may_win(tree: MFunction, weighed: tuple[int, int] | None = None) -> bool:
     """Whether the hybrid, made from the same read as the tree (the same values in the same loops), could
     reach HYBRID_MARGIN of the tree's cost by saving at most HYBRID_SAVES_AT_MOST of its branches and
     moves. Where it could not, auto takes the tree without selecting the hybrid (the kernel's CFG
-    pipeline and second selection were about a quarter of a Gen compile)."""
-    total = control = 0                     # estimated_cost and control_cost over one weighing of the blocks
-    for block, weight in _weighted_blocks(tree):
-        total += len(block.instrs) * weight
-        control += weight * sum(ins.opcode in CONTROL for ins in block.instrs)
+    pipeline and second selection were about a quarter of a Gen compile). `weighed`: weigh(tree), where
+    the caller has it."""
+    total, control = weigh(tree) if weighed is None else weighed
     return HYBRID_SAVES_AT_MOST * control >= (1 - HYBRID_MARGIN) * total

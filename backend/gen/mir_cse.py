@@ -64,32 +64,38 @@ def eliminate_common_subexpressions(func: MFunction) -> int:
 _NOT_SHARED = frozenset((*BRANCHES, *SENDS, "wait", "nop"))      # (one set: _key asks it of every instruction)
 
 
-def _key(ins: MInstr, writes: dict[int, int], probe: bool = False) -> tuple | None:
-    """What identifies the value `ins` computes, or None where it may not be shared (`probe`: the
-    destination is _flag_key's stand-in, taken as written once)."""
+def _key(ins: MInstr, writes: dict[int, int]) -> tuple | None:
+    """What identifies the value `ins` computes, or None where it may not be shared."""
     if ins.opcode in _NOT_SHARED or ins.eot:
         return None
     if ins.predicate is not None or ins.cond_mod is not None or ins.dst is None:
         return None
     dst = ins.dst
-    if not isinstance(dst.value, VReg) or dst.offset or dst.region is not None or \
-            (not probe and writes.get(dst.value.id) != 1):
+    v = dst.value
+    if type(v) is not VReg or dst.offset or dst.region is not None or writes.get(v.id) != 1:
         return None
+    sources = _sources(ins.srcs, writes)
+    if sources is None:
+        return None
+    return (ins.opcode, ins.exec_size, ins.no_mask, ins.math_fc, v.type, v.uniform, v.count, sources)
+
+
+def _sources(srcs: list[Operand], writes: dict[int, int]) -> tuple | None:
+    """The sources' part of a _key, or None where a register source is written other than once."""
     sources = []
-    for s in ins.srcs:
+    for s in srcs:
         v = s.value
-        if isinstance(v, VReg):
+        if type(v) is VReg:                       # (VReg and Imm have no subclasses)
             if writes.get(v.id, 0) != 1:
                 return None
             ident: tuple = ("v", v.id, v.type, v.uniform, v.count)
-        elif isinstance(v, Imm):
+        elif type(v) is Imm:
             ident = ("i", v.type, _bits(v.value))
         else:
             ident = ("p", v)
-        region = None if s.region is None else (s.region.vstride, s.region.width, s.region.hstride)
-        sources.append((ident, s.offset, region, s.neg, s.abs))
-    v = dst.value
-    return (ins.opcode, ins.exec_size, ins.no_mask, ins.math_fc, v.type, v.uniform, v.count, tuple(sources))
+        r = s.region
+        sources.append((ident, s.offset, None if r is None else (r.vstride, r.width, r.hstride), s.neg, s.abs))
+    return tuple(sources)
 
 
 def _bits(value: int | float) -> int | bytes:
@@ -101,12 +107,16 @@ def _bits(value: int | float) -> int | bytes:
 def _flag_key(ins: MInstr, writes: dict[int, int]) -> tuple | None:
     """What identifies the flag a compare into the null register writes (sources written once, no
     predicate), or None: another compare of the same sources into the same flag, with no other write
-    of that flag between (the caller tracks that), is no instruction (two selects on one condition)."""
+    of that flag between (the caller tracks that), is no instruction (two selects on one condition).
+    The compare's _key as if it wrote a fresh per-lane value of its first source's type, written once
+    (made without that stand-in instruction: one was made for every compare)."""
     if ins.opcode != "cmp" or ins.dst is not None or ins.predicate is not None:
         return None
-    probe = MInstr(ins.opcode, ins.exec_size, Operand(VReg(-1, ins.srcs[0].type)), ins.srcs, no_mask=ins.no_mask)
-    key = _key(probe, writes, probe=True)        # (copying `writes` for the stand-in was O(registers) a compare)
-    return None if key is None else (key, ins.cond_mod, ins.flag)
+    sources = _sources(ins.srcs, writes)
+    if sources is None:
+        return None
+    return (("cmp", ins.exec_size, ins.no_mask, None, ins.srcs[0].value.type, False, 1, sources), ins.cond_mod,
+            ins.flag)
 
 
 def _reads_renamed(ins: MInstr, rename: dict[int, int]) -> bool:

@@ -14,6 +14,8 @@ spills (one walk over the instructions spills the round's values), plus liveness
 """
 from __future__ import annotations
 
+from heapq import heapify, heappop, heappush
+
 from reconverge.isa.gen9 import messages as sm
 from reconverge.lowering.errors import CompileError
 
@@ -53,14 +55,17 @@ def _scan(func: MFunction, first_free: int, temporaries: set[int]) -> tuple[dict
     order = sorted(intervals.items(), key=lambda kv: (kv[1][0], kv[0].id))
     free = bytearray(b"\x01") * (LAST_ALLOCATABLE + 1)     # 1: a free GRF (runs found by bytearray.find)
     free[:first_free] = bytes(first_free)
-    active: list[tuple[int, int, int, VReg]] = []    # (end, first grf, count, value)
+    active: list[tuple[int, int, int, VReg]] = []    # (end, first grf, count, value): a heap, earliest end first
     home: dict[int, int] = {}
     victims: list[VReg] = []
+    simd = func.simd
     for v, (start, end) in order:
-        for item in [a for a in active if a[0] < start]:
-            _release(active, free, item)
-        need = v.grfs(func.simd)
-        first = _find(free, first_free, need)
+        while active and active[0][0] < start:      # the intervals ended before this one give their GRFs back
+            a = heappop(active)
+            free[a[1]:a[1] + a[2]] = _ONES[a[2]]
+        need = -(-(v.type.size * (1 if v.uniform else simd) * v.count) // GRF_BYTES)    # (v.grfs(simd))
+        found = free.find(_ONES[need], first_free)          # (_find, inline)
+        first = None if found < 0 else found
         while first is None:
             spillable = [a for a in active if a[3].id not in temporaries and a[3].grfs(func.simd) in BLOCK_SIZES]
             if not spillable:
@@ -75,14 +80,30 @@ def _scan(func: MFunction, first_free: int, temporaries: set[int]) -> tuple[dict
             first = _find(free, first_free, need)
         if first is None:
             continue
-        free[first:first + need] = bytes(need)
-        active.append((end, first, need, v))
+        free[first:first + need] = _ZEROS[need]
+        heappush(active, (end, first, need, v))     # (no two active values share a first GRF: v is never compared)
         home[v.id] = first
     return home, victims
 
 
+class _Runs(dict[int, bytes]):
+    """count -> that many bytes of `fill`, made once per count (a run of GRFs taken or given back)."""
+
+    def __init__(self, fill: bytes):
+        super().__init__()
+        self.fill = fill
+
+    def __missing__(self, count: int) -> bytes:
+        made = self[count] = self.fill * count
+        return made
+
+
+_ONES, _ZEROS = _Runs(b"\x01"), _Runs(b"\x00")
+
+
 def _release(active: list, free: bytearray, item: tuple) -> None:
     active.remove(item)
+    heapify(active)
     free[item[1]:item[1] + item[2]] = b"\x01" * item[2]
 
 

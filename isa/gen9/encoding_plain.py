@@ -94,7 +94,10 @@ def encode_plain(inst: Instruction) -> bytes | None:
     word = _OPCODE.get(op)
     if word is None:
         jump = _JUMP_OPCODE.get(op)
-        return None if jump is None or inst.align16 else _encode_jump(inst, op, jump)
+        if jump is None:
+            send = _SEND_OPCODE.get(op)
+            return None if send is None or inst.align16 else _encode_send(inst, op, send)
+        return None if inst.align16 else _encode_jump(inst, op, jump)
     if inst.align16:
         return None
     word = _header(inst, op, word)
@@ -231,4 +234,44 @@ def _encode_jump(inst: Instruction, op: str, opcode_bits: int) -> bytes | None:
             if inst.srcs:                       # (a register jmpi: the general path)
                 return None
             word |= _IP_DST_SRC0
+    return word.to_bytes(_FORM_BYTES, "little")
+
+
+# sends (encoding.encode_fields' send form, encoding._encode_send): the header as above with the SFID where
+# an ALU instruction has its conditional modifier, the destination and src0 registers, src1's file as an
+# immediate, the descriptor's 31 bits and EOT (split sends, sends, go the general way)
+_SEND = {name: (lo, 1 << (hi - lo + 1)) for name, hi, lo in F.form_fields("send")}
+if any(_SEND[n] != _A1[n] for n in ("opcode", "access_mode", "no_dd_clr", "no_dd_chk", "nib_ctrl", "qtr_ctrl",
+                                    "thread_ctrl", "pred_ctrl", "pred_inv", "exec_size", "acc_wr_en", "debug",
+                                    "saturate", "mask_ctrl", "flag_reg", "flag_subreg")) \
+        or _SEND["sfid"] != _A1["cond_mod"]:
+    raise AssertionError("the send form's header differs from a1's")
+_SEND_OPCODE = {op: F.OPCODES[op] << _at("opcode") for op in opcodes.SEND}
+_S_DST = tuple(_SEND[f"dst_{n}"][0] for n in ("file", "type", "reg", "hstride"))
+_S_SRC0 = tuple(_SEND[f"src0_{n}"][0] for n in ("file", "type", "reg"))
+_S_FIXED = F.REG_FILE["imm"] << _SEND["src1_file"][0] | 1 << _S_DST[3]        # src1_file=3, dst_hstride=1
+_S_SFID, _S_DESC, _S_EOT = _SEND["sfid"][0], _SEND["desc"][0], _SEND["eot"][0]
+_S_SFID_LIMIT, _S_DST_REG_LIMIT, _S_SRC0_REG_LIMIT = _SEND["sfid"][1], _SEND["dst_reg"][1], _SEND["src0_reg"][1]
+
+
+def _encode_send(inst: Instruction, op: str, opcode_bits: int) -> bytes | None:
+    """A send's word, or None where the general path decides (a conditional modifier, which it does not
+    encode; no destination or source; a value outside its field or table)."""
+    if inst.cond_mod:
+        return None
+    word = _header(inst, op, opcode_bits)
+    d, srcs = inst.dst, inst.srcs
+    if word is None or d is None or not srcs:
+        return None
+    s0 = srcs[0]
+    sfid = inst.sfid if inst.sfid is not None else (inst.ex_desc or 0) & 0xF
+    d_file, d_type, s_file, s_type = _FILE.get(d.file), _REG_TYPE.get(d.type), _FILE.get(s0.file), \
+        _REG_TYPE.get(s0.type)
+    eot = int(inst.eot)
+    if d_file is None or d_type is None or s_file is None or s_type is None or eot >> 1 or \
+            not 0 <= sfid < _S_SFID_LIMIT or not 0 <= d.reg < _S_DST_REG_LIMIT or not 0 <= s0.reg < _S_SRC0_REG_LIMIT:
+        return None
+    word |= _S_FIXED | sfid << _S_SFID | d_file << _S_DST[0] | d_type << _S_DST[1] | d.reg << _S_DST[2] \
+        | s_file << _S_SRC0[0] | s_type << _S_SRC0[1] | s0.reg << _S_SRC0[2] \
+        | ((inst.desc or 0) & 0x7FFFFFFF) << _S_DESC | eot << _S_EOT
     return word.to_bytes(_FORM_BYTES, "little")

@@ -36,7 +36,10 @@ _AGGREGATE_STORE_AFTER_LINE = re.compile("\n" + _AGGREGATE_STORE)
 _AGGREGATE_STORE_FIRST = re.compile(_AGGREGATE_STORE)
 _LIFETIME = re.compile(r"^  call void @llvm\.lifetime\.(?:start|end)\.p\d+\(")
 _GEP = re.compile(rf"^  ({_LOCAL}) = getelementptr (?:inbounds |nuw |nusw )*[^,]+, ptr ({_LOCAL})((?:, [^,]+)+)$")
-_DEFINITION = re.compile(rf"^  ({_LOCAL}) = (\w+)", re.M)
+_WORD = re.compile(r"\w+")
+# a load from or a store to a pointer, the pointer captured (one pattern for every getelementptr's accesses:
+# a pattern naming each one was re's compiler run per name)
+_ACCESS = re.compile(rf"(?:{_LOCAL} = load [^,]+|store [^,]+), ptr ({_LOCAL})(?:, align \d+)?")
 
 
 def sroa_changes_nothing(module_text: str) -> bool:
@@ -71,14 +74,28 @@ def _definitions(text: str) -> Iterator[re.Match[str]]:
 
 def _function_keeps_its_allocas(body: str) -> bool:
     lines = [line.split(", !", 1)[0] for line in body.splitlines()]      # attachments (!tbaa, !dbg) off
-    opcode = {m.group(1): m.group(2) for m in _DEFINITION.finditer(body)}
     allocas = _ALLOCA.findall(body)
     if len(allocas) != body.count(" = alloca "):
         return False
     for alloca in allocas:
-        if not _alloca_kept(alloca, lines, opcode):
+        if not _alloca_kept(alloca, lines, body):
             return False
     return True
+
+
+def _opcode(name: str, body: str) -> str | None:
+    """The opcode of the line defining local `name` in `body` (`  NAME = OPCODE ...`), None where no line
+    does (a parameter): found by str.find for the one name asked, where a table of every definition of the
+    body (a regex over all of it) was made for each function with an alloca."""
+    if body.startswith(f"  {name} = "):
+        at = len(name) + 5
+    else:
+        at = body.find(f"\n  {name} = ")
+        if at < 0:
+            return None
+        at += len(name) + 6
+    word = _WORD.match(body, at)
+    return None if word is None else word.group()
 
 
 def _uses(name: str, lines: list[str]) -> list[str]:
@@ -88,7 +105,7 @@ def _uses(name: str, lines: list[str]) -> list[str]:
     return [line for line in lines if name in line and token.search(line) and not line.startswith(f"  {name} = ")]
 
 
-def _alloca_kept(alloca: str, lines: list[str], opcode: dict[str, str]) -> bool:
+def _alloca_kept(alloca: str, lines: list[str], body: str) -> bool:
     stored = False
     for use in _uses(alloca, lines):
         if _LIFETIME.match(use):
@@ -98,12 +115,11 @@ def _alloca_kept(alloca: str, lines: list[str], opcode: dict[str, str]) -> bool:
             return False
         indices = [part.strip().split(" ")[-1] for part in gep.group(3).split(",")[1:]]
         variable = [i for i in indices if i.startswith("%")]
-        if not variable or any(opcode.get(i) in ("select", "phi") for i in variable):   # (a parameter: None)
+        if not variable or any(_opcode(i, body) in ("select", "phi") for i in variable):   # (a parameter: None)
             return False
         for access in _uses(gep.group(1), lines):
-            address = re.fullmatch(rf"(?:{_LOCAL} = load [^,]+|store [^,]+), ptr {re.escape(gep.group(1))}"
-                                   r"(?:, align \d+)?", access.strip())
-            if address is None:
+            address = _ACCESS.fullmatch(access.strip())
+            if address is None or address.group(1) != gep.group(1):
                 return False
             stored = stored or access.lstrip().startswith("store ")
     return stored

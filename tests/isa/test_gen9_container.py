@@ -33,6 +33,25 @@ def test_kernels_come_back_as_they_went_in():
     assert unpack_container(assemble(A, "a"))[0].code == assemble(A, "a")      # a bare binary is one kernel
 
 
+
+def test_the_index_is_sort_keys_json_of_the_kernels():
+    """pack_container writes each kernel's index text once and settles the offsets on their digits: the
+    index stays exactly json.dumps({"kernels": [...]}, sort_keys=True) of the kernels at their offsets,
+    for names JSON escapes and for indexes whose own length moves the offsets across a digit."""
+    code = assemble(A, "a")
+    for count in (0, 1, 2, 12, 150):
+        kernels = [Kernel(f'k\u00e9"{i}\\' if i % 3 else f"k{i}", code * (1 + i % 4), 8 if i % 2 else 16,
+                          {"z": [i, 1.5, None], "a": {"y": True, "b": "\u00fc"}} if i % 5 else {})
+                   for i in range(count)]
+        data = pack_container(kernels)
+        size = int.from_bytes(data[12:16], "little")
+        index = json.loads(data[16:16 + size])["kernels"]
+        assert data[16:16 + size] == json.dumps({"kernels": index}, sort_keys=True).encode()
+        assert [(e["name"], e["simd"], e["size"], e["payload"]) for e in index] == \
+            [(k.name, k.simd, len(k.code), k.payload) for k in kernels]
+        assert index[:1] == [] or index[0]["offset"] == -(-(16 + size) // ALIGN) * ALIGN
+        assert all(data[e["offset"]:e["offset"] + e["size"]] == k.code for e, k in zip(index, kernels))
+
 @pytest.mark.parametrize("damage, message", [
     (lambda d: d[:12], "truncated"),
     (lambda d: d[:8] + (7).to_bytes(4, "little") + d[12:], "format version 7"),

@@ -146,3 +146,36 @@ def test_branches_and_their_refusals():
             inst.dst = Operand(RegFile.GRF, DataType.D, 5, 0)
         taken += _same(inst)
     assert taken > 400
+
+
+def test_sends_and_their_refusals():
+    """send and sendc: every header field, the SFID (or ex_desc's low bits without one) past its four bits,
+    registers past their fields, a descriptor past 31 bits, EOT, and what the general path leaves to itself
+    or refuses (a conditional modifier, no destination, types and files outside its tables)."""
+    rng = random.Random(28)
+    types = list(DataType)
+    taken = 0
+    for _ in range(4000):
+        inst = Instruction(rng.choice(("send", "sendc", "sends")), rng.choice((1, 8, 16, 32, 3)),
+                           rng.choice((0, 8, 16, 28, 2)),
+                           predicate=rng.choice((None, None, Predicate(rng.randrange(3), rng.randrange(2),
+                                                                       rng.random() < 0.5, rng.choice(("", "zz"))))),
+                           cond_mod=rng.choice((None, None, None, "ne")), flag_reg=rng.choice((0, 1, 2)),
+                           flag_subreg=rng.randrange(2), saturate=rng.random() < 0.1,
+                           mask_ctrl_we_all=rng.random() < 0.5, align16=rng.random() < 0.05,
+                           thread_ctrl=rng.choice((None, None, "switch", "zz")),
+                           dst=Operand(rng.choice((RegFile.GRF, RegFile.GRF, RegFile.ARF, RegFile.IMM)),
+                                       rng.choice((DataType.UD, DataType.UD, rng.choice(types))),
+                                       rng.choice((0, 20, 127, 255, 256, -1)), 0),
+                           srcs=[Operand(rng.choice((RegFile.GRF, RegFile.GRF, RegFile.ARF)),
+                                         rng.choice((DataType.UD, rng.choice(types))),
+                                         rng.choice((0, 30, 127, 255, 256, -1)), 0, Region(8, 8, 1))],
+                           sfid=rng.choice((None, 0, 2, 7, 15, 16, -1)),
+                           desc=rng.choice((None, 0, 0x2290000, 0x7FFFFFFF, 0xFFFFFFFF, -3, 1 << 40)),
+                           ex_desc=rng.choice((None, 0, 0x2C, 0x7, -1)), eot=rng.choice((False, True, 2)))
+        if inst.opcode == "sends":                     # (a split send: two sources, the general path's)
+            inst.srcs.append(Operand(RegFile.GRF, DataType.UD, 40, 0, Region(8, 8, 1)))
+        if rng.random() < 0.05:
+            inst.dst = None
+        taken += _same(inst)
+    assert taken > 50                          # (main took none: sends went the general way)
