@@ -380,23 +380,22 @@ class _Compiled:
                 fn = self.mod.get_function(name)
             except NameError:
                 raise OracleError(f"no function @{name} in the module") from None
-            kernel, twin = name, _kernel_twin(self.mod, name)
-            if twin is not None:
-                fn, name = twin, twin.name
+            twin = _kernel_twin(self.mod, name)      # the code the compiler reads, where clang wrote one
+            fn = fn if twin is None else twin
+            code = fn.name
             if fn.is_declaration:
                 raise OracleError(f"@{name} is only declared in the module")
-            missing = sorted(self.unresolved & _reachable(self.calls, name))
+            missing = sorted(self.unresolved & _reachable(self.calls, code))
             if missing:
                 raise OracleError(f"no definition for external function(s): {', '.join(missing)}")
             why = self.sites.refused if self.sites is not None else {}
-            refused = sorted(set(why) & _reachable(self.calls, name))
+            refused = sorted(set(why) & _reachable(self.calls, code))
             if refused:
                 raise OracleError(f"{why[refused[0]]}: the llvm reference cannot tell which lanes run its "
                                   f"sub-group operations together; use --target ir")
             params = [_param_of(str(a.type), name) for a in fn.arguments]
             proto = ctypes.CFUNCTYPE(None, *[c for c, _ in params])
-            self._funcs[kernel] = (proto(self.engine.get_function_address(name)), params)
-            name = kernel
+            self._funcs[name] = (proto(self.engine.get_function_address(code)), params)
         return self._funcs[name]
 
 
