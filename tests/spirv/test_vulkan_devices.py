@@ -499,7 +499,7 @@ def test_nesting_lavapipe_gets_wrong_is_refused_there(tmp_path):
 def test_random_programs_lavapipe_got_wrong(seed):
     """Two of issue 21's random programs as generated (the reduced forms are above), launched as
     tools/gpu_replay.py launches them; wrong on lavapipe before its launches got relaxed atomics."""
-    from reconverge.tools.gpu_replay import random_program_launch
+    from reconverge.tools.gpu_replay_groups import random_program_launch
     path = os.path.join(os.path.dirname(__file__), "data", f"lavapipe_random_{seed}.cl")
     with open(path, encoding="utf-8") as f:
         source = f.read()
