@@ -128,7 +128,8 @@ def share_latches(units: list[Region]) -> list[Region]:
     operation and is gone back to from several units (a `continue`, a back edge from an inner loop) or from
     inside an inner loop (that loop's exit branching straight back: redteam2 b01, a `break` out of a one-pass
     `for` at the end of a `while`): those units send their lanes going back to that latch (Region.via),
-    which alone jumps back to the header.
+    which alone jumps back to the header; so is a loop gone back to from one unit that is not its last (an
+    irreducible cycle inside it may be laid out after that unit).
     blockIP runs the lowest waiting unit first and a unit going back jumps at once, so lanes going back
     from an early unit started the next iteration while lanes still in this one waited at a later unit,
     and met at the loop's sub-group operations without them (fuzz subgroup-16441: a `continue` written
@@ -140,15 +141,19 @@ def share_latches(units: list[Region]) -> list[Region]:
     index = {u.entry: i for i, u in enumerate(units)}
     succs = [[index[t] for t in reversed(u.exits) if t in index] for u in units]
     forest = loop_forest(succs, 0, natural_only=True)
-    shared = {h: sources for h, sources in forest.latches.items()
-              if len(set(sources)) > 1 or any(forest.header_of[v] != h for v in sources)}
-    if not shared:
-        return units
-    members: dict[int, list[int]] = {h: [] for h in shared}
+    members: dict[int, list[int]] = {h: [] for h in forest.latches}
     for v in range(len(units)):
-        for h in shared:
+        for h in forest.latches:
             if forest.contains(h, v):
                 members[h].append(v)
+    # a loop keeps its back edge only where it leaves from the loop's last unit: lanes still in a later
+    # unit would otherwise wait while the others ran the next pass (fuzz all-110769: at -O2 a goto state
+    # machine's units, an irreducible cycle in the loop, were laid out after the one unit going back)
+    shared = {h: sources for h, sources in forest.latches.items()
+              if len(set(sources)) > 1 or any(forest.header_of[v] != h for v in sources)
+              or set(sources) != {max(members[h])}}
+    if not shared:
+        return units
     after: dict[int, list[Region]] = {}       # unit index -> the latches to lay out after it
     via: dict[int, list[tuple[Block, Block]]] = {}
     for h in sorted(shared):

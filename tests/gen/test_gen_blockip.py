@@ -252,14 +252,13 @@ def test_trace_draws_a_kernel_source_as_run_does_and_refuses_what_it_cannot_laun
         assert not (tmp_path / "no.png").exists()
 
 
-@pytest.mark.xfail(strict=True, reason="open (fuzz all-110769, campaign 48): gen -O2 blockip and hybrid give 3 of "
-                                       "64 lanes wrong at SIMD8 and SIMD16; structured, ir and spirv are right")
 @pytest.mark.parametrize("cf", ["blockip", "hybrid"])
 def test_a_goto_state_machine_in_a_divergent_loop_with_a_reduction_before_it(cf, tmp_path):
-    """A `while` that half the lanes run, an `if` around a sub-group reduce_and, then a goto state machine
-    (an irreducible cycle without sub-group operations), `__local` atomics and barriers after the loop. At
-    -O2, blockIP's answer differs from llvm -O2's and ir's at both widths (present at the session's first
-    tree too, so not the day's changes). Kept here so that the fix is seen to land."""
+    """Fuzz all-110769: a `while` that half the lanes run, an `if` around a sub-group reduce_and, then a goto
+    state machine (an irreducible cycle without sub-group operations). At -O2 the state machine's units were
+    laid out after the one unit going back to the loop's header, so lanes leaving the machine early ran the
+    next pass's reduction while one lane still in it waited (3 of 64 lanes wrong at SIMD8 and SIMD16);
+    such a loop now goes back through a latch unit after all its units (cf_regions.share_latches)."""
     from reconverge.tools.fuzz.generator import ARG_NAMES, FuzzProgram
     from reconverge.tools.fuzz.runner import Config, ProgramRun
     path = os.path.join(os.path.dirname(os.path.dirname(__file__)), "kernels_fuzzconv",
