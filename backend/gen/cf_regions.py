@@ -142,10 +142,11 @@ def share_latches(units: list[Region]) -> list[Region]:
     succs = [[index[t] for t in reversed(u.exits) if t in index] for u in units]
     forest = loop_forest(succs, 0, natural_only=True)
     members: dict[int, list[int]] = {h: [] for h in forest.latches}
-    for v in range(len(units)):
-        for h in forest.latches:
-            if forest.contains(h, v):
-                members[h].append(v)
+    for v in range(len(units)):             # each unit in every loop around it: units x nesting depth
+        h = forest.header_of[v]
+        while h != -1:
+            members.setdefault(h, []).append(v)
+            h = forest.parent[h]
     # a loop keeps its back edge only where it leaves from the loop's last unit: lanes still in a later
     # unit would otherwise wait while the others ran the next pass (fuzz all-110769: at -O2 a goto state
     # machine's units, an irreducible cycle in the loop, were laid out after the one unit going back)
