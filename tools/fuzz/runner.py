@@ -147,7 +147,7 @@ class ProgramRun:
             f.write(program.source)
         self.loaded: dict[str, object] = {}
         self.reference: list | None = None
-        self.references: dict = {}      # sub-group programs: the reference per sub-group size (and level)
+        self.references: dict[tuple[int, str], list] = {}   # sub-group programs: per (sub-group size, level)
 
     def load(self, level: str):
         from reconverge.tools.targets.harness import load_program
@@ -176,7 +176,7 @@ class ProgramRun:
     def reference_for(self, size: int, level: str = "-O0") -> list:
         """A sub-group program's reference buffers at `size`: llvm's at `level` (see reference_level), or
         ir's at that level where llvm declines."""
-        key = size if level == "-O0" else (size, level)
+        key = (size, level)
         if key not in self.references:
             try:
                 self.references[key] = self.execute(Config("llvm", level), size)
@@ -231,7 +231,7 @@ class ProgramRun:
         if config == REFERENCE:
             self.reference = got
             if size is not None:
-                self.references[size] = got
+                self.references[size, REFERENCE.level] = got
             return Outcome(config.name, "ok")
         reference, label = self.reference, REFERENCE.name
         if size is not None:

@@ -441,7 +441,8 @@ def _without_unreachable_targets(mod, text: str, kernel: str):
     must not stop a kernel that never calls them. They are made internal and LLVM's global dead-code
     elimination removes them (nothing reachable calls them)."""
     try:
-        reachable = _reachable(_calls(mod), kernel) | _reachable(_calls(mod), KERNEL_TWIN + kernel)
+        calls = _calls(mod)
+        reachable = _reachable(calls, kernel) | _reachable(calls, KERNEL_TWIN + kernel)
     except NameError:
         return mod
     unreachable = [f for f in mod.functions if not f.is_declaration and f.name not in reachable]
