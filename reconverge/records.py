@@ -114,10 +114,11 @@ def _make_init(cls: type, specs: tuple[Field, ...], frozen: bool) -> Callable[..
             params.append(f"{f.name}=_default{i}")
         else:
             params.append(f.name)
+        setter = _slot_setter(cls, f.name) if frozen else None
         if not frozen:
             body.append(f"self.{f.name} = {value}")
-        elif _slot_setter(cls, f.name) is not None:     # a slot's own setter: what object.__setattr__ finds
-            namespace[f"_set{i}"] = _slot_setter(cls, f.name)
+        elif setter is not None:                        # a slot's own setter: what object.__setattr__ finds
+            namespace[f"_set{i}"] = setter
             body.append(f"_set{i}(self, {value})")
         else:
             body.append(f"_setattr(self, {f.name!r}, {value})")

@@ -151,8 +151,7 @@ def share_latches(units: list[Region]) -> list[Region]:
     # unit would otherwise wait while the others ran the next pass (fuzz all-110769: at -O2 a goto state
     # machine's units, an irreducible cycle in the loop, were laid out after the one unit going back)
     shared = {h: sources for h, sources in forest.latches.items()
-              if len(set(sources)) > 1 or any(forest.header_of[v] != h for v in sources)
-              or set(sources) != {max(members[h])}}
+              if set(sources) != {max(members[h])} or any(forest.header_of[v] != h for v in sources)}
     if not shared:
         return units
     after: dict[int, list[Region]] = {}       # unit index -> the latches to lay out after it

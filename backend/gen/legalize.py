@@ -30,22 +30,18 @@ NO_IMMEDIATES = frozenset(("send", "sends", "jmpi", "if", "while"))
 def legalize_immediates(func: MFunction) -> None:
     """Rewrite `func` in place so that every immediate is encodable (see the module docstring)."""
     for block in func.blocks:
-        instrs = block.instrs
-        for first, ins in enumerate(instrs):     # noqa: B007 (`first`: where the loop broke)
+        out: list[MInstr] | None = None     # (None until an instruction has an immediate: most blocks keep theirs)
+        for k, ins in enumerate(block.instrs):
             srcs = ins.srcs
             if len(srcs) == 2 and ins.opcode not in NO_IMMEDIATES and \
                     (type(srcs[0].value) is Imm or type(srcs[1].value) is Imm):   # (else legal as it is)
-                break
-        else:
-            continue                    # (most blocks: nothing to rewrite, the list stays as it is)
-        out: list[MInstr] = instrs[:first]
-        for ins in instrs[first:]:
-            srcs = ins.srcs
-            if len(srcs) == 2 and ins.opcode not in NO_IMMEDIATES and \
-                    (type(srcs[0].value) is Imm or type(srcs[1].value) is Imm):
+                if out is None:
+                    out = block.instrs[:k]
                 ins.srcs = _legal_sources(func, ins.opcode, srcs, out)
-            out.append(ins)
-        block.instrs = out
+            if out is not None:
+                out.append(ins)
+        if out is not None:
+            block.instrs = out
 
 
 def legalize_narrow_destinations(func: MFunction) -> None:
