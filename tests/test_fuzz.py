@@ -308,3 +308,21 @@ def test_clustered_reductions_take_signed_and_wide_operands():
     sources = [generate(seed, "subgroup").source for seed in range(150)]
     operands = {m for src in sources for m in re.findall(r"clustered_reduce_(?:min|max)\((as_int|\(ulong\)|\(ushort\))", src)}
     assert operands == {"as_int", "(ulong)", "(ushort)"}, operands
+
+
+def test_private_arrays_chosen_by_a_short_circuit_reach_every_target(tmp_path):
+    """clang -O2 split a private array whose index a short circuit chose into one variable per element,
+    storing through a phi of pointers to them (fuzz goto-120072): spirv and gen's tree refused it. The
+    generator's `chosen_element` statement (its own stream) writes that class; basic-42 is one, which
+    main refused before the phi web was tagged (spirv -O2: 'may point into different memory objects')."""
+    from reconverge.lowering.frontend.clang import compile_opencl
+    program = generate(42, "basic")
+    assert "zq1[((uint)(" in program.source
+    path = tmp_path / "k.cl"
+    path.write_text(program.source)
+    kernel = compile_opencl(str(path), "-O2").split("define dso_local spir_kernel")[1].split("\n}\n")[0]
+    assert "phi ptr [" in kernel and " = alloca i32" in kernel
+    run = ProgramRun(program, str(tmp_path))
+    for config in ("llvm-O0", "spirv-O2", "gen-O2-simd16-structured", "gen-O2-simd8-hybrid"):
+        outcome = run.run(Config.parse(config))
+        assert outcome.status == "ok", f"{config}: {outcome.message}"

@@ -67,6 +67,7 @@ CLOSED_LOOP_RATE = 0.02    # convergence mode: a loop LLVM can end in closed for
 INNER_EXIT_RATE = 0.005    # convergence mode: a while ending in an inner loop left by a break (inner_exit_loop)
 GOTO_LOOP_RATE = 0.006     # convergence mode: closed_loop's shape written with goto (goto_loop; its own stream)
 LINE_RATE = 0.01           # convergence mode: a `#line` naming another file before a statement (its own stream)
+CHOSEN_ELEMENT_RATE = 0.03  # every C mode: a small private array whose elements are chosen by conditions (its own)
 LINE_IN_GOTO_LOOP = 0.3    # ... and before a goto loop's operation, in its loop (redteam2 g02)
 IN_SIZE = 256               # elements of `in` (indices are masked with IN_SIZE - 1)
 LOCAL_WORDS = 64            # elements of the __local exchange array: the largest work-group generated
@@ -185,6 +186,8 @@ class _ClGen:
         self.inner_exit_stream: random.Random | None = None        # ... inner_exit_loop's
         self.inner_exits = 0
         self.line_stream: random.Random | None = None              # ... line_directive's
+        self.chosen_element_stream: random.Random | None = None    # ... chosen_element's (every C mode)
+        self.chosen_elements = 0
         # a clustered reduction's operand type: drawn from a stream of its own, so that the sub-group stream
         # (and every seed's program from before) is unchanged
         self.cluster_type_stream: random.Random | None = None
@@ -449,6 +452,9 @@ class _ClGen:
             self.inner_exit_loop(out, indent)
         if self.line_stream is not None and self.line_stream.random() < LINE_RATE:
             self.line_directive(out)
+        if (self.chosen_element_stream is not None and self.chosen_element_stream.random() < CHOSEN_ELEMENT_RATE
+                and any(v.type == "uint" for v in self.scalars)):
+            self.chosen_element(out, indent)
         self.statements += 1
         rng = self.rng
         nest = depth < MAX_DEPTH and self.statements < self.size
@@ -915,6 +921,49 @@ class _ClGen:
             out.append(f"{indent}}}")
         self.uses_subgroups = True
 
+    def chosen_element(self, out, indent):
+        """A private array of two to four elements, filled and read by loops, whose other indices are
+        constants or chosen by a short circuit with a costly second half (`q[(uint)(c || f)]`, f comparing
+        two converted remainders): LLVM's SROA splits it into one variable per element and leaves pointers
+        that select and merge (a phi after the short circuit) between variables, which logical addressing
+        cannot express (fuzz goto-120072). Its own stream."""
+        self.chosen_elements += 1
+        q, inner = f"zq{self.chosen_elements}", indent + "    "
+        with self._drawing_from(self.chosen_element_stream):
+            rng = self.rng
+            length = rng.choice((2, 3, 4, 4))
+
+            def costly() -> str:
+                return (f"((float)(as_int({self.expr(1)}) % 4096) {rng.choice(('<=', '<', '>'))} "
+                        f"(float)(as_int({self.expr(1)}) % 4096))")
+
+            def index() -> str:
+                form, op = rng.random(), rng.choice(("||", "&&"))
+                if form < 0.6:
+                    return f"((uint)({self.condition(0)} {op} {costly()}) + {rng.randrange(length - 1)}u)"
+                if form < 0.85:
+                    i, j = rng.sample(range(length), 2)
+                    return f"(({self.condition(0)} {op} {costly()}) ? {i}u : {j}u)"
+                return f"{rng.randrange(length)}u"
+
+            target = rng.choice([v for v in self.scalars if v.type == "uint"])
+            out.append(f"{indent}{{")
+            out.append(f"{inner}uint {q}[{length}];")
+            out.append(f"{inner}for (uint c = 0u; c < {length}u; c++) {q}[c] = {self.expr(1)} + c;")
+            for _ in range(rng.randint(1, 3)):
+                where = f"{q}[{index()}]"
+                r = rng.random()
+                if r < 0.5:
+                    out.append(f"{inner}{where} = {self.expr(1)};")
+                elif r < 0.7:
+                    out.append(f"{inner}{where} {rng.choice(('+=', '^=', '*='))} {self.expr(1)};")
+                elif r < 0.85:
+                    out.append(f"{inner}if ({self.condition(1)}) {where} = {self.expr(1)};")
+                else:
+                    out.append(f"{inner}{target.name} ^= {where};")
+            out.append(f"{inner}for (uint c = 0u; c < {length}u; c++) {target.name} = {target.name} * 31u + {q}[c];")
+            out.append(f"{indent}}}")
+
     def _loop_statement(self, out: list[str], indent: str, subgroup: float) -> None:
         """A divergent sub-group operation (with chance `subgroup`), else an assignment."""
         if self.chance(subgroup):
@@ -1140,6 +1189,7 @@ def generate(seed: int, mode: str = "all", size: int | None = None) -> FuzzProgr
     subgroup = (random.Random(f"{mode}:{seed}:subgroup"), SUBGROUP_RATE[mode]) \
         if "subgroup" in FEATURES[mode] else None
     gen = _ClGen(rng, FEATURES[mode], size if size is not None else rng.randint(4, 18), subgroup)
+    gen.chosen_element_stream = random.Random(f"{mode}:{seed}:chosen_element")
     if subgroup is not None:
         gen.cluster_type_stream = random.Random(f"{mode}:{seed}:cluster_type")
     if mode == "convergence":
