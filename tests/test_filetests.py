@@ -53,3 +53,12 @@ def test_a_gen_test_names_its_mistakes_in_one_line(tmp_path):
         with pytest.raises(Exception) as caught:
             filetest.actual_output(path)
         assert message in str(caught.value) and "\n" not in str(caught.value)
+
+
+def test_a_malformed_file_is_one_line_not_a_traceback(tmp_path, capsys):
+    path = tmp_path / "bad.nir"
+    path.write_text("kernel @k(ptr1 %out) {\n  block b0:\n    %p = phi ptr0 [%x, b1]\n}\n; test: print\n; expect:\n")
+    assert filetest.main([str(path), str(tmp_path / "absent.nir")]) == 1
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == f"FAIL {path}: {path}:3: expected a block name bN, found '%x' (in `%p = phi ptr0 [%x, b1]`)"
+    assert lines[1].startswith(f"FAIL {tmp_path / 'absent.nir'}: ") and len(lines) == 2

@@ -231,13 +231,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--bless", action="store_true", help="write the actual output into each file")
     parser.add_argument("files", nargs="+")
     args = parser.parse_args(argv)
+    from reconverge.lowering.errors import CompileError
     failed = 0
     for path in args.files:
-        if args.bless:
-            if bless(path):
-                print(f"blessed {path}")
+        try:
+            if args.bless:
+                if bless(path):
+                    print(f"blessed {path}")
+                continue
+            _, expected, out = actual_output(path)
+        except (CompileError, OSError) as e:       # a malformed test file: its one line, not a traceback
+            failed += 1
+            print(f"FAIL {path}: {e}")
             continue
-        _, expected, out = actual_output(path)
         if out != expected:
             failed += 1
             print(f"FAIL {path}")
