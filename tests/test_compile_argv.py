@@ -56,3 +56,15 @@ def test_argparse_still_words_the_errors(capsys):
     assert capsys.readouterr().err.strip().splitlines() == [
         "reconverge: error: argument --emit: invalid choice: 'bogus' (choose from 'nir', 'dot-cfg', 'dot-tree', "
         "'spirv', 'spirv-asm', 'dot-spirv', 'gen', 'gen-bin', 'gen-asm', 'gen-mir', 'llvm')"]
+
+
+def test_no_option_is_taken_for_a_longer_one_it_begins(capsys):
+    """As in clang, an option is spelled whole: `compile --target gen` is no --target-env (argparse's
+    abbreviations made it one, with an error about --target-env), and it says how compile picks a target."""
+    from reconverge.tools.cli import main
+    assert main(["compile", "k.cl", "--target", "gen", "--emit", "gen-asm"]) == 2
+    assert main(["compile", "k.cl", "--emi", "spirv"]) == 2
+    assert capsys.readouterr().err.strip().splitlines() == [
+        "reconverge: error: unrecognized arguments: --target gen (compile picks its target by --emit: spirv, "
+        "gen-asm, gen-bin, ...; run takes --target)",
+        "reconverge: error: unrecognized arguments: --emi spirv"]

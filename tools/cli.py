@@ -231,6 +231,7 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     debug = "--debug" in argv
     previous = raise_on_sigterm()
+    command = None
     try:
         argv, cl_options = split_cl_options(["-O2" if token == "-O" else token for token in argv])
         command = command_in(argv)
@@ -247,7 +248,10 @@ def main(argv: list[str] | None = None) -> int:
         child_process.VERBOSE = bool(getattr(args, "verbose", False))
         return args.func(args) or 0       # a command may answer 1 (reconverge fuzz: something failed)
     except UsageError as exc:
-        print(f"reconverge: error: {exc}", file=sys.stderr)
+        hint = ""
+        if command == "compile" and str(exc).startswith("unrecognized arguments: --target "):
+            hint = " (compile picks its target by --emit: spirv, gen-asm, gen-bin, ...; run takes --target)"
+        print(f"reconverge: error: {exc}{hint}", file=sys.stderr)
         return EXIT_USAGE
     except CompileError as exc:
         diagnostics = getattr(exc, "diagnostics", None)       # clang's own messages, whole

@@ -25,6 +25,11 @@ class _Parser(argparse.ArgumentParser):
     each of the ~70 arguments a compile's parser adds, each asking shutil (whose import brings bz2 and
     lzma) for the terminal's size (issue 26: the start-up of a compile)."""
 
+    def __init__(self, *args: Any, **kwargs: Any):
+        # no unique-prefix abbreviations (clang takes none): `compile --target gen` read as --target-env
+        kwargs.setdefault("allow_abbrev", False)
+        super().__init__(*args, **kwargs)
+
     def error(self, message: str):
         raise UsageError(message)
 
