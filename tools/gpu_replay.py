@@ -209,6 +209,7 @@ class _Recorder:
         self.captured: list[dict] = []
 
     def __enter__(self):
+        from reconverge.backend.spirv.bounds_check import bounds_binding
         from reconverge.backend.spirv.loop_count import counter_binding
         from reconverge.backend.spirv.subgroups import layout_check_binding
         from reconverge.records import replace
@@ -223,11 +224,13 @@ class _Recorder:
             layout = "checked" if options.subgroup_layout else None
             generic = replace(options, relaxed_atomics=False, count_loop_iterations=False,
                               subgroup_layout=layout, emulate_clustered=False,
-                              maximal_reconvergence=False)
-            extra = counter_binding(funcs[0]) if options.count_loop_iterations else None
+                              maximal_reconvergence=False, check_bounds=False)
+            extra = {bounds_binding(funcs[0])} if options.check_bounds else set()
+            if options.count_loop_iterations:
+                extra.add(counter_binding(funcs[0]))
             size = options.local_size[0] * options.local_size[1] * options.local_size[2] if layout else 0
             plain, self.plain = [self.plain] if self.plain is not None else funcs, None
-            self.captured.append({"generic": self.compile(plain, generic), "extra_binding": extra,
+            self.captured.append({"generic": self.compile(plain, generic), "extra_bindings": extra,
                                   "layout": (layout_check_binding(funcs[0]), size) if layout else None})
             return self.compile(funcs, options)
 
@@ -236,7 +239,7 @@ class _Recorder:
             record.update(entry=entry, push=bytes(push_constants), groups=[int(g) for g in groups],
                           spec={str(k): int(v) for k, v in (spec_constants or {}).items()},
                           inputs={int(b): np.array(a, copy=True) for b, a in buffers.items()
-                                  if b != record["extra_binding"]}, layout_reference={})
+                                  if b not in record["extra_bindings"]}, layout_reference={})
             if record["layout"]:
                 binding, size = record["layout"]
                 count = int(np.prod(groups))

@@ -49,6 +49,7 @@ from .types import TypeTable
 
 TYPE_CHECKING = False                   # not typing's: a compile's start-up does not import typing
 if TYPE_CHECKING:
+    from .bounds_check import BoundsCheck
     from .loop_count import LoopCounter
 
 
@@ -131,6 +132,10 @@ class FunctionEmitter(SubgroupSelector, InstructionSelector):
         if module.options.count_loop_iterations:      # (a test's option: loop_count is imported only then)
             from .loop_count import LoopCounter
             self.loop_counter = LoopCounter(self)
+        self.bounds_check: BoundsCheck | None = None
+        if module.options.check_bounds:               # (launches only: bounds_check is imported only then)
+            from .bounds_check import BoundsCheck
+            self.bounds_check = BoundsCheck(self)
 
     # ----- naming things for messages -----
     def where(self, ins: Instr | None) -> str:
@@ -347,6 +352,8 @@ class FunctionEmitter(SubgroupSelector, InstructionSelector):
             self.loop_counter.prepare()
             from .loop_count import loops_inside
             self.loop_counter.count(loops_inside(self.func.body))
+        if self.bounds_check is not None:
+            self.bounds_check.prepare()
 
     def emit_list(self, nodes: list, follow: int | None, loop: tuple[int, int] | None) -> None:
         """Emit a CF list. `follow`: the label after its last block (None: the function returns);
@@ -420,6 +427,8 @@ class FunctionEmitter(SubgroupSelector, InstructionSelector):
     def emit_return(self) -> None:
         if self.loop_counter is not None:
             self.loop_counter.flush()
+        if self.bounds_check is not None:
+            self.bounds_check.flush()
         self.m.op("OpReturn")
 
     def emit_phi(self, phi: Phi, incoming: list[tuple[int, int]]) -> None:

@@ -30,6 +30,7 @@ from .types import TypeTable, is_odd_int, legal_bits
 TYPE_CHECKING = False                   # not typing's: a compile's start-up does not import typing
 if TYPE_CHECKING:
     from .abi import KernelABI, PushMember
+    from .bounds_check import BoundsCheck
     from .emit import ModuleEmitter
     from .memory import MemoryObject, MemoryPlan
     from .module import SpirvModule
@@ -99,6 +100,7 @@ class SelectorHost(Protocol):
     _low32: dict[Value, int]
     variables: dict[MemoryObject, int]
     push_variable: int | None
+    bounds_check: BoundsCheck | None
 
     def where(self, ins: Instr | None) -> str: ...
     def note_interface(self, var: int) -> int: ...
@@ -694,6 +696,8 @@ class InstructionSelector(SelectorHost):
     def _op_load(self, ins: Instr, res) -> int:
         bits = access_bits(ins)
         obj = self.plan.object_of(ins.operands[0], ins)
+        if self.bounds_check is not None:
+            self.bounds_check.check(obj, self.value(ins.operands[0]), bits // 8, False)
         if bits < obj.elem_bits:        # inside one element: shift it down and narrow
             pointer, elem_t, shift, known = self._part_of_element(ins, ins.operands[0], bits)
             word = self.op("OpLoad", elem_t, pointer)
@@ -730,6 +734,8 @@ class InstructionSelector(SelectorHost):
         else:
             (value, ptr), bits = ins.operands, access_bits(ins)
         obj = self.plan.object_of(ptr, ins)
+        if self.bounds_check is not None:
+            self.bounds_check.check(obj, self.value(ptr), bits // 8, True)
         word_t, elem_t = self.types.uint(bits), self.types.uint(obj.elem_bits)
         word = self.value(value)
         if value.type.is_float:
@@ -776,6 +782,8 @@ class InstructionSelector(SelectorHost):
         if vt.bits == 64:
             self.m.capability("Int64Atomics")
         obj, (pointer,) = self._element_pointers(ins, ins.operands[0], 1)
+        if self.bounds_check is not None:
+            self.bounds_check.check(obj, self.value(ins.operands[0]), vt.bits // 8, kind != "load")
         scope = self.u32(GRAMMAR.enumerant("Scope", "Workgroup" if obj.kind == "workgroup" else "Device"))
         storage = "WorkgroupMemory" if obj.kind == "workgroup" else "UniformMemory"
         order = {"load": "Acquire", "store": "Release"}.get(kind, "AcquireRelease")

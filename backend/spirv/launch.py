@@ -112,6 +112,7 @@ def _with_live_outs_in_memory(func: Function) -> Function:
 def run_spirv_kernel(func: Function, args: list, global_size, local_size, options: SpirvOptions | None = None,
                      global_offset=0) -> None:
     """Like lowering.interp.run_kernel: the numpy arrays in `args` are updated in place."""
+    from .bounds_check import bounds_binding, bounds_record, check_bounds
     from .vulkan_run import check_subgroup_support, check_work_group, dispatch, select_device
     try:
         rng = ndrange(global_size, local_size, global_offset)
@@ -138,7 +139,7 @@ def run_spirv_kernel(func: Function, args: list, global_size, local_size, option
     maximal = info.maximal_reconvergence and options.version >= (1, 3)
     options = replace(options, local_size=rng.local_size, validate=True,
                        relaxed_atomics=lavapipe, count_loop_iterations=lavapipe, subgroup_layout=layout,
-                       emulate_clustered=emulate, maximal_reconvergence=maximal)
+                       emulate_clustered=emulate, maximal_reconvergence=maximal, check_bounds=True)
     binary = compile_spirv([func], options)
     check_subgroup_support(binary, info, where(func))
     plan = MemoryPlan(func)
@@ -175,7 +176,14 @@ def run_spirv_kernel(func: Function, args: list, global_size, local_size, option
     if layout == "checked":
         record = np.full(counter_slots(rng.groups, rng.local_size), 0xFFFFFFFF, np.uint32)
         buffers[layout_check_binding(func)] = record
+    sizes = {}
+    for obj in plan.objects:
+        if obj.size is None and obj.arg is not None:     # a buffer or a __local parameter: as the launch gives it
+            sizes[obj] = int(args[obj.arg.index].nbytes)
+    bounds = bounds_record(plan.objects, sizes)
+    buffers[bounds_binding(func)] = bounds
     results = dispatch(binary, func.name, buffers, push, rng.groups, spec, full_subgroups=layout == "full")
+    check_bounds(func, plan.objects, results[bounds_binding(func)])
     if record is not None:
         _check_subgroup_layout(func, results[layout_check_binding(func)], rng.groups, rng.local_size, info)
     if counts is not None:

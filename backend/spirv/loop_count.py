@@ -88,10 +88,8 @@ class LoopCounter:
         e.op("OpAtomicIAdd", u32, self.pointer, e.u32(1), e.u32(0), e.op("OpLoad", u32, self.share))
 
 
-def group_record(e, name: str, binding: int) -> tuple[int, int]:
-    """A storage buffer of u32 the launcher reads back (`name`, at `binding`), and the index of this
-    work-group's first slot in it: linear work-group id * work-group size. The loop counters and the
-    sub-group layout record (backend.spirv.subgroups) are both laid out this way."""
+def record_buffer(e, name: str, binding: int) -> int:
+    """A storage buffer of u32 the launcher reads back (`name`, at `binding`): its variable."""
     m, types = e.m, e.types
     u32 = types.u32
     array = m.type("OpTypeRuntimeArray", u32)
@@ -105,6 +103,16 @@ def group_record(e, name: str, binding: int) -> tuple[int, int]:
     m.decorate(var, "Binding", binding)
     m.name(var, name)
     e.note_interface(var)
+    return var
+
+
+def group_record(e, name: str, binding: int) -> tuple[int, int]:
+    """A record buffer (record_buffer) and the index of this work-group's first slot in it: linear
+    work-group id * work-group size. The loop counters and the sub-group layout record
+    (backend.spirv.subgroups) are both laid out this way."""
+    types = e.types
+    u32 = types.u32
+    var = record_buffer(e, name, binding)
     group = e.op("OpLoad", types.v3u32, e.builtin_variable("WorkgroupId", types.v3u32))
     count = e.op("OpLoad", types.v3u32, e.builtin_variable("NumWorkgroups", types.v3u32))
     gx, gy, gz = (e.op("OpCompositeExtract", u32, group, i) for i in range(3))

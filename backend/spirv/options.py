@@ -33,6 +33,10 @@ class SpirvOptions:
     # Count each subgroup's loop iterations into an extra buffer (backend.spirv.loop_count): lavapipe
     # launches only, so that a loop the driver cuts short is an error instead of a wrong answer.
     count_loop_iterations: bool = False
+    # Check every memory access against its object's size and report the objects reached out of bounds in
+    # an extra buffer (backend.spirv.bounds_check): `run --target spirv` launches, so that an out-of-bounds
+    # access is an error instead of robust access's zeros and dropped writes.
+    check_bounds: bool = False
     vk_device: str | None = None  # which Vulkan device runs a launch (vulkan_run.find_device); None: the default
     # How a launch makes the driver's subgroups OpenCL's sub-groups (backend.spirv.subgroups): None keeps the
     # driver's LocalInvocationId (`--emit spirv`); "full" or "checked" (launches of sub-group kernels only)

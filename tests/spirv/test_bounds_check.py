@@ -1,0 +1,82 @@
+"""`run --target spirv` refuses a launch that reads or writes outside a buffer, a __local parameter or a
+private array (backend/spirv/bounds_check.py): Vulkan's robust buffer access on lavapipe returned zeros and
+dropped the writes, and the run answered exit 0. Each case is checked against the ir target, which names
+the same access, and an in-bounds launch of the same kernel must still run (no false alarm, byte buffers
+whose size is no multiple of 4 included). `--emit spirv` never carries the check."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from reconverge.tools.cli import main
+
+SOURCE = """\
+kernel void past_end(global int *out) { out[get_global_id(0)] = 1; }
+kernel void read_past(global int *out, global const int *in) { uint i = get_global_id(0); out[i] = in[i + 2]; }
+kernel void before_start(global int *out) { int i = (int)get_global_id(0); out[i - 1] = 5; }
+kernel void bytes(global uchar *out) { uint i = get_global_id(0); out[i] = (uchar)(i + 1); }
+kernel void private_index(global int *out, global const int *in) {
+    uint i = get_global_id(0); int a[4] = {1, 2, 3, 4};
+    a[in[i]] = 9; out[i] = a[0] + a[1] + a[2] + a[3]; }
+kernel void local_param(global int *out, local int *tmp) {
+    uint i = get_local_id(0); tmp[i] = (int)i; barrier(CLK_LOCAL_MEM_FENCE); out[get_global_id(0)] = tmp[i]; }
+"""
+
+# (kernel, global size, arguments, what the error names; None: in bounds, it runs)
+CASES = [
+    ("past_end", 4, ["out=zeros:3:int32"], "out-of-bounds write to buffer 'out'"),
+    ("past_end", 4, ["out=zeros:4:int32"], None),
+    ("read_past", 4, ["out=zeros:4:int32", "in=zeros:5:int32"], "out-of-bounds read of buffer 'in'"),
+    ("read_past", 4, ["out=zeros:4:int32", "in=zeros:6:int32"], None),
+    ("before_start", 4, ["out=zeros:4:int32"], "out-of-bounds write to buffer 'out'"),
+    ("bytes", 8, ["out=zeros:7:uint8"], "out-of-bounds write to buffer 'out'"),
+    ("bytes", 7, ["out=zeros:7:uint8"], None),
+    ("private_index", 4, ["out=zeros:4:int32", "in=@IDX"], "out-of-bounds write to private array"),
+    ("private_index", 4, ["out=zeros:4:int32", "in=@IDX_OK"], None),
+    ("local_param", 8, ["out=zeros:8:int32", "tmp=local:4:int32"], "out-of-bounds write to __local parameter 'tmp'"),
+    ("local_param", 8, ["out=zeros:8:int32", "tmp=local:8:int32"], None),
+]
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory):
+    d = tmp_path_factory.mktemp("bounds")
+    (d / "k.cl").write_text(SOURCE)
+    np.save(d / "idx.npy", np.array([0, 1, 3, 4], np.int32))
+    np.save(d / "idx_ok.npy", np.array([0, 1, 3, 2], np.int32))
+    return d
+
+
+def _run(files, target: str, level: str, kernel: str, size: int, arguments: list[str]) -> int:
+    argv = ["run", str(files / "k.cl"), level, "--kernel", kernel, "--target", target, "--global", str(size),
+            "--local", str(size), "--print"]
+    for a in arguments:
+        argv += ["--arg", a.replace("@IDX_OK", f"@{files / 'idx_ok.npy'}").replace("@IDX", f"@{files / 'idx.npy'}")]
+    return main(argv)
+
+
+@pytest.mark.parametrize("level", ["-O0", "-O2"])
+@pytest.mark.parametrize("kernel,size,arguments,error", CASES, ids=[f"{c[0]}-{c[3] is None}" for c in CASES])
+def test_an_out_of_bounds_access_is_refused_on_spirv_as_on_ir(files, capsys, level, kernel, size, arguments, error):
+    spirv = _run(files, "spirv", level, kernel, size, arguments)
+    spirv_out = capsys.readouterr()
+    ir = _run(files, "ir", level, kernel, size, arguments)
+    ir_out = capsys.readouterr()
+    if error is None:
+        assert (spirv, ir) == (0, 0), spirv_out.err + ir_out.err
+        buffers = [[line for line in out.out.splitlines() if not line.startswith("@")] for out in (spirv_out, ir_out)]
+        assert buffers[0] == buffers[1] and buffers[0]       # the same buffers printed
+        return
+    assert (spirv, ir) == (1, 1)
+    assert "out-of-bounds" in ir_out.err or "before global buffer" in ir_out.err
+    lines = spirv_out.err.strip().splitlines()
+    assert len(lines) == 1 and error in lines[0] and "spirv target" in lines[0], lines
+    assert spirv_out.out == ""                               # no results printed
+
+
+def test_a_compiled_module_carries_no_check(files, tmp_path):
+    from reconverge.backend.spirv.options import SpirvOptions
+    assert SpirvOptions().check_bounds is False
+    out = tmp_path / "k.spvasm"
+    assert main(["compile", str(files / "k.cl"), "--kernel", "past_end", "--emit", "spirv-asm", "-o", str(out)]) == 0
+    assert '"bounds"' not in out.read_text() and "OpAtomicOr" not in out.read_text()
