@@ -20,13 +20,13 @@ only some items of a group reach (the others returned) or that items reach a dif
 is an OracleError naming the group, never a deadlock.  Atomics are real atomic instructions (clang's
 `__atomic`/`__opencl_atomic` builtins in the library), so contending threads are exact too.
 
-Memory.  `__local T *` parameters (a LocalArg) get one zero-filled block per work-group.  Every buffer
-argument is copied into its own mapping placed so that the buffer's end (rounded up to 16 bytes) touches
-an unmapped 256 KiB guard region, with another one before the page holding its start; the results are
-copied back after the run.  An access past the end (beyond the rounding, up to 256 KiB) faults instead of
-reading or writing host memory, and so does one before the start by more than the rest of its page
-(an index of -1 is caught only when the buffer's size is a multiple of the page size); `run --target
-llvm` runs in a child process, so the fault is a one-line error.
+Memory.  Every buffer argument is copied into its own mapping placed so that the buffer's last byte
+touches an unmapped 256 KiB guard region, with another one before the page holding its start; the rest
+of that page, before the start, holds a canary; the results are copied back after the run.  An access
+past the end (up to 256 KiB) faults instead of reading or writing host memory, and so does one before
+the start by more than the rest of its page; a write into that rest changes the canary, an error after
+the run (a read there is not seen).  `__local T *` parameters (a LocalArg) get such a block too, zeroed
+for each work-group.  `run --target llvm` runs in a child process, so the fault is a one-line error.
 """
 from __future__ import annotations
 
@@ -478,19 +478,21 @@ def compile_module(llvm_ir: str, kernel: str | None = None) -> _Compiled:
 # Arguments: guarded buffers, __local blocks, scalars.
 
 PAGE = mmap.PAGESIZE
-END_ALIGN = 16      # a buffer's end is rounded up to this before its guard page (vector accesses stay aligned)
 GUARD = 64 * PAGE   # unmapped bytes on each side: an index off by up to 64K dwords lands in them
 
 
 class _GuardedBuffer:
-    """A copy of a numpy buffer between two unmapped guard regions, its end (rounded up to END_ALIGN)
-    touching the second one; copied back into the original after the run."""
+    """A copy of a numpy buffer between two unmapped guard regions, its last byte touching the second one
+    (no slack: rounding the end up to 16 bytes let a write or read of up to 15 bytes past it pass without
+    a word). The start is then aligned as far as the size is (a page end minus the size), which is at
+    least its elements' alignment: a C type's size is a multiple of its alignment. Copied back into the
+    original after the run."""
 
     def __init__(self, array: np.ndarray):
         self.array = array
         nbytes = array.nbytes
-        span = -(-max(nbytes, 1) // END_ALIGN) * END_ALIGN
-        data = -(-span // PAGE) * PAGE
+        span = nbytes
+        data = -(-max(span, 1) // PAGE) * PAGE
         self.size = data + 2 * GUARD
         self.map = mmap.mmap(-1, self.size, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
         self.base = ctypes.addressof(ctypes.c_char.from_buffer(self.map))
@@ -498,7 +500,17 @@ class _GuardedBuffer:
             if _libc.mprotect(ctypes.c_void_p(start), ctypes.c_size_t(GUARD), 0) != 0:
                 raise OracleError("cannot protect a guard region (mprotect failed)")
         self.address = self.base + GUARD + data - span
+        self.front = data - span            # mapped bytes before the start: a canary, checked after the run
+        ctypes.memmove(self.base + GUARD, _canary(self.front), self.front)
         ctypes.memmove(self.address, array.ctypes.data, nbytes)
+
+    def written_before_start(self) -> bool:
+        """Whether the kernel wrote into the mapped bytes before the buffer's start (an index of -1)."""
+        return ctypes.string_at(self.base + GUARD, self.front) != _canary(self.front)
+
+    def clear(self) -> None:
+        """Zero the buffer (a __local block, before each work-group)."""
+        ctypes.memset(self.address, 0, self.array.nbytes)
 
     def copy_back(self) -> None:
         ctypes.memmove(self.array.ctypes.data, self.address, self.array.nbytes)
@@ -506,6 +518,14 @@ class _GuardedBuffer:
     def close(self) -> None:
         _libc.mprotect(ctypes.c_void_p(self.base), ctypes.c_size_t(self.size), 3)   # PROT_READ | PROT_WRITE
         self.map.close()
+
+
+# the bytes before a buffer's start (fewer than a page): no store of a small value or a copied byte repeats them
+_CANARY = bytes((0x5A + 37 * i) % 255 + 1 for i in range(PAGE))
+
+
+def _canary(n: int) -> bytes:
+    return _CANARY[:n]
 
 
 def _is_local_arg(arg) -> bool:
@@ -565,13 +585,19 @@ def run_llvm_kernel(llvm_ir: str, kernel: str, args: list, global_size, local_si
     guards: list[_GuardedBuffer] = []
     try:
         c_args = [_c_value(a, p, kernel, i, guards) for i, (a, p) in enumerate(zip(args, params))]
-        local_blocks = [(i, int(a.nbytes)) for i, a in enumerate(args) if c_args[i] is None]
+        local_blocks = [(i, _GuardedBuffer(np.zeros(int(a.nbytes), np.uint8))) for i, a in enumerate(args)
+                        if c_args[i] is None]
+        guards += [block for _, block in local_blocks]
         with compiled.lock:
             if compiled.uses_barrier or compiled.sites is not None:
                 _launch_threaded(fn, c_args, local_blocks, rng, kernel, subgroup_size, compiled.sites)
             else:
                 _launch_sequential(fn, c_args, local_blocks, rng, kernel, subgroup_size)
         for guard in guards:
+            if guard.written_before_start():
+                index = next((i for i, a in enumerate(args) if a is guard.array), None)
+                what = f"argument {index}'s buffer" if index is not None else "a __local block"
+                raise OracleError(f"@{kernel}: a write before the start of {what} (out of bounds)")
             guard.copy_back()
     finally:
         for guard in guards:
@@ -612,14 +638,13 @@ def _locals(rng):
 
 
 def _with_local_blocks(c_args: list, local_blocks: list) -> tuple[list, list]:
-    """The call arguments with a fresh zero-filled, 16-byte aligned block for every __local parameter."""
-    keep, out = [], list(c_args)
-    for index, nbytes in local_blocks:
-        block = np.zeros(max(nbytes, 1) + 16, np.uint8)
-        offset = (-block.ctypes.data) % 16
-        keep.append(block)
-        out[index] = ctypes.c_void_p(block.ctypes.data + offset)
-    return out, keep
+    """The call arguments with every __local parameter's guarded block, zeroed for the next work-group
+    (groups run one after another)."""
+    out = list(c_args)
+    for index, block in local_blocks:
+        block.clear()
+        out[index] = ctypes.c_void_p(block.address)
+    return out, []
 
 
 def _launch_sequential(fn, c_args, local_blocks, rng, kernel, subgroup_size) -> None:

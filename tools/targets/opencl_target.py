@@ -171,14 +171,14 @@ def run_opencl(program, kernel: str, args: list, global_size, local_size, option
     if subgroups:
         _check_subgroups(program, kernel, knl, device, context, queue, loc)
     params = program.params(kernel)
-    buffers = []
+    buffers: list[_GuardedBuffer] = []
     for param, value in zip(params, args):
         if param.is_local:                     # a LocalArg: only its size reaches the driver
             knl.set_arg(param.index, cl.LocalMemory(max(1, value.nbytes)))
         elif param.is_buffer:
-            buf = cl.Buffer(context, cl.mem_flags.READ_WRITE | cl.mem_flags.COPY_HOST_PTR, hostbuf=value)
-            buffers.append((buf, value))
-            knl.set_arg(param.index, buf)
+            guarded = _GuardedBuffer(cl, context, device, value, param.name)
+            buffers.append(guarded)
+            knl.set_arg(param.index, guarded.kernel_buffer)
         elif param.is_byval:
             knl.set_arg(param.index, np.frombuffer(np.ascontiguousarray(value).tobytes(), np.uint8))
         elif param.is_vector:
@@ -191,12 +191,68 @@ def run_opencl(program, kernel: str, args: list, global_size, local_size, option
     dims = len(global_size) if isinstance(global_size, tuple) else 1
     g = tuple(global_size) if isinstance(global_size, tuple) else (global_size,)
     offset = tuple(global_offset) if isinstance(global_offset, tuple) else (global_offset,) * dims
-    try:
-        cl.enqueue_nd_range_kernel(queue, knl, g, loc,       # (pyopencl's stub calls it global_offset)
-                                   global_work_offset=offset if any(offset) else None)  # type: ignore[call-arg]
-        for buf, value in buffers:
-            cl.enqueue_copy(queue, value, buf)
-        queue.finish()
-    except cl.Error as exc:
-        message = " ".join(str(exc).split())
-        raise CompileError(f"{program.path}: @{kernel}: the OpenCL driver failed: {message}") from None
+    def launch(pattern: int) -> list[np.ndarray]:
+        for guarded in buffers:
+            guarded.fill(queue, pattern)
+        try:
+            cl.enqueue_nd_range_kernel(queue, knl, g, loc,       # (pyopencl's stub calls it global_offset)
+                                       global_work_offset=offset if any(offset) else None)  # type: ignore[call-arg]
+            for guarded in buffers:
+                guarded.read(queue)
+            queue.finish()
+        except cl.Error as exc:
+            message = " ".join(str(exc).split())
+            raise CompileError(f"{program.path}: @{kernel}: the OpenCL driver failed: {message}") from None
+        for guarded in buffers:
+            guarded.check_guards(program.path, kernel, pattern)
+        return [guarded.contents() for guarded in buffers]
+
+    first = launch(0)
+    # a read outside a buffer reads the guards: a second launch with other guard bytes must answer the same
+    # (not where atomics may order the work-items differently from one launch to the next)
+    if buffers and "atomic" not in source and any(not np.array_equal(a, b) for a, b in zip(first, launch(1))):
+        raise CompileError(f"{program.path}: @{kernel}: opencl target: out-of-bounds read (the results change "
+                           "with the bytes around the buffers)")
+    for guarded, contents in zip(buffers, first):
+        guarded.value[...] = contents
+
+
+GUARD_BYTES = 4096
+"""Bytes of a known pattern on each side of a buffer (rounded up to the device's base address alignment)."""
+
+
+class _GuardedBuffer:
+    """A buffer argument inside a larger device buffer: the kernel gets the sub-buffer of its bytes, with
+    a pattern before and after it; a write outside it changes the pattern (an error after the run)."""
+
+    def __init__(self, cl, context, device, value: np.ndarray, name: str):
+        align = max(1, int(device.mem_base_addr_align) // 8)
+        self.value, self.name, self.nbytes = value, name, int(value.nbytes)
+        self.pad = -(-GUARD_BYTES // align) * align
+        self.host = np.zeros(self.pad + max(self.nbytes, 1) + GUARD_BYTES, np.uint8)
+        self.buffer = cl.Buffer(context, cl.mem_flags.READ_WRITE, size=self.host.nbytes)
+        self.kernel_buffer = self.buffer.get_sub_region(self.pad, max(self.nbytes, 1))
+        self.initial = np.frombuffer(value.tobytes(), np.uint8)
+        self.cl = cl
+
+    def _pattern(self, pattern: int, n: int) -> np.ndarray:
+        return ((np.arange(n, dtype=np.uint32) * (37 + 64 * pattern) + 0x5A + pattern) % 255 + 1).astype(np.uint8)
+
+    def fill(self, queue, pattern: int) -> None:
+        self.host[:] = self._pattern(pattern, self.host.size)
+        self.host[self.pad:self.pad + self.nbytes] = self.initial
+        self.cl.enqueue_copy(queue, self.buffer, self.host)
+
+    def read(self, queue) -> None:
+        self.cl.enqueue_copy(queue, self.host, self.buffer)
+
+    def check_guards(self, path: str, kernel: str, pattern: int) -> None:
+        expected = self._pattern(pattern, self.host.size)
+        end = self.pad + self.nbytes
+        if not (np.array_equal(self.host[:self.pad], expected[:self.pad])
+                and np.array_equal(self.host[end:], expected[end:])):
+            raise CompileError(f"{path}: @{kernel}: opencl target: out-of-bounds write to buffer '{self.name}'")
+
+    def contents(self) -> np.ndarray:
+        raw = self.host[self.pad:self.pad + self.nbytes].copy()
+        return raw.view(self.value.dtype).reshape(self.value.shape)

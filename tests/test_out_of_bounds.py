@@ -1,8 +1,12 @@
-"""`run --target spirv` refuses a launch that reads or writes outside a buffer, a __local parameter or a
-private array (backend/spirv/bounds_check.py): Vulkan's robust buffer access on lavapipe returned zeros and
-dropped the writes, and the run answered exit 0. Each case is checked against the ir target, which names
-the same access, and an in-bounds launch of the same kernel must still run (no false alarm, byte buffers
-whose size is no multiple of 4 included). `--emit spirv` never carries the check."""
+"""A run that reads or writes outside a buffer, a __local parameter or a private array is a one-line
+error on every target, not an answer with exit 0 (the standard: never silently wrong), and an in-bounds
+launch of the same kernel runs and prints what ir prints (no false alarm; byte buffers whose size is no
+multiple of 4 included). Until 2026-11-27: spirv (Vulkan's robust buffer access on lavapipe returned zeros
+and dropped the writes; now backend/spirv/bounds_check.py), llvm (a buffer's end rounded up to 16 bytes,
+the rest of the page before its start and __local blocks unguarded; now tools/targets/jit_oracle.py) and
+opencl (PoCL: nothing; now guard bytes around each buffer and a second launch with other guard bytes) all
+answered. What no target sees yet is marked xfail (strict: it flips when fixed). `--emit spirv` never
+carries the check."""
 from __future__ import annotations
 
 import numpy as np
@@ -55,23 +59,38 @@ def _run(files, target: str, level: str, kernel: str, size: int, arguments: list
     return main(argv)
 
 
-@pytest.mark.parametrize("level", ["-O0", "-O2"])
-@pytest.mark.parametrize("kernel,size,arguments,error", CASES, ids=[f"{c[0]}-{c[3] is None}" for c in CASES])
-def test_an_out_of_bounds_access_is_refused_on_spirv_as_on_ir(files, capsys, level, kernel, size, arguments, error):
-    spirv = _run(files, "spirv", level, kernel, size, arguments)
-    spirv_out = capsys.readouterr()
-    ir = _run(files, "ir", level, kernel, size, arguments)
-    ir_out = capsys.readouterr()
+# (target, kernel) pairs no target check sees yet: a private array on Gen (its scratch space is checked as a
+# whole) and on the CPU JIT at -O0 (the host stack), and PoCL's private and __local memory
+GAPS = {("gen", "private_index"), ("llvm-O0", "private_index"), ("opencl", "private_index"),
+        ("opencl", "local_param")}
+
+
+def _cases():
+    for target in ("spirv", "llvm", "opencl", "gen", "ir"):
+        for level in (("-O0",) if target == "opencl" else ("-O0", "-O2")):    # (opencl: the driver's own -O)
+            for kernel, size, arguments, error in CASES:
+                gap = error is not None and ({(target, kernel), (target + level, kernel)} & GAPS)
+                marks = [pytest.mark.xfail(strict=True, reason="not detected on this target yet")] if gap else []
+                yield pytest.param(target, level, kernel, size, arguments, error, marks=marks,
+                                   id=f"{target}{level}-{kernel}-{'oob' if error else 'ok'}")
+
+
+@pytest.mark.parametrize("target,level,kernel,size,arguments,error", list(_cases()))
+def test_an_out_of_bounds_access_is_refused(files, capsys, target, level, kernel, size, arguments, error):
+    got = _run(files, target, level, kernel, size, arguments)
+    out = capsys.readouterr()
     if error is None:
-        assert (spirv, ir) == (0, 0), spirv_out.err + ir_out.err
-        buffers = [[line for line in out.out.splitlines() if not line.startswith("@")] for out in (spirv_out, ir_out)]
+        assert got == 0, out.err
+        assert _run(files, "ir", level, kernel, size, arguments) == 0
+        reference = capsys.readouterr()
+        buffers = [[line for line in o.out.splitlines() if not line.startswith("@")] for o in (out, reference)]
         assert buffers[0] == buffers[1] and buffers[0]       # the same buffers printed
         return
-    assert (spirv, ir) == (1, 1)
-    assert "out-of-bounds" in ir_out.err or "before global buffer" in ir_out.err
-    lines = spirv_out.err.strip().splitlines()
-    assert len(lines) == 1 and error in lines[0] and "spirv target" in lines[0], lines
-    assert spirv_out.out == ""                               # no results printed
+    lines = out.err.strip().splitlines()
+    assert got == 1 and len(lines) == 1, out.err
+    assert out.out == ""                                     # no results printed
+    if target == "spirv":
+        assert error in lines[0] and "spirv target" in lines[0], lines
 
 
 def test_a_compiled_module_carries_no_check(files, tmp_path):
