@@ -15,6 +15,7 @@ import struct
 from collections import Counter
 from collections.abc import Sequence
 from itertools import chain
+from operator import attrgetter
 
 from reconverge.isa.gen9 import messages as sm
 from reconverge.isa.gen9.model import DataType, Region
@@ -393,12 +394,16 @@ def one_cmp(ins: Instr) -> tuple[str, bool] | None:
 
 
 
+_OPERANDS = attrgetter("operands")
+
+
 def use_counts(func: Function, instrs: list[Instr] | None = None) -> dict[Value, int]:
     """How many times each value is read: operands (phi sources included) and if conditions (`instrs`:
     the function's instructions, where the caller has listed them)."""
-    # (counted in C: Counter over the operand lists chained, not a dictionary update per operand in Python)
+    # (counted in C: Counter over the operand lists chained, each list taken by attrgetter through map, not a
+    # dictionary update per operand in Python nor a generator's step per instruction)
     counts: dict[Value, int] = Counter(chain.from_iterable(
-        ins.operands for ins in (func.instructions() if instrs is None else instrs)))
+        map(_OPERANDS, func.instructions() if instrs is None else instrs)))
     if func.is_structured:
         stack = [func.body]
         while stack:

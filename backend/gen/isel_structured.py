@@ -39,7 +39,7 @@ class StructuredDriver:
         self.cx = SelectionContext(func, simd)
         self.divergence: Divergence | None = analyze(func, self.cx.instrs) if uniform_branches else None
         self.scalars = scalar_values(func, self.divergence, self.cx.instrs) if self.divergence is not None else set()
-        self.selector = ValueSelector(self.cx)
+        self.selector = ValueSelector(self.cx, None if self.divergence is None else self.divergence.users)
         self.loops: list[tuple[str, str, list[Phi], list[Phi]]] = []   # (latch, end, header phis, exit phis)
         self.returned = False                                 # an early return emitted a halt
 

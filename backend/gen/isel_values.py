@@ -23,7 +23,7 @@ from collections.abc import Callable
 
 from reconverge.isa.gen9.model import DataType, Region
 from reconverge.isa.gen9.payload import CROSS_THREAD_GRF, GLOBAL_OFFSET, LOCAL_ID_GRF, LOCAL_SIZE, NUM_GROUPS, WORK_DIM
-from reconverge.lowering.ir.core import Const, Instr
+from reconverge.lowering.ir.core import Const, Instr, Value
 from reconverge.records import record
 
 from . import isel_int64 as int64
@@ -73,9 +73,10 @@ class Rule:
 class ValueSelector:
     """Selects the instructions of one function into its SelectionContext, row by row of RULES."""
 
-    def __init__(self, cx: SelectionContext):
+    def __init__(self, cx: SelectionContext, readers: dict[Value, list[Instr]] | None = None):
+        """`readers`: each instruction's readers (divergence.Divergence.users), where the driver has them."""
         self.cx = cx
-        cx.narrowed = low_dword_values(cx.func, cx.provenance, cx.layout.flat, cx.instrs)
+        cx.narrowed = low_dword_values(cx.func, cx.provenance, cx.layout.flat, cx.instrs, readers)
         self.rows = _rows()
 
     def select(self, ins: Instr) -> None:

@@ -93,9 +93,17 @@ class Divergence:
     # the innermost divergent loop around each block (its Loop node or header Block), for temporal uses
     _innermost: dict[Block, object] = field(default_factory=dict)
     _contains: object = None
+    # each instruction's readers, one entry per operand that reads it, in program order (the propagation's
+    # index, kept for a selector's own questions about particular values); None where not made here
+    users: dict[Value, list[Instr]] | None = field(default=None, repr=False)
 
     def divergent(self, v: Value) -> bool:
         return v in self.values
+
+    def in_divergent_loop(self, v: Instr) -> bool:
+        """Whether `v` is defined inside a divergent loop: the only way divergent_at can find it divergent
+        where `v` itself is not (read outside that loop)."""
+        return v.block is not None and v.block in self._innermost
 
     def divergent_at(self, v: Value, block: Block) -> bool:
         """Is `v` divergent as read in `block`? Also when it is uniform where it is defined but defined in a
@@ -502,6 +510,7 @@ def analyze(func: Function, instrs: list[Instr] | None = None) -> Divergence:
     order (func.instructions()), where the caller has listed them (Gen's selection context has)."""
     result = Divergence()
     values = _Propagation(func, result, instrs)
+    result.users = values.users
     form: _Tree | _Cfg
     if func.is_structured:
         form = _Tree(func, result)
