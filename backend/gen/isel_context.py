@@ -166,7 +166,11 @@ class SelectionContext:
             return
         while pending:
             read = [_reg_id(s) for _, s, _ in pending]
-            free = next((k for k, (d, _, _) in enumerate(pending) if _reg_id(d) not in read), None)
+            free = None                       # the first copy whose target no pending copy reads (a loop: no
+            for k, (d, _, _) in enumerate(pending):     # generator made per copy sequenced)
+                if _reg_id(d) not in read:
+                    free = k
+                    break
             if free is None:                  # a cycle: the first target's old value into a temporary
                 d0 = pending[0][0]
                 saved = self.copy(d0)
@@ -315,7 +319,8 @@ class SelectionContext:
 
 def _reg_id(op: Operand) -> int | None:
     """The virtual register an operand reads or writes (None for an immediate or a payload register)."""
-    return op.value.id if isinstance(op.value, VReg) else None
+    v = op.value
+    return v.id if type(v) is VReg else None      # (VReg has no subclasses)
 
 
 def _scalar_write(dst: Operand) -> dict[str, Any]:

@@ -144,7 +144,8 @@ def select_narrow(cx: SelectionContext, ins: Instr) -> None:
         cx.emit("sel", dst, *(low_dword_of(cx, v) for v in ins.operands[1:]), predicate=(0, 0, False))
         cx.values[ins] = dst
         return
-    a, b = (low_dword_of(cx, v) for v in ins.operands)
+    x, y = ins.operands
+    a, b = low_dword_of(cx, x), low_dword_of(cx, y)
     if op == "sub":
         b = negated(b)
     if op in ("add", "sub", "ptradd", "or", "xor") and _zero(b) or op == "shl" and _zero(b):

@@ -201,7 +201,8 @@ class StructuredDriver:
         assert single is not None
         mod, signed = single
         mod = NEGATED_MOD[mod] if plan.negated else mod
-        a, b = (cx.operand(v, signed) for v in cond.operands)
+        x, y = cond.operands
+        a, b = cx.operand(x, signed), cx.operand(y, signed)
         if not (_payload_scalar(a) and (_payload_scalar(b) or isinstance(b.value, Imm))):
             return False
         cx.emit("cmp", None, a, b, cond_mod=mod, flag=(0, 0), n=1, no_mask=True)

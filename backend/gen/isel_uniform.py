@@ -98,7 +98,8 @@ def select_scalar(cx: SelectionContext, ins: Instr) -> None:
     """`ins` (one of scalar_values) once, on channel 0 with the mask off, into a uniform register."""
     op = ins.opcode
     signed = op != "lshr" and not (op == "icmp" and ins.attrs["pred"][0] == "u")
-    a, b = (cx.operand(v, signed) for v in ins.operands)
+    x, y = ins.operands
+    a, b = cx.operand(x, signed), cx.operand(y, signed)
     dst = cx.fresh(gen_type(ins.type, signed), uniform=True)
     if op == "icmp":
         pred = ins.attrs["pred"]
