@@ -247,8 +247,8 @@ def join_points(units: list[Region]) -> dict[int, int]:
 
 def structured_regions(func: Function) -> list[Region]:
     """The function's units after collapsing every natural shape (module docstring), entry first."""
-    if _loop_depth(func) > MAX_ROUNDS:
-        raise _too_deep(func)
+    if len(func.blocks) > MAX_ROUNDS and _loop_depth(func) > MAX_ROUNDS:   # (loops nest no deeper than the
+        raise _too_deep(func)                                                # blocks they hold: no forest made)
     try:
         units = _collapse_all({b: block_unit(b) for b in func.blocks}, func.blocks[0], loops=True,
                               rounds=MAX_ROUNDS)
