@@ -268,7 +268,8 @@ def loop_forest(succs: Succs, entry: int, dom: DomTree | None = None, preds: Suc
     preds = predecessors(succs) if preds is None else preds
     order = reverse_postorder(succs, entry) if order is None else order    # (the caller's, if it has it)
     num = rpo_numbers(order, n) if num is None else num                   # (as order)
-    dom = dominator_tree(succs, entry) if dom is None else dom
+    if dom is None:                       # (with the preds, order and numbers made above, not made again)
+        dom = DomTree.build(immediate_dominators(succs, entry, preds, order, num), entry)
     latches: dict[int, list[int]] = {}
     bad: list[tuple[int, int]] = []
     for u in order:

@@ -98,8 +98,14 @@ class Region:
 
 
 def block_unit(block: Block) -> Region:
-    term = block.instrs[-1] if block.instrs and block.instrs[-1].opcode in TERMINATORS else None
-    return Region("block", (block,), block, term, barrier=any(i.opcode == "barrier" for i in block.instrs))
+    instrs = block.instrs
+    term = instrs[-1] if instrs and instrs[-1].opcode in TERMINATORS else None
+    barrier = False
+    for ins in instrs:                      # (a loop, not any() over a generator: every block of the CFG)
+        if ins.opcode == "barrier":
+            barrier = True
+            break
+    return Region("block", (block,), block, term, barrier=barrier)
 
 
 def layout(func: Function, units: list[Region]) -> list[Region]:
@@ -115,7 +121,7 @@ def layout(func: Function, units: list[Region]) -> list[Region]:
     succs = [[position[t] for t in reversed(u.exits)] for u in units]
     entry = position[func.blocks[0]]
     order = reverse_postorder(succs, entry)
-    forest = loop_forest(succs, entry, natural_only=True)
+    forest = loop_forest(succs, entry, natural_only=True, order=order)
     return [units[i] for i in loops_together(order, forest)]
 
 
@@ -135,7 +141,7 @@ def share_latches(units: list[Region]) -> list[Region]:
     and met at the loop's sub-group operations without them (fuzz subgroup-16441: a `continue` written
     before the end of a `while` body). The latch is an empty unit, its block in no function: the back
     edges' phi copies are made where the edges leave, as before. Other loops keep their code."""
-    operation = [any(ins.opcode in SUBGROUP_OPS for b in _blocks_of(u) for ins in b.instrs) for u in units]
+    operation = [_has_subgroup_operation(u) for u in units]
     if not any(operation):
         return units                # most kernels: no loop search at all
     index = {u.entry: i for i, u in enumerate(units)}
@@ -171,9 +177,17 @@ def share_latches(units: list[Region]) -> list[Region]:
     return out
 
 
-def _blocks_of(unit: Region) -> set[Block]:
-    """Every block of a unit (each is the entry of a unit inside it)."""
-    return _members(unit) | {unit.entry}
+def _has_subgroup_operation(unit: Region) -> bool:
+    """Whether a block of the unit (each is the entry of a unit inside it) holds a SUBGROUP_OPS instruction
+    (loops, no set of the blocks nor a generator made: asked of every unit of every hybrid)."""
+    for ins in unit.entry.instrs:
+        if ins.opcode in SUBGROUP_OPS:
+            return True
+    for block in _members(unit):
+        for ins in block.instrs:
+            if ins.opcode in SUBGROUP_OPS:
+                return True
+    return False
 
 
 def loops_together(order: list[int], forest: LoopForest) -> list[int]:
@@ -233,8 +247,8 @@ def join_points(units: list[Region]) -> dict[int, int]:
 
 def structured_regions(func: Function) -> list[Region]:
     """The function's units after collapsing every natural shape (module docstring), entry first."""
-    if _loop_depth(func) > MAX_ROUNDS:
-        raise _too_deep(func)
+    if len(func.blocks) > MAX_ROUNDS and _loop_depth(func) > MAX_ROUNDS:   # (loops nest no deeper than the
+        raise _too_deep(func)                                                # blocks they hold: no forest made)
     try:
         units = _collapse_all({b: block_unit(b) for b in func.blocks}, func.blocks[0], loops=True,
                               rounds=MAX_ROUNDS)
@@ -296,17 +310,20 @@ def _collapse_all(units: dict[Block, Region], entry: Block, loops: bool, header:
             merged = _collapse(u, units, preds, entry, dominates, failed if u.entry in headers else None)
             if merged is None:
                 continue
-            inside = _members(merged)
+            inside = _members(merged)                       # (the region's own set: not changed here)
+            head = merged.entry
             for part in inside:
                 units.pop(part, None)
-            units[merged.entry] = merged
-            inside.add(merged.entry)
-            for b in inside - {merged.entry}:
-                preds.pop(b, None)
-            preds[merged.entry] -= inside                 # its edges from inside are the region's own,
+            units[head] = merged
+            for b in inside:
+                if b is not head:
+                    preds.pop(b, None)
+            own = preds[head]                               # its edges from inside are the region's own,
+            own -= inside
+            own.discard(head)
             for t in merged.exits:                          # but one back to its entry is a loop's
                 if t in preds and t is not header:
-                    preds[t] = {p for p in preds[t] if p not in inside} | {merged.entry}
+                    preds[t] = {p for p in preds[t] if p not in inside} | {head}
             changed = True
         if not changed:
             return units
@@ -421,13 +438,24 @@ def _loop(u: Region, units: dict[Block, Region], preds: dict[Block, set[Block]],
 
 
 def _members(region: Region) -> set[Block]:
-    """The entry blocks of every unit inside `region`, at any depth (a loop's body collapsed apart)."""
+    """The entry blocks of every unit inside `region`, at any depth (a loop's body collapsed apart). Made
+    once per region, from its parts' own sets where they have them (a region is not changed once made):
+    the search asks it of every region it merges, and a walk of the whole nest each time was a tenth of
+    the hybrid's layout. Read-only: the set is the region's own."""
+    found = region.__dict__.get("_members")
+    if found is not None:
+        return found
     out: set[Block] = set()
-    stack = [p for p in region.parts if isinstance(p, Region)]
+    stack = [p for p in region.parts if type(p) is Region]
     while stack:
         r = stack.pop()
         out.add(r.entry)
-        stack += [p for p in r.parts if isinstance(p, Region)]
+        known = r.__dict__.get("_members")
+        if known is not None:
+            out |= known
+        else:
+            stack += [p for p in r.parts if type(p) is Region]
+    region.__dict__["_members"] = out
     return out
 
 

@@ -15,6 +15,7 @@ import struct
 from collections import Counter
 from collections.abc import Sequence
 from itertools import chain
+from operator import attrgetter
 
 from reconverge.isa.gen9 import messages as sm
 from reconverge.isa.gen9.model import DataType, Region
@@ -165,7 +166,11 @@ class SelectionContext:
             return
         while pending:
             read = [_reg_id(s) for _, s, _ in pending]
-            free = next((k for k, (d, _, _) in enumerate(pending) if _reg_id(d) not in read), None)
+            free = None                       # the first copy whose target no pending copy reads (a loop: no
+            for k, (d, _, _) in enumerate(pending):     # generator made per copy sequenced)
+                if _reg_id(d) not in read:
+                    free = k
+                    break
             if free is None:                  # a cycle: the first target's old value into a temporary
                 d0 = pending[0][0]
                 saved = self.copy(d0)
@@ -314,7 +319,8 @@ class SelectionContext:
 
 def _reg_id(op: Operand) -> int | None:
     """The virtual register an operand reads or writes (None for an immediate or a payload register)."""
-    return op.value.id if isinstance(op.value, VReg) else None
+    v = op.value
+    return v.id if type(v) is VReg else None      # (VReg has no subclasses)
 
 
 def _scalar_write(dst: Operand) -> dict[str, Any]:
@@ -393,12 +399,16 @@ def one_cmp(ins: Instr) -> tuple[str, bool] | None:
 
 
 
+_OPERANDS = attrgetter("operands")
+
+
 def use_counts(func: Function, instrs: list[Instr] | None = None) -> dict[Value, int]:
     """How many times each value is read: operands (phi sources included) and if conditions (`instrs`:
     the function's instructions, where the caller has listed them)."""
-    # (counted in C: Counter over the operand lists chained, not a dictionary update per operand in Python)
+    # (counted in C: Counter over the operand lists chained, each list taken by attrgetter through map, not a
+    # dictionary update per operand in Python nor a generator's step per instruction)
     counts: dict[Value, int] = Counter(chain.from_iterable(
-        ins.operands for ins in (func.instructions() if instrs is None else instrs)))
+        map(_OPERANDS, func.instructions() if instrs is None else instrs)))
     if func.is_structured:
         stack = [func.body]
         while stack:

@@ -30,9 +30,10 @@ LOW_BITS_OPS = ("add", "sub", "mul", "and", "or", "xor", "ptradd", "phi", "selec
 
 
 def low_dword_values(func: Function, provenance: Provenance, flat: bool,
-                     instrs: list[Instr] | None = None) -> set[Instr]:
+                     instrs: list[Instr] | None = None, readers: dict[Value, list[Instr]] | None = None) -> set[Instr]:
     """The 64-bit integer (and, unless `flat`, pointer) instructions of `func` whose readers want only
-    their low 32 bits (the module docstring)."""
+    their low 32 bits (the module docstring). `readers`: each instruction's readers, one entry per operand
+    reading it in program order (divergence.Divergence.users), where the caller has them."""
     instrs = list(func.instructions()) if instrs is None else instrs
     # (the type first, inline: most instructions are neither 64-bit integers nor pointers, and ask no call)
     chosen: set[Instr] = {ins for ins in instrs if (ins.type.bits == 64 or ins.type.kind == "ptr")
@@ -40,10 +41,23 @@ def low_dword_values(func: Function, provenance: Provenance, flat: bool,
     if not chosen:
         return chosen
     users: dict[Value, list[tuple[Instr, int]]] = {}     # (of the candidates only: no other is asked)
-    for ins in instrs:
-        for k, v in enumerate(ins.operands):
-            if v in chosen:
-                users.setdefault(v, []).append((ins, k))
+    if readers is None:
+        for ins in instrs:
+            for k, v in enumerate(ins.operands):
+                if v in chosen:
+                    users.setdefault(v, []).append((ins, k))
+    else:                                   # (the same pairs, in the same order: a reader's entries stand together)
+        for v in chosen:
+            pairs = []
+            last = None
+            for ins in readers.get(v, ()):
+                if ins is not last:
+                    last = ins
+                    for k, x in enumerate(ins.operands):
+                        if x is v:
+                            pairs.append((ins, k))
+            if pairs:
+                users[v] = pairs
     changed = True
     while changed:
         changed = False
@@ -130,7 +144,8 @@ def select_narrow(cx: SelectionContext, ins: Instr) -> None:
         cx.emit("sel", dst, *(low_dword_of(cx, v) for v in ins.operands[1:]), predicate=(0, 0, False))
         cx.values[ins] = dst
         return
-    a, b = (low_dword_of(cx, v) for v in ins.operands)
+    x, y = ins.operands
+    a, b = low_dword_of(cx, x), low_dword_of(cx, y)
     if op == "sub":
         b = negated(b)
     if op in ("add", "sub", "ptradd", "or", "xor") and _zero(b) or op == "shl" and _zero(b):

@@ -39,7 +39,7 @@ class StructuredDriver:
         self.cx = SelectionContext(func, simd)
         self.divergence: Divergence | None = analyze(func, self.cx.instrs) if uniform_branches else None
         self.scalars = scalar_values(func, self.divergence, self.cx.instrs) if self.divergence is not None else set()
-        self.selector = ValueSelector(self.cx)
+        self.selector = ValueSelector(self.cx, None if self.divergence is None else self.divergence.users)
         self.loops: list[tuple[str, str, list[Phi], list[Phi]]] = []   # (latch, end, header phis, exit phis)
         self.returned = False                                 # an early return emitted a halt
 
@@ -201,7 +201,8 @@ class StructuredDriver:
         assert single is not None
         mod, signed = single
         mod = NEGATED_MOD[mod] if plan.negated else mod
-        a, b = (cx.operand(v, signed) for v in cond.operands)
+        x, y = cond.operands
+        a, b = cx.operand(x, signed), cx.operand(y, signed)
         if not (_payload_scalar(a) and (_payload_scalar(b) or isinstance(b.value, Imm))):
             return False
         cx.emit("cmp", None, a, b, cond_mod=mod, flag=(0, 0), n=1, no_mask=True)

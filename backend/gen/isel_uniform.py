@@ -34,21 +34,32 @@ def scalar_values(func: Function, divergence: Divergence, instrs: list[Instr] | 
     gathered of the candidates alone (gathering every value's cost a fifth of a small kernel's prologue)."""
     instrs = list(func.instructions()) if instrs is None else instrs
     divergent = divergence.values
-    # (the type first, inline: an i1 or i32 integer; the others ask no call)
-    candidates = {ins for ins in instrs if ins.type.kind == "int" and (ins.type.bits == 32 or ins.type.bits == 1)
-                  and _candidate(ins) and ins not in divergent}
+    # (not divergent, then the type, inline: an i1 or i32 integer; the others ask no call)
+    candidates = {ins for ins in instrs if ins not in divergent and ins.type.kind == "int"
+                  and (ins.type.bits == 32 or ins.type.bits == 1) and _candidate(ins)}
     if not candidates:
         return set()
+    # a candidate is divergent where it is read (divergent_at) only if it is defined in a divergent loop: the
+    # reads of those alone, from the analysis' index of readers where it has one
+    users = divergence.users
+    asked = candidates if users is None else {ins for ins in candidates if divergence.in_divergent_loop(ins)}
     reads: dict[Value, list[Block]] = {}
-    for ins in instrs:
-        assert ins.block is not None
-        for v in ins.operands:
-            if v in candidates:
-                reads.setdefault(v, []).append(ins.block)
-    for nodes in cf_lists(func):
-        for i, node in enumerate(nodes):
-            if isinstance(node, If) and node.cond in candidates:
-                reads.setdefault(node.cond, []).append(nodes[i - 1])   # type: ignore[arg-type]
+    if asked:
+        if users is None:
+            for ins in instrs:
+                assert ins.block is not None
+                for v in ins.operands:
+                    if v in asked:
+                        reads.setdefault(v, []).append(ins.block)
+        else:
+            for v in asked:
+                found = users.get(v)
+                if found:
+                    reads[v] = [user.block for user in found]  # type: ignore[misc]
+        for nodes in cf_lists(func):
+            for i, node in enumerate(nodes):
+                if isinstance(node, If) and node.cond in asked:
+                    reads.setdefault(node.cond, []).append(nodes[i - 1])   # type: ignore[arg-type]
     chosen: set[Value] = {ins for ins in candidates
                           if not any(divergence.divergent_at(ins, b) for b in reads.get(ins, ()))}
     changed = True
@@ -87,7 +98,8 @@ def select_scalar(cx: SelectionContext, ins: Instr) -> None:
     """`ins` (one of scalar_values) once, on channel 0 with the mask off, into a uniform register."""
     op = ins.opcode
     signed = op != "lshr" and not (op == "icmp" and ins.attrs["pred"][0] == "u")
-    a, b = (cx.operand(v, signed) for v in ins.operands)
+    x, y = ins.operands
+    a, b = cx.operand(x, signed), cx.operand(y, signed)
     dst = cx.fresh(gen_type(ins.type, signed), uniform=True)
     if op == "icmp":
         pred = ins.attrs["pred"]

@@ -23,7 +23,7 @@ from collections.abc import Callable
 
 from reconverge.isa.gen9.model import DataType, Region
 from reconverge.isa.gen9.payload import CROSS_THREAD_GRF, GLOBAL_OFFSET, LOCAL_ID_GRF, LOCAL_SIZE, NUM_GROUPS, WORK_DIM
-from reconverge.lowering.ir.core import Const, Instr
+from reconverge.lowering.ir.core import Const, Instr, Value
 from reconverge.records import record
 
 from . import isel_int64 as int64
@@ -73,9 +73,10 @@ class Rule:
 class ValueSelector:
     """Selects the instructions of one function into its SelectionContext, row by row of RULES."""
 
-    def __init__(self, cx: SelectionContext):
+    def __init__(self, cx: SelectionContext, readers: dict[Value, list[Instr]] | None = None):
+        """`readers`: each instruction's readers (divergence.Divergence.users), where the driver has them."""
         self.cx = cx
-        cx.narrowed = low_dword_values(cx.func, cx.provenance, cx.layout.flat, cx.instrs)
+        cx.narrowed = low_dword_values(cx.func, cx.provenance, cx.layout.flat, cx.instrs, readers)
         self.rows = _rows()
 
     def select(self, ins: Instr) -> None:
@@ -139,7 +140,8 @@ def integer(cx: SelectionContext, ins: Instr) -> None:
     op = ins.opcode
     signed = op != "lshr"
     t = gen_type(ins.type, signed)
-    a, b = (cx.operand(x, signed) for x in ins.operands)
+    x, y = ins.operands                 # (two calls, not a generator unpacked: most instructions)
+    a, b = cx.operand(x, signed), cx.operand(y, signed)
     if op == "sub":
         b = negated(b)
     if op == "mul" and t.size == 8:
@@ -150,7 +152,8 @@ def integer(cx: SelectionContext, ins: Instr) -> None:
 
 def int_min_max(cx: SelectionContext, ins: Instr) -> None:
     signed = ins.opcode[0] == "s"
-    a, b = (cx.operand(x, signed) for x in ins.operands)
+    x, y = ins.operands                 # (two calls, not a generator unpacked: most instructions)
+    a, b = cx.operand(x, signed), cx.operand(y, signed)
     if isinstance(a.value, Imm):
         a, b = b, a
     _result(cx, ins, "sel", gen_type(ins.type, signed), a, b,
@@ -166,7 +169,8 @@ def int_abs(cx: SelectionContext, ins: Instr) -> None:
 
 def mulhi32(cx: SelectionContext, ins: Instr) -> None:
     signed = ins.opcode == "mulhi_s"
-    a, b = (cx.operand(x, signed) for x in ins.operands)
+    x, y = ins.operands                 # (two calls, not a generator unpacked: most instructions)
+    a, b = cx.operand(x, signed), cx.operand(y, signed)
     if isinstance(a.value, Imm):
         a, b = b, a
     wide, dst = cx.fresh(T.Q if signed else T.UQ), cx.fresh(T.D if signed else T.UD)
@@ -181,8 +185,9 @@ def mulhi64(cx: SelectionContext, ins: Instr) -> None:
 
 def divide32(cx: SelectionContext, ins: Instr) -> None:
     signed = ins.opcode[0] == "s"
-    a, b = (cx.operand(x, signed) for x in ins.operands)
-    a, b = (cx.register(x) for x in (a, b))
+    x, y = ins.operands                 # (two calls, not a generator unpacked: most instructions)
+    a, b = cx.operand(x, signed), cx.operand(y, signed)
+    a, b = cx.register(a), cx.register(b)
     _result(cx, ins, "math", gen_type(ins.type, signed), a, b,
             math_fc="iqot" if ins.opcode.endswith("div") else "irem")
 
@@ -273,14 +278,16 @@ def pointer_int(cx: SelectionContext, ins: Instr) -> None:
 
 # ----- handlers: floats
 def float_arith(cx: SelectionContext, ins: Instr) -> None:
-    a, b = (cx.operand(x) for x in ins.operands)
+    x, y = ins.operands
+    a, b = cx.operand(x), cx.operand(y)
     if ins.opcode == "fsub":
         b = negated(b)
     _result(cx, ins, FLOAT_OPS[ins.opcode], gen_type(ins.type), a, b)
 
 
 def fmuladd(cx: SelectionContext, ins: Instr) -> None:
-    a, b, c = (cx.operand(x) for x in ins.operands)
+    x, y, z = ins.operands
+    a, b, c = cx.operand(x), cx.operand(y), cx.operand(z)
     product, dst = cx.fresh(gen_type(ins.type)), cx.fresh(gen_type(ins.type))
     cx.emit("mul", product, a, b)                 # two roundings, as fmuladd means here
     if ins.type.bits == 16:
@@ -294,7 +301,8 @@ def fneg(cx: SelectionContext, ins: Instr) -> None:
 
 
 def float_min_max(cx: SelectionContext, ins: Instr) -> None:
-    a, b = (cx.operand(x) for x in ins.operands)     # sel.l / sel.ge return the non-NaN operand
+    x, y = ins.operands
+    a, b = cx.operand(x), cx.operand(y)     # sel.l / sel.ge return the non-NaN operand
     if isinstance(a.value, Imm):
         a, b = b, a
     _result(cx, ins, "sel", gen_type(ins.type), a, b, cond_mod="lt" if ins.opcode == "fmin" else "ge", flag=(0, 1))

@@ -67,11 +67,13 @@ from reconverge.lowering.ir.core import (
     cf_list_of,
 )
 from reconverge.lowering.ir.opcodes import (
+    JUMPS,
     OPCODES,
     SUBGROUP_UNIFORM_RESULTS,
     UNIFORM_SUBGROUP_INFO,
     UNIFORM_WORKITEM_FUNCTIONS,
 )
+from reconverge.lowering.ir.types import VOID
 from reconverge.records import field, record
 
 TYPE_CHECKING = False                   # not typing's: a compile's start-up does not import typing
@@ -91,9 +93,17 @@ class Divergence:
     # the innermost divergent loop around each block (its Loop node or header Block), for temporal uses
     _innermost: dict[Block, object] = field(default_factory=dict)
     _contains: object = None
+    # each instruction's readers, one entry per operand that reads it, in program order (the propagation's
+    # index, kept for a selector's own questions about particular values); None where not made here
+    users: dict[Value, list[Instr]] | None = field(default=None, repr=False)
 
     def divergent(self, v: Value) -> bool:
         return v in self.values
+
+    def in_divergent_loop(self, v: Instr) -> bool:
+        """Whether `v` is defined inside a divergent loop: the only way divergent_at can find it divergent
+        where `v` itself is not (read outside that loop)."""
+        return v.block is not None and v.block in self._innermost
 
     def divergent_at(self, v: Value, block: Block) -> bool:
         """Is `v` divergent as read in `block`? Also when it is uniform where it is defined but defined in a
@@ -144,7 +154,8 @@ class _Propagation:
         users = self.users
         for ins in self.instrs:
             for v in ins.operands:
-                if isinstance(v, Instr):
+                t = type(v)
+                if t is Instr or t is Phi:          # (isinstance's call, for the only two kinds: hot)
                     found = users.get(v)
                     if found is None:
                         users[v] = [ins]
@@ -163,25 +174,49 @@ class _Propagation:
             # readers asked before a value grew (a loop's phis, through their back edges) are asked again
             # below. The fixed point is the same in any order: the rules only grow with their operands.
             grown = []
-            for ins in self.instrs:
-                if ins not in values and ins.has_result and self._divergent(ins):
+            if self.result._innermost:
+                for ins in self.instrs:
+                    if ins not in values and ins.has_result and self._divergent(ins):
+                        values.add(ins)
+                        grown.append(ins)
+            else:
+                # (no divergent loop yet, as before any round: _divergent's membership case, inline, and
+                # has_result's and _has_own_rule's tests without their calls: every instruction)
+                for ins in self.instrs:
+                    t = ins.type
+                    if ins in values or (t.kind == "void" and t == VOID):
+                        continue
+                    own = _has_own_rule_of.get(ins.opcode)
+                    if own is None:
+                        own = _has_own_rule(ins.opcode)
+                    if own and not isinstance(ins, Phi):
+                        if not source_divergent(ins, [v in values for v in ins.operands]):
+                            continue
+                    else:
+                        for v in ins.operands:
+                            if v in values:
+                                break
+                        else:
+                            continue
                     values.add(ins)
                     grown.append(ins)
             users = self.users
             work = [user for ins in grown for user in users.get(ins, ()) if user not in values]
         else:
-            work = [user for block in moved for ins in block.instrs for user in self.users.get(ins, ())]
+            users = self.users
+            work = [user for block in moved for ins in block.instrs for user in users.get(ins, ())]
         for phi in divergent_phi:
             if phi not in values:
                 values.add(phi)
-                work += self.users.get(phi, [])
+                work += users.get(phi, [])
         while work:
             ins = work.pop()
-            if ins in values or not ins.has_result:
+            t = ins.type                    # (has_result, inline)
+            if ins in values or (t.kind == "void" and t == VOID):
                 continue
             if self._divergent(ins):
                 values.add(ins)
-                work += self.users.get(ins, [])
+                work += users.get(ins, [])
 
     def _divergent(self, ins: Instr) -> bool:
         block = ins.block
@@ -200,6 +235,9 @@ class _Propagation:
                     return True
             return False
         return source_divergent(ins, [v in values for v in ins.operands])
+
+
+_JUMP_OPS = frozenset(JUMPS)          # what Block.jump answers for
 
 
 _OWN_RULES = ("workitem", "subgroup_info", "subgroup", "atomic", "alloca", "var_load", "load")
@@ -266,8 +304,9 @@ class _Tree:
         res = self.result
         before = (len(res.branches), len(res.loops), len(self.split_continue))
         self._walk(self.func.body, 0, 0, None)
-        res._innermost.clear()
-        self._innermost(self.func.body, None)
+        if len(res.loops) != before[1]:     # (else each block's innermost divergent loop is as it was: the
+            res._innermost.clear()          # map follows the tree and the divergent loops alone, and those
+            self._innermost(self.func.body, None)   # only grow, so the same count is the same set)
         return before != (len(res.branches), len(res.loops), len(self.split_continue))
 
     def _walk(self, nodes: list[CFNode], split: int, depth: int, loop: Loop | None) -> tuple[int, int, int]:
@@ -278,10 +317,11 @@ class _Tree:
         res = self.result
         jumps = returns = -1
         for node in nodes:
-            if isinstance(node, Block):
-                jump = node.jump
-                if jump is None:
+            if type(node) is Block:
+                instrs = node.instrs            # (Block.jump, inline: every block, every round)
+                if not instrs or instrs[-1].opcode not in _JUMP_OPS:
                     continue
+                jump = instrs[-1]
                 if jump.opcode == "return":
                     returns = max(returns, split)
                 else:
@@ -470,6 +510,7 @@ def analyze(func: Function, instrs: list[Instr] | None = None) -> Divergence:
     order (func.instructions()), where the caller has listed them (Gen's selection context has)."""
     result = Divergence()
     values = _Propagation(func, result, instrs)
+    result.users = values.users
     form: _Tree | _Cfg
     if func.is_structured:
         form = _Tree(func, result)
