@@ -107,7 +107,9 @@ def run_gen_kernel(func: Function, args: list, global_size, local_size, simd: in
                     argument_bytes(layout, args, local_offsets), surfaces, rng.offset, max_steps=limit,
                     scratch_bytes=layout.scratch_bytes(simd), slm_bytes=max(slm_bytes, 1),
                     flat={flat_address(bti): bti for bti in surfaces} if layout.flat else None, trace=trace,
-                    checked=True, on_group=count)
+                    checked=True, on_group=count,
+                    private_arrays=(layout.private_bytes, tuple(sorted(
+                        (off, int(alloca.attrs["size"])) for alloca, off in layout.private.items()))))
     except IsaError as exc:
         raise CompileError(f"@{func.name}: gen target: {exc}") from None
     except MemoryFault as exc:
@@ -146,6 +148,9 @@ def _fault_text(exc: MemoryFault, compiled, layout: KernelLayout, rng, simd: int
     names.update({bti: f"constant table '{name}'" for name, (bti, _) in layout.constants.items()})
     if fault.space in ("surface", "a64"):
         what = names.get(fault.bti, f"binding table index {fault.bti}") if fault.bti is not None else "memory"
+    elif fault.space == "private":             # bti: the array's offset in the frame
+        alloca = next((a for a, off in layout.private.items() if off == fault.bti), None)
+        what = f"private array '{alloca.name}'" if alloca is not None and alloca.name else "a private array"
     else:
         what = "__local memory" if fault.space == "slm" else "private memory (the thread's scratch space)"
     off = fault.offset

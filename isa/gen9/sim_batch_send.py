@@ -12,7 +12,7 @@ from .messages import BTI_SLM, BTI_STATELESS
 from .model import Instruction
 from .registers import GRF_SIZE, NUM_GRF
 from .sim_batch_ops import Rows, ThreadFault, columns, masked_set
-from .sim_memory import OutOfBounds
+from .sim_memory import OutOfBounds, outside_private_arrays, private_fault
 from .sim_messages import MessageError, MessageForm, _atomic, lanes_of, message_form
 from .sim_operands import SimulationError
 
@@ -37,6 +37,7 @@ class _Space:
         elif bti == BTI_STATELESS:
             self.space, self.buf, self.extent = "scratch", st.scratch.reshape(-1), st.scratch.shape[1]
             self.base = st.group_of[rows.at] * self.extent
+            self.slot = st.tid[rows.at] * st.memory.scratch_bytes      # each thread's slot in its group's
         else:
             buf = st.memory.surfaces.get(bti)
             if buf is None:
@@ -54,6 +55,14 @@ class _Space:
             c = int(np.nonzero(bad[b])[0][0])
             raise ThreadFault(b, OutOfBounds(self.space, self.bti, int(offs[b, c, lane]), size, write, lane,
                                         self.extent))
+        frames = st.memory.private_arrays
+        if frames is not None and self.space == "scratch":      # inside one of its own lane's arrays
+            rel = offs - self.slot[:, None, None] - np.arange(offs.shape[-1]) * frames[0]
+            bad = active & outside_private_arrays(frames[1], rel, size)
+            if bad.any():
+                b, lane = _first_bad(bad)
+                c = int(np.nonzero(bad[b])[0][0])
+                raise ThreadFault(b, private_fault(frames[1], int(rel[b, c, lane]), size, write, lane))
 
     def load(self, offs: np.ndarray, size: int, active: np.ndarray) -> np.ndarray:
         return _gather(self.buf, offs, self.base, self.extent, size, active)

@@ -54,6 +54,10 @@ class Memory:
         self.flat_bti: dict[int, int] = {}                # A64 base -> the buffer's binding-table index
         self.slm_bytes = slm_bytes
         self.scratch_bytes = scratch_bytes
+        # a compiled kernel's private arrays, for a checked Memory: (bytes of a lane's frame, each array's
+        # (offset in the frame, size)); lane i of a thread has its frame at its slot + i * frame bytes, and
+        # an A32 access into the scratch space must lie inside one of its own lane's arrays
+        self.private_arrays: tuple[int, tuple[tuple[int, int], ...]] | None = None
 
     def map_flat(self, base: int, array: np.ndarray, bti: int | None = None) -> None:
         """Give `array` (the surface at `bti`, if it is one) the 64-bit address `base` in the flat (A64
@@ -94,6 +98,21 @@ class Memory:
     def new_scratch(self, threads: int = 1) -> np.ndarray:
         """A scratch space for `threads` threads, scratch_bytes each."""
         return np.zeros(self.scratch_bytes * threads, np.uint8)
+
+
+def outside_private_arrays(arrays: tuple[tuple[int, int], ...], rel: np.ndarray, size: int) -> np.ndarray:
+    """Where `size` bytes at `rel` (an offset in the lane's own frame) lie inside none of its arrays."""
+    inside = np.zeros(rel.shape, bool)
+    for start, length in arrays:
+        inside |= (rel >= start) & (rel + size <= start + length)
+    return ~inside
+
+
+def private_fault(arrays: tuple[tuple[int, int], ...], rel: int, size: int, write: bool, lane: int) -> OutOfBounds:
+    """The fault of an access at `rel` in the lane's frame, against the array it starts in or after (space
+    "private"; `bti` is that array's offset in the frame, which names it)."""
+    start, length = max(((s, n) for s, n in arrays if s <= rel), default=arrays[0])
+    return OutOfBounds("private", start, rel - start, size, write, lane, length)
 
 
 def check_bounds(space: str, bti: int | None, buf: np.ndarray, addrs: np.ndarray, size: int,

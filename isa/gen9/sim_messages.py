@@ -48,7 +48,7 @@ from .messages import (
     _bits,
 )
 from .registers import NUM_GRF
-from .sim_memory import check_bounds, gather, scatter
+from .sim_memory import check_bounds, gather, outside_private_arrays, private_fault, scatter
 from .sim_operands import SimulationError
 
 
@@ -227,6 +227,13 @@ def _surface_parts(thread, bti: int, addrs: np.ndarray, active: np.ndarray, size
         offsets = addrs.astype(np.int64) + extra
         if thread.memory.checked:
             check_bounds(_space(bti), bti, buf, offsets, size, active, write)
+            frames = thread.memory.private_arrays
+            if frames is not None and bti == BTI_STATELESS:
+                rel = offsets - thread.tid * thread.memory.scratch_bytes - np.arange(offsets.size) * frames[0]
+                bad = active & outside_private_arrays(frames[1], rel, size)
+                if bad.any():
+                    lane = int(np.flatnonzero(bad)[0])
+                    raise private_fault(frames[1], int(rel[lane]), size, write, lane)
         return [(buf, offsets, active)]
     return where
 
