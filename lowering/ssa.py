@@ -1,8 +1,9 @@
 """SSA reconstruction over a finished control-flow tree.
 
-The structurizer turns into variables (var_store/var_load) everything whose value must now travel along
-new paths: former phis, labels, loop-exit selectors, and values defined in a loop and used after it
-(there the definition no longer dominates the use: other breaks lead to the same place). This module
+The structurizer turns into variables (stores and var_load instructions, kept beside each block's code:
+rebuild's var_code) everything whose value must now travel along new paths: former phis, labels, loop-exit
+selectors, and values defined in a loop and used after it (there the definition no longer dominates the
+use: other breaks lead to the same place); promote's var_store/var_load are in the code. This module
 resolves them as in Braun et al., "Simple and Efficient Construction of SSA Form" (CC 2013), on the
 complete CFG: the value at the top of a block is the value at the end of its only predecessor, or a phi
 over all its predecessors, made before its operands are read so that cycles end, and dropped when it
