@@ -1,8 +1,9 @@
 """SSA reconstruction over a finished control-flow tree.
 
-The structurizer turns into variables (var_store/var_load) everything whose value must now travel along
-new paths: former phis, labels, loop-exit selectors, and values defined in a loop and used after it
-(there the definition no longer dominates the use: other breaks lead to the same place). This module
+The structurizer turns into variables (stores and var_load instructions, kept beside each block's code:
+rebuild's var_code) everything whose value must now travel along new paths: former phis, labels, loop-exit
+selectors, and values defined in a loop and used after it (there the definition no longer dominates the
+use: other breaks lead to the same place); promote's var_store/var_load are in the code. This module
 resolves them as in Braun et al., "Simple and Efficient Construction of SSA Form" (CC 2013), on the
 complete CFG: the value at the top of a block is the value at the end of its only predecessor, or a phi
 over all its predecessors, made before its operands are read so that cycles end, and dropped when it
@@ -16,7 +17,7 @@ only where blocks have several predecessors: after an if, after a loop, at a loo
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
 
 from reconverge.lowering.ir.core import (
     Block,
@@ -41,6 +42,10 @@ class Variable(Protocol):
     """What var_load/var_store name (attrs["var"]): the structurizer's Var, or promote's slot."""
     name: str
     type: Type
+
+
+VarStore = tuple[Variable, Value]       # a store kept apart from the code (rebuild's var_code)
+
 
 class _Reader:
     """Braun's readVariable on the complete CFG, memoised per variable and block.
@@ -330,12 +335,52 @@ class _Shortcuts:
             firsts_of.append(firsts)
 
 
-def rebuild(func: Function, replaced: dict[Value, Value], users: list[Instr] | None = None) -> set[object]:
+def _scan_apart(blocks: list[Block], structured: bool, var_code: Mapping[Block, Sequence[Instr | VarStore]],
+                replaced: dict[Value, Value], pending: list[Instr], read_vars: set[object],
+                end_def: dict[object, dict[Block, Value]], positions: dict[object, list[int]]) -> None:
+    """rebuild's scan where the loads and stores are kept apart from the code (`var_code`: var_load
+    instructions and (variable, value) pairs for the stores): each block's stores go straight to end_def
+    (no dict of the block's own first: 113k of them at 100k blocks), and a load after a store of its
+    variable in its block takes the stored value (end_def has it by then)."""
+    code_of = var_code.get
+    for b in blocks:
+        if structured:
+            for s in b.succs:
+                s.preds.append(b)
+        code = code_of(b)
+        if code is None:
+            continue
+        for ins in code:
+            if ins.__class__ is tuple:
+                var, value = ins
+                ends = end_def.get(var)
+                if ends is None:
+                    end_def[var] = {b: value}
+                    positions[var] = [b.index]
+                else:
+                    if b not in ends:
+                        positions[var].append(b.index)
+                    ends[b] = value
+            else:
+                var = ins.attrs["var"]                  # type: ignore[union-attr]
+                read_vars.add(var)
+                ends = end_def.get(var)
+                if ends is not None and b in ends:
+                    replaced[ins] = ends[b]             # type: ignore[index]
+                else:
+                    pending.append(ins)                 # type: ignore[arg-type]
+
+
+def rebuild(func: Function, replaced: dict[Value, Value], users: list[Instr] | None = None,
+            var_code: Mapping[Block, Sequence[Instr | VarStore]] | None = None) -> set[object]:
     """Replace var_load/var_store by SSA values and phis; `replaced` maps old values to their new ones.
     `users`: every instruction that may use a load or a value `replaced` maps, when the caller knows them
     (the structurizer: it made the loads and the uses), so that only they and the phis made here are
     rewritten at the end, not every instruction (at 100k blocks that walk was 0.25 CPU s, most of it
-    cache misses on the operands). Returns the variables that were read (one scan of the code serves both)."""
+    cache misses on the operands). `var_code`: where the loads and stores are kept apart from the code (the
+    structurizer's: the tree's blocks hold none), each block's in order: var_load instructions, and a store
+    as (variable, value). Returns the variables that were read
+    (one scan of the code serves both)."""
     # func.update_cfg(), its structured form's predecessor lists filled in the scan below (one walk of the
     # blocks, each block's fields touched once: a loop of its own over 189k blocks at 100k, cache misses)
     structured = func.is_structured
@@ -347,7 +392,9 @@ def rebuild(func: Function, replaced: dict[Value, Value], users: list[Instr] | N
     read_vars: set[object] = set()
     end_def: dict[object, dict[Block, Value]] = {}
     positions: dict[object, list[int]] = {}                 # (blocks come in order: sorted)
-    for b in blocks:
+    if var_code is not None:
+        _scan_apart(blocks, structured, var_code, replaced, pending, read_vars, end_def, positions)
+    for b in blocks if var_code is None else ():
         if structured:
             for s in b.succs:
                 s.preds.append(b)

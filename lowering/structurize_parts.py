@@ -7,7 +7,7 @@ from reconverge.lowering import graph
 from reconverge.lowering.errors import IrreducibleCFG
 from reconverge.lowering.ir.core import Block, CFNode, Const, Function, If, Instr, Value, last_block
 from reconverge.lowering.ir.opcodes import JUMPS, TERMINATORS
-from reconverge.lowering.ir.types import I1, VOID, Type
+from reconverge.lowering.ir.types import I1, Type
 
 TYPE_CHECKING = False                   # not typing's: a compile's start-up does not import typing
 if TYPE_CHECKING:
@@ -32,18 +32,14 @@ class Var:
         return f"${self.name or hex(id(self))}"
 
 
-# var_load/var_store, made by the ten thousand and gone after SSA reconstruction (lowering.ssa.rebuild drops
-# them all): Instr's fields set directly, the operand list not copied, the variable's attrs dict and one empty
-# target list shared (nothing adds to either: only terminators have targets). At 100k blocks 210k of them.
+# A store of a variable: (var, value), kept apart from the code until SSA reconstruction (lowering.ssa.rebuild)
+# resolves it; no instruction is made (167k at 100k blocks). Its loads are instructions (their users hold them
+# until then), var_load: made by the ten thousand and gone after SSA reconstruction; Instr's fields set directly,
+# the variable's attrs dict and one empty target list shared (nothing adds to either: only terminators have
+# targets).
+VarStore = tuple[Var, Value]
 _new_instr = Instr.__new__
 _NO_TARGETS: list[Block] = []
-
-
-def var_store(var: Var, value: Value) -> Instr:
-    ins = _new_instr(Instr)
-    ins.type, ins.name, ins.opcode, ins.operands = VOID, "", "var_store", [value]
-    ins.attrs, ins.targets, ins.block = var.attrs, _NO_TARGETS, None
-    return ins
 
 
 def tree_block(parent: CFNode | Function | None = None) -> Block:

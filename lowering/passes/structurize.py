@@ -35,6 +35,7 @@ from reconverge.lowering.ir.types import I1, I32
 from reconverge.lowering.structurize_parts import (
     RETURN,
     Var,
+    VarStore,
     _Cursor,
     _drop_tail_jump,
     _ends_in,
@@ -45,7 +46,6 @@ from reconverge.lowering.structurize_parts import (
     tree_block,
     tree_if,
     var_load,
-    var_store,
 )
 from reconverge.lowering.target import TargetCaps
 from reconverge.typing_free import cast
@@ -207,10 +207,15 @@ class _Structurizer:
     # ------------------------------------------------------------------ variables
     def _phis_to_variables(self) -> None:
         """Each phi becomes a variable written on its incoming edges and read where the phi stood."""
-        edge_stores: dict[tuple[Block, Block], list[Instr]] = {}
+        edge_stores: dict[tuple[Block, Block], list[VarStore]] = {}
         replaced: dict[Value, Value] = {}
         phi_vars: dict[int, list[Var]] = {}
         self.edge_stores, self.replaced, self.phi_vars = edge_stores, replaced, phi_vars
+        # the variables' loads (var_load) and stores ((var, value) pairs: no instruction made) are kept apart from
+        # the code, by node until the tree places it, then by tree block, in order (for ssa.rebuild)
+        node_vars: dict[int, list[Instr | VarStore]] = {}
+        self.node_vars = node_vars
+        self.var_code: dict[Block, list[Instr | VarStore]] = {}
         for node, b in enumerate(self.nodes):
             if not b.instrs or not isinstance(b.instrs[0], Phi):
                 continue                                  # (most blocks: no generator made)
@@ -220,17 +225,19 @@ class _Structurizer:
             while k < len(instrs) and isinstance(instrs[k], Phi):
                 k += 1                                    # (b.phis(), without a generator)
             phis: list[Phi] = instrs[:k]                 # type: ignore[assignment]
-            for i, phi in enumerate(phis):
+            b.instrs = instrs[k:]
+            loads = node_vars[node] = []
+            for phi in phis:
                 var = Var(phi.name, phi.type)
                 vars.append(var)
                 for p, value in zip(phi.blocks, phi.operands):
                     stores = edge_stores.get((p, b))
                     if stores is None:
                         stores = edge_stores[p, b] = []
-                    stores.append(var_store(var, value))
+                    stores.append((var, value))
                 load = var_load(var, phi.name)
                 load.block = b
-                b.instrs[i] = load
+                loads.append(load)
                 replaced[phi] = load
         self.labels: dict[int, Var] = {}
         self.selectors: dict[int, Var] = {}
@@ -299,25 +306,29 @@ class _Structurizer:
         for (p, _), stores in self.edge_stores.items():
             u = node_of[p.index]                              # an edge's stores run at its source
             user_loop = header_of[u]
-            for store in stores:                              # (the operand loop's test, as above)
-                op = store.operands[0]
+            for i, (var, op) in enumerate(stores):            # (the operand loop's test, as above)
                 value = replaced_get(op, op)
                 if value.__class__ is Instr and (at := value.block) is not None:
                     value_loop = loop_at[at.index]
                     if value_loop != -1 and value_loop != user_loop and not contains(value_loop, u):
                         value = as_seen_from(value, u, value_loop)
                 if value is not op:
-                    store.operands[0] = value
-        for u, loads in loads_in.items():                     # loads go before the block's terminator
-            b = self.nodes[u]
-            end = len(b.instrs) - (b.terminator is not None)
-            for load in loads.values():
-                b.insert(end, load)
-                end += 1
-        for value, var in escaping.items():                   # stores go right after the definition
+                    stores[i] = (var, value)
+        node_vars = self.node_vars      # (loads and stores of different variables: their order among them is free)
+        for u, loads in loads_in.items():                     # loads after the phis' (before the terminator)
+            node_vars.setdefault(u, []).extend(loads.values())
+        for value, var in escaping.items():                   # stores after the definition
             home = value.block
             assert home is not None
-            home.insert(home.instrs.index(value) + 1, var_store(var, value))
+            node_vars.setdefault(node_of[home.index], []).append((var, value))
+
+    def _var_load(self, cursor: _Cursor, var: Var) -> Instr:
+        """A load of `var` at the cursor (kept in var_code, as every load and store)."""
+        block: Block = cursor.nodes[-1]    # type: ignore[assignment]
+        load = var_load(var)
+        load.block = block
+        self.var_code.setdefault(block, []).append(load)
+        return load
 
     def _label_var(self, region: int) -> Var:
         if region not in self.labels:
@@ -348,18 +359,15 @@ class _Structurizer:
             assert not fallout, f"labels left pending at function end: {fallout}"
             _drop_tail_jump(func.body, "return")
             made = set(self.labels.values()) | set(self.selectors.values())
-            read = ssa.rebuild(func, self.replaced, self.users)
+            read = ssa.rebuild(func, self.replaced, self.users, self.var_code)
             func.guard_variables = sorted({cast(Var, var).name for var in read if var in made})
         call_with_deep_stack(build)
 
     def _start_live_ranges(self, cursor: _Cursor, vars: list[Var]) -> None:
         """Store undef where these variables' live ranges begin, so SSA reconstruction never walks
         past this point looking for a definition (see lowering.ssa)."""
-        block: Block = cursor.nodes[-1]    # type: ignore[assignment]  # (cursor.emit, inlined)
-        for var in vars:
-            store = var_store(var, Undef(var.type))
-            store.block = block
-            block.instrs.append(store)
+        block: Block = cursor.nodes[-1]    # type: ignore[assignment]
+        self.var_code.setdefault(block, []).extend([(var, Undef(var.type)) for var in vars])
 
     def _do_tree(self, z: int, cursor: _Cursor, region: int) -> set[int]:
         merges = self.merge_children.get(z, ())
@@ -376,6 +384,12 @@ class _Structurizer:
             for ins in moved:
                 ins.block = block
             block.instrs += moved
+            loads = self.node_vars.get(z)
+            if loads is not None:                       # its variables' loads and stores go with its code
+                for x in loads:
+                    if x.__class__ is Instr:
+                        x.block = block
+                self.var_code.setdefault(block, []).extend(loads)
             if term is not None and term.opcode == "br":  # (_emit_branch's first case, inlined: most blocks)
                 fallout = self._edge(b, self.targets[z][0], region, cursor)
             else:
@@ -385,7 +399,7 @@ class _Structurizer:
             if fallout == {y}:
                 fallout = self._do_tree(y, cursor, region)
                 continue
-            label = cursor.emit(var_load(self._label_var(region)))
+            label = self._var_load(cursor, self._label_var(region))
             cond = cursor.emit(Instr("icmp", [label, Const(I32, y)], I1, {"pred": "eq"}))
             self.users.append(cond)
             node, then_c, _ = self._add_if(cursor, cond)
@@ -408,7 +422,7 @@ class _Structurizer:
         edges = [self._edge_thunk(None, t, region) for t in exits]
         if len(exits) == 1:
             return edges[0](cursor)
-        sel = cursor.emit(var_load(self._selector_var(h)))
+        sel = self._var_load(cursor, self._selector_var(h))
         return self._emit_flat(cursor, sel, [([k], edges[k]) for k in range(len(exits) - 1)], edges[-1])
 
     def _emit_branch(self, v: int, b: Block, term: Instr | None, cursor: _Cursor, region: int) -> set[int]:
@@ -541,9 +555,7 @@ class _Structurizer:
         if src is not None and t in self.phi_vars:    # (not RETURN: no phis there)
             stores = self.edge_stores.pop((src, self.nodes[t]), None)     # (each edge is emitted once)
             if stores:
-                for store in stores:
-                    store.block = block
-                block.instrs += stores
+                self.var_code.setdefault(block, []).extend(stores)
         # _classify, inlined (hot: every edge)
         if t == RETURN and region == -1:
             jump = Instr("return", [])
@@ -563,15 +575,12 @@ class _Structurizer:
                     return self._do_tree(z, cursor, region)
                 label = new_const(Const)            # (Const(I32, z) without its call: a node number, in range)
                 label.type, label.name, label.value = I32, "", z
-                store = var_store(self.labels.get(region) or self._label_var(region), label)
-                store.block = block
-                block.instrs.append(store)
+                self.var_code.setdefault(block, []).append((self.labels.get(region) or self._label_var(region), label))
                 return {z}
             exits = self.exits[region]              # a loop exit
             if len(exits) > 1:
-                store = var_store(self._selector_var(region), Const(I32, exits.index(t)))
-                store.block = block
-                block.instrs.append(store)
+                self.var_code.setdefault(block, []).append(
+                    (self._selector_var(region), Const(I32, exits.index(t))))
             jump = Instr("break", [])
         jump.block = block
         block.instrs.append(jump)
