@@ -155,7 +155,7 @@ def dominators_and_loops(func: Function, nodes: list[Block], succs: graph.Succs,
         raise IrreducibleCFG(
             f"{func.source_name or '<input>'}: function @{func.name}: irreducible control flow: the edge "
             f"{block_name(source)} -> {block_name(target)}{where} enters a loop not through its "
-            f"header (irreducible CFGs are not supported yet)") from None
+            f"header, yet make_reducible found no cycle with two entries to guard (an internal error)") from None
 
 
 def block_postorder(terms: list[Instr | None]) -> list[int]:
