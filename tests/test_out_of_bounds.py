@@ -1,13 +1,15 @@
 """A run that reads or writes outside a buffer, a __local parameter or a private array is a one-line
 error on every target, not an answer with exit 0 (the standard: never silently wrong), and an in-bounds
 launch of the same kernel runs and prints what ir prints (no false alarm; byte buffers whose size is no
-multiple of 4 included). Until 2026-11-27: spirv (Vulkan's robust buffer access on lavapipe returned zeros
-and dropped the writes; now backend/spirv/bounds_check.py), llvm (a buffer's end rounded up to 16 bytes,
-the rest of the page before its start and __local blocks unguarded; now tools/targets/jit_oracle.py) and
-opencl (PoCL: nothing; now guard bytes around each buffer and a second launch with other guard bytes) all
-answered, and gen for a private array (its scratch space was checked as a whole; now each lane's own
-arrays, isa/gen9/sim_memory.py). What no target sees yet is marked xfail (strict: it flips when fixed). `--emit spirv` never
-carries the check."""
+multiple of 4 included).
+
+Until 2026-11-27 these answered: spirv (Vulkan's robust buffer access on lavapipe returned zeros and
+dropped the writes; now backend/spirv/bounds_check.py), llvm (a buffer's end rounded up to 16 bytes, the
+rest of the page before its start and __local blocks unguarded; now tools/targets/jit_oracle.py), opencl
+(PoCL: nothing; now guard bytes around each buffer and a second launch with other guard bytes), and gen
+for a private array (its scratch space was checked as a whole; now each lane's own arrays,
+isa/gen9/sim_memory.py). What no target sees yet is a strict xfail: it flips when fixed. `--emit spirv`
+never carries the check."""
 from __future__ import annotations
 
 import subprocess
