@@ -56,7 +56,8 @@ class Memory:
         self.scratch_bytes = scratch_bytes
         # a compiled kernel's private arrays, for a checked Memory: (bytes of a lane's frame, each array's
         # (offset in the frame, size)); lane i of a thread has its frame at its slot + i * frame bytes, and
-        # an A32 access into the scratch space must lie inside one of its own lane's arrays
+        # an A32 access into the scratch space must lie inside one of its own lane's arrays (which one it
+        # meant is not known here: an overrun into the lane's next array passes)
         self.private_arrays: tuple[int, tuple[tuple[int, int], ...]] | None = None
 
     def map_flat(self, base: int, array: np.ndarray, bti: int | None = None) -> None:
