@@ -491,22 +491,21 @@ class _GuardedBuffer:
     def __init__(self, array: np.ndarray):
         self.array = array
         nbytes = array.nbytes
-        span = nbytes
-        data = -(-max(span, 1) // PAGE) * PAGE
+        data = -(-max(nbytes, 1) // PAGE) * PAGE
         self.size = data + 2 * GUARD
         self.map = mmap.mmap(-1, self.size, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
         self.base = ctypes.addressof(ctypes.c_char.from_buffer(self.map))
         for start in (self.base, self.base + GUARD + data):
             if _libc.mprotect(ctypes.c_void_p(start), ctypes.c_size_t(GUARD), 0) != 0:
                 raise OracleError("cannot protect a guard region (mprotect failed)")
-        self.address = self.base + GUARD + data - span
-        self.front = data - span            # mapped bytes before the start: a canary, checked after the run
-        ctypes.memmove(self.base + GUARD, _canary(self.front), self.front)
+        self.address = self.base + GUARD + data - nbytes
+        self.front = data - nbytes          # mapped bytes before the start: a canary, checked after the run
+        ctypes.memmove(self.base + GUARD, _CANARY, self.front)
         ctypes.memmove(self.address, array.ctypes.data, nbytes)
 
     def written_before_start(self) -> bool:
         """Whether the kernel wrote into the mapped bytes before the buffer's start (an index of -1)."""
-        return ctypes.string_at(self.base + GUARD, self.front) != _canary(self.front)
+        return ctypes.string_at(self.base + GUARD, self.front) != _CANARY[:self.front]
 
     def clear(self) -> None:
         """Zero the buffer (a __local block, before each work-group)."""
@@ -522,10 +521,6 @@ class _GuardedBuffer:
 
 # the bytes before a buffer's start (fewer than a page): no store of a small value or a copied byte repeats them
 _CANARY = bytes((0x5A + 37 * i) % 255 + 1 for i in range(PAGE))
-
-
-def _canary(n: int) -> bytes:
-    return _CANARY[:n]
 
 
 def _is_local_arg(arg) -> bool:
@@ -637,14 +632,14 @@ def _locals(rng):
                 yield lx, ly, lz
 
 
-def _with_local_blocks(c_args: list, local_blocks: list) -> tuple[list, list]:
+def _with_local_blocks(c_args: list, local_blocks: list) -> list:
     """The call arguments with every __local parameter's guarded block, zeroed for the next work-group
-    (groups run one after another)."""
+    (groups run one after another; the blocks live as long as the launch)."""
     out = list(c_args)
     for index, block in local_blocks:
         block.clear()
         out[index] = ctypes.c_void_p(block.address)
-    return out, []
+    return out
 
 
 def _launch_sequential(fn, c_args, local_blocks, rng, kernel, subgroup_size) -> None:
@@ -652,11 +647,10 @@ def _launch_sequential(fn, c_args, local_blocks, rng, kernel, subgroup_size) -> 
     for group in _groups(rng):
         state = _group_state(rng, group, subgroup_size)
         _libc.pthread_setspecific(key, ctypes.c_void_p(state.ctypes.data))
-        args, keep = _with_local_blocks(c_args, local_blocks)
+        args = _with_local_blocks(c_args, local_blocks)
         for local in _locals(rng):
             _set_item(state, rng, group, local)
             fn(*args)
-        del keep
     _libc.pthread_setspecific(key, None)
 
 
@@ -767,7 +761,7 @@ def _launch_threaded(fn, c_args, local_blocks, rng, kernel, subgroup_size=DEFAUL
     try:
         for group in _groups(rng):
             barrier = GroupBarrier(size, group, subgroup_size, sites)
-            args, keep = _with_local_blocks(c_args, local_blocks)
+            args = _with_local_blocks(c_args, local_blocks)
             states = []
 
             def item(state):
@@ -795,6 +789,6 @@ def _launch_threaded(fn, c_args, local_blocks, rng, kernel, subgroup_size=DEFAUL
                 raise OracleError(f"@{kernel}: {barrier.error}")
             for thread in threads:
                 thread.join()
-            del keep, states
+            del states
     finally:
         threading.stack_size(old_stack)
