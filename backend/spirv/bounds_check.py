@@ -73,6 +73,7 @@ class BoundsCheck:
         self.record: int | None = None
         self.masks: tuple[int, int] | None = None
         self.sizes: dict[int, int] = {}
+        self.index: dict[MemoryObject, int] = {}
 
     def prepare(self) -> None:
         from .loop_count import record_buffer
@@ -80,6 +81,7 @@ class BoundsCheck:
         u32 = types.u32
         self.record = record_buffer(e, "bounds", bounds_binding(e.func))
         word = types.pointer("StorageBuffer", u32)
+        self.index = {obj: index for index, obj in enumerate(e.plan.objects)}
         for index, obj in enumerate(e.plan.objects):
             if obj.size is None:        # a buffer, or a __local parameter: its size comes with the launch
                 slot = e.op("OpAccessChain", word, self.record, e.u32(0), e.u32(FIRST_SIZE + index))
@@ -94,7 +96,7 @@ class BoundsCheck:
         e, types = self.e, self.e.types
         assert self.masks is not None
         u32, boolean = types.u32, types.bool
-        index = e.plan.objects.index(obj)
+        index = self.index[obj]
         size = self.sizes.get(index)
         if size is None:
             assert obj.size is not None
