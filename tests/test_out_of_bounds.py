@@ -1,15 +1,16 @@
-"""A run that reads or writes outside a buffer, a __local parameter or a private array is a one-line
+"""A run that reads or writes outside a buffer, a __local parameter or array, or a private array is a one-line
 error on every target, not an answer with exit 0 (the standard: never silently wrong), and an in-bounds
 launch of the same kernel runs and prints what ir prints (no false alarm; byte buffers whose size is no
 multiple of 4 included).
 
 Until 2026-11-27 these answered: spirv (Vulkan's robust buffer access on lavapipe returned zeros and
 dropped the writes; now backend/spirv/bounds_check.py), llvm (a buffer's end rounded up to 16 bytes, the
-rest of the page before its start and __local blocks unguarded; now tools/targets/jit_oracle.py), opencl
-(PoCL: nothing; now guard bytes around each buffer and a second launch with other guard bytes), and gen
+rest of the page before its start, __local blocks and private variables unguarded; now
+tools/targets/jit_oracle.py, oracle_local.py and oracle_private.py), opencl
+(PoCL: nothing; now guard bytes around each buffer, a second launch with other guard bytes, and for
+private and __local memory a run on the llvm reference first, tools/targets/opencl_target.py), and gen
 for a private array (its scratch space was checked as a whole; now each lane's own arrays,
-isa/gen9/sim_memory.py). What no target sees yet is a strict xfail: it flips when fixed. `--emit spirv`
-never carries the check."""
+isa/gen9/sim_memory.py). `--emit spirv` never carries the check."""
 from __future__ import annotations
 
 import subprocess
@@ -30,6 +31,9 @@ kernel void private_index(global int *out, global const int *in) {
     a[in[i]] = 9; out[i] = a[0] + a[1] + a[2] + a[3]; }
 kernel void local_param(global int *out, local int *tmp) {
     uint i = get_local_id(0); tmp[i] = (int)i; barrier(CLK_LOCAL_MEM_FENCE); out[get_global_id(0)] = tmp[i]; }
+kernel void local_array(global int *out, global const int *in) {
+    local int t[4]; uint i = get_local_id(0); t[in[i]] = (int)i; barrier(CLK_LOCAL_MEM_FENCE);
+    out[get_global_id(0)] = t[i]; }
 """
 
 # (kernel, global size, arguments, what the error names; None: in bounds, it runs)
@@ -45,6 +49,8 @@ CASES = [
     ("private_index", 4, ["out=zeros:4:int32", "in=@IDX_OK"], None),
     ("local_param", 8, ["out=zeros:8:int32", "tmp=local:4:int32"], "out-of-bounds write to __local parameter 'tmp'"),
     ("local_param", 8, ["out=zeros:8:int32", "tmp=local:8:int32"], None),
+    ("local_array", 4, ["out=zeros:4:int32", "in=@IDX"], "out-of-bounds write to __local array 'local_array.t'"),
+    ("local_array", 4, ["out=zeros:4:int32", "in=@IDX_PERM"], None),
 ]
 
 
@@ -54,6 +60,7 @@ def files(tmp_path_factory):
     (d / "k.cl").write_text(SOURCE)
     np.save(d / "idx.npy", np.array([0, 1, 3, 4], np.int32))
     np.save(d / "idx_ok.npy", np.array([0, 1, 3, 2], np.int32))
+    np.save(d / "idx_perm.npy", np.array([3, 2, 1, 0], np.int32))
     return d
 
 
@@ -61,7 +68,9 @@ def _run(files, target: str, level: str, kernel: str, size: int, arguments: list
     argv = ["run", str(files / "k.cl"), level, "--kernel", kernel, "--target", target, "--global", str(size),
             "--local", str(size), "--print"]
     for a in arguments:
-        argv += ["--arg", a.replace("@IDX_OK", f"@{files / 'idx_ok.npy'}").replace("@IDX", f"@{files / 'idx.npy'}")]
+        for tag, name in (("@IDX_OK", "idx_ok"), ("@IDX_PERM", "idx_perm"), ("@IDX", "idx")):
+            a = a.replace(tag, f"@{files / name}.npy")
+        argv += ["--arg", a]
     if target != "opencl":
         return main(argv)
     # in a process of its own: the opencl target's launch runs in a forked child, and a test process where
@@ -73,18 +82,11 @@ def _run(files, target: str, level: str, kernel: str, size: int, arguments: list
     return proc.returncode
 
 
-# (target, kernel) pairs no target check sees yet: a private array on the CPU JIT at -O0 (the host stack),
-# and PoCL's private and __local memory
-GAPS = {("llvm-O0", "private_index"), ("opencl", "private_index"), ("opencl", "local_param")}
-
-
 def _cases():
     for target in ("spirv", "llvm", "opencl", "gen", "ir"):
         for level in (("-O0",) if target == "opencl" else ("-O0", "-O2")):    # (opencl: the driver's own -O)
             for kernel, size, arguments, error in CASES:
-                gap = error is not None and ({(target, kernel), (target + level, kernel)} & GAPS)
-                marks = [pytest.mark.xfail(strict=True, reason="not detected on this target yet")] if gap else []
-                yield pytest.param(target, level, kernel, size, arguments, error, marks=marks,
+                yield pytest.param(target, level, kernel, size, arguments, error,
                                    id=f"{target}{level}-{kernel}-{'oob' if error else 'ok'}")
 
 

@@ -118,8 +118,8 @@ def _wait_for(pid: int, read_end: int, write_end: int, what: str, timeout: float
     if os.WIFSIGNALED(status):
         sig = signal.Signals(os.WTERMSIG(status)).name
         hint = {"SIGFPE": " (an integer division by zero or INT_MIN / -1 in the kernel?)",
-                "SIGSEGV": " (an access outside the kernel's buffers? each buffer ends at an unmapped guard "
-                           "region)"}.get(sig, "")
+                "SIGSEGV": " (an out-of-bounds access? each buffer, __local array and private variable ends "
+                           "at an unmapped guard region)"}.get(sig, "")
         raise CompileError(f"{what} crashed with {sig}{hint}")
     if not data:
         raise CompileError(f"{what} ended without a result (exit status {os.WEXITSTATUS(status)})")

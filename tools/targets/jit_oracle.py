@@ -25,8 +25,10 @@ touches an unmapped 256 KiB guard region, with another one before the page holdi
 of that page, before the start, holds a canary; the results are copied back after the run.  An access
 past the end (up to 256 KiB) faults instead of reading or writing host memory, and so does one before
 the start by more than the rest of its page; a write into that rest changes the canary, an error after
-the run (a read there is not seen).  `__local T *` parameters (a LocalArg) get such a block too, zeroed
-for each work-group.  `run --target llvm` runs in a child process, so the fault is a one-line error.
+the run (a read there is not seen).  `__local T *` parameters (a LocalArg) and kernel-scope `__local`
+arrays (oracle_local.py) get such a block too, zeroed for each work-group, and every private variable
+(an alloca) a guarded slot in its work-item's own arena (oracle_private.py).  `run --target llvm` runs
+in a child process, so the fault is a one-line error.
 """
 from __future__ import annotations
 
@@ -45,6 +47,7 @@ import numpy as np
 from reconverge.lowering import child_process
 from reconverge.lowering.frontend.llvm_module import KERNEL_TWIN
 from reconverge.lowering.ndrange import ndrange
+from reconverge.tools.targets import oracle_private as private
 from reconverge.tools.targets import oracle_subgroups as subgroups
 from reconverge.tools.targets.oracle_builtins import (  # the work-item state array's slots, which the library reads
     _DIM,
@@ -58,6 +61,7 @@ from reconverge.tools.targets.oracle_builtins import (  # the work-item state ar
     _SGS,
     builtin_library_source,
 )
+from reconverge.tools.targets.oracle_local import guard_local_globals
 from reconverge.tools.targets.oracle_sites import SiteError, Sites, instrument, without_tokens
 
 CLANG = os.environ.get("RECONVERGE_CLANG", "clang-22")
@@ -65,6 +69,11 @@ CLANG = os.environ.get("RECONVERGE_CLANG", "clang-22")
 
 class OracleError(RuntimeError):
     """The oracle cannot run this kernel (unknown builtin, bad arguments, unsupported signature)."""
+
+
+class OutOfBounds(OracleError):
+    """The kernel wrote before the start of a buffer, a __local block or a private variable (a canary
+    changed); an access past the end faults instead, which kills the (child) process."""
 
 
 _lib_lock = threading.Lock()
@@ -77,7 +86,8 @@ def builtin_library_ir() -> str:
     with _lib_lock:
         if _lib_ir is not None:
             return _lib_ir
-        src = builtin_library_source() + subgroups.sub_group_library_source()
+        src = (builtin_library_source() + subgroups.sub_group_library_source()
+               + private.library_source("__oracle_state()"))
         key = hashlib.sha256((src + CLANG).encode()).hexdigest()[:16]
         cache = os.path.join(tempfile.gettempdir(), f"reconverge-oracle-lib-{os.getuid()}-{key}.ll")
         if os.path.exists(cache):
@@ -340,7 +350,8 @@ class _Compiled:
             raise OracleError(f"{e}: the llvm reference cannot tell which lanes run its sub-group operations "
                               f"together; use --target ir") from None
         self.sites: Sites | None = keyed[1] if keyed else None
-        text = without_tokens(keyed[0] if keyed else text)
+        text, allocas = private.guard_allocas(without_tokens(keyed[0] if keyed else text))
+        text, local_globals = guard_local_globals(text)
         try:
             mod = llvm.parse_assembly(text)
             if kernel is not None:
@@ -349,6 +360,12 @@ class _Compiled:
         except RuntimeError as e:
             raise OracleError(f"the kernel module does not parse or verify: {str(e).strip()}") from None
         _set_host(mod, tm)
+        self.local_globals: list[tuple[str, _GuardedBuffer]] = []    # (source name, its block)
+        for symbol, name in local_globals:
+            block = _GuardedBuffer(np.zeros(tm.target_data.get_abi_size(
+                mod.get_global_variable(symbol).global_value_type), np.uint8))
+            llvm.add_symbol(symbol, block.address)
+            self.local_globals.append((name, block))
         library = _get_library()
         self.calls = _calls(mod)
         declared = {f.name for f in mod.functions if f.is_declaration and not f.name.startswith("llvm.")}
@@ -371,6 +388,11 @@ class _Compiled:
         self.mod = mod
         key_addr = self.engine.get_global_value_address("__oracle_key")
         ctypes.c_uint.from_address(key_addr).value = _key()
+        self.private: private.PrivateLayout | None = None
+        if allocas.aligns:
+            sizes = (ctypes.c_uint64 * len(allocas.aligns)).from_address(
+                self.engine.get_global_value_address(private.SIZES))
+            self.private = private.PrivateLayout(list(sizes), allocas.aligns, allocas.where)
         self._funcs: dict[str, tuple] = {}
         self.lock = threading.Lock()
 
@@ -578,25 +600,35 @@ def run_llvm_kernel(llvm_ir: str, kernel: str, args: list, global_size, local_si
     except ValueError as exc:
         raise OracleError(str(exc)) from None
     guards: list[_GuardedBuffer] = []
+    arenas = private.Arenas(compiled.private, _libc)
     try:
         c_args = [_c_value(a, p, kernel, i, guards) for i, (a, p) in enumerate(zip(args, params))]
-        local_blocks = [(i, _GuardedBuffer(np.zeros(int(a.nbytes), np.uint8))) for i, a in enumerate(args)
-                        if c_args[i] is None]
+        local_blocks: list[tuple[int | None, _GuardedBuffer]] = [
+            (i, _GuardedBuffer(np.zeros(int(a.nbytes), np.uint8))) for i, a in enumerate(args) if c_args[i] is None]
         guards += [block for _, block in local_blocks]
+        local_blocks += [(None, block) for _, block in compiled.local_globals]    # (the module's own)
         with compiled.lock:
             if compiled.uses_barrier or compiled.sites is not None:
-                _launch_threaded(fn, c_args, local_blocks, rng, kernel, subgroup_size, compiled.sites)
+                _launch_threaded(fn, c_args, local_blocks, rng, kernel, arenas, subgroup_size, compiled.sites)
             else:
-                _launch_sequential(fn, c_args, local_blocks, rng, kernel, subgroup_size)
+                _launch_sequential(fn, c_args, local_blocks, rng, kernel, arenas, subgroup_size)
+        for name, block in compiled.local_globals:
+            if block.written_before_start():
+                raise OutOfBounds(f"@{kernel}: a write before the start of __local array {name} (out of bounds)")
+        overwritten = arenas.overwritten()
+        if overwritten is not None:
+            raise OutOfBounds(f"@{kernel}: a write before the start or past the end of private variable "
+                              f"{overwritten} (out of bounds)")
         for guard in guards:
             if guard.written_before_start():
                 index = next((i for i, a in enumerate(args) if a is guard.array), None)
                 what = f"argument {index}'s buffer" if index is not None else "a __local block"
-                raise OracleError(f"@{kernel}: a write before the start of {what} (out of bounds)")
+                raise OutOfBounds(f"@{kernel}: a write before the start of {what} (out of bounds)")
             guard.copy_back()
     finally:
         for guard in guards:
             guard.close()
+        arenas.close()
 
 
 def _group_state(rng, group: tuple[int, int, int], subgroup_size: int, loops: int = 0) -> np.ndarray:
@@ -633,19 +665,22 @@ def _locals(rng):
 
 
 def _with_local_blocks(c_args: list, local_blocks: list) -> list:
-    """The call arguments with every __local parameter's guarded block, zeroed for the next work-group
-    (groups run one after another; the blocks live as long as the launch)."""
+    """The call arguments with every __local parameter's guarded block, zeroed for the next work-group,
+    as are the kernel-scope __local arrays' (groups run one after another; a parameter's block lives as
+    long as the launch, an array's as long as its compiled module)."""
     out = list(c_args)
     for index, block in local_blocks:
         block.clear()
-        out[index] = ctypes.c_void_p(block.address)
+        if index is not None:               # (None: a kernel-scope __local array, oracle_local.py)
+            out[index] = ctypes.c_void_p(block.address)
     return out
 
 
-def _launch_sequential(fn, c_args, local_blocks, rng, kernel, subgroup_size) -> None:
+def _launch_sequential(fn, c_args, local_blocks, rng, kernel, arenas, subgroup_size) -> None:
     key = _key()
     for group in _groups(rng):
         state = _group_state(rng, group, subgroup_size)
+        arenas.give(state)
         _libc.pthread_setspecific(key, ctypes.c_void_p(state.ctypes.data))
         args = _with_local_blocks(c_args, local_blocks)
         for local in _locals(rng):
@@ -749,10 +784,10 @@ class GroupBarrier:
             self.cond.notify_all()
 
 
-THREAD_STACK = 512 * 1024     # per work-item thread: kernels keep their private arrays on the stack
+THREAD_STACK = 512 * 1024     # per work-item thread: what private variables oracle_private leaves on the stack
 
 
-def _launch_threaded(fn, c_args, local_blocks, rng, kernel, subgroup_size=DEFAULT_SUBGROUP_SIZE,
+def _launch_threaded(fn, c_args, local_blocks, rng, kernel, arenas, subgroup_size=DEFAULT_SUBGROUP_SIZE,
                      sites: Sites | None = None) -> None:
     key = _key()
     size = int(np.prod(rng.local_size))
@@ -762,7 +797,7 @@ def _launch_threaded(fn, c_args, local_blocks, rng, kernel, subgroup_size=DEFAUL
         for group in _groups(rng):
             barrier = GroupBarrier(size, group, subgroup_size, sites)
             args = _with_local_blocks(c_args, local_blocks)
-            states = []
+            states: list[np.ndarray] = []
 
             def item(state):
                 _libc.pthread_setspecific(key, ctypes.c_void_p(state.ctypes.data))
@@ -778,6 +813,7 @@ def _launch_threaded(fn, c_args, local_blocks, rng, kernel, subgroup_size=DEFAUL
             for local in _locals(rng):
                 state = _group_state(rng, group, subgroup_size, loops)
                 _set_item(state, rng, group, local)
+                arenas.give(state, len(states))
                 states.append(state)
                 thread = threading.Thread(target=item, args=(state,), daemon=True)
                 threads.append(thread)

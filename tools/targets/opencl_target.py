@@ -150,8 +150,10 @@ def run_opencl(program, kernel: str, args: list, global_size, local_size, option
         raise CompileError(f"{program.path}: the opencl target runs OpenCL C source (.cl) only")
     with open(program.path, encoding="utf-8", errors="replace") as f:
         source = f.read()
-    device = choose_device(options)
     subgroups = _uses_subgroups(program, kernel)
+    if not subgroups:
+        _check_bounds_on_llvm(program, kernel, args, global_size, local_size, global_offset)
+    device = choose_device(options)
     if subgroups:
         _require_subgroups(program, kernel, device)
     context = cl.Context([device])
@@ -215,6 +217,33 @@ def run_opencl(program, kernel: str, args: list, global_size, local_size, option
                            "with the bytes around the buffers)")
     for guarded, contents in zip(buffers, first):
         guarded.value[...] = contents
+
+
+def _check_bounds_on_llvm(program, kernel: str, args: list, global_size, local_size, global_offset) -> None:
+    """An out-of-bounds access to private or __local memory as this target's one-line error. PoCL guards
+    neither (the buffers' guard bytes below see only the buffers), so the kernel first runs on the llvm
+    reference: clang's -O0 module of the same source, on copies of the arguments, in a child process,
+    with every buffer, __local block and private variable guarded (jit_oracle.py). Before the device is
+    opened: a child forked from a process running an OpenCL driver's threads may wait for them forever.
+    A kernel the reference cannot run (a by-value struct or vector argument, a missing built-in) and one
+    that uses sub-groups (whose size the reference would have to guess) are launched unchecked."""
+    from reconverge.lowering.frontend.clang import compile_opencl
+    from reconverge.tools.targets.isolate import call_in_child
+    from reconverge.tools.targets.jit_oracle import OracleError, OutOfBounds, run_llvm_kernel
+    if any(p.is_byval or p.is_vector for p in program.params(kernel)):
+        return
+    text = program.llvm_text if program.opt_level == "-O0" else \
+        compile_opencl(program.path, "-O0", program.build_options)
+    copies = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+    what = f"{program.path}: @{kernel}: opencl target: its bounds check (the kernel on the llvm reference)"
+    try:
+        call_in_child(lambda: run_llvm_kernel(text, kernel, copies, global_size, local_size, global_offset), what)
+    except OutOfBounds as exc:
+        found = str(exc).removeprefix(f"@{kernel}: ").removesuffix(" (out of bounds)")
+        raise CompileError(f"{program.path}: @{kernel}: opencl target: {found} (out of bounds; found by its "
+                           f"bounds check on the llvm reference)") from None
+    except OracleError:
+        return
 
 
 GUARD_BYTES = 4096

@@ -57,7 +57,8 @@ VECTOR_WIDTHS = (2, 3, 4, 8, 16)
 
 STACK_SLOTS = 32                  # state slots after _DEPTH: the calls leading to a sub-group call
 STACK = _DEPTH + 1
-LOOPS = STACK + STACK_SLOTS       # the first loop counter's slot
+PRIVATE = STACK + STACK_SLOTS     # the work-item's private arena and its slots' offsets (oracle_private.py)
+LOOPS = PRIVATE + 2               # the first loop counter's slot
 STATE_SLOTS = LOOPS               # a state array without loop counters
 
 
