@@ -31,6 +31,12 @@ kernel void private_index(global int *out, global const int *in) {
     a[in[i]] = 9; out[i] = a[0] + a[1] + a[2] + a[3]; }
 kernel void local_param(global int *out, local int *tmp) {
     uint i = get_local_id(0); tmp[i] = (int)i; barrier(CLK_LOCAL_MEM_FENCE); out[get_global_id(0)] = tmp[i]; }
+kernel void private_pair(global int *out, global const int *in) {
+    uint i = get_global_id(0); int a[4] = {1, 2, 3, 4}; int b[4] = {5, 6, 7, 8};
+    a[in[i]] = 9; out[i] = a[0] + a[1] + a[2] + a[3] + b[0] + b[1] + b[2] + b[3]; }
+kernel void local_pair(global int *out, global const int *in) {
+    local int t[4]; local int u[4]; uint i = get_local_id(0); t[i] = 1; u[i] = 2; barrier(CLK_LOCAL_MEM_FENCE);
+    if (i == 0) { t[in[3]] = 7; } barrier(CLK_LOCAL_MEM_FENCE); out[get_global_id(0)] = t[i] + u[i]; }
 kernel void local_array(global int *out, global const int *in) {
     local int t[4]; uint i = get_local_id(0); t[in[i]] = (int)i; barrier(CLK_LOCAL_MEM_FENCE);
     out[get_global_id(0)] = t[i]; }
@@ -49,6 +55,13 @@ CASES = [
     ("private_index", 4, ["out=zeros:4:int32", "in=@IDX_OK"], None),
     ("local_param", 8, ["out=zeros:8:int32", "tmp=local:4:int32"], "out-of-bounds write to __local parameter 'tmp'"),
     ("local_param", 8, ["out=zeros:8:int32", "tmp=local:8:int32"], None),
+    # two arrays side by side: one of index 4 and index -1 lands in the other, whichever comes first
+    ("private_pair", 4, ["out=zeros:4:int32", "in=@IDX"], "out-of-bounds write to private array"),
+    ("private_pair", 4, ["out=zeros:4:int32", "in=@NEG"], "out-of-bounds write to private array"),
+    ("private_pair", 4, ["out=zeros:4:int32", "in=@IDX_OK"], None),
+    ("local_pair", 4, ["out=zeros:4:int32", "in=@IDX"], "out-of-bounds write to __local array 'local_pair.t'"),
+    ("local_pair", 4, ["out=zeros:4:int32", "in=@NEG"], "out-of-bounds write to __local array 'local_pair.t'"),
+    ("local_pair", 4, ["out=zeros:4:int32", "in=@IDX_OK"], None),
     ("local_array", 4, ["out=zeros:4:int32", "in=@IDX"], "out-of-bounds write to __local array 'local_array.t'"),
     ("local_array", 4, ["out=zeros:4:int32", "in=@IDX_PERM"], None),
 ]
@@ -61,6 +74,7 @@ def files(tmp_path_factory):
     np.save(d / "idx.npy", np.array([0, 1, 3, 4], np.int32))
     np.save(d / "idx_ok.npy", np.array([0, 1, 3, 2], np.int32))
     np.save(d / "idx_perm.npy", np.array([3, 2, 1, 0], np.int32))
+    np.save(d / "neg.npy", np.array([0, 1, 3, -1], np.int32))
     return d
 
 
@@ -68,7 +82,7 @@ def _run(files, target: str, level: str, kernel: str, size: int, arguments: list
     argv = ["run", str(files / "k.cl"), level, "--kernel", kernel, "--target", target, "--global", str(size),
             "--local", str(size), "--print"]
     for a in arguments:
-        for tag, name in (("@IDX_OK", "idx_ok"), ("@IDX_PERM", "idx_perm"), ("@IDX", "idx")):
+        for tag, name in (("@IDX_OK", "idx_ok"), ("@IDX_PERM", "idx_perm"), ("@IDX", "idx"), ("@NEG", "neg")):
             a = a.replace(tag, f"@{files / name}.npy")
         argv += ["--arg", a]
     if target != "opencl":
@@ -114,3 +128,17 @@ def test_a_compiled_module_carries_no_check(files, tmp_path):
     out = tmp_path / "k.spvasm"
     assert main(["compile", str(files / "k.cl"), "--kernel", "past_end", "--emit", "spirv-asm", "-o", str(out)]) == 0
     assert '"bounds"' not in out.read_text() and "OpAtomicOr" not in out.read_text()
+
+
+@pytest.mark.parametrize("kernel", ["private_pair", "local_pair"])
+@pytest.mark.parametrize("index", ["@IDX", "@NEG"])
+def test_the_one_thread_simulator_checks_each_send_against_its_own_object(files, tmp_path, capsys, kernel, index):
+    """--trace runs the first work-group in the one-thread simulator (sim_messages), the rest batched
+    (sim_batch_send): both check a private or __local access against the array it was compiled for."""
+    argv = ["run", str(files / "k.cl"), "-O0", "--kernel", kernel, "--target", "gen", "--global", "4",
+            "--local", "4", "--arg", "out=zeros:4:int32", "--arg",
+            f"in=@{files / ('idx.npy' if index == '@IDX' else 'neg.npy')}", "--trace", str(tmp_path / "t.png")]
+    assert main(argv) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "out-of-bounds store" in err[0] and ("private array" in err[0] or "__local" in err[0])
+    assert not (tmp_path / "t.png").exists()

@@ -21,7 +21,7 @@ from __future__ import annotations
 from reconverge.lowering.deepstack import depth_independent
 from reconverge.lowering.errors import CompileError, IrreducibleCFG
 from reconverge.lowering.ir.core import Function
-from reconverge.records import record
+from reconverge.records import field, record
 from reconverge.typing_free import Protocol
 
 TYPE_CHECKING = False                   # not typing's: a compile's start-up does not import typing
@@ -97,6 +97,8 @@ class GenKernel:
     layout: KernelLayout
     notes: dict[int, str]         # instruction index -> a comment for --emit gen-asm (blockIP labels, JOINs)
     mode: str = ""                # the CF_MODES name it was compiled in (compile: what auto chose)
+    # send index -> the private or __local object it must stay in (isel_memory._tag_object; launch.py)
+    bounds: dict[int, tuple[str, int, int | None]] = field(default_factory=dict)
 
     def container_entry(self, code: bytes) -> Kernel:
         from reconverge.isa.gen9.container import Kernel
@@ -230,10 +232,11 @@ def compile_gen_kernel(func: Function, simd: int = 16, verify: bool = True, regi
         printed.append(f"; after regalloc (SIMD{simd}, {layout.spill_bytes} bytes spilled)\n"
                        f"{print_mfunction(mfunc)}; registers: {homes}\n")
     notes: dict[int, str] = {}
-    program = emit(mfunc, home, notes)
+    bounds: dict[int, tuple[str, int, int | None]] = {}
+    program = emit(mfunc, home, notes, bounds)
     if check_code:
         _check_encodable(func.name, program)
-    return GenKernel(func.name, simd, program, layout, notes)
+    return GenKernel(func.name, simd, program, layout, notes, bounds=bounds)
 
 
 def _check_encodable(name: str, program: list) -> None:

@@ -14,10 +14,12 @@ T_D, T_UD = DataType.D, DataType.UD
 INT_DIV = ("idiv", "iqot", "irem")     # the math box divides integers 8 lanes at a time (PRM vol. 7, "math")
 
 
-def emit(func: MFunction, home: dict[int, int], notes: dict[int, str] | None = None) -> list[Instruction]:
+def emit(func: MFunction, home: dict[int, int], notes: dict[int, str] | None = None,
+         bounds: dict[int, tuple[str, int, int | None]] | None = None) -> list[Instruction]:
     """The machine IR with every value at its home GRF (regalloc.allocate) as Gen9 instructions. `notes`
     (if given) receives a comment per instruction index where a blockIP block starts (its label and
-    blockIP value) or a jmpi names its JOIN target, for --emit gen-asm."""
+    blockIP value) or a jmpi names its JOIN target, for --emit gen-asm; `bounds` (if given) each send's
+    own object by its instruction index (MInstr.bounds, for the gen run target's check)."""
     builder = Builder(func.simd)                  # its program() gives structured branches their JIP and UIP
     append = builder.insts.append                 # (Builder.emit_instruction of an instruction without a target)
     targeted = {t for b in func.blocks for ins in b.instrs for t in ins.targets}
@@ -38,6 +40,8 @@ def emit(func: MFunction, home: dict[int, int], notes: dict[int, str] | None = N
                     notes[builder.position] = f"{kind} -> {ins.targets[0]}"
                 builder.emit_instruction(_instruction(ins, home, 0, 1), ins.targets[0])
                 continue
+            if ins.bounds is not None and bounds is not None:
+                bounds[len(builder.insts)] = ins.bounds
             if ins.exec_size == 16 and _split16(ins):
                 append(_instruction(ins, home, 0, 2))
                 append(_instruction(ins, home, 1, 2))

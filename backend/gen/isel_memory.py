@@ -38,6 +38,37 @@ ATOMIC_AOP = {"add": sm.AOP_ADD, "sub": sm.AOP_SUB, "xchg": sm.AOP_MOV, "inc": s
 
 
 def memory(cx: SelectionContext, ins: Instr, result: Instr | None = None) -> None:
+    """_access, with its sends tagged by the private or __local object they must stay in (_tag_object)."""
+    ptr = ins.operands[0] if ins.opcode == "load" else ins.operands[1]
+    start = len(cx.block.instrs)
+    _access(cx, ins, result)
+    _tag_object(cx, ptr, start)
+
+
+def _tag_object(cx: SelectionContext, ptr: Value, start: int) -> None:
+    """Give the sends appended to the current block since `start` the object `ptr` points into, where it
+    is a private variable or a __local array or parameter: the gen run target checks each access against
+    its own object (backend/gen/launch.py), where the binary alone would only show the lane's private
+    frame or the work-group's whole shared local memory."""
+    obj = cx.provenance.base.get(ptr)
+    if not isinstance(obj, MemoryObject) or obj.kind not in ("private", "workgroup"):
+        return
+    if obj.kind == "private":
+        offset = next((off for alloca, off in cx.layout.private.items() if cx.provenance.base.get(alloca) is obj),
+                      None)
+        if offset is None:
+            return
+        bounds: tuple[str, int, int | None] = ("private", offset, obj.size)
+    elif obj.arg is not None:
+        bounds = ("local_arg", obj.arg.index, None)        # (its offset and size: the launch's)
+    else:
+        bounds = ("local", cx.layout.slm[obj.name], obj.size)
+    for minstr in cx.block.instrs[start:]:
+        if minstr.opcode in ("send", "sends"):
+            minstr.bounds = bounds
+
+
+def _access(cx: SelectionContext, ins: Instr, result: Instr | None = None) -> None:
     """A load or store through the message its object and size need (PRM vol. 7, "Data port messages";
     Mesa brw_eu.h): dwords by untyped surface read/write, qwords as two channels of one (the low
     dword at the address, the high one after it), bytes and words by byte scattered messages (a
@@ -224,8 +255,10 @@ def atomic(cx: SelectionContext, ins: Instr) -> None:
     for k, src in enumerate(sources):
         cx.emit("mov", cx.part(payload, k + 1, T.UD), raw_bits(cx.operand(src, False)))
     dst = cx.fresh(gen_type(value_type))
+    start = len(cx.block.instrs)
     cx.emit("send", dst, cx.part(payload, 0, T.UD), sfid=sm.SFID_DC1,
               desc=sm.untyped_atomic_desc(bti, cx.simd, ATOMIC_AOP[fn], True))
+    _tag_object(cx, ins.operands[0], start)
     cx.values[ins] = dst
 
 

@@ -6,7 +6,9 @@ kernel needs.
 
 Memory is bounds-checked: an access outside a buffer (an undersized output buffer included) is a
 one-line error naming the buffer, the work-item and the Gen instruction, as the ir target names them;
-so is a thread that runs more than `max_steps` instructions (an endless loop)."""
+a private or __local access must stay inside the array it was compiled for (GenKernel.bounds: the
+binary alone shows only the lane's frame or the group's whole SLM); a thread that runs more than
+`max_steps` instructions (an endless loop) is an error too."""
 from __future__ import annotations
 
 import struct
@@ -102,6 +104,7 @@ def run_gen_kernel(func: Function, args: list, global_size, local_size, simd: in
             totals["lane_instructions"] += t.lane_steps
             totals["branches"] += t.branches
             totals["sends"] += t.sends
+    objects = _send_objects(compiled, local_offsets, local_sizes)
     try:
         run_ndrange(compiled.program, simd, rng.global_size[:dims], rng.local_size[:dims],
                     argument_bytes(layout, args, local_offsets), surfaces, rng.offset, max_steps=limit,
@@ -109,11 +112,13 @@ def run_gen_kernel(func: Function, args: list, global_size, local_size, simd: in
                     flat={flat_address(bti): bti for bti in surfaces} if layout.flat else None, trace=trace,
                     checked=True, on_group=count,
                     private_arrays=(layout.private_bytes, tuple(sorted(
-                        (off, int(alloca.attrs["size"])) for alloca, off in layout.private.items()))))
+                        (off, int(alloca.attrs["size"])) for alloca, off in layout.private.items()))),
+                    send_objects=objects)
     except IsaError as exc:
         raise CompileError(f"@{func.name}: gen target: {exc}") from None
     except MemoryFault as exc:
-        raise CompileError(f"@{func.name}: gen target: {_fault_text(exc, compiled, layout, rng, simd)}") from None
+        fault = _fault_text(exc, compiled, layout, rng, simd, local_offsets)
+        raise CompileError(f"@{func.name}: gen target: {fault}") from None
     except StepLimit as exc:
         raise CompileError(f"@{func.name}: gen target: work-group ({_ids(exc.group, dims)}), thread {exc.tid}: "
                            f"no end after {exc.limit} instructions (a loop that never ends? raise the limit "
@@ -123,11 +128,31 @@ def run_gen_kernel(func: Function, args: list, global_size, local_size, simd: in
     return most[0]
 
 
+def _send_objects(compiled: GenKernel, local_offsets: dict, local_sizes: dict) -> dict[int, tuple[str, int, int]]:
+    """Each tagged send's address -> (space, start, length) of the object it may touch
+    (sim_memory.Memory.send_objects): a private variable in the lane's frame, or a __local array or
+    parameter block in the work-group's SLM, whose offset and size this launch decides."""
+    if not compiled.bounds:
+        return {}
+    from reconverge.isa.gen9.simulator import layout as addresses
+    at = addresses(compiled.program)
+    by_index = {a.index: a for a in local_offsets}
+    out = {}
+    for i, (kind, key, size) in compiled.bounds.items():
+        if kind == "local_arg":
+            arg = by_index[key]
+            out[at[i]] = ("local", local_offsets[arg], local_sizes[arg])
+        else:
+            assert size is not None
+            out[at[i]] = (kind, key, size)
+    return out
+
+
 def _ids(values, dims: int) -> str:
     return ",".join(str(v) for v in tuple(values or (0, 0, 0))[:dims])
 
 
-def _fault_text(exc: MemoryFault, compiled, layout: KernelLayout, rng, simd: int) -> str:
+def _fault_text(exc: MemoryFault, compiled, layout: KernelLayout, rng, simd: int, local_offsets: dict) -> str:
     """Where an out-of-bounds access happened, as the ir target says it: the Gen instruction (its index,
     address, text and the block it is in, when the listing names one), the work-item, the buffer."""
     from reconverge.isa.gen9.disassembler import format_instruction
@@ -151,6 +176,10 @@ def _fault_text(exc: MemoryFault, compiled, layout: KernelLayout, rng, simd: int
     elif fault.space == "private":             # bti: the array's offset in the frame
         alloca = next((a for a, off in layout.private.items() if off == fault.bti), None)
         what = f"private array '{alloca.name}'" if alloca is not None and alloca.name else "a private array"
+    elif fault.space == "local":               # bti: the array's or block's offset in the SLM
+        names = {start: f"__local array '{symbol}'" for symbol, start in layout.slm.items()}
+        names.update({start: f"__local parameter '{a.name or f'arg{a.index}'}'" for a, start in local_offsets.items()})
+        what = names.get(fault.bti or 0, "a __local array")
     else:
         what = "__local memory" if fault.space == "slm" else "private memory (the thread's scratch space)"
     off = fault.offset

@@ -91,6 +91,8 @@ class MInstr:
     desc: int | None = None
     eot: bool = False
     ex_desc: int | None = None                              # a split send's extended descriptor
+    # a private or __local access's own object (isel_memory._tag_object): (kind, offset or argument, size)
+    bounds: tuple[str, int, int | None] | None = None
 
     def defs(self) -> list[VReg]:
         return [self.dst.value] if self.dst is not None and type(self.dst.value) is VReg else []

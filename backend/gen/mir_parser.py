@@ -7,7 +7,7 @@ text print_mfunction wrote, and the function read equals the one printed (tests/
     reg %v3*4:ud                                    (registers the instructions do not show as they are)
     LABEL:
       [(~f0.1.any16h) ]OPCODE[.MATH][.COND.fF.S] (EXEC) [DST|null[, SRC]...]
-          [, sfid 0xS desc 0xD[ exdesc 0xE]][, LABEL...][ {NoMask, EOT}]            (on one line)
+          [, sfid 0xS desc 0xD[ exdesc 0xE][ object KIND KEY SIZE]][, LABEL...][ {NoMask, EOT}]  (one line)
 
 Operands: [-][(abs)]%vN[.u][*COUNT] or rR.S, then [+OFFSET][<V;W,H>]:TYPE; an immediate is VALUE:TYPE
 (a NaN as nan(0xBITS), its double's bits, so its payload survives).
@@ -31,7 +31,8 @@ IMMEDIATE = re.compile(r"(?P<value>[^:\s]+):(?P<type>[a-z]+)$")
 PREDICATE = re.compile(r"\((?P<inv>~)?f(?P<f>\d)\.(?P<sub>\d)(?:\.(?P<ctl>\w+))?\) ")
 INSTRUCTION = re.compile(r"(?P<name>[\w.]+) \((?P<exec>\d+)\)(?: (?P<rest>.+))?$")
 NAN = re.compile(r"nan\(0x([0-9A-F]{16})\)$")
-SEND = re.compile(r"sfid 0x(?P<sfid>[0-9A-F]+) desc 0x(?P<desc>[0-9A-F]+)(?: exdesc 0x(?P<ex>[0-9A-F]+))?$")
+SEND = re.compile(r"sfid 0x(?P<sfid>[0-9A-F]+) desc 0x(?P<desc>[0-9A-F]+)(?: exdesc 0x(?P<ex>[0-9A-F]+))?"
+                  r"(?: object (?P<kind>private|local|local_arg) (?P<key>\d+) (?P<size>\d+|-))?$")
 LABEL = re.compile(r"([^\s:,]+):$")
 CONDITION = re.compile(r"f(\d)$")
 
@@ -113,6 +114,8 @@ class _Reader:
             if send is not None:
                 ins.sfid, ins.desc = int(send["sfid"], 16), int(send["desc"], 16)
                 ins.ex_desc = int(send["ex"], 16) if send["ex"] is not None else None
+                if send["kind"] is not None:
+                    ins.bounds = (send["kind"], int(send["key"]), None if send["size"] == "-" else int(send["size"]))
             elif part == "null" and not operands:
                 operands.append(None)
             elif ":" in part:

@@ -1,7 +1,8 @@
 """The machine IR as text (what `--emit gen-mir` prints): one instruction per line, close to iga64's
 syntax with %vN for virtual registers; deterministic, and lossless: mir_parser.py reads it back to an
 equal function (a missing destination prints as `null`, a register's elements per lane as `*N`, a split
-send's extended descriptor as `exdesc`, a NaN immediate by its bits, and a `reg` line declares each
+send's extended descriptor as `exdesc` and the private or __local object it may touch as `object KIND KEY
+SIZE` (isel_memory._tag_object), a NaN immediate by its bits, and a `reg` line declares each
 register whose first appearance does not show its own type and shape: one used only through views, or
 never used)."""
 from __future__ import annotations
@@ -43,7 +44,9 @@ def instruction_text(ins: MInstr) -> str:
         parts.insert(0, "null" if ins.dst is None else operand_text(ins.dst))
     if ins.sfid is not None:
         parts.append(f"sfid 0x{ins.sfid:X} desc 0x{ins.desc or 0:08X}"
-                     + (f" exdesc 0x{ins.ex_desc:08X}" if ins.ex_desc is not None else ""))
+                     + (f" exdesc 0x{ins.ex_desc:08X}" if ins.ex_desc is not None else "")
+                     + (" object {} {} {}".format(*(("-" if x is None else x) for x in ins.bounds))
+                        if ins.bounds is not None else ""))
     parts += ins.targets
     options = [o for o, on in (("NoMask", ins.no_mask), ("EOT", ins.eot)) if on]
     text = f"{pred}{name} ({ins.exec_size})" + (" " + ", ".join(parts) if parts else "")

@@ -7,8 +7,9 @@ built with SpirvOptions.check_bounds, compares each access's byte range with its
 (the size of a buffer or a __local parameter comes from the launch, in an extra buffer; an array's is a
 constant) and sets the object's bit in a private read or write mask; each invocation ORs its masks into
 the extra buffer with one atomic each when it returns, and the launcher turns a set bit into a one-line
-error. The access itself runs as it would unchecked (robust access keeps it harmless for buffers; the
-launch's results are refused anyway). `--emit spirv` never carries this.
+error. The access itself runs on a buffer as it would unchecked (robust access keeps it harmless; the
+launch's results are refused anyway), and on an array at element 0 instead (clamp: outside the array it
+would be undefined). `--emit spirv` never carries this.
 """
 from __future__ import annotations
 
@@ -107,6 +108,23 @@ class BoundsCheck:
         bit = e.op("OpSelect", u32, outside, e.u32(object_bit(index)), e.u32(0))
         mask = self.masks[write]
         e.m.op("OpStore", mask, e.op("OpBitwiseOr", u32, e.op("OpLoad", u32, mask), bit))
+
+    def clamp(self, obj: MemoryObject, index: int) -> int:
+        """An element index of `obj` (an id) kept inside it: element 0 where it is past the end (unsigned:
+        a negative one too). The masks have the access already and the launch's results are refused; what
+        the clamp spares is the access itself, which outside a __local or private array is undefined
+        (lavapipe crashed on a __local one). Buffers need none: robust buffer access keeps them harmless."""
+        if obj.kind == "buffer":
+            return index
+        e, types = self.e, self.e.types
+        u32 = types.u32
+        size = self.sizes.get(self.index[obj])
+        if size is None:
+            length = e.u32(obj.length)
+        else:                                   # a __local parameter: its bytes come with the launch
+            length = e.op("OpShiftRightLogical", u32, size, e.u32(obj.elem_bytes.bit_length() - 1))
+        inside = e.op("OpULessThan", types.bool, index, length)
+        return e.op("OpSelect", u32, inside, index, e.u32(0))
 
     def flush(self) -> None:
         """Before an OpReturn: this invocation's masks into the extra buffer (relaxed atomics)."""

@@ -675,6 +675,8 @@ class InstructionSelector(SelectorHost):
         out = []
         for k in range(count):
             i = self._add32(index, self.u32(k))
+            if self.bounds_check is not None:
+                i = self.bounds_check.clamp(obj, i)
             out.append(self.op("OpAccessChain", elem_ptr_t, var, *prefix, i))
         return obj, out
 

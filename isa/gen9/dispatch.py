@@ -61,8 +61,8 @@ def run_ndrange(program: list[Instruction], simd: int, global_size, local_size, 
                 max_steps: int = 1_000_000, on_group: Callable[[Workgroup | GroupResult], None] | None = None,
                 scratch_bytes: int = 1024, slm_bytes: int = 64 * 1024,
                 flat: dict[int, int] | None = None, trace=None, checked: bool = False,
-                batched: bool = True, private_arrays: tuple[int, tuple[tuple[int, int], ...]] | None = None
-                ) -> Memory:
+                batched: bool = True, private_arrays: tuple[int, tuple[tuple[int, int], ...]] | None = None,
+                send_objects: dict[int, tuple[str, int, int]] | None = None) -> Memory:
     """Run every work-group of an NDRange in turn; surfaces (bound by binding-table index) are updated in
     place. `arguments` follow the cross-thread header. Each thread gets `scratch_bytes` of scratch (a
     multiple of 1 KiB), each group `slm_bytes` of shared local memory. `flat` maps surfaces into the
@@ -70,7 +70,9 @@ def run_ndrange(program: list[Instruction], simd: int, global_size, local_size, 
     the first work-group's lane activity. `checked`: an out-of-bounds access raises MemoryFault (else
     reads give 0 and writes are dropped, sim_memory); a MemoryFault or StepLimit gets the work-group's
     id as `group`. `max_steps`: instructions per thread before StepLimit. `private_arrays` (checked only):
-    the compiled kernel's private arrays in a lane's frame (sim_memory.Memory.private_arrays).
+    the compiled kernel's private arrays in a lane's frame (sim_memory.Memory.private_arrays);
+    `send_objects` (checked only): the object each private or __local access must stay in, by the
+    send's address (sim_memory.Memory.send_objects).
     `batched`: run the work-groups' threads together (sim_batch); False runs each thread alone in
     simulator.Thread, one work-group after another (the reference, and what a trace's group uses)."""
     gs, ls = _padded3(global_size), _padded3(local_size)
@@ -94,6 +96,7 @@ def run_ndrange(program: list[Instruction], simd: int, global_size, local_size, 
         raise IsaError(f"dispatch: {scratch_bytes} bytes of scratch per thread (a positive multiple of 1 KiB)")
     memory = Memory(surfaces, slm_bytes=slm_bytes, scratch_bytes=scratch_bytes, checked=checked)
     memory.private_arrays = private_arrays if checked and private_arrays and private_arrays[1] else None
+    memory.send_objects = (send_objects or {}) if checked else {}
     for base, bti in (flat or {}).items():
         memory.map_flat(base, (surfaces or {})[bti], bti)
     order = [(gx, gy, gz) for gz in range(groups[2]) for gy in range(groups[1]) for gx in range(groups[0])]

@@ -12,7 +12,7 @@ from .messages import BTI_SLM, BTI_STATELESS
 from .model import Instruction
 from .registers import GRF_SIZE, NUM_GRF
 from .sim_batch_ops import Rows, ThreadFault, columns, masked_set
-from .sim_memory import OutOfBounds, outside_private_arrays, private_fault
+from .sim_memory import OutOfBounds, object_fault, outside_private_arrays, private_fault
 from .sim_messages import MessageError, MessageForm, _atomic, lanes_of, message_form
 from .sim_operands import SimulationError
 
@@ -45,8 +45,10 @@ class _Space:
             self.space, self.buf, self.extent = "surface", buf, buf.size
             self.base = np.zeros(rows.size, np.int64)
 
-    def check(self, st: Batch, offs: np.ndarray, size: int, active: np.ndarray, write: bool) -> None:
-        """offs, active: [rows, channels, lanes] (offsets within the thread's own space)."""
+    def check(self, st: Batch, offs: np.ndarray, size: int, active: np.ndarray, write: bool,
+              obj: tuple[str, int, int] | None = None) -> None:
+        """offs, active: [rows, channels, lanes] (offsets within the thread's own space); `obj`: the one
+        private or __local object the send may touch (sim_memory.Memory.send_objects)."""
         if not st.memory.checked:
             return
         bad = active & ((offs < 0) | (offs + size > self.extent))
@@ -56,7 +58,13 @@ class _Space:
             raise ThreadFault(b, OutOfBounds(self.space, self.bti, int(offs[b, c, lane]), size, write, lane,
                                         self.extent))
         frames = st.memory.private_arrays
-        if frames is not None and self.space == "scratch":      # inside one of its own lane's arrays
+        if obj is not None and self.space in ("scratch", "slm"):    # inside its own object
+            rel = offs if self.space == "slm" else \
+                offs - self.slot[:, None, None] - np.arange(offs.shape[-1]) * (frames[0] if frames else 0)
+            found = object_fault(obj, rel, size, active, write)
+            if found is not None:
+                raise ThreadFault(found[0][0], found[1])
+        elif frames is not None and self.space == "scratch":      # inside one of its own lane's arrays
             rel = offs - self.slot[:, None, None] - np.arange(offs.shape[-1]) * frames[0]
             bad = active & outside_private_arrays(frames[1], rel, size)
             if bad.any():
@@ -129,6 +137,7 @@ def send_plan(inst: Instruction, addr: int, st: Batch) -> Callable[[Batch, Rows,
         return lambda st, rows, mask: None
     if f.kind == "barrier":
         return lambda st, rows, mask: "barrier"
+    obj = st.memory.send_objects.get(addr)
     payload_bytes, _ = columns((np.array(f.regs, np.int64)[:, None] * GRF_SIZE + np.arange(GRF_SIZE)).reshape(-1))
     rows_of = "at" if isinstance(payload_bytes, slice) else "col"
     simd = f.simd
@@ -158,7 +167,7 @@ def send_plan(inst: Instruction, addr: int, st: Batch) -> Callable[[Batch, Rows,
             space = _Space(st, d.bti, rows)
             offs = p[:, f.start:f.start + simd].astype(np.int64)[:, None, :] + 4 * chans[None, :, None]
             act = np.broadcast_to(active[:, None, :], offs.shape)
-            space.check(st, offs, f.size, act, f.write)
+            space.check(st, offs, f.size, act, f.write, obj)
             if f.write:
                 values = p[:, f.start + simd:f.start + simd * (1 + chans.size)].reshape(rows.size, chans.size, simd)
                 space.store(offs, values, f.size, act)
@@ -174,7 +183,7 @@ def send_plan(inst: Instruction, addr: int, st: Batch) -> Callable[[Batch, Rows,
             srcs = [p[:, f.start + simd * (1 + k): f.start + simd * (2 + k)] for k in range(2)]
             active = lanes_of(mask, simd)
             space = _Space(st, d.bti, rows)
-            space.check(st, addrs[:, None, :], 4, active[:, None, :], True)
+            space.check(st, addrs[:, None, :], 4, active[:, None, :], True, obj)
             ret = np.zeros((rows.size, simd), np.uint32)
             buf = space.buf
             for b, lane in zip(*np.nonzero(active)):     # thread by thread, lanes in order

@@ -59,6 +59,10 @@ class Memory:
         # an A32 access into the scratch space must lie inside one of its own lane's arrays (which one it
         # meant is not known here: an overrun into the lane's next array passes)
         self.private_arrays: tuple[int, tuple[tuple[int, int], ...]] | None = None
+        # a compiled kernel's private and __local accesses, for a checked Memory: the send's address ->
+        # (space, start, length) of the one object it may touch, "private" (offsets in a lane's frame) or
+        # "local" (in the work-group's SLM): an overrun into a neighbouring array is then seen
+        self.send_objects: dict[int, tuple[str, int, int]] = {}
 
     def map_flat(self, base: int, array: np.ndarray, bti: int | None = None) -> None:
         """Give `array` (the surface at `bti`, if it is one) the 64-bit address `base` in the flat (A64
@@ -107,6 +111,19 @@ def outside_private_arrays(arrays: tuple[tuple[int, int], ...], rel: np.ndarray,
     for start, length in arrays:
         inside |= (rel >= start) & (rel + size <= start + length)
     return ~inside
+
+
+def object_fault(obj: tuple[str, int, int], rel: np.ndarray, size: int, active: np.ndarray,
+                 write: bool) -> tuple[tuple[int, ...], OutOfBounds] | None:
+    """The first active access of `size` bytes at `rel` (offsets in the object's space: a lane's frame or
+    the SLM; the last axis is the lane) outside `obj` (Memory.send_objects): its position in `rel` and its
+    fault, whose `bti` is the object's start, which names it (space "private" or "local"); or None."""
+    space, start, length = obj
+    bad = active & ((rel < start) | (rel + size > start + length))
+    if not bad.any():
+        return None
+    where = tuple(int(v[0]) for v in np.nonzero(bad))
+    return where, OutOfBounds(space, start, int(rel[where]) - start, size, write, where[-1], length)
 
 
 def private_fault(arrays: tuple[tuple[int, int], ...], rel: int, size: int, write: bool, lane: int) -> OutOfBounds:

@@ -48,7 +48,7 @@ from .messages import (
     _bits,
 )
 from .registers import NUM_GRF
-from .sim_memory import check_bounds, gather, outside_private_arrays, private_fault, scatter
+from .sim_memory import check_bounds, gather, object_fault, outside_private_arrays, private_fault, scatter
 from .sim_operands import SimulationError
 
 
@@ -227,15 +227,32 @@ def _surface_parts(thread, bti: int, addrs: np.ndarray, active: np.ndarray, size
         offsets = addrs.astype(np.int64) + extra
         if thread.memory.checked:
             check_bounds(_space(bti), bti, buf, offsets, size, active, write)
-            frames = thread.memory.private_arrays
-            if frames is not None and bti == BTI_STATELESS:
-                rel = offsets - thread.tid * thread.memory.scratch_bytes - np.arange(offsets.size) * frames[0]
-                bad = active & outside_private_arrays(frames[1], rel, size)
-                if bad.any():
-                    lane = int(np.flatnonzero(bad)[0])
-                    raise private_fault(frames[1], int(rel[lane]), size, write, lane)
+            _check_private(thread, bti, offsets, size, active, write)
         return [(buf, offsets, active)]
     return where
+
+
+def _check_private(thread, bti: int, offsets: np.ndarray, size: int, active: np.ndarray, write: bool) -> None:
+    """A checked access to private or __local memory against the one object its send may touch
+    (Memory.send_objects), else a private one against its lane's arrays (Memory.private_arrays)."""
+    memory = thread.memory
+    frames = memory.private_arrays
+    obj = memory.send_objects.get(thread.ip)
+    if bti == BTI_STATELESS and frames is not None:
+        rel = offsets - thread.tid * memory.scratch_bytes - np.arange(offsets.size) * frames[0]
+    elif bti == BTI_SLM and obj is not None:
+        rel = offsets
+    else:
+        return
+    if obj is not None:
+        found = object_fault(obj, rel, size, active, write)
+        if found is not None:
+            raise found[1]
+    elif frames is not None:
+        bad = active & outside_private_arrays(frames[1], rel, size)
+        if bad.any():
+            lane = int(np.flatnonzero(bad)[0])
+            raise private_fault(frames[1], int(rel[lane]), size, write, lane)
 
 
 def _flat_parts(thread, addrs: np.ndarray, size: int, active: np.ndarray, write: bool):
@@ -289,6 +306,7 @@ def execute_send(thread, inst, mask: np.ndarray) -> str | None:
         buf = _buffer(thread, d.bti)
         if thread.memory.checked:
             check_bounds(_space(d.bti), d.bti, buf, addrs, 4, active, True)
+            _check_private(thread, d.bti, addrs, 4, active, True)
         ret = np.zeros(simd, np.uint32)
         for lane in np.nonzero(active)[0]:          # lanes in order: same-address lanes accumulate
             one = np.array([True])

@@ -124,7 +124,7 @@ class Memory:
             i = bisect.bisect_right(bases, addr) - 1
             regions = self._regions[addr >> ARENA_SHIFT]
             if i < 0:
-                raise InterpreterError(f"{what} address {addr:#x}: {bases[0] - addr} bytes before "
+                raise InterpreterError(f"out-of-bounds {what} address {addr:#x}: {bases[0] - addr} bytes before "
                                        f"{regions[0].describe()}")
             r = regions[i]
             off = addr - r.base

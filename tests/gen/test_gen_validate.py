@@ -32,9 +32,9 @@ def test_compile_refuses_code_the_validator_rejects(monkeypatch):
     import reconverge.backend.gen.emit as emit_module
     real = emit_module.emit
 
-    def broken(func, home, notes=None):
+    def broken(func, home, notes=None, bounds=None):
         bad = Instruction("mov", 16, dst=grf(10, DataType.Q), srcs=[grf(20, DataType.Q, region=(8, 8, 1))])
-        return [bad, *real(func, home, notes)]
+        return [bad, *real(func, home, notes, bounds)]
     monkeypatch.setattr(emit_module, "emit", broken)
     program = load_program(_kernel("global_offset.cl"), "-O0")
     func = program.function(program.kernel_names()[0], "gen")

@@ -25,10 +25,11 @@ touches an unmapped 256 KiB guard region, with another one before the page holdi
 of that page, before the start, holds a canary; the results are copied back after the run.  An access
 past the end (up to 256 KiB) faults instead of reading or writing host memory, and so does one before
 the start by more than the rest of its page; a write into that rest changes the canary, an error after
-the run (a read there is not seen).  `__local T *` parameters (a LocalArg) and kernel-scope `__local`
-arrays (oracle_local.py) get such a block too, zeroed for each work-group, and every private variable
-(an alloca) a guarded slot in its work-item's own arena (oracle_private.py).  `run --target llvm` runs
-in a child process, so the fault is a one-line error.
+the run.  `__local T *` parameters (a LocalArg) and kernel-scope `__local` arrays (oracle_local.py) get
+such a block too, zeroed for each work-group, and every private variable (an alloca) a guarded slot in its
+work-item's own arena (oracle_private.py).  A read of a canary is seen by a second launch with another
+canary pattern, which must answer the same (not a threaded launch with atomics, whose order may change).
+`run --target llvm` runs in a child process, so a fault is a one-line error.
 """
 from __future__ import annotations
 
@@ -510,7 +511,7 @@ class _GuardedBuffer:
     least its elements' alignment: a C type's size is a multiple of its alignment. Copied back into the
     original after the run."""
 
-    def __init__(self, array: np.ndarray):
+    def __init__(self, array: np.ndarray, pattern: int = 0):
         self.array = array
         nbytes = array.nbytes
         data = -(-max(nbytes, 1) // PAGE) * PAGE
@@ -522,34 +523,35 @@ class _GuardedBuffer:
                 raise OracleError("cannot protect a guard region (mprotect failed)")
         self.address = self.base + GUARD + data - nbytes
         self.front = data - nbytes          # mapped bytes before the start: a canary, checked after the run
-        ctypes.memmove(self.base + GUARD, _CANARY, self.front)
+        self.set_canary(pattern)
         ctypes.memmove(self.address, array.ctypes.data, nbytes)
+
+    def set_canary(self, pattern: int) -> None:
+        """Fill the bytes before the start with canary `pattern` (oracle_private.CANARIES)."""
+        self.canary = private.CANARIES[pattern]
+        ctypes.memmove(self.base + GUARD, self.canary, self.front)
 
     def written_before_start(self) -> bool:
         """Whether the kernel wrote into the mapped bytes before the buffer's start (an index of -1)."""
-        return ctypes.string_at(self.base + GUARD, self.front) != _CANARY[:self.front]
+        return ctypes.string_at(self.base + GUARD, self.front) != self.canary[:self.front]
 
     def clear(self) -> None:
         """Zero the buffer (a __local block, before each work-group)."""
         ctypes.memset(self.address, 0, self.array.nbytes)
 
-    def copy_back(self) -> None:
-        ctypes.memmove(self.array.ctypes.data, self.address, self.array.nbytes)
+    def contents(self) -> bytes:
+        return ctypes.string_at(self.address, self.array.nbytes)
 
     def close(self) -> None:
         _libc.mprotect(ctypes.c_void_p(self.base), ctypes.c_size_t(self.size), 3)   # PROT_READ | PROT_WRITE
         self.map.close()
 
 
-# the bytes before a buffer's start (fewer than a page): no store of a small value or a copied byte repeats them
-_CANARY = bytes((0x5A + 37 * i) % 255 + 1 for i in range(PAGE))
-
-
 def _is_local_arg(arg) -> bool:
     return hasattr(arg, "nbytes") and hasattr(arg, "count") and not isinstance(arg, np.ndarray)
 
 
-def _c_value(arg, param, kernel: str, index: int, guards: list):
+def _c_value(arg, param, kernel: str, index: int, guards: list, pattern: int = 0):
     ctype, space = param
     if space == 3 and _is_local_arg(arg):
         return None                     # a __local block, filled in per work-group
@@ -561,7 +563,7 @@ def _c_value(arg, param, kernel: str, index: int, guards: list):
             raise OracleError(f"@{kernel}: argument {index} is a pointer; pass a numpy array, not {type(arg).__name__}")
         if not arg.flags.c_contiguous or not arg.flags.writeable:
             raise OracleError(f"@{kernel}: argument {index} must be a writable C-contiguous array")
-        guard = _GuardedBuffer(arg)
+        guard = _GuardedBuffer(arg, pattern)
         guards.append(guard)
         return ctypes.c_void_p(guard.address)
     if isinstance(arg, np.ndarray) and arg.ndim > 0:
@@ -599,19 +601,42 @@ def run_llvm_kernel(llvm_ir: str, kernel: str, args: list, global_size, local_si
         rng = ndrange(global_size, local_size, global_offset)
     except ValueError as exc:
         raise OracleError(str(exc)) from None
+    threaded = compiled.uses_barrier or compiled.sites is not None
+    with compiled.lock:
+        first = _launch(compiled, fn, params, args, rng, kernel, subgroup_size, threaded, 0)
+        # a read outside an object reads the guard bytes around it: a second launch with other guard bytes
+        # must answer the same (not where threads may order atomics differently from one launch to the next)
+        if not (threaded and _ATOMIC.search(llvm_ir)) and \
+                first != _launch(compiled, fn, params, args, rng, kernel, subgroup_size, threaded, 1):
+            raise OutOfBounds(f"@{kernel}: the results change with the guard bytes around the buffers, __local "
+                              f"memory and private variables: an out-of-bounds read (or a data race)")
+    for index, data in first.items():
+        ctypes.memmove(args[index].ctypes.data, data, len(data))
+
+
+_ATOMIC = re.compile(r"\batomicrmw\b|\bcmpxchg\b|@_Z\d+atom|__opencl_atomic|@_Z\d+atomic")
+
+
+def _launch(compiled: _Compiled, fn, params: list, args: list, rng, kernel: str, subgroup_size: int,
+            threaded: bool, pattern: int) -> dict[int, bytes]:
+    """One launch over guarded copies of the buffers, with guard bytes of canary `pattern`: each buffer
+    argument's bytes after it, by argument index (the arguments are left as they are); a write before an
+    object's start is an OutOfBounds error."""
     guards: list[_GuardedBuffer] = []
-    arenas = private.Arenas(compiled.private, _libc)
+    arenas = private.Arenas(compiled.private, _libc, pattern)
     try:
-        c_args = [_c_value(a, p, kernel, i, guards) for i, (a, p) in enumerate(zip(args, params))]
+        c_args = [_c_value(a, p, kernel, i, guards, pattern) for i, (a, p) in enumerate(zip(args, params))]
         local_blocks: list[tuple[int | None, _GuardedBuffer]] = [
-            (i, _GuardedBuffer(np.zeros(int(a.nbytes), np.uint8))) for i, a in enumerate(args) if c_args[i] is None]
+            (i, _GuardedBuffer(np.zeros(int(a.nbytes), np.uint8), pattern)) for i, a in enumerate(args)
+            if c_args[i] is None]
         guards += [block for _, block in local_blocks]
+        for _, block in compiled.local_globals:
+            block.set_canary(pattern)
         local_blocks += [(None, block) for _, block in compiled.local_globals]    # (the module's own)
-        with compiled.lock:
-            if compiled.uses_barrier or compiled.sites is not None:
-                _launch_threaded(fn, c_args, local_blocks, rng, kernel, arenas, subgroup_size, compiled.sites)
-            else:
-                _launch_sequential(fn, c_args, local_blocks, rng, kernel, arenas, subgroup_size)
+        if threaded:
+            _launch_threaded(fn, c_args, local_blocks, rng, kernel, arenas, subgroup_size, compiled.sites)
+        else:
+            _launch_sequential(fn, c_args, local_blocks, rng, kernel, arenas, subgroup_size)
         for name, block in compiled.local_globals:
             if block.written_before_start():
                 raise OutOfBounds(f"@{kernel}: a write before the start of __local array {name} (out of bounds)")
@@ -619,12 +644,15 @@ def run_llvm_kernel(llvm_ir: str, kernel: str, args: list, global_size, local_si
         if overwritten is not None:
             raise OutOfBounds(f"@{kernel}: a write before the start or past the end of private variable "
                               f"{overwritten} (out of bounds)")
+        out = {}
         for guard in guards:
+            index = next((i for i, a in enumerate(args) if a is guard.array), None)
             if guard.written_before_start():
-                index = next((i for i, a in enumerate(args) if a is guard.array), None)
                 what = f"argument {index}'s buffer" if index is not None else "a __local block"
                 raise OutOfBounds(f"@{kernel}: a write before the start of {what} (out of bounds)")
-            guard.copy_back()
+            if index is not None:
+                out[index] = guard.contents()
+        return out
     finally:
         for guard in guards:
             guard.close()

@@ -152,8 +152,10 @@ def _top_level_split(text: str) -> list[str]:
 PAGE = mmap.PAGESIZE
 GUARD = 16 * PAGE           # unmapped bytes after each slot (and before the first): 64 KiB
 _MAP_NORESERVE = 0x4000     # Linux: the guard regions are address space only, never committed memory
-# the bytes around an object (fewer than a page on each side): no store of a small value repeats them
-_CANARY = bytes((0x5A + 37 * i) % 255 + 1 for i in range(2 * PAGE))
+# the bytes around an object (under two pages on each side), two patterns for two launches that must
+# answer the same (jit_oracle.run_llvm_kernel: a read outside an object sees them): no store of a small
+# value repeats them
+CANARIES = tuple(bytes((0x5A + k + (37 + 64 * k) * i) % 255 + 1 for i in range(2 * PAGE)) for k in (0, 1))
 
 
 class PrivateLayout:
@@ -186,22 +188,22 @@ class PrivateArena:
     """One work-item thread's private slots: an anonymous mapping with the guard regions unmapped (made
     inaccessible) and the canaries written."""
 
-    def __init__(self, layout: PrivateLayout, libc):
-        self.layout, self.libc = layout, libc
+    def __init__(self, layout: PrivateLayout, libc, pattern: int = 0):
+        self.layout, self.libc, self.canary = layout, libc, CANARIES[pattern]
         self.map = mmap.mmap(-1, layout.size, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS | _MAP_NORESERVE)
         self.base = ctypes.addressof(ctypes.c_char.from_buffer(self.map))
         for start in layout.guards:
             if libc.mprotect(ctypes.c_void_p(self.base + start), ctypes.c_size_t(GUARD), 0) != 0:
                 raise OSError("cannot protect a guard region (mprotect failed)")
         for before, before_len, after, after_len in layout.canaries:
-            ctypes.memmove(self.base + before, _CANARY, before_len)
-            ctypes.memmove(self.base + after, _CANARY, after_len)
+            ctypes.memmove(self.base + before, self.canary, before_len)
+            ctypes.memmove(self.base + after, self.canary, after_len)
 
     def overwritten(self) -> str | None:
         """The first slot whose canary a write changed (before its start or in its padding), described."""
         for k, (before, before_len, after, after_len) in enumerate(self.layout.canaries):
             for start, n in ((before, before_len), (after, after_len)):
-                if n and ctypes.string_at(self.base + start, n) != _CANARY[:n]:
+                if n and ctypes.string_at(self.base + start, n) != self.canary[:n]:
                     return self.layout.where[k]
         return None
 
@@ -214,8 +216,8 @@ class Arenas:
     """The arenas of one launch, one per work-item thread that runs at once (reused group after group);
     none where the module moved no alloca."""
 
-    def __init__(self, layout: PrivateLayout | None, libc):
-        self.layout, self.libc = layout, libc
+    def __init__(self, layout: PrivateLayout | None, libc, pattern: int = 0):
+        self.layout, self.libc, self.pattern = layout, libc, pattern
         self.arenas: list[PrivateArena] = []
 
     def give(self, state: np.ndarray, item: int = 0) -> None:
@@ -223,7 +225,7 @@ class Arenas:
         if self.layout is None:
             return
         while len(self.arenas) <= item:
-            self.arenas.append(PrivateArena(self.layout, self.libc))
+            self.arenas.append(PrivateArena(self.layout, self.libc, self.pattern))
         self.layout.set_state(state, self.arenas[item])
 
     def overwritten(self) -> str | None:

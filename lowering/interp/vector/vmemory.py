@@ -3,8 +3,9 @@
 The address space and its buffers are lowering.interp.memory's (same arenas, guards and error texts);
 here each buffer also has a numpy byte view, and a buffer may be *sliced*: one allocation holding a slot
 per lane (allocas: private memory) or per work-group (__local arrays and __local pointer arguments), the
-slots `stride` bytes apart and `slot` bytes long. An access is checked against its lane's slot exactly as
-the per-work-item interpreter checks it against that item's own buffer, with the same messages.
+slots `stride` bytes apart and `slot` bytes long. An access is checked against its lane's own slot (not
+a neighbour's: lane k's slot is k // `per`), as the per-work-item interpreter checks it against that
+item's own buffer, with the same messages.
 
 An access first tries the buffer the instruction hit last (one min/max test over the lanes); otherwise
 every lane's buffer is found with a binary search over the buffers' bases. The first failing lane (in lane
@@ -24,14 +25,14 @@ from reconverge.lowering.ir.types import Type
 
 class Buffer:
     """A mapped region with its byte view; `stride`/`slot`: the per-lane (or per-group) slots, if sliced."""
-    __slots__ = ("base", "size", "end", "bytes", "readonly", "stride", "slot", "name", "kind")
+    __slots__ = ("base", "size", "end", "bytes", "readonly", "stride", "slot", "per", "name", "kind")
 
-    def __init__(self, region: Any, stride: int = 0, slot: int = 0):
+    def __init__(self, region: Any, stride: int = 0, slot: int = 0, per: int = 1):
         self.base, self.size = region.base, region.size
         self.end = region.base + region.size
         self.bytes = np.frombuffer(region.data, np.uint8) if region.size else np.zeros(0, np.uint8)
         self.readonly, self.name, self.kind = region.readonly, region.name, region.kind
-        self.stride, self.slot = stride, slot
+        self.stride, self.slot, self.per = stride, slot, per      # per: lanes sharing a slot
 
 
 class VectorMemory:
@@ -54,12 +55,13 @@ class VectorMemory:
                  readonly: bool = False) -> Buffer:
         return self._add(Buffer(self.memory.allocate(kind, name, size, align, init, readonly)))
 
-    def allocate_slots(self, kind: str, name: str, size: int, align: int, count: int) -> tuple[Buffer, int]:
-        """`count` slots of `size` bytes, each aligned to `align` (and 16), 64 bytes of gap between them;
-        returns the buffer and the stride."""
+    def allocate_slots(self, kind: str, name: str, size: int, align: int, count: int,
+                       per: int = 1) -> tuple[Buffer, int]:
+        """`count` slots of `size` bytes, each aligned to `align` (and 16), 64 bytes of gap between them,
+        slot k for lanes k * per .. k * per + per - 1; returns the buffer and the stride."""
         a = max(16, align)
         stride = (max(size, 1) + 64 + a - 1) // a * a
-        buf = self._add(Buffer(self.memory.allocate(kind, name, stride * count, a), stride, size))
+        buf = self._add(Buffer(self.memory.allocate(kind, name, stride * count, a), stride, size, per))
         return buf, stride
 
     def reset(self, kind: str) -> None:
@@ -100,16 +102,18 @@ class VectorMemory:
         if write and buf.readonly:
             self._fail(int(addr[0]), int(lanes[0]), size, write)
         if buf.stride:
-            inside = off % buf.stride
-            bad = inside + size > buf.slot
+            inside = off - (np.asarray(lanes, np.int64) // buf.per) * buf.stride     # from the lane's own slot
+            bad = (inside < 0) | (inside + size > buf.slot)
             if bad.any():
                 k = int(np.argmax(bad))
                 what = "store to" if write else "load from"
                 a, o = int(addr[k]), int(inside[k])
                 start = a - o
                 desc = f"{buf.kind} buffer {buf.name!r} ({buf.slot} bytes at {start:#x})"
-                if o < buf.slot:
+                if 0 <= o < buf.slot:
                     msg = f"{size}-byte {what} offset {o} straddles the end of {desc}"
+                elif o < 0:
+                    msg = f"out-of-bounds {what} address {a:#x} ({size} bytes): {-o} bytes before {desc}"
                 else:
                     msg = (f"out-of-bounds {what} address {a:#x} ({size} bytes): {o - buf.slot} bytes past "
                            f"the end of {desc}")

@@ -152,7 +152,7 @@ class VectorInterpreter:
 
     def _group_slots(self, name: str, size: int, align: int, init: bytes | None) -> np.ndarray:
         """A __local block per work-group of the batch: each lane gets its group's block's address."""
-        buf, stride = self.memory.allocate_slots("local", name, size, align, self._groups)
+        buf, stride = self.memory.allocate_slots("local", name, size, align, self._groups, self._local)
         if init is not None:
             for g in range(self._groups):
                 buf.bytes[g * stride:g * stride + len(init)] = np.frombuffer(init, np.uint8)
