@@ -362,11 +362,15 @@ class _Compiled:
             raise OracleError(f"the kernel module does not parse or verify: {str(e).strip()}") from None
         _set_host(mod, tm)
         self.local_globals: list[tuple[str, _GuardedBuffer]] = []    # (source name, its block)
-        for symbol, name in local_globals:
-            block = _GuardedBuffer(np.zeros(tm.target_data.get_abi_size(
-                mod.get_global_variable(symbol).global_value_type), np.uint8))
-            llvm.add_symbol(symbol, block.address)
-            self.local_globals.append((name, block))
+        self.constant_globals: list[tuple[str, _GuardedBuffer]] = []
+        tables: list[tuple[str, _GuardedBuffer]] = []
+        for g in local_globals:
+            typed = mod.get_global_variable(g.initial or g.symbol).global_value_type
+            block = _GuardedBuffer(np.zeros(tm.target_data.get_abi_size(typed), np.uint8), 0, g.align)
+            llvm.add_symbol(g.symbol, block.address)
+            (self.constant_globals if g.initial else self.local_globals).append((g.name, block))
+            if g.initial:
+                tables.append((g.initial, block))
         library = _get_library()
         self.calls = _calls(mod)
         declared = {f.name for f in mod.functions if f.is_declaration and not f.name.startswith("llvm.")}
@@ -386,6 +390,8 @@ class _Compiled:
         _add_half_runtime()
         self.engine = llvm.create_mcjit_compiler(mod, _new_target_machine())
         self.engine.finalize_object()
+        for initial, block in tables:                     # a __constant table's bytes, from its original
+            ctypes.memmove(block.address, self.engine.get_global_value_address(initial), block.array.nbytes)
         self.mod = mod
         key_addr = self.engine.get_global_value_address("__oracle_key")
         ctypes.c_uint.from_address(key_addr).value = _key()
@@ -508,21 +514,24 @@ class _GuardedBuffer:
     """A copy of a numpy buffer between two unmapped guard regions, its last byte touching the second one
     (no slack: rounding the end up to 16 bytes let a write or read of up to 15 bytes past it pass without
     a word). The start is then aligned as far as the size is (a page end minus the size), which is at
-    least its elements' alignment: a C type's size is a multiple of its alignment. Copied back into the
-    original after the run."""
+    least its elements' alignment: a C type's size is a multiple of its alignment; a module's array whose
+    declared alignment is more (`align`) starts that much earlier, and the bytes after it hold a canary
+    too. Copied back into the original after the run."""
 
-    def __init__(self, array: np.ndarray, pattern: int = 0):
+    def __init__(self, array: np.ndarray, pattern: int = 0, align: int = 1):
         self.array = array
         nbytes = array.nbytes
-        data = -(-max(nbytes, 1) // PAGE) * PAGE
+        align = min(max(align, 1), PAGE)
+        data = -(-max(nbytes + align - 1, 1) // PAGE) * PAGE
         self.size = data + 2 * GUARD
         self.map = mmap.mmap(-1, self.size, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
         self.base = ctypes.addressof(ctypes.c_char.from_buffer(self.map))
         for start in (self.base, self.base + GUARD + data):
             if _libc.mprotect(ctypes.c_void_p(start), ctypes.c_size_t(GUARD), 0) != 0:
                 raise OracleError("cannot protect a guard region (mprotect failed)")
-        self.address = self.base + GUARD + data - nbytes
-        self.front = data - nbytes          # mapped bytes before the start: a canary, checked after the run
+        self.address = (self.base + GUARD + data - nbytes) // align * align
+        self.front = self.address - self.base - GUARD    # mapped bytes before the start: a canary
+        self.back = self.base + GUARD + data - self.address - nbytes    # and after the end (alignment)
         self.set_canary(pattern)
         ctypes.memmove(self.address, array.ctypes.data, nbytes)
 
@@ -530,10 +539,14 @@ class _GuardedBuffer:
         """Fill the bytes before the start with canary `pattern` (oracle_private.CANARIES)."""
         self.canary = private.CANARIES[pattern]
         ctypes.memmove(self.base + GUARD, self.canary, self.front)
+        ctypes.memmove(self.address + self.array.nbytes, self.canary, self.back)
 
     def written_before_start(self) -> bool:
-        """Whether the kernel wrote into the mapped bytes before the buffer's start (an index of -1)."""
-        return ctypes.string_at(self.base + GUARD, self.front) != self.canary[:self.front]
+        """Whether the kernel wrote into the mapped bytes before the buffer's start (an index of -1), or
+        into the alignment padding after its end."""
+        end = self.address + self.array.nbytes
+        return ctypes.string_at(self.base + GUARD, self.front) != self.canary[:self.front] or \
+            ctypes.string_at(end, self.back) != self.canary[:self.back]
 
     def clear(self) -> None:
         """Zero the buffer (a __local block, before each work-group)."""
@@ -630,14 +643,14 @@ def _launch(compiled: _Compiled, fn, params: list, args: list, rng, kernel: str,
             (i, _GuardedBuffer(np.zeros(int(a.nbytes), np.uint8), pattern)) for i, a in enumerate(args)
             if c_args[i] is None]
         guards += [block for _, block in local_blocks]
-        for _, block in compiled.local_globals:
+        for _, block in compiled.local_globals + compiled.constant_globals:
             block.set_canary(pattern)
         local_blocks += [(None, block) for _, block in compiled.local_globals]    # (the module's own)
         if threaded:
             _launch_threaded(fn, c_args, local_blocks, rng, kernel, arenas, subgroup_size, compiled.sites)
         else:
             _launch_sequential(fn, c_args, local_blocks, rng, kernel, arenas, subgroup_size)
-        for name, block in compiled.local_globals:
+        for name, block in compiled.local_globals + compiled.constant_globals:
             if block.written_before_start():
                 raise OutOfBounds(f"@{kernel}: a write before the start of __local array {name} (out of bounds)")
         overwritten = arenas.overwritten()
