@@ -535,15 +535,20 @@ def _clone_function(func: Function) -> Function:
     new.end_block.label, new.end_block.index = func.end_block.label, func.end_block.index
     copiers = _COPIERS
     for block in old_blocks:
-        nodes[block] = new.end_block if block is func.end_block else _copy_slots(block)
+        if block is func.end_block:
+            nodes[block] = new.end_block
+        else:
+            cls = type(block)
+            nodes[block] = (copiers.get(cls) or _copier(cls))(block)
         for ins in block.instrs:
             cls = type(ins)
             values[ins] = (copiers.get(cls) or _copier(cls))(ins)
 
     def value(v: Value) -> Value:
-        found: Value | None = get_value(v)
+        found: Any = get_value(v)
         if found is None:               # a constant or undef: copied once, shared as in the original
-            found = values[v] = cast(Value, _copy_slots(v))
+            cls = type(v)               # (_copy_slots, inline: a call per constant operand)
+            found = values[v] = (copiers.get(cls) or _copier(cls))(v)
         return found
     for block in old_blocks:
         copied = nodes[block]
