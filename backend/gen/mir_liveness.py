@@ -42,6 +42,15 @@ class Liveness:
 
 
 def liveness(func: MFunction) -> Liveness:
+    regs, first, last, labels, in_bits, out_bits = live_ranges(func)
+    intervals = {regs[i]: (f, last[i]) for i, f in enumerate(first) if f >= 0}
+    return Liveness(regs, dict(zip(labels, in_bits)), dict(zip(labels, out_bits)), intervals)
+
+
+def live_ranges(func: MFunction) -> tuple[list[VReg], list[int], list[int], list[str], list[int], list[int]]:
+    """liveness's answers as lists: the registers, each one's interval as first[i] .. last[i] (first[i] < 0:
+    never live), and the blocks' labels with their live-in and live-out masks (the allocator reads the
+    intervals alone, without a dict keyed by the registers' record hashes)."""
     blocks = func.blocks
     succs = func.successors()
     regs = list(func.vregs.values())
@@ -131,8 +140,7 @@ def liveness(func: MFunction) -> Liveness:
                     loops.append((head, back))
     if loops:
         _widen_for_loops(first, last, loops)
-    intervals = {regs[i]: (f, last[i]) for i, f in enumerate(first) if f >= 0}
-    return Liveness(regs, dict(zip(labels, in_bits)), dict(zip(labels, out_bits)), intervals)
+    return regs, first, last, labels, in_bits, out_bits
 
 
 def set_bits(mask: int) -> list[int]:
