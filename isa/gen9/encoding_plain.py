@@ -62,6 +62,11 @@ _NO_REGION = (F.VSTRIDE[0], F.WIDTH[1], F.HSTRIDE[0])        # a register source
 
 _DST = tuple(_at(f"dst_{n}") for n in ("file", "type", "reg", "subreg", "hstride"))
 _DST_REG_LIMIT, _DST_SUB_LIMIT = _limit("dst_reg"), _limit("dst_subreg")
+# the destination's file, type and stride codes already shifted into place (as the sources' below)
+_DST_FILE_AT = {f: code << _DST[0] for f, code in _FILE.items()}
+_DST_TYPE_AT = {t: code << _DST[1] for t, code in _REG_TYPE.items()}
+_DST_HSTRIDE_AT = {h: code << _DST[4] for h, code in _HSTRIDE.items()}
+_DST_REG_AT, _DST_SUB_AT = _DST[2], _DST[3]
 # (file, type) shifts of each source as an immediate; (file, type, reg, subreg, abs, neg, vstride, width,
 # hstride) shifts of each as a register (src1's register fields exist in a1 only)
 _SRC_IMM = tuple((_at(f"src{i}_file"), _at(f"src{i}_type")) for i in range(2))
@@ -118,13 +123,12 @@ def encode_plain(inst: Instruction) -> bytes | None:
     d = inst.dst
     if d is None or d.indirect:
         return None
-    file, type_ = _FILE.get(d.file), _REG_TYPE.get(d.type)
-    hs = _HSTRIDE.get(d.hstride)
+    file, type_ = _DST_FILE_AT.get(d.file), _DST_TYPE_AT.get(d.type)      # (codes already in place)
+    hs = _DST_HSTRIDE_AT.get(d.hstride)
     reg, sub = d.reg, d.subreg * d.type.size
     if file is None or type_ is None or hs is None or not 0 <= reg < _DST_REG_LIMIT or not 0 <= sub < _DST_SUB_LIMIT:
         return None
-    s_file, s_type, s_reg, s_sub, s_hs = _DST
-    word |= file << s_file | type_ << s_type | reg << s_reg | sub << s_sub | hs << s_hs
+    word |= file | type_ | reg << _DST_REG_AT | sub << _DST_SUB_AT | hs
     # the sources: registers, the last one perhaps a 32-bit immediate (then the a1imm form)
     srcs = inst.srcs
     last = len(srcs) - 1
