@@ -58,9 +58,9 @@ def live_ranges(func: MFunction) -> tuple[list[VReg], list[int], list[int], list
     # views of a register as another type count as it: a value is its register's index in `regs`, which is
     # its id where the ids are 0, 1, 2 ... in order (MFunction.vreg makes them so; no index dict then)
     index: dict[int, int] | None = None
-    for i, v in enumerate(regs):
-        if v.id != i:
-            index = {v.id: i for i, v in enumerate(regs)}
+    for i, reg in enumerate(regs):
+        if reg.id != i:
+            index = {r.id: k for k, r in enumerate(regs)}
             break
     # one walk over the instructions for both: each block's uses and kills (for the solver), and each
     # value's first and last position in layout order (for its interval; -1: not seen yet)

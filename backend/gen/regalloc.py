@@ -51,10 +51,10 @@ def _scan(func: MFunction, first_free: int, temporaries: set[int]) -> tuple[dict
     """Homes for every value that occurs in an instruction, or the values to spill when they do not fit:
     the scan goes on past a spill as if the spilled value had no register (the next scan, after the
     rewrite, checks that its short-lived replacements fit), so one scan finds many."""
-    regs, first, last, _, _, _ = live_ranges(func)
+    regs, starts, ends, _, _, _ = live_ranges(func)
     # (liveness(func).intervals sorted by (start, id), from its lists: no dict of the registers made)
-    order = [(regs[i], (start, last[i])) for start, _, i in
-             sorted([(start, regs[i].id, i) for i, start in enumerate(first) if start >= 0])]
+    order = [(regs[i], (start, ends[i])) for start, _, i in
+             sorted([(start, regs[i].id, i) for i, start in enumerate(starts) if start >= 0])]
     free = bytearray(b"\x01") * (LAST_ALLOCATABLE + 1)     # 1: a free GRF (runs found by bytearray.find)
     free[:first_free] = bytes(first_free)
     active: list[tuple[int, int, int, VReg]] = []    # (end, first grf, count, value): a heap, earliest end first

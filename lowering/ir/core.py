@@ -538,17 +538,18 @@ def _clone_function(func: Function) -> Function:
         if block is func.end_block:
             nodes[block] = new.end_block
         else:
-            cls = type(block)
-            nodes[block] = (copiers.get(cls) or _copier(cls))(block)
+            kind = type(block)
+            nodes[block] = (copiers.get(kind) or _copier(kind))(block)
         for ins in block.instrs:
             cls = type(ins)
             values[ins] = (copiers.get(cls) or _copier(cls))(ins)
 
     def value(v: Value) -> Value:
-        found: Any = get_value(v)
+        found: Value | None = get_value(v)
         if found is None:               # a constant or undef: copied once, shared as in the original
-            cls = type(v)               # (_copy_slots, inline: a call per constant operand)
-            found = values[v] = (copiers.get(cls) or _copier(cls))(v)
+            made = type(v)              # (_copy_slots, inline: a call per constant operand)
+            copied: Value = (copiers.get(made) or _copier(made))(v)    # type: ignore[assignment]
+            values[v] = found = copied
         return found
     for block in old_blocks:
         copied = nodes[block]
