@@ -174,8 +174,12 @@ class Program:
         unread = [n for n in names if n not in funcs]
         if unread and self.has_llvm:
             kernel = unread[0] if len(unread) == 1 else None
-            read = pipeline.read_module_ref(self.module(), self.path, replace(options, kernel=kernel), self._prepared,
-                                            self._printed)
+            # (pipeline.read_module_ref with options' kernel set, without a copy of the options per read: Gen
+            # reads a kernel at a time)
+            from reconverge.lowering.frontend.llvm_reader import read_kernels
+            read = read_kernels(pipeline.prepared_module(self.module(), self.path, options.pipeline, self._prepared,
+                                                         self._printed),
+                                self.path, kernel, convergence=options.convergence)
             funcs.update((n, read[n]) for n in unread)
             if then is not None and reads_alike(target_pipeline, then):
                 kept = [n for n in unread if not _has_private(read[n])]

@@ -75,8 +75,16 @@ def _split16(ins: MInstr) -> bool:
     if ins.math_fc in INT_DIV:
         return True
     dst = ins.dst
-    float_dst = dst is not None and dst.value.type is _F
-    for op in (ins.srcs if dst is None else (dst, *ins.srcs)):
+    float_dst = False
+    if dst is not None:                           # (the destination: its footprint; it is F or not)
+        v, r = dst.value, dst.region
+        t = v.type
+        float_dst = t is _F
+        if not (type(v) is Imm or (r is not None and r.hstride == 0 and r.vstride == 0)
+                or (type(v) is VReg and v.uniform)) \
+                and 16 * t.size * (r.hstride if r is not None and r.hstride else 1) > 2 * GRF_BYTES:
+            return True
+    for op in ins.srcs:
         v, r = op.value, op.region
         t = v.type
         if float_dst and t is _HF:
@@ -109,8 +117,22 @@ def _instruction(ins: MInstr, home: dict[int, int], half: int, halves: int) -> I
         return Instruction(opcode="wait", exec_size=1, mask_ctrl_we_all=True,
                            dst=IsaOperand(RegFile.ARF, T_UD, 0x90, 0, None), srcs=[NOTIFICATION_0])
     n = ins.exec_size // halves
-    dst = _operand(ins.dst, home, half, n, True) if ins.dst is not None else \
-        (null(T_D if ins.opcode == "cmp" else T_UD) if ins.opcode in _NULL_DST else None)
+    d = ins.dst
+    if d is None:
+        dst = null(T_D if ins.opcode == "cmp" else T_UD) if ins.opcode in _NULL_DST else None
+    else:
+        v = d.value
+        if d.region is None and type(v) is VReg:
+            # (_operand's usual destination, inline: a register at the function's width, in place)
+            t = v.type
+            size = t.size
+            if v.uniform:
+                reg, sub = divmod(home[v.id] * GRF_BYTES + d.offset, GRF_BYTES)
+            else:
+                reg, sub = divmod(home[v.id] * GRF_BYTES + d.offset + half * n * size, GRF_BYTES)
+            dst = IsaOperand(_GRF, t, reg, sub // size, None, 1, d.abs, d.neg)
+        else:
+            dst = _operand(d, home, half, n, True)
     srcs = []
     for src in ins.srcs:                           # (a loop: no comprehension's function made per instruction)
         v = src.value
@@ -127,7 +149,8 @@ def _instruction(ins: MInstr, home: dict[int, int], half: int, halves: int) -> I
     if ins.opcode in SENDS:                        # a payload is registers, typed :ud as iga64 prints them
         for s in srcs:                             # (each operand made just now for this instruction)
             s.type = T_UD
-    pred = Predicate(*ins.predicate, control=ins.pred_control) if ins.predicate is not None else None
+    p = ins.predicate
+    pred = None if p is None else Predicate(p[0], p[1], p[2], ins.pred_control)
     flag = ins.flag
     # by position, in the record's field order (opcode, exec_size, chan_offset, predicate, cond_mod, flag_reg,
     # flag_subreg, saturate, mask_ctrl_we_all, align16, dst, srcs, math_fc, jip, uip, branch_ctrl, sfid, desc,

@@ -42,81 +42,105 @@ class Liveness:
 
 
 def liveness(func: MFunction) -> Liveness:
+    regs, first, last, labels, in_bits, out_bits = live_ranges(func)
+    intervals = {regs[i]: (f, last[i]) for i, f in enumerate(first) if f >= 0}
+    return Liveness(regs, dict(zip(labels, in_bits)), dict(zip(labels, out_bits)), intervals)
+
+
+def live_ranges(func: MFunction) -> tuple[list[VReg], list[int], list[int], list[str], list[int], list[int]]:
+    """liveness's answers as lists: the registers, each one's interval as first[i] .. last[i] (first[i] < 0:
+    never live), and the blocks' labels with their live-in and live-out masks (the allocator reads the
+    intervals alone, without a dict keyed by the registers' record hashes)."""
+    blocks = func.blocks
     succs = func.successors()
     regs = list(func.vregs.values())
-
-    index = {v.id: i for i, v in enumerate(regs)}    # views of a register as another type count as it
-    bit = {v.id: 1 << i for i, v in enumerate(regs)}
-    use: dict[str, int] = {}
-    kill: dict[str, int] = {}
+    count = len(regs)
+    # views of a register as another type count as it: a value is its register's index in `regs`, which is
+    # its id where the ids are 0, 1, 2 ... in order (MFunction.vreg makes them so; no index dict then)
+    index: dict[int, int] | None = None
+    for i, reg in enumerate(regs):
+        if reg.id != i:
+            index = {r.id: k for k, r in enumerate(regs)}
+            break
     # one walk over the instructions for both: each block's uses and kills (for the solver), and each
-    # value's first and last position in layout order (for its interval)
-    first: dict[int, int] = {}
-    last: dict[int, int] = {}
-    starts: dict[str, int] = {}
-    past: dict[str, int] = {}                     # one past each block's last position
+    # value's first and last position in layout order (for its interval; -1: not seen yet)
+    first = [-1] * count
+    last = [-1] * count
+    use: list[int] = []
+    kill: list[int] = []
+    starts: list[int] = []
     pos = 0
-    for b in func.blocks:
+    vreg = VReg
+    for b in blocks:
         u = d = 0
-        starts[b.label] = pos
+        starts.append(pos)
         for ins in b.instrs:                          # (uses() and defs(), inline: no lists made)
             for s in ins.srcs:
                 v = s.value
-                if type(v) is VReg:
-                    m = bit[v.id]
+                if type(v) is vreg:
+                    i = v.id if index is None else index[v.id]
+                    m = 1 << i
                     if not d & m:
                         u |= m
-                    i = index[v.id]
-                    if i not in first:
+                    if first[i] < 0:
                         first[i] = pos
                     last[i] = pos
             dst = ins.dst                             # a predicated write keeps the other lanes' values
-            if dst is not None and type(dst.value) is VReg:
-                if ins.predicate is None:
-                    d |= bit[dst.value.id]
-                i = index[dst.value.id]
-                if i not in first:
-                    first[i] = pos
-                last[i] = pos
+            if dst is not None:
+                v = dst.value
+                if type(v) is vreg:
+                    i = v.id if index is None else index[v.id]
+                    if ins.predicate is None:
+                        d |= 1 << i
+                    if first[i] < 0:
+                        first[i] = pos
+                    last[i] = pos
             pos += 1
-        use[b.label], kill[b.label] = u, d
-        past[b.label] = pos
-    position = {b.label: i for i, b in enumerate(func.blocks)}
-    graph = [[position[s] for s in succs[b.label] if s in position] for b in func.blocks]
-    none = [0] * len(func.blocks)               # the machine IR has no phis: copies stand in for them
-    backwards = list(range(len(func.blocks) - 1, -1, -1))     # reversed layout: most uses before defs
-    in_bits, out_bits = solve(graph, [use[b.label] for b in func.blocks], [kill[b.label] for b in func.blocks],
-                              none, none, order=backwards)
-    live_in = {b.label: in_bits[i] for i, b in enumerate(func.blocks)}
-    live_out = {b.label: out_bits[i] for i, b in enumerate(func.blocks)}
+        use.append(u)
+        kill.append(d)
+    labels = [b.label for b in blocks]
+    position = {label: i for i, label in enumerate(labels)}
+    graph = [[position[s] for s in succs[label] if s in position] for label in labels]
+    none = [0] * len(blocks)                    # the machine IR has no phis: copies stand in for them
+    backwards = list(range(len(blocks) - 1, -1, -1))     # reversed layout: most uses before defs
+    in_bits, out_bits = solve(graph, use, kill, none, none, order=backwards)
 
     # each value's interval: the first and last position where it is live; the live sets add their
     # members' first (forward) and last (backward) appearances only, so no live set is walked member by
     # member (which grew with the square of the nesting depth under blockIP)
     events: list[tuple[int, int]] = []            # (position, live mask) in position order
-    for b in func.blocks:
-        start = starts[b.label]
-        events.append((start, live_in[b.label]))
-        events.append((max(start, past[b.label] - 1), live_out[b.label]))
+    for k, start in enumerate(starts):
+        events.append((start, in_bits[k]))
+        events.append((max(start, start + len(blocks[k].instrs) - 1), out_bits[k]))
     seen = 0
     for at, mask in events:
-        for i in set_bits(mask & ~seen):
-            if first.get(i, at) >= at:
-                first[i] = at
-        seen |= mask
+        fresh = mask & ~seen
+        if fresh:
+            for i in set_bits(fresh):
+                f = first[i]
+                if f < 0 or f >= at:
+                    first[i] = at
+            seen |= mask
     seen = 0
     for at, mask in reversed(events):
-        for i in set_bits(mask & ~seen):
-            if last.get(i, at) <= at:
-                last[i] = at
-        seen |= mask
-    intervals = {regs[i]: (first[i], last[i]) for i in first}
-    ends = {b.label: starts[b.label] + len(b.instrs) - 1 for b in func.blocks}
-    loops = [(starts[b.instrs[-1].targets[0]], ends[b.label]) for b in func.blocks
-             if b.instrs and b.instrs[-1].opcode in ("while", "jmpi") and b.instrs[-1].targets
-             and starts[b.instrs[-1].targets[0]] <= ends[b.label]]
-    _widen_for_loops(intervals, loops)
-    return Liveness(regs, live_in, live_out, intervals)
+        fresh = mask & ~seen
+        if fresh:
+            for i in set_bits(fresh):
+                if last[i] <= at:
+                    last[i] = at
+            seen |= mask
+    loops = []
+    for k, b in enumerate(blocks):
+        instrs = b.instrs
+        if instrs:
+            branch = instrs[-1]
+            if branch.opcode in ("while", "jmpi") and branch.targets:
+                head, back = starts[position[branch.targets[0]]], starts[k] + len(instrs) - 1
+                if head <= back:
+                    loops.append((head, back))
+    if loops:
+        _widen_for_loops(first, last, loops)
+    return regs, first, last, labels, in_bits, out_bits
 
 
 def set_bits(mask: int) -> list[int]:
@@ -152,25 +176,30 @@ def _bits_of(mask: int, base: int) -> list[int]:
     return out
 
 
-def _widen_for_loops(intervals: dict[VReg, tuple[int, int]], loops: list[tuple[int, int]]) -> None:
-    """For each backward branch [head, back] in layout order (`back` ascending), every interval with
-    head < lo <= back < hi starts at head instead. Done without visiting every interval per loop (that
-    was O(loops * values), quadratic in nesting depth): intervals wait in buckets by their start, and
-    those ending at or before a loop's back edge leave for good, since later back edges lie further on."""
-    buckets: dict[int, list[VReg]] = {}
-    for v, (lo, _) in intervals.items():
-        buckets.setdefault(lo, []).append(v)
+def _widen_for_loops(first: list[int], last: list[int], loops: list[tuple[int, int]]) -> None:
+    """For each backward branch [head, back] in layout order (`back` ascending), every interval (value i:
+    first[i] to last[i]; first[i] < 0 for a value never live) with head < lo <= back < hi starts at head
+    instead. Done without visiting every interval per loop (that was O(loops * values), quadratic in
+    nesting depth): intervals wait in buckets by their start, and those ending at or before a loop's back
+    edge leave for good, since later back edges lie further on."""
+    buckets: dict[int, list[int]] = {}
+    for i, lo in enumerate(first):
+        if lo >= 0:
+            if lo in buckets:
+                buckets[lo].append(i)
+            else:
+                buckets[lo] = [i]
     keys = sorted(buckets)
     for head, back in loops:
-        first, last = bisect.bisect_right(keys, head), bisect.bisect_right(keys, back)
-        if first == last:
+        low, high = bisect.bisect_right(keys, head), bisect.bisect_right(keys, back)
+        if low == high:
             continue
-        moved = [v for key in keys[first:last] for v in buckets.pop(key) if intervals[v][1] > back]
-        del keys[first:last]
+        moved = [i for key in keys[low:high] for i in buckets.pop(key) if last[i] > back]
+        del keys[low:high]
         if not moved:
             continue
-        for v in moved:
-            intervals[v] = (head, intervals[v][1])
+        for i in moved:
+            first[i] = head
         if head in buckets:
             buckets[head].extend(moved)
         else:

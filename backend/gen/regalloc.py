@@ -20,7 +20,7 @@ from reconverge.isa.gen9 import messages as sm
 from reconverge.lowering.errors import CompileError
 
 from .mir import GRF_BYTES, MFunction, MInstr, Operand, PReg, VReg
-from .mir_liveness import liveness
+from .mir_liveness import live_ranges
 
 LAST_ALLOCATABLE = 111
 BLOCK_SIZES = (1, 2, 4, 8)                  # registers a scratch block message moves
@@ -51,8 +51,10 @@ def _scan(func: MFunction, first_free: int, temporaries: set[int]) -> tuple[dict
     """Homes for every value that occurs in an instruction, or the values to spill when they do not fit:
     the scan goes on past a spill as if the spilled value had no register (the next scan, after the
     rewrite, checks that its short-lived replacements fit), so one scan finds many."""
-    intervals = liveness(func).intervals
-    order = sorted(intervals.items(), key=lambda kv: (kv[1][0], kv[0].id))
+    regs, starts, ends, _, _, _ = live_ranges(func)
+    # (liveness(func).intervals sorted by (start, id), from its lists: no dict of the registers made)
+    order = [(regs[i], (start, ends[i])) for start, _, i in
+             sorted([(start, regs[i].id, i) for i, start in enumerate(starts) if start >= 0])]
     free = bytearray(b"\x01") * (LAST_ALLOCATABLE + 1)     # 1: a free GRF (runs found by bytearray.find)
     free[:first_free] = bytes(first_free)
     active: list[tuple[int, int, int, VReg]] = []    # (end, first grf, count, value): a heap, earliest end first

@@ -62,6 +62,11 @@ _NO_REGION = (F.VSTRIDE[0], F.WIDTH[1], F.HSTRIDE[0])        # a register source
 
 _DST = tuple(_at(f"dst_{n}") for n in ("file", "type", "reg", "subreg", "hstride"))
 _DST_REG_LIMIT, _DST_SUB_LIMIT = _limit("dst_reg"), _limit("dst_subreg")
+# the destination's file, type and stride codes already shifted into place (as the sources' below)
+_DST_FILE_AT = {f: code << _DST[0] for f, code in _FILE.items()}
+_DST_TYPE_AT = {t: code << _DST[1] for t, code in _REG_TYPE.items()}
+_DST_HSTRIDE_AT = {h: code << _DST[4] for h, code in _HSTRIDE.items()}
+_DST_REG_AT, _DST_SUB_AT = _DST[2], _DST[3]
 # (file, type) shifts of each source as an immediate; (file, type, reg, subreg, abs, neg, vstride, width,
 # hstride) shifts of each as a register (src1's register fields exist in a1 only)
 _SRC_IMM = tuple((_at(f"src{i}_file"), _at(f"src{i}_type")) for i in range(2))
@@ -71,6 +76,17 @@ if any(_A1[f"src0_{n}"] != _A1IMM[f"src0_{n}"] for n in ("reg", "subreg", "abs",
 _SRC_REG = tuple(tuple(_A1[f"src{i}_{n}"][0] for n in ("file", "type", "reg", "subreg", "abs", "neg", "vstride",
                                                         "width", "hstride")) for i in range(2))
 _SRC_REG_LIMIT = tuple((_limit(f"src{i}_reg"), _limit(f"src{i}_subreg")) for i in range(2))
+# each register source's file, type and region codes already shifted into place (its reg and subreg, and its
+# modifiers where set, are shifted per instruction): one lookup a field, no shift of the 128-bit word's
+# parts for them; a missing key is a value the general path decides (as the tables above)
+_SRC_FILE_AT = tuple({f: code << at[0] for f, code in _FILE.items()} for at in _SRC_REG)
+_SRC_TYPE_AT = tuple({t: code << at[1] for t, code in _REG_TYPE.items()} for at in _SRC_REG)
+_SRC_VSTRIDE_AT = tuple({**{v: code << at[6] for v, code in _VSTRIDE.items()}, VXH: _VSTRIDE_VXH << at[6]}
+                        for at in _SRC_REG)
+_SRC_WIDTH_AT = tuple({w: code << at[7] for w, code in _WIDTH.items()} for at in _SRC_REG)
+_SRC_HSTRIDE_AT = tuple({h: code << at[8] for h, code in _HSTRIDE.items()} for at in _SRC_REG)
+_SRC_REG_AT = tuple((at[2], at[3], at[4], at[5]) for at in _SRC_REG)     # reg, subreg, abs, neg
+_SRC_NO_REGION_AT = tuple(_NO_REGION[0] << at[6] | _NO_REGION[1] << at[7] | _NO_REGION[2] << at[8] for at in _SRC_REG)
 
 
 # branches (encoding.encode_fields' branch form; endif, while, join and an immediate jmpi in a1imm): the
@@ -107,13 +123,12 @@ def encode_plain(inst: Instruction) -> bytes | None:
     d = inst.dst
     if d is None or d.indirect:
         return None
-    file, type_ = _FILE.get(d.file), _REG_TYPE.get(d.type)
-    hs = _HSTRIDE.get(d.hstride)
+    file, type_ = _DST_FILE_AT.get(d.file), _DST_TYPE_AT.get(d.type)      # (codes already in place)
+    hs = _DST_HSTRIDE_AT.get(d.hstride)
     reg, sub = d.reg, d.subreg * d.type.size
     if file is None or type_ is None or hs is None or not 0 <= reg < _DST_REG_LIMIT or not 0 <= sub < _DST_SUB_LIMIT:
         return None
-    s_file, s_type, s_reg, s_sub, s_hs = _DST
-    word |= file << s_file | type_ << s_type | reg << s_reg | sub << s_sub | hs << s_hs
+    word |= file | type_ | reg << _DST_REG_AT | sub << _DST_SUB_AT | hs
     # the sources: registers, the last one perhaps a 32-bit immediate (then the a1imm form)
     srcs = inst.srcs
     last = len(srcs) - 1
@@ -133,27 +148,27 @@ def encode_plain(inst: Instruction) -> bytes | None:
         if s.indirect:
             return None
         r = s.region
-        vs: int | None
-        width: int | None
-        hs_: int | None
+        region: int | None
         if r is None:
-            vs, width, hs_ = _NO_REGION
-        else:
-            vs = _VSTRIDE_VXH if r.vstride == VXH else _VSTRIDE.get(r.vstride)
-            width, hs_ = _WIDTH.get(r.width), _HSTRIDE.get(r.hstride)
-        file, type_ = _FILE.get(s.file), _REG_TYPE.get(s.type)
+            region = _SRC_NO_REGION_AT[i]
+        else:                                     # (vstride, width and hstride, each already in place)
+            vs, width, hs_ = _SRC_VSTRIDE_AT[i].get(r.vstride), _SRC_WIDTH_AT[i].get(r.width), \
+                _SRC_HSTRIDE_AT[i].get(r.hstride)
+            region = None if vs is None or width is None or hs_ is None else vs | width | hs_
+        file, type_ = _SRC_FILE_AT[i].get(s.file), _SRC_TYPE_AT[i].get(s.type)
         reg, sub = s.reg, s.subreg * s.type.size
-        if s.abs is False and s.neg is False:     # (the usual: no source modifier)
-            a = ng = 0
-        else:
+        plain = s.abs is False and s.neg is False      # (the usual: no source modifier)
+        if not plain:
             a, ng = int(s.abs), int(s.neg)
         reg_limit, sub_limit = _SRC_REG_LIMIT[i]
-        if vs is None or width is None or hs_ is None or file is None or type_ is None or (a | ng) >> 1 \
+        if region is None or file is None or type_ is None or (not plain and (a | ng) >> 1) \
                 or not 0 <= reg < reg_limit or not 0 <= sub < sub_limit:
             return None
-        f_at, t_at, r_at, sub_at, a_at, n_at, vs_at, w_at, hs_at = _SRC_REG[i]
-        word |= file << f_at | type_ << t_at | reg << r_at | sub << sub_at | a << a_at | ng << n_at \
-            | vs << vs_at | width << w_at | hs_ << hs_at
+        r_at, sub_at, a_at, n_at = _SRC_REG_AT[i]
+        if plain:
+            word |= file | type_ | reg << r_at | sub << sub_at | region
+        else:
+            word |= file | type_ | reg << r_at | sub << sub_at | a << a_at | ng << n_at | region
     return word.to_bytes(_FORM_BYTES, "little")
 
 

@@ -535,7 +535,11 @@ def _clone_function(func: Function) -> Function:
     new.end_block.label, new.end_block.index = func.end_block.label, func.end_block.index
     copiers = _COPIERS
     for block in old_blocks:
-        nodes[block] = new.end_block if block is func.end_block else _copy_slots(block)
+        if block is func.end_block:
+            nodes[block] = new.end_block
+        else:
+            kind = type(block)
+            nodes[block] = (copiers.get(kind) or _copier(kind))(block)
         for ins in block.instrs:
             cls = type(ins)
             values[ins] = (copiers.get(cls) or _copier(cls))(ins)
@@ -543,7 +547,9 @@ def _clone_function(func: Function) -> Function:
     def value(v: Value) -> Value:
         found: Value | None = get_value(v)
         if found is None:               # a constant or undef: copied once, shared as in the original
-            found = values[v] = cast(Value, _copy_slots(v))
+            made = type(v)              # (_copy_slots, inline: a call per constant operand)
+            copied: Value = (copiers.get(made) or _copier(made))(v)    # type: ignore[assignment]
+            values[v] = found = copied
         return found
     for block in old_blocks:
         copied = nodes[block]
