@@ -73,8 +73,9 @@ class OracleError(RuntimeError):
 
 
 class OutOfBounds(OracleError):
-    """The kernel wrote before the start of a buffer, a __local block or a private variable (a canary
-    changed); an access past the end faults instead, which kills the (child) process."""
+    """An out-of-bounds access the reference saw: a write before the start of a buffer, a __local block,
+    a __constant table or a private variable (its canary changed), or results that change with the
+    canaries (a read of them); an access past the end faults instead, which kills the (child) process."""
 
 
 _lib_lock = threading.Lock()
@@ -536,7 +537,8 @@ class _GuardedBuffer:
         ctypes.memmove(self.address, array.ctypes.data, nbytes)
 
     def set_canary(self, pattern: int) -> None:
-        """Fill the bytes before the start with canary `pattern` (oracle_private.CANARIES)."""
+        """Fill the bytes before the start (and any padding after the end) with canary `pattern`
+        (oracle_private.CANARIES)."""
         self.canary = private.CANARIES[pattern]
         ctypes.memmove(self.base + GUARD, self.canary, self.front)
         ctypes.memmove(self.address + self.array.nbytes, self.canary, self.back)
@@ -650,9 +652,11 @@ def _launch(compiled: _Compiled, fn, params: list, args: list, rng, kernel: str,
             _launch_threaded(fn, c_args, local_blocks, rng, kernel, arenas, subgroup_size, compiled.sites)
         else:
             _launch_sequential(fn, c_args, local_blocks, rng, kernel, arenas, subgroup_size)
-        for name, block in compiled.local_globals + compiled.constant_globals:
-            if block.written_before_start():
-                raise OutOfBounds(f"@{kernel}: a write before the start of __local array {name} (out of bounds)")
+        for what, blocks in (("__local array", compiled.local_globals),
+                             ("__constant table", compiled.constant_globals)):
+            for name, block in blocks:
+                if block.written_before_start():
+                    raise OutOfBounds(f"@{kernel}: a write before the start of {what} {name} (out of bounds)")
         overwritten = arenas.overwritten()
         if overwritten is not None:
             raise OutOfBounds(f"@{kernel}: a write before the start or past the end of private variable "

@@ -7,7 +7,8 @@ call of the library's `__oracle_private(k)`, which answers the work-item's own s
 like a guarded buffer (jit_oracle._GuardedBuffer): every slot's object ends where an unmapped guard region
 begins, and the mapped bytes before it (and any alignment padding after it) hold a canary checked after
 the launch. An access past the end faults (a one-line error from the isolating child); a write before the
-start or into the padding is an error after the run; such a read is not seen.
+start or into the padding is an error after the run, and such a read changes the results of the second
+launch, whose canaries differ (jit_oracle.run_llvm_kernel).
 
 A slot belongs to one alloca, not to one call: that is exact because OpenCL C has no recursion, so no
 function's frame is live twice. Functions on a call cycle keep their allocas on the stack, and so do allocas
