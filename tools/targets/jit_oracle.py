@@ -36,7 +36,6 @@ from __future__ import annotations
 import collections
 import ctypes
 import hashlib
-import mmap
 import os
 import re
 import tempfile
@@ -62,6 +61,7 @@ from reconverge.tools.targets.oracle_builtins import (  # the work-item state ar
     _SGS,
     builtin_library_source,
 )
+from reconverge.tools.targets.oracle_guards import PAGE, GuardedMapping
 from reconverge.tools.targets.oracle_local import guard_local_globals
 from reconverge.tools.targets.oracle_sites import SiteError, Sites, instrument, without_tokens
 
@@ -507,7 +507,6 @@ def compile_module(llvm_ir: str, kernel: str | None = None) -> _Compiled:
 # ---------------------------------------------------------------------------------------------------------
 # Arguments: guarded buffers, __local blocks, scalars.
 
-PAGE = mmap.PAGESIZE
 GUARD = 64 * PAGE   # unmapped bytes on each side: an index off by up to 64K dwords lands in them
 
 
@@ -516,39 +515,32 @@ class _GuardedBuffer:
     (no slack: rounding the end up to 16 bytes let a write or read of up to 15 bytes past it pass without
     a word). The start is then aligned as far as the size is (a page end minus the size), which is at
     least its elements' alignment: a C type's size is a multiple of its alignment; a module's array whose
-    declared alignment is more (`align`) starts that much earlier, and the bytes after it hold a canary
-    too. Copied back into the original after the run."""
+    declared alignment is more (`align`) starts that much earlier. The mapped bytes before the start and
+    after the end hold a canary (oracle_guards.GuardedMapping). Copied back into the original after the
+    run."""
 
     def __init__(self, array: np.ndarray, pattern: int = 0, align: int = 1):
         self.array = array
         nbytes = array.nbytes
         align = min(max(align, 1), PAGE)
         data = -(-max(nbytes + align - 1, 1) // PAGE) * PAGE
-        self.size = data + 2 * GUARD
-        self.map = mmap.mmap(-1, self.size, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
-        self.base = ctypes.addressof(ctypes.c_char.from_buffer(self.map))
-        for start in (self.base, self.base + GUARD + data):
-            if _libc.mprotect(ctypes.c_void_p(start), ctypes.c_size_t(GUARD), 0) != 0:
-                raise OracleError("cannot protect a guard region (mprotect failed)")
-        self.address = (self.base + GUARD + data - nbytes) // align * align
-        self.front = self.address - self.base - GUARD    # mapped bytes before the start: a canary
-        self.back = self.base + GUARD + data - self.address - nbytes    # and after the end (alignment)
-        self.set_canary(pattern)
+        start = (GUARD + data - nbytes) // align * align     # (the mapping's base is page-aligned)
+        try:
+            self.mapping = GuardedMapping(data + 2 * GUARD, [(0, GUARD), (GUARD + data, GUARD)],
+                                          [(GUARD, start - GUARD), (start + nbytes, GUARD + data - start - nbytes)],
+                                          pattern)
+        except OSError as exc:
+            raise OracleError(str(exc)) from None
+        self.address = self.mapping.base + start
         ctypes.memmove(self.address, array.ctypes.data, nbytes)
 
     def set_canary(self, pattern: int) -> None:
-        """Fill the bytes before the start (and any padding after the end) with canary `pattern`
-        (oracle_private.CANARIES)."""
-        self.canary = private.CANARIES[pattern]
-        ctypes.memmove(self.base + GUARD, self.canary, self.front)
-        ctypes.memmove(self.address + self.array.nbytes, self.canary, self.back)
+        self.mapping.set_canary(pattern)
 
     def written_before_start(self) -> bool:
         """Whether the kernel wrote into the mapped bytes before the buffer's start (an index of -1), or
         into the alignment padding after its end."""
-        end = self.address + self.array.nbytes
-        return ctypes.string_at(self.base + GUARD, self.front) != self.canary[:self.front] or \
-            ctypes.string_at(end, self.back) != self.canary[:self.back]
+        return self.mapping.overwritten() is not None
 
     def clear(self) -> None:
         """Zero the buffer (a __local block, before each work-group)."""
@@ -558,8 +550,7 @@ class _GuardedBuffer:
         return ctypes.string_at(self.address, self.array.nbytes)
 
     def close(self) -> None:
-        _libc.mprotect(ctypes.c_void_p(self.base), ctypes.c_size_t(self.size), 3)   # PROT_READ | PROT_WRITE
-        self.map.close()
+        self.mapping.close()
 
 
 def _is_local_arg(arg) -> bool:
@@ -638,7 +629,7 @@ def _launch(compiled: _Compiled, fn, params: list, args: list, rng, kernel: str,
     argument's bytes after it, by argument index (the arguments are left as they are); a write before an
     object's start is an OutOfBounds error."""
     guards: list[_GuardedBuffer] = []
-    arenas = private.Arenas(compiled.private, _libc, pattern)
+    arenas = private.Arenas(compiled.private, pattern)
     try:
         c_args = [_c_value(a, p, kernel, i, guards, pattern) for i, (a, p) in enumerate(zip(args, params))]
         local_blocks: list[tuple[int | None, _GuardedBuffer]] = [

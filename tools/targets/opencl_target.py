@@ -18,6 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from reconverge.lowering.errors import CompileError
+from reconverge.tools.targets.oracle_guards import canary
 
 
 @dataclass(frozen=True)
@@ -264,11 +265,8 @@ class _GuardedBuffer:
         self.initial = np.frombuffer(value.tobytes(), np.uint8)
         self.cl = cl
 
-    def _pattern(self, pattern: int, n: int) -> np.ndarray:
-        return ((np.arange(n, dtype=np.uint32) * (37 + 64 * pattern) + 0x5A + pattern) % 255 + 1).astype(np.uint8)
-
     def fill(self, queue, pattern: int) -> None:
-        self.host[:] = self._pattern(pattern, self.host.size)
+        self.host[:] = canary(pattern, self.host.size)
         self.host[self.pad:self.pad + self.nbytes] = self.initial
         self.cl.enqueue_copy(queue, self.buffer, self.host)
 
@@ -276,7 +274,7 @@ class _GuardedBuffer:
         self.cl.enqueue_copy(queue, self.host, self.buffer)
 
     def check_guards(self, path: str, kernel: str, pattern: int) -> None:
-        expected = self._pattern(pattern, self.host.size)
+        expected = canary(pattern, self.host.size)
         end = self.pad + self.nbytes
         if not (np.array_equal(self.host[:self.pad], expected[:self.pad])
                 and np.array_equal(self.host[end:], expected[end:])):

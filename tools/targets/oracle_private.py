@@ -4,7 +4,7 @@ Why: a kernel's private variables are `alloca`s, which the JIT puts on the host 
 past the end of a private array then writes the next variable or the return address: a wrong answer with
 exit status 0 at -O0, a crash only by luck at -O2. Here each alloca of a function's entry block becomes a
 call of the library's `__oracle_private(k)`, which answers the work-item's own slot k in an arena laid out
-like a guarded buffer (jit_oracle._GuardedBuffer): every slot's object ends where an unmapped guard region
+like a guarded buffer (oracle_guards.GuardedMapping): every slot's object ends where an unmapped guard region
 begins, and the mapped bytes before it (and any alignment padding after it) hold a canary checked after
 the launch. An access past the end faults (a one-line error from the isolating child); a write before the
 start or into the padding is an error after the run, and such a read changes the results of the second
@@ -18,12 +18,11 @@ null, 1))`) read from the compiled module.
 """
 from __future__ import annotations
 
-import ctypes
-import mmap
 import re
 
 import numpy as np
 
+from reconverge.tools.targets.oracle_guards import PAGE, GuardedMapping
 from reconverge.tools.targets.oracle_subgroups import PRIVATE
 
 SIZES = "__oracle_private_sizes"
@@ -150,22 +149,17 @@ def _top_level_split(text: str) -> list[str]:
     return parts
 
 
-PAGE = mmap.PAGESIZE
 GUARD = 16 * PAGE           # unmapped bytes after each slot (and before the first): 64 KiB
-_MAP_NORESERVE = 0x4000     # Linux: the guard regions are address space only, never committed memory
-# the bytes around an object (under two pages on each side), two patterns for two launches that must
-# answer the same (jit_oracle.run_llvm_kernel: a read outside an object sees them): no store of a small
-# value repeats them
-CANARIES = tuple(bytes((0x5A + k + (37 + 64 * k) * i) % 255 + 1 for i in range(2 * PAGE)) for k in (0, 1))
 
 
 class PrivateLayout:
-    """Where each slot's object lies in an arena (the same for every work-item's arena), and the canary
-    ranges around them."""
+    """Where each slot's object lies in an arena (the same for every work-item's arena): its guard regions
+    and the canary ranges around each object (before it, and its alignment padding after it)."""
 
     def __init__(self, sizes: list[int], aligns: list[int], where: list[str]):
         self.where = where
-        offsets, canaries, self.guards = [], [], [0]
+        offsets: list[int] = []
+        self.guards, self.canaries = [(0, GUARD)], []
         position = GUARD
         for size, align in zip(sizes, aligns):
             align = min(max(1, align), PAGE)        # (the slack before an object is then under 2 pages)
@@ -173,64 +167,41 @@ class PrivateLayout:
             end = position + data
             start = (end - size) // align * align
             offsets.append(start)
-            canaries.append((position, start - position, start + size, end - start - size))
-            self.guards.append(end)
+            self.canaries += [(position, start - position), (start + size, end - start - size)]
+            self.guards.append((end, GUARD))
             position = end + GUARD
         self.size = position
         self.offsets = np.array(offsets, np.uint64)     # kept alive: the library reads it by address
-        self.canaries = canaries
 
-    def set_state(self, state: np.ndarray, arena: PrivateArena) -> None:
+    def set_state(self, state: np.ndarray, arena: GuardedMapping) -> None:
         state[PRIVATE] = arena.base
         state[PRIVATE + 1] = self.offsets.ctypes.data
 
 
-class PrivateArena:
-    """One work-item thread's private slots: an anonymous mapping with the guard regions unmapped (made
-    inaccessible) and the canaries written."""
-
-    def __init__(self, layout: PrivateLayout, libc, pattern: int = 0):
-        self.layout, self.libc, self.canary = layout, libc, CANARIES[pattern]
-        self.map = mmap.mmap(-1, layout.size, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS | _MAP_NORESERVE)
-        self.base = ctypes.addressof(ctypes.c_char.from_buffer(self.map))
-        for start in layout.guards:
-            if libc.mprotect(ctypes.c_void_p(self.base + start), ctypes.c_size_t(GUARD), 0) != 0:
-                raise OSError("cannot protect a guard region (mprotect failed)")
-        for before, before_len, after, after_len in layout.canaries:
-            ctypes.memmove(self.base + before, self.canary, before_len)
-            ctypes.memmove(self.base + after, self.canary, after_len)
-
-    def overwritten(self) -> str | None:
-        """The first slot whose canary a write changed (before its start or in its padding), described."""
-        for k, (before, before_len, after, after_len) in enumerate(self.layout.canaries):
-            for start, n in ((before, before_len), (after, after_len)):
-                if n and ctypes.string_at(self.base + start, n) != self.canary[:n]:
-                    return self.layout.where[k]
-        return None
-
-    def close(self) -> None:
-        self.libc.mprotect(ctypes.c_void_p(self.base), ctypes.c_size_t(self.layout.size), 3)
-        self.map.close()
-
-
 class Arenas:
-    """The arenas of one launch, one per work-item thread that runs at once (reused group after group);
-    none where the module moved no alloca."""
+    """The arenas of one launch, one per work-item thread that runs at once (reused group after group):
+    guarded mappings laid out by the PrivateLayout; none where the module moved no alloca."""
 
-    def __init__(self, layout: PrivateLayout | None, libc, pattern: int = 0):
-        self.layout, self.libc, self.pattern = layout, libc, pattern
-        self.arenas: list[PrivateArena] = []
+    def __init__(self, layout: PrivateLayout | None, pattern: int = 0):
+        self.layout, self.pattern = layout, pattern
+        self.arenas: list[GuardedMapping] = []
 
     def give(self, state: np.ndarray, item: int = 0) -> None:
         """Point `state` (a work-item's state array) at arena `item`, made on first use."""
         if self.layout is None:
             return
         while len(self.arenas) <= item:
-            self.arenas.append(PrivateArena(self.layout, self.libc, self.pattern))
+            self.arenas.append(GuardedMapping(self.layout.size, self.layout.guards, self.layout.canaries,
+                                              self.pattern))
         self.layout.set_state(state, self.arenas[item])
 
     def overwritten(self) -> str | None:
-        return next((w for w in (a.overwritten() for a in self.arenas) if w is not None), None)
+        """The first slot whose canary a write changed (before its start or in its padding), described."""
+        for arena in self.arenas:
+            k = arena.overwritten()
+            if k is not None and self.layout is not None:
+                return self.layout.where[k // 2]        # (two canary ranges per slot)
+        return None
 
     def close(self) -> None:
         for arena in self.arenas:
