@@ -177,9 +177,9 @@ def _fault_text(exc: MemoryFault, compiled, layout: KernelLayout, rng, simd: int
         alloca = next((a for a, off in layout.private.items() if off == fault.bti), None)
         what = f"private array '{alloca.name}'" if alloca is not None and alloca.name else "a private array"
     elif fault.space == "local":               # bti: the array's or block's offset in the SLM
-        names = {start: f"__local array '{symbol}'" for symbol, start in layout.slm.items()}
-        names.update({start: f"__local parameter '{a.name or f'arg{a.index}'}'" for a, start in local_offsets.items()})
-        what = names.get(fault.bti or 0, "a __local array")
+        blocks = {start: f"__local array '{symbol}'" for symbol, start in layout.slm.items()}
+        blocks.update({start: f"__local parameter '{a.name or f'arg{a.index}'}'" for a, start in local_offsets.items()})
+        what = blocks.get(fault.bti or 0, "a __local array")
     else:
         what = "__local memory" if fault.space == "slm" else "private memory (the thread's scratch space)"
     off = fault.offset

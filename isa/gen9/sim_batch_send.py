@@ -12,7 +12,7 @@ from .messages import BTI_SLM, BTI_STATELESS
 from .model import Instruction
 from .registers import GRF_SIZE, NUM_GRF
 from .sim_batch_ops import Rows, ThreadFault, columns, masked_set
-from .sim_memory import OutOfBounds, object_fault, outside_private_arrays, private_fault
+from .sim_memory import OutOfBounds, lane_fault
 from .sim_messages import MessageError, MessageForm, _atomic, lanes_of, message_form
 from .sim_operands import SimulationError
 
@@ -58,19 +58,15 @@ class _Space:
             raise ThreadFault(b, OutOfBounds(self.space, self.bti, int(offs[b, c, lane]), size, write, lane,
                                         self.extent))
         frames = st.memory.private_arrays
-        if obj is not None and self.space in ("scratch", "slm"):    # inside its own object
-            rel = offs if self.space == "slm" else \
-                offs - self.slot[:, None, None] - np.arange(offs.shape[-1]) * (frames[0] if frames else 0)
-            found = object_fault(obj, rel, size, active, write)
-            if found is not None:
-                raise ThreadFault(found[0][0], found[1])
-        elif frames is not None and self.space == "scratch":      # inside one of its own lane's arrays
+        if self.space == "scratch" and frames is not None:         # offsets in the lane's own frame
             rel = offs - self.slot[:, None, None] - np.arange(offs.shape[-1]) * frames[0]
-            bad = active & outside_private_arrays(frames[1], rel, size)
-            if bad.any():
-                b, lane = _first_bad(bad)
-                c = int(np.nonzero(bad[b])[0][0])
-                raise ThreadFault(b, private_fault(frames[1], int(rel[b, c, lane]), size, write, lane))
+        elif self.space == "slm" and obj is not None:
+            rel = offs
+        else:
+            return
+        found = lane_fault(st.memory, obj, rel, size, active, write)
+        if found is not None:
+            raise ThreadFault(found[0][0], found[1])
 
     def load(self, offs: np.ndarray, size: int, active: np.ndarray) -> np.ndarray:
         return _gather(self.buf, offs, self.base, self.extent, size, active)

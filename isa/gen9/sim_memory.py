@@ -56,8 +56,8 @@ class Memory:
         self.scratch_bytes = scratch_bytes
         # a compiled kernel's private arrays, for a checked Memory: (bytes of a lane's frame, each array's
         # (offset in the frame, size)); lane i of a thread has its frame at its slot + i * frame bytes, and
-        # an A32 access into the scratch space must lie inside one of its own lane's arrays (which one it
-        # meant is not known here: an overrun into the lane's next array passes)
+        # an A32 access into the scratch space whose send carries no object (send_objects) must lie inside
+        # one of its own lane's arrays
         self.private_arrays: tuple[int, tuple[tuple[int, int], ...]] | None = None
         # a compiled kernel's private and __local accesses, for a checked Memory: the send's address ->
         # (space, start, length) of the one object it may touch, "private" (offsets in a lane's frame) or
@@ -124,6 +124,22 @@ def object_fault(obj: tuple[str, int, int], rel: np.ndarray, size: int, active: 
         return None
     where = tuple(int(v[0]) for v in np.nonzero(bad))
     return where, OutOfBounds(space, start, int(rel[where]) - start, size, write, where[-1], length)
+
+
+def lane_fault(memory: Memory, obj: tuple[str, int, int] | None, rel: np.ndarray, size: int,
+               active: np.ndarray, write: bool) -> tuple[tuple[int, ...], OutOfBounds] | None:
+    """The first active access of `size` bytes at `rel` (the last axis is the lane) outside what it may
+    touch: its send's own object where it carries one (object_fault), else one of its lane's private
+    arrays (`rel` then offsets in the lane's frame); its position in `rel` and its fault, or None."""
+    if obj is not None:
+        return object_fault(obj, rel, size, active, write)
+    assert memory.private_arrays is not None
+    arrays = memory.private_arrays[1]
+    bad = active & outside_private_arrays(arrays, rel, size)
+    if not bad.any():
+        return None
+    where = tuple(int(v[0]) for v in np.nonzero(bad))
+    return where, private_fault(arrays, int(rel[where]), size, write, where[-1])
 
 
 def private_fault(arrays: tuple[tuple[int, int], ...], rel: int, size: int, write: bool, lane: int) -> OutOfBounds:

@@ -48,7 +48,7 @@ from .messages import (
     _bits,
 )
 from .registers import NUM_GRF
-from .sim_memory import check_bounds, gather, object_fault, outside_private_arrays, private_fault, scatter
+from .sim_memory import check_bounds, gather, lane_fault, scatter
 from .sim_operands import SimulationError
 
 
@@ -244,15 +244,9 @@ def _check_private(thread, bti: int, offsets: np.ndarray, size: int, active: np.
         rel = offsets
     else:
         return
-    if obj is not None:
-        found = object_fault(obj, rel, size, active, write)
-        if found is not None:
-            raise found[1]
-    elif frames is not None:
-        bad = active & outside_private_arrays(frames[1], rel, size)
-        if bad.any():
-            lane = int(np.flatnonzero(bad)[0])
-            raise private_fault(frames[1], int(rel[lane]), size, write, lane)
+    found = lane_fault(memory, obj, rel, size, active, write)
+    if found is not None:
+        raise found[1]
 
 
 def _flat_parts(thread, addrs: np.ndarray, size: int, active: np.ndarray, write: bool):
