@@ -142,3 +142,51 @@ def test_the_one_thread_simulator_checks_each_send_against_its_own_object(files,
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "out-of-bounds store" in err[0] and ("private array" in err[0] or "__local" in err[0])
     assert not (tmp_path / "t.png").exists()
+
+
+PROGRAM_SOURCE = """\
+global int table[4] = {1, 2, 3, 4};
+global int other[4] = {9, 9, 9, 9};
+kernel void program_var(global int *out, global const int *in) {
+    uint i = get_global_id(0); if (i == 3) table[in[3]] += 7 + table[i]; barrier(CLK_GLOBAL_MEM_FENCE);
+    out[i] = table[i] + other[i]; }
+"""
+
+
+@pytest.mark.parametrize("level", ["-O0", "-O2"])
+@pytest.mark.parametrize("target", ["llvm", "ir", "gen", "spirv", "opencl"])
+@pytest.mark.parametrize("index", ["@IDX", "@NEG", "@IDX_OK"])
+def test_a_program_scope_variable_is_checked_and_starts_from_its_definition(files, capsys, target, level, index):
+    """A program-scope `global` variable written past its end or before its start is refused; in bounds,
+    every target that takes such variables answers what ir does, the llvm reference too although it
+    launches twice and keeps the compiled module (until 2026-11-27 the second launch started from the
+    first one's writes, and an in-bounds kernel was refused as out of bounds). Vulkan has no writable
+    program-scope memory and PoCL takes none: both refuse in one line."""
+    (files / "program.cl").write_text(PROGRAM_SOURCE)
+    name = {"@IDX": "idx", "@NEG": "neg", "@IDX_OK": "idx_ok"}[index]
+    argv = ["run", str(files / "program.cl"), level, "--target", target, "--global", "4", "--local", "4",
+            "--print", "--arg", "out=zeros:4:int32", "--arg", f"in=@{files / name}.npy"]
+    if target == "opencl":
+        if level == "-O2":
+            pytest.skip("the opencl target compiles with the driver's own optimisation")
+        proc = subprocess.run([sys.executable, "-m", "reconverge.tools.cli", *argv], capture_output=True,
+                              text=True, timeout=300)
+        got, out, err = proc.returncode, proc.stdout, proc.stderr
+    else:
+        got = main(argv)
+        out, err = capsys.readouterr()
+    lines = err.strip().splitlines()
+    if index != "@IDX_OK" or target in ("spirv", "opencl"):
+        assert got == 1 and len(lines) == 1 and out == "", err
+        bounds = "out-of-bounds" in lines[0] or "out of bounds" in lines[0]
+        assert bounds or (target in ("spirv", "opencl") and "program" in lines[0] and "scope" in lines[0]), lines
+        return
+    assert got == 0, err
+    printed = [line for line in out.splitlines() if not line.startswith("@")]
+    reference = argv.copy()
+    reference[reference.index(target)] = "llvm" if target == "ir" else "ir"
+    assert main(reference) == 0
+    assert [line for line in capsys.readouterr().out.splitlines() if not line.startswith("@")] == printed
+    if target == "llvm":                        # again in this process: the kept module starts afresh
+        assert main(argv) == 0
+        assert [line for line in capsys.readouterr().out.splitlines() if not line.startswith("@")] == printed

@@ -38,6 +38,7 @@ class KernelLayout:
     arguments: dict[Arg, int] = field(default_factory=dict)     # cross-thread byte offset of scalars, __local*
     buffer_bti: dict[Arg, int] = field(default_factory=dict)
     constants: dict[str, tuple[int, bytes]] = field(default_factory=dict)   # symbol -> (BTI, contents)
+    writable: set[str] = field(default_factory=set)             # the program-scope variables among them
     slm: dict[str, int] = field(default_factory=dict)           # module __local array -> SLM offset
     slm_bytes: int = 0                                          # the kernel's own __local arrays
     private: dict[Instr, int] = field(default_factory=dict)     # alloca -> offset in a work-item's frame
@@ -87,6 +88,8 @@ def kernel_layout(func: Function, flat: bool = False, instrs: list[Instr] | None
         offset += size
     for k, data in enumerate(func.constant_data):
         layout.constants[data.symbol] = (len(func.args) + k, data.init or bytes(data.size))
+        if data.writable:
+            layout.writable.add(data.symbol)
     if flat:
         for key in [a for a in layout.buffer_bti] + list(layout.constants):
             offset = _aligned(offset, 8)

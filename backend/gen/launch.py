@@ -170,7 +170,8 @@ def _fault_text(exc: MemoryFault, compiled, layout: KernelLayout, rng, simd: int
     group = exc.group or (0, 0, 0)
     gid = tuple(g * l + i + o for g, l, i, o in zip(group, rng.local_size, lid, rng.offset))
     names = {bti: f"buffer '{a.name or f'arg{a.index}'}'" for a, bti in layout.buffer_bti.items()}
-    names.update({bti: f"constant table '{name}'" for name, (bti, _) in layout.constants.items()})
+    names.update({bti: f"{'program-scope variable' if name in layout.writable else 'constant table'} '{name}'"
+                  for name, (bti, _) in layout.constants.items()})
     if fault.space in ("surface", "a64"):
         what = names.get(fault.bti, f"binding table index {fault.bti}") if fault.bti is not None else "memory"
     elif fault.space == "private":             # bti: the array's offset in the frame
@@ -183,6 +184,8 @@ def _fault_text(exc: MemoryFault, compiled, layout: KernelLayout, rng, simd: int
     else:
         what = "__local memory" if fault.space == "slm" else "private memory (the thread's scratch space)"
     off = fault.offset
+    if fault.space == "surface" and off >= 1 << 31:       # a 32-bit surface offset: a negative index wrapped
+        off -= 1 << 32
     how = (f"{-off} bytes before the start" if off < 0 else f"{off - fault.extent} bytes past the end"
            if off >= fault.extent else "straddles the end")
     access = "store to" if fault.write else "load from"

@@ -362,16 +362,17 @@ class _Compiled:
         except RuntimeError as e:
             raise OracleError(f"the kernel module does not parse or verify: {str(e).strip()}") from None
         _set_host(mod, tm)
-        self.local_globals: list[tuple[str, _GuardedBuffer]] = []    # (source name, its block)
-        self.constant_globals: list[tuple[str, _GuardedBuffer]] = []
-        tables: list[tuple[str, _GuardedBuffer]] = []
+        # the module's own blocks by space ("local", "constant", "global"): (source name, its block)
+        self.module_blocks: dict[str, list[tuple[str, _GuardedBuffer]]] = {"local": [], "constant": [], "global": []}
+        self.local_globals = self.module_blocks["local"]
+        initialised: list[tuple[str, _GuardedBuffer]] = []
         for g in local_globals:
             typed = mod.get_global_variable(g.initial or g.symbol).global_value_type
             block = _GuardedBuffer(np.zeros(tm.target_data.get_abi_size(typed), np.uint8), 0, g.align)
             llvm.add_symbol(g.symbol, block.address)
-            (self.constant_globals if g.initial else self.local_globals).append((g.name, block))
+            self.module_blocks[g.space].append((g.name, block))
             if g.initial:
-                tables.append((g.initial, block))
+                initialised.append((g.initial, block))
         library = _get_library()
         self.calls = _calls(mod)
         declared = {f.name for f in mod.functions if f.is_declaration and not f.name.startswith("llvm.")}
@@ -391,8 +392,8 @@ class _Compiled:
         _add_half_runtime()
         self.engine = llvm.create_mcjit_compiler(mod, _new_target_machine())
         self.engine.finalize_object()
-        for initial, block in tables:                     # a __constant table's bytes, from its original
-            ctypes.memmove(block.address, self.engine.get_global_value_address(initial), block.array.nbytes)
+        # (initial bytes' address, block) of each table and program-scope variable: copied in at each launch
+        self.initial_bytes = [(self.engine.get_global_value_address(initial), block) for initial, block in initialised]
         self.mod = mod
         key_addr = self.engine.get_global_value_address("__oracle_key")
         ctypes.c_uint.from_address(key_addr).value = _key()
@@ -636,15 +637,18 @@ def _launch(compiled: _Compiled, fn, params: list, args: list, rng, kernel: str,
             (i, _GuardedBuffer(np.zeros(int(a.nbytes), np.uint8), pattern)) for i, a in enumerate(args)
             if c_args[i] is None]
         guards += [block for _, block in local_blocks]
-        for _, block in compiled.local_globals + compiled.constant_globals:
-            block.set_canary(pattern)
+        for blocks in compiled.module_blocks.values():
+            for _, block in blocks:
+                block.set_canary(pattern)
+        for address, block in compiled.initial_bytes:     # every launch starts from the definitions' bytes
+            ctypes.memmove(block.address, address, block.array.nbytes)
         local_blocks += [(None, block) for _, block in compiled.local_globals]    # (the module's own)
         if threaded:
             _launch_threaded(fn, c_args, local_blocks, rng, kernel, arenas, subgroup_size, compiled.sites)
         else:
             _launch_sequential(fn, c_args, local_blocks, rng, kernel, arenas, subgroup_size)
-        for what, blocks in (("__local array", compiled.local_globals),
-                             ("__constant table", compiled.constant_globals)):
+        for space, blocks in compiled.module_blocks.items():
+            what = {"local": "__local array", "constant": "__constant table", "global": "program-scope variable"}[space]
             for name, block in blocks:
                 if block.written_before_start():
                     raise OutOfBounds(f"@{kernel}: a write before the start of {what} {name} (out of bounds)")
