@@ -178,6 +178,32 @@ def test_auto_shares_the_read_of_a_kernel_with_private_variables_where_preparing
     assert print_function(cfg) == print_function(load_program(path, "-O2").function("private_sort", "gen-blockip"))
 
 
+@pytest.mark.parametrize("kernel, weighed, mode", [("count_words", False, "structured"), ("gcd", False, "structured"),
+                                                   ("multi_exit", True, "hybrid"), ("skip_continue", True, "structured")])
+def test_auto_weighs_a_guard_free_tree_only_where_its_exit_arms_could_pay(monkeypatch, kernel, weighed, mode):
+    """A tree without guard variables has the CFG's own ifs and loops, so the hybrid can save only the ifs
+    around arms that leave a loop (and a little elsewhere: cost.hybrid_may_win). count_words and gcd pass
+    the branches-and-moves test but have no such arm worth it: auto selects only the tree, and the binary
+    is --cf structured's; multi_exit's four exits are weighed and the hybrid is taken."""
+    import reconverge.backend.gen.isel as isel
+    from reconverge.backend.gen.cost import exit_arm_cost, hybrid_may_win
+    calls = []
+    real = isel.select
+    monkeypatch.setattr(isel, "select", lambda *a, **k: calls.append(a[0]) or real(*a, **k))
+    path = os.path.join(ROOT, "examples", "bench", "control_flow.cl")
+    program = load_program(path, "-O2")
+    auto = compile(program, kernel, GenOptions(16, "auto"))
+    assert (auto.mode, len(calls)) == (mode, 2 if weighed else 1)
+    tree = calls[0]
+    assert not tree.guard_variables and program.shares_read(kernel, "gen-blockip") == (not weighed)
+    mfunc = real(tree, 16).mfunc
+    assert hybrid_may_win(mfunc) and hybrid_may_win(mfunc, guarded=False) == weighed
+    assert (exit_arm_cost(mfunc) > 0) == (kernel != "count_words" and kernel != "gcd")
+    if not weighed:
+        structured = compile(load_program(path, "-O2"), kernel, GenOptions(16, "structured"))
+        assert encode_program(auto.program) == encode_program(structured.program)
+
+
 def test_a_compile_runs_with_the_collector_tuned_and_leaves_it_as_it_was(monkeypatch, tmp_path):
     """The command line's compile freezes the objects of the imported compiler and collects young objects
     less often (lowering/gcpause.tuned_for_compile), and undoes both: an in-process caller keeps its own."""

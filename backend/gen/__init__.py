@@ -123,8 +123,9 @@ def choose_function(program: Program, kernel: str, cf: str = "auto",
     the CFG (a sub-group operation in an irreducible cycle; other irreducible cycles get a guard loop,
     lowering.guard_irreducible, and are weighed like any tree), or where the hybrid's machine IR is
     estimated to run clearly less than the tree's (cost.py); else the tree. The tree is selected first:
-    where the hybrid would be made from the same read and the tree's branches and moves are too small a
-    part of it for the hybrid to win (cost.hybrid_may_win), the hybrid is neither made nor selected. The
+    where the hybrid would be made from the same read and the tree's branches and moves (without guard
+    variables: the ifs around its loop exits) are too small a part of it for the hybrid to win
+    (cost.hybrid_may_win), the hybrid is neither made nor selected. The
     tree too where the region search would refuse the nesting, and for IR text in structured form, which
     has no CFG to take."""
     func, mode, _ = _choose(program, kernel, cf, uniform_branches)
@@ -153,7 +154,7 @@ def _choose(program: Program, kernel: str, cf: str,
     weighed = None                           # the tree's (estimated_cost, control_cost): one walk for both tests
     if program.shares_read(kernel, "gen-blockip"):
         weighed = weigh(structured.mfunc)
-        if not hybrid_may_win(structured.mfunc, weighed):
+        if not hybrid_may_win(structured.mfunc, weighed, guarded=bool(tree.guard_variables)):
             return tree, CF_MODES["structured"], structured  # (neither the CFG's pipeline nor its selection)
     cfg = program.function(kernel, "gen-blockip")
     try:

@@ -28,6 +28,15 @@ HYBRID_MARGIN = 0.75
 # read both forms share: 0.445 (continue_outer), then 0.41 (loop_multi_exit, multi_exit), over the corpus,
 # examples and 200 random reducible CFGs at -O2 (363 kernels; README "Gen control-flow modes").
 HYBRID_SAVES_AT_MOST = 0.5
+# A tree without guard variables (the structurizer needed no label or exit selector) has the CFG's own
+# structure, so the hybrid selects the same ifs and loops: what it saved on such kernels is the if, else
+# and endif around an arm that only leaves its loop (it predicates the copies and the jump instead), at
+# most 1.17 times their weighted count on a kernel it won and 1.5 times on any, plus at most 0.125 of
+# the tree's cost elsewhere (count_words: phi copies through nested ifs), over 542 guard-free kernels
+# with a shared read (the corpus, examples and 900 fuzz programs of five modes, -O0 and -O2; README
+# "Gen control-flow modes"). The bounds below leave a margin over both.
+GUARD_FREE_SAVES_PER_EXIT_ARM = 2.0
+GUARD_FREE_SAVES_ELSEWHERE = 0.15
 CONTROL = frozenset(("if", "else", "endif", "while", "break", "cont", "jmpi", "halt", "mov"))
 
 
@@ -65,6 +74,44 @@ def weigh(mfunc: MFunction) -> tuple[int, int]:
     return total, control_total
 
 
+def exit_arm_cost(mfunc: MFunction) -> int:
+    """The if, else and endif instructions, weighted as in weigh, of each if whose arm holds a break,
+    cont or halt of the loop the if is in (not of a loop nested in the arm): what a hybrid predicating
+    the arm's copies and jump would not run. One walk: a loop opens at the first block a later backward
+    branch targets and closes at that branch. O(blocks + instructions)."""
+    blocks = mfunc.blocks
+    position = {b.label: i for i, b in enumerate(blocks)}
+    opens = [0] * len(blocks)               # loops whose first block this is
+    for j, block in enumerate(blocks):
+        for ins in block.instrs:
+            for target in ins.targets or ():
+                t = position.get(target)
+                if t is not None and t <= j:
+                    opens[t] += 1
+    depth = 0
+    open_ifs: list[list[int]] = []          # [weight, if/else/endif count, jumps out of its loop, loop depth]
+    total = 0
+    for j, block in enumerate(blocks):
+        depth += opens[j]
+        weight = LOOP_WEIGHT ** depth
+        for ins in block.instrs:
+            op = ins.opcode
+            if op == "if":
+                open_ifs.append([weight, 1, 0, depth])
+            elif op == "else" and open_ifs:
+                open_ifs[-1][1] += 1
+            elif op == "endif" and open_ifs:
+                w, count, jumps, _ = open_ifs.pop()
+                if jumps:
+                    total += w * (count + 1)
+            elif op in ("break", "cont", "halt") and open_ifs and open_ifs[-1][3] == depth:
+                open_ifs[-1][2] = 1
+            if ins.targets and any(position.get(t, j + 1) <= j for t in ins.targets):
+                depth -= sum(1 for t in ins.targets if position.get(t, j + 1) <= j)
+                weight = LOOP_WEIGHT ** depth
+    return total
+
+
 def estimated_cost(mfunc: MFunction) -> int:
     """Instructions, each weighted by LOOP_WEIGHT ** (the loops around its block)."""
     return weigh(mfunc)[0]
@@ -84,11 +131,15 @@ def prefers_hybrid(tree: MFunction, hybrid: MFunction, tree_cost: int | None = N
     return weigh(hybrid)[0] <= HYBRID_MARGIN * tree_cost
 
 
-def hybrid_may_win(tree: MFunction, weighed: tuple[int, int] | None = None) -> bool:
+def hybrid_may_win(tree: MFunction, weighed: tuple[int, int] | None = None, guarded: bool = True) -> bool:
     """Whether the hybrid, made from the same read as the tree (the same values in the same loops), could
     reach HYBRID_MARGIN of the tree's cost by saving at most HYBRID_SAVES_AT_MOST of its branches and
-    moves. Where it could not, auto takes the tree without selecting the hybrid (the kernel's CFG
-    pipeline and second selection were about a quarter of a Gen compile). `weighed`: weigh(tree), where
-    the caller has it."""
+    moves, and, for a tree without guard variables (`guarded` False), at most GUARD_FREE_SAVES_PER_EXIT_ARM
+    times its exit arms' ifs (exit_arm_cost) plus GUARD_FREE_SAVES_ELSEWHERE of its cost. Where it could
+    not, auto takes the tree without selecting the hybrid (the kernel's CFG pipeline and second selection
+    were about a quarter of a Gen compile). `weighed`: weigh(tree), where the caller has it."""
     total, control = weigh(tree) if weighed is None else weighed
-    return HYBRID_SAVES_AT_MOST * control >= (1 - HYBRID_MARGIN) * total
+    needed = (1 - HYBRID_MARGIN) * total
+    if HYBRID_SAVES_AT_MOST * control < needed:
+        return False
+    return guarded or GUARD_FREE_SAVES_PER_EXIT_ARM * exit_arm_cost(tree) + GUARD_FREE_SAVES_ELSEWHERE * total >= needed
