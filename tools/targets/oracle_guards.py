@@ -19,9 +19,17 @@ _libc = ctypes.CDLL(None, use_errno=True)
 
 
 def canary(pattern: int, n: int) -> np.ndarray:
-    """`n` bytes of guard pattern `pattern` (0 or 1, the two launches that must answer the same): no store
-    of a small value or a copied byte repeats them."""
-    return ((np.arange(n, dtype=np.uint32) * (37 + 64 * pattern) + 0x5A + pattern) % 255 + 1).astype(np.uint8)
+    """`n` bytes of guard pattern `pattern` (0 or 1, the two launches that must answer the same; each
+    launch checks its own for writes). Pattern 0's bytes run through 1 to 255 (no store of a small value
+    repeats them). Pattern 1's are all 0x40 or 0x41, so that any half, float or double read from them, at
+    any offset, is a finite number from 2 to 2^22 (the sign and the exponent's top bits clear), while
+    pattern 0's make NaNs and huge values: a float read outside its object
+    converted to an integer would otherwise give INT_MIN under both patterns (x86's cvttss2si for any
+    NaN or out-of-range value), and the two launches would agree (bounds fuzz case 5032)."""
+    index = np.arange(n, dtype=np.uint64)
+    if pattern:
+        return (0x40 + ((index * 2654435761) >> 16) % 2).astype(np.uint8)
+    return ((index * 37 + 0x5A) % 255 + 1).astype(np.uint8)
 
 
 # the bytes around an object in a guarded mapping (under two pages on each side), per pattern
