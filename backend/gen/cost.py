@@ -30,11 +30,12 @@ HYBRID_MARGIN = 0.75
 HYBRID_SAVES_AT_MOST = 0.5
 # A tree without guard variables (the structurizer needed no label or exit selector) has the CFG's own
 # structure, so the hybrid selects the same ifs and loops: what it saved on such kernels is the if, else
-# and endif around an arm that only leaves its loop (it predicates the copies and the jump instead), at
-# most 1.17 times their weighted count on a kernel it won and 1.5 times on any, plus at most 0.125 of
-# the tree's cost elsewhere (count_words: phi copies through nested ifs), over 542 guard-free kernels
-# with a shared read (the corpus, examples and 900 fuzz programs of five modes, -O0 and -O2; README
-# "Gen control-flow modes"). The bounds below leave a margin over both.
+# and endif around an arm that only leaves its loop (it predicates the copies and the jump instead): at
+# most 1.17 times their weighted count (exit_arm_cost) on a kernel it won, and on any at most 0.125 of
+# the tree's cost beyond 1.5 times that count (count_words: phi copies through nested ifs). Measured on
+# the 180 guard-free trees the first test lets through among 985 kernels with a shared read (the corpus,
+# examples and 900 fuzz programs of five modes, -O0 and -O2; README "Gen control-flow modes"). The
+# bounds below leave a margin over both.
 GUARD_FREE_SAVES_PER_EXIT_ARM = 2.0
 GUARD_FREE_SAVES_ELSEWHERE = 0.15
 CONTROL = frozenset(("if", "else", "endif", "while", "break", "cont", "jmpi", "halt", "mov"))
@@ -106,9 +107,11 @@ def exit_arm_cost(mfunc: MFunction) -> int:
                     total += w * (count + 1)
             elif op in ("break", "cont", "halt") and open_ifs and open_ifs[-1][3] == depth:
                 open_ifs[-1][2] = 1
-            if ins.targets and any(position.get(t, j + 1) <= j for t in ins.targets):
-                depth -= sum(1 for t in ins.targets if position.get(t, j + 1) <= j)
-                weight = LOOP_WEIGHT ** depth
+            if ins.targets:                 # a backward branch closes the loops it targets
+                closed = sum(1 for t in ins.targets if position.get(t, j + 1) <= j)
+                if closed:
+                    depth -= closed
+                    weight = LOOP_WEIGHT ** depth
     return total
 
 
