@@ -130,7 +130,8 @@ class Memory:
             off = addr - r.base
             if off + size > r.size:
                 if off < r.size:
-                    raise InterpreterError(f"{size}-byte {what} offset {off} straddles the end of {r.describe()}")
+                    raise InterpreterError(f"out-of-bounds {size}-byte {what} offset {off}: straddles the end of "
+                                           f"{r.describe()}")
                 raise InterpreterError(f"out-of-bounds {what} address {addr:#x} ({size} bytes): "
                                        f"{off - r.size} bytes past the end of {r.describe()}")
             self._last = r

@@ -111,7 +111,7 @@ class VectorMemory:
                 start = a - o
                 desc = f"{buf.kind} buffer {buf.name!r} ({buf.slot} bytes at {start:#x})"
                 if 0 <= o < buf.slot:
-                    msg = f"{size}-byte {what} offset {o} straddles the end of {desc}"
+                    msg = f"out-of-bounds {size}-byte {what} offset {o}: straddles the end of {desc}"
                 elif o < 0:
                     msg = f"out-of-bounds {what} address {a:#x} ({size} bytes): {-o} bytes before {desc}"
                 else:
