@@ -27,7 +27,7 @@ cycles (`Function.guarded_cycles`); Gen's `--cf auto` weighs the guarded tree li
 from __future__ import annotations
 
 from reconverge.lowering.errors import IrreducibleCFG
-from reconverge.lowering.graph import reachable
+from reconverge.lowering.graph import cycles, reachable
 from reconverge.lowering.ir.core import Block, Const, Function, Instr, Phi, Undef, Value
 from reconverge.lowering.ir.opcodes import OPCODES
 from reconverge.lowering.ir.types import I1, I32
@@ -91,54 +91,11 @@ class _Layout:
 
 
 def _sccs(members: list[Block]) -> list[list[Block]]:
-    """The strongly connected components of the subgraph on `members` that hold a cycle (Tarjan's
-    algorithm, iterative), each in `members`' order."""
+    """The strongly connected components of the subgraph on `members` that hold a cycle, each in
+    `members`' order (graph.cycles)."""
     number = {b: i for i, b in enumerate(members)}
-    succs = [[number[t] for t in dict.fromkeys(_targets(b)) if t in number] for b in members]
-    n = len(members)
-    index = [-1] * n
-    low = [0] * n
-    on_stack = bytearray(n)
-    stack: list[int] = []
-    found: list[list[Block]] = []
-    counter = 0
-    for root in range(n):
-        if index[root] != -1:
-            continue
-        frames = [(root, 0)]
-        index[root] = low[root] = counter
-        counter += 1
-        stack.append(root)
-        on_stack[root] = 1
-        while frames:
-            v, k = frames[-1]
-            if k < len(succs[v]):
-                frames[-1] = (v, k + 1)
-                w = succs[v][k]
-                if index[w] == -1:
-                    index[w] = low[w] = counter
-                    counter += 1
-                    stack.append(w)
-                    on_stack[w] = 1
-                    frames.append((w, 0))
-                elif on_stack[w]:
-                    low[v] = min(low[v], index[w])
-                continue
-            frames.pop()
-            if frames:
-                u = frames[-1][0]
-                low[u] = min(low[u], low[v])
-            if low[v] == index[v]:
-                component = []
-                while True:
-                    w = stack.pop()
-                    on_stack[w] = 0
-                    component.append(w)
-                    if w == v:
-                        break
-                if len(component) > 1 or v in succs[v]:
-                    found.append([members[i] for i in sorted(component)])
-    return found
+    succs = [[number[t] for t in _targets(b) if t in number] for b in members]
+    return [[members[i] for i in component] for component in cycles(succs, list(range(len(members))))]
 
 
 def _targets(b: Block) -> list[Block]:

@@ -32,7 +32,14 @@ the search runs on the unit graph of each round, after inner shapes have collaps
 from __future__ import annotations
 
 from reconverge.lowering.errors import CompileError
-from reconverge.lowering.graph import IrreducibleError, LoopForest, dominator_tree, loop_forest, reverse_postorder
+from reconverge.lowering.graph import (
+    IrreducibleError,
+    LoopForest,
+    cycles,
+    dominator_tree,
+    loop_forest,
+    reverse_postorder,
+)
 from reconverge.lowering.ir.core import Block, Function, Instr
 from reconverge.records import record, replace
 
@@ -122,7 +129,61 @@ def layout(func: Function, units: list[Region]) -> list[Region]:
     entry = position[func.blocks[0]]
     order = reverse_postorder(succs, entry)
     forest = loop_forest(succs, entry, natural_only=True, order=order)
-    return [units[i] for i in loops_together(order, forest)]
+    order = loops_together(order, forest)
+    if _irreducible(succs, order, forest):
+        order = cycles_together(order, succs, entry)
+    return [units[i] for i in order]
+
+
+def _irreducible(succs: list[list[int]], order: list[int], forest: LoopForest) -> bool:
+    """Whether an edge goes back (in `order`) to a unit that is not the header of a natural loop holding
+    its source: a cycle entered at more than one unit."""
+    num = {v: i for i, v in enumerate(order)}
+    return any(num[t] <= num[v] and not (forest.header_of[t] == t and forest.contains(t, v))
+               for v in order for t in succs[v])
+
+
+def cycles_together(order: list[int], succs: list[list[int]], entry: int) -> list[int]:
+    """`order` with the units of every cycle moved together (at its first unit's place, in their order),
+    and inside it, once the edges into its entries are set aside, every cycle of what remains: an
+    irreducible part's cycles as loops_together lays out natural loops. blockIP runs the lowest waiting
+    unit first, so a unit laid out between two units of a cycle that it does not belong to (an exit of
+    the cycle) ran once for every batch of lanes leaving it, and a sub-group operation there met only
+    some of them (fuzz all-56733: a goto state machine entered at two labels, then a scan). Stable where
+    every cycle is together already (the natural loops, after loops_together). O(units x cycle depth)."""
+    preds: dict[int, set[int]] = {v: set() for v in order}
+    for v in order:
+        for t in succs[v]:
+            preds[t].add(v)
+    root: list = []                 # the layout as nested lists: a cycle's units in a list of their own
+    stack: list[tuple[list[int], frozenset[int], list]] = [(order, frozenset(), root)]
+    while stack:
+        nodes, cut, into = stack.pop()          # units in order, the entries whose edges in are set aside
+        graph = {v: [t for t in succs[v] if t not in cut] for v in nodes}
+        components = cycles(graph, nodes)
+        which = {v: k for k, c in enumerate(components) for v in c}
+        placed: set[int] = set()
+        for v in nodes:
+            k = which.get(v)
+            if k is None:
+                into.append(v)
+            elif k not in placed:
+                placed.add(k)
+                members = components[k]
+                inside = set(members)
+                entries = frozenset(u for u in members if u == entry or any(p not in inside for p in preds[u]))
+                nested: list = []
+                into.append(nested)
+                stack.append((members, cut | entries, nested))
+    out: list[int] = []
+    flat: list = [root]
+    while flat:
+        item = flat.pop()
+        if isinstance(item, list):
+            flat.extend(reversed(item))
+        else:
+            out.append(item)
+    return out
 
 
 SUBGROUP_OPS = ("subgroup", "subgroup_barrier")     # what meets the lanes running it together (a barrier

@@ -269,3 +269,24 @@ def test_a_goto_state_machine_in_a_divergent_loop_with_a_reduction_before_it(cf,
                           arg_names=list(ARG_NAMES), uses_subgroups=True)
     outcome = ProgramRun(program, str(tmp_path)).run(Config("gen", "-O2", 8, cf))
     assert outcome.status == "ok", outcome.message
+
+
+@pytest.mark.parametrize("simd", [8, 16])
+@pytest.mark.parametrize("cf", ["blockip", "hybrid"])
+def test_a_scan_after_a_goto_state_machine_meets_every_lane_that_left_it(cf, simd, tmp_path):
+    """Fuzz all-56733: a goto state machine entered at two labels (an irreducible cycle), then, outside
+    it, a sub_group_scan_exclusive_min. At -O0 one unit of the cycle was laid out after the scan's, so
+    the scan ran once for the lanes that had left the cycle and again for the last ones, and one lane of
+    two sub-groups got the scan of only itself (2 of 32 lanes wrong, SIMD8 and SIMD16); every cycle's
+    units now stand together (cf_regions.cycles_together). The reference is ir's (llvm declines a
+    sub-group operation in an irreducible CFG)."""
+    from reconverge.tools.fuzz.generator import ARG_NAMES, FuzzProgram
+    from reconverge.tools.fuzz.runner import Config, ProgramRun
+    path = os.path.join(os.path.dirname(os.path.dirname(__file__)), "kernels_fuzzconv",
+                        "blockip_scan_after_goto_machine_56733.cl")
+    with open(path, encoding="utf-8") as f:
+        source = f.read()
+    program = FuzzProgram(56733, "all", source, "cl", 32, 8, irreducible=True, n_arg=7,
+                          arg_names=list(ARG_NAMES), uses_subgroups=True)
+    outcome = ProgramRun(program, str(tmp_path)).run(Config("gen", "-O0", simd, cf))
+    assert outcome.status == "ok", outcome.message

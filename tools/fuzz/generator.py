@@ -1171,6 +1171,12 @@ class _ClGen:
         return "\n".join(out) + "\n"
 
 
+# cfg mode: the share of programs that are goto-style state machines (cfggen.random_state_machine), half
+# of them with a sub-group scan after the machine, which only lanes leaving it together agree on (the
+# class of fuzz all-56733, which blockIP's layout got wrong and cfggen.random_kernel never made)
+STATE_MACHINE_RATE = 0.3
+
+
 def generate(seed: int, mode: str = "all", size: int | None = None) -> FuzzProgram:
     """The program a (seed, mode) pair stands for: the same every time, on every machine."""
     if mode not in MODES:
@@ -1180,7 +1186,14 @@ def generate(seed: int, mode: str = "all", size: int | None = None) -> FuzzProgr
     global_size = local * rng.choice((1, 2, 4)) if local < 64 else 64
     global_size = max(global_size, 16)
     if mode == "cfg":
-        from reconverge.tools.testing.cfggen import random_kernel
+        from reconverge.tools.testing.cfggen import random_kernel, random_state_machine
+        states = random.Random(f"{mode}:{seed}:states")      # (its own stream: the other programs stay as they were)
+        if states.random() < STATE_MACHINE_RATE:
+            two_entries, scan = states.random() < 0.6, states.random() < 0.5
+            text = str(random_state_machine(states, states.randint(3, 12), memory=states.random() < 0.25,
+                                            two_entries=two_entries, scan=scan))
+            return FuzzProgram(seed, mode, text, "ll", global_size, min(local, global_size),
+                               irreducible=two_entries, arg_names=["out", "in"], uses_subgroups=scan)
         irreducible = rng.random() < 0.5
         text = str(random_kernel(rng, rng.randint(4, 40), max_loop_depth=rng.randint(1, 3),
                                  irreducible=0.3 if irreducible else 0.0))

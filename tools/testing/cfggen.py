@@ -358,8 +358,10 @@ class _StateMachine:
     """The flat CFGs of random_state_machine: blocks as states, each updating two values and a step
     counter, leaving to the exit once the counter passes a limit, else dispatching to any state."""
 
-    def __init__(self, rng: random.Random, n_states: int, switch: float, memory: bool, two_entries: bool):
+    def __init__(self, rng: random.Random, n_states: int, switch: float, memory: bool, two_entries: bool,
+                 scan: bool = False):
         self.rng, self.n, self.switch, self.memory, self.two_entries = rng, n_states, switch, memory, two_entries
+        self.scan = scan
         self.module = ir.Module(name="cfggen_states")
         self.module.triple = "spir64"
         self.module.data_layout = SPIR64_DATALAYOUT
@@ -460,13 +462,18 @@ class _StateMachine:
         else:
             s, y, c = (b.load(slot, typ=I32) for slot in slots)
         res = b.xor(b.add(s, b.mul(y, ir.Constant(I32, 7))), b.mul(c, ir.Constant(I32, 65536)))
+        if self.scan:                   # every lane that left the machine, together: which ones ran it shows
+            scan = ir.Function(self.module, ir.FunctionType(I32, [I32]), name="_Z28sub_group_scan_exclusive_minj")
+            scan.calling_convention = "spir_func"
+            scan.attributes.add("convergent")
+            res = b.xor(res, b.call(scan, [b.lshr(res, ir.Constant(I32, 8))], cconv="spir_func"))
         b.store(res, b.gep(fn.args[0], [gid64], source_etype=I32))
         b.ret_void()
         return self.module
 
 
 def random_state_machine(rng: random.Random, n_states: int, *, switch: float = 0.4, memory: bool = False,
-                         two_entries: bool = False) -> ir.Module:
+                         two_entries: bool = False, scan: bool = False) -> ir.Module:
     """A kernel `void @k(ptr addrspace(1) %out, ptr addrspace(1) %in)` of `n_states` states (a block
     with the update and the exit test, then one dispatching, unless the test goes straight on), each
     going, by a branch, a conditional branch or (with probability `switch`) a 4-way switch, to any
@@ -476,8 +483,10 @@ def random_state_machine(rng: random.Random, n_states: int, *, switch: float = 0
     updates two values and a step counter and leaves for the exit once the counter passes a limit
     (a constant, or from the input: lanes leave at different steps), so it ends on any input.
     `memory`: the values live in allocas, as clang -O0 leaves them; `two_entries`: the entry branches
-    to two states, the goto state machine's two ways into one cycle."""
-    return _StateMachine(rng, n_states, switch, memory, two_entries).build()
+    to two states, the goto state machine's two ways into one cycle; `scan`: the result goes through a
+    sub-group exclusive min scan after the machine, which only lanes that meet there together agree on
+    (a target that runs it once per batch of lanes leaving gives other answers)."""
+    return _StateMachine(rng, n_states, switch, memory, two_entries, scan).build()
 
 
 def main(argv=None) -> int:
