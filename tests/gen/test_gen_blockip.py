@@ -259,15 +259,21 @@ def test_a_goto_state_machine_in_a_divergent_loop_with_a_reduction_before_it(cf,
     laid out after the one unit going back to the loop's header, so lanes leaving the machine early ran the
     next pass's reduction while one lane still in it waited (3 of 64 lanes wrong at SIMD8 and SIMD16);
     such a loop now goes back through a latch unit after all its units (cf_regions.share_latches)."""
+    _agrees("blockip_state_machine_in_divergent_loop_110769.cl", 110769, 64, 32, 4, "-O2", 8, cf, tmp_path)
+
+
+def _agrees(name: str, seed: int, global_size: int, local_size: int, n_arg: int, level: str, simd: int, cf: str,
+            tmp_path) -> None:
+    """The `all`-mode fuzz program kept as tests/kernels_fuzzconv/NAME runs on gen as the campaign ran it,
+    and agrees with its reference (the runner's: llvm -O0, or ir where llvm declines)."""
     from reconverge.tools.fuzz.generator import ARG_NAMES, FuzzProgram
     from reconverge.tools.fuzz.runner import Config, ProgramRun
-    path = os.path.join(os.path.dirname(os.path.dirname(__file__)), "kernels_fuzzconv",
-                        "blockip_state_machine_in_divergent_loop_110769.cl")
-    with open(path, encoding="utf-8") as f:
+    with open(os.path.join(os.path.dirname(os.path.dirname(__file__)), "kernels_fuzzconv", name),
+              encoding="utf-8") as f:
         source = f.read()
-    program = FuzzProgram(110769, "all", source, "cl", 64, 32, irreducible=True, n_arg=4,
+    program = FuzzProgram(seed, "all", source, "cl", global_size, local_size, irreducible=True, n_arg=n_arg,
                           arg_names=list(ARG_NAMES), uses_subgroups=True)
-    outcome = ProgramRun(program, str(tmp_path)).run(Config("gen", "-O2", 8, cf))
+    outcome = ProgramRun(program, str(tmp_path)).run(Config("gen", level, simd, cf))
     assert outcome.status == "ok", outcome.message
 
 
@@ -280,13 +286,4 @@ def test_a_scan_after_a_goto_state_machine_meets_every_lane_that_left_it(cf, sim
     two sub-groups got the scan of only itself (2 of 32 lanes wrong, SIMD8 and SIMD16); every cycle's
     units now stand together (cf_regions.cycles_together). The reference is ir's (llvm declines a
     sub-group operation in an irreducible CFG)."""
-    from reconverge.tools.fuzz.generator import ARG_NAMES, FuzzProgram
-    from reconverge.tools.fuzz.runner import Config, ProgramRun
-    path = os.path.join(os.path.dirname(os.path.dirname(__file__)), "kernels_fuzzconv",
-                        "blockip_scan_after_goto_machine_56733.cl")
-    with open(path, encoding="utf-8") as f:
-        source = f.read()
-    program = FuzzProgram(56733, "all", source, "cl", 32, 8, irreducible=True, n_arg=7,
-                          arg_names=list(ARG_NAMES), uses_subgroups=True)
-    outcome = ProgramRun(program, str(tmp_path)).run(Config("gen", "-O0", simd, cf))
-    assert outcome.status == "ok", outcome.message
+    _agrees("blockip_scan_after_goto_machine_56733.cl", 56733, 32, 8, 7, "-O0", simd, cf, tmp_path)
