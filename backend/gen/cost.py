@@ -41,77 +41,61 @@ GUARD_FREE_SAVES_ELSEWHERE = 0.15
 CONTROL = frozenset(("if", "else", "endif", "while", "break", "cont", "jmpi", "halt", "mov"))
 
 
-def weigh(mfunc: MFunction) -> tuple[int, int]:
-    """(estimated_cost, control_cost) of `mfunc` in one walk over its instructions: each block's
-    instruction and control counts, and its loops' spans added to a difference array over the blocks
-    (a loop over blocks t..j: a branch in block j back to block t <= j); then LOOP_WEIGHT ** (the loops
-    around it) per block. O(blocks + instructions)."""
+def _loop_levels(mfunc: MFunction) -> list[int]:
+    """The loops around each block, in layout order: a loop spans blocks t..j where a branch in block j
+    goes back to block t <= j (spans added to a difference array over the blocks; every branch ends its
+    block). O(blocks + instructions)."""
     blocks = mfunc.blocks
     position = {b.label: i for i, b in enumerate(blocks)}
     depth = [0] * (len(blocks) + 1)
-    counts: list[int] = []
-    controls: list[int] = []
-    control_ops = CONTROL
     for j, block in enumerate(blocks):
-        instrs = block.instrs
-        control = 0
-        for ins in instrs:
-            if ins.opcode in control_ops:
-                control += 1
+        for ins in block.instrs:
             if ins.targets:
                 for target in ins.targets:
                     t = position.get(target)
                     if t is not None and t <= j:
                         depth[t] += 1
                         depth[j + 1] -= 1
-        counts.append(len(instrs))
-        controls.append(control)
-    total = control_total = level = 0
+    levels, level = [], 0
     for i in range(len(blocks)):
         level += depth[i]
+        levels.append(level)
+    return levels
+
+
+def weigh(mfunc: MFunction) -> tuple[int, int]:
+    """(estimated_cost, control_cost) of `mfunc`: each block's instruction and control counts, weighted
+    LOOP_WEIGHT ** (the loops around it, _loop_levels). O(blocks + instructions)."""
+    total = control_total = 0
+    control_ops = CONTROL
+    for block, level in zip(mfunc.blocks, _loop_levels(mfunc)):
         weight = LOOP_WEIGHT ** level
-        total += counts[i] * weight
-        control_total += controls[i] * weight
+        instrs = block.instrs
+        total += len(instrs) * weight
+        control_total += sum(1 for ins in instrs if ins.opcode in control_ops) * weight
     return total, control_total
 
 
 def exit_arm_cost(mfunc: MFunction) -> int:
     """The if, else and endif instructions, weighted as in weigh, of each if whose arm holds a break,
     cont or halt of the loop the if is in (not of a loop nested in the arm): what a hybrid predicating
-    the arm's copies and jump would not run. One walk: a loop opens at the first block a later backward
-    branch targets and closes at that branch. O(blocks + instructions)."""
-    blocks = mfunc.blocks
-    position = {b.label: i for i, b in enumerate(blocks)}
-    opens = [0] * len(blocks)               # loops whose first block this is
-    for j, block in enumerate(blocks):
-        for ins in block.instrs:
-            for target in ins.targets or ():
-                t = position.get(target)
-                if t is not None and t <= j:
-                    opens[t] += 1
-    depth = 0
-    open_ifs: list[list[int]] = []          # [weight, if/else/endif count, jumps out of its loop, loop depth]
+    the arm's copies and jump would not run. O(blocks + instructions)."""
+    open_ifs: list[list[int]] = []          # [weight, if/else/endif count, jumps out of its loop, loop level]
     total = 0
-    for j, block in enumerate(blocks):
-        depth += opens[j]
-        weight = LOOP_WEIGHT ** depth
+    for block, level in zip(mfunc.blocks, _loop_levels(mfunc)):
+        weight = LOOP_WEIGHT ** level
         for ins in block.instrs:
             op = ins.opcode
             if op == "if":
-                open_ifs.append([weight, 1, 0, depth])
+                open_ifs.append([weight, 1, 0, level])
             elif op == "else" and open_ifs:
                 open_ifs[-1][1] += 1
             elif op == "endif" and open_ifs:
                 w, count, jumps, _ = open_ifs.pop()
                 if jumps:
                     total += w * (count + 1)
-            elif op in ("break", "cont", "halt") and open_ifs and open_ifs[-1][3] == depth:
+            elif op in ("break", "cont", "halt") and open_ifs and open_ifs[-1][3] == level:
                 open_ifs[-1][2] = 1
-            if ins.targets:                 # a backward branch closes the loops it targets
-                closed = sum(1 for t in ins.targets if position.get(t, j + 1) <= j)
-                if closed:
-                    depth -= closed
-                    weight = LOOP_WEIGHT ** depth
     return total
 
 
