@@ -364,7 +364,6 @@ class _Compiled:
         _set_host(mod, tm)
         # the module's own blocks by space ("local", "constant", "global"): (source name, its block)
         self.module_blocks: dict[str, list[tuple[str, _GuardedBuffer]]] = {"local": [], "constant": [], "global": []}
-        self.local_globals = self.module_blocks["local"]
         initialised: list[tuple[str, _GuardedBuffer]] = []
         for g in local_globals:
             typed = mod.get_global_variable(g.initial or g.symbol).global_value_type
@@ -642,7 +641,7 @@ def _launch(compiled: _Compiled, fn, params: list, args: list, rng, kernel: str,
                 block.set_canary(pattern)
         for address, block in compiled.initial_bytes:     # every launch starts from the definitions' bytes
             ctypes.memmove(block.address, address, block.array.nbytes)
-        local_blocks += [(None, block) for _, block in compiled.local_globals]    # (the module's own)
+        local_blocks += [(None, block) for _, block in compiled.module_blocks["local"]]    # (the module's own)
         if threaded:
             _launch_threaded(fn, c_args, local_blocks, rng, kernel, arenas, subgroup_size, compiled.sites)
         else:
