@@ -11,6 +11,8 @@ the end. `Builder.program()` resolves labels and fills structured-CF JIP/UIP by 
 from __future__ import annotations
 
 import bisect
+from itertools import compress
+from operator import attrgetter
 
 from .errors import IsaError
 from .model import (
@@ -73,6 +75,7 @@ def pred(f: int = 0, sub: int = 0, inv: bool = False, control: str = "") -> Pred
 # the opcodes program() resolves or counts (if-depth, block ends), and the block ends among them
 _BLOCK_ENDS = frozenset(("endif", "else", "halt", "while"))
 _RESOLVED = frozenset(("if", "else", "endif", "while", "break", "cont", "halt"))
+_OPCODE_OF, _COMPACTED_OF = attrgetter("opcode"), attrgetter("compacted")
 
 
 class Builder:
@@ -183,37 +186,39 @@ class Builder:
             if name not in self.labels:
                 raise IsaError(f"unknown label {name}")
             insts[w].options["_head"] = self.labels[name]
-        # in one pass over the instructions: each one's byte address, opcode and if-depth (before it), and
-        # per depth the positions of the instructions that can end a block there: every search below is a
-        # bisection in one of these lists instead of a scan over the instructions (one scan per if, break
-        # and endif made deep nesting quadratic)
-        addr = [0]
-        a = d = 0
-        ops: list[str] = []
-        depth_at: list[int] = []
+        # the branches alone are walked in Python: the opcodes, the branches' positions and (without
+        # compacted instructions) the byte addresses are made in C, and the if-depth changes at branches
+        # only, so it is kept after each branch and, per depth, the positions of the instructions that can
+        # end a block there: every search below is a bisection in one of these lists instead of a scan over
+        # the instructions (one scan per if, break and endif made deep nesting quadratic; a Python walk
+        # over every instruction was most of a kernel's resolution)
+        ops = list(map(_OPCODE_OF, insts))
+        branches = list(compress(range(len(ops)), map(_RESOLVED.__contains__, ops)))
+        if any(map(_COMPACTED_OF, insts)):
+            addr = [0]
+            a = 0
+            for inst in insts:
+                a += 8 if inst.compacted else 16     # (instruction_size)
+                addr.append(a)
+        else:
+            addr = list(range(0, 16 * len(insts) + 1, 16))
+        depth_after: dict[int, int] = {}             # a branch's position -> the if-depth after it
         endifs: dict[int, list[int]] = {}
         elses: dict[int, list[int]] = {}
         stops: dict[int, list[int]] = {}
-        branches: list[int] = []                     # the positions of what the loop below resolves
-        for j, inst in enumerate(insts):
-            o = inst.opcode
-            ops.append(o)
-            depth_at.append(d)
-            if o in _RESOLVED:
-                branches.append(j)
-                if o in _BLOCK_ENDS:
-                    stops.setdefault(d, []).append(j)
-                    if o == "endif":
-                        endifs.setdefault(d, []).append(j)
-                    elif o == "else":
-                        elses.setdefault(d, []).append(j)
-                if o == "if":
-                    d += 1
-                elif o == "endif":
+        d = 0
+        for j in branches:
+            o = ops[j]
+            if o in _BLOCK_ENDS:
+                stops.setdefault(d, []).append(j)
+                if o == "endif":
+                    endifs.setdefault(d, []).append(j)
                     d -= 1
-            a += 8 if inst.compacted else 16         # (instruction_size)
-            addr.append(a)
-        depth_at.append(d)
+                elif o == "else":
+                    elses.setdefault(d, []).append(j)
+            elif o == "if":
+                d += 1
+            depth_after[j] = d
         at = addr.__getitem__
 
         def while_jumps_before(w: int, i: int) -> bool:
@@ -226,7 +231,7 @@ class Builder:
         def next_block_end(i: int) -> int | None:
             """The first endif, else or halt after i at i's if-depth, or a while there that jumps back
             to i or before it."""
-            level = stops.get(depth_at[i + 1], [])
+            level = stops.get(depth_after[i], [])
             k = bisect.bisect_right(level, i)
             while k < len(level):
                 j = level[k]
@@ -235,16 +240,21 @@ class Builder:
                 k += 1
             return None
 
-        loop_of: dict[int, int] = {}         # position -> the first while after it that jumps to or before it
+        # position -> the first while after it that jumps to or before it, for each break and cont: the whiles
+        # open at a position, innermost on top, walking the loop branches backwards (a while's head lies
+        # before it, so one that jumps past a position is closed for every earlier one too)
+        loop_of: dict[int, int] = {}
         open_loops: list[int] = []
         if any(ops[i] == "break" or ops[i] == "cont" for i in branches):     # (loop_end's only askers)
-            for j in range(len(insts) - 1, -1, -1):
-                while open_loops and insts[open_loops[-1]].options.get("_head", open_loops[-1]) > j:
-                    open_loops.pop()
-                if open_loops:
-                    loop_of[j] = open_loops[-1]
-                if ops[j] == "while":
+            for j in reversed(branches):
+                o = ops[j]
+                if o == "while":
                     open_loops.append(j)
+                elif o == "break" or o == "cont":
+                    while open_loops and insts[open_loops[-1]].options.get("_head", open_loops[-1]) > j:
+                        open_loops.pop()
+                    if open_loops:
+                        loop_of[j] = open_loops[-1]
 
         def loop_end(i: int) -> int:
             if i in loop_of:
@@ -252,7 +262,7 @@ class Builder:
             raise IsaError(f"{ops[i]} at {i} is outside a loop")
 
         def matching(i: int) -> tuple[int | None, int]:
-            level = depth_at[i + 1]
+            level = depth_after[i]
             end = first_after(endifs.get(level, []), i)
             if end is None:
                 raise IsaError(f"if at {i} has no endif")
@@ -267,7 +277,7 @@ class Builder:
                 inst.jip = at(els + 1 if els is not None else end) - at(i)
                 inst.uip = at(end) - at(i)
             elif o == "else":
-                closing = first_after(endifs.get(depth_at[i + 1], []), i)
+                closing = first_after(endifs.get(depth_after[i], []), i)
                 j = closing if closing is not None else len(insts) - 1
                 inst.jip = inst.uip = at(j) - at(i)
             elif o == "endif":
