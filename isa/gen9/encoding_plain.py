@@ -13,6 +13,8 @@ compiled kernels).
 """
 from __future__ import annotations
 
+from itertools import product
+
 from . import fields as F
 from . import opcodes
 from .model import VXH, DataType, Instruction, RegFile
@@ -85,7 +87,7 @@ _SRC_VSTRIDE_AT = tuple({**{v: code << at[6] for v, code in _VSTRIDE.items()}, V
                         for at in _SRC_REG)
 _SRC_WIDTH_AT = tuple({w: code << at[7] for w, code in _WIDTH.items()} for at in _SRC_REG)
 _SRC_HSTRIDE_AT = tuple({h: code << at[8] for h, code in _HSTRIDE.items()} for at in _SRC_REG)
-_SRC_REG_AT = tuple((at[2], at[3], at[4], at[5]) for at in _SRC_REG)     # reg, subreg, abs, neg
+_SRC_REG_AT = tuple((at[2], at[3]) for at in _SRC_REG)     # reg, subreg
 _SRC_NO_REGION_AT = tuple(_NO_REGION[0] << at[6] | _NO_REGION[1] << at[7] | _NO_REGION[2] << at[8] for at in _SRC_REG)
 
 
@@ -119,115 +121,91 @@ def encode_plain(inst: Instruction) -> bytes | None:
     word = _header(inst, op, word)
     if word is None:
         return None
-    # the destination (encoding._encode_a1)
+    # the destination (encoding._encode_a1), then the sources: registers, the last one perhaps a 32-bit
+    # immediate (then the a1imm form); each field's code already in place, from a table (a value the
+    # table lacks raises KeyError: the general path decides)
     d = inst.dst
     if d is None or d.indirect:
         return None
-    file, type_ = _DST_FILE_AT.get(d.file), _DST_TYPE_AT.get(d.type)      # (codes already in place)
-    hs = _DST_HSTRIDE_AT.get(d.hstride)
-    reg, sub = d.reg, d.subreg * d.type.size
-    if file is None or type_ is None or hs is None or not 0 <= reg < _DST_REG_LIMIT or not 0 <= sub < _DST_SUB_LIMIT:
-        return None
-    word |= file | type_ | reg << _DST_REG_AT | sub << _DST_SUB_AT | hs
-    # the sources: registers, the last one perhaps a 32-bit immediate (then the a1imm form)
     srcs = inst.srcs
     last = len(srcs) - 1
     if last > 1:
         return None
-    for i, s in enumerate(srcs):
-        if s.file is RegFile.IMM:
-            t = _IMM_TYPE.get(s.type)
-            if i != last or t is None or s.type in _IMM64:
+    try:
+        t = d.type
+        reg, sub = d.reg, d.subreg * t.size
+        if not 0 <= reg < _DST_REG_LIMIT or not 0 <= sub < _DST_SUB_LIMIT:
+            return None
+        word |= _DST_FILE_AT[d.file] | _DST_TYPE_AT[t] | _DST_HSTRIDE_AT[d.hstride] | reg << _DST_REG_AT \
+            | sub << _DST_SUB_AT
+        for i, s in enumerate(srcs):
+            t = s.type
+            if s.file is _IMM:
+                if i != last:
+                    return None
+                raw = s.value & 0xFFFFFFFF
+                if t in _WORD_IMM:
+                    raw = (raw & 0xFFFF) | (raw & 0xFFFF) << 16
+                word |= _SRC_IMM_AT[i][t] | raw << _IMM32
+                continue
+            if s.indirect:
                 return None
-            raw = s.value & 0xFFFFFFFF
-            if s.type in _WORD_IMM:
-                raw = (raw & 0xFFFF) | (raw & 0xFFFF) << 16
-            f_at, t_at = _SRC_IMM[i]
-            word |= _IMM_FILE << f_at | t << t_at | raw << _IMM32
-            continue
-        if s.indirect:
-            return None
-        r = s.region
-        region: int | None
-        if r is None:
-            region = _SRC_NO_REGION_AT[i]
-        else:                                     # (vstride, width and hstride, each already in place)
-            vs, width, hs_ = _SRC_VSTRIDE_AT[i].get(r.vstride), _SRC_WIDTH_AT[i].get(r.width), \
-                _SRC_HSTRIDE_AT[i].get(r.hstride)
-            region = None if vs is None or width is None or hs_ is None else vs | width | hs_
-        file, type_ = _SRC_FILE_AT[i].get(s.file), _SRC_TYPE_AT[i].get(s.type)
-        reg, sub = s.reg, s.subreg * s.type.size
-        plain = s.abs is False and s.neg is False      # (the usual: no source modifier)
-        if not plain:
-            a, ng = int(s.abs), int(s.neg)
-        reg_limit, sub_limit = _SRC_REG_LIMIT[i]
-        if region is None or file is None or type_ is None or (not plain and (a | ng) >> 1) \
-                or not 0 <= reg < reg_limit or not 0 <= sub < sub_limit:
-            return None
-        r_at, sub_at, a_at, n_at = _SRC_REG_AT[i]
-        if plain:
-            word |= file | type_ | reg << r_at | sub << sub_at | region
-        else:
-            word |= file | type_ | reg << r_at | sub << sub_at | a << a_at | ng << n_at | region
+            r = s.region
+            reg, sub = s.reg, s.subreg * t.size
+            reg_limit, sub_limit = _SRC_REG_LIMIT[i]
+            if not 0 <= reg < reg_limit or not 0 <= sub < sub_limit:
+                return None
+            r_at, sub_at = _SRC_REG_AT[i]
+            word |= _SRC_FILE_TYPE_AT[i][s.file, t] | _SRC_MODIFIERS_AT[i][s.abs, s.neg] | reg << r_at \
+                | sub << sub_at | (_SRC_NO_REGION_AT[i] if r is None else
+                                   _SRC_REGION_AT[i][r.vstride, r.width, r.hstride])
+    except KeyError:
+        return None
     return word.to_bytes(_FORM_BYTES, "little")
 
 
 def _header(inst: Instruction, op: str, word: int) -> int | None:
     """`word` (the opcode's bits) with the header's fields, or None where the general path decides."""
-    # (encoding._encode_header)
-    es = _EXEC.get(inst.exec_size)
-    co = inst.chan_offset
-    if es is None or co % 4 or not 0 <= co <= 28:
+    # (encoding._encode_header, from tables: the six one-bit flags as one key, a flag register and
+    # subregister as one; a value a table lacks raises KeyError)
+    try:
+        word |= _EXEC[inst.exec_size] | _CHANNEL[inst.chan_offset] | _FLAGS[
+            inst.no_dd_clr, inst.no_dd_chk, inst.acc_wr_en, inst.debug, inst.saturate, inst.mask_ctrl_we_all]
+        if inst.thread_ctrl:
+            word |= _THREAD.get(inst.thread_ctrl, 0)
+        p = inst.predicate
+        if p is None:
+            word |= _FLAG_AT[inst.flag_reg, inst.flag_subreg]
+        else:
+            word |= _PRED_AT[p.control, p.inverse] | _FLAG_AT[p.flag_reg, p.flag_subreg]
+        if op == "math":
+            return word | _MATH[str(inst.math_fc)]
+        return word | _COND[inst.cond_mod] if inst.cond_mod else word
+    except KeyError:
         return None
-    if co:
-        q, n = divmod(co // 4, 2)
-        word |= es | n << _NIB | q << _QTR
-    else:
-        word |= es
-    sat, mask = inst.saturate, inst.mask_ctrl_we_all
-    if inst.no_dd_clr is False and inst.no_dd_chk is False and inst.acc_wr_en is False and inst.debug is False \
-            and (sat is False or sat is True) and (mask is False or mask is True):    # (the usual: plain bools)
-        if sat:
-            word |= 1 << _SAT
-        if mask:
-            word |= 1 << _MASK
-    else:
-        flagged = _flags(inst, word)
-        if flagged is None:
-            return None
-        word = flagged
-    if inst.thread_ctrl:
-        word |= _THREAD.get(inst.thread_ctrl, 0)
-    p = inst.predicate
-    if p is None:
-        flag_reg, flag_sub = inst.flag_reg, inst.flag_subreg
-    else:
-        ctrl = _PRED.get(p.control)
-        inv = int(p.inverse)
-        if ctrl is None or inv >> 1:
-            return None
-        word |= ctrl | inv << _PRED_INV
-        flag_reg, flag_sub = p.flag_reg, p.flag_subreg
-    if (flag_reg | flag_sub) >> 1:
-        return None
-    word |= flag_reg << _FLAG_REG | flag_sub << _FLAG_SUB
-    if op == "math":
-        cond = _MATH.get(str(inst.math_fc))
-    else:
-        cond = _COND.get(inst.cond_mod) if inst.cond_mod else 0
-    if cond is None:
-        return None
-    return word | cond
 
 
-def _flags(inst: Instruction, word: int) -> int | None:
-    """`word` with the six one-bit header flags, as int() reads each (None where one is not 0 or 1)."""
-    bits = int(inst.no_dd_clr), int(inst.no_dd_chk), int(inst.acc_wr_en), int(inst.debug), int(inst.saturate), \
-        int(inst.mask_ctrl_we_all)
-    if (bits[0] | bits[1] | bits[2] | bits[3] | bits[4] | bits[5]) >> 1:
-        return None
-    return word | bits[0] << _NO_DD_CLR | bits[1] << _NO_DD_CHK | bits[2] << _ACC | bits[3] << _DEBUG \
-        | bits[4] << _SAT | bits[5] << _MASK
+# the header's tables: each channel offset (M0, M4 ... M28: nib_ctrl and qtr_ctrl); the flags (no_dd_clr,
+# no_dd_chk, acc_wr_en, debug, saturate, mask_ctrl) keyed by their values; a flag register and subregister;
+# a predicate's control and inversion
+_CHANNEL = {co: (co // 4 % 2) << _NIB | (co // 8) << _QTR for co in range(0, 32, 4)}
+_FLAGS = {bits: sum(b << at for b, at in zip(bits, (_NO_DD_CLR, _NO_DD_CHK, _ACC, _DEBUG, _SAT, _MASK)))
+          for bits in product((False, True), repeat=6)}
+_FLAG_AT = {(f, sub): f << _FLAG_REG | sub << _FLAG_SUB for f in (0, 1) for sub in (0, 1)}
+_PRED_AT = {(c, inv): code | inv << _PRED_INV for c, code in _PRED.items() for inv in (False, True)}
+# the sources' tables: an immediate's file and type (no 64-bit one), a register's file and type, its
+# modifiers (abs, neg) and its region (vstride, width, hstride), each in place for source i
+_SRC_IMM_AT = tuple({t: _IMM_FILE << f_at | code << t_at for t, code in _IMM_TYPE.items() if t not in _IMM64}
+                    for f_at, t_at in _SRC_IMM)
+_SRC_FILE_TYPE_AT: tuple[dict[tuple[RegFile, DataType], int], ...] = tuple(
+    {(f, t): fc | tc for f, fc in files.items() if f is not RegFile.IMM for t, tc in types.items()}
+    for files, types in zip(_SRC_FILE_AT, _SRC_TYPE_AT))
+_SRC_MODIFIERS_AT = tuple({(a, ng): a << at[4] | ng << at[5] for a in (False, True) for ng in (False, True)}
+                          for at in _SRC_REG)
+_SRC_REGION_AT = tuple({(v, w, h): vc | wc | hc for v, vc in vs.items() for w, wc in ws.items()
+                        for h, hc in hs.items()}
+                       for vs, ws, hs in zip(_SRC_VSTRIDE_AT, _SRC_WIDTH_AT, _SRC_HSTRIDE_AT))
+_IMM = RegFile.IMM
 
 
 def _encode_jump(inst: Instruction, op: str, opcode_bits: int) -> bytes | None:
