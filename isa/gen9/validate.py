@@ -22,6 +22,7 @@ the register-span rules. The instruction classes (branches, no saturate) are the
 from __future__ import annotations
 
 from collections.abc import Iterator
+from operator import attrgetter
 
 from reconverge.records import record
 
@@ -259,15 +260,43 @@ def _bare_branch_checks(inst: Instruction) -> list[Problem]:
 # or less: execution type, destination and sources are all 4 bytes, none half-float, byte or 64-bit; a
 # null destination has no region, span or stride to check.
 _PLAIN_TYPES = frozenset((T.D, T.UD, T.F))
-_PLAIN_SIZES = frozenset((1, 2, 4, 8, 16))
 _CMPS = frozenset(("cmp", "cmpn"))
+
+
+def _plain_source_shapes() -> dict[tuple[int, int, int, int], tuple[int, int]]:
+    """(VertStride, Width, HorzStride, ExecSize) of a dword source region that _regions finds nothing in ->
+    (limit, extent): its rows stay in the register they start in when its first byte's offset in its register
+    is below `limit` (0: ask _row_crosses), and it ends `extent` bytes after its first byte. The usual regions
+    and widths; a region not here goes through every check."""
+    shapes = {}
+    for n in (1, 2, 4, 8, 16):
+        for v in (0, 1, 2, 4, 8, 16, 32):
+            for w in (1, 2, 4, 8, 16):
+                for h in (0, 1, 2, 4):
+                    if (n < w or (n == w and h != 0 and v != w * h) or (w == 1 and h != 0)
+                            or (n == 1 and w == 1 and (v != 0 or h != 0)) or (v == 0 and h == 0 and w != 1)):
+                        continue                             # (_regions' rules)
+                    width = min(w, n)
+                    reach = (width - 1) * h * 4 + 3
+                    limit = GRF_SIZE - reach if reach < GRF_SIZE and v * 4 % GRF_SIZE == 0 else 0
+                    shapes[v, w, h, n] = (limit, (max(n // width, 1) - 1) * v * 4 + reach)
+    return shapes
+
+
+# the channels _check_control finds nothing in: (ExecSize, channel offset); a destination's extent (its last
+# byte after its first) by (ExecSize, HorzStride); a source region's shape (_plain_source_shapes)
+_PLAIN_CHANNELS = frozenset((n, m) for n in (1, 2, 4, 8, 16) for m in range(32)
+                            if m + n <= 32 and not (n >= 8 and m % n))
+_PLAIN_DST_EXTENT = {(n, h): (n - 1) * h * 4 + 3 for n in (1, 2, 4, 8, 16) for h in (1, 2, 4)}
+_PLAIN_SOURCES = _plain_source_shapes()
+_LAST_BYTE = NUM_GRF * GRF_SIZE
 
 
 def _plainly_legal(inst: Instruction) -> bool:
     """True only where check_instruction(inst) of an ALU instruction (_alu) is []; False says nothing."""
     op = inst.opcode
-    n, m = inst.exec_size, inst.chan_offset
-    if op == "math" or n not in _PLAIN_SIZES or m < 0 or m + n > 32 or (n >= 8 and m % n):
+    n = inst.exec_size
+    if op == "math" or (n, inst.chan_offset) not in _PLAIN_CHANNELS:
         return False                                        # (_check_control's channels)
     if (inst.saturate and op in NO_SATURATE) or (op in _CMPS and not inst.cond_mod):
         return False
@@ -278,11 +307,11 @@ def _plainly_legal(inst: Instruction) -> bool:
         if d.file is not _ARF or d.reg != ARF_NULL:
             return False
     else:
-        if d.hstride < 1 or not 0 <= d.reg < NUM_GRF or d.subreg < 0:
+        extent = _PLAIN_DST_EXTENT.get((n, d.hstride))       # (_spans' destination: at most two registers)
+        if extent is None or not 0 <= d.reg < NUM_GRF or d.subreg < 0:
             return False
-        start = d.reg * GRF_SIZE + d.subreg * 4              # (_spans' destination)
-        last = (start + (n - 1) * d.hstride * 4 + 3) // GRF_SIZE
-        if last - start // GRF_SIZE > 1 or last >= NUM_GRF:
+        start = d.reg * GRF_SIZE + d.subreg * 4
+        if start % GRF_SIZE + extent >= 2 * GRF_SIZE or start + extent >= _LAST_BYTE:
             return False
     srcs = inst.srcs
     count = len(srcs)
@@ -300,21 +329,15 @@ def _plainly_legal(inst: Instruction) -> bool:
         r = s.region
         if r is None:
             continue
-        v, w, h = r.vstride, r.width, r.hstride
-        if v < 0 or w < 1 or h < 0:                          # (VxH included)
+        shape = _PLAIN_SOURCES.get((r.vstride, r.width, r.hstride, n))      # (_regions: nothing found)
+        if shape is None:
             return False
-        if (n < w or (n == w and h != 0 and v != w * h) or (w == 1 and h != 0)
-                or (n == 1 and w == 1 and (v != 0 or h != 0)) or (v == 0 and h == 0 and w != 1)):
-            return False                                     # (_regions)
-        width = min(w, n)
         first = s.reg * GRF_SIZE + s.subreg * 4
-        reach = (width - 1) * h * 4 + 3                      # (_row_crosses' shortcut: every row where the first is)
-        if not (reach < GRF_SIZE and first % GRF_SIZE + reach < GRF_SIZE and v * 4 % GRF_SIZE == 0) \
-                and _row_crosses(s, n):
+        at = first % GRF_SIZE
+        if at >= shape[0] and _row_crosses(s, n):           # (its rows in one register each)
             return False
-        end = (first + (max(n // width, 1) - 1) * v * 4 + (width - 1) * h * 4 + 3) // GRF_SIZE
-        if end - first // GRF_SIZE > 1 or end >= NUM_GRF:
-            return False
+        if at + shape[1] >= 2 * GRF_SIZE or first + shape[1] >= _LAST_BYTE:
+            return False                                     # (_spans: at most two registers, all of them GRFs)
     return True
 
 
@@ -710,11 +733,16 @@ def _targets(inst: Instruction, pc: int) -> list[tuple[str, int]]:
     return out
 
 
+_COMPACTED = attrgetter("compacted")
+
+
 def validate_program(insts: list[Instruction], offsets: list[int] | None = None,
                      kernel: bool = True) -> list[Violation]:
     """Every violation in a program (model instructions at `offsets`, by default laid out from 0).
     `kernel`: also require the program to end its thread (a whole kernel, not a fragment)."""
-    if offsets is None:
+    if offsets is None and not any(map(_COMPACTED, insts)):
+        offsets = list(range(0, 16 * len(insts), 16))   # (every instruction native: made in C)
+    elif offsets is None:
         offsets, pc = [], 0
         for inst in insts:
             offsets.append(pc)
