@@ -4,6 +4,9 @@ halves (M0, M8), as Gen requires of every operand (PRM vol. 7, "Register region 
 operand may span at most two registers)."""
 from __future__ import annotations
 
+from itertools import chain
+from operator import attrgetter
+
 from reconverge.isa.gen9.builder import Builder, imm, null
 from reconverge.isa.gen9.model import DataType, Instruction, Predicate, RegFile, Region
 from reconverge.isa.gen9.model import Operand as IsaOperand
@@ -22,7 +25,7 @@ def emit(func: MFunction, home: dict[int, int], notes: dict[int, str] | None = N
     own object by its instruction index (MInstr.bounds, for the gen run target's check)."""
     builder = Builder(func.simd)                  # its program() gives structured branches their JIP and UIP
     append = builder.insts.append                 # (Builder.emit_instruction of an instruction without a target)
-    targeted = {t for b in func.blocks for ins in b.instrs for t in ins.targets}
+    targeted = set(chain.from_iterable(map(_TARGETS, chain.from_iterable(map(_INSTRS, func.blocks)))))
     for b in func.blocks:
         at = builder.label(b.label)
         if notes is not None and _blockip_label(b.label):
@@ -32,7 +35,7 @@ def emit(func: MFunction, home: dict[int, int], notes: dict[int, str] | None = N
         for ins in b.instrs:
             # jmpi (scalar: jumps on the flag's any/all group test), halt (UIP: the final halt; JIP from the
             # builder's block rule) and while (JIP: back to the loop's first instruction) name a block
-            if ins.opcode in ("jmpi", "halt", "while"):
+            if ins.opcode in _LABELLED:
                 if notes is not None and ins.opcode == "jmpi":
                     kind = "JOIN" if ins.predicate is not None and ins.predicate[2] else "back"
                     if not _blockip_label(ins.targets[0]):
@@ -48,6 +51,10 @@ def emit(func: MFunction, home: dict[int, int], notes: dict[int, str] | None = N
             else:
                 append(_instruction(ins, home, 0, 1))
     return builder.program()
+
+
+_LABELLED = frozenset(("jmpi", "halt", "while"))
+_TARGETS, _INSTRS = attrgetter("targets"), attrgetter("instrs")      # (every block's branch targets, in C)
 
 
 def _blockip_label(label: str) -> bool:
@@ -71,29 +78,33 @@ def _footprint(ins: MInstr) -> int:
 def _split16(ins: MInstr) -> bool:
     """Whether a SIMD16 instruction goes as two SIMD8 halves: an operand spanning more than two GRFs
     (_footprint), an integer division, or a float result of half-float sources (_mixed_float_f32_dst); the
-    three tests in one walk of the operands (asked of every SIMD16 instruction)."""
+    three tests in one walk of the operands (asked of every SIMD16 instruction). An operand of at most 4
+    bytes an element and no region spans two GRFs at most: only the others are measured (_wide16)."""
     if ins.math_fc in INT_DIV:
         return True
     dst = ins.dst
     float_dst = False
     if dst is not None:                           # (the destination: its footprint; it is F or not)
-        v, r = dst.value, dst.region
+        v = dst.value
         t = v.type
         float_dst = t is _F
-        if not (type(v) is Imm or (r is not None and r.hstride == 0 and r.vstride == 0)
-                or (type(v) is VReg and v.uniform)) \
-                and 16 * t.size * (r.hstride if r is not None and r.hstride else 1) > 2 * GRF_BYTES:
+        if (t.size > 4 or dst.region is not None) and _wide16(v, dst.region, t):
             return True
     for op in ins.srcs:
-        v, r = op.value, op.region
+        v = op.value
         t = v.type
         if float_dst and t is _HF:
             return True                           # (a source: the destination is F)
-        if type(v) is Imm or (r is not None and r.hstride == 0 and r.vstride == 0) or (type(v) is VReg and v.uniform):
-            continue                              # (an immediate, or _scalar)
-        if 16 * t.size * (r.hstride if r is not None and r.hstride else 1) > 2 * GRF_BYTES:
+        if (t.size > 4 or op.region is not None) and _wide16(v, op.region, t):
             return True
     return False
+
+
+def _wide16(v: VReg | PReg | Imm, r: Region | None, t: DataType) -> bool:
+    """Whether an operand of a SIMD16 instruction spans more than two GRFs (_footprint's test)."""
+    if type(v) is Imm or (r is not None and r.hstride == 0 and r.vstride == 0) or (type(v) is VReg and v.uniform):
+        return False                              # (an immediate, or _scalar)
+    return 16 * t.size * (r.hstride if r is not None and r.hstride else 1) > 2 * GRF_BYTES
 
 
 _F, _HF = DataType.F, DataType.HF
@@ -141,9 +152,7 @@ def _instruction(ins: MInstr, home: dict[int, int], half: int, halves: int) -> I
             t = v.type
             size = t.size
             reg, sub = divmod(home[v.id] * GRF_BYTES + src.offset + half * n * size, GRF_BYTES)
-            width = min(n, GRF_BYTES // size)
-            srcs.append(IsaOperand(_GRF, t, reg, sub // size, _REGIONS.get((width, width, 1)) or
-                                   _region(width, width, 1), 1, src.abs, src.neg))
+            srcs.append(IsaOperand(_GRF, t, reg, sub // size, _USUAL_REGIONS[n, size], 1, src.abs, src.neg))
         else:
             srcs.append(_operand(src, home, half, n, False))
     if ins.opcode in SENDS:                        # a payload is registers, typed :ud as iga64 prints them
@@ -211,6 +220,19 @@ _GRF, _IMM_FILE = RegFile.GRF, RegFile.IMM
 _INT_IMM = frozenset(t for t in DataType if t not in (DataType.F, DataType.HF, DataType.DF))
 _IMM_MASK = {t: (1 << (8 * t.size)) - 1 for t in DataType}
 _REGIONS: dict[tuple[int, int, int], Region] = {}
+
+
+class _UsualRegions(dict[tuple[int, int], Region]):
+    """(ExecSize, element size) -> the region of a per-lane source in place, <W;W,1> with W the lanes one
+    GRF holds (at most ExecSize), each made once (_region)."""
+
+    def __missing__(self, key: tuple[int, int]) -> Region:
+        width = min(key[0], GRF_BYTES // key[1])
+        made = self[key] = _region(width, width, 1)
+        return made
+
+
+_USUAL_REGIONS = _UsualRegions()
 
 
 def _region(vstride: int, width: int, hstride: int) -> Region:
