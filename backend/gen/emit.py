@@ -41,15 +41,20 @@ def emit(func: MFunction, home: dict[int, int], notes: dict[int, str] | None = N
                     if not _blockip_label(ins.targets[0]):
                         kind = "uniform branch"            # isel_structured's jump over an arm
                     notes[builder.position] = f"{kind} -> {ins.targets[0]}"
-                builder.emit_instruction(_instruction(ins, home, 0, 1), ins.targets[0])
+                branch = _instruction(ins, home, 0, 1)
+                assert branch is not None                  # (no operand, no division: never split)
+                builder.emit_instruction(branch, ins.targets[0])
                 continue
             if ins.bounds is not None and bounds is not None:
                 bounds[len(builder.insts)] = ins.bounds
-            if ins.exec_size == 16 and _split16(ins):
-                append(_instruction(ins, home, 0, 2))
-                append(_instruction(ins, home, 1, 2))
-            else:
-                append(_instruction(ins, home, 0, 1))
+            inst = _instruction(ins, home, 0, 1)
+            if inst is not None:
+                append(inst)
+                continue
+            for half in (0, 1):                            # two SIMD8 halves (_instruction's split rules)
+                inst = _instruction(ins, home, half, 2)
+                assert inst is not None                    # (a half is never split again)
+                append(inst)
     return builder.program()
 
 
@@ -75,31 +80,6 @@ def _footprint(ins: MInstr) -> int:
     return most
 
 
-def _split16(ins: MInstr) -> bool:
-    """Whether a SIMD16 instruction goes as two SIMD8 halves: an operand spanning more than two GRFs
-    (_footprint), an integer division, or a float result of half-float sources (_mixed_float_f32_dst); the
-    three tests in one walk of the operands (asked of every SIMD16 instruction). An operand of at most 4
-    bytes an element and no region spans two GRFs at most: only the others are measured (_wide16)."""
-    if ins.math_fc in INT_DIV:
-        return True
-    dst = ins.dst
-    float_dst = False
-    if dst is not None:                           # (the destination: its footprint; it is F or not)
-        v = dst.value
-        t = v.type
-        float_dst = t is _F
-        if (t.size > 4 or dst.region is not None) and _wide16(v, dst.region, t):
-            return True
-    for op in ins.srcs:
-        v = op.value
-        t = v.type
-        if float_dst and t is _HF:
-            return True                           # (a source: the destination is F)
-        if (t.size > 4 or op.region is not None) and _wide16(v, op.region, t):
-            return True
-    return False
-
-
 def _wide16(v: VReg | PReg | Imm, r: Region | None, t: DataType) -> bool:
     """Whether an operand of a SIMD16 instruction spans more than two GRFs (_footprint's test)."""
     if type(v) is Imm or (r is not None and r.hstride == 0 and r.vstride == 0) or (type(v) is VReg and v.uniform):
@@ -123,11 +103,19 @@ _NULL_DST = frozenset((*SENDS, "cmp"))        # no destination in the machine IR
 NOTIFICATION_0 = IsaOperand(RegFile.ARF, T_UD, 0x90, 0, Region(0, 1, 0))     # n0.0 (ARF 1001_0000b)
 
 
-def _instruction(ins: MInstr, home: dict[int, int], half: int, halves: int) -> Instruction:
+def _instruction(ins: MInstr, home: dict[int, int], half: int, halves: int) -> Instruction | None:
+    """`ins` as one instruction (halves 1), or as its half `half` of two SIMD8 ones (halves 2). A SIMD16
+    instruction that must go as two halves answers None instead: an operand spanning more than two GRFs
+    (_footprint), an integer division, or a float result of half-float sources (_mixed_float_f32_dst),
+    tested as the walk of its operands meets them (a walk of its own was a tenth of emission)."""
     if ins.opcode == "wait":                      # waits on n0, the gateway's notification register
         return Instruction(opcode="wait", exec_size=1, mask_ctrl_we_all=True,
                            dst=IsaOperand(RegFile.ARF, T_UD, 0x90, 0, None), srcs=[NOTIFICATION_0])
     n = ins.exec_size // halves
+    whole16 = n == 16 and halves == 1             # (only a whole SIMD16 instruction is split)
+    if whole16 and ins.math_fc in INT_DIV:
+        return None
+    float_dst = False
     d = ins.dst
     if d is None:
         dst = null(T_D if ins.opcode == "cmp" else T_UD) if ins.opcode in _NULL_DST else None
@@ -140,20 +128,31 @@ def _instruction(ins: MInstr, home: dict[int, int], half: int, halves: int) -> I
             if v.uniform:
                 reg, sub = divmod(home[v.id] * GRF_BYTES + d.offset, GRF_BYTES)
             else:
+                if size > 4 and whole16:          # (_wide16: 16 lanes of 8 bytes)
+                    return None
                 reg, sub = divmod(home[v.id] * GRF_BYTES + d.offset + half * n * size, GRF_BYTES)
             dst = IsaOperand(_GRF, t, reg, sub // size, None, 1, d.abs, d.neg)
         else:
+            if whole16 and _wide16(v, d.region, v.type):
+                return None
             dst = _operand(d, home, half, n, True)
+        float_dst = whole16 and v.type is _F
     srcs = []
     for src in ins.srcs:                           # (a loop: no comprehension's function made per instruction)
         v = src.value
+        if float_dst and v.type is _HF:
+            return None
         if src.region is None and type(v) is VReg and not v.uniform:
             # (_operand's usual source, inline: a per-lane register at the function's width, in place)
             t = v.type
             size = t.size
+            if size > 4 and whole16:              # (_wide16: 16 lanes of 8 bytes)
+                return None
             reg, sub = divmod(home[v.id] * GRF_BYTES + src.offset + half * n * size, GRF_BYTES)
             srcs.append(IsaOperand(_GRF, t, reg, sub // size, _USUAL_REGIONS[n, size], 1, src.abs, src.neg))
         else:
+            if whole16 and _wide16(v, src.region, v.type):
+                return None
             srcs.append(_operand(src, home, half, n, False))
     if ins.opcode in SENDS:                        # a payload is registers, typed :ud as iga64 prints them
         for s in srcs:                             # (each operand made just now for this instruction)

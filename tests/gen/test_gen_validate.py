@@ -77,10 +77,10 @@ def test_a_64bit_compare_value_is_computed_in_a_64bit_destination():
 
 
 def test_emission_splits_as_its_three_rules_say():
-    """emit._split16 (one walk of the operands) answers what its three rules together do: an operand over
-    two GRFs (_footprint), an integer division, a float result of half-float sources."""
+    """emit._instruction splits (answers None for the whole instruction) where its three rules together
+    say: an operand over two GRFs (_footprint), an integer division, a float result of half-float sources."""
     from reconverge.backend.gen import selection
-    from reconverge.backend.gen.emit import INT_DIV, _footprint, _mixed_float_f32_dst, _split16
+    from reconverge.backend.gen.emit import INT_DIV, _footprint, _instruction, _mixed_float_f32_dst
     from reconverge.backend.gen.mir import GRF_BYTES
     seen = split = 0
     for name in (*SLICE, "int_division.cl"):
@@ -95,12 +95,13 @@ def test_emission_splits_as_its_three_rules_say():
                     mfunc = selection(program.function(kernel, m.pipeline), 16, m.regions).mfunc
                 except CompileError:
                     continue
+                home = dict.fromkeys(mfunc.vregs, 2)
                 for block in mfunc.blocks:
                     for ins in block.instrs:
                         if ins.exec_size != 16:
                             continue
                         rules = _footprint(ins) > 2 * GRF_BYTES or ins.math_fc in INT_DIV or _mixed_float_f32_dst(ins)
-                        assert _split16(ins) == rules, ins
+                        assert (_instruction(ins, home, 0, 1) is None) == rules, ins
                         seen += 1
                         split += rules
     assert seen > 100 and split > 5
