@@ -252,6 +252,37 @@ def _bare_branch_checks(inst: Instruction) -> list[Problem]:
     return _check_control(inst) + _check_branch(inst)
 
 
+# the bare branches the backend emits (with jmpi), and those of them whose UIP is checked too: _plain_branch
+_PLAIN_BRANCHES = frozenset(("if", "else", "endif", "while", "break", "cont", "halt"))
+_PLAIN_UIP = _PLAIN_BRANCHES & frozenset(F.BRANCH_JIP_UIP)
+
+
+def _plain_branch(inst: Instruction, pc: int, starts: set[int]) -> bool:
+    """True only where a bare branch (_bare_branch_checks' kind) at byte `pc` breaks no rule and each of
+    its targets is an instruction's start (in `starts`: validate_program's target check); False says
+    nothing. The control and branch rules and the targets of the backend's branches (jmpi, if, else,
+    endif, while, break, cont, halt) in one pass, with no problem or target list made
+    (tests/isa/test_gen9_validate_plain.py holds it to the checks)."""
+    op, jip = inst.opcode, inst.jip
+    if inst.saturate or jip is None or jip % 8:
+        return False                              # (_check_control's saturate, _check_branch's alignment)
+    if op == "jmpi":                              # (no channel rule; the JMPI rule; from the next instruction)
+        return inst.exec_size == 1 and bool(inst.mask_ctrl_we_all) and pc + 16 + jip in starts
+    if op not in _PLAIN_BRANCHES:
+        return False
+    n, m = inst.exec_size, inst.chan_offset
+    if m + n > 32 or (n >= 8 and m % n):
+        return False                              # (_check_control's channels)
+    if op == "while":                             # (backward; no UIP)
+        return jip <= 0 and pc + jip in starts
+    if jip <= 0:
+        return False                              # (the others jump forward)
+    uip = inst.uip
+    if op in _PLAIN_UIP and uip is not None and (uip % 8 or uip < jip or pc + uip not in starts):
+        return False
+    return pc + jip in starts
+
+
 # The common ALU instruction (nine tenths of the backend's ALU code): dword or float operands only, direct
 # GRF registers (or a null destination) and at most a last immediate, no math. _plainly_legal is a
 # sufficient condition for check_instruction finding nothing, tested in one pass with no problem list
@@ -756,6 +787,8 @@ def validate_program(insts: list[Instruction], offsets: list[int] | None = None,
         if alu and _plainly_legal(inst):
             continue
         if inst.dst is None and not inst.srcs and not inst.align16 and inst.opcode in _BRANCH_SET:
+            if _plain_branch(inst, pc, starts):
+                continue                            # (nothing to report: its checks and its targets)
             problems = _bare_branch_checks(inst)    # (a fifth of the backend's code: if, endif, break ...)
         else:
             problems = _every_check(inst, alu)

@@ -134,3 +134,27 @@ def test_bare_branches():
         assert _bare_branch_checks(inst) == expected, inst
         found += bool(expected)
     assert found > 100
+
+
+def test_plain_branches():
+    """validate._plain_branch vouches only for a bare branch that breaks no rule (_every_check) and whose
+    targets are instructions' starts, on random branches around the edges of the control and branch rules
+    and of the program's layout."""
+    from reconverge.isa.gen9.validate import _BRANCH_SET, _plain_branch, _targets
+    rng = random.Random(28)
+    vouched = 0
+    for _ in range(20_000):
+        op = rng.choice(sorted(_BRANCH_SET) + ["if", "else", "endif", "while", "break", "jmpi"] * 3)
+        inst = Instruction(op, rng.choice((1, 1, 16, 16, 8, 2, 4, 32)),
+                           chan_offset=rng.choice((0, 0, 0, 4, 8, 16, 24, 28, -8)),
+                           saturate=rng.random() < 0.05, mask_ctrl_we_all=rng.random() < 0.7,
+                           jip=rng.choice((None, -64, -32, -4, 0, 8, 16, 12, 48, 64)),
+                           uip=rng.choice((None, -16, 0, 4, 8, 16, 32, 96)))
+        pc = rng.choice((0, 16, 64, 128))
+        starts = set(range(0, 256, rng.choice((16, 16, 32, 8))))
+        problems = _every_check(inst, _alu(inst))
+        strays = [t for _, t in _targets(inst, pc) if t not in starts]
+        plain = _plain_branch(inst, pc, starts)
+        assert not (plain and (problems or strays)), (inst, pc, problems, strays)
+        vouched += plain
+    assert vouched > 1_000
