@@ -14,6 +14,7 @@ compiled kernels).
 from __future__ import annotations
 
 from itertools import product
+from struct import Struct
 
 from . import fields as F
 from . import opcodes
@@ -123,7 +124,10 @@ def encode_plain(inst: Instruction) -> bytes | None:
         return None
     # the destination (encoding._encode_a1), then the sources: registers, the last one perhaps a 32-bit
     # immediate (then the a1imm form); each field's code already in place, from a table (a value the
-    # table lacks raises KeyError: the general path decides)
+    # table lacks raises KeyError: the general path decides). Built as the word's four dwords (no field
+    # crosses one: _in_dword), so that every | and << is on a machine-sized int, not on the 128-bit word:
+    # the header in dword 0 (its flag and mask bits in dword 1), the destination and src0's file and type
+    # in dword 1, src0's register and src1's file and type in dword 2, src1's register or the immediate in 3
     d = inst.dst
     if d is None or d.indirect:
         return None
@@ -131,13 +135,14 @@ def encode_plain(inst: Instruction) -> bytes | None:
     last = len(srcs) - 1
     if last > 1:
         return None
+    dw0, dw1 = word & 0xFFFFFFFF, word >> 32
+    dw2 = dw3 = 0
     try:
         t = d.type
         reg, sub = d.reg, d.subreg * t.size
         if not 0 <= reg < _DST_REG_LIMIT or not 0 <= sub < _DST_SUB_LIMIT:
             return None
-        word |= _DST_FILE_AT[d.file] | _DST_TYPE_AT[t] | _DST_HSTRIDE_AT[d.hstride] | reg << _DST_REG_AT \
-            | sub << _DST_SUB_AT
+        dw1 |= _DST_FIELDS_IN_1[d.file, t, d.hstride] | reg << _DST_REG_IN_1 | sub << _DST_SUB_IN_1
         for i, s in enumerate(srcs):
             t = s.type
             if s.file is _IMM:
@@ -146,7 +151,11 @@ def encode_plain(inst: Instruction) -> bytes | None:
                 raw = s.value & 0xFFFFFFFF
                 if t in _WORD_IMM:
                     raw = (raw & 0xFFFF) | (raw & 0xFFFF) << 16
-                word |= _SRC_IMM_AT[i][t] | raw << _IMM32
+                if i:
+                    dw2 |= _SRC1_IMM_IN_2[t]
+                else:
+                    dw1 |= _SRC0_IMM_IN_1[t]
+                dw3 = raw                         # (imm32: all of dword 3)
                 continue
             if s.indirect:
                 return None
@@ -155,13 +164,17 @@ def encode_plain(inst: Instruction) -> bytes | None:
             reg_limit, sub_limit = _SRC_REG_LIMIT[i]
             if not 0 <= reg < reg_limit or not 0 <= sub < sub_limit:
                 return None
-            r_at, sub_at = _SRC_REG_AT[i]
-            word |= _SRC_FILE_TYPE_AT[i][s.file, t] | _SRC_MODIFIERS_AT[i][s.abs, s.neg] | reg << r_at \
-                | sub << sub_at | (_SRC_NO_REGION_AT[i] if r is None else
-                                   _SRC_REGION_AT[i][r.vstride, r.width, r.hstride])
+            if i:
+                dw2 |= _SRC1_FILE_TYPE_IN_2[s.file, t]
+                dw3 |= _SRC1_MODIFIERS_IN_3[s.abs, s.neg] | reg << _SRC1_REG_IN_3 | sub << _SRC1_SUB_IN_3 \
+                    | (_SRC1_NO_REGION_IN_3 if r is None else _SRC1_REGION_IN_3[r.vstride, r.width, r.hstride])
+            else:
+                dw1 |= _SRC0_FILE_TYPE_IN_1[s.file, t]
+                dw2 |= _SRC0_MODIFIERS_IN_2[s.abs, s.neg] | reg << _SRC0_REG_IN_2 | sub << _SRC0_SUB_IN_2 \
+                    | (_SRC0_NO_REGION_IN_2 if r is None else _SRC0_REGION_IN_2[r.vstride, r.width, r.hstride])
     except KeyError:
         return None
-    return word.to_bytes(_FORM_BYTES, "little")
+    return _DWORDS(dw0, dw1, dw2, dw3)
 
 
 def _header(inst: Instruction, op: str, word: int) -> int | None:
@@ -206,6 +219,44 @@ _SRC_REGION_AT = tuple({(v, w, h): vc | wc | hc for v, vc in vs.items() for w, w
                         for h, hc in hs.items()}
                        for vs, ws, hs in zip(_SRC_VSTRIDE_AT, _SRC_WIDTH_AT, _SRC_HSTRIDE_AT))
 _IMM = RegFile.IMM
+
+
+def _in_dword(value: int, k: int) -> int:
+    """`value` (bits of the 128-bit word) as bits of its dword k; AssertionError where it has bits outside it."""
+    if value >> 32 * k >> 32 or value & ((1 << 32 * k) - 1):
+        raise AssertionError(f"bits {value:#x} are not all in dword {k}")
+    return value >> 32 * k
+
+
+def _table_in_dword(table: dict, k: int) -> dict:
+    return {key: _in_dword(value, k) for key, value in table.items()}
+
+
+def _shift_in_dword(at: int, k: int) -> int:
+    if not 32 * k <= at < 32 * k + 32:
+        raise AssertionError(f"bit {at} is not in dword {k}")
+    return at - 32 * k
+
+
+# encode_plain's fields as bits of their dword (see there): the destination's file, type and stride as one
+# key, and the shifts of its register and subregister; each source's file and type (as a register or as an
+# immediate), modifiers, region and the shifts of its register and subregister
+_DWORDS = Struct("<4I").pack
+_DST_FIELDS_IN_1 = {(f, t, h): _in_dword(fc | tc | hc, 1) for f, fc in _DST_FILE_AT.items()
+                    for t, tc in _DST_TYPE_AT.items() for h, hc in _DST_HSTRIDE_AT.items()}
+_DST_REG_IN_1, _DST_SUB_IN_1 = _shift_in_dword(_DST_REG_AT, 1), _shift_in_dword(_DST_SUB_AT, 1)
+_SRC0_IMM_IN_1, _SRC1_IMM_IN_2 = _table_in_dword(_SRC_IMM_AT[0], 1), _table_in_dword(_SRC_IMM_AT[1], 2)
+_SRC0_FILE_TYPE_IN_1 = _table_in_dword(_SRC_FILE_TYPE_AT[0], 1)
+_SRC1_FILE_TYPE_IN_2 = _table_in_dword(_SRC_FILE_TYPE_AT[1], 2)
+_SRC0_MODIFIERS_IN_2 = _table_in_dword(_SRC_MODIFIERS_AT[0], 2)
+_SRC1_MODIFIERS_IN_3 = _table_in_dword(_SRC_MODIFIERS_AT[1], 3)
+_SRC0_REGION_IN_2, _SRC1_REGION_IN_3 = _table_in_dword(_SRC_REGION_AT[0], 2), _table_in_dword(_SRC_REGION_AT[1], 3)
+_SRC0_NO_REGION_IN_2 = _in_dword(_SRC_NO_REGION_AT[0], 2)
+_SRC1_NO_REGION_IN_3 = _in_dword(_SRC_NO_REGION_AT[1], 3)
+_SRC0_REG_IN_2, _SRC0_SUB_IN_2 = (_shift_in_dword(at, 2) for at in _SRC_REG_AT[0])
+_SRC1_REG_IN_3, _SRC1_SUB_IN_3 = (_shift_in_dword(at, 3) for at in _SRC_REG_AT[1])
+if _shift_in_dword(_IMM32, 3) or _A1IMM["imm32"][1] != 1 << 32:
+    raise AssertionError("imm32 is not all of dword 3")
 
 
 def _encode_jump(inst: Instruction, op: str, opcode_bits: int) -> bytes | None:
