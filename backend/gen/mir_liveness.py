@@ -17,6 +17,7 @@ import bisect
 import sys
 from array import array
 from itertools import compress
+from operator import attrgetter
 
 from reconverge.lowering.analysis.liveness import solve
 from reconverge.records import record
@@ -56,12 +57,11 @@ def live_ranges(func: MFunction) -> tuple[list[VReg], list[int], list[int], list
     regs = list(func.vregs.values())
     count = len(regs)
     # views of a register as another type count as it: a value is its register's index in `regs`, which is
-    # its id where the ids are 0, 1, 2 ... in order (MFunction.vreg makes them so; no index dict then)
-    index: dict[int, int] | None = None
-    for i, reg in enumerate(regs):
-        if reg.id != i:
-            index = {r.id: k for k, r in enumerate(regs)}
-            break
+    # its id where the ids are 0, 1, 2 ... in order (MFunction.vreg makes them so; the ids are their own
+    # index then, a list read by position; the test made in C)
+    index: list[int] | dict[int, int] = list(range(count))
+    if list(map(_ID, regs)) != index:
+        index = {r.id: k for k, r in enumerate(regs)}
     # one walk over the instructions for both: each block's uses and kills (for the solver), and each
     # value's first and last position in layout order (for its interval; -1: not seen yet)
     first = [-1] * count
@@ -78,7 +78,7 @@ def live_ranges(func: MFunction) -> tuple[list[VReg], list[int], list[int], list
             for s in ins.srcs:
                 v = s.value
                 if type(v) is vreg:
-                    i = v.id if index is None else index[v.id]
+                    i = index[v.id]
                     m = 1 << i
                     if not d & m:
                         u |= m
@@ -89,7 +89,7 @@ def live_ranges(func: MFunction) -> tuple[list[VReg], list[int], list[int], list
             if dst is not None:
                 v = dst.value
                 if type(v) is vreg:
-                    i = v.id if index is None else index[v.id]
+                    i = index[v.id]
                     if ins.predicate is None:
                         d |= 1 << i
                     if first[i] < 0:
@@ -141,6 +141,9 @@ def live_ranges(func: MFunction) -> tuple[list[VReg], list[int], list[int], list
     if loops:
         _widen_for_loops(first, last, loops)
     return regs, first, last, labels, in_bits, out_bits
+
+
+_ID = attrgetter("id")
 
 
 def set_bits(mask: int) -> list[int]:

@@ -52,16 +52,17 @@ def _scan(func: MFunction, first_free: int, temporaries: set[int]) -> tuple[dict
     the scan goes on past a spill as if the spilled value had no register (the next scan, after the
     rewrite, checks that its short-lived replacements fit), so one scan finds many."""
     regs, starts, ends, _, _, _ = live_ranges(func)
-    # (liveness(func).intervals sorted by (start, id), from its lists: no dict of the registers made)
-    order = [(regs[i], (start, ends[i])) for start, _, i in
-             sorted([(start, regs[i].id, i) for i, start in enumerate(starts) if start >= 0])]
+    # (liveness(func).intervals sorted by (start, id), from its lists: no dict of the registers made, and
+    # each register and its end read where the scan takes it)
+    order = sorted([(start, regs[i].id, i) for i, start in enumerate(starts) if start >= 0])
     free = bytearray(b"\x01") * (LAST_ALLOCATABLE + 1)     # 1: a free GRF (runs found by bytearray.find)
     free[:first_free] = bytes(first_free)
     active: list[tuple[int, int, int, VReg]] = []    # (end, first grf, count, value): a heap, earliest end first
     home: dict[int, int] = {}
     victims: list[VReg] = []
     simd = func.simd
-    for v, (start, end) in order:
+    for start, _, i in order:
+        v, end = regs[i], ends[i]
         while active and active[0][0] < start:      # the intervals ended before this one give their GRFs back
             a = heappop(active)
             free[a[1]:a[1] + a[2]] = _ONES[a[2]]
