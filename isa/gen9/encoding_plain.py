@@ -139,10 +139,7 @@ def encode_plain(inst: Instruction) -> bytes | None:
     dw2 = dw3 = 0
     try:
         t = d.type
-        reg, sub = d.reg, d.subreg * t.size
-        if not 0 <= reg < _DST_REG_LIMIT or not 0 <= sub < _DST_SUB_LIMIT:
-            return None
-        dw1 |= _DST_FIELDS_IN_1[d.file, t, d.hstride] | reg << _DST_REG_IN_1 | sub << _DST_SUB_IN_1
+        dw1 |= _DST_FIELDS_IN_1[d.file, t, d.hstride] | _DST_REG_IN_1[d.reg] | _DST_SUB_IN_1[d.subreg * t.size]
         for i, s in enumerate(srcs):
             t = s.type
             if s.file is _IMM:
@@ -160,17 +157,13 @@ def encode_plain(inst: Instruction) -> bytes | None:
             if s.indirect:
                 return None
             r = s.region
-            reg, sub = s.reg, s.subreg * t.size
-            reg_limit, sub_limit = _SRC_REG_LIMIT[i]
-            if not 0 <= reg < reg_limit or not 0 <= sub < sub_limit:
-                return None
             if i:
                 dw2 |= _SRC1_FILE_TYPE_IN_2[s.file, t]
-                dw3 |= _SRC1_MODIFIERS_IN_3[s.abs, s.neg] | reg << _SRC1_REG_IN_3 | sub << _SRC1_SUB_IN_3 \
+                dw3 |= _SRC1_MODIFIERS_IN_3[s.abs, s.neg] | _SRC1_REG_IN_3[s.reg] | _SRC1_SUB_IN_3[s.subreg * t.size] \
                     | (_SRC1_NO_REGION_IN_3 if r is None else _SRC1_REGION_IN_3[r.vstride, r.width, r.hstride])
             else:
                 dw1 |= _SRC0_FILE_TYPE_IN_1[s.file, t]
-                dw2 |= _SRC0_MODIFIERS_IN_2[s.abs, s.neg] | reg << _SRC0_REG_IN_2 | sub << _SRC0_SUB_IN_2 \
+                dw2 |= _SRC0_MODIFIERS_IN_2[s.abs, s.neg] | _SRC0_REG_IN_2[s.reg] | _SRC0_SUB_IN_2[s.subreg * t.size] \
                     | (_SRC0_NO_REGION_IN_2 if r is None else _SRC0_REGION_IN_2[r.vstride, r.width, r.hstride])
     except KeyError:
         return None
@@ -238,13 +231,23 @@ def _shift_in_dword(at: int, k: int) -> int:
     return at - 32 * k
 
 
+def _numbers_in_dword(at: int, limit: int, k: int) -> dict[int, int]:
+    """Each value 0 .. limit - 1 of the field at bit `at` of the word, as bits of its dword k."""
+    shift = _shift_in_dword(at, k)
+    if shift + limit.bit_length() - 1 > 32:
+        raise AssertionError(f"the field at bit {at} is not all in dword {k}")
+    return {n: n << shift for n in range(limit)}
+
+
 # encode_plain's fields as bits of their dword (see there): the destination's file, type and stride as one
-# key, and the shifts of its register and subregister; each source's file and type (as a register or as an
-# immediate), modifiers, region and the shifts of its register and subregister
+# key, its register and (byte) subregister; each source's file and type (as a register or as an immediate),
+# modifiers, region, register and subregister. A register or subregister table holds every value its field
+# takes (a value outside the field raises KeyError, as a missing one of the other tables)
 _DWORDS = Struct("<4I").pack
 _DST_FIELDS_IN_1 = {(f, t, h): _in_dword(fc | tc | hc, 1) for f, fc in _DST_FILE_AT.items()
                     for t, tc in _DST_TYPE_AT.items() for h, hc in _DST_HSTRIDE_AT.items()}
-_DST_REG_IN_1, _DST_SUB_IN_1 = _shift_in_dword(_DST_REG_AT, 1), _shift_in_dword(_DST_SUB_AT, 1)
+_DST_REG_IN_1, _DST_SUB_IN_1 = _numbers_in_dword(_DST_REG_AT, _DST_REG_LIMIT, 1), \
+    _numbers_in_dword(_DST_SUB_AT, _DST_SUB_LIMIT, 1)
 _SRC0_IMM_IN_1, _SRC1_IMM_IN_2 = _table_in_dword(_SRC_IMM_AT[0], 1), _table_in_dword(_SRC_IMM_AT[1], 2)
 _SRC0_FILE_TYPE_IN_1 = _table_in_dword(_SRC_FILE_TYPE_AT[0], 1)
 _SRC1_FILE_TYPE_IN_2 = _table_in_dword(_SRC_FILE_TYPE_AT[1], 2)
@@ -253,8 +256,10 @@ _SRC1_MODIFIERS_IN_3 = _table_in_dword(_SRC_MODIFIERS_AT[1], 3)
 _SRC0_REGION_IN_2, _SRC1_REGION_IN_3 = _table_in_dword(_SRC_REGION_AT[0], 2), _table_in_dword(_SRC_REGION_AT[1], 3)
 _SRC0_NO_REGION_IN_2 = _in_dword(_SRC_NO_REGION_AT[0], 2)
 _SRC1_NO_REGION_IN_3 = _in_dword(_SRC_NO_REGION_AT[1], 3)
-_SRC0_REG_IN_2, _SRC0_SUB_IN_2 = (_shift_in_dword(at, 2) for at in _SRC_REG_AT[0])
-_SRC1_REG_IN_3, _SRC1_SUB_IN_3 = (_shift_in_dword(at, 3) for at in _SRC_REG_AT[1])
+_SRC0_REG_IN_2, _SRC0_SUB_IN_2 = (_numbers_in_dword(at, limit, 2)
+                                  for at, limit in zip(_SRC_REG_AT[0], _SRC_REG_LIMIT[0]))
+_SRC1_REG_IN_3, _SRC1_SUB_IN_3 = (_numbers_in_dword(at, limit, 3)
+                                  for at, limit in zip(_SRC_REG_AT[1], _SRC_REG_LIMIT[1]))
 if _shift_in_dword(_IMM32, 3) or _A1IMM["imm32"][1] != 1 << 32:
     raise AssertionError("imm32 is not all of dword 3")
 
