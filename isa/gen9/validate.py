@@ -21,7 +21,7 @@ the register-span rules. The instruction classes (branches, no saturate) are the
 """
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from operator import attrgetter
 
 from reconverge.records import record
@@ -33,7 +33,7 @@ from .disassembler import format_instruction
 from .encoding import decode
 from .errors import IsaError
 from .layout import SEND_OPS, SENDS_OPS, THREE_SRC_OPS, instruction_length, native_form, peek
-from .model import VXH, DataType, Instruction, Operand, RegFile, instruction_size
+from .model import VXH, DataType, Instruction, Operand, RegFile, Region, instruction_size
 from .registers import ARF_ACC, ARF_NULL, GRF_SIZE, NUM_GRF
 from .restrictions import RULES, Rule  # noqa: F401  (re-exported: the rules checked here)
 
@@ -294,33 +294,49 @@ _PLAIN_TYPES = frozenset((T.D, T.UD, T.F))
 _CMPS = frozenset(("cmp", "cmpn"))
 
 
-def _plain_source_shapes() -> dict[tuple[int, int, int, int], tuple[int, int]]:
-    """(VertStride, Width, HorzStride, ExecSize) of a dword source region that _regions finds nothing in ->
-    (limit, extent): its rows stay in the register they start in when its first byte's offset in its register
-    is below `limit` (0: ask _row_crosses), and it ends `extent` bytes after its first byte. The usual regions
-    and widths; a region not here goes through every check."""
-    shapes = {}
-    for n in (1, 2, 4, 8, 16):
-        for v in (0, 1, 2, 4, 8, 16, 32):
-            for w in (1, 2, 4, 8, 16):
-                for h in (0, 1, 2, 4):
-                    if (n < w or (n == w and h != 0 and v != w * h) or (w == 1 and h != 0)
-                            or (n == 1 and w == 1 and (v != 0 or h != 0)) or (v == 0 and h == 0 and w != 1)):
-                        continue                             # (_regions' rules)
-                    width = min(w, n)
-                    reach = (width - 1) * h * 4 + 3
-                    limit = GRF_SIZE - reach if reach < GRF_SIZE and v * 4 % GRF_SIZE == 0 else 0
-                    shapes[v, w, h, n] = (limit, (max(n // width, 1) - 1) * v * 4 + reach)
-    return shapes
+class _Shapes(dict[tuple[int, ...], int]):
+    """A key's answer made by `rule` the first time it is asked (a table of the few keys a program uses)."""
+
+    def __init__(self, rule: Callable[..., int]) -> None:
+        super().__init__()
+        self.rule = rule
+
+    def __missing__(self, key: tuple[int, ...]) -> int:
+        made = self[key] = self.rule(*key)
+        return made
 
 
-# the channels _check_control finds nothing in: (ExecSize, channel offset); a destination's extent (its last
-# byte after its first) by (ExecSize, HorzStride); a source region's shape (_plain_source_shapes)
+def _highest_source_register(v: int, w: int, h: int, n: int, subreg: int) -> int:
+    """The highest register a dword source with region <v;w,h> at `subreg` (0..7) of it can start in for
+    _regions, _row_crosses and _spans to find nothing at ExecSize n; -1 where no register will do (or the
+    subregister is outside one register: every check decides)."""
+    if (v < 0 or w < 1 or h < 0 or not 0 <= subreg < GRF_SIZE // 4
+            or n < w or (n == w and h != 0 and v != w * h) or (w == 1 and h != 0)
+            or (n == 1 and w == 1 and (v != 0 or h != 0)) or (v == 0 and h == 0 and w != 1)):
+        return -1                                    # (_regions' rules)
+    width = min(w, n)
+    at = subreg * 4                                  # (the first byte's offset in its register)
+    end = at + (max(n // width, 1) - 1) * v * 4 + (width - 1) * h * 4 + 3
+    if end >= 2 * GRF_SIZE or _row_crosses(Operand(_GRF, T.D, 0, subreg, Region(v, w, h)), n):
+        return -1                                    # (_spans: two registers at most; rows in one each)
+    return NUM_GRF - 1 - end // GRF_SIZE             # (_spans: the last one a GRF)
+
+
+def _highest_destination_register(n: int, h: int, subreg: int) -> int:
+    """_highest_source_register's answer for a dword destination of stride h (_spans' destination)."""
+    if h < 1 or not 0 <= subreg < GRF_SIZE // 4:
+        return -1
+    end = subreg * 4 + (n - 1) * h * 4 + 3
+    return -1 if end >= 2 * GRF_SIZE else NUM_GRF - 1 - end // GRF_SIZE
+
+
+# the channels _check_control finds nothing in: (ExecSize, channel offset); the highest register a
+# destination by (ExecSize, HorzStride, subregister) and a source region by (VertStride, Width, HorzStride,
+# ExecSize, subregister) can start in with nothing found (-1: none)
 _PLAIN_CHANNELS = frozenset((n, m) for n in (1, 2, 4, 8, 16) for m in range(32)
                             if m + n <= 32 and not (n >= 8 and m % n))
-_PLAIN_DST_EXTENT = {(n, h): (n - 1) * h * 4 + 3 for n in (1, 2, 4, 8, 16) for h in (1, 2, 4)}
-_PLAIN_SOURCES = _plain_source_shapes()
-_LAST_BYTE = NUM_GRF * GRF_SIZE
+_PLAIN_DESTINATIONS = _Shapes(_highest_destination_register)
+_PLAIN_SOURCES = _Shapes(_highest_source_register)
 
 
 def _plainly_legal(inst: Instruction) -> bool:
@@ -337,13 +353,8 @@ def _plainly_legal(inst: Instruction) -> bool:
     if d.file is not _GRF:                                   # the null register (a compare's) has no span
         if d.file is not _ARF or d.reg != ARF_NULL:
             return False
-    else:
-        extent = _PLAIN_DST_EXTENT.get((n, d.hstride))       # (_spans' destination: at most two registers)
-        if extent is None or not 0 <= d.reg < NUM_GRF or d.subreg < 0:
-            return False
-        start = d.reg * GRF_SIZE + d.subreg * 4
-        if start % GRF_SIZE + extent >= 2 * GRF_SIZE or start + extent >= _LAST_BYTE:
-            return False
+    elif not 0 <= d.reg <= _PLAIN_DESTINATIONS[n, d.hstride, d.subreg]:
+        return False                                         # (_spans' destination)
     srcs = inst.srcs
     count = len(srcs)
     if not 1 <= count <= 2:
@@ -355,20 +366,14 @@ def _plainly_legal(inst: Instruction) -> bool:
             if i != count - 1:
                 return False
             continue
-        if s.file is not _GRF or not 0 <= s.reg < NUM_GRF or s.subreg < 0:
+        if s.file is not _GRF:
             return False
         r = s.region
         if r is None:
-            continue
-        shape = _PLAIN_SOURCES.get((r.vstride, r.width, r.hstride, n))      # (_regions: nothing found)
-        if shape is None:
-            return False
-        first = s.reg * GRF_SIZE + s.subreg * 4
-        at = first % GRF_SIZE
-        if at >= shape[0] and _row_crosses(s, n):           # (its rows in one register each)
-            return False
-        if at + shape[1] >= 2 * GRF_SIZE or first + shape[1] >= _LAST_BYTE:
-            return False                                     # (_spans: at most two registers, all of them GRFs)
+            if not 0 <= s.reg < NUM_GRF or s.subreg < 0:
+                return False
+        elif not 0 <= s.reg <= _PLAIN_SOURCES[r.vstride, r.width, r.hstride, n, s.subreg]:
+            return False                                     # (_regions, _row_crosses, _spans)
     return True
 
 
