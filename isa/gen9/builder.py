@@ -75,7 +75,7 @@ def pred(f: int = 0, sub: int = 0, inv: bool = False, control: str = "") -> Pred
 # the opcodes program() resolves or counts (if-depth, block ends), and the block ends among them
 _BLOCK_ENDS = frozenset(("endif", "else", "halt", "while"))
 _RESOLVED = frozenset(("if", "else", "endif", "while", "break", "cont", "halt"))
-_OPCODE_OF, _COMPACTED_OF = attrgetter("opcode"), attrgetter("compacted")
+_COMPACTED_OF = attrgetter("compacted")
 
 
 class Builder:
@@ -186,13 +186,13 @@ class Builder:
             if name not in self.labels:
                 raise IsaError(f"unknown label {name}")
             insts[w].options["_head"] = self.labels[name]
-        # the branches alone are walked in Python: the opcodes, the branches' positions and (without
-        # compacted instructions) the byte addresses are made in C, and the if-depth changes at branches
+        # the branches alone are walked in Python: the branches' positions and (without compacted
+        # instructions) the byte addresses are made in C, from the opcodes, and the if-depth changes at branches
         # only, so it is kept after each branch and, per depth, the positions of the instructions that can
         # end a block there: every search below is a bisection in one of these lists instead of a scan over
         # the instructions (one scan per if, break and endif made deep nesting quadratic; a Python walk
         # over every instruction was most of a kernel's resolution)
-        ops = list(map(_OPCODE_OF, insts))
+        ops = [inst.opcode for inst in insts]
         branches = list(compress(range(len(ops)), map(_RESOLVED.__contains__, ops)))
         if any(map(_COMPACTED_OF, insts)):
             addr = [0]
