@@ -120,7 +120,10 @@ class SelectionContext:
         return ins
 
     def fresh(self, t: DataType, uniform: bool = False, count: int = 1) -> Operand:
-        return Operand(self.m.vreg(t, uniform, count))
+        vregs = self.m.vregs                # (MFunction.vreg, inline: a call less for every value)
+        n = len(vregs)
+        v = vregs[n] = VReg(n, t, uniform, count)
+        return Operand(v)
 
     def branch(self, opcode: str, targets: list[str], **kw: Any) -> None:
         self.block.append(MInstr(opcode, self.simd, None, [], targets=targets, **kw))

@@ -21,7 +21,7 @@ from reconverge.lowering.analysis.provenance import MemoryObject, Provenance
 from reconverge.lowering.ir.core import Const, Function, Instr, Value
 
 from .isel_context import SelectionContext, low_dword, negated, retyped
-from .mir import Imm, Operand
+from .mir import Imm, Operand, VReg
 
 T = DataType
 ALU = {"add": "add", "sub": "add", "ptradd": "add", "mul": "mul", "and": "and", "or": "or", "xor": "xor",
@@ -119,6 +119,9 @@ def _shifted_back(ins: Instr) -> Value | None:
 
 def low_dword_of(cx: SelectionContext, v: Value) -> Operand:
     """The low 32 bits of a value as a :d operand: a narrowed value itself, a view of a 64-bit one."""
+    op = cx.values.get(v)
+    if op is not None and type(op.value) is VReg and op.value.type is T.D:
+        return op                           # (a dword register: operand, low_dword and retyped give it back)
     if isinstance(v, Const) and not v.type.is_float:
         low = int(v.value) & 0xFFFFFFFF
         return Operand(Imm(low - (1 << 32) if low >> 31 else low, T.D))
