@@ -262,45 +262,43 @@ def _operand_use(result: Divergence, v: Value, block: Block) -> bool:
 class _Tree:
     def __init__(self, func: Function, result: Divergence):
         self.func, self.result = func, result
-        self.enter: dict[object, int] = {}
-        self.leave: dict[object, int] = {}
+        self.pos: dict[object, int] = {}        # each block's and loop's place in a walk of the tree
+        self.leave: dict[object, int] = {}      # each loop's place after its body
         self.after_if: dict[Block, If] = {}
         self.after_loop: dict[Block, Loop] = {}
         self.header: dict[Block, Loop] = {}
         self.before: dict[If, Block] = {}
         self.split_continue: set[Loop] = set()
         self.clock = 0
-        self._number(func.body, 0)
+        self._number_list(func.body)
 
-    @depth_independent
-    def _number(self, nodes: list[CFNode], depth: int) -> None:
-        self._number_list(nodes, depth)
-
-    def _number_list(self, nodes: list[CFNode], depth: int) -> None:
-        """Each node's interval in a walk of the tree (a loop contains a block iff its interval does), and
-        the blocks the phi rules name: the one before each if, after each if and loop, each loop's first.
-        (Recursive, inside _number's deep stack: the recursion itself does not go through
-        depth_independent's wrapper, three calls a node, a sixth of the analysis.)"""
+    def _number_list(self, nodes: list[CFNode]) -> None:
+        """Each block's place in a walk of the tree and each loop's interval (a loop contains a block iff its
+        interval holds the block's place: an if's interval, or a block's end, no question needs), and the
+        blocks the phi rules name: the one before each if, after each if and loop, each loop's first.
+        (Recursive, inside analyze's deep stack.)"""
         for i, node in enumerate(nodes):
-            self.enter[node] = self.clock = self.clock + 1
-            if isinstance(node, If):
+            if type(node) is Block:
+                self.pos[node] = self.clock = self.clock + 1
+            elif isinstance(node, If):
                 self.before[node] = nodes[i - 1]                      # type: ignore[assignment]
                 self.after_if[nodes[i + 1]] = node                    # type: ignore[index]
-                self._number_list(node.then_list, depth)
-                self._number_list(node.else_list, depth)
+                self._number_list(node.then_list)
+                self._number_list(node.else_list)
             elif isinstance(node, Loop):
+                self.pos[node] = self.clock = self.clock + 1
                 self.header[node.body[0]] = node                      # type: ignore[index]
                 self.after_loop[nodes[i + 1]] = node                  # type: ignore[index]
-                self._number_list(node.body, depth + 1)
-            self.leave[node] = self.clock = self.clock + 1
+                self._number_list(node.body)
+                self.leave[node] = self.clock = self.clock + 1
 
     def contains(self, loop: object, block: Block) -> bool:
-        return self.enter[loop] < self.enter[block] and self.leave[block] < self.leave[loop]
+        pos = self.pos
+        return pos[loop] < pos[block] < self.leave[loop]
 
-    @depth_independent
     def round(self) -> bool:
         """Recompute the control facts from the current values; True if they grew (the walks below recurse
-        along the tree inside this deep stack)."""
+        along the tree, inside analyze's deep stack)."""
         res = self.result
         before = (len(res.branches), len(res.loops), len(self.split_continue))
         self._walk(self.func.body, 0, 0, None)
@@ -505,6 +503,7 @@ def _differing_back_values(header: Block, inside: Callable[[Block], bool]) -> li
             if len({id(v) for b, v in phi.incoming() if inside(b)}) > 1]
 
 
+@depth_independent          # the tree form's walks recurse along the tree (one deep stack for them all)
 def analyze(func: Function, instrs: list[Instr] | None = None) -> Divergence:
     """The divergence of every value, branch and loop of `func` (either form); `instrs`: its instructions in
     order (func.instructions()), where the caller has listed them (Gen's selection context has)."""
