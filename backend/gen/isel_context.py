@@ -161,12 +161,17 @@ class SelectionContext:
             if (sv.id if type(sv) is VReg else None) != (dv.id if type(dv) is VReg else None) or s.offset \
                     or s.region:
                 pending.append((d, s, phi))
-        if len(pending) == 1 and _reg_id(pending[0][0]) != _reg_id(pending[0][1]):
-            dst, src, phi = pending[0]        # (one copy, no cycle: the loop below without its lists)
+        if not {_reg_id(s) for _, s, _ in pending}.isdisjoint([_reg_id(d) for d, _, _ in pending]):
+            self._sequenced_copies(pending, predicate)
+            return
+        for dst, src, phi in pending:         # (no copy reads another's target: the loop below, in order)
             if phi in self.narrowed:
                 src = retyped(low_dword(src), T.D)
             self.emit("mov", dst, src, predicate=predicate, **_scalar_write(dst))
-            return
+
+    def _sequenced_copies(self, pending: list[tuple[Operand, Operand, Phi]], predicate: Predicate | None) -> None:
+        """phi_copies' copies where one reads another's target: each emitted once no pending copy reads its
+        target, a cycle broken through a temporary."""
         while pending:
             read = [_reg_id(s) for _, s, _ in pending]
             free = None                       # the first copy whose target no pending copy reads (a loop: no

@@ -24,6 +24,7 @@ from reconverge.lowering.ir.core import (
     first_block,
     last_block,
 )
+from reconverge.lowering.ir.opcodes import JUMPS
 
 from .isel_context import SCALAR, SelectionContext, _reg_id, one_cmp
 from .isel_flags import NEGATED_MOD, FlagLeaf
@@ -31,6 +32,7 @@ from .isel_uniform import scalar_values, select_scalar
 from .isel_values import ValueSelector
 from .mir import Imm, MFunction, MInstr, Operand, PReg, VReg
 
+_JUMPS = frozenset(JUMPS)
 EXIT = "exit"                                        # the final halt's block, where returned lanes wait
 
 
@@ -59,21 +61,23 @@ class StructuredDriver:
         "Structured control flow"); the phis of the block after an if are copied into at the end of each
         arm, where only that arm's lanes are enabled."""
         cx = self.cx
+        deferred, scalars, select = cx.deferred, self.scalars, self.selector.select
         for i, node in enumerate(nodes):
             if isinstance(node, Block):
                 following = nodes[i + 1] if i + 1 < len(nodes) else None
                 cx.defer_condition(following.cond if isinstance(following, If) else None, node)
                 for ins in node.instrs:
-                    if ins in cx.deferred:
+                    if ins in deferred:
                         continue                            # selected into the if's flag
-                    if ins.opcode == "phi":
+                    op = ins.opcode
+                    if op == "phi":
                         continue                            # filled where control comes from
-                    if ins.is_jump:
+                    if op in _JUMPS:                        # (is_jump, inline)
                         self._jump(ins, node)
-                    elif ins in self.scalars:
+                    elif ins in scalars:
                         select_scalar(cx, ins)
                     else:
-                        self.selector.select(ins)
+                        select(ins)
             elif isinstance(node, If):
                 after = nodes[i + 1]
                 assert isinstance(after, Block)

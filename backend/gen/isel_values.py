@@ -97,7 +97,8 @@ class ValueSelector:
                 break
         else:
             raise cx.error(ins, f"{ins.opcode} on {ins.type} is not selected yet")
-        if ins.type.is_float and ins.type.bits == 16 and ins.opcode in ROUNDED_IN_HALF:
+        t = ins.type
+        if t.bits == 16 and t.kind == "float" and ins.opcode in ROUNDED_IN_HALF:
             cx.values[ins] = _round_to_half(cx, cx.values[ins])
 
 
