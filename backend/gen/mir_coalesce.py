@@ -37,7 +37,8 @@ def coalesce_copies(func: MFunction) -> int:
     for block in func.blocks:
         out: list[MInstr] = []
         for ins in block.instrs:
-            if ins.opcode == "mov" and _coalesce(ins, out, writes, reads):     # (_plain_copy's first test)
+            # (_plain_copy's first tests, inline: most movs copy an immediate or a payload register)
+            if ins.opcode == "mov" and type(ins.srcs[0].value) is VReg and _coalesce(ins, out, writes, reads):
                 removed += 1
             else:
                 out.append(ins)

@@ -42,7 +42,9 @@ def eliminate_common_subexpressions(func: MFunction) -> int:
                     flags.pop(ins.flag, None)
                 else:
                     flags[ins.flag] = test
-            key = _key(ins, writes)
+                out.append(ins)                       # (_key's answer for a compare: None)
+                continue
+            key = _key(ins, writes) if ins.dst is not None and ins.predicate is None else None
             if key is not None:
                 assert ins.dst is not None and isinstance(ins.dst.value, VReg)
                 earlier = seen.get(key)
