@@ -313,7 +313,8 @@ class _Tree:
         Returns (split after the list, the largest `split` of a break/continue leaving the list, of a
         return leaving it), -1 for none."""
         res = self.result
-        jumps = returns = -1
+        branches = res.branches
+        jumps = returns = -1                    # (maxima kept by comparisons, not max(): every node, every round)
         for node in nodes:
             if type(node) is Block:
                 instrs = node.instrs            # (Block.jump, inline: every block, every round)
@@ -321,27 +322,42 @@ class _Tree:
                     continue
                 jump = instrs[-1]
                 if jump.opcode == "return":
-                    returns = max(returns, split)
+                    if split > returns:
+                        returns = split
                 else:
                     assert loop is not None
-                    jumps = max(jumps, split)
+                    if split > jumps:
+                        jumps = split
                     if split >= depth:
                         (res.loops if jump.opcode == "break" else self.split_continue).add(loop)
             elif isinstance(node, If):
-                cond_div = _operand_use(res, node.cond, self.before[node])
-                if cond_div:
-                    res.branches.add(node)
-                inner = depth if cond_div else split
+                # (a branch found divergent stays so: the values and the divergent loops only grow)
+                if node in branches or _operand_use(res, node.cond, self.before[node]):
+                    branches.add(node)
+                    inner = depth
+                else:
+                    inner = split
                 _, j1, r1 = self._walk(node.then_list, inner, depth, loop)
                 _, j2, r2 = self._walk(node.else_list, inner, depth, loop)
-                jumps, returns = max(jumps, j1, j2), max(returns, r1, r2)
-                split = max(split, j1, j2, r1, r2)
+                j = j1 if j1 > j2 else j2
+                r = r1 if r1 > r2 else r2
+                if j > jumps:
+                    jumps = j
+                if r > returns:
+                    returns = r
+                if j > split:
+                    split = j
+                if r > split:
+                    split = r
             elif isinstance(node, Loop):
                 inner = depth if node in res.loops else split
                 _, _, r = self._walk(node.body, inner, depth + 1, node)
-                r = min(r, depth)
-                returns = max(returns, r)
-                split = max(split, r)
+                if r > depth:
+                    r = depth
+                if r > returns:
+                    returns = r
+                if r > split:
+                    split = r
         return split, jumps, returns
 
     def _innermost(self, nodes: list[CFNode], loop: Loop | None) -> None:
