@@ -443,11 +443,11 @@ def nothing(cx: SelectionContext, ins: Instr) -> None:
 
 # ----- the table: the first row naming the opcode whose guard holds selects it
 def _bits(*widths: int) -> Guard:
-    return lambda cx, ins: ins.type.is_int and ins.type.bits in widths
+    return lambda cx, ins: ins.type.kind == "int" and ins.type.bits in widths     # (is_int, inline: a guard a value)
 
 
 def _float(*widths: int) -> Guard:
-    return lambda cx, ins: ins.type.is_float and (not widths or ins.type.bits in widths)
+    return lambda cx, ins: ins.type.kind == "float" and (not widths or ins.type.bits in widths)
 
 
 def _always(cx: SelectionContext, ins: Instr) -> bool:
@@ -455,7 +455,7 @@ def _always(cx: SelectionContext, ins: Instr) -> bool:
 
 
 RULES: tuple[Rule, ...] = (
-    Rule(tuple(INT_OPS), lambda cx, ins: ins.type.is_int and (
+    Rule(tuple(INT_OPS), lambda cx, ins: ins.type.kind == "int" and (
         ins.type.bits in (32, 64) or ins.type.bits == 1 and ins.opcode in ("and", "or", "xor")), integer),
     Rule(tuple(FLOAT_OPS), _float(), float_arith),
     Rule(("fmuladd",), _float(), fmuladd),
