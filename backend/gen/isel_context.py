@@ -126,7 +126,7 @@ class SelectionContext:
         return Operand(v)
 
     def branch(self, opcode: str, targets: list[str], **kw: Any) -> None:
-        self.block.append(MInstr(opcode, self.simd, None, [], targets=targets, **kw))
+        self.block.instrs.append(MInstr(opcode, self.simd, None, [], targets=targets, **kw))
         self.block = self.m.block(self.m.new_label("b"))        # unnamed: a start may rename it
 
     def start(self, label: str) -> None:
@@ -200,8 +200,17 @@ class SelectionContext:
         op = self.values.get(v)             # (an instruction's or phi's: the values hold no constant)
         if op is None:
             if isinstance(v, Const):
-                t = gen_type(v.type, signed)
-                return Operand(Imm(float(v.value) if v.type.is_float else v.signed() if signed else v.value, t))
+                vt = v.type
+                t = gen_type(vt, signed)
+                kind = vt.kind              # (is_float and Const.signed, inline: every constant operand)
+                if kind == "float":
+                    return Operand(Imm(float(v.value), t))
+                if not signed:
+                    return Operand(Imm(v.value, t))
+                x = int(v.value)
+                if kind == "int" and x >> (vt.bits - 1):
+                    x -= 1 << vt.bits
+                return Operand(Imm(x, t))
             if isinstance(v, Undef):
                 return Operand(Imm(0, gen_type(v.type, signed)))
             if isinstance(v, Arg):

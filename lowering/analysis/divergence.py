@@ -183,8 +183,8 @@ class _Propagation:
                 # (no divergent loop yet, as before any round: _divergent's membership case, inline, and
                 # has_result's and _has_own_rule's tests without their calls: every instruction)
                 for ins in self.instrs:
-                    t = ins.type
-                    if ins in values or (t.kind == "void" and t == VOID):
+                    t = ins.type                # (VOID itself first: a void record's == is a Python call)
+                    if ins in values or t is VOID or (t.kind == "void" and t == VOID):
                         continue
                     own = _has_own_rule_of.get(ins.opcode)
                     if own is None:
@@ -212,7 +212,7 @@ class _Propagation:
         while work:
             ins = work.pop()
             t = ins.type                    # (has_result, inline)
-            if ins in values or (t.kind == "void" and t == VOID):
+            if ins in values or t is VOID or (t.kind == "void" and t == VOID):
                 continue
             if self._divergent(ins):
                 values.add(ins)
