@@ -9,6 +9,9 @@ tree order, and emits only the branches.
 """
 from __future__ import annotations
 
+from itertools import repeat
+from operator import attrgetter
+
 from reconverge.isa.gen9.model import DataType as T
 from reconverge.lowering.analysis.divergence import Divergence, analyze
 from reconverge.lowering.ir.core import (
@@ -33,6 +36,7 @@ from .isel_values import ValueSelector
 from .mir import Imm, MFunction, MInstr, Operand, PReg, VReg
 
 _JUMPS = frozenset(JUMPS)
+_VALUE = attrgetter("value")
 EXIT = "exit"                                        # the final halt's block, where returned lanes wait
 
 
@@ -265,14 +269,8 @@ class StructuredDriver:
 def _only_value_in(values: dict[Value, Operand], vid: int) -> bool:
     """Whether exactly one value's operand is (a view of) virtual register `vid` (a loop with no generator:
     _phi_register asks it of the values selected so far, for each phi after an if)."""
-    count = 0
-    for o in values.values():
-        v = o.value
-        if type(v) is VReg and v.id == vid:
-            count += 1
-            if count > 1:
-                return False
-    return count == 1
+    # (the registers' ids counted in C: of VReg, PReg and Imm only a VReg has an `id`, the others give None)
+    return list(map(getattr, map(_VALUE, values.values()), repeat("id"), repeat(None))).count(vid) == 1
 
 
 def _payload_scalar(op: Operand) -> bool:

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from reconverge.lowering.analysis.divergence import Divergence
 from reconverge.lowering.ir.core import Arg, Block, Const, Function, If, Instr, Phi, Value, cf_lists
-from reconverge.lowering.ir.types import I1, I32
+from reconverge.lowering.ir.types import Type
 
 from .isel_context import ICMP_MODS, SelectionContext, gen_type, negated
 from .mir import Imm, Operand
@@ -80,7 +80,7 @@ def _candidate(ins: Instr) -> bool:
     if isinstance(ins, Phi):
         return True
     if ins.opcode == "icmp":
-        return ins.operands[0].type in (I1, I32)
+        return _i1_or_i32(ins.operands[0].type)
     if t.bits == 1:                            # a bool is a 0/-1 dword: only the bitwise operations keep it one
         return ins.opcode in ("and", "or", "xor")
     return ins.opcode in ALU
@@ -88,10 +88,15 @@ def _candidate(ins: Instr) -> bool:
 
 def _scalar_operand(v: Value, chosen: set[Value]) -> bool:
     if isinstance(v, Const):
-        return v.type in (I1, I32)
+        return _i1_or_i32(v.type)
     if isinstance(v, Arg):
-        return v.type in (I1, I32)
+        return _i1_or_i32(v.type)
     return v in chosen
+
+
+def _i1_or_i32(t: Type) -> bool:
+    """t in (I1, I32), field by field (that test called the records' Python-level == on each)."""
+    return t.kind == "int" and (t.bits == 1 or t.bits == 32) and not t.addrspace
 
 
 def select_scalar(cx: SelectionContext, ins: Instr) -> None:

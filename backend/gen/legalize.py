@@ -51,14 +51,14 @@ def legalize_narrow_destinations(func: MFunction) -> None:
         for k, ins in enumerate(block.instrs):
             if out is not None:
                 out.append(ins)
+            for s in ins.srcs:                    # a 64-bit source (no type is wider; .value.type: no property call),
+                if s.value.type.size == 8:        # asked first: most instructions have none
+                    break
+            else:
+                continue
             dst = ins.dst
             if dst is None or ins.opcode in NO_IMMEDIATES or type(dst.value) is not VReg or dst.value.uniform \
                     or dst.value.type.size != 4 or (dst.region is not None and dst.region.hstride != 1):
-                continue
-            for s in ins.srcs:                    # a 64-bit source (no type is wider; .value.type: no property call)
-                if s.value.type.size == 8:
-                    break
-            else:
                 continue
             if out is None:
                 out = block.instrs[:k + 1]
