@@ -27,7 +27,7 @@ from .isel_blockip import BlockIPDriver
 from .isel_context import gen_type
 from .isel_structured import StructuredDriver
 from .legalize import legalize_immediates, legalize_narrow_destinations
-from .mir import MFunction
+from .mir import MFunction, register_counts
 from .mir_coalesce import coalesce_copies
 from .mir_cse import eliminate_common_subexpressions
 
@@ -54,8 +54,9 @@ def select(func: Function, simd: int = 16, regions: bool = False, entry: str = "
     mfunc = driver.run()
     legalize_immediates(mfunc)
     legalize_narrow_destinations(mfunc)
-    eliminate_common_subexpressions(mfunc)
-    coalesce_copies(mfunc)
+    counts = register_counts(mfunc)        # (one walk for both passes: CSE keeps them true for coalescing)
+    eliminate_common_subexpressions(mfunc, counts)
+    coalesce_copies(mfunc, counts)
     if isinstance(driver, BlockIPDriver):
         driver.predicate_bodies()
     return Selection(mfunc, driver.cx.layout)

@@ -101,6 +101,21 @@ class MInstr:
         return [s.value for s in self.srcs if type(s.value) is VReg]     # (VReg has no subclasses)
 
 
+def register_counts(func: MFunction) -> tuple[dict[int, int], dict[int, int]]:
+    """How many times each virtual register is written (a destination) and read (a source), through any
+    view of it: what mir_cse and mir_coalesce decide by (one walk for both, isel.select)."""
+    writes: dict[int, int] = {}
+    reads: dict[int, int] = {}
+    for block in func.blocks:
+        for ins in block.instrs:                  # (defs() and uses(), inline: no lists made)
+            if ins.dst is not None and type(ins.dst.value) is VReg:
+                writes[ins.dst.value.id] = writes.get(ins.dst.value.id, 0) + 1
+            for s in ins.srcs:
+                if type(s.value) is VReg:
+                    reads[s.value.id] = reads.get(s.value.id, 0) + 1
+    return writes, reads
+
+
 @record
 class MBlock:
     label: str

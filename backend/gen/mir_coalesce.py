@@ -16,23 +16,16 @@ from __future__ import annotations
 
 from reconverge.isa.gen9.model import DataType
 
-from .mir import BRANCHES, SENDS, MFunction, MInstr, Operand, VReg
+from .mir import BRANCHES, SENDS, MFunction, MInstr, Operand, VReg, register_counts
 
 INTEGERS = frozenset({DataType.UB, DataType.B, DataType.UW, DataType.W, DataType.UD, DataType.D,
                       DataType.UQ, DataType.Q, DataType.V, DataType.UV})
 
 
-def coalesce_copies(func: MFunction) -> int:
-    """Rewrite `func` in place; returns how many copies were removed."""
-    writes: dict[int, int] = {}
-    reads: dict[int, int] = {}
-    for block in func.blocks:
-        for ins in block.instrs:                  # (defs() and uses(), inline: no lists made)
-            if ins.dst is not None and type(ins.dst.value) is VReg:
-                writes[ins.dst.value.id] = writes.get(ins.dst.value.id, 0) + 1
-            for s in ins.srcs:
-                if type(s.value) is VReg:
-                    reads[s.value.id] = reads.get(s.value.id, 0) + 1
+def coalesce_copies(func: MFunction, counts: tuple[dict[int, int], dict[int, int]] | None = None) -> int:
+    """Rewrite `func` in place; returns how many copies were removed. `counts`: func's register_counts,
+    where the caller has them (isel.select: kept by mir_cse)."""
+    writes, reads = register_counts(func) if counts is None else counts
     removed = 0
     for block in func.blocks:
         out: list[MInstr] = []
