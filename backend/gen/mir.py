@@ -108,11 +108,15 @@ def register_counts(func: MFunction) -> tuple[dict[int, int], dict[int, int]]:
     reads: dict[int, int] = {}
     for block in func.blocks:
         for ins in block.instrs:                  # (defs() and uses(), inline: no lists made)
-            if ins.dst is not None and type(ins.dst.value) is VReg:
-                writes[ins.dst.value.id] = writes.get(ins.dst.value.id, 0) + 1
+            dst = ins.dst
+            if dst is not None:
+                v = dst.value
+                if type(v) is VReg:
+                    writes[v.id] = writes.get(v.id, 0) + 1
             for s in ins.srcs:
-                if type(s.value) is VReg:
-                    reads[s.value.id] = reads.get(s.value.id, 0) + 1
+                v = s.value
+                if type(v) is VReg:
+                    reads[v.id] = reads.get(v.id, 0) + 1
     return writes, reads
 
 

@@ -149,7 +149,8 @@ def _renamed_sources(srcs: list[Operand], rename: dict[int, int], reads: dict[in
             v = s.value
             if type(v) is VReg and v.id in rename:
                 reads[v.id] -= 1
-                reads[rename[v.id]] += 1
+                earlier = rename[v.id]
+                reads[earlier] = reads.get(earlier, 0) + 1
     return [_renamed(s, rename) for s in srcs]
 
 
