@@ -442,10 +442,14 @@ def needs_flat_addresses(func: Function, provenance: Provenance, instrs: list[In
     """Does some memory access go through a pointer whose object is not known at compile time, or does
     the kernel turn pointers into integers or back? Then its pointers are 64-bit addresses (abi.py)."""
     for ins in func.instructions() if instrs is None else instrs:
-        if ins.opcode in ("ptrtoint", "inttoptr"):
-            return True
-        if ins.opcode in ("load", "store", "atomic"):
-            ptr = ins.operands[1] if ins.opcode == "store" else ins.operands[0]
+        op = ins.opcode
+        if op in _FLAT_TESTS:                # (one set asked of every instruction, then which of them)
+            if op == "ptrtoint" or op == "inttoptr":
+                return True
+            ptr = ins.operands[1] if op == "store" else ins.operands[0]
             if not isinstance(provenance.base.get(ptr), MemoryObject):
                 return True
     return False
+
+
+_FLAT_TESTS = frozenset(("ptrtoint", "inttoptr", "load", "store", "atomic"))

@@ -58,13 +58,14 @@ def low_dword_values(func: Function, provenance: Provenance, flat: bool,
                             pairs.append((ins, k))
             if pairs:
                 users[v] = pairs
-    changed = True
-    while changed:
-        changed = False
-        for ins in list(chosen):
-            if not all(_low_only(user, k, chosen, provenance, flat) for user, k in users.get(ins, ())):
-                chosen.discard(ins)
-                changed = True
+    # the greatest fixed point by a worklist: a candidate is asked again only when one it reads dropped out
+    # (the readers of a drop), not in one more pass over every candidate to confirm nothing changed
+    work = list(chosen)
+    while work:
+        ins = work.pop()
+        if ins in chosen and not all(_low_only(user, k, chosen, provenance, flat) for user, k in users.get(ins, ())):
+            chosen.discard(ins)
+            work += [v for v in ins.operands if v in chosen]
     return chosen
 
 
