@@ -26,8 +26,8 @@ from .abi import KernelLayout
 from .isel_blockip import BlockIPDriver
 from .isel_context import gen_type
 from .isel_structured import StructuredDriver
-from .legalize import legalize_immediates, legalize_narrow_destinations
-from .mir import MFunction, register_counts
+from .legalize import legalize
+from .mir import MFunction
 from .mir_coalesce import coalesce_copies
 from .mir_cse import eliminate_common_subexpressions
 
@@ -52,9 +52,7 @@ def select(func: Function, simd: int = 16, regions: bool = False, entry: str = "
     driver = StructuredDriver(func, simd, uniform_branches) if func.is_structured \
         else BlockIPDriver(func, simd, regions, entry)
     mfunc = driver.run()
-    legalize_immediates(mfunc)
-    legalize_narrow_destinations(mfunc)
-    counts = register_counts(mfunc)        # (one walk for both passes: CSE keeps them true for coalescing)
+    counts = legalize(mfunc)               # (its register counts: CSE keeps them true for coalescing)
     eliminate_common_subexpressions(mfunc, counts)
     coalesce_copies(mfunc, counts)
     if isinstance(driver, BlockIPDriver):
