@@ -341,8 +341,13 @@ def _reg_id(op: Operand) -> int | None:
 
 
 def _scalar_write(dst: Operand) -> dict[str, Any]:
-    """How to write a uniform register (isel_uniform): once, on channel 0, with the mask off."""
-    return {"n": 1, "no_mask": True} if isinstance(dst.value, VReg) and dst.value.uniform else {}
+    """How to write a uniform register (isel_uniform): once, on channel 0, with the mask off (keywords to
+    unpack: two shared dictionaries, not one made per copy)."""
+    return _SCALAR_WRITE if isinstance(dst.value, VReg) and dst.value.uniform else _ANY_WRITE
+
+
+_SCALAR_WRITE: dict[str, Any] = {"n": 1, "no_mask": True}
+_ANY_WRITE: dict[str, Any] = {}
 
 
 # ----- operand views that need no context
