@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import struct
 
-from .mir import BRANCHES, SENDS, Imm, MFunction, MInstr, Operand, VReg
+from .mir import BRANCHES, SENDS, Imm, MFunction, MInstr, Operand, PReg, VReg
 
 
 def eliminate_common_subexpressions(func: MFunction, counts: tuple[dict[int, int], dict[int, int]] | None = None) \
@@ -106,8 +106,9 @@ def _sources(srcs: list[Operand], writes: dict[int, int]) -> tuple | None:
             ident: tuple = ("v", v.id, v.type, v.uniform, v.count)
         elif type(v) is Imm:
             ident = ("i", v.type, _bits(v.value))
-        else:
-            ident = ("p", v)
+        else:                                     # (a PReg's fields: hashing the record is a Python call)
+            assert isinstance(v, PReg)
+            ident = ("p", v.reg, v.subreg, v.type)
         r = s.region
         sources.append((ident, s.offset, None if r is None else (r.vstride, r.width, r.hstride), s.neg, s.abs))
     return tuple(sources)
