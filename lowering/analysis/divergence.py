@@ -383,10 +383,10 @@ class _Tree:
         res, out = self.result, list[Phi]()
         for block, node in self.after_if.items():
             if node in res.branches:
-                out += block.phis()
+                out += _phis(block)
         for block, loop in self.after_loop.items():
             if loop in res.loops:
-                out += block.phis()
+                out += _phis(block)
         for block, loop in self.header.items():
             if loop in self.split_continue:
                 out += _differing_back_values(block, functools.partial(self.contains, loop))
@@ -508,14 +508,14 @@ class _Cfg:
                 header = self.blocks[j]
                 out += _differing_back_values(header, lambda b: self.contains(header, b))
             else:
-                out += self.blocks[j].phis()
+                out += _phis(self.blocks[j])
         return out
 
 
 def _differing_back_values(header: Block, inside: Callable[[Block], bool]) -> list[Phi]:
     """The header phis that lanes coming back along different edges can see differently: those whose
     values along the back edges are not all one value (as Mesa's loop-header rule)."""
-    return [phi for phi in header.phis()
+    return [phi for phi in _phis(header)
             if len({id(v) for b, v in phi.incoming() if inside(b)}) > 1]
 
 
@@ -572,6 +572,16 @@ def _irreducible(func: Function, result: Divergence, values: _Propagation) -> Di
             elif ins.opcode in ("cbr", "switch"):
                 result.branches.add(ins)
     return result
+
+
+def _phis(block: Block) -> list[Phi]:
+    """block.phis() as a list, without a generator (asked of every block after an if or a loop)."""
+    out = []
+    for ins in block.instrs:
+        if type(ins) is not Phi:                # (Phi has no subclasses)
+            break
+        out.append(ins)
+    return out
 
 
 def mark(result: Divergence, ins: Instr) -> str:
