@@ -63,9 +63,13 @@ def low_dword_values(func: Function, provenance: Provenance, flat: bool,
     work = list(chosen)
     while work:
         ins = work.pop()
-        if ins in chosen and not all(_low_only(user, k, chosen, provenance, flat) for user, k in users.get(ins, ())):
-            chosen.discard(ins)
-            work += [v for v in ins.operands if v in chosen]
+        if ins not in chosen:
+            continue
+        for user, k in users.get(ins, ()):      # (all() of a generator, as a loop: every candidate)
+            if not _low_only(user, k, chosen, provenance, flat):
+                chosen.discard(ins)
+                work += [v for v in ins.operands if v in chosen]
+                break
     return chosen
 
 

@@ -67,9 +67,11 @@ def scalar_values(func: Function, divergence: Divergence, instrs: list[Instr] | 
         changed = False
         for value in list(chosen):
             assert isinstance(value, Instr)
-            if not all(_scalar_operand(v, chosen) for v in value.operands):
-                chosen.discard(value)
-                changed = True
+            for v in value.operands:              # (all() of a generator, as a loop)
+                if not _scalar_operand(v, chosen):
+                    chosen.discard(value)
+                    changed = True
+                    break
     return chosen
 
 

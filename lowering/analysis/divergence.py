@@ -226,7 +226,10 @@ class _Propagation:
         if res._innermost:
             at = res.divergent_at
             if any_rule:
-                return any(at(v, block) for v in ins.operands)
+                for v in ins.operands:          # (any() of a generator, as a loop)
+                    if at(v, block):
+                        return True
+                return False
             return source_divergent(ins, [at(v, block) for v in ins.operands])
         values = res.values             # no divergent loop (yet): divergent_at is membership alone
         if any_rule:
