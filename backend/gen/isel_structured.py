@@ -181,7 +181,12 @@ class StructuredDriver:
         """Does the else arm of `node` hold code (instructions, nested control flow, phi copies: none of
         an undef or of a phi's own register, SelectionContext.phi_copies)?"""
         last = last_block(node.else_list)
-        return len(node.else_list) > 1 or bool(last.instrs) or any(self._copies(phi, last) for phi in phis)
+        if len(node.else_list) > 1 or last.instrs:
+            return True
+        for phi in phis:                          # (any() of a generator, as a loop: every if)
+            if self._copies(phi, last):
+                return True
+        return False
 
     def _copies(self, phi: Phi, pred: Block) -> bool:
         """Does the edge from `pred` copy anything into `phi` (not undef, nor its own register)?"""

@@ -60,8 +60,13 @@ def scalar_values(func: Function, divergence: Divergence, instrs: list[Instr] | 
             for i, node in enumerate(nodes):
                 if isinstance(node, If) and node.cond in asked:
                     reads.setdefault(node.cond, []).append(nodes[i - 1])   # type: ignore[arg-type]
-    chosen: set[Value] = {ins for ins in candidates
-                          if not any(divergence.divergent_at(ins, b) for b in reads.get(ins, ()))}
+    chosen: set[Value] = set()
+    for ins in candidates:                        # (a loop, not any() over a generator per candidate)
+        for b in reads.get(ins, ()):
+            if divergence.divergent_at(ins, b):
+                break
+        else:
+            chosen.add(ins)
     changed = True
     while changed:
         changed = False
