@@ -152,16 +152,19 @@ class SelectionContext:
         no copy, and neither is a copy of undef (whatever the register holds will do)."""
         assert pred is not None
         pending: list[tuple[Operand, Operand, Phi]] = []
+        read, written = set(), []             # the registers the copies read and write (no comprehensions)
         for phi in phis:
             v = phi.value_for(pred)           # (once: a search of the phi's blocks)
             if isinstance(v, Undef):
                 continue
             d, s = self.values[phi], self.operand(v)
             sv, dv = s.value, d.value         # (_reg_id of each, inline)
-            if (sv.id if type(sv) is VReg else None) != (dv.id if type(dv) is VReg else None) or s.offset \
-                    or s.region:
+            sid, did = sv.id if type(sv) is VReg else None, dv.id if type(dv) is VReg else None
+            if sid != did or s.offset or s.region:
                 pending.append((d, s, phi))
-        if not {_reg_id(s) for _, s, _ in pending}.isdisjoint([_reg_id(d) for d, _, _ in pending]):
+                read.add(sid)
+                written.append(did)
+        if not read.isdisjoint(written):
             self._sequenced_copies(pending, predicate)
             return
         for dst, src, phi in pending:         # (no copy reads another's target: the loop below, in order)
