@@ -153,10 +153,12 @@ class StructuredDriver:
         if len(arm.instrs) != 1 or jump is None or jump.opcode not in ("break", "continue") or not self.loops:
             return False
         _, _, header_phis, exit_phis = self.loops[-1]
-        copied = [phi for phi in (exit_phis if jump.opcode == "break" else header_phis)
-                  if not isinstance(phi.value_for(arm), Undef)]
-        if len(copied) > 1 or any(phi in self.scalars for phi in copied):
-            return False
+        copied = 0                                # (loops, not a comprehension and any(): every such if)
+        for phi in exit_phis if jump.opcode == "break" else header_phis:
+            if not isinstance(phi.value_for(arm), Undef):
+                copied += 1
+                if copied > 1 or phi in self.scalars:
+                    return False
         self.cx.condition_flag(node.cond)
         self._jump(jump, arm, (0, 0, inverted))
         return True

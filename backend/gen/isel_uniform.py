@@ -17,6 +17,8 @@ scalar: O(values + uses) per pass, a pass per link of the longest chain of phis 
 """
 from __future__ import annotations
 
+from operator import attrgetter
+
 from reconverge.lowering.analysis.divergence import Divergence
 from reconverge.lowering.ir.core import Arg, Block, Const, Function, If, Instr, Phi, Value, cf_lists
 from reconverge.lowering.ir.types import Type
@@ -27,6 +29,7 @@ from .mir import Imm, Operand
 ALU = {"add": "add", "sub": "add", "mul": "mul", "and": "and", "or": "or", "xor": "xor", "shl": "shl",
        "lshr": "shr", "ashr": "asr"}
 COMMUTATIVE = ("add", "mul", "and", "or", "xor")
+_BLOCK = attrgetter("block")
 
 
 def scalar_values(func: Function, divergence: Divergence, instrs: list[Instr] | None = None) -> set[Value]:
@@ -55,7 +58,7 @@ def scalar_values(func: Function, divergence: Divergence, instrs: list[Instr] | 
             for v in asked:
                 found = users.get(v)
                 if found:
-                    reads[v] = [user.block for user in found]  # type: ignore[misc]
+                    reads[v] = list(map(_BLOCK, found))     # (the readers' blocks: no comprehension)
         for nodes in cf_lists(func):
             for i, node in enumerate(nodes):
                 if isinstance(node, If) and node.cond in asked:

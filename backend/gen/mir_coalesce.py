@@ -76,9 +76,11 @@ def _coalesce(copy: MInstr, before: list[MInstr], writes: dict[int, int], reads:
         return False
     if ins.opcode in BRANCHES or ins.opcode in SENDS or ins.dst is None or ins.dst.offset or \
             ins.dst.region is not None or (ins.predicate is not None and ins.opcode != "sel") or \
-            ins.no_mask != copy.no_mask or ins.exec_size != copy.exec_size or \
-            not all(_same_layout(s, x) for s in ins.srcs if isinstance(s.value, VReg) and s.value.id == x.id):
+            ins.no_mask != copy.no_mask or ins.exec_size != copy.exec_size:
         return False
+    for s in ins.srcs:                            # (all() of a generator, as a loop)
+        if isinstance(s.value, VReg) and s.value.id == x.id and not _same_layout(s, x):
+            return False
     written = ins.dst.value                       # t as its writer types it: the copy may read another
     if not isinstance(written, VReg) or written.type.size != x.type.size:   # view (a bitcast's)
         return False

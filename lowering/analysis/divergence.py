@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import functools
 import heapq
+from itertools import repeat
 
 from reconverge.lowering.deepstack import depth_independent
 from reconverge.lowering.graph import (
@@ -190,7 +191,7 @@ class _Propagation:
                     if own is None:
                         own = _has_own_rule(ins.opcode)
                     if own and not isinstance(ins, Phi):
-                        if not source_divergent(ins, [v in values for v in ins.operands]):
+                        if not source_divergent(ins, list(map(values.__contains__, ins.operands))):
                             continue
                     else:
                         for v in ins.operands:
@@ -230,14 +231,14 @@ class _Propagation:
                     if at(v, block):
                         return True
                 return False
-            return source_divergent(ins, [at(v, block) for v in ins.operands])
+            return source_divergent(ins, list(map(at, ins.operands, repeat(block))))
         values = res.values             # no divergent loop (yet): divergent_at is membership alone
         if any_rule:
             for v in ins.operands:
                 if v in values:
                     return True
             return False
-        return source_divergent(ins, [v in values for v in ins.operands])
+        return source_divergent(ins, list(map(values.__contains__, ins.operands)))
 
 
 _JUMP_OPS = frozenset(JUMPS)          # what Block.jump answers for
