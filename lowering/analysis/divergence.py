@@ -202,10 +202,19 @@ class _Propagation:
                     values.add(ins)
                     grown.append(ins)
             users = self.users
-            work = [user for ins in grown for user in users.get(ins, ()) if user not in values]
+            work = []                   # (loops, not comprehensions; a reader already divergent is skipped below)
+            for ins in grown:
+                found = users.get(ins)
+                if found:
+                    work += found
         else:
             users = self.users
-            work = [user for block in moved for ins in block.instrs for user in users.get(ins, ())]
+            work = []
+            for block in moved:
+                for ins in block.instrs:
+                    found = users.get(ins)
+                    if found:
+                        work += found
         for phi in divergent_phi:
             if phi not in values:
                 values.add(phi)
@@ -326,12 +335,10 @@ class _Tree:
                     continue
                 jump = instrs[-1]
                 if jump.opcode == "return":
-                    if split > returns:
-                        returns = split
+                    returns = split if split > returns else returns
                 else:
                     assert loop is not None
-                    if split > jumps:
-                        jumps = split
+                    jumps = split if split > jumps else jumps
                     if split >= depth:
                         (res.loops if jump.opcode == "break" else self.split_continue).add(loop)
             elif isinstance(node, If):
@@ -343,25 +350,15 @@ class _Tree:
                     inner = split
                 _, j1, r1 = self._walk(node.then_list, inner, depth, loop)
                 _, j2, r2 = self._walk(node.else_list, inner, depth, loop)
-                j = j1 if j1 > j2 else j2
-                r = r1 if r1 > r2 else r2
-                if j > jumps:
-                    jumps = j
-                if r > returns:
-                    returns = r
-                if j > split:
-                    split = j
-                if r > split:
-                    split = r
+                j, r = j1 if j1 > j2 else j2, r1 if r1 > r2 else r2
+                jumps, returns = j if j > jumps else jumps, r if r > returns else returns
+                split = j if j > split else split
+                split = r if r > split else split
             elif isinstance(node, Loop):
                 inner = depth if node in res.loops else split
                 _, _, r = self._walk(node.body, inner, depth + 1, node)
-                if r > depth:
-                    r = depth
-                if r > returns:
-                    returns = r
-                if r > split:
-                    split = r
+                r = depth if r > depth else r
+                returns, split = r if r > returns else returns, r if r > split else split
         return split, jumps, returns
 
     def _innermost(self, nodes: list[CFNode], loop: Loop | None) -> None:
