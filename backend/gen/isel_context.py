@@ -115,7 +115,9 @@ class SelectionContext:
     # ----- appending code
     def emit(self, opcode: str, dst: Operand | None, *srcs: Operand, n: int | None = None, **kw: Any) -> MInstr:
         """Append one instruction to the current block (at the function's SIMD width unless `n`)."""
-        ins = MInstr(opcode, n or self.simd, dst, list(srcs), **kw)
+        # (without keywords, a plain call: unpacking even an empty dictionary takes the slower call)
+        ins = MInstr(opcode, n or self.simd, dst, list(srcs), **kw) if kw else \
+            MInstr(opcode, n or self.simd, dst, list(srcs))
         self.block.instrs.append(ins)             # (MBlock.append's work, without its call)
         return ins
 
