@@ -27,7 +27,7 @@ from reconverge.lowering.ir.types import Type
 
 from .abi import KernelLayout, kernel_layout
 from .isel_flags import NEGATED_MOD, FlagChain, FlagLeaf, FlagPlan, FlagPlanner
-from .mir import Imm, MFunction, MInstr, Operand, PReg, VReg
+from .mir import Imm, MBlock, MFunction, MInstr, Operand, PReg, VReg
 
 TYPE_CHECKING = False                   # not typing's: a compile's start-up does not import typing
 if TYPE_CHECKING:
@@ -129,7 +129,10 @@ class SelectionContext:
 
     def branch(self, opcode: str, targets: list[str], **kw: Any) -> None:
         self.block.instrs.append(MInstr(opcode, self.simd, None, [], targets=targets, **kw))
-        self.block = self.m.block(self.m.new_label("b"))        # unnamed: a start may rename it
+        m = self.m                          # (new_label and block, inline: every branch)
+        m.labels_made += 1
+        self.block = MBlock(f"b{m.labels_made}")                # unnamed: a start may rename it
+        m.blocks.append(self.block)
 
     def start(self, label: str) -> None:
         """Go on in a block named `label` (renaming the current one if nothing was put in it yet and no

@@ -69,7 +69,8 @@ class StructuredDriver:
         for i, node in enumerate(nodes):
             if isinstance(node, Block):
                 following = nodes[i + 1] if i + 1 < len(nodes) else None
-                cx.defer_condition(following.cond if isinstance(following, If) else None, node)
+                if isinstance(following, If):           # (defer_condition of None: nothing, without the call)
+                    cx.defer_condition(following.cond, node)
                 for ins in node.instrs:
                     if ins in deferred:
                         continue                            # selected into the if's flag
