@@ -209,8 +209,8 @@ class SelectionContext:
         if op is None:
             if isinstance(v, Const):
                 vt = v.type
-                t = gen_type(vt, signed)
-                kind = vt.kind              # (is_float and Const.signed, inline: every constant operand)
+                kind = vt.kind              # (gen_type, is_float and Const.signed, inline: every constant operand)
+                t = _GEN_TYPES.get((kind, vt.bits, signed)) or gen_type(vt, signed)
                 if kind == "float":
                     return Operand(Imm(float(v.value), t))
                 if not signed:

@@ -156,19 +156,16 @@ def select_narrow(cx: SelectionContext, ins: Instr) -> None:
     a, b = low_dword_of(cx, x), low_dword_of(cx, y)
     if op == "sub":
         b = negated(b)
-    if op in ("add", "sub", "ptradd", "or", "xor") and _zero(b) or op == "shl" and _zero(b):
+    bv, av = b.value, a.value                   # (_zero of each, inline: an immediate 0)
+    if type(bv) is Imm and bv.value == 0 and op in ("add", "sub", "ptradd", "or", "xor", "shl"):
         cx.values[ins] = a                                            # x + 0, x << 0: x itself
         return
-    if op in ("add", "ptradd", "or", "xor") and _zero(a):
+    if type(av) is Imm and av.value == 0 and op in ("add", "ptradd", "or", "xor"):
         cx.values[ins] = b
         return
     dst = cx.fresh(T.D)
     cx.emit(ALU[op], dst, a, b)
     cx.values[ins] = dst
-
-
-def _zero(op: Operand) -> bool:
-    return isinstance(op.value, Imm) and op.value.value == 0
 
 
 def _is_const(v: Value, value: int) -> bool:
