@@ -26,7 +26,7 @@ from .abi import KernelLayout
 from .isel_blockip import BlockIPDriver
 from .isel_context import gen_type
 from .isel_structured import StructuredDriver
-from .legalize import legalize_immediates, legalize_narrow_destinations
+from .legalize import legalize
 from .mir import MFunction
 from .mir_coalesce import coalesce_copies
 from .mir_cse import eliminate_common_subexpressions
@@ -52,10 +52,9 @@ def select(func: Function, simd: int = 16, regions: bool = False, entry: str = "
     driver = StructuredDriver(func, simd, uniform_branches) if func.is_structured \
         else BlockIPDriver(func, simd, regions, entry)
     mfunc = driver.run()
-    legalize_immediates(mfunc)
-    legalize_narrow_destinations(mfunc)
-    eliminate_common_subexpressions(mfunc)
-    coalesce_copies(mfunc)
+    counts = legalize(mfunc)               # (its register counts: CSE keeps them true for coalescing)
+    eliminate_common_subexpressions(mfunc, counts)
+    coalesce_copies(mfunc, counts)
     if isinstance(driver, BlockIPDriver):
         driver.predicate_bodies()
     return Selection(mfunc, driver.cx.layout)

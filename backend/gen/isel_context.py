@@ -27,7 +27,7 @@ from reconverge.lowering.ir.types import Type
 
 from .abi import KernelLayout, kernel_layout
 from .isel_flags import NEGATED_MOD, FlagChain, FlagLeaf, FlagPlan, FlagPlanner
-from .mir import Imm, MFunction, MInstr, Operand, PReg, VReg
+from .mir import Imm, MBlock, MFunction, MInstr, Operand, PReg, VReg
 
 TYPE_CHECKING = False                   # not typing's: a compile's start-up does not import typing
 if TYPE_CHECKING:
@@ -78,8 +78,8 @@ class SelectionContext:
         self.block = self.m.block("entry")
         self.values: dict[Value, Operand] = {}
         # the instructions in order, listed once for the analyses below and the drivers' (a walk of the
-        # tree each was a tenth of a small kernel's selection set-up)
-        self.instrs: list[Instr] = list(func.instructions())
+        # tree each was a tenth of a small kernel's selection set-up; func.instructions() without its generator)
+        self.instrs: list[Instr] = [ins for b in func.all_blocks() for ins in b.instrs]
         self.provenance = Provenance(func, instrs=self.instrs)
         self.layout: KernelLayout = kernel_layout(func, needs_flat_addresses(func, self.provenance, self.instrs),
                                                   self.instrs)
@@ -115,16 +115,24 @@ class SelectionContext:
     # ----- appending code
     def emit(self, opcode: str, dst: Operand | None, *srcs: Operand, n: int | None = None, **kw: Any) -> MInstr:
         """Append one instruction to the current block (at the function's SIMD width unless `n`)."""
-        ins = MInstr(opcode, n or self.simd, dst, list(srcs), **kw)
+        # (without keywords, a plain call: unpacking even an empty dictionary takes the slower call)
+        ins = MInstr(opcode, n or self.simd, dst, list(srcs), **kw) if kw else \
+            MInstr(opcode, n or self.simd, dst, list(srcs))
         self.block.instrs.append(ins)             # (MBlock.append's work, without its call)
         return ins
 
     def fresh(self, t: DataType, uniform: bool = False, count: int = 1) -> Operand:
-        return Operand(self.m.vreg(t, uniform, count))
+        vregs = self.m.vregs                # (MFunction.vreg, inline: a call less for every value)
+        n = len(vregs)
+        v = vregs[n] = VReg(n, t, uniform, count)
+        return Operand(v)
 
     def branch(self, opcode: str, targets: list[str], **kw: Any) -> None:
-        self.block.append(MInstr(opcode, self.simd, None, [], targets=targets, **kw))
-        self.block = self.m.block(self.m.new_label("b"))        # unnamed: a start may rename it
+        self.block.instrs.append(MInstr(opcode, self.simd, None, [], targets=targets, **kw))
+        m = self.m                          # (new_label and block, inline: every branch)
+        m.labels_made += 1
+        self.block = MBlock(f"b{m.labels_made}")                # unnamed: a start may rename it
+        m.blocks.append(self.block)
 
     def start(self, label: str) -> None:
         """Go on in a block named `label` (renaming the current one if nothing was put in it yet and no
@@ -149,21 +157,29 @@ class SelectionContext:
         no copy, and neither is a copy of undef (whatever the register holds will do)."""
         assert pred is not None
         pending: list[tuple[Operand, Operand, Phi]] = []
+        read, written = set(), []             # the registers the copies read and write (no comprehensions)
         for phi in phis:
             v = phi.value_for(pred)           # (once: a search of the phi's blocks)
             if isinstance(v, Undef):
                 continue
             d, s = self.values[phi], self.operand(v)
             sv, dv = s.value, d.value         # (_reg_id of each, inline)
-            if (sv.id if type(sv) is VReg else None) != (dv.id if type(dv) is VReg else None) or s.offset \
-                    or s.region:
+            sid, did = sv.id if type(sv) is VReg else None, dv.id if type(dv) is VReg else None
+            if sid != did or s.offset or s.region:
                 pending.append((d, s, phi))
-        if len(pending) == 1 and _reg_id(pending[0][0]) != _reg_id(pending[0][1]):
-            dst, src, phi = pending[0]        # (one copy, no cycle: the loop below without its lists)
+                read.add(sid)
+                written.append(did)
+        if not read.isdisjoint(written):
+            self._sequenced_copies(pending, predicate)
+            return
+        for dst, src, phi in pending:         # (no copy reads another's target: the loop below, in order)
             if phi in self.narrowed:
                 src = retyped(low_dword(src), T.D)
             self.emit("mov", dst, src, predicate=predicate, **_scalar_write(dst))
-            return
+
+    def _sequenced_copies(self, pending: list[tuple[Operand, Operand, Phi]], predicate: Predicate | None) -> None:
+        """phi_copies' copies where one reads another's target: each emitted once no pending copy reads its
+        target, a cycle broken through a temporary."""
         while pending:
             read = [_reg_id(s) for _, s, _ in pending]
             free = None                       # the first copy whose target no pending copy reads (a loop: no
@@ -192,8 +208,17 @@ class SelectionContext:
         op = self.values.get(v)             # (an instruction's or phi's: the values hold no constant)
         if op is None:
             if isinstance(v, Const):
-                t = gen_type(v.type, signed)
-                return Operand(Imm(float(v.value) if v.type.is_float else v.signed() if signed else v.value, t))
+                vt = v.type
+                kind = vt.kind              # (gen_type, is_float and Const.signed, inline: every constant operand)
+                t = _GEN_TYPES.get((kind, vt.bits, signed)) or gen_type(vt, signed)
+                if kind == "float":
+                    return Operand(Imm(float(v.value), t))
+                if not signed:
+                    return Operand(Imm(v.value, t))
+                x = int(v.value)
+                if kind == "int" and x >> (vt.bits - 1):
+                    x -= 1 << vt.bits
+                return Operand(Imm(x, t))
             if isinstance(v, Undef):
                 return Operand(Imm(0, gen_type(v.type, signed)))
             if isinstance(v, Arg):
@@ -324,8 +349,13 @@ def _reg_id(op: Operand) -> int | None:
 
 
 def _scalar_write(dst: Operand) -> dict[str, Any]:
-    """How to write a uniform register (isel_uniform): once, on channel 0, with the mask off."""
-    return {"n": 1, "no_mask": True} if isinstance(dst.value, VReg) and dst.value.uniform else {}
+    """How to write a uniform register (isel_uniform): once, on channel 0, with the mask off (keywords to
+    unpack: two shared dictionaries, not one made per copy)."""
+    return _SCALAR_WRITE if isinstance(dst.value, VReg) and dst.value.uniform else _ANY_WRITE
+
+
+_SCALAR_WRITE: dict[str, Any] = {"n": 1, "no_mask": True}
+_ANY_WRITE: dict[str, Any] = {}
 
 
 # ----- operand views that need no context
@@ -425,10 +455,14 @@ def needs_flat_addresses(func: Function, provenance: Provenance, instrs: list[In
     """Does some memory access go through a pointer whose object is not known at compile time, or does
     the kernel turn pointers into integers or back? Then its pointers are 64-bit addresses (abi.py)."""
     for ins in func.instructions() if instrs is None else instrs:
-        if ins.opcode in ("ptrtoint", "inttoptr"):
-            return True
-        if ins.opcode in ("load", "store", "atomic"):
-            ptr = ins.operands[1] if ins.opcode == "store" else ins.operands[0]
+        op = ins.opcode
+        if op in _FLAT_TESTS:                # (one set asked of every instruction, then which of them)
+            if op == "ptrtoint" or op == "inttoptr":
+                return True
+            ptr = ins.operands[1] if op == "store" else ins.operands[0]
             if not isinstance(provenance.base.get(ptr), MemoryObject):
                 return True
     return False
+
+
+_FLAT_TESTS = frozenset(("ptrtoint", "inttoptr", "load", "store", "atomic"))

@@ -52,7 +52,7 @@ def logical(ins: Value) -> tuple[str, Value, Value | None] | None:
     if not isinstance(ins, Instr) or not (ins.type.is_int and ins.type.bits == 1):
         return None
     ops = ins.operands
-    if ins.opcode in ("and", "or") and not any(isinstance(v, Const) for v in ops):
+    if ins.opcode in ("and", "or") and not isinstance(ops[0], Const) and not isinstance(ops[1], Const):
         return ins.opcode, ops[0], ops[1]
     if ins.opcode == "xor":
         for v, other in ((ops[1], ops[0]), (ops[0], ops[1])):

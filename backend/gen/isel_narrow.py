@@ -21,7 +21,7 @@ from reconverge.lowering.analysis.provenance import MemoryObject, Provenance
 from reconverge.lowering.ir.core import Const, Function, Instr, Value
 
 from .isel_context import SelectionContext, low_dword, negated, retyped
-from .mir import Imm, Operand
+from .mir import Imm, Operand, VReg
 
 T = DataType
 ALU = {"add": "add", "sub": "add", "ptradd": "add", "mul": "mul", "and": "and", "or": "or", "xor": "xor",
@@ -58,13 +58,18 @@ def low_dword_values(func: Function, provenance: Provenance, flat: bool,
                             pairs.append((ins, k))
             if pairs:
                 users[v] = pairs
-    changed = True
-    while changed:
-        changed = False
-        for ins in list(chosen):
-            if not all(_low_only(user, k, chosen, provenance, flat) for user, k in users.get(ins, ())):
+    # the greatest fixed point by a worklist: a candidate is asked again only when one it reads dropped out
+    # (the readers of a drop), not in one more pass over every candidate to confirm nothing changed
+    work = list(chosen)
+    while work:
+        ins = work.pop()
+        if ins not in chosen:
+            continue
+        for user, k in users.get(ins, ()):      # (all() of a generator, as a loop: every candidate)
+            if not _low_only(user, k, chosen, provenance, flat):
                 chosen.discard(ins)
-                changed = True
+                work += [v for v in ins.operands if v in chosen]
+                break
     return chosen
 
 
@@ -119,6 +124,9 @@ def _shifted_back(ins: Instr) -> Value | None:
 
 def low_dword_of(cx: SelectionContext, v: Value) -> Operand:
     """The low 32 bits of a value as a :d operand: a narrowed value itself, a view of a 64-bit one."""
+    op = cx.values.get(v)
+    if op is not None and type(op.value) is VReg and op.value.type is T.D:
+        return op                           # (a dword register: operand, low_dword and retyped give it back)
     if isinstance(v, Const) and not v.type.is_float:
         low = int(v.value) & 0xFFFFFFFF
         return Operand(Imm(low - (1 << 32) if low >> 31 else low, T.D))
@@ -148,19 +156,16 @@ def select_narrow(cx: SelectionContext, ins: Instr) -> None:
     a, b = low_dword_of(cx, x), low_dword_of(cx, y)
     if op == "sub":
         b = negated(b)
-    if op in ("add", "sub", "ptradd", "or", "xor") and _zero(b) or op == "shl" and _zero(b):
+    bv, av = b.value, a.value                   # (_zero of each, inline: an immediate 0)
+    if type(bv) is Imm and bv.value == 0 and op in ("add", "sub", "ptradd", "or", "xor", "shl"):
         cx.values[ins] = a                                            # x + 0, x << 0: x itself
         return
-    if op in ("add", "ptradd", "or", "xor") and _zero(a):
+    if type(av) is Imm and av.value == 0 and op in ("add", "ptradd", "or", "xor"):
         cx.values[ins] = b
         return
     dst = cx.fresh(T.D)
     cx.emit(ALU[op], dst, a, b)
     cx.values[ins] = dst
-
-
-def _zero(op: Operand) -> bool:
-    return isinstance(op.value, Imm) and op.value.value == 0
 
 
 def _is_const(v: Value, value: int) -> bool:

@@ -9,6 +9,9 @@ tree order, and emits only the branches.
 """
 from __future__ import annotations
 
+from itertools import repeat
+from operator import attrgetter
+
 from reconverge.isa.gen9.model import DataType as T
 from reconverge.lowering.analysis.divergence import Divergence, analyze
 from reconverge.lowering.ir.core import (
@@ -24,6 +27,7 @@ from reconverge.lowering.ir.core import (
     first_block,
     last_block,
 )
+from reconverge.lowering.ir.opcodes import JUMPS
 
 from .isel_context import SCALAR, SelectionContext, _reg_id, one_cmp
 from .isel_flags import NEGATED_MOD, FlagLeaf
@@ -31,6 +35,8 @@ from .isel_uniform import scalar_values, select_scalar
 from .isel_values import ValueSelector
 from .mir import Imm, MFunction, MInstr, Operand, PReg, VReg
 
+_JUMPS = frozenset(JUMPS)
+_VALUE = attrgetter("value")
 EXIT = "exit"                                        # the final halt's block, where returned lanes wait
 
 
@@ -59,25 +65,28 @@ class StructuredDriver:
         "Structured control flow"); the phis of the block after an if are copied into at the end of each
         arm, where only that arm's lanes are enabled."""
         cx = self.cx
+        deferred, scalars, select = cx.deferred, self.scalars, self.selector.select
         for i, node in enumerate(nodes):
             if isinstance(node, Block):
                 following = nodes[i + 1] if i + 1 < len(nodes) else None
-                cx.defer_condition(following.cond if isinstance(following, If) else None, node)
+                if isinstance(following, If):           # (defer_condition of None: nothing, without the call)
+                    cx.defer_condition(following.cond, node)
                 for ins in node.instrs:
-                    if ins in cx.deferred:
+                    if ins in deferred:
                         continue                            # selected into the if's flag
-                    if ins.opcode == "phi":
+                    op = ins.opcode
+                    if op == "phi":
                         continue                            # filled where control comes from
-                    if ins.is_jump:
+                    if op in _JUMPS:                        # (is_jump, inline)
                         self._jump(ins, node)
-                    elif ins in self.scalars:
+                    elif ins in scalars:
                         select_scalar(cx, ins)
                     else:
-                        self.selector.select(ins)
+                        select(ins)
             elif isinstance(node, If):
                 after = nodes[i + 1]
                 assert isinstance(after, Block)
-                phis = list(after.phis())
+                phis = _phis(after)
                 for phi in phis:
                     cx.values[phi] = self._phi_register(phi, node)
                 if self._predicated_jump(node, phis):
@@ -145,10 +154,12 @@ class StructuredDriver:
         if len(arm.instrs) != 1 or jump is None or jump.opcode not in ("break", "continue") or not self.loops:
             return False
         _, _, header_phis, exit_phis = self.loops[-1]
-        copied = [phi for phi in (exit_phis if jump.opcode == "break" else header_phis)
-                  if not isinstance(phi.value_for(arm), Undef)]
-        if len(copied) > 1 or any(phi in self.scalars for phi in copied):
-            return False
+        copied = 0                                # (loops, not a comprehension and any(): every such if)
+        for phi in exit_phis if jump.opcode == "break" else header_phis:
+            if not isinstance(phi.value_for(arm), Undef):
+                copied += 1
+                if copied > 1 or phi in self.scalars:
+                    return False
         self.cx.condition_flag(node.cond)
         self._jump(jump, arm, (0, 0, inverted))
         return True
@@ -173,7 +184,12 @@ class StructuredDriver:
         """Does the else arm of `node` hold code (instructions, nested control flow, phi copies: none of
         an undef or of a phi's own register, SelectionContext.phi_copies)?"""
         last = last_block(node.else_list)
-        return len(node.else_list) > 1 or bool(last.instrs) or any(self._copies(phi, last) for phi in phis)
+        if len(node.else_list) > 1 or last.instrs:
+            return True
+        for phi in phis:                          # (any() of a generator, as a loop: every if)
+            if self._copies(phi, last):
+                return True
+        return False
 
     def _copies(self, phi: Phi, pred: Block) -> bool:
         """Does the edge from `pred` copy anything into `phi` (not undef, nor its own register)?"""
@@ -224,7 +240,7 @@ class StructuredDriver:
         their values where control enters (before the loop, at each continue and at the body's end),
         the phis after the loop at each break."""
         cx = self.cx
-        header_phis, exit_phis = list(first_block(loop.body).phis()), list(after.phis())
+        header_phis, exit_phis = _phis(first_block(loop.body)), _phis(after)
         for phi in header_phis + exit_phis:
             cx.values[phi] = cx.fresh(cx.value_type(phi), uniform=phi in self.scalars)
         cx.phi_copies(header_phis, before)
@@ -261,14 +277,8 @@ class StructuredDriver:
 def _only_value_in(values: dict[Value, Operand], vid: int) -> bool:
     """Whether exactly one value's operand is (a view of) virtual register `vid` (a loop with no generator:
     _phi_register asks it of the values selected so far, for each phi after an if)."""
-    count = 0
-    for o in values.values():
-        v = o.value
-        if type(v) is VReg and v.id == vid:
-            count += 1
-            if count > 1:
-                return False
-    return count == 1
+    # (the registers' ids counted in C: of VReg, PReg and Imm only a VReg has an `id`, the others give None)
+    return list(map(getattr, map(_VALUE, values.values()), repeat("id"), repeat(None))).count(vid) == 1
 
 
 def _payload_scalar(op: Operand) -> bool:
@@ -277,3 +287,13 @@ def _payload_scalar(op: Operand) -> bool:
     if isinstance(op.value, VReg):
         return op.value.uniform and op.value.count == 1 and op.region is None and op.offset == 0
     return isinstance(op.value, PReg) and op.region == SCALAR and op.offset == 0
+
+
+def _phis(block: Block) -> list[Phi]:
+    """block.phis() as a list, without a generator (asked of every block after an if or a loop)."""
+    out = []
+    for ins in block.instrs:
+        if type(ins) is not Phi:                # (Phi has no subclasses)
+            break
+        out.append(ins)
+    return out

@@ -17,9 +17,11 @@ scalar: O(values + uses) per pass, a pass per link of the longest chain of phis 
 """
 from __future__ import annotations
 
+from operator import attrgetter
+
 from reconverge.lowering.analysis.divergence import Divergence
 from reconverge.lowering.ir.core import Arg, Block, Const, Function, If, Instr, Phi, Value, cf_lists
-from reconverge.lowering.ir.types import I1, I32
+from reconverge.lowering.ir.types import Type
 
 from .isel_context import ICMP_MODS, SelectionContext, gen_type, negated
 from .mir import Imm, Operand
@@ -27,6 +29,7 @@ from .mir import Imm, Operand
 ALU = {"add": "add", "sub": "add", "mul": "mul", "and": "and", "or": "or", "xor": "xor", "shl": "shl",
        "lshr": "shr", "ashr": "asr"}
 COMMUTATIVE = ("add", "mul", "and", "or", "xor")
+_BLOCK = attrgetter("block")
 
 
 def scalar_values(func: Function, divergence: Divergence, instrs: list[Instr] | None = None) -> set[Value]:
@@ -55,21 +58,28 @@ def scalar_values(func: Function, divergence: Divergence, instrs: list[Instr] | 
             for v in asked:
                 found = users.get(v)
                 if found:
-                    reads[v] = [user.block for user in found]  # type: ignore[misc]
+                    reads[v] = list(map(_BLOCK, found))     # (the readers' blocks: no comprehension)
         for nodes in cf_lists(func):
             for i, node in enumerate(nodes):
                 if isinstance(node, If) and node.cond in asked:
                     reads.setdefault(node.cond, []).append(nodes[i - 1])   # type: ignore[arg-type]
-    chosen: set[Value] = {ins for ins in candidates
-                          if not any(divergence.divergent_at(ins, b) for b in reads.get(ins, ()))}
+    chosen: set[Value] = set()
+    for ins in candidates:                        # (a loop, not any() over a generator per candidate)
+        for b in reads.get(ins, ()):
+            if divergence.divergent_at(ins, b):
+                break
+        else:
+            chosen.add(ins)
     changed = True
     while changed:
         changed = False
         for value in list(chosen):
             assert isinstance(value, Instr)
-            if not all(_scalar_operand(v, chosen) for v in value.operands):
-                chosen.discard(value)
-                changed = True
+            for v in value.operands:              # (all() of a generator, as a loop)
+                if not _scalar_operand(v, chosen):
+                    chosen.discard(value)
+                    changed = True
+                    break
     return chosen
 
 
@@ -80,7 +90,7 @@ def _candidate(ins: Instr) -> bool:
     if isinstance(ins, Phi):
         return True
     if ins.opcode == "icmp":
-        return ins.operands[0].type in (I1, I32)
+        return _i1_or_i32(ins.operands[0].type)
     if t.bits == 1:                            # a bool is a 0/-1 dword: only the bitwise operations keep it one
         return ins.opcode in ("and", "or", "xor")
     return ins.opcode in ALU
@@ -88,10 +98,15 @@ def _candidate(ins: Instr) -> bool:
 
 def _scalar_operand(v: Value, chosen: set[Value]) -> bool:
     if isinstance(v, Const):
-        return v.type in (I1, I32)
+        return _i1_or_i32(v.type)
     if isinstance(v, Arg):
-        return v.type in (I1, I32)
+        return _i1_or_i32(v.type)
     return v in chosen
+
+
+def _i1_or_i32(t: Type) -> bool:
+    """t in (I1, I32), field by field (that test called the records' Python-level == on each)."""
+    return t.kind == "int" and (t.bits == 1 or t.bits == 32) and not t.addrspace
 
 
 def select_scalar(cx: SelectionContext, ins: Instr) -> None:

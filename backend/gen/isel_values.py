@@ -92,12 +92,14 @@ class ValueSelector:
             select_narrow(cx, ins)
             return
         for rule in self.rows.get(ins.opcode, ()):
-            if rule.guard(cx, ins):
+            guard = rule.guard
+            if guard is _always or guard(cx, ins):      # (_always's answer without its call)
                 rule.handler(cx, ins)
                 break
         else:
             raise cx.error(ins, f"{ins.opcode} on {ins.type} is not selected yet")
-        if ins.type.is_float and ins.type.bits == 16 and ins.opcode in ROUNDED_IN_HALF:
+        t = ins.type
+        if t.bits == 16 and t.kind == "float" and ins.opcode in ROUNDED_IN_HALF:
             cx.values[ins] = _round_to_half(cx, cx.values[ins])
 
 
@@ -147,7 +149,9 @@ def integer(cx: SelectionContext, ins: Instr) -> None:
     if op == "mul" and t.size == 8:
         cx.values[ins] = int64.narrow_mul64(cx, ins) or int64.mul64(cx, a, b)
         return
-    _result(cx, ins, INT_OPS[op], t, a, b)
+    dst = cx.fresh(t)                   # (_result, inline: the commonest handler)
+    cx.emit(INT_OPS[op], dst, a, b)
+    cx.values[ins] = dst
 
 
 def int_min_max(cx: SelectionContext, ins: Instr) -> None:
@@ -442,11 +446,11 @@ def nothing(cx: SelectionContext, ins: Instr) -> None:
 
 # ----- the table: the first row naming the opcode whose guard holds selects it
 def _bits(*widths: int) -> Guard:
-    return lambda cx, ins: ins.type.is_int and ins.type.bits in widths
+    return lambda cx, ins: ins.type.kind == "int" and ins.type.bits in widths     # (is_int, inline: a guard a value)
 
 
 def _float(*widths: int) -> Guard:
-    return lambda cx, ins: ins.type.is_float and (not widths or ins.type.bits in widths)
+    return lambda cx, ins: ins.type.kind == "float" and (not widths or ins.type.bits in widths)
 
 
 def _always(cx: SelectionContext, ins: Instr) -> bool:
@@ -454,7 +458,7 @@ def _always(cx: SelectionContext, ins: Instr) -> bool:
 
 
 RULES: tuple[Rule, ...] = (
-    Rule(tuple(INT_OPS), lambda cx, ins: ins.type.is_int and (
+    Rule(tuple(INT_OPS), lambda cx, ins: ins.type.kind == "int" and (
         ins.type.bits in (32, 64) or ins.type.bits == 1 and ins.opcode in ("and", "or", "xor")), integer),
     Rule(tuple(FLOAT_OPS), _float(), float_arith),
     Rule(("fmuladd",), _float(), fmuladd),

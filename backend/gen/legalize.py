@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from reconverge.isa.gen9.model import DataType, Region
 
-from .mir import Imm, MFunction, MInstr, Operand, VReg
+from .mir import Imm, MBlock, MFunction, MInstr, Operand, VReg
 
 COMMUTATIVE = ("add", "mul", "and", "or", "xor")
 SHIFTS = ("shl", "shr", "asr")
@@ -51,14 +51,14 @@ def legalize_narrow_destinations(func: MFunction) -> None:
         for k, ins in enumerate(block.instrs):
             if out is not None:
                 out.append(ins)
+            for s in ins.srcs:                    # a 64-bit source (no type is wider; .value.type: no property call),
+                if s.value.type.size == 8:        # asked first: most instructions have none
+                    break
+            else:
+                continue
             dst = ins.dst
             if dst is None or ins.opcode in NO_IMMEDIATES or type(dst.value) is not VReg or dst.value.uniform \
                     or dst.value.type.size != 4 or (dst.region is not None and dst.region.hstride != 1):
-                continue
-            for s in ins.srcs:                    # a 64-bit source (no type is wider; .value.type: no property call)
-                if s.value.type.size == 8:
-                    break
-            else:
                 continue
             if out is None:
                 out = block.instrs[:k + 1]
@@ -68,6 +68,67 @@ def legalize_narrow_destinations(func: MFunction) -> None:
             out.append(MInstr("mov", ins.exec_size, dst, [strided], predicate=ins.predicate, no_mask=ins.no_mask))
         if out is not None:
             block.instrs = out
+
+
+def legalize(func: MFunction) -> tuple[dict[int, int], dict[int, int]]:
+    """legalize_immediates then legalize_narrow_destinations, in one walk that also counts the result's
+    register writes and reads (mir.register_counts: what isel.select hands CSE and coalescing; three walks
+    of every instruction were a tenth of selection's opcodes). The 64-bit temporaries of the narrow
+    destinations are made after the walk, in the order the second pass made them, so that every register
+    keeps its number."""
+    writes: dict[int, int] = {}
+    reads: dict[int, int] = {}
+    widen: list[tuple[MBlock, set[int]]] = []       # blocks with destinations to widen (their instructions' ids)
+    for block in func.blocks:
+        out: list[MInstr] | None = None     # (None until an instruction has an immediate: most blocks keep theirs)
+        here: set[int] | None = None
+        for k, ins in enumerate(block.instrs):
+            srcs = ins.srcs
+            if len(srcs) == 2 and (type(srcs[0].value) is Imm or type(srcs[1].value) is Imm) and \
+                    ins.opcode not in NO_IMMEDIATES:
+                if out is None:
+                    out = block.instrs[:k]
+                start = len(out)
+                srcs = ins.srcs = _legal_sources(func, ins.opcode, srcs, out)
+                for mov in out[start:]:               # an immediate moved into a fresh register
+                    writes[mov.dst.value.id] = 1      # type: ignore[union-attr]
+            if out is not None:
+                out.append(ins)
+            wide = False
+            for s in srcs:                            # (register_counts' reads, and a 64-bit source: no type is wider)
+                v = s.value
+                if type(v) is VReg:
+                    reads[v.id] = reads.get(v.id, 0) + 1
+                if v.type.size == 8:
+                    wide = True
+            dst = ins.dst
+            if dst is None:
+                continue
+            v = dst.value
+            if type(v) is not VReg:
+                continue
+            writes[v.id] = writes.get(v.id, 0) + 1
+            if wide and not v.uniform and v.type.size == 4 and ins.opcode not in NO_IMMEDIATES and \
+                    (dst.region is None or dst.region.hstride == 1):
+                if here is None:
+                    here = set()
+                    widen.append((block, here))
+                here.add(id(ins))
+        if out is not None:
+            block.instrs = out
+    for block, here in widen:                         # (legalize_narrow_destinations' rewrite)
+        out = []
+        for ins in block.instrs:
+            out.append(ins)
+            if id(ins) in here:
+                assert ins.dst is not None
+                dst, wide_reg = ins.dst, func.vreg(DataType.Q)
+                strided = Operand(VReg(wide_reg.id, dst.type), 0, Region(16, 8, 2))
+                ins.dst = strided
+                out.append(MInstr("mov", ins.exec_size, dst, [strided], predicate=ins.predicate, no_mask=ins.no_mask))
+                writes[wide_reg.id] = reads[wide_reg.id] = 1     # (dst: written by the mov instead)
+        block.instrs = out
+    return writes, reads
 
 
 def _legal_sources(func: MFunction, opcode: str, srcs: list[Operand], out: list[MInstr]) -> list[Operand]:

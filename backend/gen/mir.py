@@ -101,6 +101,25 @@ class MInstr:
         return [s.value for s in self.srcs if type(s.value) is VReg]     # (VReg has no subclasses)
 
 
+def register_counts(func: MFunction) -> tuple[dict[int, int], dict[int, int]]:
+    """How many times each virtual register is written (a destination) and read (a source), through any
+    view of it: what mir_cse and mir_coalesce decide by (one walk for both, isel.select)."""
+    writes: dict[int, int] = {}
+    reads: dict[int, int] = {}
+    for block in func.blocks:
+        for ins in block.instrs:                  # (defs() and uses(), inline: no lists made)
+            dst = ins.dst
+            if dst is not None:
+                v = dst.value
+                if type(v) is VReg:
+                    writes[v.id] = writes.get(v.id, 0) + 1
+            for s in ins.srcs:
+                v = s.value
+                if type(v) is VReg:
+                    reads[v.id] = reads.get(v.id, 0) + 1
+    return writes, reads
+
+
 @record
 class MBlock:
     label: str

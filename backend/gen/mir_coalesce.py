@@ -16,28 +16,22 @@ from __future__ import annotations
 
 from reconverge.isa.gen9.model import DataType
 
-from .mir import BRANCHES, SENDS, MFunction, MInstr, Operand, VReg
+from .mir import BRANCHES, SENDS, MFunction, MInstr, Operand, VReg, register_counts
 
 INTEGERS = frozenset({DataType.UB, DataType.B, DataType.UW, DataType.W, DataType.UD, DataType.D,
                       DataType.UQ, DataType.Q, DataType.V, DataType.UV})
 
 
-def coalesce_copies(func: MFunction) -> int:
-    """Rewrite `func` in place; returns how many copies were removed."""
-    writes: dict[int, int] = {}
-    reads: dict[int, int] = {}
-    for block in func.blocks:
-        for ins in block.instrs:                  # (defs() and uses(), inline: no lists made)
-            if ins.dst is not None and type(ins.dst.value) is VReg:
-                writes[ins.dst.value.id] = writes.get(ins.dst.value.id, 0) + 1
-            for s in ins.srcs:
-                if type(s.value) is VReg:
-                    reads[s.value.id] = reads.get(s.value.id, 0) + 1
+def coalesce_copies(func: MFunction, counts: tuple[dict[int, int], dict[int, int]] | None = None) -> int:
+    """Rewrite `func` in place; returns how many copies were removed. `counts`: func's register_counts,
+    where the caller has them (isel.select: kept by mir_cse)."""
+    writes, reads = register_counts(func) if counts is None else counts
     removed = 0
     for block in func.blocks:
         out: list[MInstr] = []
         for ins in block.instrs:
-            if ins.opcode == "mov" and _coalesce(ins, out, writes, reads):     # (_plain_copy's first test)
+            # (_plain_copy's first tests, inline: most movs copy an immediate or a payload register)
+            if ins.opcode == "mov" and type(ins.srcs[0].value) is VReg and _coalesce(ins, out, writes, reads):
                 removed += 1
             else:
                 out.append(ins)
@@ -82,9 +76,11 @@ def _coalesce(copy: MInstr, before: list[MInstr], writes: dict[int, int], reads:
         return False
     if ins.opcode in BRANCHES or ins.opcode in SENDS or ins.dst is None or ins.dst.offset or \
             ins.dst.region is not None or (ins.predicate is not None and ins.opcode != "sel") or \
-            ins.no_mask != copy.no_mask or ins.exec_size != copy.exec_size or \
-            not all(_same_layout(s, x) for s in ins.srcs if isinstance(s.value, VReg) and s.value.id == x.id):
+            ins.no_mask != copy.no_mask or ins.exec_size != copy.exec_size:
         return False
+    for s in ins.srcs:                            # (all() of a generator, as a loop)
+        if isinstance(s.value, VReg) and s.value.id == x.id and not _same_layout(s, x):
+            return False
     written = ins.dst.value                       # t as its writer types it: the copy may read another
     if not isinstance(written, VReg) or written.type.size != x.type.size:   # view (a bitcast's)
         return False

@@ -14,16 +14,22 @@ from __future__ import annotations
 
 import struct
 
-from .mir import BRANCHES, SENDS, Imm, MFunction, MInstr, Operand, VReg
+from .mir import BRANCHES, SENDS, Imm, MFunction, MInstr, Operand, PReg, VReg
 
 
-def eliminate_common_subexpressions(func: MFunction) -> int:
-    """Rewrite `func` in place; returns how many instructions were dropped."""
-    writes: dict[int, int] = {}
-    for block in func.blocks:
-        for ins in block.instrs:                  # (defs(), inline: no list made)
-            if ins.dst is not None and type(ins.dst.value) is VReg:
-                writes[ins.dst.value.id] = writes.get(ins.dst.value.id, 0) + 1
+def eliminate_common_subexpressions(func: MFunction, counts: tuple[dict[int, int], dict[int, int]] | None = None) \
+        -> int:
+    """Rewrite `func` in place; returns how many instructions were dropped. `counts`: func's register_counts
+    where the caller has them, kept true of the function as rewritten (mir_coalesce then reads them)."""
+    reads: dict[int, int] | None = None
+    if counts is None:
+        writes: dict[int, int] = {}
+        for block in func.blocks:
+            for ins in block.instrs:              # (defs(), inline: no list made)
+                if ins.dst is not None and type(ins.dst.value) is VReg:
+                    writes[ins.dst.value.id] = writes.get(ins.dst.value.id, 0) + 1
+    else:
+        writes, reads = counts
     rename: dict[int, int] = {}
     dropped = 0
     for block in func.blocks:
@@ -32,23 +38,29 @@ def eliminate_common_subexpressions(func: MFunction) -> int:
         out: list[MInstr] = []
         for ins in block.instrs:
             if rename and _reads_renamed(ins, rename):
-                ins.srcs = [_renamed(s, rename) for s in ins.srcs]
+                ins.srcs = _renamed_sources(ins.srcs, rename, reads)
             if ins.cond_mod is not None:
                 test = _flag_key(ins, writes)
                 if test is not None and flags.get(ins.flag) == test:
                     dropped += 1                      # the flag holds this compare's result already
+                    if reads is not None:
+                        _forget_reads(ins, reads)
                     continue
                 if test is None:
                     flags.pop(ins.flag, None)
                 else:
                     flags[ins.flag] = test
-            key = _key(ins, writes)
+                out.append(ins)                       # (_key's answer for a compare: None)
+                continue
+            key = _key(ins, writes) if ins.dst is not None and ins.predicate is None else None
             if key is not None:
                 assert ins.dst is not None and isinstance(ins.dst.value, VReg)
                 earlier = seen.get(key)
                 if earlier is not None:
                     rename[ins.dst.value.id] = earlier
                     dropped += 1
+                    if reads is not None:
+                        _forget_reads(ins, reads)
                     continue
                 seen[key] = ins.dst.value.id
             out.append(ins)
@@ -57,7 +69,10 @@ def eliminate_common_subexpressions(func: MFunction) -> int:
         for block in func.blocks:
             for ins in block.instrs:
                 if _reads_renamed(ins, rename):
-                    ins.srcs = [_renamed(s, rename) for s in ins.srcs]
+                    ins.srcs = _renamed_sources(ins.srcs, rename, reads)
+        if reads is not None:
+            for vid in rename:               # a dropped instruction's register: written no more
+                writes[vid] -= 1
     return dropped
 
 
@@ -91,8 +106,9 @@ def _sources(srcs: list[Operand], writes: dict[int, int]) -> tuple | None:
             ident: tuple = ("v", v.id, v.type, v.uniform, v.count)
         elif type(v) is Imm:
             ident = ("i", v.type, _bits(v.value))
-        else:
-            ident = ("p", v)
+        else:                                     # (a PReg's fields: hashing the record is a Python call)
+            assert isinstance(v, PReg)
+            ident = ("p", v.reg, v.subreg, v.type)
         r = s.region
         sources.append((ident, s.offset, None if r is None else (r.vstride, r.width, r.hstride), s.neg, s.abs))
     return tuple(sources)
@@ -125,6 +141,25 @@ def _reads_renamed(ins: MInstr, rename: dict[int, int]) -> bool:
         if type(s.value) is VReg and s.value.id in rename:
             return True
     return False
+
+
+def _renamed_sources(srcs: list[Operand], rename: dict[int, int], reads: dict[int, int] | None) -> list[Operand]:
+    """The sources with renamed registers read as their earlier equals; `reads` (where kept) moved with them."""
+    if reads is not None:
+        for s in srcs:
+            v = s.value
+            if type(v) is VReg and v.id in rename:
+                reads[v.id] -= 1
+                earlier = rename[v.id]
+                reads[earlier] = reads.get(earlier, 0) + 1
+    return [_renamed(s, rename) for s in srcs]
+
+
+def _forget_reads(ins: MInstr, reads: dict[int, int]) -> None:
+    """A dropped instruction's reads, taken off the counts."""
+    for s in ins.srcs:
+        if type(s.value) is VReg:
+            reads[s.value.id] -= 1
 
 
 def _renamed(op: Operand, rename: dict[int, int]) -> Operand:

@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import functools
 import heapq
+from itertools import repeat
 
 from reconverge.lowering.deepstack import depth_independent
 from reconverge.lowering.graph import (
@@ -183,14 +184,14 @@ class _Propagation:
                 # (no divergent loop yet, as before any round: _divergent's membership case, inline, and
                 # has_result's and _has_own_rule's tests without their calls: every instruction)
                 for ins in self.instrs:
-                    t = ins.type
-                    if ins in values or (t.kind == "void" and t == VOID):
+                    t = ins.type                # (VOID itself first: a void record's == is a Python call)
+                    if ins in values or t is VOID or (t.kind == "void" and t == VOID):
                         continue
                     own = _has_own_rule_of.get(ins.opcode)
                     if own is None:
                         own = _has_own_rule(ins.opcode)
                     if own and not isinstance(ins, Phi):
-                        if not source_divergent(ins, [v in values for v in ins.operands]):
+                        if not source_divergent(ins, list(map(values.__contains__, ins.operands))):
                             continue
                     else:
                         for v in ins.operands:
@@ -201,10 +202,19 @@ class _Propagation:
                     values.add(ins)
                     grown.append(ins)
             users = self.users
-            work = [user for ins in grown for user in users.get(ins, ()) if user not in values]
+            work = []                   # (loops, not comprehensions; a reader already divergent is skipped below)
+            for ins in grown:
+                found = users.get(ins)
+                if found:
+                    work += found
         else:
             users = self.users
-            work = [user for block in moved for ins in block.instrs for user in users.get(ins, ())]
+            work = []
+            for block in moved:
+                for ins in block.instrs:
+                    found = users.get(ins)
+                    if found:
+                        work += found
         for phi in divergent_phi:
             if phi not in values:
                 values.add(phi)
@@ -212,7 +222,7 @@ class _Propagation:
         while work:
             ins = work.pop()
             t = ins.type                    # (has_result, inline)
-            if ins in values or (t.kind == "void" and t == VOID):
+            if ins in values or t is VOID or (t.kind == "void" and t == VOID):
                 continue
             if self._divergent(ins):
                 values.add(ins)
@@ -226,15 +236,18 @@ class _Propagation:
         if res._innermost:
             at = res.divergent_at
             if any_rule:
-                return any(at(v, block) for v in ins.operands)
-            return source_divergent(ins, [at(v, block) for v in ins.operands])
+                for v in ins.operands:          # (any() of a generator, as a loop)
+                    if at(v, block):
+                        return True
+                return False
+            return source_divergent(ins, list(map(at, ins.operands, repeat(block))))
         values = res.values             # no divergent loop (yet): divergent_at is membership alone
         if any_rule:
             for v in ins.operands:
                 if v in values:
                     return True
             return False
-        return source_divergent(ins, [v in values for v in ins.operands])
+        return source_divergent(ins, list(map(values.__contains__, ins.operands)))
 
 
 _JUMP_OPS = frozenset(JUMPS)          # what Block.jump answers for
@@ -262,45 +275,43 @@ def _operand_use(result: Divergence, v: Value, block: Block) -> bool:
 class _Tree:
     def __init__(self, func: Function, result: Divergence):
         self.func, self.result = func, result
-        self.enter: dict[object, int] = {}
-        self.leave: dict[object, int] = {}
+        self.pos: dict[object, int] = {}        # each block's and loop's place in a walk of the tree
+        self.leave: dict[object, int] = {}      # each loop's place after its body
         self.after_if: dict[Block, If] = {}
         self.after_loop: dict[Block, Loop] = {}
         self.header: dict[Block, Loop] = {}
         self.before: dict[If, Block] = {}
         self.split_continue: set[Loop] = set()
         self.clock = 0
-        self._number(func.body, 0)
+        self._number_list(func.body)
 
-    @depth_independent
-    def _number(self, nodes: list[CFNode], depth: int) -> None:
-        self._number_list(nodes, depth)
-
-    def _number_list(self, nodes: list[CFNode], depth: int) -> None:
-        """Each node's interval in a walk of the tree (a loop contains a block iff its interval does), and
-        the blocks the phi rules name: the one before each if, after each if and loop, each loop's first.
-        (Recursive, inside _number's deep stack: the recursion itself does not go through
-        depth_independent's wrapper, three calls a node, a sixth of the analysis.)"""
+    def _number_list(self, nodes: list[CFNode]) -> None:
+        """Each block's place in a walk of the tree and each loop's interval (a loop contains a block iff its
+        interval holds the block's place: an if's interval, or a block's end, no question needs), and the
+        blocks the phi rules name: the one before each if, after each if and loop, each loop's first.
+        (Recursive, inside analyze's deep stack.)"""
         for i, node in enumerate(nodes):
-            self.enter[node] = self.clock = self.clock + 1
-            if isinstance(node, If):
+            if type(node) is Block:
+                self.pos[node] = self.clock = self.clock + 1
+            elif isinstance(node, If):
                 self.before[node] = nodes[i - 1]                      # type: ignore[assignment]
                 self.after_if[nodes[i + 1]] = node                    # type: ignore[index]
-                self._number_list(node.then_list, depth)
-                self._number_list(node.else_list, depth)
+                self._number_list(node.then_list)
+                self._number_list(node.else_list)
             elif isinstance(node, Loop):
+                self.pos[node] = self.clock = self.clock + 1
                 self.header[node.body[0]] = node                      # type: ignore[index]
                 self.after_loop[nodes[i + 1]] = node                  # type: ignore[index]
-                self._number_list(node.body, depth + 1)
-            self.leave[node] = self.clock = self.clock + 1
+                self._number_list(node.body)
+                self.leave[node] = self.clock = self.clock + 1
 
     def contains(self, loop: object, block: Block) -> bool:
-        return self.enter[loop] < self.enter[block] and self.leave[block] < self.leave[loop]
+        pos = self.pos
+        return pos[loop] < pos[block] < self.leave[loop]
 
-    @depth_independent
     def round(self) -> bool:
         """Recompute the control facts from the current values; True if they grew (the walks below recurse
-        along the tree inside this deep stack)."""
+        along the tree, inside analyze's deep stack)."""
         res = self.result
         before = (len(res.branches), len(res.loops), len(self.split_continue))
         self._walk(self.func.body, 0, 0, None)
@@ -315,7 +326,8 @@ class _Tree:
         Returns (split after the list, the largest `split` of a break/continue leaving the list, of a
         return leaving it), -1 for none."""
         res = self.result
-        jumps = returns = -1
+        branches = res.branches
+        jumps = returns = -1                    # (maxima kept by comparisons, not max(): every node, every round)
         for node in nodes:
             if type(node) is Block:
                 instrs = node.instrs            # (Block.jump, inline: every block, every round)
@@ -323,27 +335,30 @@ class _Tree:
                     continue
                 jump = instrs[-1]
                 if jump.opcode == "return":
-                    returns = max(returns, split)
+                    returns = split if split > returns else returns
                 else:
                     assert loop is not None
-                    jumps = max(jumps, split)
+                    jumps = split if split > jumps else jumps
                     if split >= depth:
                         (res.loops if jump.opcode == "break" else self.split_continue).add(loop)
             elif isinstance(node, If):
-                cond_div = _operand_use(res, node.cond, self.before[node])
-                if cond_div:
-                    res.branches.add(node)
-                inner = depth if cond_div else split
+                # (a branch found divergent stays so: the values and the divergent loops only grow)
+                if node in branches or _operand_use(res, node.cond, self.before[node]):
+                    branches.add(node)
+                    inner = depth
+                else:
+                    inner = split
                 _, j1, r1 = self._walk(node.then_list, inner, depth, loop)
                 _, j2, r2 = self._walk(node.else_list, inner, depth, loop)
-                jumps, returns = max(jumps, j1, j2), max(returns, r1, r2)
-                split = max(split, j1, j2, r1, r2)
+                j, r = j1 if j1 > j2 else j2, r1 if r1 > r2 else r2
+                jumps, returns = j if j > jumps else jumps, r if r > returns else returns
+                split = j if j > split else split
+                split = r if r > split else split
             elif isinstance(node, Loop):
                 inner = depth if node in res.loops else split
                 _, _, r = self._walk(node.body, inner, depth + 1, node)
-                r = min(r, depth)
-                returns = max(returns, r)
-                split = max(split, r)
+                r = depth if r > depth else r
+                returns, split = r if r > returns else returns, r if r > split else split
         return split, jumps, returns
 
     def _innermost(self, nodes: list[CFNode], loop: Loop | None) -> None:
@@ -369,10 +384,10 @@ class _Tree:
         res, out = self.result, list[Phi]()
         for block, node in self.after_if.items():
             if node in res.branches:
-                out += block.phis()
+                out += _phis(block)
         for block, loop in self.after_loop.items():
             if loop in res.loops:
-                out += block.phis()
+                out += _phis(block)
         for block, loop in self.header.items():
             if loop in self.split_continue:
                 out += _differing_back_values(block, functools.partial(self.contains, loop))
@@ -494,17 +509,18 @@ class _Cfg:
                 header = self.blocks[j]
                 out += _differing_back_values(header, lambda b: self.contains(header, b))
             else:
-                out += self.blocks[j].phis()
+                out += _phis(self.blocks[j])
         return out
 
 
 def _differing_back_values(header: Block, inside: Callable[[Block], bool]) -> list[Phi]:
     """The header phis that lanes coming back along different edges can see differently: those whose
     values along the back edges are not all one value (as Mesa's loop-header rule)."""
-    return [phi for phi in header.phis()
+    return [phi for phi in _phis(header)
             if len({id(v) for b, v in phi.incoming() if inside(b)}) > 1]
 
 
+@depth_independent          # the tree form's walks recurse along the tree (one deep stack for them all)
 def analyze(func: Function, instrs: list[Instr] | None = None) -> Divergence:
     """The divergence of every value, branch and loop of `func` (either form); `instrs`: its instructions in
     order (func.instructions()), where the caller has listed them (Gen's selection context has)."""
@@ -557,6 +573,16 @@ def _irreducible(func: Function, result: Divergence, values: _Propagation) -> Di
             elif ins.opcode in ("cbr", "switch"):
                 result.branches.add(ins)
     return result
+
+
+def _phis(block: Block) -> list[Phi]:
+    """block.phis() as a list, without a generator (asked of every block after an if or a loop)."""
+    out = []
+    for ins in block.instrs:
+        if type(ins) is not Phi:                # (Phi has no subclasses)
+            break
+        out.append(ins)
+    return out
 
 
 def mark(result: Divergence, ins: Instr) -> str:
