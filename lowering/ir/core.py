@@ -484,17 +484,23 @@ def _copy_slots(obj: object) -> object:
     return (_COPIERS.get(cls) or _copier(cls))(obj)
 
 
-def _copier(cls: type) -> Callable[[object], object]:
+def _copier(cls: type, made: dict[type, Callable[[object], object]] = _COPIERS,
+            skip: frozenset[str] = frozenset()) -> Callable[[object], object]:
     """_copy_slots' function for objects of class `cls`, made on first use (a try costs nothing until an
-    unset slot raises: then the copy is made slot by slot)."""
-    copier = _COPIERS.get(cls)
+    unset slot raises: then the copy is made slot by slot); `made`, `skip`: _SHELLS's, which skip slots."""
+    copier = made.get(cls)
     if copier is None:
-        body = "".join(f"        new.{name} = obj.{name}\n" for name in _slots(cls) if not name.startswith("__"))
+        body = "".join(f"        new.{name} = obj.{name}\n" for name in _slots(cls)
+                       if not name.startswith("__") and name not in skip)
         namespace: dict[str, Any] = {"make": object.__new__, "cls": cls, "slot_by_slot": _copy_slot_by_slot}
         exec(f"def copier(obj):\n    new = make(cls)\n    try:\n{body}    except AttributeError:\n"
              f"        return slot_by_slot(obj)\n    return new\n", namespace)
-        copier = _COPIERS[cls] = namespace["copier"]
+        copier = made[cls] = namespace["copier"]
     return copier
+
+
+_SHELLS: dict[type, Callable[[object], object]] = {}    # _clone_function's copiers of instructions, which
+_SET_BY_CLONE = frozenset(("operands", "attrs", "targets", "block", "blocks"))   # set these: not copied first
 
 
 def _copy_slot_by_slot(obj: object) -> object:
@@ -533,7 +539,7 @@ def _clone_function(func: Function) -> Function:
         values[arg] = new_arg
     old_blocks = [*func.all_blocks(), func.end_block]
     new.end_block.label, new.end_block.index = func.end_block.label, func.end_block.index
-    copiers = _COPIERS
+    copiers, shells = _COPIERS, _SHELLS
     for block in old_blocks:
         if block is func.end_block:
             nodes[block] = new.end_block
@@ -542,7 +548,7 @@ def _clone_function(func: Function) -> Function:
             nodes[block] = (copiers.get(kind) or _copier(kind))(block)
         for ins in block.instrs:
             cls = type(ins)
-            values[ins] = (copiers.get(cls) or _copier(cls))(ins)
+            values[ins] = (shells.get(cls) or _copier(cls, shells, _SET_BY_CLONE))(ins)
 
     def value(v: Value) -> Value:
         found: Value | None = get_value(v)
