@@ -21,6 +21,7 @@ from __future__ import annotations
 from reconverge.lowering.deepstack import depth_independent
 from reconverge.lowering.errors import CompileError, IrreducibleCFG
 from reconverge.lowering.ir.core import Function, nesting_depth
+from reconverge.lowering.target import lower_for
 from reconverge.records import field, record
 from reconverge.typing_free import Protocol
 
@@ -256,7 +257,6 @@ def lower_for_gen(func: Function, verify: bool = True) -> None:
     """The target lowerings, run by the backend on its input (the contract of both backends: any caller
     gets target-ready IR): the gen pipeline's for a tree, gen-blockip's for a CFG, in place; a no-op on a
     function that went through that pipeline already (the driver's)."""
-    from reconverge.lowering.target import lower_for
     lower_for([func], "gen" if func.is_structured else "gen-blockip", verify)
 
 
