@@ -59,6 +59,24 @@ class RegionDepthError(CompileError):
     """The kernel nests deeper than the hybrid's region search goes (MAX_ROUNDS)."""
 
 
+if TYPE_CHECKING:
+    from functools import cached_property as _made_once
+else:
+    class _made_once:
+        """functools.cached_property without its lock: computed on first use and kept in the instance's
+        __dict__, which then shadows this non-data descriptor, so later reads are plain attribute reads
+        (the region search reads a unit's exits about fifty times a kernel; a property call each was a
+        tenth of the search)."""
+        def __init__(self, find):
+            self.find, self.name = find, find.__name__
+
+        def __get__(self, region, owner=None):
+            if region is None:
+                return self
+            found = region.__dict__[self.name] = self.find(region)
+            return found
+
+
 @record(eq=False)
 class Region:
     kind: str                     # "block", "chain", "if", "loop", or inside a loop's body "exit", "continue"
@@ -74,17 +92,11 @@ class Region:
     via: tuple = ()               # a laid-out unit's (header, latch) pairs: its lanes going back to the
                                   # header wait at that shared latch unit instead (share_latches)
 
-    @property
+    @_made_once
     def exits(self) -> list[Block]:
         """The blocks control goes to from this region, each once, in terminator order (made once: a region
         is not changed once made, `replace` makes another; the search asks it of every unit each round).
         Read-only: the list is the region's own."""
-        found = self.__dict__.get("_exits")
-        if found is None:
-            found = self.__dict__["_exits"] = self._find_exits()
-        return found
-
-    def _find_exits(self) -> list[Block]:
         if self.term is None:
             out = [self.after] if self.after is not None else list(self.leaves)
         elif self.term.opcode in ("ret", "unreachable"):
@@ -95,7 +107,7 @@ class Region:
             out = list(dict.fromkeys(dict(self.via).get(b, b) for b in out))
         return out
 
-    @property
+    @_made_once
     def falls_into(self) -> Block | None:
         """The one block this region always goes on to by a plain edge (br, or the edge of an if or a
         loop), or None."""
@@ -357,12 +369,14 @@ def _collapse_all(units: dict[Block, Region], entry: Block, loops: bool, header:
         for t in u.exits:
             if t in preds and t is not header:
                 preds[t].add(u.entry)
+    acyclic = not loops                     # no branch goes back: then none will (a merge makes no cycle)
     while True:
         if rounds is not None:
             if rounds == 0:
                 raise RegionDepthError("too many rounds")
             rounds -= 1
-        headers = _back_edge_targets(units, entry) if loops else set()
+        headers = set() if acyclic else _back_edge_targets(units, entry)
+        acyclic = not headers
         dominates = _dominance(units, entry) if headers else None
         changed = False
         for u in list(units.values()):
