@@ -12,6 +12,9 @@ phis sit at the top of the block after an if, the block after a loop, or a loop'
 """
 from __future__ import annotations
 
+from itertools import chain
+from operator import attrgetter
+
 from reconverge.lowering.ir.opcodes import JUMPS, TERMINATORS
 from reconverge.lowering.ir.types import VOID, Type
 from reconverge.records import record, replace
@@ -22,6 +25,7 @@ if TYPE_CHECKING:
     from typing import Any, Callable, Iterator, Sequence
 
 _TERMINATORS, _JUMPS = frozenset(TERMINATORS), frozenset(JUMPS)
+_chain, _INSTRS = chain.from_iterable, attrgetter("instrs")
 _ENDS = _TERMINATORS | _JUMPS          # what may end a block (hot: asked per block by every CFG walk)
 END_LABEL = "(end)"   # the fake end block's label; no LLVM block can be named so unquoted
 
@@ -293,7 +297,7 @@ class Function:
             for node in stack[-1]:          # a CF list's blocks in one loop, until an if or a loop opens
                 if isinstance(node, Block):
                     append(node)
-                elif isinstance(node, If):
+                elif isinstance(node, If):      # then is walked before else: pushed in reverse
                     stack.append(iter(node.else_list))
                     stack.append(iter(node.then_list))
                     break
@@ -302,15 +306,13 @@ class Function:
                     break
             else:
                 stack.pop()                 # (an iterator left by a break goes on after its node)
-        # then is walked before else: the two iterators were pushed in reverse
         return out
 
     def entry(self) -> Block:
         return first_block(self.body) if self.is_structured else self.blocks[0]
 
-    def instructions(self) -> Iterator[Instr]:
-        for b in self.all_blocks():
-            yield from b.instrs
+    def instructions(self) -> Iterator[Instr]:     # (a C iterator, not a generator resumed per instruction)
+        return _chain(map(_INSTRS, self.all_blocks()))
 
     def index_blocks(self) -> list[Block]:
         blocks = self.all_blocks()
@@ -443,9 +445,7 @@ def enclosing_loop(node: CFNode) -> Loop | None:
 def cf_list_of(node: CFNode) -> list[CFNode]:
     """The CF list that holds `node`."""
     p = node.parent
-    if isinstance(p, Function):
-        return p.body
-    if isinstance(p, Loop):
+    if isinstance(p, (Function, Loop)):
         return p.body
     if isinstance(p, If):
         return p.then_list if any(n is node for n in p.then_list) else p.else_list
