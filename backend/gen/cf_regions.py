@@ -136,6 +136,8 @@ def layout(func: Function, units: list[Region]) -> list[Region]:
     not once per batch of lanes leaving (a sub-group operation there sees them all, as maximal
     convergence and a convergence token from outside the loop say). An irreducible part's cycles are no
     loops here; the natural loops beside or around them still are."""
+    if len(units) == 1 and units[0].entry is func.blocks[0]:
+        return list(units)                  # (a kernel the hybrid made one region: nothing to order)
     position = {u.entry: i for i, u in enumerate(units)}
     succs = [[position[t] for t in reversed(u.exits)] for u in units]
     entry = position[func.blocks[0]]
@@ -540,16 +542,9 @@ def _collapse(u: Region, units: dict[Block, Region], preds: dict[Block, set[Bloc
     `u` heads one, and the round's `dominates`)."""
     if u.barrier:
         return None
-
-    def only_from(b: Block, head: Block) -> Region | None:
-        """b's unit, if `head` is its one predecessor and it can sit inside a region."""
-        r = units.get(b)                    # None: outside a loop body being collapsed
-        return r if r is not None and b is not entry and preds[b] == {head} and not r.barrier \
-            and b is not head else None
-
     nxt = u.falls_into
     if nxt is not None and nxt is not u.entry:
-        second = only_from(nxt, u.entry)
+        second = _only_from(nxt, u.entry, units, preds, entry)
         if second is not None:
             return Region("chain", (u, second), u.entry, second.term, second.after, second.leaves)
     loop = _loop(u, units, preds, dominates, failed) if failed is not None and dominates is not None else None
@@ -559,7 +554,7 @@ def _collapse(u: Region, units: dict[Block, Region], preds: dict[Block, set[Bloc
     if term is None or term.opcode != "cbr" or term.targets[0] is term.targets[1]:
         return None
     t, f = term.targets
-    arm_t, arm_f = only_from(t, u.entry), only_from(f, u.entry)
+    arm_t, arm_f = _only_from(t, u.entry, units, preds, entry), _only_from(f, u.entry, units, preds, entry)
     if arm_t is not None and arm_t.falls_into is f:
         return Region("if", (u, arm_t, None), u.entry, None, f)
     if arm_f is not None and arm_f.falls_into is t:
@@ -568,3 +563,14 @@ def _collapse(u: Region, units: dict[Block, Region], preds: dict[Block, set[Bloc
             and arm_t.falls_into is arm_f.falls_into and arm_t.falls_into is not u.entry:
         return Region("if", (u, arm_t, arm_f), u.entry, None, arm_t.falls_into)
     return None
+
+
+def _only_from(b: Block, head: Block, units: dict[Block, Region], preds: dict[Block, set[Block]],
+               entry: Block) -> Region | None:
+    """b's unit, if `head` is its one predecessor and it can sit inside a region (a function of the
+    module, not a closure _collapse made on each of its calls; no set made to compare preds with)."""
+    r = units.get(b)                        # None: outside a loop body being collapsed
+    if r is None or b is entry or b is head or r.barrier:
+        return None
+    p = preds[b]
+    return r if len(p) == 1 and head in p else None
