@@ -297,9 +297,12 @@ class Function:
             for node in stack[-1]:          # a CF list's blocks in one loop, until an if or a loop opens
                 if isinstance(node, Block):
                     append(node)
-                elif isinstance(node, If):      # then is walked before else: pushed in reverse
-                    stack.append(iter(node.else_list))
-                    stack.append(iter(node.then_list))
+                elif isinstance(node, If):
+                    t, e = node.then_list, node.else_list
+                    if len(t) == 1 == len(e) and isinstance(t[0], Block) and isinstance(e[0], Block):
+                        out += (t[0], e[0])     # (most ifs: a block an arm, taken without two iterators)
+                        continue
+                    stack += (iter(e), iter(t))     # then is walked before else: pushed in reverse
                     break
                 elif isinstance(node, Loop):
                     stack.append(iter(node.body))
@@ -517,15 +520,12 @@ def _copy_slot_by_slot(obj: object) -> object:
 
 def _clone_function(func: Function) -> Function:
     new = Function(func.name, [], func.return_type, func.is_kernel)
-    new.is_structured = func.is_structured
-    new.source_name = func.source_name
+    new.is_structured, new.source_name = func.is_structured, func.source_name
     new.local_memory = [replace(d) for d in func.local_memory]
     new.constant_data = [replace(d) for d in func.constant_data]
-    new.reqd_work_group_size = func.reqd_work_group_size
-    new.guard_variables = list(func.guard_variables)
+    new.reqd_work_group_size, new.guard_variables = func.reqd_work_group_size, list(func.guard_variables)
     new.target_passes = set(func.target_passes)
-    new.loops_separated = func.loops_separated
-    new.guarded_cycles = func.guarded_cycles
+    new.loops_separated, new.guarded_cycles = func.loops_separated, func.guarded_cycles
     # old object -> its copy (the IR's objects hash and compare by identity): values (arguments,
     # instructions, constants and undefs) and nodes (blocks, tree nodes, the function). Looked up inline,
     # not through id(), cast() or helper calls: a call per operand and per edge was a third of a clone,
