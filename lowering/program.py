@@ -227,8 +227,13 @@ def reads_alike(first: str, then: str) -> bool:
 
 
 def _has_private(func: Function) -> bool:
-    """A private variable (alloca) in a function as read: what SROA could have rewritten."""
-    return any(ins.opcode == "alloca" for block in func.blocks for ins in block.instrs)
+    """A private variable (alloca) in a function as read: what SROA could have rewritten (loops, not a
+    generator: asked of every kernel a Gen --cf auto compile reads)."""
+    for block in func.blocks:
+        for ins in block.instrs:
+            if ins.opcode == "alloca":
+                return True
+    return False
 
 
 def compile_path(path: str, opt_level: str = "-O0", options: pipeline.Options | None = None,

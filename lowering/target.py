@@ -61,22 +61,25 @@ PIPELINES: dict[str, tuple[str, ...]] = {
 }
 
 
+# each pipeline's passes after the generic ones, with the mark each leaves in Function.target_passes: made
+# once, as lower_for runs on every function a backend selects and is nearly always a no-op there (its
+# loop over the pipeline making each mark's text was 4 us a call, three calls a kernel under Gen's auto)
+_LOWERINGS_OF = {pipeline: tuple((name, f"{CAPS[pipeline].name}:{name}") for name in passes
+                                 if name not in PIPELINES["generic"]) for pipeline, passes in PIPELINES.items()}
+
+
 def lower_for(funcs: list[Function], pipeline: str, verify_each: bool = True) -> None:
     """Run the passes of `pipeline` that come after promote on functions that have been through the
     generic pipeline, in place (what each backend calls on its input, so that any caller gets target-ready
     IR). Each pass runs once per function (Function.target_passes records it; Gen's legalize_int_widths
     is not idempotent), so this is a no-op on IR that went through `pipeline` already (the driver's)."""
-    from reconverge.lowering.passes import PASSES
     caps = CAPS[pipeline]
-    generic = PIPELINES["generic"]
-    for name in PIPELINES[pipeline]:
-        if name in generic:
-            continue
+    for name, done in _LOWERINGS_OF[pipeline]:
         for func in funcs:
-            done = f"{caps.name}:{name}"
             if done in func.target_passes:         # once only: a lowering need not be idempotent
                 continue
             func.target_passes.add(done)
+            from reconverge.lowering.passes import PASSES
             if PASSES[name].run(func, caps) and verify_each:
                 from reconverge.lowering.ir.validate import ValidationError, check
                 problems = check(func)

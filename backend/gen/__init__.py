@@ -20,9 +20,15 @@ from __future__ import annotations
 
 from reconverge.lowering.deepstack import depth_independent
 from reconverge.lowering.errors import CompileError, IrreducibleCFG
-from reconverge.lowering.ir.core import Function
+from reconverge.lowering.ir.core import Function, nesting_depth
+from reconverge.lowering.target import lower_for
 from reconverge.records import field, record
 from reconverge.typing_free import Protocol
+
+# auto's weighing, imported with the backend (the region search is isel_blockip's anyway): import statements
+# in _choose ran for every kernel, a relative one through importlib's ModuleSpec.parent
+from .cf_regions import MAX_ROUNDS, RegionDepthError
+from .cost import hybrid_may_win, prefers_hybrid, weigh
 
 TYPE_CHECKING = False                   # not typing's: a compile's start-up does not import typing
 if TYPE_CHECKING:
@@ -140,10 +146,6 @@ def _choose(program: Program, kernel: str, cf: str,
         GenOptions(cf=cf)                    # the one-line refusal of an unknown mode
         mode = CF_MODES[cf]
         return program.function(kernel, mode.pipeline), mode, None
-    from reconverge.lowering.ir.core import nesting_depth
-
-    from .cf_regions import MAX_ROUNDS, RegionDepthError
-    from .cost import hybrid_may_win, prefers_hybrid, weigh
     try:
         tree = program.function(kernel, "gen", then="gen-blockip")    # one read for both, where they agree
     except IrreducibleCFG:
@@ -255,7 +257,6 @@ def lower_for_gen(func: Function, verify: bool = True) -> None:
     """The target lowerings, run by the backend on its input (the contract of both backends: any caller
     gets target-ready IR): the gen pipeline's for a tree, gen-blockip's for a CFG, in place; a no-op on a
     function that went through that pipeline already (the driver's)."""
-    from reconverge.lowering.target import lower_for
     lower_for([func], "gen" if func.is_structured else "gen-blockip", verify)
 
 

@@ -59,6 +59,24 @@ class RegionDepthError(CompileError):
     """The kernel nests deeper than the hybrid's region search goes (MAX_ROUNDS)."""
 
 
+if TYPE_CHECKING:
+    from functools import cached_property as _made_once
+else:
+    class _made_once:
+        """functools.cached_property without its lock: computed on first use and kept in the instance's
+        __dict__, which then shadows this non-data descriptor, so later reads are plain attribute reads
+        (the region search reads a unit's exits about fifty times a kernel; a property call each was a
+        tenth of the search)."""
+        def __init__(self, find):
+            self.find, self.name = find, find.__name__
+
+        def __get__(self, region, owner=None):
+            if region is None:
+                return self
+            found = region.__dict__[self.name] = self.find(region)
+            return found
+
+
 @record(eq=False)
 class Region:
     kind: str                     # "block", "chain", "if", "loop", or inside a loop's body "exit", "continue"
@@ -74,17 +92,11 @@ class Region:
     via: tuple = ()               # a laid-out unit's (header, latch) pairs: its lanes going back to the
                                   # header wait at that shared latch unit instead (share_latches)
 
-    @property
+    @_made_once
     def exits(self) -> list[Block]:
         """The blocks control goes to from this region, each once, in terminator order (made once: a region
         is not changed once made, `replace` makes another; the search asks it of every unit each round).
         Read-only: the list is the region's own."""
-        found = self.__dict__.get("_exits")
-        if found is None:
-            found = self.__dict__["_exits"] = self._find_exits()
-        return found
-
-    def _find_exits(self) -> list[Block]:
         if self.term is None:
             out = [self.after] if self.after is not None else list(self.leaves)
         elif self.term.opcode in ("ret", "unreachable"):
@@ -95,7 +107,7 @@ class Region:
             out = list(dict.fromkeys(dict(self.via).get(b, b) for b in out))
         return out
 
-    @property
+    @_made_once
     def falls_into(self) -> Block | None:
         """The one block this region always goes on to by a plain edge (br, or the edge of an if or a
         loop), or None."""
@@ -124,6 +136,8 @@ def layout(func: Function, units: list[Region]) -> list[Region]:
     not once per batch of lanes leaving (a sub-group operation there sees them all, as maximal
     convergence and a convergence token from outside the loop say). An irreducible part's cycles are no
     loops here; the natural loops beside or around them still are."""
+    if len(units) == 1 and units[0].entry is func.blocks[0]:
+        return list(units)                  # (a kernel the hybrid made one region: nothing to order)
     position = {u.entry: i for i, u in enumerate(units)}
     succs = [[position[t] for t in reversed(u.exits)] for u in units]
     entry = position[func.blocks[0]]
@@ -357,12 +371,14 @@ def _collapse_all(units: dict[Block, Region], entry: Block, loops: bool, header:
         for t in u.exits:
             if t in preds and t is not header:
                 preds[t].add(u.entry)
+    acyclic = not loops                     # no branch goes back: then none will (a merge makes no cycle)
     while True:
         if rounds is not None:
             if rounds == 0:
                 raise RegionDepthError("too many rounds")
             rounds -= 1
-        headers = _back_edge_targets(units, entry) if loops else set()
+        headers = set() if acyclic else _back_edge_targets(units, entry)
+        acyclic = not headers
         dominates = _dominance(units, entry) if headers else None
         changed = False
         for u in list(units.values()):
@@ -526,16 +542,9 @@ def _collapse(u: Region, units: dict[Block, Region], preds: dict[Block, set[Bloc
     `u` heads one, and the round's `dominates`)."""
     if u.barrier:
         return None
-
-    def only_from(b: Block, head: Block) -> Region | None:
-        """b's unit, if `head` is its one predecessor and it can sit inside a region."""
-        r = units.get(b)                    # None: outside a loop body being collapsed
-        return r if r is not None and b is not entry and preds[b] == {head} and not r.barrier \
-            and b is not head else None
-
     nxt = u.falls_into
     if nxt is not None and nxt is not u.entry:
-        second = only_from(nxt, u.entry)
+        second = _only_from(nxt, u.entry, units, preds, entry)
         if second is not None:
             return Region("chain", (u, second), u.entry, second.term, second.after, second.leaves)
     loop = _loop(u, units, preds, dominates, failed) if failed is not None and dominates is not None else None
@@ -545,7 +554,7 @@ def _collapse(u: Region, units: dict[Block, Region], preds: dict[Block, set[Bloc
     if term is None or term.opcode != "cbr" or term.targets[0] is term.targets[1]:
         return None
     t, f = term.targets
-    arm_t, arm_f = only_from(t, u.entry), only_from(f, u.entry)
+    arm_t, arm_f = _only_from(t, u.entry, units, preds, entry), _only_from(f, u.entry, units, preds, entry)
     if arm_t is not None and arm_t.falls_into is f:
         return Region("if", (u, arm_t, None), u.entry, None, f)
     if arm_f is not None and arm_f.falls_into is t:
@@ -554,3 +563,14 @@ def _collapse(u: Region, units: dict[Block, Region], preds: dict[Block, set[Bloc
             and arm_t.falls_into is arm_f.falls_into and arm_t.falls_into is not u.entry:
         return Region("if", (u, arm_t, arm_f), u.entry, None, arm_t.falls_into)
     return None
+
+
+def _only_from(b: Block, head: Block, units: dict[Block, Region], preds: dict[Block, set[Block]],
+               entry: Block) -> Region | None:
+    """b's unit, if `head` is its one predecessor and it can sit inside a region (a function of the
+    module, not a closure _collapse made on each of its calls; no set made to compare preds with)."""
+    r = units.get(b)                        # None: outside a loop body being collapsed
+    if r is None or b is entry or b is head or r.barrier:
+        return None
+    p = preds[b]
+    return r if len(p) == 1 and head in p else None

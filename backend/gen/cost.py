@@ -41,21 +41,29 @@ GUARD_FREE_SAVES_ELSEWHERE = 0.15
 CONTROL = frozenset(("if", "else", "endif", "while", "break", "cont", "jmpi", "halt", "mov"))
 
 
-def _loop_levels(mfunc: MFunction) -> list[int]:
+def _loop_levels(mfunc: MFunction, controls: list[int] | None = None) -> list[int]:
     """The loops around each block, in layout order: a loop spans blocks t..j where a branch in block j
     goes back to block t <= j (spans added to a difference array over the blocks; every branch ends its
-    block). O(blocks + instructions)."""
+    block). `controls`, if given, gets each block's count of CONTROL instructions, from the same walk
+    (weigh's: a second walk of the instructions, a generator per block, was a third of the weighing,
+    which auto does for every kernel). O(blocks + instructions)."""
     blocks = mfunc.blocks
     position = {b.label: i for i, b in enumerate(blocks)}
     depth = [0] * (len(blocks) + 1)
+    control_ops = CONTROL
     for j, block in enumerate(blocks):
+        count = 0
         for ins in block.instrs:
+            if ins.opcode in control_ops:
+                count += 1
             if ins.targets:
                 for target in ins.targets:
                     t = position.get(target)
                     if t is not None and t <= j:
                         depth[t] += 1
                         depth[j + 1] -= 1
+        if controls is not None:
+            controls.append(count)
     levels, level = [], 0
     for i in range(len(blocks)):
         level += depth[i]
@@ -65,14 +73,14 @@ def _loop_levels(mfunc: MFunction) -> list[int]:
 
 def weigh(mfunc: MFunction) -> tuple[int, int]:
     """(estimated_cost, control_cost) of `mfunc`: each block's instruction and control counts, weighted
-    LOOP_WEIGHT ** (the loops around it, _loop_levels). O(blocks + instructions)."""
+    LOOP_WEIGHT ** (the loops around it, _loop_levels, which counts the control). O(blocks + instructions)."""
     total = control_total = 0
-    control_ops = CONTROL
-    for block, level in zip(mfunc.blocks, _loop_levels(mfunc)):
+    controls: list[int] = []
+    levels = _loop_levels(mfunc, controls)
+    for block, level, control in zip(mfunc.blocks, levels, controls):
         weight = LOOP_WEIGHT ** level
-        instrs = block.instrs
-        total += len(instrs) * weight
-        control_total += sum(1 for ins in instrs if ins.opcode in control_ops) * weight
+        total += len(block.instrs) * weight
+        control_total += control * weight
     return total, control_total
 
 

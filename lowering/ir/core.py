@@ -12,6 +12,9 @@ phis sit at the top of the block after an if, the block after a loop, or a loop'
 """
 from __future__ import annotations
 
+from itertools import chain
+from operator import attrgetter
+
 from reconverge.lowering.ir.opcodes import JUMPS, TERMINATORS
 from reconverge.lowering.ir.types import VOID, Type
 from reconverge.records import record, replace
@@ -22,6 +25,7 @@ if TYPE_CHECKING:
     from typing import Any, Callable, Iterator, Sequence
 
 _TERMINATORS, _JUMPS = frozenset(TERMINATORS), frozenset(JUMPS)
+_chain, _INSTRS = chain.from_iterable, attrgetter("instrs")
 _ENDS = _TERMINATORS | _JUMPS          # what may end a block (hot: asked per block by every CFG walk)
 END_LABEL = "(end)"   # the fake end block's label; no LLVM block can be named so unquoted
 
@@ -294,23 +298,24 @@ class Function:
                 if isinstance(node, Block):
                     append(node)
                 elif isinstance(node, If):
-                    stack.append(iter(node.else_list))
-                    stack.append(iter(node.then_list))
+                    t, e = node.then_list, node.else_list
+                    if len(t) == 1 == len(e) and isinstance(t[0], Block) and isinstance(e[0], Block):
+                        out += (t[0], e[0])     # (most ifs: a block an arm, taken without two iterators)
+                        continue
+                    stack += (iter(e), iter(t))     # then is walked before else: pushed in reverse
                     break
                 elif isinstance(node, Loop):
                     stack.append(iter(node.body))
                     break
             else:
                 stack.pop()                 # (an iterator left by a break goes on after its node)
-        # then is walked before else: the two iterators were pushed in reverse
         return out
 
     def entry(self) -> Block:
         return first_block(self.body) if self.is_structured else self.blocks[0]
 
-    def instructions(self) -> Iterator[Instr]:
-        for b in self.all_blocks():
-            yield from b.instrs
+    def instructions(self) -> Iterator[Instr]:     # (a C iterator, not a generator resumed per instruction)
+        return _chain(map(_INSTRS, self.all_blocks()))
 
     def index_blocks(self) -> list[Block]:
         blocks = self.all_blocks()
@@ -443,9 +448,7 @@ def enclosing_loop(node: CFNode) -> Loop | None:
 def cf_list_of(node: CFNode) -> list[CFNode]:
     """The CF list that holds `node`."""
     p = node.parent
-    if isinstance(p, Function):
-        return p.body
-    if isinstance(p, Loop):
+    if isinstance(p, (Function, Loop)):
         return p.body
     if isinstance(p, If):
         return p.then_list if any(n is node for n in p.then_list) else p.else_list
@@ -484,17 +487,23 @@ def _copy_slots(obj: object) -> object:
     return (_COPIERS.get(cls) or _copier(cls))(obj)
 
 
-def _copier(cls: type) -> Callable[[object], object]:
+def _copier(cls: type, made: dict[type, Callable[[object], object]] = _COPIERS,
+            skip: frozenset[str] = frozenset()) -> Callable[[object], object]:
     """_copy_slots' function for objects of class `cls`, made on first use (a try costs nothing until an
-    unset slot raises: then the copy is made slot by slot)."""
-    copier = _COPIERS.get(cls)
+    unset slot raises: then the copy is made slot by slot); `made`, `skip`: _SHELLS's, which skip slots."""
+    copier = made.get(cls)
     if copier is None:
-        body = "".join(f"        new.{name} = obj.{name}\n" for name in _slots(cls) if not name.startswith("__"))
+        body = "".join(f"        new.{name} = obj.{name}\n" for name in _slots(cls)
+                       if not name.startswith("__") and name not in skip)
         namespace: dict[str, Any] = {"make": object.__new__, "cls": cls, "slot_by_slot": _copy_slot_by_slot}
         exec(f"def copier(obj):\n    new = make(cls)\n    try:\n{body}    except AttributeError:\n"
              f"        return slot_by_slot(obj)\n    return new\n", namespace)
-        copier = _COPIERS[cls] = namespace["copier"]
+        copier = made[cls] = namespace["copier"]
     return copier
+
+
+_SHELLS: dict[type, Callable[[object], object]] = {}    # _clone_function's copiers of instructions, which
+_SET_BY_CLONE = frozenset(("operands", "attrs", "targets", "block", "blocks"))   # set these: not copied first
 
 
 def _copy_slot_by_slot(obj: object) -> object:
@@ -511,15 +520,12 @@ def _copy_slot_by_slot(obj: object) -> object:
 
 def _clone_function(func: Function) -> Function:
     new = Function(func.name, [], func.return_type, func.is_kernel)
-    new.is_structured = func.is_structured
-    new.source_name = func.source_name
+    new.is_structured, new.source_name = func.is_structured, func.source_name
     new.local_memory = [replace(d) for d in func.local_memory]
     new.constant_data = [replace(d) for d in func.constant_data]
-    new.reqd_work_group_size = func.reqd_work_group_size
-    new.guard_variables = list(func.guard_variables)
+    new.reqd_work_group_size, new.guard_variables = func.reqd_work_group_size, list(func.guard_variables)
     new.target_passes = set(func.target_passes)
-    new.loops_separated = func.loops_separated
-    new.guarded_cycles = func.guarded_cycles
+    new.loops_separated, new.guarded_cycles = func.loops_separated, func.guarded_cycles
     # old object -> its copy (the IR's objects hash and compare by identity): values (arguments,
     # instructions, constants and undefs) and nodes (blocks, tree nodes, the function). Looked up inline,
     # not through id(), cast() or helper calls: a call per operand and per edge was a third of a clone,
@@ -533,7 +539,7 @@ def _clone_function(func: Function) -> Function:
         values[arg] = new_arg
     old_blocks = [*func.all_blocks(), func.end_block]
     new.end_block.label, new.end_block.index = func.end_block.label, func.end_block.index
-    copiers = _COPIERS
+    copiers, shells = _COPIERS, _SHELLS
     for block in old_blocks:
         if block is func.end_block:
             nodes[block] = new.end_block
@@ -542,7 +548,7 @@ def _clone_function(func: Function) -> Function:
             nodes[block] = (copiers.get(kind) or _copier(kind))(block)
         for ins in block.instrs:
             cls = type(ins)
-            values[ins] = (copiers.get(cls) or _copier(cls))(ins)
+            values[ins] = (shells.get(cls) or _copier(cls, shells, _SET_BY_CLONE))(ins)
 
     def value(v: Value) -> Value:
         found: Value | None = get_value(v)
