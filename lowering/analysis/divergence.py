@@ -33,18 +33,28 @@ breaks diverge (as in Mesa; lanes that broke wait, disabled). A lane that return
 analysis still counts code after a divergent return as split (sound, slightly conservative). An
 irreducible CFG (no loop forest) is taken as wholly divergent once anything diverges.
 
-Cost: one pass over the SSA graph to a fixed point per round (a worklist over users: O(instructions +
-uses)), and a round per time a newly divergent branch or loop makes more values divergent (monotone: the
-sets only grow; 2-3 rounds in practice, at most one per nesting level). In CFG form each divergent branch
-propagates labels over the blocks between it and its post-dominator (O(blocks log blocks) each), so
-nested divergent branches cost up to O(branches * blocks): linear for the usual shallow nest.
+How: in tree form, one walk of the tree in program order decides each value, if and loop when it reaches
+it, and walks a loop's body again only where a header phi turned divergent makes an if inside it divergent
+(divergence_tree.py; O(instructions + uses) for most functions, one more walk of a loop's body each time
+that happens). In CFG form, a pass over the SSA graph to a fixed point per round (a worklist over users:
+O(instructions + uses)), and a round per time a newly divergent branch or loop makes more values divergent
+(monotone: the sets only grow; 2-3 rounds in practice, at most one per nesting level); each divergent
+branch propagates labels over the blocks between it and its post-dominator (O(blocks log blocks) each), so
+nested divergent branches cost up to O(branches * blocks): linear for the usual shallow nest. Both reach
+the least fixed point of the rules above, so they answer alike for the same control flow.
 """
 from __future__ import annotations
 
-import functools
 import heapq
 from itertools import repeat
 
+from reconverge.lowering.analysis.divergence_tree import (
+    TreeWalk,
+    _has_own_rule_of,
+    has_own_rule,
+    leading_phis,
+    source_divergent,
+)
 from reconverge.lowering.deepstack import depth_independent
 from reconverge.lowering.graph import (
     IrreducibleError,
@@ -56,23 +66,13 @@ from reconverge.lowering.graph import (
 from reconverge.lowering.ir.core import (
     Arg,
     Block,
-    CFNode,
     Const,
     Function,
-    If,
     Instr,
-    Loop,
     Phi,
     Undef,
     Value,
     cf_list_of,
-)
-from reconverge.lowering.ir.opcodes import (
-    JUMPS,
-    OPCODES,
-    SUBGROUP_UNIFORM_RESULTS,
-    UNIFORM_SUBGROUP_INFO,
-    UNIFORM_WORKITEM_FUNCTIONS,
 )
 from reconverge.lowering.ir.types import VOID
 from reconverge.records import field, record
@@ -120,33 +120,9 @@ class Divergence:
         return node in self.branches
 
 
-# ----- the rules for one instruction's result, given which of its operands are divergent
-def source_divergent(ins: Instr, operand_divergent: list[bool]) -> bool:
-    """Is the result of `ins` divergent, from its opcode and its operands' divergence (not phis)?"""
-    op = ins.opcode
-    spec = OPCODES.get(op)
-    if op == "workitem":
-        return ins.attrs.get("fn") not in UNIFORM_WORKITEM_FUNCTIONS or any(operand_divergent)
-    if op == "subgroup_info":
-        return ins.attrs.get("fn") not in UNIFORM_SUBGROUP_INFO
-    if op == "subgroup":
-        kind = ins.attrs.get("op")
-        if kind not in SUBGROUP_UNIFORM_RESULTS or "cluster" in ins.attrs:
-            return True
-        return kind == "broadcast" and operand_divergent[1]     # the lane read must be the same for all
-    if op in ("atomic", "alloca", "var_load"):
-        return True
-    if op == "load":
-        ptr = ins.operands[0]
-        return operand_divergent[0] or (ptr.type.is_ptr and ptr.type.addrspace == 0)
-    if spec is not None and spec.has("divergence_source"):
-        return True                                             # a source this table does not know yet
-    return any(operand_divergent)
-
-
 class _Propagation:
-    """The value fixed point shared by both forms: a worklist over users, with the control facts of the
-    current round (which phis join divergent paths, which loops are divergent) given by the form."""
+    """The CFG form's value fixed point: a worklist over users, with the control facts of the current
+    round (which phis join divergent paths, which loops are divergent) given by _Cfg."""
 
     def __init__(self, func: Function, result: Divergence, instrs: list[Instr] | None = None):
         self.func, self.result = func, result
@@ -189,7 +165,7 @@ class _Propagation:
                         continue
                     own = _has_own_rule_of.get(ins.opcode)
                     if own is None:
-                        own = _has_own_rule(ins.opcode)
+                        own = has_own_rule(ins.opcode)
                     if own and not isinstance(ins, Phi):
                         if not source_divergent(ins, list(map(values.__contains__, ins.operands))):
                             continue
@@ -232,7 +208,7 @@ class _Propagation:
         block = ins.block
         assert block is not None
         res = self.result
-        any_rule = isinstance(ins, Phi) or not _has_own_rule(ins.opcode)     # divergent with any operand
+        any_rule = isinstance(ins, Phi) or not has_own_rule(ins.opcode)     # divergent with any operand
         if res._innermost:
             at = res.divergent_at
             if any_rule:
@@ -250,148 +226,8 @@ class _Propagation:
         return source_divergent(ins, list(map(values.__contains__, ins.operands)))
 
 
-_JUMP_OPS = frozenset(JUMPS)          # what Block.jump answers for
-
-
-_OWN_RULES = ("workitem", "subgroup_info", "subgroup", "atomic", "alloca", "var_load", "load")
-_has_own_rule_of: dict[str, bool] = {}
-
-
-def _has_own_rule(op: str) -> bool:
-    """Whether source_divergent says more of opcode `op` than "divergent if an operand is" (the propagation
-    asks every instruction each round: the others need no list of their operands' divergence)."""
-    found = _has_own_rule_of.get(op)
-    if found is None:
-        spec = OPCODES.get(op)
-        found = _has_own_rule_of[op] = op in _OWN_RULES or (spec is not None and spec.has("divergence_source"))
-    return found
-
-
 def _operand_use(result: Divergence, v: Value, block: Block) -> bool:
     return not isinstance(v, (Const, Undef, Arg)) and result.divergent_at(v, block)
-
-
-# ----- tree form
-class _Tree:
-    def __init__(self, func: Function, result: Divergence):
-        self.func, self.result = func, result
-        self.pos: dict[object, int] = {}        # each block's and loop's place in a walk of the tree
-        self.leave: dict[object, int] = {}      # each loop's place after its body
-        self.after_if: dict[Block, If] = {}
-        self.after_loop: dict[Block, Loop] = {}
-        self.header: dict[Block, Loop] = {}
-        self.before: dict[If, Block] = {}
-        self.split_continue: set[Loop] = set()
-        self.clock = 0
-        self._number_list(func.body)
-
-    def _number_list(self, nodes: list[CFNode]) -> None:
-        """Each block's place in a walk of the tree and each loop's interval (a loop contains a block iff its
-        interval holds the block's place: an if's interval, or a block's end, no question needs), and the
-        blocks the phi rules name: the one before each if, after each if and loop, each loop's first.
-        (Recursive, inside analyze's deep stack.)"""
-        for i, node in enumerate(nodes):
-            if type(node) is Block:
-                self.pos[node] = self.clock = self.clock + 1
-            elif isinstance(node, If):
-                self.before[node] = nodes[i - 1]                      # type: ignore[assignment]
-                self.after_if[nodes[i + 1]] = node                    # type: ignore[index]
-                self._number_list(node.then_list)
-                self._number_list(node.else_list)
-            elif isinstance(node, Loop):
-                self.pos[node] = self.clock = self.clock + 1
-                self.header[node.body[0]] = node                      # type: ignore[index]
-                self.after_loop[nodes[i + 1]] = node                  # type: ignore[index]
-                self._number_list(node.body)
-                self.leave[node] = self.clock = self.clock + 1
-
-    def contains(self, loop: object, block: Block) -> bool:
-        pos = self.pos
-        return pos[loop] < pos[block] < self.leave[loop]
-
-    def round(self) -> bool:
-        """Recompute the control facts from the current values; True if they grew (the walks below recurse
-        along the tree, inside analyze's deep stack)."""
-        res = self.result
-        before = (len(res.branches), len(res.loops), len(self.split_continue))
-        self._walk(self.func.body, 0, 0, None)
-        if len(res.loops) != before[1]:     # (else each block's innermost divergent loop is as it was: the
-            res._innermost.clear()          # map follows the tree and the divergent loops alone, and those
-            self._innermost(self.func.body, None)   # only grow, so the same count is the same set)
-        return before != (len(res.branches), len(res.loops), len(self.split_continue))
-
-    def _walk(self, nodes: list[CFNode], split: int, depth: int, loop: Loop | None) -> tuple[int, int, int]:
-        """Walk one CF list. `split`: how many of the enclosing loops (outermost first) the lanes here are a
-        proper subset of, in the current iteration (split == depth: split in the innermost loop too).
-        Returns (split after the list, the largest `split` of a break/continue leaving the list, of a
-        return leaving it), -1 for none."""
-        res = self.result
-        branches = res.branches
-        jumps = returns = -1                    # (maxima kept by comparisons, not max(): every node, every round)
-        for node in nodes:
-            if type(node) is Block:
-                instrs = node.instrs            # (Block.jump, inline: every block, every round)
-                if not instrs or instrs[-1].opcode not in _JUMP_OPS:
-                    continue
-                jump = instrs[-1]
-                if jump.opcode == "return":
-                    returns = split if split > returns else returns
-                else:
-                    assert loop is not None
-                    jumps = split if split > jumps else jumps
-                    if split >= depth:
-                        (res.loops if jump.opcode == "break" else self.split_continue).add(loop)
-            elif isinstance(node, If):
-                # (a branch found divergent stays so: the values and the divergent loops only grow)
-                if node in branches or _operand_use(res, node.cond, self.before[node]):
-                    branches.add(node)
-                    inner = depth
-                else:
-                    inner = split
-                _, j1, r1 = self._walk(node.then_list, inner, depth, loop)
-                _, j2, r2 = self._walk(node.else_list, inner, depth, loop)
-                j, r = j1 if j1 > j2 else j2, r1 if r1 > r2 else r2
-                jumps, returns = j if j > jumps else jumps, r if r > returns else returns
-                split = j if j > split else split
-                split = r if r > split else split
-            elif isinstance(node, Loop):
-                inner = depth if node in res.loops else split
-                _, _, r = self._walk(node.body, inner, depth + 1, node)
-                r = depth if r > depth else r
-                returns, split = r if r > returns else returns, r if r > split else split
-        return split, jumps, returns
-
-    def _innermost(self, nodes: list[CFNode], loop: Loop | None) -> None:
-        for node in nodes:
-            if isinstance(node, Block):
-                if loop is not None:
-                    self.result._innermost[node] = loop
-            elif isinstance(node, If):
-                self._innermost(node.then_list, loop)
-                self._innermost(node.else_list, loop)
-            elif isinstance(node, Loop):
-                self._innermost(node.body, node if node in self.result.loops else loop)
-
-    def settled(self) -> bool:
-        """After a round that added no divergent loop, and a run: whether the next round would read what
-        this one read. It reads the values only through the if conditions (_operand_use at the block before
-        each if), and those of the divergent ifs are divergent already; the innermost loops, the other
-        way a read diverges, come from the loops, which did not change."""
-        values, branches = self.result.values, self.result.branches
-        return not any(node.cond in values for node in self.before if node not in branches)
-
-    def divergent_phis(self) -> list[Phi]:
-        res, out = self.result, list[Phi]()
-        for block, node in self.after_if.items():
-            if node in res.branches:
-                out += _phis(block)
-        for block, loop in self.after_loop.items():
-            if loop in res.loops:
-                out += _phis(block)
-        for block, loop in self.header.items():
-            if loop in self.split_continue:
-                out += _differing_back_values(block, functools.partial(self.contains, loop))
-        return out
 
 
 # ----- CFG form
@@ -457,10 +293,6 @@ class _Cfg:
                 res._innermost[block] = self.blocks[inner]
         return grew
 
-    def settled(self) -> bool:
-        """(_Tree.settled) Not decided in CFG form: the next round is made whenever a value was added."""
-        return False
-
     def _divergent_headers(self) -> list[int]:
         return [self.index[b] for b in self.result.loops]  # type: ignore[index]
 
@@ -509,14 +341,14 @@ class _Cfg:
                 header = self.blocks[j]
                 out += _differing_back_values(header, lambda b: self.contains(header, b))
             else:
-                out += _phis(self.blocks[j])
+                out += leading_phis(self.blocks[j])
         return out
 
 
 def _differing_back_values(header: Block, inside: Callable[[Block], bool]) -> list[Phi]:
     """The header phis that lanes coming back along different edges can see differently: those whose
     values along the back edges are not all one value (as Mesa's loop-header rule)."""
-    return [phi for phi in _phis(header)
+    return [phi for phi in leading_phis(header)
             if len({id(v) for b, v in phi.incoming() if inside(b)}) > 1]
 
 
@@ -525,16 +357,18 @@ def analyze(func: Function, instrs: list[Instr] | None = None) -> Divergence:
     """The divergence of every value, branch and loop of `func` (either form); `instrs`: its instructions in
     order (func.instructions()), where the caller has listed them (Gen's selection context has)."""
     result = Divergence()
+    if func.is_structured:
+        tree = TreeWalk(func, result)
+        result._contains = tree.contains
+        result.users = tree.users
+        tree.run()
+        return result
     values = _Propagation(func, result, instrs)
     result.users = values.users
-    form: _Tree | _Cfg
-    if func.is_structured:
-        form = _Tree(func, result)
-    else:
-        try:
-            form = _Cfg(func, result)
-        except IrreducibleError:
-            return _irreducible(func, result, values)
+    try:
+        form = _Cfg(func, result)
+    except IrreducibleError:
+        return _irreducible(func, result, values)
     result._contains = form.contains
     values.run([])
     # Rounds until the control facts (divergent branches and loops, and what follows from them: the
@@ -543,10 +377,9 @@ def analyze(func: Function, instrs: list[Instr] | None = None) -> Divergence:
     # (that confirming run was a third of the analysis, which selection runs on every Gen kernel).
     # Each later run starts from what the round changed (_Propagation.run), not from every instruction.
     # A round sees the values, the divergent loops and the innermost divergent loop of each block (made
-    # from those loops); a round that added no loop, followed by a run that added no value (or, in tree
-    # form, none that a branch not yet divergent reads: _Tree.settled), leaves what the next round would
-    # read as this round saw it, so it would find what this one found and return False: it is not made
-    # either (it was two fifths of the rounds).
+    # from those loops); a round that added no loop, followed by a run that added no value, leaves what
+    # the next round would read as this round saw it, so it would find what this one found and return
+    # False: it is not made either (it was two fifths of the rounds).
     innermost = dict(result._innermost)
     loops = len(result.loops)
     while form.round():
@@ -554,7 +387,7 @@ def analyze(func: Function, instrs: list[Instr] | None = None) -> Divergence:
         moved += [b for b in innermost if b not in result._innermost]
         count = len(result.values)
         values.run(form.divergent_phis(), moved)
-        if len(result.loops) == loops and (len(result.values) == count or form.settled()):
+        if len(result.loops) == loops and len(result.values) == count:
             break
         innermost = dict(result._innermost)
         loops = len(result.loops)
@@ -573,16 +406,6 @@ def _irreducible(func: Function, result: Divergence, values: _Propagation) -> Di
             elif ins.opcode in ("cbr", "switch"):
                 result.branches.add(ins)
     return result
-
-
-def _phis(block: Block) -> list[Phi]:
-    """block.phis() as a list, without a generator (asked of every block after an if or a loop)."""
-    out = []
-    for ins in block.instrs:
-        if type(ins) is not Phi:                # (Phi has no subclasses)
-            break
-        out.append(ins)
-    return out
 
 
 def mark(result: Divergence, ins: Instr) -> str:
