@@ -14,6 +14,7 @@ from operator import attrgetter
 
 from reconverge.isa.gen9.model import DataType as T
 from reconverge.lowering.analysis.divergence import Divergence, analyze
+from reconverge.lowering.analysis.divergence_tree import leading_phis
 from reconverge.lowering.ir.core import (
     Block,
     CFNode,
@@ -86,7 +87,7 @@ class StructuredDriver:
             elif isinstance(node, If):
                 after = nodes[i + 1]
                 assert isinstance(after, Block)
-                phis = _phis(after)
+                phis = leading_phis(after)
                 for phi in phis:
                     cx.values[phi] = self._phi_register(phi, node)
                 if self._predicated_jump(node, phis):
@@ -240,7 +241,7 @@ class StructuredDriver:
         their values where control enters (before the loop, at each continue and at the body's end),
         the phis after the loop at each break."""
         cx = self.cx
-        header_phis, exit_phis = _phis(first_block(loop.body)), _phis(after)
+        header_phis, exit_phis = leading_phis(first_block(loop.body)), leading_phis(after)
         for phi in header_phis + exit_phis:
             cx.values[phi] = cx.fresh(cx.value_type(phi), uniform=phi in self.scalars)
         cx.phi_copies(header_phis, before)
@@ -287,13 +288,3 @@ def _payload_scalar(op: Operand) -> bool:
     if isinstance(op.value, VReg):
         return op.value.uniform and op.value.count == 1 and op.region is None and op.offset == 0
     return isinstance(op.value, PReg) and op.region == SCALAR and op.offset == 0
-
-
-def _phis(block: Block) -> list[Phi]:
-    """block.phis() as a list, without a generator (asked of every block after an if or a loop)."""
-    out = []
-    for ins in block.instrs:
-        if type(ins) is not Phi:                # (Phi has no subclasses)
-            break
-        out.append(ins)
-    return out
