@@ -27,55 +27,13 @@ SHIFTS = ("shl", "shr", "asr")
 NO_IMMEDIATES = frozenset(("send", "sends", "jmpi", "if", "while"))
 
 
-def legalize_immediates(func: MFunction) -> None:
-    """Rewrite `func` in place so that every immediate is encodable (see the module docstring)."""
-    for block in func.blocks:
-        out: list[MInstr] | None = None     # (None until an instruction has an immediate: most blocks keep theirs)
-        for k, ins in enumerate(block.instrs):
-            srcs = ins.srcs
-            if len(srcs) == 2 and ins.opcode not in NO_IMMEDIATES and \
-                    (type(srcs[0].value) is Imm or type(srcs[1].value) is Imm):   # (else legal as it is)
-                if out is None:
-                    out = block.instrs[:k]
-                ins.srcs = _legal_sources(func, ins.opcode, srcs, out)
-            if out is not None:
-                out.append(ins)
-        if out is not None:
-            block.instrs = out
-
-
-def legalize_narrow_destinations(func: MFunction) -> None:
-    """Rewrite `func` in place so that no destination is narrower than its execution type (docstring)."""
-    for block in func.blocks:
-        out: list[MInstr] | None = None             # (None until a block needs a mov: most keep their list)
-        for k, ins in enumerate(block.instrs):
-            if out is not None:
-                out.append(ins)
-            for s in ins.srcs:                    # a 64-bit source (no type is wider; .value.type: no property call),
-                if s.value.type.size == 8:        # asked first: most instructions have none
-                    break
-            else:
-                continue
-            dst = ins.dst
-            if dst is None or ins.opcode in NO_IMMEDIATES or type(dst.value) is not VReg or dst.value.uniform \
-                    or dst.value.type.size != 4 or (dst.region is not None and dst.region.hstride != 1):
-                continue
-            if out is None:
-                out = block.instrs[:k + 1]
-            wide = func.vreg(DataType.Q)
-            strided = Operand(VReg(wide.id, dst.type), 0, Region(16, 8, 2))
-            ins.dst = strided
-            out.append(MInstr("mov", ins.exec_size, dst, [strided], predicate=ins.predicate, no_mask=ins.no_mask))
-        if out is not None:
-            block.instrs = out
-
-
 def legalize(func: MFunction) -> tuple[dict[int, int], dict[int, int]]:
-    """legalize_immediates then legalize_narrow_destinations, in one walk that also counts the result's
-    register writes and reads (mir.register_counts: what isel.select hands CSE and coalescing; three walks
-    of every instruction were a tenth of selection's opcodes). The 64-bit temporaries of the narrow
-    destinations are made after the walk, in the order the second pass made them, so that every register
-    keeps its number."""
+    """Rewrite `func` in place: every immediate encodable, then every destination as wide as its execution
+    type (the module's two rules), in one walk that also counts the result's register writes and reads
+    (mir.register_counts: what isel.select hands CSE and coalescing; a walk for each rule and one to count
+    were a tenth of selection's opcodes). The 64-bit temporaries of the narrow destinations are made
+    after the walk, in block order, after every register the immediates took: the numbers the two rules
+    gave them when each walked the function in turn."""
     writes: dict[int, int] = {}
     reads: dict[int, int] = {}
     widen: list[tuple[MBlock, set[int]]] = []       # blocks with destinations to widen (their instructions' ids)
@@ -116,7 +74,7 @@ def legalize(func: MFunction) -> tuple[dict[int, int], dict[int, int]]:
                 here.add(id(ins))
         if out is not None:
             block.instrs = out
-    for block, here in widen:                         # (legalize_narrow_destinations' rewrite)
+    for block, here in widen:                         # (the second rule's rewrite)
         out = []
         for ins in block.instrs:
             out.append(ins)

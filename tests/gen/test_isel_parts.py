@@ -10,7 +10,7 @@ from reconverge.backend.gen.isel import select
 from reconverge.backend.gen.isel_blockip import BlockIPDriver
 from reconverge.backend.gen.isel_structured import StructuredDriver
 from reconverge.backend.gen.isel_values import RULES, ValueSelector
-from reconverge.backend.gen.legalize import legalize_immediates
+from reconverge.backend.gen.legalize import legalize
 from reconverge.backend.gen.mir import Imm, MFunction, MInstr, Operand, PReg, VReg
 from reconverge.backend.gen.mir_verify import verify
 from reconverge.isa.gen9.model import DataType
@@ -46,7 +46,7 @@ def test_legalization_makes_every_immediate_encodable_and_the_verifier_checks_it
     problems = verify(f)
     assert len([p for p in problems if "immediate may only be the last" in p]) == 3      # add, sel, cmp
     assert len([p for p in problems if "64-bit immediate" in p]) == 2                    # shl, add
-    legalize_immediates(f)
+    legalize(f)
     assert verify(f) == []
     text = [(i.opcode, [s.value for s in i.srcs]) for i in f.blocks[0].instrs]
     assert text[2] == ("add", [x.value, Imm(5, T.D)])
