@@ -94,7 +94,11 @@ def _same_shape(a: Instr, b: Instr) -> bool:
 
 
 def _pattern(a: Value, b: Value, g: int, at: dict[Instr, int], start: int) -> Pattern | None:
-    """How operand b of group 1 relates to the same operand a of group 0 (positions are list indices)."""
+    """How operand b of group 1 relates to the same operand a of group 0 (positions are list indices); None
+    where their types differ (a conversion's source: the value carried in from before the run would not
+    be the type of the one carried round the loop; fuzz all-59946)."""
+    if a.type != b.type:
+        return None
     pb = at.get(b) if isinstance(b, Instr) else None
     pa = at.get(a) if isinstance(a, Instr) else None
     if pb is not None and pb >= start:

@@ -60,3 +60,34 @@ def test_an_unrolled_fold_is_one_loop_again(tmp_path):
 def test_a_middle_value_used_after_the_repeats_ends_a_run_there(tmp_path):
     func = _rolled_and_run(tmp_path, 1)
     assert _loops(func) >= 1
+
+
+def test_a_value_carried_in_from_before_the_run_has_the_type_of_the_one_carried_round():
+    """A group's operand that the next group takes from the group before it is carried round the loop by a
+    phi; where the first group's operand (from before the run) has another type (a conversion's source),
+    there is no run: the phi would merge two types (fuzz all-59946: spirv-O2 wrote SPIR-V that spirv-val
+    refused, exit 0)."""
+    from reconverge.lowering.ir.core import Const, Instr
+    from reconverge.lowering.ir.types import I1, I32
+    from reconverge.lowering.passes.reroll import _pattern
+    x = Instr("add", [Const(I32, 1), Const(I32, 2)], I32)
+    first = Instr("icmp", [x, Const(I32, 0)], I1, {"pred": "eq"})      # group 0, position 0
+    at = {first: 0}
+    assert _pattern(x, first, 1, at, 0) is None                        # i32 before the run, i1 carried
+    same = Instr("add", [x, Const(I32, 0)], I32)
+    assert _pattern(x, same, 1, {same: 0}, 0) == ("car", 0, x)
+
+
+def test_the_fuzz_kernel_whose_carried_value_changed_type_compiles_to_valid_spirv(tmp_path):
+    import os
+    import subprocess
+
+    from reconverge.tools.cli import main
+    source = os.path.join(os.path.dirname(__file__), "reroll_carried_type_59946.cl")
+    out = tmp_path / "k.spv"
+    try:
+        main(["compile", source, "-O2", "--emit", "spirv", "--verify-each", "-o", str(out)])
+    except SystemExit as done:
+        assert done.code in (0, None)
+    checked = subprocess.run(["spirv-val", str(out)], capture_output=True, text=True)
+    assert checked.returncode == 0, checked.stderr
