@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import bisect
 from itertools import compress
-from operator import attrgetter
 
 from .errors import IsaError
 from .model import (
@@ -22,6 +21,8 @@ from .model import (
     Predicate,
     RegFile,
     Region,
+    instruction_size,
+    layout,
 )
 from .opcodes import OPCODES
 from .registers import ARF_ACC, ARF_FLAG, ARF_NULL
@@ -75,7 +76,6 @@ def pred(f: int = 0, sub: int = 0, inv: bool = False, control: str = "") -> Pred
 # the opcodes program() resolves or counts (if-depth, block ends), and the block ends among them
 _BLOCK_ENDS = frozenset(("endif", "else", "halt", "while"))
 _RESOLVED = frozenset(("if", "else", "endif", "while", "break", "cont", "halt"))
-_COMPACTED_OF = attrgetter("compacted")
 
 
 class Builder:
@@ -186,22 +186,15 @@ class Builder:
             if name not in self.labels:
                 raise IsaError(f"unknown label {name}")
             insts[w].options["_head"] = self.labels[name]
-        # the branches alone are walked in Python: the branches' positions and (without compacted
-        # instructions) the byte addresses are made in C, from the opcodes, and the if-depth changes at branches
-        # only, so it is kept after each branch and, per depth, the positions of the instructions that can
-        # end a block there: every search below is a bisection in one of these lists instead of a scan over
-        # the instructions (one scan per if, break and endif made deep nesting quadratic; a Python walk
-        # over every instruction was most of a kernel's resolution)
+        # the branches alone are walked in Python: their positions are found in C, from the opcodes, the byte addresses
+        # by model.layout, and the if-depth changes at branches only, so it is kept after each branch and, per depth,
+        # the positions of the instructions that can end a block there: every search below is a bisection in one of
+        # these lists instead of a scan over the instructions (one scan per if, break and endif made deep nesting
+        # quadratic; a Python walk over every instruction was most of a kernel's resolution)
         ops = [inst.opcode for inst in insts]
         branches = list(compress(range(len(ops)), map(_RESOLVED.__contains__, ops)))
-        if any(map(_COMPACTED_OF, insts)):
-            addr = [0]
-            a = 0
-            for inst in insts:
-                a += 8 if inst.compacted else 16     # (instruction_size)
-                addr.append(a)
-        else:
-            addr = list(range(0, 16 * len(insts) + 1, 16))
+        addr = layout(insts)                         # and the end's, after the last instruction
+        addr.append(addr[-1] + instruction_size(insts[-1]) if insts else 0)
         depth_after: dict[int, int] = {}             # a branch's position -> the if-depth after it
         endifs: dict[int, list[int]] = {}
         elses: dict[int, list[int]] = {}

@@ -7,6 +7,7 @@ instruction fields; names follow Intel's IGA syntax where one exists.
 from __future__ import annotations
 
 from enum import Enum
+from operator import attrgetter
 
 from reconverge.isa.gen9.errors import IsaError
 from reconverge.records import field, record
@@ -150,8 +151,15 @@ def instruction_size(inst: Instruction) -> int:
     return 8 if inst.compacted else 16
 
 
+_COMPACTED = attrgetter("compacted")
+
+
 def layout(program: list[Instruction]) -> list[int]:
-    """Byte address of each instruction; branch offsets (JIP/UIP) are differences of these."""
+    """Byte address of each instruction; branch offsets (JIP/UIP) are differences of these. (Where every
+    instruction is native, the usual, the addresses are made in C: the PRM check and Builder.program
+    ask this of every kernel.)"""
+    if not any(map(_COMPACTED, program)):
+        return list(range(0, 16 * len(program), 16))
     addrs, a = [], 0
     for inst in program:
         addrs.append(a)

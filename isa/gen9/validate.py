@@ -22,7 +22,6 @@ the register-span rules. The instruction classes (branches, no saturate) are the
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from operator import attrgetter
 
 from reconverge.records import record
 
@@ -33,7 +32,7 @@ from .disassembler import format_instruction
 from .encoding import decode
 from .errors import IsaError
 from .layout import SEND_OPS, SENDS_OPS, THREE_SRC_OPS, instruction_length, native_form, peek
-from .model import VXH, DataType, Instruction, Operand, RegFile, Region, instruction_size
+from .model import VXH, DataType, Instruction, Operand, RegFile, Region, instruction_size, layout
 from .registers import ARF_ACC, ARF_NULL, GRF_SIZE, NUM_GRF
 from .restrictions import RULES, Rule  # noqa: F401  (re-exported: the rules checked here)
 
@@ -769,20 +768,13 @@ def _targets(inst: Instruction, pc: int) -> list[tuple[str, int]]:
     return out
 
 
-_COMPACTED = attrgetter("compacted")
-
 
 def validate_program(insts: list[Instruction], offsets: list[int] | None = None,
                      kernel: bool = True) -> list[Violation]:
     """Every violation in a program (model instructions at `offsets`, by default laid out from 0).
     `kernel`: also require the program to end its thread (a whole kernel, not a fragment)."""
-    if offsets is None and not any(map(_COMPACTED, insts)):
-        offsets = list(range(0, 16 * len(insts), 16))   # (every instruction native: made in C)
-    elif offsets is None:
-        offsets, pc = [], 0
-        for inst in insts:
-            offsets.append(pc)
-            pc += 8 if inst.compacted else 16        # (instruction_size)
+    if offsets is None:
+        offsets = layout(insts)
     end = offsets[-1] + instruction_size(insts[-1]) if insts else 0
     starts = set(offsets)
     out: list[Violation] = []
