@@ -145,7 +145,7 @@ class TreeWalk:
         values = self.result.values
         temporal = bool(self.result._innermost)
         if block in self.pos:
-            self._again(block, instrs, joined, temporal)
+            self._again(block, instrs, joined)
             return
         self.blocks.append(block)
         self.pos[block] = self.clock = self.clock + 1
@@ -184,8 +184,9 @@ class TreeWalk:
             elif read:
                 values.add(ins)
 
-    def _again(self, block: Block, instrs: list[Instr], joined: bool, temporal: bool) -> None:
-        """_block's rules for a block walked before (a loop's body walked again): what is not yet divergent."""
+    def _again(self, block: Block, instrs: list[Instr], joined: bool) -> None:
+        """_block's rules for a block walked before (a loop's body walked again): what is not yet divergent
+        (_instr's answer for each: a walk again is rare, so no inline fast path as in _block)."""
         values = self.result.values
         for ins in instrs:
             if ins in values:
@@ -198,21 +199,8 @@ class TreeWalk:
             t = ins.type
             if t is VOID or (t.kind == "void" and t == VOID):
                 continue
-            if temporal:
-                if self._instr(ins, block):
-                    values.add(ins)
-                continue
-            own = _has_own_rule_of.get(ins.opcode)
-            if own is None:
-                own = has_own_rule(ins.opcode)
-            if own and type(ins) is not Phi:
-                if source_divergent(ins, list(map(values.__contains__, ins.operands))):
-                    values.add(ins)
-                continue
-            for v in ins.operands:
-                if v in values:
-                    values.add(ins)
-                    break
+            if self._instr(ins, block):
+                values.add(ins)
 
     def _walk(self, nodes: list[CFNode], split: int, depth: int, loop: Loop | None) -> tuple[int, int, int]:
         """Walk one CF list: its blocks' values, its ifs' and loops' divergence. `split`: how many of the
