@@ -78,8 +78,8 @@ class SelectionContext:
         self.block = self.m.block("entry")
         self.values: dict[Value, Operand] = {}
         # the instructions in order, listed once for the analyses below and the drivers' (a walk of the
-        # tree each was a tenth of a small kernel's selection set-up; func.instructions() without its generator)
-        self.instrs: list[Instr] = [ins for b in func.all_blocks() for ins in b.instrs]
+        # tree each was a tenth of a small kernel's selection set-up)
+        self.instrs: list[Instr] = list(func.instructions())
         self.provenance = Provenance(func, instrs=self.instrs)
         self.layout: KernelLayout = kernel_layout(func, needs_flat_addresses(func, self.provenance, self.instrs),
                                                   self.instrs)
