@@ -20,7 +20,7 @@ from reconverge.lowering.errors import CompileError
 from reconverge.lowering.ir.core import Function
 from reconverge.lowering.output import safe_file_name, write_files
 from reconverge.lowering.passes import PASSES
-from reconverge.lowering.target import CAPS, PIPELINES
+from reconverge.lowering.target import CAPS, CHECKED_WHEN_CHANGED, PIPELINES
 from reconverge.records import field, record
 
 PASS_NAMES = ("read", *PASSES)
@@ -45,8 +45,9 @@ class Options:
         return self.dump_dir is not None and ("all" in self.dump_after or pass_name in self.dump_after)
 
 
-def _after_pass(func: Function, pass_name: str, step: int, options: Options) -> None:
-    if options.verify_each:             # (the validator is imported only then: 2M instructions of a compile)
+def _after_pass(func: Function, pass_name: str, step: int, options: Options, changed: bool = False) -> None:
+    if options.verify_each or (changed and pass_name in CHECKED_WHEN_CHANGED):
+        # (the validator is imported only then: 2M instructions of a compile)
         from reconverge.lowering.ir.validate import ValidationError, check
         problems = check(func)
         if problems:
@@ -111,10 +112,10 @@ def run_passes(funcs: dict[str, Function], options: Options, done: str = "read")
         for func in funcs.values():
             if "all" in options.print_before or name in options.print_before:
                 _print(func, f"before {name}", options)
-            PASSES[name].run(func, caps)
+            changed = PASSES[name].run(func, caps)
             if name not in PIPELINES["generic"]:
                 func.target_passes.add(f"{caps.name}:{name}")   # lower_for does not run it again
-            _after_pass(func, name, step, options)
+            _after_pass(func, name, step, options, changed)
         if options.stop_after == name:
             break
     return funcs

@@ -91,3 +91,31 @@ def test_the_fuzz_kernel_whose_carried_value_changed_type_compiles_to_valid_spir
         assert done.code in (0, None)
     checked = subprocess.run(["spirv-val", str(out)], capture_output=True, text=True)
     assert checked.returncode == 0, checked.stderr
+
+
+def test_a_reroll_that_breaks_the_ir_is_an_error_without_verify_each(tmp_path, monkeypatch, capsys):
+    """reroll's output is validated wherever it changed a function, in every compile (lowering.target
+    CHECKED_WHEN_CHANGED): a slip there is a one-line internal error and no output file, not exit 0 with
+    SPIR-V that spirv-val refuses. The slip is made here: the rerolled loop's first phi given an operand of
+    another type."""
+    from reconverge.lowering.ir.core import Const, Phi
+    from reconverge.lowering.ir.types import I1
+    from reconverge.lowering.passes import Pass
+    from reconverge.tools.cli import main
+    real_pass = PASSES["reroll"]
+    real = real_pass.body
+
+    def slipping(func, caps):
+        changed = real(func, caps)
+        if changed:
+            phi = next(ins for ins in func.instructions() if isinstance(ins, Phi))
+            phi.operands[0] = Const(I1, 1)
+        return changed
+    monkeypatch.setitem(PASSES, "reroll", Pass(real_pass.name, real_pass.form, slipping, real_pass.doc))
+    source = tmp_path / "fold.cl"
+    source.write_text(FOLD.replace("MID", "0"))
+    out = tmp_path / "fold.spv"
+    code = main(["compile", str(source), "-O2", "--emit", "spirv", "-o", str(out)])
+    message = capsys.readouterr().err.strip()
+    assert code not in (0, None) and not out.exists()
+    assert "reroll" in message and "fold" in message and len(message.splitlines()) == 1, message
