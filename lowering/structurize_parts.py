@@ -15,7 +15,7 @@ if TYPE_CHECKING:
 
 
 RETURN = -1          # the structurizer's pseudo target: a block that only returns
-_ENDS = frozenset(TERMINATORS) | frozenset(JUMPS)      # what may end a block (Block.terminator's test)
+_ENDS = TERMINATORS | JUMPS      # what may end a block (Block.terminator's test)
 
 
 class Var:

@@ -36,7 +36,6 @@ from .isel_uniform import scalar_values, select_scalar
 from .isel_values import ValueSelector
 from .mir import Imm, MFunction, MInstr, Operand, PReg, VReg
 
-_JUMPS = frozenset(JUMPS)
 _VALUE = attrgetter("value")
 EXIT = "exit"                                        # the final halt's block, where returned lanes wait
 
@@ -78,7 +77,7 @@ class StructuredDriver:
                     op = ins.opcode
                     if op == "phi":
                         continue                            # filled where control comes from
-                    if op in _JUMPS:                        # (is_jump, inline)
+                    if op in JUMPS:                         # (is_jump, inline)
                         self._jump(ins, node)
                     elif ins in scalars:
                         select_scalar(cx, ins)

@@ -81,7 +81,6 @@ def leading_phis(block: Block) -> list[Phi]:
     return out
 
 
-_JUMP_OPS = frozenset(JUMPS)          # what Block.jump answers for
 _NOT_READ = (Const, Undef, Arg)       # uniform operands of an if: never divergent where read
 
 
@@ -217,7 +216,7 @@ class TreeWalk:
                 instrs = node.instrs
                 # the phis where paths split by a divergent if or loop meet
                 self._block(node, instrs, prev is not None and (prev in branches or prev in loops))
-                if instrs and instrs[-1].opcode in _JUMP_OPS:
+                if instrs and instrs[-1].opcode in JUMPS:
                     jump = instrs[-1]
                     if jump.opcode == "return":
                         returns = split if split > returns else returns

@@ -24,9 +24,8 @@ TYPE_CHECKING = False                   # not typing's: a compile's start-up doe
 if TYPE_CHECKING:
     from typing import Any, Callable, Iterator, Sequence
 
-_TERMINATORS, _JUMPS = frozenset(TERMINATORS), frozenset(JUMPS)
 _chain, _INSTRS = chain.from_iterable, attrgetter("instrs")
-_ENDS = _TERMINATORS | _JUMPS          # what may end a block (hot: asked per block by every CFG walk)
+_ENDS = TERMINATORS | JUMPS            # what may end a block (hot: asked per block by every CFG walk)
 END_LABEL = "(end)"   # the fake end block's label; no LLVM block can be named so unquoted
 
 
@@ -91,11 +90,11 @@ class Instr(Value):
 
     @property
     def is_jump(self) -> bool:
-        return self.opcode in _JUMPS
+        return self.opcode in JUMPS
 
     @property
     def is_terminator(self) -> bool:
-        return self.opcode in _TERMINATORS
+        return self.opcode in TERMINATORS
 
     @property
     def has_result(self) -> bool:
@@ -180,7 +179,7 @@ class Block(CFNode):
     def jump(self) -> Instr | None:
         """The break/continue/return ending the block, if any (hot: called per block per CFG rebuild)."""
         instrs = self.instrs
-        return instrs[-1] if instrs and instrs[-1].opcode in _JUMPS else None
+        return instrs[-1] if instrs and instrs[-1].opcode in JUMPS else None
 
     def __repr__(self) -> str:
         return f"<block b{self.index}{' ' + self.label if self.label else ''}>"
@@ -360,7 +359,7 @@ def _index_structured(func: Function) -> list[Block]:
     out: list[Block] = []
     end = func.end_block
     end.succs, end.preds = [], []
-    jumps = _JUMPS
+    jumps = JUMPS
     # frames: (cf list, position to go on from, block control reaches after the list, innermost loop
     # (header, block after it) or None); then-lists are walked before else-lists, as all_blocks does
     frames: list[tuple[list[CFNode], int, Block, tuple[Block, Block] | None]] = [(func.body, 0, end, None)]

@@ -420,8 +420,9 @@ OPCODES: dict[str, Opcode] = {op.name: op for op in [
     Opcode("return", "control", -1, _returned, "leave the function", properties=frozenset({"jump"})),
 ]}
 
-TERMINATORS = tuple(name for name, op in OPCODES.items() if op.has("terminator"))
-JUMPS = tuple(name for name, op in OPCODES.items() if op.has("jump"))
+# (sets: only ever asked whether an opcode is one, and on hot walks)
+TERMINATORS = frozenset(name for name, op in OPCODES.items() if op.has("terminator"))
+JUMPS = frozenset(name for name, op in OPCODES.items() if op.has("jump"))
 STRUCTURIZER_ONLY = ("var_load", "var_store")
 
 

@@ -6,14 +6,12 @@ from reconverge.lowering.ir.core import Block, CFNode, Function, If, Loop
 from reconverge.lowering.ir.opcodes import JUMPS
 from reconverge.typing_free import cast
 
-_JUMPS = frozenset(JUMPS)
-
 
 def structured_successors(func: Function) -> dict[Block, list[Block]]:
     """Successors of every block as the tree defines them (NIR's rules)."""
     succs: dict[Block, list[Block]] = {}
     end = func.end_block
-    jumps = _JUMPS
+    jumps = JUMPS
     # work items: (cf list, block control reaches after the list, innermost loop (header, after) or None)
     work: list[tuple[list[CFNode], Block, tuple[Block, Block] | None]] = [(func.body, end, None)]
     while work:
