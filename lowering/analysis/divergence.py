@@ -46,11 +46,11 @@ the least fixed point of the rules above, so they answer alike for the same cont
 from __future__ import annotations
 
 import heapq
-from itertools import repeat
 
 from reconverge.lowering.analysis.divergence_tree import (
     TreeWalk,
     _has_own_rule_of,
+    divergent_from_operands,
     has_own_rule,
     leading_phis,
     source_divergent,
@@ -207,23 +207,7 @@ class _Propagation:
     def _divergent(self, ins: Instr) -> bool:
         block = ins.block
         assert block is not None
-        res = self.result
-        any_rule = isinstance(ins, Phi) or not has_own_rule(ins.opcode)     # divergent with any operand
-        if res._innermost:
-            at = res.divergent_at
-            if any_rule:
-                for v in ins.operands:          # (any() of a generator, as a loop)
-                    if at(v, block):
-                        return True
-                return False
-            return source_divergent(ins, list(map(at, ins.operands, repeat(block))))
-        values = res.values             # no divergent loop (yet): divergent_at is membership alone
-        if any_rule:
-            for v in ins.operands:
-                if v in values:
-                    return True
-            return False
-        return source_divergent(ins, list(map(values.__contains__, ins.operands)))
+        return divergent_from_operands(ins, block, self.result)
 
 
 def _operand_use(result: Divergence, v: Value, block: Block) -> bool:

@@ -17,6 +17,8 @@ and the walk stops where no rule adds one.
 """
 from __future__ import annotations
 
+from itertools import repeat
+
 from reconverge.lowering.ir.core import Arg, Block, CFNode, Const, If, Instr, Loop, Phi, Undef, Value
 from reconverge.lowering.ir.opcodes import (
     JUMPS,
@@ -71,6 +73,27 @@ def has_own_rule(op: str) -> bool:
     return found
 
 
+def divergent_from_operands(ins: Instr, block: Block, result: Divergence) -> bool:
+    """Is `ins` (not yet divergent, with a result) divergent from its operands as read in `block` (both
+    forms' rule for one instruction: divergent_at where a divergent loop is known, else membership alone)?"""
+    any_rule = type(ins) is Phi or not has_own_rule(ins.opcode)      # divergent with any operand
+    if result._innermost:
+        at = result.divergent_at
+        if any_rule:
+            for v in ins.operands:              # (any() of a generator, as a loop)
+                if at(v, block):
+                    return True
+            return False
+        return source_divergent(ins, list(map(at, ins.operands, repeat(block))))
+    values = result.values
+    if any_rule:
+        for v in ins.operands:
+            if v in values:
+                return True
+        return False
+    return source_divergent(ins, list(map(values.__contains__, ins.operands)))
+
+
 def leading_phis(block: Block) -> list[Phi]:
     """block.phis() as a list, without a generator (asked of every block after an if or a loop)."""
     out = []
@@ -109,34 +132,6 @@ class TreeWalk:
         if innermost:                   # (in program order, as a walk of the tree lists them)
             self.result._innermost = {b: innermost[b] for b in sorted(innermost, key=self.pos.__getitem__)}
 
-    def _read(self, v: object, block: Block) -> bool:
-        """divergent_at(v, block), where some divergent loop is known (else it is membership alone)."""
-        if v in self.result.values:
-            return True
-        if not isinstance(v, Instr) or v.block is None:
-            return False
-        loop = self.result._innermost.get(v.block)
-        return loop is not None and not self.contains(loop, block)
-
-    def _instr(self, ins: Instr, block: Block) -> bool:
-        """Is `ins` (not yet divergent, with a result) divergent from its operands as read in `block`?"""
-        is_phi = type(ins) is Phi
-        if self.result._innermost:
-            read = self._read
-            if is_phi or not has_own_rule(ins.opcode):
-                for v in ins.operands:
-                    if read(v, block):
-                        return True
-                return False
-            return source_divergent(ins, [read(v, block) for v in ins.operands])
-        values = self.result.values
-        if is_phi or not has_own_rule(ins.opcode):
-            for v in ins.operands:
-                if v in values:
-                    return True
-            return False
-        return source_divergent(ins, list(map(values.__contains__, ins.operands)))
-
     def _block(self, block: Block, instrs: list[Instr], joined: bool) -> None:
         """Decide the values of one block (`joined`: its leading phis join paths a divergent if or loop
         split). The first time, also number it and list each instruction as a reader of its operands
@@ -171,7 +166,7 @@ class TreeWalk:
             if t is VOID or (t.kind == "void" and t == VOID):
                 continue
             if temporal:
-                if self._instr(ins, block):
+                if divergent_from_operands(ins, block, self.result):
                     values.add(ins)
                 continue
             own = _has_own_rule_of.get(ins.opcode)     # (no divergent loop yet: membership alone, inline)
@@ -185,7 +180,7 @@ class TreeWalk:
 
     def _again(self, block: Block, instrs: list[Instr], joined: bool) -> None:
         """_block's rules for a block walked before (a loop's body walked again): what is not yet divergent
-        (_instr's answer for each: a walk again is rare, so no inline fast path as in _block)."""
+        (divergent_from_operands' answer for each: a walk again is rare, so no inline fast path as in _block)."""
         values = self.result.values
         for ins in instrs:
             if ins in values:
@@ -198,7 +193,7 @@ class TreeWalk:
             t = ins.type
             if t is VOID or (t.kind == "void" and t == VOID):
                 continue
-            if self._instr(ins, block):
+            if divergent_from_operands(ins, block, self.result):
                 values.add(ins)
 
     def _walk(self, nodes: list[CFNode], split: int, depth: int, loop: Loop | None) -> tuple[int, int, int]:
@@ -232,7 +227,7 @@ class TreeWalk:
                 # (a branch found divergent stays so: the values and the divergent loops only grow)
                 cond = node.cond
                 if node in branches or (not isinstance(cond, _NOT_READ) and
-                                        (cond in values or (res._innermost and self._read(cond, prev)))):  # type: ignore[arg-type]
+                                        (cond in values or (res._innermost and res.divergent_at(cond, prev)))):  # type: ignore[arg-type]
                     branches.add(node)
                     inner = depth
                 else:
@@ -278,7 +273,7 @@ class TreeWalk:
                         values.add(phi)
                         grown.append(phi)
             for phi in leading_phis(header):
-                if phi not in values and self._instr(phi, header):
+                if phi not in values and divergent_from_operands(phi, header, res):
                     values.add(phi)
                     grown.append(phi)
             if not grown or not self._spread(node, grown):
@@ -314,7 +309,7 @@ class TreeWalk:
             t = ins.type
             if t is VOID or (t.kind == "void" and t == VOID):
                 continue
-            if self._instr(ins, block):     # type: ignore[arg-type]
+            if divergent_from_operands(ins, block, self.result):     # type: ignore[arg-type]
                 values.add(ins)
                 work += users.get(ins, ())
         branches, temporal = res.branches, bool(res._innermost)
@@ -322,6 +317,6 @@ class TreeWalk:
         for branch, before in self.ifs[start:end]:
             cond = branch.cond
             if branch not in branches and (cond in values or (
-                    temporal and not isinstance(cond, _NOT_READ) and self._read(cond, before))):
+                    temporal and not isinstance(cond, _NOT_READ) and res.divergent_at(cond, before))):
                 return True
         return False
