@@ -14,22 +14,14 @@ from __future__ import annotations
 
 import struct
 
-from .mir import BRANCHES, SENDS, Imm, MFunction, MInstr, Operand, PReg, VReg
+from .mir import BRANCHES, SENDS, Imm, MFunction, MInstr, Operand, PReg, VReg, register_counts
 
 
 def eliminate_common_subexpressions(func: MFunction, counts: tuple[dict[int, int], dict[int, int]] | None = None) \
         -> int:
     """Rewrite `func` in place; returns how many instructions were dropped. `counts`: func's register_counts
     where the caller has them, kept true of the function as rewritten (mir_coalesce then reads them)."""
-    reads: dict[int, int] | None = None
-    if counts is None:
-        writes: dict[int, int] = {}
-        for block in func.blocks:
-            for ins in block.instrs:              # (defs(), inline: no list made)
-                if ins.dst is not None and type(ins.dst.value) is VReg:
-                    writes[ins.dst.value.id] = writes.get(ins.dst.value.id, 0) + 1
-    else:
-        writes, reads = counts
+    writes, reads = register_counts(func) if counts is None else counts
     rename: dict[int, int] = {}
     dropped = 0
     for block in func.blocks:
@@ -43,8 +35,7 @@ def eliminate_common_subexpressions(func: MFunction, counts: tuple[dict[int, int
                 test = _flag_key(ins, writes)
                 if test is not None and flags.get(ins.flag) == test:
                     dropped += 1                      # the flag holds this compare's result already
-                    if reads is not None:
-                        _forget_reads(ins, reads)
+                    _forget_reads(ins, reads)
                     continue
                 if test is None:
                     flags.pop(ins.flag, None)
@@ -59,8 +50,7 @@ def eliminate_common_subexpressions(func: MFunction, counts: tuple[dict[int, int
                 if earlier is not None:
                     rename[ins.dst.value.id] = earlier
                     dropped += 1
-                    if reads is not None:
-                        _forget_reads(ins, reads)
+                    _forget_reads(ins, reads)
                     continue
                 seen[key] = ins.dst.value.id
             out.append(ins)
@@ -70,9 +60,8 @@ def eliminate_common_subexpressions(func: MFunction, counts: tuple[dict[int, int
             for ins in block.instrs:
                 if _reads_renamed(ins, rename):
                     ins.srcs = _renamed_sources(ins.srcs, rename, reads)
-        if reads is not None:
-            for vid in rename:               # a dropped instruction's register: written no more
-                writes[vid] -= 1
+        for vid in rename:                   # a dropped instruction's register: written no more
+            writes[vid] -= 1
     return dropped
 
 
@@ -143,15 +132,14 @@ def _reads_renamed(ins: MInstr, rename: dict[int, int]) -> bool:
     return False
 
 
-def _renamed_sources(srcs: list[Operand], rename: dict[int, int], reads: dict[int, int] | None) -> list[Operand]:
-    """The sources with renamed registers read as their earlier equals; `reads` (where kept) moved with them."""
-    if reads is not None:
-        for s in srcs:
-            v = s.value
-            if type(v) is VReg and v.id in rename:
-                reads[v.id] -= 1
-                earlier = rename[v.id]
-                reads[earlier] = reads.get(earlier, 0) + 1
+def _renamed_sources(srcs: list[Operand], rename: dict[int, int], reads: dict[int, int]) -> list[Operand]:
+    """The sources with renamed registers read as their earlier equals; `reads` moved with them."""
+    for s in srcs:
+        v = s.value
+        if type(v) is VReg and v.id in rename:
+            reads[v.id] -= 1
+            earlier = rename[v.id]
+            reads[earlier] = reads.get(earlier, 0) + 1
     return [_renamed(s, rename) for s in srcs]
 
 
