@@ -768,7 +768,6 @@ def _targets(inst: Instruction, pc: int) -> list[tuple[str, int]]:
     return out
 
 
-
 def validate_program(insts: list[Instruction], offsets: list[int] | None = None,
                      kernel: bool = True) -> list[Violation]:
     """Every violation in a program (model instructions at `offsets`, by default laid out from 0).
