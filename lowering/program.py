@@ -10,8 +10,8 @@ the generic passes: the kernel is read and structurized once, and each target lo
 (Function.clone) of that tree. A pipeline without the structurizer reads the module again, because its
 reading differs (LLVM's SROA stands in for promote: pipeline.read_module_ref), except where the caller says
 it will ask for that pipeline too (`then`: Gen's --cf auto weighs the tree against the CFG) and SROA has
-nothing to change (the kernel has no private variable, or preparing the module changed nothing for
-either pipeline): that pipeline then takes a copy of the first read (reads_shared). The pass inspection of the
+nothing to change in the kernel's function (it has no private variable, or none SROA would rewrite:
+sroa_check): that pipeline then takes a copy of the first read (reads_shared). The pass inspection of the
 command line (--dump-after, --print-after, --stop-after, --verify-each) is given once, as `inspect`, and
 applies to every pipeline the driver runs; `label_dumps` names each dump after its pipeline, for a
 compile that runs several (Gen's --cf auto).
@@ -177,28 +177,19 @@ class Program:
             # (pipeline.read_module_ref with options' kernel set, without a copy of the options per read: Gen
             # reads a kernel at a time)
             from reconverge.lowering.frontend.llvm_reader import read_kernels
-            read = read_kernels(pipeline.prepared_module(self.module(), self.path, options.pipeline, self._prepared,
-                                                         self._printed),
-                                self.path, kernel, convergence=options.convergence)
+            ready = pipeline.prepared_module(self.module(), self.path, options.pipeline, self._prepared,
+                                             self._printed)
+            read = read_kernels(ready, self.path, kernel, convergence=options.convergence)
             funcs.update((n, read[n]) for n in unread)
             if then is not None and reads_alike(target_pipeline, then):
-                kept = [n for n in unread if not _has_private(read[n])]
-                if len(kept) < len(unread) and self._same_module(target_pipeline, then):
-                    kept = unread       # SROA has nothing to change: private variables read alike too
+                # (private variables read alike too where SROA would leave the kernel's function as it is)
+                kept = [n for n in unread if not _has_private(read[n]) or _sroa_keeps(ready, n)]
                 self._kept_reads.update(((n, then), read[n].clone()) for n in kept)
         elif unread:
             funcs.update((n, self._read[n].clone()) for n in unread)
         done = "read" if self.has_llvm else self._text_done
         for name, func in pipeline.run_passes({n: funcs[n] for n in names}, options, done).items():
             self._functions[(name, target_pipeline)] = func
-
-    def _same_module(self, first: str, then: str) -> bool:
-        """Whether pipelines `first` and `then` read their kernels from one module object: preparing it
-        (inlining, SROA) changed nothing for either, so each kernel reads the same, allocas and all (asked
-        only where a kernel has private variables; the CFG pipeline's module is then prepared early)."""
-        mods = [pipeline.prepared_module(self.module(), self.path, name, self._prepared, self._printed)
-                for name in (first, then)]
-        return mods[0] is mods[1]
 
     def _lower(self, names: list[str], target_pipeline: str, then: str | None = None) -> None:
         """A structured target's kernels: a clone of the generic tree, through the target's own passes
@@ -222,8 +213,17 @@ def reads_alike(first: str, then: str) -> bool:
     """Whether pipeline `then` may take a copy of what `first` read, for a kernel without private
     variables: a structured pipeline reads the inlined module, and a CFG one the same module after LLVM's
     SROA (pipeline.read_module_ref), which rewrites only allocas; IR text input is read once anyway. (A
-    kernel with private variables too where both read one module object: Program._same_module.)"""
+    kernel with private variables too where SROA would leave its function as it is: _sroa_keeps.)"""
     return CAPS[first].structured and not CAPS[then].structured
+
+
+def _sroa_keeps(module, kernel: str) -> bool:
+    """Whether LLVM's SROA, which the CFG pipelines' read runs first, would leave the function the kernel
+    was read from (in `module`, the structured pipelines' prepared module) as it is (sroa_check); the
+    inlining before it is both reads'."""
+    from reconverge.lowering.frontend.llvm_reader import kernel_text
+    from reconverge.lowering.frontend.sroa_check import function_unchanged
+    return function_unchanged(kernel_text(module, kernel))
 
 
 def _has_private(func: Function) -> bool:

@@ -178,6 +178,54 @@ def test_auto_shares_the_read_of_a_kernel_with_private_variables_where_preparing
     assert print_function(cfg) == print_function(load_program(path, "-O2").function("private_sort", "gen-blockip"))
 
 
+_SORT_AND_SCALAR = """target datalayout = "e-i64:64-v16:16-v24:32-v32:32-v48:64-v96:128-v192:256-v256:256-v512:512-v1024:1024-n8:16:32:64-G1"
+target triple = "spir64"
+
+define spir_kernel void @sort(ptr addrspace(1) %out, i32 %n) {
+entry:
+  %a = alloca [8 x i32], align 4
+  %i = zext i32 %n to i64
+  %p = getelementptr inbounds i32, ptr %a, i64 %i
+  store i32 %n, ptr %p, align 4
+  %v = load i32, ptr %p, align 4
+  store i32 %v, ptr addrspace(1) %out, align 4
+  ret void
+}
+
+define spir_kernel void @scalar(ptr addrspace(1) %out, i32 %n) {
+entry:
+  %s = alloca i32, align 4
+  store i32 %n, ptr %s, align 4
+  %v = load i32, ptr %s, align 4
+  store i32 %v, ptr addrspace(1) %out, align 4
+  ret void
+}
+"""
+
+
+def test_auto_shares_a_read_where_sroa_would_leave_that_kernel_alone_whatever_the_others_need(monkeypatch, tmp_path):
+    """SROA is a function pass: in a module where it promotes one kernel's scalar, another kernel's array
+    that it gives up on (sroa_check) reads alike from both modules, so that kernel's CFG is a copy of its
+    tree's read, and prints as a read of the module LLVM's SROA rewrote; the scalar's kernel is read
+    again."""
+    import reconverge.lowering.frontend.llvm_reader as reader
+    path = tmp_path / "two.ll"
+    path.write_text(_SORT_AND_SCALAR)
+    reads = []
+    real = reader.read_kernels
+    monkeypatch.setattr(reader, "read_kernels", lambda *a, **k: reads.append(a[2]) or real(*a, **k))
+    program = load_program(str(path))
+    for kernel in ("sort", "scalar"):
+        program.function(kernel, "gen", then="gen-blockip")
+    assert program.shares_read("sort", "gen-blockip") and not program.shares_read("scalar", "gen-blockip")
+    shared = program.function("sort", "gen-blockip")
+    assert program.reads_shared == 1 and any(i.opcode == "alloca" for b in shared.blocks for i in b.instrs)
+    fresh = load_program(str(path)).function("sort", "gen-blockip")
+    assert print_function(shared) == print_function(fresh)
+    program.function("scalar", "gen-blockip")
+    assert reads == ["sort", "scalar", "sort", "scalar"]
+
+
 @pytest.mark.parametrize("kernel, weighed, mode", [("count_words", False, "structured"), ("gcd", False, "structured"),
                                                    ("multi_exit", True, "hybrid"), ("skip_continue", False, "structured")])
 def test_auto_weighs_a_guard_free_tree_only_where_its_exit_arms_could_pay(monkeypatch, kernel, weighed, mode):

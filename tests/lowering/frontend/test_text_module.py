@@ -15,7 +15,7 @@ from reconverge.lowering.errors import CompileError
 from reconverge.lowering.frontend import llvm_module, llvm_reader, llvm_text
 from reconverge.lowering.frontend.clang import clang_command, run_clang
 from reconverge.lowering.frontend.llvm_module import find_kernels, parse_llvm_text, prepare_module
-from reconverge.lowering.frontend.sroa_check import sroa_changes_nothing
+from reconverge.lowering.frontend.sroa_check import function_unchanged, sroa_changes_nothing
 from reconverge.lowering.frontend.text_module import TextModule
 from reconverge.lowering.frontend.value_kinds import ValueKind
 from reconverge.lowering.ir.printer import print_function
@@ -146,6 +146,23 @@ def test_sroa_check_gives_up_on_shapes_sroa_may_rewrite(index, kept):
     assert not from_text.startswith("error") and from_text == _read(parse_llvm_text(text, "t.ll"), promote=True)
     store_only = text.replace("  store i32 %n, ptr %p, align 4, !nontemporal !0\n", "")
     assert not sroa_changes_nothing(store_only)              # no variable-offset store: SROA may promote
+
+
+def test_one_function_is_judged_as_the_module_of_it_alone():
+    """function_unchanged (the compile driver's question for one kernel) answers as sroa_changes_nothing
+    does for a module holding just that function, whatever another function of the module needs: a
+    scalar alloca beside the kept array makes the module's answer False and leaves the array's function
+    True."""
+    for index, kept in (("%i", True), ("3", False)):
+        text = _SORT.replace("INDEX", index)
+        body = text[text.index("define "):text.index("\n}\n") + 3]
+        assert function_unchanged(body) is kept is sroa_changes_nothing(text)
+    scalar = "define void @h(i32 %x) {\n  %s = alloca i32, align 4\n  store i32 %x, ptr %s, align 4\n  ret void\n}\n"
+    assert not function_unchanged(scalar)
+    assert not sroa_changes_nothing(_SORT.replace("INDEX", "%i") + scalar)
+    assert function_unchanged("define void @g() {\n  %w = load [2 x i32], ptr null, align 4\n  ret void\n}\n")
+    aggregate = _SORT.replace("INDEX", "%i").replace("  ret void", "  %w = load [2 x i32], ptr %a, align 4\n  ret void")
+    assert not function_unchanged(aggregate[aggregate.index("define "):])
 
 
 @pytest.mark.parametrize("line, aggregate", [
