@@ -15,6 +15,7 @@ from reconverge.lowering.errors import CompileError
 from reconverge.lowering.ir.printer import print_function
 from reconverge.lowering.program import load_program
 from reconverge.records import FrozenInstanceError
+from tests.lowering.frontend.helpers import HEADER
 from tests.test_cli import ROOT, SEED, assert_one_line_error, run
 
 HYBRID = os.path.join(ROOT, "examples", "nested_break.cl")     # auto weighs both pipelines
@@ -178,9 +179,7 @@ def test_auto_shares_the_read_of_a_kernel_with_private_variables_where_preparing
     assert print_function(cfg) == print_function(load_program(path, "-O2").function("private_sort", "gen-blockip"))
 
 
-_SORT_AND_SCALAR = """target datalayout = "e-i64:64-v16:16-v24:32-v32:32-v48:64-v96:128-v192:256-v256:256-v512:512-v1024:1024-n8:16:32:64-G1"
-target triple = "spir64"
-
+_SORT_AND_SCALAR = HEADER + """
 define spir_kernel void @sort(ptr addrspace(1) %out, i32 %n) {
 entry:
   %a = alloca [8 x i32], align 4

@@ -333,13 +333,14 @@ class Bench:
         import reconverge.tools.bench_structurize as bench_structurize
         sizes = (3_000, 10_000, 30_000) if self.quick else (10_000, 30_000, 100_000)
         if hasattr(bench_structurize, "front_end_growth"):      # CPU seconds and exponents (reader's)
-            g = bench_structurize.front_end_growth(sizes)
+            g = bench_structurize.front_end_growth(sizes, runs=3)
             last = g["rows"][-1]
-            cpu = last["read_cpu"] + last["structurize_cpu"]
-            return [Row(f"front end, {sizes[-1]:,}-block generated kernel (read + structurize)", f"{cpu:.1f} CPU s",
+            cpu = last["total_cpu"]
+            return [Row(f"front end, {sizes[-1]:,}-block generated kernel (read + structurize)", f"{cpu:.2f} CPU s",
                         "-", "-", "< 5 s at 100k",
-                        f"read {last['read_cpu']:.1f} s, structurize {last['structurize_cpu']:.1f} s; exponents "
-                        f"read {g['read_exponent']:.2f}, structurize {g['structurize_exponent']:.2f} over "
+                        f"medians of 3 runs: read {last['read_cpu']:.2f} s, "
+                        f"structurize {last['structurize_cpu']:.2f} s; "
+                        f"exponents read {g['read_exponent']:.2f}, structurize {g['structurize_exponent']:.2f} over "
                         f"{', '.join(f'{n:,}' for n in sizes)}")]
         blocks = sizes[-1]
         start = time.process_time()

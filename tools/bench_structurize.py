@@ -8,8 +8,10 @@ exponent is the slope of log(time) over log(blocks) between consecutive sizes an
 from __future__ import annotations
 
 import argparse
+import gc
 import math
 import random
+import statistics
 import sys
 import time
 
@@ -21,31 +23,51 @@ from reconverge.tools.testing.cfggen import random_kernel
 
 
 def measure(n_blocks: int, seed: int, repeat: int, check: bool) -> dict:
-    """Seconds to read (parse, prepare, read: the front end) and to structurize, wall and CPU (`*_cpu`)."""
+    """Seconds to read (parse, prepare, read: the front end) and to structurize, wall and CPU (`*_cpu`):
+    the structurizer's best of `repeat` runs, the last run's read."""
     text = str(random_kernel(random.Random(seed), n_blocks))
     best = best_cpu = math.inf
     for _ in range(repeat):
-        t0, c0 = time.perf_counter(), time.process_time()
-        mod = prepare_module(parse_llvm_text(text, f"cfggen-{n_blocks}"), f"cfggen-{n_blocks}")
-        func = read_kernels(mod, f"cfggen-{n_blocks}", None)["k"]
-        t1, c1 = time.perf_counter(), time.process_time()
-        blocks = len(func.blocks)
-        structurize(func)
-        t2, c2 = time.perf_counter(), time.process_time()
-        best, best_cpu = min(best, t2 - t1), min(best_cpu, c2 - c1)
-        read_time, read_cpu = t1 - t0, c1 - c0
+        func, run = _front_end(text, n_blocks)
+        best, best_cpu = min(best, run["structurize"]), min(best_cpu, run["structurize_cpu"])
     errors = validate(func) if check else []
     if errors:
         raise SystemExit(f"invalid tree for {n_blocks} blocks: {errors[0]}")
-    return {"target": n_blocks, "blocks": blocks, "read": read_time, "structurize": best,
-            "read_cpu": read_cpu, "structurize_cpu": best_cpu}
+    return {**run, "structurize": best, "structurize_cpu": best_cpu}
 
 
-def front_end_growth(sizes: tuple[int, ...] = (10_000, 30_000, 100_000), seed: int = 1) -> dict:
+def _front_end(text: str, n_blocks: int) -> tuple:
+    """One run of the front end and the structurizer on a generated kernel's text: the function, and the
+    seconds of each (wall, and CPU as `*_cpu`). An earlier run's cyclic garbage is collected first, as a
+    compile's process starts without it (left, the collector walked it inside a later run: 5.8 s against 4.8)."""
+    gc.collect()
+    t0, c0 = time.perf_counter(), time.process_time()
+    mod = prepare_module(parse_llvm_text(text, f"cfggen-{n_blocks}"), f"cfggen-{n_blocks}")
+    func = read_kernels(mod, f"cfggen-{n_blocks}", None)["k"]
+    t1, c1 = time.perf_counter(), time.process_time()
+    blocks = len(func.blocks)
+    structurize(func)
+    t2, c2 = time.perf_counter(), time.process_time()
+    return func, {"target": n_blocks, "blocks": blocks, "read": t1 - t0, "structurize": t2 - t1,
+                  "read_cpu": c1 - c0, "structurize_cpu": c2 - c1}
+
+
+def front_end_growth(sizes: tuple[int, ...] = (10_000, 30_000, 100_000), seed: int = 1, runs: int = 3) -> dict:
     """The front end (parse, prepare, read) and the structurizer on generated kernels of each size, in CPU
     seconds (the machine is shared: wall time is not the program's), with each one's growth exponent (the
-    least-squares slope of log(seconds) over log(blocks)). For `make bench`'s table."""
-    rows = [measure(n, seed, 1, False) for n in sizes]
+    least-squares slope of log(seconds) over log(blocks)). For `make bench`'s table: each figure the median
+    of `runs` runs (one run of the 100k-block kernel read anywhere from 4.86 to 5.01 s in one hour), the
+    sizes taken in turn."""
+    texts = [str(random_kernel(random.Random(seed), n)) for n in sizes]
+    samples = [[_front_end(text, n)[1] for text, n in zip(texts, sizes)] for _ in range(runs)]
+    rows = []
+    for at in range(len(sizes)):
+        runs_of_size = [sample[at] for sample in samples]
+        row = dict(runs_of_size[0])
+        for key in ("read", "structurize", "read_cpu", "structurize_cpu"):
+            row[key] = statistics.median(r[key] for r in runs_of_size)
+        row["total_cpu"] = statistics.median(r["read_cpu"] + r["structurize_cpu"] for r in runs_of_size)
+        rows.append(row)
     return {"rows": rows,
             "read_exponent": _slope([(r["blocks"], r["read_cpu"]) for r in rows]),
             "structurize_exponent": _slope([(r["blocks"], r["structurize_cpu"]) for r in rows])}
