@@ -326,3 +326,25 @@ def test_private_arrays_chosen_by_a_short_circuit_reach_every_target(tmp_path):
     for config in ("llvm-O0", "spirv-O2", "gen-O2-simd16-structured", "gen-O2-simd8-hybrid"):
         outcome = run.run(Config.parse(config))
         assert outcome.status == "ok", f"{config}: {outcome.message}"
+
+
+def test_fills_and_copies_of_a_run_time_length_reach_every_target(tmp_path):
+    """clang -O2 made a loop zeroing a private array up to a computed bound one llvm.memset call of a
+    run-time length (fuzz subgroup-65390), which every target refused. The generator's `runtime_fill`
+    statement (its own stream) writes fills and copies from `in` of that kind; basic-13 has both, as a
+    memset and a memcpy (from global memory) of a run-time length, and every target now runs it as the
+    reference does."""
+    import re
+
+    from reconverge.lowering.frontend.clang import compile_opencl
+    program = generate(13, "basic")
+    assert "zf1" in program.source and "zf2" in program.source
+    path = tmp_path / "k.cl"
+    path.write_text(program.source)
+    calls = re.findall(r"call void @llvm\.(memset|memcpy)\.[^\n]*, i64 %", compile_opencl(str(path), "-O2"))
+    assert set(calls) == {"memset", "memcpy"}
+    run = ProgramRun(program, str(tmp_path))
+    for config in ("llvm-O0", "ir-O2", "spirv-O2", "gen-O2-simd16-structured", "gen-O2-simd8-hybrid",
+                   "gen-O2-simd16-blockip"):
+        outcome = run.run(Config.parse(config))
+        assert outcome.status == "ok", f"{config}: {outcome.message}"

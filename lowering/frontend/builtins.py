@@ -822,8 +822,11 @@ def _mem(L: Lanes, base: str, args) -> None:
     r = L.r
     dst = args[0][0]
     length = args[2][0]
-    if not isinstance(length, Const):
-        raise _unsupported("variable-length memory intrinsic")
+    if not isinstance(length, Const):             # (a run-time length: a loop, made after the read)
+        if base.startswith("memmove"):
+            raise _unsupported("memmove of a run-time length")
+        r.mem_loop(dst, args[1][0], length, base.startswith("memset"))
+        return
     size = length.value
     if size > MAX_MEM_BYTES:
         raise _unsupported(f"memory intrinsic of {size} bytes")

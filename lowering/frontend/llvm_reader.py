@@ -15,7 +15,7 @@ import re
 
 from reconverge.lazy_regex import lazy_compile
 from reconverge.lowering.errors import CompileError, NotSupported
-from reconverge.lowering.frontend import builtins
+from reconverge.lowering.frontend import builtins, mem_loops
 from reconverge.lowering.frontend.convergence import apply as convergence_control
 from reconverge.lowering.frontend.line_reader import Forward as _Forward
 from reconverge.lowering.frontend.line_reader import read_lines
@@ -401,6 +401,7 @@ class FunctionReader:
         self.created: list[Instr] = []
         self.func: Function | None = None
         self.scope_notes: ScopeNotes | None = None     # the debug locations convergence=scopes reads
+        self.mem_loops: list[Instr] = []           # run-time length memsets and memcpys, made loops at the end
 
     # ----- errors -----
     def error(self, msg: str, kind: type[CompileError] = CompileError) -> CompileError:
@@ -440,6 +441,12 @@ class FunctionReader:
         if v.type.bits > 64:
             return self.emit("trunc", [v], I64)
         return self.emit("sext" if signed else "zext", [v], I64)
+
+    def mem_loop(self, dst: Value, value: Value, length: Value, memset: bool) -> None:
+        """A memset (`value`: the byte) or memcpy (`value`: the source) of a length known only at run time:
+        a marker here, made a loop once the function is read (mem_loops.py)."""
+        length = self.to_i64(length, signed=False)
+        self.mem_loops.append(self.emit(mem_loops.MARKER, [dst, value, length], VOID, {"memset": memset}))
 
     def load(self, p: Value, offset: int, t: Type, align: int) -> Value:
         return self.emit("load", [self.ptradd(p, offset)], t, {"align": _align_at(align, offset)})
@@ -771,6 +778,8 @@ class FunctionReader:
                     ins.operands = [self._resolve(o) if isinstance(o, _Forward) else o for o in ins.operands]
         if body is not None:
             body.release()
+        if self.mem_loops:
+            mem_loops.expand(func, self.mem_loops)
         func.update_cfg()
         return func
 

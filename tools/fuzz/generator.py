@@ -68,6 +68,8 @@ INNER_EXIT_RATE = 0.005    # convergence mode: a while ending in an inner loop l
 GOTO_LOOP_RATE = 0.006     # convergence mode: closed_loop's shape written with goto (goto_loop; its own stream)
 LINE_RATE = 0.01           # convergence mode: a `#line` naming another file before a statement (its own stream)
 CHOSEN_ELEMENT_RATE = 0.03  # every C mode: a small private array whose elements are chosen by conditions (its own)
+RUNTIME_FILL_RATE = 0.03   # every C mode but convergence (its pinned seeds stay): the private array filled or
+#                            copied up to a run-time bound (runtime_fill; its own stream)
 LINE_IN_GOTO_LOOP = 0.3    # ... and before a goto loop's operation, in its loop (redteam2 g02)
 IN_SIZE = 256               # elements of `in` (indices are masked with IN_SIZE - 1)
 LOCAL_WORDS = 64            # elements of the __local exchange array: the largest work-group generated
@@ -188,6 +190,8 @@ class _ClGen:
         self.line_stream: random.Random | None = None              # ... line_directive's
         self.chosen_element_stream: random.Random | None = None    # ... chosen_element's (every C mode)
         self.chosen_elements = 0
+        self.runtime_fill_stream: random.Random | None = None      # ... runtime_fill's (every C mode but one)
+        self.runtime_fills = 0
         # a clustered reduction's operand type: drawn from a stream of its own, so that the sub-group stream
         # (and every seed's program from before) is unchanged
         self.cluster_type_stream: random.Random | None = None
@@ -455,6 +459,9 @@ class _ClGen:
         if (self.chosen_element_stream is not None and self.chosen_element_stream.random() < CHOSEN_ELEMENT_RATE
                 and any(v.type == "uint" for v in self.scalars)):
             self.chosen_element(out, indent)
+        if (self.runtime_fill_stream is not None and self.arrays
+                and self.runtime_fill_stream.random() < RUNTIME_FILL_RATE):
+            self.runtime_fill(out, indent)
         self.statements += 1
         rng = self.rng
         nest = depth < MAX_DEPTH and self.statements < self.size
@@ -964,6 +971,27 @@ class _ClGen:
             out.append(f"{inner}for (uint c = 0u; c < {length}u; c++) {target.name} = {target.name} * 31u + {q}[c];")
             out.append(f"{indent}}}")
 
+    def runtime_fill(self, out, indent):
+        """The private array filled with a constant of one repeated byte, or copied from `in`, up to a bound
+        computed at run time (at most its length): LLVM's loop idiom recognition makes the loop one
+        llvm.memset or llvm.memcpy call of a run-time length, which the reader makes a loop of byte
+        stores (fuzz subgroup-65390 met one once in 3,685 programs, and every target refused it). Its own
+        stream."""
+        self.runtime_fills += 1
+        n, inner = self.runtime_fills, indent + "    "
+        with self._drawing_from(self.runtime_fill_stream):
+            rng = self.rng
+            name, length = rng.choice(self.arrays)
+            out.append(f"{indent}{{")
+            out.append(f"{inner}uint zf{n} = ({self.expr(1)}) % {length + 1}u;")
+            if rng.random() < 0.5:
+                value = rng.choice(("0u", "0xffffffffu", "0x5a5a5a5au"))
+            else:
+                out.append(f"{inner}uint zb{n} = ({self.expr(1)}) & {IN_SIZE // 2 - 1}u;")
+                value = f"in[zb{n} + zc{n}]"
+            out.append(f"{inner}for (uint zc{n} = 0u; zc{n} < zf{n}; zc{n}++) {name}[zc{n}] = {value};")
+            out.append(f"{indent}}}")
+
     def _loop_statement(self, out: list[str], indent: str, subgroup: float) -> None:
         """A divergent sub-group operation (with chance `subgroup`), else an assignment."""
         if self.chance(subgroup):
@@ -1203,6 +1231,8 @@ def generate(seed: int, mode: str = "all", size: int | None = None) -> FuzzProgr
         if "subgroup" in FEATURES[mode] else None
     gen = _ClGen(rng, FEATURES[mode], size if size is not None else rng.randint(4, 18), subgroup)
     gen.chosen_element_stream = random.Random(f"{mode}:{seed}:chosen_element")
+    if mode != "convergence":
+        gen.runtime_fill_stream = random.Random(f"{mode}:{seed}:runtime_fill")
     if subgroup is not None:
         gen.cluster_type_stream = random.Random(f"{mode}:{seed}:cluster_type")
     if mode == "convergence":
