@@ -15,6 +15,7 @@ import re
 from reconverge.lazy_regex import LazyModule
 from reconverge.lowering.frontend import subgroups
 from reconverge.lowering.frontend.llvm_types import LType
+from reconverge.lowering.frontend.mem_loops import copies_backward
 from reconverge.lowering.frontend.scalar import Unsupported, scalar_type
 from reconverge.lowering.ir.core import Const, Value
 from reconverge.lowering.ir.opcodes import MATH_FUNCTIONS
@@ -823,9 +824,12 @@ def _mem(L: Lanes, base: str, args) -> None:
     dst = args[0][0]
     length = args[2][0]
     if not isinstance(length, Const):             # (a run-time length: a loop, made after the read)
+        backward: bool | None = False
         if base.startswith("memmove"):
-            raise _unsupported("memmove of a run-time length")
-        r.mem_loop(dst, args[1][0], length, base.startswith("memset"))
+            backward = copies_backward(dst, args[1][0])
+            if backward is None:
+                raise _unsupported("memmove of a run-time length between pointers of no known order")
+        r.mem_loop(dst, args[1][0], length, base.startswith("memset"), backward)
         return
     size = length.value
     if size > MAX_MEM_BYTES:

@@ -442,11 +442,12 @@ class FunctionReader:
             return self.emit("trunc", [v], I64)
         return self.emit("sext" if signed else "zext", [v], I64)
 
-    def mem_loop(self, dst: Value, value: Value, length: Value, memset: bool) -> None:
-        """A memset (`value`: the byte) or memcpy (`value`: the source) of a length known only at run time:
-        a marker here, made a loop once the function is read (mem_loops.py)."""
+    def mem_loop(self, dst: Value, value: Value, length: Value, memset: bool, backward: bool = False) -> None:
+        """A memset (`value`: the byte) or a copy (`value`: the source; `backward`: from its last byte down) of
+        a length known only at run time: a marker here, made a loop once the function is read (mem_loops.py)."""
         length = self.to_i64(length, signed=False)
-        self.mem_loops.append(self.emit(mem_loops.MARKER, [dst, value, length], VOID, {"memset": memset}))
+        self.mem_loops.append(self.emit(mem_loops.MARKER, [dst, value, length], VOID,
+                                        {"memset": memset, "backward": backward}))
 
     def load(self, p: Value, offset: int, t: Type, align: int) -> Value:
         return self.emit("load", [self.ptradd(p, offset)], t, {"align": _align_at(align, offset)})

@@ -14,16 +14,20 @@ splits the marker's block around a loop once the whole function is read:
 
 Byte by byte, as LLVM's own expansion for targets without the library call does (Transforms/Utils/
 LowerMemIntrinsics.cpp: createMemSetLoop, createMemCpyLoopUnknownSize): a length need not be a multiple
-of anything. memmove is refused still: an overlapping copy needs its direction chosen at run time.
+of anything. A memmove (what the idiom makes of `a[i] = a[i + 1]` up to a bound) is the memcpy loop run
+from the first byte up where the destination lies at or below the source, and from the last byte down
+where above it (copies_backward: both pointers constant offsets into one object, or into two private
+variables, which never overlap); a memmove between pointers of no known order is refused.
 No lane waits for another inside the loop, and every lane leaves it for the tail, as every lane
 leaves the call in LLVM's program.
 """
 from __future__ import annotations
 
-from reconverge.lowering.ir.core import Block, Const, Function, Instr, Phi
+from reconverge.lowering.ir.core import Block, Const, Function, Instr, Phi, Value
 from reconverge.lowering.ir.types import I1, I64, VOID, int_type
 
-MARKER = "mem_loop"     # the reader's marker: operands (destination, value or source, i64 length); attrs memset
+MARKER = "mem_loop"     # the reader's marker: operands (destination, value or source, i64 length); attrs
+#                         memset (else a copy) and backward (a copy from the last byte down)
 _BYTE = int_type(8)
 
 
@@ -32,6 +36,27 @@ def expand(func: Function, markers: list[Instr]) -> None:
     and the tail after each marker's block."""
     for number, marker in enumerate(markers):
         _expand(func, marker, number)
+
+
+def copies_backward(dst: Value, src: Value) -> bool | None:
+    """Whether a memmove must copy from its last byte down (the destination above the source in one
+    object), False where from the first byte up is right, None where the reader cannot tell."""
+    dst_base, dst_offset = _base_and_offset(dst)
+    src_base, src_offset = _base_and_offset(src)
+    if dst_base is src_base:
+        return None if dst_offset is None or src_offset is None else dst_offset > src_offset
+    private = [isinstance(b, Instr) and b.opcode == "alloca" for b in (dst_base, src_base)]
+    return False if all(private) else None
+
+
+def _base_and_offset(p: Value) -> tuple[Value, int | None]:
+    """The pointer a chain of ptradds starts from, and their offsets' sum (None: one is not a constant)."""
+    total: int | None = 0
+    while isinstance(p, Instr) and p.opcode == "ptradd":
+        offset = p.operands[1]
+        total = total + offset.signed() if total is not None and isinstance(offset, Const) else None
+        p = p.operands[0]
+    return p, total
 
 
 def _expand(func: Function, marker: Instr, number: int) -> None:
@@ -47,20 +72,22 @@ def _expand(func: Function, marker: Instr, number: int) -> None:
     for succ in dict.fromkeys(rest[-1].targets):
         for phi in succ.phis():               # their edge from the head leaves the tail now
             phi.blocks = [tail if b is head else b for b in phi.blocks]
+    last = head.append(Instr("sub", [length, Const(I64, 1)], I64)) if marker.attrs.get("backward") else None
     empty = head.append(Instr("icmp", [length, Const(I64, 0)], I1, {"pred": "eq"}))
     head.append(Instr("cbr", [empty], VOID, targets=[tail, loop]))
-    index = loop.append(Phi(I64, name=f"mem.i{number}"))
+    count = loop.append(Phi(I64, name=f"mem.i{number}"))
+    index = count if last is None else loop.append(Instr("sub", [last, count], I64))   # (backward: last - i)
     here = loop.append(Instr("ptradd", [dst, index], dst.type))
     byte = value
     if not marker.attrs["memset"]:
         there = loop.append(Instr("ptradd", [value, index], value.type))
         byte = loop.append(Instr("load", [there], _BYTE, {"align": 1}))
     loop.append(Instr("store", [byte, here], VOID, {"align": 1}))
-    step = loop.append(Instr("add", [index, Const(I64, 1)], I64))
+    step = loop.append(Instr("add", [count, Const(I64, 1)], I64))
     more = loop.append(Instr("icmp", [step, length], I1, {"pred": "ult"}))
     loop.append(Instr("cbr", [more], VOID, targets=[loop, tail]))
-    assert isinstance(index, Phi)
-    index.add_incoming(head, Const(I64, 0))
-    index.add_incoming(loop, step)
+    assert isinstance(count, Phi)
+    count.add_incoming(head, Const(I64, 0))
+    count.add_incoming(loop, step)
     after = func.blocks.index(head) + 1
     func.blocks[after:after] = [loop, tail]
