@@ -973,10 +973,10 @@ class _ClGen:
 
     def runtime_fill(self, out, indent):
         """The private array filled with a constant of one repeated byte, or copied from `in`, up to a bound
-        computed at run time (at most its length): LLVM's loop idiom recognition makes the loop one
-        llvm.memset or llvm.memcpy call of a run-time length, which the reader makes a loop of byte
-        stores (fuzz subgroup-65390 met one once in 3,685 programs, and every target refused it). Its own
-        stream."""
+        computed at run time (at most its length), and perhaps then shifted down by one below it: LLVM's
+        loop idiom recognition makes each loop one llvm.memset, llvm.memcpy or llvm.memmove call of a
+        run-time length, which the reader makes a loop of byte stores (fuzz subgroup-65390 met one once
+        in 3,685 programs, and every target refused it). Its own stream."""
         self.runtime_fills += 1
         n, inner = self.runtime_fills, indent + "    "
         with self._drawing_from(self.runtime_fill_stream):
@@ -990,6 +990,9 @@ class _ClGen:
                 out.append(f"{inner}uint zb{n} = ({self.expr(1)}) & {IN_SIZE // 2 - 1}u;")
                 value = f"in[zb{n} + zc{n}]"
             out.append(f"{inner}for (uint zc{n} = 0u; zc{n} < zf{n}; zc{n}++) {name}[zc{n}] = {value};")
+            if rng.random() < 0.4:                  # a shift down by one: a memmove of a run-time length
+                out.append(f"{inner}for (uint zc{n} = 0u; zc{n} + 1u < zf{n}; zc{n}++) "
+                           f"{name}[zc{n}] = {name}[zc{n} + 1u];")
             out.append(f"{indent}}}")
 
     def _loop_statement(self, out: list[str], indent: str, subgroup: float) -> None:
