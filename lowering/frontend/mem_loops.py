@@ -1,4 +1,4 @@
-"""A memset or memcpy whose length is known only at run time, as a loop of byte stores.
+"""A memset, memcpy or memmove whose length is known only at run time, as a loop of byte stores.
 
 LLVM's loop idiom recognition turns a loop that fills or copies an array into one call of llvm.memset or
 llvm.memcpy whose length is the loop's trip count (LoopIdiomRecognize.cpp): a value, where clang's own
