@@ -1399,12 +1399,9 @@ def read_kernels(module_ref: llvm.ModuleRef, source_name: str = "<ir>", kernel: 
 
 
 def kernel_text(mod: llvm.ModuleRef, name: str) -> str:
-    """The printed function read_kernels reads for kernel `name` (kernel_body's), from the module's text
-    where prepare_module kept it."""
-    ctx = getattr(mod, "reconverge_context", None)
-    if ctx is None:
-        ctx = ModuleContext(mod, getattr(mod, "name", "") or "<ir>")
-    return ctx.function_text(kernel_body(mod, name))
+    """The printed function read_kernels read for kernel `name` (kernel_body's) from `mod`, which it has
+    read: from the module's text where prepare_module kept it."""
+    return mod.reconverge_context.function_text(kernel_body(mod, name))
 
 
 def kernel_body(mod: llvm.ModuleRef, name: str) -> llvm.ValueRef:

@@ -23,7 +23,7 @@ leaves the call in LLVM's program.
 """
 from __future__ import annotations
 
-from reconverge.lowering.ir.core import Block, Const, Function, Instr, Phi, Value
+from reconverge.lowering.ir.core import Block, Const, Function, Instr, Phi, Value, pointer_base
 from reconverge.lowering.ir.types import I1, I64, VOID, int_type
 
 MARKER = "mem_loop"     # the reader's marker: operands (destination, value or source, i64 length); attrs
@@ -41,22 +41,12 @@ def expand(func: Function, markers: list[Instr]) -> None:
 def copies_backward(dst: Value, src: Value) -> bool | None:
     """Whether a memmove must copy from its last byte down (the destination above the source in one
     object), False where from the first byte up is right, None where the reader cannot tell."""
-    dst_base, dst_offset = _base_and_offset(dst)
-    src_base, src_offset = _base_and_offset(src)
+    dst_base, dst_offset = pointer_base(dst)
+    src_base, src_offset = pointer_base(src)
     if dst_base is src_base:
         return None if dst_offset is None or src_offset is None else dst_offset > src_offset
     private = [isinstance(b, Instr) and b.opcode == "alloca" for b in (dst_base, src_base)]
     return False if all(private) else None
-
-
-def _base_and_offset(p: Value) -> tuple[Value, int | None]:
-    """The pointer a chain of ptradds starts from, and their offsets' sum (None: one is not a constant)."""
-    total: int | None = 0
-    while isinstance(p, Instr) and p.opcode == "ptradd":
-        offset = p.operands[1]
-        total = total + offset.signed() if total is not None and isinstance(offset, Const) else None
-        p = p.operands[0]
-    return p, total
 
 
 def _expand(func: Function, marker: Instr, number: int) -> None:

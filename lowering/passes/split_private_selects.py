@@ -20,7 +20,7 @@ reads or writes every leaf, choosing by the tag. The structure is untouched: a p
 from __future__ import annotations
 
 from reconverge.lowering.ir.builder import InsertBefore
-from reconverge.lowering.ir.core import Const, Function, Instr, Undef, Value
+from reconverge.lowering.ir.core import Const, Function, Instr, Undef, Value, pointer_base
 from reconverge.lowering.ir.types import I32, I64, VOID
 from reconverge.lowering.target import TargetCaps
 
@@ -29,15 +29,9 @@ NAME, FORM = "split_private_selects", "any"
 
 def _private_leaf(p: Value) -> tuple[Instr, int] | None:
     """(alloca, constant byte offset) when `p` is an alloca reached through ptradds of constants."""
-    offset = 0
-    while isinstance(p, Instr) and p.opcode == "ptradd":
-        off = p.operands[1]
-        if not isinstance(off, Const):
-            return None
-        offset += off.signed()
-        p = p.operands[0]
-    if isinstance(p, Instr) and p.opcode == "alloca":
-        return p, offset
+    base, offset = pointer_base(p)
+    if offset is not None and isinstance(base, Instr) and base.opcode == "alloca":
+        return base, offset
     return None
 
 
