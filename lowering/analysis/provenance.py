@@ -10,7 +10,7 @@ The backend decides what it cannot express.
 """
 from __future__ import annotations
 
-from reconverge.lowering.ir.core import Arg, Function, Instr, Value
+from reconverge.lowering.ir.core import Arg, Const, Function, Instr, Value
 from reconverge.records import record
 
 TYPE_CHECKING = False                   # not typing's: a compile's start-up does not import typing
@@ -116,3 +116,14 @@ class Provenance:
                     self.base[ins] = new
                     changed = True
         self.conflicts = [ins for ins, _ in copies if self.base.get(ins) is CONFLICT]
+
+
+def pointer_base(p: Value) -> tuple[Value, int | None]:
+    """The pointer a chain of ptradds starts from, and the sum of their byte offsets (None where one is
+    not a constant)."""
+    total: int | None = 0
+    while isinstance(p, Instr) and p.opcode == "ptradd":
+        offset = p.operands[1]
+        total = total + offset.signed() if total is not None and isinstance(offset, Const) else None
+        p = p.operands[0]
+    return p, total

@@ -23,7 +23,8 @@ leaves the call in LLVM's program.
 """
 from __future__ import annotations
 
-from reconverge.lowering.ir.core import Block, Const, Function, Instr, Phi, Value, pointer_base
+from reconverge.lowering.analysis.provenance import pointer_base
+from reconverge.lowering.ir.core import Block, Const, Function, Instr, Phi, Value
 from reconverge.lowering.ir.types import I1, I64, VOID, int_type
 
 MARKER = "mem_loop"     # the reader's marker: operands (destination, value or source, i64 length); attrs

@@ -235,17 +235,6 @@ def last_block(nodes: list[CFNode]) -> Block:
     return nodes[-1]    # type: ignore[return-value]  # (and end with one; no cast() call: hot)
 
 
-def pointer_base(p: Value) -> tuple[Value, int | None]:
-    """The pointer a chain of ptradds starts from, and the sum of their byte offsets (None where one is
-    not a constant)."""
-    total: int | None = 0
-    while isinstance(p, Instr) and p.opcode == "ptradd":
-        offset = p.operands[1]
-        total = total + offset.signed() if total is not None and isinstance(offset, Const) else None
-        p = p.operands[0]
-    return p, total
-
-
 @record
 class ModuleData:
     """A module-level buffer a kernel uses: a __local array or a __constant (or program-scope) table."""

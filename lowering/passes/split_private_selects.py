@@ -19,8 +19,9 @@ reads or writes every leaf, choosing by the tag. The structure is untouched: a p
 """
 from __future__ import annotations
 
+from reconverge.lowering.analysis.provenance import pointer_base
 from reconverge.lowering.ir.builder import InsertBefore
-from reconverge.lowering.ir.core import Const, Function, Instr, Undef, Value, pointer_base
+from reconverge.lowering.ir.core import Const, Function, Instr, Undef, Value
 from reconverge.lowering.ir.types import I32, I64, VOID
 from reconverge.lowering.target import TargetCaps
 
