@@ -265,10 +265,10 @@ def _grammar_numbers() -> dict:
     from reconverge.backend.spirv.maximal_reconvergence import OPCODE_NAMES
     from reconverge.backend.spirv.vulkan_run import SUBGROUP_CAPABILITIES
     opcodes = tuple(dict.fromkeys(("OpEntryPoint", "OpFunction", "OpVariable", "OpDecorate", "OpCapability",
-                                   *OPCODE_NAMES)))
+                                   "OpExecutionMode", *OPCODE_NAMES)))
     enumerants = [("ExecutionModel", "GLCompute"), ("Decoration", "Binding"), ("Decoration", "DescriptorSet"),
                   ("StorageClass", "PushConstant"), ("StorageClass", "Uniform"), ("StorageClass", "StorageBuffer")]
-    enumerants += [("Capability", c) for c in SUBGROUP_CAPABILITIES]
+    enumerants += [("Capability", c) for c in SUBGROUP_CAPABILITIES] + [("ExecutionMode", "SignedZeroInfNanPreserve")]
     return {"magic_number": GRAMMAR.magic_number, "opcodes": {n: GRAMMAR.opcode(n) for n in opcodes},
             "enumerants": {f"{k}.{n}": GRAMMAR.enumerant(k, n) for k, n in enumerants}}
 

@@ -13,8 +13,13 @@ TARGET_ENV_HELP = (f"the environment the module is for, as spirv-val names them:
                    f"(default {DEFAULT_TARGET_ENV})")
 
 
+# OpenCL build options that let a kernel lose the sign of a zero (OpenCL 1.2 spec, 5.6.4.2: -cl-fast-relaxed-math
+# implies -cl-unsafe-math-optimizations, which implies -cl-no-signed-zeros): no SignedZeroInfNanPreserve then
+NO_SIGNED_ZEROS = ("-cl-no-signed-zeros", "-cl-unsafe-math-optimizations", "-cl-fast-relaxed-math")
+
+
 def spirv_options(version: str | None, target_env: str | None, local_size: tuple[int, int, int] | None = None,
-                  validate: bool = False, maximal_reconvergence: bool = False):
+                  validate: bool = False, maximal_reconvergence: bool = False, signed_zeros: bool = True):
     """SpirvOptions from command-line text (None: the default; the default version is the newest the
     environment takes, up to DEFAULT_SPIRV_VERSION); its complaints are usage errors."""
     from reconverge.backend.spirv.options import ALL_TARGET_ENVS, SpirvOptions, parse_version
@@ -23,7 +28,7 @@ def spirv_options(version: str | None, target_env: str | None, local_size: tuple
         chosen = parse_version(version) if version is not None else \
             min(parse_version(DEFAULT_SPIRV_VERSION), ALL_TARGET_ENVS.get(target_env, (1, 0)))
         return SpirvOptions(version=chosen, target_env=target_env, local_size=local_size, validate=validate,
-                            maximal_reconvergence=maximal_reconvergence)
+                            maximal_reconvergence=maximal_reconvergence, signed_zeros=signed_zeros)
     except CompileError as exc:
         raise UsageError(str(exc)) from None
 
@@ -49,4 +54,6 @@ def compile_spirv_options(args):
             local_size = parse_local_size(args.local_size)
         except CompileError as exc:
             raise UsageError(f"--local: {exc}") from None
-    return spirv_options(args.spirv_version, args.target_env, local_size, args.validate, args.maximal_reconvergence)
+    signed_zeros = not set(getattr(args, "cl_options", ())) & set(NO_SIGNED_ZEROS)
+    return spirv_options(args.spirv_version, args.target_env, local_size, args.validate, args.maximal_reconvergence,
+                         signed_zeros)

@@ -319,6 +319,23 @@ class FunctionEmitter(SubgroupSelector, InstructionSelector):
             [v for v in self.interface if v in self.module.builtins.values()]
         m.entry_point("GLCompute", fid, func.name, used)
         m.execution_mode(fid, "LocalSize", *self.execution_local_size())
+        if self.module.options.signed_zeros:
+            self.preserve_signed_zeros(fid)
+
+    def preserve_signed_zeros(self, fid: int) -> None:
+        """SignedZeroInfNanPreserve for every float width of the module: without it Vulkan lets a driver
+        drop the sign of a zero and assume no Inf or NaN (Vulkan spec, "Precision and Operation of SPIR-V
+        Instructions"), which OpenCL C does not allow; NVIDIA 580 turned `c ? -1.0f : 0.0f` into -0.0 for a
+        false c (`reconverge fuzz --seed 91763 --mode convergence`). The device must offer the width's
+        shaderSignedZeroInfNanPreserveFloat feature (vulkan_run.check_float_controls)."""
+        widths = self.m.float_widths()
+        if not widths:
+            return
+        self.m.capability("SignedZeroInfNanPreserve")
+        if self.module.options.version < (1, 4):
+            self.m.extension("SPV_KHR_float_controls")
+        for width in widths:
+            self.m.execution_mode(fid, "SignedZeroInfNanPreserve", width)
 
     def alias_dropped_blocks(self, func: Function) -> None:
         """Labels of the blocks branch_plan drops: a bare arm's is its if's block (the source of the edge

@@ -113,7 +113,7 @@ def run_spirv_kernel(func: Function, args: list, global_size, local_size, option
                      global_offset=0) -> None:
     """Like lowering.interp.run_kernel: the numpy arrays in `args` are updated in place."""
     from .bounds_check import bounds_binding, bounds_record, check_bounds
-    from .vulkan_run import check_subgroup_support, check_work_group, dispatch, select_device
+    from .vulkan_run import check_float_controls, check_subgroup_support, check_work_group, dispatch, select_device
     try:
         rng = ndrange(global_size, local_size, global_offset)
     except ValueError as exc:
@@ -142,6 +142,7 @@ def run_spirv_kernel(func: Function, args: list, global_size, local_size, option
                        emulate_clustered=emulate, maximal_reconvergence=maximal, check_bounds=True)
     binary = compile_spirv([func], options)
     check_subgroup_support(binary, info, where(func))
+    check_float_controls(binary, info, where(func))
     plan = MemoryPlan(func)
     spec: dict[int, int] = {}
     shared = 0

@@ -154,6 +154,10 @@ class SpirvModule:
         info = self._type_info.get(type_id)
         return info[1] if info and info[0] in ("int", "float") else None
 
+    def float_widths(self) -> list[int]:
+        """The widths of the OpTypeFloat types this module created, in increasing order."""
+        return sorted(info[1] for info in self._type_info.values() if info[0] == "float")
+
     def int_type(self, type_id: int) -> tuple[int, bool] | None:
         """(width, signed) of an OpTypeInt this module created, else None."""
         info = self._type_info.get(type_id)

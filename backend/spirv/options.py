@@ -52,6 +52,11 @@ class SpirvOptions:
     # Declare MaximallyReconvergesKHR (SPV_KHR_maximal_reconvergence, backend.spirv.maximal_reconvergence):
     # launches on a device offering VK_KHR_shader_maximal_reconvergence, and `compile --maximal-reconvergence`.
     maximal_reconvergence: bool = False
+    # Declare SignedZeroInfNanPreserve for each float width the module uses (SPV_KHR_float_controls, core in
+    # SPIR-V 1.4): OpenCL C keeps the sign of a zero, and Vulkan lets a driver drop it without the mode (NVIDIA
+    # 580 made `c ? -1.0f : 0.0f` -0.0 for a false c). Off where the build options give up signed zeros
+    # (-cl-no-signed-zeros and the options that imply it: tools.spirv_args.NO_SIGNED_ZEROS).
+    signed_zeros: bool = True
 
     def __post_init__(self):
         if self.version not in VERSIONS:

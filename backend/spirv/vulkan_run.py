@@ -92,6 +92,9 @@ class DeviceInfo:
     # VK_KHR_shader_maximal_reconvergence: the driver promises Vulkan's maximal reconvergence to modules that
     # ask for it (MaximallyReconvergesKHR); without it our structured modules are right by construction
     maximal_reconvergence: bool = False
+    # the float widths whose signed zeros, Inf and NaN a module may ask the driver to keep (SignedZeroInfNanPreserve;
+    # VkPhysicalDeviceFloatControlsProperties.shaderSignedZeroInfNanPreserveFloat16/32/64, Vulkan 1.2)
+    signed_zero_widths: tuple[int, ...] = ()
 
     @property
     def is_lavapipe(self) -> bool:
@@ -128,6 +131,11 @@ try:
 except KeyError:        # a tools/gpu_replay record made before MaximallyReconvergesKHR: no extension to check
     _OP_EXTENSION = -1
 _SPV_MAXIMAL_RECONVERGENCE = "SPV_KHR_maximal_reconvergence"
+try:
+    _OP_EXECUTION_MODE = GRAMMAR.opcode("OpExecutionMode")
+    _SIGNED_ZERO_MODE = GRAMMAR.enumerant("ExecutionMode", "SignedZeroInfNanPreserve")
+except KeyError:        # a tools/gpu_replay record made before the mode: no mode to check
+    _OP_EXECUTION_MODE, _SIGNED_ZERO_MODE = -1, -1
 
 
 @dataclass
@@ -224,25 +232,31 @@ def _describe(vk: Any, index: int, pd: Any) -> DeviceInfo:
     compute = any(f.queueFlags & vk.VK_QUEUE_COMPUTE_BIT for f in families)
     driver_id, driver_name, driver_info = 0, "", ""
     sub_size, sub_ops, sub_stages = 0, 0, 0
+    signed_zero_widths: tuple[int, ...] = ()
     if has_11:
         sub = vk.VkPhysicalDeviceSubgroupProperties(sType=vk.VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES)
         drv = vk.VkPhysicalDeviceDriverProperties(sType=vk.VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DRIVER_PROPERTIES,
                                                   pNext=sub)
+        floats = vk.VkPhysicalDeviceFloatControlsProperties(
+            sType=vk.VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FLOAT_CONTROLS_PROPERTIES, pNext=drv)
         p2 = vk.VkPhysicalDeviceProperties2(sType=vk.VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2,
-                                            pNext=drv if has_12 else sub)
+                                            pNext=floats if has_12 else sub)
         vk.vkGetPhysicalDeviceProperties2(pd, p2)
         sub_size, sub_ops, sub_stages = int(sub.subgroupSize), int(sub.supportedOperations), int(sub.supportedStages)
         if has_12:
             driver_id = int(drv.driverID)
             driver_name = vk.ffi.string(drv.driverName).decode("utf-8", "replace")
             driver_info = vk.ffi.string(drv.driverInfo).decode("utf-8", "replace")
+            signed_zero_widths = tuple(w for w in (16, 32, 64)
+                                       if getattr(floats, f"shaderSignedZeroInfNanPreserveFloat{w}"))
     return DeviceInfo(index=index, name=str(props.deviceName), type=_DEVICE_TYPES.get(int(props.deviceType), "other"),
                       api_version=_version_text(int(props.apiVersion)), driver_id=driver_id,
                       driver_name=driver_name, driver_info=driver_info, driver_version=int(props.driverVersion),
                       usable=compute and has_11, features=_query_features(vk, pd, has_12, has_13),
                       subgroup_size=sub_size, subgroup_operations=_flag_names(sub_ops, _SUBGROUP_OPERATIONS),
                       subgroup_stages=_flag_names(sub_stages, _STAGES),
-                      maximal_reconvergence=_has_maximal_reconvergence(vk, pd, has_11))
+                      maximal_reconvergence=_has_maximal_reconvergence(vk, pd, has_11),
+                      signed_zero_widths=signed_zero_widths)
 
 
 MAXIMAL_RECONVERGENCE = "VK_KHR_shader_maximal_reconvergence"
@@ -472,6 +486,7 @@ class _ModuleSummary:
     entry_points: dict[tuple[int, str], list[int]] = field(default_factory=dict)  # (model, name) -> interface
     variables: dict[int, int] = field(default_factory=dict)  # module-scope variable id -> storage class
     decorations: dict[tuple[int, int], int] = field(default_factory=dict)  # (id, decoration) -> literal
+    signed_zero_widths: set[int] = field(default_factory=set)   # SignedZeroInfNanPreserve's, on any entry point
 
 
 def _summarize(spirv: bytes) -> _ModuleSummary:
@@ -505,6 +520,8 @@ def _summarize(spirv: bytes) -> _ModuleSummary:
             summary.variables[operands[1]] = operands[2]
         elif opcode == _OP_DECORATE and count >= 4:
             summary.decorations[(operands[0], operands[1])] = operands[2]
+        elif opcode == _OP_EXECUTION_MODE and count >= 4 and operands[1] == _SIGNED_ZERO_MODE:
+            summary.signed_zero_widths.add(operands[2])
         i += count
     return summary
 
@@ -527,6 +544,17 @@ def check_subgroup_support(spirv: bytes, info: DeviceInfo, what: str) -> None:
             raise VulkanError(f"{what}: the Vulkan device {info.label} lacks the sub-group feature "
                               f"'{SUBGROUP_CAPABILITIES[capability]}' (VkPhysicalDeviceSubgroupProperties."
                               f"supportedOperations) that OpCapability {capability} needs")
+
+
+def check_float_controls(spirv: bytes, info: DeviceInfo, what: str) -> None:
+    """The float widths a module asks to keep signed zeros, Inf and NaN of (SignedZeroInfNanPreserve) against the
+    device's shaderSignedZeroInfNanPreserveFloat properties (one-line refusal: without them the driver may drop
+    a zero's sign, which OpenCL C keeps)."""
+    missing = sorted(_summarize(spirv).signed_zero_widths - set(info.signed_zero_widths))
+    if missing:
+        raise VulkanError(f"{what}: the Vulkan device {info.label} cannot keep the sign of a zero, Inf and NaN of "
+                          f"{missing[0]}-bit floats (VkPhysicalDeviceFloatControlsProperties.shaderSignedZero"
+                          f"InfNanPreserveFloat{missing[0]}), which OpenCL C needs")
 
 
 def _check_module(spirv: bytes, entry: str, bindings: set[int], push_constants: bytes) -> None:
@@ -597,6 +625,7 @@ def _check_request(ctx: _Context, spirv: bytes, entry: str, buffers: dict[int, n
                               f"{limits.maxStorageBufferRange}")
     _check_module(spirv, entry, {int(b) for b in buffers}, push_constants)
     check_subgroup_support(spirv, ctx.info, f"entry point {entry!r}")
+    check_float_controls(spirv, ctx.info, f"entry point {entry!r}")
 
 
 def _memory_type(ctx: _Context, type_bits: int) -> int:
