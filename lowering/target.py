@@ -53,7 +53,8 @@ CAPS = {c.name: c for c in (GENERIC, SPIRV, GEN9, GEN9_BLOCKIP)}
 _LOWERINGS = ("legalize_int_widths", "lower_workitem", "lower_bitops64", "lower_math_edges")
 PIPELINES: dict[str, tuple[str, ...]] = {
     "generic": ("convergence", "structurize", "split_private_selects", "promote"),
-    "spirv": ("convergence", "structurize", "split_private_selects", "promote", *_LOWERINGS, "reroll"),
+    "spirv": ("convergence", "structurize", "split_private_selects", "promote", *_LOWERINGS, "reroll",
+              "hide_signed_zero_selects"),
     "gen": ("convergence", "structurize", "split_private_selects", "promote", *_LOWERINGS),
     # CFG form throughout: blockIP needs no tree; LLVM's SROA stood in for promote (pipeline.read_module_ref),
     # and the split variables stay in private memory, now each a known object
