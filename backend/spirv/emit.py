@@ -327,7 +327,7 @@ class FunctionEmitter(SubgroupSelector, InstructionSelector):
         drop the sign of a zero and assume no Inf or NaN (Vulkan spec, "Precision and Operation of SPIR-V
         Instructions"), which OpenCL C does not allow; NVIDIA 580 turned `c ? -1.0f : 0.0f` into -0.0 for a
         false c (`reconverge fuzz --seed 91763 --mode convergence`). The device must offer the width's
-        shaderSignedZeroInfNanPreserveFloat feature (vulkan_run.check_float_controls)."""
+        shaderSignedZeroInfNanPreserveFloat property (vulkan_run.check_float_controls)."""
         widths = self.m.float_widths()
         if not widths:
             return
