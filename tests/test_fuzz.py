@@ -348,3 +348,19 @@ def test_fills_and_copies_of_a_run_time_length_reach_every_target(tmp_path):
                    "gen-O2-simd16-blockip"):
         outcome = run.run(Config.parse(config))
         assert outcome.status == "ok", f"{config}: {outcome.message}"
+
+
+def test_floats_a_condition_makes_minus_one_or_zero_keep_the_zeros_sign(tmp_path):
+    """`(float)(c ? -1 : 0)` is a sitofp of an i1 at -O2, which the SPIR-V emitter wrote as `c ? -1.0 : 0.0`:
+    lavapipe folded it to -0.0 for a false c, and our vector interpreter computed it as a negation (-0.0 too).
+    The generator's `bool_float` statement (its own stream; NVIDIA's replay of 2026-11-28 found the select
+    forms) writes such floats; basic-13 has three, and the spirv and ir targets now run it as the reference."""
+    from reconverge.lowering.frontend.clang import compile_opencl
+    program = generate(13, "basic")
+    path = tmp_path / "k.cl"
+    path.write_text(program.source)
+    assert "sitofp i1" in compile_opencl(str(path), "-O2")
+    run = ProgramRun(program, str(tmp_path))
+    for config in ("llvm-O0", "ir-O2", "spirv-O2", "spirv-O0", "gen-O2-simd16-structured"):
+        outcome = run.run(Config.parse(config))
+        assert outcome.status == "ok", f"{config}: {outcome.message}"

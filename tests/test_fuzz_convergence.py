@@ -29,10 +29,13 @@ def test_the_other_modes_programs_are_unchanged(monkeypatch):
     small private array whose elements a short circuit chooses may come before a statement (its own
     stream; fuzz goto-120072), and three in ten `cfg` programs are state machines (their own stream; fuzz
     all-56733), and the private array may be filled or copied up to a run-time bound before a statement
-    (its own stream; fuzz subgroup-65390): without them each program is the one it was."""
+    (its own stream; fuzz subgroup-65390), and a float may be made -1.0, 1.0 or a signed zero by a condition
+    before a statement (its own stream; the NVIDIA replay of 2026-11-28): without them each program is the one
+    it was."""
     from reconverge.tools.fuzz import generator
     monkeypatch.setattr(generator, "STATE_MACHINE_RATE", 0.0)
     monkeypatch.setattr(generator, "RUNTIME_FILL_RATE", 0.0)
+    monkeypatch.setattr(generator, "BOOL_FLOAT_RATE", 0.0)
     h = hashlib.sha256()
     for mode in OLD_MODES:
         for seed in range(25):

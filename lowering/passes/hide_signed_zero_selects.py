@@ -11,13 +11,15 @@ made once in the entry block, where `never` is get_group_id(2) >= get_num_groups
 decide (a select on `never` with the other literal would be folded with it: NIR merges nested selects on one
 condition). An operand that is a phi or select of one literal throughout (`x * (c ? -1.0f : 0.0f)` at -O2,
 whose 0.0 came through three nested ifs' phis, fuzz convergence-38706) is that literal to such an optimizer,
-so it is read as its literal and hidden the same way. Semantically neutral; lavapipe's launches hide more
-(backend/spirv/zero_operands.py).
+so it is read as its literal and hidden the same way. A `sitofp` of an i1 (clang -O2's `(float)(c ? -1 : 0)`),
+which the emitter writes as `c ? -1.0 : 0.0`, becomes that select with its zero hidden: lavapipe gave -0.0
+for a false c. Semantically neutral; lavapipe's launches hide more (backend/spirv/zero_operands.py).
 """
 from __future__ import annotations
 
 import struct
 
+from reconverge.lowering.ir.builder import become
 from reconverge.lowering.ir.core import Const, Function, Instr, Value
 from reconverge.lowering.ir.types import I1, I32, I64, Type
 from reconverge.lowering.target import TargetCaps
@@ -30,11 +32,14 @@ _MAX_DEPTH = 32
 
 def run(func: Function, caps: TargetCaps) -> bool:
     found = misread_zeros(func)
-    if not found:
+    signed_bools = [ins for ins in func.instructions() if ins.opcode == "sitofp" and ins.operands[0].type.bits == 1]
+    if not found and not signed_bools:
         return False
     hide = ZeroHider(func)
     for ins, i, zero in found:
         ins.operands[i] = hide(zero)
+    for ins in signed_bools:        # the emitter's OpSelect c, -1.0, +0.0: the same fold
+        become(ins, "select", [ins.operands[0], Const(ins.type, -1.0), hide(Const(ins.type, 0.0))])
     func.update_cfg()
     return True
 

@@ -70,6 +70,8 @@ LINE_RATE = 0.01           # convergence mode: a `#line` naming another file bef
 CHOSEN_ELEMENT_RATE = 0.03  # every C mode: a small private array whose elements are chosen by conditions (its own)
 RUNTIME_FILL_RATE = 0.03   # every C mode but convergence (its pinned seeds stay): the private array filled or
 #                            copied up to a run-time bound (runtime_fill; its own stream)
+BOOL_FLOAT_RATE = 0.03     # every C mode but convergence (which has signed_zero): a float a condition makes -1.0,
+#                            1.0 or a signed zero (bool_float; its own stream)
 LINE_IN_GOTO_LOOP = 0.3    # ... and before a goto loop's operation, in its loop (redteam2 g02)
 IN_SIZE = 256               # elements of `in` (indices are masked with IN_SIZE - 1)
 LOCAL_WORDS = 64            # elements of the __local exchange array: the largest work-group generated
@@ -191,6 +193,7 @@ class _ClGen:
         self.chosen_element_stream: random.Random | None = None    # ... chosen_element's (every C mode)
         self.chosen_elements = 0
         self.runtime_fill_stream: random.Random | None = None      # ... runtime_fill's (every C mode but one)
+        self.bool_float_stream: random.Random | None = None        # ... bool_float's (every C mode but one)
         self.runtime_fills = 0
         # a clustered reduction's operand type: drawn from a stream of its own, so that the sub-group stream
         # (and every seed's program from before) is unchanged
@@ -462,6 +465,8 @@ class _ClGen:
         if (self.runtime_fill_stream is not None and self.arrays
                 and self.runtime_fill_stream.random() < RUNTIME_FILL_RATE):
             self.runtime_fill(out, indent)
+        if self.bool_float_stream is not None and self.floats and self.bool_float_stream.random() < BOOL_FLOAT_RATE:
+            self.bool_float(out, indent)
         self.statements += 1
         rng = self.rng
         nest = depth < MAX_DEPTH and self.statements < self.size
@@ -1014,6 +1019,18 @@ class _ClGen:
             out.append(f"{indent}{f} = " + self.rng.choice((f"fclampi({g} * ({pick}));", f"({pick});",
                                                             f"fclampi({g} * (0.0f * -{self.rng.randint(1, 9)}.0f));")))
 
+    def bool_float(self, out, indent):
+        """A float a lane's condition makes -1.0 or 1.0 or a zero: `(float)(c ? -1 : 0)` (clang -O2 makes it a sitofp
+        of an i1, which our SPIR-V wrote as `c ? -1.0 : 0.0` and lavapipe's NIR folded to -0.0 for a false c, as
+        our vector interpreter computed it), its unsigned twin, or signed_zero's selects (NVIDIA 580 folded `c ?
+        1.0f : -0.0f` to +0.0 even under SignedZeroInfNanPreserve); its own stream, as runtime_fill."""
+        with self._drawing_from(self.bool_float_stream):
+            f, g = self.rng.choice(self.floats).name, self.rng.choice(self.floats).name
+            c = self.condition(1)
+            value = self.rng.choice((f"(float)({c} ? -1 : 0)", f"(float)({c} ? 1u : 0u)", f"(float)(-(int){c})",
+                                     f"({c} ? 1.0f : -0.0f)", f"({c} ? -1.0f : 0.0f)", f"({c} ? -0.0f : 1.0f)"))
+            out.append(f"{indent}{f} = " + self.rng.choice((f"{value};", f"fclampi({g} * {value});")))
+
     def s_dead(self, out, indent, depth):
         """Code that never runs, behind a test of the host's `n` (always below 8) that no compiler can fold
         (CLsmith's EMI blocks): it must compile and must not change anything."""
@@ -1236,6 +1253,7 @@ def generate(seed: int, mode: str = "all", size: int | None = None) -> FuzzProgr
     gen.chosen_element_stream = random.Random(f"{mode}:{seed}:chosen_element")
     if mode != "convergence":
         gen.runtime_fill_stream = random.Random(f"{mode}:{seed}:runtime_fill")
+        gen.bool_float_stream = random.Random(f"{mode}:{seed}:bool_float")
     if subgroup is not None:
         gen.cluster_type_stream = random.Random(f"{mode}:{seed}:cluster_type")
     if mode == "convergence":

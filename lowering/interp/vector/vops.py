@@ -277,8 +277,8 @@ def cast(opcode: str, src: Type, dst: Type) -> Op:
         sdt, sbits = signed_dtype(src), src.bits
         if opcode == "sitofp" and sd.kind != "b":
             return Op(vector=lambda a: _signed(a, sbits, sdt).astype(np.float64).astype(dd))
-        if opcode == "sitofp":
-            return Op(vector=lambda a: (-np.asarray(a).astype(np.float64)).astype(dd))
+        if opcode == "sitofp":          # an i1's -1.0 or +0.0 (a negation would make false -0.0)
+            return Op(vector=lambda a: (0.0 - np.asarray(a).astype(np.float64)).astype(dd))
         return Op(vector=lambda a: np.asarray(a).astype(np.float64).astype(dd))
     if opcode == "bitcast":
         if sd.kind == "b" or dd.kind == "b" or sd.itemsize != dd.itemsize:

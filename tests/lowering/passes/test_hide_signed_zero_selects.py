@@ -86,3 +86,27 @@ kernel @k(ptr1 %out, i32 %n) {
     phi = next(i for i in func.instructions() if i.opcode == "phi")
     assert isinstance(phi.operands[1], Instr) and phi.operands[1].opcode == "select" and \
         phi.operands[1].operands[1].value == 2.0
+
+
+def test_a_signed_conversion_of_a_bool_is_a_select_with_its_zero_hidden():
+    """sitofp of an i1 is -1.0 or +0.0; the emitter would write `c ? -1.0 : 0.0`, so the pass writes that select
+    itself with the zero hidden; uitofp (1.0 or +0.0, which b2f reads right) stays."""
+    text = """\
+kernel @k(ptr1 %out, i32 %n) {
+  block b0:
+    %c = icmp.slt i32 %n, 3
+    %s = sitofp f32 %c
+    %u = uitofp f32 %c
+    store f32 %s, %out
+}
+"""
+    func = parse_module(text, "t.nir").functions["k"]
+    assert PASSES["hide_signed_zero_selects"].run(func, CAPS["spirv"])
+    assert not check(func)
+    s = next(i for i in func.instructions() if i.name == "s")
+    assert s.opcode == "select" and s.operands[1].value == -1.0 and s.operands[2].opcode == "select"
+    assert next(i for i in func.instructions() if i.name == "u").opcode == "uitofp"
+    for n in (0, 5):
+        out = [np.zeros(1, np.float32), n]
+        run_kernel(func, out, (1,), (1,))
+        assert out[0].view(np.uint32)[0] == (0xBF800000 if n < 3 else 0)
