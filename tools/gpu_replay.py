@@ -26,7 +26,10 @@ device's layout record is compared too), and random: the random OpenCL C program
 programs expect (see below), and fuzz: `reconverge fuzz`'s programs (`--fuzz-seed S --fuzz-count N
 [--fuzz-modes M,M]`, the modes in turn, as a campaign takes them) at -O0 and -O2 against the campaign's
 reference, llvm -O0 (for a sub-group program, at each subgroup size in SUBGROUP_WIDTHS, or ir -O0 at it where
-llvm declines, as tools/fuzz/runner.py does). The random programs are launched as their generator expects:
+llvm declines, as tools/fuzz/runner.py does); `--fuzz-source FILE` (repeatable) records an OpenCL C file as
+program --fuzz-seed of the first mode, with that program's arguments (a reduced fuzz program, such as
+tests/data/nvidia_subgroup_260_reduced.cl with --fuzz-seed 260 --fuzz-modes subgroup). The random programs are
+launched as their generator expects:
 `in` 256 random words, `out` one word per work-item, `cnt` 8 words, `n` the global size + 3 (so that each `r <
 (n & 3)` loop that fills `__local` memory runs: with n & 3 == 0 a program reads `__local` memory nobody
 wrote); the local size is the length of the program's `__local uint lm[]` (else 64), the global size 256 (or
@@ -309,7 +312,7 @@ def _width_references(item: dict, layout_reference: dict, log) -> dict:
 
 
 def record(folder: str, groups: list[str], cases_path: str | None, limit: int | None, log=print,
-           fuzz: tuple[int, int, tuple[str, ...]] = (0, 0, ())) -> list[dict]:
+           fuzz: tuple[int, int, tuple[str, ...]] = (0, 0, ()), fuzz_sources: tuple[str, ...] = ()) -> list[dict]:
     """Run and save every launch of `groups`; the per-launch verdicts of lavapipe against the reference."""
     import tempfile
 
@@ -326,7 +329,7 @@ def record(folder: str, groups: list[str], cases_path: str | None, limit: int | 
             items = g.random_programs(cases_path, scratch) if group == "random" else \
                 g.limits(scratch) if group == "limits" else \
                 g.subgroups(scratch) if group == "subgroups" else \
-                g.fuzz(*fuzz, scratch) if group == "fuzz" else sources[group]()
+                g.fuzz(*fuzz, scratch, fuzz_sources) if group == "fuzz" else sources[group]()
             for n, item in enumerate(items):
                 if limit is not None and n >= limit:
                     break
@@ -380,6 +383,9 @@ def main(argv: list[str] | None = None) -> int:
     r.add_argument("--fuzz-seed", type=int, default=0, metavar="S", help="the first fuzz program (group 'fuzz')")
     r.add_argument("--fuzz-count", type=int, default=0, metavar="N", help="how many fuzz programs (group 'fuzz')")
     r.add_argument("--fuzz-modes", default="", metavar="M,M", help="their modes, taken in turn (default: all)")
+    r.add_argument("--fuzz-source", action="append", default=[], metavar="FILE",
+                   help="an OpenCL C file run as the fuzz program --fuzz-seed S of the first mode would be "
+                        "(its arguments, sizes and references): a reduced program (group 'fuzz')")
     p = sub.add_parser("replay", help="dispatch the launches saved in DIR on a Vulkan device")
     p.add_argument("folder", metavar="DIR")
     p.add_argument("--vk-device", metavar="NAME|N", help="the device (default: the first that is not a CPU)")
@@ -391,7 +397,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.command == "record":
         verdicts = record(args.folder, args.group or list(GROUPS), args.cases, args.limit,
-                          fuzz=(args.fuzz_seed, args.fuzz_count, tuple(m for m in args.fuzz_modes.split(",") if m)))
+                          fuzz=(args.fuzz_seed, args.fuzz_count, tuple(m for m in args.fuzz_modes.split(",") if m)),
+                          fuzz_sources=tuple(args.fuzz_source))
         print("lavapipe against the reference:")
         described = "recorded on lavapipe"
     else:

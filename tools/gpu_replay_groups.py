@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import re
+from dataclasses import replace
 
 import numpy as np
 
@@ -151,9 +152,10 @@ def irreducible():
                "reference": ("llvm", program), "ulps": 0}
 
 
-def fuzz(seed: int, count: int, modes: tuple[str, ...], scratch: str):
+def fuzz(seed: int, count: int, modes: tuple[str, ...], scratch: str, sources: tuple[str, ...] = ()):
     """The fuzz campaign's programs seed .. seed+count-1 (`modes` in turn, as a campaign takes them), at -O0
-    and -O2."""
+    and -O2; then each OpenCL C file of `sources` as program `seed` of the first mode (its arguments, sizes
+    and references), named after the file."""
     from reconverge.lowering.errors import CompileError
     from reconverge.tools.fuzz import MODES
     from reconverge.tools.fuzz.generator import generate
@@ -167,8 +169,13 @@ def fuzz(seed: int, count: int, modes: tuple[str, ...], scratch: str):
         if run.reference is None:
             run.reference = run.execute(REFERENCE)
         return run.reference
-    for s in range(seed, seed + count):
-        fuzz_program = generate(s, (modes or MODES)[s % len(modes or MODES)])
+    programs = [generate(s, (modes or MODES)[s % len(modes or MODES)]) for s in range(seed, seed + count)]
+    for path in sources:
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+        base = generate(seed, (modes or MODES)[0])
+        programs.append(replace(base, source=text, mode=os.path.splitext(os.path.basename(path))[0]))
+    for fuzz_program in programs:
         run = ProgramRun(fuzz_program, os.path.join(scratch, "fuzz"))
         for level in LEVELS:
             if fuzz_program.uses_subgroups:     # (at the campaign's level for it: runner.reference_level)

@@ -7,6 +7,8 @@ import os
 import subprocess
 import sys
 
+import numpy as np
+
 from reconverge.tools import gpu_replay
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -92,6 +94,24 @@ def test_irreducible_and_fuzz_groups_record_and_replay(tmp_path):
     assert device.startswith("0: llvmpipe")
     assert {v["id"]: v["status"] for v in verdicts} == {v["id"]: "agrees" for v in recorded}
 
+
+
+def test_a_reduced_fuzz_program_records_with_its_seeds_arguments(tmp_path):
+    """--fuzz-source: the reduction of subgroup-260 that NVIDIA gets wrong (tests/data) is recorded as program 260
+    of mode subgroup would be (the same arguments; a reference per subgroup size), named after its file, at -O0
+    and -O2, and lavapipe agrees with it. Its module is the one the GPU replay hands the driver."""
+    source = os.path.join(ROOT, "tests", "data", "nvidia_subgroup_260_reduced.cl")
+    folder = str(tmp_path / "record")
+    recorded = gpu_replay.record(folder, ["fuzz"], None, limit=None, log=print, fuzz=(260, 0, ("subgroup",)),
+                                 fuzz_sources=(source,))
+    assert [(v["id"], v["status"]) for v in recorded] == [
+        ("fuzz/nvidia_subgroup_260_reduced-260-O0", "agrees"), ("fuzz/nvidia_subgroup_260_reduced-260-O2", "agrees")]
+    with open(os.path.join(folder, "manifest.json"), encoding="utf-8") as f:
+        launches = json.load(f)["launches"]
+    assert all(launch["widths"] == list(gpu_replay.SUBGROUP_WIDTHS) for launch in launches)
+    from reconverge.tools.fuzz.generator import generate
+    inputs = np.load(os.path.join(folder, launches[0]["data"]))
+    np.testing.assert_array_equal(inputs["in_1"], generate(260, "subgroup").make_args()[1])
 
 def test_the_replayed_module_is_the_plain_form_not_lavapipes_rewrite(tmp_path):
     """lavapipe's launches rewrite the kernel first (backend/spirv/launch.py: a float factor hidden behind
