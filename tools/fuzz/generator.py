@@ -193,8 +193,8 @@ class _ClGen:
         self.chosen_element_stream: random.Random | None = None    # ... chosen_element's (every C mode)
         self.chosen_elements = 0
         self.runtime_fill_stream: random.Random | None = None      # ... runtime_fill's (every C mode but one)
-        self.bool_float_stream: random.Random | None = None        # ... bool_float's (every C mode but one)
         self.runtime_fills = 0
+        self.bool_float_stream: random.Random | None = None        # ... bool_float's (every C mode but one)
         # a clustered reduction's operand type: drawn from a stream of its own, so that the sub-group stream
         # (and every seed's program from before) is unchanged
         self.cluster_type_stream: random.Random | None = None
