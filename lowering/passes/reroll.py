@@ -7,7 +7,7 @@ before it (opcode, type, attributes), operand for operand, where an operand is
 - the same value in every group (invariant),
 - an instruction of its own group (internal),
 - the instruction at some position of the previous group (carried; the first group's is a value from
-  before the run, the carried phi's initial value),
+  before the run, the carried phi's initial value: one phi per position and initial value),
 - an integer constant that changes by the same step from group to group (induction),
 becomes `loop { i = phi; carried phis; the last group, its induction operands computed from i; if (++i ==
 end) break }` between the block's code before the run and a new block holding the code after it. Only the
@@ -222,21 +222,23 @@ def _roll(block: Block, naming: dict[Block, list[Phi]], s: int, g: int, n: int,
     start = _signed(first[1], 64) // _signed(first[2], 64) if first is not None else 0
     if not 0 <= start < 1 << 20:
         start = 0
-    carried: dict[int, Phi] = {}
-    inits: dict[int, Value] = {}
+    # one phi per carried position and initial value: group 0 may read different values where the later groups
+    # read one (InstCombine made `(uint)v` of `v = x * k + (y << 32)` read x * k; fuzz vector-67103, whose one
+    # phi started the 64-bit chain at x * k)
+    carried: dict[tuple[int, Value], Phi] = {}
     for row in patterns:
         for p in row:
-            if p[0] == "car" and p[1] not in carried:
-                carried[p[1]] = Phi(last[p[1]].type)
-                inits[p[1]] = p[2]
-                head.append(carried[p[1]])
+            if p[0] == "car" and _carried(carried, p) is None:
+                carried[(p[1], p[2])] = head.append(Phi(last[p[1]].type))
     widened: Value = head.append(Instr("zext", [counter], I64)) \
         if any(_width(p, last, patterns) == 64 for p in inductions) else counter
     for ins, row in zip(last, patterns):
         ops = list(ins.operands)
         for o, p in enumerate(row):
             if p[0] == "car":
-                ops[o] = carried[p[1]]
+                phi = _carried(carried, p)
+                assert phi is not None
+                ops[o] = phi
             elif p[0] == "ind":
                 t = ins.operands[o].type
                 i = widened if t.bits == 64 else counter
@@ -259,8 +261,8 @@ def _roll(block: Block, naming: dict[Block, list[Phi]], s: int, g: int, n: int,
     loop.add(tail)
     counter.add_incoming(block, Const(I32, start))
     counter.add_incoming(tail, step)
-    for pos, phi in carried.items():
-        phi.add_incoming(block, inits[pos])
+    for (pos, initial), phi in carried.items():
+        phi.add_incoming(block, initial)
         phi.add_incoming(tail, last[pos])
     rest = Block()
     moved = naming.pop(block, [])               # every edge that left the block now leaves the new one
@@ -280,6 +282,11 @@ def _roll(block: Block, naming: dict[Block, list[Phi]], s: int, g: int, n: int,
     nodes[at + 1:at + 1] = [loop, rest]
     loop.parent = rest.parent = block.parent
     return rest, head, done
+
+
+def _carried(carried: dict[tuple[int, Value], Phi], p: Pattern) -> Phi | None:
+    """The phi made for a carried operand's position and initial value (_same: equal constants are one)."""
+    return next((phi for (pos, initial), phi in carried.items() if pos == p[1] and _same(initial, p[2])), None)
 
 
 def _width(p: Pattern, last: list[Instr], patterns: list[list[Pattern]]) -> int:

@@ -119,3 +119,38 @@ def test_a_reroll_that_breaks_the_ir_is_an_error_without_verify_each(tmp_path, m
     message = capsys.readouterr().err.strip()
     assert code not in (0, None) and not out.exists()
     assert "reroll" in message and "fold" in message and len(message.splitlines()) == 1, message
+
+
+def test_a_carried_value_the_first_repeat_reads_two_ways_gets_a_phi_for_each():
+    """Group 0 may read two values where every later group reads the previous group's one: InstCombine made
+    `(uint)v` of `v = x * k + (y << 32)` read `x * k` while the product read v (fuzz vector-67103, a 64-bit chain
+    of `v = v * ((uint)v | 1) + c` unrolled five times). One phi per position and initial value keeps both; the
+    single phi the pass made started the product at x * k, and the high word came out wrong in every lane."""
+    from reconverge.lowering.ir.parser import parse_module
+    groups = "".join(f"""
+    %t{k} = trunc i32 %{'a' if k == 0 else f'm{k - 1}'}
+    %o{k} = or i32 %t{k}, 1
+    %z{k} = zext i64 %o{k}
+    %m{k} = mul i64 %{'b' if k == 0 else f'm{k - 1}'}, %z{k}""" for k in range(5))
+    text = f"""kernel @k(ptr1 %out, i64 %x, i64 %y) {{
+  block b0:
+    %a = mul i64 %x, 4294587973
+    %s = shl i64 %y, 32
+    %b = add i64 %s, %a{groups}
+    %h = lshr i64 %m4, 32
+    %r = trunc i32 %h
+    store i32 %r, %out
+}}
+"""
+    before = parse_module(text, "t.nir").functions["k"]
+    after = parse_module(text, "t.nir").functions["k"]
+    assert PASSES["reroll"].run(after, CAPS["spirv"])
+    verify(after, "reroll")
+    assert _loops(after) == 1
+    for x, y in ((3, 5), (0x123456789, 0xABCDEF), (1 << 40, 7)):
+        got = []
+        for func in (before, after):
+            out = np.zeros(1, np.uint32)
+            run_kernel(func, [out, x, y], (1,), (1,))
+            got.append(int(out[0]))
+        assert got[0] == got[1], (x, y)
