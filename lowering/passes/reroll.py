@@ -229,7 +229,8 @@ def _roll(block: Block, naming: dict[Block, list[Phi]], s: int, g: int, n: int,
     for row in patterns:
         for p in row:
             if p[0] == "car" and _carried(carried, p) is None:
-                carried[(p[1], p[2])] = head.append(Phi(last[p[1]].type))
+                carried[(p[1], p[2])] = phi = Phi(last[p[1]].type)
+                head.append(phi)
     widened: Value = head.append(Instr("zext", [counter], I64)) \
         if any(_width(p, last, patterns) == 64 for p in inductions) else counter
     for ins, row in zip(last, patterns):
