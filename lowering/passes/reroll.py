@@ -237,9 +237,9 @@ def _roll(block: Block, naming: dict[Block, list[Phi]], s: int, g: int, n: int,
         ops = list(ins.operands)
         for o, p in enumerate(row):
             if p[0] == "car":
-                phi = _carried(carried, p)
-                assert phi is not None
-                ops[o] = phi
+                found = _carried(carried, p)
+                assert found is not None
+                ops[o] = found
             elif p[0] == "ind":
                 t = ins.operands[o].type
                 i = widened if t.bits == 64 else counter
