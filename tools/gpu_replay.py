@@ -268,7 +268,7 @@ def _grammar_numbers() -> dict:
     from reconverge.backend.spirv.maximal_reconvergence import OPCODE_NAMES
     from reconverge.backend.spirv.vulkan_run import SUBGROUP_CAPABILITIES
     opcodes = tuple(dict.fromkeys(("OpEntryPoint", "OpFunction", "OpVariable", "OpDecorate", "OpCapability",
-                                   "OpExecutionMode", *OPCODE_NAMES)))
+                                   *OPCODE_NAMES)))
     enumerants = [("ExecutionModel", "GLCompute"), ("Decoration", "Binding"), ("Decoration", "DescriptorSet"),
                   ("StorageClass", "PushConstant"), ("StorageClass", "Uniform"), ("StorageClass", "StorageBuffer")]
     enumerants += [("Capability", c) for c in SUBGROUP_CAPABILITIES] + [("ExecutionMode", "SignedZeroInfNanPreserve")]

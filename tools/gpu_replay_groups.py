@@ -169,12 +169,13 @@ def fuzz(seed: int, count: int, modes: tuple[str, ...], scratch: str, sources: t
         if run.reference is None:
             run.reference = run.execute(REFERENCE)
         return run.reference
-    programs = [generate(s, (modes or MODES)[s % len(modes or MODES)]) for s in range(seed, seed + count)]
-    for path in sources:
-        with open(path, encoding="utf-8") as f:
-            text = f.read()
-        base = generate(seed, (modes or MODES)[0])
-        programs.append(replace(base, source=text, mode=os.path.splitext(os.path.basename(path))[0]))
+    modes = modes or MODES
+    programs = [generate(s, modes[s % len(modes)]) for s in range(seed, seed + count)]
+    if sources:
+        base = generate(seed, modes[0])     # whose arguments, sizes and references each file takes
+        for path in sources:
+            with open(path, encoding="utf-8") as f:
+                programs.append(replace(base, source=f.read(), mode=os.path.splitext(os.path.basename(path))[0]))
     for fuzz_program in programs:
         run = ProgramRun(fuzz_program, os.path.join(scratch, "fuzz"))
         for level in LEVELS:
