@@ -224,6 +224,8 @@ class SelectionContext:
             if isinstance(v, Arg):
                 op = self._argument(v)
             if op is None:
+                if isinstance(v, Instr):
+                    raise CompileError(f"internal error: {where(self.func, v)}: its value was never selected")
                 raise self.error(None, f"value {v!r} is not computed")
         vt = v.type                         # (gen_type's remembered answer, without its call: every operand)
         t = _GEN_TYPES.get((vt.kind, vt.bits, signed)) or gen_type(vt, signed)

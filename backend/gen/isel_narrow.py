@@ -145,7 +145,10 @@ def select_narrow(cx: SelectionContext, ins: Instr) -> None:
         cx.values[ins] = low_dword_of(cx, inner)
         return
     if op == "shl" and _is_const(ins.operands[1], 32):
-        return                                  # read only by (x << 32) >> 32 patterns, which read x
+        # its low dword is zero ((x << 32) >> 32 patterns read x itself; an or, add or trunc reads this zero:
+        # `(uint)(((ulong)x << 32) | y)` at -O0)
+        cx.values[ins] = Operand(Imm(0, T.D))
+        return
     if op == "select":
         cx.condition_flag(ins.operands[0])
         dst = cx.fresh(T.D)

@@ -164,6 +164,16 @@ def int_min_max(cx: SelectionContext, ins: Instr) -> None:
             cond_mod="lt" if ins.opcode.endswith("min") else "ge", flag=(0, 1))
 
 
+def int_min_max64(cx: SelectionContext, ins: Instr) -> None:
+    """64-bit min and max: a cmp into the flag and a predicated sel (the form 64-bit selects take), as the
+    sel with a conditional modifier above is for dwords."""
+    signed = ins.opcode[0] == "s"
+    x, y = ins.operands
+    cx.cmp_flag("lt" if ins.opcode.endswith("min") else "gt", x, y, signed, (0, 1))
+    a, b = cx.operand(x, signed), cx.operand(y, signed)
+    _result(cx, ins, "sel", gen_type(ins.type, signed), cx.register(a), b, predicate=(0, 1, False))
+
+
 def int_abs(cx: SelectionContext, ins: Instr) -> None:
     src = cx.operand(ins.operands[0])             # (abs) of INT_MIN wraps to INT_MIN, as abs does
     dst = cx.fresh(gen_type(ins.type))
@@ -467,6 +477,7 @@ RULES: tuple[Rule, ...] = (
     Rule(("trunc",), _bits(1), trunc_to_bool),
     Rule(CASTS, lambda cx, ins: ins.type.bits in (32, 64) or ins.type.is_float or ins.opcode == "freeze", cast),
     Rule(("smin", "smax", "umin", "umax"), _bits(32), int_min_max),
+    Rule(("smin", "smax", "umin", "umax"), _bits(64), int_min_max64),
     Rule(("abs",), _bits(32, 64), int_abs),
     Rule(("fneg",), _float(), fneg),
     Rule(("fmin", "fmax"), _float(), float_min_max),

@@ -585,9 +585,9 @@ def _integer(L: Lanes, base: str, signed: bool, params: list[Param], args, rt: T
     if base in ("popcount", "clz", "ctz"):
         return _map(lambda x: L.op(base, x), args, n)
     if base == "mul_hi":
-        return _map(lambda a, b: L.op("mulhi_" + s, a, b), args, n)
+        return _map(lambda a, b: _mul_hi(L, signed, a, b), args, n)
     if base == "mad_hi":
-        return _map(lambda a, b, c: L.op("add", L.op("mulhi_" + s, a, b), c), args, n)
+        return _map(lambda a, b, c: L.op("add", _mul_hi(L, signed, a, b), c), args, n)
     if base == "mul24":
         return _map(lambda a, b: L.op("mul", a, b), args, n)
     if base == "mad24":
@@ -596,6 +596,8 @@ def _integer(L: Lanes, base: str, signed: bool, params: list[Param], args, rt: T
         return _map(lambda x, k: _funnel(L, "fshl", x, x, k), args, n)
     if base in ("add_sat", "sub_sat"):
         return _map(lambda a, b: _sat_arith(L, base[:3], signed, a, b), args, n)
+    if base == "mad_sat":
+        return _map(lambda a, b, c: _mad_sat(L, signed, a, b, c), args, n)
     if base == "hadd":
         return _map(lambda a, b: L.op("add", L.op("ashr" if signed else "lshr", L.op("xor", a, b), L.c(a.type, 1)),
                                       L.op("and", a, b)), args, n)
@@ -632,6 +634,46 @@ def _sat_arith(L: Lanes, op: str, signed: bool, a: Value, b: Value) -> Value:
         ovf = L.icmp("slt", L.op("and", L.op("xor", a, b), L.op("xor", a, res)), zero)
     limit = L.sel(L.icmp("slt", a, zero), L.c(t, 1 << (t.bits - 1)), L.c(t, (1 << (t.bits - 1)) - 1))
     return L.sel(ovf, limit, res)
+
+
+def _mul_hi(L: Lanes, signed: bool, a: Value, b: Value) -> Value:
+    """The high half of a * b: chars and shorts through their exact product in 32 bits (mulhi is an
+    operation of 32- and 64-bit integers only)."""
+    t = a.type
+    if t.bits >= 32:
+        return L.op("mulhi_s" if signed else "mulhi_u", a, b)
+    product = L.op("mul", L.fix_width(a, I32, signed), L.fix_width(b, I32, signed))
+    return L.op("trunc", L.op("ashr" if signed else "lshr", product, L.c(I32, t.bits)), t=t)
+
+
+def _mad_sat(L: Lanes, signed: bool, a: Value, b: Value, c: Value) -> Value:
+    """a * b + c clamped to the type's range (OpenCL C 3.0, 6.15.3). Below 64 bits the exact result fits
+    in 64 (a 32-bit product and addend: at most 2^64 - 2^32 unsigned, 2^62 + 2^31 signed) and is clamped
+    there; at 64 bits it is the 128-bit value (mul_hi, the low product) plus c, clamped where its high
+    half is not the low half's sign (unsigned: not zero)."""
+    t = a.type
+    if t.bits < 64:
+        exact = L.op("add", L.op("mul", L.fix_width(a, I64, signed), L.fix_width(b, I64, signed)),
+                     L.fix_width(c, I64, signed))
+        if signed:
+            lo, hi = -(1 << (t.bits - 1)), (1 << (t.bits - 1)) - 1
+            exact = L.sel(L.icmp("slt", exact, L.c(I64, lo)), L.c(I64, lo), exact)
+            exact = L.sel(L.icmp("sgt", exact, L.c(I64, hi)), L.c(I64, hi), exact)
+        else:
+            exact = L.sel(L.icmp("ugt", exact, L.c(I64, (1 << t.bits) - 1)), L.c(I64, (1 << t.bits) - 1), exact)
+        return L.op("trunc", exact, t=t)
+    high = L.op("mulhi_s" if signed else "mulhi_u", a, b)
+    low = L.op("add", L.op("mul", a, b), c)
+    carry = L.op("zext", L.icmp("ult", low, c), t=t)          # the low halves' sum wrapped
+    top = L.c(t, 63)
+    high = L.op("add", L.op("add", high, carry), L.op("ashr", c, top) if signed else L.c(t, 0))
+    if signed:
+        fits = L.icmp("eq", high, L.op("ashr", low, top))
+        limit = L.sel(L.icmp("slt", high, L.c(t, 0)), L.c(t, -(1 << 63)), L.c(t, (1 << 63) - 1))
+    else:
+        fits = L.icmp("eq", high, L.c(t, 0))
+        limit = L.c(t, -1)
+    return L.sel(fits, low, limit)
 
 
 def _funnel(L: Lanes, which: str, a: Value, b: Value, s: Value) -> Value:

@@ -72,6 +72,9 @@ RUNTIME_FILL_RATE = 0.03   # every C mode but convergence (its pinned seeds stay
 #                            copied up to a run-time bound (runtime_fill; its own stream)
 BOOL_FLOAT_RATE = 0.03     # every C mode but convergence (which has signed_zero): a float a condition makes -1.0,
 #                            1.0 or a signed zero (bool_float; its own stream)
+INT_BUILTIN_RATE = 0.06    # every C mode but convergence: an integer built-in on a type and width of its own
+#                            (int_builtin; its own stream)
+INT_TYPES = ("char", "uchar", "short", "ushort", "int", "uint", "long", "ulong")
 LINE_IN_GOTO_LOOP = 0.3    # ... and before a goto loop's operation, in its loop (redteam2 g02)
 IN_SIZE = 256               # elements of `in` (indices are masked with IN_SIZE - 1)
 LOCAL_WORDS = 64            # elements of the __local exchange array: the largest work-group generated
@@ -195,6 +198,7 @@ class _ClGen:
         self.runtime_fill_stream: random.Random | None = None      # ... runtime_fill's (every C mode but one)
         self.runtime_fills = 0
         self.bool_float_stream: random.Random | None = None        # ... bool_float's (every C mode but one)
+        self.int_builtin_stream: random.Random | None = None       # ... int_builtin's (every C mode but one)
         # a clustered reduction's operand type: drawn from a stream of its own, so that the sub-group stream
         # (and every seed's program from before) is unchanged
         self.cluster_type_stream: random.Random | None = None
@@ -467,6 +471,9 @@ class _ClGen:
             self.runtime_fill(out, indent)
         if self.bool_float_stream is not None and self.floats and self.bool_float_stream.random() < BOOL_FLOAT_RATE:
             self.bool_float(out, indent)
+        if (self.int_builtin_stream is not None and self.int_builtin_stream.random() < INT_BUILTIN_RATE
+                and any(v.type == "uint" for v in self.scalars)):
+            self.int_builtin(out, indent)
         self.statements += 1
         rng = self.rng
         nest = depth < MAX_DEPTH and self.statements < self.size
@@ -1031,6 +1038,82 @@ class _ClGen:
                                      f"({c} ? 1.0f : -0.0f)", f"({c} ? -1.0f : 0.0f)", f"({c} ? -0.0f : 1.0f)"))
             out.append(f"{indent}{f} = " + self.rng.choice((f"{value};", f"fclampi({g} * {value});")))
 
+    def int_builtin(self, out, indent):
+        """An integer built-in of OpenCL C 3.0 (6.15.3, 6.4.3, 6.15.13) on a type and vector width of its own,
+        folded into a uint variable: chars to longs (a long made of two dwords, `((ulong)a << 32) | b`),
+        saturating and rounding conversions, shuffles. Every one is total (clamp's bounds ordered, mul24's
+        operands within 24 bits), so no program gains undefined behaviour. Found missing: mad_sat on every
+        type, mul_hi of chars and shorts, Gen's 64-bit min/max and the low dword of `(ulong)a << 32`, the
+        reference's integer _sat conversions, shuffles, bitselect, mad_hi and mad_sat of longs. Its own
+        stream, as runtime_fill; a block of its own, so its temporary's name never meets another."""
+        with self._drawing_from(self.int_builtin_stream):
+            rng = self.rng
+            t = rng.choice(INT_TYPES)
+            u = t if t[0] == "u" else "u" + t
+            n = rng.choice((1, 1, 2, 4))
+
+            def operand(of: str) -> str:
+                if of.endswith("long") and self.chance(0.5):
+                    return f"({of})(((ulong){self.expr(1)} << 32) | {self.expr(1)})"
+                return f"({of})({self.expr(1)})"
+
+            def vec(of: str = t) -> str:
+                return operand(of) if n == 1 else f"({of}{n})({', '.join(operand(of) for _ in range(n))})"
+            kinds = ["unary", "binary", "ternary", "convert"]
+            if t not in ("long", "ulong"):
+                kinds.append("upsample")
+            if n > 1:
+                kinds.append("shuffle")
+            if self.floats:
+                kinds.append("round")
+            kind = rng.choice(kinds)
+            result, width = t, n                    # the result's element type and width
+            if kind == "unary":
+                fn = rng.choice(("abs", "clz", "ctz", "popcount"))
+                value = f"{fn}({vec()})"
+                result = u if fn == "abs" else t
+            elif kind == "binary":
+                fn = rng.choice(("abs_diff", "add_sat", "sub_sat", "hadd", "rhadd", "max", "min", "mul_hi", "rotate"))
+                value = f"{fn}({vec()}, {vec()})"
+                result = u if fn == "abs_diff" else t
+            elif kind == "ternary":
+                fn = rng.choice(("mad_hi", "mad_sat", "clamp", "bitselect", "mad24"))
+                if fn == "clamp":
+                    a, b = vec(), vec()
+                    value = f"clamp({vec()}, min({a}, {b}), max({a}, {b}))"
+                elif fn == "mad24" and t == "uint":
+                    value = f"mad24({vec()} & 0xffffffu, {vec()} & 0xffffffu, {vec()})"
+                elif fn == "mad24" and t == "int":        # (24-bit values, signed: shifted as unsigned)
+                    w = n if n > 1 else ""
+                    x, y = (f"as_int{w}(as_uint{w}({vec()}) << 8) >> 8" for _ in "xy")
+                    value = f"mad24({x}, {y}, {vec()})"
+                else:
+                    value = f"{'mad_sat' if fn == 'mad24' else fn}({vec()}, {vec()}, {vec()})"
+            elif kind == "convert":
+                value = f"convert_{t}{n if n > 1 else ''}_sat({vec(rng.choice(INT_TYPES))})"
+            elif kind == "upsample":
+                result = {"char": "short", "uchar": "ushort", "short": "int", "ushort": "uint", "int": "long",
+                          "uint": "ulong"}[t]
+                value = f"upsample({vec()}, {vec(u)})"
+            elif kind == "shuffle":
+                width = rng.choice((2, 4))
+                mask = f"({u}{width})({', '.join(operand(u) for _ in range(width))})"
+                value = f"shuffle({vec()}, {mask})" if self.chance(0.5) else f"shuffle2({vec()}, {vec()}, {mask})"
+            else:                       # a float rounded to an integer type (the floats hold integers of at
+                mode = rng.choice(("rte", "rtz", "rtp", "rtn"))     # most 2^16: the scale makes the halves)
+                floats = [f"{rng.choice(self.floats).name} * {rng.choice(('0.5f', '0.25f', '-1.5f', '0.75f'))}"
+                          for _ in range(n)]
+                f = floats[0] if n == 1 else f"(float{n})({', '.join(floats)})"
+                # (without _sat only into int and long, which hold every such value: out of range is undefined)
+                sat = rng.choice(("", "_sat")) if t in ("int", "long") else "_sat"
+                value = f"convert_{t}{n if n > 1 else ''}{sat}_{mode}({f})"
+            target = rng.choice([v for v in self.scalars if v.type == "uint"])
+            lanes = [""] if width == 1 else [f".s{i:x}" for i in range(width)]
+            high = " >> 13" if result.endswith("long") else ""
+            mixed = " + ".join(f"(uint)(ib{lane}{high if k % 2 else ''}) * {2 * k + 1}u"
+                               for k, lane in enumerate(lanes))
+            out.append(f"{indent}{{ {result}{width if width > 1 else ''} ib = {value}; {target.name} ^= {mixed}; }}")
+
     def s_dead(self, out, indent, depth):
         """Code that never runs, behind a test of the host's `n` (always below 8) that no compiler can fold
         (CLsmith's EMI blocks): it must compile and must not change anything."""
@@ -1254,6 +1337,7 @@ def generate(seed: int, mode: str = "all", size: int | None = None) -> FuzzProgr
     if mode != "convergence":
         gen.runtime_fill_stream = random.Random(f"{mode}:{seed}:runtime_fill")
         gen.bool_float_stream = random.Random(f"{mode}:{seed}:bool_float")
+        gen.int_builtin_stream = random.Random(f"{mode}:{seed}:int_builtin")
     if subgroup is not None:
         gen.cluster_type_stream = random.Random(f"{mode}:{seed}:cluster_type")
     if mode == "convergence":

@@ -22,6 +22,21 @@ from reconverge.tools.fuzz.generator import FuzzProgram
 
 CLANG = os.environ.get("RECONVERGE_CLANG", "clang-22")
 
+# The vector types a program may name (the generator's uint4 and int4, int_builtin's types of two and four
+# elements; the built-ins below are defined for three, eight and sixteen as well), as clang's C vectors.
+_ELEMENTS = ("char", "uchar", "short", "ushort", "int", "uint", "long", "ulong", "float", "double")
+_VECTOR_TYPES = "".join(f"typedef {e} {e}{n} __attribute__((ext_vector_type({n})));\n"
+                        for e in _ELEMENTS for n in (2, 3, 4, 8, 16))
+# `(T4)(a, b, c, d)` and `(T4)(a)`, OpenCL C's vector literals, as calls of a maker (a macro picks it by its count)
+_MAKERS = "".join(
+    f"#define MK_{e}{n}(...) UB_PICK5(__VA_ARGS__, ub_bad, {'ub_mk4' if n == 4 else 'ub_bad'}_{e}{n}, ub_bad, "
+    f"{'ub_mk2' if n == 2 else 'ub_bad'}_{e}{n}, ub_mk1_{e}{n})(__VA_ARGS__)\n"
+    f"static inline {e}{n} ub_mk{n}_{e}{n}({', '.join(f'{e} a{i}' for i in range(n))}) "
+    f"{{ {e}{n} v = {{{', '.join(f'a{i}' for i in range(n))}}}; return v; }}\n"
+    f"static inline {e}{n} ub_mk1_{e}{n}({e} a) {{ {e}{n} v = {{{', '.join('a' for _ in range(n))}}}; return v; }}\n"
+    for e in _ELEMENTS for n in (2, 4))
+_VECTOR_LITERAL = re.compile(r"\(((?:u?(?:char|short|int|long)|float|double)[24])\)\s*\(")
+
 C_PRELUDE = r"""
 #include <math.h>
 #include <pthread.h>
@@ -32,11 +47,9 @@ C_PRELUDE = r"""
 #include <string.h>
 typedef unsigned int uint; typedef unsigned char uchar; typedef unsigned short ushort;
 typedef unsigned long ulong;
-typedef uint uint2 __attribute__((ext_vector_type(2)));
-typedef uint uint4 __attribute__((ext_vector_type(4)));
-typedef int int2 __attribute__((ext_vector_type(2)));
-typedef int int4 __attribute__((ext_vector_type(4)));
-#define __kernel
+#define OV static inline __attribute__((overloadable))
+#define abs(x) ub_abs(x)
+""" + _VECTOR_TYPES + r"""#define __kernel
 #define __global
 #define __local static
 #define CLK_LOCAL_MEM_FENCE 1
@@ -55,35 +68,14 @@ static pthread_barrier_t ub_barrier;
 #define as_uint4(x) UB_BITCAST(uint4, x)
 #define as_int4(x) UB_BITCAST(int4, x)
 #define UB_PICK5(a, b, c, d, e, NAME, ...) NAME
-#define MK_uint4(...) UB_PICK5(__VA_ARGS__, ub_bad, ub_mk4_uint4, ub_bad, ub_bad, ub_mk1_uint4)(__VA_ARGS__)
-#define MK_uint2(...) UB_PICK5(__VA_ARGS__, ub_bad, ub_bad, ub_bad, ub_mk2_uint2, ub_mk1_uint2)(__VA_ARGS__)
-static inline uint4 ub_mk4_uint4(uint a, uint b, uint c, uint d) { uint4 v = {a, b, c, d}; return v; }
-static inline uint4 ub_mk1_uint4(uint a) { uint4 v = {a, a, a, a}; return v; }
-static inline uint2 ub_mk2_uint2(uint a, uint b) { uint2 v = {a, b}; return v; }
-static inline uint2 ub_mk1_uint2(uint a) { uint2 v = {a, a}; return v; }
+""" + _MAKERS + r"""
 static inline uint4 vload4(ulong i, const uint *p) { uint4 v = {p[4 * i], p[4 * i + 1], p[4 * i + 2], p[4 * i + 3]};
                                                     return v; }
-static inline uint u_min(uint a, uint b) { return a < b ? a : b; }
-static inline uint u_max(uint a, uint b) { return a > b ? a : b; }
-static inline uint u_rotate(uint a, uint b) { b &= 31u; return b ? (a << b) | (a >> (32u - b)) : a; }
-static inline uint4 v_min(uint4 a, uint4 b) { for (int i = 0; i < 4; i++) a[i] = u_min(a[i], b[i]); return a; }
-static inline uint4 v_max(uint4 a, uint4 b) { for (int i = 0; i < 4; i++) a[i] = u_max(a[i], b[i]); return a; }
-static inline uint4 v_rotate(uint4 a, uint4 b) { for (int i = 0; i < 4; i++) a[i] = u_rotate(a[i], b[i]); return a; }
-#define min(a, b) _Generic((a), uint4: v_min, default: u_min)(a, b)
-#define max(a, b) _Generic((a), uint4: v_max, default: u_max)(a, b)
-#define rotate(a, b) _Generic((a), uint4: v_rotate, default: u_rotate)(a, b)
 #define select ub_select
 static inline uint4 ub_select(uint4 a, uint4 b, uint4 c) {
     for (int i = 0; i < 4; i++) a[i] = (c[i] >> 31) ? b[i] : a[i];
     return a;
 }
-static inline uint mul_hi(uint a, uint b) { return (uint)(((ulong)a * b) >> 32); }
-static inline uint add_sat(uint a, uint b) { uint s = a + b; return s < a ? 0xffffffffu : s; }
-static inline uint sub_sat(uint a, uint b) { return a < b ? 0u : a - b; }
-static inline uint hadd(uint a, uint b) { return (a >> 1) + (b >> 1) + (a & b & 1u); }
-static inline uint abs_diff(uint a, uint b) { return a > b ? a - b : b - a; }
-static inline uint clz(uint a) { return a ? (uint)__builtin_clz(a) : 32u; }
-static inline uint popcount(uint a) { return (uint)__builtin_popcount(a); }
 #define atomic_add(p, v) __atomic_fetch_add(p, v, __ATOMIC_RELAXED)
 #define atomic_sub(p, v) __atomic_fetch_sub(p, v, __ATOMIC_RELAXED)
 #define atomic_inc(p) __atomic_fetch_add(p, 1u, __ATOMIC_RELAXED)
@@ -135,12 +127,40 @@ int main(void) {
 SANITIZERS = ("-fsanitize=undefined,bounds,float-cast-overflow", "-fsanitize-trap=all")
 
 
+
+
+def builtin_definitions(source: str) -> str:
+    """C definitions (clang's overloadable functions) of the integer, conversion and shuffle built-ins
+    `source` calls: the execution oracle's own (tools/targets/oracle_builtins.py, written without undefined
+    behaviour of their own), each built-in with every overload and what it calls."""
+    from reconverge.tools.targets import oracle_builtins as lib
+    lines = [line for t in lib._INT_TYPES for line in (lib._integer_builtins(t) + lib._shuffles(t)).splitlines()]
+    lines += [line for line in lib._conversion_builtins().splitlines() if "half" not in line]
+    by_name: dict[str, list[str]] = {}
+    for line in lines:
+        name = line.split("(", 1)[0].rsplit(" ", 1)[-1]
+        by_name.setdefault(name, []).append(line)
+    calls = re.compile(r"\b(" + "|".join(sorted(by_name, key=len, reverse=True)) + r")\s*\(")
+    ordered: list[str] = []                 # callees before their callers (C wants a declaration first)
+    seen: set[str] = set()
+
+    def want(name: str) -> None:
+        if name not in seen:
+            seen.add(name)
+            for callee in sorted({c for line in by_name[name] for c in calls.findall(line.split("{", 1)[1])}):
+                want(callee)
+            ordered.append(name)
+    for name in sorted(set(calls.findall(source))):
+        want(name)
+    return "".join(line + "\n" for name in ordered for line in by_name[name])
+
+
 def c_translation(program: FuzzProgram, source: str | None = None) -> str:
     """The program as a C file with its arguments, ready for clang."""
     from reconverge.tools.fuzz.generator import APPROX_SLOTS
     source = program.source if source is None else source
     body = re.sub(r"^\s*#pragma OPENCL.*$", "", source, flags=re.M)
-    body = re.sub(r"\((uint[24])\)\s*\(", r"MK_\1(", body)
+    body = _VECTOR_LITERAL.sub(r"MK_\1(", body)
     args = program.make_args()
     data = ", ".join(f"{int(x)}u" for x in args[1])
     counters = ", ".join(f"{int(x)}u" for x in args[2])
@@ -148,7 +168,7 @@ def c_translation(program: FuzzProgram, source: str | None = None) -> str:
                f"#define APPROX {APPROX_SLOTS}u\n#define N_ARG {int(args[4])}u\n"
                f"#define IN_COUNT {len(args[1])}u\n#define CNT_COUNT {len(args[2])}u\n"
                f"static const uint IN_DATA[] = {{{data}}};\nstatic const uint CNT_DATA[] = {{{counters}}};\n")
-    return C_PRELUDE + defines + body + C_MAIN
+    return C_PRELUDE + builtin_definitions(body) + defines + body + C_MAIN
 
 
 class UBFound(Exception):

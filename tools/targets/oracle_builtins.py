@@ -101,13 +101,29 @@ def _integer_builtins(t: str) -> str:
                 "ulong h = p3 + (p1 >> 32) + (p2 >> 32) + (mid >> 32); ")
         fix = "if (a0 < 0) h -= y; if (a1 < 0) h -= x; " if signed else ""
         add(t, "mul_hi", T2, hi_u + fix + f"return ({t})h;")
+        add(t, "mad_hi", T3, f"return ({t})((ulong)mul_hi(a0, a1) + (ulong)a2);")
+        if signed:      # exact without 128-bit types: an overflowing product is |a0| * |a1| below 2^64 or none
+            add(t, "mad_sat", T3,
+                f"long p, r; if (!__builtin_mul_overflow(a0, a1, &p)) {{ if (!__builtin_add_overflow(p, a2, &r)) "
+                f"return r; return a2 > 0 ? {hi} : {lo}; }} int neg = (a0 < 0) != (a1 < 0); "
+                f"ulong ua = a0 < 0 ? (ulong)0 - (ulong)a0 : (ulong)a0, ub = a1 < 0 ? (ulong)0 - (ulong)a1 : (ulong)a1, up; "
+                f"if (__builtin_mul_overflow(ua, ub, &up)) return neg ? {lo} : {hi}; "
+                f"if (!neg) {{ if (a2 >= 0) return {hi}; ulong d = up - ((ulong)0 - (ulong)a2); "
+                f"return d > (ulong){hi} ? {hi} : (long)d; }} "
+                f"if (a2 <= 0) return {lo}; ulong d = up - (ulong)a2; "
+                f"return d > (ulong){hi} + 1UL ? {lo} : (long)((ulong)0 - d);")
+        else:
+            add(t, "mad_sat", T3, f"ulong p, r; if (__builtin_mul_overflow(a0, a1, &p) || "
+                                  f"__builtin_add_overflow(p, a2, &r)) return {hi}; return r;")
+    add(t, "bitselect", T3, "return (a0 & ~a2) | (a1 & a2);")
     if t in ("int", "uint"):
-        add(t, "mul24", T2, "return a0 * a1;")
-        add(t, "mad24", T3, "return a0 * a1 + a2;")
+        add(t, "mul24", T2, f"return ({t})((uint)a0 * (uint)a1);")            # (the low 32 bits: wraps)
+        add(t, "mad24", T3, f"return ({t})((uint)a0 * (uint)a1 + (uint)a2);")
     if bits < 64:
         up = {"char": "short", "uchar": "ushort", "short": "int", "ushort": "uint", "int": "long", "uint": "ulong"}[t]
-        src.append(_scalar_and_vectors(up, "upsample", [(t, True), (u, True)],
-                                       f"return ({up})((({up})a0 << {bits}) | ({up})a1);"))
+        unsigned_up = up if up[0] == "u" else "u" + up
+        src.append(_scalar_and_vectors(up, "upsample", [(t, True), (u, True)],     # (no shift of a negative value)
+                                       f"return ({up})((({unsigned_up})({up})a0 << {bits}) | ({unsigned_up})a1);"))
     return "".join(src)
 
 
@@ -147,6 +163,8 @@ def _float_builtins(t: str) -> str:
     for name, expr in binary.items():
         add(t, name, T2, f"return {expr};")
     add(t, "fma", T3, f"return __builtin_fma{f}(a0, a1, a2);")
+    add(t, "bitselect", T3, f"return __builtin_astype((__builtin_astype(a0, {it}) & ~__builtin_astype(a2, {it})) | "
+                            f"(__builtin_astype(a1, {it}) & __builtin_astype(a2, {it})), {t});")
     add(t, "mad", T3, "return a0 * a1 + a2;")
     add(t, "mix", T3, "return a0 + (a1 - a0) * a2;")
     add(t, "clamp", T3, f"return __builtin_fmin{f}(__builtin_fmax{f}(a0, a1), a2);")
@@ -215,6 +233,16 @@ def _memory_builtins(t: str) -> str:
     return "".join(src)
 
 
+def _conversion(dst: str, s: str, suffix: str, body: str) -> str:
+    """convert_<dst><suffix>(s) from its body on `a0`, and its vector forms (the width is in their names:
+    convert_<dst><n><suffix>)."""
+    out = f"OV {dst} convert_{dst}{suffix}({s} a0) {{ {body} }}\n"
+    for n in _WIDTHS:
+        out += (f"OV {dst}{n} convert_{dst}{n}{suffix}({s}{n} a0) {{ {dst}{n} r; "
+                f"for (int i = 0; i < {n}; i++) r[i] = convert_{dst}{suffix}(a0[i]); return r; }}\n")
+    return out
+
+
 def _conversion_builtins() -> str:
     src = []
     for dst in _ALL_TYPES:
@@ -223,12 +251,46 @@ def _conversion_builtins() -> str:
             for n in _WIDTHS:
                 src.append(f"OV {dst}{n} convert_{dst}{n}({s}{n} x) {{ {dst}{n} r; "
                            f"for (int i = 0; i < {n}; i++) r[i] = ({dst})x[i]; return r; }}\n")
-    # Saturating float -> integer conversions (the only _sat flavour worth having: clamps NaN to 0).
+    # Saturating and rounding float -> integer conversions (NaN saturates to 0; a rounding mode rounds
+    # first: rte rint, rtz trunc, rtp ceil, rtn floor), and saturating integer -> integer ones, with their
+    # vector forms (OpenCL C 3.0, 6.4.3.3 and 6.4.3.4).
+    rounding = {"": "a0", "_rte": "__builtin_rint{f}(a0)", "_rtz": "__builtin_trunc{f}(a0)",
+                "_rtp": "__builtin_ceil{f}(a0)", "_rtn": "__builtin_floor{f}(a0)"}
     for dst in _INT_TYPES:
         lo, hi = _int_limits(dst)
-        for s in _FLOAT_TYPES:
-            src.append(f"OV {dst} convert_{dst}_sat({s} x) {{ return x != x ? ({dst})0 : (x <= ({s}){lo} ? {lo} : "
-                       f"(x >= ({s}){hi} ? {hi} : ({dst})x)); }}\n")
+        for s, (_, f) in _FLOAT_TYPES.items():
+            for mode, rounded in rounding.items():
+                r = rounded.format(f=f)
+                bodies = {"": f"return ({dst}){r};",
+                          "_sat": f"return a0 != a0 ? ({dst})0 : ({r} <= ({s}){lo} ? {lo} : ({r} >= ({s}){hi} ? {hi} : ({dst}){r}));"}
+                for sat, body in bodies.items():
+                    if sat or mode:
+                        src.append(_conversion(dst, s, sat + mode, body))
+        d_bits, d_signed, _ = _INT_TYPES[dst]
+        d_lo, d_hi = (-(1 << (d_bits - 1)), (1 << (d_bits - 1)) - 1) if d_signed else (0, (1 << d_bits) - 1)
+        for s, (bits, signed, _) in _INT_TYPES.items():
+            s_lo, s_hi = (-(1 << (bits - 1)), (1 << (bits - 1)) - 1) if signed else (0, (1 << bits) - 1)
+            tests = ([f"a0 < ({s}){lo} ? {lo}"] if s_lo < d_lo else []) + ([f"a0 > ({s}){hi} ? {hi}"] if s_hi > d_hi else [])
+            body = "return " + "".join(t + " : " for t in tests) + f"({dst})a0;"
+            src.append(_conversion(dst, s, "_sat", body))
+    for dst in _FLOAT_TYPES:                # to a float, rte is what a plain conversion does
+        for s in _ALL_TYPES:
+            src.append(_conversion(dst, s, "_rte", f"return ({dst})a0;"))
+    return "".join(src)
+
+
+def _shuffles(t: str) -> str:
+    """shuffle(x, mask) and shuffle2(x, y, mask) (OpenCL C 3.0, 6.15.13): element i of the result is element
+    mask[i] of x (of x then y), only the mask's low log2(2n) bits (n the width of x) counted."""
+    bits = _INT_TYPES[t][0] if t in _INT_TYPES else {"float": 32, "double": 64}[t]
+    mask = {8: "uchar", 16: "ushort", 32: "uint", 64: "ulong"}[bits]
+    src = []
+    for n in (2, 4, 8, 16):
+        for m in (2, 4, 8, 16):
+            src.append(f"OV {t}{m} shuffle({t}{n} x, {mask}{m} k) {{ {t}{m} r; "
+                       f"for (int i = 0; i < {m}; i++) r[i] = x[k[i] % {n}]; return r; }}\n")
+            src.append(f"OV {t}{m} shuffle2({t}{n} x, {t}{n} y, {mask}{m} k) {{ {t}{m} r; for (int i = 0; i < {m}; i++) "
+                       f"{{ uint j = (uint)(k[i] % {2 * n}); r[i] = j < {n} ? x[j] : y[j - {n}]; }} return r; }}\n")
     return "".join(src)
 
 
@@ -355,5 +417,6 @@ def builtin_library_source() -> str:
         body.append(_float_builtins(t))
     for t in _ALL_TYPES:
         body.append(_select_builtins(t))
+        body.append(_shuffles(t))
         body.append(_memory_builtins(t))
     return "".join(head + body)
