@@ -233,6 +233,34 @@ def _memory_builtins(t: str) -> str:
     return "".join(src)
 
 
+def _half_memory_builtins() -> str:
+    """vload_half, vloada_half, vstore_half and vstorea_half of every width (OpenCL C 3.0, 6.15.12): halves in
+    memory read as floats, floats and doubles stored as halves (rounded to nearest even, what the plain and
+    _rte forms do); the aligned forms of three elements step by four."""
+    src = []
+    for n in ("", 2, 3, 4, 8, 16):
+        count = n or 1
+        for aligned in ("", "a"):
+            step = 4 if aligned and n == 3 else count
+            for asp in ("__generic", "__global", "__local", "__constant", "__private"):
+                if count == 1:
+                    src.append(f"OV float vload{aligned}_half(size_t o, const {asp} half *p) {{ return (float)p[o]; }}\n")
+                else:
+                    src.append(f"OV float{n} vload{aligned}_half{n}(size_t o, const {asp} half *p) {{ float{n} r; "
+                               f"for (int i = 0; i < {n}; i++) r[i] = (float)p[o * {step} + i]; return r; }}\n")
+                if asp == "__constant":
+                    continue
+                for t in ("float", "double"):
+                    for mode in ("", "_rte"):
+                        if count == 1:
+                            src.append(f"OV void vstore{aligned}_half{mode}({t} v, size_t o, {asp} half *p) "
+                                       f"{{ p[o] = (half)v; }}\n")
+                        else:
+                            src.append(f"OV void vstore{aligned}_half{n}{mode}({t}{n} v, size_t o, {asp} half *p) "
+                                       f"{{ for (int i = 0; i < {n}; i++) p[o * {step} + i] = (half)v[i]; }}\n")
+    return "".join(src)
+
+
 def _conversion(dst: str, s: str, suffix: str, body: str) -> str:
     """convert_<dst><suffix>(s) from its body on `a0`, and its vector forms (the width is in their names:
     convert_<dst><n><suffix>)."""
@@ -410,7 +438,7 @@ def builtin_library_source() -> str:
         for n in _WIDTHS:
             head.append(f"typedef {base} {t}{n} __attribute__((ext_vector_type({n})));\n")
     head += [f"typedef half half{n} __attribute__((ext_vector_type({n})));\n" for n in _WIDTHS]
-    body = [_work_item_builtins(), _conversion_builtins(), _any_all(), _atomic_builtins()]
+    body = [_work_item_builtins(), _conversion_builtins(), _any_all(), _atomic_builtins(), _half_memory_builtins()]
     for t in _INT_TYPES:
         body.append(_integer_builtins(t))
     for t in _FLOAT_TYPES:
