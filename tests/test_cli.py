@@ -322,6 +322,22 @@ def test_run_compare_names_the_first_differing_element_and_exits_1(monkeypatch, 
     assert out.splitlines()[-1].endswith("1 of 1 target(s) differ from llvm")
 
 
+def test_run_compare_says_when_sub_group_sizes_differ(tmp_path):
+    """A reduction over sub-groups of 16 lanes (llvm, gen) is not one over 8: compared, they differ by design,
+    and the run says so, with the flags that run both at one size (which then agree)."""
+    src = tmp_path / "k.cl"
+    src.write_text("kernel void k(global uint *out) { uint g = get_global_id(0);\n"
+                   "    out[g] = sub_group_reduce_add(g * g + 1u); }\n")
+    common = ("run", str(src), "--global", "32", "--local", "32", "--arg", "out=zeros:32:uint32")
+    proc = run(*common, "--compare", "llvm,gen", "--simd", "8")
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert "note: @k has sub-group operations and the targets ran sub-groups of different sizes (llvm 16, gen 8 " \
+           "lanes), so their results may differ by design: --subgroup-size 8 --simd 8 runs them at one size" \
+           in proc.stdout, proc.stdout
+    proc = run(*common, "--compare", "llvm,gen", "--simd", "8", "--subgroup-size", "8")
+    assert proc.returncode == 0 and "note:" not in proc.stdout, proc.stdout + proc.stderr
+
+
 @pytest.mark.parametrize("args,needle", [
     (["--compare", "llvm"], "name at least two different targets"),
     (["--compare", "llvm,llvm"], "name at least two different targets"),

@@ -191,6 +191,10 @@ def run_command(args) -> int:
             print(f"{name} = {_small(array)}")
     if getattr(args, "stats", False):
         print(_gen_stats_line(runs["gen"][2], args.cf or "auto"))
+    if differing:
+        note = _subgroup_sizes_note(args, program, kernel, targets)
+        if note:
+            print(note)
     ndrange = f"global {','.join(map(str, global_size))}, local {','.join(map(str, local_size))}"
     timing = ", ".join(f"{t} {seconds[t]:.2f} s" for t in targets)
     wrote = f"; wrote {len(buffers)} buffer(s) to {args.out}" if args.out is not None and buffers else ""
@@ -199,6 +203,32 @@ def run_command(args) -> int:
         f"; every target agrees with {targets[0]}"
     print(f"@{kernel} on {'/'.join(targets)}: {ndrange} ({timing}){wrote}{verdict}")
     return 1 if differing else 0
+
+
+def _subgroup_sizes_note(args, program, kernel: str, targets: list[str]) -> str | None:
+    """Where the kernel has sub-group operations and the targets compared ran sub-groups of different sizes,
+    the line that says so: their results may differ by design (a reduction over 8 lanes is not one over 16),
+    with the flags that run them at one size. None otherwise."""
+    from reconverge.backend.spirv.subgroups import uses_subgroups
+    from reconverge.lowering.interp.vector.subgroups import DEFAULT_SUBGROUP_SIZE
+    if not uses_subgroups(program.function(kernel)):
+        return None
+    sizes = {}
+    for target in targets:
+        if target in ("llvm", "ir"):
+            sizes[target] = args.subgroup_size or DEFAULT_SUBGROUP_SIZE
+        elif target == "gen":
+            sizes[target] = gen_options(args.simd, args.cf).simd
+        elif target == "spirv":
+            from reconverge.backend.spirv.vulkan_run import find_device
+            sizes[target] = find_device(args.vk_device).subgroup_size
+    if len(set(sizes.values())) < 2:
+        return None
+    widths = ", ".join(f"{t} {n}" for t, n in sizes.items())
+    fix = min(sizes.values())
+    return (f"note: @{kernel} has sub-group operations and the targets ran sub-groups of different sizes "
+            f"({widths} lanes), so their results may differ by design: --subgroup-size {fix}"
+            f"{f' --simd {fix}' if 'gen' in sizes and fix in (8, 16) else ''} runs them at one size")
 
 
 def _gen_stats_line(stats: dict, cf: str) -> str:
