@@ -361,8 +361,10 @@ def _float_or_memory(L: Lanes, base: str, name: str, params: list[Param], args, 
         return _select(L, base, params, args, n)
     if base.startswith(("vload", "vstore")):
         return _vload_vstore(L, base, params, args, ret, n)
-    if base in ("fract", "modf", "sincos"):
+    if base in ("fract", "modf", "sincos", "frexp"):
         return _with_out_pointer(L, base, args, n)
+    if base in ("ilogb", "logb", "nextafter"):
+        return _map(lambda *xs: _exponent_step(L, base, *xs), args, n)
     if base in ("fdim", "maxmag", "minmag"):
         return _map(lambda a, b: _float_pair(L, base, a, b), args, n)
     return NotImplemented
@@ -399,6 +401,10 @@ def _with_out_pointer(L: Lanes, base: str, args, n: int) -> list[Value]:
             frac = L.sel(L.fcmp("oeq", L.math("fabs", x), L.c(t, math.inf)), L.math("copysign", L.c(t, 0.0), x), frac)
             out.append(frac)
             stored.append(whole)
+        elif base == "frexp":
+            mantissa, exponent = _frexp(L, x)
+            out.append(mantissa)
+            stored.append(exponent)
         else:
             out.append(L.math("sin", x))
             stored.append(L.math("cos", x))
@@ -406,6 +412,85 @@ def _with_out_pointer(L: Lanes, base: str, args, n: int) -> list[Value]:
     for i, v in enumerate(stored):
         r.store(v, p, i * size, size)
     return out
+
+
+class _FloatBits:
+    """A float's fields as integers of its width (IEEE 754 binary16/32/64): exact, so no target's handling of
+    subnormals (a multiply that flushes them) can change the answer."""
+
+    def __init__(self, L: Lanes, x: Value):
+        t = x.type
+        self.L, self.x = L, x
+        self.mantissa_bits = {16: 10, 32: 23, 64: 52}[t.bits]
+        self.bias = (1 << (t.bits - self.mantissa_bits - 2)) - 1
+        self.max_exponent = 2 * self.bias + 1
+        self.it = int_type(t.bits)
+        self.bits = L.op("bitcast", x, t=self.it)
+        self.exponent = L.op("and", L.op("lshr", self.bits, self.c(self.mantissa_bits)), self.c(self.max_exponent))
+        self.fraction = L.op("and", self.bits, self.c((1 << self.mantissa_bits) - 1))
+
+    def c(self, v: int) -> Const:
+        return Const(self.it, v)
+
+    def top_bit(self, v: Value) -> Value:
+        """The index of v's highest set bit (v > 0)."""
+        return self.L.op("sub", self.c(self.it.bits - 1), self.L.op("clz", v))
+
+    def unbiased(self) -> Value:
+        """floor(log2 |x|) of a finite non-zero x, subnormals included, in its integer type."""
+        L = self.L
+        normal = L.op("sub", self.exponent, self.c(self.bias))
+        subnormal = L.op("add", self.top_bit(self.fraction), self.c(1 - self.bias - self.mantissa_bits))
+        return L.sel(L.icmp("eq", self.exponent, self.c(0)), subnormal, normal)
+
+    def is_zero(self) -> Value:
+        return self.L.icmp("eq", self.L.op("and", self.bits, self.c((1 << (self.it.bits - 1)) - 1)), self.c(0))
+
+    def is_finite(self) -> Value:
+        return self.L.icmp("ne", self.exponent, self.c(self.max_exponent))
+
+
+def _exponent_step(L: Lanes, base: str, x: Value, y: Value | None = None) -> Value:
+    """ilogb, logb and nextafter (OpenCL C 3.0, 6.15.2) from the bits: ilogb of 0 is FP_ILOGB0 (INT_MIN in
+    clang's header), of an infinity or NaN FP_ILOGBNAN and INT_MAX (both INT_MAX); logb of 0 is -inf, of an
+    infinity +inf; nextafter steps the bit pattern one unit toward y (from a zero to the smallest subnormal
+    of y's sign)."""
+    t = x.type
+    f = _FloatBits(L, x)
+    if base == "nextafter":
+        assert y is not None
+        toward_larger = L.fcmp("olt", x, y)
+        away_from_zero = L.icmp("eq", toward_larger, L.fcmp("ogt", x, L.c(t, 0.0)))
+        step = L.op("add", f.bits, L.sel(away_from_zero, f.c(1), f.c(-1)))
+        sign_of_y = L.op("and", L.op("bitcast", y, t=f.it), f.c(1 << (t.bits - 1)))
+        step = L.sel(f.is_zero(), L.op("or", sign_of_y, f.c(1)), step)
+        r = L.op("bitcast", step, t=t)
+        r = L.sel(L.fcmp("oeq", x, y), y, r)
+        return L.sel(L.fcmp("uno", x, y), L.op("fadd", x, y), r)
+    e = f.unbiased()
+    if base == "ilogb":
+        e32 = L.fix_width(e, I32, True)
+        e32 = L.sel(f.is_finite(), e32, L.c(I32, 0x7FFFFFFF))
+        return L.sel(f.is_zero(), L.c(I32, -(1 << 31)), e32)
+    r = L.op("sitofp", e, t=t)
+    magnitude = L.op("bitcast", L.op("and", f.bits, f.c((1 << (t.bits - 1)) - 1)), t=t)
+    r = L.sel(f.is_finite(), r, magnitude)                            # +inf, or the NaN
+    return L.sel(f.is_zero(), L.c(t, -math.inf), r)
+
+
+def _frexp(L: Lanes, x: Value) -> tuple[Value, Value]:
+    """frexp: x as m * 2^e with |m| in [0.5, 1) (OpenCL C 3.0, 6.15.2), from the bits; a zero, infinity or
+    NaN is returned as it is with e = 0 (as glibc does)."""
+    f = _FloatBits(L, x)
+    e = L.op("add", f.unbiased(), f.c(1))
+    # the fraction bits below the leading one, at the top of the field: a subnormal's shifted up
+    shift = L.op("sub", f.c(f.mantissa_bits), f.top_bit(L.op("or", f.fraction, f.c(1))))
+    fraction = L.sel(L.icmp("eq", f.exponent, f.c(0)),
+                     L.op("and", L.op("shl", f.fraction, shift), f.c((1 << f.mantissa_bits) - 1)), f.fraction)
+    sign = L.op("and", f.bits, f.c(1 << (f.it.bits - 1)))
+    m = L.op("bitcast", L.op("or", L.op("or", sign, fraction), f.c((f.bias - 1) << f.mantissa_bits)), t=x.type)
+    special = L.op("or", f.is_zero(), L.op("xor", f.is_finite(), L.c(I1, True)))
+    return L.sel(special, x, m), L.sel(special, L.c(I32, 0), L.fix_width(e, I32, True))
 
 
 def _shuffle(L: Lanes, base: str, args, n: int) -> list[Value]:

@@ -163,6 +163,31 @@ def _float_builtins(t: str) -> str:
     for name, expr in binary.items():
         add(t, name, T2, f"return {expr};")
     add(t, "fma", T3, f"return __builtin_fma{f}(a0, a1, a2);")
+    add(t, "logb", T1, f"return __builtin_logb{f}(a0);")
+    add(t, "nextafter", T2, f"return __builtin_nextafter{f}(a0, a1);")
+    # ilogb: OpenCL's FP_ILOGBNAN is INT_MAX (clang's header), glibc's INT_MIN
+    src.append(f"OV int ilogb({t} a0) {{ return a0 != a0 ? 2147483647 : __builtin_ilogb{f}(a0); }}\n")
+    for n in _WIDTHS:
+        src.append(f"OV int{n} ilogb({t}{n} a0) {{ int{n} r; for (int i = 0; i < {n}; i++) r[i] = ilogb(a0[i]); "
+                   f"return r; }}\n")
+    # the built-ins that store a second result through a pointer, of every address space but __constant
+    one = {"fract": ("{t}", f"{t} fl = __builtin_floor{f}(a0); *p = fl; if (a0 != a0) return a0; "
+                            f"if (__builtin_isinf(a0)) return __builtin_copysign{f}(({t})0, a0); "
+                            f"return __builtin_fmin{f}(a0 - fl, ({t})(1.0 - 0x1p-{24 if t == 'float' else 53}));"),
+           "modf": ("{t}", f"return __builtin_modf{f}(a0, p);"),
+           "sincos": ("{t}", f"*p = __builtin_cos{f}(a0); return __builtin_sin{f}(a0);"),
+           "frexp": ("int", f"int e; {t} m = __builtin_frexp{f}(a0, &e); *p = (a0 != a0 || __builtin_isinf(a0)) ? 0 : e; "
+                            f"return m;")}
+    for name, (stored, body) in one.items():
+        st = stored.format(t=t)
+        src.append(f"OV {t} __oracle_{name}({t} a0, __private {st} *p) {{ {body} }}\n")    # (one private form:
+        for asp in ("__generic", "__global", "__local", "__private"):                  # no ambiguous call)
+            src.append(f"OV {t} {name}({t} a0, {asp} {st} *p) {{ {st} k; {t} r = __oracle_{name}(a0, &k); "
+                       f"*p = k; return r; }}\n")
+            for n in _WIDTHS:
+                src.append(f"OV {t}{n} {name}({t}{n} a0, {asp} {st}{n} *p) {{ {t}{n} r; {st}{n} o; "
+                           f"for (int i = 0; i < {n}; i++) {{ {st} k; r[i] = __oracle_{name}(a0[i], &k); o[i] = k; }} "
+                           f"*p = o; return r; }}\n")
     add(t, "bitselect", T3, f"return __builtin_astype((__builtin_astype(a0, {it}) & ~__builtin_astype(a2, {it})) | "
                             f"(__builtin_astype(a1, {it}) & __builtin_astype(a2, {it})), {t});")
     add(t, "mad", T3, "return a0 * a1 + a2;")
