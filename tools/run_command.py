@@ -225,10 +225,13 @@ def _subgroup_sizes_note(args, program, kernel: str, targets: list[str]) -> str 
     if len(set(sizes.values())) < 2:
         return None
     widths = ", ".join(f"{t} {n}" for t, n in sizes.items())
-    fix = min(sizes.values())
+    size = sizes.get("spirv", min(sizes.values()))          # (a device's size is its own)
+    flags = ([f"--subgroup-size {size}"] if {"llvm", "ir"} & set(sizes) else []) + \
+        ([f"--simd {size}"] if "gen" in sizes and size in (8, 16) else [])
+    how = f"{' '.join(flags)} runs them at one size" if "gen" not in sizes or size in (8, 16) else \
+        f"gen runs sub-groups of 8 or 16 lanes only, the device {size}"
     return (f"note: @{kernel} has sub-group operations and the targets ran sub-groups of different sizes "
-            f"({widths} lanes), so their results may differ by design: --subgroup-size {fix}"
-            f"{f' --simd {fix}' if 'gen' in sizes and fix in (8, 16) else ''} runs them at one size")
+            f"({widths} lanes), so their results may differ by design: {how}")
 
 
 def _gen_stats_line(stats: dict, cf: str) -> str:

@@ -751,8 +751,9 @@ def _mad_sat(L: Lanes, signed: bool, a: Value, b: Value, c: Value) -> Value:
     low = L.op("add", L.op("mul", a, b), c)
     carry = L.op("zext", L.icmp("ult", low, c), t=t)          # the low halves' sum wrapped
     top = L.c(t, 63)
-    high = L.op("add", L.op("add", high, carry), L.op("ashr", c, top) if signed else L.c(t, 0))
+    high = L.op("add", high, carry)
     if signed:
+        high = L.op("add", high, L.op("ashr", c, top))                # c's sign, extended to 128 bits
         fits = L.icmp("eq", high, L.op("ashr", low, top))
         limit = L.sel(L.icmp("slt", high, L.c(t, 0)), L.c(t, -(1 << 63)), L.c(t, (1 << 63) - 1))
     else:
