@@ -23,17 +23,19 @@ class TargetCaps:
     math_functions: tuple[str, ...] = ()   # with math_edges False: the functions that exist natively (relaxed)
     global_id: bool = True          # a native global id (else group_id * local_size + local_id + global_offset)
     global_size: bool = True        # a native global size (else num_groups * local_size)
+    fused_fma_widths: tuple[int, ...] = (16, 32, 64)    # float widths with a fused multiply-add (else lower_fma)
 
 
 # GLSL.std.450 (Vulkan SPIR-V): 32-bit bit instructions, transcendental functions undefined at the edges,
-# GlobalInvocationId but no global size.
+# GlobalInvocationId but no global size, and an Fma that may round twice (Vulkan's precision table; lavapipe's
+# does: fma(a, b, -(a*b)) was 0.0).
 _GLSL_MATH = ("sqrt", "rsqrt", "exp", "exp2", "log", "log2", "sin", "cos", "tan", "asin", "acos", "atan", "atan2",
               "sinh", "cosh", "tanh", "pow", "fabs", "floor", "ceil", "trunc", "rint", "ldexp")
 
 GENERIC = TargetCaps("generic")
 LEGAL_WIDTHS = (1, 8, 16, 32, 64)
 SPIRV = TargetCaps("spirv", int_widths=LEGAL_WIDTHS, bit_ops_max_bits=32, math_edges=False,
-                   math_functions=_GLSL_MATH, global_size=False)
+                   math_functions=_GLSL_MATH, global_size=False, fused_fma_widths=())
 # Gen9 (PRM vol. 7, "EU math function"): 32-bit cbit/fbh/fbl/bfrev, a math box without OpenCL's edges, and
 # no global id or size in the thread payload (only the group id and the local ids). Bytes and words are
 # computed in dwords (Gen's byte/word regions would need strided layouts per lane) and loaded and stored
@@ -42,15 +44,15 @@ GEN_WIDTHS = (1, 32, 64)
 GEN9 = TargetCaps("gen", int_widths=GEN_WIDTHS, memory_widths=(8, 16), bit_ops_max_bits=32, math_edges=False,
                   math_functions=("sqrt", "rsqrt", "exp2", "log2", "sin", "cos", "pow", "fabs", "floor", "ceil",
                                   "trunc", "rint"),
-                  global_id=False, global_size=False)
+                  global_id=False, global_size=False, fused_fma_widths=())
 GEN9_BLOCKIP = TargetCaps("gen-blockip", structured=False, int_widths=GEN_WIDTHS, memory_widths=(8, 16),
                           bit_ops_max_bits=32,
                           math_edges=False, math_functions=GEN9.math_functions, global_id=False,
-                          global_size=False)
+                          global_size=False, fused_fma_widths=())
 
 CAPS = {c.name: c for c in (GENERIC, SPIRV, GEN9, GEN9_BLOCKIP)}
 
-_LOWERINGS = ("legalize_int_widths", "lower_workitem", "lower_bitops64", "lower_math_edges")
+_LOWERINGS = ("legalize_int_widths", "lower_workitem", "lower_bitops64", "lower_math_edges", "lower_fma")
 PIPELINES: dict[str, tuple[str, ...]] = {
     "generic": ("convergence", "structurize", "split_private_selects", "promote"),
     "spirv": ("convergence", "structurize", "split_private_selects", "promote", *_LOWERINGS, "reroll",

@@ -19,6 +19,7 @@ from reconverge.lowering.errors import CompileError, NotSupported
 from reconverge.lowering.ir.core import Arg, Const, Function, Instr, Undef, Value
 from reconverge.lowering.ir.opcodes import fence_spaces
 from reconverge.lowering.ir.types import Type
+from reconverge.lowering.passes.lower_fma import WIDER as LOWERED_FMA_WIDTHS
 from reconverge.lowering.passes.lower_math_edges import LOWERED as LOWERED_MATH
 from reconverge.typing_free import Protocol
 
@@ -389,7 +390,12 @@ class InstructionSelector(SelectorHost):
         return self.glsl(ins.type, "NMax", *(self.value(x) for x in ins.operands), result=res)
 
     def _op_fma(self, ins, res):
-        return self.glsl(ins.type, "Fma", *(self.value(x) for x in ins.operands), result=res)
+        # GLSL.std.450 Fma may round twice (Vulkan's precision table: an OpFMul then an OpFAdd; lavapipe does):
+        # halves and floats arrive computed in the wider format by lowering.passes.lower_fma, doubles have none
+        if ins.type.bits in LOWERED_FMA_WIDTHS:          # (not reached: lower_fma took it)
+            return self.glsl(ins.type, "Fma", *(self.value(x) for x in ins.operands), result=res)
+        raise NotSupported(f"{self.where(ins)}: a double-precision fma cannot be computed with one rounding on Vulkan "
+                           "(GLSL.std.450 Fma may round twice, and no wider format holds a double's product)")
 
     def _op_fmuladd(self, ins, res):
         a, b, c = (self.value(x) for x in ins.operands)

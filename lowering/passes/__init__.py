@@ -12,6 +12,7 @@ the registry to the modules).
     lower_workitem     global id / global size from group id, local id and sizes, where the target lacks them
     lower_bitops64     popcount/clz/ctz/bitreverse wider than the target's from 32-bit halves
     lower_math_edges   OpenCL's math edge cases around the target's relaxed math functions
+    lower_fma          fma of a width the target cannot fuse, exactly in the wider format (rounding to odd)
     reroll             straight-line repeats (clang's full unrolling) rolled back into a loop, for SPIR-V's size
     hide_signed_zero_selects  a select's or phi's zero that drivers' b2f rules take for the other zero, hidden
 """
@@ -28,7 +29,8 @@ if TYPE_CHECKING:
     from typing import Callable
 
 PASS_MODULES = ("convergence", "structurize", "split_private_selects", "promote", "legalize_int_widths",
-                "lower_workitem", "lower_bitops64", "lower_math_edges", "reroll", "hide_signed_zero_selects")
+                "lower_workitem", "lower_bitops64", "lower_math_edges", "lower_fma", "reroll",
+                "hide_signed_zero_selects")
 FORMS = ("cfg", "structured", "any")
 
 
