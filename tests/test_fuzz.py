@@ -399,3 +399,26 @@ def test_ubcheck_traps_a_conversion_out_of_range_without_sat():
     assert bad != program.source
     with pytest.raises(UBFound, match="trapped"):
         check_program(program, bad)
+
+
+def test_a_product_residual_through_fma_catches_an_fma_that_rounds_twice(monkeypatch, tmp_path):
+    """The generator's `fused_residual` statement (its own stream): `fma(a, b, -(a * b))` of floats whose
+    product is not exact is the product's rounding error, 0.0 where the multiply and the add round apart,
+    as Vulkan's GLSL Fma may and lavapipe's did. basic-4 has one: right on spirv and gen now, and a spirv
+    module emitting that Fma again (the caps saying SPIR-V fuses) gives lavapipe's wrong answer."""
+    from reconverge.lowering import target
+    from reconverge.records import replace
+    from reconverge.tools.fuzz.ubcheck import check_program
+    program = generate(4, "basic")
+    assert "fma(" in program.source
+    run = ProgramRun(program, str(tmp_path))
+    for config in ("llvm-O0", "spirv-O0", "spirv-O2", "gen-O2-simd16-structured", "gen-O0-simd8-hybrid"):
+        outcome = run.run(Config.parse(config))
+        assert outcome.status == "ok", f"{config}: {outcome.message}"
+    check_program(program)
+    monkeypatch.setitem(target.CAPS, "spirv", replace(target.CAPS["spirv"], fused_fma_widths=(16, 32, 64)))
+    (tmp_path / "fused").mkdir()
+    fused = ProgramRun(program, str(tmp_path / "fused"))
+    assert fused.run(Config.parse("llvm-O0")).status == "ok"
+    outcome = fused.run(Config.parse("spirv-O0"))
+    assert outcome.status == "mismatch", outcome.message

@@ -37,6 +37,7 @@ def test_the_other_modes_programs_are_unchanged(monkeypatch):
     monkeypatch.setattr(generator, "RUNTIME_FILL_RATE", 0.0)
     monkeypatch.setattr(generator, "BOOL_FLOAT_RATE", 0.0)
     monkeypatch.setattr(generator, "INT_BUILTIN_RATE", 0.0)
+    monkeypatch.setattr(generator, "FUSED_RATE", 0.0)
     h = hashlib.sha256()
     for mode in OLD_MODES:
         for seed in range(25):

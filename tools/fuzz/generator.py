@@ -75,6 +75,8 @@ BOOL_FLOAT_RATE = 0.03     # every C mode but convergence (which has signed_zero
 INT_BUILTIN_RATE = 0.06    # every C mode but convergence: an integer built-in on a type and width of its own
 #                            (int_builtin; its own stream)
 INT_TYPES = ("char", "uchar", "short", "ushort", "int", "uint", "long", "ulong")
+FUSED_RATE = 0.04          # every C mode but convergence: an fma whose product is not exact, folded into a uint
+#                            variable (fused_residual; its own stream)
 LINE_IN_GOTO_LOOP = 0.3    # ... and before a goto loop's operation, in its loop (redteam2 g02)
 IN_SIZE = 256               # elements of `in` (indices are masked with IN_SIZE - 1)
 LOCAL_WORDS = 64            # elements of the __local exchange array: the largest work-group generated
@@ -199,6 +201,7 @@ class _ClGen:
         self.runtime_fills = 0
         self.bool_float_stream: random.Random | None = None        # ... bool_float's (every C mode but one)
         self.int_builtin_stream: random.Random | None = None       # ... int_builtin's (every C mode but one)
+        self.fused_stream: random.Random | None = None             # ... fused_residual's (every C mode but one)
         # a clustered reduction's operand type: drawn from a stream of its own, so that the sub-group stream
         # (and every seed's program from before) is unchanged
         self.cluster_type_stream: random.Random | None = None
@@ -474,6 +477,9 @@ class _ClGen:
         if (self.int_builtin_stream is not None and self.int_builtin_stream.random() < INT_BUILTIN_RATE
                 and any(v.type == "uint" for v in self.scalars)):
             self.int_builtin(out, indent)
+        if (self.fused_stream is not None and self.floats and self.fused_stream.random() < FUSED_RATE
+                and any(v.type == "uint" for v in self.scalars)):
+            self.fused_residual(out, indent)
         self.statements += 1
         rng = self.rng
         nest = depth < MAX_DEPTH and self.statements < self.size
@@ -1114,6 +1120,21 @@ class _ClGen:
                                for k, lane in enumerate(lanes))
             out.append(f"{indent}{{ {result}{width if width > 1 else ''} ib = {value}; {target.name} ^= {mixed}; }}")
 
+    def fused_residual(self, out, indent):
+        """fma(a, b, c) of floats whose product is not exact (the variables, which hold integers of at most
+        2^16, scaled by a fraction), c often -(a * b), so that the result is the product's rounding error:
+        one rounding gives it, a multiply and an add give 0.0 (Vulkan's Fma may, and lavapipe's did, until
+        lower_fma). Magnitudes stay below 2^36: no infinity, NaN or subnormal. Folded into a uint variable
+        by its bits; its own stream, as runtime_fill."""
+        with self._drawing_from(self.fused_stream):
+            rng = self.rng
+            a = f"({rng.choice(self.floats).name} * {rng.choice(('0.1f', '0.3f', '1.7f', '-0.7f', '2.3f'))})"
+            b = f"({rng.choice(self.floats).name} * {rng.choice(('0.1f', '0.9f', '-1.3f', '3.1f'))})"
+            c = rng.choice((f"-({a} * {b})", f"-({a} * {b})", f"{rng.choice(self.floats).name}",
+                            f"({rng.choice(self.floats).name} * 0.01f)"))
+            target = rng.choice([v for v in self.scalars if v.type == "uint"])
+            out.append(f"{indent}{target.name} ^= as_uint(fma({a}, {b}, {c}));")
+
     def s_dead(self, out, indent, depth):
         """Code that never runs, behind a test of the host's `n` (always below 8) that no compiler can fold
         (CLsmith's EMI blocks): it must compile and must not change anything."""
@@ -1338,6 +1359,7 @@ def generate(seed: int, mode: str = "all", size: int | None = None) -> FuzzProgr
         gen.runtime_fill_stream = random.Random(f"{mode}:{seed}:runtime_fill")
         gen.bool_float_stream = random.Random(f"{mode}:{seed}:bool_float")
         gen.int_builtin_stream = random.Random(f"{mode}:{seed}:int_builtin")
+        gen.fused_stream = random.Random(f"{mode}:{seed}:fused")
     if subgroup is not None:
         gen.cluster_type_stream = random.Random(f"{mode}:{seed}:cluster_type")
     if mode == "convergence":

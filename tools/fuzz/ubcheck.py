@@ -49,6 +49,7 @@ typedef unsigned int uint; typedef unsigned char uchar; typedef unsigned short u
 typedef unsigned long ulong;
 #define OV static inline __attribute__((overloadable))
 #define abs(x) ub_abs(x)
+#define fma(a, b, c) fmaf(a, b, c)
 """ + _VECTOR_TYPES + r"""#define __kernel
 #define __global
 #define __local static
