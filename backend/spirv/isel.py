@@ -284,6 +284,9 @@ class InstructionSelector(SelectorHost):
             return self._int_binop(ins, res)
         if op == "frem" and not ins.attrs.get("relaxed"):
             raise CompileError(f"{self.where(ins)}: frem reached the SPIR-V emitter with its edge cases unlowered")
+        if op == "frem":                # (halves and floats arrive as integer arithmetic: lower_math_edges)
+            raise NotSupported(f"{self.where(ins)}: a double-precision fmod cannot be computed exactly on Vulkan "
+                               "(OpFRem is x - y * trunc(x / y), far off where the quotient is large)")
         if op == "fdiv" and not ins.attrs.get("approx") and ins.type.bits in (16, 32):
             return self._exact(ins, res, "divide")
         if op in FLOAT_BINOPS:

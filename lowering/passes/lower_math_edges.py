@@ -106,11 +106,72 @@ class _Edges:
         return b.cast("bitcast", b.binary("or", magnitude, sign_bit), self.t)
 
     def fmod(self, x: Value, y: Value) -> Value:
-        """frem has fmod's sign rule, but a zero result keeps x's sign (fmod(-8, 2) = -0) and
-        fmod(finite x, +-inf) is x."""
+        """fmod is exact (OpenCL C 3.0, 7.4: 0 ULP): halves and floats from the integers (exact_fmod); a
+        double through frem, which the SPIR-V emitter refuses (OpFRem is x - y * trunc(x / y): lavapipe's
+        fmod(3e9 * x, y) was wildly off) and Gen does not select. frem has fmod's sign rule, but a zero
+        result keeps x's sign (fmod(-8, 2) = -0) and fmod(finite x, +-inf) is x."""
+        if self.t.bits in (16, 32):
+            return self.exact_fmod(x, y)
         r = self.copysign(self.b.op("frem", [x, y], self.t, relaxed=True), x)
         keep = self.both(self.isinf(y), self.negate(self.isinf(x)))
         return self.nan_if_any(self.pick(keep, x, r), x, y)
+
+    def exact_fmod(self, x: Value, y: Value) -> Value:
+        """fmod of halves and floats in integers. With x = mx * 2^ex and y = my * 2^ey (integer significands,
+        ex >= ey where |x| >= |y|), fmod(|x|, |y|) = ((mx * 2^(ex - ey)) mod my) * 2^ey: the power of two
+        mod my by square and multiply over the 8 bits of ex - ey (products below 2^48, in 64 bits), the
+        remainder packed back (a subnormal result too) with x's sign. A half goes through f32, where its
+        fmod is the same exact value. Where |x| < |y| the answer is x; a NaN, an infinite x or a zero y
+        give NaN, and an infinite y gives x."""
+        b = self.b
+        narrow = self.t
+        if narrow.bits == 16:
+            x, y = b.cast("fpext", x, F32), b.cast("fpext", y, F32)
+        u32, u64 = I32, int_type(64)
+
+        def k32(v: int) -> Const:
+            return Const(u32, v)
+
+        def k64(v: int) -> Const:
+            return Const(u64, v)
+        xb, yb = b.cast("bitcast", x, u32), b.cast("bitcast", y, u32)
+        ax, ay = b.binary("and", xb, k32(0x7FFFFFFF)), b.binary("and", yb, k32(0x7FFFFFFF))
+
+        def significand_and_exponent(a: Value) -> tuple[Value, Value]:
+            e = b.binary("lshr", a, k32(23))
+            fraction = b.binary("and", a, k32(0x7FFFFF))
+            normal = b.icmp("ne", e, k32(0))
+            return (b.select(normal, b.binary("or", fraction, k32(0x800000)), fraction),
+                    b.select(normal, e, k32(1)))
+        mx, ex = significand_and_exponent(ax)
+        my, ey = significand_and_exponent(ay)
+        m = b.cast("zext", b.select(b.icmp("eq", my, k32(0)), k32(1), my), u64)    # (y = 0: NaN below, no urem by 0)
+        d = b.binary("sub", ex, ey)                          # 0..253 where |x| >= |y|
+        p = b.select(b.icmp("eq", m, k64(1)), k64(0), k64(1))   # 2^d mod my, square and multiply from the top bit
+        for bit in range(7, -1, -1):
+            p = b.binary("urem", b.binary("mul", p, p), m)
+            twice = b.binary("shl", p, k64(1))              # 2p mod my: below 2 my, one subtraction at most
+            doubled = b.select(b.icmp("uge", twice, m), b.binary("sub", twice, m), twice)
+            set_bit = b.icmp("ne", b.binary("and", b.binary("lshr", d, k32(bit)), k32(1)), k32(0))
+            p = b.select(set_bit, doubled, p)
+        r64 = b.binary("urem", b.binary("mul", b.cast("zext", mx, u64), p), m)
+        r = b.cast("trunc", r64, u32)                        # < my < 2^24
+        # r * 2^(ey - 150) packed: its top bit t, the exponent field ey + t - 23 (a subnormal where below 1)
+        top = b.binary("sub", k32(31), b.op("clz", [b.binary("or", r, k32(1))], u32))
+        field = b.binary("sub", b.binary("add", ey, top), k32(23))
+        normal = b.icmp("sgt", field, k32(0))
+        normal_bits = b.binary("or", b.binary("shl", field, k32(23)),
+                               b.binary("and", b.binary("shl", r, b.binary("sub", k32(23), top)), k32(0x7FFFFF)))
+        subnormal_bits = b.binary("shl", r, b.binary("sub", ey, k32(1)))
+        magnitude = b.select(b.icmp("eq", r, k32(0)), k32(0), b.select(normal, normal_bits, subnormal_bits))
+        result = b.select(b.icmp("ult", ax, ay), ax, magnitude)        # |x| < |y| (an infinite y too): x
+        result = b.binary("or", result, b.binary("and", xb, k32(0x80000000)))
+        special = self.either(b.icmp("ugt", ax, k32(0x7F7FFFFF)),                 # x infinite or NaN
+                              self.either(b.icmp("ugt", ay, k32(0x7F800000)),     # y NaN
+                                          b.icmp("eq", ay, k32(0))))              # y zero
+        value = b.select(special, k32(0x7FC00000), result)
+        out = b.cast("bitcast", value, F32)
+        return b.cast("fptrunc", out, narrow) if narrow.bits == 16 else out
 
     def round(self, x: Value) -> Value:
         """Halfway cases away from zero; the sign of a zero result kept."""

@@ -1134,6 +1134,10 @@ class _ClGen:
                             f"({rng.choice(self.floats).name} * 0.01f)"))
             target = rng.choice([v for v in self.scalars if v.type == "uint"])
             out.append(f"{indent}{target.name} ^= as_uint(fma({a}, {b}, {c}));")
+            if self.chance(0.5):            # an exact fmod of a quotient past 2^24 (OpFRem was far off there)
+                x, y = rng.choice(self.floats).name, rng.choice(self.floats).name
+                out.append(f"{indent}{target.name} ^= as_uint(fmod({x} * {rng.choice(('997.0f', '-613.5f'))}, "
+                           f"fabs({y}) * 0.001f + 0.5f));")
 
     def s_dead(self, out, indent, depth):
         """Code that never runs, behind a test of the host's `n` (always below 8) that no compiler can fold

@@ -50,6 +50,8 @@ typedef unsigned long ulong;
 #define OV static inline __attribute__((overloadable))
 #define abs(x) ub_abs(x)
 #define fma(a, b, c) fmaf(a, b, c)
+#define fmod(a, b) fmodf(a, b)
+#define fabs(a) fabsf(a)
 """ + _VECTOR_TYPES + r"""#define __kernel
 #define __global
 #define __local static

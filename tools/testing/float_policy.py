@@ -5,7 +5,8 @@ Gen's math box, with natural exp and log through a base-2 scale): OpenCL allows 
 from __future__ import annotations
 
 FLOAT_ULPS_APPROXIMATE = 4      # measured worst case on the corpus: 2 ULP (float_math, after ~20 operations)
-# exact on both targets (fmod is OpFRem on lavapipe, which llvmpipe computes exactly)
+# exact on both targets (fmod of halves and floats in integers, lower_math_edges.exact_fmod: OpFRem, which
+# it was on SPIR-V, is x - y * trunc(x / y) on lavapipe, far off where the quotient is large)
 EXACT_MATH = {"fabs", "floor", "ceil", "trunc", "rint", "round", "copysign", "fmod", "ldexp"}
 
 
