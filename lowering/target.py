@@ -52,7 +52,7 @@ GEN9_BLOCKIP = TargetCaps("gen-blockip", structured=False, int_widths=GEN_WIDTHS
 
 CAPS = {c.name: c for c in (GENERIC, SPIRV, GEN9, GEN9_BLOCKIP)}
 
-_LOWERINGS = ("legalize_int_widths", "lower_workitem", "lower_bitops64", "lower_math_edges", "lower_fma")
+_LOWERINGS = ("legalize_int_widths", "lower_workitem", "lower_math_edges", "lower_bitops64", "lower_fma")
 PIPELINES: dict[str, tuple[str, ...]] = {
     "generic": ("convergence", "structurize", "split_private_selects", "promote"),
     "spirv": ("convergence", "structurize", "split_private_selects", "promote", *_LOWERINGS, "reroll",

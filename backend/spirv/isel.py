@@ -85,6 +85,30 @@ def _id_operands(name: str, count: int) -> tuple[bool, ...]:
     return hit
 
 
+
+def _narrowed_compare(pred: str, a: Value, b: Value) -> tuple[Value, Value]:
+    """An integer compare of an extended value with a constant that the narrower type holds, as the
+    compare of the narrower values (LLVM's InstCombine does the same): the same answer, and lavapipe
+    (Mesa 22.3.6) got `(long)int_value > 8188` true for 0 and every other value at -O0, where clang leaves
+    the sext (a sext compared with another value, or a product of it with a constant, was right)."""
+    for ext, k, swapped in ((a, b, False), (b, a, True)):
+        if not (isinstance(ext, Instr) and isinstance(k, Const) and ext.opcode in ("sext", "zext")):
+            continue
+        src = ext.operands[0]
+        bits = src.type.bits
+        signed = ext.opcode == "sext"
+        if bits < 2 or (pred[0] in "su" and (pred[0] == "s") != signed):
+            continue
+        value = int(k.value)
+        full = k.type.bits
+        if signed and value >> (full - 1):
+            value -= 1 << full                              # the constant as a signed number
+        low, high = (-(1 << (bits - 1)), (1 << (bits - 1)) - 1) if signed else (0, (1 << bits) - 1)
+        if low <= value <= high:
+            narrow = Const(src.type, value & ((1 << bits) - 1))
+            return (narrow, src) if swapped else (src, narrow)
+    return a, b
+
 class SelectorHost(Protocol):
     """What the selector needs from the function emitter it is mixed into (emit.FunctionEmitter): the
     module being built, its type table, the kernel's ABI and memory plan, and the value/constant/variable
@@ -434,6 +458,7 @@ class InstructionSelector(SelectorHost):
         a, b = ins.operands
         if a.type.is_ptr:
             return self._pointer_compare(ins, res)
+        a, b = _narrowed_compare(pred, a, b)
         x, y = self.value(a), self.value(b)
         if a.type.bits == 1:
             if pred in ("eq", "ne"):

@@ -31,7 +31,7 @@ else:
     struct = LazyModule("struct")
 
 NAME, FORM = "lower_math_edges", "any"
-LOWERED = ("copysign", "fmod", "round", "pow", "atan2", "exp", "exp10", "log10", "cbrt", "hypot")
+LOWERED = ("copysign", "fmod", "round", "pow", "atan2", "exp", "exp10", "log10", "cbrt", "hypot", "ldexp")
 
 
 def run(func: Function, caps: TargetCaps) -> bool:
@@ -172,6 +172,55 @@ class _Edges:
         value = b.select(special, k32(0x7FC00000), result)
         out = b.cast("bitcast", value, F32)
         return b.cast("fptrunc", out, narrow) if narrow.bits == 16 else out
+
+    def ldexp(self, x: Value, k: Value) -> Value:
+        """x * 2^k exactly, in the bits (GLSL.std.450 Ldexp is undefined past an exponent of 128 or an
+        overflow: lavapipe's ldexp(a subnormal, 280) was 1e34, not inf; Gen has none): the exponent moved,
+        an overflow made infinite, a result below the normals shifted into a subnormal and rounded to
+        nearest even (the one rounding), a subnormal x normalized first; zeros, infinities and NaN as x. A
+        half goes through f32, where its every result but those rounding to zero is exact."""
+        b = self.b
+        narrow = self.t
+        t = F32 if narrow.bits == 16 else narrow
+        if narrow.bits == 16:
+            x = b.cast("fpext", x, F32)
+        it = int_type(t.bits)
+        fraction_bits = {32: 23, 64: 52}[t.bits]
+        emax = (1 << (t.bits - fraction_bits - 1)) - 1
+
+        def c(v: int) -> Const:
+            return Const(it, v)
+        bits = b.cast("bitcast", x, it)
+        sign = b.binary("and", bits, c(1 << (t.bits - 1)))
+        field = b.binary("and", b.binary("lshr", bits, c(fraction_bits)), c(emax))
+        fraction = b.binary("and", bits, c((1 << fraction_bits) - 1))
+        # a subnormal x normalized: its top bit moved to the hidden bit's place, the exponent below 1
+        top = b.binary("sub", c(t.bits - 1), b.op("clz", [b.binary("or", fraction, c(1))], it))
+        lift = b.binary("sub", c(fraction_bits), top)
+        subnormal = b.icmp("eq", field, c(0))
+        m = b.select(subnormal, b.binary("shl", fraction, lift), b.binary("or", fraction, c(1 << fraction_bits)))
+        e = b.select(subnormal, b.binary("sub", c(1), lift), field)
+        limit = 4 * emax                                       # (beyond it every result is 0 or infinite)
+        k = b.cast("sext", k, it) if it.bits > k.type.bits else k
+        k = b.select(b.icmp("sgt", k, c(limit)), c(limit), b.select(b.icmp("slt", k, c(-limit)), c(-limit), k))
+        e2 = b.binary("add", e, k)
+        normal_bits = b.binary("or", b.binary("shl", e2, c(fraction_bits)),
+                               b.binary("and", m, c((1 << fraction_bits) - 1)))
+        # below the normals: m >> (1 - e2), rounded to nearest even (a carry into the exponent field is right)
+        shift = b.binary("sub", c(1), e2)                 # (kept in 1..q + 2: no shift past the width)
+        shift = b.select(b.icmp("sgt", shift, c(fraction_bits + 2)), c(fraction_bits + 2),
+                         b.select(b.icmp("slt", shift, c(1)), c(1), shift))
+        q = b.binary("lshr", m, shift)
+        rest = b.binary("and", m, b.binary("sub", b.binary("shl", c(1), shift), c(1)))
+        half = b.binary("shl", c(1), b.binary("sub", shift, c(1)))
+        up = self.either(b.icmp("ugt", rest, half),
+                         self.both(b.icmp("eq", rest, half), b.icmp("ne", b.binary("and", q, c(1)), c(0))))
+        tiny_bits = b.binary("add", q, b.cast("zext", up, it))
+        magnitude = b.select(b.icmp("sge", e2, c(emax)), c(emax << fraction_bits),
+                             b.select(b.icmp("sgt", e2, c(0)), normal_bits, tiny_bits))
+        as_is = self.either(b.icmp("eq", field, c(emax)), b.icmp("eq", b.binary("or", field, fraction), c(0)))
+        r = b.cast("bitcast", b.select(as_is, bits, b.binary("or", sign, magnitude)), t)
+        return b.cast("fptrunc", r, narrow) if narrow.bits == 16 else r
 
     def round(self, x: Value) -> Value:
         """Halfway cases away from zero; the sign of a zero result kept."""
