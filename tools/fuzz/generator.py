@@ -1138,6 +1138,15 @@ class _ClGen:
                 x, y = rng.choice(self.floats).name, rng.choice(self.floats).name
                 out.append(f"{indent}{target.name} ^= as_uint(fmod({x} * {rng.choice(('997.0f', '-613.5f'))}, "
                            f"fabs({y}) * 0.001f + 0.5f));")
+            if self.chance(0.4):            # ldexp to an overflow or a subnormal (GLSL's Ldexp undefined there)
+                x = rng.choice(self.floats).name
+                k = f"(int)({self.expr(1)} % 301u) - {rng.choice((150, 160, 10))}"
+                out.append(f"{indent}{target.name} ^= as_uint(ldexp({x} * 0.37f, {k}));")
+            if self.chance(0.5):            # an extended value against constants (lavapipe's sext compare)
+                e = self.expr(1)
+                out.append(f"{indent}{target.name} ^= (uint)(((long)as_int({e}) > {rng.randint(-9000, 9000)}) | "
+                           f"(((long)as_int({e}) <= {rng.randint(-9000, 9000)}l) << 1) | "
+                           f"(((ulong)({e}) > {rng.randint(0, 1 << 31)}ul) << 2));")
 
     def s_dead(self, out, indent, depth):
         """Code that never runs, behind a test of the host's `n` (always below 8) that no compiler can fold

@@ -52,6 +52,7 @@ typedef unsigned long ulong;
 #define fma(a, b, c) fmaf(a, b, c)
 #define fmod(a, b) fmodf(a, b)
 #define fabs(a) fabsf(a)
+#define ldexp(a, k) ldexpf(a, k)
 """ + _VECTOR_TYPES + r"""#define __kernel
 #define __global
 #define __local static
