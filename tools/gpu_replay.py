@@ -271,7 +271,8 @@ def _grammar_numbers() -> dict:
                                    *OPCODE_NAMES)))
     enumerants = [("ExecutionModel", "GLCompute"), ("Decoration", "Binding"), ("Decoration", "DescriptorSet"),
                   ("StorageClass", "PushConstant"), ("StorageClass", "Uniform"), ("StorageClass", "StorageBuffer")]
-    enumerants += [("Capability", c) for c in SUBGROUP_CAPABILITIES] + [("ExecutionMode", "SignedZeroInfNanPreserve")]
+    enumerants += [("Capability", c) for c in SUBGROUP_CAPABILITIES] + [("ExecutionMode", "SignedZeroInfNanPreserve"),
+                                                                  ("ExecutionMode", "RoundingModeRTE")]
     return {"magic_number": GRAMMAR.magic_number, "opcodes": {n: GRAMMAR.opcode(n) for n in opcodes},
             "enumerants": {f"{k}.{n}": GRAMMAR.enumerant(k, n) for k, n in enumerants}}
 

@@ -319,23 +319,28 @@ class FunctionEmitter(SubgroupSelector, InstructionSelector):
             [v for v in self.interface if v in self.module.builtins.values()]
         m.entry_point("GLCompute", fid, func.name, used)
         m.execution_mode(fid, "LocalSize", *self.execution_local_size())
-        if self.module.options.signed_zeros:
-            self.preserve_signed_zeros(fid)
+        self.declare_float_controls(fid)
 
-    def preserve_signed_zeros(self, fid: int) -> None:
-        """SignedZeroInfNanPreserve for every float width of the module: without it Vulkan lets a driver
-        drop the sign of a zero and assume no Inf or NaN (Vulkan spec, "Precision and Operation of SPIR-V
-        Instructions"), which OpenCL C does not allow; NVIDIA 580 turned `c ? -1.0f : 0.0f` into -0.0 for a
-        false c (`reconverge fuzz --seed 91763 --mode convergence`). The device must offer the width's
-        shaderSignedZeroInfNanPreserveFloat property (vulkan_run.check_float_controls)."""
+    def declare_float_controls(self, fid: int) -> None:
+        """For every float width of the module, RoundingModeRTE and (unless the build options give signed
+        zeros up) SignedZeroInfNanPreserve (SPV_KHR_float_controls, core from SPIR-V 1.4). Without them
+        Vulkan lets a driver round toward zero (its default rounding mode is RTE or RTZ, as the
+        implementation chooses) and drop the sign of a zero or assume no Inf or NaN (Vulkan spec, "Precision
+        and Operation of SPIR-V Instructions"), which OpenCL C does not allow; NVIDIA 580 turned `c ? -1.0f :
+        0.0f` into -0.0 for a false c (`reconverge fuzz --seed 91763 --mode convergence`). The device must
+        offer the width's shaderRoundingModeRTEFloat and shaderSignedZeroInfNanPreserveFloat properties
+        (vulkan_run.check_float_controls)."""
         widths = self.m.float_widths()
         if not widths:
             return
-        self.m.capability("SignedZeroInfNanPreserve")
+        modes = ["RoundingModeRTE"] + (["SignedZeroInfNanPreserve"] if self.module.options.signed_zeros else [])
+        for mode in modes:
+            self.m.capability(mode)
         if self.module.options.version < (1, 4):
             self.m.extension("SPV_KHR_float_controls")
-        for width in widths:
-            self.m.execution_mode(fid, "SignedZeroInfNanPreserve", width)
+        for mode in modes:
+            for width in widths:
+                self.m.execution_mode(fid, mode, width)
 
     def alias_dropped_blocks(self, func: Function) -> None:
         """Labels of the blocks branch_plan drops: a bare arm's is its if's block (the source of the edge

@@ -95,6 +95,8 @@ class DeviceInfo:
     # the float widths whose signed zeros, Inf and NaN a module may ask the driver to keep (SignedZeroInfNanPreserve;
     # VkPhysicalDeviceFloatControlsProperties.shaderSignedZeroInfNanPreserveFloat16/32/64, Vulkan 1.2)
     signed_zero_widths: tuple[int, ...] = ()
+    # VkPhysicalDeviceFloatControlsProperties.shaderRoundingModeRTEFloat16/32/64 (Vulkan 1.2)
+    rte_widths: tuple[int, ...] = ()
 
     @property
     def is_lavapipe(self) -> bool:
@@ -134,8 +136,9 @@ _SPV_MAXIMAL_RECONVERGENCE = "SPV_KHR_maximal_reconvergence"
 try:
     _OP_EXECUTION_MODE = GRAMMAR.opcode("OpExecutionMode")
     _SIGNED_ZERO_MODE = GRAMMAR.enumerant("ExecutionMode", "SignedZeroInfNanPreserve")
+    _RTE_MODE = GRAMMAR.enumerant("ExecutionMode", "RoundingModeRTE")
 except KeyError:        # a tools/gpu_replay record made before the mode: no mode to check
-    _OP_EXECUTION_MODE, _SIGNED_ZERO_MODE = -1, -1
+    _OP_EXECUTION_MODE, _SIGNED_ZERO_MODE, _RTE_MODE = -1, -1, -1
 
 
 @dataclass
@@ -233,6 +236,7 @@ def _describe(vk: Any, index: int, pd: Any) -> DeviceInfo:
     driver_id, driver_name, driver_info = 0, "", ""
     sub_size, sub_ops, sub_stages = 0, 0, 0
     signed_zero_widths: tuple[int, ...] = ()
+    rte_widths: tuple[int, ...] = ()
     if has_11:
         sub = vk.VkPhysicalDeviceSubgroupProperties(sType=vk.VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES)
         drv = vk.VkPhysicalDeviceDriverProperties(sType=vk.VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DRIVER_PROPERTIES,
@@ -249,6 +253,7 @@ def _describe(vk: Any, index: int, pd: Any) -> DeviceInfo:
             driver_info = vk.ffi.string(drv.driverInfo).decode("utf-8", "replace")
             signed_zero_widths = tuple(w for w in (16, 32, 64)
                                        if getattr(floats, f"shaderSignedZeroInfNanPreserveFloat{w}"))
+            rte_widths = tuple(w for w in (16, 32, 64) if getattr(floats, f"shaderRoundingModeRTEFloat{w}"))
     return DeviceInfo(index=index, name=str(props.deviceName), type=_DEVICE_TYPES.get(int(props.deviceType), "other"),
                       api_version=_version_text(int(props.apiVersion)), driver_id=driver_id,
                       driver_name=driver_name, driver_info=driver_info, driver_version=int(props.driverVersion),
@@ -256,7 +261,7 @@ def _describe(vk: Any, index: int, pd: Any) -> DeviceInfo:
                       subgroup_size=sub_size, subgroup_operations=_flag_names(sub_ops, _SUBGROUP_OPERATIONS),
                       subgroup_stages=_flag_names(sub_stages, _STAGES),
                       maximal_reconvergence=_has_maximal_reconvergence(vk, pd, has_11),
-                      signed_zero_widths=signed_zero_widths)
+                      signed_zero_widths=signed_zero_widths, rte_widths=rte_widths)
 
 
 MAXIMAL_RECONVERGENCE = "VK_KHR_shader_maximal_reconvergence"
@@ -487,6 +492,7 @@ class _ModuleSummary:
     variables: dict[int, int] = field(default_factory=dict)  # module-scope variable id -> storage class
     decorations: dict[tuple[int, int], int] = field(default_factory=dict)  # (id, decoration) -> literal
     signed_zero_widths: set[int] = field(default_factory=set)   # SignedZeroInfNanPreserve's, on any entry point
+    rte_widths: set[int] = field(default_factory=set)           # RoundingModeRTE's, likewise
 
 
 def _summarize(spirv: bytes) -> _ModuleSummary:
@@ -522,6 +528,8 @@ def _summarize(spirv: bytes) -> _ModuleSummary:
             summary.decorations[(operands[0], operands[1])] = operands[2]
         elif opcode == _OP_EXECUTION_MODE and count >= 4 and operands[1] == _SIGNED_ZERO_MODE:
             summary.signed_zero_widths.add(operands[2])
+        elif opcode == _OP_EXECUTION_MODE and count >= 4 and operands[1] == _RTE_MODE:
+            summary.rte_widths.add(operands[2])
         i += count
     return summary
 
@@ -547,14 +555,21 @@ def check_subgroup_support(spirv: bytes, info: DeviceInfo, what: str) -> None:
 
 
 def check_float_controls(spirv: bytes, info: DeviceInfo, what: str) -> None:
-    """The float widths a module asks to keep signed zeros, Inf and NaN of (SignedZeroInfNanPreserve) against the
-    device's shaderSignedZeroInfNanPreserveFloat properties (one-line refusal: without them the driver may drop
-    a zero's sign, which OpenCL C keeps)."""
-    missing = sorted(_summarize(spirv).signed_zero_widths - set(info.signed_zero_widths))
+    """The float widths a module asks to keep signed zeros, Inf and NaN of (SignedZeroInfNanPreserve) and to
+    round to nearest even (RoundingModeRTE) against the device's shaderSignedZeroInfNanPreserveFloat and
+    shaderRoundingModeRTEFloat properties (one-line refusal: without them the driver may drop a zero's sign or
+    round toward zero, which OpenCL C allows neither)."""
+    module = _summarize(spirv)
+    missing = sorted(module.signed_zero_widths - set(info.signed_zero_widths))
     if missing:
         raise VulkanError(f"{what}: the Vulkan device {info.label} cannot keep the sign of a zero, Inf and NaN of "
                           f"{missing[0]}-bit floats (VkPhysicalDeviceFloatControlsProperties.shaderSignedZero"
                           f"InfNanPreserveFloat{missing[0]}), which OpenCL C needs")
+    missing = sorted(module.rte_widths - set(info.rte_widths))
+    if missing:
+        raise VulkanError(f"{what}: the Vulkan device {info.label} cannot promise rounding to nearest even for "
+                          f"{missing[0]}-bit floats (VkPhysicalDeviceFloatControlsProperties.shaderRoundingModeRTE"
+                          f"Float{missing[0]}), which OpenCL C needs")
 
 
 def _check_module(spirv: bytes, entry: str, bindings: set[int], push_constants: bytes) -> None:

@@ -109,3 +109,23 @@ def test_the_launch_declares_it_and_answers_with_the_sign(monkeypatch):
     p = np.where(a < b, np.float32(1.0), np.float32(-0.0)).view(np.uint32)
     np.testing.assert_array_equal(out, m ^ (p >> 1))
     assert _modes(disassemble(seen[0])) == {"select_zero": [32]}
+
+
+def test_every_float_width_rounds_to_nearest_even_and_a_device_that_cannot_is_refused(widths_kernels, tmp_path):
+    """RoundingModeRTE for every float width a module uses, also where the build options give signed zeros up:
+    Vulkan's default rounding mode is RTE or RTZ as the implementation chooses, and OpenCL C rounds to nearest
+    even. A device without the width's shaderRoundingModeRTEFloat property is refused in one line; lavapipe
+    offers every width."""
+    text = disassemble(compile_spirv([widths_kernels["k"]], SpirvOptions()))
+    assert sorted(int(w) for w in re.findall(r"OpExecutionMode %\S+ RoundingModeRTE (\d+)", text)) == [16, 32, 64]
+    assert "OpCapability RoundingModeRTE" in text
+    out = tmp_path / "m.spvasm"
+    assert main(["compile", SELECT, "-cl-fast-relaxed-math", "--emit", "spirv-asm", "-o", str(out)]) in (0, None)
+    assert "RoundingModeRTE 32" in out.read_text() and "SignedZeroInfNanPreserve" not in out.read_text()
+    lavapipe = vr.select_device(None)
+    assert lavapipe.rte_widths == (16, 32, 64)
+    binary = compile_spirv([widths_kernels["k"]], SpirvOptions())
+    vr.check_float_controls(binary, lavapipe, "k")
+    with pytest.raises(CompileError, match=r"^k: the Vulkan device .* cannot promise rounding to nearest even for "
+                                           r"16-bit floats \(.*RTEFloat16\), which OpenCL C needs$"):
+        vr.check_float_controls(binary, dataclasses.replace(lavapipe, rte_widths=(32, 64)), "k")

@@ -39,9 +39,9 @@ def _round_to_half(exact: Fraction) -> np.float16:
 
 def _halves(rng: np.random.Generator, n: int) -> np.ndarray:
     """Finite halves of every exponent, subnormals among them, bounded so that no product overflows."""
-    bits = rng.integers(0, 1 << 16, n, dtype=np.uint16)
-    bits = (bits & 0x83FF) | (rng.integers(0, 21, n, dtype=np.uint16) << 10)      # exponents 0..20
-    return bits.view(np.float16)
+    fraction = rng.integers(0, 1 << 16, n, dtype=np.uint16) & np.uint16(0x83FF)
+    exponent = rng.integers(0, 21, n, dtype=np.uint16) << np.uint16(10)              # exponents 0..20
+    return (fraction | exponent).astype(np.uint16).view(np.float16)
 
 
 @pytest.mark.parametrize("level", ["-O0", "-O2"])
