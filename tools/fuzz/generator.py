@@ -1093,7 +1093,7 @@ class _ClGen:
                     w = n if n > 1 else ""
                     x, y = (f"as_int{w}(as_uint{w}({vec()}) << 8) >> 8" for _ in "xy")
                     value = f"mad24({x}, {y}, {vec()})"
-                else:
+                else:                                      # (mad24 is of int and uint only: mad_sat for the rest)
                     value = f"{'mad_sat' if fn == 'mad24' else fn}({vec()}, {vec()}, {vec()})"
             elif kind == "convert":
                 value = f"convert_{t}{n if n > 1 else ''}_sat({vec(rng.choice(INT_TYPES))})"
@@ -1121,11 +1121,14 @@ class _ClGen:
             out.append(f"{indent}{{ {result}{width if width > 1 else ''} ib = {value}; {target.name} ^= {mixed}; }}")
 
     def fused_residual(self, out, indent):
-        """fma(a, b, c) of floats whose product is not exact (the variables, which hold integers of at most
-        2^16, scaled by a fraction), c often -(a * b), so that the result is the product's rounding error:
-        one rounding gives it, a multiply and an add give 0.0 (Vulkan's Fma may, and lavapipe's did, until
-        lower_fma). Magnitudes stay below 2^36: no infinity, NaN or subnormal. Folded into a uint variable
-        by its bits; its own stream, as runtime_fill."""
+        """Float results where one rounding, or none, is the rule and Vulkan's instructions differ, each folded
+        into a uint variable by its bits: fma(a, b, c) of floats whose product is not exact (the variables,
+        which hold integers of at most 2^16, scaled by a fraction), c often -(a * b), the product's rounding
+        error (a multiply and an add give 0.0: Vulkan's Fma may, and lavapipe's did, until lower_fma); then,
+        each by chance, an fmod of a quotient past 2^24 (OpFRem was far off), an ldexp to an overflow or a
+        subnormal (GLSL's Ldexp is undefined there), and an int widened to long compared with constants
+        (lavapipe's sext compare). No NaN arises (fmod's divisor is at least 0.5). Its own stream, as
+        runtime_fill."""
         with self._drawing_from(self.fused_stream):
             rng = self.rng
             a = f"({rng.choice(self.floats).name} * {rng.choice(('0.1f', '0.3f', '1.7f', '-0.7f', '2.3f'))})"

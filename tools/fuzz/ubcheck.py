@@ -131,15 +131,12 @@ int main(void) {
 SANITIZERS = ("-fsanitize=undefined,bounds,float-cast-overflow", "-fsanitize-trap=all")
 
 
-
-
 def builtin_definitions(source: str) -> str:
     """C definitions (clang's overloadable functions) of the integer, conversion and shuffle built-ins
     `source` calls: the execution oracle's own (tools/targets/oracle_builtins.py, written without undefined
     behaviour of their own), each built-in with every overload and what it calls."""
-    from reconverge.tools.targets import oracle_builtins as lib
-    lines = [line for t in lib._INT_TYPES for line in (lib._integer_builtins(t) + lib._shuffles(t)).splitlines()]
-    lines += [line for line in lib._conversion_builtins().splitlines() if "half" not in line]
+    from reconverge.tools.targets.oracle_builtins import portable_builtin_lines
+    lines = portable_builtin_lines()
     by_name: dict[str, list[str]] = {}
     for line in lines:
         name = line.split("(", 1)[0].rsplit(" ", 1)[-1]

@@ -446,6 +446,14 @@ def _atomic_builtins() -> str:
     return "".join(src)
 
 
+def portable_builtin_lines() -> list[str]:
+    """The integer, shuffle and conversion built-ins of every integer type, one definition a line, in the
+    OpenCL C that clang also compiles as C (overloadable functions on its vector types, no address space):
+    what tools/fuzz/ubcheck.py runs natively under the sanitizers."""
+    lines = [line for t in _INT_TYPES for line in (_integer_builtins(t) + _shuffles(t)).splitlines()]
+    return lines + [line for line in _conversion_builtins().splitlines() if "half" not in line]
+
+
 def builtin_library_source() -> str:
     """OpenCL C text defining the builtins (no default header: no `const` attributes); jit_oracle appends the
     sub-group ones (oracle_subgroups.sub_group_library_source), which use its types and state layout."""
