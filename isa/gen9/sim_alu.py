@@ -96,6 +96,8 @@ def converter(t: DataType, saturate: bool) -> Callable[[np.ndarray], np.ndarray]
         raise AluError(f"destination type {t.value} is not modelled")
     if is_float(t):
         def to_float(x: np.ndarray) -> np.ndarray:
+            if x.dtype.kind in "iu" and not saturate and t != DataType.HF:
+                return x.astype(dtype)      # an integer rounded once (through float64, a :q above 2^53 twice)
             x = x.astype(np.float64, copy=False)
             if saturate:
                 x = np.where(np.isnan(x), 0.0, np.clip(x, 0.0, 1.0))

@@ -381,9 +381,11 @@ def alu_plan(inst: Instruction, addr: int) -> Callable[[Batch, Rows], None]:
             st.emit(rows, addr, inst, mask)
         return mask, pred
 
+    unsigned_to_float = unsigned and sim_alu.is_float(t)    # a :uq converted to a float: its bits are unsigned
+
     def finish(st: Batch, rows: Rows, result: np.ndarray, mask: np.ndarray) -> None:
         assert to_t is not None
-        typed = to_t(result).reshape(rows.size, n)
+        typed = to_t(result.astype(np.uint64) if unsigned_to_float else result).reshape(rows.size, n)
         if write is not None:
             write(st, rows, typed, mask)
         if acc_write is not None:

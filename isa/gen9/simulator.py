@@ -415,6 +415,8 @@ class Thread:
         if op == "mac":
             acc = self._acc_lanes(n, floaty)
         result = sim_alu.compute(op, xs, types, inst, acc)
+        if not floaty and DataType.UQ in types and dst is not None and sim_alu.is_float(dst.type):
+            result = result.astype(np.uint64)        # a :uq converted to a float: its bits are unsigned
         self._finish(inst, result, mask, floaty, cond_from_result=True)
         if op == "mach" and inst.acc_wr_en:
             # mach leaves the low 32 bits of the full product in the accumulator (Mesa reads them back

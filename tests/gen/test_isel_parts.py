@@ -59,15 +59,15 @@ def test_legalization_makes_every_immediate_encodable_and_the_verifier_checks_it
 
 def test_every_opcode_without_a_row_that_accepts_it_is_refused_in_one_line():
     func = program_from_llvm("""
-declare i64 @llvm.smin.i64(i64, i64)
-define spir_kernel void @k(ptr addrspace(1) %out, i64 %a, i64 %b) {
+declare double @llvm.fma.f64(double, double, double)
+define spir_kernel void @k(ptr addrspace(1) %out, double %a, double %b) {
 entry:
-  %m = call i64 @llvm.smin.i64(i64 %a, i64 %b)
-  store i64 %m, ptr addrspace(1) %out
+  %m = call double @llvm.fma.f64(double %a, double %b, double %a)
+  store double %m, ptr addrspace(1) %out
   ret void
 }
-""", "smin.ll").function("k", "gen")
-    with pytest.raises(CompileError, match=r"smin on i64 is not selected yet \(not in the Gen backend yet\)"):
+""", "fma.ll").function("k", "gen")
+    with pytest.raises(CompileError, match=r"fma on f64 is not selected yet \(not in the Gen backend yet\)"):
         select(func, 16)
 
 

@@ -529,3 +529,19 @@ def test_qword_logical_shift_and_unsigned_compare_above_2_pow_63():
     th = run_program(prog.program(), 4, setup=setup)[0]
     np.testing.assert_array_equal(th.reg(DST, T.UQ, 4), a >> np.uint64(63))
     np.testing.assert_array_equal(th.reg(DST + 2, T.D, 4), np.where(a >= b, -1, 0))
+
+
+@pytest.mark.parametrize("dst_t", [T.F, T.DF])
+def test_a_64_bit_integer_moved_to_a_float_is_rounded_once_and_uq_is_unsigned(dst_t):
+    """mov :f/:df from :uq and :q, as uitofp and sitofp of 64-bit values select: a :uq above 2^63 is unsigned
+    (the simulator once read it as int64, so (float)ulong of such values was negative), and a value past 2^53
+    is rounded once to the float (through float64 first, 2^53 + 2^29 + 1 became 2^53, not 2^53 + 2^30)."""
+    values = [2**63 + 5, 2**64 - 1, 2**63, 2**53 + 2**29 + 1, 12345678901234567890, 1, 2**62 + 2**38 + 1, 0]
+    want_t = np.float32 if dst_t == T.F else np.float64
+    uq = np.array(values, dtype=np.uint64)
+    got, _ = run("mov", dst_t, [(T.UQ, uq)], n=8)
+    want = np.array([want_t(float(v)) if dst_t == T.DF else np.uint64(v).astype(np.float32) for v in values])
+    assert got.tolist() == want.astype(want_t).tolist()
+    q = uq.view(np.int64)
+    got, _ = run("mov", dst_t, [(T.Q, q)], n=8)
+    assert got.tolist() == q.astype(want_t).tolist()
