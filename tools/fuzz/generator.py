@@ -1126,9 +1126,9 @@ class _ClGen:
         which hold integers of at most 2^16, scaled by a fraction), c often -(a * b), the product's rounding
         error (a multiply and an add give 0.0: Vulkan's Fma may, and lavapipe's did, until lower_fma); then,
         each by chance, an fmod of a quotient past 2^24 (OpFRem was far off), an ldexp to an overflow or a
-        subnormal (GLSL's Ldexp is undefined there), and an int widened to long compared with constants
-        (lavapipe's sext compare). No NaN arises (fmod's divisor is at least 0.5). Its own stream, as
-        runtime_fill."""
+        subnormal (GLSL's Ldexp is undefined there), an int widened to long compared with constants
+        (lavapipe's sext compare), and a 64-bit integer converted to float (Gen's simulator read a :uq past
+        2^63 as signed). No NaN arises (fmod's divisor is at least 0.5). Its own stream, as runtime_fill."""
         with self._drawing_from(self.fused_stream):
             rng = self.rng
             a = f"({rng.choice(self.floats).name} * {rng.choice(('0.1f', '0.3f', '1.7f', '-0.7f', '2.3f'))})"
@@ -1150,6 +1150,9 @@ class _ClGen:
                 out.append(f"{indent}{target.name} ^= (uint)(((long)as_int({e}) > {rng.randint(-9000, 9000)}) | "
                            f"(((long)as_int({e}) <= {rng.randint(-9000, 9000)}l) << 1) | "
                            f"(((ulong)({e}) > {rng.randint(0, 1 << 31)}ul) << 2));")
+            if self.chance(0.4):            # 64-bit integers to float, past 2^63 and 2^53 (rounded once)
+                wide = f"(((ulong){self.expr(1)} << 32) | {self.expr(1)})"
+                out.append(f"{indent}{target.name} ^= as_uint((float){wide}) ^ as_uint((float)as_long({wide}));")
 
     def s_dead(self, out, indent, depth):
         """Code that never runs, behind a test of the host's `n` (always below 8) that no compiler can fold

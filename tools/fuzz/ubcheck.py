@@ -67,6 +67,7 @@ static pthread_barrier_t ub_barrier;
                             memcpy(&ub_r, &ub_v, sizeof(T)); ub_r; })
 #define as_uint(x) UB_BITCAST(uint, x)
 #define as_int(x) UB_BITCAST(int, x)
+#define as_long(x) UB_BITCAST(long, x)
 #define as_uint2(x) UB_BITCAST(uint2, x)
 #define as_int2(x) UB_BITCAST(int2, x)
 #define as_uint4(x) UB_BITCAST(uint4, x)
