@@ -29,8 +29,9 @@ def test_auto_dumps_every_pass_of_each_pipeline_it_runs(tmp_path):
     assert proc.returncode == 0, proc.stderr
     names = set(os.listdir(dumps))
     assert "nested_break.gen.02-structurize.tree.dot" in names                 # the tree auto weighed
-    assert "nested_break.gen.08-lower_math_edges.nir" in names
-    assert "nested_break.gen-blockip.06-lower_math_edges.nir" in names         # the CFG it compiled
+    assert "nested_break.gen.07-lower_math_edges.nir" in names
+    assert "nested_break.gen.09-lower_fma.nir" in names
+    assert "nested_break.gen-blockip.05-lower_math_edges.nir" in names         # the CFG it compiled
     assert (tmp_path / "k.krn").stat().st_size > 0
 
 

@@ -3,7 +3,8 @@ nothing with our compiler, compared lane by lane with the llvm reference over th
 
 Known differences, checked by hand (README, "The opencl target"): PoCL contracts a * b + c into fma
 (OpenCL C's default FP_CONTRACT ON; with `#pragma OPENCL FP_CONTRACT OFF` float_branchy and
-matrix_small agree bit for bit), and its geometric built-ins (dot, length, normalize) round differently.
+matrix_small agree bit for bit), its geometric built-ins (dot, length, normalize) round differently, and
+its fract(-inf) is +0.0.
 """
 import glob
 import os
@@ -21,7 +22,8 @@ CORPUS = sorted(glob.glob(os.path.join(ROOT, "tests", "kernels", "*.cl"))) + \
 APPROXIMATE = {"float_math"}        # calls exp, log, sin, pow...: the same 4-ULP budget lavapipe gets
 CONTRACTED = {"float_branchy": "PoCL fuses a * b + c into fma (FP_CONTRACT ON is OpenCL C's default)",
               "matrix_small": "PoCL fuses a * b + c into fma (FP_CONTRACT ON is OpenCL C's default)",
-              "vector_float4": "PoCL fuses a * b + c, and its dot/length/normalize round differently"}
+              "vector_float4": "PoCL fuses a * b + c, and its dot/length/normalize round differently",
+              "float_bits": "PoCL's fract(-inf) is +0.0 (OpenCL C 3.0, 7.5.1: -0.0, as the reference and ours)"}
 
 
 def _cases():
