@@ -422,3 +422,25 @@ def test_a_product_residual_through_fma_catches_an_fma_that_rounds_twice(monkeyp
     assert fused.run(Config.parse("llvm-O0")).status == "ok"
     outcome = fused.run(Config.parse("spirv-O0"))
     assert outcome.status == "mismatch", outcome.message
+
+
+def test_a_gen_configuration_gets_the_interpreters_step_budget(monkeypatch, tmp_path):
+    """goto-97843's state machine runs 2.5 million instructions a SIMD16 thread (right once let finish): the
+    gen configurations stopped it at `run`'s default of 1,000,000 and counted a refusal. A fuzz
+    configuration gets the interpreter's budget per work-item instead (a loop that never ends still meets
+    --timeout)."""
+    from reconverge.backend.gen import launch
+    from reconverge.lowering.interp import DEFAULT_MAX_STEPS
+    from reconverge.tools.fuzz import runner
+    seen = []
+    real = launch.run_gen_kernel
+
+    def spy(*args, **kwargs):
+        seen.append(kwargs.get("max_steps"))
+        return real(*args, **kwargs)
+    monkeypatch.setattr(launch, "run_gen_kernel", spy)
+    run = ProgramRun(generate(3, "basic"), str(tmp_path))
+    assert run.run(Config.parse("llvm-O0")).status == "ok"
+    outcome = run.run(Config.parse("gen-O2-simd16-structured"))
+    assert outcome.status == "ok", outcome.message
+    assert seen == [runner.GEN_MAX_STEPS] and runner.GEN_MAX_STEPS >= DEFAULT_MAX_STEPS > launch.DEFAULT_MAX_STEPS
