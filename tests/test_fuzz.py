@@ -444,3 +444,18 @@ def test_a_gen_configuration_gets_the_interpreters_step_budget(monkeypatch, tmp_
     outcome = run.run(Config.parse("gen-O2-simd16-structured"))
     assert outcome.status == "ok", outcome.message
     assert seen == [runner.GEN_MAX_STEPS] and runner.GEN_MAX_STEPS >= DEFAULT_MAX_STEPS > launch.DEFAULT_MAX_STEPS
+
+
+def test_a_constant_memmove_too_long_to_expand_becomes_a_loop(tmp_path):
+    """barrier-99065 at -O2: LLVM made a shift loop on a path never taken a memmove of 2^34 - 4 bytes (it
+    could bound the loop only by its counter's wrap-around); the reader refused a constant length over 16 KiB
+    in one line, a refusal of a legal program. It is a loop now, as a run-time length is."""
+    from reconverge.lowering.frontend.clang import compile_opencl
+    program = generate(99065, "barrier")
+    path = tmp_path / "k.cl"
+    path.write_text(program.source)
+    assert "i64 17179869180, i1 false)" in compile_opencl(str(path), "-O2")
+    run = ProgramRun(program, str(tmp_path))
+    for config in ("llvm-O0", "ir-O2", "spirv-O2", "gen-O2-simd8-blockip", "gen-O2-simd16-structured"):
+        outcome = run.run(Config.parse(config))
+        assert outcome.status == "ok", f"{config}: {outcome.message}"
