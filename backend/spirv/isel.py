@@ -85,7 +85,6 @@ def _id_operands(name: str, count: int) -> tuple[bool, ...]:
     return hit
 
 
-
 def _narrowed_compare(pred: str, a: Value, b: Value) -> tuple[Value, Value]:
     """An integer compare of an extended value with a constant that the narrower type holds, as the
     compare of the narrower values (LLVM's InstCombine does the same): the same answer, and lavapipe
@@ -108,6 +107,7 @@ def _narrowed_compare(pred: str, a: Value, b: Value) -> tuple[Value, Value]:
             narrow = Const(src.type, value & ((1 << bits) - 1))
             return (narrow, src) if swapped else (src, narrow)
     return a, b
+
 
 class SelectorHost(Protocol):
     """What the selector needs from the function emitter it is mixed into (emit.FunctionEmitter): the
@@ -419,7 +419,7 @@ class InstructionSelector(SelectorHost):
     def _op_fma(self, ins, res):
         # GLSL.std.450 Fma may round twice (Vulkan's precision table: an OpFMul then an OpFAdd; lavapipe does):
         # halves and floats arrive computed in the wider format by lowering.passes.lower_fma, doubles have none
-        if ins.type.bits in LOWERED_FMA_WIDTHS:          # (not reached: lower_fma took it)
+        if ins.type.bits in LOWERED_FMA_WIDTHS:          # (where the caps say the width fuses: lower_fma left it)
             return self.glsl(ins.type, "Fma", *(self.value(x) for x in ins.operands), result=res)
         raise NotSupported(f"{self.where(ins)}: a double-precision fma cannot be computed with one rounding on Vulkan "
                            "(GLSL.std.450 Fma may round twice, and no wider format holds a double's product)")

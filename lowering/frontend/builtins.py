@@ -420,7 +420,7 @@ class _FloatBits:
 
     def __init__(self, L: Lanes, x: Value):
         t = x.type
-        self.L, self.x = L, x
+        self.L = L
         self.mantissa_bits = {16: 10, 32: 23, 64: 52}[t.bits]
         self.bias = (1 << (t.bits - self.mantissa_bits - 2)) - 1
         self.max_exponent = 2 * self.bias + 1

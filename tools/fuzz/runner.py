@@ -286,15 +286,13 @@ def run_gen_checked(program, kernel: str, args: list, global_size: int, local_si
         its = theirs[at] if at < len(theirs) else "(end)"
         raise CompileError(f"iga64 reads instruction {at} as '{its}', our disassembler as '{mine}'")
     copies = [a.copy() if hasattr(a, "copy") else a for a in args]
+    # a hardware thread gets the interpreter's budget per work-item, not `run`'s 1,000,000, which goto-97843's
+    # state machine passed (2.5 million a thread in SIMD16, right once let finish); a loop that never ends is
+    # still stopped by --timeout
+    from reconverge.lowering.interp import DEFAULT_MAX_STEPS
     run_gen_kernel(func, ir_arguments(func, copies), (global_size,), (local_size,), simd, compiled=compiled,
-                   max_steps=GEN_MAX_STEPS)
+                   max_steps=DEFAULT_MAX_STEPS)
     return copies
-
-
-# instructions a hardware thread may run in a fuzz configuration: the interpreter's budget per work-item
-# (lowering.interp.DEFAULT_MAX_STEPS), not `run`'s 1,000,000, which goto-97843's state machine passed (2.5
-# million a thread in SIMD16, right once let finish); a loop that never ends is still stopped by --timeout
-GEN_MAX_STEPS = 60_000_000
 
 
 _OPENCL: bool | None = None
